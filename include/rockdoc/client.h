@@ -1,0 +1,273 @@
+// rockdoc/client.h: opening a database directory, databases, collections,
+// and the operations on documents.
+//
+// A `Client` owns one open database directory (one RocksDB instance; one
+// process at a time: a second opener gets DBPathInUse). It holds any number
+// of named databases, each holding collections, as a MongoDB deployment does.
+// `Database` and `Collection` are cheap handles (a name and a reference to
+// the client's engine), created freely and copied by value; a collection
+// springs into existence on its first insert, as in MongoDB.
+//
+// Thread safety: a Client and all handles derived from it may be used from
+// many threads at once. Every write of a document (and its index entries) is
+// one RocksDB transaction: concurrent writers never see half of one, and a
+// read-modify-write of one document (an update) holds that document's lock,
+// so concurrent updates never lose each other's changes. A Cursor reads one
+// consistent snapshot; one Cursor must not be used from two threads at once.
+//
+// Lifetime: handles and cursors keep the engine alive; Client::Close (or the
+// destructor) flushes and closes the directory, after which operations on
+// surviving handles fail with a clear error.
+//
+// Example:
+//   auto client = rockdoc::Client::Open("/tmp/library");
+//   rockdoc::Collection books = (*client)->GetDatabase("library").GetCollection("books");
+//   auto r = books.InsertOne(rockdoc::FromJson(R"({"title": "Dune"})").value());
+//   auto cursor = books.Find(rockdoc::Document());
+//   while (cursor->Next()) std::cout << rockdoc::ToJson(cursor->document()) << "\n";
+#ifndef ROCKDOC_CLIENT_H_
+#define ROCKDOC_CLIENT_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rockdoc/document.h"
+#include "rockdoc/status.h"
+
+namespace rockdoc {
+
+namespace internal {
+class Engine;
+class CursorImpl;
+}  // namespace internal
+
+class Database;
+class Collection;
+
+struct ClientOptions {
+  // Create the directory (and a new database in it) when missing. When
+  // false, opening a missing directory fails with NonExistentPath.
+  bool create_if_missing = true;
+  // Durability of each acknowledged write. The write-ahead log is always on.
+  //  - false (default, like MongoDB's j:false): a commit is in the OS page
+  //    cache; a process crash loses nothing, a power failure or kernel crash
+  //    can lose the last few hundred milliseconds of acknowledged writes
+  //    (never half a write: recovery stops at the last whole transaction).
+  //  - true: each commit fsyncs the log before it is acknowledged; nothing
+  //    acknowledged is lost on power failure, at the cost of one fsync per
+  //    write (batched writes such as InsertMany share one).
+  bool sync = false;
+  // RocksDB block cache (uncompressed data blocks), shared by all collections.
+  size_t block_cache_bytes = size_t{256} << 20;
+  // How long a write waits for a document lock held by another writer
+  // before failing with LockTimeout (24).
+  int64_t lock_timeout_ms = 10000;
+};
+
+// Storage figures, from RocksDB's statistics.
+struct StorageStats {
+  uint64_t bytes_written = 0;       // logical bytes written by writes (keys + values)
+  uint64_t bytes_read = 0;          // logical bytes returned by point reads and iterators
+  uint64_t wal_bytes = 0;           // bytes appended to the write-ahead log
+  uint64_t flush_bytes = 0;         // bytes written by memtable flushes
+  uint64_t compaction_bytes_written = 0;
+  uint64_t live_sst_bytes = 0;      // size of the live data files
+};
+
+class Client {
+ public:
+  // Opens (or creates) the database directory at `path`.
+  // Errors: DBPathInUse (98) when another process (or another Client in
+  // this process) has it open; NonExistentPath (29) when missing and
+  // create_if_missing is false; UnsupportedFormat (12) when the directory
+  // holds something that is not a rockdoc database (it is left untouched);
+  // DataCorruptionDetected (296) when the files are damaged.
+  static StatusOr<std::unique_ptr<Client>> Open(const std::string& path,
+                                                const ClientOptions& options = {});
+  ~Client();
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  // A handle on the database `name` (created on first write). An invalid
+  // name makes every operation on the handle fail with InvalidNamespace.
+  Database GetDatabase(std::string_view name) const;
+  // Databases that hold at least one collection, sorted.
+  StatusOr<std::vector<std::string>> ListDatabaseNames() const;
+  // Drops every collection of `name`. OK when there is none.
+  Status DropDatabase(std::string_view name);
+
+  // Flushes memtables and closes the directory. Idempotent. Operations on
+  // handles that outlive it fail with IllegalOperation.
+  Status Close();
+
+  const std::string& path() const;
+  StorageStats GetStorageStats() const;
+
+ private:
+  explicit Client(std::shared_ptr<internal::Engine> engine);
+  std::shared_ptr<internal::Engine> engine_;
+};
+
+class Database {
+ public:
+  const std::string& name() const { return name_; }
+  // A handle on the collection `name`; it exists once created or inserted into.
+  Collection GetCollection(std::string_view name) const;
+  // Creates an empty collection. NamespaceExists (48) if it exists;
+  // InvalidNamespace (73) for a bad name.
+  Status CreateCollection(std::string_view name) const;
+  // Names of this database's collections, sorted.
+  StatusOr<std::vector<std::string>> ListCollectionNames() const;
+  // Drops the collection with all its documents and indexes. OK (and
+  // false in *existed) when there is none.
+  Status DropCollection(std::string_view name, bool* existed = nullptr) const;
+  // Renames `from` to `to` in this database. NamespaceNotFound (26) when
+  // `from` does not exist; NamespaceExists (48) when `to` exists unless
+  // drop_target is true.
+  Status RenameCollection(std::string_view from, std::string_view to,
+                          bool drop_target = false) const;
+  // Drops every collection of the database.
+  Status Drop() const;
+
+ private:
+  friend class Client;
+  Database(std::shared_ptr<internal::Engine> engine, std::string name)
+      : engine_(std::move(engine)), name_(std::move(name)) {}
+  std::shared_ptr<internal::Engine> engine_;
+  std::string name_;
+};
+
+// ---- Results of operations ----
+
+struct InsertOneResult {
+  Value inserted_id;
+};
+
+// One failed document of a multi-document write.
+struct WriteError {
+  size_t index = 0;  // position in the input
+  Status status;
+};
+
+struct InsertManyResult {
+  // The _id of every document inserted, in input order.
+  std::vector<Value> inserted_ids;
+  // Documents that were not inserted, with why. An ordered insert stops at
+  // the first one; an unordered insert goes on and reports all.
+  std::vector<WriteError> write_errors;
+  size_t inserted_count() const { return inserted_ids.size(); }
+  bool ok() const { return write_errors.empty(); }
+};
+
+struct InsertManyOptions {
+  bool ordered = true;
+};
+
+struct DeleteResult {
+  int64_t deleted_count = 0;
+};
+
+struct UpdateResult {
+  int64_t matched_count = 0;
+  int64_t modified_count = 0;
+  // Set when an upsert inserted a document.
+  std::optional<Value> upserted_id;
+};
+
+struct ValidateResult {
+  bool valid = true;
+  int64_t records = 0;       // documents seen
+  int64_t index_entries = 0; // secondary index entries seen
+  std::vector<std::string> errors;
+  std::vector<std::string> warnings;
+};
+
+// A stream of documents over one consistent snapshot, read in batches as it
+// goes (never all at once).
+//
+//   while (cursor.Next()) Use(cursor.document());
+//   if (!cursor.status().ok()) ...
+class Cursor {
+ public:
+  Cursor(Cursor&&) noexcept;
+  Cursor& operator=(Cursor&&) noexcept;
+  ~Cursor();
+
+  // Advances; false at the end or on error (then status() says which).
+  bool Next();
+  // The current document; valid until the next call to Next().
+  DocumentView document() const;
+  Status status() const;
+  // The remaining documents, copied.
+  StatusOr<std::vector<Document>> ToVector();
+
+ private:
+  friend class Collection;
+  explicit Cursor(std::unique_ptr<internal::CursorImpl> impl);
+  std::unique_ptr<internal::CursorImpl> impl_;
+};
+
+class Collection {
+ public:
+  const std::string& name() const { return name_; }
+  const std::string& database_name() const { return db_name_; }
+  // "db.collection"
+  std::string full_name() const { return db_name_ + "." + name_; }
+
+  // Inserts one document. A document without `_id` gets an ObjectId as its
+  // first field; an `_id` elsewhere is moved first. Errors: BadValue (2)
+  // "object to insert too large. size in bytes: N, max size: 16777216";
+  // BadValue for an array, regex or undefined `_id` and for top-level field
+  // names starting with '$'; Overflow (15) for nesting deeper than 100;
+  // DuplicateKey (11000) "E11000 duplicate key error collection: db.c
+  // index: _id_ dup key: { _id: 1 }".
+  StatusOr<InsertOneResult> InsertOne(DocumentView doc) const;
+  // Inserts many documents. Per-document failures are reported in the
+  // result (an ordered insert keeps exactly the documents before the first
+  // failure; an unordered one keeps every valid document); the returned
+  // Status is an error only when nothing could be attempted.
+  StatusOr<InsertManyResult> InsertMany(const std::vector<Document>& docs,
+                                        const InsertManyOptions& options = {}) const;
+
+  // The document whose `_id` equals `id`, or nullopt.
+  StatusOr<std::optional<Document>> FindById(const Element& id) const;
+  // Documents matching `filter`, in `_id` order. Supported filters: `{}` and
+  // `{_id: <value>}`.
+  StatusOr<Cursor> Find(DocumentView filter) const;
+
+  // Replaces the first document matching `filter` by `replacement` (which
+  // keeps the old `_id`; a different `_id` is ImmutableField (66)).
+  StatusOr<UpdateResult> ReplaceOne(DocumentView filter, DocumentView replacement,
+                                    bool upsert = false) const;
+  StatusOr<DeleteResult> DeleteOne(DocumentView filter) const;
+  StatusOr<DeleteResult> DeleteMany(DocumentView filter) const;
+
+  // Documents matching `filter`, counted.
+  StatusOr<int64_t> CountDocuments(DocumentView filter) const;
+  // The collection's document count from its metadata (exact in rockdoc:
+  // the count is updated in the same transaction as the documents).
+  StatusOr<int64_t> EstimatedDocumentCount() const;
+
+  // Drops the collection. OK when it does not exist.
+  Status Drop() const;
+  // Checks every document (valid BSON within limits, `_id` key agrees with
+  // the document) and the stored count.
+  StatusOr<ValidateResult> Validate() const;
+
+ private:
+  friend class Database;
+  Collection(std::shared_ptr<internal::Engine> engine, std::string db, std::string name)
+      : engine_(std::move(engine)), db_name_(std::move(db)), name_(std::move(name)) {}
+  std::shared_ptr<internal::Engine> engine_;
+  std::string db_name_;
+  std::string name_;
+};
+
+}  // namespace rockdoc
+
+#endif  // ROCKDOC_CLIENT_H_

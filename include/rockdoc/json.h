@@ -1,0 +1,47 @@
+// rockdoc/json.h: JSON and MongoDB Extended JSON v2 in and out.
+//
+// Parsing uses simdjson and keeps field order. Both canonical and relaxed
+// Extended JSON are accepted, and the legacy forms ({"$date": 123},
+// {"$binary": "..", "$type": ".."}, {"$regex": .., "$options": ..}, ...).
+// Plain JSON numbers become int32 when integral and in range, else int64,
+// else double, as mongoimport does.
+//
+// Thread safety: all functions are thread-safe.
+//
+// Example:
+//   auto doc = rockdoc::FromJson(R"({"_id": {"$oid": "5f1d7f0b9d3c2a1b2c3d4e5f"}, "n": 1})");
+//   std::string text = rockdoc::ToJson(*doc, rockdoc::JsonFormat::kCanonical);
+#ifndef ROCKDOC_JSON_H_
+#define ROCKDOC_JSON_H_
+
+#include <string>
+#include <string_view>
+
+#include "rockdoc/document.h"
+#include "rockdoc/status.h"
+
+namespace rockdoc {
+
+enum class JsonFormat {
+  // Extended JSON v2 canonical: every type explicit ({"$numberInt": "1"}).
+  kCanonical,
+  // Extended JSON v2 relaxed: native JSON numbers where lossless, ISO dates.
+  kRelaxed,
+  // mongosh's printing: ObjectId('...'), ISODate('...'), NumberLong(...),
+  // Decimal128('...'), unquoted simple keys.
+  kShell,
+};
+
+// Parses one JSON object into a document. Errors are FailedToParse (9) and
+// name the byte offset, line and column, and what was wrong.
+StatusOr<Document> FromJson(std::string_view json);
+
+// Writes a document on one line ({"a": 1, "b": "x"}, a space after ':' and
+// ','), in the given format.
+std::string ToJson(DocumentView doc, JsonFormat format = JsonFormat::kRelaxed);
+// Writes a single value in the given format (no key).
+std::string ValueToJson(const Element& value, JsonFormat format = JsonFormat::kRelaxed);
+
+}  // namespace rockdoc
+
+#endif  // ROCKDOC_JSON_H_

@@ -1,0 +1,230 @@
+// rockdoc/status.h: errors as values.
+//
+// Every fallible rockdoc call returns a `Status` or a `StatusOr<T>`. A Status
+// carries one of MongoDB's numeric error codes (the same numbers and names the
+// server reports, so `e.code === 11000` means what it does against MongoDB) and
+// a human-readable message. No exception crosses the public API.
+//
+// Thread safety: Status and StatusOr are values; distinct objects may be used
+// from different threads freely, one object needs external synchronisation.
+//
+// Example:
+//   rockdoc::StatusOr<rockdoc::Document> doc = rockdoc::FromJson("{\"a\": 1}");
+//   if (!doc.ok()) {
+//     std::cerr << doc.status().ToString() << "\n";  // "FailedToParse (9): ..."
+//   }
+#ifndef ROCKDOC_STATUS_H_
+#define ROCKDOC_STATUS_H_
+
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+
+namespace rockdoc {
+
+// MongoDB's error codes (src/mongo/base/error_codes.yml). These numbers are
+// part of the user-visible contract: do not change them. Codes without a name
+// in MongoDB (raised at a single place) print as "Location<code>".
+enum class ErrorCode : int32_t {
+  kOk = 0,
+  kInternalError = 1,
+  kBadValue = 2,
+  kNoSuchKey = 4,
+  kUnknownError = 8,
+  kFailedToParse = 9,
+  kUnsupportedFormat = 12,
+  kTypeMismatch = 14,
+  kOverflow = 15,
+  kInvalidLength = 16,
+  kIllegalOperation = 20,
+  kInvalidBSON = 22,
+  kLockTimeout = 24,
+  kNamespaceNotFound = 26,
+  kIndexNotFound = 27,
+  kPathNotViable = 28,
+  kNonExistentPath = 29,
+  kInvalidPath = 30,
+  kCannotBackfillArray = 34,
+  kFileNotOpen = 38,
+  kConflictingUpdateOperators = 40,
+  kCursorNotFound = 43,
+  kLockBusy = 46,
+  kNoMatchingDocument = 47,
+  kNamespaceExists = 48,
+  kDollarPrefixedFieldName = 52,
+  kInvalidIdField = 53,
+  kNotSingleValueField = 54,
+  kInvalidDBRef = 55,
+  kEmptyFieldName = 56,
+  kDottedFieldName = 57,
+  kImmutableField = 66,
+  kCannotCreateIndex = 67,
+  kIndexAlreadyExists = 68,
+  kInvalidOptions = 72,
+  kInvalidNamespace = 73,
+  kIndexOptionsConflict = 85,
+  kIndexKeySpecsConflict = 86,
+  kOperationFailed = 96,
+  kDBPathInUse = 98,
+  kWriteConflict = 112,
+  kCommandNotSupported = 115,
+  kJSInterpreterFailure = 139,
+  kExceededMemoryLimit = 146,
+  kCannotIndexParallelArrays = 171,
+  kInvalidIndexSpecificationOption = 197,
+  kCannotBuildIndexKeys = 201,
+  kNotImplemented = 238,
+  kNoQueryExecutionPlans = 291,
+  kQueryExceededMemoryLimitNoDiskUseAllowed = 292,
+  kDataCorruptionDetected = 296,
+  kDuplicateKey = 11000,
+  kInterrupted = 11601,
+  kBSONObjectTooLarge = 10334,
+  // Location codes: MongoDB raises these at one place each, with no name.
+  kUpdateResultTooLarge = 17419,  // "Resulting document after update is larger than ..."
+};
+
+// The name MongoDB reports as `codeName` ("BadValue", "DuplicateKey",
+// "Location17419" for unnamed codes).
+std::string ErrorCodeName(ErrorCode code);
+
+// Status: success, or an error code with a message.
+class [[nodiscard]] Status {
+ public:
+  // An OK status.
+  Status() = default;
+  Status(ErrorCode code, std::string message);
+
+  static Status OK() { return Status(); }
+
+  bool ok() const { return rep_ == nullptr; }
+  ErrorCode code() const { return rep_ ? rep_->code : ErrorCode::kOk; }
+  int32_t code_number() const { return static_cast<int32_t>(code()); }
+  std::string code_name() const { return ErrorCodeName(code()); }
+  // The message alone ("" for OK).
+  std::string_view message() const {
+    return rep_ ? std::string_view(rep_->message) : std::string_view();
+  }
+  // "OK", or "<CodeName> (<code>): <message>".
+  std::string ToString() const;
+
+  // Returns a copy whose message is `prefix + ": " + message()`.
+  Status WithContext(std::string_view prefix) const;
+
+  // Marks a status as deliberately ignored. Searchable.
+  void IgnoreError() const {}
+
+  friend bool operator==(const Status& a, const Status& b) {
+    return a.code() == b.code() && a.message() == b.message();
+  }
+  friend bool operator!=(const Status& a, const Status& b) { return !(a == b); }
+
+ private:
+  struct Rep {
+    ErrorCode code;
+    std::string message;
+  };
+  // Shared so copies are cheap; never mutated after construction.
+  std::shared_ptr<const Rep> rep_;
+};
+
+std::ostream& operator<<(std::ostream& os, const Status& s);
+
+// Factory functions, one per frequently used code.
+Status InternalError(std::string message);
+Status BadValue(std::string message);
+Status FailedToParse(std::string message);
+Status TypeMismatch(std::string message);
+Status InvalidBSON(std::string message);
+Status NotImplemented(std::string message);
+
+// StatusOr<T>: a T, or a non-OK Status explaining why there is none.
+template <typename T>
+class [[nodiscard]] StatusOr {
+ public:
+  // Constructing from an OK status is a programmer error; it becomes an
+  // InternalError so that it is never mistaken for a value.
+  StatusOr(Status status) : rep_(std::move(status)) {  // NOLINT: implicit by design
+    if (std::get<Status>(rep_).ok()) {
+      rep_ = Status(ErrorCode::kInternalError, "StatusOr constructed from OK status");
+    }
+  }
+  StatusOr(const T& value) : rep_(value) {}        // NOLINT
+  StatusOr(T&& value) : rep_(std::move(value)) {}  // NOLINT
+  template <typename U,
+            typename = std::enable_if_t<std::is_constructible_v<T, U&&> &&
+                                        !std::is_same_v<std::decay_t<U>, T> &&
+                                        !std::is_same_v<std::decay_t<U>, Status>>>
+  StatusOr(U&& value) : rep_(T(std::forward<U>(value))) {}  // NOLINT
+
+  bool ok() const { return std::holds_alternative<T>(rep_); }
+  // OK when a value is held.
+  Status status() const { return ok() ? Status::OK() : std::get<Status>(rep_); }
+
+  // Access the value. Calling these on an error aborts with the status.
+  const T& value() const& {
+    CheckValue();
+    return std::get<T>(rep_);
+  }
+  T& value() & {
+    CheckValue();
+    return std::get<T>(rep_);
+  }
+  T&& value() && {
+    CheckValue();
+    return std::get<T>(std::move(rep_));
+  }
+  const T& operator*() const& { return value(); }
+  T& operator*() & { return value(); }
+  T&& operator*() && { return std::move(*this).value(); }
+  const T* operator->() const { return &value(); }
+  T* operator->() { return &value(); }
+
+  template <typename U>
+  T value_or(U&& fallback) const& {
+    return ok() ? std::get<T>(rep_) : static_cast<T>(std::forward<U>(fallback));
+  }
+
+ private:
+  void CheckValue() const;
+  std::variant<Status, T> rep_;
+};
+
+namespace internal {
+[[noreturn]] void DieOnBadStatusOrAccess(const Status& status);
+}  // namespace internal
+
+template <typename T>
+void StatusOr<T>::CheckValue() const {
+  if (!ok()) internal::DieOnBadStatusOrAccess(std::get<Status>(rep_));
+}
+
+}  // namespace rockdoc
+
+#define ROCKDOC_STATUS_CONCAT_INNER_(a, b) a##b
+#define ROCKDOC_STATUS_CONCAT_(a, b) ROCKDOC_STATUS_CONCAT_INNER_(a, b)
+
+// Returns from the enclosing function when `expr` (a Status) is not OK.
+#define ROCKDOC_RETURN_IF_ERROR(expr)                       \
+  do {                                                      \
+    ::rockdoc::Status rockdoc_status_tmp_ = (expr);         \
+    if (!rockdoc_status_tmp_.ok()) return rockdoc_status_tmp_; \
+  } while (0)
+
+// `ROCKDOC_ASSIGN_OR_RETURN(auto x, MakeX());` declares/assigns from a
+// StatusOr, returning its status from the enclosing function on error.
+#define ROCKDOC_ASSIGN_OR_RETURN(lhs, rexpr)                                       \
+  ROCKDOC_ASSIGN_OR_RETURN_IMPL_(ROCKDOC_STATUS_CONCAT_(rockdoc_statusor_, __LINE__), \
+                                 lhs, rexpr)
+#define ROCKDOC_ASSIGN_OR_RETURN_IMPL_(statusor, lhs, rexpr) \
+  auto statusor = (rexpr);                                  \
+  if (!statusor.ok()) return statusor.status();             \
+  lhs = std::move(statusor).value()
+
+#endif  // ROCKDOC_STATUS_H_

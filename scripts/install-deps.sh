@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs every Debian package rockdoc needs to build, test and benchmark.
+# Idempotent: packages already present are left alone, and apt-get update runs
+# only when something is missing.  Run as root (or with sudo available).
+set -euo pipefail
+
+packages=(
+  # toolchain
+  build-essential g++ cmake ninja-build pkg-config git
+  # library dependencies
+  librocksdb-dev libsimdjson-dev libabsl-dev libpcre2-dev
+  # tests and benchmarks
+  libgtest-dev libgmock-dev libbenchmark-dev libsqlite3-dev
+  # fuzzing (libFuzzer ships with clang) and sanitizer runtimes
+  clang libclang-rt-dev
+  # the shell: SpiderMonkey and line editing
+  libmozjs-102-dev libedit-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The whole test suite from a clean clone: installs the Debian packages,
+# builds (RelWithDebInfo), runs every test through CTest, then builds the
+# unit tests again with AddressSanitizer + UndefinedBehaviorSanitizer and
+# runs them too. Exits non-zero on any failure.
+#
+#   scripts/test.sh            # everything
+#   ROCKDOC_SKIP_SANITIZERS=1 scripts/test.sh   # the plain build only
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/install-deps.sh
+
+jobs=$(nproc)
+start=$(date +%s)
+
+echo "== build (RelWithDebInfo) =="
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+cmake --build build -j "$jobs"
+echo "== tests =="
+ctest --test-dir build -j "$jobs" --output-on-failure --timeout 900
+
+if [ "${ROCKDOC_SKIP_SANITIZERS:-0}" != "1" ]; then
+  echo "== build (ASan + UBSan) =="
+  # -O1 keeps the sanitized build and its run short on two cores.
+  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DROCKDOC_SANITIZE=ON \
+    -DCMAKE_CXX_FLAGS="-O1" -DROCKDOC_BUILD_BENCHMARKS=OFF -DROCKDOC_BUILD_TOOLS=OFF
+  cmake --build build-asan -j "$jobs"
+  echo "== tests under ASan + UBSan =="
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ctest --test-dir build-asan -j "$jobs" --output-on-failure --timeout 1800 \
+      -E 'install_find_package|Slow'
+fi
+
+echo "== test.sh finished in $(( $(date +%s) - start )) s =="

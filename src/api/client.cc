@@ -1,0 +1,98 @@
+// Client and Database: opening a directory, naming databases, and the
+// catalog operations on collections.
+#include "catalog/catalog.h"
+#include "exec/plan_executor.h"
+#include "rockdoc/client.h"
+#include "storage/engine.h"
+
+namespace rockdoc {
+
+using internal::Engine;
+
+StatusOr<std::unique_ptr<Client>> Client::Open(const std::string& path,
+                                               const ClientOptions& options) {
+  ROCKDOC_ASSIGN_OR_RETURN(std::shared_ptr<Engine> engine, Engine::Open(path, options));
+  return std::unique_ptr<Client>(new Client(std::move(engine)));
+}
+
+Client::Client(std::shared_ptr<Engine> engine) : engine_(std::move(engine)) {}
+
+Client::~Client() { Close().IgnoreError(); }
+
+Status Client::Close() { return engine_->Close(); }
+
+const std::string& Client::path() const { return engine_->path(); }
+
+StorageStats Client::GetStorageStats() const { return engine_->GetStorageStats(); }
+
+Database Client::GetDatabase(std::string_view name) const {
+  return Database(engine_, std::string(name));
+}
+
+StatusOr<std::vector<std::string>> Client::ListDatabaseNames() const {
+  auto use = engine_->Enter();
+  ROCKDOC_RETURN_IF_ERROR(use.status());
+  return engine_->catalog().DatabaseNames();
+}
+
+Status Client::DropDatabase(std::string_view name) { return GetDatabase(name).Drop(); }
+
+Collection Database::GetCollection(std::string_view name) const {
+  return Collection(engine_, name_, std::string(name));
+}
+
+Status Database::CreateCollection(std::string_view name) const {
+  auto use = engine_->Enter();
+  ROCKDOC_RETURN_IF_ERROR(use.status());
+  return engine_->catalog().Create(name_, name);
+}
+
+StatusOr<std::vector<std::string>> Database::ListCollectionNames() const {
+  auto use = engine_->Enter();
+  ROCKDOC_RETURN_IF_ERROR(use.status());
+  ROCKDOC_RETURN_IF_ERROR(internal::ValidateDatabaseName(name_));
+  return engine_->catalog().CollectionNames(name_);
+}
+
+Status Database::DropCollection(std::string_view name, bool* existed) const {
+  auto use = engine_->Enter();
+  ROCKDOC_RETURN_IF_ERROR(use.status());
+  return engine_->catalog().Drop(name_, name, existed);
+}
+
+Status Database::RenameCollection(std::string_view from, std::string_view to,
+                                  bool drop_target) const {
+  auto use = engine_->Enter();
+  ROCKDOC_RETURN_IF_ERROR(use.status());
+  return engine_->catalog().Rename(name_, from, to, drop_target);
+}
+
+Status Database::Drop() const {
+  auto use = engine_->Enter();
+  ROCKDOC_RETURN_IF_ERROR(use.status());
+  ROCKDOC_RETURN_IF_ERROR(internal::ValidateDatabaseName(name_));
+  for (const std::string& c : engine_->catalog().CollectionNames(name_)) {
+    ROCKDOC_RETURN_IF_ERROR(engine_->catalog().Drop(name_, c, nullptr));
+  }
+  return Status::OK();
+}
+
+// ---- Cursor ----
+
+Cursor::Cursor(std::unique_ptr<internal::CursorImpl> impl) : impl_(std::move(impl)) {}
+Cursor::Cursor(Cursor&&) noexcept = default;
+Cursor& Cursor::operator=(Cursor&&) noexcept = default;
+Cursor::~Cursor() = default;
+
+bool Cursor::Next() { return impl_ && impl_->Next(); }
+DocumentView Cursor::document() const { return impl_ ? impl_->document() : DocumentView(); }
+Status Cursor::status() const { return impl_ ? impl_->status() : Status::OK(); }
+
+StatusOr<std::vector<Document>> Cursor::ToVector() {
+  std::vector<Document> out;
+  while (Next()) out.push_back(Document::AdoptValidated(std::string(document().bytes())));
+  ROCKDOC_RETURN_IF_ERROR(status());
+  return out;
+}
+
+}  // namespace rockdoc

@@ -1,0 +1,259 @@
+#include "catalog/catalog.h"
+
+#include <rocksdb/iterator.h>
+#include <rocksdb/write_batch.h>
+
+#include <set>
+
+#include "common/endian.h"
+#include "storage/engine.h"
+
+namespace rockdoc::internal {
+
+namespace {
+
+constexpr char kMetaPrefix = 'c';   // 'c' db \0 name -> BSON metadata
+constexpr char kCountPrefix = 'n';  // 'n' id(BE32) -> int64 (merge)
+constexpr char kNextIdKey[] = "next_id";
+// The longest "db.collection" MongoDB accepts.
+constexpr size_t kMaxNamespaceBytes = 255;
+constexpr size_t kMaxDatabaseNameBytes = 63;
+
+Status InvalidNamespace(std::string message) {
+  return Status(ErrorCode::kInvalidNamespace, std::move(message));
+}
+
+rocksdb::WriteOptions SyncedWrite() {
+  rocksdb::WriteOptions wo;
+  wo.sync = true;  // catalog changes are rare; never lose one
+  return wo;
+}
+
+}  // namespace
+
+Status ValidateDatabaseName(std::string_view name) {
+  if (name.empty()) return InvalidNamespace("Invalid database name: ''");
+  if (name.size() > kMaxDatabaseNameBytes) {
+    return InvalidNamespace("db name is too long: '" + std::string(name) + "' (max " +
+                            std::to_string(kMaxDatabaseNameBytes) + " bytes)");
+  }
+  for (char c : name) {
+    if (c == '/' || c == '\\' || c == '.' || c == ' ' || c == '"' || c == '$' || c == '\0' ||
+        c == '*' || c == '<' || c == '>' || c == ':' || c == '|' || c == '?') {
+      return InvalidNamespace("Invalid database name: '" + std::string(name) + "'");
+    }
+  }
+  return Status::OK();
+}
+
+Status ValidateCollectionName(std::string_view db, std::string_view name) {
+  std::string printable(name);
+  for (char& c : printable)
+    if (c == '\0') c = '?';
+  if (name.empty()) return InvalidNamespace("Invalid collection name: collection names cannot be empty");
+  if (name.find('\0') != std::string_view::npos) {
+    return InvalidNamespace("Invalid collection name: collection names cannot contain a null byte: '" + printable + "'");
+  }
+  if (name.find('$') != std::string_view::npos) {
+    return InvalidNamespace("Invalid collection name: '" + printable + "': collection names cannot contain '$'");
+  }
+  if (name.front() == '.') {
+    return InvalidNamespace("Invalid collection name: '" + printable + "': collection names cannot begin with '.'");
+  }
+  if (name.substr(0, 7) == "system.") {
+    return InvalidNamespace("Invalid collection name: '" + printable +
+                            "': names beginning with 'system.' are reserved");
+  }
+  if (db.size() + 1 + name.size() > kMaxNamespaceBytes) {
+    return InvalidNamespace("Fully qualified namespace is too long. Namespace: " + std::string(db) +
+                            "." + printable + " Max: " + std::to_string(kMaxNamespaceBytes));
+  }
+  return Status::OK();
+}
+
+std::string Catalog::MetaKey(std::string_view db, std::string_view name) {
+  std::string k(1, kMetaPrefix);
+  k.append(db);
+  k.push_back('\0');
+  k.append(name);
+  return k;
+}
+
+std::string Catalog::CountKey(uint32_t id) {
+  std::string k(1, kCountPrefix);
+  AppendBE32(&k, id);
+  return k;
+}
+
+Status Catalog::Load() {
+  std::lock_guard<std::mutex> g(mu_);
+  rocksdb::ReadOptions ro;
+  std::string next;
+  rocksdb::Status s = engine_->db()->Get(ro, engine_->catalog_cf(), kNextIdKey, &next);
+  if (s.ok() && next.size() == 4) {
+    next_id_ = LoadLE<uint32_t>(reinterpret_cast<const uint8_t*>(next.data()));
+  } else if (!s.ok() && !s.IsNotFound()) {
+    return FromRocks(s, "reading the catalog");
+  }
+  std::unique_ptr<rocksdb::Iterator> it(engine_->db()->NewIterator(ro, engine_->catalog_cf()));
+  std::string prefix(1, kMetaPrefix);
+  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+    auto doc = Document::FromBytes(std::string_view(it->value().data(), it->value().size()));
+    if (!doc.ok()) {
+      return Status(ErrorCode::kDataCorruptionDetected,
+                    "catalog entry is damaged: " + std::string(doc.status().message()));
+    }
+    Element id = doc->Get("id"), db = doc->Get("db"), name = doc->Get("name");
+    if (id.type() != BsonType::kInt64 || db.type() != BsonType::kString ||
+        name.type() != BsonType::kString) {
+      return Status(ErrorCode::kDataCorruptionDetected, "catalog entry lacks id/db/name");
+    }
+    auto meta = std::make_shared<CollectionMeta>();
+    meta->id = static_cast<uint32_t>(id.Int64());
+    meta->db = std::string(db.String());
+    meta->name = std::string(name.String());
+    if (meta->id >= next_id_) next_id_ = meta->id + 1;
+    collections_[Key(meta->db, meta->name)] = std::move(meta);
+  }
+  return FromRocks(it->status(), "reading the catalog");
+}
+
+std::shared_ptr<CollectionMeta> Catalog::Find(std::string_view db, std::string_view name) const {
+  std::lock_guard<std::mutex> g(mu_);
+  auto it = collections_.find(Key(std::string(db), std::string(name)));
+  return it == collections_.end() ? nullptr : it->second;
+}
+
+StatusOr<uint32_t> Catalog::AllocateIdLocked() {
+  uint32_t id = next_id_++;
+  std::string v;
+  AppendLE<uint32_t>(&v, next_id_);
+  rocksdb::Status s = engine_->db()->Put(SyncedWrite(), engine_->catalog_cf(), kNextIdKey, v);
+  if (!s.ok()) return FromRocks(s, "allocating a collection id");
+  return id;
+}
+
+Status Catalog::Persist(const CollectionMeta& meta, std::string_view delete_key) {
+  BsonBuilder b;
+  b.AppendInt64("id", meta.id).AppendString("db", meta.db).AppendString("name", meta.name);
+  Document doc = std::move(b).Build();
+  rocksdb::WriteBatch batch;
+  batch.Put(engine_->catalog_cf(), MetaKey(meta.db, meta.name), doc.bytes());
+  if (!delete_key.empty()) {
+    batch.Delete(engine_->catalog_cf(), rocksdb::Slice(delete_key.data(), delete_key.size()));
+  }
+  return FromRocks(engine_->db()->Write(SyncedWrite(), &batch), "writing the catalog");
+}
+
+StatusOr<std::shared_ptr<CollectionMeta>> Catalog::GetOrCreate(std::string_view db,
+                                                               std::string_view name) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto it = collections_.find(Key(std::string(db), std::string(name)));
+  if (it != collections_.end()) return it->second;
+  ROCKDOC_RETURN_IF_ERROR(ValidateDatabaseName(db));
+  ROCKDOC_RETURN_IF_ERROR(ValidateCollectionName(db, name));
+  ROCKDOC_ASSIGN_OR_RETURN(uint32_t id, AllocateIdLocked());
+  auto meta = std::make_shared<CollectionMeta>();
+  meta->id = id;
+  meta->db = std::string(db);
+  meta->name = std::string(name);
+  ROCKDOC_RETURN_IF_ERROR(Persist(*meta));
+  collections_[Key(meta->db, meta->name)] = meta;
+  return meta;
+}
+
+Status Catalog::Create(std::string_view db, std::string_view name) {
+  ROCKDOC_RETURN_IF_ERROR(ValidateDatabaseName(db));
+  ROCKDOC_RETURN_IF_ERROR(ValidateCollectionName(db, name));
+  if (Find(db, name) != nullptr) {
+    return Status(ErrorCode::kNamespaceExists,
+                  "Collection " + std::string(db) + "." + std::string(name) + " already exists.");
+  }
+  return GetOrCreate(db, name).status();
+}
+
+Status Catalog::DropLocked(const std::shared_ptr<CollectionMeta>& meta) {
+  // Wait for in-flight writers, then make the collection unreachable.
+  std::unique_lock<std::shared_mutex> writers(meta->mu);
+  meta->dropped.store(true, std::memory_order_release);
+  rocksdb::WriteBatch batch;
+  batch.Delete(engine_->catalog_cf(), MetaKey(meta->db, meta->name));
+  batch.Delete(engine_->catalog_cf(), CountKey(meta->id));
+  ROCKDOC_RETURN_IF_ERROR(
+      FromRocks(engine_->db()->Write(SyncedWrite(), &batch), "dropping " + meta->full_name()));
+  collections_.erase(Key(meta->db, meta->name));
+  // Ids are never reused, so the documents are unreachable from here on;
+  // the range deletion reclaims their space.
+  return engine_->DeleteRange(PrefixKey(meta->id), PrefixKey(meta->id + 1));
+}
+
+Status Catalog::Drop(std::string_view db, std::string_view name, bool* existed) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto it = collections_.find(Key(std::string(db), std::string(name)));
+  if (existed != nullptr) *existed = it != collections_.end();
+  if (it == collections_.end()) return Status::OK();
+  return DropLocked(it->second);
+}
+
+Status Catalog::Rename(std::string_view db, std::string_view from, std::string_view to,
+                       bool drop_target) {
+  ROCKDOC_RETURN_IF_ERROR(ValidateCollectionName(db, to));
+  std::lock_guard<std::mutex> g(mu_);
+  auto src = collections_.find(Key(std::string(db), std::string(from)));
+  if (src == collections_.end()) {
+    return Status(ErrorCode::kNamespaceNotFound,
+                  "Source collection " + std::string(db) + "." + std::string(from) +
+                      " does not exist");
+  }
+  if (from == to) {
+    return Status(ErrorCode::kIllegalOperation, "Can't rename a collection to itself");
+  }
+  auto dst = collections_.find(Key(std::string(db), std::string(to)));
+  if (dst != collections_.end()) {
+    if (!drop_target) {
+      return Status(ErrorCode::kNamespaceExists,
+                    "target namespace exists: " + std::string(db) + "." + std::string(to));
+    }
+    ROCKDOC_RETURN_IF_ERROR(DropLocked(dst->second));
+  }
+  std::shared_ptr<CollectionMeta> old = src->second;
+  std::unique_lock<std::shared_mutex> writers(old->mu);
+  // The renamed collection keeps its id (so its documents stay where they
+  // are); handles on the old name see it gone.
+  auto renamed = std::make_shared<CollectionMeta>();
+  renamed->id = old->id;
+  renamed->db = old->db;
+  renamed->name = std::string(to);
+  ROCKDOC_RETURN_IF_ERROR(Persist(*renamed, MetaKey(old->db, old->name)));
+  old->dropped.store(true, std::memory_order_release);
+  collections_.erase(src);
+  collections_[Key(renamed->db, renamed->name)] = renamed;
+  return Status::OK();
+}
+
+std::vector<std::string> Catalog::DatabaseNames() const {
+  std::lock_guard<std::mutex> g(mu_);
+  std::set<std::string> names;
+  for (const auto& [key, meta] : collections_) names.insert(key.first);
+  return std::vector<std::string>(names.begin(), names.end());
+}
+
+std::vector<std::string> Catalog::CollectionNames(std::string_view db) const {
+  std::lock_guard<std::mutex> g(mu_);
+  std::vector<std::string> names;
+  for (const auto& [key, meta] : collections_)
+    if (key.first == db) names.push_back(key.second);
+  return names;
+}
+
+StatusOr<int64_t> Catalog::ReadCount(uint32_t collection_id) const {
+  std::string v;
+  rocksdb::Status s =
+      engine_->db()->Get(rocksdb::ReadOptions(), engine_->catalog_cf(), CountKey(collection_id), &v);
+  if (s.IsNotFound()) return int64_t{0};
+  if (!s.ok()) return FromRocks(s, "reading a count");
+  if (v.size() != 8) return Status(ErrorCode::kDataCorruptionDetected, "count value is damaged");
+  return LoadLE<int64_t>(reinterpret_cast<const uint8_t*>(v.data()));
+}
+
+}  // namespace rockdoc::internal

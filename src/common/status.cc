@@ -1,0 +1,129 @@
+#include "rockdoc/status.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "common/logging.h"
+
+namespace rockdoc {
+
+std::string ErrorCodeName(ErrorCode code) {
+  switch (code) {
+#define ROCKDOC_CODE_NAME(name) \
+  case ErrorCode::k##name:      \
+    return #name;
+    ROCKDOC_CODE_NAME(Ok)
+    ROCKDOC_CODE_NAME(InternalError)
+    ROCKDOC_CODE_NAME(BadValue)
+    ROCKDOC_CODE_NAME(NoSuchKey)
+    ROCKDOC_CODE_NAME(UnknownError)
+    ROCKDOC_CODE_NAME(FailedToParse)
+    ROCKDOC_CODE_NAME(UnsupportedFormat)
+    ROCKDOC_CODE_NAME(TypeMismatch)
+    ROCKDOC_CODE_NAME(Overflow)
+    ROCKDOC_CODE_NAME(InvalidLength)
+    ROCKDOC_CODE_NAME(IllegalOperation)
+    ROCKDOC_CODE_NAME(InvalidBSON)
+    ROCKDOC_CODE_NAME(LockTimeout)
+    ROCKDOC_CODE_NAME(NamespaceNotFound)
+    ROCKDOC_CODE_NAME(IndexNotFound)
+    ROCKDOC_CODE_NAME(PathNotViable)
+    ROCKDOC_CODE_NAME(NonExistentPath)
+    ROCKDOC_CODE_NAME(InvalidPath)
+    ROCKDOC_CODE_NAME(CannotBackfillArray)
+    ROCKDOC_CODE_NAME(FileNotOpen)
+    ROCKDOC_CODE_NAME(ConflictingUpdateOperators)
+    ROCKDOC_CODE_NAME(CursorNotFound)
+    ROCKDOC_CODE_NAME(LockBusy)
+    ROCKDOC_CODE_NAME(NoMatchingDocument)
+    ROCKDOC_CODE_NAME(NamespaceExists)
+    ROCKDOC_CODE_NAME(DollarPrefixedFieldName)
+    ROCKDOC_CODE_NAME(InvalidIdField)
+    ROCKDOC_CODE_NAME(NotSingleValueField)
+    ROCKDOC_CODE_NAME(InvalidDBRef)
+    ROCKDOC_CODE_NAME(EmptyFieldName)
+    ROCKDOC_CODE_NAME(DottedFieldName)
+    ROCKDOC_CODE_NAME(ImmutableField)
+    ROCKDOC_CODE_NAME(CannotCreateIndex)
+    ROCKDOC_CODE_NAME(IndexAlreadyExists)
+    ROCKDOC_CODE_NAME(InvalidOptions)
+    ROCKDOC_CODE_NAME(InvalidNamespace)
+    ROCKDOC_CODE_NAME(IndexOptionsConflict)
+    ROCKDOC_CODE_NAME(IndexKeySpecsConflict)
+    ROCKDOC_CODE_NAME(OperationFailed)
+    ROCKDOC_CODE_NAME(DBPathInUse)
+    ROCKDOC_CODE_NAME(WriteConflict)
+    ROCKDOC_CODE_NAME(CommandNotSupported)
+    ROCKDOC_CODE_NAME(JSInterpreterFailure)
+    ROCKDOC_CODE_NAME(ExceededMemoryLimit)
+    ROCKDOC_CODE_NAME(CannotIndexParallelArrays)
+    ROCKDOC_CODE_NAME(InvalidIndexSpecificationOption)
+    ROCKDOC_CODE_NAME(CannotBuildIndexKeys)
+    ROCKDOC_CODE_NAME(NotImplemented)
+    ROCKDOC_CODE_NAME(NoQueryExecutionPlans)
+    ROCKDOC_CODE_NAME(QueryExceededMemoryLimitNoDiskUseAllowed)
+    ROCKDOC_CODE_NAME(DataCorruptionDetected)
+    ROCKDOC_CODE_NAME(DuplicateKey)
+    ROCKDOC_CODE_NAME(Interrupted)
+    ROCKDOC_CODE_NAME(BSONObjectTooLarge)
+#undef ROCKDOC_CODE_NAME
+    case ErrorCode::kUpdateResultTooLarge:
+      break;
+  }
+  return "Location" + std::to_string(static_cast<int32_t>(code));
+}
+
+Status::Status(ErrorCode code, std::string message) {
+  if (code != ErrorCode::kOk) rep_ = std::make_shared<const Rep>(Rep{code, std::move(message)});
+}
+
+std::string Status::ToString() const {
+  if (ok()) return "OK";
+  std::string out = code_name();
+  out += " (";
+  out += std::to_string(code_number());
+  out += "): ";
+  out += rep_->message;
+  return out;
+}
+
+Status Status::WithContext(std::string_view prefix) const {
+  if (ok()) return *this;
+  std::string msg(prefix);
+  msg += ": ";
+  msg += rep_->message;
+  return Status(rep_->code, std::move(msg));
+}
+
+std::ostream& operator<<(std::ostream& os, const Status& s) { return os << s.ToString(); }
+
+Status InternalError(std::string message) {
+  return Status(ErrorCode::kInternalError, std::move(message));
+}
+Status BadValue(std::string message) { return Status(ErrorCode::kBadValue, std::move(message)); }
+Status FailedToParse(std::string message) {
+  return Status(ErrorCode::kFailedToParse, std::move(message));
+}
+Status TypeMismatch(std::string message) {
+  return Status(ErrorCode::kTypeMismatch, std::move(message));
+}
+Status InvalidBSON(std::string message) {
+  return Status(ErrorCode::kInvalidBSON, std::move(message));
+}
+Status NotImplemented(std::string message) {
+  return Status(ErrorCode::kNotImplemented, std::move(message));
+}
+
+namespace internal {
+void DieOnBadStatusOrAccess(const Status& status) {
+  std::fprintf(stderr, "rockdoc: value() called on an error StatusOr: %s\n",
+               status.ToString().c_str());
+  std::abort();
+}
+void CheckFailed(const char* file, int line, const char* condition) {
+  std::fprintf(stderr, "rockdoc: check failed at %s:%d: %s\n", file, line, condition);
+  std::abort();
+}
+}  // namespace internal
+
+}  // namespace rockdoc

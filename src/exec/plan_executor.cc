@@ -1,0 +1,76 @@
+#include "exec/plan_executor.h"
+
+#include <chrono>
+
+namespace rockdoc::internal {
+
+SnapshotHolder::SnapshotHolder(std::shared_ptr<const Engine> engine) : engine_(std::move(engine)) {
+  snapshot_ = engine_->db()->GetSnapshot();
+}
+
+SnapshotHolder::~SnapshotHolder() { Release(); }
+
+void SnapshotHolder::Release() {
+  if (snapshot_ != nullptr && !engine_->closed()) engine_->db()->ReleaseSnapshot(snapshot_);
+  snapshot_ = nullptr;
+}
+
+PlanExecutor::PlanExecutor(std::shared_ptr<const Engine> engine,
+                           std::unique_ptr<SnapshotHolder> snapshot,
+                           std::unique_ptr<PlanStage> root)
+    : engine_(std::move(engine)), snapshot_(std::move(snapshot)), root_(std::move(root)) {
+  engine_->Register(this);
+}
+
+PlanExecutor::~PlanExecutor() {
+  // Hold off Close() while the iterators go, then drop them in order.
+  auto use = engine_->Enter();
+  engine_->Unregister(this);
+  if (use.status().ok()) {
+    root_.reset();
+    snapshot_.reset();
+  }
+}
+
+void PlanExecutor::ReleaseEngineResources() {
+  // Called by Engine::Close with its lock held: no Next() is running.
+  if (root_) root_->ReleaseResources();
+  if (snapshot_) snapshot_->Release();
+  if (status_.ok()) {
+    status_ = Status(ErrorCode::kIllegalOperation, "the database was closed under this cursor");
+  }
+  done_ = true;
+}
+
+bool PlanExecutor::Next() {
+  current_ = nullptr;
+  if (done_) return false;
+  auto use = engine_->Enter();
+  if (!use.status().ok()) {
+    if (status_.ok()) status_ = use.status();
+    done_ = true;
+    return false;
+  }
+  auto start = std::chrono::steady_clock::now();
+  bool produced = false;
+  while (true) {
+    WorkingMember* out = nullptr;
+    StageState state = root_->Work(&out);
+    if (state == StageState::kAdvanced) {
+      current_ = out;
+      ++n_returned_;
+      produced = true;
+      break;
+    }
+    if (state == StageState::kNeedTime) continue;
+    if (state == StageState::kFailure) status_ = root_->status();
+    done_ = true;
+    break;
+  }
+  execution_nanos_ += std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::steady_clock::now() - start)
+                          .count();
+  return produced;
+}
+
+}  // namespace rockdoc::internal

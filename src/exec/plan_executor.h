@@ -1,0 +1,74 @@
+// exec/plan_executor.h: runs a stage tree to completion or step by step, over
+// one RocksDB snapshot, and is the implementation behind a public Cursor.
+//
+// Thread safety: one thread at a time per executor.
+#ifndef ROCKDOC_EXEC_PLAN_EXECUTOR_H_
+#define ROCKDOC_EXEC_PLAN_EXECUTOR_H_
+
+#include <functional>
+#include <memory>
+
+#include "exec/plan_stage.h"
+#include "storage/engine.h"
+
+namespace rockdoc::internal {
+
+// What a public Cursor delegates to.
+class CursorImpl {
+ public:
+  virtual ~CursorImpl() = default;
+  virtual bool Next() = 0;
+  virtual DocumentView document() const = 0;
+  virtual Status status() const = 0;
+};
+
+// A snapshot of the engine, released when the last holder goes.
+class SnapshotHolder {
+ public:
+  explicit SnapshotHolder(std::shared_ptr<const Engine> engine);
+  ~SnapshotHolder();
+  SnapshotHolder(const SnapshotHolder&) = delete;
+  SnapshotHolder& operator=(const SnapshotHolder&) = delete;
+  ReadContext context() const { return ReadContext{engine_.get(), snapshot_}; }
+  // Called when the engine closes.
+  void Release();
+
+ private:
+  std::shared_ptr<const Engine> engine_;
+  const rocksdb::Snapshot* snapshot_ = nullptr;
+};
+
+class PlanExecutor : public CursorImpl, public EngineResource {
+ public:
+  // Takes the tree and the snapshot it reads. `engine` stays alive (and
+  // open, or this executor is told) while the executor lives.
+  PlanExecutor(std::shared_ptr<const Engine> engine, std::unique_ptr<SnapshotHolder> snapshot,
+               std::unique_ptr<PlanStage> root);
+  ~PlanExecutor() override;
+
+  bool Next() override;
+  DocumentView document() const override { return current_ ? current_->doc : DocumentView(); }
+  Status status() const override { return status_; }
+  // The current result's WorkingMember (for callers that need the record key).
+  const WorkingMember* current() const { return current_; }
+
+  PlanStage* root() const { return root_.get(); }
+  int64_t n_returned() const { return n_returned_; }
+  int64_t execution_nanos() const { return execution_nanos_; }
+
+  void ReleaseEngineResources() override;
+
+ private:
+  std::shared_ptr<const Engine> engine_;
+  std::unique_ptr<SnapshotHolder> snapshot_;
+  std::unique_ptr<PlanStage> root_;
+  WorkingMember* current_ = nullptr;
+  Status status_;
+  bool done_ = false;
+  int64_t n_returned_ = 0;
+  int64_t execution_nanos_ = 0;
+};
+
+}  // namespace rockdoc::internal
+
+#endif  // ROCKDOC_EXEC_PLAN_EXECUTOR_H_

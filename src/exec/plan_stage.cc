@@ -1,0 +1,67 @@
+#include "exec/plan_stage.h"
+
+#include <chrono>
+
+namespace rockdoc::internal {
+
+StageState PlanStage::Work(WorkingMember** out) {
+  ++stats_.works;
+  auto start = std::chrono::steady_clock::now();
+  StageState state = DoWork(out);
+  stats_.execution_nanos +=
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
+          .count();
+  switch (state) {
+    case StageState::kAdvanced: ++stats_.advanced; break;
+    case StageState::kNeedTime: ++stats_.need_time; break;
+    case StageState::kEof: stats_.is_eof = true; break;
+    case StageState::kFailure: break;
+  }
+  return state;
+}
+
+void PlanStage::ExplainFields(BsonBuilder* /*out*/, ExplainVerbosity /*verbosity*/) const {}
+
+void PlanStage::Explain(BsonBuilder* out, ExplainVerbosity verbosity) const {
+  out->AppendString("stage", name());
+  ExplainFields(out, verbosity);
+  if (verbosity != ExplainVerbosity::kQueryPlanner) {
+    out->AppendInt64("nReturned", stats_.advanced);
+    out->AppendInt64("executionTimeMillisEstimate", stats_.execution_nanos / 1000000);
+    out->AppendInt64("works", stats_.works);
+    out->AppendInt64("advanced", stats_.advanced);
+    out->AppendInt64("needTime", stats_.need_time);
+    out->AppendBool("isEOF", stats_.is_eof);
+  }
+  if (children_.size() == 1) {
+    out->OpenDocument("inputStage");
+    children_[0]->Explain(out, verbosity);
+    out->Close();
+  } else if (children_.size() > 1) {
+    out->OpenArray("inputStages");
+    for (const auto& c : children_) {
+      out->OpenDocument("");
+      c->Explain(out, verbosity);
+      out->Close();
+    }
+    out->Close();
+  }
+}
+
+void PlanStage::ReleaseResources() {
+  for (auto& c : children_) c->ReleaseResources();
+}
+
+int64_t TotalKeysExamined(const PlanStage& root) {
+  int64_t n = root.keys_examined();
+  for (const auto& c : root.children()) n += TotalKeysExamined(*c);
+  return n;
+}
+
+int64_t TotalDocsExamined(const PlanStage& root) {
+  int64_t n = root.docs_examined();
+  for (const auto& c : root.children()) n += TotalDocsExamined(*c);
+  return n;
+}
+
+}  // namespace rockdoc::internal

@@ -1,0 +1,137 @@
+// exec/plan_stage.h: the execution engine's building block.
+//
+// A query runs as a tree of stages (COLLSCAN, IXSCAN, FETCH, SORT, ...), as
+// in MongoDB. Each call to Work() does a bounded amount of work and says
+// whether it produced a result (kAdvanced), needs more calls (kNeedTime),
+// is done (kEof) or failed (kFailure, see status()). Bounded steps let the
+// planner race candidate plans a few works at a time, and let every stage
+// report MongoDB's per-stage explain figures.
+//
+// A result is a WorkingMember: a document (a view into storage, valid until
+// the producing stage's next Work()), and/or the index key it came from.
+//
+// Thread safety: a stage tree is used by one thread at a time.
+#ifndef ROCKDOC_EXEC_PLAN_STAGE_H_
+#define ROCKDOC_EXEC_PLAN_STAGE_H_
+
+#include <rocksdb/db.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rockdoc/document.h"
+#include "rockdoc/status.h"
+
+namespace rockdoc::internal {
+
+class Engine;
+
+enum class ExplainVerbosity { kQueryPlanner, kExecutionStats, kAllPlansExecution };
+
+// Where a plan reads from: one engine, one snapshot for the whole query.
+struct ReadContext {
+  const Engine* engine = nullptr;
+  const rocksdb::Snapshot* snapshot = nullptr;
+  rocksdb::ReadOptions read_options() const {
+    rocksdb::ReadOptions ro;
+    ro.snapshot = snapshot;
+    return ro;
+  }
+};
+
+struct WorkingMember {
+  // The RocksDB key of the document, when known (record key).
+  std::string_view record_key;
+  // The document, when fetched or produced.
+  bool has_doc = false;
+  DocumentView doc;
+  // Storage for a document a stage made (a projection, a copy that must
+  // outlive an iterator step).
+  Document owned;
+  // The index entry (key without its prefix, and type bits) for plans that
+  // read an index: covered plans build results from it.
+  std::string_view index_key;
+  std::string_view index_type_bits;
+  // Array position matched by the filter (for the positional projection).
+  std::optional<size_t> matched_array_index;
+
+  void SetOwned(Document d) {
+    owned = std::move(d);
+    doc = owned.view();
+    has_doc = true;
+  }
+  void Clear() {
+    record_key = {};
+    has_doc = false;
+    index_key = {};
+    index_type_bits = {};
+    matched_array_index.reset();
+  }
+};
+
+enum class StageState { kAdvanced, kNeedTime, kEof, kFailure };
+
+// MongoDB's common per-stage figures.
+struct StageStats {
+  int64_t works = 0;
+  int64_t advanced = 0;
+  int64_t need_time = 0;
+  bool is_eof = false;
+  int64_t execution_nanos = 0;
+};
+
+class PlanStage {
+ public:
+  virtual ~PlanStage() = default;
+
+  // One bounded step. On kAdvanced, *out is the result (owned by the stage,
+  // valid until its next Work()).
+  StageState Work(WorkingMember** out);
+
+  // kFailure's reason.
+  const Status& status() const { return status_; }
+  // "COLLSCAN", "IXSCAN", ...
+  virtual std::string_view name() const = 0;
+
+  // Appends this stage as explain shows it: {stage: NAME, ...fields,
+  // [execution figures], inputStage(s): ...}.
+  void Explain(BsonBuilder* out, ExplainVerbosity verbosity) const;
+
+  const StageStats& stats() const { return stats_; }
+  const std::vector<std::unique_ptr<PlanStage>>& children() const { return children_; }
+
+  // Keys and documents examined by this stage alone (IXSCAN / FETCH,
+  // COLLSCAN). Summed over the tree for executionStats.
+  virtual int64_t keys_examined() const { return 0; }
+  virtual int64_t docs_examined() const { return 0; }
+
+  // Drops RocksDB iterators (the engine is closing). Later Work() fails.
+  virtual void ReleaseResources();
+
+ protected:
+  virtual StageState DoWork(WorkingMember** out) = 0;
+  // Stage-specific explain fields (filter, indexName, bounds...).
+  virtual void ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity) const;
+  StageState Fail(Status s) {
+    status_ = std::move(s);
+    return StageState::kFailure;
+  }
+  // Works a child, passing failure up.
+  void AddChild(std::unique_ptr<PlanStage> child) { children_.push_back(std::move(child)); }
+  PlanStage* child(size_t i = 0) const { return children_[i].get(); }
+
+  Status status_;
+  StageStats stats_;
+  std::vector<std::unique_ptr<PlanStage>> children_;
+};
+
+// Sums keys/documents examined over a tree.
+int64_t TotalKeysExamined(const PlanStage& root);
+int64_t TotalDocsExamined(const PlanStage& root);
+
+}  // namespace rockdoc::internal
+
+#endif  // ROCKDOC_EXEC_PLAN_STAGE_H_

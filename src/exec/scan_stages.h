@@ -1,0 +1,89 @@
+// exec/scan_stages.h: the leaves that read documents from storage.
+//   COLLSCAN: every document of a collection in _id order (or reverse),
+//             optionally filtered.
+//   IDHACK:   the one document whose _id equals a value (a point read).
+#ifndef ROCKDOC_EXEC_SCAN_STAGES_H_
+#define ROCKDOC_EXEC_SCAN_STAGES_H_
+
+#include <rocksdb/iterator.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "exec/plan_stage.h"
+
+namespace rockdoc::internal {
+
+// A document predicate evaluated inside a scan (MongoDB's COLLSCAN and FETCH
+// apply their filters themselves). `describe` renders it for explain.
+struct StageFilter {
+  std::function<bool(DocumentView, WorkingMember*)> matches;
+  std::function<void(BsonBuilder*)> describe;  // appends "filter": {...}
+  explicit operator bool() const { return static_cast<bool>(matches); }
+};
+
+class CollectionScanStage : public PlanStage {
+ public:
+  CollectionScanStage(const ReadContext& ctx, uint32_t collection_id, bool forward,
+                      StageFilter filter);
+  std::string_view name() const override { return "COLLSCAN"; }
+  int64_t docs_examined() const override { return docs_examined_; }
+  void ReleaseResources() override;
+
+ protected:
+  StageState DoWork(WorkingMember** out) override;
+  void ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity) const override;
+
+ private:
+  ReadContext ctx_;
+  std::string lower_, upper_;
+  rocksdb::Slice upper_slice_, lower_slice_;
+  bool forward_;
+  StageFilter filter_;
+  std::unique_ptr<rocksdb::Iterator> it_;
+  bool started_ = false;
+  bool released_ = false;
+  int64_t docs_examined_ = 0;
+  WorkingMember member_;
+};
+
+class IdHackStage : public PlanStage {
+ public:
+  // `record_key` is the full RocksDB key (collection prefix + keystring).
+  IdHackStage(const ReadContext& ctx, std::string record_key, StageFilter filter);
+  std::string_view name() const override { return "IDHACK"; }
+  int64_t keys_examined() const override { return keys_examined_; }
+  int64_t docs_examined() const override { return docs_examined_; }
+
+ protected:
+  StageState DoWork(WorkingMember** out) override;
+  void ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity) const override;
+
+ private:
+  ReadContext ctx_;
+  std::string key_;
+  StageFilter filter_;
+  bool done_ = false;
+  int64_t keys_examined_ = 0;
+  int64_t docs_examined_ = 0;
+  rocksdb::PinnableSlice value_;
+  WorkingMember member_;
+};
+
+}  // namespace rockdoc::internal
+
+#endif  // ROCKDOC_EXEC_SCAN_STAGES_H_
+
+namespace rockdoc::internal {
+
+// EOF: the plan of a query over a collection that does not exist.
+class EofStage : public PlanStage {
+ public:
+  std::string_view name() const override { return "EOF"; }
+
+ protected:
+  StageState DoWork(WorkingMember**) override { return StageState::kEof; }
+};
+
+}  // namespace rockdoc::internal

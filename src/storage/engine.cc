@@ -1,0 +1,303 @@
+#include "storage/engine.h"
+
+#include <rocksdb/cache.h>
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/merge_operator.h>
+#include <rocksdb/table.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "catalog/catalog.h"
+#include "common/endian.h"
+
+namespace rockdoc::internal {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr char kMarkerFile[] = "ROCKDOC";
+constexpr int kFormatVersion = 1;
+constexpr char kCatalogColumnFamily[] = "catalog";
+
+// Adds signed 64-bit deltas: the per-collection document counts are kept as
+// merges written in the same transaction as the documents, without a lock.
+class Int64AddOperator : public rocksdb::AssociativeMergeOperator {
+ public:
+  bool Merge(const rocksdb::Slice& /*key*/, const rocksdb::Slice* existing,
+             const rocksdb::Slice& value, std::string* new_value,
+             rocksdb::Logger* /*logger*/) const override {
+    int64_t base = 0, delta = 0;
+    if (existing != nullptr && existing->size() == 8) {
+      base = LoadLE<int64_t>(reinterpret_cast<const uint8_t*>(existing->data()));
+    }
+    if (value.size() == 8) delta = LoadLE<int64_t>(reinterpret_cast<const uint8_t*>(value.data()));
+    new_value->clear();
+    AppendLE<int64_t>(new_value, base + delta);
+    return true;
+  }
+  const char* Name() const override { return "rockdoc.Int64Add"; }
+};
+
+}  // namespace
+
+Status FromRocks(const rocksdb::Status& s, std::string_view context) {
+  if (s.ok()) return Status::OK();
+  std::string msg(context);
+  msg += ": ";
+  msg += s.ToString();
+  if (s.IsBusy() || s.IsTimedOut()) {
+    return Status(ErrorCode::kLockTimeout, std::move(msg));
+  }
+  if (s.IsCorruption()) return Status(ErrorCode::kDataCorruptionDetected, std::move(msg));
+  if (s.IsIOError() && s.ToString().find("lock") != std::string::npos) {
+    return Status(ErrorCode::kDBPathInUse, std::move(msg));
+  }
+  if (s.IsNoSpace()) return Status(ErrorCode::kOperationFailed, std::move(msg));
+  return Status(ErrorCode::kInternalError, std::move(msg));
+}
+
+rocksdb::Options MakeRocksOptions(const ClientOptions& options) {
+  rocksdb::Options o;
+  o.create_if_missing = false;
+  o.paranoid_checks = true;
+  o.max_background_jobs = 2;
+  o.bytes_per_sync = 1 << 20;
+  o.write_buffer_size = 64 << 20;
+  o.max_write_buffer_number = 3;
+  o.target_file_size_base = 64 << 20;
+  o.max_bytes_for_level_base = 256 << 20;
+  o.level_compaction_dynamic_level_bytes = true;
+  o.statistics = rocksdb::CreateDBStatistics();
+  o.statistics->set_stats_level(rocksdb::StatsLevel::kExceptTimers);
+  o.wal_recovery_mode = rocksdb::WALRecoveryMode::kPointInTimeRecovery;
+  // Hot levels uncompressed (DESIGN.md: decompression dominates the
+  // cache-miss path); the large cold bottom levels compressed.
+  o.compression_per_level = {rocksdb::kNoCompression, rocksdb::kNoCompression,
+                             rocksdb::kLZ4Compression, rocksdb::kLZ4Compression,
+                             rocksdb::kLZ4Compression, rocksdb::kLZ4Compression,
+                             rocksdb::kLZ4Compression};
+  rocksdb::BlockBasedTableOptions t;
+  t.block_cache = rocksdb::NewLRUCache(options.block_cache_bytes);
+  t.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+  t.cache_index_and_filter_blocks = true;
+  t.pin_l0_filter_and_index_blocks_in_cache = true;
+  t.format_version = 5;
+  o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(t));
+  return o;
+}
+
+rocksdb::ColumnFamilyOptions MakeDataColumnFamilyOptions(const ClientOptions& /*options*/,
+                                                         const rocksdb::Options& base) {
+  return rocksdb::ColumnFamilyOptions(base);
+}
+
+Status Engine::Use::status() const {
+  if (engine_->closed()) {
+    return Status(ErrorCode::kIllegalOperation,
+                  "the database at " + engine_->path() + " has been closed");
+  }
+  return Status::OK();
+}
+
+StatusOr<std::shared_ptr<Engine>> Engine::Open(const std::string& path,
+                                               const ClientOptions& options) {
+  std::error_code ec;
+  bool is_new = false;
+  fs::path dir(path);
+  if (!fs::exists(dir, ec)) {
+    if (!options.create_if_missing) {
+      return Status(ErrorCode::kNonExistentPath,
+                    "database directory " + path + " does not exist (create_if_missing is off)");
+    }
+    fs::create_directories(dir, ec);
+    if (ec) {
+      return Status(ErrorCode::kFileNotOpen,
+                    "cannot create database directory " + path + ": " + ec.message());
+    }
+    is_new = true;
+  } else if (!fs::is_directory(dir, ec)) {
+    return Status(ErrorCode::kUnsupportedFormat,
+                  path + " is not a directory, so it cannot be a rockdoc database");
+  } else if (!fs::exists(dir / kMarkerFile, ec)) {
+    if (!fs::is_empty(dir, ec)) {
+      return Status(ErrorCode::kUnsupportedFormat,
+                    path + " is not a rockdoc database (it has files but no " + kMarkerFile +
+                        " marker); it was left untouched");
+    }
+    if (!options.create_if_missing) {
+      return Status(ErrorCode::kNonExistentPath,
+                    "no rockdoc database in " + path + " (create_if_missing is off)");
+    }
+    is_new = true;
+  }
+
+  if (is_new) {
+    std::ofstream marker(dir / kMarkerFile);
+    marker << "rockdoc " << kFormatVersion << "\n";
+    if (!marker) {
+      return Status(ErrorCode::kFileNotOpen, "cannot write " + (dir / kMarkerFile).string());
+    }
+  } else {
+    std::ifstream marker(dir / kMarkerFile);
+    std::string word;
+    int version = 0;
+    marker >> word >> version;
+    if (word != "rockdoc" || version < 1) {
+      return Status(ErrorCode::kUnsupportedFormat,
+                    "the " + std::string(kMarkerFile) + " marker in " + path + " is damaged");
+    }
+    if (version > kFormatVersion) {
+      return Status(ErrorCode::kUnsupportedFormat,
+                    path + " holds format " + std::to_string(version) +
+                        ", newer than this rockdoc understands (" +
+                        std::to_string(kFormatVersion) + ")");
+    }
+  }
+
+  auto engine = std::shared_ptr<Engine>(new Engine());
+  engine->path_ = path;
+  engine->options_ = options;
+
+  rocksdb::Options o = MakeRocksOptions(options);
+  // A marker without RocksDB files is a creation that was interrupted.
+  bool has_rocks = fs::exists(dir / "CURRENT", ec);
+  o.create_if_missing = !has_rocks;
+  o.create_missing_column_families = !has_rocks;
+  engine->statistics_ = o.statistics;
+
+  rocksdb::ColumnFamilyOptions catalog_opts(o);
+  catalog_opts.merge_operator = std::make_shared<Int64AddOperator>();
+  std::vector<rocksdb::ColumnFamilyDescriptor> families = {
+      {rocksdb::kDefaultColumnFamilyName, MakeDataColumnFamilyOptions(options, o)},
+      {kCatalogColumnFamily, catalog_opts}};
+
+  rocksdb::TransactionDBOptions txn_opts;
+  txn_opts.transaction_lock_timeout = options.lock_timeout_ms;
+  txn_opts.default_lock_timeout = options.lock_timeout_ms;
+
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::TransactionDB* db = nullptr;
+  rocksdb::Status s =
+      rocksdb::TransactionDB::Open(o, txn_opts, path, families, &handles, &db);
+  if (!s.ok()) {
+    Status st = FromRocks(s, "cannot open " + path);
+    if (st.code() == ErrorCode::kDBPathInUse) {
+      return Status(ErrorCode::kDBPathInUse,
+                    "the database directory " + path +
+                        " is locked: another process (or another open Client) is using it");
+    }
+    if (s.IsInvalidArgument() || s.IsNotFound()) {
+      return Status(ErrorCode::kDataCorruptionDetected,
+                    "the database in " + path + " is damaged or incomplete: " + s.ToString());
+    }
+    return st;
+  }
+  engine->db_ = db;
+  engine->data_cf_ = handles[0];
+  engine->catalog_cf_ = handles[1];
+  engine->write_options_.sync = options.sync;
+
+  engine->catalog_ = std::make_unique<Catalog>(engine.get());
+  Status load = engine->catalog_->Load();
+  if (!load.ok()) {
+    engine->Close().IgnoreError();
+    return load;
+  }
+  return engine;
+}
+
+Engine::~Engine() { Close().IgnoreError(); }
+
+Status Engine::Close() {
+  std::unique_lock<std::shared_mutex> lock(close_mu_);
+  if (closed_.exchange(true)) return Status::OK();
+  {
+    std::lock_guard<std::mutex> g(resources_mu_);
+    for (EngineResource* r : resources_) r->ReleaseEngineResources();
+    resources_.clear();
+  }
+  if (db_ == nullptr) return Status::OK();
+  rocksdb::FlushOptions fo;
+  rocksdb::Status s = db_->Flush(fo, {data_cf_, catalog_cf_});
+  db_->DestroyColumnFamilyHandle(data_cf_);
+  db_->DestroyColumnFamilyHandle(catalog_cf_);
+  rocksdb::Status cs = db_->Close();
+  delete db_;
+  db_ = nullptr;
+  if (!s.ok()) return FromRocks(s, "flush on close");
+  return FromRocks(cs, "close");
+}
+
+std::unique_ptr<rocksdb::Transaction> Engine::BeginTransaction(
+    std::unique_ptr<rocksdb::Transaction> reuse) const {
+  rocksdb::TransactionOptions to;
+  to.deadlock_detect = true;
+  to.lock_timeout = options_.lock_timeout_ms;
+  rocksdb::Transaction* old = reuse.release();
+  return std::unique_ptr<rocksdb::Transaction>(db_->BeginTransaction(write_options_, to, old));
+}
+
+Status Engine::DeleteRange(std::string_view begin, std::string_view end) const {
+  rocksdb::WriteBatch batch;
+  rocksdb::Status s = batch.DeleteRange(data_cf_, rocksdb::Slice(begin.data(), begin.size()),
+                                        rocksdb::Slice(end.data(), end.size()));
+  if (!s.ok()) return FromRocks(s, "delete range");
+  rocksdb::TransactionDBWriteOptimizations opt;
+  opt.skip_concurrency_control = true;
+  s = db_->Write(write_options_, opt, &batch);
+  if (!s.ok()) return FromRocks(s, "delete range");
+  // Reclaim the space now rather than whenever compaction gets there.
+  rocksdb::Slice b(begin.data(), begin.size()), e(end.data(), end.size());
+  rocksdb::CompactRangeOptions co;
+  return FromRocks(db_->CompactRange(co, data_cf_, &b, &e), "compact dropped range");
+}
+
+StorageStats Engine::GetStorageStats() const {
+  StorageStats st;
+  if (!statistics_) return st;
+  st.bytes_written = statistics_->getTickerCount(rocksdb::BYTES_WRITTEN);
+  st.bytes_read = statistics_->getTickerCount(rocksdb::BYTES_READ) +
+                  statistics_->getTickerCount(rocksdb::ITER_BYTES_READ);
+  st.wal_bytes = statistics_->getTickerCount(rocksdb::WAL_FILE_BYTES);
+  st.flush_bytes = statistics_->getTickerCount(rocksdb::FLUSH_WRITE_BYTES);
+  st.compaction_bytes_written = statistics_->getTickerCount(rocksdb::COMPACT_WRITE_BYTES);
+  auto use = Enter();
+  if (use.status().ok() && db_ != nullptr) {
+    uint64_t live = 0;
+    if (db_->GetIntProperty(data_cf_, "rocksdb.live-sst-files-size", &live)) {
+      st.live_sst_bytes += live;
+    }
+    if (db_->GetIntProperty(catalog_cf_, "rocksdb.live-sst-files-size", &live)) {
+      st.live_sst_bytes += live;
+    }
+  }
+  return st;
+}
+
+void Engine::Register(EngineResource* r) const {
+  std::lock_guard<std::mutex> g(resources_mu_);
+  resources_.insert(r);
+}
+
+void Engine::Unregister(EngineResource* r) const {
+  std::lock_guard<std::mutex> g(resources_mu_);
+  resources_.erase(r);
+}
+
+std::string PrefixKey(uint32_t id) {
+  std::string k;
+  AppendBE32(&k, id);
+  return k;
+}
+
+std::string RecordKey(uint32_t collection_id, std::string_view id_key) {
+  std::string k;
+  k.reserve(4 + id_key.size());
+  AppendBE32(&k, collection_id);
+  k.append(id_key);
+  return k;
+}
+
+}  // namespace rockdoc::internal

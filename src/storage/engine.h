@@ -1,0 +1,121 @@
+// storage/engine.h: the one RocksDB TransactionDB behind a Client.
+//
+// Layout (an on-disk format; see storage/README.md):
+//   column family "default" (data):  records and index entries, each under
+//     a 4-byte big-endian prefix id owned by one collection or index;
+//   column family "catalog": collection metadata, per-collection counts,
+//     the id allocator and the format marker.
+//
+// The Engine also tracks what is in flight so that Close() never pulls
+// RocksDB out from under a running operation or a live cursor.
+//
+// Thread safety: all members are thread-safe.
+#ifndef ROCKDOC_STORAGE_ENGINE_H_
+#define ROCKDOC_STORAGE_ENGINE_H_
+
+#include <rocksdb/options.h>
+#include <rocksdb/statistics.h>
+#include <rocksdb/utilities/transaction.h>
+#include <rocksdb/utilities/transaction_db.h>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <shared_mutex>
+#include <string>
+
+#include "rockdoc/client.h"
+#include "rockdoc/status.h"
+
+namespace rockdoc::internal {
+
+class Catalog;
+
+// Converts a RocksDB status into ours. `context` says what was being done.
+Status FromRocks(const rocksdb::Status& s, std::string_view context);
+
+// The RocksDB options rockdoc uses for a directory. Benchmarks open their raw
+// RocksDB baseline with the same options so that ratios measure our code.
+rocksdb::Options MakeRocksOptions(const ClientOptions& options);
+rocksdb::ColumnFamilyOptions MakeDataColumnFamilyOptions(const ClientOptions& options,
+                                                         const rocksdb::Options& base);
+
+// Something that holds RocksDB resources (iterators, snapshots) beyond one
+// call: the engine tells it to let go before closing.
+class EngineResource {
+ public:
+  virtual ~EngineResource() = default;
+  virtual void ReleaseEngineResources() = 0;
+};
+
+class Engine {
+ public:
+  static StatusOr<std::shared_ptr<Engine>> Open(const std::string& path,
+                                                const ClientOptions& options);
+  ~Engine();
+
+  // A guard held for the duration of one operation: while any is held,
+  // Close() waits. ok() is false once the engine is closed.
+  class Use {
+   public:
+    explicit Use(const Engine* engine) : lock_(engine->close_mu_), engine_(engine) {}
+    Status status() const;
+
+   private:
+    std::shared_lock<std::shared_mutex> lock_;
+    const Engine* engine_;
+  };
+  Use Enter() const { return Use(this); }
+
+  Status Close();
+  bool closed() const { return closed_.load(std::memory_order_acquire); }
+
+  rocksdb::TransactionDB* db() const { return db_; }
+  rocksdb::ColumnFamilyHandle* data_cf() const { return data_cf_; }
+  rocksdb::ColumnFamilyHandle* catalog_cf() const { return catalog_cf_; }
+  const rocksdb::WriteOptions& write_options() const { return write_options_; }
+  const ClientOptions& options() const { return options_; }
+  const std::string& path() const { return path_; }
+  Catalog& catalog() const { return *catalog_; }
+
+  // A new pessimistic transaction with our lock timeout and deadlock
+  // detection. `reuse` may be a finished transaction to recycle.
+  std::unique_ptr<rocksdb::Transaction> BeginTransaction(
+      std::unique_ptr<rocksdb::Transaction> reuse = nullptr) const;
+
+  // Range deletion outside any transaction (the caller knows no writer can
+  // touch the range: it belongs to a dropped collection or index).
+  Status DeleteRange(std::string_view begin, std::string_view end) const;
+
+  StorageStats GetStorageStats() const;
+
+  void Register(EngineResource* r) const;
+  void Unregister(EngineResource* r) const;
+
+ private:
+  Engine() = default;
+
+  std::string path_;
+  ClientOptions options_;
+  rocksdb::TransactionDB* db_ = nullptr;
+  rocksdb::ColumnFamilyHandle* data_cf_ = nullptr;
+  rocksdb::ColumnFamilyHandle* catalog_cf_ = nullptr;
+  std::shared_ptr<rocksdb::Statistics> statistics_;
+  rocksdb::WriteOptions write_options_;
+  std::unique_ptr<Catalog> catalog_;
+
+  mutable std::shared_mutex close_mu_;
+  std::atomic<bool> closed_{false};
+  mutable std::mutex resources_mu_;
+  mutable std::set<EngineResource*> resources_;
+};
+
+// Records and index entries live under 4-byte big-endian prefix ids.
+std::string PrefixKey(uint32_t id);
+// The key of the document whose `_id` has keystring `id_key`.
+std::string RecordKey(uint32_t collection_id, std::string_view id_key);
+
+}  // namespace rockdoc::internal
+
+#endif  // ROCKDOC_STORAGE_ENGINE_H_

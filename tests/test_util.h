@@ -1,0 +1,189 @@
+// Shared test helpers: a scratch directory, JSON literals, and a generator
+// of random documents covering every BSON type.
+#ifndef ROCKDOC_TESTS_TEST_UTIL_H_
+#define ROCKDOC_TESTS_TEST_UTIL_H_
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <limits>
+#include <random>
+#include <string>
+
+#include "rockdoc/document.h"
+#include "rockdoc/json.h"
+
+namespace rockdoc::test {
+
+// The specification test data (../shared/test-data beside the checkout).
+inline std::string TestDataDir() {
+  if (const char* env = std::getenv("ROCKDOC_TEST_DATA_DIR")) return env;
+#ifdef ROCKDOC_TEST_DATA_DIR
+  return ROCKDOC_TEST_DATA_DIR;
+#else
+  return "../shared/test-data";
+#endif
+}
+
+// A fresh empty directory, removed with everything in it on destruction.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "rockdoc-test-XXXXXX").string();
+    char* made = mkdtemp(tmpl.data());
+    if (made == nullptr) std::abort();
+    path_ = made;
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::string& path() const { return path_; }
+  std::string Sub(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+// A document from a JSON / Extended JSON literal; fails the test on error.
+inline Document Json(std::string_view text) {
+  auto doc = FromJson(text);
+  EXPECT_TRUE(doc.ok()) << doc.status() << " in " << text;
+  return doc.ok() ? std::move(doc).value() : Document();
+}
+
+// Random documents with every BSON type, nested documents and arrays, and
+// edge-case numbers. Deterministic for a given seed.
+class RandomDocuments {
+ public:
+  explicit RandomDocuments(uint64_t seed, int max_depth = 3, int max_fields = 6)
+      : rng_(seed), max_depth_(max_depth), max_fields_(max_fields) {}
+
+  Document Next() {
+    BsonBuilder b;
+    int n = Uniform(0, max_fields_);
+    for (int i = 0; i < n; ++i) AppendValue(&b, Key(), 0);
+    return std::move(b).Build();
+  }
+
+  // Appends one random value under `key`.
+  void AppendValue(BsonBuilder* b, const std::string& key, int depth) {
+    int kind = Uniform(0, depth >= max_depth_ ? 20 : 22);
+    switch (kind) {
+      case 0: b->AppendDouble(key, RandomDouble()); break;
+      case 1: b->AppendString(key, String()); break;
+      case 2: b->AppendBinary(key, Pick({BinarySubtype::kGeneric, BinarySubtype::kUuid,
+                                          BinarySubtype::kBinaryOld, BinarySubtype::kUserDefined}),
+                              String()); break;
+      case 3: b->AppendUndefined(key); break;
+      case 4: b->AppendObjectId(key, ObjectId::GenerateAt(static_cast<uint32_t>(rng_()))); break;
+      case 5: b->AppendBool(key, rng_() & 1); break;
+      case 6: b->AppendDateTime(key, static_cast<int64_t>(rng_()) >> Uniform(0, 40)); break;
+      case 7: b->AppendNull(key); break;
+      case 8: b->AppendRegex(key, Pick<std::string>({"a.*", "^x$", "[0-9]+"}),
+                             Pick<std::string>({"", "i", "imx"})); break;
+      case 9: b->AppendCode(key, String()); break;
+      case 10: b->AppendSymbol(key, String()); break;
+      case 11: b->AppendInt32(key, RandomInt32()); break;
+      case 12: b->AppendTimestamp(key, BsonTimestamp{static_cast<uint32_t>(rng_()),
+                                                     static_cast<uint32_t>(rng_())}); break;
+      case 13: b->AppendInt64(key, RandomInt64()); break;
+      case 14: b->AppendDecimal128(key, RandomDecimal()); break;
+      case 15: b->AppendMinKey(key); break;
+      case 16: b->AppendMaxKey(key); break;
+      case 17: b->AppendInt32(key, Uniform(-3, 3)); break;     // small: many ties
+      case 18: b->AppendDouble(key, Uniform(-3, 3) / 2.0); break;
+      case 19: b->AppendString(key, Pick<std::string>({"", "a", "b", "ab"})); break;
+      case 20: b->AppendDbPointer(key, "db.c", ObjectId::GenerateAt(7)); break;
+      case 21: {
+        b->OpenDocument(key);
+        int n = Uniform(0, 3);
+        for (int i = 0; i < n; ++i) AppendValue(b, Key(), depth + 1);
+        b->Close();
+        break;
+      }
+      default: {
+        b->OpenArray(key);
+        int n = Uniform(0, 4);
+        for (int i = 0; i < n; ++i) AppendValue(b, "", depth + 1);
+        b->Close();
+        break;
+      }
+    }
+  }
+
+  int Uniform(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
+  std::mt19937_64& rng() { return rng_; }
+
+  std::string Key() { return Pick<std::string>({"a", "b", "c", "x", "y", "_id", "é", "k1"}); }
+
+  std::string String() {
+    static const std::string kPieces[] = {"a", "b", "z", "é", "日本", std::string("\0", 1), " "};
+    std::string s;
+    int n = Uniform(0, 5);
+    for (int i = 0; i < n; ++i) s += kPieces[Uniform(0, 6)];
+    return s;
+  }
+
+  double RandomDouble() {
+    switch (Uniform(0, 9)) {
+      case 0: return std::numeric_limits<double>::infinity() * (rng_() & 1 ? 1 : -1);
+      case 1: return std::numeric_limits<double>::quiet_NaN();
+      case 2: return (rng_() & 1) ? 0.0 : -0.0;
+      case 3: return std::numeric_limits<double>::denorm_min() * Uniform(1, 100);
+      case 4: return static_cast<double>(RandomInt64());
+      case 5: return 9007199254740992.0 + Uniform(-2, 2) * 2.0;
+      default: {
+        std::uniform_real_distribution<double> u(-1e6, 1e6);
+        return u(rng_) * std::pow(10.0, Uniform(-20, 20));
+      }
+    }
+  }
+  int32_t RandomInt32() {
+    switch (Uniform(0, 3)) {
+      case 0: return std::numeric_limits<int32_t>::min();
+      case 1: return std::numeric_limits<int32_t>::max();
+      default: return static_cast<int32_t>(rng_());
+    }
+  }
+  int64_t RandomInt64() {
+    switch (Uniform(0, 4)) {
+      case 0: return std::numeric_limits<int64_t>::min();
+      case 1: return std::numeric_limits<int64_t>::max();
+      case 2: return (int64_t{1} << 53) + Uniform(-2, 2);
+      default: return static_cast<int64_t>(rng_()) >> Uniform(0, 60);
+    }
+  }
+  Decimal128 RandomDecimal() {
+    switch (Uniform(0, 5)) {
+      case 0: return Decimal128::NaN();
+      case 1: return Decimal128::Infinity(rng_() & 1);
+      case 2: return Decimal128::FromInt64(Uniform(-5, 5));
+      default: {
+        Decimal128::Parts p;
+        p.negative = rng_() & 1;
+        p.coefficient_low = rng_() >> Uniform(0, 63);
+        p.exponent = Uniform(-30, 30);
+        return Decimal128::FromParts(p);
+      }
+    }
+  }
+
+  template <typename T>
+  T Pick(std::initializer_list<T> options) {
+    return *(options.begin() + Uniform(0, static_cast<int>(options.size()) - 1));
+  }
+
+ private:
+  std::mt19937_64 rng_;
+  int max_depth_;
+  int max_fields_;
+};
+
+}  // namespace rockdoc::test
+
+#endif  // ROCKDOC_TESTS_TEST_UTIL_H_
