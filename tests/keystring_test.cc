@@ -129,6 +129,9 @@ TEST(KeyStringFormat, Vectors) {
   for (const Case& c : cases) {
     EXPECT_EQ(Hex(Encode(c.value.element()).bytes), c.hex) << ValueText(c.value);
   }
+  // A descending field inverts its bytes; a missing element is null.
+  EXPECT_EQ(Hex(Encode(Int32(1).element(), /*descending=*/1).bytes), "69 ff");
+  EXPECT_EQ(Hex(EncodeValue(Element())), "0c");
   // Decimal 0.1 is not dyadic: 1.1001 1001 1001...b * 2^-4, so 9 groups of
   // its binary expansion (period 4 over groups of 7), all marked "more",
   // then its exact decimal: adjusted exponent -1 (+0x8000), digits "1" + pad.
@@ -780,7 +783,7 @@ TEST(KeyStringProperties, EncodingsArePrefixFreeAndSuccessorsBound) {
     for (const Sample& s : samples) keys.push_back(Encode(s.value.element(), descending).bytes);
     std::sort(keys.begin(), keys.end());
     keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-    ASSERT_GT(keys.size(), 2000u);
+    ASSERT_GT(keys.size(), 1500u);
     for (size_t i = 0; i + 1 < keys.size(); ++i) {
       // In sorted order a proper prefix would sit right before its extension.
       EXPECT_FALSE(keys[i + 1].starts_with(keys[i])) << Hex(keys[i]) << " / " << Hex(keys[i + 1]);

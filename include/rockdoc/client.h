@@ -187,6 +187,65 @@ struct ValidateResult {
   std::vector<std::string> warnings;
 };
 
+// ---- Options ----
+
+struct FindOptions {
+  // {field: 1 | -1, ...}; empty = no order (the plan's natural order).
+  Document sort;
+  // MongoDB projection: {a: 1, b: 1} or {a: 0}, dotted paths, $slice,
+  // $elemMatch, positional "a.$".
+  Document projection;
+  int64_t skip = 0;
+  // 0 = no limit. A negative limit is treated as its absolute value.
+  int64_t limit = 0;
+  // Forces an index: its key pattern ({a: 1}) or, in hint_name, its name.
+  // {$natural: 1} forces a collection scan.
+  Document hint;
+  std::string hint_name;
+  // A blocking sort (no index provides the order) may use at most this much
+  // memory, as MongoDB's 100 MB; past it the query fails with
+  // QueryExceededMemoryLimitNoDiskUseAllowed (292).
+  int64_t max_blocking_sort_bytes = int64_t{100} << 20;
+};
+
+struct CountOptions {
+  int64_t skip = 0;
+  int64_t limit = 0;
+  Document hint;
+  std::string hint_name;
+};
+
+struct UpdateOptions {
+  // Insert a document when none matches, seeded from the filter's equality
+  // fields with the update applied ($setOnInsert included).
+  bool upsert = false;
+  // Filters for the $[identifier] positional operator, one per identifier.
+  std::vector<Document> array_filters;
+  Document hint;
+  std::string hint_name;
+};
+
+enum class ReturnDocument { kBefore, kAfter };
+
+struct FindOneAndModifyOptions {
+  // Which matching document is chosen when several match.
+  Document sort;
+  Document projection;
+  bool upsert = false;
+  ReturnDocument return_document = ReturnDocument::kBefore;
+  std::vector<Document> array_filters;
+};
+
+// A key pattern and options, as createIndex takes them.
+struct IndexOptions {
+  std::string name;  // default: "a_1_b_-1" from the key pattern
+  bool unique = false;
+  bool sparse = false;
+  Document partial_filter_expression;
+};
+
+enum class ExplainVerbosity { kQueryPlanner, kExecutionStats, kAllPlansExecution };
+
 // A stream of documents over one consistent snapshot, read in batches as it
 // goes (never all at once).
 //
@@ -236,9 +295,20 @@ class Collection {
 
   // The document whose `_id` equals `id`, or nullopt.
   StatusOr<std::optional<Document>> FindById(const Element& id) const;
-  // Documents matching `filter`, in `_id` order. Supported filters: `{}` and
-  // `{_id: <value>}`.
-  StatusOr<Cursor> Find(DocumentView filter) const;
+  // Documents matching `filter` (MongoDB's query language), with sort,
+  // projection, skip, limit and hint. Errors in the filter or options
+  // (BadValue and friends) are returned here, before anything is read.
+  StatusOr<Cursor> Find(DocumentView filter, const FindOptions& options = {}) const;
+  // The first document Find would return, or nullopt.
+  StatusOr<std::optional<Document>> FindOne(DocumentView filter,
+                                            const FindOptions& options = {}) const;
+  // The distinct values of `field` (dotted; array elements count one by one)
+  // among documents matching `filter`, in MongoDB's value order.
+  StatusOr<std::vector<Value>> Distinct(std::string_view field, DocumentView filter) const;
+  // MongoDB's explain of the find: {queryPlanner: {winningPlan, rejectedPlans,
+  // ...}, executionStats: {...}} (the latter at the two higher verbosities).
+  StatusOr<Document> ExplainFind(DocumentView filter, const FindOptions& options,
+                                 ExplainVerbosity verbosity) const;
 
   // Replaces the first document matching `filter` by `replacement` (which
   // keeps the old `_id`; a different `_id` is ImmutableField (66)).
@@ -247,8 +317,57 @@ class Collection {
   StatusOr<DeleteResult> DeleteOne(DocumentView filter) const;
   StatusOr<DeleteResult> DeleteMany(DocumentView filter) const;
 
+  // Applies `update` (update operators such as {$set: {...}}, or a
+  // replacement document) to the first / every document matching `filter`.
+  // The update is parsed and checked before anything is read; each
+  // document's change is atomic; a result over 16 MiB fails with code 17419
+  // and leaves the document as it was; an update that changes nothing
+  // counts as matched, not modified, and writes nothing.
+  StatusOr<UpdateResult> UpdateOne(DocumentView filter, DocumentView update,
+                                   const UpdateOptions& options = {}) const;
+  StatusOr<UpdateResult> UpdateMany(DocumentView filter, DocumentView update,
+                                    const UpdateOptions& options = {}) const;
+  // Atomically find one document (the first in `sort` order), change it
+  // and return it before or after the change (projected), or nullopt.
+  StatusOr<std::optional<Document>> FindOneAndUpdate(
+      DocumentView filter, DocumentView update, const FindOneAndModifyOptions& options = {}) const;
+  StatusOr<std::optional<Document>> FindOneAndReplace(
+      DocumentView filter, DocumentView replacement,
+      const FindOneAndModifyOptions& options = {}) const;
+  StatusOr<std::optional<Document>> FindOneAndDelete(
+      DocumentView filter, const FindOneAndModifyOptions& options = {}) const;
+  // Explain of the plan that finds an update's or a delete's targets.
+  StatusOr<Document> ExplainUpdate(DocumentView filter, DocumentView update, bool multi,
+                                   const UpdateOptions& options,
+                                   ExplainVerbosity verbosity) const;
+  StatusOr<Document> ExplainDelete(DocumentView filter, bool multi,
+                                   ExplainVerbosity verbosity) const;
+
+  // ---- Indexes ----
+  // Creates an index (a no-op when an identical one exists); builds it over
+  // the existing documents without holding them in memory. Returns the
+  // index name. Errors: CannotIndexParallelArrays (171), DuplicateKey
+  // (11000) for a unique index over duplicates (no partial index is left),
+  // IndexOptionsConflict (85) / IndexKeySpecsConflict (86), BadValue for a
+  // malformed key pattern. `progress`, when given, is called with the
+  // number of documents indexed so far.
+  StatusOr<std::string> CreateIndex(DocumentView keys, const IndexOptions& options = {},
+                                    const std::function<void(int64_t)>& progress = {}) const;
+  // Every index as listIndexes shows it: {v: 2, key: {...}, name: "...",
+  // unique?: true, ...}, the _id_ index first.
+  StatusOr<std::vector<Document>> ListIndexes() const;
+  // Drops by name. IndexNotFound (27); the _id_ index cannot be dropped
+  // (InvalidOptions 72).
+  Status DropIndex(std::string_view name) const;
+  // Drops by key pattern.
+  Status DropIndexByKey(DocumentView keys) const;
+  // Drops every index but _id_.
+  Status DropIndexes() const;
+  // Per-index usage counters, as $indexStats: {name, key, accesses: {ops}}.
+  StatusOr<std::vector<Document>> IndexStats() const;
+
   // Documents matching `filter`, counted.
-  StatusOr<int64_t> CountDocuments(DocumentView filter) const;
+  StatusOr<int64_t> CountDocuments(DocumentView filter, const CountOptions& options = {}) const;
   // The collection's document count from its metadata (exact in rockdoc:
   // the count is updated in the same transaction as the documents).
   StatusOr<int64_t> EstimatedDocumentCount() const;
@@ -256,7 +375,8 @@ class Collection {
   // Drops the collection. OK when it does not exist.
   Status Drop() const;
   // Checks every document (valid BSON within limits, `_id` key agrees with
-  // the document) and the stored count.
+  // the document), the stored count, and every index entry against its
+  // document and back.
   StatusOr<ValidateResult> Validate() const;
 
  private:

@@ -172,7 +172,7 @@ StatusOr<std::optional<Document>> Collection::FindById(const Element& id) const 
   return std::optional<Document>(Document::AdoptValidated(std::move(value)));
 }
 
-StatusOr<Cursor> Collection::Find(DocumentView filter) const {
+StatusOr<Cursor> Collection::Find(DocumentView filter, const FindOptions& /*options*/) const {
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   ROCKDOC_RETURN_IF_ERROR(ValidateBson(filter.bytes()));
@@ -324,7 +324,7 @@ StatusOr<UpdateResult> Collection::ReplaceOne(DocumentView filter, DocumentView 
   return result;
 }
 
-StatusOr<int64_t> Collection::CountDocuments(DocumentView filter) const {
+StatusOr<int64_t> Collection::CountDocuments(DocumentView filter, const CountOptions& /*options*/) const {
   ROCKDOC_ASSIGN_OR_RETURN(Cursor cursor, Find(filter));
   int64_t n = 0;
   while (cursor.Next()) ++n;

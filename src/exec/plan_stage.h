@@ -22,14 +22,13 @@
 #include <string>
 #include <vector>
 
+#include "rockdoc/client.h"
 #include "rockdoc/document.h"
 #include "rockdoc/status.h"
 
 namespace rockdoc::internal {
 
 class Engine;
-
-enum class ExplainVerbosity { kQueryPlanner, kExecutionStats, kAllPlansExecution };
 
 // Where a plan reads from: one engine, one snapshot for the whole query.
 struct ReadContext {

@@ -103,7 +103,9 @@ std::string EncodeValue(const Element& value);
 // On success, *consumed (if not null) is the number of key bytes the fields
 // took, so the caller can find what follows (e.g. the _id suffix).
 // Errors: DataCorruptionDetected (296) when the bytes or type bits are not a
-// valid encoding; never reads outside the inputs. On error `out` may hold a
+// valid encoding (every number must be in canonical form); never reads
+// outside the inputs. Structure is checked, UTF-8 of strings is not (keys come
+// from validated documents; RocksDB checksums guard against bit rot). On error `out` may hold a
 // partial document (its depth is restored, so it can still be built).
 //
 // Example:
