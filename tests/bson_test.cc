@@ -137,10 +137,10 @@ TEST(ValidateBson, RejectsStructuralDamageWithInvalidBSON) {
   std::vector<Case> cases = {
       {"too short", Bytes({4, 0, 0, 0}), "cannot hold"},
       {"length mismatch", Bytes({6, 0, 0, 0, 0}), "does not match"},
-      {"bad terminator", Bytes({5, 0, 0, 0, 1}), "missing document terminator"},
+      {"terminator is a type byte", Bytes({5, 0, 0, 0, 1}), "double value truncated"},
       {"unknown type", Bytes({8, 0, 0, 0, 0x20, 'a', 0, 0}), "unknown BSON type 0x20"},
       {"bool 2", Bytes({9, 0, 0, 0, 8, 'a', 0, 2, 0}), "not 0 or 1"},
-      {"key runs off", Bytes({7, 0, 0, 0, 0x10, 'a', 'b'}), "missing document terminator"},
+      {"key runs off", Bytes({7, 0, 0, 0, 0x10, 'a', 'b'}), "field name is not NUL-terminated"},
       {"negative string length",
        Bytes({13, 0, 0, 0, 2, 'a', 0, 0xFF, 0xFF, 0xFF, 0xFF, 0, 0}), "is invalid"},
       {"string not terminated", Bytes({14, 0, 0, 0, 2, 'a', 0, 2, 0, 0, 0, 'x', 'y', 0}),

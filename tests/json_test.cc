@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "json/json_internal.h"
 #include "rockdoc/document.h"
 #include "rockdoc/json.h"
 #include "rockdoc/types.h"
@@ -255,6 +256,20 @@ TEST(ExtendedJsonParseTest, DollarKeysThatAreNotWrappers) {
   EXPECT_EQ(Parse(R"({"$oid": "5f1d7f0b9d3c2a1b2c3d4e5f"})").Get("$oid").type(), BsonType::kString);
   // An escaped '$' is still '$'.
   EXPECT_EQ(Parse(R"({"a": {"\u0024numberLong": "5"}})").Get("a").type(), BsonType::kInt64);
+}
+
+TEST(JsonParseTest, PaddedInputNeedsNoCopyAndIgnoresWhatFollows) {
+  // The text is followed by bytes that would change the parse if read as
+  // part of it.
+  const std::string text = R"({"a": [1, "x", {"b": 2.5}], "c": "d"})";
+  for (const char* tail : {"}", "\"", "]", "{\"z\": 1}", "\\"}) {
+    std::string buffer = text + tail + std::string(64, *tail);
+    auto padded = json_internal::FromPaddedJson(std::string_view(buffer.data(), text.size()));
+    ASSERT_TRUE(padded.ok()) << padded.status() << " with " << tail;
+    EXPECT_EQ(padded->bytes(), Parse(text).bytes()) << tail;
+  }
+  std::string bad = std::string(R"({"a": tru)") + std::string(64, 'e');
+  EXPECT_FALSE(json_internal::FromPaddedJson(std::string_view(bad.data(), 9)).ok());
 }
 
 // ---------------------------------------------------------------------------

@@ -113,6 +113,22 @@ Status Catalog::Load() {
     meta->db = std::string(db.String());
     meta->name = std::string(name.String());
     if (meta->id >= next_id_) next_id_ = meta->id + 1;
+    Element indexes = doc->Get("indexes");
+    if (indexes.ok()) {
+      if (indexes.type() != BsonType::kArray) {
+        return Status(ErrorCode::kDataCorruptionDetected, "catalog entry has a bad index list");
+      }
+      std::vector<std::shared_ptr<IndexDescriptor>> list;
+      for (Element entry : indexes.Array()) {
+        if (entry.type() != BsonType::kDocument) {
+          return Status(ErrorCode::kDataCorruptionDetected, "catalog entry has a bad index");
+        }
+        ROCKDOC_ASSIGN_OR_RETURN(auto index, IndexDescriptor::FromCatalogEntry(entry.Document()));
+        if (index->id() >= next_id_) next_id_ = index->id() + 1;
+        list.push_back(std::move(index));
+      }
+      meta->set_indexes(std::make_shared<const IndexSet>(std::move(list)));
+    }
     collections_[Key(meta->db, meta->name)] = std::move(meta);
   }
   return FromRocks(it->status(), "reading the catalog");
@@ -124,7 +140,10 @@ std::shared_ptr<CollectionMeta> Catalog::Find(std::string_view db, std::string_v
   return it == collections_.end() ? nullptr : it->second;
 }
 
+StatusOr<uint32_t> Catalog::AllocateId() { return AllocateIdLocked(); }
+
 StatusOr<uint32_t> Catalog::AllocateIdLocked() {
+  std::lock_guard<std::mutex> g(id_mu_);
   uint32_t id = next_id_++;
   std::string v;
   AppendLE<uint32_t>(&v, next_id_);
@@ -133,9 +152,30 @@ StatusOr<uint32_t> Catalog::AllocateIdLocked() {
   return id;
 }
 
-Status Catalog::Persist(const CollectionMeta& meta, std::string_view delete_key) {
+Status Catalog::Persist(
+    const CollectionMeta& meta, std::string_view delete_key,
+    const std::vector<std::pair<IndexDescriptor*, MultikeyPaths>>* multikey_override,
+    bool persist_locked) {
+  std::unique_lock<std::mutex> persist(meta.persist_mu, std::defer_lock);
+  if (!persist_locked) persist.lock();
   BsonBuilder b;
   b.AppendInt64("id", meta.id).AppendString("db", meta.db).AppendString("name", meta.name);
+  std::shared_ptr<const IndexSet> indexes = meta.indexes();
+  if (!indexes->empty()) {
+    b.OpenArray("indexes");
+    for (const auto& index : *indexes) {
+      MultikeyPaths paths = index->multikey_paths();
+      if (multikey_override != nullptr) {
+        for (const auto& [target, override_paths] : *multikey_override) {
+          if (target == index.get()) paths = override_paths;
+        }
+      }
+      b.OpenDocument("");
+      index->AppendCatalogEntry(&b, paths);
+      b.Close();
+    }
+    b.Close();
+  }
   Document doc = std::move(b).Build();
   rocksdb::WriteBatch batch;
   batch.Put(engine_->catalog_cf(), MetaKey(meta.db, meta.name), doc.bytes());
@@ -143,6 +183,29 @@ Status Catalog::Persist(const CollectionMeta& meta, std::string_view delete_key)
     batch.Delete(engine_->catalog_cf(), rocksdb::Slice(delete_key.data(), delete_key.size()));
   }
   return FromRocks(engine_->db()->Write(SyncedWrite(), &batch), "writing the catalog");
+}
+
+Status Catalog::PersistCollection(const CollectionMeta& meta) { return Persist(meta); }
+
+Status Catalog::PersistMultikeyPaths(
+    const CollectionMeta& meta,
+    const std::vector<std::pair<IndexDescriptor*, MultikeyPaths>>& seen) {
+  std::lock_guard<std::mutex> persist(meta.persist_mu);
+  // Merge under the lock: every update of the paths goes through here, so
+  // nothing merged by another writer can be lost.
+  std::vector<std::pair<IndexDescriptor*, MultikeyPaths>> merged;
+  for (const auto& [index, paths] : seen) {
+    MultikeyPaths current = index->multikey_paths();
+    bool grew = false;
+    for (size_t i = 0; i < paths.size() && i < current.size(); ++i) {
+      for (size_t c : paths[i]) grew = current[i].insert(c).second || grew;
+    }
+    if (grew) merged.emplace_back(index, std::move(current));
+  }
+  if (merged.empty()) return Status::OK();
+  ROCKDOC_RETURN_IF_ERROR(Persist(meta, {}, &merged, /*persist_locked=*/true));
+  for (auto& [index, paths] : merged) index->SetMultikeyPaths(std::move(paths));
+  return Status::OK();
 }
 
 StatusOr<std::shared_ptr<CollectionMeta>> Catalog::GetOrCreate(std::string_view db,
@@ -172,7 +235,7 @@ Status Catalog::Create(std::string_view db, std::string_view name) {
   return GetOrCreate(db, name).status();
 }
 
-Status Catalog::DropLocked(const std::shared_ptr<CollectionMeta>& meta) {
+Status Catalog::DropLocked(std::shared_ptr<CollectionMeta> meta) {
   // Wait for in-flight writers, then make the collection unreachable.
   std::unique_lock<std::shared_mutex> writers(meta->mu);
   meta->dropped.store(true, std::memory_order_release);
@@ -182,9 +245,14 @@ Status Catalog::DropLocked(const std::shared_ptr<CollectionMeta>& meta) {
   ROCKDOC_RETURN_IF_ERROR(
       FromRocks(engine_->db()->Write(SyncedWrite(), &batch), "dropping " + meta->full_name()));
   collections_.erase(Key(meta->db, meta->name));
-  // Ids are never reused, so the documents are unreachable from here on;
-  // the range deletion reclaims their space.
-  return engine_->DeleteRange(PrefixKey(meta->id), PrefixKey(meta->id + 1));
+  // Ids are never reused, so the documents and index entries are
+  // unreachable from here on; the range deletions reclaim their space.
+  ROCKDOC_RETURN_IF_ERROR(engine_->DeleteRange(PrefixKey(meta->id), PrefixKey(meta->id + 1)));
+  for (const auto& index : *meta->indexes()) {
+    ROCKDOC_RETURN_IF_ERROR(
+        engine_->DeleteRange(PrefixKey(index->id()), PrefixKey(index->id() + 1)));
+  }
+  return Status::OK();
 }
 
 Status Catalog::Drop(std::string_view db, std::string_view name, bool* existed) {
@@ -224,6 +292,9 @@ Status Catalog::Rename(std::string_view db, std::string_view from, std::string_v
   renamed->id = old->id;
   renamed->db = old->db;
   renamed->name = std::string(to);
+  // The indexes keep their ids, entries, multikey paths and counters.
+  renamed->set_indexes(old->indexes());
+  renamed->id_index_since_ms = old->id_index_since_ms;
   ROCKDOC_RETURN_IF_ERROR(Persist(*renamed, MetaKey(old->db, old->name)));
   old->dropped.store(true, std::memory_order_release);
   collections_.erase(src);

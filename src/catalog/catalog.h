@@ -1,6 +1,6 @@
 // catalog/catalog.h: which collections exist, under which prefix id, with
-// which indexes; persisted in the "catalog" column family (format in
-// storage/README.md) and cached in memory.
+// which indexes (and their multikey paths); persisted in the "catalog"
+// column family (format in storage/README.md) and cached in memory.
 //
 // Each collection's metadata carries a reader-writer lock: document writes
 // hold it shared for the length of their transaction, while drop, rename
@@ -13,6 +13,7 @@
 #define ROCKDOC_CATALOG_CATALOG_H_
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -20,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "index/index_descriptor.h"
 #include "rockdoc/document.h"
 #include "rockdoc/status.h"
 
@@ -35,6 +37,34 @@ struct CollectionMeta {
 
   mutable std::shared_mutex mu;
   std::atomic<bool> dropped{false};
+
+  // The secondary indexes, as an immutable snapshot: a reader (a planner,
+  // a writer holding `mu` shared) keeps the set it took for as long as it
+  // needs it. The `_id_` index (the clustered order) is not in it.
+  std::shared_ptr<const IndexSet> indexes() const {
+    std::lock_guard<std::mutex> g(indexes_mu_);
+    return indexes_;
+  }
+  // Publishes a new set (copy-on-write). The caller holds `mu` exclusively,
+  // or is the only one who can reach this meta yet.
+  void set_indexes(std::shared_ptr<const IndexSet> indexes) {
+    std::lock_guard<std::mutex> g(indexes_mu_);
+    indexes_ = std::move(indexes);
+  }
+
+  // Uses of the _id_ index by query plans ($indexStats), and since when.
+  mutable std::atomic<int64_t> id_index_accesses{0};
+  int64_t id_index_since_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                  std::chrono::system_clock::now().time_since_epoch())
+                                  .count();
+
+  // Serializes the writes of this collection's catalog entry, so that the
+  // last write always carries every multikey path published before it.
+  mutable std::mutex persist_mu;
+
+ private:
+  mutable std::mutex indexes_mu_;
+  std::shared_ptr<const IndexSet> indexes_ = std::make_shared<const IndexSet>();
 };
 
 // MongoDB's naming rules. InvalidNamespace (73) with MongoDB's wording.
@@ -62,6 +92,20 @@ class Catalog {
   std::vector<std::string> DatabaseNames() const;
   std::vector<std::string> CollectionNames(std::string_view db) const;
 
+  // A new prefix id (for an index), never used before and never reused.
+  StatusOr<uint32_t> AllocateId();
+  // Writes the collection's catalog entry (its index definitions and
+  // multikey paths included) as it is in memory. The caller holds meta.mu
+  // exclusively when the index set changed.
+  Status PersistCollection(const CollectionMeta& meta);
+  // Adds the multikey paths `seen` of each listed index (a writer met new
+  // arrays) to the catalog on disk, then to the descriptors in memory: on
+  // disk first, so that no committed document is ever multikey where the
+  // persisted catalog says it is not. The caller holds meta.mu (shared) and
+  // commits its documents only after this returns OK.
+  Status PersistMultikeyPaths(const CollectionMeta& meta,
+                              const std::vector<std::pair<IndexDescriptor*, MultikeyPaths>>& seen);
+
   // The key of the collection's document count (an int64 kept by merges).
   static std::string CountKey(uint32_t collection_id);
   // Reads the stored count at the latest state.
@@ -70,13 +114,24 @@ class Catalog {
  private:
   using Key = std::pair<std::string, std::string>;
   static std::string MetaKey(std::string_view db, std::string_view name);
-  Status Persist(const CollectionMeta& meta, std::string_view delete_key = {});
+  // Writes meta's entry (indexes with their multikey paths, or the paths in
+  // `multikey_override` for the indexes it names), deleting `delete_key` in
+  // the same batch. Takes meta.persist_mu unless `persist_locked`.
+  Status Persist(const CollectionMeta& meta, std::string_view delete_key = {},
+                 const std::vector<std::pair<IndexDescriptor*, MultikeyPaths>>*
+                     multikey_override = nullptr,
+                 bool persist_locked = false);
   StatusOr<uint32_t> AllocateIdLocked();
-  Status DropLocked(const std::shared_ptr<CollectionMeta>& meta);
+  // Takes `meta` by value: the caller's reference is usually the map entry
+  // that the drop erases.
+  Status DropLocked(std::shared_ptr<CollectionMeta> meta);
 
   Engine* engine_;
   mutable std::mutex mu_;
   std::map<Key, std::shared_ptr<CollectionMeta>, std::less<>> collections_;
+  // Guards next_id_. A leaf lock: index builds allocate ids while holding a
+  // collection's lock, which drop and rename take while holding mu_.
+  mutable std::mutex id_mu_;
   uint32_t next_id_ = 1;
 };
 

@@ -58,7 +58,12 @@ class PlanExecutor : public CursorImpl, public EngineResource {
 
   void ReleaseEngineResources() override;
 
+  // Keeps `owner` (what the stage tree points into: the parsed query) alive
+  // as long as the tree.
+  void KeepAlive(std::shared_ptr<const void> owner) { owner_ = std::move(owner); }
+
  private:
+  std::shared_ptr<const void> owner_;  // declared first: destroyed after the tree
   std::shared_ptr<const Engine> engine_;
   std::unique_ptr<SnapshotHolder> snapshot_;
   std::unique_ptr<PlanStage> root_;

@@ -97,3 +97,100 @@ void IdHackStage::ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity) co
 }
 
 }  // namespace rockdoc::internal
+
+#include "keystring/keystring.h"
+
+namespace rockdoc::internal {
+
+ClusteredScanStage::ClusteredScanStage(const ReadContext& ctx, uint32_t collection_id,
+                                       IndexBounds bounds, bool forward, StageFilter filter)
+    : ctx_(ctx), bounds_(std::move(bounds)), forward_(forward), filter_(std::move(filter)) {
+  prefix_ = PrefixKey(collection_id);
+  prefix_end_ = PrefixKey(collection_id + 1);
+  for (KeyRange& r : BoundsToKeyRanges(bounds_, 0)) {
+    ranges_.push_back(KeyRange{prefix_ + r.start, r.end.empty() ? prefix_end_ : prefix_ + r.end});
+  }
+  range_ = forward_ ? 0 : ranges_.size();
+}
+
+void ClusteredScanStage::ReleaseResources() {
+  it_.reset();
+  released_ = true;
+}
+
+StageState ClusteredScanStage::DoWork(WorkingMember** out) {
+  if (released_) return Fail(Status(ErrorCode::kIllegalOperation, "the database was closed"));
+  if (!it_) {
+    rocksdb::ReadOptions ro = ctx_.read_options();
+    lower_slice_ = rocksdb::Slice(prefix_);
+    upper_slice_ = rocksdb::Slice(prefix_end_);
+    ro.iterate_lower_bound = &lower_slice_;
+    ro.iterate_upper_bound = &upper_slice_;
+    it_.reset(ctx_.engine->db()->NewIterator(ro, ctx_.engine->data_cf()));
+  }
+  if (!in_range_) {
+    if (forward_) {
+      if (range_ >= ranges_.size()) return StageState::kEof;
+      const KeyRange& r = ranges_[range_];
+      if (!it_->Valid() || it_->key().compare(r.start) < 0) {
+        it_->Seek(r.start);
+        ++seeks_;
+      }
+    } else {
+      if (range_ == 0) return StageState::kEof;
+      const KeyRange& r = ranges_[range_ - 1];
+      if (!it_->Valid() || it_->key().compare(r.end) >= 0) {
+        it_->SeekForPrev(r.end);
+        ++seeks_;
+        if (it_->Valid() && it_->key().compare(r.end) >= 0) it_->Prev();
+      }
+    }
+    in_range_ = true;
+  } else if (it_->Valid()) {
+    if (forward_) {
+      it_->Next();
+    } else {
+      it_->Prev();
+    }
+  }
+  if (!it_->Valid()) {
+    if (!it_->status().ok()) return Fail(FromRocks(it_->status(), "clustered scan"));
+    return StageState::kEof;
+  }
+  const KeyRange& r = ranges_[forward_ ? range_ : range_ - 1];
+  bool inside = forward_ ? it_->key().compare(r.end) < 0 : it_->key().compare(r.start) >= 0;
+  if (!inside) {
+    in_range_ = false;
+    if (forward_) {
+      ++range_;
+    } else {
+      --range_;
+    }
+    return StageState::kNeedTime;
+  }
+  ++keys_examined_;
+  ++docs_examined_;
+  member_.Clear();
+  member_.record_key = std::string_view(it_->key().data(), it_->key().size());
+  member_.doc = DocumentView(reinterpret_cast<const uint8_t*>(it_->value().data()));
+  member_.has_doc = true;
+  if (filter_ && !filter_.matches(member_.doc, &member_)) return StageState::kNeedTime;
+  *out = &member_;
+  return StageState::kAdvanced;
+}
+
+void ClusteredScanStage::ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity) const {
+  if (filter_) filter_.describe(out);
+  out->AppendDocument("keyPattern", DocumentView(reinterpret_cast<const uint8_t*>(
+                                        "\x0e\x00\x00\x00\x10_id\x00\x01\x00\x00\x00\x00")));
+  out->AppendString("indexName", "_id_");
+  out->AppendString("direction", forward_ ? "forward" : "backward");
+  out->AppendDocument("indexBounds", bounds_.ToExplain(0, !forward_));
+  if (verbosity != ExplainVerbosity::kQueryPlanner) {
+    out->AppendInt64("keysExamined", keys_examined_);
+    out->AppendInt64("docsExamined", docs_examined_);
+    out->AppendInt64("seeks", seeks_);
+  }
+}
+
+}  // namespace rockdoc::internal

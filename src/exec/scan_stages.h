@@ -12,6 +12,7 @@
 #include <string>
 
 #include "exec/plan_stage.h"
+#include "planner/index_bounds.h"
 
 namespace rockdoc::internal {
 
@@ -73,7 +74,6 @@ class IdHackStage : public PlanStage {
 
 }  // namespace rockdoc::internal
 
-#endif  // ROCKDOC_EXEC_SCAN_STAGES_H_
 
 namespace rockdoc::internal {
 
@@ -87,3 +87,44 @@ class EofStage : public PlanStage {
 };
 
 }  // namespace rockdoc::internal
+
+
+namespace rockdoc::internal {
+
+// CLUSTERED_IXSCAN: the documents whose _id lies in bounds, read straight
+// from the clustered records (the _id order is the _id_ index): a range or
+// a set of points ($in) of _id values without a separate index.
+class ClusteredScanStage : public PlanStage {
+ public:
+  ClusteredScanStage(const ReadContext& ctx, uint32_t collection_id, IndexBounds bounds,
+                     bool forward, StageFilter filter);
+  std::string_view name() const override { return "CLUSTERED_IXSCAN"; }
+  int64_t keys_examined() const override { return keys_examined_; }
+  int64_t docs_examined() const override { return docs_examined_; }
+  void ReleaseResources() override;
+
+ protected:
+  StageState DoWork(WorkingMember** out) override;
+  void ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity) const override;
+
+ private:
+  ReadContext ctx_;
+  IndexBounds bounds_;
+  std::vector<KeyRange> ranges_;
+  bool forward_;
+  StageFilter filter_;
+  std::string prefix_, prefix_end_;
+  rocksdb::Slice lower_slice_, upper_slice_;
+  std::unique_ptr<rocksdb::Iterator> it_;
+  size_t range_ = 0;
+  bool in_range_ = false;
+  bool released_ = false;
+  int64_t keys_examined_ = 0;
+  int64_t docs_examined_ = 0;
+  int64_t seeks_ = 0;
+  WorkingMember member_;
+};
+
+}  // namespace rockdoc::internal
+
+#endif  // ROCKDOC_EXEC_SCAN_STAGES_H_

@@ -8,7 +8,16 @@
 #include <string>
 #include <string_view>
 
+#include "rockdoc/document.h"
+#include "rockdoc/status.h"
+
 namespace rockdoc::json_internal {
+
+// FromJson without the copy of the input: for callers whose text lies in a
+// larger buffer (a file of JSON lines read whole, for example).
+// Precondition: the 64 bytes after `json` (simdjson::SIMDJSON_PADDING) are
+// readable; their contents do not matter.
+StatusOr<Document> FromPaddedJson(std::string_view json);
 
 // Appends the RFC 4648 base64 encoding of `data` (with '=' padding).
 void AppendBase64(std::string_view data, std::string* out);
@@ -16,13 +25,21 @@ void AppendBase64(std::string_view data, std::string* out);
 // the end, no whitespace. Appends to `out`; false on malformed input.
 bool DecodeBase64(std::string_view text, std::string* out);
 
-// Value of a hex digit (either case), or -1.
-inline int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
+// Value of a hex digit (either case), or -1. A table, not comparisons: the
+// digits of ObjectIds are random, and branches on them mispredict.
+struct HexTable {
+  int8_t v[256];
+  constexpr HexTable() : v() {
+    for (int i = 0; i < 256; ++i) v[i] = -1;
+    for (int i = 0; i < 10; ++i) v['0' + i] = static_cast<int8_t>(i);
+    for (int i = 0; i < 6; ++i) {
+      v['a' + i] = static_cast<int8_t>(10 + i);
+      v['A' + i] = static_cast<int8_t>(10 + i);
+    }
+  }
+};
+inline constexpr HexTable kHexTable{};
+inline int HexValue(char c) { return kHexTable.v[static_cast<uint8_t>(c)]; }
 inline constexpr char kHexDigits[] = "0123456789abcdef";
 
 // Days since 1970-01-01 of a proleptic Gregorian date (month 1..12).

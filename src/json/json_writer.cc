@@ -299,18 +299,26 @@ class Writer {
   }
 
   // Options sorted, as the spec asks of generators: BSON from elsewhere may
-  // hold them in any order (the corpus's degenerate "mix").
+  // hold them in any order (the corpus's degenerate "mix"). Options with
+  // non-ASCII bytes stay as they are: sorting bytes would tear UTF-8 apart
+  // (the reader does the same).
   void SortedOptions(std::string_view options) {
     char buf[64];
-    if (options.size() <= sizeof(buf)) {
-      std::memcpy(buf, options.data(), options.size());
-      std::sort(buf, buf + options.size());
-      String(std::string_view(buf, options.size()));
-    } else {
+    bool ascii = true;
+    for (char c : options) ascii &= static_cast<unsigned char>(c) < 0x80;
+    if (!ascii) {
+      String(options);
+      return;
+    }
+    if (options.size() > sizeof(buf)) {
       std::string sorted(options);
       std::sort(sorted.begin(), sorted.end());
       String(sorted);
+      return;
     }
+    std::memcpy(buf, options.data(), options.size());
+    std::sort(buf, buf + options.size());
+    String(std::string_view(buf, options.size()));
   }
 
   void ShellDouble(double d) {

@@ -12,25 +12,17 @@ bool IsAllDigits(std::string_view s) {
 
 FieldPath::FieldPath(std::string dotted) : dotted_(std::move(dotted)) { Split(); }
 
-FieldPath& FieldPath::operator=(const FieldPath& other) {
-  if (this != &other) {
-    dotted_ = other.dotted_;
-    Split();
-  }
-  return *this;
-}
-
 void FieldPath::Split() {
   parts_.clear();
   index_parts_.clear();
-  std::string_view rest(dotted_);
+  size_t start = 0;
   for (;;) {
-    size_t dot = rest.find('.');
-    std::string_view piece = rest.substr(0, dot);
-    parts_.push_back(piece);
-    index_parts_.push_back(IsAllDigits(piece));
-    if (dot == std::string_view::npos) break;
-    rest.remove_prefix(dot + 1);
+    size_t dot = dotted_.find('.', start);
+    size_t end = dot == std::string::npos ? dotted_.size() : dot;
+    parts_.emplace_back(static_cast<uint32_t>(start), static_cast<uint32_t>(end - start));
+    index_parts_.push_back(IsAllDigits(std::string_view(dotted_).substr(start, end - start)));
+    if (dot == std::string::npos) break;
+    start = dot + 1;
   }
 }
 

@@ -18,27 +18,27 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "rockdoc/document.h"
 
 namespace rockdoc {
 
-// A dotted path split into parts. The parts are views into `dotted()`, which
-// the FieldPath owns; copies re-split so the views stay valid.
+// A dotted path split into parts. Parts are kept as offsets into the owned
+// `dotted()` string (not as views, which a move of a short, inline-stored
+// string would invalidate), so FieldPath copies and moves freely.
 class FieldPath {
  public:
   FieldPath() = default;
   explicit FieldPath(std::string dotted);
-  FieldPath(const FieldPath& other) : FieldPath(other.dotted_) {}
-  FieldPath& operator=(const FieldPath& other);
-  FieldPath(FieldPath&&) = default;
-  FieldPath& operator=(FieldPath&&) = default;
 
   const std::string& dotted() const { return dotted_; }
   size_t size() const { return parts_.size(); }
   bool empty() const { return parts_.empty(); }
-  std::string_view part(size_t i) const { return parts_[i]; }
+  std::string_view part(size_t i) const {
+    return std::string_view(dotted_).substr(parts_[i].first, parts_[i].second);
+  }
   // True when part `i` is all decimal digits, so it may also name an array
   // position ("a.0"). An empty part never does.
   bool part_is_index(size_t i) const { return index_parts_[i]; }
@@ -46,7 +46,7 @@ class FieldPath {
  private:
   void Split();
   std::string dotted_;
-  std::vector<std::string_view> parts_;
+  std::vector<std::pair<uint32_t, uint32_t>> parts_;  // offset, length
   std::vector<bool> index_parts_;
 };
 

@@ -350,7 +350,7 @@ class ExistsMatchExpression : public PathMatchExpression {
  public:
   explicit ExistsMatchExpression(std::string path)
       : PathMatchExpression(MatchType::kExists, std::move(path), LeafArrayMode::kTraverse) {}
-  bool MatchesSingleElement(const Element& value, MatchDetails* details = nullptr) const override {
+  bool MatchesSingleElement(const Element& value, MatchDetails* = nullptr) const override {
     return value.ok();
   }
   void SerializeRhs(BsonBuilder* builder) const override;
@@ -374,7 +374,7 @@ class TypeMatchExpression : public PathMatchExpression {
   TypeMatchExpression(std::string path, MatchTypeSet set)
       : PathMatchExpression(MatchType::kType, std::move(path), LeafArrayMode::kTraverse),
         set_(set) {}
-  bool MatchesSingleElement(const Element& value, MatchDetails* details = nullptr) const override {
+  bool MatchesSingleElement(const Element& value, MatchDetails* = nullptr) const override {
     return value.ok() && set_.Has(value.type());
   }
   void SerializeRhs(BsonBuilder* builder) const override;

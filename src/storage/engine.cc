@@ -1,9 +1,11 @@
 #include "storage/engine.h"
 
+#include <fcntl.h>
 #include <rocksdb/cache.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/merge_operator.h>
 #include <rocksdb/table.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -18,6 +20,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr char kMarkerFile[] = "ROCKDOC";
+constexpr char kMarkerTempFile[] = "ROCKDOC.tmp";
 constexpr int kFormatVersion = 1;
 constexpr char kCatalogColumnFamily[] = "catalog";
 
@@ -39,6 +42,37 @@ class Int64AddOperator : public rocksdb::AssociativeMergeOperator {
   }
   const char* Name() const override { return "rockdoc.Int64Add"; }
 };
+
+// Writes the marker so that a crash leaves no marker or a whole one (never
+// an empty one, which would make the directory unopenable): a temporary
+// file, synced, renamed into place, and the directory synced.
+Status WriteMarker(const fs::path& dir) {
+  fs::path tmp = dir / kMarkerTempFile;
+  std::string text = "rockdoc " + std::to_string(kFormatVersion) + "\n";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Status(ErrorCode::kFileNotOpen, "cannot write " + tmp.string());
+  bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
+            ::fsync(fd) == 0;
+  ok = ::close(fd) == 0 && ok;
+  if (!ok || ::rename(tmp.c_str(), (dir / kMarkerFile).c_str()) != 0) {
+    return Status(ErrorCode::kFileNotOpen, "cannot write " + (dir / kMarkerFile).string());
+  }
+  int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd >= 0) {
+    ::fsync(dir_fd);
+    ::close(dir_fd);
+  }
+  return Status::OK();
+}
+
+// Empty, or holding only the temporary marker of a creation that crashed.
+bool IsEmptyDirectory(const fs::path& dir) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.path().filename() != kMarkerTempFile) return false;
+  }
+  return !ec;
+}
 
 }  // namespace
 
@@ -121,7 +155,7 @@ StatusOr<std::shared_ptr<Engine>> Engine::Open(const std::string& path,
     return Status(ErrorCode::kUnsupportedFormat,
                   path + " is not a directory, so it cannot be a rockdoc database");
   } else if (!fs::exists(dir / kMarkerFile, ec)) {
-    if (!fs::is_empty(dir, ec)) {
+    if (!IsEmptyDirectory(dir)) {
       return Status(ErrorCode::kUnsupportedFormat,
                     path + " is not a rockdoc database (it has files but no " + kMarkerFile +
                         " marker); it was left untouched");
@@ -134,11 +168,7 @@ StatusOr<std::shared_ptr<Engine>> Engine::Open(const std::string& path,
   }
 
   if (is_new) {
-    std::ofstream marker(dir / kMarkerFile);
-    marker << "rockdoc " << kFormatVersion << "\n";
-    if (!marker) {
-      return Status(ErrorCode::kFileNotOpen, "cannot write " + (dir / kMarkerFile).string());
-    }
+    ROCKDOC_RETURN_IF_ERROR(WriteMarker(dir));
   } else {
     std::ifstream marker(dir / kMarkerFile);
     std::string word;
@@ -161,11 +191,29 @@ StatusOr<std::shared_ptr<Engine>> Engine::Open(const std::string& path,
   engine->options_ = options;
 
   rocksdb::Options o = MakeRocksOptions(options);
-  // A marker without RocksDB files is a creation that was interrupted.
+  // A marker without RocksDB files is a creation that was interrupted. But
+  // with data files and no CURRENT the database is damaged: RocksDB would
+  // start an empty one and delete the files it does not know.
   bool has_rocks = fs::exists(dir / "CURRENT", ec);
+  if (!has_rocks && !is_new) {
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+      std::string ext = entry.path().extension().string();
+      if (ext == ".sst" || ext == ".log" || ext == ".blob") {
+        return Status(ErrorCode::kDataCorruptionDetected,
+                      "the database in " + path + " is damaged: its CURRENT file is missing but " +
+                          entry.path().filename().string() + " holds data; it was left untouched");
+      }
+    }
+  }
   o.create_if_missing = !has_rocks;
   o.create_missing_column_families = !has_rocks;
   engine->statistics_ = o.statistics;
+  // Reads pin blocks of this cache (a PinnableSlice in a cursor's IDHACK
+  // stage, say) and release them when the cursor goes, which may be after
+  // Close: the engine, which every cursor keeps alive, keeps the cache too.
+  if (const auto* table = o.table_factory->GetOptions<rocksdb::BlockBasedTableOptions>()) {
+    engine->block_cache_ = table->block_cache;
+  }
 
   rocksdb::ColumnFamilyOptions catalog_opts(o);
   catalog_opts.merge_operator = std::make_shared<Int64AddOperator>();
@@ -188,7 +236,9 @@ StatusOr<std::shared_ptr<Engine>> Engine::Open(const std::string& path,
                     "the database directory " + path +
                         " is locked: another process (or another open Client) is using it");
     }
-    if (s.IsInvalidArgument() || s.IsNotFound()) {
+    // CURRENT exists (or we would have created the database), so a file it
+    // leads to that is missing is damage too.
+    if (s.IsInvalidArgument() || s.IsNotFound() || s.IsPathNotFound()) {
       return Status(ErrorCode::kDataCorruptionDetected,
                     "the database in " + path + " is damaged or incomplete: " + s.ToString());
     }
@@ -212,12 +262,17 @@ Engine::~Engine() { Close().IgnoreError(); }
 
 Status Engine::Close() {
   std::unique_lock<std::shared_mutex> lock(close_mu_);
-  if (closed_.exchange(true)) return Status::OK();
+  if (closed()) return Status::OK();
   {
+    // Live cursors let go of their iterators and snapshots while the
+    // engine still counts as open (their release paths check closed()):
+    // RocksDB refuses to close with an unreleased snapshot. Holding
+    // close_mu_ exclusively, no operation runs meanwhile.
     std::lock_guard<std::mutex> g(resources_mu_);
     for (EngineResource* r : resources_) r->ReleaseEngineResources();
     resources_.clear();
   }
+  closed_.store(true, std::memory_order_release);
   if (db_ == nullptr) return Status::OK();
   rocksdb::FlushOptions fo;
   rocksdb::Status s = db_->Flush(fo, {data_cf_, catalog_cf_});

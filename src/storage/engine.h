@@ -102,6 +102,7 @@ class Engine {
   rocksdb::ColumnFamilyHandle* data_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* catalog_cf_ = nullptr;
   std::shared_ptr<rocksdb::Statistics> statistics_;
+  std::shared_ptr<rocksdb::Cache> block_cache_;
   rocksdb::WriteOptions write_options_;
   std::unique_ptr<Catalog> catalog_;
 

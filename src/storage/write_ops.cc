@@ -1,6 +1,8 @@
 #include "storage/write_ops.h"
 
 #include "common/endian.h"
+#include "index/index_entry.h"
+#include "index/key_generator.h"
 #include "keystring/keystring.h"
 #include "rockdoc/json.h"
 
@@ -16,7 +18,27 @@ std::string CountDelta(int64_t delta) {
   return v;
 }
 
+// True when no non-empty container below `doc` (at `level`) goes deeper
+// than kMaxNestingDepth. Recursion is bounded: ValidateBson already limits
+// nesting to kMaxNestingDepth + 1 levels.
+bool WithinStorageDepth(DocumentView doc, int level) {
+  for (Element e : doc) {
+    if (!e.IsContainer()) continue;
+    DocumentView sub = e.Document();
+    if (sub.empty()) continue;
+    if (level >= kMaxNestingDepth || !WithinStorageDepth(sub, level + 1)) return false;
+  }
+  return true;
+}
+
 }  // namespace
+
+Status CheckStorageDepth(DocumentView doc) {
+  if (WithinStorageDepth(doc, 1)) return Status::OK();
+  return Status(ErrorCode::kOverflow, "cannot insert document because it exceeds " +
+                                          std::to_string(kMaxNestingDepth) +
+                                          " levels of nesting");
+}
 
 Status CheckIdValue(const Element& id) {
   switch (id.type()) {
@@ -39,6 +61,7 @@ StatusOr<Document> PrepareInsert(DocumentView doc) {
   }
   Status valid = ValidateBson(doc.bytes());
   if (!valid.ok()) return valid;
+  ROCKDOC_RETURN_IF_ERROR(CheckStorageDepth(doc));
 
   Element id;
   bool id_first = false;
@@ -88,36 +111,205 @@ std::string DocumentKey(const CollectionMeta& meta, const Element& id) {
   return RecordKey(meta.id, keystring::EncodeValue(id));
 }
 
+namespace {
+
+// ---- Index maintenance ----
+
+// The index keys of one document: keys[i] for index i of an IndexSet.
+struct DocumentIndexKeys {
+  std::vector<std::vector<IndexKey>> keys;
+  std::vector<MultikeyPaths> paths;
+};
+
+// Generates every index's keys for `doc`. Fails (CannotIndexParallelArrays)
+// before anything is written.
+Status GenerateAllKeys(const IndexSet& indexes, DocumentView doc, DocumentIndexKeys* out,
+                       bool want_paths) {
+  out->keys.resize(indexes.size());
+  out->paths.resize(want_paths ? indexes.size() : 0);
+  for (size_t i = 0; i < indexes.size(); ++i) {
+    ROCKDOC_RETURN_IF_ERROR(GenerateIndexKeys(*indexes.all()[i], doc, &out->keys[i],
+                                              want_paths ? &out->paths[i] : nullptr));
+  }
+  return Status::OK();
+}
+
+// Publishes the multikey paths `doc_keys` met that the indexes did not know
+// yet. Runs before the transaction commits (see Catalog::PersistMultikeyPaths).
+Status PublishMultikeyPaths(const Engine& engine, const CollectionMeta& meta,
+                            const IndexSet& indexes, const DocumentIndexKeys& doc_keys) {
+  std::vector<std::pair<IndexDescriptor*, MultikeyPaths>> updates;
+  for (size_t i = 0; i < indexes.size(); ++i) {
+    if (indexes.all()[i]->NeedsMultikeyUpdate(doc_keys.paths[i])) {
+      updates.emplace_back(indexes.all()[i].get(), doc_keys.paths[i]);
+    }
+  }
+  if (updates.empty()) return Status::OK();
+  return engine.catalog().PersistMultikeyPaths(meta, updates);
+}
+
+// Locks the entry of `key` in the unique `index` for the rest of `txn` and
+// fails with DuplicateKey when another document holds it. The lock is taken
+// whether or not the entry exists, so of two concurrent writers of the same
+// key the second waits for the first to commit and then sees its entry.
+Status CheckUniqueKey(const Engine& engine, rocksdb::Transaction* txn, const CollectionMeta& meta,
+                      const IndexDescriptor& index, const IndexKey& key, std::string_view id_key) {
+  std::string entry_key = IndexEntryKey(index, key.bytes, id_key);
+  std::string value;
+  rocksdb::Status s =
+      txn->GetForUpdate(rocksdb::ReadOptions(), engine.data_cf(), entry_key, &value);
+  if (s.IsNotFound()) return Status::OK();
+  if (!s.ok()) return FromRocks(s, "unique index check in " + meta.full_name());
+  IndexEntryView existing;
+  ROCKDOC_RETURN_IF_ERROR(ParseIndexEntry(index, entry_key, value, &existing));
+  if (existing.id_key == id_key) return Status::OK();  // our own entry
+  return DuplicateKeyError(meta, index.name(), KeyValuesDocument(index, key));
+}
+
+// Entries of non-unique indexes carry the _id in their key, so only writers
+// of that document touch them, and those hold its lock: the entry needs no
+// lock of its own. Unique entries are shared by value and stay locked.
+Status PutEntry(const Engine& engine, rocksdb::Transaction* txn, const IndexDescriptor& index,
+                const IndexKey& key, std::string_view id_key) {
+  std::string k = IndexEntryKey(index, key.bytes, id_key);
+  std::string v = IndexEntryValue(index, id_key, key.type_bits);
+  rocksdb::Status s =
+      index.unique() ? txn->Put(engine.data_cf(), k, v) : txn->PutUntracked(engine.data_cf(), k, v);
+  return FromRocks(s, "index write");
+}
+
+Status DeleteEntry(const Engine& engine, rocksdb::Transaction* txn, const IndexDescriptor& index,
+                   const IndexKey& key, std::string_view id_key) {
+  std::string k = IndexEntryKey(index, key.bytes, id_key);
+  rocksdb::Status s =
+      index.unique() ? txn->Delete(engine.data_cf(), k) : txn->DeleteUntracked(engine.data_cf(), k);
+  return FromRocks(s, "index delete");
+}
+
+// The keystring of the _id inside a record key (after the 4-byte prefix).
+std::string_view IdKeyOf(std::string_view record_key) { return record_key.substr(4); }
+
+}  // namespace
+
 Status InsertDocument(const Engine& engine, rocksdb::Transaction* txn, const CollectionMeta& meta,
-                      DocumentView doc) {
+                      DocumentView doc, int64_t* count_delta) {
   Element id = *doc.begin();
   std::string key = DocumentKey(meta, id);
+  const std::string_view id_key = IdKeyOf(key);
+  // Everything that can fail for this document (keys, duplicates) is
+  // decided before the first write, so a failed insert writes nothing.
+  std::shared_ptr<const IndexSet> indexes = meta.indexes();
+  DocumentIndexKeys doc_keys;
+  ROCKDOC_RETURN_IF_ERROR(GenerateAllKeys(*indexes, doc, &doc_keys, /*want_paths=*/true));
   std::string existing;
-  rocksdb::Status s =
-      txn->GetForUpdate(rocksdb::ReadOptions(), engine.data_cf(), key, &existing);
+  rocksdb::Status s = txn->GetForUpdate(rocksdb::ReadOptions(), engine.data_cf(), key, &existing);
   if (s.ok()) {
     BsonBuilder dup;
     dup.AppendElement(id);
     return DuplicateKeyError(meta, "_id_", std::move(dup).Build());
   }
   if (!s.IsNotFound()) return FromRocks(s, "insert into " + meta.full_name());
+  for (size_t i = 0; i < indexes->size(); ++i) {
+    const IndexDescriptor& index = *indexes->all()[i];
+    if (!index.unique()) continue;
+    for (const IndexKey& k : doc_keys.keys[i]) {
+      ROCKDOC_RETURN_IF_ERROR(CheckUniqueKey(engine, txn, meta, index, k, id_key));
+    }
+  }
+  if (!indexes->empty()) {
+    ROCKDOC_RETURN_IF_ERROR(PublishMultikeyPaths(engine, meta, *indexes, doc_keys));
+  }
   s = txn->Put(engine.data_cf(), key, AsSlice(doc.bytes()));
   if (!s.ok()) return FromRocks(s, "insert into " + meta.full_name());
+  for (size_t i = 0; i < indexes->size(); ++i) {
+    for (const IndexKey& k : doc_keys.keys[i]) {
+      ROCKDOC_RETURN_IF_ERROR(PutEntry(engine, txn, *indexes->all()[i], k, id_key));
+    }
+  }
+  if (count_delta != nullptr) {
+    ++*count_delta;
+    return Status::OK();
+  }
   s = txn->MergeUntracked(engine.catalog_cf(), Catalog::CountKey(meta.id), CountDelta(1));
   return FromRocks(s, "count update");
 }
 
-Status ReplaceDocument(const Engine& engine, rocksdb::Transaction* txn,
-                       const CollectionMeta& meta, std::string_view key, DocumentView /*old_doc*/,
-                       DocumentView new_doc) {
+Status ReplaceDocument(const Engine& engine, rocksdb::Transaction* txn, const CollectionMeta& meta,
+                       std::string_view key, DocumentView old_doc, DocumentView new_doc) {
+  std::shared_ptr<const IndexSet> indexes = meta.indexes();
+  if (indexes->empty()) {
+    rocksdb::Status s = txn->Put(engine.data_cf(), AsSlice(key), AsSlice(new_doc.bytes()));
+    return FromRocks(s, "update in " + meta.full_name());
+  }
+  const std::string_view id_key = IdKeyOf(key);
+  DocumentIndexKeys old_keys, new_keys;
+  ROCKDOC_RETURN_IF_ERROR(GenerateAllKeys(*indexes, old_doc, &old_keys, /*want_paths=*/false));
+  ROCKDOC_RETURN_IF_ERROR(GenerateAllKeys(*indexes, new_doc, &new_keys, /*want_paths=*/true));
+  // Only the entries that change are rewritten: a merge of the two sorted
+  // key lists of each index.
+  struct Change {
+    size_t index;
+    const IndexKey* key;
+    bool put;     // false: delete
+    bool is_new;  // a key value the old document did not have
+  };
+  std::vector<Change> changes;
+  for (size_t i = 0; i < indexes->size(); ++i) {
+    const std::vector<IndexKey>& before = old_keys.keys[i];
+    const std::vector<IndexKey>& after = new_keys.keys[i];
+    size_t a = 0, b = 0;
+    while (a < before.size() || b < after.size()) {
+      int cmp = a == before.size()  ? 1
+                : b == after.size() ? -1
+                                    : before[a].bytes.compare(after[b].bytes);
+      if (cmp < 0) {
+        changes.push_back({i, &before[a++], false, false});
+      } else if (cmp > 0) {
+        changes.push_back({i, &after[b++], true, true});
+      } else {
+        // Same value, maybe another type (1 became 1.0): the value changes.
+        if (before[a].type_bits != after[b].type_bits) {
+          changes.push_back({i, &after[b], true, false});
+        }
+        ++a;
+        ++b;
+      }
+    }
+  }
+  for (const Change& c : changes) {
+    const IndexDescriptor& index = *indexes->all()[c.index];
+    if (c.put && c.is_new && index.unique()) {
+      ROCKDOC_RETURN_IF_ERROR(CheckUniqueKey(engine, txn, meta, index, *c.key, id_key));
+    }
+  }
+  ROCKDOC_RETURN_IF_ERROR(PublishMultikeyPaths(engine, meta, *indexes, new_keys));
   rocksdb::Status s = txn->Put(engine.data_cf(), AsSlice(key), AsSlice(new_doc.bytes()));
-  return FromRocks(s, "update in " + meta.full_name());
+  if (!s.ok()) return FromRocks(s, "update in " + meta.full_name());
+  for (const Change& c : changes) {
+    const IndexDescriptor& index = *indexes->all()[c.index];
+    ROCKDOC_RETURN_IF_ERROR(c.put ? PutEntry(engine, txn, index, *c.key, id_key)
+                                  : DeleteEntry(engine, txn, index, *c.key, id_key));
+  }
+  return Status::OK();
 }
 
 Status DeleteDocument(const Engine& engine, rocksdb::Transaction* txn, const CollectionMeta& meta,
-                      std::string_view key, DocumentView /*old_doc*/) {
+                      std::string_view key, DocumentView old_doc, int64_t* count_delta) {
+  std::shared_ptr<const IndexSet> indexes = meta.indexes();
+  DocumentIndexKeys old_keys;
+  ROCKDOC_RETURN_IF_ERROR(GenerateAllKeys(*indexes, old_doc, &old_keys, /*want_paths=*/false));
   rocksdb::Status s = txn->Delete(engine.data_cf(), AsSlice(key));
   if (!s.ok()) return FromRocks(s, "delete from " + meta.full_name());
+  const std::string_view id_key = IdKeyOf(key);
+  for (size_t i = 0; i < indexes->size(); ++i) {
+    for (const IndexKey& k : old_keys.keys[i]) {
+      ROCKDOC_RETURN_IF_ERROR(DeleteEntry(engine, txn, *indexes->all()[i], k, id_key));
+    }
+  }
+  if (count_delta != nullptr) {
+    --*count_delta;
+    return Status::OK();
+  }
   s = txn->MergeUntracked(engine.catalog_cf(), Catalog::CountKey(meta.id), CountDelta(-1));
   return FromRocks(s, "count update");
 }
@@ -133,5 +325,17 @@ StatusOr<std::optional<Document>> LockAndRead(const Engine& engine, rocksdb::Tra
 }
 
 Status Commit(rocksdb::Transaction* txn) { return FromRocks(txn->Commit(), "commit"); }
+
+Status CommitWithCount(const Engine& engine, rocksdb::Transaction* txn,
+                       const CollectionMeta& meta, int64_t* count_delta) {
+  if (*count_delta != 0) {
+    rocksdb::Status s = txn->MergeUntracked(engine.catalog_cf(), Catalog::CountKey(meta.id),
+                                            CountDelta(*count_delta));
+    ROCKDOC_RETURN_IF_ERROR(FromRocks(s, "count update"));
+  }
+  ROCKDOC_RETURN_IF_ERROR(Commit(txn));
+  *count_delta = 0;
+  return Status::OK();
+}
 
 }  // namespace rockdoc::internal

@@ -1,0 +1,361 @@
+// Collection: the index operations (createIndex, listIndexes, dropIndex,
+// $indexStats). Definitions live in the catalog (catalog/catalog.h); entries
+// are written by index builds here and kept up to date by every document
+// write (storage/write_ops.h).
+//
+// Index DDL holds the collection's lock exclusively: a build sees a stable
+// collection and publishes the new index set before any writer runs again,
+// so no document is ever written without its entries.
+#include <rocksdb/utilities/transaction.h>
+
+#include <mutex>
+#include <shared_mutex>
+
+#include "catalog/catalog.h"
+#include "index/index_descriptor.h"
+#include "index/index_entry.h"
+#include "index/key_generator.h"
+#include "rockdoc/client.h"
+#include "rockdoc/json.h"
+#include "storage/engine.h"
+#include "storage/write_ops.h"
+
+namespace rockdoc {
+
+using internal::CollectionMeta;
+using internal::Engine;
+using internal::IndexDescriptor;
+using internal::IndexSet;
+
+namespace {
+
+// A build commits its entries every this many documents or bytes of entries,
+// and reports progress at each commit: bounded memory whatever the size of
+// the collection.
+constexpr int64_t kBuildBatchDocuments = 1000;
+constexpr size_t kBuildBatchBytes = size_t{8} << 20;
+
+// MongoDB's limit: 64 indexes per collection, _id_ included.
+constexpr size_t kMaxIndexes = 64;
+
+constexpr char kIdIndexName[] = "_id_";
+
+Document IdIndexKeyPattern() {
+  BsonBuilder b;
+  b.AppendInt32("_id", 1);
+  return std::move(b).Build();
+}
+
+Document IdIndexSpec() {
+  BsonBuilder b;
+  b.AppendInt32("v", internal::kIndexVersion);
+  b.AppendDocument("key", IdIndexKeyPattern());
+  b.AppendString("name", kIdIndexName);
+  return std::move(b).Build();
+}
+
+// Is `keys` the _id index's key pattern {_id: 1}?
+bool IsIdIndexPattern(DocumentView keys) {
+  auto it = keys.begin();
+  if (it == keys.end()) return false;
+  Element e = *it;
+  if (e.key() != "_id" || ++it != keys.end() || !e.IsNumber()) return false;
+  return e.NumberAsDouble() == 1.0;
+}
+
+// Holds a collection's metadata exclusively for index DDL, looking it up
+// again when a concurrent drop or rename got there first. meta() is null
+// when the collection does not exist and `create` is false.
+class DdlGuard {
+ public:
+  static StatusOr<DdlGuard> Acquire(const Engine& engine, const std::string& db,
+                                    const std::string& name, bool create) {
+    ROCKDOC_RETURN_IF_ERROR(internal::ValidateDatabaseName(db));
+    while (true) {
+      std::shared_ptr<CollectionMeta> meta;
+      if (create) {
+        ROCKDOC_ASSIGN_OR_RETURN(meta, engine.catalog().GetOrCreate(db, name));
+      } else {
+        meta = engine.catalog().Find(db, name);
+        if (meta == nullptr) return DdlGuard(nullptr);
+      }
+      DdlGuard guard(std::move(meta));
+      if (!guard.dropped()) return guard;
+    }
+  }
+  CollectionMeta* meta() const { return meta_.get(); }
+  bool dropped() const {
+    return meta_ != nullptr && meta_->dropped.load(std::memory_order_acquire);
+  }
+
+ private:
+  explicit DdlGuard(std::shared_ptr<CollectionMeta> meta) : meta_(std::move(meta)) {
+    if (meta_) lock_ = std::unique_lock<std::shared_mutex>(meta_->mu);
+  }
+  std::shared_ptr<CollectionMeta> meta_;
+  std::unique_lock<std::shared_mutex> lock_;
+};
+
+Status NamespaceNotFound(const std::string& ns) {
+  return Status(ErrorCode::kNamespaceNotFound, "ns does not exist: " + ns);
+}
+
+std::string SpecText(DocumentView spec) { return ToJson(spec, JsonFormat::kShell); }
+
+Status RemoveEntries(const Engine& engine, const IndexDescriptor& index) {
+  return engine.DeleteRange(internal::PrefixKey(index.id()), internal::PrefixKey(index.id() + 1));
+}
+
+// Writes the entries of every document of the collection into `index`
+// (not yet published: no one else reads or writes its prefix), in batches.
+// On error the caller removes whatever was written.
+Status BuildIndex(const Engine& engine, const CollectionMeta& meta, IndexDescriptor* index,
+                  const std::function<void(int64_t)>& progress) {
+  // The collection's lock is held exclusively: no writer can change it, so
+  // the latest state is as stable as a snapshot.
+  std::string lower = internal::PrefixKey(meta.id), upper = internal::PrefixKey(meta.id + 1);
+  rocksdb::Slice upper_slice(upper);
+  rocksdb::ReadOptions scan_options;
+  scan_options.iterate_upper_bound = &upper_slice;
+  // A one-pass scan of the whole collection would only evict hot blocks.
+  scan_options.fill_cache = false;
+  std::unique_ptr<rocksdb::Iterator> it(engine.db()->NewIterator(scan_options, engine.data_cf()));
+
+  internal::MultikeyPaths all_paths(index->num_fields());
+  internal::MultikeyPaths paths;
+  std::vector<internal::IndexKey> keys;
+  std::unique_ptr<rocksdb::Transaction> txn = engine.BeginTransaction();
+  int64_t indexed = 0;
+  int64_t batch_docs = 0;
+  size_t batch_bytes = 0;
+  std::string existing;
+  for (it->Seek(lower); it->Valid(); it->Next()) {
+    DocumentView doc(reinterpret_cast<const uint8_t*>(it->value().data()));
+    std::string_view id_key(it->key().data() + lower.size(), it->key().size() - lower.size());
+    ROCKDOC_RETURN_IF_ERROR(internal::GenerateIndexKeys(*index, doc, &keys, &paths));
+    for (size_t f = 0; f < paths.size(); ++f) all_paths[f].insert(paths[f].begin(), paths[f].end());
+    for (const internal::IndexKey& key : keys) {
+      std::string entry_key = internal::IndexEntryKey(*index, key.bytes, id_key);
+      if (index->unique()) {
+        // Reads this batch's writes and the committed batches alike.
+        rocksdb::Status s =
+            txn->Get(rocksdb::ReadOptions(), engine.data_cf(), entry_key, &existing);
+        if (s.ok()) {
+          return internal::DuplicateKeyError(meta, index->name(),
+                                             internal::KeyValuesDocument(*index, key));
+        }
+        if (!s.IsNotFound()) return internal::FromRocks(s, "index build");
+      }
+      std::string value = internal::IndexEntryValue(*index, id_key, key.type_bits);
+      batch_bytes += entry_key.size() + value.size();
+      // The prefix is unpublished: nothing else can contend for its keys.
+      ROCKDOC_RETURN_IF_ERROR(internal::FromRocks(
+          txn->PutUntracked(engine.data_cf(), entry_key, value), "index build"));
+    }
+    ++indexed;
+    if (++batch_docs >= kBuildBatchDocuments || batch_bytes >= kBuildBatchBytes) {
+      ROCKDOC_RETURN_IF_ERROR(internal::Commit(txn.get()));
+      txn = engine.BeginTransaction(std::move(txn));
+      batch_docs = 0;
+      batch_bytes = 0;
+      if (progress) progress(indexed);
+    }
+  }
+  ROCKDOC_RETURN_IF_ERROR(internal::FromRocks(it->status(), "index build scan"));
+  ROCKDOC_RETURN_IF_ERROR(internal::Commit(txn.get()));
+  if (progress) progress(indexed);
+  index->SetMultikeyPaths(std::move(all_paths));
+  return Status::OK();
+}
+
+// Publishes `next` as the collection's index set and persists it; restores
+// the previous set when the catalog write fails. Holds meta.mu exclusively.
+Status PublishIndexSet(const Engine& engine, CollectionMeta* meta,
+                       std::shared_ptr<const IndexSet> next) {
+  std::shared_ptr<const IndexSet> previous = meta->indexes();
+  meta->set_indexes(std::move(next));
+  Status s = engine.catalog().PersistCollection(*meta);
+  if (!s.ok()) meta->set_indexes(std::move(previous));
+  return s;
+}
+
+// Drops the listed indexes of the guarded collection.
+Status DropIndexesLocked(const Engine& engine, CollectionMeta* meta,
+                         const std::vector<std::string>& names) {
+  std::shared_ptr<const IndexSet> before = meta->indexes();
+  std::shared_ptr<const IndexSet> after = before;
+  for (const std::string& name : names) after = after->Without(name);
+  ROCKDOC_RETURN_IF_ERROR(PublishIndexSet(engine, meta, after));
+  // The catalog no longer names them and ids are never reused: the entries
+  // are unreachable, and the range deletions reclaim their space.
+  for (const std::string& name : names) {
+    const IndexDescriptor* index = before->FindByName(name);
+    if (index != nullptr) ROCKDOC_RETURN_IF_ERROR(RemoveEntries(engine, *index));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+StatusOr<std::string> Collection::CreateIndex(DocumentView keys, const IndexOptions& options,
+                                              const std::function<void(int64_t)>& progress) const {
+  auto use = engine_->Enter();
+  ROCKDOC_RETURN_IF_ERROR(use.status());
+  ROCKDOC_RETURN_IF_ERROR(ValidateBson(keys.bytes()));
+
+  if (IsIdIndexPattern(keys)) {
+    // The _id_ index always exists; only its own name and no options fit it.
+    const char* option = options.unique                               ? "unique"
+                         : options.sparse                             ? "sparse"
+                         : !options.partial_filter_expression.empty() ? "partialFilterExpression"
+                                                                      : nullptr;
+    if (option != nullptr) {
+      return Status(ErrorCode::kInvalidIndexSpecificationOption,
+                    "The field '" + std::string(option) +
+                        "' is not valid for an _id index specification. Specification: " +
+                        SpecText(IdIndexSpec()));
+    }
+    if (!options.name.empty() && options.name != kIdIndexName) {
+      return Status(ErrorCode::kIndexOptionsConflict,
+                    std::string("Index already exists with a different name: ") + kIdIndexName);
+    }
+    ROCKDOC_RETURN_IF_ERROR(DdlGuard::Acquire(*engine_, db_name_, name_, /*create=*/true).status());
+    return std::string(kIdIndexName);
+  }
+
+  // Validate the specification before taking any lock or id.
+  ROCKDOC_ASSIGN_OR_RETURN(std::shared_ptr<IndexDescriptor> requested,
+                           IndexDescriptor::Create(0, keys, options));
+  ROCKDOC_ASSIGN_OR_RETURN(DdlGuard guard,
+                           DdlGuard::Acquire(*engine_, db_name_, name_, /*create=*/true));
+  CollectionMeta* meta = guard.meta();
+  std::shared_ptr<const IndexSet> current = meta->indexes();
+
+  if (const IndexDescriptor* same_name = current->FindByName(requested->name())) {
+    if (same_name->SameKeyPattern(keys) && same_name->SameOptions(*requested)) {
+      return requested->name();  // already there: nothing to do
+    }
+    return Status(ErrorCode::kIndexKeySpecsConflict,
+                  "An existing index has the same name as the requested index. When index names "
+                  "are not specified, they are auto generated and can cause conflicts. Please "
+                  "refer to our documentation. Requested index: " +
+                      SpecText(requested->ToSpec()) +
+                      ", existing index: " + SpecText(same_name->ToSpec()));
+  }
+  for (const IndexDescriptor* other : current->FindByKeyPattern(keys)) {
+    if (other->SameOptions(*requested)) {
+      return Status(ErrorCode::kIndexOptionsConflict,
+                    "Index already exists with a different name: " + other->name());
+    }
+    return Status(ErrorCode::kIndexOptionsConflict,
+                  "An equivalent index already exists with a different name and options. "
+                  "Requested index: " +
+                      SpecText(requested->ToSpec()) +
+                      ", existing index: " + SpecText(other->ToSpec()));
+  }
+  if (current->size() + 1 >= kMaxIndexes) {
+    return Status(ErrorCode::kCannotCreateIndex, "add index fails, too many indexes for " +
+                                                     meta->full_name() + " key:" + SpecText(keys));
+  }
+
+  // The id allocator's lock is a leaf lock, so taking it here, under the
+  // collection's lock, cannot deadlock with drop or rename.
+  ROCKDOC_ASSIGN_OR_RETURN(uint32_t id, engine_->catalog().AllocateId());
+  ROCKDOC_ASSIGN_OR_RETURN(std::shared_ptr<IndexDescriptor> index,
+                           IndexDescriptor::Create(id, keys, options));
+  Status built = BuildIndex(*engine_, *meta, index.get(), progress);
+  if (built.ok()) built = PublishIndexSet(*engine_, meta, current->With(index));
+  if (!built.ok()) {
+    // Leave no partial index behind: its entries go, and the catalog never
+    // named it.
+    RemoveEntries(*engine_, *index).IgnoreError();
+    return built;
+  }
+  return index->name();
+}
+
+StatusOr<std::vector<Document>> Collection::ListIndexes() const {
+  auto use = engine_->Enter();
+  ROCKDOC_RETURN_IF_ERROR(use.status());
+  ROCKDOC_RETURN_IF_ERROR(internal::ValidateDatabaseName(db_name_));
+  std::shared_ptr<CollectionMeta> meta = engine_->catalog().Find(db_name_, name_);
+  if (meta == nullptr) return NamespaceNotFound(full_name());
+  std::vector<Document> out;
+  out.push_back(IdIndexSpec());
+  for (const auto& index : *meta->indexes()) out.push_back(index->ToSpec());
+  return out;
+}
+
+Status Collection::DropIndex(std::string_view name) const {
+  if (name == "*") return DropIndexes();
+  auto use = engine_->Enter();
+  ROCKDOC_RETURN_IF_ERROR(use.status());
+  if (name == kIdIndexName) {
+    return Status(ErrorCode::kInvalidOptions, "cannot drop _id index");
+  }
+  ROCKDOC_ASSIGN_OR_RETURN(DdlGuard guard,
+                           DdlGuard::Acquire(*engine_, db_name_, name_, /*create=*/false));
+  if (guard.meta() == nullptr) return NamespaceNotFound(full_name());
+  if (guard.meta()->indexes()->FindByName(name) == nullptr) {
+    return Status(ErrorCode::kIndexNotFound,
+                  "index not found with name [" + std::string(name) + "]");
+  }
+  return DropIndexesLocked(*engine_, guard.meta(), {std::string(name)});
+}
+
+Status Collection::DropIndexByKey(DocumentView keys) const {
+  auto use = engine_->Enter();
+  ROCKDOC_RETURN_IF_ERROR(use.status());
+  ROCKDOC_RETURN_IF_ERROR(ValidateBson(keys.bytes()));
+  if (IsIdIndexPattern(keys)) {
+    return Status(ErrorCode::kInvalidOptions, "cannot drop _id index");
+  }
+  ROCKDOC_ASSIGN_OR_RETURN(DdlGuard guard,
+                           DdlGuard::Acquire(*engine_, db_name_, name_, /*create=*/false));
+  if (guard.meta() == nullptr) return NamespaceNotFound(full_name());
+  std::vector<const IndexDescriptor*> found = guard.meta()->indexes()->FindByKeyPattern(keys);
+  if (found.empty()) {
+    return Status(ErrorCode::kIndexNotFound, "can't find index with key: " + SpecText(keys));
+  }
+  return DropIndexesLocked(*engine_, guard.meta(), {found.front()->name()});
+}
+
+Status Collection::DropIndexes() const {
+  auto use = engine_->Enter();
+  ROCKDOC_RETURN_IF_ERROR(use.status());
+  ROCKDOC_ASSIGN_OR_RETURN(DdlGuard guard,
+                           DdlGuard::Acquire(*engine_, db_name_, name_, /*create=*/false));
+  if (guard.meta() == nullptr) return NamespaceNotFound(full_name());
+  std::vector<std::string> names;
+  for (const auto& index : *guard.meta()->indexes()) names.push_back(index->name());
+  if (names.empty()) return Status::OK();
+  return DropIndexesLocked(*engine_, guard.meta(), names);
+}
+
+StatusOr<std::vector<Document>> Collection::IndexStats() const {
+  auto use = engine_->Enter();
+  ROCKDOC_RETURN_IF_ERROR(use.status());
+  ROCKDOC_RETURN_IF_ERROR(internal::ValidateDatabaseName(db_name_));
+  std::shared_ptr<CollectionMeta> meta = engine_->catalog().Find(db_name_, name_);
+  if (meta == nullptr) return std::vector<Document>();
+  auto stats = [](std::string_view name, DocumentView key, int64_t ops, int64_t since,
+                  DocumentView spec) {
+    BsonBuilder b;
+    b.AppendString("name", name);
+    b.AppendDocument("key", key);
+    b.OpenDocument("accesses").AppendInt64("ops", ops).AppendDateTime("since", since).Close();
+    b.AppendDocument("spec", spec);
+    return std::move(b).Build();
+  };
+  std::vector<Document> out;
+  out.push_back(stats(kIdIndexName, IdIndexKeyPattern(),
+                      meta->id_index_accesses.load(std::memory_order_relaxed),
+                      meta->id_index_since_ms, IdIndexSpec()));
+  for (const auto& index : *meta->indexes()) {
+    out.push_back(stats(index->name(), index->key_pattern(), index->accesses(), index->since_ms(),
+                        index->ToSpec()));
+  }
+  return out;
+}
+
+}  // namespace rockdoc

@@ -1,0 +1,156 @@
+// Collection reads: find, findOne, countDocuments, distinct and explain,
+// all planned by planner/query_planner.h.
+#include <chrono>
+#include <set>
+
+#include "api/collection_internal.h"
+#include "query/field_path.h"
+#include "rockdoc/client.h"
+
+namespace rockdoc {
+
+namespace internal {
+
+StatusOr<std::shared_ptr<CollectionMeta>> LookupForRead(const Engine& engine, const std::string& db,
+                                                        const std::string& name) {
+  ROCKDOC_RETURN_IF_ERROR(ValidateDatabaseName(db));
+  return engine.catalog().Find(db, name);
+}
+
+Status CheckUpdateResultSize(const Document& doc) {
+  if (doc.size() > static_cast<size_t>(kMaxBsonObjectSize)) {
+    return Status(ErrorCode::kUpdateResultTooLarge,
+                  "Resulting document after update is larger than " +
+                      std::to_string(kMaxBsonObjectSize));
+  }
+  return Status::OK();
+}
+
+StatusOr<std::vector<WriteTarget>> FindWriteTargets(const std::shared_ptr<const Engine>& engine,
+                                                    const CollectionMeta* meta,
+                                                    const CanonicalQuery& cq) {
+  SnapshotHolder snapshot(engine);
+  ROCKDOC_ASSIGN_OR_RETURN(PreparedPlan plan, PlanQuery(cq, meta, snapshot.context()));
+  std::vector<WriteTarget> targets;
+  while (true) {
+    WorkingMember* out = nullptr;
+    StageState st = plan.root->Work(&out);
+    if (st == StageState::kAdvanced) {
+      targets.push_back(WriteTarget{std::string(out->record_key)});
+    } else if (st == StageState::kEof) {
+      break;
+    } else if (st == StageState::kFailure) {
+      return plan.root->status();
+    }
+  }
+  return targets;
+}
+
+StatusOr<std::unique_ptr<PlanExecutor>> OpenQuery(const std::shared_ptr<const Engine>& engine,
+                                                  const CollectionMeta* meta,
+                                                  std::unique_ptr<CanonicalQuery> cq) {
+  auto snapshot = std::make_unique<SnapshotHolder>(engine);
+  ROCKDOC_ASSIGN_OR_RETURN(PreparedPlan plan, PlanQuery(*cq, meta, snapshot->context()));
+  auto exec = std::make_unique<PlanExecutor>(engine, std::move(snapshot), std::move(plan.root));
+  exec->KeepAlive(std::shared_ptr<const CanonicalQuery>(std::move(cq)));
+  return exec;
+}
+
+StatusOr<Document> ExplainQuery(const std::shared_ptr<const Engine>& engine,
+                                const CollectionMeta* meta, const std::string& ns,
+                                const CanonicalQuery& cq, ExplainVerbosity verbosity) {
+  SnapshotHolder snapshot(engine);
+  auto start = std::chrono::steady_clock::now();
+  ROCKDOC_ASSIGN_OR_RETURN(PreparedPlan plan, PlanQuery(cq, meta, snapshot.context()));
+  int64_t n = 0;
+  if (verbosity != ExplainVerbosity::kQueryPlanner) {
+    while (true) {
+      WorkingMember* out = nullptr;
+      StageState st = plan.root->Work(&out);
+      if (st == StageState::kAdvanced) ++n;
+      if (st == StageState::kEof) break;
+      if (st == StageState::kFailure) return plan.root->status();
+    }
+  }
+  int64_t millis = std::chrono::duration_cast<std::chrono::milliseconds>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+  return BuildExplain(ns, cq, plan, verbosity, n, millis);
+}
+
+}  // namespace internal
+
+using internal::CollectionMeta;
+
+StatusOr<Cursor> Collection::Find(DocumentView filter, const FindOptions& options) const {
+  auto use = engine_->Enter();
+  ROCKDOC_RETURN_IF_ERROR(use.status());
+  ROCKDOC_ASSIGN_OR_RETURN(auto cq, internal::MakeCanonicalQuery(filter, options));
+  ROCKDOC_ASSIGN_OR_RETURN(auto meta, internal::LookupForRead(*engine_, db_name_, name_));
+  ROCKDOC_ASSIGN_OR_RETURN(auto exec, internal::OpenQuery(engine_, meta.get(), std::move(cq)));
+  return Cursor(std::move(exec));
+}
+
+StatusOr<std::optional<Document>> Collection::FindOne(DocumentView filter,
+                                                      const FindOptions& options) const {
+  FindOptions one = options;
+  one.limit = 1;
+  ROCKDOC_ASSIGN_OR_RETURN(Cursor cursor, Find(filter, one));
+  if (cursor.Next()) {
+    return std::optional<Document>(
+        Document::AdoptValidated(std::string(cursor.document().bytes())));
+  }
+  ROCKDOC_RETURN_IF_ERROR(cursor.status());
+  return std::optional<Document>();
+}
+
+StatusOr<int64_t> Collection::CountDocuments(DocumentView filter,
+                                             const CountOptions& options) const {
+  FindOptions fo;
+  fo.skip = options.skip;
+  fo.limit = options.limit;
+  fo.hint = options.hint;
+  fo.hint_name = options.hint_name;
+  ROCKDOC_ASSIGN_OR_RETURN(Cursor cursor, Find(filter, fo));
+  int64_t n = 0;
+  while (cursor.Next()) ++n;
+  ROCKDOC_RETURN_IF_ERROR(cursor.status());
+  return n;
+}
+
+StatusOr<std::vector<Value>> Collection::Distinct(std::string_view field,
+                                                  DocumentView filter) const {
+  if (field.empty()) return BadValue("distinct: the key must not be empty");
+  if (field[0] == '$') return BadValue("distinct: the key must not start with '$'");
+  ROCKDOC_ASSIGN_OR_RETURN(Cursor cursor, Find(filter));
+  FieldPath path{std::string(field)};
+  // Ordered by MongoDB's value comparison; equal values (1 and 1.0) once.
+  auto less = [](const Value& a, const Value& b) {
+    return CompareValues(a.element(), b.element()) < 0;
+  };
+  std::set<Value, decltype(less)> values(less);
+  while (cursor.Next()) {
+    // Arrays count element by element (the walk also offers the array
+    // itself, which distinct does not list).
+    ForEachPathValue(cursor.document(), path, LeafArrayMode::kTraverse,
+                     [&](const Element& v, int64_t) {
+                       if (v.ok() && v.type() != BsonType::kArray) {
+                         values.insert(Value::FromElement(v));
+                       }
+                       return false;
+                     });
+  }
+  ROCKDOC_RETURN_IF_ERROR(cursor.status());
+  return std::vector<Value>(values.begin(), values.end());
+}
+
+StatusOr<Document> Collection::ExplainFind(DocumentView filter, const FindOptions& options,
+                                           ExplainVerbosity verbosity) const {
+  auto use = engine_->Enter();
+  ROCKDOC_RETURN_IF_ERROR(use.status());
+  ROCKDOC_ASSIGN_OR_RETURN(auto cq, internal::MakeCanonicalQuery(filter, options));
+  ROCKDOC_ASSIGN_OR_RETURN(auto meta, internal::LookupForRead(*engine_, db_name_, name_));
+  return internal::ExplainQuery(engine_, meta.get(), full_name(), *cq, verbosity);
+}
+
+}  // namespace rockdoc

@@ -1,0 +1,246 @@
+// Collection updates: updateOne/updateMany (and replaceOne through them),
+// findOneAndUpdate/findOneAndReplace, with upserts, and the explain of
+// updates and deletes. Each document's change is one transaction: lock,
+// re-read, re-match, apply the update (query/update/update_driver.h), check
+// 16 MiB, write only when something changed.
+#include <chrono>
+
+#include "api/collection_internal.h"
+#include "query/update/update_driver.h"
+#include "rockdoc/client.h"
+#include "storage/write_ops.h"
+
+namespace rockdoc {
+
+using internal::CollectionWriteGuard;
+
+namespace {
+
+constexpr size_t kUpdateBatchDocuments = 1000;
+
+int64_t NowMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+struct UpdateRequest {
+  DocumentView filter;
+  DocumentView update;
+  bool multi = false;
+  bool upsert = false;
+  const std::vector<Document>* array_filters = nullptr;
+  DocumentView sort;
+  // findOneAndUpdate: which version to hand back.
+  bool want_document = false;
+  bool return_after = false;
+};
+
+// The document an upsert inserts: the filter's equality fields (or, for a
+// replacement, only its _id) with the update applied.
+StatusOr<Document> MakeUpsertDocument(const UpdateDriver& driver, const UpdateRequest& req,
+                                      const UpdateContext& ctx) {
+  ROCKDOC_ASSIGN_OR_RETURN(Document seed, SeedUpsertDocument(req.filter));
+  if (driver.is_replacement()) {
+    BsonBuilder b;
+    Element id = seed.Get("_id");
+    if (id.ok() && !req.update.Has("_id")) b.AppendElement(id);
+    for (Element e : req.update) b.AppendElement(e);
+    return std::move(b).Build();
+  }
+  ROCKDOC_ASSIGN_OR_RETURN(UpdateDriver::Result r, driver.Apply(seed, ctx));
+  return std::move(r.doc);
+}
+
+StatusOr<UpdateResult> RunUpdate(const std::shared_ptr<internal::Engine>& engine,
+                                 const std::string& db, const std::string& name,
+                                 const UpdateRequest& req, std::optional<Document>* returned) {
+  auto use = engine->Enter();
+  ROCKDOC_RETURN_IF_ERROR(use.status());
+  ROCKDOC_RETURN_IF_ERROR(ValidateBson(req.update.bytes()));
+  static const std::vector<Document> kNoFilters;
+  // The update is parsed and checked before anything is read.
+  ROCKDOC_ASSIGN_OR_RETURN(
+      UpdateDriver driver,
+      UpdateDriver::Parse(req.update, req.array_filters ? *req.array_filters : kNoFilters));
+  if (req.multi && driver.is_replacement()) {
+    return FailedToParse("multi update is not supported for replacement-style update");
+  }
+  FindOptions fo;
+  fo.sort = Document::AdoptValidated(std::string(req.sort.bytes()));
+  if (!req.multi) fo.limit = 1;
+  ROCKDOC_ASSIGN_OR_RETURN(auto cq, internal::MakeCanonicalQuery(req.filter, fo));
+  ROCKDOC_ASSIGN_OR_RETURN(auto guard, CollectionWriteGuard::Acquire(*engine, db, name, req.upsert));
+  UpdateResult result;
+  const internal::CollectionMeta* meta = guard.meta();
+  const int64_t now = NowMillis();
+  if (meta != nullptr) {
+    // With one target, a concurrent writer may make it stop matching before
+    // we lock it: look again, a bounded number of times.
+    for (int attempt = 0; attempt < (req.multi ? 1 : 8); ++attempt) {
+      ROCKDOC_ASSIGN_OR_RETURN(auto targets, internal::FindWriteTargets(engine, meta, *cq));
+      if (targets.empty()) break;
+      std::unique_ptr<rocksdb::Transaction> txn;
+      size_t in_txn = 0;
+      for (const auto& target : targets) {
+        if (!txn) txn = engine->BeginTransaction(std::move(txn));
+        ROCKDOC_ASSIGN_OR_RETURN(auto current,
+                                 internal::LockAndRead(*engine, txn.get(), target.record_key));
+        if (!current) continue;
+        MatchDetails details;
+        if (driver.uses_positional()) details.RequestElemMatchKey();
+        if (!cq->root->Matches(*current, &details)) continue;
+        ++result.matched_count;
+        UpdateContext ctx;
+        ctx.now_millis = now;
+        if (details.has_elem_match_key()) ctx.positional_index = details.elem_match_key();
+        if (driver.uses_positional() && !ctx.positional_index) {
+          return BadValue("The positional operator did not find the match needed from the query.");
+        }
+        ROCKDOC_ASSIGN_OR_RETURN(UpdateDriver::Result r, driver.Apply(*current, ctx));
+        if (r.modified) {
+          ROCKDOC_RETURN_IF_ERROR(internal::CheckUpdateResultSize(r.doc));
+          ROCKDOC_RETURN_IF_ERROR(internal::ReplaceDocument(*engine, txn.get(), *meta,
+                                                            target.record_key, *current, r.doc));
+          ++result.modified_count;
+          if (++in_txn >= kUpdateBatchDocuments) {
+            ROCKDOC_RETURN_IF_ERROR(internal::Commit(txn.get()));
+            txn = engine->BeginTransaction(std::move(txn));
+            in_txn = 0;
+          }
+        }
+        if (req.want_document) *returned = req.return_after ? std::move(r.doc) : std::move(*current);
+        if (!req.multi) break;
+      }
+      if (txn && in_txn > 0) ROCKDOC_RETURN_IF_ERROR(internal::Commit(txn.get()));
+      if (req.multi || result.matched_count > 0) break;
+    }
+  }
+  if (result.matched_count > 0 || !req.upsert) return result;
+
+  UpdateContext ctx;
+  ctx.now_millis = now;
+  ctx.is_upsert_insert = true;
+  ROCKDOC_ASSIGN_OR_RETURN(Document seeded, MakeUpsertDocument(driver, req, ctx));
+  ROCKDOC_RETURN_IF_ERROR(internal::CheckUpdateResultSize(seeded));
+  ROCKDOC_ASSIGN_OR_RETURN(Document doc, internal::PrepareInsert(seeded));
+  auto txn = engine->BeginTransaction();
+  ROCKDOC_RETURN_IF_ERROR(internal::InsertDocument(*engine, txn.get(), *meta, doc));
+  ROCKDOC_RETURN_IF_ERROR(internal::Commit(txn.get()));
+  result.upserted_id = Value::FromElement(*doc.begin());
+  if (req.want_document && req.return_after) *returned = std::move(doc);
+  return result;
+}
+
+StatusOr<std::optional<Document>> Project(std::optional<Document> doc, const Document& spec) {
+  if (!doc || spec.empty()) return doc;
+  ROCKDOC_ASSIGN_OR_RETURN(auto p, internal::MakeProjectionInfo(spec, nullptr));
+  ROCKDOC_ASSIGN_OR_RETURN(Document projected, p.apply(*doc, std::nullopt));
+  return std::optional<Document>(std::move(projected));
+}
+
+// Wraps the plan of an explain in a write stage (UPDATE / DELETE), as
+// MongoDB's explain of a write shows it.
+Document WrapExplain(const Document& explain, std::string_view stage) {
+  BsonBuilder b;
+  for (Element e : explain) {
+    if (e.key() != "queryPlanner" && e.key() != "executionStats") {
+      b.AppendElement(e);
+      continue;
+    }
+    b.OpenDocument(e.key());
+    for (Element f : e.Document()) {
+      if (f.key() == "winningPlan" || f.key() == "executionStages") {
+        b.OpenDocument(f.key());
+        b.AppendString("stage", stage);
+        b.AppendDocument("inputStage", f.Document());
+        b.Close();
+      } else {
+        b.AppendElement(f);
+      }
+    }
+    b.Close();
+  }
+  return std::move(b).Build();
+}
+
+}  // namespace
+
+StatusOr<UpdateResult> Collection::UpdateOne(DocumentView filter, DocumentView update,
+                                             const UpdateOptions& options) const {
+  UpdateRequest req;
+  req.filter = filter;
+  req.update = update;
+  req.upsert = options.upsert;
+  req.array_filters = &options.array_filters;
+  return RunUpdate(engine_, db_name_, name_, req, nullptr);
+}
+
+StatusOr<UpdateResult> Collection::UpdateMany(DocumentView filter, DocumentView update,
+                                              const UpdateOptions& options) const {
+  UpdateRequest req;
+  req.filter = filter;
+  req.update = update;
+  req.multi = true;
+  req.upsert = options.upsert;
+  req.array_filters = &options.array_filters;
+  return RunUpdate(engine_, db_name_, name_, req, nullptr);
+}
+
+StatusOr<std::optional<Document>> Collection::FindOneAndUpdate(
+    DocumentView filter, DocumentView update, const FindOneAndModifyOptions& options) const {
+  UpdateRequest req;
+  req.filter = filter;
+  req.update = update;
+  req.upsert = options.upsert;
+  req.array_filters = &options.array_filters;
+  req.sort = options.sort;
+  req.want_document = true;
+  req.return_after = options.return_document == ReturnDocument::kAfter;
+  std::optional<Document> returned;
+  ROCKDOC_RETURN_IF_ERROR(RunUpdate(engine_, db_name_, name_, req, &returned).status());
+  return Project(std::move(returned), options.projection);
+}
+
+StatusOr<std::optional<Document>> Collection::FindOneAndReplace(
+    DocumentView filter, DocumentView replacement, const FindOneAndModifyOptions& options) const {
+  ROCKDOC_RETURN_IF_ERROR(ValidateBson(replacement.bytes()));
+  for (Element e : replacement) {
+    if (!e.key().empty() && e.key()[0] == '$') {
+      return BadValue("replacement document must not contain update operators: " +
+                      std::string(e.key()));
+    }
+  }
+  return FindOneAndUpdate(filter, replacement, options);
+}
+
+StatusOr<Document> Collection::ExplainUpdate(DocumentView filter, DocumentView update, bool multi,
+                                             const UpdateOptions& options,
+                                             ExplainVerbosity verbosity) const {
+  auto use = engine_->Enter();
+  ROCKDOC_RETURN_IF_ERROR(use.status());
+  ROCKDOC_RETURN_IF_ERROR(ValidateBson(update.bytes()));
+  ROCKDOC_RETURN_IF_ERROR(UpdateDriver::Parse(update, options.array_filters).status());
+  FindOptions fo;
+  if (!multi) fo.limit = 1;
+  ROCKDOC_ASSIGN_OR_RETURN(auto cq, internal::MakeCanonicalQuery(filter, fo));
+  ROCKDOC_ASSIGN_OR_RETURN(auto meta, internal::LookupForRead(*engine_, db_name_, name_));
+  ROCKDOC_ASSIGN_OR_RETURN(Document explain,
+                           internal::ExplainQuery(engine_, meta.get(), full_name(), *cq, verbosity));
+  return WrapExplain(explain, "UPDATE");
+}
+
+StatusOr<Document> Collection::ExplainDelete(DocumentView filter, bool multi,
+                                             ExplainVerbosity verbosity) const {
+  auto use = engine_->Enter();
+  ROCKDOC_RETURN_IF_ERROR(use.status());
+  FindOptions fo;
+  if (!multi) fo.limit = 1;
+  ROCKDOC_ASSIGN_OR_RETURN(auto cq, internal::MakeCanonicalQuery(filter, fo));
+  ROCKDOC_ASSIGN_OR_RETURN(auto meta, internal::LookupForRead(*engine_, db_name_, name_));
+  ROCKDOC_ASSIGN_OR_RETURN(Document explain,
+                           internal::ExplainQuery(engine_, meta.get(), full_name(), *cq, verbosity));
+  return WrapExplain(explain, "DELETE");
+}
+
+}  // namespace rockdoc

@@ -1,0 +1,106 @@
+// exec/index_stages.h: reading through a secondary index.
+//   IXSCAN:  walks keystring byte ranges of one index (bounds), returning the
+//            record key of each entry, and for covered plans the key values
+//            decoded into a document (with the original types).
+//   FETCH:   reads the document of each record key (at the query's snapshot)
+//            and applies the filter.
+//   PROJECTION_SIMPLE / _DEFAULT / _COVERED: shapes each result.
+#ifndef ROCKDOC_EXEC_INDEX_STAGES_H_
+#define ROCKDOC_EXEC_INDEX_STAGES_H_
+
+#include <rocksdb/iterator.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "exec/plan_stage.h"
+#include "exec/scan_stages.h"
+#include "index/index_descriptor.h"
+#include "planner/index_bounds.h"
+
+namespace rockdoc::internal {
+
+class IndexScanStage : public PlanStage {
+ public:
+  // `produce_key_doc`: decode each entry's values into a document named by
+  // the index fields (covered plans); `key_filter` then applies to it.
+  IndexScanStage(const ReadContext& ctx, uint32_t collection_id,
+                 std::shared_ptr<const IndexDescriptor> index, IndexBounds bounds, bool forward,
+                 bool produce_key_doc, StageFilter key_filter);
+  std::string_view name() const override { return "IXSCAN"; }
+  int64_t keys_examined() const override { return keys_examined_; }
+  void ReleaseResources() override;
+
+ protected:
+  StageState DoWork(WorkingMember** out) override;
+  void ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity) const override;
+
+ private:
+  bool PositionAtRange();
+
+  ReadContext ctx_;
+  uint32_t collection_id_;
+  std::shared_ptr<const IndexDescriptor> index_;
+  IndexBounds bounds_;
+  std::vector<KeyRange> ranges_;  // absolute keys (index prefix included)
+  bool forward_;
+  bool produce_key_doc_;
+  StageFilter key_filter_;
+  std::string prefix_, prefix_end_;
+  rocksdb::Slice lower_slice_, upper_slice_;
+  std::unique_ptr<rocksdb::Iterator> it_;
+  size_t range_ = 0;
+  bool in_range_ = false;
+  bool released_ = false;
+  int64_t keys_examined_ = 0;
+  int64_t seeks_ = 0;
+  int64_t dups_tested_ = 0;
+  int64_t dups_dropped_ = 0;
+  std::unordered_set<std::string> seen_;  // multikey: one result per record
+  std::string record_key_;
+  WorkingMember member_;
+};
+
+class FetchStage : public PlanStage {
+ public:
+  FetchStage(const ReadContext& ctx, std::unique_ptr<PlanStage> child, StageFilter filter);
+  std::string_view name() const override { return "FETCH"; }
+  int64_t docs_examined() const override { return docs_examined_; }
+
+ protected:
+  StageState DoWork(WorkingMember** out) override;
+  void ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity) const override;
+
+ private:
+  ReadContext ctx_;
+  StageFilter filter_;
+  int64_t docs_examined_ = 0;
+  rocksdb::PinnableSlice value_;
+  std::string record_key_;
+  WorkingMember member_;
+};
+
+class ProjectionStage : public PlanStage {
+ public:
+  using Function = std::function<StatusOr<Document>(const WorkingMember&)>;
+  // `stage_name`: PROJECTION_SIMPLE, PROJECTION_DEFAULT or PROJECTION_COVERED.
+  ProjectionStage(std::unique_ptr<PlanStage> child, std::string stage_name, Document spec,
+                  Function fn);
+  std::string_view name() const override { return stage_name_; }
+
+ protected:
+  StageState DoWork(WorkingMember** out) override;
+  void ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity) const override;
+
+ private:
+  std::string stage_name_;
+  Document spec_;
+  Function fn_;
+};
+
+}  // namespace rockdoc::internal
+
+#endif  // ROCKDOC_EXEC_INDEX_STAGES_H_

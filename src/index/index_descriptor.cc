@@ -1,0 +1,344 @@
+#include "index/index_descriptor.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "rockdoc/json.h"
+
+namespace rockdoc::internal {
+
+namespace {
+
+// MongoDB limits the key pattern's BSON size.
+constexpr size_t kMaxKeyPatternBytes = 2048;
+
+Status CannotCreateIndex(std::string message) {
+  return Status(ErrorCode::kCannotCreateIndex, std::move(message));
+}
+
+Status Corrupt(std::string message) {
+  return Status(ErrorCode::kDataCorruptionDetected,
+                "catalog index entry is damaged: " + std::move(message));
+}
+
+int64_t NowMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// The special index types MongoDB knows by a string value. rockdoc builds
+// only ordinary (btree-ordered) indexes.
+bool IsKnownPlugin(std::string_view name) {
+  return name == "2d" || name == "2dsphere" || name == "text" || name == "hashed" ||
+         name == "geoHaystack" || name == "wildcard" || name == "columnstore";
+}
+
+// MongoDB allows only these in a partialFilterExpression: equality,
+// $exists: true, ranges, $type, $in, and $and / $or of them.
+Status CheckPartialFilter(const MatchExpression& expr, int level) {
+  switch (expr.type()) {
+    case MatchType::kEq:
+    case MatchType::kLt:
+    case MatchType::kLte:
+    case MatchType::kGt:
+    case MatchType::kGte:
+    case MatchType::kExists:
+    case MatchType::kType:
+    case MatchType::kIn:
+      return Status::OK();
+    case MatchType::kAnd:
+    case MatchType::kOr:
+      for (size_t i = 0; i < expr.num_children(); ++i) {
+        ROCKDOC_RETURN_IF_ERROR(CheckPartialFilter(*expr.child(i), level + 1));
+      }
+      return Status::OK();
+    default:
+      return CannotCreateIndex("Expression not supported in partial index: " + expr.DebugString());
+  }
+}
+
+// "1", "-1", "1.5": how a direction value appears in a default index name.
+std::string DirectionText(const Element& e) {
+  int64_t i = 0;
+  if (e.ExactInt64(&i)) return std::to_string(i);
+  // The shortest form that reads back as the same double.
+  const double value = e.NumberAsDouble();
+  char buf[32];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*g", precision, value);
+    if (std::strtod(buf, nullptr) == value) break;
+  }
+  return buf;
+}
+
+}  // namespace
+
+std::string IndexDescriptor::DefaultName(DocumentView key_pattern) {
+  std::string name;
+  for (Element e : key_pattern) {
+    if (!name.empty()) name += '_';
+    name += e.key();
+    name += '_';
+    if (e.IsNumber()) {
+      name += DirectionText(e);
+    } else if (e.type() == BsonType::kString) {
+      name += e.String();
+    }
+  }
+  return name;
+}
+
+Status IndexDescriptor::Init(DocumentView key_pattern, std::string name, bool unique, bool sparse,
+                             DocumentView partial_filter) {
+  if (key_pattern.size() > kMaxKeyPatternBytes) {
+    return CannotCreateIndex("Index key pattern too large.");
+  }
+  if (key_pattern.empty()) return CannotCreateIndex("Index keys cannot be empty.");
+  std::vector<std::string_view> seen;
+  for (Element e : key_pattern) {
+    if (std::find(seen.begin(), seen.end(), e.key()) != seen.end()) {
+      return BadValue("The field '" + std::string(e.key()) +
+                      "' appears multiple times in the index key pattern " +
+                      ToJson(key_pattern, JsonFormat::kShell));
+    }
+    seen.push_back(e.key());
+  }
+  for (Element e : key_pattern) {
+    if (e.type() == BsonType::kString) {
+      std::string plugin(e.String());
+      if (!IsKnownPlugin(plugin)) return CannotCreateIndex("Unknown index plugin '" + plugin + "'");
+      return CannotCreateIndex("rockdoc does not support '" + plugin + "' indexes");
+    }
+  }
+  int field = 0;
+  for (Element e : key_pattern) {
+    if (e.IsNumber()) {
+      double value = e.NumberAsDouble();
+      if (std::isnan(value))
+        return CannotCreateIndex("Values in the index key pattern cannot be NaN.");
+      if (value == 0.0) return CannotCreateIndex("Values in the index key pattern cannot be 0.");
+      if (value < 0 && field < 32) descending_bits_ |= uint32_t{1} << field;
+    } else {
+      return CannotCreateIndex("Values in v:2 index key pattern cannot be of type " +
+                               std::string(BsonTypeAlias(e.type())) +
+                               ". Only numbers > 0, numbers < 0, and strings are allowed.");
+    }
+    std::string_view path = e.key();
+    if (path.empty()) return CannotCreateIndex("Index keys cannot be an empty field.");
+    size_t start = 0;
+    size_t part_index = 0;
+    while (true) {
+      size_t dot = path.find('.', start);
+      std::string_view part = path.substr(start, dot == std::string_view::npos ? dot : dot - start);
+      if (part.empty()) return CannotCreateIndex("Index keys cannot contain an empty field.");
+      // DBRef fields ($ref, $id, $db) may be indexed below the top level.
+      bool dbref = part_index > 0 && (part == "$ref" || part == "$id" || part == "$db");
+      if (part[0] == '$' && !dbref) {
+        return CannotCreateIndex(
+            "Index key contains an illegal field name: field name starts with '$'.");
+      }
+      if (dot == std::string_view::npos) break;
+      start = dot + 1;
+      ++part_index;
+    }
+    field_names_.emplace_back(path);
+    ++field;
+  }
+  for (const std::string& f : field_names_) {
+    field_name_views_.emplace_back(f);
+    field_paths_.emplace_back(f);
+  }
+  key_pattern_ = Document::AdoptValidated(std::string(key_pattern.bytes()));
+
+  if (name.empty()) name = DefaultName(key_pattern);
+  if (name.find('\0') != std::string::npos) {
+    return BadValue("The index name cannot contain null characters");
+  }
+  if (name == "*") return BadValue("The index name '*' is not valid.");
+  if (name == "_id_") {
+    return BadValue(
+        "The index name '_id_' is reserved for the _id index, which must have key "
+        "pattern {_id: 1}, found key: " +
+        ToJson(key_pattern, JsonFormat::kShell));
+  }
+  name_ = std::move(name);
+  unique_ = unique;
+  sparse_ = sparse;
+  if (!partial_filter.empty()) {
+    auto parsed = ParseMatchExpression(partial_filter);
+    if (!parsed.ok()) return parsed.status();
+    ROCKDOC_RETURN_IF_ERROR(CheckPartialFilter(**parsed, 0));
+    partial_filter_ = std::move(parsed).value();
+    partial_filter_doc_ = Document::AdoptValidated(std::string(partial_filter.bytes()));
+  }
+  multikey_paths_.assign(field_names_.size(), MultikeyComponents());
+  since_ms_ = NowMillis();
+  return Status::OK();
+}
+
+StatusOr<std::shared_ptr<IndexDescriptor>> IndexDescriptor::Create(uint32_t id,
+                                                                   DocumentView key_pattern,
+                                                                   const IndexOptions& options) {
+  std::shared_ptr<IndexDescriptor> desc(new IndexDescriptor());
+  desc->id_ = id;
+  ROCKDOC_RETURN_IF_ERROR(ValidateBson(options.partial_filter_expression.bytes()));
+  ROCKDOC_RETURN_IF_ERROR(desc->Init(key_pattern, options.name, options.unique, options.sparse,
+                                     options.partial_filter_expression));
+  return desc;
+}
+
+StatusOr<std::shared_ptr<IndexDescriptor>> IndexDescriptor::FromCatalogEntry(DocumentView entry) {
+  Element id = entry.Get("id"), name = entry.Get("name"), key = entry.Get("key");
+  Element unique = entry.Get("unique"), sparse = entry.Get("sparse");
+  Element partial = entry.Get("partialFilterExpression");
+  Element multikey = entry.Get("multikeyPaths");
+  if (id.type() != BsonType::kInt64 || name.type() != BsonType::kString ||
+      key.type() != BsonType::kDocument || unique.type() != BsonType::kBool ||
+      sparse.type() != BsonType::kBool || multikey.type() != BsonType::kArray ||
+      (partial.ok() && partial.type() != BsonType::kDocument)) {
+    return Corrupt("missing or mistyped fields in " + ToJson(entry, JsonFormat::kShell));
+  }
+  std::shared_ptr<IndexDescriptor> desc(new IndexDescriptor());
+  desc->id_ = static_cast<uint32_t>(id.Int64());
+  Status s = desc->Init(key.Document(), std::string(name.String()), unique.Bool(), sparse.Bool(),
+                        partial.ok() ? partial.Document() : DocumentView());
+  if (!s.ok()) return Corrupt(std::string(s.message()));
+  MultikeyPaths paths;
+  for (Element field : multikey.Array()) {
+    if (field.type() != BsonType::kArray) return Corrupt("multikeyPaths");
+    MultikeyComponents components;
+    for (Element c : field.Array()) {
+      if (c.type() != BsonType::kInt32 || c.Int32() < 0) return Corrupt("multikeyPaths");
+      components.insert(static_cast<size_t>(c.Int32()));
+    }
+    paths.push_back(std::move(components));
+  }
+  if (paths.size() != desc->num_fields()) return Corrupt("multikeyPaths length");
+  desc->SetMultikeyPaths(std::move(paths));
+  return desc;
+}
+
+void IndexDescriptor::AppendCatalogEntry(BsonBuilder* out, const MultikeyPaths& multikey) const {
+  out->AppendInt64("id", id_);
+  out->AppendString("name", name_);
+  out->AppendDocument("key", key_pattern_);
+  out->AppendBool("unique", unique_);
+  out->AppendBool("sparse", sparse_);
+  if (partial()) out->AppendDocument("partialFilterExpression", partial_filter_doc_);
+  out->OpenArray("multikeyPaths");
+  for (const MultikeyComponents& field : multikey) {
+    out->OpenArray("");
+    for (size_t c : field) out->AppendInt32("", static_cast<int32_t>(c));
+    out->Close();
+  }
+  out->Close();
+}
+
+Document IndexDescriptor::ToSpec() const {
+  BsonBuilder b;
+  b.AppendInt32("v", kIndexVersion);
+  b.AppendDocument("key", key_pattern_);
+  b.AppendString("name", name_);
+  if (unique_) b.AppendBool("unique", true);
+  if (sparse_) b.AppendBool("sparse", true);
+  if (partial()) b.AppendDocument("partialFilterExpression", partial_filter_doc_);
+  return std::move(b).Build();
+}
+
+bool IndexDescriptor::SameOptions(const IndexDescriptor& other) const {
+  return unique_ == other.unique_ && sparse_ == other.sparse_ &&
+         partial_filter_doc_ == other.partial_filter_doc_;
+}
+
+bool IndexDescriptor::SameKeyPattern(DocumentView other) const {
+  auto a = key_pattern_.begin(), a_end = key_pattern_.end();
+  auto b = other.begin(), b_end = other.end();
+  for (; a != a_end && b != b_end; ++a, ++b) {
+    Element x = *a, y = *b;
+    if (x.key() != y.key()) return false;
+    if (CompareValues(x, y) != 0) return false;
+  }
+  return a == a_end && b == b_end;
+}
+
+MultikeyPaths IndexDescriptor::multikey_paths() const {
+  std::lock_guard<std::mutex> g(multikey_mu_);
+  return multikey_paths_;
+}
+
+std::vector<std::string> IndexDescriptor::MultikeyPrefixes(size_t field) const {
+  std::vector<std::string> out;
+  MultikeyComponents components;
+  {
+    std::lock_guard<std::mutex> g(multikey_mu_);
+    if (field >= multikey_paths_.size()) return out;
+    components = multikey_paths_[field];
+  }
+  const FieldPath& path = field_paths_[field];
+  for (size_t c : components) {
+    std::string prefix;
+    for (size_t i = 0; i <= c && i < path.size(); ++i) {
+      if (i > 0) prefix += '.';
+      prefix += path.part(i);
+    }
+    out.push_back(std::move(prefix));
+  }
+  return out;
+}
+
+bool IndexDescriptor::NeedsMultikeyUpdate(const MultikeyPaths& seen) const {
+  bool any = false;
+  for (const MultikeyComponents& f : seen) any = any || !f.empty();
+  if (!any) return false;
+  std::lock_guard<std::mutex> g(multikey_mu_);
+  for (size_t i = 0; i < seen.size() && i < multikey_paths_.size(); ++i) {
+    for (size_t c : seen[i]) {
+      if (multikey_paths_[i].count(c) == 0) return true;
+    }
+  }
+  return false;
+}
+
+void IndexDescriptor::SetMultikeyPaths(MultikeyPaths paths) {
+  paths.resize(field_names_.size());
+  bool any = false;
+  for (const MultikeyComponents& f : paths) any = any || !f.empty();
+  std::lock_guard<std::mutex> g(multikey_mu_);
+  multikey_paths_ = std::move(paths);
+  multikey_.store(any, std::memory_order_release);
+}
+
+const IndexDescriptor* IndexSet::FindByName(std::string_view name) const {
+  for (const auto& index : indexes_) {
+    if (index->name() == name) return index.get();
+  }
+  return nullptr;
+}
+
+std::vector<const IndexDescriptor*> IndexSet::FindByKeyPattern(DocumentView key_pattern) const {
+  std::vector<const IndexDescriptor*> out;
+  for (const auto& index : indexes_) {
+    if (index->SameKeyPattern(key_pattern)) out.push_back(index.get());
+  }
+  return out;
+}
+
+std::shared_ptr<const IndexSet> IndexSet::With(std::shared_ptr<IndexDescriptor> index) const {
+  std::vector<std::shared_ptr<IndexDescriptor>> copy = indexes_;
+  copy.push_back(std::move(index));
+  return std::make_shared<const IndexSet>(std::move(copy));
+}
+
+std::shared_ptr<const IndexSet> IndexSet::Without(std::string_view name) const {
+  std::vector<std::shared_ptr<IndexDescriptor>> copy;
+  for (const auto& index : indexes_) {
+    if (index->name() != name) copy.push_back(index);
+  }
+  return std::make_shared<const IndexSet>(std::move(copy));
+}
+
+}  // namespace rockdoc::internal

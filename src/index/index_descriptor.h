@@ -1,0 +1,198 @@
+// index/index_descriptor.h: what a secondary index is: its key pattern,
+// options, prefix id, multikey state and usage counters; and IndexSet, the
+// immutable list of a collection's secondary indexes.
+//
+// The `_id` order of the clustered records is the collection's `_id_` index;
+// it has no descriptor and is never in an IndexSet.
+//
+// A descriptor's definition (id, name, key pattern, options) never changes
+// after creation. Two things do, and are thread-safe:
+//   * the multikey paths, which only grow, and only through
+//     Catalog::PersistMultikeyPaths (so that the catalog on disk never says
+//     less than memory: see catalog.h);
+//   * the usage counters ($indexStats), bumped by the planner.
+//
+// Ownership and threading: descriptors are shared (std::shared_ptr) between
+// IndexSet snapshots; an IndexSet is immutable once built and may be read
+// from many threads. A collection swaps in a new IndexSet (copy-on-write)
+// under its exclusive lock; readers keep the snapshot they took.
+//
+// Example:
+//   ROCKDOC_ASSIGN_OR_RETURN(auto desc,
+//       IndexDescriptor::Create(id, Json(R"({"a": 1, "b.c": -1})"), IndexOptions{}));
+//   desc->name();             // "a_1_b.c_-1"
+//   desc->descending_bits();  // 0b10
+#ifndef ROCKDOC_INDEX_INDEX_DESCRIPTOR_H_
+#define ROCKDOC_INDEX_INDEX_DESCRIPTOR_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "query/field_path.h"
+#include "query/match_expression.h"
+#include "rockdoc/client.h"
+#include "rockdoc/document.h"
+#include "rockdoc/status.h"
+
+namespace rockdoc::internal {
+
+// MongoDB's multikeyPaths: for each field of the key pattern, the positions
+// (0-based path components) at which some document held an array. For the
+// field "a.b.c", {0} means "a" has been an array, {1} means "a.b".
+using MultikeyComponents = std::set<size_t>;
+using MultikeyPaths = std::vector<MultikeyComponents>;
+
+// The index version listIndexes reports (MongoDB's current v: 2).
+inline constexpr int kIndexVersion = 2;
+
+class IndexDescriptor {
+ public:
+  // Validates a key pattern and options as createIndex does and returns the
+  // descriptor of a new (empty, not multikey) index with prefix id `id`.
+  // Errors (with MongoDB's messages):
+  //   CannotCreateIndex (67): "Index keys cannot be empty.", "Values in the
+  //     index key pattern cannot be 0.", "... cannot be NaN.", "Values in v:2
+  //     index key pattern cannot be of type object. Only numbers > 0, numbers
+  //     < 0, and strings are allowed.", "Index keys cannot contain an empty
+  //     field.", "Index key contains an illegal field name: field name starts
+  //     with '$'.", "Unknown index plugin 'x'", special index types
+  //     (text, 2d, hashed, ...) which rockdoc does not support, and partial
+  //     filters using operators MongoDB refuses there ("Expression not
+  //     supported in partial index: ...");
+  //   BadValue (2): "The field 'a' appears multiple times in the index key
+  //     pattern ...", an invalid name, a malformed partialFilterExpression.
+  static StatusOr<std::shared_ptr<IndexDescriptor>> Create(uint32_t id, DocumentView key_pattern,
+                                                           const IndexOptions& options);
+
+  // Rebuilds a descriptor from its catalog entry (AppendCatalogEntry's
+  // form). DataCorruptionDetected when the entry is damaged.
+  static StatusOr<std::shared_ptr<IndexDescriptor>> FromCatalogEntry(DocumentView entry);
+
+  IndexDescriptor(const IndexDescriptor&) = delete;
+  IndexDescriptor& operator=(const IndexDescriptor&) = delete;
+
+  // The catalog form, appended as the fields of the open document:
+  //   {id: <int64>, name, key, unique, sparse, partialFilterExpression?,
+  //    multikeyPaths: [[<int32> component, ...] per key field]}
+  // `multikey` overrides the descriptor's own paths (the catalog writes the
+  // paths it is about to publish).
+  void AppendCatalogEntry(BsonBuilder* out, const MultikeyPaths& multikey) const;
+
+  // The index as listIndexes shows it: {v: 2, key, name, unique?: true,
+  // sparse?: true, partialFilterExpression?}.
+  Document ToSpec() const;
+
+  // The default name MongoDB gives a key pattern: "a_1_b.c_-1".
+  static std::string DefaultName(DocumentView key_pattern);
+
+  uint32_t id() const { return id_; }
+  const std::string& name() const { return name_; }
+  const Document& key_pattern() const { return key_pattern_; }
+  // The dotted field names of the key pattern, in order.
+  const std::vector<std::string>& field_names() const { return field_names_; }
+  // The same names as views (what keystring::Decode takes). Valid while the
+  // descriptor lives.
+  const std::vector<std::string_view>& field_name_views() const { return field_name_views_; }
+  const std::vector<FieldPath>& field_paths() const { return field_paths_; }
+  size_t num_fields() const { return field_names_.size(); }
+  // Bit i set: field i is descending (for keystring::Builder / Decode).
+  uint32_t descending_bits() const { return descending_bits_; }
+  bool descending(size_t field) const {
+    return field < 32 && ((descending_bits_ >> field) & 1) != 0;
+  }
+
+  bool unique() const { return unique_; }
+  bool sparse() const { return sparse_; }
+  bool partial() const { return partial_filter_ != nullptr; }
+  // The filter as given ({} when not partial) and parsed (null when not).
+  const Document& partial_filter_expression() const { return partial_filter_doc_; }
+  const MatchExpression* partial_filter() const { return partial_filter_.get(); }
+
+  // Whether the options (unique, sparse, partial filter) equal `other`'s.
+  bool SameOptions(const IndexDescriptor& other) const;
+  // Whether the key pattern is the same as `other`'s (names and directions
+  // compared as MongoDB does: 1 and 1.0 are the same direction value).
+  bool SameKeyPattern(DocumentView other) const;
+
+  // ---- Multikey state ----
+  // A copy of the current multikey paths (one entry per key field).
+  MultikeyPaths multikey_paths() const;
+  // True when some document had an array along some indexed path.
+  bool is_multikey() const { return multikey_.load(std::memory_order_acquire); }
+  // The dotted prefixes of field `field` that have been arrays
+  // ("a.b" with {0} gives {"a"}).
+  std::vector<std::string> MultikeyPrefixes(size_t field) const;
+  // True when `seen` holds a component not yet in multikey_paths(): the
+  // writer that saw it must publish it before committing.
+  bool NeedsMultikeyUpdate(const MultikeyPaths& seen) const;
+  // Replaces the paths. Only the catalog calls this, after persisting them.
+  void SetMultikeyPaths(MultikeyPaths paths);
+
+  // ---- Usage ($indexStats) ----
+  // Counts one use of the index by a query plan. Thread-safe, lock-free.
+  void RecordAccess() const { accesses_.fetch_add(1, std::memory_order_relaxed); }
+  int64_t accesses() const { return accesses_.load(std::memory_order_relaxed); }
+  // When counting started (the index was created or loaded), ms since epoch.
+  int64_t since_ms() const { return since_ms_; }
+
+ private:
+  IndexDescriptor() = default;
+  // Fills the derived fields from key_pattern_ and checks it.
+  Status Init(DocumentView key_pattern, std::string name, bool unique, bool sparse,
+              DocumentView partial_filter);
+
+  uint32_t id_ = 0;
+  std::string name_;
+  Document key_pattern_;
+  std::vector<std::string> field_names_;
+  std::vector<std::string_view> field_name_views_;
+  std::vector<FieldPath> field_paths_;
+  uint32_t descending_bits_ = 0;
+  bool unique_ = false;
+  bool sparse_ = false;
+  Document partial_filter_doc_;
+  std::unique_ptr<MatchExpression> partial_filter_;
+
+  mutable std::mutex multikey_mu_;
+  MultikeyPaths multikey_paths_;  // guarded by multikey_mu_
+  std::atomic<bool> multikey_{false};
+
+  mutable std::atomic<int64_t> accesses_{0};
+  int64_t since_ms_ = 0;
+};
+
+// The secondary indexes of one collection at one moment. Immutable.
+class IndexSet {
+ public:
+  IndexSet() = default;
+  explicit IndexSet(std::vector<std::shared_ptr<IndexDescriptor>> indexes)
+      : indexes_(std::move(indexes)) {}
+
+  const std::vector<std::shared_ptr<IndexDescriptor>>& all() const { return indexes_; }
+  bool empty() const { return indexes_.empty(); }
+  size_t size() const { return indexes_.size(); }
+  auto begin() const { return indexes_.begin(); }
+  auto end() const { return indexes_.end(); }
+
+  // The index named `name`, or null.
+  const IndexDescriptor* FindByName(std::string_view name) const;
+  // The indexes whose key pattern equals `key_pattern` (see SameKeyPattern).
+  std::vector<const IndexDescriptor*> FindByKeyPattern(DocumentView key_pattern) const;
+
+  // A copy with `index` added / with the index named `name` removed.
+  std::shared_ptr<const IndexSet> With(std::shared_ptr<IndexDescriptor> index) const;
+  std::shared_ptr<const IndexSet> Without(std::string_view name) const;
+
+ private:
+  std::vector<std::shared_ptr<IndexDescriptor>> indexes_;
+};
+
+}  // namespace rockdoc::internal
+
+#endif  // ROCKDOC_INDEX_INDEX_DESCRIPTOR_H_

@@ -1,0 +1,61 @@
+// planner/canonical_query.h: a find request parsed once: the filter as a
+// MatchExpression tree, the sort pattern, the projection, skip, limit and
+// hint. Every error in the request (unknown operator, bad sort or
+// projection) surfaces here, before any data is read.
+#ifndef ROCKDOC_PLANNER_CANONICAL_QUERY_H_
+#define ROCKDOC_PLANNER_CANONICAL_QUERY_H_
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "query/match_expression.h"
+#include "query/sort_pattern.h"
+#include "rockdoc/client.h"
+
+namespace rockdoc::internal {
+
+// What the planner needs to know of a projection, and how to apply it.
+struct ProjectionInfo {
+  Document spec;
+  // Only top-level inclusions/exclusions: PROJECTION_SIMPLE in explain.
+  bool simple = false;
+  // An inclusion projection (after the _id rule).
+  bool inclusion = false;
+  bool include_id = true;
+  // Uses the positional "a.$" form: needs the filter's elemMatchKey.
+  bool needs_elem_match_key = false;
+  // The top-level fields an inclusion projection can output, when every
+  // included path is a plain (non-dotted, no $slice/$elemMatch) field; empty
+  // otherwise (then the projection cannot be covered).
+  std::vector<std::string> coverable_fields;
+  std::function<StatusOr<Document>(DocumentView doc, std::optional<size_t> elem_match_key)> apply;
+};
+
+StatusOr<ProjectionInfo> MakeProjectionInfo(DocumentView spec, const MatchExpression* filter);
+
+struct CanonicalQuery {
+  Document filter;
+  std::unique_ptr<MatchExpression> root;
+  Document sort_spec;
+  SortPattern sort;
+  std::optional<ProjectionInfo> projection;
+  int64_t skip = 0;
+  int64_t limit = 0;  // 0 = none
+  Document hint;
+  std::string hint_name;
+  int64_t max_sort_bytes = int64_t{100} << 20;
+
+  bool match_everything() const {
+    return root->type() == MatchType::kAnd && root->num_children() == 0;
+  }
+};
+
+StatusOr<std::unique_ptr<CanonicalQuery>> MakeCanonicalQuery(DocumentView filter,
+                                                             const FindOptions& options);
+
+}  // namespace rockdoc::internal
+
+#endif  // ROCKDOC_PLANNER_CANONICAL_QUERY_H_

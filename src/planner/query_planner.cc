@@ -1,0 +1,628 @@
+#include "planner/query_planner.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "exec/basic_stages.h"
+#include "exec/index_stages.h"
+#include "exec/sort_stage.h"
+#include "keystring/keystring.h"
+#include "storage/engine.h"
+#include "storage/write_ops.h"
+
+namespace rockdoc::internal {
+
+namespace {
+
+using Access = QuerySolution::Access;
+
+// ---- Predicates ----
+
+// The conjuncts of the filter: the root's children when it is an AND
+// (flattened), else the root alone.
+void CollectConjuncts(const MatchExpression* e, std::vector<const MatchExpression*>* out) {
+  if (e->type() == MatchType::kAnd) {
+    for (size_t i = 0; i < e->num_children(); ++i) CollectConjuncts(e->child(i), out);
+  } else {
+    out->push_back(e);
+  }
+}
+
+bool IsNullish(const Element& v) {
+  return v.type() == BsonType::kNull || v.type() == BsonType::kUndefined;
+}
+
+// True when the leaf cannot match a document in which its path is missing:
+// only then may a sparse index (which lacks such documents) answer it.
+bool CannotMatchMissing(const MatchExpression* leaf) {
+  Element v = leaf->operand();
+  switch (leaf->type()) {
+    case MatchType::kEq:
+      return !IsNullish(v) && v.type() != BsonType::kMinKey && v.type() != BsonType::kMaxKey;
+    case MatchType::kLt:
+    case MatchType::kGt:
+      return v.type() != BsonType::kMinKey && v.type() != BsonType::kMaxKey;
+    case MatchType::kLte:
+    case MatchType::kGte:
+      return !IsNullish(v) && v.type() != BsonType::kMinKey && v.type() != BsonType::kMaxKey;
+    case MatchType::kIn: {
+      const auto& in = static_cast<const InMatchExpression&>(*leaf);
+      for (const Element& e : in.equalities())
+        if (IsNullish(e)) return false;
+      return true;
+    }
+    case MatchType::kRegex:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Leaves a covered plan can evaluate on index keys: predicates that never
+// hinge on a field being missing (an index stores missing as null).
+bool CoverableFilter(const MatchExpression* e, std::vector<std::string>* paths) {
+  switch (e->type()) {
+    case MatchType::kAnd:
+    case MatchType::kOr:
+      for (size_t i = 0; i < e->num_children(); ++i)
+        if (!CoverableFilter(e->child(i), paths)) return false;
+      return true;
+    default:
+      if (!CannotMatchMissing(e)) return false;
+      if (e->operand().ok() &&
+          (e->operand().type() == BsonType::kArray || e->operand().type() == BsonType::kDocument)) {
+        return false;
+      }
+      paths->push_back(e->path());
+      return true;
+  }
+}
+
+bool ShareMultikeyPrefix(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  for (const auto& x : a)
+    for (const auto& y : b)
+      if (x == y) return true;
+  return false;
+}
+
+// Intervals for `path` from the conjuncts that test it. Without
+// intersection (a multikey path), the first predicate that yields bounds is
+// used alone: bounds must stay a superset of the matching keys.
+OrderedIntervalList FieldBounds(const std::string& path,
+                                const std::vector<const MatchExpression*>& preds,
+                                bool allow_intersect, bool* bounded) {
+  OrderedIntervalList list;
+  list.field = path;
+  *bounded = false;
+  for (const MatchExpression* p : preds) {
+    if (p->is_logical() || p->path() != path) continue;
+    std::vector<Interval> iv;
+    if (!IntervalsForLeaf(*p, &iv)) continue;
+    if (!*bounded) {
+      list.intervals = std::move(iv);
+      *bounded = true;
+      if (!allow_intersect) break;
+    } else {
+      list.intervals = IntersectIntervals(list.intervals, iv);
+    }
+  }
+  if (!*bounded) list.intervals = {Interval::All()};
+  return list;
+}
+
+IndexBounds BoundsForIndex(const IndexDescriptor& index,
+                           const std::vector<const MatchExpression*>& preds, int* bounded_fields) {
+  IndexBounds bounds;
+  *bounded_fields = 0;
+  std::vector<std::vector<std::string>> used_prefixes;
+  for (size_t i = 0; i < index.num_fields(); ++i) {
+    std::vector<std::string> prefixes = index.MultikeyPrefixes(i);
+    bool usable = true;
+    for (const auto& used : used_prefixes)
+      if (ShareMultikeyPrefix(used, prefixes)) usable = false;
+    bool bounded = false;
+    OrderedIntervalList list;
+    if (usable) {
+      list = FieldBounds(index.field_names()[i], preds, prefixes.empty(), &bounded);
+    } else {
+      list.field = index.field_names()[i];
+      list.intervals = {Interval::All()};
+    }
+    if (bounded) {
+      used_prefixes.push_back(prefixes);
+      if (i == static_cast<size_t>(*bounded_fields)) ++*bounded_fields;
+    }
+    bounds.fields.push_back(std::move(list));
+  }
+  return bounds;
+}
+
+// Whether scanning `index` with `bounds` returns documents in `sort` order,
+// and in which direction.
+bool IndexProvidesSort(const IndexDescriptor& index, const IndexBounds& bounds,
+                       const SortPattern& sort, bool* forward) {
+  *forward = true;
+  if (sort.empty()) return true;
+  size_t points = 0;
+  while (points < bounds.fields.size() && bounds.fields[points].IsSinglePoint()) ++points;
+  for (size_t start = 0; start <= points; ++start) {
+    if (start + sort.size() > index.num_fields()) break;
+    bool ok = true;
+    int direction = 0;  // +1 forward, -1 backward
+    for (size_t k = 0; k < sort.size() && ok; ++k) {
+      size_t f = start + k;
+      if (index.field_names()[f] != sort.parts()[k].path.dotted() ||
+          !index.MultikeyPrefixes(f).empty()) {
+        ok = false;
+        break;
+      }
+      int d = (sort.parts()[k].ascending != index.descending(f)) ? 1 : -1;
+      if (direction == 0) direction = d;
+      if (d != direction) ok = false;
+    }
+    if (ok) {
+      *forward = direction >= 0;
+      return true;
+    }
+  }
+  return false;
+}
+
+// Whether `preds` imply the index's partial filter (each of its conjuncts
+// is met by a conjunct of the query on the same path).
+bool ImpliesPartialFilter(const IndexDescriptor& index,
+                          const std::vector<const MatchExpression*>& preds) {
+  std::vector<const MatchExpression*> required;
+  CollectConjuncts(index.partial_filter(), &required);
+  for (const MatchExpression* r : required) {
+    bool met = false;
+    Document rs = r->Serialize();
+    for (const MatchExpression* q : preds) {
+      if (q->is_logical() || q->path() != r->path()) continue;
+      if (q->Serialize() == rs) met = true;
+      if (q->type() == MatchType::kEq && r->MatchesSingleElement(q->operand())) met = true;
+      if (r->type() == MatchType::kExists && CannotMatchMissing(q)) met = true;
+      if (met) break;
+    }
+    if (!met) return false;
+  }
+  return true;
+}
+
+bool SparseUsable(const IndexDescriptor& index, const std::vector<const MatchExpression*>& preds) {
+  for (const MatchExpression* q : preds) {
+    if (q->is_logical()) continue;
+    for (const std::string& f : index.field_names())
+      if (q->path() == f && CannotMatchMissing(q)) return true;
+  }
+  return false;
+}
+
+bool IsCovered(const CanonicalQuery& cq, const IndexDescriptor& index) {
+  if (!cq.projection || !cq.projection->inclusion || cq.projection->coverable_fields.empty()) {
+    return false;
+  }
+  if (index.is_multikey() || index.sparse() || index.partial()) return false;
+  auto in_index = [&](const std::string& f) {
+    for (const std::string& n : index.field_names())
+      if (n == f) return f.find('.') == std::string::npos;
+    return false;
+  };
+  for (const std::string& f : cq.projection->coverable_fields)
+    if (!in_index(f)) return false;
+  if (cq.projection->include_id && !in_index("_id")) return false;
+  std::vector<std::string> paths;
+  if (!cq.match_everything() && !CoverableFilter(cq.root.get(), &paths)) return false;
+  for (const std::string& p : paths)
+    if (!in_index(p)) return false;
+  for (const auto& part : cq.sort.parts())
+    if (!in_index(part.path.dotted())) return false;
+  return true;
+}
+
+// The _id bounds of the filter, when it constrains _id.
+bool IdBounds(const std::vector<const MatchExpression*>& preds, IndexBounds* out) {
+  bool bounded = false;
+  OrderedIntervalList list = FieldBounds("_id", preds, true, &bounded);
+  if (!bounded) return false;
+  out->fields = {std::move(list)};
+  return true;
+}
+
+bool IsPlainIdEquality(const CanonicalQuery& cq) {
+  const MatchExpression* r = cq.root.get();
+  if (r->type() == MatchType::kAnd && r->num_children() == 1) r = r->child(0);
+  if (r->type() != MatchType::kEq || r->path() != "_id") return false;
+  BsonType t = r->operand().type();
+  return t != BsonType::kArray && t != BsonType::kRegex &&
+         t != BsonType::kNull && t != BsonType::kUndefined && t != BsonType::kMinKey &&
+         t != BsonType::kMaxKey;
+}
+
+// ---- Building stages ----
+
+std::unique_ptr<PlanStage> BuildStages(const QuerySolution& sol, const CanonicalQuery& cq,
+                                       const CollectionMeta* meta, const ReadContext& ctx) {
+  bool want_key = cq.projection && cq.projection->needs_elem_match_key;
+  StageFilter filter = MakeStageFilter(cq.root.get(), want_key);
+  std::unique_ptr<PlanStage> root;
+  switch (sol.access) {
+    case Access::kEof:
+      root = std::make_unique<EofStage>();
+      break;
+    case Access::kCollScan:
+      root = std::make_unique<CollectionScanStage>(ctx, meta->id, sol.forward, filter);
+      break;
+    case Access::kIdHack:
+      root = std::make_unique<IdHackStage>(ctx, sol.id_record_key, filter);
+      break;
+    case Access::kClustered:
+      root = std::make_unique<ClusteredScanStage>(ctx, meta->id, sol.id_bounds, sol.forward,
+                                                  filter);
+      break;
+    case Access::kIndex: {
+      const auto& part = sol.parts[0];
+      if (sol.covered) {
+        root = std::make_unique<IndexScanStage>(ctx, meta->id, part.index, part.bounds,
+                                                part.forward, true, filter);
+      } else {
+        auto scan = std::make_unique<IndexScanStage>(ctx, meta->id, part.index, part.bounds,
+                                                     part.forward, false, StageFilter());
+        root = std::make_unique<FetchStage>(ctx, std::move(scan), filter);
+      }
+      break;
+    }
+    case Access::kOr: {
+      std::vector<std::unique_ptr<PlanStage>> scans;
+      for (const auto& part : sol.parts) {
+        scans.push_back(std::make_unique<IndexScanStage>(ctx, meta->id, part.index, part.bounds,
+                                                         part.forward, false, StageFilter()));
+      }
+      root = std::make_unique<FetchStage>(ctx, std::make_unique<OrStage>(std::move(scans)),
+                                          filter);
+      break;
+    }
+  }
+  if (!cq.sort.empty() && !sol.provides_sort) {
+    const SortPattern* pattern = &cq.sort;
+    uint32_t bits = 0;
+    for (size_t i = 0; i < pattern->size() && i < 32; ++i)
+      if (!pattern->parts()[i].ascending) bits |= 1u << i;
+    auto key_fn = [pattern, bits](DocumentView doc, std::string* key) -> Status {
+      std::vector<Element> values;
+      ROCKDOC_RETURN_IF_ERROR(pattern->ExtractKey(doc, &values));
+      keystring::Builder b(bits);
+      for (const Element& v : values) b.Append(v);
+      *key = b.bytes();
+      return Status::OK();
+    };
+    int64_t top_k = cq.limit > 0 ? cq.limit + cq.skip : 0;
+    root = std::make_unique<SortStage>(std::move(root), cq.sort_spec, key_fn, top_k,
+                                       cq.max_sort_bytes);
+  }
+  if (cq.skip > 0) root = std::make_unique<SkipStage>(std::move(root), cq.skip);
+  if (cq.limit > 0) root = std::make_unique<LimitStage>(std::move(root), cq.limit);
+  if (cq.projection) {
+    const ProjectionInfo* p = &*cq.projection;
+    std::string name = sol.covered ? "PROJECTION_COVERED"
+                                   : (p->simple ? "PROJECTION_SIMPLE" : "PROJECTION_DEFAULT");
+    auto fn = [p](const WorkingMember& m) { return p->apply(m.doc, m.matched_array_index); };
+    root = std::make_unique<ProjectionStage>(std::move(root), name, p->spec, fn);
+  }
+  return root;
+}
+
+// ---- Candidates ----
+
+std::vector<QuerySolution> EnumerateSolutions(const CanonicalQuery& cq, const CollectionMeta* meta,
+                                              const IndexSet& indexes, Status* error) {
+  std::vector<QuerySolution> out;
+  std::vector<const MatchExpression*> preds;
+  CollectConjuncts(cq.root.get(), &preds);
+
+  auto index_solution = [&](const std::shared_ptr<IndexDescriptor>& index, bool hinted,
+                            QuerySolution* sol) -> bool {
+    if (index->partial() && !ImpliesPartialFilter(*index, preds)) return false;
+    if (index->sparse() && !hinted && !SparseUsable(*index, preds)) return false;
+    int bounded = 0;
+    QuerySolution::IndexPart part;
+    part.index = index;
+    part.bounds = BoundsForIndex(*index, preds, &bounded);
+    bool forward = true;
+    bool sorts = IndexProvidesSort(*index, part.bounds, cq.sort, &forward);
+    if (!hinted && bounded == 0 && !(sorts && !cq.sort.empty())) return false;
+    part.forward = forward;
+    sol->access = Access::kIndex;
+    sol->provides_sort = sorts;
+    sol->covered = IsCovered(cq, *index);
+    sol->parts = {std::move(part)};
+    return true;
+  };
+
+  // Hints pin the plan.
+  if (!cq.hint.empty() || !cq.hint_name.empty()) {
+    Element natural = cq.hint.Get("$natural");
+    if (natural.ok()) {
+      QuerySolution sol;
+      sol.access = Access::kCollScan;
+      sol.forward = natural.NumberAsDouble() >= 0;
+      sol.provides_sort = cq.sort.empty();
+      out.push_back(std::move(sol));
+      return out;
+    }
+    std::shared_ptr<IndexDescriptor> chosen;
+    bool id_index = cq.hint_name == "_id_";
+    if (!cq.hint.empty()) {
+      Element first = *cq.hint.begin();
+      if (cq.hint.view().CountFields() == 1 && first.key() == "_id" && first.IsNumber() &&
+          first.NumberAsDouble() > 0) {
+        id_index = true;
+      }
+    }
+    for (const auto& idx : indexes) {
+      if ((!cq.hint_name.empty() && idx->name() == cq.hint_name) ||
+          (!cq.hint.empty() && idx->SameKeyPattern(cq.hint))) {
+        chosen = idx;
+        break;
+      }
+    }
+    if (id_index) {
+      QuerySolution sol;
+      sol.access = Access::kClustered;
+      if (!IdBounds(preds, &sol.id_bounds)) {
+        OrderedIntervalList all;
+        all.field = "_id";
+        all.intervals = {Interval::All()};
+        sol.id_bounds.fields = {std::move(all)};
+      }
+      sol.provides_sort = cq.sort.empty();
+      out.push_back(std::move(sol));
+      return out;
+    }
+    if (chosen == nullptr) {
+      *error = BadValue("hint provided does not correspond to an existing index");
+      return out;
+    }
+    QuerySolution sol;
+    if (!index_solution(chosen, true, &sol)) {
+      *error = BadValue("hint provided does not correspond to an existing index");
+      return out;
+    }
+    out.push_back(std::move(sol));
+    return out;
+  }
+
+  if (IsPlainIdEquality(cq)) {
+    const MatchExpression* r = cq.root.get();
+    if (r->type() == MatchType::kAnd) r = r->child(0);
+    QuerySolution sol;
+    sol.access = Access::kIdHack;
+    sol.id_record_key = DocumentKey(*meta, r->operand());
+    sol.provides_sort = true;
+    out.push_back(std::move(sol));
+    return out;
+  }
+
+  {
+    QuerySolution sol;
+    if (IdBounds(preds, &sol.id_bounds)) {
+      sol.access = Access::kClustered;
+      bool asc = cq.sort.size() == 1 && cq.sort.parts()[0].path.dotted() == "_id";
+      sol.provides_sort = cq.sort.empty() || asc;
+      sol.forward = cq.sort.empty() || cq.sort.parts()[0].ascending;
+      out.push_back(std::move(sol));
+    }
+  }
+  for (const auto& idx : indexes) {
+    QuerySolution sol;
+    if (index_solution(idx, false, &sol)) out.push_back(std::move(sol));
+  }
+
+  // $or: one index scan per branch, when every branch has one.
+  if (out.empty() && cq.root->type() == MatchType::kOr && cq.root->num_children() > 0) {
+    QuerySolution sol;
+    sol.access = Access::kOr;
+    bool all = true;
+    for (size_t b = 0; b < cq.root->num_children() && all; ++b) {
+      std::vector<const MatchExpression*> branch;
+      CollectConjuncts(cq.root->child(b), &branch);
+      QuerySolution::IndexPart best;
+      int best_bounded = 0;
+      for (const auto& idx : indexes) {
+        if (idx->partial() && !ImpliesPartialFilter(*idx, branch)) continue;
+        if (idx->sparse() && !SparseUsable(*idx, branch)) continue;
+        int bounded = 0;
+        IndexBounds bounds = BoundsForIndex(*idx, branch, &bounded);
+        if (bounded > best_bounded) {
+          best_bounded = bounded;
+          best.index = idx;
+          best.bounds = std::move(bounds);
+        }
+      }
+      if (best_bounded == 0) {
+        all = false;
+      } else {
+        sol.parts.push_back(std::move(best));
+      }
+    }
+    if (all) out.push_back(std::move(sol));
+  }
+
+  if (out.empty()) {
+    QuerySolution sol;
+    sol.access = Access::kCollScan;
+    bool by_id = cq.sort.size() == 1 && cq.sort.parts()[0].path.dotted() == "_id";
+    sol.provides_sort = cq.sort.empty() || by_id;
+    sol.forward = cq.sort.empty() || !by_id || cq.sort.parts()[0].ascending;
+    out.push_back(std::move(sol));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string QuerySolution::Describe() const {
+  switch (access) {
+    case Access::kEof: return "EOF";
+    case Access::kCollScan: return "COLLSCAN";
+    case Access::kIdHack: return "IDHACK";
+    case Access::kClustered: return "CLUSTERED_IXSCAN";
+    case Access::kIndex: return "IXSCAN " + parts[0].index->name();
+    case Access::kOr: return "OR";
+  }
+  return "?";
+}
+
+StageFilter MakeStageFilter(const MatchExpression* expr, bool want_elem_match_key) {
+  if (expr == nullptr || (expr->type() == MatchType::kAnd && expr->num_children() == 0)) {
+    return StageFilter();
+  }
+  StageFilter f;
+  f.matches = [expr, want_elem_match_key](DocumentView doc, WorkingMember* m) {
+    if (!want_elem_match_key) return expr->Matches(doc, nullptr);
+    MatchDetails details;
+    details.RequestElemMatchKey();
+    bool ok = expr->Matches(doc, &details);
+    if (ok && details.has_elem_match_key()) m->matched_array_index = details.elem_match_key();
+    return ok;
+  };
+  f.describe = [expr](BsonBuilder* b) { b->AppendDocument("filter", expr->Serialize()); };
+  return f;
+}
+
+StatusOr<PreparedPlan> PlanQuery(const CanonicalQuery& cq, const CollectionMeta* meta,
+                                 const ReadContext& ctx) {
+  PreparedPlan plan;
+  if (meta == nullptr) {
+    plan.solution.access = Access::kEof;
+    plan.solution.provides_sort = true;
+    plan.root = BuildStages(plan.solution, cq, meta, ctx);
+    return plan;
+  }
+  std::shared_ptr<const IndexSet> indexes = meta->indexes();
+  Status error;
+  std::vector<QuerySolution> solutions =
+      EnumerateSolutions(cq, meta, indexes ? *indexes : IndexSet(), &error);
+  if (!error.ok()) return error;
+  plan.candidates = static_cast<int64_t>(solutions.size());
+
+  size_t winner = 0;
+  if (solutions.size() > 1) {
+    // The race: one work per plan in turn until one plan produces a batch,
+    // finishes, or the work budget runs out.
+    std::vector<std::unique_ptr<PlanStage>> trials;
+    for (const auto& s : solutions) trials.push_back(BuildStages(s, cq, meta, ctx));
+    const int64_t target = cq.limit > 0 ? std::min<int64_t>(cq.limit + cq.skip, 101) : 101;
+    const int64_t max_works = 10000;
+    std::vector<int64_t> results(trials.size(), 0);
+    std::vector<bool> eof(trials.size(), false), failed(trials.size(), false);
+    bool stop = false;
+    for (int64_t round = 0; round < max_works && !stop; ++round) {
+      for (size_t i = 0; i < trials.size(); ++i) {
+        if (eof[i] || failed[i]) continue;
+        WorkingMember* out = nullptr;
+        StageState st = trials[i]->Work(&out);
+        if (st == StageState::kAdvanced && ++results[i] >= target) stop = true;
+        if (st == StageState::kEof) {
+          eof[i] = true;
+          stop = true;
+        }
+        if (st == StageState::kFailure) failed[i] = true;
+      }
+      bool any_alive = false;
+      for (size_t i = 0; i < trials.size(); ++i) any_alive |= !(eof[i] || failed[i]);
+      if (!any_alive) stop = true;
+    }
+    double best = -1;
+    for (size_t i = 0; i < trials.size(); ++i) {
+      if (failed[i]) continue;
+      double works = std::max<int64_t>(1, trials[i]->stats().works);
+      double score = 1.0 + static_cast<double>(results[i]) / works;
+      if (solutions[i].covered) score += 1e-4;
+      if (solutions[i].provides_sort) score += 1e-4;
+      if (eof[i]) score += 1.0;
+      if (score > best) {
+        best = score;
+        winner = i;
+      }
+    }
+    if (best < 0) return trials[0]->status();
+    for (size_t i = 0; i < trials.size(); ++i) {
+      if (i == winner) {
+        plan.winner_trial = std::move(trials[i]);
+      } else {
+        plan.rejected.push_back(std::move(trials[i]));
+      }
+    }
+  }
+  plan.solution = std::move(solutions[winner]);
+  for (const auto& part : plan.solution.parts) part.index->RecordAccess();
+  plan.root = BuildStages(plan.solution, cq, meta, ctx);
+  return plan;
+}
+
+Document BuildExplain(const std::string& ns, const CanonicalQuery& cq, PreparedPlan& plan,
+                      ExplainVerbosity verbosity, int64_t n_returned, int64_t execution_millis) {
+  BsonBuilder b;
+  b.AppendString("explainVersion", "1");
+  b.OpenDocument("queryPlanner");
+  b.AppendString("namespace", ns);
+  b.AppendBool("indexFilterSet", false);
+  b.AppendDocument("parsedQuery", cq.root->Serialize());
+  b.AppendBool("maxIndexedOrSolutionsReached", false);
+  b.AppendBool("maxIndexedAndSolutionsReached", false);
+  b.AppendBool("maxScansToExplodeReached", false);
+  b.OpenDocument("winningPlan");
+  plan.root->Explain(&b, ExplainVerbosity::kQueryPlanner);
+  b.Close();
+  b.OpenArray("rejectedPlans");
+  for (const auto& r : plan.rejected) {
+    b.OpenDocument("");
+    r->Explain(&b, ExplainVerbosity::kQueryPlanner);
+    b.Close();
+  }
+  b.Close();
+  b.Close();
+  if (verbosity != ExplainVerbosity::kQueryPlanner) {
+    b.OpenDocument("executionStats");
+    b.AppendBool("executionSuccess", true);
+    b.AppendInt64("nReturned", n_returned);
+    b.AppendInt64("executionTimeMillis", execution_millis);
+    b.AppendInt64("totalKeysExamined", TotalKeysExamined(*plan.root));
+    b.AppendInt64("totalDocsExamined", TotalDocsExamined(*plan.root));
+    b.OpenDocument("executionStages");
+    plan.root->Explain(&b, verbosity);
+    b.Close();
+    if (verbosity == ExplainVerbosity::kAllPlansExecution) {
+      b.OpenArray("allPlansExecution");
+      auto trial = [&](const PlanStage& s) {
+        b.OpenDocument("");
+        b.AppendInt64("nReturned", s.stats().advanced);
+        b.AppendInt64("executionTimeMillisEstimate", s.stats().execution_nanos / 1000000);
+        b.AppendInt64("totalKeysExamined", TotalKeysExamined(s));
+        b.AppendInt64("totalDocsExamined", TotalDocsExamined(s));
+        b.OpenDocument("executionStages");
+        s.Explain(&b, verbosity);
+        b.Close();
+        b.Close();
+      };
+      if (plan.winner_trial) trial(*plan.winner_trial);
+      for (const auto& r : plan.rejected) trial(*r);
+      b.Close();
+    }
+    b.Close();
+  }
+  b.OpenDocument("command");
+  size_t dot = ns.find('.');
+  b.AppendString("find", dot == std::string::npos ? ns : ns.substr(dot + 1));
+  b.AppendDocument("filter", cq.filter);
+  if (!cq.sort_spec.empty()) b.AppendDocument("sort", cq.sort_spec);
+  if (cq.projection) b.AppendDocument("projection", cq.projection->spec);
+  if (cq.skip > 0) b.AppendInt64("skip", cq.skip);
+  if (cq.limit > 0) b.AppendInt64("limit", cq.limit);
+  b.Close();
+  b.AppendDouble("ok", 1.0);
+  return std::move(b).Build();
+}
+
+}  // namespace rockdoc::internal

@@ -1,0 +1,80 @@
+// planner/query_planner.h: from a CanonicalQuery and a collection's indexes
+// to a running stage tree, and explain.
+//
+// Candidate plans: a CLUSTERED_IXSCAN over the _id order when the filter
+// bounds _id; an IXSCAN (+FETCH) for each index whose leading field the
+// filter constrains or whose order gives the requested sort; an OR of index
+// scans when every branch of a top-level $or can use one; a COLLSCAN when
+// nothing else applies (or when hinted with {$natural: 1}). With more than
+// one candidate the planner races them for a short trial, as MongoDB does,
+// and keeps the most productive (results per unit of work; small bonuses
+// for needing no FETCH and no blocking SORT; reaching the end wins).
+//
+// Correctness rule: index bounds are always a superset of what the query
+// needs, and the full filter is applied again to what the scan returns (to
+// the fetched document, or to the index key for covered plans), so every
+// plan returns exactly what a collection scan returns.
+#ifndef ROCKDOC_PLANNER_QUERY_PLANNER_H_
+#define ROCKDOC_PLANNER_QUERY_PLANNER_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "catalog/catalog.h"
+#include "exec/plan_stage.h"
+#include "exec/scan_stages.h"
+#include "index/index_descriptor.h"
+#include "planner/canonical_query.h"
+#include "planner/index_bounds.h"
+
+namespace rockdoc::internal {
+
+// One way to answer a query, before it is turned into stages.
+struct QuerySolution {
+  enum class Access { kEof, kCollScan, kIdHack, kClustered, kIndex, kOr };
+  Access access = Access::kCollScan;
+  bool forward = true;
+  std::string id_record_key;  // kIdHack
+  IndexBounds id_bounds;      // kClustered
+  struct IndexPart {
+    std::shared_ptr<const IndexDescriptor> index;
+    IndexBounds bounds;
+    bool forward = true;
+  };
+  std::vector<IndexPart> parts;  // kIndex: one; kOr: one per branch
+  bool provides_sort = false;    // no blocking SORT needed
+  bool covered = false;          // no FETCH: answered from the index keys
+  std::string Describe() const;
+};
+
+// Planning's result: the stages of the chosen plan, ready to run, and what
+// explain needs.
+struct PreparedPlan {
+  std::unique_ptr<PlanStage> root;
+  QuerySolution solution;
+  // Trees of the candidates that lost the race (already worked), and the
+  // winner's trial tree, for explain's rejectedPlans / allPlansExecution.
+  std::vector<std::unique_ptr<PlanStage>> rejected;
+  std::unique_ptr<PlanStage> winner_trial;
+  int64_t candidates = 1;
+};
+
+// Plans `cq` over the collection (`meta` null: it does not exist) at the
+// snapshot of `ctx`. Errors: a hint naming no index (BadValue 2).
+StatusOr<PreparedPlan> PlanQuery(const CanonicalQuery& cq, const CollectionMeta* meta,
+                                 const ReadContext& ctx);
+
+// A StageFilter evaluating `expr` (null or {} = none); with
+// `want_elem_match_key` it records the matched array position.
+StageFilter MakeStageFilter(const MatchExpression* expr, bool want_elem_match_key);
+
+// The explain document: {queryPlanner: {...}, executionStats?: {...}}. For
+// the execution verbosities the caller has run plan.root to completion and
+// passes what it returned and how long it took.
+Document BuildExplain(const std::string& ns, const CanonicalQuery& cq, PreparedPlan& plan,
+                      ExplainVerbosity verbosity, int64_t n_returned, int64_t execution_millis);
+
+}  // namespace rockdoc::internal
+
+#endif  // ROCKDOC_PLANNER_QUERY_PLANNER_H_

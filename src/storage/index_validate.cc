@@ -1,0 +1,160 @@
+// ValidateIndexes (declared in storage/write_ops.h): the index half of
+// Collection::Validate. Two passes, so that a missing entry and an extra
+// entry are both found and named:
+//   1. documents → entries: every key of every document has its entry;
+//   2. entries → documents: every entry's document exists and has its key.
+// With both, the entries are exactly the keys the documents generate.
+#include <rocksdb/iterator.h>
+
+#include <algorithm>
+
+#include "index/index_entry.h"
+#include "index/key_generator.h"
+#include "rockdoc/json.h"
+#include "storage/write_ops.h"
+
+namespace rockdoc::internal {
+
+namespace {
+
+constexpr size_t kMaxReportedErrors = 100;
+
+class IndexValidator {
+ public:
+  IndexValidator(const Engine& engine, const CollectionMeta& meta,
+                 const rocksdb::ReadOptions& read_options, ValidateResult* result)
+      : engine_(engine), meta_(meta), read_options_(read_options), result_(result) {}
+
+  Status Run() {
+    std::shared_ptr<const IndexSet> indexes = meta_.indexes();
+    if (indexes->empty()) return Status::OK();
+    ROCKDOC_RETURN_IF_ERROR(CheckDocuments(*indexes));
+    for (const auto& index : *indexes) ROCKDOC_RETURN_IF_ERROR(CheckEntries(*index));
+    return Status::OK();
+  }
+
+ private:
+  void Error(std::string message) {
+    result_->valid = false;
+    if (result_->errors.size() < kMaxReportedErrors) result_->errors.push_back(std::move(message));
+  }
+
+  static std::string KeyText(const IndexDescriptor& index, const IndexKey& key) {
+    return ToJson(KeyValuesDocument(index, key), JsonFormat::kShell);
+  }
+
+  static bool Contains(const std::vector<IndexKey>& keys, std::string_view bytes,
+                       std::string_view type_bits) {
+    auto it = std::lower_bound(keys.begin(), keys.end(), bytes,
+                               [](const IndexKey& k, std::string_view b) { return k.bytes < b; });
+    return it != keys.end() && it->bytes == bytes && it->type_bits == type_bits;
+  }
+
+  // Pass 1: each document's keys are in each index.
+  Status CheckDocuments(const IndexSet& indexes) {
+    std::string lower = PrefixKey(meta_.id), upper = PrefixKey(meta_.id + 1);
+    rocksdb::Slice upper_slice(upper);
+    rocksdb::ReadOptions ro = read_options_;
+    ro.iterate_upper_bound = &upper_slice;
+    std::unique_ptr<rocksdb::Iterator> it(engine_.db()->NewIterator(ro, engine_.data_cf()));
+    std::vector<IndexKey> keys;
+    MultikeyPaths paths;
+    std::string value;
+    for (it->Seek(lower); it->Valid(); it->Next()) {
+      std::string_view bytes(it->value().data(), it->value().size());
+      if (!ValidateBson(bytes).ok()) continue;  // the record check reports it
+      DocumentView doc(reinterpret_cast<const uint8_t*>(bytes.data()));
+      std::string_view id_key(it->key().data() + lower.size(), it->key().size() - lower.size());
+      for (const auto& index : indexes) {
+        Status s = GenerateIndexKeys(*index, doc, &keys, &paths);
+        if (!s.ok()) {
+          Error("index " + index->name() +
+                ": a document's keys cannot be generated: " + s.ToString());
+          continue;
+        }
+        if (index->NeedsMultikeyUpdate(paths)) {
+          Error("index " + index->name() +
+                " is not marked multikey for an array that a document holds");
+        }
+        for (const IndexKey& key : keys) {
+          std::string entry_key = IndexEntryKey(*index, key.bytes, id_key);
+          rocksdb::Status rs =
+              engine_.db()->Get(read_options_, engine_.data_cf(), entry_key, &value);
+          if (rs.IsNotFound()) {
+            Error("index " + index->name() + " lacks the key " + KeyText(*index, key) +
+                  " of a document");
+            continue;
+          }
+          ROCKDOC_RETURN_IF_ERROR(FromRocks(rs, "validate"));
+          IndexEntryView entry;
+          if (!ParseIndexEntry(*index, entry_key, value, &entry).ok()) continue;  // pass 2
+          if (entry.id_key != id_key) {
+            Error("index " + index->name() + ": the entry for " + KeyText(*index, key) +
+                  " names another document");
+          } else if (entry.type_bits != key.type_bits) {
+            Error("index " + index->name() + ": the entry for " + KeyText(*index, key) +
+                  " has the wrong value types");
+          }
+        }
+      }
+    }
+    return FromRocks(it->status(), "validate");
+  }
+
+  // Pass 2: each entry of `index` is a key of an existing document.
+  Status CheckEntries(const IndexDescriptor& index) {
+    std::string lower = IndexPrefix(index), upper = PrefixKey(index.id() + 1);
+    rocksdb::Slice upper_slice(upper);
+    rocksdb::ReadOptions ro = read_options_;
+    ro.iterate_upper_bound = &upper_slice;
+    std::unique_ptr<rocksdb::Iterator> it(engine_.db()->NewIterator(ro, engine_.data_cf()));
+    std::vector<IndexKey> keys;
+    std::string value;
+    for (it->Seek(lower); it->Valid(); it->Next()) {
+      ++result_->index_entries;
+      IndexEntryView entry;
+      Status s = ParseIndexEntry(index, it->key(), it->value(), &entry);
+      if (!s.ok()) {
+        Error(std::string(s.message()));
+        continue;
+      }
+      BsonBuilder decoded;
+      s = DecodeIndexKey(index, entry, &decoded);
+      if (!s.ok()) {
+        Error("index " + index.name() + ": an entry does not decode: " + s.ToString());
+        continue;
+      }
+      std::string key_text = ToJson(std::move(decoded).Build(), JsonFormat::kShell);
+      rocksdb::Status rs = engine_.db()->Get(read_options_, engine_.data_cf(),
+                                             RecordKey(meta_.id, entry.id_key), &value);
+      if (rs.IsNotFound()) {
+        Error("index " + index.name() + ": the entry " + key_text +
+              " points to a document that does not exist");
+        continue;
+      }
+      ROCKDOC_RETURN_IF_ERROR(FromRocks(rs, "validate"));
+      if (!ValidateBson(value).ok()) continue;  // the record check reports it
+      DocumentView doc(reinterpret_cast<const uint8_t*>(value.data()));
+      if (!GenerateIndexKeys(index, doc, &keys).ok() ||
+          !Contains(keys, entry.values_key, entry.type_bits)) {
+        Error("index " + index.name() + ": the entry " + key_text +
+              " is not a key of the document it points to");
+      }
+    }
+    return FromRocks(it->status(), "validate");
+  }
+
+  const Engine& engine_;
+  const CollectionMeta& meta_;
+  const rocksdb::ReadOptions& read_options_;
+  ValidateResult* result_;
+};
+
+}  // namespace
+
+Status ValidateIndexes(const Engine& engine, const CollectionMeta& meta,
+                       const rocksdb::ReadOptions& read_options, ValidateResult* result) {
+  return IndexValidator(engine, meta, read_options, result).Run();
+}
+
+}  // namespace rockdoc::internal

@@ -1,0 +1,819 @@
+// Tests of the update language (src/query/update/): every operator in
+// MongoDB's documented behaviour, from JSON literals: input document, update,
+// and the expected output or the expected error code and message.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "query/update/decimal_arithmetic.h"
+#include "query/update/update_driver.h"
+#include "rockdoc/json.h"
+#include "test_util.h"
+
+namespace rockdoc {
+namespace {
+
+using ::testing::HasSubstr;
+using test::Json;
+
+std::vector<Document> Filters(const std::vector<std::string>& filters) {
+  std::vector<Document> out;
+  for (const std::string& f : filters) out.push_back(Json(f));
+  return out;
+}
+
+StatusOr<UpdateDriver::Result> RunUpdate(std::string_view doc, std::string_view update,
+                                   const UpdateContext& ctx = {},
+                                   const std::vector<std::string>& filters = {}) {
+  auto driver = UpdateDriver::Parse(Json(update), Filters(filters));
+  if (!driver.ok()) return driver.status();
+  return driver->Apply(Json(doc), ctx);
+}
+
+std::string Canonical(DocumentView doc) { return ToJson(doc, JsonFormat::kCanonical); }
+
+// The update turns `doc` into exactly `expected` (types and field order
+// included: documents are compared byte for byte).
+void ExpectUpdate(std::string_view doc, std::string_view update, std::string_view expected,
+                  const UpdateContext& ctx = {}, const std::vector<std::string>& filters = {}) {
+  SCOPED_TRACE(std::string(update) + " on " + std::string(doc));
+  auto result = RunUpdate(doc, update, ctx, filters);
+  ASSERT_TRUE(result.ok()) << result.status();
+  Document want = Json(expected);
+  EXPECT_EQ(Canonical(result->doc), Canonical(want));
+  EXPECT_EQ(result->doc.bytes(), want.bytes());
+  EXPECT_EQ(result->modified, result->doc.bytes() != Json(doc).bytes());
+}
+
+// The update leaves `doc` unchanged and reports it as not modified.
+void ExpectNoOp(std::string_view doc, std::string_view update, const UpdateContext& ctx = {},
+                const std::vector<std::string>& filters = {}) {
+  SCOPED_TRACE(std::string(update) + " on " + std::string(doc));
+  auto result = RunUpdate(doc, update, ctx, filters);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_FALSE(result->modified);
+  EXPECT_TRUE(result->changed_paths.empty());
+  EXPECT_EQ(result->doc.bytes(), Json(doc).bytes());
+}
+
+void ExpectError(std::string_view doc, std::string_view update, ErrorCode code,
+                 std::string_view message, const UpdateContext& ctx = {},
+                 const std::vector<std::string>& filters = {}) {
+  SCOPED_TRACE(std::string(update) + " on " + std::string(doc));
+  auto result = RunUpdate(doc, update, ctx, filters);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), code) << result.status();
+  EXPECT_THAT(std::string(result.status().message()), HasSubstr(std::string(message)));
+}
+
+// An error raised by Parse, before any document is seen.
+void ExpectParseError(std::string_view update, ErrorCode code, std::string_view message,
+                      const std::vector<std::string>& filters = {}) {
+  SCOPED_TRACE(update);
+  auto driver = UpdateDriver::Parse(Json(update), Filters(filters));
+  ASSERT_FALSE(driver.ok());
+  EXPECT_EQ(driver.status().code(), code) << driver.status();
+  EXPECT_THAT(std::string(driver.status().message()), HasSubstr(std::string(message)));
+}
+
+// ------------------------------------------------------------------ $set
+
+TEST(SetTest, ReplacesAndAddsFields) {
+  ExpectUpdate(R"({"_id": 1, "a": 1, "b": "x"})", R"({"$set": {"a": 2, "c": true}})",
+               R"({"_id": 1, "a": 2, "b": "x", "c": true})");
+}
+
+TEST(SetTest, CreatesIntermediateDocuments) {
+  ExpectUpdate(R"({"_id": 1})", R"({"$set": {"a.b.c": 1}})", R"({"_id": 1, "a": {"b": {"c": 1}}})");
+  ExpectUpdate(R"({"_id": 1, "a": {"x": 0}})", R"({"$set": {"a.b.c": 1}})",
+               R"({"_id": 1, "a": {"x": 0, "b": {"c": 1}}})");
+}
+
+TEST(SetTest, NewFieldsAreCreatedInLexicographicOrder) {
+  // MongoDB 5.0+: fields are processed in lexicographic order, numeric names
+  // in numeric order.
+  ExpectUpdate(R"({"_id": 1})", R"({"$set": {"b": 1, "a": 2}})", R"({"_id": 1, "a": 2, "b": 1})");
+  ExpectUpdate(R"({"_id": 1, "m": {}})", R"({"$set": {"m.10": 1, "m.9": 2}})",
+               R"({"_id": 1, "m": {"9": 2, "10": 1}})");
+}
+
+TEST(SetTest, IndexesIntoArraysAndPadsWithNulls) {
+  ExpectUpdate(R"({"_id": 1, "a": [1, 2]})", R"({"$set": {"a.1": 5}})", R"({"_id": 1, "a": [1, 5]})");
+  ExpectUpdate(R"({"_id": 1, "a": [1]})", R"({"$set": {"a.3": 1}})",
+               R"({"_id": 1, "a": [1, null, null, 1]})");
+  ExpectUpdate(R"({"_id": 1, "a": [{"b": 1}, {"b": 2}]})", R"({"$set": {"a.1.b": 3}})",
+               R"({"_id": 1, "a": [{"b": 1}, {"b": 3}]})");
+  ExpectUpdate(R"({"_id": 1, "a": []})", R"({"$set": {"a.1.b": 3}})",
+               R"({"_id": 1, "a": [null, {"b": 3}]})");
+}
+
+TEST(SetTest, SameValueIsANoOp) {
+  ExpectNoOp(R"({"_id": 1, "a": 1, "b": {"c": [1, 2]}})", R"({"$set": {"a": 1, "b.c": [1, 2]}})");
+}
+
+TEST(SetTest, SameNumberOfAnotherTypeIsAChange) {
+  ExpectUpdate(R"({"_id": 1, "a": 1})", R"({"$set": {"a": {"$numberLong": "1"}}})",
+               R"({"_id": 1, "a": {"$numberLong": "1"}})");
+}
+
+TEST(SetTest, CannotCreateFieldInsideAScalar) {
+  ExpectError(R"({"_id": 1, "a": 1})", R"({"$set": {"a.b": 1}})", ErrorCode::kPathNotViable,
+              "Cannot create field 'b' in element {a: 1}");
+  ExpectError(R"({"_id": 1, "a": {"b": "s"}})", R"({"$set": {"a.b.c": 1}})",
+              ErrorCode::kPathNotViable, "Cannot create field 'c' in element {b: \"s\"}");
+}
+
+TEST(SetTest, CannotCreateNamedFieldInsideAnArray) {
+  ExpectError(R"({"_id": 1, "a": [{"b": 1}]})", R"({"$set": {"a.b": 2}})",
+              ErrorCode::kPathNotViable, "Cannot create field 'b' in element {a: [ { b: 1 } ]}");
+}
+
+TEST(SetTest, DollarPrefixedNamesInValuesAreAllowed) {
+  ExpectUpdate(R"({"_id": 1})", R"({"$set": {"a": {"$x": 1}, "b.$c": 2}})",
+               R"({"_id": 1, "a": {"$x": 1}, "b": {"$c": 2}})");
+}
+
+TEST(SetTest, TopLevelDollarFieldOnlyOnUpsertInsert) {
+  ExpectError(R"({"_id": 1})", R"({"$set": {"$hotel": 1}})", ErrorCode::kDollarPrefixedFieldName,
+              "$hotel");
+  UpdateContext insert;
+  insert.is_upsert_insert = true;
+  ExpectUpdate(R"({"_id": 1})", R"({"$set": {"$hotel": 1}})", R"({"_id": 1, "$hotel": 1})", insert);
+}
+
+// ------------------------------------------------------------------ $unset
+
+TEST(UnsetTest, RemovesFields) {
+  ExpectUpdate(R"({"_id": 1, "a": 1, "b": {"c": 1, "d": 2}})", R"({"$unset": {"a": "", "b.c": 1}})",
+               R"({"_id": 1, "b": {"d": 2}})");
+}
+
+TEST(UnsetTest, MissingPathIsANoOp) {
+  ExpectNoOp(R"({"_id": 1, "a": 1})", R"({"$unset": {"x": 1, "a.b": 1, "y.z": 1}})");
+}
+
+TEST(UnsetTest, ArrayElementBecomesNull) {
+  ExpectUpdate(R"({"_id": 1, "a": [1, 2, 3]})", R"({"$unset": {"a.1": 1}})",
+               R"({"_id": 1, "a": [1, null, 3]})");
+}
+
+// ------------------------------------------------------------------ $inc
+
+TEST(IncTest, AddsAndCreates) {
+  ExpectUpdate(R"({"_id": 1, "quantity": 10, "metrics": {"orders": 2}})",
+               R"({"$inc": {"quantity": -2, "metrics.orders": 1, "new": 5}})",
+               R"({"_id": 1, "quantity": 8, "metrics": {"orders": 3}, "new": 5})");
+}
+
+TEST(IncTest, Int32OverflowBecomesInt64) {
+  ExpectUpdate(R"({"_id": 1, "a": 2147483647})", R"({"$inc": {"a": 1}})",
+               R"({"_id": 1, "a": {"$numberLong": "2147483648"}})");
+}
+
+TEST(IncTest, Int64OverflowFails) {
+  ExpectError(R"({"_id": 1, "a": {"$numberLong": "9223372036854775807"}})", R"({"$inc": {"a": 1}})",
+              ErrorCode::kBadValue, "Failed to apply $inc operations to current value");
+}
+
+TEST(IncTest, TypePromotion) {
+  ExpectUpdate(R"({"_id": 1, "a": 1})", R"({"$inc": {"a": 0.5}})", R"({"_id": 1, "a": 1.5})");
+  ExpectUpdate(R"({"_id": 1, "a": 1})", R"({"$inc": {"a": {"$numberLong": "2"}}})",
+               R"({"_id": 1, "a": {"$numberLong": "3"}})");
+  ExpectUpdate(R"({"_id": 1, "a": 1})", R"({"$inc": {"a": {"$numberDecimal": "0.25"}}})",
+               R"({"_id": 1, "a": {"$numberDecimal": "1.25"}})");
+  ExpectUpdate(R"({"_id": 1, "a": {"$numberDecimal": "0.1"}})",
+               R"({"$inc": {"a": {"$numberDecimal": "0.2"}}})",
+               R"({"_id": 1, "a": {"$numberDecimal": "0.3"}})");
+}
+
+TEST(IncTest, IncrementByZeroIsANoOp) {
+  ExpectNoOp(R"({"_id": 1, "a": 5})", R"({"$inc": {"a": 0}})");
+}
+
+TEST(IncTest, NonNumericTargetFails) {
+  ExpectError(R"({"_id": 1, "a": "x"})", R"({"$inc": {"a": 1}})", ErrorCode::kTypeMismatch,
+              "Cannot apply $inc to a value of non-numeric type. {_id: 1} has the field 'a' of "
+              "non-numeric type string");
+  // The manual: $inc on a null field is an error.
+  ExpectError(R"({"_id": 1, "a": null})", R"({"$inc": {"a": 1}})", ErrorCode::kTypeMismatch,
+              "non-numeric type null");
+}
+
+TEST(IncTest, NonNumericArgumentFailsAtParse) {
+  ExpectParseError(R"({"$inc": {"a": "1"}})", ErrorCode::kTypeMismatch,
+                   "Cannot increment with non-numeric argument: {a: \"1\"}");
+}
+
+// ------------------------------------------------------------------ $mul
+
+TEST(MulTest, MultipliesAndCreatesZeroOfTheOperandType) {
+  ExpectUpdate(R"({"_id": 1, "price": 10, "q": 2})", R"({"$mul": {"price": 1.25, "q": 2}})",
+               R"({"_id": 1, "price": 12.5, "q": 4})");
+  ExpectUpdate(R"({"_id": 1})", R"({"$mul": {"a": {"$numberLong": "5"}, "b": 2.5}})",
+               R"({"_id": 1, "a": {"$numberLong": "0"}, "b": 0.0})");
+}
+
+TEST(MulTest, Int32OverflowBecomesInt64) {
+  ExpectUpdate(R"({"_id": 1, "a": 65536})", R"({"$mul": {"a": 65536}})",
+               R"({"_id": 1, "a": {"$numberLong": "4294967296"}})");
+}
+
+TEST(MulTest, NonNumericArgumentFails) {
+  ExpectParseError(R"({"$mul": {"a": true}})", ErrorCode::kTypeMismatch,
+                   "Cannot multiply with non-numeric argument");
+}
+
+// ------------------------------------------------------------------ $min, $max
+
+TEST(MinMaxTest, ReplaceOnlyWhenBeyond) {
+  ExpectUpdate(R"({"_id": 1, "lo": 200, "hi": 800})", R"({"$min": {"lo": 150}, "$max": {"hi": 950}})",
+               R"({"_id": 1, "lo": 150, "hi": 950})");
+  ExpectNoOp(R"({"_id": 1, "lo": 200, "hi": 800})", R"({"$min": {"lo": 250}, "$max": {"hi": 700}})");
+}
+
+TEST(MinMaxTest, ComparesAcrossTypesAndCreates) {
+  // null sorts below numbers; a string sorts above them.
+  ExpectUpdate(R"({"_id": 1, "a": 5, "b": 5})", R"({"$min": {"a": null}, "$max": {"b": "s"}})",
+               R"({"_id": 1, "a": null, "b": "s"})");
+  ExpectUpdate(R"({"_id": 1})", R"({"$max": {"x": 3}})", R"({"_id": 1, "x": 3})");
+  // Equal value of another numeric type: not below, so nothing changes.
+  ExpectNoOp(R"({"_id": 1, "a": 1})", R"({"$min": {"a": 1.0}})");
+}
+
+// ------------------------------------------------------------------ $rename
+
+TEST(RenameTest, MovesTheValue) {
+  ExpectUpdate(R"({"_id": 1, "a": 1, "b": 2})", R"({"$rename": {"a": "c"}})",
+               R"({"_id": 1, "b": 2, "c": 1})");
+  ExpectUpdate(R"({"_id": 1, "a": {"x": 1}, "b": 2})", R"({"$rename": {"a.x": "n.y"}})",
+               R"({"_id": 1, "a": {}, "b": 2, "n": {"y": 1}})");
+}
+
+TEST(RenameTest, OverwritesTheDestination) {
+  ExpectUpdate(R"({"_id": 1, "a": 1, "b": 2})", R"({"$rename": {"a": "b"}})", R"({"_id": 1, "b": 1})");
+}
+
+TEST(RenameTest, MissingSourceIsANoOp) {
+  ExpectNoOp(R"({"_id": 1, "b": 2})", R"({"$rename": {"a": "b"}})");
+}
+
+TEST(RenameTest, CannotTouchArrays) {
+  ExpectError(R"({"_id": 1, "a": [{"b": 1}]})", R"({"$rename": {"a.0.b": "c"}})",
+              ErrorCode::kBadValue, "The source field cannot be an array element");
+  ExpectError(R"({"_id": 1, "a": 1, "b": [1]})", R"({"$rename": {"a": "b.0"}})",
+              ErrorCode::kBadValue, "The destination field cannot be an array element");
+}
+
+TEST(RenameTest, ArgumentErrors) {
+  ExpectParseError(R"({"$rename": {"a": 1}})", ErrorCode::kBadValue,
+                   "The 'to' field for $rename must be a string: a: 1");
+  ExpectParseError(R"({"$rename": {"a": "a"}})", ErrorCode::kBadValue, "must differ");
+  ExpectParseError(R"({"$rename": {"a": "a.b"}})", ErrorCode::kBadValue,
+                   "must not be on the same path");
+  ExpectParseError(R"({"$rename": {"a.$": "b"}})", ErrorCode::kBadValue,
+                   "The source field for $rename may not be dynamic: a.$");
+  ExpectParseError(R"({"$rename": {"a": "b.$[]"}})", ErrorCode::kBadValue,
+                   "The destination field for $rename may not be dynamic: b.$[]");
+}
+
+TEST(RenameTest, TakesPartInConflicts) {
+  ExpectParseError(R"({"$rename": {"a": "b"}, "$set": {"b": 1}})",
+                   ErrorCode::kConflictingUpdateOperators,
+                   "Updating the path 'b' would create a conflict at 'b'");
+  ExpectParseError(R"({"$rename": {"a": "b"}, "$set": {"a.x": 1}})",
+                   ErrorCode::kConflictingUpdateOperators,
+                   "Updating the path 'a.x' would create a conflict at 'a'");
+}
+
+// ------------------------------------------------------------------ $currentDate
+
+TEST(CurrentDateTest, DateAndTimestamp) {
+  UpdateContext ctx;
+  ctx.now_millis = 1700000000123;
+  ExpectUpdate(R"({"_id": 1})",
+               R"({"$currentDate": {"d": true, "t": {"$type": "timestamp"}, "e": {"$type": "date"}}})",
+               R"({"_id": 1, "d": {"$date": {"$numberLong": "1700000000123"}},
+                   "e": {"$date": {"$numberLong": "1700000000123"}},
+                   "t": {"$timestamp": {"t": 1700000000, "i": 1}}})",
+               ctx);
+}
+
+TEST(CurrentDateTest, InvalidArgument) {
+  ExpectParseError(R"({"$currentDate": {"d": {"$type": "string"}}})", ErrorCode::kBadValue,
+                   "The '$type' string field is required to be 'date' or 'timestamp'");
+  ExpectParseError(R"({"$currentDate": {"d": 1}})", ErrorCode::kBadValue, "$currentDate");
+}
+
+// ------------------------------------------------------------------ $setOnInsert
+
+TEST(SetOnInsertTest, OnlyWhenAnUpsertInserts) {
+  ExpectNoOp(R"({"_id": 1, "a": 1})", R"({"$setOnInsert": {"a": 2, "b": 3}})");
+  UpdateContext insert;
+  insert.is_upsert_insert = true;
+  ExpectUpdate(R"({"_id": 1})", R"({"$setOnInsert": {"b": 3}, "$set": {"a": 1}})",
+               R"({"_id": 1, "a": 1, "b": 3})", insert);
+  ExpectParseError(R"({"$setOnInsert": {"a": 2}, "$set": {"a": 1}})",
+                   ErrorCode::kConflictingUpdateOperators, "conflict at 'a'");
+}
+
+// ------------------------------------------------------------------ $push
+
+TEST(PushTest, AppendsAndCreates) {
+  ExpectUpdate(R"({"_id": 1, "s": [89, 92]})", R"({"$push": {"s": 85}})",
+               R"({"_id": 1, "s": [89, 92, 85]})");
+  ExpectUpdate(R"({"_id": 1})", R"({"$push": {"s": [1]}})", R"({"_id": 1, "s": [[1]]})");
+}
+
+TEST(PushTest, NonArrayFails) {
+  ExpectError(R"({"_id": 1, "x": 1})", R"({"$push": {"x": 2}})", ErrorCode::kBadValue,
+              "The field 'x' must be an array but is of type int in document {_id: 1}");
+}
+
+TEST(PushTest, EachAndPosition) {
+  ExpectUpdate(R"({"_id": 1, "s": [100]})", R"({"$push": {"s": {"$each": [50, 60, 70], "$position": 0}}})",
+               R"({"_id": 1, "s": [50, 60, 70, 100]})");
+  ExpectUpdate(R"({"_id": 1, "s": [100, 20, 50]})", R"({"$push": {"s": {"$each": [90], "$position": -2}}})",
+               R"({"_id": 1, "s": [100, 90, 20, 50]})");
+  ExpectUpdate(R"({"_id": 1, "s": [1]})", R"({"$push": {"s": {"$each": [2], "$position": 99}}})",
+               R"({"_id": 1, "s": [1, 2]})");
+}
+
+TEST(PushTest, Slice) {
+  ExpectUpdate(R"({"_id": 1, "s": [40, 50, 60]})", R"({"$push": {"s": {"$each": [80, 78, 86], "$slice": -5}}})",
+               R"({"_id": 1, "s": [50, 60, 80, 78, 86]})");
+  ExpectUpdate(R"({"_id": 1, "s": [89, 90]})", R"({"$push": {"s": {"$each": [100, 20], "$slice": 3}}})",
+               R"({"_id": 1, "s": [89, 90, 100]})");
+  ExpectUpdate(R"({"_id": 1, "s": [89, 90]})", R"({"$push": {"s": {"$each": [], "$slice": 0}}})",
+               R"({"_id": 1, "s": []})");
+}
+
+TEST(PushTest, SortWholeElementsAndEmbeddedFields) {
+  ExpectUpdate(R"({"_id": 1, "t": [89, 70, 89, 50]})", R"({"$push": {"t": {"$each": [40, 60], "$sort": 1}}})",
+               R"({"_id": 1, "t": [40, 50, 60, 70, 89, 89]})");
+  ExpectUpdate(R"({"_id": 1, "t": [89, 70]})", R"({"$push": {"t": {"$each": [100], "$sort": -1}}})",
+               R"({"_id": 1, "t": [100, 89, 70]})");
+  ExpectUpdate(
+      R"({"_id": 5, "quizzes": [{"wk": 1, "score": 10}, {"wk": 2, "score": 8}, {"wk": 3, "score": 5}, {"wk": 4, "score": 6}]})",
+      R"({"$push": {"quizzes": {"$each": [{"wk": 5, "score": 8}, {"wk": 6, "score": 7}, {"wk": 7, "score": 6}],
+                                "$sort": {"score": -1}, "$slice": 3}}})",
+      R"({"_id": 5, "quizzes": [{"wk": 1, "score": 10}, {"wk": 2, "score": 8}, {"wk": 5, "score": 8}]})");
+}
+
+TEST(PushTest, SortAlreadySortedEmptyEachIsANoOp) {
+  ExpectNoOp(R"({"_id": 1, "t": [1, 2, 3]})", R"({"$push": {"t": {"$each": [], "$sort": 1}}})");
+}
+
+TEST(PushTest, ArgumentErrors) {
+  ExpectParseError(R"({"$push": {"a": {"$each": 1}}})", ErrorCode::kBadValue,
+                   "The argument to $each in $push must be an array but it was of type: int");
+  ExpectParseError(R"({"$push": {"a": {"$each": [1], "$foo": 1}}})", ErrorCode::kBadValue,
+                   "Unrecognized clause in $push: $foo");
+  ExpectParseError(R"({"$push": {"a": {"$each": [1], "$slice": "x"}}})", ErrorCode::kBadValue,
+                   "The value for $slice must be an integer value but was given type: string");
+  ExpectParseError(R"({"$push": {"a": {"$each": [1], "$slice": 1.5}}})", ErrorCode::kBadValue,
+                   "$slice");
+  ExpectParseError(R"({"$push": {"a": {"$each": [1], "$sort": 2}}})", ErrorCode::kBadValue,
+                   "The $sort element value must be either 1 or -1");
+  ExpectParseError(R"({"$push": {"a": {"$each": [1], "$sort": {}}}})", ErrorCode::kBadValue,
+                   "The $sort pattern is empty");
+  ExpectParseError(R"({"$push": {"a": {"$each": [1], "$sort": "x"}}})", ErrorCode::kBadValue,
+                   "The $sort is invalid");
+  ExpectParseError(R"({"$push": {"a": {"$each": [1], "$position": "x"}}})", ErrorCode::kBadValue,
+                   "The value for $position must be an integer value");
+}
+
+TEST(PushTest, LargeArrayWithEachSortAndNegativeSlice) {
+  // 1,000 elements in descending order; push 1,000 more, sort ascending,
+  // keep the last 1,000: the upper half of 0..1999.
+  BsonBuilder doc;
+  doc.AppendInt32("_id", 1).OpenArray("a");
+  for (int i = 999; i >= 0; --i) doc.AppendInt32("", i * 2);
+  doc.Close();
+  BsonBuilder update;
+  update.OpenDocument("$push").OpenDocument("a").OpenArray("$each");
+  for (int i = 0; i < 1000; ++i) update.AppendInt32("", i * 2 + 1);
+  update.Close().AppendInt32("$sort", 1).AppendInt32("$slice", -1000).Close().Close();
+  auto driver = UpdateDriver::Parse(std::move(update).Build(), {});
+  ASSERT_TRUE(driver.ok()) << driver.status();
+  auto result = driver->Apply(std::move(doc).Build(), {});
+  ASSERT_TRUE(result.ok()) << result.status();
+  DocumentView a = result->doc.Get("a").Array();
+  int expected = 1000;
+  size_t count = 0;
+  for (Element e : a) {
+    ASSERT_EQ(e.Int32(), expected++);
+    ++count;
+  }
+  EXPECT_EQ(count, 1000u);
+  EXPECT_EQ(result->changed_paths, std::vector<std::string>{"a"});
+}
+
+// ------------------------------------------------------------------ $addToSet
+
+TEST(AddToSetTest, AddsOnlyMissingValues) {
+  ExpectUpdate(R"({"_id": 1, "tags": ["a", "b"]})", R"({"$addToSet": {"tags": "c"}})",
+               R"({"_id": 1, "tags": ["a", "b", "c"]})");
+  ExpectNoOp(R"({"_id": 1, "tags": ["a", "b"]})", R"({"$addToSet": {"tags": "a"}})");
+  // MongoDB equality: 1.0 equals 1.
+  ExpectNoOp(R"({"_id": 1, "n": [1, 2]})", R"({"$addToSet": {"n": 1.0}})");
+  // An array argument is one element.
+  ExpectUpdate(R"({"_id": 1, "n": [1]})", R"({"$addToSet": {"n": [2, 3]}})",
+               R"({"_id": 1, "n": [1, [2, 3]]})");
+}
+
+TEST(AddToSetTest, EachDeduplicates) {
+  ExpectUpdate(R"({"_id": 1, "tags": ["a"]})", R"({"$addToSet": {"tags": {"$each": ["b", "a", "c", "b"]}}})",
+               R"({"_id": 1, "tags": ["a", "b", "c"]})");
+  ExpectUpdate(R"({"_id": 1})", R"({"$addToSet": {"tags": {"$each": [1, 1, 2]}}})",
+               R"({"_id": 1, "tags": [1, 2]})");
+}
+
+TEST(AddToSetTest, Errors) {
+  ExpectError(R"({"_id": 1, "a": 1})", R"({"$addToSet": {"a": 2}})", ErrorCode::kBadValue,
+              "Cannot apply $addToSet to non-array field. Field named 'a' has non-array type int");
+  ExpectParseError(R"({"$addToSet": {"a": {"$each": 1}}})", ErrorCode::kBadValue,
+                   "The argument to $each in $addToSet must be an array but it was of type int");
+  ExpectParseError(R"({"$addToSet": {"a": {"$each": [1], "x": 1}}})", ErrorCode::kBadValue,
+                   "Found unexpected fields after $each in $addToSet");
+}
+
+// ------------------------------------------------------------------ $pop
+
+TEST(PopTest, RemovesFirstOrLast) {
+  ExpectUpdate(R"({"_id": 1, "s": [8, 9, 10]})", R"({"$pop": {"s": -1}})", R"({"_id": 1, "s": [9, 10]})");
+  ExpectUpdate(R"({"_id": 1, "s": [8, 9, 10]})", R"({"$pop": {"s": 1}})", R"({"_id": 1, "s": [8, 9]})");
+  ExpectNoOp(R"({"_id": 1, "s": []})", R"({"$pop": {"s": 1}})");
+  ExpectNoOp(R"({"_id": 1})", R"({"$pop": {"s": 1}})");
+}
+
+TEST(PopTest, Errors) {
+  ExpectParseError(R"({"$pop": {"s": 2}})", ErrorCode::kFailedToParse, "$pop expects 1 or -1, found: 2");
+  ExpectParseError(R"({"$pop": {"s": "x"}})", ErrorCode::kFailedToParse, "Expected a number in: s: \"x\"");
+  ExpectError(R"({"_id": 1, "s": 1})", R"({"$pop": {"s": 1}})", ErrorCode::kTypeMismatch,
+              "Path 's' contains an element of non-array type 'int'");
+}
+
+// ------------------------------------------------------------------ $pull, $pullAll
+
+TEST(PullTest, ByValue) {
+  ExpectUpdate(R"({"_id": 1, "fruits": ["apples", "pears", "oranges", "pears"]})",
+               R"({"$pull": {"fruits": "pears"}})", R"({"_id": 1, "fruits": ["apples", "oranges"]})");
+  ExpectNoOp(R"({"_id": 1, "fruits": ["apples"]})", R"({"$pull": {"fruits": "kiwi"}})");
+  ExpectNoOp(R"({"_id": 1})", R"({"$pull": {"fruits": "kiwi"}})");
+}
+
+TEST(PullTest, ByCondition) {
+  ExpectUpdate(R"({"_id": 1, "votes": [3, 5, 6, 7, 7, 8]})", R"({"$pull": {"votes": {"$gte": 6}}})",
+               R"({"_id": 1, "votes": [3, 5]})");
+  ExpectUpdate(R"({"_id": 1, "v": [1, 2, 3, 4]})", R"({"$pull": {"v": {"$in": [2, 4]}}})",
+               R"({"_id": 1, "v": [1, 3]})");
+}
+
+TEST(PullTest, DocumentsByFields) {
+  ExpectUpdate(
+      R"({"_id": 1, "results": [{"item": "A", "score": 5}, {"item": "B", "score": 8}, {"item": "B", "score": 4}]})",
+      R"({"$pull": {"results": {"score": 8, "item": "B"}}})",
+      R"({"_id": 1, "results": [{"item": "A", "score": 5}, {"item": "B", "score": 4}]})");
+  // A field condition against each element document; extra fields do not matter.
+  ExpectUpdate(
+      R"({"_id": 1, "results": [{"item": "A", "answers": [{"q": 1, "a": 4}, {"q": 2, "a": 6}]},
+                                {"item": "B", "answers": [{"q": 1, "a": 0}, {"q": 2, "a": 8}]}]})",
+      R"({"$pull": {"results": {"answers": {"$elemMatch": {"q": 2, "a": {"$gte": 8}}}}}})",
+      R"({"_id": 1, "results": [{"item": "A", "answers": [{"q": 1, "a": 4}, {"q": 2, "a": 6}]}]})");
+}
+
+TEST(PullTest, NonArrayFails) {
+  ExpectError(R"({"_id": 1, "a": 1})", R"({"$pull": {"a": 1}})", ErrorCode::kBadValue,
+              "Cannot apply $pull to a non-array value");
+}
+
+TEST(PullAllTest, RemovesEveryListedValue) {
+  ExpectUpdate(R"({"_id": 1, "s": [0, 2, 5, 5, 1, 0]})", R"({"$pullAll": {"s": [0, 5]}})",
+               R"({"_id": 1, "s": [2, 1]})");
+  ExpectParseError(R"({"$pullAll": {"s": 1}})", ErrorCode::kBadValue,
+                   "$pullAll requires an array argument but was given a int");
+}
+
+// ------------------------------------------------------------------ positional operators
+
+TEST(PositionalTest, DollarUsesTheMatchedIndex) {
+  UpdateContext ctx;
+  ctx.positional_index = 1;
+  ExpectUpdate(R"({"_id": 1, "grades": [85, 80, 80]})", R"({"$set": {"grades.$": 82}})",
+               R"({"_id": 1, "grades": [85, 82, 80]})", ctx);
+  ExpectUpdate(R"({"_id": 4, "grades": [{"grade": 80, "mean": 75}, {"grade": 85, "mean": 90}]})",
+               R"({"$set": {"grades.$.std": 6}})",
+               R"({"_id": 4, "grades": [{"grade": 80, "mean": 75}, {"grade": 85, "mean": 90, "std": 6}]})",
+               ctx);
+}
+
+TEST(PositionalTest, DollarWithoutAMatchFails) {
+  ExpectError(R"({"_id": 1, "grades": [85]})", R"({"$set": {"grades.$": 82}})", ErrorCode::kBadValue,
+              "The positional operator did not find the match needed from the query.");
+}
+
+TEST(PositionalTest, DollarPathErrors) {
+  ExpectParseError(R"({"$set": {"$": 1}})", ErrorCode::kBadValue,
+                   "Cannot have positional (i.e. '$') element in the first position");
+  ExpectParseError(R"({"$set": {"a.$.b.$": 1}})", ErrorCode::kBadValue,
+                   "Too many positional (i.e. '$') elements found in path 'a.$.b.$'");
+}
+
+TEST(PositionalTest, AllElements) {
+  ExpectUpdate(R"({"_id": 1, "grades": [85, 82, 80]})", R"({"$inc": {"grades.$[]": 10}})",
+               R"({"_id": 1, "grades": [95, 92, 90]})");
+  ExpectUpdate(R"({"_id": 1, "g": [{"a": 1}, {"a": 2}]})", R"({"$set": {"g.$[].b": 0}})",
+               R"({"_id": 1, "g": [{"a": 1, "b": 0}, {"a": 2, "b": 0}]})");
+  ExpectNoOp(R"({"_id": 1, "g": []})", R"({"$set": {"g.$[].b": 0}})");
+}
+
+TEST(PositionalTest, AllElementsNeedsAnExistingArray) {
+  ExpectError(R"({"_id": 1})", R"({"$set": {"g.$[]": 0}})", ErrorCode::kBadValue,
+              "The path 'g' must exist in the document in order to apply array updates.");
+  ExpectError(R"({"_id": 1, "g": 5})", R"({"$set": {"g.$[]": 0}})", ErrorCode::kBadValue,
+              "Cannot apply array updates to non-array element g: 5");
+}
+
+TEST(ArrayFiltersTest, UpdatesMatchingElements) {
+  ExpectUpdate(R"({"_id": 1, "grades": [95, 92, 90, 150, 102]})",
+               R"({"$set": {"grades.$[element]": 100}})",
+               R"({"_id": 1, "grades": [95, 92, 90, 100, 100]})", {},
+               {R"({"element": {"$gte": 100}})"});
+  ExpectUpdate(
+      R"({"_id": 1, "grades": [{"grade": 80, "mean": 75}, {"grade": 85, "mean": 90}, {"grade": 90, "mean": 85}]})",
+      R"({"$set": {"grades.$[elem].mean": 100}})",
+      R"({"_id": 1, "grades": [{"grade": 80, "mean": 75}, {"grade": 85, "mean": 100}, {"grade": 90, "mean": 100}]})",
+      {}, {R"({"elem.grade": {"$gte": 85}})"});
+}
+
+TEST(ArrayFiltersTest, NestedIdentifiersAndChangedPaths) {
+  auto result = RunUpdate(R"({"_id": 1, "a": [{"b": [1, 5]}, {"b": [7]}]})",
+                    R"({"$inc": {"a.$[].b.$[big]": 100}})", {}, {R"({"big": {"$gt": 4}})"});
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(Canonical(result->doc), Canonical(Json(R"({"_id": 1, "a": [{"b": [1, 105]}, {"b": [107]}]})")));
+  EXPECT_EQ(result->changed_paths, (std::vector<std::string>{"a.0.b.1", "a.1.b.0"}));
+}
+
+TEST(ArrayFiltersTest, IdentifierErrors) {
+  ExpectParseError(R"({"$set": {"a.$[x]": 1}})", ErrorCode::kBadValue,
+                   "No array filter found for identifier 'x' in path 'a.$[x]'");
+  ExpectParseError(R"({"$set": {"a.$[x]": 1}})", ErrorCode::kFailedToParse,
+                   "The array filter for identifier 'y' was not used in the update",
+                   {R"({"x": 1})", R"({"y": 1})"});
+  ExpectParseError(R"({"$set": {"a.$[x]": 1}})", ErrorCode::kFailedToParse,
+                   "Found multiple array filters with the same top-level field name x",
+                   {R"({"x": 1})", R"({"x": 2})"});
+  ExpectParseError(R"({"$set": {"a.$[x]": 1}})", ErrorCode::kFailedToParse,
+                   "Expected a single top-level field name, found 'x' and 'y'",
+                   {R"({"x": 1, "y": 1})"});
+  ExpectParseError(R"({"$set": {"a.$[X]": 1}})", ErrorCode::kBadValue,
+                   "must be an alphanumeric string beginning with a lowercase letter",
+                   {R"({"X": 1})"});
+  ExpectParseError(R"({"$set": {"a.$[x]": 1}})", ErrorCode::kFailedToParse,
+                   "Cannot use an expression without a top-level field name in arrayFilters",
+                   {R"({})"});
+}
+
+TEST(ArrayFiltersTest, OverlappingFiltersOnOneElementConflict) {
+  ExpectError(R"({"_id": 1, "a": [1, 5]})", R"({"$set": {"a.$[x]": 0, "a.$[y]": 1}})",
+              ErrorCode::kConflictingUpdateOperators, "Update created a conflict at 'a.1'", {},
+              {R"({"x": {"$gt": 2}})", R"({"y": {"$gt": 4}})"});
+  // Disjoint elements: no conflict.
+  ExpectUpdate(R"({"_id": 1, "a": [1, 5]})", R"({"$set": {"a.$[x]": 0, "a.$[y]": 9}})",
+               R"({"_id": 1, "a": [9, 0]})", {}, {R"({"x": {"$gt": 2}})", R"({"y": {"$lt": 2}})"});
+}
+
+// ------------------------------------------------------------------ parsing and conflicts
+
+TEST(ParseTest, ConflictingPaths) {
+  ExpectParseError(R"({"$set": {"a": 1}, "$inc": {"a": 1}})", ErrorCode::kConflictingUpdateOperators,
+                   "Updating the path 'a' would create a conflict at 'a'");
+  ExpectParseError(R"({"$set": {"a": 1, "a.b": 2}})", ErrorCode::kConflictingUpdateOperators,
+                   "Updating the path 'a.b' would create a conflict at 'a'");
+  ExpectParseError(R"({"$set": {"a.b": 1}, "$unset": {"a": 1}})",
+                   ErrorCode::kConflictingUpdateOperators,
+                   "Updating the path 'a' would create a conflict at 'a'");
+  ExpectParseError(R"({"$set": {"a.0": 1, "a.$[]": 2}})", ErrorCode::kConflictingUpdateOperators,
+                   "conflict at 'a'");
+  // Siblings do not conflict.
+  ExpectUpdate(R"({"_id": 1})", R"({"$set": {"a.b": 1, "a.c": 2}, "$inc": {"ab": 1}})",
+               R"({"_id": 1, "a": {"b": 1, "c": 2}, "ab": 1})");
+}
+
+TEST(ParseTest, UnknownModifierAndMixedFields) {
+  ExpectParseError(R"({"$foo": {"a": 1}})", ErrorCode::kFailedToParse, "Unknown modifier: $foo");
+  ExpectParseError(R"({"$set": {"a": 1}, "b": 2})", ErrorCode::kFailedToParse, "Unknown modifier: b");
+  ExpectParseError(R"({"$set": 1})", ErrorCode::kFailedToParse,
+                   "Modifiers operate on fields but we found type int instead");
+}
+
+TEST(ParseTest, EmptyOperandIsANoOpSinceMongoDB5) {
+  ExpectNoOp(R"({"_id": 1, "a": 1})", R"({"$set": {}, "$inc": {}})");
+}
+
+TEST(ParseTest, EmptyPaths) {
+  ExpectParseError(R"({"$set": {"": 1}})", ErrorCode::kEmptyFieldName, "An empty update path is not valid.");
+  ExpectParseError(R"({"$set": {"a..b": 1}})", ErrorCode::kEmptyFieldName,
+                   "The update path 'a..b' contains an empty field name");
+  ExpectParseError(R"({"$set": {"a.": 1}})", ErrorCode::kEmptyFieldName, "empty field name");
+}
+
+// ------------------------------------------------------------------ _id
+
+TEST(IdTest, ModifyingIdFails) {
+  ExpectError(R"({"_id": 1, "a": 1})", R"({"$set": {"_id": 2}})", ErrorCode::kImmutableField,
+              "Performing an update on the path '_id' would modify the immutable field '_id'");
+  ExpectError(R"({"_id": 1})", R"({"$unset": {"_id": 1}})", ErrorCode::kImmutableField,
+              "would modify the immutable field '_id'");
+  ExpectError(R"({"_id": {"a": 1}})", R"({"$inc": {"_id.a": 1}})", ErrorCode::kImmutableField,
+              "Performing an update on the path '_id.a' would modify the immutable field '_id'");
+  ExpectError(R"({"_id": 1, "a": 1})", R"({"$rename": {"_id": "b"}})", ErrorCode::kImmutableField,
+              "immutable field '_id'");
+  ExpectNoOp(R"({"_id": 1, "a": 1})", R"({"$set": {"_id": 1}})");
+}
+
+// ------------------------------------------------------------------ replacement
+
+TEST(ReplacementTest, KeepsIdFirst) {
+  auto driver = UpdateDriver::Parse(Json(R"({"b": 2, "_id": 1, "c": 3})"), {});
+  ASSERT_TRUE(driver.ok());
+  EXPECT_TRUE(driver->is_replacement());
+  auto result = driver->Apply(Json(R"({"_id": 1, "a": 1, "c": 3})"), {});
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(Canonical(result->doc), Canonical(Json(R"({"_id": 1, "b": 2, "c": 3})")));
+  EXPECT_TRUE(result->modified);
+  EXPECT_EQ(result->changed_paths, (std::vector<std::string>{"b", "a"}));
+  ExpectUpdate(R"({"_id": 7, "a": 1})", R"({"x": 1})", R"({"_id": 7, "x": 1})");
+  ExpectUpdate(R"({"_id": 7, "a": 1})", R"({})", R"({"_id": 7})");
+  ExpectNoOp(R"({"_id": 7, "a": 1})", R"({"a": 1})");
+}
+
+TEST(ReplacementTest, DifferentIdFails) {
+  ExpectError(R"({"_id": 1, "a": 1})", R"({"_id": 2, "a": 1})", ErrorCode::kImmutableField,
+              "After applying the update, the (immutable) field '_id' was found to have been "
+              "altered to _id: 2");
+}
+
+TEST(ReplacementTest, TopLevelDollarFieldFails) {
+  ExpectError(R"({"_id": 1})", R"({"a": 1, "$set": {"b": 1}})", ErrorCode::kDollarPrefixedFieldName,
+              "The dollar ($) prefixed field '$set' in '$set' is not allowed in the context of an "
+              "update's replacement document");
+}
+
+// ------------------------------------------------------------------ upserts
+
+std::string Seed(std::string_view filter) {
+  auto seeded = SeedUpsertDocument(Json(filter));
+  EXPECT_TRUE(seeded.ok()) << seeded.status();
+  return seeded.ok() ? Canonical(*seeded) : "";
+}
+
+TEST(UpsertTest, SeedsFromEqualities) {
+  EXPECT_EQ(Seed(R"({"a": 1})"), Canonical(Json(R"({"a": 1})")));
+  EXPECT_EQ(Seed(R"({"a": {"$eq": 1}, "b": {"$gt": 5}})"), Canonical(Json(R"({"a": 1})")));
+  EXPECT_EQ(Seed(R"({"$and": [{"x.y": 1}, {"x.z": {"$eq": "s"}}], "n": {"$in": [3]}})"),
+            Canonical(Json(R"({"n": 3, "x": {"y": 1, "z": "s"}})")));
+  EXPECT_EQ(Seed(R"({"n": {"$in": [3, 4]}, "r": {"$regex": "x"}, "$or": [{"p": 1}, {"q": 1}]})"),
+            Canonical(Json(R"({})")));
+  EXPECT_EQ(Seed(R"({"$or": [{"p": 1}]})"), Canonical(Json(R"({"p": 1})")));
+  // _id comes first whatever the order of the filter.
+  EXPECT_EQ(Seed(R"({"b": 1, "_id": 5})"), Canonical(Json(R"({"_id": 5, "b": 1})")));
+}
+
+TEST(UpsertTest, AmbiguousEqualitiesFail) {
+  auto twice = SeedUpsertDocument(Json(R"({"$and": [{"a": 1}, {"a": 2}]})"));
+  ASSERT_FALSE(twice.ok());
+  EXPECT_EQ(twice.status().code(), ErrorCode::kNotSingleValueField);
+  EXPECT_THAT(std::string(twice.status().message()), HasSubstr("path 'a' is matched twice"));
+  auto prefix = SeedUpsertDocument(Json(R"({"a": {"b": 1}, "a.c": 2})"));
+  ASSERT_FALSE(prefix.ok());
+  EXPECT_EQ(prefix.status().code(), ErrorCode::kNotSingleValueField);
+}
+
+TEST(UpsertTest, UpdateAppliedToSeedWithSetOnInsert) {
+  auto seed = SeedUpsertDocument(Json(R"({"_id": 3, "item": "x"})"));
+  ASSERT_TRUE(seed.ok());
+  auto driver = UpdateDriver::Parse(Json(R"({"$set": {"qty": 1}, "$setOnInsert": {"def": 100}})"), {});
+  ASSERT_TRUE(driver.ok());
+  UpdateContext ctx;
+  ctx.is_upsert_insert = true;
+  auto result = driver->Apply(*seed, ctx);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(Canonical(result->doc),
+            Canonical(Json(R"({"_id": 3, "item": "x", "def": 100, "qty": 1})")));
+  // The seeded _id stays immutable; an upsert without one may set it.
+  ExpectError(R"({"_id": 3})", R"({"$set": {"_id": 4}})", ErrorCode::kImmutableField, "_id", ctx);
+  ExpectUpdate(R"({"a": 1})", R"({"$setOnInsert": {"_id": 9}})", R"({"_id": 9, "a": 1})", ctx);
+}
+
+TEST(UpsertTest, ReplacementKeepsOnlyTheSeededId) {
+  auto seed = SeedUpsertDocument(Json(R"({"_id": 3, "item": "x"})"));
+  ASSERT_TRUE(seed.ok());
+  auto driver = UpdateDriver::Parse(Json(R"({"name": "n"})"), {});
+  ASSERT_TRUE(driver.ok());
+  UpdateContext ctx;
+  ctx.is_upsert_insert = true;
+  auto result = driver->Apply(*seed, ctx);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(Canonical(result->doc), Canonical(Json(R"({"_id": 3, "name": "n"})")));
+}
+
+// ------------------------------------------------------------------ results
+
+TEST(ResultTest, ChangedPathsAreConcrete) {
+  UpdateContext ctx;
+  ctx.positional_index = 0;
+  auto result = RunUpdate(R"({"_id": 1, "a": {"b": 1}, "c": [{"d": 1}], "z": 1})",
+                    R"({"$set": {"a.b": 2, "c.$.d": 5, "z": 1, "n.m": 1}})", ctx);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_TRUE(result->modified);
+  EXPECT_EQ(result->changed_paths, (std::vector<std::string>{"a.b", "c.0.d", "n.m"}));
+}
+
+TEST(ResultTest, PathMayAffect) {
+  EXPECT_TRUE(PathMayAffect("a.b", "a.b.c"));
+  EXPECT_TRUE(PathMayAffect("a.b.c", "a"));
+  EXPECT_TRUE(PathMayAffect("grades.1.mean", "grades.mean"));
+  EXPECT_FALSE(PathMayAffect("grades.1.mean", "grades.std"));
+  EXPECT_FALSE(PathMayAffect("ab", "a"));
+}
+
+TEST(ResultTest, OneFieldOfALargeDocumentCopiesTheRestVerbatim) {
+  BsonBuilder b;
+  b.AppendInt32("_id", 1);
+  const std::string big(1 << 20, 'x');
+  b.AppendString("blob", big);
+  b.OpenArray("list");
+  for (int i = 0; i < 1000; ++i) b.AppendInt32("", i);
+  b.Close();
+  b.AppendInt32("n", 1);
+  Document doc = std::move(b).Build();
+  auto driver = UpdateDriver::Parse(Json(R"({"$set": {"n": 2}})"), {});
+  ASSERT_TRUE(driver.ok());
+  auto result = driver->Apply(doc, {});
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->doc.size(), doc.size());
+  EXPECT_EQ(result->doc.Get("n").Int32(), 2);
+  EXPECT_EQ(result->doc.Get("blob").String(), big);
+  // Everything before the changed value is byte-identical.
+  EXPECT_EQ(result->doc.bytes().substr(0, doc.size() - 5), doc.bytes().substr(0, doc.size() - 5));
+}
+
+TEST(ResultTest, ResultPastSixteenMegabytesFails) {
+  BsonBuilder b;
+  b.AppendInt32("_id", 1);
+  b.AppendString("a", std::string(9 << 20, 'a'));
+  Document doc = std::move(b).Build();
+  const std::string before = doc.bytes();
+  BsonBuilder u;
+  u.OpenDocument("$push").AppendString("list", std::string(8 << 20, 'b')).Close();
+  auto driver = UpdateDriver::Parse(std::move(u).Build(), {});
+  ASSERT_TRUE(driver.ok());
+  auto result = driver->Apply(doc, {});
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), ErrorCode::kUpdateResultTooLarge);
+  EXPECT_EQ(result.status().code_number(), 17419);
+  EXPECT_EQ(result.status().message(), "Resulting document after update is larger than 16777216");
+  EXPECT_EQ(doc.bytes(), before);
+}
+
+TEST(ResultTest, ParsedUpdateIsReusable) {
+  auto driver = UpdateDriver::Parse(Json(R"({"$inc": {"n": 1}})"), {});
+  ASSERT_TRUE(driver.ok());
+  UpdateDriver moved = std::move(driver).value();
+  for (int i = 0; i < 3; ++i) {
+    auto result = moved.Apply(Json(R"({"_id": 1, "n": 10})"), {});
+    ASSERT_TRUE(result.ok());
+    EXPECT_EQ(result->doc.Get("n").Int32(), 11);
+  }
+}
+
+// ------------------------------------------------------------------ decimal arithmetic
+
+Decimal128 Dec(std::string_view s) { return *Decimal128::FromString(s); }
+
+TEST(DecimalArithmeticTest, ExactWithPreferredExponent) {
+  using update_internal::DecimalAdd;
+  using update_internal::DecimalMultiply;
+  EXPECT_EQ(DecimalAdd(Dec("1.0"), Dec("1.00")).ToString(), "2.00");
+  EXPECT_EQ(DecimalAdd(Dec("0.1"), Dec("-0.1")).ToString(), "0.0");
+  EXPECT_EQ(DecimalMultiply(Dec("1.5"), Dec("-2")).ToString(), "-3.0");
+  EXPECT_EQ(DecimalAdd(Dec("Infinity"), Dec("-Infinity")).ToString(), "NaN");
+  // 34 nines + 1 rounds to 1.000...E+34.
+  EXPECT_EQ(DecimalAdd(Dec("9999999999999999999999999999999999"), Dec("1")).ToString(),
+            "1.000000000000000000000000000000000E+34");
+  // Round half to even on the 35th digit.
+  EXPECT_EQ(DecimalAdd(Dec("1000000000000000000000000000000000"), Dec("0.5")).ToString(),
+            "1000000000000000000000000000000000");
+  EXPECT_EQ(DecimalAdd(Dec("1000000000000000000000000000000001"), Dec("0.5")).ToString(),
+            "1000000000000000000000000000000002");
+  // 90E+6111 still fits (clamped exponent); 34 digits times 10 does not.
+  EXPECT_EQ(DecimalMultiply(Dec("9E+6111"), Dec("10")).ToString(), "9.0E+6112");
+  EXPECT_EQ(DecimalMultiply(Dec("9999999999999999999999999999999999E+6111"), Dec("10")).ToString(),
+            "Infinity");
+}
+
+}  // namespace
+}  // namespace rockdoc
