@@ -137,7 +137,7 @@ TEST(ValidateBson, RejectsStructuralDamageWithInvalidBSON) {
   std::vector<Case> cases = {
       {"too short", Bytes({4, 0, 0, 0}), "cannot hold"},
       {"length mismatch", Bytes({6, 0, 0, 0, 0}), "does not match"},
-      {"terminator is a type byte", Bytes({5, 0, 0, 0, 1}), "double value truncated"},
+      {"terminator is a type byte", Bytes({5, 0, 0, 0, 1}), "field name is missing"},
       {"unknown type", Bytes({8, 0, 0, 0, 0x20, 'a', 0, 0}), "unknown BSON type 0x20"},
       {"bool 2", Bytes({9, 0, 0, 0, 8, 'a', 0, 2, 0}), "not 0 or 1"},
       {"key runs off", Bytes({7, 0, 0, 0, 0x10, 'a', 'b'}), "field name is not NUL-terminated"},
@@ -148,6 +148,11 @@ TEST(ValidateBson, RejectsStructuralDamageWithInvalidBSON) {
       {"bad utf8", Bytes({14, 0, 0, 0, 2, 'a', 0, 2, 0, 0, 0, 0xC0, 0, 0}), "UTF-8"},
       {"overlong utf8", Bytes({15, 0, 0, 0, 2, 'a', 0, 3, 0, 0, 0, 0xC0, 0x80, 0, 0}), "UTF-8"},
       {"int32 truncated", Bytes({9, 0, 0, 0, 0x10, 'a', 0, 1, 0}), "int32 value truncated"},
+      // Found by fuzzing: a type byte where the terminator belongs once
+      // made the key scan run past the buffer.
+      {"type byte in terminator position",
+       Bytes({0x10, 0, 0, 0, 0x01, 0x64, 0, 0, 0xCE, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F}),
+       "field name is missing"},
       {"subdocument eats terminator",
        Bytes({13, 0, 0, 0, 3, 'a', 0, 6, 0, 0, 0, 0, 0}), "runs past"},
   };

@@ -82,26 +82,41 @@ StatusOr<UpdateResult> RunUpdate(const std::shared_ptr<internal::Engine>& engine
       if (targets.empty()) break;
       std::unique_ptr<rocksdb::Transaction> txn;
       size_t in_txn = 0;
+      // One document's failure ends the update, but the documents already
+      // changed stay changed (as in MongoDB): commit them first.
+      auto fail = [&](Status error) -> Status {
+        if (txn && in_txn > 0) {
+          Status c = internal::Commit(txn.get());
+          if (!c.ok()) return c;
+        }
+        return error;
+      };
       for (const auto& target : targets) {
         if (!txn) txn = engine->BeginTransaction(std::move(txn));
-        ROCKDOC_ASSIGN_OR_RETURN(auto current,
-                                 internal::LockAndRead(*engine, txn.get(), target.record_key));
-        if (!current) continue;
+        auto current = internal::LockAndRead(*engine, txn.get(), target.record_key);
+        if (!current.ok()) return fail(current.status());
+        if (!*current) continue;
+        const Document& doc = **current;
         MatchDetails details;
         if (driver.uses_positional()) details.RequestElemMatchKey();
-        if (!cq->root->Matches(*current, &details)) continue;
+        if (!cq->root->Matches(doc, &details)) continue;
         ++result.matched_count;
         UpdateContext ctx;
         ctx.now_millis = now;
         if (details.has_elem_match_key()) ctx.positional_index = details.elem_match_key();
         if (driver.uses_positional() && !ctx.positional_index) {
-          return BadValue("The positional operator did not find the match needed from the query.");
+          return fail(
+              BadValue("The positional operator did not find the match needed from the query."));
         }
-        ROCKDOC_ASSIGN_OR_RETURN(UpdateDriver::Result r, driver.Apply(*current, ctx));
-        if (r.modified) {
-          ROCKDOC_RETURN_IF_ERROR(internal::CheckUpdateResultSize(r.doc));
-          ROCKDOC_RETURN_IF_ERROR(internal::ReplaceDocument(*engine, txn.get(), *meta,
-                                                            target.record_key, *current, r.doc));
+        StatusOr<UpdateDriver::Result> r = driver.Apply(doc, ctx);
+        if (!r.ok()) return fail(r.status());
+        if (r->modified) {
+          Status s = internal::CheckUpdateResultSize(r->doc);
+          if (s.ok()) {
+            s = internal::ReplaceDocument(*engine, txn.get(), *meta, target.record_key, doc,
+                                          r->doc);
+          }
+          if (!s.ok()) return fail(s);
           ++result.modified_count;
           if (++in_txn >= kUpdateBatchDocuments) {
             ROCKDOC_RETURN_IF_ERROR(internal::Commit(txn.get()));
@@ -109,7 +124,9 @@ StatusOr<UpdateResult> RunUpdate(const std::shared_ptr<internal::Engine>& engine
             in_txn = 0;
           }
         }
-        if (req.want_document) *returned = req.return_after ? std::move(r.doc) : std::move(*current);
+        if (req.want_document) {
+          *returned = req.return_after ? std::move(r->doc) : std::move(**current);
+        }
         if (!req.multi) break;
       }
       if (txn && in_txn > 0) ROCKDOC_RETURN_IF_ERROR(internal::Commit(txn.get()));

@@ -158,6 +158,8 @@ class Validator {
 
   // NUL-terminated, no length.
   Status CString(const uint8_t* p, const uint8_t* limit, const uint8_t** end, const char* what) {
+    // A type byte in the terminator's place leaves no room at all.
+    if (p >= limit) return Error(p, std::string(what) + " is missing");
     const void* nul = std::memchr(p, 0, static_cast<size_t>(limit - p));
     if (nul == nullptr) return Error(p, std::string(what) + " is not NUL-terminated");
     const uint8_t* n = static_cast<const uint8_t*>(nul);

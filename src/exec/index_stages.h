@@ -19,7 +19,7 @@
 #include "exec/plan_stage.h"
 #include "exec/scan_stages.h"
 #include "index/index_descriptor.h"
-#include "planner/index_bounds.h"
+#include "index/index_bounds.h"
 
 namespace rockdoc::internal {
 

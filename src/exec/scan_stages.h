@@ -12,7 +12,7 @@
 #include <string>
 
 #include "exec/plan_stage.h"
-#include "planner/index_bounds.h"
+#include "index/index_bounds.h"
 
 namespace rockdoc::internal {
 

@@ -26,7 +26,7 @@
 #include "exec/scan_stages.h"
 #include "index/index_descriptor.h"
 #include "planner/canonical_query.h"
-#include "planner/index_bounds.h"
+#include "index/index_bounds.h"
 
 namespace rockdoc::internal {
 

@@ -1,4 +1,4 @@
-// planner/index_bounds.h: what part of an index a query must read.
+// index/index_bounds.h: what part of an index a query must read.
 //
 // For each field of an index, an ordered list of intervals of BSON values
 // (MongoDB's OrderedIntervalList); explain prints them as MongoDB does
@@ -9,8 +9,8 @@
 //
 // Bounds become byte ranges over keystrings (ranges are prefix-free
 // encodings, so an interval on a prefix of fields is a byte range).
-#ifndef ROCKDOC_PLANNER_INDEX_BOUNDS_H_
-#define ROCKDOC_PLANNER_INDEX_BOUNDS_H_
+#ifndef ROCKDOC_INDEX_INDEX_BOUNDS_H_
+#define ROCKDOC_INDEX_INDEX_BOUNDS_H_
 
 #include <string>
 #include <vector>
@@ -77,4 +77,4 @@ std::vector<KeyRange> BoundsToKeyRanges(const IndexBounds& bounds, uint32_t desc
 
 }  // namespace rockdoc::internal
 
-#endif  // ROCKDOC_PLANNER_INDEX_BOUNDS_H_
+#endif  // ROCKDOC_INDEX_INDEX_BOUNDS_H_

@@ -1,4 +1,4 @@
-#include "planner/index_bounds.h"
+#include "index/index_bounds.h"
 
 #include <algorithm>
 #include <charconv>
