@@ -221,6 +221,9 @@ struct UpdateOptions {
   bool upsert = false;
   // Filters for the $[identifier] positional operator, one per identifier.
   std::vector<Document> array_filters;
+  // updateOne / replaceOne: which matching document is changed when several
+  // match (MongoDB 8.0's sort option). Ignored by updateMany.
+  Document sort;
   Document hint;
   std::string hint_name;
 };
@@ -281,8 +284,9 @@ class Collection {
   // Inserts one document. A document without `_id` gets an ObjectId as its
   // first field; an `_id` elsewhere is moved first. Errors: BadValue (2)
   // "object to insert too large. size in bytes: N, max size: 16777216";
-  // BadValue for an array, regex or undefined `_id` and for top-level field
-  // names starting with '$'; Overflow (15) for nesting deeper than 100;
+  // BadValue for an array, regex or undefined `_id`; DollarPrefixedFieldName
+  // (52) for '$'-prefixed names inside an `_id` document (elsewhere they are
+  // allowed, as since MongoDB 5.0); Overflow (15) for nesting deeper than 100;
   // DuplicateKey (11000) "E11000 duplicate key error collection: db.c
   // index: _id_ dup key: { _id: 1 }".
   StatusOr<InsertOneResult> InsertOne(DocumentView doc) const;

@@ -1,8 +1,10 @@
 // rockdoc/json.h: JSON and MongoDB Extended JSON v2 in and out.
 //
 // Parsing uses simdjson and keeps field order. Both canonical and relaxed
-// Extended JSON are accepted, and the legacy forms ({"$date": 123},
-// {"$binary": "..", "$type": ".."}, {"$regex": .., "$options": ..}, ...).
+// Extended JSON are accepted, and the legacy forms the BSON corpus lists as
+// degenerate ({"$binary": "..", "$type": ".."}, {"$regex": .., "$options":
+// ..}, {"$uuid": ".."}, ...). A bare number under $date is refused, as the
+// corpus requires.
 // Plain JSON numbers become int32 when integral and in range, else int64,
 // else double, as mongoimport does.
 //

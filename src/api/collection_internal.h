@@ -62,7 +62,8 @@ StatusOr<Document> ExplainQuery(const std::shared_ptr<const Engine>& engine,
 StatusOr<std::shared_ptr<CollectionMeta>> LookupForRead(const Engine& engine, const std::string& db,
                                                         const std::string& name);
 
-// Checks that `update` leaves the document within 16 MiB.
+// Checks that an update's result stays within 16 MiB (code 17419) and 100
+// levels of nesting.
 Status CheckUpdateResultSize(const Document& doc);
 
 }  // namespace rockdoc::internal

@@ -6,6 +6,7 @@
 #include "api/collection_internal.h"
 #include "query/field_path.h"
 #include "rockdoc/client.h"
+#include "storage/write_ops.h"
 
 namespace rockdoc {
 
@@ -14,6 +15,7 @@ namespace internal {
 StatusOr<std::shared_ptr<CollectionMeta>> LookupForRead(const Engine& engine, const std::string& db,
                                                         const std::string& name) {
   ROCKDOC_RETURN_IF_ERROR(ValidateDatabaseName(db));
+  ROCKDOC_RETURN_IF_ERROR(ValidateCollectionName(db, name));
   return engine.catalog().Find(db, name);
 }
 
@@ -23,7 +25,7 @@ Status CheckUpdateResultSize(const Document& doc) {
                   "Resulting document after update is larger than " +
                       std::to_string(kMaxBsonObjectSize));
   }
-  return Status::OK();
+  return CheckStorageDepth(doc);
 }
 
 StatusOr<std::vector<WriteTarget>> FindWriteTargets(const std::shared_ptr<const Engine>& engine,
@@ -62,6 +64,7 @@ StatusOr<Document> ExplainQuery(const std::shared_ptr<const Engine>& engine,
   SnapshotHolder snapshot(engine);
   auto start = std::chrono::steady_clock::now();
   ROCKDOC_ASSIGN_OR_RETURN(PreparedPlan plan, PlanQuery(cq, meta, snapshot.context()));
+  plan.root->EnableTiming();
   int64_t n = 0;
   if (verbosity != ExplainVerbosity::kQueryPlanner) {
     while (true) {

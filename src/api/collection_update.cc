@@ -31,6 +31,8 @@ struct UpdateRequest {
   bool upsert = false;
   const std::vector<Document>* array_filters = nullptr;
   DocumentView sort;
+  DocumentView hint;
+  std::string_view hint_name;
   // findOneAndUpdate: which version to hand back.
   bool want_document = false;
   bool return_after = false;
@@ -68,6 +70,8 @@ StatusOr<UpdateResult> RunUpdate(const std::shared_ptr<internal::Engine>& engine
   }
   FindOptions fo;
   fo.sort = Document::AdoptValidated(std::string(req.sort.bytes()));
+  fo.hint = Document::AdoptValidated(std::string(req.hint.bytes()));
+  fo.hint_name = std::string(req.hint_name);
   if (!req.multi) fo.limit = 1;
   ROCKDOC_ASSIGN_OR_RETURN(auto cq, internal::MakeCanonicalQuery(req.filter, fo));
   ROCKDOC_ASSIGN_OR_RETURN(auto guard, CollectionWriteGuard::Acquire(*engine, db, name, req.upsert));
@@ -190,6 +194,9 @@ StatusOr<UpdateResult> Collection::UpdateOne(DocumentView filter, DocumentView u
   req.update = update;
   req.upsert = options.upsert;
   req.array_filters = &options.array_filters;
+  req.sort = options.sort;
+  req.hint = options.hint;
+  req.hint_name = options.hint_name;
   return RunUpdate(engine_, db_name_, name_, req, nullptr);
 }
 
@@ -201,6 +208,8 @@ StatusOr<UpdateResult> Collection::UpdateMany(DocumentView filter, DocumentView 
   req.multi = true;
   req.upsert = options.upsert;
   req.array_filters = &options.array_filters;
+  req.hint = options.hint;
+  req.hint_name = options.hint_name;
   return RunUpdate(engine_, db_name_, name_, req, nullptr);
 }
 

@@ -1,7 +1,5 @@
 #include "exec/plan_executor.h"
 
-#include <chrono>
-
 namespace rockdoc::internal {
 
 SnapshotHolder::SnapshotHolder(std::shared_ptr<const Engine> engine) : engine_(std::move(engine)) {
@@ -51,7 +49,6 @@ bool PlanExecutor::Next() {
     done_ = true;
     return false;
   }
-  auto start = std::chrono::steady_clock::now();
   bool produced = false;
   while (true) {
     WorkingMember* out = nullptr;
@@ -67,9 +64,6 @@ bool PlanExecutor::Next() {
     done_ = true;
     break;
   }
-  execution_nanos_ += std::chrono::duration_cast<std::chrono::nanoseconds>(
-                          std::chrono::steady_clock::now() - start)
-                          .count();
   return produced;
 }
 

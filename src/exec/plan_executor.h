@@ -54,7 +54,6 @@ class PlanExecutor : public CursorImpl, public EngineResource {
 
   PlanStage* root() const { return root_.get(); }
   int64_t n_returned() const { return n_returned_; }
-  int64_t execution_nanos() const { return execution_nanos_; }
 
   void ReleaseEngineResources() override;
 
@@ -71,7 +70,6 @@ class PlanExecutor : public CursorImpl, public EngineResource {
   Status status_;
   bool done_ = false;
   int64_t n_returned_ = 0;
-  int64_t execution_nanos_ = 0;
 };
 
 }  // namespace rockdoc::internal

@@ -6,11 +6,16 @@ namespace rockdoc::internal {
 
 StageState PlanStage::Work(WorkingMember** out) {
   ++stats_.works;
-  auto start = std::chrono::steady_clock::now();
-  StageState state = DoWork(out);
-  stats_.execution_nanos +=
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
-          .count();
+  StageState state;
+  if (timed_) {
+    auto start = std::chrono::steady_clock::now();
+    state = DoWork(out);
+    stats_.execution_nanos += std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                  std::chrono::steady_clock::now() - start)
+                                  .count();
+  } else {
+    state = DoWork(out);
+  }
   switch (state) {
     case StageState::kAdvanced: ++stats_.advanced; break;
     case StageState::kNeedTime: ++stats_.need_time; break;
@@ -46,6 +51,11 @@ void PlanStage::Explain(BsonBuilder* out, ExplainVerbosity verbosity) const {
     }
     out->Close();
   }
+}
+
+void PlanStage::EnableTiming() {
+  timed_ = true;
+  for (auto& c : children_) c->EnableTiming();
 }
 
 void PlanStage::ReleaseResources() {

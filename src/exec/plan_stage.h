@@ -110,6 +110,11 @@ class PlanStage {
   // Drops RocksDB iterators (the engine is closing). Later Work() fails.
   virtual void ReleaseResources();
 
+  // Measures time per stage (executionTimeMillisEstimate) in this tree.
+  // Off by default: reading the clock twice per work is a tenth of a fast
+  // scan's cost, so only explain turns it on.
+  void EnableTiming();
+
  protected:
   virtual StageState DoWork(WorkingMember** out) = 0;
   // Stage-specific explain fields (filter, indexName, bounds...).
@@ -125,6 +130,7 @@ class PlanStage {
   Status status_;
   StageStats stats_;
   std::vector<std::unique_ptr<PlanStage>> children_;
+  bool timed_ = false;
 };
 
 // Sums keys/documents examined over a tree.

@@ -98,6 +98,8 @@ void IdHackStage::ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity) co
 
 }  // namespace rockdoc::internal
 
+#include <algorithm>
+
 #include "keystring/keystring.h"
 
 namespace rockdoc::internal {
@@ -111,15 +113,74 @@ ClusteredScanStage::ClusteredScanStage(const ReadContext& ctx, uint32_t collecti
     ranges_.push_back(KeyRange{prefix_ + r.start, r.end.empty() ? prefix_end_ : prefix_ + r.end});
   }
   range_ = forward_ ? 0 : ranges_.size();
+  // Point intervals give ranges [k, successor(k)), each holding only the
+  // record whose key is exactly k (keystring is prefix-free).
+  points_ = bounds_.fields.size() == 1 && bounds_.fields[0].AllPoints() && !ranges_.empty();
+  for (const KeyRange& r : ranges_) {
+    if (!points_) break;
+    points_ = r.start.size() > prefix_.size() && r.end == keystring::PrefixSuccessor(r.start);
+  }
 }
 
 void ClusteredScanStage::ReleaseResources() {
   it_.reset();
+  batch_values_.clear();  // they may pin blocks of the cache
   released_ = true;
+}
+
+// Point mode: a MultiGet of the next few points per batch (first batches
+// small, so that a limit(1) reads little; then up to kMaxBatch), handed out
+// one per Work() in scan order; missing points are skipped.
+StageState ClusteredScanStage::DoPointWork(WorkingMember** out) {
+  constexpr size_t kFirstBatch = 16, kMaxBatch = 128;
+  if (batch_next_ >= batch_ranges_.size()) {
+    size_t remaining = forward_ ? ranges_.size() - range_ : range_;
+    if (remaining == 0) return StageState::kEof;
+    batch_limit_ = batch_limit_ == 0 ? kFirstBatch : std::min(kMaxBatch, batch_limit_ * 2);
+    size_t n = std::min(remaining, batch_limit_);
+    batch_ranges_.clear();
+    batch_keys_.clear();
+    for (size_t i = 0; i < n; ++i) {
+      size_t r = forward_ ? range_++ : --range_;
+      batch_ranges_.push_back(r);
+      batch_keys_.emplace_back(ranges_[r].start);
+    }
+    // MultiGet wants its keys sorted; a backward scan collected them in
+    // descending order, so look them up reversed and hand them out as listed.
+    if (!forward_) std::reverse(batch_keys_.begin(), batch_keys_.end());
+    batch_values_.clear();
+    batch_values_.resize(n);
+    batch_statuses_.assign(n, rocksdb::Status());
+    rocksdb::ReadOptions ro = ctx_.read_options();
+    ctx_.engine->db()->MultiGet(ro, ctx_.engine->data_cf(), n, batch_keys_.data(),
+                                batch_values_.data(), batch_statuses_.data(),
+                                /*sorted_input=*/true);
+    if (!forward_) {
+      std::reverse(batch_keys_.begin(), batch_keys_.end());
+      std::reverse(batch_values_.begin(), batch_values_.end());
+      std::reverse(batch_statuses_.begin(), batch_statuses_.end());
+    }
+    seeks_ += static_cast<int64_t>(n);
+    batch_next_ = 0;
+  }
+  size_t i = batch_next_++;
+  const rocksdb::Status& s = batch_statuses_[i];
+  if (s.IsNotFound()) return StageState::kNeedTime;
+  if (!s.ok()) return Fail(FromRocks(s, "clustered scan"));
+  ++keys_examined_;
+  ++docs_examined_;
+  member_.Clear();
+  member_.record_key = ranges_[batch_ranges_[i]].start;
+  member_.doc = DocumentView(reinterpret_cast<const uint8_t*>(batch_values_[i].data()));
+  member_.has_doc = true;
+  if (filter_ && !filter_.matches(member_.doc, &member_)) return StageState::kNeedTime;
+  *out = &member_;
+  return StageState::kAdvanced;
 }
 
 StageState ClusteredScanStage::DoWork(WorkingMember** out) {
   if (released_) return Fail(Status(ErrorCode::kIllegalOperation, "the database was closed"));
+  if (points_) return DoPointWork(out);
   if (!it_) {
     rocksdb::ReadOptions ro = ctx_.read_options();
     lower_slice_ = rocksdb::Slice(prefix_);

@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "exec/plan_stage.h"
 #include "index/index_bounds.h"
@@ -94,6 +95,13 @@ namespace rockdoc::internal {
 // CLUSTERED_IXSCAN: the documents whose _id lies in bounds, read straight
 // from the clustered records (the _id order is the _id_ index): a range or
 // a set of points ($in) of _id values without a separate index.
+//
+// When every interval is a point ({_id: v}, {_id: {$in: [...]}}), each
+// range holds at most one record, whose key is known exactly (keystring is
+// prefix-free), so the stage reads the points in key order with batched
+// MultiGets instead of a Seek (and a Next) per point: a point read uses the
+// bloom filters and skips the merging iterator. Explain's "seeks" then
+// counts the points looked up.
 class ClusteredScanStage : public PlanStage {
  public:
   ClusteredScanStage(const ReadContext& ctx, uint32_t collection_id, IndexBounds bounds,
@@ -123,6 +131,16 @@ class ClusteredScanStage : public PlanStage {
   int64_t docs_examined_ = 0;
   int64_t seeks_ = 0;
   WorkingMember member_;
+
+  // Point mode (see above): the next batch of point reads, in scan order.
+  StageState DoPointWork(WorkingMember** out);
+  bool points_ = false;
+  size_t batch_limit_ = 0;                    // grows from small to large
+  std::vector<size_t> batch_ranges_;          // indexes into ranges_
+  std::vector<rocksdb::Slice> batch_keys_;
+  std::vector<rocksdb::PinnableSlice> batch_values_;
+  std::vector<rocksdb::Status> batch_statuses_;
+  size_t batch_next_ = 0;                     // next result of the batch to hand out
 };
 
 }  // namespace rockdoc::internal

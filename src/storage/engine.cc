@@ -106,6 +106,12 @@ rocksdb::Options MakeRocksOptions(const ClientOptions& options) {
   o.statistics = rocksdb::CreateDBStatistics();
   o.statistics->set_stats_level(rocksdb::StatsLevel::kExceptTimers);
   o.wal_recovery_mode = rocksdb::WALRecoveryMode::kPointInTimeRecovery;
+  // Every insert first looks its _id up (the duplicate check) and the key
+  // is almost always new: a whole-key bloom filter on the memtable answers
+  // that without a skip-list search, which was a quarter of an insert's
+  // time. The cost is 1/10 of the write buffer in filter bits.
+  o.memtable_whole_key_filtering = true;
+  o.memtable_prefix_bloom_size_ratio = 0.1;
   // Hot levels uncompressed (DESIGN.md: decompression dominates the
   // cache-miss path); the large cold bottom levels compressed.
   o.compression_per_level = {rocksdb::kNoCompression, rocksdb::kNoCompression,

@@ -40,7 +40,23 @@ Status CheckStorageDepth(DocumentView doc) {
                                           " levels of nesting");
 }
 
+namespace {
+// MongoDB refuses '$'-prefixed field names anywhere inside an _id document.
+Status CheckIdFields(DocumentView doc) {
+  for (Element e : doc) {
+    if (!e.key().empty() && e.key()[0] == '$') {
+      return Status(ErrorCode::kDollarPrefixedFieldName,
+                    "_id fields may not contain '$'-prefixed fields: " + std::string(e.key()) +
+                        " is not valid for storage.");
+    }
+    if (e.IsContainer()) ROCKDOC_RETURN_IF_ERROR(CheckIdFields(e.Document()));
+  }
+  return Status::OK();
+}
+}  // namespace
+
 Status CheckIdValue(const Element& id) {
+  if (id.type() == BsonType::kDocument) return CheckIdFields(id.Document());
   switch (id.type()) {
     case BsonType::kArray:
       return BadValue("can't use an array for _id");
@@ -66,11 +82,10 @@ StatusOr<Document> PrepareInsert(DocumentView doc) {
   Element id;
   bool id_first = false;
   bool first = true;
+  // Since MongoDB 5.0 field names may start with '$' (and hold '.'), even at
+  // the top level; only the _id may not hold '$'-prefixed fields.
   for (Element e : doc) {
     std::string_view key = e.key();
-    if (!key.empty() && key[0] == '$') {
-      return BadValue("Document can't have $ prefixed field names: " + std::string(key));
-    }
     if (key == "_id" && !id.ok()) {
       id = e;
       id_first = first;
