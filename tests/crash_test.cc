@@ -50,7 +50,25 @@ Document MakeDoc(int64_t id, int64_t version) {
   std::string pad(len, static_cast<char>('a' + (id + version) % 26));
   b.AppendString("pad", pad);
   b.AppendInt64("check", id * 1000003 + version);
+  // Indexed below: a multikey array whose elements change with the version.
+  b.OpenArray("tags").AppendInt64("", version % 3).AppendInt64("", id % 5).Close();
   return std::move(b).Build();
+}
+
+// The secondary indexes of the crash collection: unique, multikey and
+// compound with a descending part, so that every write maintains entries
+// of each kind in the document's transaction.
+const char* const kIndexes[][2] = {
+    {R"({"check": 1})", "unique"}, {R"({"tags": 1})", ""}, {R"({"v": -1, "_id": 1})", ""}};
+
+Status EnsureIndexes(const Collection& c) {
+  for (const auto& spec : kIndexes) {
+    IndexOptions options;
+    options.unique = std::string(spec[1]) == "unique";
+    auto r = c.CreateIndex(FromJson(spec[0]).value(), options);
+    if (!r.ok()) return r.status();
+  }
+  return Status::OK();
 }
 
 // ---- The child: writes until killed ----
@@ -71,6 +89,10 @@ int CrashChild(const std::string& dir, int fd, int64_t next_id, uint64_t seed) {
     return 2;
   }
   Collection c = (*client)->GetDatabase("crash").GetCollection("docs");
+  if (Status s = EnsureIndexes(c); !s.ok()) {
+    Say(fd, "E indexes " + s.ToString());
+    return 2;
+  }
   // The current state, to pick targets for replaces and deletes.
   std::map<int64_t, int64_t> live;  // id -> version
   auto cursor = c.Find(Document());
@@ -260,7 +282,7 @@ TEST(CrashTest, AcknowledgedWritesSurviveSigkill) {
 
   Model model;
   int64_t next_id = 0;
-  int64_t total_acked = 0, rounds_with_in_flight = 0;
+  int64_t total_acked = 0, rounds_with_in_flight = 0, index_checks = 0;
   for (int round = 0; round < kRounds; ++round) {
     SCOPED_TRACE("round " + std::to_string(round));
     // Most rounds kill 2-200 ms into the writing; every fifth kills 0-60 ms
@@ -353,6 +375,23 @@ TEST(CrashTest, AcknowledgedWritesSurviveSigkill) {
       ASSERT_TRUE(v.ok()) << v.status();
       EXPECT_TRUE(v->valid) << (v->errors.empty() ? "" : v->errors[0]);
       EXPECT_EQ(v->records, static_cast<int64_t>(actual.size()));
+      // Every index that exists answers for every document (validate also
+      // checked each entry against its document and back).
+      auto indexes = c.ListIndexes();
+      ASSERT_TRUE(indexes.ok()) << indexes.status();
+      for (const Document& spec : *indexes) {
+        std::string name(spec.Get("name").String());
+        if (name == "_id_") continue;
+        std::string field((*spec.GetPath("key").Document().begin()).key());
+        BsonBuilder f;
+        f.OpenDocument(field).AppendMinKey("$gt").Close();
+        CountOptions by_index;
+        by_index.hint_name = name;
+        auto n = c.CountDocuments(std::move(f).Build(), by_index);
+        ASSERT_TRUE(n.ok()) << n.status();
+        EXPECT_EQ(*n, static_cast<int64_t>(actual.size())) << "through index " << name;
+        ++index_checks;
+      }
     }
     ASSERT_TRUE((*client)->Close().ok());
 
@@ -360,6 +399,8 @@ TEST(CrashTest, AcknowledgedWritesSurviveSigkill) {
     model.clear();
     for (const auto& [id, doc] : actual) model[id] = doc.Get("v").Int64();
   }
+  EXPECT_GT(index_checks, 0) << "the indexed collection was never checked";
+  std::cout << index_checks << " index checks, ";
   std::cout << total_acked << " acknowledged writes over " << kRounds << " rounds, "
             << rounds_with_in_flight << " killed mid-write, " << model.size()
             << " documents at the end\n";
