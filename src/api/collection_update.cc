@@ -240,6 +240,26 @@ StatusOr<std::optional<Document>> Collection::FindOneAndReplace(
   return FindOneAndUpdate(filter, replacement, options);
 }
 
+namespace {
+
+// The explain of a write: the plan that finds its targets, under a write
+// stage. Explain never writes.
+StatusOr<Document> ExplainWrite(const std::shared_ptr<internal::Engine>& engine,
+                                const Collection& coll, DocumentView filter, bool multi,
+                                ExplainVerbosity verbosity, std::string_view stage) {
+  FindOptions fo;
+  if (!multi) fo.limit = 1;
+  ROCKDOC_ASSIGN_OR_RETURN(auto cq, internal::MakeCanonicalQuery(filter, fo));
+  ROCKDOC_ASSIGN_OR_RETURN(
+      auto meta, internal::LookupForRead(*engine, coll.database_name(), coll.name()));
+  ROCKDOC_ASSIGN_OR_RETURN(
+      Document explain,
+      internal::ExplainQuery(engine, meta.get(), coll.full_name(), *cq, verbosity));
+  return WrapExplain(explain, stage);
+}
+
+}  // namespace
+
 StatusOr<Document> Collection::ExplainUpdate(DocumentView filter, DocumentView update, bool multi,
                                              const UpdateOptions& options,
                                              ExplainVerbosity verbosity) const {
@@ -247,26 +267,14 @@ StatusOr<Document> Collection::ExplainUpdate(DocumentView filter, DocumentView u
   ROCKDOC_RETURN_IF_ERROR(use.status());
   ROCKDOC_RETURN_IF_ERROR(ValidateBson(update.bytes()));
   ROCKDOC_RETURN_IF_ERROR(UpdateDriver::Parse(update, options.array_filters).status());
-  FindOptions fo;
-  if (!multi) fo.limit = 1;
-  ROCKDOC_ASSIGN_OR_RETURN(auto cq, internal::MakeCanonicalQuery(filter, fo));
-  ROCKDOC_ASSIGN_OR_RETURN(auto meta, internal::LookupForRead(*engine_, db_name_, name_));
-  ROCKDOC_ASSIGN_OR_RETURN(Document explain,
-                           internal::ExplainQuery(engine_, meta.get(), full_name(), *cq, verbosity));
-  return WrapExplain(explain, "UPDATE");
+  return ExplainWrite(engine_, *this, filter, multi, verbosity, "UPDATE");
 }
 
 StatusOr<Document> Collection::ExplainDelete(DocumentView filter, bool multi,
                                              ExplainVerbosity verbosity) const {
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
-  FindOptions fo;
-  if (!multi) fo.limit = 1;
-  ROCKDOC_ASSIGN_OR_RETURN(auto cq, internal::MakeCanonicalQuery(filter, fo));
-  ROCKDOC_ASSIGN_OR_RETURN(auto meta, internal::LookupForRead(*engine_, db_name_, name_));
-  ROCKDOC_ASSIGN_OR_RETURN(Document explain,
-                           internal::ExplainQuery(engine_, meta.get(), full_name(), *cq, verbosity));
-  return WrapExplain(explain, "DELETE");
+  return ExplainWrite(engine_, *this, filter, multi, verbosity, "DELETE");
 }
 
 }  // namespace rockdoc
