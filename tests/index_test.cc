@@ -663,7 +663,7 @@ TEST_F(IndexApiTest, CompoundUniqueMessage) {
   auto r = c.InsertOne(Json(R"({"a": 1, "b": "x"})"));
   EXPECT_EQ(r.status().message(),
             "E11000 duplicate key error collection: db.c index: a_1_b_-1 dup key: { a: 1, b: "
-            "'x' }");
+            "\"x\" }");
   Insert(c, R"({"a": 1, "b": "y"})");
 }
 

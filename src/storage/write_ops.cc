@@ -114,11 +114,29 @@ StatusOr<Document> PrepareInsert(DocumentView doc) {
   return out;
 }
 
+namespace {
+// The key as the server prints it in E11000 messages: { a: 1, b: "x" }
+// (mongosh's form, but strings in double quotes).
+std::string ServerKeyText(DocumentView key_values) {
+  if (key_values.empty()) return "{}";
+  std::string out = "{ ";
+  bool first = true;
+  for (Element e : key_values) {
+    if (!first) out += ", ";
+    first = false;
+    out += e.key();
+    out += ": ";
+    out += ValueToJson(e, e.type() == BsonType::kString ? JsonFormat::kRelaxed : JsonFormat::kShell);
+  }
+  return out + " }";
+}
+}  // namespace
+
 Status DuplicateKeyError(const CollectionMeta& meta, std::string_view index_name,
                          DocumentView key_values) {
   std::string msg = "E11000 duplicate key error collection: " + meta.full_name() +
                     " index: " + std::string(index_name) + " dup key: " +
-                    ToJson(key_values, JsonFormat::kShell);
+                    ServerKeyText(key_values);
   return Status(ErrorCode::kDuplicateKey, std::move(msg));
 }
 
