@@ -1,0 +1,121 @@
+// RunMain: the `rockdoc` program's command line.
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "shell/shell.h"
+
+namespace rockdoc::shell {
+namespace {
+
+constexpr const char* kUsage =
+    "Usage: rockdoc [--db DIR] [--eval CODE] [--quiet] [--json] [FILE.js ...]\n"
+    "\n"
+    "A MongoDB-style JavaScript shell over a rockdoc database directory.\n"
+    "\n"
+    "  --db DIR      the database directory (default ./rockdoc-data; created when missing)\n"
+    "  --eval CODE   run CODE and print its value (may be repeated)\n"
+    "  --json        print results as relaxed Extended JSON, one value per line\n"
+    "  --quiet       no banner\n"
+    "  FILE.js       run the script (results are not printed; use print/printjson)\n"
+    "\n"
+    "Without --eval or files, the interactive shell starts (reading statements from\n"
+    "standard input, without prompts, when it is not a terminal).\n"
+    "Exit status: non-zero when a script or --eval code throws, or exit(n)'s n.\n";
+
+bool IsDirectory(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+}  // namespace
+
+int RunMain(int argc, char** argv) {
+  ShellOptions options;
+  std::vector<std::string> evals;
+  std::vector<std::string> files;
+  bool db_given = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&](const char* name, std::string* out) {
+      size_t len = std::strlen(name);
+      if (arg.size() > len && arg.compare(0, len, name) == 0 && arg[len] == '=') {
+        *out = arg.substr(len + 1);
+        return true;
+      }
+      if (arg == name) {
+        if (i + 1 >= argc) {
+          std::cerr << "rockdoc: " << name << " needs a value\n" << kUsage;
+          std::exit(2);
+        }
+        *out = argv[++i];
+        return true;
+      }
+      return false;
+    };
+    std::string v;
+    if (arg == "-h" || arg == "--help") {
+      std::cout << kUsage;
+      return 0;
+    } else if (value("--db", &v)) {
+      options.db_path = v;
+      db_given = true;
+    } else if (value("--eval", &v)) {
+      evals.push_back(v);
+    } else if (arg == "--quiet") {
+      options.quiet = true;
+    } else if (arg == "--json") {
+      options.json = true;
+    } else if (arg.size() > 1 && arg[0] == '-') {
+      std::cerr << "rockdoc: unknown option " << arg << "\n" << kUsage;
+      return 2;
+    } else if (!db_given && files.empty() && IsDirectory(arg)) {
+      // DESIGN.md's `rockdoc DIR` form.
+      options.db_path = arg;
+      db_given = true;
+    } else {
+      files.push_back(arg);
+    }
+  }
+
+  auto shell = Shell::Open(options);
+  if (!shell.ok()) {
+    std::cerr << "rockdoc: cannot open " << options.db_path << ": " << shell.status().ToString()
+              << "\n";
+    return 1;
+  }
+  Shell& sh = **shell;
+
+  if (!evals.empty() || !files.empty()) {
+    for (const std::string& code : evals) {
+      bool ok = sh.Evaluate(code, "<eval>", /*show_result=*/true);
+      if (sh.exit_requested()) return sh.exit_code();
+      if (!ok) return 1;
+    }
+    for (const std::string& file : files) {
+      bool ok = sh.RunFile(file);
+      if (sh.exit_requested()) return sh.exit_code();
+      if (!ok) return 1;
+    }
+    return 0;
+  }
+
+  ReplOptions repl;
+  repl.interactive = ::isatty(STDIN_FILENO) != 0;
+  if (const char* home = std::getenv("HOME"); home && *home) {
+    repl.history_file = std::string(home) + "/.rockdoc_history";
+  }
+  if (repl.interactive && !options.quiet) {
+    std::cout << "rockdoc shell, database directory " << options.db_path << "\n"
+              << "Type \"help\" for help, \"exit\" or Ctrl-D to leave.\n";
+  }
+  return RunRepl(sh, repl);
+}
+
+}  // namespace rockdoc::shell

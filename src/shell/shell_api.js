@@ -1,0 +1,870 @@
+// shell_api.js: db, collections, cursors, result shapes, helpers and the
+// REPL's display, over the `__native` functions of natives.cc.
+//
+// Result shapes are mongosh's ({acknowledged: true, insertedId}, ...) for the
+// CRUD API, and the legacy mongo shell's (WriteResult({nInserted: 1}), ...)
+// for insert/update/save/remove/findAndModify/ensureIndex. Errors from the
+// engine arrive as MongoServerError {code, codeName, message}; argument
+// errors the shell finds itself are MongoInvalidArgumentError with code 2
+// (BadValue), so scripts can test `e.code` either way.
+(function (global) {
+  'use strict';
+  const native = global.__native;
+  const inspectSymbol = Symbol.for('rockdoc.inspect');
+  const inspect = global.__inspect;
+  const config = native.config();
+  const kVersion = '0.1.0';
+
+  // ---- errors ----
+  class MongoServerError extends Error {
+    constructor(code, codeName, message) {
+      super(message);
+      this.name = 'MongoServerError';
+      this.code = code;
+      this.codeName = codeName;
+      this.errmsg = message;
+    }
+  }
+  class MongoBulkWriteError extends MongoServerError {
+    constructor(writeErrors, result) {
+      const first = writeErrors[0];
+      super(first.code, first.codeName, first.errmsg);
+      this.name = 'MongoBulkWriteError';
+      this.writeErrors = writeErrors;
+      this.result = result;
+      this.insertedIds = result.insertedIds;
+      this.insertedCount = result.insertedCount;
+    }
+  }
+  class MongoInvalidArgumentError extends Error {
+    constructor(message) {
+      super(message);
+      this.name = 'MongoInvalidArgumentError';
+      this.code = 2;
+      this.codeName = 'BadValue';
+    }
+  }
+  global.MongoServerError = MongoServerError;
+  global.MongoBulkWriteError = MongoBulkWriteError;
+  global.MongoInvalidArgumentError = MongoInvalidArgumentError;
+  Object.defineProperty(global, '__makeServerError', {
+    value: (code, codeName, message) => new MongoServerError(code, codeName, message),
+  });
+
+  function argError(message) {
+    return new MongoInvalidArgumentError(message);
+  }
+  function isPlainObject(v) {
+    return v !== null && typeof v === 'object' && !Array.isArray(v);
+  }
+  function checkDocument(v, what) {
+    if (!isPlainObject(v)) throw argError(`${what} must be an object`);
+  }
+  function hasOperators(doc) {
+    const keys = Object.keys(doc);
+    return keys.length > 0 && keys[0].startsWith('$');
+  }
+  function checkUpdate(update) {
+    if (Array.isArray(update)) throw argError('update pipelines are not supported by rockdoc');
+    checkDocument(update, 'update');
+    if (!hasOperators(update)) throw argError('Update document requires atomic operators');
+  }
+  function checkReplacement(doc) {
+    checkDocument(doc, 'replacement');
+    if (Object.keys(doc).some((k) => k.startsWith('$'))) {
+      throw argError('Replacement document must not contain atomic operators');
+    }
+  }
+  function hidden(obj, name, value) {
+    Object.defineProperty(obj, name, { value, enumerable: false, writable: true, configurable: true });
+  }
+  function verbosityOf(v) {
+    if (v === undefined || v === false) return 'queryPlanner';
+    if (v === true) return 'allPlansExecution';
+    return String(v);
+  }
+
+  // ---- results that print themselves ----
+  // Legacy WriteResult / BulkWriteResult: shown as `WriteResult({ ... })`.
+  class WriteResult {
+    constructor(fields) { Object.assign(this, fields); }
+    hasWriteError() { return this.writeError !== undefined; }
+    getWriteError() { return this.writeError; }
+    hasWriteConcernError() { return false; }
+    [inspectSymbol](format) { return `WriteResult(${format(Object.assign({}, this))})`; }
+  }
+  class BulkWriteResult {
+    constructor(fields) { Object.assign(this, fields); }
+    hasWriteErrors() { return this.writeErrors.length > 0; }
+    getWriteErrors() { return this.writeErrors; }
+    getWriteErrorCount() { return this.writeErrors.length; }
+    [inspectSymbol](format) { return `BulkWriteResult(${format(Object.assign({}, this))})`; }
+  }
+  global.WriteResult = WriteResult;
+  global.BulkWriteResult = BulkWriteResult;
+
+  // Text shown bare (help output and `show` listings).
+  class ShellText {
+    constructor(text) { this.text = text; }
+    toString() { return this.text; }
+    [inspectSymbol]() { return this.text; }
+  }
+
+  // ---- cursors ----
+  class Cursor {
+    constructor(collection, filter, options) {
+      hidden(this, '_coll', collection);
+      hidden(this, '_filter', filter === undefined ? {} : filter);
+      hidden(this, '_opts', Object.assign({}, options));
+      hidden(this, '_batchSize', 100);
+      hidden(this, '_native', null);
+      hidden(this, '_buffer', []);
+      hidden(this, '_exhausted', false);
+      hidden(this, '_transforms', []);
+      hidden(this, '_explain', undefined);
+      hidden(this, '_explained', false);
+      hidden(this, '_closed', false);
+    }
+    _checkModifiable(what) {
+      if (this._native !== null || this._exhausted) {
+        throw argError(`cannot call ${what}() on a cursor that has already returned results`);
+      }
+      return this;
+    }
+    _setOption(name, value) {
+      this._checkModifiable(name);
+      this._opts[name] = value;
+      return this;
+    }
+    sort(spec) { checkDocument(spec, 'sort'); return this._setOption('sort', spec); }
+    skip(n) {
+      if (typeof n !== 'number' || n < 0) throw argError('skip must be a non-negative number');
+      return this._setOption('skip', n);
+    }
+    limit(n) {
+      if (typeof n !== 'number') throw argError('limit must be a number');
+      return this._setOption('limit', n);
+    }
+    project(spec) { checkDocument(spec, 'projection'); return this._setOption('projection', spec); }
+    projection(spec) { return this.project(spec); }
+    hint(h) {
+      if (typeof h !== 'string') checkDocument(h, 'hint');
+      return this._setOption('hint', h);
+    }
+    batchSize(n) {
+      if (typeof n !== 'number' || n < 0) throw argError('batchSize must be a non-negative number');
+      this._batchSize = n === 0 ? 100 : n;
+      return this;
+    }
+    // Accepted for compatibility; rockdoc has no use for them.
+    maxTimeMS() { return this; }
+    comment() { return this; }
+    readPref() { return this; }
+    readConcern() { return this; }
+    noCursorTimeout() { return this; }
+    allowDiskUse() { return this; }
+    allowPartialResults() { return this; }
+    pretty() { return this; }
+    collation() { throw argError('collation is not supported by rockdoc'); }
+
+    _fill() {
+      if (this._buffer.length > 0 || this._exhausted) return;
+      if (this._native === null) {
+        this._native = native.find(this._coll._dbName, this._coll._name, this._filter, this._opts);
+      }
+      const batch = native.cursorNext(this._native, this._batchSize);
+      if (batch.length === 0) {
+        this._exhausted = true;
+        native.cursorClose(this._native);
+      } else {
+        this._buffer = batch;
+      }
+    }
+    _apply(doc) {
+      for (const fn of this._transforms) doc = fn(doc);
+      return doc;
+    }
+    hasNext() {
+      // An explain cursor (db.c.explain().find()) yields its explain once.
+      if (this._explain !== undefined) return !this._explained && !this._closed;
+      if (this._closed) return false;
+      this._fill();
+      return this._buffer.length > 0;
+    }
+    next() {
+      if (!this.hasNext()) return null;
+      if (this._explain !== undefined) {
+        this._explained = true;
+        return this.explain(this._explain);
+      }
+      return this._apply(this._buffer.shift());
+    }
+    tryNext() { return this.next(); }
+    toArray() {
+      const out = [];
+      while (this.hasNext()) out.push(this.next());
+      return out;
+    }
+    forEach(fn) {
+      while (this.hasNext()) {
+        if (fn(this.next()) === false) break;
+      }
+    }
+    map(fn) {
+      if (typeof fn !== 'function') throw argError('map needs a function');
+      this._transforms.push(fn);
+      return this;
+    }
+    itcount() {
+      let n = 0;
+      while (this.hasNext()) {
+        this.next();
+        n++;
+      }
+      return n;
+    }
+    // count() ignores skip and limit unless asked (the legacy shell's rule).
+    count(applySkipLimit) {
+      const options = { hint: this._opts.hint };
+      if (applySkipLimit) {
+        options.skip = this._opts.skip;
+        options.limit = this._opts.limit;
+      }
+      return native.count(this._coll._dbName, this._coll._name, this._filter, options);
+    }
+    size() { return this.count(true); }
+    explain(verbosity) {
+      return native.explainFind(this._coll._dbName, this._coll._name, this._filter, this._opts,
+        verbosityOf(verbosity));
+    }
+    // An explain cursor's result (mongosh's ExplainableCursor.finish()).
+    finish() {
+      if (this._explain === undefined) throw argError('finish() is for explain cursors: db.c.explain().find()');
+      return this.explain(this._explain);
+    }
+    close() {
+      if (this._native !== null) native.cursorClose(this._native);
+      this._closed = true;
+      this._buffer = [];
+    }
+    isClosed() { return this._closed || this._exhausted; }
+    isExhausted() { return this._exhausted && this._buffer.length === 0; }
+    objsLeftInBatch() { return this._buffer.length; }
+    *[Symbol.iterator]() {
+      while (this.hasNext()) yield this.next();
+    }
+    help() { return new ShellText(CURSOR_HELP); }
+    toString() { return `Cursor(${this._coll._fullName})`; }
+    [inspectSymbol]() { return `Cursor(${this._coll._fullName})`; }
+  }
+  global.DBQuery = Cursor;  // the legacy shell's name
+
+  // ---- collections ----
+  // Like the drivers (and the legacy shell), an insert gives the inserted
+  // object the _id the engine assigned, so `doc._id` works afterwards.
+  function giveId(doc, id) {
+    if (doc._id === undefined && Object.isExtensible(doc)) doc._id = id;
+  }
+
+  function checkName(name, what) {
+    if (typeof name !== 'string' || name.length === 0) throw argError(`${what} name must be a non-empty string`);
+  }
+
+  class Collection {
+    constructor(db, name) {
+      hidden(this, '_db', db);
+      hidden(this, '_dbName', db.getName());
+      hidden(this, '_name', name);
+      hidden(this, '_fullName', `${db.getName()}.${name}`);
+    }
+    getName() { return this._name; }
+    getFullName() { return this._fullName; }
+    getDB() { return this._db; }
+    toString() { return this._fullName; }
+    toJSON() { return this._fullName; }
+    [inspectSymbol]() { return this._fullName; }
+    getCollection(sub) { checkName(sub, 'collection'); return makeCollection(this._db, `${this._name}.${sub}`); }
+
+    // -- CRUD, mongosh's API --
+    insertOne(doc) {
+      checkDocument(doc, 'document');
+      const id = native.insertOne(this._dbName, this._name, doc);
+      giveId(doc, id);
+      return { acknowledged: true, insertedId: id };
+    }
+    insertMany(docs, options) {
+      if (!Array.isArray(docs)) throw argError('insertMany needs an array of documents');
+      docs.forEach((d) => checkDocument(d, 'document'));
+      const ordered = !options || options.ordered === undefined ? true : !!options.ordered;
+      const r = native.insertMany(this._dbName, this._name, docs, ordered);
+      for (const [index, id] of Object.entries(r.insertedIds)) giveId(docs[index], id);
+      if (r.writeErrors.length > 0) {
+        throw new MongoBulkWriteError(r.writeErrors, { insertedCount: r.insertedCount, insertedIds: r.insertedIds });
+      }
+      return { acknowledged: true, insertedIds: r.insertedIds };
+    }
+    find(filter, projection, options) {
+      const opts = Object.assign({}, options);
+      if (projection !== undefined && projection !== null) opts.projection = projection;
+      const cursor = new Cursor(this, filter, {});
+      for (const key of ['sort', 'skip', 'limit', 'projection', 'hint']) {
+        if (opts[key] !== undefined) cursor._opts[key] = opts[key];
+      }
+      if (opts.batchSize !== undefined) cursor.batchSize(opts.batchSize);
+      return cursor;
+    }
+    findOne(filter, projection, options) {
+      const opts = Object.assign({}, options);
+      if (projection !== undefined && projection !== null) opts.projection = projection;
+      return native.findOne(this._dbName, this._name, filter, opts);
+    }
+    _updateResult(r) {
+      return {
+        acknowledged: true,
+        insertedId: r.upsertedId === undefined ? null : r.upsertedId,
+        matchedCount: r.matchedCount,
+        modifiedCount: r.modifiedCount,
+        upsertedCount: r.upsertedId === undefined ? 0 : 1,
+      };
+    }
+    updateOne(filter, update, options) {
+      checkUpdate(update);
+      return this._updateResult(native.update(this._dbName, this._name, filter, update, options, false));
+    }
+    updateMany(filter, update, options) {
+      checkUpdate(update);
+      return this._updateResult(native.update(this._dbName, this._name, filter, update, options, true));
+    }
+    replaceOne(filter, replacement, options) {
+      checkReplacement(replacement);
+      const upsert = !!(options && options.upsert);
+      return this._updateResult(native.replaceOne(this._dbName, this._name, filter, replacement, upsert));
+    }
+    deleteOne(filter) {
+      return { acknowledged: true, deletedCount: native.remove(this._dbName, this._name, filter, false) };
+    }
+    deleteMany(filter) {
+      return { acknowledged: true, deletedCount: native.remove(this._dbName, this._name, filter, true) };
+    }
+    _modifyOptions(options) {
+      const o = Object.assign({}, options);
+      return {
+        sort: o.sort,
+        projection: o.projection !== undefined ? o.projection : o.fields,
+        upsert: !!o.upsert,
+        returnNew: o.returnDocument === 'after' || o.returnNewDocument === true || o.new === true,
+        arrayFilters: o.arrayFilters,
+      };
+    }
+    findOneAndUpdate(filter, update, options) {
+      checkUpdate(update);
+      return native.findOneAndUpdate(this._dbName, this._name, filter, update, this._modifyOptions(options));
+    }
+    findOneAndReplace(filter, replacement, options) {
+      checkReplacement(replacement);
+      return native.findOneAndReplace(this._dbName, this._name, filter, replacement, this._modifyOptions(options));
+    }
+    findOneAndDelete(filter, options) {
+      return native.findOneAndDelete(this._dbName, this._name, filter, this._modifyOptions(options));
+    }
+    countDocuments(filter, options) {
+      return native.count(this._dbName, this._name, filter, options);
+    }
+    estimatedDocumentCount() {
+      return native.estimatedCount(this._dbName, this._name);
+    }
+    distinct(field, filter) {
+      checkName(field, 'field');
+      return native.distinct(this._dbName, this._name, field, filter);
+    }
+
+    // -- indexes --
+    createIndex(keys, options) {
+      checkDocument(keys, 'index key pattern');
+      return native.createIndex(this._dbName, this._name, keys, options);
+    }
+    createIndexes(keyPatterns, options) {
+      if (!Array.isArray(keyPatterns)) throw argError('createIndexes needs an array of key patterns');
+      return keyPatterns.map((k) => this.createIndex(k, options));
+    }
+    getIndexes() { return native.listIndexes(this._dbName, this._name); }
+    getIndexSpecs() { return this.getIndexes(); }
+    getIndexKeys() { return this.getIndexes().map((i) => i.key); }
+    dropIndex(index) {
+      if (index === '*') return this.dropIndexes();
+      if (typeof index !== 'string') checkDocument(index, 'index');
+      const before = this.getIndexes().length;
+      native.dropIndex(this._dbName, this._name, index);
+      return { nIndexesWas: before, ok: 1 };
+    }
+    dropIndexes(indexes) {
+      const before = this.getIndexes().length;
+      if (indexes === undefined || indexes === '*') {
+        native.dropIndexes(this._dbName, this._name);
+        return { nIndexesWas: before, msg: 'non-_id indexes dropped for collection', ok: 1 };
+      }
+      for (const index of Array.isArray(indexes) ? indexes : [indexes]) {
+        native.dropIndex(this._dbName, this._name, index);
+      }
+      return { nIndexesWas: before, ok: 1 };
+    }
+
+    // -- the collection itself --
+    drop() { return native.dropCollection(this._dbName, this._name); }
+    renameCollection(newName, dropTarget) {
+      checkName(newName, 'collection');
+      native.renameCollection(this._dbName, this._name, newName, !!dropTarget);
+      return { ok: 1 };
+    }
+    stats(scale) {
+      const s = native.collStats(this._dbName, this._name);
+      const k = typeof scale === 'number' && scale > 0 ? scale : 1;
+      return {
+        ns: this._fullName,
+        count: s.count,
+        size: Math.floor(s.size / k),
+        avgObjSize: s.count > 0 ? Math.floor(s.size / s.count) : 0,
+        maxObjSize: s.maxObjSize,
+        nindexes: s.indexNames.length,
+        indexNames: s.indexNames,
+        scaleFactor: k,
+        ok: 1,
+      };
+    }
+    dataSize() { return this.stats().size; }
+    validate() {
+      const r = native.validate(this._dbName, this._name);
+      return {
+        ns: this._fullName,
+        nrecords: r.records,
+        nIndexes: this.getIndexes().length,
+        nIndexEntries: r.indexEntries,
+        valid: r.valid,
+        errors: r.errors,
+        warnings: r.warnings,
+        ok: 1,
+      };
+    }
+    explain(verbosity) { return new Explainable(this, verbosityOf(verbosity)); }
+    exists() {
+      const names = native.listCollections(this._dbName);
+      return names.includes(this._name) ? { name: this._name, type: 'collection' } : null;
+    }
+    aggregate() { throw argError('aggregate is not supported by rockdoc yet'); }
+
+    // -- the legacy mongo shell's API --
+    insert(docs, options) {
+      if (Array.isArray(docs)) {
+        const ordered = !options || options.ordered === undefined ? true : !!options.ordered;
+        const r = native.insertMany(this._dbName, this._name, docs, ordered);
+        for (const [index, id] of Object.entries(r.insertedIds)) giveId(docs[index], id);
+        return new BulkWriteResult({
+          writeErrors: r.writeErrors.map((e) => ({ index: e.index, code: e.code, errmsg: e.errmsg })),
+          writeConcernErrors: [],
+          nInserted: r.insertedCount,
+          nUpserted: 0,
+          nMatched: 0,
+          nModified: 0,
+          nRemoved: 0,
+          upserted: [],
+        });
+      }
+      checkDocument(docs, 'document');
+      try {
+        giveId(docs, native.insertOne(this._dbName, this._name, docs));
+        return new WriteResult({ nInserted: 1 });
+      } catch (e) {
+        if (!(e instanceof MongoServerError)) throw e;
+        return new WriteResult({ nInserted: 0, writeError: { code: e.code, errmsg: e.message } });
+      }
+    }
+    update(filter, update, upsertOrOptions, multiArg) {
+      let upsert = false;
+      let multi = false;
+      let arrayFilters;
+      if (isPlainObject(upsertOrOptions)) {
+        upsert = !!upsertOrOptions.upsert;
+        multi = !!upsertOrOptions.multi;
+        arrayFilters = upsertOrOptions.arrayFilters;
+      } else {
+        upsert = !!upsertOrOptions;
+        multi = !!multiArg;
+      }
+      checkDocument(update, 'update');
+      const replacement = !hasOperators(update);
+      if (replacement && multi) throw argError('multi update is not supported for replacement-style update');
+      let r;
+      try {
+        r = replacement
+          ? native.replaceOne(this._dbName, this._name, filter, update, upsert)
+          : native.update(this._dbName, this._name, filter, update, { upsert, arrayFilters }, multi);
+      } catch (e) {
+        if (!(e instanceof MongoServerError)) throw e;
+        return new WriteResult({ nMatched: 0, nUpserted: 0, nModified: 0, writeError: { code: e.code, errmsg: e.message } });
+      }
+      const fields = {
+        nMatched: r.matchedCount,
+        nUpserted: r.upsertedId === undefined ? 0 : 1,
+        nModified: r.modifiedCount,
+      };
+      if (r.upsertedId !== undefined) fields._id = r.upsertedId;
+      return new WriteResult(fields);
+    }
+    save(doc) {
+      checkDocument(doc, 'document');
+      if (doc._id === undefined) return this.insert(doc);
+      return this.update({ _id: doc._id }, doc, { upsert: true });
+    }
+    remove(filter, justOne) {
+      const one = isPlainObject(justOne) ? !!justOne.justOne : !!justOne;
+      try {
+        return new WriteResult({ nRemoved: native.remove(this._dbName, this._name, filter, !one) });
+      } catch (e) {
+        if (!(e instanceof MongoServerError)) throw e;
+        return new WriteResult({ nRemoved: 0, writeError: { code: e.code, errmsg: e.message } });
+      }
+    }
+    count(filter, options) { return native.count(this._dbName, this._name, filter, options); }
+    findAndModify(spec) {
+      checkDocument(spec, 'findAndModify argument');
+      const options = { sort: spec.sort, projection: spec.fields, upsert: spec.upsert, new: spec.new,
+        arrayFilters: spec.arrayFilters };
+      if (spec.remove) return this.findOneAndDelete(spec.query, options);
+      if (spec.update === undefined) throw argError('findAndModify needs update or remove');
+      checkDocument(spec.update, 'update');
+      return hasOperators(spec.update)
+        ? this.findOneAndUpdate(spec.query, spec.update, options)
+        : this.findOneAndReplace(spec.query, spec.update, options);
+    }
+    ensureIndex(keys, options) {
+      const existed = native.listCollections(this._dbName).includes(this._name);
+      const before = existed ? this.getIndexes().length : 0;
+      this.createIndex(keys, options);
+      const after = this.getIndexes().length;
+      return { createdCollectionAutomatically: !existed, numIndexesBefore: before, numIndexesAfter: after, ok: 1 };
+    }
+    help() { return new ShellText(COLLECTION_HELP); }
+  }
+
+  // db.books.archive is the collection "books.archive", as in mongosh.
+  const collectionHandler = {
+    get(target, prop, receiver) {
+      if (typeof prop === 'symbol' || prop in target) return Reflect.get(target, prop, receiver);
+      if (prop.startsWith('_') || prop === 'then') return undefined;
+      return target.getCollection(prop);
+    },
+  };
+  function makeCollection(db, name) {
+    return new Proxy(new Collection(db, name), collectionHandler);
+  }
+
+  // explain(): db.c.explain('executionStats').find({...}) and friends.
+  class Explainable {
+    constructor(collection, verbosity) {
+      hidden(this, '_coll', collection);
+      hidden(this, '_verbosity', verbosity);
+    }
+    _c() { return this._coll; }
+    find(filter, projection, options) {
+      const cursor = this._coll.find(filter, projection, options);
+      cursor._explain = this._verbosity;
+      return cursor;
+    }
+    findOne(filter, projection) { return this.find(filter, projection).limit(1).explain(this._verbosity); }
+    update(filter, update, options) {
+      const multi = !!(options && options.multi);
+      return native.explainUpdate(this._coll._dbName, this._coll._name, filter, update, multi, options, this._verbosity);
+    }
+    updateOne(filter, update, options) {
+      return native.explainUpdate(this._coll._dbName, this._coll._name, filter, update, false, options, this._verbosity);
+    }
+    updateMany(filter, update, options) {
+      return native.explainUpdate(this._coll._dbName, this._coll._name, filter, update, true, options, this._verbosity);
+    }
+    remove(filter, justOne) {
+      return native.explainDelete(this._coll._dbName, this._coll._name, filter, !justOne, this._verbosity);
+    }
+    deleteOne(filter) { return native.explainDelete(this._coll._dbName, this._coll._name, filter, false, this._verbosity); }
+    deleteMany(filter) { return native.explainDelete(this._coll._dbName, this._coll._name, filter, true, this._verbosity); }
+    getVerbosity() { return this._verbosity; }
+    [inspectSymbol]() { return `Explainable(${this._coll._fullName})`; }
+  }
+
+  // ---- databases ----
+  class DB {
+    constructor(name) { hidden(this, '_name', name); }
+    getName() { return this._name; }
+    toString() { return this._name; }
+    toJSON() { return this._name; }
+    [inspectSymbol]() { return this._name; }
+    getSiblingDB(name) {
+      checkName(name, 'database');
+      return makeDb(name);
+    }
+    getSisterDB(name) { return this.getSiblingDB(name); }
+    getCollection(name) {
+      checkName(name, 'collection');
+      return makeCollection(this, name);
+    }
+    getCollectionNames() { return native.listCollections(this._name); }
+    getCollectionInfos() {
+      return this.getCollectionNames().map((name) => ({ name, type: 'collection' }));
+    }
+    createCollection(name) {
+      checkName(name, 'collection');
+      native.createCollection(this._name, name);
+      return { ok: 1 };
+    }
+    dropDatabase() {
+      native.dropDatabase(this._name);
+      return { ok: 1, dropped: this._name };
+    }
+    stats(scale) {
+      const k = typeof scale === 'number' && scale > 0 ? scale : 1;
+      let objects = 0, dataSize = 0, indexes = 0;
+      const names = this.getCollectionNames();
+      for (const name of names) {
+        const s = native.collStats(this._name, name);
+        objects += s.count;
+        dataSize += s.size;
+        indexes += s.indexNames.length;
+      }
+      return {
+        db: this._name,
+        collections: names.length,
+        views: 0,
+        objects,
+        avgObjSize: objects > 0 ? dataSize / objects : 0,
+        dataSize: Math.floor(dataSize / k),
+        indexes,
+        scaleFactor: k,
+        ok: 1,
+      };
+    }
+    version() { return kVersion; }
+    help() { return new ShellText(DB_HELP); }
+  }
+  const dbHandler = {
+    get(target, prop, receiver) {
+      if (typeof prop === 'symbol' || prop in target) return Reflect.get(target, prop, receiver);
+      if (prop.startsWith('_') || prop === 'then') return undefined;
+      return target.getCollection(prop);
+    },
+  };
+  function makeDb(name) {
+    return new Proxy(new DB(name), dbHandler);
+  }
+  global.db = makeDb(config.initialDb);
+
+  // ---- printing ----
+  function toJsonLine(v) { return native.toJson(v, 'relaxed'); }
+
+  // What print() and printjson() write for one value.
+  function printable(v) {
+    if (config.json && v !== null && typeof v === 'object' && !(v instanceof ShellText)) {
+      return toJsonLine(v);
+    }
+    return inspect(v, { top: true });
+  }
+  global.print = function print(...args) {
+    native.write(args.map(printable).join(' ') + '\n');
+  };
+  global.printjson = function printjson(v) {
+    native.write((config.json ? toJsonLine(v) : inspect(v)) + '\n');
+  };
+  global.printjsononeline = function printjsononeline(v) {
+    native.write(native.toJson(v, 'shell') + '\n');
+  };
+  global.tojson = function tojson(v) { return inspect(v); };
+  global.tojsononeline = function tojsononeline(v) { return native.toJson(v, 'shell'); };
+  global.load = function load(path) { return native.load(String(path)); };
+  global.quit = function quit(code) { native.quit(code === undefined ? 0 : code); };
+  global.exit = global.quit;
+  global.sleep = function sleep(ms) { native.sleep(ms); };
+  global.version = function version() { return kVersion; };
+  global.EJSON = Object.freeze({
+    stringify(value, replacer, space, options) {
+      const relaxed = !(options && options.relaxed === false);
+      return native.toJson(value, relaxed ? 'relaxed' : 'canonical');
+    },
+    parse(text) { return native.fromJson(String(text)); },
+  });
+  Object.bsonsize = function bsonsize(doc) {
+    if (!isPlainObject(doc)) throw argError('Object.bsonsize needs a document');
+    return native.bsonsize(doc);
+  };
+
+  // ---- help ----
+  const SHELL_HELP = [
+    'Shell commands:',
+    '  use <db>                         switch the current database',
+    '  show dbs | show databases        list the databases',
+    '  show collections | show tables   list the collections of the current database',
+    '  it                               show more results of the last cursor',
+    '  help | db.help() | db.c.help()   help',
+    '  exit | quit | Ctrl-D             leave the shell (exit(n) with a status)',
+    '',
+    'Databases and collections:',
+    '  db                               the current database; db.getSiblingDB(name)',
+    '  db.<name> | db.getCollection(n)  a collection',
+    '',
+    'Values:',
+    "  ObjectId('hex'), ISODate('2024-01-01T00:00:00Z'), new Date(), NumberInt(1), NumberLong('1'),",
+    "  NumberDecimal('1.5'), UUID('...'), BinData(0, 'base64'), Timestamp({t, i}), MinKey(), MaxKey()",
+    '',
+    'Helpers:',
+    '  print(...), printjson(x), load(file), Object.bsonsize(doc), EJSON.stringify(x), sleep(ms)',
+    '',
+    'Ctrl-C stops a running statement.',
+  ].join('\n');
+  const DB_HELP = [
+    'Database methods:',
+    '  db.getName()  db.getSiblingDB(name)  db.getCollection(name)  db.getCollectionNames()',
+    '  db.createCollection(name)  db.dropDatabase()  db.stats()',
+  ].join('\n');
+  const COLLECTION_HELP = [
+    'Collection methods:',
+    '  insertOne(doc)  insertMany(docs, {ordered})',
+    '  find(filter, projection, options)  findOne(filter, projection)',
+    '  updateOne(filter, update, {upsert, arrayFilters})  updateMany(...)  replaceOne(filter, doc, {upsert})',
+    '  deleteOne(filter)  deleteMany(filter)',
+    '  findOneAndUpdate(filter, update, {sort, projection, upsert, returnDocument})',
+    '  findOneAndReplace(filter, doc, options)  findOneAndDelete(filter, options)',
+    '  countDocuments(filter)  estimatedDocumentCount()  distinct(field, filter)',
+    '  createIndex(keys, {name, unique, sparse, partialFilterExpression})  createIndexes([keys])',
+    '  getIndexes()  dropIndex(nameOrKeys)  dropIndexes()',
+    '  drop()  renameCollection(name)  stats()  validate()  explain(verbosity).find(...)',
+    'Legacy: insert  update(q, u, {upsert, multi})  save  remove(q, justOne)  count',
+    '  findAndModify({query, update|remove, sort, new, fields, upsert})  ensureIndex',
+  ].join('\n');
+  const CURSOR_HELP = [
+    'Cursor methods:',
+    '  sort(spec)  skip(n)  limit(n)  project(spec)  hint(index)  batchSize(n)',
+    '  hasNext()  next()  toArray()  forEach(fn)  map(fn)  itcount()  count()  size()',
+    '  explain(verbosity)  pretty()  close()',
+  ].join('\n');
+  global.help = function help() { return new ShellText(SHELL_HELP); };
+
+  // ---- the REPL side ----
+  let lastCursor = null;
+
+  // Shows the next page of `cursor` (mongosh: 20 documents, then a hint).
+  function displayCursorPage(cursor) {
+    lastCursor = cursor;
+    const page = [];
+    while (page.length < config.batchSize && cursor.hasNext()) page.push(cursor.next());
+    if (page.length > 0) native.write(inspect(page) + '\n');
+    if (cursor.hasNext()) native.write('Type "it" for more\n');
+  }
+
+  function displayJson(value) {
+    if (value instanceof Cursor) {
+      if (value._explain !== undefined) {
+        native.write(toJsonLine(value.explain(value._explain)) + '\n');
+        return;
+      }
+      while (value.hasNext()) native.write(toJsonLine(value.next()) + '\n');
+      return;
+    }
+    if (Array.isArray(value)) {
+      for (const v of value) native.write(toJsonLine(v) + '\n');
+      return;
+    }
+    if (value instanceof ShellText) {
+      native.write(toJsonLine(value.text) + '\n');
+      return;
+    }
+    if (value instanceof WriteResult || value instanceof BulkWriteResult) {
+      native.write(toJsonLine(Object.assign({}, value)) + '\n');
+      return;
+    }
+    if (value instanceof DB || value instanceof Collection) {
+      native.write(toJsonLine(String(value)) + '\n');
+      return;
+    }
+    if (typeof value === 'function') return;
+    native.write(toJsonLine(value) + '\n');
+  }
+
+  function display(value) {
+    if (value === undefined) return;
+    if (value instanceof ShellText && value.text === '') return;
+    if (config.json) {
+      displayJson(value);
+      return;
+    }
+    if (value instanceof Cursor) {
+      if (value._explain !== undefined) {
+        native.write(inspect(value.explain(value._explain)) + '\n');
+        return;
+      }
+      displayCursorPage(value);
+      return;
+    }
+    native.write(inspect(value, { top: true }) + '\n');
+  }
+
+  function showDatabases() {
+    const names = native.listDatabases();
+    const rows = names.map((name) => {
+      const collections = native.listCollections(name);
+      let documents = 0;
+      for (const c of collections) documents += native.estimatedCount(name, c);
+      return { name, collections: collections.length, documents };
+    });
+    if (config.json) return rows;
+    const width = Math.max(0, ...names.map((n) => n.length));
+    return new ShellText(rows.map((r) =>
+      `${r.name.padEnd(width)}  ${r.collections} collection${r.collections === 1 ? '' : 's'}, ` +
+      `${r.documents} document${r.documents === 1 ? '' : 's'}`).join('\n'));
+  }
+
+  const SERVER_ERROR_CLASSES = new Set(['MongoServerError', 'MongoBulkWriteError']);
+  const EMBEDDED = new Set(['bson_types.js', 'inspect.js', 'shell_api.js']);
+  function formatError(e) {
+    if (!(e instanceof Error)) return `Uncaught ${inspect(e)}`;
+    let line = global.__formatErrorValue(e);
+    const file = e.fileName;
+    const located = e instanceof SyntaxError ||
+      (file && !EMBEDDED.has(file) && !file.startsWith('<') && !SERVER_ERROR_CLASSES.has(e.name));
+    if (located && file && e.lineNumber) {
+      // SpiderMonkey counts a SyntaxError's column from 0, other errors' from 1.
+      const column = e instanceof SyntaxError ? e.columnNumber + 1 : e.columnNumber;
+      line += ` @ ${file}:${e.lineNumber}:${column}`;
+    }
+    return line;
+  }
+
+  Object.defineProperty(global, '__shell', {
+    value: Object.freeze({
+      display,
+      formatError,
+      prompt() { return `${global.db}> `; },
+      use(name) {
+        global.db = global.db.getSiblingDB(name);
+        return config.json ? undefined : new ShellText(`switched to db ${name}`);
+      },
+      show(what, arg) {
+        switch (what) {
+          case 'dbs':
+          case 'databases':
+            return showDatabases();
+          case 'collections':
+          case 'tables': {
+            const names = global.db.getCollectionNames();
+            return config.json ? names : new ShellText(names.join('\n'));
+          }
+          default:
+            throw argError(`don't know how to show '${what}' (try: show dbs, show collections)`);
+        }
+      },
+      it() {
+        if (lastCursor === null || !lastCursor.hasNext()) return new ShellText('no cursor');
+        return lastCursor;
+      },
+      help(topic) {
+        return new ShellText(SHELL_HELP);
+      },
+    }),
+  });
+})(globalThis);

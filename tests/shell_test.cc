@@ -1,0 +1,1094 @@
+// Tests of the rockdoc shell (src/shell/), driven in-process: scripts run
+// through rockdoc::shell::Shell and the tests compare what it prints, what
+// it returns, and what landed in the database (read back through the public
+// C++ API, an independent view of the data).
+#include "shell/shell.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "rockdoc/client.h"
+#include "rockdoc/json.h"
+#include "test_util.h"
+
+namespace rockdoc::shell {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+class ShellTest : public ::testing::Test {
+ protected:
+  void SetUp() override { OpenShell(/*json=*/false); }
+
+  void OpenShell(bool json) {
+    shell_.reset();
+    ShellOptions options;
+    options.db_path = dir_.Sub("db");
+    options.out = &out_;
+    options.err = &err_;
+    options.json = json;
+    auto shell = Shell::Open(options);
+    ASSERT_TRUE(shell.ok()) << shell.status();
+    shell_ = std::move(shell).value();
+  }
+
+  // Runs `code` as the REPL runs an entry (its value is displayed) and
+  // returns what was printed on the output stream.
+  std::string Show(std::string_view code) {
+    out_.str("");
+    err_.str("");
+    ok_ = shell_->Evaluate(code, "<test>", /*show_result=*/true);
+    return out_.str();
+  }
+  // Runs `code` as a script (values not displayed); returns the output.
+  std::string Run(std::string_view code) {
+    out_.str("");
+    err_.str("");
+    ok_ = shell_->Evaluate(code, "<test>", /*show_result=*/false);
+    return out_.str();
+  }
+  // Runs `code`, expecting it to succeed.
+  std::string Ok(std::string_view code) {
+    std::string out = Run(code);
+    EXPECT_TRUE(ok_) << code << "\nerror: " << err_.str();
+    return out;
+  }
+  std::string err() const { return err_.str(); }
+
+  Collection Coll(const std::string& name, const std::string& db = "test") {
+    return shell_->client().GetDatabase(db).GetCollection(name);
+  }
+  // The stored document with _id `id` (an int), in canonical Extended JSON.
+  std::string Stored(const std::string& coll, int id) {
+    auto doc = Coll(coll).FindOne(test::Json("{\"_id\": " + std::to_string(id) + "}"));
+    EXPECT_TRUE(doc.ok()) << doc.status();
+    if (!doc.ok() || !doc->has_value()) return "<missing>";
+    return ToJson(**doc, JsonFormat::kCanonical);
+  }
+
+  test::ScratchDir dir_;
+  std::ostringstream out_;
+  std::ostringstream err_;
+  std::unique_ptr<Shell> shell_;
+  bool ok_ = false;
+};
+
+// ---------------------------------------------------------------- start-up
+
+TEST_F(ShellTest, StartsInTestDatabase) {
+  EXPECT_EQ(Show("db"), "test\n");
+  EXPECT_EQ(shell_->Prompt(), "test> ");
+  EXPECT_EQ(Show("db.getName()"), "test\n");
+}
+
+TEST_F(ShellTest, SecondShellOnSameDirectoryIsRefused) {
+  ShellOptions options;
+  options.db_path = dir_.Sub("db");
+  auto second = Shell::Open(options);
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), ErrorCode::kDBPathInUse);
+}
+
+TEST_F(ShellTest, ShellsOneAfterAnotherReopenTheData) {
+  Ok("db.c.insertOne({_id: 1, a: 'kept'})");
+  OpenShell(false);  // closes the first shell, opens a new context
+  EXPECT_EQ(Show("db.c.findOne()"), "{ _id: 1, a: 'kept' }\n");
+}
+
+// ---------------------------------------------------------------- values
+
+TEST_F(ShellTest, PlainNumbersAreStoredAsMongoshStoresThem) {
+  Ok("db.n.insertOne({_id: 1, i: 1, neg: -5, d: 1.5, big: 2147483648, small: -2147483648, "
+     "mz: -0, inf: Infinity, e: 1e300})");
+  EXPECT_EQ(
+      Stored("n", 1),
+      R"({"_id": {"$numberInt": "1"}, "i": {"$numberInt": "1"}, "neg": {"$numberInt": "-5"}, )"
+      R"("d": {"$numberDouble": "1.5"}, "big": {"$numberDouble": "2147483648.0"}, )"
+      R"("small": {"$numberInt": "-2147483648"}, "mz": {"$numberDouble": "-0.0"}, )"
+      R"("inf": {"$numberDouble": "Infinity"}, "e": {"$numberDouble": "1e+300"}})");
+}
+
+TEST_F(ShellTest, WrapperTypesStoreTheirBsonTypes) {
+  Ok(R"js(db.t.insertOne({_id: 1,
+      oid: ObjectId('5f1d7f0b9d3c2a1b2c3d4e5f'), date: ISODate('2024-01-02T03:04:05.678Z'),
+      long: NumberLong('9007199254740993'), dec: NumberDecimal('12.50'), int: NumberInt(7),
+      dbl: Double(3), bin: BinData(0, 'AQID'), uuid: UUID('00112233-4455-6677-8899-aabbccddeeff'),
+      ts: Timestamp({t: 1700000000, i: 3}), min: MinKey(), max: MaxKey, re: /^a.c$/i,
+      nil: null, undef: undefined, big: 5n, boxed: new String('s')}))js");
+  EXPECT_EQ(
+      Stored("t", 1),
+      R"({"_id": {"$numberInt": "1"}, "oid": {"$oid": "5f1d7f0b9d3c2a1b2c3d4e5f"}, )"
+      R"("date": {"$date": {"$numberLong": "1704164645678"}}, "long": {"$numberLong": "9007199254740993"}, )"
+      R"("dec": {"$numberDecimal": "12.50"}, "int": {"$numberInt": "7"}, "dbl": {"$numberDouble": "3.0"}, )"
+      R"("bin": {"$binary": {"base64": "AQID", "subType": "00"}}, )"
+      R"("uuid": {"$binary": {"base64": "ABEiM0RVZneImaq7zN3u/w==", "subType": "04"}}, )"
+      R"("ts": {"$timestamp": {"t": 1700000000, "i": 3}}, "min": {"$minKey": 1}, "max": {"$maxKey": 1}, )"
+      R"("re": {"$regularExpression": {"pattern": "^a.c$", "options": "i"}}, "nil": null, "undef": null, )"
+      R"("big": {"$numberLong": "5"}, "boxed": "s"})");
+}
+
+TEST_F(ShellTest, AFieldNamedBsontypeIsData) {
+  Ok("db.o.insertOne({_id: 1, _bsontype: 'ObjectId'})");
+  Ok("const d = db.o.findOne(); d._id = 2; db.o.insertOne(d)");
+  EXPECT_EQ(Stored("o", 2), R"({"_id": {"$numberInt": "2"}, "_bsontype": "ObjectId"})");
+}
+
+TEST_F(ShellTest, FieldOrderIsKept) {
+  Ok("db.o.insertOne({_id: 1, z: 1, a: 2, m: {y: 1, b: 2}, c: 3})");
+  EXPECT_EQ(ToJson(*Coll("o").FindOne(test::Json("{}")).value(), JsonFormat::kRelaxed),
+            R"({"_id": 1, "z": 1, "a": 2, "m": {"y": 1, "b": 2}, "c": 3})");
+  EXPECT_EQ(Show("db.o.findOne()"), "{ _id: 1, z: 1, a: 2, m: { y: 1, b: 2 }, c: 3 }\n");
+}
+
+// What the shell's conversion must make of a document read from the engine
+// and written back: the same BSON, except where mongosh's own rules change
+// it (integral doubles in int32 range become int32, undefined becomes null,
+// a repeated key keeps its first position and its last value, as a JS
+// object does). Returns false when JavaScript cannot hold the document at
+// all (a date beyond +-8.64e15 ms).
+bool ExpectedAfterShell(DocumentView in, bool is_array, BsonBuilder* b) {
+  std::vector<std::string> keys;
+  std::vector<Element> values;
+  for (const Element& e : in) {
+    std::string key(e.key());
+    auto it = std::find(keys.begin(), keys.end(), key);
+    if (!is_array && it != keys.end()) {
+      values[it - keys.begin()] = e;
+    } else {
+      keys.push_back(key);
+      values.push_back(e);
+    }
+  }
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const Element& e = values[i];
+    const std::string& k = keys[i];
+    switch (e.type()) {
+      case BsonType::kDouble: {
+        double d = e.Double();
+        if (std::isfinite(d) && d == std::trunc(d) && d >= INT32_MIN && d <= INT32_MAX &&
+            !(d == 0 && std::signbit(d))) {
+          b->AppendInt32(k, static_cast<int32_t>(d));
+        } else {
+          b->AppendElementAs(k, e);
+        }
+        break;
+      }
+      case BsonType::kUndefined:
+        b->AppendNull(k);
+        break;
+      case BsonType::kDateTime:
+        if (std::abs(static_cast<double>(e.DateTime())) > 8.64e15) return false;
+        b->AppendElementAs(k, e);
+        break;
+      case BsonType::kDocument:
+        b->OpenDocument(k);
+        if (!ExpectedAfterShell(e.Document(), false, b)) return false;
+        b->Close();
+        break;
+      case BsonType::kArray:
+        b->OpenArray(k);
+        if (!ExpectedAfterShell(e.Array(), true, b)) return false;
+        b->Close();
+        break;
+      default:
+        b->AppendElementAs(k, e);
+    }
+  }
+  return true;
+}
+
+TEST_F(ShellTest, ValuesRoundTripThroughJavaScriptWithoutLoss) {
+  test::RandomDocuments random(20240607);
+  std::vector<Document> expected;
+  int tested = 0;
+  for (int i = 0; i < 400; ++i) {
+    Document doc = random.Next();
+    BsonBuilder in;
+    in.AppendInt32("_id", i).AppendDocument("d", doc);
+    Document original = std::move(in).Build();
+    BsonBuilder want;
+    want.AppendInt32("_id", i).OpenDocument("d");
+    if (!ExpectedAfterShell(doc, false, &want)) continue;
+    want.Close();
+    ASSERT_TRUE(Coll("src").InsertOne(original).ok());
+    expected.push_back(std::move(want).Build());
+    ++tested;
+  }
+  ASSERT_GT(tested, 300);
+  // Every document goes BSON -> JS (find) -> BSON (insertMany).
+  Ok("db.dst.insertMany(db.src.find().toArray())");
+  FindOptions by_id;
+  by_id.sort = test::Json(R"({"_id": 1})");
+  auto cursor = Coll("dst").Find(Document(), by_id);
+  ASSERT_TRUE(cursor.ok()) << cursor.status();
+  auto docs = cursor->ToVector();
+  ASSERT_TRUE(docs.ok());
+  ASSERT_EQ(docs->size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(ToJson((*docs)[i], JsonFormat::kCanonical),
+              ToJson(expected[i], JsonFormat::kCanonical));
+  }
+}
+
+TEST_F(ShellTest, PrintsResultsAsMongoshDoes) {
+  Ok(R"js(db.t.insertOne({_id: 1,
+      oid: ObjectId('5f1d7f0b9d3c2a1b2c3d4e5f'), date: ISODate('2024-01-02T03:04:05.678Z'),
+      long: NumberLong('9007199254740993'), dec: NumberDecimal('12.50'), int: NumberInt(7),
+      dbl: 2.5, str: "it's", bin: BinData(0, 'AQID'), uuid: UUID('00112233-4455-6677-8899-aabbccddeeff'),
+      ts: Timestamp({t: 1700000000, i: 3}), min: MinKey(), max: MaxKey(), re: /^a.c$/i,
+      nil: null, t: true, arr: [1, 'two', {three: 3}], sub: {x: {y: 1}}, 'odd key': 1}))js");
+  EXPECT_EQ(Show("db.t.findOne()"),
+            "{\n"
+            "  _id: 1,\n"
+            "  oid: ObjectId('5f1d7f0b9d3c2a1b2c3d4e5f'),\n"
+            "  date: ISODate('2024-01-02T03:04:05.678Z'),\n"
+            "  long: Long('9007199254740993'),\n"
+            "  dec: Decimal128('12.50'),\n"
+            "  int: 7,\n"
+            "  dbl: 2.5,\n"
+            "  str: \"it's\",\n"
+            "  bin: Binary.createFromBase64('AQID', 0),\n"
+            "  uuid: UUID('00112233-4455-6677-8899-aabbccddeeff'),\n"
+            "  ts: Timestamp({ t: 1700000000, i: 3 }),\n"
+            "  min: MinKey(),\n"
+            "  max: MaxKey(),\n"
+            "  re: /^a.c$/i,\n"
+            "  nil: null,\n"
+            "  t: true,\n"
+            "  arr: [ 1, 'two', { three: 3 } ],\n"
+            "  sub: { x: { y: 1 } },\n"
+            "  'odd key': 1\n"
+            "}\n");
+  EXPECT_EQ(Show("printjsononeline({a: NumberLong(1), b: 'x'})"), "{ a: Long('1'), b: 'x' }\n");
+}
+
+TEST_F(ShellTest, ShortResultsStayOnOneLine) {
+  EXPECT_EQ(Show("({a: 1, b: [1, 2], c: {d: 'x'}})"), "{ a: 1, b: [ 1, 2 ], c: { d: 'x' } }\n");
+  EXPECT_EQ(Show("[]"), "[]\n");
+  EXPECT_EQ(Show("({})"), "{}\n");
+  // Three levels of nesting below: broken over lines even though short.
+  EXPECT_EQ(Show("({a: {b: {c: {d: 1}}}})"), "{\n  a: { b: { c: { d: 1 } } }\n}\n");
+}
+
+TEST_F(ShellTest, ShortensLongArraysAndStrings) {
+  std::string out = Show("Array.from({length: 150}, (_, i) => i)");
+  EXPECT_THAT(out, HasSubstr("... 50 more items\n]"));
+  EXPECT_THAT(out, HasSubstr("  0,  1,  2,"));  // numbers aligned in columns
+  out = Show("({s: 'x'.repeat(10005)})");
+  EXPECT_THAT(out, HasSubstr("'... 5 more characters"));
+  EXPECT_EQ(
+      Show("({a: {b: {c: {d: {e: {f: {g: {h: 1}}}}}}}})").find("[Object]") != std::string::npos,
+      true);
+}
+
+TEST_F(ShellTest, TopLevelStringsPrintBareAndNestedOnesQuoted) {
+  EXPECT_EQ(Show("'plain'"), "plain\n");
+  EXPECT_EQ(Show("['a\\nb', \"it's\"]"), "[ 'a\\nb', \"it's\" ]\n");
+  EXPECT_EQ(Show("undefined"), "");
+  EXPECT_EQ(Show("null"), "null\n");
+  EXPECT_EQ(Show("-0"), "-0\n");
+  EXPECT_EQ(Show("10n"), "10n\n");
+}
+
+// ---------------------------------------------------------------- helpers
+
+TEST_F(ShellTest, ObjectIdHelper) {
+  EXPECT_EQ(Show("ObjectId('5F1D7F0B9D3C2A1B2C3D4E5F')"), "ObjectId('5f1d7f0b9d3c2a1b2c3d4e5f')\n");
+  EXPECT_EQ(Show("ObjectId('5f1d7f0b9d3c2a1b2c3d4e5f').getTimestamp()"),
+            "ISODate('2020-07-26T13:03:07.000Z')\n");
+  EXPECT_EQ(Show("ObjectId('5f1d7f0b9d3c2a1b2c3d4e5f').toHexString()"),
+            "5f1d7f0b9d3c2a1b2c3d4e5f\n");
+  EXPECT_EQ(Show("ObjectId().str.length"), "24\n");
+  EXPECT_EQ(Show("ObjectId().equals(ObjectId())"), "false\n");
+  EXPECT_EQ(Show("new ObjectId('5f1d7f0b9d3c2a1b2c3d4e5f').equals('5f1d7f0b9d3c2a1b2c3d4e5f')"),
+            "true\n");
+  EXPECT_EQ(Show("ObjectId.isValid('xyz')"), "false\n");
+}
+
+TEST_F(ShellTest, DateHelpers) {
+  EXPECT_EQ(Show("ISODate('2020-01-02')"), "ISODate('2020-01-02T00:00:00.000Z')\n");
+  EXPECT_EQ(Show("ISODate('2020-01-02T03:04:05+01:00')"), "ISODate('2020-01-02T02:04:05.000Z')\n");
+  EXPECT_EQ(Show("ISODate('2020-01-02 03:04:05.5')"), "ISODate('2020-01-02T03:04:05.500Z')\n");
+  EXPECT_EQ(Show("new Date(0)"), "ISODate('1970-01-01T00:00:00.000Z')\n");
+  EXPECT_EQ(Show("Math.abs(ISODate() - new Date()) < 5000"), "true\n");
+  Ok("db.d.insertOne({_id: 1, at: new Date(86400000)})");
+  EXPECT_EQ(Stored("d", 1),
+            R"({"_id": {"$numberInt": "1"}, "at": {"$date": {"$numberLong": "86400000"}}})");
+  EXPECT_EQ(Show("db.d.findOne().at instanceof Date"), "true\n");
+}
+
+TEST_F(ShellTest, NumericHelpers) {
+  EXPECT_EQ(Show("NumberInt('42')"), "Int32(42)\n");
+  EXPECT_EQ(Show("NumberLong(5) + 1"), "6\n");
+  EXPECT_EQ(Show("NumberLong('-9223372036854775808')"), "Long('-9223372036854775808')\n");
+  EXPECT_EQ(Show("NumberLong('123').toBigInt() * 2n"), "246n\n");
+  EXPECT_EQ(Show("NumberDecimal('1.10')"), "Decimal128('1.10')\n");
+  EXPECT_EQ(Show("Decimal128('-0')"), "Decimal128('-0')\n");
+  EXPECT_EQ(Show("NumberDecimal(0.1)"), "Decimal128('0.1')\n");
+  Ok("db.n.insertOne({_id: 1, l: NumberLong(2), i: NumberInt(3)})");
+  EXPECT_EQ(Show("db.n.findOne()"), "{ _id: 1, l: Long('2'), i: 3 }\n");
+}
+
+TEST_F(ShellTest, BinaryHelpers) {
+  EXPECT_EQ(Show("BinData(0, 'SGVsbG8=')"), "Binary.createFromBase64('SGVsbG8=', 0)\n");
+  EXPECT_EQ(Show("BinData(0, 'SGVsbG8=').hex()"), "48656c6c6f\n");
+  EXPECT_EQ(Show("HexData(5, '00ff').base64()"), "AP8=\n");
+  EXPECT_EQ(Show("UUID('00112233-4455-6677-8899-aabbccddeeff')"),
+            "UUID('00112233-4455-6677-8899-aabbccddeeff')\n");
+  // A random UUID is version 4 with the RFC 4122 variant.
+  EXPECT_EQ(Show("/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/"
+                 ".test(UUID().toString())"),
+            "true\n");
+  EXPECT_EQ(Show("UUID().sub_type"), "4\n");
+}
+
+TEST_F(ShellTest, TimestampMinKeyMaxKey) {
+  EXPECT_EQ(Show("Timestamp(5, 6)"), "Timestamp({ t: 5, i: 6 })\n");
+  EXPECT_EQ(Show("Timestamp({t: 7, i: 8}).t"), "7\n");
+  EXPECT_EQ(Show("[MinKey(), MaxKey()]"), "[ MinKey(), MaxKey() ]\n");
+  // MinKey sorts before everything, MaxKey after, as the engine orders them.
+  Ok("db.k.insertMany([{_id: 1, v: 5}, {_id: 2, v: MaxKey()}, {_id: 3, v: MinKey}, {_id: 4, v: "
+     "'a'}])");
+  EXPECT_EQ(Show("db.k.find().sort({v: 1}).map(d => d._id).toArray()"), "[ 3, 1, 4, 2 ]\n");
+}
+
+TEST_F(ShellTest, BsonSizeIsTheStoredSize) {
+  Ok("db.s.insertOne({_id: 1, a: 'hello', b: [1, 2, 3], c: NumberLong(1)})");
+  auto stored = Coll("s").FindOne(test::Json("{}"));
+  ASSERT_TRUE(stored.ok() && stored->has_value());
+  EXPECT_EQ(Show("Object.bsonsize(db.s.findOne())"), std::to_string((*stored)->size()) + "\n");
+  EXPECT_EQ(Show("Object.bsonsize({})"), "5\n");
+  EXPECT_EQ(Show("Object.bsonsize({a: 1})"), "12\n");
+}
+
+TEST_F(ShellTest, PrintAndPrintjson) {
+  EXPECT_EQ(Run("print('a', 1, {b: 2}); printjson({c: [3]}); print()"),
+            "a 1 { b: 2 }\n{ c: [ 3 ] }\n\n");
+  EXPECT_EQ(Run("printjson('s')"), "'s'\n");
+  EXPECT_EQ(Show("tojson({a: 1})"), "{ a: 1 }\n");
+  EXPECT_EQ(Show("EJSON.stringify({a: NumberLong(1)})"), "{\"a\": 1}\n");
+  EXPECT_EQ(Show("EJSON.parse('{\"a\": {\"$numberLong\": \"5\"}}').a"), "Long('5')\n");
+}
+
+TEST_F(ShellTest, LoadRunsAFileInTheGlobalScope) {
+  std::string path = dir_.Sub("lib.js");
+  std::ofstream(path) << "use other\nvar loadedValue = db.getName() + ':' + 41;\n";
+  EXPECT_EQ(Show("load('" + path + "')"), "true\n");
+  EXPECT_EQ(Show("loadedValue"), "other:41\n");
+  EXPECT_EQ(Show("db"), "other\n");
+}
+
+TEST_F(ShellTest, HelpAndVersion) {
+  EXPECT_THAT(Show("help"), HasSubstr("show collections"));
+  EXPECT_THAT(Show("db.help()"), HasSubstr("db.getSiblingDB"));
+  EXPECT_THAT(Show("db.c.help()"), HasSubstr("findOneAndUpdate"));
+  EXPECT_THAT(Show("db.c.find().help()"), HasSubstr("itcount"));
+  EXPECT_EQ(Show("typeof version()"), "string\n");
+}
+
+TEST_F(ShellTest, ExitAndQuitEndTheShellWithAStatus) {
+  EXPECT_FALSE(shell_->exit_requested());
+  EXPECT_EQ(Run("print('before'); exit(3); print('after')"), "before\n");
+  EXPECT_FALSE(ok_);
+  EXPECT_TRUE(shell_->exit_requested());
+  EXPECT_EQ(shell_->exit_code(), 3);
+  EXPECT_EQ(err(), "");  // not an error: no message
+  OpenShell(false);
+  Run("try { quit() } catch (e) { print('caught') }");  // uncatchable
+  EXPECT_TRUE(shell_->exit_requested());
+  EXPECT_EQ(shell_->exit_code(), 0);
+  OpenShell(false);
+  Show("exit");  // the command form
+  EXPECT_TRUE(shell_->exit_requested());
+}
+
+// ---------------------------------------------------------------- db
+
+TEST_F(ShellTest, UseSwitchesTheDatabase) {
+  EXPECT_EQ(Show("use library"), "switched to db library\n");
+  EXPECT_EQ(Show("db"), "library\n");
+  EXPECT_EQ(shell_->Prompt(), "library> ");
+  Ok("db.books.insertOne({_id: 1})");
+  EXPECT_EQ(Coll("books", "library").EstimatedDocumentCount().value(), 1);
+  // `use` is a command only alone on its line; `use` as a name is JavaScript.
+  EXPECT_EQ(Show("var use = 5; use + 1"), "6\n");
+}
+
+TEST_F(ShellTest, SiblingAndSisterDatabases) {
+  EXPECT_EQ(Show("db.getSiblingDB('a').getName()"), "a\n");
+  EXPECT_EQ(Show("db.getSisterDB('b')"), "b\n");
+  Ok("db.getSiblingDB('other').x.insertOne({_id: 1})");
+  EXPECT_EQ(Coll("x", "other").EstimatedDocumentCount().value(), 1);
+  EXPECT_EQ(Show("db"), "test\n");  // unchanged
+  Ok("db = db.getSiblingDB('other')");
+  EXPECT_EQ(Show("db.x.countDocuments()"), "1\n");
+}
+
+TEST_F(ShellTest, ShowDatabasesAndCollections) {
+  Ok("db.b.insertOne({}); db.a.insertMany([{}, {}]); db.getSiblingDB('zoo').z.insertOne({})");
+  EXPECT_EQ(Show("show collections"), "a\nb\n");
+  EXPECT_EQ(Show("show tables"), "a\nb\n");
+  EXPECT_EQ(Show("db.getCollectionNames()"), "[ 'a', 'b' ]\n");
+  EXPECT_EQ(Show("show dbs"), "test  2 collections, 3 documents\nzoo   1 collection, 1 document\n");
+  EXPECT_EQ(Show("show databases"),
+            "test  2 collections, 3 documents\nzoo   1 collection, 1 document\n");
+  Show("show nonsense");
+  EXPECT_FALSE(ok_);
+  EXPECT_THAT(err(), HasSubstr("don't know how to show 'nonsense'"));
+}
+
+TEST_F(ShellTest, CollectionsAreProperties) {
+  EXPECT_EQ(Show("db.books"), "test.books\n");
+  EXPECT_EQ(Show("db.books.getName()"), "books\n");
+  EXPECT_EQ(Show("db.books.archive.getFullName()"), "test.books.archive\n");
+  EXPECT_EQ(Show("db.getCollection('my-books')"), "test.my-books\n");
+  EXPECT_EQ(Show("db['with space'].getName()"), "with space\n");
+  EXPECT_EQ(Show("typeof db.getName"), "function\n");  // methods win over collections
+  Ok("db.books.insertOne({_id: 1}); db.books.archive.insertOne({_id: 2})");
+  EXPECT_EQ(Show("db.getCollectionNames()"), "[ 'books', 'books.archive' ]\n");
+  Show("db.getCollection('')");
+  EXPECT_FALSE(ok_);
+  EXPECT_THAT(err(), HasSubstr("collection name must be a non-empty string"));
+}
+
+TEST_F(ShellTest, CreateCollection) {
+  EXPECT_EQ(Show("db.createCollection('fresh')"), "{ ok: 1 }\n");
+  EXPECT_EQ(Show("db.getCollectionNames()"), "[ 'fresh' ]\n");
+  EXPECT_EQ(Show("try { db.createCollection('fresh') } catch (e) { [e.code, e.codeName] }"),
+            "[ 48, 'NamespaceExists' ]\n");
+  EXPECT_EQ(Show("try { db.createCollection('bad$name') } catch (e) { e.code }"), "73\n");
+}
+
+TEST_F(ShellTest, DropDatabase) {
+  Ok("use gone\ndb.a.insertOne({}); db.b.insertOne({})");
+  EXPECT_EQ(Show("db.dropDatabase()"), "{ ok: 1, dropped: 'gone' }\n");
+  EXPECT_EQ(Show("db.getCollectionNames()"), "[]\n");
+  EXPECT_EQ(shell_->client().ListDatabaseNames().value(), std::vector<std::string>{});
+}
+
+TEST_F(ShellTest, DatabaseStats) {
+  Ok("db.a.insertMany([{_id: 1, s: 'xx'}, {_id: 2}]); db.b.insertOne({_id: 1}); "
+     "db.b.createIndex({x: 1})");
+  EXPECT_EQ(Show("const s = db.stats(); [s.db, s.collections, s.objects, s.indexes, s.ok]"),
+            "[ 'test', 2, 3, 3, 1 ]\n");
+  EXPECT_EQ(Show("db.stats().dataSize === Object.bsonsize({_id: 1, s: 'xx'}) + 2 * "
+                 "Object.bsonsize({_id: 1})"),
+            "true\n");
+}
+
+// ---------------------------------------------------------------- CRUD
+
+TEST_F(ShellTest, InsertOneResult) {
+  EXPECT_EQ(Show("db.c.insertOne({_id: 'a', x: 1})"), "{ acknowledged: true, insertedId: 'a' }\n");
+  EXPECT_EQ(Show("db.c.insertOne({_id: ObjectId('5f1d7f0b9d3c2a1b2c3d4e5f')})"),
+            "{\n  acknowledged: true,\n  insertedId: ObjectId('5f1d7f0b9d3c2a1b2c3d4e5f')\n}\n");
+  // Without _id the engine assigns an ObjectId, which the result returns.
+  EXPECT_EQ(Show("const r = db.c.insertOne({y: 2}); "
+                 "r.insertedId instanceof ObjectId && db.c.findOne({_id: r.insertedId}).y"),
+            "2\n");
+}
+
+TEST_F(ShellTest, InsertsGiveTheDocumentItsId) {
+  EXPECT_EQ(Show("const d = {a: 1}; const r = db.c.insertOne(d); d._id.equals(r.insertedId)"),
+            "true\n");
+  EXPECT_EQ(Show("const ds = [{b: 1}, {_id: 7}]; db.c.insertMany(ds); [ds[0]._id instanceof "
+                 "ObjectId, ds[1]._id]"),
+            "[ true, 7 ]\n");
+  EXPECT_EQ(Show("const l = {c: 1}; db.c.insert(l); l._id instanceof ObjectId"), "true\n");
+  // A frozen document is inserted all the same.
+  EXPECT_EQ(Show("db.c.insertOne(Object.freeze({f: 1})).insertedId instanceof ObjectId"), "true\n");
+}
+
+TEST_F(ShellTest, InsertManyResult) {
+  EXPECT_EQ(Show("db.c.insertMany([{_id: 1}, {_id: 2}])"),
+            "{ acknowledged: true, insertedIds: { '0': 1, '1': 2 } }\n");
+  EXPECT_EQ(Show("Object.keys(db.c.insertMany([{}, {}, {}]).insertedIds)"), "[ '0', '1', '2' ]\n");
+  Show("db.c.insertMany({_id: 5})");
+  EXPECT_FALSE(ok_);
+  EXPECT_THAT(err(), HasSubstr("insertMany needs an array of documents"));
+}
+
+TEST_F(ShellTest, InsertManyErrorsAreBulkWriteErrors) {
+  Ok("db.c.insertOne({_id: 2})");
+  EXPECT_EQ(Show(R"js(
+      try { db.c.insertMany([{_id: 1}, {_id: 2}, {_id: 3}]) }
+      catch (e) { [e.name, e.code, e.codeName, e.writeErrors[0].index, e.insertedCount,
+                   e instanceof MongoServerError] })js"),
+            "[ 'MongoBulkWriteError', 11000, 'DuplicateKey', 1, 1, true ]\n");
+  EXPECT_EQ(Show("db.c.countDocuments()"), "2\n");  // ordered: stopped at the error
+  EXPECT_EQ(Show(R"js(
+      try { db.c.insertMany([{_id: 4}, {_id: 2}, {_id: 5}], {ordered: false}) }
+      catch (e) { [e.insertedCount, e.insertedIds] })js"),
+            "[ 2, { '0': 4, '2': 5 } ]\n");
+  EXPECT_EQ(Show("db.c.countDocuments()"), "4\n");
+}
+
+TEST_F(ShellTest, FindAndFindOne) {
+  Ok("db.c.insertMany([{_id: 1, a: 1, b: 'x'}, {_id: 2, a: 2, b: 'y'}, {_id: 3, a: 3, b: 'z'}])");
+  EXPECT_EQ(Show("db.c.find({a: {$gte: 2}})"),
+            "[ { _id: 2, a: 2, b: 'y' }, { _id: 3, a: 3, b: 'z' } ]\n");
+  EXPECT_EQ(Show("db.c.find({}, {b: 1, _id: 0}).toArray()"),
+            "[ { b: 'x' }, { b: 'y' }, { b: 'z' } ]\n");
+  EXPECT_EQ(Show("db.c.find({}, null, {sort: {a: -1}, limit: 1}).toArray()"),
+            "[ { _id: 3, a: 3, b: 'z' } ]\n");
+  EXPECT_EQ(Show("db.c.findOne({b: 'y'})"), "{ _id: 2, a: 2, b: 'y' }\n");
+  EXPECT_EQ(Show("db.c.findOne({b: 'y'}, {a: 1})"), "{ _id: 2, a: 2 }\n");
+  EXPECT_EQ(Show("db.c.findOne({b: 'nope'})"), "null\n");
+  EXPECT_EQ(Show("db.c.find({b: /^[xz]$/}).map(d => d._id).toArray()"), "[ 1, 3 ]\n");
+  EXPECT_EQ(Show("db.empty.find()"), "");  // an empty result prints nothing
+}
+
+TEST_F(ShellTest, UpdateOneUpdateManyReplaceOne) {
+  Ok("db.c.insertMany([{_id: 1, a: 1}, {_id: 2, a: 1}, {_id: 3, a: 2}])");
+  EXPECT_EQ(
+      Show("db.c.updateOne({a: 1}, {$set: {b: true}})"),
+      "{\n  acknowledged: true,\n  insertedId: null,\n  matchedCount: 1,\n  modifiedCount: 1,\n"
+      "  upsertedCount: 0\n}\n");
+  EXPECT_EQ(
+      Show("const r = db.c.updateMany({a: 1}, {$inc: {n: 5}}); [r.matchedCount, r.modifiedCount]"),
+      "[ 2, 2 ]\n");
+  EXPECT_EQ(Stored("c", 2),
+            R"({"_id": {"$numberInt": "2"}, "a": {"$numberInt": "1"}, "n": {"$numberInt": "5"}})");
+  EXPECT_EQ(Show("const u = db.c.updateOne({_id: 9}, {$set: {a: 9}}, {upsert: true}); "
+                 "[u.insertedId, u.upsertedCount, u.matchedCount]"),
+            "[ 9, 1, 0 ]\n");
+  EXPECT_EQ(
+      Show("db.c.replaceOne({_id: 3}, {z: 1})"),
+      "{\n  acknowledged: true,\n  insertedId: null,\n  matchedCount: 1,\n  modifiedCount: 1,\n"
+      "  upsertedCount: 0\n}\n");
+  EXPECT_EQ(Stored("c", 3), R"({"_id": {"$numberInt": "3"}, "z": {"$numberInt": "1"}})");
+  EXPECT_EQ(Show("db.c.replaceOne({_id: 10}, {z: 2}, {upsert: true}).insertedId"), "10\n");
+  EXPECT_EQ(Show("db.c.updateMany({a: 100}, {$set: {x: 1}}).matchedCount"), "0\n");
+  // arrayFilters reach the engine.
+  Ok("db.arr.insertOne({_id: 1, v: [1, 5, 9]})");
+  Ok("db.arr.updateOne({_id: 1}, {$set: {'v.$[big]': 0}}, {arrayFilters: [{big: {$gt: 4}}]})");
+  EXPECT_EQ(Show("db.arr.findOne().v"), "[ 1, 0, 0 ]\n");
+}
+
+TEST_F(ShellTest, UpdateArgumentErrors) {
+  Ok("db.c.insertOne({_id: 1, s: 'text'})");
+  EXPECT_EQ(Show("try { db.c.updateOne({}, {a: 1}) } catch (e) { [e.name, e.code, e.message] }"),
+            "[\n  'MongoInvalidArgumentError',\n  2,\n  'Update document requires atomic "
+            "operators'\n]\n");
+  EXPECT_EQ(Show("try { db.c.replaceOne({}, {$set: {a: 1}}) } catch (e) { e.message }"),
+            "Replacement document must not contain atomic operators\n");
+  // An error the engine finds: $inc on a string.
+  EXPECT_EQ(
+      Show("try { db.c.updateOne({_id: 1}, {$inc: {s: 1}}) } catch (e) { [e.name, e.codeName] }"),
+      "[ 'MongoServerError', 'TypeMismatch' ]\n");
+  EXPECT_EQ(Show("try { db.c.updateOne({_id: 1}, {$bogus: {s: 1}}) } catch (e) { e.code }"), "9\n");
+  EXPECT_EQ(Show("try { db.c.replaceOne({_id: 1}, {_id: 2}) } catch (e) { e.codeName }"),
+            "ImmutableField\n");
+}
+
+TEST_F(ShellTest, DeleteOneDeleteMany) {
+  Ok("db.c.insertMany([{_id: 1, a: 1}, {_id: 2, a: 1}, {_id: 3, a: 1}, {_id: 4, a: 2}])");
+  EXPECT_EQ(Show("db.c.deleteOne({a: 1})"), "{ acknowledged: true, deletedCount: 1 }\n");
+  EXPECT_EQ(Show("db.c.deleteMany({a: 1})"), "{ acknowledged: true, deletedCount: 2 }\n");
+  EXPECT_EQ(Show("db.c.deleteMany({})"), "{ acknowledged: true, deletedCount: 1 }\n");
+  EXPECT_EQ(Coll("c").EstimatedDocumentCount().value(), 0);
+}
+
+TEST_F(ShellTest, FindOneAndModify) {
+  Ok("db.c.insertMany([{_id: 1, n: 1}, {_id: 2, n: 2}])");
+  EXPECT_EQ(Show("db.c.findOneAndUpdate({_id: 1}, {$inc: {n: 10}})"), "{ _id: 1, n: 1 }\n");
+  EXPECT_EQ(Show("db.c.findOneAndUpdate({_id: 1}, {$inc: {n: 10}}, {returnDocument: 'after'})"),
+            "{ _id: 1, n: 21 }\n");
+  EXPECT_EQ(Show("db.c.findOneAndUpdate({}, {$set: {t: 1}}, {sort: {n: -1}, projection: {n: 1}, "
+                 "returnNewDocument: true})"),
+            "{ _id: 1, n: 21 }\n");
+  EXPECT_EQ(Show("db.c.findOneAndReplace({_id: 2}, {r: 1}, {returnDocument: 'after'})"),
+            "{ _id: 2, r: 1 }\n");
+  EXPECT_EQ(Show("db.c.findOneAndUpdate({_id: 7}, {$set: {u: 1}}, {upsert: true, returnDocument: "
+                 "'after'})"),
+            "{ _id: 7, u: 1 }\n");
+  EXPECT_EQ(Show("db.c.findOneAndDelete({_id: 2})"), "{ _id: 2, r: 1 }\n");
+  EXPECT_EQ(Show("db.c.findOneAndDelete({_id: 2})"), "null\n");
+  EXPECT_EQ(Show("db.c.countDocuments()"), "2\n");
+}
+
+TEST_F(ShellTest, CountsAndDistinct) {
+  Ok("db.c.insertMany([{_id: 1, t: ['a', 'b']}, {_id: 2, t: 'b'}, {_id: 3, t: 'c'}, {_id: 4}])");
+  EXPECT_EQ(Show("db.c.countDocuments()"), "4\n");
+  EXPECT_EQ(Show("db.c.countDocuments({t: 'b'})"), "2\n");
+  EXPECT_EQ(Show("db.c.countDocuments({}, {skip: 1, limit: 2})"), "2\n");
+  EXPECT_EQ(Show("db.c.estimatedDocumentCount()"), "4\n");
+  EXPECT_EQ(Show("db.c.distinct('t')"), "[ 'a', 'b', 'c' ]\n");
+  EXPECT_EQ(Show("db.c.distinct('t', {_id: {$gt: 1}})"), "[ 'b', 'c' ]\n");
+  EXPECT_EQ(Show("db.c.count({t: 'c'})"), "1\n");  // legacy
+}
+
+// ---------------------------------------------------------------- indexes
+
+TEST_F(ShellTest, CreateListAndDropIndexes) {
+  Ok("db.c.insertMany([{_id: 1, a: 1, b: 1}, {_id: 2, a: 2, b: 1}])");
+  EXPECT_EQ(Show("db.c.createIndex({a: 1})"), "a_1\n");
+  EXPECT_EQ(Show("db.c.createIndex({b: -1}, {name: 'by_b', sparse: true})"), "by_b\n");
+  EXPECT_EQ(Show("db.c.createIndexes([{a: 1, b: 1}, {b: 1}])"), "[ 'a_1_b_1', 'b_1' ]\n");
+  EXPECT_EQ(Show("db.c.getIndexes().map(i => i.name)"),
+            "[ '_id_', 'a_1', 'by_b', 'a_1_b_1', 'b_1' ]\n");
+  EXPECT_EQ(Show("db.c.getIndexes()[2]"), "{ v: 2, key: { b: -1 }, name: 'by_b', sparse: true }\n");
+  EXPECT_EQ(Show("db.c.getIndexKeys()[1]"), "{ a: 1 }\n");
+  EXPECT_EQ(Show("db.c.dropIndex('by_b')"), "{ nIndexesWas: 5, ok: 1 }\n");
+  EXPECT_EQ(Show("db.c.dropIndex({a: 1, b: 1})"), "{ nIndexesWas: 4, ok: 1 }\n");
+  EXPECT_EQ(Show("try { db.c.dropIndex('nope') } catch (e) { [e.code, e.codeName] }"),
+            "[ 27, 'IndexNotFound' ]\n");
+  EXPECT_EQ(Show("try { db.c.dropIndex('_id_') } catch (e) { e.code }"), "72\n");
+  EXPECT_EQ(Show("db.c.dropIndexes()"),
+            "{\n  nIndexesWas: 3,\n  msg: 'non-_id indexes dropped for collection',\n  ok: 1\n}\n");
+  EXPECT_EQ(Show("db.c.getIndexes().length"), "1\n");
+}
+
+TEST_F(ShellTest, UniqueIndexRejectsDuplicates) {
+  Ok("db.u.createIndex({email: 1}, {unique: true}); db.u.insertOne({email: 'a@x'})");
+  EXPECT_EQ(Show("try { db.u.insertOne({email: 'a@x'}) } catch (e) { [e.code, e.codeName] }"),
+            "[ 11000, 'DuplicateKey' ]\n");
+  Ok("db.v.insertMany([{k: 1}, {k: 1}])");
+  EXPECT_EQ(Show("try { db.v.createIndex({k: 1}, {unique: true}) } catch (e) { e.code }"),
+            "11000\n");
+}
+
+TEST_F(ShellTest, EnsureIndexLegacyResult) {
+  EXPECT_EQ(
+      Show("db.fresh.ensureIndex({a: 1})"),
+      "{\n  createdCollectionAutomatically: true,\n  numIndexesBefore: 0,\n  numIndexesAfter: 2,\n"
+      "  ok: 1\n}\n");
+  EXPECT_EQ(Show("db.fresh.ensureIndex({b: 1}).numIndexesBefore"), "2\n");
+}
+
+// ---------------------------------------------------------------- collections
+
+TEST_F(ShellTest, DropAndRename) {
+  Ok("db.c.insertOne({_id: 1}); db.d.insertOne({_id: 2})");
+  EXPECT_EQ(Show("db.c.renameCollection('e')"), "{ ok: 1 }\n");
+  EXPECT_EQ(Show("db.getCollectionNames()"), "[ 'd', 'e' ]\n");
+  EXPECT_EQ(Show("try { db.e.renameCollection('d') } catch (e) { e.codeName }"),
+            "NamespaceExists\n");
+  EXPECT_EQ(Show("db.e.renameCollection('d', true).ok"), "1\n");
+  EXPECT_EQ(Show("db.d.findOne()"), "{ _id: 1 }\n");
+  EXPECT_EQ(Show("try { db.missing.renameCollection('x') } catch (e) { e.code }"), "26\n");
+  EXPECT_EQ(Show("db.d.drop()"), "true\n");
+  EXPECT_EQ(Show("db.d.drop()"), "false\n");
+  EXPECT_EQ(Show("db.getCollectionNames()"), "[]\n");
+}
+
+TEST_F(ShellTest, CollectionStatsAndValidate) {
+  Ok("db.c.insertMany([{_id: 1, a: 'x'}, {_id: 2, a: 'yy'}]); db.c.createIndex({a: 1})");
+  EXPECT_EQ(Show("const s = db.c.stats(); [s.ns, s.count, s.nindexes, s.indexNames, s.ok]"),
+            "[ 'test.c', 2, 2, [ '_id_', 'a_1' ], 1 ]\n");
+  EXPECT_EQ(Show("db.c.stats().size === Object.bsonsize({_id: 1, a: 'x'}) + Object.bsonsize({_id: "
+                 "2, a: 'yy'})"),
+            "true\n");
+  EXPECT_EQ(
+      Show("db.c.validate()"),
+      "{\n  ns: 'test.c',\n  nrecords: 2,\n  nIndexes: 2,\n  nIndexEntries: 2,\n  valid: true,\n"
+      "  errors: [],\n  warnings: [],\n  ok: 1\n}\n");
+}
+
+TEST_F(ShellTest, ExplainShowsTheChosenPlan) {
+  Ok("for (let i = 0; i < 50; i++) db.c.insertOne({_id: i, a: i % 10, b: i}); db.c.createIndex({a: "
+     "1})");
+  EXPECT_EQ(Show("db.c.find({a: 3}).explain().queryPlanner.winningPlan.inputStage.indexName"),
+            "a_1\n");
+  EXPECT_EQ(Show("db.c.find({a: 3}).hint({$natural: 1}).explain().queryPlanner.winningPlan.stage"),
+            "COLLSCAN\n");
+  EXPECT_EQ(
+      Show("db.c.find({b: 3}).hint('a_1').explain().queryPlanner.winningPlan.inputStage.indexName"),
+      "a_1\n");
+  EXPECT_EQ(Show("db.c.find({b: 3}).explain().queryPlanner.winningPlan.stage"), "COLLSCAN\n");
+  EXPECT_EQ(Show("const e = db.c.find({a: 3}).explain('executionStats').executionStats; "
+                 "[e.nReturned, e.totalKeysExamined, e.totalDocsExamined].map(Number)"),
+            "[ 5, 5, 5 ]\n");
+  // The explain() helper form, as mongosh prints it.
+  std::string shown = Show("db.c.explain('executionStats').find({a: 3})");
+  EXPECT_THAT(shown, HasSubstr("executionStats: {\n"));
+  EXPECT_THAT(shown, HasSubstr("indexName: 'a_1',"));
+  EXPECT_EQ(Show("db.c.explain().find({a: 3}).sort({b: -1}).next().queryPlanner.namespace"),
+            "test.c\n");
+  EXPECT_EQ(Show("db.c.explain().updateOne({a: 4}, {$set: {x: 1}}).queryPlanner.winningPlan.stage"),
+            "UPDATE\n");
+  EXPECT_EQ(Show("db.c.explain().deleteMany({a: 4}).queryPlanner.winningPlan.stage"), "DELETE\n");
+  EXPECT_EQ(Show("db.c.countDocuments({a: 4})"), "5\n");  // explain changed nothing
+  EXPECT_EQ(Show("try { db.c.find().explain('loud') } catch (e) { e.codeName }"), "BadValue\n");
+}
+
+// ---------------------------------------------------------------- cursors
+
+TEST_F(ShellTest, CursorOptionsAccumulateUntilTheFirstResult) {
+  Ok("for (let i = 0; i < 10; i++) db.c.insertOne({_id: i, g: i % 3})");
+  EXPECT_EQ(Show("const c = db.c.find({g: {$ne: 1}}); c.sort({_id: -1}); c.skip(1); c.limit(3); "
+                 "c.project({g: 0}); c.toArray()"),
+            "[ { _id: 8 }, { _id: 6 }, { _id: 5 } ]\n");
+  EXPECT_EQ(
+      Show("const d = db.c.find(); d.next(); try { d.sort({_id: 1}) } catch (e) { e.message }"),
+      "cannot call sort() on a cursor that has already returned results\n");
+  EXPECT_EQ(Show("db.c.find().hint({_id: 1}).batchSize(2).limit(5).itcount()"), "5\n");
+  EXPECT_EQ(Show("db.c.find().projection({_id: 1}).sort({_id: 1}).limit(1).pretty().toArray()"),
+            "[ { _id: 0 } ]\n");
+}
+
+TEST_F(ShellTest, QueryErrorsSurfaceAtTheFirstResult) {
+  Ok("db.c.insertOne({a: 1})");
+  // The cursor is lazy: building it succeeds, iterating reports the error.
+  EXPECT_EQ(Run("const bad = db.c.find({a: {$bogus: 1}}); print('built')"), "built\n");
+  EXPECT_EQ(Show("try { bad.toArray() } catch (e) { [e.code, e.codeName, e.message] }"),
+            "[ 2, 'BadValue', 'unknown operator: $bogus' ]\n");
+  Show("db.c.find({a: {$bogus: 1}})");
+  EXPECT_FALSE(ok_);
+  EXPECT_EQ(err(), "MongoServerError[BadValue]: unknown operator: $bogus\n");
+  EXPECT_EQ(Show("try { db.c.find().sort({a: 'sideways'}).next() } catch (e) { e.code }"),
+            "15974\n");
+}
+
+TEST_F(ShellTest, CursorIteration) {
+  Ok("db.c.insertMany([{_id: 1}, {_id: 2}, {_id: 3}])");
+  EXPECT_EQ(Run("const c = db.c.find(); while (c.hasNext()) print(c.next()._id); print(c.next())"),
+            "1\n2\n3\nnull\n");
+  EXPECT_EQ(Run("db.c.find().forEach(d => print(d._id))"), "1\n2\n3\n");
+  EXPECT_EQ(Run("db.c.find().forEach(d => { print(d._id); return false })"), "1\n");
+  EXPECT_EQ(Show("db.c.find().map(d => d._id * 10).toArray()"), "[ 10, 20, 30 ]\n");
+  EXPECT_EQ(Show("[...db.c.find()].length"), "3\n");
+  EXPECT_EQ(Show("let s = 0; for (const d of db.c.find()) s += d._id; s"), "6\n");
+  EXPECT_EQ(Show("db.c.find().skip(1).itcount()"), "2\n");
+  // count() ignores skip/limit unless asked; size() applies them.
+  EXPECT_EQ(Show("[db.c.find().limit(1).count(), db.c.find().limit(1).count(true), "
+                 "db.c.find().skip(2).size()]"),
+            "[ 3, 1, 1 ]\n");
+  EXPECT_EQ(Show("const k = db.c.find(); k.next(); k.close(); [k.hasNext(), k.isClosed()]"),
+            "[ false, true ]\n");
+}
+
+TEST_F(ShellTest, ReplShowsTwentyResultsThenIt) {
+  Ok("for (let i = 0; i < 45; i++) db.c.insertOne({_id: i})");
+  std::string page1 = Show("db.c.find()");
+  EXPECT_THAT(page1, StartsWith("[\n  { _id: 0 },\n  { _id: 1 },\n"));
+  EXPECT_THAT(page1, HasSubstr("  { _id: 19 }\n]\nType \"it\" for more\n"));
+  EXPECT_EQ(page1.find("_id: 20 "), std::string::npos);
+  std::string page2 = Show("it");
+  EXPECT_THAT(page2, StartsWith("[\n  { _id: 20 },\n"));
+  EXPECT_THAT(page2, HasSubstr("  { _id: 39 }\n]\nType \"it\" for more\n"));
+  std::string page3 = Show("it");
+  EXPECT_EQ(page3, "[ { _id: 40 }, { _id: 41 }, { _id: 42 }, { _id: 43 }, { _id: 44 } ]\n");
+  EXPECT_EQ(Show("it"), "no cursor\n");
+  // A small batch size does not change what a page shows.
+  std::string small = Show("db.c.find().batchSize(3)");
+  EXPECT_THAT(small, HasSubstr("{ _id: 19 }\n]\nType \"it\" for more\n"));
+}
+
+// ---------------------------------------------------------------- legacy API
+
+TEST_F(ShellTest, LegacyInsert) {
+  EXPECT_EQ(Show("db.c.insert({_id: 1})"), "WriteResult({ nInserted: 1 })\n");
+  EXPECT_EQ(Show("db.c.insert({_id: 1})"),
+            "WriteResult({\n  nInserted: 0,\n  writeError: {\n    code: 11000,\n"
+            "    errmsg: 'E11000 duplicate key error collection: test.c index: _id_ dup key: { "
+            "_id: 1 }'\n"
+            "  }\n})\n");
+  EXPECT_EQ(Show("db.c.insert({_id: 1}).hasWriteError()"), "true\n");
+  EXPECT_EQ(Show("const r = db.c.insert([{_id: 2}, {_id: 3}]); [r.nInserted, r.hasWriteErrors()]"),
+            "[ 2, false ]\n");
+  EXPECT_THAT(Show("db.c.insert([{_id: 4}])"),
+              StartsWith("BulkWriteResult({\n  writeErrors: [],\n"));
+}
+
+TEST_F(ShellTest, LegacyUpdateWithUpsertAndMulti) {
+  Ok("db.c.insert([{_id: 1, a: 1}, {_id: 2, a: 1}])");
+  EXPECT_EQ(Show("db.c.update({a: 1}, {$set: {b: 1}})"),
+            "WriteResult({ nMatched: 1, nUpserted: 0, nModified: 1 })\n");
+  EXPECT_EQ(Show("db.c.update({a: 1}, {$set: {c: 1}}, {multi: true})"),
+            "WriteResult({ nMatched: 2, nUpserted: 0, nModified: 2 })\n");
+  EXPECT_EQ(Show("db.c.update({_id: 5}, {$set: {a: 5}}, true)"),
+            "WriteResult({ nMatched: 0, nUpserted: 1, nModified: 0, _id: 5 })\n");
+  EXPECT_EQ(Show("db.c.update({_id: 2}, {replaced: true})"),
+            "WriteResult({ nMatched: 1, nUpserted: 0, nModified: 1 })\n");
+  EXPECT_EQ(Stored("c", 2), R"({"_id": {"$numberInt": "2"}, "replaced": true})");
+  EXPECT_EQ(Show("try { db.c.update({}, {x: 1}, false, true) } catch (e) { e.code }"), "2\n");
+  EXPECT_THAT(Show("db.c.update({_id: 1}, {$inc: {a: 'x'}})"),
+              HasSubstr("writeError: {\n    code: 14,"));
+}
+
+TEST_F(ShellTest, LegacySaveRemoveCount) {
+  EXPECT_EQ(Show("db.c.save({_id: 1, v: 1})"),
+            "WriteResult({ nMatched: 0, nUpserted: 1, nModified: 0, _id: 1 })\n");
+  EXPECT_EQ(Show("db.c.save({_id: 1, v: 2})"),
+            "WriteResult({ nMatched: 1, nUpserted: 0, nModified: 1 })\n");
+  EXPECT_EQ(Show("db.c.save({v: 3})"), "WriteResult({ nInserted: 1 })\n");
+  EXPECT_EQ(Show("db.c.count()"), "2\n");
+  Ok("db.c.insert([{k: 1}, {k: 1}, {k: 1}])");
+  EXPECT_EQ(Show("db.c.remove({k: 1}, true)"), "WriteResult({ nRemoved: 1 })\n");
+  EXPECT_EQ(Show("db.c.remove({k: 1}, {justOne: false})"), "WriteResult({ nRemoved: 2 })\n");
+  EXPECT_EQ(Show("db.c.remove({})"), "WriteResult({ nRemoved: 2 })\n");
+  EXPECT_EQ(Show("db.c.count()"), "0\n");
+}
+
+TEST_F(ShellTest, LegacyFindAndModify) {
+  Ok("db.c.insert([{_id: 1, n: 1}, {_id: 2, n: 2}])");
+  EXPECT_EQ(Show("db.c.findAndModify({query: {_id: 1}, update: {$inc: {n: 1}}})"),
+            "{ _id: 1, n: 1 }\n");
+  EXPECT_EQ(Show("db.c.findAndModify({query: {_id: 1}, update: {$inc: {n: 1}}, new: true})"),
+            "{ _id: 1, n: 3 }\n");
+  EXPECT_EQ(
+      Show("db.c.findAndModify({query: {}, sort: {n: -1}, update: {$set: {top: true}}, new: true, "
+           "fields: {top: 1}})"),
+      "{ _id: 1, top: true }\n");
+  EXPECT_EQ(
+      Show(
+          "db.c.findAndModify({query: {_id: 3}, update: {$set: {n: 3}}, upsert: true, new: true})"),
+      "{ _id: 3, n: 3 }\n");
+  EXPECT_EQ(Show("db.c.findAndModify({query: {_id: 2}, update: {whole: 1}, new: true})"),
+            "{ _id: 2, whole: 1 }\n");
+  EXPECT_EQ(Show("db.c.findAndModify({query: {_id: 2}, remove: true})"), "{ _id: 2, whole: 1 }\n");
+  EXPECT_EQ(Show("db.c.count()"), "2\n");
+}
+
+// ---------------------------------------------------------------- JSON mode
+
+TEST_F(ShellTest, JsonModePrintsRelaxedExtendedJsonLines) {
+  OpenShell(/*json=*/true);
+  EXPECT_EQ(Show("use other"), "");  // commands are quiet in JSON mode
+  EXPECT_EQ(Show("db.c.insertOne({_id: 1, d: new Date(0), l: NumberLong(7), o: "
+                 "ObjectId('5f1d7f0b9d3c2a1b2c3d4e5f')})"),
+            "{\"acknowledged\": true, \"insertedId\": 1}\n");
+  Ok("db.c.insertMany([{_id: 2, x: 1.5}, {_id: 3, t: 'a'}])");
+  EXPECT_EQ(Show("db.c.find()"),
+            "{\"_id\": 1, \"d\": {\"$date\": \"1970-01-01T00:00:00Z\"}, \"l\": 7, "
+            "\"o\": {\"$oid\": \"5f1d7f0b9d3c2a1b2c3d4e5f\"}}\n"
+            "{\"_id\": 2, \"x\": 1.5}\n"
+            "{\"_id\": 3, \"t\": \"a\"}\n");
+  EXPECT_EQ(Show("db.c.find({_id: {$gt: 1}}).toArray()"),
+            "{\"_id\": 2, \"x\": 1.5}\n{\"_id\": 3, \"t\": \"a\"}\n");
+  EXPECT_EQ(Show("db.c.countDocuments()"), "3\n");
+  EXPECT_EQ(Show("'text'"), "\"text\"\n");
+  EXPECT_EQ(Show("show collections"), "\"c\"\n");
+  EXPECT_EQ(Show("db.c.insert({_id: 9})"), "{\"nInserted\": 1}\n");
+  EXPECT_EQ(Run("printjson({a: [1, {b: 2}]}); print({z: 1}, 'raw')"),
+            "{\"a\": [1, {\"b\": 2}]}\n{\"z\": 1} raw\n");
+}
+
+// ---------------------------------------------------------------- errors
+
+TEST_F(ShellTest, EngineErrorsAreCatchableWithCodeAndName) {
+  Ok("db.c.insertOne({_id: 1})");
+  EXPECT_EQ(
+      Show(R"js(
+      try { db.c.insertOne({_id: 1}) }
+      catch (e) { [e instanceof MongoServerError, e instanceof Error, e.code === 11000, e.codeName, e.message] })js"),
+      "[\n  true,\n  true,\n  true,\n  'DuplicateKey',\n"
+      "  'E11000 duplicate key error collection: test.c index: _id_ dup key: { _id: 1 }'\n]\n");
+}
+
+TEST_F(ShellTest, UncaughtErrorsPrintOneLineAndTheShellGoesOn) {
+  Ok("db.c.insertOne({_id: 1})");
+  EXPECT_EQ(Show("db.c.insertOne({_id: 1})"), "");
+  EXPECT_FALSE(ok_);
+  EXPECT_EQ(err(),
+            "MongoServerError[DuplicateKey]: E11000 duplicate key error collection: test.c "
+            "index: _id_ dup key: { _id: 1 }\n");
+  EXPECT_EQ(Show("1 + 1"), "2\n");
+  EXPECT_TRUE(ok_);
+  Show("notDefined + 1");
+  EXPECT_EQ(err(), "ReferenceError: notDefined is not defined\n");
+  Show("throw 'plain'");
+  EXPECT_EQ(err(), "Uncaught 'plain'\n");
+  Show("throw new Error('custom')");
+  EXPECT_EQ(err(), "Error: custom\n");
+}
+
+TEST_F(ShellTest, SyntaxErrorsGiveThePosition) {
+  Show("let a = 1;\nlet b = ;");
+  EXPECT_FALSE(ok_);
+  EXPECT_EQ(err(), "SyntaxError: expected expression, got ';' @ <test>:2:9\n");
+  EXPECT_TRUE(shell_->IsCompleteEntry("let b = ;"));  // complete, even if wrong
+  EXPECT_FALSE(shell_->IsCompleteEntry("function f() {"));
+  EXPECT_FALSE(shell_->IsCompleteEntry("db.c.find({"));
+  EXPECT_TRUE(shell_->IsCompleteEntry("use library"));
+}
+
+TEST_F(ShellTest, RuntimeErrorsInFilesGiveThePosition) {
+  std::string path = dir_.Sub("bad.js");
+  std::ofstream(path) << "print('one')\nnoSuchFunction()\nprint('never')\n";
+  out_.str("");
+  EXPECT_FALSE(shell_->RunFile(path));
+  EXPECT_EQ(out_.str(), "one\n");
+  EXPECT_EQ(err_.str(), "ReferenceError: noSuchFunction is not defined @ " + path + ":2:1\n");
+  EXPECT_FALSE(shell_->RunFile(dir_.Sub("missing.js")));
+  EXPECT_THAT(err_.str(), HasSubstr("cannot read " + dir_.Sub("missing.js")));
+}
+
+TEST_F(ShellTest, ValueConversionErrors) {
+  EXPECT_EQ(Show("try { ObjectId('xyz') } catch (e) { [e.name, e.message] }"),
+            "[ 'BSONError', 'ObjectId must be a 24-character hex string, got xyz' ]\n");
+  EXPECT_EQ(Show("try { NumberDecimal('abc') } catch (e) { e.codeName }"), "FailedToParse\n");
+  EXPECT_EQ(Show("try { NumberLong('9223372036854775808') } catch (e) { e.name }"), "BSONError\n");
+  EXPECT_EQ(Show("try { ISODate('yesterday') } catch (e) { e.message }"),
+            "invalid ISO date: 'yesterday'\n");
+  EXPECT_EQ(Show("try { UUID('12') } catch (e) { e.name }"), "BSONError\n");
+  EXPECT_EQ(Show("try { db.c.insertOne({d: new Date(NaN)}) } catch (e) { [e.name, e.message] }"),
+            "[ 'TypeError', 'an invalid Date cannot be stored' ]\n");
+  EXPECT_EQ(Show("try { db.c.insertOne({b: 2n ** 64n}) } catch (e) { e.name }"), "TypeError\n");
+  EXPECT_EQ(Show("try { db.c.insertOne('text') } catch (e) { e.message }"),
+            "document must be an object\n");
+  EXPECT_EQ(Show("try { db.c.find([1]).toArray() } catch (e) { e.message }"),
+            "filter must be an object, not an array\n");
+  EXPECT_EQ(Show("const o = {}; o.self = o; try { db.c.insertOne(o) } catch (e) { e.message }"),
+            "object nested too deeply (or cyclic) to convert to BSON\n");
+  EXPECT_EQ(Show("try { db.c.insertOne({_id: [1]}) } catch (e) { e.codeName }"), "BadValue\n");
+  EXPECT_EQ(Show("db.c.countDocuments()"), "0\n");
+}
+
+TEST_F(ShellTest, DocumentsOverSixteenMegabytesAreRejected) {
+  // The engine reports the same size Object.bsonsize computes.
+  EXPECT_EQ(Show("const big = {_id: 1, s: 'x'.repeat(16 * 1024 * 1024)}; "
+                 "try { db.c.insertOne(big) } catch (e) { [e.code, e.message.split(',')[0]] }"),
+            "[ 2, 'object to insert too large. size in bytes: 16777238' ]\n");
+  EXPECT_EQ(Show("Object.bsonsize(big)"), "16777238\n");
+  EXPECT_EQ(
+      Show("Object.bsonsize({_id: 1, s: 'x'.repeat(16 * 1024 * 1024 - 30)}) <= 16 * 1024 * 1024 && "
+           "db.c.insertOne({_id: 2, s: 'x'.repeat(16 * 1024 * 1024 - 30)}).insertedId"),
+      "2\n");
+  EXPECT_EQ(Show("db.c.countDocuments()"), "1\n");
+}
+
+TEST_F(ShellTest, LoadErrors) {
+  EXPECT_EQ(Show("try { load('/nonexistent/x.js') } catch (e) { [e.code, e.codeName] }"),
+            "[ 38, 'FileNotOpen' ]\n");
+  std::string path = dir_.Sub("throws.js");
+  std::ofstream(path) << "throw new Error('from file')\n";
+  EXPECT_EQ(Show("try { load('" + path + "') } catch (e) { e.message }"), "from file\n");
+}
+
+TEST_F(ShellTest, InterruptStopsTheRunningStatement) {
+  std::thread interrupter([this] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    shell_->RequestInterrupt();
+  });
+  Show("let spins = 0; while (true) { spins++ }");
+  interrupter.join();
+  EXPECT_FALSE(ok_);
+  EXPECT_EQ(err(), "Interrupted: the statement was stopped\n");
+  EXPECT_FALSE(shell_->exit_requested());
+  EXPECT_EQ(Show("spins > 0"), "true\n");  // the shell goes on
+  // A native wait is interruptible too.
+  std::thread again([this] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    shell_->RequestInterrupt();
+  });
+  auto start = std::chrono::steady_clock::now();
+  Show("sleep(60000)");
+  again.join();
+  EXPECT_FALSE(ok_);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+}
+
+TEST_F(ShellTest, PromisesAreAwaitedForDisplay) {
+  EXPECT_EQ(Show("Promise.resolve(41).then(x => x + 1)"), "42\n");
+  EXPECT_EQ(Show("(async () => db.c.insertOne({_id: 1}).insertedId)()"), "1\n");
+  Show("Promise.reject(new Error('no'))");
+  EXPECT_FALSE(ok_);
+  EXPECT_EQ(err(), "Error: no\n");
+}
+
+// ---------------------------------------------------------------- REPL input
+
+TEST_F(ShellTest, PipedReplRunsEntriesWithoutPrompts) {
+  std::istringstream in(
+      "db.c.insertOne({_id: 1})\n"
+      "function twice(x) {\n"
+      "  return 2 * x\n"
+      "}\n"
+      "\n"
+      "twice(21)\n"
+      "use other\n"
+      "db\n"
+      "oops(\n");
+  ReplOptions options;
+  options.in = &in;
+  out_.str("");
+  err_.str("");
+  int status = RunRepl(*shell_, options);
+  EXPECT_EQ(out_.str(), "{ acknowledged: true, insertedId: 1 }\n42\nswitched to db other\nother\n");
+  EXPECT_THAT(err_.str(), StartsWith("SyntaxError: "));  // the unfinished last entry
+  EXPECT_EQ(status, 1);
+}
+
+TEST_F(ShellTest, PipedReplStopsAtExit) {
+  std::istringstream in("print(1)\nexit(4)\nprint(2)\n");
+  ReplOptions options;
+  options.in = &in;
+  out_.str("");
+  EXPECT_EQ(RunRepl(*shell_, options), 4);
+  EXPECT_EQ(out_.str(), "1\n");
+}
+
+// ---------------------------------------------------------------- RunMain
+
+class RunMainTest : public ::testing::Test {
+ protected:
+  int Main(std::vector<std::string> args) {
+    args.insert(args.begin(), "rockdoc");
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    testing::internal::CaptureStdout();
+    testing::internal::CaptureStderr();
+    int status = RunMain(static_cast<int>(argv.size()), argv.data());
+    out_ = testing::internal::GetCapturedStdout();
+    err_ = testing::internal::GetCapturedStderr();
+    return status;
+  }
+  test::ScratchDir dir_;
+  std::string out_, err_;
+};
+
+TEST_F(RunMainTest, EvalAndFilesRunInOrder) {
+  std::string db = dir_.Sub("db");
+  std::string script = dir_.Sub("s.js");
+  std::ofstream(script) << "print('file sees', db.c.countDocuments())\ndb.c.find()  // not shown\n";
+  EXPECT_EQ(Main({"--db", db, "--quiet", "--eval", "db.c.insertOne({_id: 1})", "--eval",
+                  "db.c.findOne()", script}),
+            0);
+  EXPECT_EQ(out_, "{ acknowledged: true, insertedId: 1 }\n{ _id: 1 }\nfile sees 1\n");
+  EXPECT_EQ(err_, "");
+}
+
+TEST_F(RunMainTest, JsonFlag) {
+  EXPECT_EQ(Main({"--db=" + dir_.Sub("db"), "--json", "--eval",
+                  "db.c.insertMany([{_id: 1}, {_id: 2}]); db.c.find()"}),
+            0);
+  EXPECT_EQ(out_, "{\"_id\": 1}\n{\"_id\": 2}\n");
+}
+
+TEST_F(RunMainTest, ExitStatusIsNonZeroWhenAScriptThrows) {
+  std::string script = dir_.Sub("bad.js");
+  std::ofstream(script) << "throw new Error('boom')\n";
+  EXPECT_EQ(Main({"--db", dir_.Sub("db"), script, "--eval", "print('not reached')"}), 1);
+  EXPECT_EQ(err_, "Error: boom @ " + script + ":1:7\n");
+  EXPECT_EQ(Main({"--db", dir_.Sub("db"), "--eval",
+                  "db.c.insertOne({_id: 1}); db.c.insertOne({_id: 1})"}),
+            1);
+  EXPECT_THAT(err_, StartsWith("MongoServerError[DuplicateKey]"));
+  EXPECT_EQ(Main({"--db", dir_.Sub("db"), "--eval", "quit(7)"}), 7);
+  EXPECT_EQ(Main({"--db", dir_.Sub("db"), "--bogus"}), 2);
+  EXPECT_THAT(err_, HasSubstr("unknown option --bogus"));
+}
+
+TEST_F(RunMainTest, DefaultDirectoryIsRockdocData) {
+  auto cwd = std::filesystem::current_path();
+  std::filesystem::current_path(dir_.path());
+  int status = Main({"--eval", "db.c.insertOne({_id: 1}).insertedId"});
+  std::filesystem::current_path(cwd);
+  EXPECT_EQ(status, 0);
+  EXPECT_EQ(out_, "1\n");
+  EXPECT_TRUE(std::filesystem::is_directory(dir_.Sub("rockdoc-data")));
+}
+
+}  // namespace
+}  // namespace rockdoc::shell
