@@ -17,7 +17,7 @@ StageState SkipStage::DoWork(WorkingMember** out) {
 }
 
 void SkipStage::ExplainFields(BsonBuilder* out, ExplainVerbosity) const {
-  out->AppendInt64("skipAmount", skip_);
+  AppendCount(out, "skipAmount", skip_);
 }
 
 LimitStage::LimitStage(std::unique_ptr<PlanStage> child, int64_t limit) : limit_(limit) {
@@ -33,7 +33,7 @@ StageState LimitStage::DoWork(WorkingMember** out) {
 }
 
 void LimitStage::ExplainFields(BsonBuilder* out, ExplainVerbosity) const {
-  out->AppendInt64("limitAmount", limit_);
+  AppendCount(out, "limitAmount", limit_);
 }
 
 OrStage::OrStage(std::vector<std::unique_ptr<PlanStage>> children) {
@@ -61,8 +61,8 @@ StageState OrStage::DoWork(WorkingMember** out) {
 
 void OrStage::ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity) const {
   if (verbosity != ExplainVerbosity::kQueryPlanner) {
-    out->AppendInt64("dupsTested", static_cast<int64_t>(seen_.size() + dups_dropped_));
-    out->AppendInt64("dupsDropped", dups_dropped_);
+    AppendCount(out, "dupsTested", static_cast<int64_t>(seen_.size() + dups_dropped_));
+    AppendCount(out, "dupsDropped", dups_dropped_);
   }
 }
 

@@ -136,10 +136,10 @@ void IndexScanStage::ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity)
   out->AppendString("direction", forward_ ? "forward" : "backward");
   out->AppendDocument("indexBounds", bounds_.ToExplain(index_->descending_bits(), !forward_));
   if (verbosity != ExplainVerbosity::kQueryPlanner) {
-    out->AppendInt64("keysExamined", keys_examined_);
-    out->AppendInt64("seeks", seeks_);
-    out->AppendInt64("dupsTested", dups_tested_);
-    out->AppendInt64("dupsDropped", dups_dropped_);
+    AppendCount(out, "keysExamined", keys_examined_);
+    AppendCount(out, "seeks", seeks_);
+    AppendCount(out, "dupsTested", dups_tested_);
+    AppendCount(out, "dupsDropped", dups_dropped_);
   }
 }
 
@@ -176,7 +176,7 @@ StageState FetchStage::DoWork(WorkingMember** out) {
 
 void FetchStage::ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity) const {
   if (filter_) filter_.describe(out);
-  if (verbosity != ExplainVerbosity::kQueryPlanner) out->AppendInt64("docsExamined", docs_examined_);
+  if (verbosity != ExplainVerbosity::kQueryPlanner) AppendCount(out, "docsExamined", docs_examined_);
 }
 
 ProjectionStage::ProjectionStage(std::unique_ptr<PlanStage> child, std::string stage_name,

@@ -31,11 +31,11 @@ void PlanStage::Explain(BsonBuilder* out, ExplainVerbosity verbosity) const {
   out->AppendString("stage", name());
   ExplainFields(out, verbosity);
   if (verbosity != ExplainVerbosity::kQueryPlanner) {
-    out->AppendInt64("nReturned", stats_.advanced);
-    out->AppendInt64("executionTimeMillisEstimate", stats_.execution_nanos / 1000000);
-    out->AppendInt64("works", stats_.works);
-    out->AppendInt64("advanced", stats_.advanced);
-    out->AppendInt64("needTime", stats_.need_time);
+    AppendCount(out, "nReturned", stats_.advanced);
+    AppendCount(out, "executionTimeMillisEstimate", stats_.execution_nanos / 1000000);
+    AppendCount(out, "works", stats_.works);
+    AppendCount(out, "advanced", stats_.advanced);
+    AppendCount(out, "needTime", stats_.need_time);
     out->AppendBool("isEOF", stats_.is_eof);
   }
   if (children_.size() == 1) {

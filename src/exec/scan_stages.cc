@@ -63,7 +63,7 @@ StageState CollectionScanStage::DoWork(WorkingMember** out) {
 void CollectionScanStage::ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity) const {
   if (filter_) filter_.describe(out);
   out->AppendString("direction", forward_ ? "forward" : "backward");
-  if (verbosity != ExplainVerbosity::kQueryPlanner) out->AppendInt64("docsExamined", docs_examined_);
+  if (verbosity != ExplainVerbosity::kQueryPlanner) AppendCount(out, "docsExamined", docs_examined_);
 }
 
 IdHackStage::IdHackStage(const ReadContext& ctx, std::string record_key, StageFilter filter)
@@ -91,8 +91,8 @@ StageState IdHackStage::DoWork(WorkingMember** out) {
 void IdHackStage::ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity) const {
   if (filter_) filter_.describe(out);
   if (verbosity != ExplainVerbosity::kQueryPlanner) {
-    out->AppendInt64("keysExamined", keys_examined_);
-    out->AppendInt64("docsExamined", docs_examined_);
+    AppendCount(out, "keysExamined", keys_examined_);
+    AppendCount(out, "docsExamined", docs_examined_);
   }
 }
 
@@ -248,9 +248,9 @@ void ClusteredScanStage::ExplainFields(BsonBuilder* out, ExplainVerbosity verbos
   out->AppendString("direction", forward_ ? "forward" : "backward");
   out->AppendDocument("indexBounds", bounds_.ToExplain(0, !forward_));
   if (verbosity != ExplainVerbosity::kQueryPlanner) {
-    out->AppendInt64("keysExamined", keys_examined_);
-    out->AppendInt64("docsExamined", docs_examined_);
-    out->AppendInt64("seeks", seeks_);
+    AppendCount(out, "keysExamined", keys_examined_);
+    AppendCount(out, "docsExamined", docs_examined_);
+    AppendCount(out, "seeks", seeks_);
   }
 }
 

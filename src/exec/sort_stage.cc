@@ -81,13 +81,13 @@ StageState SortStage::DoWork(WorkingMember** out) {
 
 void SortStage::ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity) const {
   out->AppendDocument("sortPattern", pattern_);
-  out->AppendInt64("memLimit", max_memory_);
-  if (limit_ > 0) out->AppendInt64("limitAmount", limit_);
+  AppendCount(out, "memLimit", max_memory_);
+  if (limit_ > 0) AppendCount(out, "limitAmount", limit_);
   out->AppendString("type", "simple");
   if (verbosity != ExplainVerbosity::kQueryPlanner) {
-    out->AppendInt64("totalDataSizeSorted", peak_memory_);
+    AppendCount(out, "totalDataSizeSorted", peak_memory_);
     out->AppendBool("usedDisk", false);
-    out->AppendInt64("spills", 0);
+    AppendCount(out, "spills", 0);
   }
 }
 

@@ -586,10 +586,10 @@ Document BuildExplain(const std::string& ns, const CanonicalQuery& cq, PreparedP
   if (verbosity != ExplainVerbosity::kQueryPlanner) {
     b.OpenDocument("executionStats");
     b.AppendBool("executionSuccess", true);
-    b.AppendInt64("nReturned", n_returned);
-    b.AppendInt64("executionTimeMillis", execution_millis);
-    b.AppendInt64("totalKeysExamined", TotalKeysExamined(*plan.root));
-    b.AppendInt64("totalDocsExamined", TotalDocsExamined(*plan.root));
+    AppendCount(&b, "nReturned", n_returned);
+    AppendCount(&b, "executionTimeMillis", execution_millis);
+    AppendCount(&b, "totalKeysExamined", TotalKeysExamined(*plan.root));
+    AppendCount(&b, "totalDocsExamined", TotalDocsExamined(*plan.root));
     b.OpenDocument("executionStages");
     plan.root->Explain(&b, verbosity);
     b.Close();
@@ -597,10 +597,10 @@ Document BuildExplain(const std::string& ns, const CanonicalQuery& cq, PreparedP
       b.OpenArray("allPlansExecution");
       auto trial = [&](const PlanStage& s) {
         b.OpenDocument("");
-        b.AppendInt64("nReturned", s.stats().advanced);
-        b.AppendInt64("executionTimeMillisEstimate", s.stats().execution_nanos / 1000000);
-        b.AppendInt64("totalKeysExamined", TotalKeysExamined(s));
-        b.AppendInt64("totalDocsExamined", TotalDocsExamined(s));
+        AppendCount(&b, "nReturned", s.stats().advanced);
+        AppendCount(&b, "executionTimeMillisEstimate", s.stats().execution_nanos / 1000000);
+        AppendCount(&b, "totalKeysExamined", TotalKeysExamined(s));
+        AppendCount(&b, "totalDocsExamined", TotalDocsExamined(s));
         b.OpenDocument("executionStages");
         s.Explain(&b, verbosity);
         b.Close();
@@ -618,8 +618,8 @@ Document BuildExplain(const std::string& ns, const CanonicalQuery& cq, PreparedP
   b.AppendDocument("filter", cq.filter);
   if (!cq.sort_spec.empty()) b.AppendDocument("sort", cq.sort_spec);
   if (cq.projection) b.AppendDocument("projection", cq.projection->spec);
-  if (cq.skip > 0) b.AppendInt64("skip", cq.skip);
-  if (cq.limit > 0) b.AppendInt64("limit", cq.limit);
+  if (cq.skip > 0) AppendCount(&b, "skip", cq.skip);
+  if (cq.limit > 0) AppendCount(&b, "limit", cq.limit);
   b.Close();
   b.AppendDouble("ok", 1.0);
   return std::move(b).Build();
