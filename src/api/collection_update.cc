@@ -54,9 +54,9 @@ StatusOr<Document> MakeUpsertDocument(const UpdateDriver& driver, const UpdateRe
   return std::move(r.doc);
 }
 
-StatusOr<UpdateResult> RunUpdate(const std::shared_ptr<internal::Engine>& engine,
-                                 const std::string& db, const std::string& name,
-                                 const UpdateRequest& req, std::optional<Document>* returned) {
+StatusOr<UpdateResult> RunUpdateOnce(const std::shared_ptr<internal::Engine>& engine,
+                                     const std::string& db, const std::string& name,
+                                     const UpdateRequest& req, std::optional<Document>* returned) {
   auto use = engine->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   ROCKDOC_RETURN_IF_ERROR(ValidateBson(req.update.bytes()));
@@ -151,6 +151,22 @@ StatusOr<UpdateResult> RunUpdate(const std::shared_ptr<internal::Engine>& engine
   result.upserted_id = Value::FromElement(*doc.begin());
   if (req.want_document && req.return_after) *returned = std::move(doc);
   return result;
+}
+
+// An upsert that finds nothing and then loses the race to insert (another
+// writer inserted the same _id first) is tried again and then matches, as
+// MongoDB retries it; a duplicate that persists is a real conflict.
+StatusOr<UpdateResult> RunUpdate(const std::shared_ptr<internal::Engine>& engine,
+                                 const std::string& db, const std::string& name,
+                                 const UpdateRequest& req, std::optional<Document>* returned) {
+  constexpr int kUpsertAttempts = 3;
+  for (int attempt = 1;; ++attempt) {
+    StatusOr<UpdateResult> r = RunUpdateOnce(engine, db, name, req, returned);
+    if (r.ok() || !req.upsert || attempt == kUpsertAttempts ||
+        r.status().code() != ErrorCode::kDuplicateKey) {
+      return r;
+    }
+  }
 }
 
 StatusOr<std::optional<Document>> Project(std::optional<Document> doc, const Document& spec) {
