@@ -211,6 +211,13 @@ Status Catalog::PersistMultikeyPaths(
 StatusOr<std::shared_ptr<CollectionMeta>> Catalog::GetOrCreate(std::string_view db,
                                                                std::string_view name) {
   std::lock_guard<std::mutex> g(mu_);
+  return GetOrCreateLocked(db, name, nullptr);
+}
+
+StatusOr<std::shared_ptr<CollectionMeta>> Catalog::GetOrCreateLocked(std::string_view db,
+                                                                     std::string_view name,
+                                                                     bool* created) {
+  if (created != nullptr) *created = false;
   auto it = collections_.find(Key(std::string(db), std::string(name)));
   if (it != collections_.end()) return it->second;
   ROCKDOC_RETURN_IF_ERROR(ValidateDatabaseName(db));
@@ -222,17 +229,22 @@ StatusOr<std::shared_ptr<CollectionMeta>> Catalog::GetOrCreate(std::string_view 
   meta->name = std::string(name);
   ROCKDOC_RETURN_IF_ERROR(Persist(*meta));
   collections_[Key(meta->db, meta->name)] = meta;
+  if (created != nullptr) *created = true;
   return meta;
 }
 
 Status Catalog::Create(std::string_view db, std::string_view name) {
   ROCKDOC_RETURN_IF_ERROR(ValidateDatabaseName(db));
   ROCKDOC_RETURN_IF_ERROR(ValidateCollectionName(db, name));
-  if (Find(db, name) != nullptr) {
+  // Check and create under one lock: of racing creators exactly one wins.
+  std::lock_guard<std::mutex> g(mu_);
+  bool created = false;
+  ROCKDOC_RETURN_IF_ERROR(GetOrCreateLocked(db, name, &created).status());
+  if (!created) {
     return Status(ErrorCode::kNamespaceExists,
                   "Collection " + std::string(db) + "." + std::string(name) + " already exists.");
   }
-  return GetOrCreate(db, name).status();
+  return Status::OK();
 }
 
 Status Catalog::DropLocked(std::shared_ptr<CollectionMeta> meta) {

@@ -114,6 +114,9 @@ class Catalog {
  private:
   using Key = std::pair<std::string, std::string>;
   static std::string MetaKey(std::string_view db, std::string_view name);
+  StatusOr<std::shared_ptr<CollectionMeta>> GetOrCreateLocked(std::string_view db,
+                                                              std::string_view name,
+                                                              bool* created);
   // Writes meta's entry (indexes with their multikey paths, or the paths in
   // `multikey_override` for the indexes it names), deleting `delete_key` in
   // the same batch. Takes meta.persist_mu unless `persist_locked`.
