@@ -1,0 +1,361 @@
+#include "runner.h"
+
+#include <absl/strings/str_format.h>
+#include <absl/strings/str_join.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <memory>
+
+#include "rockdoc/client.h"
+#include "rockdoc/json.h"
+
+namespace rockdoc::lab {
+namespace {
+
+constexpr char kDb[] = "lab";
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t mid = v.size() / 2;
+  return v.size() % 2 == 1 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
+}
+
+StatusOr<std::unique_ptr<Client>> Reopen(std::unique_ptr<Client> client, const std::string& dir) {
+  if (client != nullptr) {
+    // Close flushes the memtables: what follows reads SST files, and
+    // live_sst_bytes then counts everything written.
+    ROCKDOC_RETURN_IF_ERROR(client->Close());
+    client.reset();
+  }
+  return Client::Open(dir);
+}
+
+// The per-operation variables: $$op, then the scenario's let block.
+StatusOr<Env> OpEnv(const Env& base, DocumentView let, int64_t op) {
+  Env env(&base);
+  env.Set("op", IntValue(op));
+  for (const Element& e : let) {
+    ROCKDOC_ASSIGN_OR_RETURN(Value v, Evaluate(e, env));
+    env.Set(std::string(e.key()), std::move(v));
+  }
+  return env;
+}
+
+struct Timed {
+  double seconds = 0;
+  StorageStats before, after;
+};
+
+// Runs `ops` for op numbers [first, first + count): the let blocks are
+// evaluated before the clock starts, the operations inside it.
+StatusOr<Timed> RunTimed(const Client& client, Executor& exec, const Env& base, DocumentView let,
+                         const std::vector<Document>& ops, int64_t first, int count) {
+  std::vector<Env> envs;
+  envs.reserve(count);
+  for (int k = 0; k < count; ++k) {
+    ROCKDOC_ASSIGN_OR_RETURN(Env e, OpEnv(base, let, first + k));
+    envs.push_back(std::move(e));
+  }
+  Timed t;
+  t.before = client.GetStorageStats();
+  auto start = std::chrono::steady_clock::now();
+  for (const Env& e : envs) {
+    Env run(&e);
+    ROCKDOC_RETURN_IF_ERROR(exec.Run(ops, run));
+  }
+  t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  t.after = client.GetStorageStats();
+  return t;
+}
+
+StatusOr<std::string> Dump(Executor& exec, const Variant& v, const Env& base) {
+  if (v.dump.ops.empty() && !v.dump.has_answer()) return std::string();
+  Env env(&base);
+  ROCKDOC_ASSIGN_OR_RETURN(Value answer, exec.RunForAnswer(v.dump, env));
+  return CanonicalJson(answer.element());
+}
+
+std::string Ratio(double a, double b) {
+  if (b <= 0) return "-";
+  // Small ratios keep two significant digits: "0.0x" would hide a 500x gap.
+  const double x = a / b;
+  return x >= 0.1 ? absl::StrFormat("%.1fx", x) : absl::StrFormat("%.2gx", x);
+}
+
+void Summarize(ScenarioResult& r) {
+  for (int64_t size : r.sizes) {
+    std::vector<Measurement*> rows;
+    for (Measurement& m : r.rows) {
+      if (m.size == size) rows.push_back(&m);
+    }
+    if (rows.empty()) continue;
+    auto best = [&](auto key, bool higher) {
+      return *std::max_element(rows.begin(), rows.end(), [&](Measurement* a, Measurement* b) {
+        return higher ? key(a) < key(b) : key(a) > key(b);
+      });
+    };
+    auto worst = [&](auto key, bool higher) { return best(key, !higher); };
+    auto reads = [](Measurement* m) { return m->read_ops_per_sec; };
+    auto writes = [](Measurement* m) { return m->write_ops_per_sec; };
+    auto disk = [](Measurement* m) { return static_cast<double>(m->storage_bytes); };
+    auto doc = [](Measurement* m) { return static_cast<double>(m->max_doc_bytes); };
+    Measurement* br = best(reads, true);
+    Measurement* bw = best(writes, true);
+    Measurement* bd = best(disk, false);
+    Measurement* big = best(doc, true);
+    for (Measurement* m : rows) {
+      std::vector<std::string> parts;
+      if (m == br) parts.push_back("fastest reads");
+      if (m == bw) parts.push_back("fastest writes");
+      if (m == bd) parts.push_back("smallest on disk");
+      if (parts.empty()) {
+        parts.push_back(absl::StrFormat("reads %s, writes %s of best",
+                                        Ratio(m->read_ops_per_sec, br->read_ops_per_sec),
+                                        Ratio(m->write_ops_per_sec, bw->write_ops_per_sec)));
+      }
+      m->verdict = absl::StrJoin(parts, ", ");
+    }
+    if (rows.size() < 2) continue;
+    r.verdict.push_back(absl::StrFormat(
+        "%s %d: reads fastest with %s (%s the slowest), writes fastest with %s (%s the "
+        "slowest); least disk: %s; largest document: %s, %d bytes (%.3f%% of 16 MiB)",
+        r.size_label, size, br->variant,
+        Ratio(br->read_ops_per_sec, worst(reads, true)->read_ops_per_sec), bw->variant,
+        Ratio(bw->write_ops_per_sec, worst(writes, true)->write_ops_per_sec), bd->variant,
+        big->variant, big->max_doc_bytes, 100 * big->max_doc_share));
+  }
+}
+
+}  // namespace
+
+Env BaseEnv(const Scenario& s, Mode mode, int64_t size) {
+  Env env;
+  env.Set("n", IntValue(size));
+  // Params may be templates over $$n and earlier params; a profile's value
+  // replaces the scenario's.
+  const Profile& p = ProfileFor(s, mode);
+  auto apply = [&](DocumentView params) {
+    for (const Element& e : params) {
+      StatusOr<Value> v = Evaluate(e, env);
+      env.Set(std::string(e.key()), v.ok() ? std::move(v).value() : Value::FromElement(e));
+    }
+  };
+  apply(s.params);
+  apply(p.params);
+  return env;
+}
+
+StatusOr<Measurement> RunVariant(const Scenario& s, const Variant& v, int64_t size,
+                                 const RunOptions& options) {
+  const Profile& profile = ProfileFor(s, options.mode);
+  const std::string dir = options.work_dir + "/" + s.name + "/" + v.name + "-" +
+                          std::to_string(size);
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  std::filesystem::create_directories(std::filesystem::path(dir).parent_path(), ec);
+  auto say = [&](const std::string& what) {
+    if (options.progress) {
+      options.progress(absl::StrFormat("[%s] %s %s=%d: %s", s.name, v.name, s.size_label, size,
+                                       what));
+    }
+  };
+
+  Measurement m;
+  m.variant = v.name;
+  m.size = size;
+  const Env base = BaseEnv(s, options.mode, size);
+  std::unique_ptr<Client> client;
+  ROCKDOC_ASSIGN_OR_RETURN(client, Reopen(nullptr, dir));
+
+  say("setup");
+  {
+    Executor exec(client.get(), kDb);
+    Env env(&base);
+    ROCKDOC_RETURN_IF_ERROR(exec.Run(v.setup.ops, env));
+    ROCKDOC_ASSIGN_OR_RETURN(m.dump_before, Dump(exec, v, base));
+  }
+  ROCKDOC_ASSIGN_OR_RETURN(client, Reopen(std::move(client), dir));
+  Executor exec(client.get(), kDb);
+
+  // Answers and explain figures, untimed (this also warms the cache).
+  for (int k = 0; k < std::min(options.answers_compared, profile.read_ops); ++k) {
+    ROCKDOC_ASSIGN_OR_RETURN(Env e, OpEnv(base, s.read_let, k));
+    Env run(&e);
+    ROCKDOC_ASSIGN_OR_RETURN(Value answer, exec.RunForAnswer(v.read, run));
+    m.answers.push_back(CanonicalJson(answer.element()));
+  }
+  {
+    ExplainTotals totals;
+    exec.set_explain(&totals);
+    ROCKDOC_ASSIGN_OR_RETURN(Env e, OpEnv(base, s.read_let, 0));
+    Env run(&e);
+    Status st = exec.Run(v.read.ops, run);
+    exec.set_explain(nullptr);
+    ROCKDOC_RETURN_IF_ERROR(st);
+    m.keys_examined = static_cast<double>(totals.keys_examined);
+    m.docs_examined = static_cast<double>(totals.docs_examined);
+  }
+
+  std::vector<double> rates;
+  uint64_t bytes = 0, wal = 0;
+  for (int r = 0; r < profile.repetitions; ++r) {
+    say(absl::StrFormat("reads %d/%d", r + 1, profile.repetitions));
+    ROCKDOC_ASSIGN_OR_RETURN(Timed t, RunTimed(*client, exec, base, s.read_let, v.read.ops,
+                                               int64_t{r} * profile.read_ops, profile.read_ops));
+    rates.push_back(profile.read_ops / std::max(t.seconds, 1e-9));
+    bytes += t.after.bytes_read - t.before.bytes_read;
+  }
+  m.read_ops_per_sec = Median(rates);
+  m.read_bytes_per_op = static_cast<double>(bytes) / (profile.repetitions * profile.read_ops);
+
+  rates.clear();
+  bytes = 0;
+  for (int r = 0; r < profile.repetitions; ++r) {
+    say(absl::StrFormat("writes %d/%d", r + 1, profile.repetitions));
+    ROCKDOC_ASSIGN_OR_RETURN(Timed t, RunTimed(*client, exec, base, s.write_let, v.write.ops,
+                                               int64_t{r} * profile.write_ops, profile.write_ops));
+    rates.push_back(profile.write_ops / std::max(t.seconds, 1e-9));
+    bytes += t.after.bytes_written - t.before.bytes_written;
+    wal += t.after.wal_bytes - t.before.wal_bytes;
+  }
+  m.write_ops_per_sec = Median(rates);
+  const double writes = static_cast<double>(profile.repetitions) * profile.write_ops;
+  m.written_bytes_per_op = static_cast<double>(bytes) / writes;
+  m.wal_bytes_per_op = static_cast<double>(wal) / writes;
+  ROCKDOC_ASSIGN_OR_RETURN(m.dump_after, Dump(exec, v, base));
+
+  // Document sizes over every collection of the variant.
+  Database db = client->GetDatabase(kDb);
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<std::string> names, db.ListCollectionNames());
+  uint64_t total = 0;
+  for (const std::string& name : names) {
+    ROCKDOC_ASSIGN_OR_RETURN(Cursor cursor, db.GetCollection(name).Find(Document()));
+    while (cursor.Next()) {
+      const int64_t sz = static_cast<int64_t>(cursor.document().size());
+      total += sz;
+      m.max_doc_bytes = std::max(m.max_doc_bytes, sz);
+      m.documents++;
+    }
+    ROCKDOC_RETURN_IF_ERROR(cursor.status());
+  }
+  m.avg_doc_bytes = m.documents > 0 ? static_cast<double>(total) / m.documents : 0;
+  m.max_doc_share = static_cast<double>(m.max_doc_bytes) / kMaxBsonObjectSize;
+
+  ROCKDOC_ASSIGN_OR_RETURN(client, Reopen(std::move(client), dir));
+  m.storage_bytes = client->GetStorageStats().live_sst_bytes;
+  ROCKDOC_RETURN_IF_ERROR(client->Close());
+  client.reset();
+  std::filesystem::remove_all(dir, ec);
+  return m;
+}
+
+StatusOr<LimitResult> RunLimit(const Scenario& s, const LimitStep& l, const RunOptions& options) {
+  const Variant* v = nullptr;
+  for (const Variant& x : s.variants) {
+    if (x.name == l.variant) v = &x;
+  }
+  if (v == nullptr) return BadValue("no variant " + l.variant);
+  const std::string dir = options.work_dir + "/" + s.name + "/limit-" + l.variant;
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  std::filesystem::create_directories(std::filesystem::path(dir).parent_path(), ec);
+
+  LimitResult r;
+  r.title = l.title;
+  r.variant = l.variant;
+  const Env base = BaseEnv(s, options.mode, l.size);
+  std::unique_ptr<Client> client;
+  ROCKDOC_ASSIGN_OR_RETURN(client, Reopen(nullptr, dir));
+  Executor exec(client.get(), kDb);
+  {
+    Env env(&base);
+    ROCKDOC_RETURN_IF_ERROR(exec.Run(v->setup.ops, env));
+  }
+  Collection target = client->GetDatabase(kDb).GetCollection(l.collection);
+  Document last;
+  for (int64_t step = 0; step < l.max_steps; ++step) {
+    ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> before, target.FindOne(l.target_filter));
+    if (!before.has_value()) return BadValue("limit: the target document does not exist");
+    last = std::move(*before);
+    if (options.progress && step % 16 == 0) {
+      options.progress(absl::StrFormat("[%s] limit %s: step %d, document %d bytes", s.name,
+                                       l.variant, step, last.size()));
+    }
+    Env env(&base);
+    env.Set("step", IntValue(step));
+    Status st = exec.Run(l.step, env);
+    if (!st.ok()) {
+      r.failed = true;
+      r.code = st.code_number();
+      r.message = std::string(st.message());
+      r.steps_ok = step;
+      ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> after, target.FindOne(l.target_filter));
+      r.unchanged_after_failure = after.has_value() && *after == last;
+      break;
+    }
+    r.steps_ok = step + 1;
+  }
+  r.last_doc_bytes = static_cast<int64_t>(last.size());
+  if (l.measure.Get("v").ok()) {
+    Env env(&base);
+    env.Set("doc", DocumentValue(last));
+    env.Set("steps", IntValue(r.steps_ok));
+    ROCKDOC_ASSIGN_OR_RETURN(Value mv, Evaluate(l.measure.Get("v"), env));
+    r.measure = ToJson(mv.element().IsContainer() ? mv.element().Document() : DocumentView());
+  }
+  r.as_expected = r.failed && r.unchanged_after_failure &&
+                  (l.expect_code == 0 || r.code == l.expect_code);
+  ROCKDOC_RETURN_IF_ERROR(client->Close());
+  client.reset();
+  std::filesystem::remove_all(dir, ec);
+  return r;
+}
+
+StatusOr<ScenarioResult> RunScenario(const Scenario& s, const RunOptions& options) {
+  ScenarioResult r;
+  r.name = s.name;
+  r.title = s.title;
+  r.description = s.description;
+  r.size_label = s.size_label;
+  r.mode = ModeName(options.mode);
+  r.sizes = ProfileFor(s, options.mode).sizes;
+  for (const Variant& v : s.variants) {
+    r.variants.push_back(v.name);
+    for (int64_t size : r.sizes) {
+      StatusOr<Measurement> m = RunVariant(s, v, size, options);
+      if (!m.ok()) {
+        return m.status().WithContext(
+            absl::StrFormat("scenario %s, variant %s, size %d", s.name, v.name, size));
+      }
+      r.rows.push_back(std::move(m).value());
+    }
+  }
+  // Every variant must hold the same logical data and answer the same.
+  for (const Measurement& m : r.rows) {
+    const Measurement* ref = nullptr;
+    for (const Measurement& x : r.rows) {
+      if (x.size == m.size && x.variant == r.variants.front()) ref = &x;
+    }
+    if (ref == nullptr || ref == &m) continue;
+    auto differ = [&](const char* what) {
+      r.consistent = false;
+      r.inconsistencies.push_back(absl::StrFormat("%s differs between %s and %s at %s %d", what,
+                                                  ref->variant, m.variant, s.size_label, m.size));
+    };
+    if (m.answers != ref->answers) differ("the answer of a read");
+    if (m.dump_before != ref->dump_before) differ("the data after setup");
+    if (m.dump_after != ref->dump_after) differ("the data after the writes");
+  }
+  for (const LimitStep& l : s.limits) {
+    StatusOr<LimitResult> lr = RunLimit(s, l, options);
+    if (!lr.ok()) return lr.status().WithContext("scenario " + s.name + ", limit " + l.variant);
+    r.limits.push_back(std::move(lr).value());
+  }
+  Summarize(r);
+  return r;
+}
+
+}  // namespace rockdoc::lab

@@ -1,0 +1,96 @@
+// tools/lab/runner.h: runs a scenario's variants at each size and measures
+// them.
+//
+// Each (variant, size) gets a fresh database directory:
+//   setup -> dump -> close and reopen (the data leaves the memtable, so reads
+//   come from SST files as in a long-running database) -> answers and explain
+//   (untimed) -> timed reads -> timed writes -> dump -> document sizes ->
+//   close and reopen (flush) -> live SST bytes.
+#ifndef ROCKDOC_TOOLS_LAB_RUNNER_H_
+#define ROCKDOC_TOOLS_LAB_RUNNER_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "rockdoc/status.h"
+#include "scenario.h"
+
+namespace rockdoc::lab {
+
+struct Measurement {
+  std::string variant;
+  int64_t size = 0;
+  double read_ops_per_sec = 0;   // median over repetitions
+  double write_ops_per_sec = 0;  // median over repetitions
+  double keys_examined = 0;      // per read, from explain (all queries of one read)
+  double docs_examined = 0;
+  double read_bytes_per_op = 0;     // StorageStats.bytes_read delta per read
+  double written_bytes_per_op = 0;  // StorageStats.bytes_written delta per write
+  double wal_bytes_per_op = 0;      // StorageStats.wal_bytes delta per write
+  int64_t documents = 0;            // in every collection, after the writes
+  double avg_doc_bytes = 0;
+  int64_t max_doc_bytes = 0;
+  double max_doc_share = 0;  // of 16 MiB
+  uint64_t storage_bytes = 0;  // live SST bytes after a flush
+  // Canonical Extended JSON of the answers of the first reads (same op
+  // numbers in every variant), and of the dumps before and after the writes.
+  std::vector<std::string> answers;
+  std::string dump_before;
+  std::string dump_after;
+  std::string verdict;  // filled in by Summarize
+};
+
+struct LimitResult {
+  std::string title;
+  std::string variant;
+  int64_t steps_ok = 0;          // successful steps before the failure
+  bool failed = false;           // a step failed before max_steps
+  int32_t code = 0;              // its error code
+  std::string message;
+  int64_t last_doc_bytes = 0;    // the watched document before the failing step
+  bool unchanged_after_failure = false;  // byte-identical after the failure
+  std::string measure;           // canonical JSON of the "measure" template
+  bool as_expected = false;      // failed with expect_code and left the document unchanged
+};
+
+struct ScenarioResult {
+  std::string name;
+  std::string title;
+  std::string description;
+  std::string size_label;
+  std::string mode;
+  std::vector<std::string> variants;
+  std::vector<int64_t> sizes;
+  std::vector<Measurement> rows;  // variant-major, sizes in order
+  std::vector<LimitResult> limits;
+  bool consistent = true;         // every variant gave the same answers and dumps
+  std::vector<std::string> inconsistencies;
+  std::vector<std::string> verdict;  // one line per size
+};
+
+struct RunOptions {
+  Mode mode = Mode::kFull;
+  std::string work_dir;  // scratch space for the databases (emptied per run)
+  // Progress lines ("blog-comments embedded n=100: reads 2/3"); may be empty.
+  std::function<void(const std::string&)> progress;
+  // How many reads' answers are compared across variants.
+  int answers_compared = 10;
+};
+
+// Runs one variant at one size.
+StatusOr<Measurement> RunVariant(const Scenario& s, const Variant& v, int64_t size,
+                                 const RunOptions& options);
+// Runs one limit step.
+StatusOr<LimitResult> RunLimit(const Scenario& s, const LimitStep& l, const RunOptions& options);
+// Runs everything of a scenario and checks that the variants agree.
+StatusOr<ScenarioResult> RunScenario(const Scenario& s, const RunOptions& options);
+
+// The environment every operation of a scenario at `size` starts from:
+// params (profile overrides applied) and $$n.
+Env BaseEnv(const Scenario& s, Mode mode, int64_t size);
+
+}  // namespace rockdoc::lab
+
+#endif  // ROCKDOC_TOOLS_LAB_RUNNER_H_

@@ -1,0 +1,115 @@
+// tools/lab/scenario.h: scenario files and the interpreter of their
+// operations. The file format is described in tools/lab/README.md.
+#ifndef ROCKDOC_TOOLS_LAB_SCENARIO_H_
+#define ROCKDOC_TOOLS_LAB_SCENARIO_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "rockdoc/client.h"
+#include "rockdoc/document.h"
+#include "rockdoc/status.h"
+#include "template.h"
+
+namespace rockdoc::lab {
+
+// A list of operations and, optionally, an expression evaluated after them
+// whose value is the "answer" (compared across variants).
+struct OpList {
+  std::vector<Document> ops;  // each {"op": "...", ...}
+  Document answer;            // {"v": <template>} or empty when none
+  bool has_answer() const { return !answer.empty(); }
+};
+
+struct Variant {
+  std::string name;
+  std::string description;
+  OpList setup;
+  OpList read;
+  OpList write;
+  OpList dump;  // reads all the logical data back, for the invariant checks
+};
+
+// How much to run: one per mode (full, quick, test).
+struct Profile {
+  std::vector<int64_t> sizes;
+  int repetitions = 3;
+  int read_ops = 100;   // read operations per repetition
+  int write_ops = 100;  // write operations per repetition
+  Document params;      // overrides of the scenario's params
+};
+
+// A separate experiment on one variant: run `step` again and again until it
+// fails, then report (see README, "limit").
+struct LimitStep {
+  std::string title;
+  std::string variant;
+  int64_t size = 0;
+  std::string collection;
+  Document target_filter;  // the watched document
+  std::vector<Document> step;
+  Document measure;        // {"v": <template>} over $$doc, the last good document
+  int64_t max_steps = 100000;
+  int32_t expect_code = 0;
+};
+
+struct Scenario {
+  std::string name;
+  std::string title;
+  std::string description;
+  std::string size_label = "size";
+  Document params;
+  Document read_let;   // variables computed for each read operation from $$op
+  Document write_let;  // same for writes
+  Profile full, quick, test;
+  std::vector<Variant> variants;
+  std::vector<LimitStep> limits;
+  std::string source_path;
+};
+
+enum class Mode { kFull, kQuick, kTest };
+const char* ModeName(Mode mode);
+const Profile& ProfileFor(const Scenario& s, Mode mode);
+
+// Parses one scenario file's text.
+StatusOr<Scenario> ParseScenario(std::string_view json);
+StatusOr<Scenario> LoadScenarioFile(const std::string& path);
+// Every *.json in `dir`, sorted by name.
+StatusOr<std::vector<Scenario>> LoadScenarioDir(const std::string& dir);
+// The directory of the bundled scenarios (the source tree's, then the
+// installed copy), or "" when neither exists.
+std::string DefaultScenarioDir();
+
+// Figures the explain of each query adds up to.
+struct ExplainTotals {
+  int64_t queries = 0;
+  int64_t keys_examined = 0;
+  int64_t docs_examined = 0;
+};
+
+// Runs operations against one database. Results are bound into the
+// environment under the operation's "as" name.
+class Executor {
+ public:
+  Executor(const Client* client, std::string db) : client_(client), db_(std::move(db)) {}
+  // When set, every query also runs an executionStats explain (not timed).
+  void set_explain(ExplainTotals* totals) { explain_ = totals; }
+
+  Status Run(const std::vector<Document>& ops, Env& env);
+  Status RunOne(DocumentView op, Env& env);
+  // Runs `list` and evaluates its answer (null when it has none).
+  StatusOr<Value> RunForAnswer(const OpList& list, Env& env);
+
+ private:
+  Collection Coll(DocumentView op) const;
+  Status Explain(const Collection& c, DocumentView filter, const FindOptions& options);
+
+  const Client* client_;
+  std::string db_;
+  ExplainTotals* explain_ = nullptr;
+};
+
+}  // namespace rockdoc::lab
+
+#endif  // ROCKDOC_TOOLS_LAB_SCENARIO_H_
