@@ -902,6 +902,32 @@ TEST_F(StorageTest, ReplacementObeysTheNestingLimit) {
 
 // Since MongoDB 5.0 field names may start with '$', top level included (the
 // CRUD spec's dots_and_dollars tests); only an _id document may not hold them.
+// Updates are held to the same limit, checked below the paths they change
+// (a value set deep, or a path that is itself too long).
+TEST_F(StorageTest, UpdatesObeyTheNestingLimit) {
+  Insert(Coll(), R"({"_id": 7, "keep": 1})");
+  Document before = *Get(Coll(), 7);
+  // A value 60 levels deep set 50 levels down: the update itself is within
+  // the limit, the result (110 levels) is not.
+  std::string path50 = "p";
+  for (int i = 1; i < 50; ++i) path50 += ".p";
+  BsonBuilder deep_value;
+  deep_value.OpenDocument("$set").AppendDocument(path50, Nested(60)).Close();
+  EXPECT_THAT(Coll().UpdateOne(Json(R"({"_id": 7})"), std::move(deep_value).Build()),
+              StatusIs(ErrorCode::kOverflow, HasSubstr("levels of nesting")));
+  std::string long_path = "a";
+  for (int i = 1; i < 101; ++i) long_path += ".a";
+  BsonBuilder deep_path;
+  deep_path.OpenDocument("$set").AppendInt32(long_path, 1).Close();
+  EXPECT_THAT(Coll().UpdateOne(Json(R"({"_id": 7})"), std::move(deep_path).Build()),
+              StatusIs(ErrorCode::kOverflow, HasSubstr("levels of nesting")));
+  EXPECT_EQ(*Get(Coll(), 7), before);
+  // Just within the limit: a value of 99 levels under a top-level field.
+  BsonBuilder ok;
+  ok.OpenDocument("$set").AppendDocument("x", Nested(99)).Close();
+  EXPECT_TRUE(Coll().UpdateOne(Json(R"({"_id": 7})"), std::move(ok).Build()).ok());
+}
+
 TEST_F(StorageTest, DollarFieldsAreStoredButNotInsideId) {
   ASSERT_TRUE(Coll().InsertOne(Json(R"({"_id": 1, "$x": 1, "a": {"$y": 2}})")).ok());
   EXPECT_EQ(*Get(Coll(), 1), Json(R"({"_id": 1, "$x": 1, "a": {"$y": 2}})"));

@@ -63,8 +63,10 @@ StatusOr<std::shared_ptr<CollectionMeta>> LookupForRead(const Engine& engine, co
                                                         const std::string& name);
 
 // Checks that an update's result stays within 16 MiB (code 17419) and 100
-// levels of nesting.
-Status CheckUpdateResultSize(const Document& doc);
+// levels of nesting (only below `changed_paths` when given: the rest of the
+// document was already within the limit).
+Status CheckUpdateResultSize(const Document& doc,
+                             const std::vector<std::string>* changed_paths = nullptr);
 
 }  // namespace rockdoc::internal
 

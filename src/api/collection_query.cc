@@ -19,13 +19,14 @@ StatusOr<std::shared_ptr<CollectionMeta>> LookupForRead(const Engine& engine, co
   return engine.catalog().Find(db, name);
 }
 
-Status CheckUpdateResultSize(const Document& doc) {
+Status CheckUpdateResultSize(const Document& doc, const std::vector<std::string>* changed_paths) {
   if (doc.size() > static_cast<size_t>(kMaxBsonObjectSize)) {
     return Status(ErrorCode::kUpdateResultTooLarge,
                   "Resulting document after update is larger than " +
                       std::to_string(kMaxBsonObjectSize));
   }
-  return CheckStorageDepth(doc);
+  return changed_paths != nullptr ? CheckStorageDepthOfPaths(doc, *changed_paths)
+                                  : CheckStorageDepth(doc);
 }
 
 StatusOr<std::vector<WriteTarget>> FindWriteTargets(const std::shared_ptr<const Engine>& engine,

@@ -115,7 +115,8 @@ StatusOr<UpdateResult> RunUpdateOnce(const std::shared_ptr<internal::Engine>& en
         StatusOr<UpdateDriver::Result> r = driver.Apply(doc, ctx);
         if (!r.ok()) return fail(r.status());
         if (r->modified) {
-          Status s = internal::CheckUpdateResultSize(r->doc);
+          Status s = internal::CheckUpdateResultSize(
+              r->doc, driver.is_replacement() ? nullptr : &r->changed_paths);
           if (s.ok()) {
             s = internal::ReplaceDocument(*engine, txn.get(), *meta, target.record_key, doc,
                                           r->doc);

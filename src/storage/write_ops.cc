@@ -1,5 +1,7 @@
 #include "storage/write_ops.h"
 
+#include <algorithm>
+
 #include "common/endian.h"
 #include "index/index_entry.h"
 #include "index/key_generator.h"
@@ -33,11 +35,30 @@ bool WithinStorageDepth(DocumentView doc, int level) {
 
 }  // namespace
 
-Status CheckStorageDepth(DocumentView doc) {
-  if (WithinStorageDepth(doc, 1)) return Status::OK();
+namespace {
+Status DepthError() {
   return Status(ErrorCode::kOverflow, "cannot insert document because it exceeds " +
                                           std::to_string(kMaxNestingDepth) +
                                           " levels of nesting");
+}
+}  // namespace
+
+Status CheckStorageDepth(DocumentView doc) {
+  return WithinStorageDepth(doc, 1) ? Status::OK() : DepthError();
+}
+
+Status CheckStorageDepthOfPaths(DocumentView doc, const std::vector<std::string>& paths) {
+  for (const std::string& path : paths) {
+    // The value at a path of k parts sits in a document at level k.
+    int level = 1 + static_cast<int>(std::count(path.begin(), path.end(), '.'));
+    if (level > kMaxNestingDepth) return DepthError();
+    Element e = doc.GetPath(path);
+    if (!e.IsContainer() || e.Document().empty()) continue;
+    if (level >= kMaxNestingDepth || !WithinStorageDepth(e.Document(), level + 1)) {
+      return DepthError();
+    }
+  }
+  return Status::OK();
 }
 
 namespace {

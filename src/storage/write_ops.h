@@ -11,6 +11,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "catalog/catalog.h"
 #include "rockdoc/document.h"
@@ -26,6 +27,9 @@ StatusOr<Document> PrepareInsert(DocumentView doc);
 // levels, the top-level document being level 1; empty embedded documents and
 // arrays do not count. Overflow (15) otherwise. `doc` must be valid BSON.
 Status CheckStorageDepth(DocumentView doc);
+// The same limit, checked only for the values at `paths` (the paths an
+// update changed: the rest of the document was within the limit before).
+Status CheckStorageDepthOfPaths(DocumentView doc, const std::vector<std::string>& paths);
 // BadValue for `_id` values MongoDB refuses (array, regex, undefined).
 Status CheckIdValue(const Element& id);
 // E11000 message for a duplicate in `index_name` of `meta`'s collection.
