@@ -6,6 +6,18 @@
 
 namespace rockdoc::internal {
 
+namespace {
+std::vector<KeyRange> IndexRanges(const IndexDescriptor& index, const IndexBounds& bounds) {
+  std::string prefix = IndexPrefix(index);
+  std::string prefix_end = keystring::PrefixSuccessor(prefix);
+  std::vector<KeyRange> out;
+  for (KeyRange& r : BoundsToKeyRanges(bounds, index.descending_bits())) {
+    out.push_back(KeyRange{prefix + r.start, r.end.empty() ? prefix_end : prefix + r.end});
+  }
+  return out;
+}
+}  // namespace
+
 IndexScanStage::IndexScanStage(const ReadContext& ctx, uint32_t collection_id,
                                std::shared_ptr<const IndexDescriptor> index, IndexBounds bounds,
                                bool forward, bool produce_key_doc, StageFilter key_filter)
@@ -15,84 +27,26 @@ IndexScanStage::IndexScanStage(const ReadContext& ctx, uint32_t collection_id,
       bounds_(std::move(bounds)),
       forward_(forward),
       produce_key_doc_(produce_key_doc),
-      key_filter_(std::move(key_filter)) {
-  prefix_ = IndexPrefix(*index_);
-  prefix_end_ = keystring::PrefixSuccessor(prefix_);
-  for (KeyRange& r : BoundsToKeyRanges(bounds_, index_->descending_bits())) {
-    KeyRange abs;
-    abs.start = prefix_ + r.start;
-    abs.end = r.end.empty() ? prefix_end_ : prefix_ + r.end;
-    ranges_.push_back(std::move(abs));
-  }
-  range_ = forward_ ? 0 : ranges_.size();
-}
+      key_filter_(std::move(key_filter)),
+      walk_(IndexPrefix(*index_), keystring::PrefixSuccessor(IndexPrefix(*index_)),
+            IndexRanges(*index_, bounds_), forward) {}
 
 void IndexScanStage::ReleaseResources() {
-  it_.reset();
+  walk_.Release();
   released_ = true;
-}
-
-// Positions the iterator at the first key of the current range (in scan
-// direction); false when no ranges remain.
-bool IndexScanStage::PositionAtRange() {
-  if (forward_) {
-    if (range_ >= ranges_.size()) return false;
-    const KeyRange& r = ranges_[range_];
-    // A previous range may already have left the iterator past this start.
-    if (!it_->Valid() || it_->key().compare(r.start) < 0) {
-      it_->Seek(r.start);
-      ++seeks_;
-    }
-  } else {
-    if (range_ == 0) return false;
-    const KeyRange& r = ranges_[range_ - 1];
-    if (!it_->Valid() || it_->key().compare(r.end) >= 0) {
-      it_->SeekForPrev(r.end);
-      ++seeks_;
-      if (it_->Valid() && it_->key().compare(r.end) >= 0) it_->Prev();
-    }
-  }
-  return true;
 }
 
 StageState IndexScanStage::DoWork(WorkingMember** out) {
   if (released_) return Fail(Status(ErrorCode::kIllegalOperation, "the database was closed"));
-  if (!it_) {
-    rocksdb::ReadOptions ro = ctx_.read_options();
-    lower_slice_ = rocksdb::Slice(prefix_);
-    upper_slice_ = rocksdb::Slice(prefix_end_);
-    ro.iterate_lower_bound = &lower_slice_;
-    ro.iterate_upper_bound = &upper_slice_;
-    it_.reset(ctx_.engine->db()->NewIterator(ro, ctx_.engine->data_cf()));
-  }
-  if (!in_range_) {
-    if (!PositionAtRange()) return StageState::kEof;
-    in_range_ = true;
-  } else if (it_->Valid()) {
-    if (forward_) {
-      it_->Next();
-    } else {
-      it_->Prev();
-    }
-  }
-  if (!it_->Valid()) {
-    if (!it_->status().ok()) return Fail(FromRocks(it_->status(), "index scan"));
-    return StageState::kEof;
-  }
-  const KeyRange& r = ranges_[forward_ ? range_ : range_ - 1];
-  bool inside = forward_ ? it_->key().compare(r.end) < 0 : it_->key().compare(r.start) >= 0;
-  if (!inside) {
-    in_range_ = false;
-    if (forward_) {
-      ++range_;
-    } else {
-      --range_;
-    }
-    return StageState::kNeedTime;
+  switch (walk_.Next(ctx_)) {
+    case RangeIterator::Step::kEof: return StageState::kEof;
+    case RangeIterator::Step::kNextRange: return StageState::kNeedTime;
+    case RangeIterator::Step::kError: return Fail(walk_.status());
+    case RangeIterator::Step::kKey: break;
   }
   ++keys_examined_;
   IndexEntryView entry;
-  Status s = ParseIndexEntry(*index_, it_->key(), it_->value(), &entry);
+  Status s = ParseIndexEntry(*index_, walk_.key(), walk_.value(), &entry);
   if (!s.ok()) return Fail(s);
   record_key_ = RecordKey(collection_id_, entry.id_key);
   if (index_->is_multikey()) {
@@ -137,7 +91,7 @@ void IndexScanStage::ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity)
   out->AppendDocument("indexBounds", bounds_.ToExplain(index_->descending_bits(), !forward_));
   if (verbosity != ExplainVerbosity::kQueryPlanner) {
     AppendCount(out, "keysExamined", keys_examined_);
-    AppendCount(out, "seeks", seeks_);
+    AppendCount(out, "seeks", walk_.seeks());
     AppendCount(out, "dupsTested", dups_tested_);
     AppendCount(out, "dupsDropped", dups_dropped_);
   }

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "exec/plan_stage.h"
+#include "exec/range_iterator.h"
 #include "exec/scan_stages.h"
 #include "index/index_descriptor.h"
 #include "index/index_bounds.h"
@@ -39,24 +40,16 @@ class IndexScanStage : public PlanStage {
   void ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity) const override;
 
  private:
-  bool PositionAtRange();
-
   ReadContext ctx_;
   uint32_t collection_id_;
   std::shared_ptr<const IndexDescriptor> index_;
   IndexBounds bounds_;
-  std::vector<KeyRange> ranges_;  // absolute keys (index prefix included)
   bool forward_;
   bool produce_key_doc_;
   StageFilter key_filter_;
-  std::string prefix_, prefix_end_;
-  rocksdb::Slice lower_slice_, upper_slice_;
-  std::unique_ptr<rocksdb::Iterator> it_;
-  size_t range_ = 0;
-  bool in_range_ = false;
+  RangeIterator walk_;  // over absolute keys (index prefix included)
   bool released_ = false;
   int64_t keys_examined_ = 0;
-  int64_t seeks_ = 0;
   int64_t dups_tested_ = 0;
   int64_t dups_dropped_ = 0;
   std::unordered_set<std::string> seen_;  // multikey: one result per record

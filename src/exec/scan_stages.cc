@@ -104,46 +104,54 @@ void IdHackStage::ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity) co
 
 namespace rockdoc::internal {
 
+namespace {
+std::vector<KeyRange> AbsoluteRanges(const IndexBounds& bounds, const std::string& prefix,
+                                     const std::string& prefix_end) {
+  std::vector<KeyRange> out;
+  for (KeyRange& r : BoundsToKeyRanges(bounds, 0)) {
+    out.push_back(KeyRange{prefix + r.start, r.end.empty() ? prefix_end : prefix + r.end});
+  }
+  return out;
+}
+}  // namespace
+
 ClusteredScanStage::ClusteredScanStage(const ReadContext& ctx, uint32_t collection_id,
                                        IndexBounds bounds, bool forward, StageFilter filter)
-    : ctx_(ctx), bounds_(std::move(bounds)), forward_(forward), filter_(std::move(filter)) {
-  prefix_ = PrefixKey(collection_id);
-  prefix_end_ = PrefixKey(collection_id + 1);
-  for (KeyRange& r : BoundsToKeyRanges(bounds_, 0)) {
-    ranges_.push_back(KeyRange{prefix_ + r.start, r.end.empty() ? prefix_end_ : prefix_ + r.end});
-  }
-  range_ = forward_ ? 0 : ranges_.size();
+    : ctx_(ctx),
+      bounds_(std::move(bounds)),
+      forward_(forward),
+      filter_(std::move(filter)),
+      walk_(PrefixKey(collection_id), PrefixKey(collection_id + 1),
+            AbsoluteRanges(bounds_, PrefixKey(collection_id), PrefixKey(collection_id + 1)),
+            forward) {
   // Point intervals give ranges [k, successor(k)), each holding only the
   // record whose key is exactly k (keystring is prefix-free).
-  points_ = bounds_.fields.size() == 1 && bounds_.fields[0].AllPoints() && !ranges_.empty();
-  for (const KeyRange& r : ranges_) {
+  const size_t prefix_size = 4;
+  points_ = bounds_.fields.size() == 1 && bounds_.fields[0].AllPoints() && !walk_.ranges().empty();
+  for (const KeyRange& r : walk_.ranges()) {
     if (!points_) break;
-    points_ = r.start.size() > prefix_.size() && r.end == keystring::PrefixSuccessor(r.start);
+    points_ = r.start.size() > prefix_size && r.end == keystring::PrefixSuccessor(r.start);
   }
 }
 
 void ClusteredScanStage::ReleaseResources() {
-  it_.reset();
+  walk_.Release();
   batch_values_.clear();  // they may pin blocks of the cache
   released_ = true;
 }
 
-// Point mode: a MultiGet of the next few points per batch (first batches
-// small, so that a limit(1) reads little; then up to kMaxBatch), handed out
-// one per Work() in scan order; missing points are skipped.
 StageState ClusteredScanStage::DoPointWork(WorkingMember** out) {
   constexpr size_t kFirstBatch = 16, kMaxBatch = 128;
   if (batch_next_ >= batch_ranges_.size()) {
-    size_t remaining = forward_ ? ranges_.size() - range_ : range_;
+    size_t remaining = walk_.remaining_ranges();
     if (remaining == 0) return StageState::kEof;
     batch_limit_ = batch_limit_ == 0 ? kFirstBatch : std::min(kMaxBatch, batch_limit_ * 2);
     size_t n = std::min(remaining, batch_limit_);
     batch_ranges_.clear();
     batch_keys_.clear();
-    for (size_t i = 0; i < n; ++i) {
-      size_t r = forward_ ? range_++ : --range_;
+    for (size_t i = 0, r = 0; i < n && walk_.TakeRange(&r); ++i) {
       batch_ranges_.push_back(r);
-      batch_keys_.emplace_back(ranges_[r].start);
+      batch_keys_.emplace_back(walk_.ranges()[r].start);
     }
     // MultiGet wants its keys sorted; a backward scan collected them in
     // descending order, so look them up reversed and hand them out as listed.
@@ -160,7 +168,7 @@ StageState ClusteredScanStage::DoPointWork(WorkingMember** out) {
       std::reverse(batch_values_.begin(), batch_values_.end());
       std::reverse(batch_statuses_.begin(), batch_statuses_.end());
     }
-    seeks_ += static_cast<int64_t>(n);
+    walk_.CountSeeks(static_cast<int64_t>(n));
     batch_next_ = 0;
   }
   size_t i = batch_next_++;
@@ -170,7 +178,7 @@ StageState ClusteredScanStage::DoPointWork(WorkingMember** out) {
   ++keys_examined_;
   ++docs_examined_;
   member_.Clear();
-  member_.record_key = ranges_[batch_ranges_[i]].start;
+  member_.record_key = walk_.ranges()[batch_ranges_[i]].start;
   member_.doc = DocumentView(reinterpret_cast<const uint8_t*>(batch_values_[i].data()));
   member_.has_doc = true;
   if (filter_ && !filter_.matches(member_.doc, &member_)) return StageState::kNeedTime;
@@ -181,59 +189,17 @@ StageState ClusteredScanStage::DoPointWork(WorkingMember** out) {
 StageState ClusteredScanStage::DoWork(WorkingMember** out) {
   if (released_) return Fail(Status(ErrorCode::kIllegalOperation, "the database was closed"));
   if (points_) return DoPointWork(out);
-  if (!it_) {
-    rocksdb::ReadOptions ro = ctx_.read_options();
-    lower_slice_ = rocksdb::Slice(prefix_);
-    upper_slice_ = rocksdb::Slice(prefix_end_);
-    ro.iterate_lower_bound = &lower_slice_;
-    ro.iterate_upper_bound = &upper_slice_;
-    it_.reset(ctx_.engine->db()->NewIterator(ro, ctx_.engine->data_cf()));
-  }
-  if (!in_range_) {
-    if (forward_) {
-      if (range_ >= ranges_.size()) return StageState::kEof;
-      const KeyRange& r = ranges_[range_];
-      if (!it_->Valid() || it_->key().compare(r.start) < 0) {
-        it_->Seek(r.start);
-        ++seeks_;
-      }
-    } else {
-      if (range_ == 0) return StageState::kEof;
-      const KeyRange& r = ranges_[range_ - 1];
-      if (!it_->Valid() || it_->key().compare(r.end) >= 0) {
-        it_->SeekForPrev(r.end);
-        ++seeks_;
-        if (it_->Valid() && it_->key().compare(r.end) >= 0) it_->Prev();
-      }
-    }
-    in_range_ = true;
-  } else if (it_->Valid()) {
-    if (forward_) {
-      it_->Next();
-    } else {
-      it_->Prev();
-    }
-  }
-  if (!it_->Valid()) {
-    if (!it_->status().ok()) return Fail(FromRocks(it_->status(), "clustered scan"));
-    return StageState::kEof;
-  }
-  const KeyRange& r = ranges_[forward_ ? range_ : range_ - 1];
-  bool inside = forward_ ? it_->key().compare(r.end) < 0 : it_->key().compare(r.start) >= 0;
-  if (!inside) {
-    in_range_ = false;
-    if (forward_) {
-      ++range_;
-    } else {
-      --range_;
-    }
-    return StageState::kNeedTime;
+  switch (walk_.Next(ctx_)) {
+    case RangeIterator::Step::kEof: return StageState::kEof;
+    case RangeIterator::Step::kNextRange: return StageState::kNeedTime;
+    case RangeIterator::Step::kError: return Fail(walk_.status());
+    case RangeIterator::Step::kKey: break;
   }
   ++keys_examined_;
   ++docs_examined_;
   member_.Clear();
-  member_.record_key = std::string_view(it_->key().data(), it_->key().size());
-  member_.doc = DocumentView(reinterpret_cast<const uint8_t*>(it_->value().data()));
+  member_.record_key = std::string_view(walk_.key().data(), walk_.key().size());
+  member_.doc = DocumentView(reinterpret_cast<const uint8_t*>(walk_.value().data()));
   member_.has_doc = true;
   if (filter_ && !filter_.matches(member_.doc, &member_)) return StageState::kNeedTime;
   *out = &member_;
@@ -250,7 +216,7 @@ void ClusteredScanStage::ExplainFields(BsonBuilder* out, ExplainVerbosity verbos
   if (verbosity != ExplainVerbosity::kQueryPlanner) {
     AppendCount(out, "keysExamined", keys_examined_);
     AppendCount(out, "docsExamined", docs_examined_);
-    AppendCount(out, "seeks", seeks_);
+    AppendCount(out, "seeks", walk_.seeks());
   }
 }
 

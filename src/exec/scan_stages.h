@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "exec/plan_stage.h"
+#include "exec/range_iterator.h"
 #include "index/index_bounds.h"
 
 namespace rockdoc::internal {
@@ -118,25 +119,19 @@ class ClusteredScanStage : public PlanStage {
  private:
   ReadContext ctx_;
   IndexBounds bounds_;
-  std::vector<KeyRange> ranges_;
   bool forward_;
   StageFilter filter_;
-  std::string prefix_, prefix_end_;
-  rocksdb::Slice lower_slice_, upper_slice_;
-  std::unique_ptr<rocksdb::Iterator> it_;
-  size_t range_ = 0;
-  bool in_range_ = false;
+  RangeIterator walk_;
   bool released_ = false;
   int64_t keys_examined_ = 0;
   int64_t docs_examined_ = 0;
-  int64_t seeks_ = 0;
   WorkingMember member_;
 
   // Point mode (see above): the next batch of point reads, in scan order.
   StageState DoPointWork(WorkingMember** out);
   bool points_ = false;
   size_t batch_limit_ = 0;                    // grows from small to large
-  std::vector<size_t> batch_ranges_;          // indexes into ranges_
+  std::vector<size_t> batch_ranges_;          // indexes into walk_.ranges()
   std::vector<rocksdb::Slice> batch_keys_;
   std::vector<rocksdb::PinnableSlice> batch_values_;
   std::vector<rocksdb::Status> batch_statuses_;

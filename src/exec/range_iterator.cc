@@ -1,0 +1,78 @@
+#include "exec/range_iterator.h"
+
+#include "storage/engine.h"
+
+namespace rockdoc::internal {
+
+RangeIterator::RangeIterator(std::string lower, std::string upper, std::vector<KeyRange> ranges,
+                             bool forward)
+    : lower_(std::move(lower)), upper_(std::move(upper)), ranges_(std::move(ranges)),
+      forward_(forward) {
+  range_ = forward_ ? 0 : ranges_.size();
+}
+
+Status RangeIterator::status() const {
+  if (it_ == nullptr) return Status(ErrorCode::kIllegalOperation, "the database was closed");
+  return FromRocks(it_->status(), "index scan");
+}
+
+bool RangeIterator::TakeRange(size_t* index) {
+  if (remaining_ranges() == 0) return false;
+  *index = forward_ ? range_++ : --range_;
+  return true;
+}
+
+// Positions the iterator at the first key of the current range, in scan
+// direction; false when no ranges remain.
+bool RangeIterator::PositionAtRange() {
+  if (remaining_ranges() == 0) return false;
+  const KeyRange& r = ranges_[forward_ ? range_ : range_ - 1];
+  if (forward_) {
+    // A previous range may already have left the iterator past this start.
+    if (!it_->Valid() || it_->key().compare(r.start) < 0) {
+      it_->Seek(r.start);
+      ++seeks_;
+    }
+  } else if (!it_->Valid() || it_->key().compare(r.end) >= 0) {
+    it_->SeekForPrev(r.end);
+    ++seeks_;
+    if (it_->Valid() && it_->key().compare(r.end) >= 0) it_->Prev();
+  }
+  return true;
+}
+
+RangeIterator::Step RangeIterator::Next(const ReadContext& ctx) {
+  if (!it_) {
+    rocksdb::ReadOptions ro = ctx.read_options();
+    lower_slice_ = rocksdb::Slice(lower_);
+    upper_slice_ = rocksdb::Slice(upper_);
+    ro.iterate_lower_bound = &lower_slice_;
+    ro.iterate_upper_bound = &upper_slice_;
+    it_.reset(ctx.engine->db()->NewIterator(ro, ctx.engine->data_cf()));
+  }
+  if (!in_range_) {
+    if (!PositionAtRange()) return Step::kEof;
+    in_range_ = true;
+  } else if (it_->Valid()) {
+    if (forward_) {
+      it_->Next();
+    } else {
+      it_->Prev();
+    }
+  }
+  if (!it_->Valid()) return it_->status().ok() ? Step::kEof : Step::kError;
+  const KeyRange& r = ranges_[forward_ ? range_ : range_ - 1];
+  bool inside = forward_ ? it_->key().compare(r.end) < 0 : it_->key().compare(r.start) >= 0;
+  if (!inside) {
+    in_range_ = false;
+    if (forward_) {
+      ++range_;
+    } else {
+      --range_;
+    }
+    return Step::kNextRange;
+  }
+  return Step::kKey;
+}
+
+}  // namespace rockdoc::internal
