@@ -325,10 +325,16 @@ TEST(Compare, IsATotalOrderOverRandomValues) {
     int ab = CompareValues(a, b), ba = CompareValues(b, a);
     ASSERT_EQ(ab < 0, ba > 0);
     ASSERT_EQ(ab == 0, ba == 0);
-    if (CanonicalTypeRank(a.type()) < CanonicalTypeRank(b.type())) ASSERT_LT(ab, 0);
+    if (CanonicalTypeRank(a.type()) < CanonicalTypeRank(b.type())) {
+      ASSERT_LT(ab, 0);
+    }
     int bc = CompareValues(b, c), ac = CompareValues(a, c);
-    if (ab <= 0 && bc <= 0) ASSERT_LE(ac, 0);
-    if (ab == 0 && bc == 0) ASSERT_EQ(ac, 0);
+    if (ab <= 0 && bc <= 0) {
+      ASSERT_LE(ac, 0);
+    }
+    if (ab == 0 && bc == 0) {
+      ASSERT_EQ(ac, 0);
+    }
   }
   // Sorting with the comparison must give a sequence that is ordered pairwise.
   std::vector<Element> sorted = values;

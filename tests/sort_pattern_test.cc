@@ -251,7 +251,9 @@ TEST(SortPatternProperty, SingleFieldKeysMatchReferenceAndSortIsConsistent) {
             << " want " << ValueToJson(want);
       }
     }
-    if (parts[0] == "a" && parts.size() == 1) EXPECT_GT(arrays, 50u) << "exercise arrays";
+    if (parts[0] == "a" && parts.size() == 1) {
+      EXPECT_GT(arrays, 50u) << "exercise arrays";
+    }
     std::vector<size_t> order(docs.size());
     std::iota(order.begin(), order.end(), 0);
     std::sort(order.begin(), order.end(),
