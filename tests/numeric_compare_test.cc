@@ -79,17 +79,23 @@ RefValue ParseExact(const std::string& text) {
 
 RefValue RefInt64(int64_t x) { return ParseExact(std::to_string(x)); }
 
+RefValue Special(int rank) {
+  RefValue v;
+  v.rank = rank;
+  return v;
+}
+
 RefValue RefDouble(double x) {
-  if (std::isnan(x)) return RefValue{0};
-  if (std::isinf(x)) return RefValue{x < 0 ? 1 : 3};
+  if (std::isnan(x)) return Special(0);
+  if (std::isinf(x)) return Special(x < 0 ? 1 : 3);
   char buf[1000];
   std::snprintf(buf, sizeof(buf), "%.800e", x);
   return ParseExact(buf);
 }
 
 RefValue RefDecimal(const Decimal128& d) {
-  if (d.IsNaN()) return RefValue{0};
-  if (d.IsInfinite()) return RefValue{d.IsNegative() ? 1 : 3};
+  if (d.IsNaN()) return Special(0);
+  if (d.IsInfinite()) return Special(d.IsNegative() ? 1 : 3);
   return ParseExact(d.ToString());
 }
 
