@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -141,6 +142,15 @@ bool ParseVerbosity(JSContext* cx, const JS::CallArgs& args, unsigned i, Explain
 
 Collection GetCollection(JSContext* cx, const std::string& db, const std::string& name) {
   return GetState(cx)->client->GetDatabase(db).GetCollection(name);
+}
+
+// Arguments 0 and 1 of every collection native: the database and
+// collection names.
+bool ArgCollection(JSContext* cx, const JS::CallArgs& args, std::optional<Collection>* out) {
+  std::string db, name;
+  if (!ArgString(cx, args, 0, &db) || !ArgString(cx, args, 1, &name)) return false;
+  out->emplace(GetCollection(cx, db, name));
+  return true;
 }
 
 // ---- results ----
@@ -295,21 +305,21 @@ NATIVE(Config) {
 
 NATIVE(InsertOne) {
   ARGS;
-  std::string db, coll;
+  std::optional<Collection> c;
   Document doc;
-  if (!ArgString(cx, args, 0, &db) || !ArgString(cx, args, 1, &coll) ||
+  if (!ArgCollection(cx, args, &c) ||
       !GetState(cx)->converter.ToDocument(cx, args.get(2), "document", &doc)) {
     return false;
   }
-  STATUS_OR_THROW(r, GetCollection(cx, db, coll).InsertOne(doc));
+  STATUS_OR_THROW(r, c->InsertOne(doc));
   return ReturnElement(cx, args, r.inserted_id);
 }
 
 // -> {insertedIds: {index: id}, insertedCount, writeErrors: [{index, code, codeName, errmsg}]}
 NATIVE(InsertMany) {
   ARGS;
-  std::string db, coll;
-  if (!ArgString(cx, args, 0, &db) || !ArgString(cx, args, 1, &coll)) return false;
+  std::optional<Collection> c;
+  if (!ArgCollection(cx, args, &c)) return false;
   bool is_array = false;
   if (!args.get(2).isObject() || !JS::IsArrayObject(cx, args[2], &is_array) || !is_array) {
     if (JS_IsExceptionPending(cx)) return false;
@@ -329,7 +339,7 @@ NATIVE(InsertMany) {
   }
   InsertManyOptions options;
   options.ordered = args.length() < 4 || args[3].isUndefined() || JS::ToBoolean(args[3]);
-  STATUS_OR_THROW(r, GetCollection(cx, db, coll).InsertMany(docs, options));
+  STATUS_OR_THROW(r, c->InsertMany(docs, options));
 
   // Map the inserted ids back to input positions: every position that is
   // not a write error (and, for an ordered insert, precedes the first one)
@@ -374,14 +384,14 @@ NATIVE(InsertMany) {
 
 NATIVE(Find) {
   ARGS;
-  std::string db, coll;
+  std::optional<Collection> c;
   Document filter;
   FindOptions options;
-  if (!ArgString(cx, args, 0, &db) || !ArgString(cx, args, 1, &coll) ||
+  if (!ArgCollection(cx, args, &c) ||
       !ArgDoc(cx, args, 2, "filter", &filter) || !ParseFindOptions(cx, args, 3, &options)) {
     return false;
   }
-  STATUS_OR_THROW(cursor, GetCollection(cx, db, coll).Find(filter, options));
+  STATUS_OR_THROW(cursor, c->Find(filter, options));
   JS::RootedObject obj(cx, JS_NewObject(cx, &kCursorClass));
   if (!obj) return false;
   ShellState* st = GetState(cx);
@@ -435,38 +445,38 @@ NATIVE(CursorClose) {
 
 NATIVE(FindOne) {
   ARGS;
-  std::string db, coll;
+  std::optional<Collection> c;
   Document filter;
   FindOptions options;
-  if (!ArgString(cx, args, 0, &db) || !ArgString(cx, args, 1, &coll) ||
+  if (!ArgCollection(cx, args, &c) ||
       !ArgDoc(cx, args, 2, "filter", &filter) || !ParseFindOptions(cx, args, 3, &options)) {
     return false;
   }
-  STATUS_OR_THROW(doc, GetCollection(cx, db, coll).FindOne(filter, options));
+  STATUS_OR_THROW(doc, c->FindOne(filter, options));
   return ReturnDoc(cx, args, doc);
 }
 
 NATIVE(Count) {
   ARGS;
-  std::string db, coll;
+  std::optional<Collection> c;
   Document filter;
   CountOptions options;
-  if (!ArgString(cx, args, 0, &db) || !ArgString(cx, args, 1, &coll) ||
+  if (!ArgCollection(cx, args, &c) ||
       !ArgDoc(cx, args, 2, "filter", &filter) || !OptInt64(cx, args, 3, "skip", &options.skip) ||
       !OptInt64(cx, args, 3, "limit", &options.limit) ||
       !OptHint(cx, args, 3, &options.hint, &options.hint_name)) {
     return false;
   }
-  STATUS_OR_THROW(n, GetCollection(cx, db, coll).CountDocuments(filter, options));
+  STATUS_OR_THROW(n, c->CountDocuments(filter, options));
   args.rval().setNumber(static_cast<double>(n));
   return true;
 }
 
 NATIVE(EstimatedCount) {
   ARGS;
-  std::string db, coll;
-  if (!ArgString(cx, args, 0, &db) || !ArgString(cx, args, 1, &coll)) return false;
-  STATUS_OR_THROW(n, GetCollection(cx, db, coll).EstimatedDocumentCount());
+  std::optional<Collection> c;
+  if (!ArgCollection(cx, args, &c)) return false;
+  STATUS_OR_THROW(n, c->EstimatedDocumentCount());
   args.rval().setNumber(static_cast<double>(n));
   return true;
 }
@@ -500,46 +510,44 @@ bool ParseUpdateOptions(JSContext* cx, const JS::CallArgs& args, unsigned i, Upd
 // update(db, coll, filter, update, options, multi)
 NATIVE(Update) {
   ARGS;
-  std::string db, coll;
+  std::optional<Collection> c;
   Document filter, update;
   UpdateOptions options;
-  if (!ArgString(cx, args, 0, &db) || !ArgString(cx, args, 1, &coll) ||
+  if (!ArgCollection(cx, args, &c) ||
       !ArgDoc(cx, args, 2, "filter", &filter) ||
       !GetState(cx)->converter.ToDocument(cx, args.get(3), "update", &update) ||
       !ParseUpdateOptions(cx, args, 4, &options)) {
     return false;
   }
-  Collection c = GetCollection(cx, db, coll);
-  STATUS_OR_THROW(r, ArgBool(args, 5) ? c.UpdateMany(filter, update, options)
-                                      : c.UpdateOne(filter, update, options));
+    STATUS_OR_THROW(r, ArgBool(args, 5) ? c->UpdateMany(filter, update, options)
+                                      : c->UpdateOne(filter, update, options));
   return ReturnUpdateResult(cx, args, r);
 }
 
 // replaceOne(db, coll, filter, replacement, upsert)
 NATIVE(ReplaceOne) {
   ARGS;
-  std::string db, coll;
+  std::optional<Collection> c;
   Document filter, replacement;
-  if (!ArgString(cx, args, 0, &db) || !ArgString(cx, args, 1, &coll) ||
+  if (!ArgCollection(cx, args, &c) ||
       !ArgDoc(cx, args, 2, "filter", &filter) ||
       !GetState(cx)->converter.ToDocument(cx, args.get(3), "replacement", &replacement)) {
     return false;
   }
-  STATUS_OR_THROW(r, GetCollection(cx, db, coll).ReplaceOne(filter, replacement, ArgBool(args, 4)));
+  STATUS_OR_THROW(r, c->ReplaceOne(filter, replacement, ArgBool(args, 4)));
   return ReturnUpdateResult(cx, args, r);
 }
 
 // remove(db, coll, filter, multi) -> deletedCount
 NATIVE(Delete) {
   ARGS;
-  std::string db, coll;
+  std::optional<Collection> c;
   Document filter;
-  if (!ArgString(cx, args, 0, &db) || !ArgString(cx, args, 1, &coll) ||
+  if (!ArgCollection(cx, args, &c) ||
       !ArgDoc(cx, args, 2, "filter", &filter)) {
     return false;
   }
-  Collection c = GetCollection(cx, db, coll);
-  STATUS_OR_THROW(r, ArgBool(args, 3) ? c.DeleteMany(filter) : c.DeleteOne(filter));
+    STATUS_OR_THROW(r, ArgBool(args, 3) ? c->DeleteMany(filter) : c->DeleteOne(filter));
   args.rval().setNumber(static_cast<double>(r.deleted_count));
   return true;
 }
@@ -582,30 +590,30 @@ NATIVE(FindOneAndReplace) { return FindOneAndModify(cx, argc, vp, true); }
 
 NATIVE(FindOneAndDelete) {
   ARGS;
-  std::string db, coll;
+  std::optional<Collection> c;
   Document filter;
   FindOneAndModifyOptions options;
-  if (!ArgString(cx, args, 0, &db) || !ArgString(cx, args, 1, &coll) ||
+  if (!ArgCollection(cx, args, &c) ||
       !ArgDoc(cx, args, 2, "filter", &filter) || !ParseModifyOptions(cx, args, 3, &options)) {
     return false;
   }
-  STATUS_OR_THROW(doc, GetCollection(cx, db, coll).FindOneAndDelete(filter, options));
+  STATUS_OR_THROW(doc, c->FindOneAndDelete(filter, options));
   return ReturnDoc(cx, args, doc);
 }
 
 // explainFind(db, coll, filter, options, verbosity)
 NATIVE(ExplainFind) {
   ARGS;
-  std::string db, coll;
+  std::optional<Collection> c;
   Document filter;
   FindOptions options;
   ExplainVerbosity verbosity;
-  if (!ArgString(cx, args, 0, &db) || !ArgString(cx, args, 1, &coll) ||
+  if (!ArgCollection(cx, args, &c) ||
       !ArgDoc(cx, args, 2, "filter", &filter) || !ParseFindOptions(cx, args, 3, &options) ||
       !ParseVerbosity(cx, args, 4, &verbosity)) {
     return false;
   }
-  STATUS_OR_THROW(doc, GetCollection(cx, db, coll).ExplainFind(filter, options, verbosity));
+  STATUS_OR_THROW(doc, c->ExplainFind(filter, options, verbosity));
   return ReturnDoc(cx, args, doc);
 }
 
@@ -630,25 +638,25 @@ NATIVE(ExplainUpdate) {
 // explainDelete(db, coll, filter, multi, verbosity)
 NATIVE(ExplainDelete) {
   ARGS;
-  std::string db, coll;
+  std::optional<Collection> c;
   Document filter;
   ExplainVerbosity verbosity;
-  if (!ArgString(cx, args, 0, &db) || !ArgString(cx, args, 1, &coll) ||
+  if (!ArgCollection(cx, args, &c) ||
       !ArgDoc(cx, args, 2, "filter", &filter) || !ParseVerbosity(cx, args, 4, &verbosity)) {
     return false;
   }
   STATUS_OR_THROW(doc,
-                  GetCollection(cx, db, coll).ExplainDelete(filter, ArgBool(args, 3), verbosity));
+                  c->ExplainDelete(filter, ArgBool(args, 3), verbosity));
   return ReturnDoc(cx, args, doc);
 }
 
 // createIndex(db, coll, keys, {name, unique, sparse, partialFilterExpression})
 NATIVE(CreateIndex) {
   ARGS;
-  std::string db, coll;
+  std::optional<Collection> c;
   Document keys;
   IndexOptions options;
-  if (!ArgString(cx, args, 0, &db) || !ArgString(cx, args, 1, &coll) ||
+  if (!ArgCollection(cx, args, &c) ||
       !GetState(cx)->converter.ToDocument(cx, args.get(2), "index key pattern", &keys) ||
       !OptString(cx, args, 3, "name", &options.name) ||
       !OptBool(cx, args, 3, "unique", &options.unique) ||
@@ -656,7 +664,7 @@ NATIVE(CreateIndex) {
       !OptDoc(cx, args, 3, "partialFilterExpression", &options.partial_filter_expression)) {
     return false;
   }
-  STATUS_OR_THROW(name, GetCollection(cx, db, coll).CreateIndex(keys, options));
+  STATUS_OR_THROW(name, c->CreateIndex(keys, options));
   JSString* s = NewJsString(cx, name);
   if (!s) return false;
   args.rval().setString(s);
@@ -665,27 +673,26 @@ NATIVE(CreateIndex) {
 
 NATIVE(ListIndexes) {
   ARGS;
-  std::string db, coll;
-  if (!ArgString(cx, args, 0, &db) || !ArgString(cx, args, 1, &coll)) return false;
-  STATUS_OR_THROW(indexes, GetCollection(cx, db, coll).ListIndexes());
+  std::optional<Collection> c;
+  if (!ArgCollection(cx, args, &c)) return false;
+  STATUS_OR_THROW(indexes, c->ListIndexes());
   return ReturnDocs(cx, args, indexes);
 }
 
 // dropIndex(db, coll, nameOrKeyPattern)
 NATIVE(DropIndex) {
   ARGS;
-  std::string db, coll;
-  if (!ArgString(cx, args, 0, &db) || !ArgString(cx, args, 1, &coll)) return false;
-  Collection c = GetCollection(cx, db, coll);
-  Status status;
+  std::optional<Collection> c;
+  if (!ArgCollection(cx, args, &c)) return false;
+    Status status;
   if (args.get(2).isString()) {
     std::string name;
     if (!JsStringToUtf8(cx, args[2].toString(), &name)) return false;
-    status = c.DropIndex(name);
+    status = c->DropIndex(name);
   } else {
     Document keys;
     if (!GetState(cx)->converter.ToDocument(cx, args.get(2), "index", &keys)) return false;
-    status = c.DropIndexByKey(keys);
+    status = c->DropIndexByKey(keys);
   }
   if (!status.ok()) return ThrowStatus(cx, status);
   args.rval().setUndefined();
@@ -694,9 +701,9 @@ NATIVE(DropIndex) {
 
 NATIVE(DropIndexes) {
   ARGS;
-  std::string db, coll;
-  if (!ArgString(cx, args, 0, &db) || !ArgString(cx, args, 1, &coll)) return false;
-  Status status = GetCollection(cx, db, coll).DropIndexes();
+  std::optional<Collection> c;
+  if (!ArgCollection(cx, args, &c)) return false;
+  Status status = c->DropIndexes();
   if (!status.ok()) return ThrowStatus(cx, status);
   args.rval().setUndefined();
   return true;
@@ -731,9 +738,9 @@ NATIVE(RenameCollection) {
 
 NATIVE(Validate) {
   ARGS;
-  std::string db, coll;
-  if (!ArgString(cx, args, 0, &db) || !ArgString(cx, args, 1, &coll)) return false;
-  STATUS_OR_THROW(r, GetCollection(cx, db, coll).Validate());
+  std::optional<Collection> c;
+  if (!ArgCollection(cx, args, &c)) return false;
+  STATUS_OR_THROW(r, c->Validate());
   JS::RootedObject obj(cx, JS_NewPlainObject(cx));
   if (!obj) return false;
   JS::RootedValue valid(cx, JS::BooleanValue(r.valid));
@@ -754,10 +761,9 @@ NATIVE(Validate) {
 // storage-size figures per collection).
 NATIVE(CollStats) {
   ARGS;
-  std::string db, coll;
-  if (!ArgString(cx, args, 0, &db) || !ArgString(cx, args, 1, &coll)) return false;
-  Collection c = GetCollection(cx, db, coll);
-  STATUS_OR_THROW(cursor, c.Find(Document()));
+  std::optional<Collection> c;
+  if (!ArgCollection(cx, args, &c)) return false;
+    STATUS_OR_THROW(cursor, c->Find(Document()));
   double count = 0, size = 0, max_size = 0;
   while (cursor.Next()) {
     double s = static_cast<double>(cursor.document().size());
@@ -768,7 +774,7 @@ NATIVE(CollStats) {
     if (static_cast<int64_t>(count) % 4096 == 0 && !JS_CheckForInterrupt(cx)) return false;
   }
   if (!cursor.status().ok()) return ThrowStatus(cx, cursor.status());
-  STATUS_OR_THROW(indexes, c.ListIndexes());
+  STATUS_OR_THROW(indexes, c->ListIndexes());
   std::vector<std::string> names;
   for (const Document& index : indexes) {
     Element name = index.Get("name");
