@@ -52,6 +52,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_util.h"
 #include "keystring/keystring.h"
 #include "rockdoc/client.h"
 #include "rockdoc/json.h"
@@ -86,8 +87,7 @@ int64_t NumDocs() {
 // The secondary indexes, in the order the insert curve adds them.
 const char* const kIndexSpecs[] = {R"({"k": 1})", R"({"a": 1, "b": 1})", R"({"c": 1})",
                                    R"({"d": 1})", R"({"e": 1})"};
-const std::vector<std::vector<std::string>> kIndexFields = {
-    {"k"}, {"a", "b"}, {"c"}, {"d"}, {"e"}};
+const std::vector<std::vector<std::string>> kIndexFields = {{"k"}, {"a", "b"}, {"c"}, {"d"}, {"e"}};
 
 // The raw database's prefixes: records under 1 (as rockdoc's first
 // collection), index i under 2 + i.
@@ -597,60 +597,31 @@ std::string ExplainSummary(const char* projection, int64_t w) {
 
 // ---- Reporting ----
 
-class RatioReporter : public benchmark::ConsoleReporter {
- public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    for (const Run& run : runs) {
-      if (run.run_type != Run::RT_Iteration || run.error_occurred) continue;
-      auto it = run.counters.find("items_per_second");
-      if (it != run.counters.end()) rates_[run.benchmark_name()] = it->second;
-    }
-    ConsoleReporter::ReportRuns(runs);
+void PrintRatios(const rockdoc::bench::RatioReporter& r) {
+  std::printf("\nRatios (items per second, same run; %lld documents):\n",
+              static_cast<long long>(NumDocs()));
+  r.Ratio("lookup {k: v}: rockdoc / raw seek+get", "Lookup/rockdoc", "Lookup/raw", 0.5);
+  r.Ratio("100 _ids: $in / 100 findOne", "IdIn/rockdoc_in", "IdIn/rockdoc_findone", 3.0);
+  r.Ratio("100 _ids: $in / raw MultiGet", "IdIn/rockdoc_in", "IdIn/raw_multiget");
+  r.Ratio("100 _ids: 100 findOne / 100 raw Get", "IdIn/rockdoc_findone", "IdIn/raw_get");
+  r.Ratio("100 _ids: raw MultiGet / 100 raw Get", "IdIn/raw_multiget", "IdIn/raw_get");
+  for (const char* w : {"100", "1000"}) {
+    r.Ratio(std::string("range of ") + w + ": covered / fetched",
+            std::string("Covered/rockdoc/") + w, std::string("Fetched/rockdoc/") + w, 2.0);
   }
-  double Rate(const std::string& name) const {
-    for (const auto& [k, v] : rates_) {
-      // Names carry suffixes such as "/iterations:1000/real_time".
-      if (k == name || k.rfind(name + "/", 0) == 0) return v;
-    }
-    return 0;
-  }
-  void Ratio(const std::string& what, const std::string& a, const std::string& b,
-             double goal = 0) const {
-    double x = Rate(a), y = Rate(b);
-    if (x == 0 || y == 0) return;
-    std::printf("  %-46s %11.0f / %11.0f /s = %6.3f", what.c_str(), x, y, x / y);
-    if (goal > 0) std::printf("  (goal >= %.1f: %s)", goal, x / y >= goal ? "met" : "MISSED");
-    std::printf("\n");
-  }
-  void PrintRatios() const {
-    std::printf("\nRatios (items per second, same run; %lld documents):\n",
-                static_cast<long long>(NumDocs()));
-    Ratio("lookup {k: v}: rockdoc / raw seek+get", "Lookup/rockdoc", "Lookup/raw", 0.5);
-    Ratio("100 _ids: $in / 100 findOne", "IdIn/rockdoc_in", "IdIn/rockdoc_findone", 3.0);
-    Ratio("100 _ids: $in / raw MultiGet", "IdIn/rockdoc_in", "IdIn/raw_multiget");
-    Ratio("100 _ids: 100 findOne / 100 raw Get", "IdIn/rockdoc_findone", "IdIn/raw_get");
-    Ratio("100 _ids: raw MultiGet / 100 raw Get", "IdIn/raw_multiget", "IdIn/raw_get");
-    for (const char* w : {"100", "1000"}) {
-      Ratio(std::string("range of ") + w + ": covered / fetched", std::string("Covered/rockdoc/") + w,
-            std::string("Fetched/rockdoc/") + w, 2.0);
-    }
-    for (const char* n : {"0", "1", "2", "5"}) {
-      Ratio(std::string("insert, ") + n + " indexes: rockdoc / raw same entries",
+  for (const char* n : {"0", "1", "2", "5"}) {
+    r.Ratio(std::string("insert, ") + n + " indexes: rockdoc / raw same entries",
             std::string("Insert/rockdoc/") + n, std::string("Insert/raw/") + n);
-    }
-    for (const char* n : {"1", "2", "5"}) {
-      Ratio(std::string("insert: rockdoc ") + n + " indexes / rockdoc 0",
-            std::string("Insert/rockdoc/") + n, "Insert/rockdoc/0");
-    }
-    for (const char* n : {"0", "1", "2", "5"}) {
-      Ratio(std::string("insert: rockdoc ") + n + " indexes / raw docs only",
-            std::string("Insert/rockdoc/") + n, "Insert/raw/0");
-    }
   }
-
- private:
-  std::map<std::string, double> rates_;
-};
+  for (const char* n : {"1", "2", "5"}) {
+    r.Ratio(std::string("insert: rockdoc ") + n + " indexes / rockdoc 0",
+            std::string("Insert/rockdoc/") + n, "Insert/rockdoc/0");
+  }
+  for (const char* n : {"0", "1", "2", "5"}) {
+    r.Ratio(std::string("insert: rockdoc ") + n + " indexes / raw docs only",
+            std::string("Insert/rockdoc/") + n, "Insert/raw/0");
+  }
+}
 
 void Register() {
   int64_t batches = NumDocs() / kBatch;
@@ -670,7 +641,9 @@ void Register() {
   }
   benchmark::RegisterBenchmark("Lookup/raw", LookupRaw)->MinTime(3.0);
   benchmark::RegisterBenchmark("Lookup/rockdoc", LookupRockdoc)->MinTime(3.0);
-  benchmark::RegisterBenchmark("IdIn/raw_get", IdGetRaw)->Unit(benchmark::kMicrosecond)->MinTime(2.0);
+  benchmark::RegisterBenchmark("IdIn/raw_get", IdGetRaw)
+      ->Unit(benchmark::kMicrosecond)
+      ->MinTime(2.0);
   benchmark::RegisterBenchmark("IdIn/raw_multiget", IdMultiGetRaw)
       ->Unit(benchmark::kMicrosecond)
       ->MinTime(2.0);
@@ -698,9 +671,9 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   Register();
-  RatioReporter reporter;
+  rockdoc::bench::RatioReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
-  reporter.PrintRatios();
+  PrintRatios(reporter);
   if (g_data != nullptr && g_data->rockdoc_ready) {
     std::printf("\nExplain (executionStats) of the range queries:\n");
     for (int64_t w : {100, 1000}) {

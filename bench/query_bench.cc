@@ -54,6 +54,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_util.h"
 #include "keystring/keystring.h"
 #include "query/match_expression.h"
 #include "query/update/update_driver.h"
@@ -337,8 +338,7 @@ void PushRockdoc(benchmark::State& state) {
     }
   }
   auto after = c.FindOne(filter);
-  if (!after.ok() || !after->has_value() ||
-      (*after)->GetPath("log.999.ts").Int64() != ts - 1 ||
+  if (!after.ok() || !after->has_value() || (*after)->GetPath("log.999.ts").Int64() != ts - 1 ||
       (*after)->Get("log").Array().CountFields() != kLogEntries) {
     state.SkipWithError("unexpected document after the updates");
   }
@@ -388,7 +388,10 @@ Document MakeBigDoc() {
   std::string text(1000, 'x');
   while (b.size() + 1100 < kBigDocBytes) {
     for (char& ch : text) ch = static_cast<char>('a' + rng() % 26);
-    b.OpenDocument("").AppendInt64("at", static_cast<int64_t>(rng() % 1000000)).AppendString("text", text).Close();
+    b.OpenDocument("")
+        .AppendInt64("at", static_cast<int64_t>(rng() % 1000000))
+        .AppendString("text", text)
+        .Close();
   }
   b.Close();
   return std::move(b).Build();
@@ -412,7 +415,8 @@ void BigDocRockdoc(benchmark::State& state) {
   }
   rockdoc::StorageStats after = env.client->GetStorageStats();
   double n = static_cast<double>(state.iterations());
-  state.counters["written_B_per_update"] = static_cast<double>(after.bytes_written - before.bytes_written) / n;
+  state.counters["written_B_per_update"] =
+      static_cast<double>(after.bytes_written - before.bytes_written) / n;
   state.counters["wal_B_per_update"] = static_cast<double>(after.wal_bytes - before.wal_bytes) / n;
   state.SetItemsProcessed(state.iterations());
   state.SetBytesProcessed(static_cast<int64_t>(doc.size()) * state.iterations());
@@ -446,45 +450,22 @@ void BigDocRaw(benchmark::State& state) {
 
 // ---- Reporting ----
 
-class RatioReporter : public benchmark::ConsoleReporter {
- public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    for (const Run& run : runs) {
-      if (run.run_type != Run::RT_Iteration || run.error_occurred) continue;
-      auto it = run.counters.find("items_per_second");
-      if (it != run.counters.end()) rates_[run.run_name.function_name] = it->second;
-      for (const char* c : {"written_B_per_update", "wal_B_per_update"}) {
-        auto w = run.counters.find(c);
-        if (w != run.counters.end()) extra_[run.run_name.function_name + " " + c] = w->second;
-      }
-    }
-    ConsoleReporter::ReportRuns(runs);
-  }
-  void Ratio(const char* what, const std::string& a, const std::string& b) const {
-    auto x = rates_.find(a), y = rates_.find(b);
-    if (x == rates_.end() || y == rates_.end() || y->second == 0) return;
-    std::printf("  %-44s %12.0f / %12.0f /s = %.3f\n", what, x->second, y->second,
-                x->second / y->second);
-  }
-  void PrintRatios() const {
-    std::printf("\nRatios (items per second, same run):\n");
-    Ratio("filter: rockdoc CountDocuments / raw scan", "Filter/rockdoc", "Filter/raw");
-    Ratio("filter: rockdoc / raw scan + matcher", "Filter/rockdoc", "Filter/raw_matcher");
-    Ratio("filter: raw scan + matcher / raw scan", "Filter/raw_matcher", "Filter/raw");
-    Ratio("filter: rockdoc / matcher in memory", "Filter/rockdoc", "Filter/matcher");
-    Ratio("push: rockdoc updateOne / raw Get+Put", "Push/rockdoc", "Push/raw");
-    Ratio("push: rockdoc updateOne / UpdateDriver::Apply", "Push/rockdoc", "Push/driver");
-    Ratio("1 MB doc: rockdoc $inc / raw Put of 1 MB", "BigDoc/rockdoc", "BigDoc/raw");
-    for (const auto& [name, v] : extra_) std::printf("  %-44s %14.0f\n", name.c_str(), v);
-  }
-
- private:
-  std::map<std::string, double> rates_;
-  std::map<std::string, double> extra_;
-};
+void PrintRatios(const rockdoc::bench::RatioReporter& r) {
+  std::printf("\nRatios (items per second, same run):\n");
+  r.Ratio("filter: rockdoc CountDocuments / raw scan", "Filter/rockdoc", "Filter/raw");
+  r.Ratio("filter: rockdoc / raw scan + matcher", "Filter/rockdoc", "Filter/raw_matcher");
+  r.Ratio("filter: raw scan + matcher / raw scan", "Filter/raw_matcher", "Filter/raw");
+  r.Ratio("filter: rockdoc / matcher in memory", "Filter/rockdoc", "Filter/matcher");
+  r.Ratio("push: rockdoc updateOne / raw Get+Put", "Push/rockdoc", "Push/raw");
+  r.Ratio("push: rockdoc updateOne / UpdateDriver::Apply", "Push/rockdoc", "Push/driver");
+  r.Ratio("1 MB doc: rockdoc $inc / raw Put of 1 MB", "BigDoc/rockdoc", "BigDoc/raw");
+  r.PrintExtras();
+}
 
 void Register() {
-  benchmark::RegisterBenchmark("Filter/raw", FilterRaw)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+  benchmark::RegisterBenchmark("Filter/raw", FilterRaw)
+      ->Unit(benchmark::kMillisecond)
+      ->MinTime(2.0);
   benchmark::RegisterBenchmark("Filter/raw_matcher", FilterRawMatcher)
       ->Unit(benchmark::kMillisecond)
       ->MinTime(2.0);
@@ -498,7 +479,9 @@ void Register() {
   benchmark::RegisterBenchmark("Push/rockdoc", PushRockdoc)
       ->Unit(benchmark::kMicrosecond)
       ->MinTime(2.0);
-  benchmark::RegisterBenchmark("Push/driver", PushDriver)->Unit(benchmark::kMicrosecond)->MinTime(2.0);
+  benchmark::RegisterBenchmark("Push/driver", PushDriver)
+      ->Unit(benchmark::kMicrosecond)
+      ->MinTime(2.0);
   // Fixed counts: each 1 MB write fills the 64 MB memtable in ~60 updates,
   // so flushes (and their cost) are part of both figures.
   benchmark::RegisterBenchmark("BigDoc/raw", BigDocRaw)
@@ -517,9 +500,9 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   Register();
-  RatioReporter reporter;
+  rockdoc::bench::RatioReporter reporter({"written_B_per_update", "wal_B_per_update"});
   benchmark::RunSpecifiedBenchmarks(&reporter);
-  reporter.PrintRatios();
+  PrintRatios(reporter);
   benchmark::Shutdown();
   delete &TheEnv();
   return 0;

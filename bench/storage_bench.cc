@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_util.h"
 #include "keystring/keystring.h"
 #include "rockdoc/client.h"
 #include "storage/engine.h"
@@ -68,10 +69,10 @@ Document MakeDoc(int64_t id, size_t size, std::mt19937_64& rng) {
 struct DataSet {
   size_t doc_size = 0;
   int64_t count = 0;
-  std::vector<Document> docs;          // in insertion order (shuffled _ids)
-  std::vector<std::string> keys;       // rockdoc's record key of docs[i]
-  uint64_t bytes = 0;                  // total BSON bytes
-  std::string root;                    // /tmp/rockdoc-storage-bench-XXXXXX
+  std::vector<Document> docs;     // in insertion order (shuffled _ids)
+  std::vector<std::string> keys;  // rockdoc's record key of docs[i]
+  uint64_t bytes = 0;             // total BSON bytes
+  std::string root;               // /tmp/rockdoc-storage-bench-XXXXXX
   std::unique_ptr<rockdoc::Client> client;
   rocksdb::DB* raw = nullptr;
   bool rockdoc_loaded = false, raw_loaded = false;
@@ -116,7 +117,8 @@ struct DataSet {
 
   void LoadRockdoc() {
     for (size_t i = 0; i < docs.size(); i += kBatch) {
-      std::vector<Document> batch(docs.begin() + i, docs.begin() + std::min(docs.size(), i + kBatch));
+      std::vector<Document> batch(docs.begin() + i,
+                                  docs.begin() + std::min(docs.size(), i + kBatch));
       auto r = Coll().InsertMany(batch);
       if (!r.ok() || !r->ok()) std::abort();
     }
@@ -125,7 +127,8 @@ struct DataSet {
   void LoadRaw() {
     for (size_t i = 0; i < docs.size(); i += kBatch) {
       rocksdb::WriteBatch wb;
-      for (size_t j = i; j < std::min(docs.size(), i + kBatch); ++j) wb.Put(keys[j], docs[j].bytes());
+      for (size_t j = i; j < std::min(docs.size(), i + kBatch); ++j)
+        wb.Put(keys[j], docs[j].bytes());
       if (!raw->Write(rocksdb::WriteOptions(), &wb).ok()) std::abort();
     }
     raw_loaded = true;
@@ -187,8 +190,8 @@ DataSet& Data(size_t doc_size) {
       d.docs.push_back(MakeDoc(id, doc_size, rng));
       d.bytes += d.docs.back().size();
       // Collection ids start at 1: the only collection has prefix 1.
-      d.keys.push_back(rockdoc::internal::RecordKey(
-          1, rockdoc::keystring::EncodeValue(*d.docs.back().begin())));
+      d.keys.push_back(
+          rockdoc::internal::RecordKey(1, rockdoc::keystring::EncodeValue(*d.docs.back().begin())));
     }
     char tmpl[] = "/tmp/rockdoc-storage-bench-XXXXXX";
     d.root = mkdtemp(tmpl);
@@ -316,36 +319,18 @@ void ScanRaw(benchmark::State& state, size_t size) {
 }
 
 // Collects items/s per benchmark name to print the ratios at the end.
-class RatioReporter : public benchmark::ConsoleReporter {
- public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    for (const Run& run : runs) {
-      auto it = run.counters.find("items_per_second");
-      if (it != run.counters.end() && run.run_type == Run::RT_Iteration) {
-        rates_[run.run_name.function_name] = it->second;
-      }
-    }
-    ConsoleReporter::ReportRuns(runs);
+// rockdoc / raw for every rockdoc benchmark that has a raw twin.
+void PrintRatios(const rockdoc::bench::RatioReporter& reporter) {
+  std::printf("\nrockdoc / raw RocksDB (items per second):\n");
+  for (const auto& [name, rate] : reporter.rates()) {
+    size_t at = name.find("/rockdoc/");
+    if (at == std::string::npos) continue;
+    std::string raw = name;
+    raw.replace(at, 9, "/raw/");
+    std::string op = name.substr(0, name.find('/'));
+    reporter.Ratio(name, name, raw, op == "FindById" ? 0.8 : 0.7);
   }
-  void PrintRatios() const {
-    std::printf("\nrockdoc / raw RocksDB (items per second):\n");
-    for (const auto& [name, rate] : rates_) {
-      if (name.find("/rockdoc/") == std::string::npos) continue;
-      std::string raw = name;
-      raw.replace(raw.find("/rockdoc/"), 9, "/raw/");
-      auto r = rates_.find(raw);
-      if (r == rates_.end() || r->second == 0) continue;
-      std::string op = name.substr(0, name.find('/'));
-      double goal = op == "FindById" ? 0.8 : 0.7;
-      double ratio = rate / r->second;
-      std::printf("  %-28s %12.0f / %12.0f = %.2f  (goal >= %.1f: %s)\n", name.c_str(), rate,
-                  r->second, ratio, goal, ratio >= goal ? "met" : "MISSED");
-    }
-  }
-
- private:
-  std::map<std::string, double> rates_;
-};
+}
 
 void Register() {
   for (size_t size : {size_t{300}, size_t{4096}}) {
@@ -359,7 +344,8 @@ void Register() {
         ->Iterations(batches)
         ->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark(("FindById/raw/" + s).c_str(), FindRaw, size)->MinTime(2.0);
-    benchmark::RegisterBenchmark(("FindById/rockdoc/" + s).c_str(), FindRockdoc, size)->MinTime(2.0);
+    benchmark::RegisterBenchmark(("FindById/rockdoc/" + s).c_str(), FindRockdoc, size)
+        ->MinTime(2.0);
     benchmark::RegisterBenchmark(("Scan/raw/" + s).c_str(), ScanRaw, size)
         ->Unit(benchmark::kMillisecond)
         ->MinTime(2.0);
@@ -375,9 +361,9 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   Register();
-  RatioReporter reporter;
+  rockdoc::bench::RatioReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
-  reporter.PrintRatios();
+  PrintRatios(reporter);
   std::fflush(stdout);
   DataSets().clear();
   benchmark::Shutdown();

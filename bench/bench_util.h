@@ -1,0 +1,69 @@
+// bench/bench_util.h: what every rockdoc benchmark shares: a console reporter
+// that remembers each run's rate so that the program can print, at the end,
+// the ratios measured in the same run (rockdoc against its reference).
+#ifndef ROCKDOC_BENCH_BENCH_UTIL_H_
+#define ROCKDOC_BENCH_BENCH_UTIL_H_
+
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace rockdoc::bench {
+
+class RatioReporter : public benchmark::ConsoleReporter {
+ public:
+  // `extra_counters`: user counters (besides items_per_second) to keep and
+  // list with PrintExtras().
+  explicit RatioReporter(std::vector<std::string> extra_counters = {})
+      : extra_counters_(std::move(extra_counters)) {}
+
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& run : runs) {
+      if (run.run_type != Run::RT_Iteration || run.error_occurred) continue;
+      auto it = run.counters.find("items_per_second");
+      if (it != run.counters.end()) rates_[run.benchmark_name()] = it->second;
+      for (const std::string& c : extra_counters_) {
+        auto w = run.counters.find(c);
+        if (w != run.counters.end()) extras_[run.benchmark_name() + " " + c] = w->second;
+      }
+    }
+    ConsoleReporter::ReportRuns(runs);
+  }
+
+  // Items per second of the run `name`; names may carry suffixes such as
+  // "/iterations:1000/real_time". 0 when there was no such run.
+  double Rate(const std::string& name) const {
+    for (const auto& [k, v] : rates_) {
+      if (k == name || k.rfind(name + "/", 0) == 0) return v;
+    }
+    return 0;
+  }
+
+  // Prints "what  a / b = ratio", and whether `goal` (if > 0) is met.
+  void Ratio(const std::string& what, const std::string& a, const std::string& b,
+             double goal = 0) const {
+    double x = Rate(a), y = Rate(b);
+    if (x == 0 || y == 0) return;
+    std::printf("  %-46s %11.0f / %11.0f /s = %6.3f", what.c_str(), x, y, x / y);
+    if (goal > 0) std::printf("  (goal >= %.1f: %s)", goal, x / y >= goal ? "met" : "MISSED");
+    std::printf("\n");
+  }
+
+  void PrintExtras() const {
+    for (const auto& [name, v] : extras_) std::printf("  %-46s %14.0f\n", name.c_str(), v);
+  }
+
+  const std::map<std::string, double>& rates() const { return rates_; }
+
+ private:
+  std::vector<std::string> extra_counters_;
+  std::map<std::string, double> rates_;
+  std::map<std::string, double> extras_;
+};
+
+}  // namespace rockdoc::bench
+
+#endif  // ROCKDOC_BENCH_BENCH_UTIL_H_
