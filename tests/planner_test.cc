@@ -408,5 +408,60 @@ TEST_F(DifferentialTest, EveryPlanReturnsWhatACollectionScanReturns) {
   EXPECT_GT(checked, 400);
 }
 
+// countDocuments answers from an index alone when it can, and counts what a
+// collection scan counts whatever the plan.
+TEST_F(DifferentialTest, CountsAgreeWithACollectionScan) {
+  for (int i = 0; i < 300; ++i) ASSERT_TRUE(coll_->InsertOne(Json(RandomDoc(i).c_str())).ok());
+  for (const char* spec : {R"({"a": 1})", R"({"b": 1, "c": 1})", R"({"a.x": 1})"}) {
+    ASSERT_TRUE(coll_->CreateIndex(Json(spec)).ok()) << spec;
+  }
+  int indexed = 0;
+  for (int q = 0; q < 200; ++q) {
+    std::string filter = Uniform(0, 2) == 0
+                             ? "{\"$and\": [" + RandomPredicate() + ", " + RandomPredicate() + "]}"
+                             : RandomPredicate();
+    CountOptions scan;
+    scan.hint = Json(R"({"$natural": 1})");
+    auto want = coll_->CountDocuments(Json(filter.c_str()), scan);
+    auto got = coll_->CountDocuments(Json(filter.c_str()));
+    ASSERT_EQ(want.ok(), got.ok()) << filter;
+    if (!want.ok()) continue;
+    EXPECT_EQ(*got, *want) << filter;
+    auto e = coll_->ExplainCount(Json(filter.c_str()), CountOptions(),
+                                 ExplainVerbosity::kExecutionStats);
+    ASSERT_TRUE(e.ok()) << e.status();
+    EXPECT_EQ(Stages(*e).front(), "COUNT") << filter;
+    if (Count(*e, "executionStats.totalKeysExamined") > 0) ++indexed;
+  }
+  EXPECT_GT(indexed, 20);
+}
+
+TEST_F(PlannerTest, CountThroughAnIndexExaminesKeysNotDocuments) {
+  for (int i = 0; i < 60; ++i) {
+    ASSERT_TRUE(coll_->InsertOne(Json(("{\"page\": " + std::to_string(i % 6) +
+                                       ", \"tags\": [" + std::to_string(i % 4) + ", 9]}")
+                                          .c_str()))
+                    .ok());
+  }
+  ASSERT_TRUE(coll_->CreateIndex(Json(R"({"page": 1})")).ok());
+  ASSERT_TRUE(coll_->CreateIndex(Json(R"({"tags": 1})")).ok());
+  EXPECT_EQ(*coll_->CountDocuments(Json(R"({"page": 2})")), 10);
+  auto e = coll_->ExplainCount(Json(R"({"page": 2})"), CountOptions(),
+                               ExplainVerbosity::kExecutionStats);
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_THAT(Stages(*e), ::testing::ElementsAre("COUNT", "PROJECTION_COVERED", "IXSCAN"));
+  EXPECT_EQ(Count(*e, "executionStats.totalKeysExamined"), 10);
+  EXPECT_EQ(Count(*e, "executionStats.totalDocsExamined"), 0);
+  // A multikey index cannot answer alone (one document has several keys):
+  // the plan fetches, and the count is still per document.
+  EXPECT_EQ(*coll_->CountDocuments(Json(R"({"tags": {"$gte": 0}})")), 60);
+  auto m = coll_->ExplainCount(Json(R"({"tags": 9})"), CountOptions(),
+                               ExplainVerbosity::kExecutionStats);
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(Count(*m, "executionStats.totalDocsExamined"), 60);
+  // Every document: the exact count from the metadata.
+  EXPECT_EQ(*coll_->CountDocuments(Document()), 60);
+}
+
 }  // namespace
 }  // namespace rockdoc

@@ -441,7 +441,10 @@ TEST_F(DamageTest, GarbledDataBlockIsReportedByReadsScansAndValidate) {
   }
   EXPECT_THAT(cursor->status(), StatusIs(ErrorCode::kDataCorruptionDetected, HasSubstr("checksum")));
   EXPECT_THAT(Coll().Validate(), StatusIs(ErrorCode::kDataCorruptionDetected, HasSubstr("checksum")));
-  EXPECT_THAT(Coll().CountDocuments(Document()), StatusIs(ErrorCode::kDataCorruptionDetected, HasSubstr("")));
+  // A count of every document reads the exact count kept in the metadata; a
+  // count with a filter scans the damaged block.
+  EXPECT_THAT(Coll().CountDocuments(Json(R"({"_id": {"$gte": 0}})")),
+              StatusIs(ErrorCode::kDataCorruptionDetected, HasSubstr("checksum")));
 }
 
 // ======================= Databases and collections =======================

@@ -372,6 +372,10 @@ class Collection {
 
   // Documents matching `filter`, counted.
   StatusOr<int64_t> CountDocuments(DocumentView filter, const CountOptions& options = {}) const;
+  // MongoDB's explain of the count: the plan under a COUNT stage. A count
+  // whose filter an index answers alone examines keys, not documents.
+  StatusOr<Document> ExplainCount(DocumentView filter, const CountOptions& options,
+                                  ExplainVerbosity verbosity) const;
   // The collection's document count from its metadata (exact in rockdoc:
   // the count is updated in the same transaction as the documents).
   StatusOr<int64_t> EstimatedDocumentCount() const;

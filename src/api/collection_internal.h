@@ -58,6 +58,10 @@ StatusOr<Document> ExplainQuery(const std::shared_ptr<const Engine>& engine,
                                 const CollectionMeta* meta, const std::string& ns,
                                 const CanonicalQuery& cq, ExplainVerbosity verbosity);
 
+// Wraps the plan of an explain in an outer stage (UPDATE, DELETE, COUNT), as
+// MongoDB's explain of those commands shows it.
+Document WrapExplain(const Document& explain, std::string_view stage);
+
 // The collection's metadata for a read (null when it does not exist).
 StatusOr<std::shared_ptr<CollectionMeta>> LookupForRead(const Engine& engine, const std::string& db,
                                                         const std::string& name);

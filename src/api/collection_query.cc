@@ -19,6 +19,29 @@ StatusOr<std::shared_ptr<CollectionMeta>> LookupForRead(const Engine& engine, co
   return engine.catalog().Find(db, name);
 }
 
+Document WrapExplain(const Document& explain, std::string_view stage) {
+  BsonBuilder b;
+  for (Element e : explain) {
+    if (e.key() != "queryPlanner" && e.key() != "executionStats") {
+      b.AppendElement(e);
+      continue;
+    }
+    b.OpenDocument(e.key());
+    for (Element f : e.Document()) {
+      if (f.key() == "winningPlan" || f.key() == "executionStages") {
+        b.OpenDocument(f.key());
+        b.AppendString("stage", stage);
+        b.AppendDocument("inputStage", f.Document());
+        b.Close();
+      } else {
+        b.AppendElement(f);
+      }
+    }
+    b.Close();
+  }
+  return std::move(b).Build();
+}
+
 Status CheckUpdateResultSize(const Document& doc, const std::vector<std::string>* changed_paths) {
   if (doc.size() > static_cast<size_t>(kMaxBsonObjectSize)) {
     return Status(ErrorCode::kUpdateResultTooLarge,
@@ -108,18 +131,69 @@ StatusOr<std::optional<Document>> Collection::FindOne(DocumentView filter,
   return std::optional<Document>();
 }
 
-StatusOr<int64_t> Collection::CountDocuments(DocumentView filter,
-                                             const CountOptions& options) const {
+namespace {
+
+// The top-level fields `e` tests; false when it tests something no index
+// key can answer alone ($nor, $not, dotted paths, constants).
+bool FilterFields(const MatchExpression* e, std::set<std::string>* fields) {
+  if (e->type() == MatchType::kAnd || e->type() == MatchType::kOr) {
+    for (size_t i = 0; i < e->num_children(); ++i) {
+      if (!FilterFields(e->child(i), fields)) return false;
+    }
+    return true;
+  }
+  if (e->is_logical() || e->path().empty() || e->path().find('.') != std::string::npos) {
+    return false;
+  }
+  fields->insert(e->path());
+  return true;
+}
+
+// A count never looks at the documents it counts, so it asks only for the
+// fields its filter tests: the planner can then answer from an index alone,
+// without fetching a document per match (MongoDB's COUNT_SCAN). Whether it
+// can is the planner's usual covering rule (no multikey, sparse or partial
+// index, no predicate that hinges on a missing field); otherwise the plan
+// fetches as before. The count is the same either way.
+StatusOr<FindOptions> CountAsFind(DocumentView filter, const CountOptions& options) {
   FindOptions fo;
   fo.skip = options.skip;
   fo.limit = options.limit;
   fo.hint = options.hint;
   fo.hint_name = options.hint_name;
+  ROCKDOC_ASSIGN_OR_RETURN(auto cq, internal::MakeCanonicalQuery(filter, fo));
+  std::set<std::string> fields;
+  if (cq->match_everything() || !FilterFields(cq->root.get(), &fields)) return fo;
+  BsonBuilder projection;
+  if (fields.count("_id") == 0) projection.AppendInt32("_id", 0);
+  for (const std::string& f : fields) projection.AppendInt32(f, 1);
+  fo.projection = std::move(projection).Build();
+  return fo;
+}
+
+}  // namespace
+
+StatusOr<int64_t> Collection::CountDocuments(DocumentView filter,
+                                             const CountOptions& options) const {
+  if (filter.empty() && options.skip == 0 && options.limit == 0 && options.hint.empty() &&
+      options.hint_name.empty()) {
+    // Every document: the collection's count is exact (kept in each write's
+    // transaction), no scan needed.
+    return EstimatedDocumentCount();
+  }
+  ROCKDOC_ASSIGN_OR_RETURN(FindOptions fo, CountAsFind(filter, options));
   ROCKDOC_ASSIGN_OR_RETURN(Cursor cursor, Find(filter, fo));
   int64_t n = 0;
   while (cursor.Next()) ++n;
   ROCKDOC_RETURN_IF_ERROR(cursor.status());
   return n;
+}
+
+StatusOr<Document> Collection::ExplainCount(DocumentView filter, const CountOptions& options,
+                                            ExplainVerbosity verbosity) const {
+  ROCKDOC_ASSIGN_OR_RETURN(FindOptions fo, CountAsFind(filter, options));
+  ROCKDOC_ASSIGN_OR_RETURN(Document explain, ExplainFind(filter, fo, verbosity));
+  return internal::WrapExplain(explain, "COUNT");
 }
 
 StatusOr<std::vector<Value>> Collection::Distinct(std::string_view field,

@@ -177,31 +177,6 @@ StatusOr<std::optional<Document>> Project(std::optional<Document> doc, const Doc
   return std::optional<Document>(std::move(projected));
 }
 
-// Wraps the plan of an explain in a write stage (UPDATE / DELETE), as
-// MongoDB's explain of a write shows it.
-Document WrapExplain(const Document& explain, std::string_view stage) {
-  BsonBuilder b;
-  for (Element e : explain) {
-    if (e.key() != "queryPlanner" && e.key() != "executionStats") {
-      b.AppendElement(e);
-      continue;
-    }
-    b.OpenDocument(e.key());
-    for (Element f : e.Document()) {
-      if (f.key() == "winningPlan" || f.key() == "executionStages") {
-        b.OpenDocument(f.key());
-        b.AppendString("stage", stage);
-        b.AppendDocument("inputStage", f.Document());
-        b.Close();
-      } else {
-        b.AppendElement(f);
-      }
-    }
-    b.Close();
-  }
-  return std::move(b).Build();
-}
-
 }  // namespace
 
 StatusOr<UpdateResult> Collection::UpdateOne(DocumentView filter, DocumentView update,
@@ -272,7 +247,7 @@ StatusOr<Document> ExplainWrite(const std::shared_ptr<internal::Engine>& engine,
   ROCKDOC_ASSIGN_OR_RETURN(
       Document explain,
       internal::ExplainQuery(engine, meta.get(), coll.full_name(), *cq, verbosity));
-  return WrapExplain(explain, stage);
+  return internal::WrapExplain(explain, stage);
 }
 
 }  // namespace
