@@ -1,6 +1,7 @@
 // rockdoc-lab: runs schema-pattern scenarios and reports what each variant
 // costs. Usage: rockdoc-lab [--scenario NAME|FILE] [--scenarios DIR]
-//                           [--out DIR] [--work DIR] [--quick] [--list]
+//                           [--out DIR] [--work DIR] [--quick] [--tiny]
+//                           [--repetitions N] [--list]
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -17,13 +18,14 @@ int Usage(const char* argv0, int status) {
   (status == 0 ? std::cout : std::cerr)
       << "usage: " << argv0
       << " [--scenario NAME|FILE.json]... [--scenarios DIR] [--out DIR] [--work DIR]"
-         " [--quick] [--tiny] [--list]\n"
+         " [--quick] [--tiny] [--repetitions N] [--list]\n"
          "  --scenario   run only this scenario (by name, or a scenario file)\n"
          "  --scenarios  directory of scenario files (default: the bundled ones)\n"
          "  --out        write results.json and report.md there\n"
          "  --work       scratch directory for the databases (default: a temporary one)\n"
          "  --quick      small sizes and few repetitions (under 2 minutes)\n"
          "  --tiny       the tests' sizes (seconds; checks the scenario runs)\n"
+         "  --repetitions N  override every profile's repetitions (rates are medians)\n"
          "  --list       list the scenarios and exit\n";
   return status;
 }
@@ -36,6 +38,7 @@ int main(int argc, char** argv) {
   std::string scenario_dir = rockdoc::lab::DefaultScenarioDir();
   std::string out_dir, work_dir;
   bool quick = false, tiny = false, list = false;
+  int repetitions = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
@@ -45,6 +48,10 @@ int main(int argc, char** argv) {
       tiny = true;
     } else if (arg == "--list") {
       list = true;
+    } else if (arg == "--repetitions") {
+      const char* v = next();
+      repetitions = v != nullptr ? std::atoi(v) : 0;
+      if (repetitions < 1) return Usage(argv[0], 2);
     } else if (arg == "--help" || arg == "-h") {
       return Usage(argv[0], 0);
     } else if (arg == "--scenario" || arg == "--scenarios" || arg == "--out" || arg == "--work") {
@@ -116,6 +123,7 @@ int main(int argc, char** argv) {
                  : quick ? rockdoc::lab::Mode::kQuick
                          : rockdoc::lab::Mode::kFull;
   options.work_dir = work_dir;
+  options.repetitions = repetitions;
   options.progress = [](const std::string& line) { std::cerr << line << std::endl; };
 
   std::vector<rockdoc::lab::ScenarioResult> results;

@@ -14,6 +14,7 @@ namespace rockdoc::lab {
 namespace {
 
 std::string Human(double v) {
+  if (std::isnan(v)) return "-";
   const double a = std::fabs(v);
   if (a >= 1e9) return absl::StrFormat("%.1fG", v / 1e9);
   if (a >= 1e6) return absl::StrFormat("%.1fM", v / 1e6);
@@ -34,6 +35,45 @@ std::string XmlEscape(std::string_view s) {
     }
   }
   return out;
+}
+
+// The cells of one row, shared by the terminal table and report.md: name,
+// size, rates, mixes, figures, verdict.
+std::vector<std::string> Header(const ScenarioResult& r) {
+  std::vector<std::string> h = {"variant", r.size_label, "reads/s", "writes/s"};
+  for (auto [reads, writes] : r.mixes) h.push_back(absl::StrFormat("ops/s %d:%d", reads, writes));
+  for (const char* c : {"keys/read", "docs/read", "B read/op", "B written/op", "avg doc",
+                        "max doc", "of 16MiB", "disk", "verdict"}) {
+    h.push_back(c);
+  }
+  return h;
+}
+
+std::vector<std::string> Cells(const Measurement& m) {
+  std::vector<std::string> c = {m.engine == "sqlite" ? m.variant + " (SQLite)" : m.variant,
+                                std::to_string(m.size)};
+  auto add = [&](double v) { c.push_back(m.failed() ? "-" : Human(v)); };
+  add(m.read_ops_per_sec);
+  add(m.write_ops_per_sec);
+  for (double v : m.mixed_ops_per_sec) add(v);
+  add(m.keys_examined);
+  add(m.docs_examined);
+  add(m.read_bytes_per_op);
+  add(m.written_bytes_per_op);
+  add(m.avg_doc_bytes);
+  add(static_cast<double>(m.max_doc_bytes));
+  c.push_back(m.failed() ? "-" : absl::StrFormat("%.3f%%", 100 * m.max_doc_share));
+  add(static_cast<double>(m.storage_bytes));
+  c.push_back(m.verdict);
+  return c;
+}
+
+void AppendNumber(BsonBuilder& b, std::string_view key, double v) {
+  if (std::isnan(v)) {
+    b.AppendNull(key);
+  } else {
+    b.AppendDouble(key, v);
+  }
 }
 
 // Colour-blind-safe palette (Okabe-Ito).
@@ -78,6 +118,10 @@ Document ResultsToBson(const std::vector<ScenarioResult>& results) {
     for (const std::string& v : r.variants) b.AppendString("", v);
     b.Close().OpenArray("sizes");
     for (int64_t s : r.sizes) b.AppendInt64("", s);
+    b.Close().OpenArray("mixes");
+    for (auto [reads, writes] : r.mixes) {
+      b.OpenDocument("").AppendInt64("reads", reads).AppendInt64("writes", writes).Close();
+    }
     b.Close().AppendBool("consistent", r.consistent).OpenArray("inconsistencies");
     for (const std::string& s : r.inconsistencies) b.AppendString("", s);
     b.Close().OpenArray("verdict");
@@ -86,10 +130,20 @@ Document ResultsToBson(const std::vector<ScenarioResult>& results) {
     for (const Measurement& m : r.rows) {
       b.OpenDocument("");
       b.AppendString("variant", m.variant).AppendInt64("size", m.size);
-      for (const Figure& f : Figures()) b.AppendDouble(f.key, f.get(m));
-      b.AppendDouble("walBytesPerOp", m.wal_bytes_per_op);
+      b.AppendString("engine", m.engine);
+      if (!m.mirrors.empty()) {
+        b.AppendString("mirrors", m.mirrors);
+        AppendNumber(b, "rockdocReadRatio", m.rockdoc_read_ratio);
+        AppendNumber(b, "rockdocWriteRatio", m.rockdoc_write_ratio);
+      }
+      if (m.failed()) b.AppendString("error", m.error).AppendInt32("errorCode", m.error_code);
+      for (const Figure& f : Figures()) AppendNumber(b, f.key, m.failed() ? NAN : f.get(m));
+      b.OpenArray("mixedOpsPerSec");
+      for (double v : m.mixed_ops_per_sec) AppendNumber(b, "", v);
+      b.Close();
+      AppendNumber(b, "walBytesPerOp", m.wal_bytes_per_op);
       b.AppendInt64("documents", m.documents);
-      b.AppendDouble("maxDocShareOf16MiB", m.max_doc_share);
+      AppendNumber(b, "maxDocShareOf16MiB", m.max_doc_share);
       b.AppendString("verdict", m.verdict);
       b.Close();
     }
@@ -120,7 +174,10 @@ std::string SvgChart(const ScenarioResult& r, const Figure& f) {
   constexpr double kW = 560, kH = 300, kLeft = 70, kRight = 150, kTop = 30, kBottom = 45;
   const double pw = kW - kLeft - kRight, ph = kH - kTop - kBottom;
   double ymax = 0;
-  for (const Measurement& m : r.rows) ymax = std::max(ymax, f.get(m));
+  auto plotted = [&](const Measurement& m) { return !m.failed() && !std::isnan(f.get(m)); };
+  for (const Measurement& m : r.rows) {
+    if (plotted(m)) ymax = std::max(ymax, f.get(m));
+  }
   if (ymax <= 0) ymax = 1;
   ymax *= 1.05;
   // Log x over the sizes (a size of 0 sits at the left edge).
@@ -167,14 +224,16 @@ std::string SvgChart(const ScenarioResult& r, const Figure& f) {
     std::vector<std::string> points;
     std::string marks;
     for (const Measurement& m : r.rows) {
-      if (m.variant != r.variants[vi]) continue;
+      if (m.variant != r.variants[vi] || !plotted(m)) continue;
       points.push_back(absl::StrFormat("%.1f,%.1f", px(m.size), py(f.get(m))));
       marks += absl::StrFormat("<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>", px(m.size),
                                py(f.get(m)), colour);
     }
-    s += absl::StrFormat(
-        "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"%s\"/>%s\n", colour,
-        absl::StrJoin(points, " "), marks);
+    if (!points.empty()) {
+      s += absl::StrFormat(
+          "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"%s\"/>%s\n",
+          colour, absl::StrJoin(points, " "), marks);
+    }
     const double ly = kTop + 10 + 18 * vi;
     s += absl::StrFormat(
         "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"/>"
@@ -187,17 +246,8 @@ std::string SvgChart(const ScenarioResult& r, const Figure& f) {
 }
 
 std::string TextTable(const ScenarioResult& r) {
-  std::vector<std::vector<std::string>> rows = {
-      {"variant", r.size_label, "reads/s", "writes/s", "keys/read", "docs/read", "B read/op",
-       "B written/op", "avg doc", "max doc", "of 16MiB", "disk", "verdict"}};
-  for (const Measurement& m : r.rows) {
-    rows.push_back({m.variant, std::to_string(m.size), Human(m.read_ops_per_sec),
-                    Human(m.write_ops_per_sec), Human(m.keys_examined), Human(m.docs_examined),
-                    Human(m.read_bytes_per_op), Human(m.written_bytes_per_op),
-                    Human(m.avg_doc_bytes), Human(static_cast<double>(m.max_doc_bytes)),
-                    absl::StrFormat("%.3f%%", 100 * m.max_doc_share),
-                    Human(static_cast<double>(m.storage_bytes)), m.verdict});
-  }
+  std::vector<std::vector<std::string>> rows = {Header(r)};
+  for (const Measurement& m : r.rows) rows.push_back(Cells(m));
   std::vector<size_t> width(rows[0].size(), 0);
   for (const auto& row : rows) {
     for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
@@ -237,19 +287,16 @@ std::string MarkdownReport(const std::vector<ScenarioResult>& results) {
                           r.mode, r.consistent ? "yes" : "NO");
     for (const std::string& v : r.inconsistencies) md += "- inconsistent: " + v + "\n";
     for (const std::string& v : r.verdict) md += "- **Verdict:** " + v + "\n";
-    md += absl::StrFormat(
-        "\n| variant | %s | reads/s | writes/s | keys/read | docs/read | bytes read/op | bytes "
-        "written/op | avg doc | max doc | of 16 MiB | disk | verdict |\n"
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
-        r.size_label);
+    const std::vector<std::string> header = Header(r);
+    md += "\n| " + absl::StrJoin(header, " | ") + " |\n|---|";
+    for (size_t i = 1; i + 1 < header.size(); ++i) md += "---:|";
+    md += "---|\n";
+    for (const Measurement& m : r.rows) md += "| " + absl::StrJoin(Cells(m), " | ") + " |\n";
     for (const Measurement& m : r.rows) {
-      md += absl::StrFormat("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %d | %.3f%% | %s | %s |\n",
-                            m.variant, m.size, Human(m.read_ops_per_sec),
-                            Human(m.write_ops_per_sec), Human(m.keys_examined),
-                            Human(m.docs_examined), Human(m.read_bytes_per_op),
-                            Human(m.written_bytes_per_op), Human(m.avg_doc_bytes), m.max_doc_bytes,
-                            100 * m.max_doc_share, Human(static_cast<double>(m.storage_bytes)),
-                            m.verdict);
+      if (m.failed()) {
+        md += absl::StrFormat("\n%s at %s %d: setup failed with code %d (%s).\n", m.variant,
+                              r.size_label, m.size, m.error_code, m.error);
+      }
     }
     for (const LimitResult& l : r.limits) {
       md += absl::StrFormat(

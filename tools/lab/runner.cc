@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <limits>
 #include <memory>
 
 #include "rockdoc/client.h"
+#include "backend.h"
 #include "rockdoc/json.h"
 
 namespace rockdoc::lab {
@@ -21,16 +23,6 @@ double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   size_t mid = v.size() / 2;
   return v.size() % 2 == 1 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
-}
-
-StatusOr<std::unique_ptr<Client>> Reopen(std::unique_ptr<Client> client, const std::string& dir) {
-  if (client != nullptr) {
-    // Close flushes the memtables: what follows reads SST files, and
-    // live_sst_bytes then counts everything written.
-    ROCKDOC_RETURN_IF_ERROR(client->Close());
-    client.reset();
-  }
-  return Client::Open(dir);
 }
 
 // The per-operation variables: $$op, then the scenario's let block.
@@ -46,13 +38,14 @@ StatusOr<Env> OpEnv(const Env& base, DocumentView let, int64_t op) {
 
 struct Timed {
   double seconds = 0;
-  StorageStats before, after;
+  IoCounters before, after;
 };
 
 // Runs `ops` for op numbers [first, first + count): the let blocks are
 // evaluated before the clock starts, the operations inside it.
-StatusOr<Timed> RunTimed(const Client& client, Executor& exec, const Env& base, DocumentView let,
+StatusOr<Timed> RunTimed(Backend& backend, const Env& base, DocumentView let,
                          const std::vector<Document>& ops, int64_t first, int count) {
+  Executor& exec = backend.executor();
   std::vector<Env> envs;
   envs.reserve(count);
   for (int k = 0; k < count; ++k) {
@@ -60,14 +53,14 @@ StatusOr<Timed> RunTimed(const Client& client, Executor& exec, const Env& base, 
     envs.push_back(std::move(e));
   }
   Timed t;
-  t.before = client.GetStorageStats();
+  t.before = backend.Io();
   auto start = std::chrono::steady_clock::now();
   for (const Env& e : envs) {
     Env run(&e);
     ROCKDOC_RETURN_IF_ERROR(exec.Run(ops, run));
   }
   t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  t.after = client.GetStorageStats();
+  t.after = backend.Io();
   return t;
 }
 
@@ -85,11 +78,36 @@ std::string Ratio(double a, double b) {
   return x >= 0.1 ? absl::StrFormat("%.1fx", x) : absl::StrFormat("%.2gx", x);
 }
 
+// Throughput of a read:write mix from the separately measured rates.
+double MixedRate(const Measurement& m, int64_t reads, int64_t writes) {
+  if (m.failed() || m.read_ops_per_sec <= 0 || m.write_ops_per_sec <= 0) {
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+  return static_cast<double>(reads + writes) /
+         (reads / m.read_ops_per_sec + writes / m.write_ops_per_sec);
+}
+
 void Summarize(ScenarioResult& r) {
+  for (Measurement& m : r.rows) {
+    m.mixed_ops_per_sec.clear();
+    for (auto [reads, writes] : r.mixes) m.mixed_ops_per_sec.push_back(MixedRate(m, reads, writes));
+  }
   for (int64_t size : r.sizes) {
-    std::vector<Measurement*> rows;
+    // The verdict ranks rockdoc's variants; SQLite rows are compared with the
+    // variant they mirror.
+    std::vector<Measurement*> rows, sqlite_rows, failed;
     for (Measurement& m : r.rows) {
-      if (m.size == size) rows.push_back(&m);
+      if (m.size != size) continue;
+      if (m.failed()) {
+        failed.push_back(&m);
+      } else {
+        (m.engine == "sqlite" ? sqlite_rows : rows).push_back(&m);
+      }
+    }
+    for (Measurement* m : failed) {
+      m->verdict = absl::StrFormat("cannot hold this size (code %d)", m->error_code);
+      r.verdict.push_back(absl::StrFormat("%s %d: %s fails (code %d: %s)", r.size_label, size,
+                                          m->variant, m->error_code, m->error));
     }
     if (rows.empty()) continue;
     auto best = [&](auto key, bool higher) {
@@ -118,14 +136,45 @@ void Summarize(ScenarioResult& r) {
       }
       m->verdict = absl::StrJoin(parts, ", ");
     }
-    if (rows.size() < 2) continue;
-    r.verdict.push_back(absl::StrFormat(
-        "%s %d: reads fastest with %s (%s the slowest), writes fastest with %s (%s the "
-        "slowest); least disk: %s; largest document: %s, %d bytes (%.3f%% of 16 MiB)",
-        r.size_label, size, br->variant,
-        Ratio(br->read_ops_per_sec, worst(reads, true)->read_ops_per_sec), bw->variant,
-        Ratio(bw->write_ops_per_sec, worst(writes, true)->write_ops_per_sec), bd->variant,
-        big->variant, big->max_doc_bytes, 100 * big->max_doc_share));
+    if (rows.size() >= 2) {
+      r.verdict.push_back(absl::StrFormat(
+          "%s %d: reads fastest with %s (%s the slowest), writes fastest with %s (%s the "
+          "slowest); least disk: %s; largest document: %s, %d bytes (%.3f%% of 16 MiB)",
+          r.size_label, size, br->variant,
+          Ratio(br->read_ops_per_sec, worst(reads, true)->read_ops_per_sec), bw->variant,
+          Ratio(bw->write_ops_per_sec, worst(writes, true)->write_ops_per_sec), bd->variant,
+          big->variant, big->max_doc_bytes, 100 * big->max_doc_share));
+      std::vector<std::string> mixes;
+      for (size_t i = 0; i < r.mixes.size(); ++i) {
+        auto mixed = [i](Measurement* m) { return m->mixed_ops_per_sec[i]; };
+        Measurement* bm = best(mixed, true);
+        mixes.push_back(absl::StrFormat("%d:%d %s (%s the slowest)", r.mixes[i].first,
+                                        r.mixes[i].second, bm->variant,
+                                        Ratio(mixed(bm), worst(mixed, true)->mixed_ops_per_sec[i])));
+      }
+      if (!mixes.empty()) {
+        r.verdict.push_back(absl::StrFormat("%s %d, best at read:write %s", r.size_label, size,
+                                            absl::StrJoin(mixes, "; ")));
+      }
+    }
+    std::vector<std::string> vs;
+    for (Measurement* q : sqlite_rows) {
+      auto mirrored = std::find_if(rows.begin(), rows.end(),
+                                   [&](Measurement* m) { return m->variant == q->mirrors; });
+      if (mirrored == rows.end()) continue;
+      q->rockdoc_read_ratio = (*mirrored)->read_ops_per_sec / q->read_ops_per_sec;
+      q->rockdoc_write_ratio = (*mirrored)->write_ops_per_sec / q->write_ops_per_sec;
+      q->verdict = absl::StrFormat("rockdoc %s: reads %s, writes %s of SQLite", q->mirrors,
+                                   Ratio((*mirrored)->read_ops_per_sec, q->read_ops_per_sec),
+                                   Ratio((*mirrored)->write_ops_per_sec, q->write_ops_per_sec));
+      vs.push_back(absl::StrFormat("%s reads %s, writes %s", q->mirrors,
+                                   Ratio((*mirrored)->read_ops_per_sec, q->read_ops_per_sec),
+                                   Ratio((*mirrored)->write_ops_per_sec, q->write_ops_per_sec)));
+    }
+    if (!vs.empty()) {
+      r.verdict.push_back(absl::StrFormat("%s %d, rockdoc vs SQLite: %s", r.size_label, size,
+                                          absl::StrJoin(vs, "; ")));
+    }
   }
 }
 
@@ -134,28 +183,33 @@ void Summarize(ScenarioResult& r) {
 Env BaseEnv(const Scenario& s, Mode mode, int64_t size) {
   Env env;
   env.Set("n", IntValue(size));
-  // Params may be templates over $$n and earlier params; a profile's value
-  // replaces the scenario's.
+  // Params may be templates over $$n and earlier params. A profile's value
+  // takes the place of the scenario's (so params derived from it see the
+  // override); params only the profile has come last.
   const Profile& p = ProfileFor(s, mode);
-  auto apply = [&](DocumentView params) {
-    for (const Element& e : params) {
-      StatusOr<Value> v = Evaluate(e, env);
-      env.Set(std::string(e.key()), v.ok() ? std::move(v).value() : Value::FromElement(e));
-    }
+  auto set = [&](const Element& e) {
+    StatusOr<Value> v = Evaluate(e, env);
+    env.Set(std::string(e.key()), v.ok() ? std::move(v).value() : Value::FromElement(e));
   };
-  apply(s.params);
-  apply(p.params);
+  for (const Element& e : s.params) {
+    Element override = p.params.Get(e.key());
+    set(override.ok() ? override : e);
+  }
+  for (const Element& e : p.params) {
+    if (!s.params.Get(e.key()).ok()) set(e);
+  }
   return env;
 }
 
 StatusOr<Measurement> RunVariant(const Scenario& s, const Variant& v, int64_t size,
                                  const RunOptions& options) {
   const Profile& profile = ProfileFor(s, options.mode);
+  const int repetitions = options.repetitions > 0 ? options.repetitions : profile.repetitions;
   const std::string dir = options.work_dir + "/" + s.name + "/" + v.name + "-" +
                           std::to_string(size);
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
-  std::filesystem::create_directories(std::filesystem::path(dir).parent_path(), ec);
+  std::filesystem::create_directories(dir, ec);
   auto say = [&](const std::string& what) {
     if (options.progress) {
       options.progress(absl::StrFormat("[%s] %s %s=%d: %s", s.name, v.name, s.size_label, size,
@@ -163,91 +217,112 @@ StatusOr<Measurement> RunVariant(const Scenario& s, const Variant& v, int64_t si
     }
   };
 
+  constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
   Measurement m;
   m.variant = v.name;
   m.size = size;
+  m.engine = v.engine == EngineKind::kSqlite ? "sqlite" : "rockdoc";
+  m.mirrors = v.mirrors;
   const Env base = BaseEnv(s, options.mode, size);
-  std::unique_ptr<Client> client;
-  ROCKDOC_ASSIGN_OR_RETURN(client, Reopen(nullptr, dir));
+  ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<Backend> db, Backend::Open(v.engine, dir));
 
   say("setup");
   {
-    Executor exec(client.get(), kDb);
     Env env(&base);
-    ROCKDOC_RETURN_IF_ERROR(exec.Run(v.setup.ops, env));
-    ROCKDOC_ASSIGN_OR_RETURN(m.dump_before, Dump(exec, v, base));
+    Status st = db->executor().Run(v.setup.ops, env);
+    if (!st.ok() && std::count(v.setup_may_fail.begin(), v.setup_may_fail.end(),
+                               st.code_number()) > 0) {
+      // The variant cannot hold this size: a row that says so.
+      m.error = std::string(st.message());
+      m.error_code = st.code_number();
+      for (double* f : {&m.read_ops_per_sec, &m.write_ops_per_sec, &m.keys_examined,
+                        &m.docs_examined, &m.read_bytes_per_op, &m.written_bytes_per_op,
+                        &m.wal_bytes_per_op, &m.avg_doc_bytes, &m.max_doc_share}) {
+        *f = kUnknown;
+      }
+      say("setup failed as allowed: " + st.ToString());
+      db->Close().IgnoreError();
+      db.reset();
+      std::filesystem::remove_all(dir, ec);
+      return m;
+    }
+    ROCKDOC_RETURN_IF_ERROR(st);
+    ROCKDOC_ASSIGN_OR_RETURN(m.dump_before, Dump(db->executor(), v, base));
   }
-  ROCKDOC_ASSIGN_OR_RETURN(client, Reopen(std::move(client), dir));
-  Executor exec(client.get(), kDb);
+  ROCKDOC_RETURN_IF_ERROR(db->Reopen());
 
-  // Answers and explain figures, untimed (this also warms the cache).
-  for (int k = 0; k < std::min(options.answers_compared, profile.read_ops); ++k) {
+  // Answers and explain figures (averaged over the same reads), untimed;
+  // this also warms the cache.
+  const int answered = std::min(options.answers_compared, profile.read_ops);
+  for (int k = 0; k < answered; ++k) {
     ROCKDOC_ASSIGN_OR_RETURN(Env e, OpEnv(base, s.read_let, k));
     Env run(&e);
-    ROCKDOC_ASSIGN_OR_RETURN(Value answer, exec.RunForAnswer(v.read, run));
+    ROCKDOC_ASSIGN_OR_RETURN(Value answer, db->executor().RunForAnswer(v.read, run));
     m.answers.push_back(CanonicalJson(answer.element()));
   }
-  {
+  if (db->engine() == EngineKind::kRockdoc) {
     ExplainTotals totals;
+    Executor& exec = db->executor();
     exec.set_explain(&totals);
-    ROCKDOC_ASSIGN_OR_RETURN(Env e, OpEnv(base, s.read_let, 0));
-    Env run(&e);
-    Status st = exec.Run(v.read.ops, run);
+    Status st;
+    for (int k = 0; k < answered && st.ok(); ++k) {
+      StatusOr<Env> e = OpEnv(base, s.read_let, k);
+      if (!e.ok()) {
+        st = e.status();
+        break;
+      }
+      Env run(&*e);
+      st = exec.Run(v.read.ops, run);
+    }
     exec.set_explain(nullptr);
     ROCKDOC_RETURN_IF_ERROR(st);
-    m.keys_examined = static_cast<double>(totals.keys_examined);
-    m.docs_examined = static_cast<double>(totals.docs_examined);
+    m.keys_examined = static_cast<double>(totals.keys_examined) / std::max(answered, 1);
+    m.docs_examined = static_cast<double>(totals.docs_examined) / std::max(answered, 1);
+  } else {
+    m.keys_examined = m.docs_examined = kUnknown;
   }
 
   std::vector<double> rates;
   uint64_t bytes = 0, wal = 0;
-  for (int r = 0; r < profile.repetitions; ++r) {
-    say(absl::StrFormat("reads %d/%d", r + 1, profile.repetitions));
-    ROCKDOC_ASSIGN_OR_RETURN(Timed t, RunTimed(*client, exec, base, s.read_let, v.read.ops,
+  bool io_known = true;
+  for (int r = 0; r < repetitions; ++r) {
+    say(absl::StrFormat("reads %d/%d", r + 1, repetitions));
+    ROCKDOC_ASSIGN_OR_RETURN(Timed t, RunTimed(*db, base, s.read_let, v.read.ops,
                                                int64_t{r} * profile.read_ops, profile.read_ops));
     rates.push_back(profile.read_ops / std::max(t.seconds, 1e-9));
     bytes += t.after.bytes_read - t.before.bytes_read;
+    io_known = io_known && t.after.known;
   }
   m.read_ops_per_sec = Median(rates);
-  m.read_bytes_per_op = static_cast<double>(bytes) / (profile.repetitions * profile.read_ops);
+  m.read_bytes_per_op =
+      io_known ? static_cast<double>(bytes) / (repetitions * profile.read_ops) : kUnknown;
 
   rates.clear();
   bytes = 0;
-  for (int r = 0; r < profile.repetitions; ++r) {
-    say(absl::StrFormat("writes %d/%d", r + 1, profile.repetitions));
-    ROCKDOC_ASSIGN_OR_RETURN(Timed t, RunTimed(*client, exec, base, s.write_let, v.write.ops,
+  for (int r = 0; r < repetitions; ++r) {
+    say(absl::StrFormat("writes %d/%d", r + 1, repetitions));
+    ROCKDOC_ASSIGN_OR_RETURN(Timed t, RunTimed(*db, base, s.write_let, v.write.ops,
                                                int64_t{r} * profile.write_ops, profile.write_ops));
     rates.push_back(profile.write_ops / std::max(t.seconds, 1e-9));
     bytes += t.after.bytes_written - t.before.bytes_written;
     wal += t.after.wal_bytes - t.before.wal_bytes;
   }
   m.write_ops_per_sec = Median(rates);
-  const double writes = static_cast<double>(profile.repetitions) * profile.write_ops;
-  m.written_bytes_per_op = static_cast<double>(bytes) / writes;
-  m.wal_bytes_per_op = static_cast<double>(wal) / writes;
-  ROCKDOC_ASSIGN_OR_RETURN(m.dump_after, Dump(exec, v, base));
+  const double writes = static_cast<double>(repetitions) * profile.write_ops;
+  m.written_bytes_per_op = io_known ? static_cast<double>(bytes) / writes : kUnknown;
+  m.wal_bytes_per_op = io_known ? static_cast<double>(wal) / writes : kUnknown;
+  ROCKDOC_ASSIGN_OR_RETURN(m.dump_after, Dump(db->executor(), v, base));
 
-  // Document sizes over every collection of the variant.
-  Database db = client->GetDatabase(kDb);
-  ROCKDOC_ASSIGN_OR_RETURN(std::vector<std::string> names, db.ListCollectionNames());
-  uint64_t total = 0;
-  for (const std::string& name : names) {
-    ROCKDOC_ASSIGN_OR_RETURN(Cursor cursor, db.GetCollection(name).Find(Document()));
-    while (cursor.Next()) {
-      const int64_t sz = static_cast<int64_t>(cursor.document().size());
-      total += sz;
-      m.max_doc_bytes = std::max(m.max_doc_bytes, sz);
-      m.documents++;
-    }
-    ROCKDOC_RETURN_IF_ERROR(cursor.status());
-  }
-  m.avg_doc_bytes = m.documents > 0 ? static_cast<double>(total) / m.documents : 0;
+  ROCKDOC_ASSIGN_OR_RETURN(DocSizes sizes, db->Sizes());
+  m.documents = sizes.documents;
+  m.avg_doc_bytes = sizes.avg_bytes;
+  m.max_doc_bytes = sizes.max_bytes;
   m.max_doc_share = static_cast<double>(m.max_doc_bytes) / kMaxBsonObjectSize;
 
-  ROCKDOC_ASSIGN_OR_RETURN(client, Reopen(std::move(client), dir));
-  m.storage_bytes = client->GetStorageStats().live_sst_bytes;
-  ROCKDOC_RETURN_IF_ERROR(client->Close());
-  client.reset();
+  ROCKDOC_RETURN_IF_ERROR(db->Reopen());
+  ROCKDOC_ASSIGN_OR_RETURN(m.storage_bytes, db->DiskBytes());
+  ROCKDOC_RETURN_IF_ERROR(db->Close());
+  db.reset();
   std::filesystem::remove_all(dir, ec);
   return m;
 }
@@ -258,6 +333,7 @@ StatusOr<LimitResult> RunLimit(const Scenario& s, const LimitStep& l, const RunO
     if (x.name == l.variant) v = &x;
   }
   if (v == nullptr) return BadValue("no variant " + l.variant);
+  if (v->engine != EngineKind::kRockdoc) return BadValue("a limit runs on a rockdoc variant");
   const std::string dir = options.work_dir + "/" + s.name + "/limit-" + l.variant;
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
@@ -268,8 +344,8 @@ StatusOr<LimitResult> RunLimit(const Scenario& s, const LimitStep& l, const RunO
   r.variant = l.variant;
   const Env base = BaseEnv(s, options.mode, l.size);
   std::unique_ptr<Client> client;
-  ROCKDOC_ASSIGN_OR_RETURN(client, Reopen(nullptr, dir));
-  Executor exec(client.get(), kDb);
+  ROCKDOC_ASSIGN_OR_RETURN(client, Client::Open(dir));
+  RockdocExecutor exec(client.get(), kDb);
   {
     Env env(&base);
     ROCKDOC_RETURN_IF_ERROR(exec.Run(v->setup.ops, env));
@@ -322,6 +398,7 @@ StatusOr<ScenarioResult> RunScenario(const Scenario& s, const RunOptions& option
   r.size_label = s.size_label;
   r.mode = ModeName(options.mode);
   r.sizes = ProfileFor(s, options.mode).sizes;
+  r.mixes = s.mixes;
   for (const Variant& v : s.variants) {
     r.variants.push_back(v.name);
     for (int64_t size : r.sizes) {
@@ -339,7 +416,7 @@ StatusOr<ScenarioResult> RunScenario(const Scenario& s, const RunOptions& option
     for (const Measurement& x : r.rows) {
       if (x.size == m.size && x.variant == r.variants.front()) ref = &x;
     }
-    if (ref == nullptr || ref == &m) continue;
+    if (ref == nullptr || ref == &m || ref->failed() || m.failed()) continue;
     auto differ = [&](const char* what) {
       r.consistent = false;
       r.inconsistencies.push_back(absl::StrFormat("%s differs between %s and %s at %s %d", what,
@@ -348,6 +425,15 @@ StatusOr<ScenarioResult> RunScenario(const Scenario& s, const RunOptions& option
     if (m.answers != ref->answers) differ("the answer of a read");
     if (m.dump_before != ref->dump_before) differ("the data after setup");
     if (m.dump_after != ref->dump_after) differ("the data after the writes");
+  }
+  // The after-writes comparison proves something only if the writes changed
+  // the data.
+  for (const Measurement& m : r.rows) {
+    if (!m.failed() && !m.dump_before.empty() && m.dump_before == m.dump_after) {
+      r.consistent = false;
+      r.inconsistencies.push_back(absl::StrFormat("the writes of %s did not change its data at %s %d",
+                                                  m.variant, s.size_label, m.size));
+    }
   }
   for (const LimitStep& l : s.limits) {
     StatusOr<LimitResult> lr = RunLimit(s, l, options);

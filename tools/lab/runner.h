@@ -19,9 +19,18 @@
 
 namespace rockdoc::lab {
 
+// A figure an engine cannot measure (SQLite has no explain counters of
+// keys/documents examined, nor I/O statistics) is NaN: "-" in the tables, null
+// in results.json, left out of the charts.
 struct Measurement {
   std::string variant;
   int64_t size = 0;
+  std::string engine = "rockdoc";  // or "sqlite"
+  std::string mirrors;             // sqlite: the rockdoc variant it is compared with
+  // Set when setup failed with one of the variant's setupMayFail codes (the
+  // variant cannot hold this size); nothing else is measured then.
+  std::string error;
+  int32_t error_code = 0;
   double read_ops_per_sec = 0;   // median over repetitions
   double write_ops_per_sec = 0;  // median over repetitions
   double keys_examined = 0;      // per read, from explain (all queries of one read)
@@ -39,7 +48,12 @@ struct Measurement {
   std::vector<std::string> answers;
   std::string dump_before;
   std::string dump_after;
+  std::vector<double> mixed_ops_per_sec;  // one per scenario mix
+  // sqlite rows: the mirrored rockdoc variant's rates over this row's.
+  double rockdoc_read_ratio = 0;
+  double rockdoc_write_ratio = 0;
   std::string verdict;  // filled in by Summarize
+  bool failed() const { return !error.empty(); }
 };
 
 struct LimitResult {
@@ -63,6 +77,7 @@ struct ScenarioResult {
   std::string mode;
   std::vector<std::string> variants;
   std::vector<int64_t> sizes;
+  std::vector<std::pair<int64_t, int64_t>> mixes;  // (reads, writes)
   std::vector<Measurement> rows;  // variant-major, sizes in order
   std::vector<LimitResult> limits;
   bool consistent = true;         // every variant gave the same answers and dumps
@@ -77,6 +92,8 @@ struct RunOptions {
   std::function<void(const std::string&)> progress;
   // How many reads' answers are compared across variants.
   int answers_compared = 10;
+  // When positive, replaces the profile's repetitions.
+  int repetitions = 0;
 };
 
 // Runs one variant at one size.

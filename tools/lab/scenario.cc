@@ -169,6 +169,21 @@ StatusOr<Scenario> ParseScenario(std::string_view json) {
     ROCKDOC_ASSIGN_OR_RETURN(v.name, GetString(vd, "name", where + " variant", true));
     const std::string vw = where + " variant " + v.name;
     ROCKDOC_ASSIGN_OR_RETURN(v.description, GetString(vd, "description", vw, false));
+    ROCKDOC_ASSIGN_OR_RETURN(std::string engine, GetString(vd, "engine", vw, false));
+    if (engine == "sqlite") {
+      v.engine = EngineKind::kSqlite;
+    } else if (!engine.empty() && engine != "rockdoc") {
+      return Invalid(vw, "\"engine\" is \"rockdoc\" or \"sqlite\"");
+    }
+    ROCKDOC_ASSIGN_OR_RETURN(v.mirrors, GetString(vd, "mirrors", vw, false));
+    if (Element codes = vd.Get("setupMayFail"); codes.ok()) {
+      if (codes.type() != BsonType::kArray) return Invalid(vw, "\"setupMayFail\" is an array of codes");
+      for (const Element& c : codes.Array()) {
+        int64_t code = 0;
+        if (!c.ExactInt64(&code)) return Invalid(vw, "\"setupMayFail\" holds error codes");
+        v.setup_may_fail.push_back(static_cast<int32_t>(code));
+      }
+    }
     ROCKDOC_ASSIGN_OR_RETURN(v.setup, ParseOpList(vd.Get("setup"), vw + " setup"));
     ROCKDOC_ASSIGN_OR_RETURN(v.read, ParseOpList(vd.Get("read"), vw + " read"));
     ROCKDOC_ASSIGN_OR_RETURN(v.write, ParseOpList(vd.Get("write"), vw + " write"));
@@ -180,6 +195,29 @@ StatusOr<Scenario> ParseScenario(std::string_view json) {
       if (other.name == v.name) return Invalid(vw, "duplicate variant name");
     }
     s.variants.push_back(std::move(v));
+  }
+  for (const Variant& v : s.variants) {
+    if (v.mirrors.empty()) continue;
+    auto it = std::find_if(s.variants.begin(), s.variants.end(),
+                           [&](const Variant& x) { return x.name == v.mirrors; });
+    if (it == s.variants.end() || it->engine != EngineKind::kRockdoc) {
+      return Invalid(where + " variant " + v.name, "mirrors no rockdoc variant " + v.mirrors);
+    }
+  }
+  if (s.variants.front().engine != EngineKind::kRockdoc) {
+    return Invalid(where, "the first variant (the reference of the invariants) runs on rockdoc");
+  }
+  if (Element mixes = d.Get("mixes"); mixes.ok()) {
+    if (mixes.type() != BsonType::kArray) return Invalid(where, "\"mixes\" must be an array");
+    for (const Element& m : mixes.Array()) {
+      int64_t r = 0, w = 0;
+      if (m.type() != BsonType::kArray || m.Array().CountFields() != 2 ||
+          !m.Array().Get("0").ExactInt64(&r) || !m.Array().Get("1").ExactInt64(&w) || r < 0 ||
+          w < 0 || r + w == 0) {
+        return Invalid(where, "a mix is [reads, writes], non-negative, not both 0");
+      }
+      s.mixes.emplace_back(r, w);
+    }
   }
 
   if (Element limits = d.Get("limits"); limits.ok()) {
@@ -248,17 +286,20 @@ std::string DefaultScenarioDir() {
 
 // ---- Executor ----
 
-Collection Executor::Coll(DocumentView op) const {
+Collection RockdocExecutor::Coll(DocumentView op) const {
   Element c = op.Get("collection");
   return client_->GetDatabase(db_).GetCollection(c.type() == BsonType::kString ? c.String()
                                                                                 : "");
 }
 
-Status Executor::Explain(const Collection& c, DocumentView filter, const FindOptions& options) {
+Status RockdocExecutor::Explain(const Collection& c, DocumentView filter,
+                                const FindOptions* find) {
   if (explain_ == nullptr) return Status::OK();
-  ROCKDOC_ASSIGN_OR_RETURN(Document plan,
-                           c.ExplainFind(filter, options, ExplainVerbosity::kExecutionStats));
-  Element stats = plan.Get("executionStats");
+  StatusOr<Document> plan =
+      find != nullptr ? c.ExplainFind(filter, *find, ExplainVerbosity::kExecutionStats)
+                      : c.ExplainCount(filter, CountOptions(), ExplainVerbosity::kExecutionStats);
+  ROCKDOC_RETURN_IF_ERROR(plan.status());
+  Element stats = plan->Get("executionStats");
   if (stats.type() != BsonType::kDocument) return InternalError("explain has no executionStats");
   int64_t keys = 0, docs = 0;
   stats.Document().Get("totalKeysExamined").ExactInt64(&keys);
@@ -283,15 +324,86 @@ StatusOr<Value> Executor::RunForAnswer(const OpList& list, Env& env) {
   return Evaluate(list.answer.Get("v"), env);
 }
 
+void Executor::Bind(DocumentView op, Env& env, Value v) {
+  if (Element as = op.Get("as"); as.type() == BsonType::kString) {
+    env.Set(std::string(as.String()), std::move(v));
+  }
+}
+
+Status Executor::WithContext(const Status& st, DocumentView op) {
+  return st.ok() ? st : st.WithContext(std::string(op.Get("op").String()) + " " + ToJson(op));
+}
+
+Status ForEachItem(const Element& t, const Env& env,
+                   const std::function<Status(const Element&)>& fn) {
+  if (t.type() == BsonType::kDocument && t.Document().CountFields() == 1 &&
+      t.Document().Get("$$generate").type() == BsonType::kDocument) {
+    DocumentView spec = t.Document().Get("$$generate").Document();
+    ROCKDOC_ASSIGN_OR_RETURN(Value count_v, Evaluate(spec.Get("count"), env));
+    int64_t count = 0;
+    if (!count_v.element().ExactInt64(&count)) return BadValue("$$generate: bad count");
+    const std::string var =
+        spec.Get("as").type() == BsonType::kString ? std::string(spec.Get("as").String()) : "i";
+    for (int64_t i = 0; i < count; ++i) {
+      Env inner(&env);
+      inner.Set(var, IntValue(i));
+      ROCKDOC_ASSIGN_OR_RETURN(Value item, Evaluate(spec.Get("template"), inner));
+      ROCKDOC_RETURN_IF_ERROR(fn(item.element()));
+    }
+    return Status::OK();
+  }
+  ROCKDOC_ASSIGN_OR_RETURN(Value list, Evaluate(t, env));
+  if (list.type() != BsonType::kArray) return BadValue("expected an array of items");
+  for (const Element& e : list.element().Array()) ROCKDOC_RETURN_IF_ERROR(fn(e));
+  return Status::OK();
+}
+
 Status Executor::RunOne(DocumentView op, Env& env) {
   const std::string name(op.Get("op").String());
-  const Element as = op.Get("as");
-  auto bind = [&](Value v) {
-    if (as.type() == BsonType::kString) env.Set(std::string(as.String()), std::move(v));
-  };
-  auto with_context = [&](Status st) {
-    return st.ok() ? st : st.WithContext(name + " " + ToJson(op));
-  };
+  if (name == "let") {
+    // Sequential: a later variable may use an earlier one.
+    Element vars = op.Get("vars");
+    if (vars.type() != BsonType::kDocument) {
+      return WithContext(BadValue("\"vars\" must be an object"), op);
+    }
+    for (const Element& v : vars.Document()) {
+      ROCKDOC_ASSIGN_OR_RETURN(Value value, Evaluate(v, env));
+      env.Set(std::string(v.key()), std::move(value));
+    }
+    return Status::OK();
+  }
+  if (name == "forEach") {
+    // {in: array, as: "x", do: [ops], collect: <template>, into: "name"}:
+    // the loop's variables stay inside it; only `into` comes out.
+    ROCKDOC_ASSIGN_OR_RETURN(Value input, Evaluate(op.Get("in"), env));
+    if (input.type() != BsonType::kArray) {
+      return WithContext(BadValue("\"in\" must be an array"), op);
+    }
+    std::string var = op.Get("as").type() == BsonType::kString ? std::string(op.Get("as").String())
+                                                                 : "this";
+    ROCKDOC_ASSIGN_OR_RETURN(std::vector<Document> body, ParseOps(op.Get("do"), "forEach"));
+    Element collect = op.Get("collect");
+    BsonBuilder b;
+    b.OpenArray("v");
+    for (const Element& e : input.element().Array()) {
+      Env inner(&env);
+      inner.Set(var, Value::FromElement(e));
+      ROCKDOC_RETURN_IF_ERROR(Run(body, inner));
+      if (collect.ok()) ROCKDOC_RETURN_IF_ERROR(AppendEvaluated(collect, inner, "", b));
+    }
+    b.Close();
+    Document d = std::move(b).Build();
+    if (Element into = op.Get("into"); into.type() == BsonType::kString) {
+      env.Set(std::string(into.String()), Value::FromElement(d.Get("v")));
+    }
+    return Status::OK();
+  }
+  return RunEngineOp(name, op, env);
+}
+
+Status RockdocExecutor::RunEngineOp(const std::string& name, DocumentView op, Env& env) {
+  auto bind = [&](Value v) { Bind(op, env, std::move(v)); };
+  auto with_context = [&](Status st) { return WithContext(st, op); };
   Collection c = Coll(op);
 
   if (name == "insertOne") {
@@ -302,52 +414,23 @@ Status Executor::RunOne(DocumentView op, Env& env) {
     return Status::OK();
   }
   if (name == "insertMany") {
-    // A generated list is inserted in batches as it is generated, so a
-    // million small documents never sit in memory as one array.
-    Element docs_t = op.Get("documents");
-    constexpr int64_t kBatch = 1000;
-    auto insert = [&](std::vector<Document>& batch) -> Status {
+    // Inserted in batches as the documents are generated.
+    constexpr size_t kBatch = 1000;
+    std::vector<Document> batch;
+    auto flush = [&]() -> Status {
       if (batch.empty()) return Status::OK();
       auto r = c.InsertMany(batch);
       batch.clear();
-      if (!r.ok()) return with_context(r.status());
-      if (!r->ok()) return with_context(r->write_errors.front().status);
-      return Status::OK();
+      if (!r.ok()) return r.status();
+      return r->ok() ? Status::OK() : r->write_errors.front().status;
     };
-    std::vector<Document> batch;
-    DocumentView gen_spec;
-    bool generated = docs_t.type() == BsonType::kDocument &&
-                     docs_t.Document().Get("$$generate").type() == BsonType::kDocument &&
-                     docs_t.Document().CountFields() == 1;
-    if (generated) {
-      gen_spec = docs_t.Document().Get("$$generate").Document();
-      ROCKDOC_ASSIGN_OR_RETURN(Value count_v, Evaluate(gen_spec.Get("count"), env));
-      int64_t count = 0;
-      if (!count_v.element().ExactInt64(&count)) return with_context(BadValue("bad count"));
-      std::string var = gen_spec.Get("as").type() == BsonType::kString
-                            ? std::string(gen_spec.Get("as").String())
-                            : "i";
-      for (int64_t i = 0; i < count; ++i) {
-        Env inner(&env);
-        inner.Set(var, IntValue(i));
-        ROCKDOC_ASSIGN_OR_RETURN(Document d, EvaluateDocument(gen_spec.Get("template"), inner));
-        batch.push_back(std::move(d));
-        if (static_cast<int64_t>(batch.size()) == kBatch) ROCKDOC_RETURN_IF_ERROR(insert(batch));
-      }
-    } else {
-      ROCKDOC_ASSIGN_OR_RETURN(Value list, Evaluate(docs_t, env));
-      if (list.type() != BsonType::kArray) {
-        return with_context(BadValue("\"documents\" must be an array"));
-      }
-      for (const Element& e : list.element().Array()) {
-        if (e.type() != BsonType::kDocument) {
-          return with_context(BadValue("\"documents\" holds a non-document"));
-        }
-        batch.push_back(Document::AdoptValidated(std::string(e.Document().bytes())));
-        if (static_cast<int64_t>(batch.size()) == kBatch) ROCKDOC_RETURN_IF_ERROR(insert(batch));
-      }
-    }
-    return insert(batch);
+    Status st = ForEachItem(op.Get("documents"), env, [&](const Element& e) -> Status {
+      if (e.type() != BsonType::kDocument) return BadValue("\"documents\" holds a non-document");
+      batch.push_back(Document::AdoptValidated(std::string(e.Document().bytes())));
+      return batch.size() == kBatch ? flush() : Status::OK();
+    });
+    if (st.ok()) st = flush();
+    return with_context(st);
   }
   if (name == "createIndex") {
     ROCKDOC_ASSIGN_OR_RETURN(Document keys, EvaluateDocument(op.Get("keys"), env));
@@ -378,7 +461,7 @@ Status Executor::RunOne(DocumentView op, Env& env) {
       }
     }
     if (name == "findOne") fo.limit = 1;
-    ROCKDOC_RETURN_IF_ERROR(with_context(Explain(c, filter, fo)));
+    ROCKDOC_RETURN_IF_ERROR(with_context(Explain(c, filter, &fo)));
     auto cursor = c.Find(filter, fo);
     if (!cursor.ok()) return with_context(cursor.status());
     if (name == "findOne") {
@@ -401,7 +484,7 @@ Status Executor::RunOne(DocumentView op, Env& env) {
   }
   if (name == "count") {
     ROCKDOC_ASSIGN_OR_RETURN(Document filter, EvaluateDocument(op.Get("filter"), env));
-    ROCKDOC_RETURN_IF_ERROR(with_context(Explain(c, filter, FindOptions())));
+    ROCKDOC_RETURN_IF_ERROR(with_context(Explain(c, filter, nullptr)));
     auto n = c.CountDocuments(filter);
     if (!n.ok()) return with_context(n.status());
     bind(IntValue(*n));
@@ -438,40 +521,6 @@ Status Executor::RunOne(DocumentView op, Env& env) {
     return Status::OK();
   }
   if (name == "drop") return with_context(c.Drop());
-  if (name == "let") {
-    // Sequential: a later variable may use an earlier one.
-    Element vars = op.Get("vars");
-    if (vars.type() != BsonType::kDocument) return with_context(BadValue("\"vars\" must be an object"));
-    for (const Element& v : vars.Document()) {
-      ROCKDOC_ASSIGN_OR_RETURN(Value value, Evaluate(v, env));
-      env.Set(std::string(v.key()), std::move(value));
-    }
-    return Status::OK();
-  }
-  if (name == "forEach") {
-    // {in: array, as: "x", do: [ops], collect: <template>, into: "name"}:
-    // the loop's variables stay inside it; only `into` comes out.
-    ROCKDOC_ASSIGN_OR_RETURN(Value input, Evaluate(op.Get("in"), env));
-    if (input.type() != BsonType::kArray) return with_context(BadValue("\"in\" must be an array"));
-    std::string var = op.Get("as").type() == BsonType::kString ? std::string(op.Get("as").String())
-                                                                 : "this";
-    ROCKDOC_ASSIGN_OR_RETURN(std::vector<Document> body, ParseOps(op.Get("do"), "forEach"));
-    Element collect = op.Get("collect");
-    BsonBuilder b;
-    b.OpenArray("v");
-    for (const Element& e : input.element().Array()) {
-      Env inner(&env);
-      inner.Set(var, Value::FromElement(e));
-      ROCKDOC_RETURN_IF_ERROR(Run(body, inner));
-      if (collect.ok()) ROCKDOC_RETURN_IF_ERROR(AppendEvaluated(collect, inner, "", b));
-    }
-    b.Close();
-    Document d = std::move(b).Build();
-    if (Element into = op.Get("into"); into.type() == BsonType::kString) {
-      env.Set(std::string(into.String()), Value::FromElement(d.Get("v")));
-    }
-    return Status::OK();
-  }
   return BadValue("unknown operation \"" + name + "\" in " + ToJson(op));
 }
 

@@ -4,7 +4,9 @@
 #define ROCKDOC_TOOLS_LAB_SCENARIO_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rockdoc/client.h"
@@ -22,9 +24,19 @@ struct OpList {
   bool has_answer() const { return !answer.empty(); }
 };
 
+// Which database a variant runs on. SQLite variants are the reference a
+// rockdoc variant is compared with ("mirrors"); their operations are SQL.
+enum class EngineKind { kRockdoc, kSqlite };
+
 struct Variant {
   std::string name;
   std::string description;
+  EngineKind engine = EngineKind::kRockdoc;
+  std::string mirrors;  // sqlite: the rockdoc variant running the same workload
+  // Error codes with which setup may fail at a size (the variant cannot hold
+  // that much, e.g. 10334 or 2 for a document over 16 MiB): the row is then
+  // reported as failed instead of ending the run.
+  std::vector<int32_t> setup_may_fail;
   OpList setup;
   OpList read;
   OpList write;
@@ -65,6 +77,9 @@ struct Scenario {
   Profile full, quick, test;
   std::vector<Variant> variants;
   std::vector<LimitStep> limits;
+  // Read:write mixes whose throughput is reported, from the measured rates:
+  // (r + w) / (r / reads_per_sec + w / writes_per_sec).
+  std::vector<std::pair<int64_t, int64_t>> mixes;
   std::string source_path;
 };
 
@@ -88,11 +103,12 @@ struct ExplainTotals {
   int64_t docs_examined = 0;
 };
 
-// Runs operations against one database. Results are bound into the
-// environment under the operation's "as" name.
+// Runs operations against one database; results are bound into the
+// environment under the operation's "as" name. The engine-neutral operations
+// (let, forEach) live here, the rest in one subclass per engine.
 class Executor {
  public:
-  Executor(const Client* client, std::string db) : client_(client), db_(std::move(db)) {}
+  virtual ~Executor() = default;
   // When set, every query also runs an executionStats explain (not timed).
   void set_explain(ExplainTotals* totals) { explain_ = totals; }
 
@@ -101,13 +117,37 @@ class Executor {
   // Runs `list` and evaluates its answer (null when it has none).
   StatusOr<Value> RunForAnswer(const OpList& list, Env& env);
 
+ protected:
+  virtual Status RunEngineOp(const std::string& name, DocumentView op, Env& env) = 0;
+  // Binds `v` to the operation's "as" name, when it has one.
+  static void Bind(DocumentView op, Env& env, Value v);
+  static Status WithContext(const Status& st, DocumentView op);
+
+  ExplainTotals* explain_ = nullptr;
+};
+
+// Calls `fn` with each item of the template `t`: the elements of the array it
+// evaluates to, or, for {"$$generate": ...}, each generated value as it is
+// generated (so a million rows never sit in memory as one array).
+Status ForEachItem(const Element& t, const Env& env,
+                   const std::function<Status(const Element&)>& fn);
+
+// rockdoc's operations (insertOne, find, updateMany, ...) on database `db`.
+class RockdocExecutor : public Executor {
+ public:
+  RockdocExecutor(const Client* client, std::string db) : client_(client), db_(std::move(db)) {}
+
+ protected:
+  Status RunEngineOp(const std::string& name, DocumentView op, Env& env) override;
+
  private:
   Collection Coll(DocumentView op) const;
-  Status Explain(const Collection& c, DocumentView filter, const FindOptions& options);
+  // Adds the executionStats of the query's explain (a find, or with
+  // `find` null a count) to the totals.
+  Status Explain(const Collection& c, DocumentView filter, const FindOptions* find);
 
   const Client* client_;
   std::string db_;
-  ExplainTotals* explain_ = nullptr;
 };
 
 }  // namespace rockdoc::lab
