@@ -486,6 +486,40 @@ TEST_F(StorageTest, ListsAreSorted) {
   EXPECT_THAT(*client_->GetDatabase("alpha").ListCollectionNames(), ElementsAre("B", "a", "b", "x"));
 }
 
+// bytes_read counts what every read path returns: a point read, a batched
+// point read ($in on _id) and a scan each add at least the bytes of the
+// documents they read.
+TEST_F(StorageTest, BytesReadCountsPointBatchedAndScanReads) {
+  std::vector<Document> docs;
+  for (int i = 0; i < 200; ++i) {
+    BsonBuilder b;
+    b.AppendInt32("_id", i).AppendString("pad", std::string(500, 'p'));
+    docs.push_back(std::move(b).Build());
+  }
+  const uint64_t doc_bytes = docs.front().size();
+  ASSERT_TRUE(Coll().InsertMany(docs)->ok());
+  Reopen();
+  auto read = [&](const char* filter) {
+    const uint64_t before = client_->GetStorageStats().bytes_read;
+    int64_t n = 0;
+    {
+      auto cursor = Coll().Find(Json(filter));
+      EXPECT_TRUE(cursor.ok()) << cursor.status();
+      while (cursor->Next()) ++n;
+    }  // RocksDB adds an iterator's bytes to the statistics when it closes
+    return std::make_pair(n, client_->GetStorageStats().bytes_read - before);
+  };
+  auto [one, one_bytes] = read(R"({"_id": 7})");
+  EXPECT_EQ(one, 1);
+  EXPECT_GE(one_bytes, doc_bytes);
+  auto [batch, batch_bytes] = read(R"({"_id": {"$in": [1, 3, 5, 7, 9, 11, 13, 15, 17, 19]}})");
+  EXPECT_EQ(batch, 10);
+  EXPECT_GE(batch_bytes, 10 * doc_bytes);
+  auto [all, all_bytes] = read("{}");
+  EXPECT_EQ(all, 200);
+  EXPECT_GE(all_bytes, 200 * doc_bytes);
+}
+
 TEST_F(StorageTest, DropCollectionRemovesDocumentsAndReclaimsSpace) {
   // Two neighbours: dropping one (a range deletion of its prefix) must not
   // touch the other, whose prefix id comes right after it.

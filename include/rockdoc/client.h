@@ -72,7 +72,7 @@ struct ClientOptions {
 // Storage figures, from RocksDB's statistics.
 struct StorageStats {
   uint64_t bytes_written = 0;       // logical bytes written by writes (keys + values)
-  uint64_t bytes_read = 0;          // logical bytes returned by point reads and iterators
+  uint64_t bytes_read = 0;          // logical bytes returned by (multi-)gets and iterators
   uint64_t wal_bytes = 0;           // bytes appended to the write-ahead log
   uint64_t flush_bytes = 0;         // bytes written by memtable flushes
   uint64_t compaction_bytes_written = 0;

@@ -319,7 +319,10 @@ StorageStats Engine::GetStorageStats() const {
   StorageStats st;
   if (!statistics_) return st;
   st.bytes_written = statistics_->getTickerCount(rocksdb::BYTES_WRITTEN);
+  // Point reads, batched point reads ($in on _id, FETCH batches) and
+  // iterators each have their own ticker.
   st.bytes_read = statistics_->getTickerCount(rocksdb::BYTES_READ) +
+                  statistics_->getTickerCount(rocksdb::NUMBER_MULTIGET_BYTES_READ) +
                   statistics_->getTickerCount(rocksdb::ITER_BYTES_READ);
   st.wal_bytes = statistics_->getTickerCount(rocksdb::WAL_FILE_BYTES);
   st.flush_bytes = statistics_->getTickerCount(rocksdb::FLUSH_WRITE_BYTES);
