@@ -163,6 +163,7 @@ TEST(LabScenarioTest, BundledScenariosLoad) {
   ASSERT_TRUE(all.ok()) << all.status();
   std::set<std::string> names;
   for (const Scenario& s : *all) names.insert(s.name);
+  EXPECT_GE(names.size(), 14u);
   for (const char* want : {"one-to-one", "blog-comments", "pre-aggregation"}) {
     EXPECT_TRUE(names.count(want)) << want;
   }
@@ -224,12 +225,154 @@ std::vector<std::string> BundledNames() {
   return names;
 }
 
+// The test profile's value of a scenario param.
+int64_t TestParam(const std::string& scenario, const char* name) {
+  Scenario s = Load(scenario);
+  Env env = BaseEnv(s, Mode::kTest, s.test.sizes.front());
+  const Value* v = env.Find(name);
+  int64_t out = -1;
+  EXPECT_TRUE(v != nullptr && v->element().ExactInt64(&out)) << scenario << " " << name;
+  return out;
+}
+
+void CheckOneToFew(const ScenarioResult& r) {
+  const Measurement& emb = Row(r, "embedded");
+  const Measurement& ref = Row(r, "referenced");
+  EXPECT_EQ(emb.keys_examined, 1);
+  EXPECT_EQ(emb.docs_examined, 1);
+  EXPECT_GE(ref.docs_examined, 2);  // the person and at least one email
+  EXPECT_EQ(emb.documents, r.sizes.front());
+  EXPECT_GT(ref.documents, emb.documents);
+}
+
+void CheckProductParts(const ScenarioResult& r) {
+  const int64_t n = r.sizes.front();
+  // The join reads the product and its n parts; the other two one document.
+  EXPECT_EQ(Row(r, "references").docs_examined, n + 1);
+  EXPECT_EQ(Row(r, "embedded").docs_examined, 1);
+  EXPECT_EQ(Row(r, "denormalized").docs_examined, 1);
+  EXPECT_EQ(Row(r, "references").documents, Row(r, "denormalized").documents);
+  EXPECT_LT(Row(r, "embedded").documents, Row(r, "references").documents);
+  ASSERT_EQ(r.mixes.size(), 3u);
+  EXPECT_EQ(r.mixes[0], std::make_pair(int64_t{1000}, int64_t{1}));
+  EXPECT_TRUE(std::any_of(r.verdict.begin(), r.verdict.end(), [](const std::string& v) {
+    return v.find("best at read:write 1000:1") != std::string::npos;
+  }));
+}
+
+void CheckHostLogs(const ScenarioResult& r) {
+  const int64_t latest = std::min(TestParam("host-logs", "latest"), r.sizes.front());
+  EXPECT_EQ(Row(r, "referenced").docs_examined, latest + 1);  // + the host
+  EXPECT_EQ(Row(r, "denormalized").docs_examined, latest);
+  EXPECT_GT(Row(r, "denormalized").max_doc_bytes, Row(r, "referenced").max_doc_bytes);
+  // Embedding the messages in the host fails at 16 MiB, leaving it intact.
+  ASSERT_EQ(r.limits.size(), 1u);
+  EXPECT_EQ(r.limits[0].code, 17419);
+  EXPECT_TRUE(r.limits[0].unchanged_after_failure);
+  const int64_t message = TestParam("host-logs", "limitMessageBytes");
+  EXPECT_EQ(r.limits[0].steps_ok, kMaxBsonObjectSize / (message + 64));
+}
+
+void CheckTwoWayReferences(const ScenarioResult& r) {
+  const int64_t n = r.sizes.front();
+  // A task, its owner, the person and the person's n tasks, either way.
+  EXPECT_EQ(Row(r, "one-way").docs_examined, n + 3);
+  EXPECT_EQ(Row(r, "two-way").docs_examined, n + 3);
+  EXPECT_EQ(Row(r, "one-way").documents, TestParam("two-way-references", "people") * (n + 1));
+  // The reassignment rewrites both people's arrays.
+  EXPECT_GT(Row(r, "two-way").written_bytes_per_op, Row(r, "one-way").written_bytes_per_op);
+}
+
+void CheckManyToMany(const ScenarioResult& r) {
+  const Measurement& two = Row(r, "two-way");
+  for (const char* v : {"one-way", "category-array"}) {
+    EXPECT_EQ(Row(r, v).docs_examined, two.docs_examined) << v;
+    EXPECT_EQ(Row(r, v).documents, two.documents) << v;
+  }
+  // A category holding every book id grows by at least 10 bytes per book
+  // (an int32 array element).
+  EXPECT_GT(Row(r, "category-array").max_doc_bytes, 10 * r.sizes.front());
+}
+
+void CheckSubsetReviews(const ScenarioResult& r) {
+  EXPECT_EQ(Row(r, "embedded").docs_examined, 1);
+  EXPECT_EQ(Row(r, "subset").docs_examined, 1);
+  EXPECT_EQ(Row(r, "referenced").docs_examined, 1 + TestParam("subset-reviews", "pageSize"));
+  EXPECT_EQ(Row(r, "subset").documents, Row(r, "referenced").documents);
+  EXPECT_GT(Row(r, "subset").documents, Row(r, "embedded").documents);
+  EXPECT_GT(Row(r, "embedded").max_doc_bytes, Row(r, "subset").max_doc_bytes);
+}
+
+void CheckCoveredIndex(const ScenarioResult& r) {
+  const int64_t n = r.sizes.front();
+  EXPECT_EQ(Row(r, "covered").keys_examined, n);
+  EXPECT_EQ(Row(r, "covered").docs_examined, 0);
+  for (const char* v : {"fetch", "category-index"}) {
+    EXPECT_EQ(Row(r, v).keys_examined, n) << v;
+    EXPECT_EQ(Row(r, v).docs_examined, n) << v;
+  }
+  EXPECT_LT(Row(r, "covered").read_bytes_per_op, Row(r, "fetch").read_bytes_per_op);
+}
+
+void CheckCustomId(const ScenarioResult& r) {
+  const int64_t window = TestParam("custom-id", "windowSeconds") *
+                         TestParam("custom-id", "eventsPerSecond");
+  for (const char* v : {"natural-id", "objectid-index"}) {
+    EXPECT_EQ(Row(r, v).docs_examined, window + 1) << v;  // the window + one point read
+  }
+  // No secondary index, and a smaller _id.
+  EXPECT_LT(Row(r, "natural-id").storage_bytes, Row(r, "objectid-index").storage_bytes);
+  EXPECT_LT(Row(r, "natural-id").max_doc_bytes, Row(r, "objectid-index").max_doc_bytes);
+}
+
+void CheckIndexCount(const ScenarioResult& r) {
+  const char* order[] = {"0-indexes", "1-index", "2-indexes", "5-indexes", "10-indexes"};
+  for (size_t i = 0; i < std::size(order); ++i) {
+    EXPECT_EQ(Row(r, order[i]).docs_examined, 1) << order[i];
+    if (i == 0) continue;
+    // Every index adds bytes to every insert and to the disk.
+    EXPECT_GT(Row(r, order[i]).written_bytes_per_op, Row(r, order[i - 1]).written_bytes_per_op)
+        << order[i];
+    EXPECT_GT(Row(r, order[i]).storage_bytes, Row(r, order[i - 1]).storage_bytes) << order[i];
+  }
+}
+
+void CheckBloatedDocuments(const ScenarioResult& r) {
+  const int64_t cold = r.sizes.front();
+  EXPECT_GT(Row(r, "bloated").read_bytes_per_op, cold);
+  EXPECT_GT(Row(r, "bloated").written_bytes_per_op, cold);
+  EXPECT_LT(Row(r, "split").read_bytes_per_op, cold);
+  EXPECT_LT(Row(r, "split").written_bytes_per_op, cold);
+  EXPECT_EQ(Row(r, "split").documents, 2 * Row(r, "bloated").documents);
+}
+
+void CheckBucketing(const ScenarioResult& r) {
+  const int64_t hours = TestParam("bucketing", "windowHours");
+  EXPECT_EQ(Row(r, "per-event").docs_examined, hours * r.sizes.front());
+  EXPECT_EQ(Row(r, "hourly-buckets").docs_examined, hours);
+  EXPECT_LT(Row(r, "hourly-buckets").documents, Row(r, "per-event").documents);
+  EXPECT_LT(Row(r, "hourly-buckets").storage_bytes, Row(r, "per-event").storage_bytes);
+  EXPECT_GT(Row(r, "hourly-buckets").written_bytes_per_op,
+            Row(r, "per-event").written_bytes_per_op);
+}
+
 using Check = void (*)(const ScenarioResult&);
 const std::map<std::string, Check>& SpecificChecks() {
   static const std::map<std::string, Check> checks = {
       {"one-to-one", CheckOneToOne},
       {"pre-aggregation", CheckPreAggregation},
       {"blog-comments", CheckBlogCommentsAndTheSixteenMebibyteLimit},
+      {"one-to-few", CheckOneToFew},
+      {"product-parts", CheckProductParts},
+      {"host-logs", CheckHostLogs},
+      {"two-way-references", CheckTwoWayReferences},
+      {"many-to-many", CheckManyToMany},
+      {"subset-reviews", CheckSubsetReviews},
+      {"covered-index", CheckCoveredIndex},
+      {"custom-id", CheckCustomId},
+      {"index-count", CheckIndexCount},
+      {"bloated-documents", CheckBloatedDocuments},
+      {"bucketing", CheckBucketing},
   };
   return checks;
 }

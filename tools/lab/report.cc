@@ -293,9 +293,11 @@ std::string MarkdownReport(const std::vector<ScenarioResult>& results) {
     md += "---|\n";
     for (const Measurement& m : r.rows) md += "| " + absl::StrJoin(Cells(m), " | ") + " |\n";
     for (const Measurement& m : r.rows) {
-      if (m.failed()) {
+      if (m.failed() && m.error_code != 0) {
         md += absl::StrFormat("\n%s at %s %d: setup failed with code %d (%s).\n", m.variant,
                               r.size_label, m.size, m.error_code, m.error);
+      } else if (m.failed()) {
+        md += absl::StrFormat("\n%s at %s %d: %s.\n", m.variant, r.size_label, m.size, m.error);
       }
     }
     for (const LimitResult& l : r.limits) {

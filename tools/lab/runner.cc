@@ -16,6 +16,8 @@
 namespace rockdoc::lab {
 namespace {
 
+constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
+
 constexpr char kDb[] = "lab";
 
 double Median(std::vector<double> v) {
@@ -105,6 +107,12 @@ void Summarize(ScenarioResult& r) {
       }
     }
     for (Measurement* m : failed) {
+      if (m->error_code == 0) {
+        m->verdict = "not run at this size";
+        r.verdict.push_back(absl::StrFormat("%s %d: %s %s", r.size_label, size, m->variant,
+                                            m->error));
+        continue;
+      }
       m->verdict = absl::StrFormat("cannot hold this size (code %d)", m->error_code);
       r.verdict.push_back(absl::StrFormat("%s %d: %s fails (code %d: %s)", r.size_label, size,
                                           m->variant, m->error_code, m->error));
@@ -217,12 +225,25 @@ StatusOr<Measurement> RunVariant(const Scenario& s, const Variant& v, int64_t si
     }
   };
 
-  constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
   Measurement m;
   m.variant = v.name;
   m.size = size;
   m.engine = v.engine == EngineKind::kSqlite ? "sqlite" : "rockdoc";
   m.mirrors = v.mirrors;
+  auto unmeasured = [&](std::string why, int32_t code) {
+    m.error = std::move(why);
+    m.error_code = code;
+    for (double* f : {&m.read_ops_per_sec, &m.write_ops_per_sec, &m.keys_examined,
+                      &m.docs_examined, &m.read_bytes_per_op, &m.written_bytes_per_op,
+                      &m.wal_bytes_per_op, &m.avg_doc_bytes, &m.max_doc_share}) {
+      *f = kUnknown;
+    }
+  };
+  if (v.max_size > 0 && size > v.max_size) {
+    say("not run: above the variant's maxSize");
+    unmeasured(absl::StrFormat("not run above the variant's maxSize (%d)", v.max_size), 0);
+    return m;
+  }
   const Env base = BaseEnv(s, options.mode, size);
   ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<Backend> db, Backend::Open(v.engine, dir));
 
@@ -233,13 +254,10 @@ StatusOr<Measurement> RunVariant(const Scenario& s, const Variant& v, int64_t si
     if (!st.ok() && std::count(v.setup_may_fail.begin(), v.setup_may_fail.end(),
                                st.code_number()) > 0) {
       // The variant cannot hold this size: a row that says so.
-      m.error = std::string(st.message());
-      m.error_code = st.code_number();
-      for (double* f : {&m.read_ops_per_sec, &m.write_ops_per_sec, &m.keys_examined,
-                        &m.docs_examined, &m.read_bytes_per_op, &m.written_bytes_per_op,
-                        &m.wal_bytes_per_op, &m.avg_doc_bytes, &m.max_doc_share}) {
-        *f = kUnknown;
-      }
+      // The error without the operation it came from (the whole template).
+      std::string why(st.message());
+      if (size_t at = why.rfind("}: "); at != std::string::npos) why = why.substr(at + 3);
+      unmeasured(why, st.code_number());
       say("setup failed as allowed: " + st.ToString());
       db->Close().IgnoreError();
       db.reset();

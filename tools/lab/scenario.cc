@@ -176,6 +176,7 @@ StatusOr<Scenario> ParseScenario(std::string_view json) {
       return Invalid(vw, "\"engine\" is \"rockdoc\" or \"sqlite\"");
     }
     ROCKDOC_ASSIGN_OR_RETURN(v.mirrors, GetString(vd, "mirrors", vw, false));
+    ROCKDOC_ASSIGN_OR_RETURN(v.max_size, GetInt(vd, "maxSize", 0, vw));
     if (Element codes = vd.Get("setupMayFail"); codes.ok()) {
       if (codes.type() != BsonType::kArray) return Invalid(vw, "\"setupMayFail\" is an array of codes");
       for (const Element& c : codes.Array()) {

@@ -37,6 +37,9 @@ struct Variant {
   // that much, e.g. 10334 or 2 for a document over 16 MiB): the row is then
   // reported as failed instead of ending the run.
   std::vector<int32_t> setup_may_fail;
+  // When positive, larger sizes are not run for this variant (reported as
+  // such): for a reference too slow to run there in reasonable time.
+  int64_t max_size = 0;
   OpList setup;
   OpList read;
   OpList write;
