@@ -133,42 +133,19 @@ StatusOr<std::optional<Document>> Collection::FindOne(DocumentView filter,
 
 namespace {
 
-// The top-level fields `e` tests; false when it tests something no index
-// key can answer alone ($nor, $not, dotted paths, constants).
-bool FilterFields(const MatchExpression* e, std::set<std::string>* fields) {
-  if (e->type() == MatchType::kAnd || e->type() == MatchType::kOr) {
-    for (size_t i = 0; i < e->num_children(); ++i) {
-      if (!FilterFields(e->child(i), fields)) return false;
-    }
-    return true;
-  }
-  if (e->is_logical() || e->path().empty() || e->path().find('.') != std::string::npos) {
-    return false;
-  }
-  fields->insert(e->path());
-  return true;
-}
-
-// A count never looks at the documents it counts, so it asks only for the
-// fields its filter tests: the planner can then answer from an index alone,
-// without fetching a document per match (MongoDB's COUNT_SCAN). Whether it
-// can is the planner's usual covering rule (no multikey, sparse or partial
-// index, no predicate that hinges on a missing field); otherwise the plan
-// fetches as before. The count is the same either way.
-StatusOr<FindOptions> CountAsFind(DocumentView filter, const CountOptions& options) {
+// countDocuments as a find whose results are counted, never read: the
+// planner may answer it from index keys alone (no FETCH), and with
+// COUNT_SCAN when the index bounds are exactly the filter.
+StatusOr<std::unique_ptr<internal::CanonicalQuery>> CountQuery(DocumentView filter,
+                                                               const CountOptions& options) {
   FindOptions fo;
   fo.skip = options.skip;
   fo.limit = options.limit;
   fo.hint = options.hint;
   fo.hint_name = options.hint_name;
   ROCKDOC_ASSIGN_OR_RETURN(auto cq, internal::MakeCanonicalQuery(filter, fo));
-  std::set<std::string> fields;
-  if (cq->match_everything() || !FilterFields(cq->root.get(), &fields)) return fo;
-  BsonBuilder projection;
-  if (fields.count("_id") == 0) projection.AppendInt32("_id", 0);
-  for (const std::string& f : fields) projection.AppendInt32(f, 1);
-  fo.projection = std::move(projection).Build();
-  return fo;
+  cq->count_only = true;
+  return cq;
 }
 
 }  // namespace
@@ -181,18 +158,26 @@ StatusOr<int64_t> Collection::CountDocuments(DocumentView filter,
     // transaction), no scan needed.
     return EstimatedDocumentCount();
   }
-  ROCKDOC_ASSIGN_OR_RETURN(FindOptions fo, CountAsFind(filter, options));
-  ROCKDOC_ASSIGN_OR_RETURN(Cursor cursor, Find(filter, fo));
-  int64_t n = 0;
-  while (cursor.Next()) ++n;
-  ROCKDOC_RETURN_IF_ERROR(cursor.status());
-  return n;
+  std::unique_ptr<internal::PlanExecutor> exec;
+  {
+    // As Find: planning under the engine's use, the cursor then on its own.
+    auto use = engine_->Enter();
+    ROCKDOC_RETURN_IF_ERROR(use.status());
+    ROCKDOC_ASSIGN_OR_RETURN(auto cq, CountQuery(filter, options));
+    ROCKDOC_ASSIGN_OR_RETURN(auto meta, internal::LookupForRead(*engine_, db_name_, name_));
+    ROCKDOC_ASSIGN_OR_RETURN(exec, internal::OpenQuery(engine_, meta.get(), std::move(cq)));
+  }
+  return exec->CountRemaining();
 }
 
 StatusOr<Document> Collection::ExplainCount(DocumentView filter, const CountOptions& options,
                                             ExplainVerbosity verbosity) const {
-  ROCKDOC_ASSIGN_OR_RETURN(FindOptions fo, CountAsFind(filter, options));
-  ROCKDOC_ASSIGN_OR_RETURN(Document explain, ExplainFind(filter, fo, verbosity));
+  auto use = engine_->Enter();
+  ROCKDOC_RETURN_IF_ERROR(use.status());
+  ROCKDOC_ASSIGN_OR_RETURN(auto cq, CountQuery(filter, options));
+  ROCKDOC_ASSIGN_OR_RETURN(auto meta, internal::LookupForRead(*engine_, db_name_, name_));
+  ROCKDOC_ASSIGN_OR_RETURN(Document explain,
+                           internal::ExplainQuery(engine_, meta.get(), full_name(), *cq, verbosity));
   return internal::WrapExplain(explain, "COUNT");
 }
 

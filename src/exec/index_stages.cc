@@ -20,13 +20,13 @@ std::vector<KeyRange> IndexRanges(const IndexDescriptor& index, const IndexBound
 
 IndexScanStage::IndexScanStage(const ReadContext& ctx, uint32_t collection_id,
                                std::shared_ptr<const IndexDescriptor> index, IndexBounds bounds,
-                               bool forward, bool produce_key_doc, StageFilter key_filter)
+                               bool forward, Output output, StageFilter key_filter)
     : ctx_(ctx),
       collection_id_(collection_id),
       index_(std::move(index)),
       bounds_(std::move(bounds)),
       forward_(forward),
-      produce_key_doc_(produce_key_doc),
+      output_(output),
       key_filter_(std::move(key_filter)),
       walk_(IndexPrefix(*index_), keystring::PrefixSuccessor(IndexPrefix(*index_)),
             IndexRanges(*index_, bounds_), forward) {}
@@ -45,6 +45,12 @@ StageState IndexScanStage::DoWork(WorkingMember** out) {
     case RangeIterator::Step::kKey: break;
   }
   ++keys_examined_;
+  if (output_ == Output::kCount) {
+    // Every entry in the bounds is one matching document.
+    member_.Clear();
+    *out = &member_;
+    return StageState::kAdvanced;
+  }
   IndexEntryView entry;
   Status s = ParseIndexEntry(*index_, walk_.key(), walk_.value(), &entry);
   if (!s.ok()) return Fail(s);
@@ -60,7 +66,7 @@ StageState IndexScanStage::DoWork(WorkingMember** out) {
   member_.record_key = record_key_;
   member_.index_key = entry.values_key;
   member_.index_type_bits = entry.type_bits;
-  if (produce_key_doc_) {
+  if (output_ == Output::kKeyDocument) {
     BsonBuilder b;
     s = DecodeIndexKey(*index_, entry, &b);
     if (!s.ok()) return Fail(s);

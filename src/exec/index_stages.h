@@ -26,12 +26,20 @@ namespace rockdoc::internal {
 
 class IndexScanStage : public PlanStage {
  public:
-  // `produce_key_doc`: decode each entry's values into a document named by
-  // the index fields (covered plans); `key_filter` then applies to it.
+  // What each entry yields.
+  enum class Output {
+    kRecordKey,    // the document's record key, for a FETCH above
+    kKeyDocument,  // also the entry's values decoded into a document named by
+                   // the index fields (covered plans); `key_filter` applies to it
+    kCount,        // nothing but the entry (COUNT_SCAN: the bounds are the
+                   // filter, exactly, over a non-multikey index)
+  };
   IndexScanStage(const ReadContext& ctx, uint32_t collection_id,
                  std::shared_ptr<const IndexDescriptor> index, IndexBounds bounds, bool forward,
-                 bool produce_key_doc, StageFilter key_filter);
-  std::string_view name() const override { return "IXSCAN"; }
+                 Output output, StageFilter key_filter);
+  std::string_view name() const override {
+    return output_ == Output::kCount ? "COUNT_SCAN" : "IXSCAN";
+  }
   int64_t keys_examined() const override { return keys_examined_; }
   void ReleaseResources() override;
 
@@ -45,7 +53,7 @@ class IndexScanStage : public PlanStage {
   std::shared_ptr<const IndexDescriptor> index_;
   IndexBounds bounds_;
   bool forward_;
-  bool produce_key_doc_;
+  Output output_;
   StageFilter key_filter_;
   RangeIterator walk_;  // over absolute keys (index prefix included)
   bool released_ = false;

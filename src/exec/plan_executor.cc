@@ -67,4 +67,30 @@ bool PlanExecutor::Next() {
   return produced;
 }
 
+StatusOr<int64_t> PlanExecutor::CountRemaining() {
+  current_ = nullptr;
+  int64_t n = 0;
+  if (!done_) {
+    auto use = engine_->Enter();
+    if (!use.status().ok()) {
+      if (status_.ok()) status_ = use.status();
+    } else {
+      while (true) {
+        WorkingMember* out = nullptr;
+        StageState state = root_->Work(&out);
+        if (state == StageState::kAdvanced) {
+          ++n;
+        } else if (state != StageState::kNeedTime) {
+          if (state == StageState::kFailure) status_ = root_->status();
+          break;
+        }
+      }
+      n_returned_ += n;
+    }
+    done_ = true;
+  }
+  ROCKDOC_RETURN_IF_ERROR(status_);
+  return n;
+}
+
 }  // namespace rockdoc::internal

@@ -47,6 +47,9 @@ class PlanExecutor : public CursorImpl, public EngineResource {
   ~PlanExecutor() override;
 
   bool Next() override;
+  // Runs the plan to the end and returns how many results it produced
+  // (countDocuments): one engine use for the whole run, not one per result.
+  StatusOr<int64_t> CountRemaining();
   DocumentView document() const override { return current_ ? current_->doc : DocumentView(); }
   Status status() const override { return status_; }
   // The current result's WorkingMember (for callers that need the record key).

@@ -47,6 +47,10 @@ struct CanonicalQuery {
   Document hint;
   std::string hint_name;
   int64_t max_sort_bytes = int64_t{100} << 20;
+  // The caller counts the results and never reads them (countDocuments): a
+  // plan may then answer from index keys alone, even with no projection,
+  // and skip decoding them when the bounds are exactly the filter.
+  bool count_only = false;
 
   bool match_everything() const {
     return root->type() == MatchType::kAnd && root->num_children() == 0;

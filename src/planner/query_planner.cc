@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include "exec/basic_stages.h"
 #include "exec/index_stages.h"
@@ -199,7 +200,10 @@ bool SparseUsable(const IndexDescriptor& index, const std::vector<const MatchExp
 }
 
 bool IsCovered(const CanonicalQuery& cq, const IndexDescriptor& index) {
-  if (!cq.projection || !cq.projection->inclusion || cq.projection->coverable_fields.empty()) {
+  // A count needs no output fields at all.
+  const bool needs_fields = !(cq.count_only && !cq.projection);
+  if (needs_fields && (!cq.projection || !cq.projection->inclusion ||
+                       cq.projection->coverable_fields.empty())) {
     return false;
   }
   if (index.is_multikey() || index.sparse() || index.partial()) return false;
@@ -208,15 +212,82 @@ bool IsCovered(const CanonicalQuery& cq, const IndexDescriptor& index) {
       if (n == f) return f.find('.') == std::string::npos;
     return false;
   };
-  for (const std::string& f : cq.projection->coverable_fields)
-    if (!in_index(f)) return false;
-  if (cq.projection->include_id && !in_index("_id")) return false;
+  if (needs_fields) {
+    for (const std::string& f : cq.projection->coverable_fields)
+      if (!in_index(f)) return false;
+    if (cq.projection->include_id && !in_index("_id")) return false;
+  }
   std::vector<std::string> paths;
   if (!cq.match_everything() && !CoverableFilter(cq.root.get(), &paths)) return false;
   for (const std::string& p : paths)
     if (!in_index(p)) return false;
   for (const auto& part : cq.sort.parts())
     if (!in_index(part.path.dotted())) return false;
+  return true;
+}
+
+// A constant whose index intervals hold exactly the values the predicate
+// matches (no null/missing, arrays, regexes, NaN or decimal subtleties).
+bool ExactOperand(const Element& v) {
+  switch (v.type()) {
+    case BsonType::kInt32:
+    case BsonType::kInt64:
+    case BsonType::kString:
+    case BsonType::kObjectId:
+    case BsonType::kBool:
+    case BsonType::kDateTime:
+      return true;
+    case BsonType::kDouble:
+      return !std::isnan(v.Double());
+    default:
+      return false;
+  }
+}
+
+// Whether the index entries within `bounds` are exactly the documents that
+// match the filter, so a count needs nothing but the entries (COUNT_SCAN):
+// a conjunction of $eq/$in/$lt/$lte/$gt/$gte on top-level index fields with
+// plain constants, over a non-multikey, non-sparse, non-partial index, whose
+// constrained fields are a prefix of the key pattern with points on all but
+// the last (the shape BoundsToKeyRanges turns into exact key ranges).
+bool BoundsAreTheFilter(const std::vector<const MatchExpression*>& preds,
+                        const IndexDescriptor& index, const IndexBounds& bounds) {
+  if (preds.empty() || index.is_multikey() || index.sparse() || index.partial()) return false;
+  const std::vector<std::string>& fields = index.field_names();
+  size_t last = 0;
+  std::vector<bool> constrained(fields.size(), false);
+  for (const MatchExpression* p : preds) {
+    switch (p->type()) {
+      case MatchType::kEq:
+      case MatchType::kLt:
+      case MatchType::kLte:
+      case MatchType::kGt:
+      case MatchType::kGte:
+        if (!ExactOperand(p->operand())) return false;
+        break;
+      case MatchType::kIn: {
+        const auto* in = static_cast<const InMatchExpression*>(p);
+        if (!in->regexes().empty() || in->has_null() || in->equalities().empty()) return false;
+        for (const Element& e : in->equalities())
+          if (!ExactOperand(e)) return false;
+        break;
+      }
+      default:
+        return false;
+    }
+    auto it = std::find(fields.begin(), fields.end(), p->path());
+    if (it == fields.end() || p->path().find('.') != std::string::npos) return false;
+    const size_t at = static_cast<size_t>(it - fields.begin());
+    constrained[at] = true;
+    last = std::max(last, at);
+  }
+  if (bounds.fields.size() != fields.size()) return false;
+  size_t ranges = 1;
+  for (size_t i = 0; i < last; ++i) {
+    if (!constrained[i] || !bounds.fields[i].AllPoints()) return false;
+    ranges *= std::max<size_t>(1, bounds.fields[i].intervals.size());
+    if (ranges > 10000) return false;  // BoundsToKeyRanges stops expanding
+  }
   return true;
 }
 
@@ -262,12 +333,19 @@ std::unique_ptr<PlanStage> BuildStages(const QuerySolution& sol, const Canonical
       break;
     case Access::kIndex: {
       const auto& part = sol.parts[0];
-      if (sol.covered) {
+      if (sol.count_scan) {
         root = std::make_unique<IndexScanStage>(ctx, meta->id, part.index, part.bounds,
-                                                part.forward, true, filter);
+                                                part.forward, IndexScanStage::Output::kCount,
+                                                StageFilter());
+      } else if (sol.covered) {
+        root = std::make_unique<IndexScanStage>(ctx, meta->id, part.index, part.bounds,
+                                                part.forward, IndexScanStage::Output::kKeyDocument,
+                                                filter);
       } else {
         auto scan = std::make_unique<IndexScanStage>(ctx, meta->id, part.index, part.bounds,
-                                                     part.forward, false, StageFilter());
+                                                     part.forward,
+                                                     IndexScanStage::Output::kRecordKey,
+                                                     StageFilter());
         root = std::make_unique<FetchStage>(ctx, std::move(scan), filter);
       }
       break;
@@ -276,7 +354,9 @@ std::unique_ptr<PlanStage> BuildStages(const QuerySolution& sol, const Canonical
       std::vector<std::unique_ptr<PlanStage>> scans;
       for (const auto& part : sol.parts) {
         scans.push_back(std::make_unique<IndexScanStage>(ctx, meta->id, part.index, part.bounds,
-                                                         part.forward, false, StageFilter()));
+                                                         part.forward,
+                                                         IndexScanStage::Output::kRecordKey,
+                                                         StageFilter()));
       }
       root = std::make_unique<FetchStage>(ctx, std::make_unique<OrStage>(std::move(scans)),
                                           filter);
@@ -335,6 +415,8 @@ std::vector<QuerySolution> EnumerateSolutions(const CanonicalQuery& cq, const Co
     sol->access = Access::kIndex;
     sol->provides_sort = sorts;
     sol->covered = IsCovered(cq, *index);
+    sol->count_scan = sol->covered && cq.count_only && !cq.projection &&
+                      BoundsAreTheFilter(preds, *index, part.bounds);
     sol->parts = {std::move(part)};
     return true;
   };

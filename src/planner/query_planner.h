@@ -45,6 +45,7 @@ struct QuerySolution {
   std::vector<IndexPart> parts;  // kIndex: one; kOr: one per branch
   bool provides_sort = false;    // no blocking SORT needed
   bool covered = false;          // no FETCH: answered from the index keys
+  bool count_scan = false;       // count_only and the bounds are exactly the filter
   std::string Describe() const;
 };
 
