@@ -96,6 +96,10 @@ ScenarioResult RunAndCheck(const Scenario& s) {
   for (const LimitResult& l : r->limits) {
     EXPECT_TRUE(l.as_expected) << l.title << ": " << l.message;
   }
+  // Every bundled scenario says which rule of thumb it tests, and at least
+  // one claim is checked at the test size (agreeing or not: timings vary).
+  EXPECT_FALSE(s.rules.empty()) << s.name;
+  EXPECT_FALSE(r->rule_checks.empty()) << s.name;
   return std::move(r).value();
 }
 
@@ -549,6 +553,51 @@ TEST(LabRunTest, MixedThroughputFollowsFromTheMeasuredRates) {
     EXPECT_LE(m.mixed_ops_per_sec[1], std::max(R, W));
   }
   EXPECT_NE(TextTable(*r).find("ops/s 9:1"), std::string::npos);
+}
+
+// A rule of thumb's claims are checked against the measured winners: one
+// that holds and one that does not (disk sizes: deterministic).
+TEST(LabRunTest, RulesOfThumbAreCheckedAgainstTheWinners) {
+  const std::string text = R"({"name": "rules", "sizeLabel": "docs",
+    "rulesOfThumb": [{"text": "small is small", "claims": [{"variant": "small", "wins": "disk"}]},
+                     {"text": "big is small", "claims": [{"variant": "big", "wins": "disk"},
+                                                        {"variant": "big", "wins": "disk", "from": 99}]}],
+    "profiles": {"full": {"sizes": [300], "repetitions": 1, "readOps": 3, "writeOps": 3}},
+    "let": {"write": {"k": {"$$add": [1000000, "$$op"]}}},
+    "variants": [
+      {"name": "small", "setup": [{"op": "insertOne", "collection": "c", "document": {"_id": 0, "n": "$$n"}}],
+       "read": {"ops": [{"op": "findOne", "collection": "c", "filter": {"_id": 0}, "as": "d"}], "answer": "$$d.n"},
+       "write": [{"op": "insertOne", "collection": "w", "document": {"_id": "$$k"}}]},
+      {"name": "big", "setup": [{"op": "insertOne", "collection": "c", "document": {"_id": 0, "n": "$$n"}},
+         {"op": "insertMany", "collection": "pad", "documents": {"$$generate": {"count": "$$n",
+            "template": {"_id": "$$i", "t": {"$$text": [1000, "$$i"]}}}}}],
+       "read": {"ops": [{"op": "findOne", "collection": "c", "filter": {"_id": 0}, "as": "d"}], "answer": "$$d.n"},
+       "write": [{"op": "insertOne", "collection": "w", "document": {"_id": "$$k"}}]}]})";
+  auto s = ParseScenario(text);
+  ASSERT_TRUE(s.ok()) << s.status();
+  ScratchDir work;
+  RunOptions o;
+  o.mode = Mode::kFull;
+  o.work_dir = work.path();
+  auto r = RunScenario(*s, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->rule_checks.size(), 3u);  // the claim from 99 applies at 300 too
+  EXPECT_TRUE(r->rule_checks[0].agrees);
+  EXPECT_EQ(r->rule_checks[0].winner, "small");
+  EXPECT_FALSE(r->rule_checks[1].agrees);
+  EXPECT_EQ(r->rule_checks[1].winner, "small");
+  const std::string table = TextTable(*r);
+  EXPECT_NE(table.find("rule of thumb \"small is small\": agrees"), std::string::npos) << table;
+  EXPECT_NE(table.find("DISAGREES: small has the least disk, not big"), std::string::npos) << table;
+  // Claims name rockdoc variants and known metrics.
+  std::string bad = text;
+  bad.replace(bad.find(R"("wins": "disk"}]},)"), std::string(R"("wins": "disk"}]},)").size(),
+              R"("wins": "speed"}]},)");
+  EXPECT_FALSE(ParseScenario(bad).ok());
+  bad = text;
+  bad.replace(bad.find(R"({"variant": "small", "wins")"),
+              std::string(R"({"variant": "small", "wins")").size(), R"({"variant": "tiny", "wins")");
+  EXPECT_FALSE(ParseScenario(bad).ok());
 }
 
 TEST(LabScenarioTest, RejectsBadEnginesMirrorsAndMixes) {

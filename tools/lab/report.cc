@@ -147,6 +147,12 @@ Document ResultsToBson(const std::vector<ScenarioResult>& results) {
       b.AppendString("verdict", m.verdict);
       b.Close();
     }
+    b.Close().OpenArray("rulesOfThumb");
+    for (const RuleCheck& c : r.rule_checks) {
+      b.OpenDocument("").AppendString("rule", c.rule).AppendString("claim", c.variant);
+      b.AppendString("wins", c.metric).AppendInt64("size", c.size);
+      b.AppendString("winner", c.winner).AppendBool("agrees", c.agrees).Close();
+    }
     b.Close().OpenArray("limits");
     for (const LimitResult& l : r.limits) {
       b.OpenDocument("");
@@ -287,6 +293,12 @@ std::string MarkdownReport(const std::vector<ScenarioResult>& results) {
                           r.mode, r.consistent ? "yes" : "NO");
     for (const std::string& v : r.inconsistencies) md += "- inconsistent: " + v + "\n";
     for (const std::string& v : r.verdict) md += "- **Verdict:** " + v + "\n";
+    if (!r.rule_checks.empty()) {
+      const auto agreed = std::count_if(r.rule_checks.begin(), r.rule_checks.end(),
+                                         [](const RuleCheck& c) { return c.agrees; });
+      md += absl::StrFormat("- **Rules of thumb:** %d of %d checks agree with the measurements.\n",
+                            agreed, r.rule_checks.size());
+    }
     const std::vector<std::string> header = Header(r);
     md += "\n| " + absl::StrJoin(header, " | ") + " |\n|---|";
     for (size_t i = 1; i + 1 < header.size(); ++i) md += "---:|";

@@ -164,6 +164,42 @@ void Summarize(ScenarioResult& r) {
         r.verdict.push_back(absl::StrFormat("%s %d, best at read:write %s", r.size_label, size,
                                             absl::StrJoin(mixes, "; ")));
       }
+      // The rules of thumb: does the claimed variant win here?
+      auto winner = [&](const std::string& metric) -> Measurement* {
+        if (metric == "reads") return br;
+        if (metric == "writes") return bw;
+        if (metric == "disk") return bd;
+        for (size_t i = 0; i < r.mixes.size(); ++i) {
+          if (metric == absl::StrFormat("%d:%d", r.mixes[i].first, r.mixes[i].second)) {
+            return best([i](Measurement* m) { return m->mixed_ops_per_sec[i]; }, true);
+          }
+        }
+        return nullptr;
+      };
+      auto what = [](const std::string& metric) -> std::string {
+        if (metric == "reads") return "the fastest reads";
+        if (metric == "writes") return "the fastest writes";
+        if (metric == "disk") return "the least disk";
+        return "the most ops/s at " + metric;
+      };
+      for (const RuleOfThumb& rule : r.rules) {
+        std::vector<std::string> parts;
+        for (const Claim& c : rule.claims) {
+          if (size < c.from || size > c.to) continue;
+          Measurement* w = winner(c.metric);
+          if (w == nullptr) continue;
+          RuleCheck check{rule.text, c.variant, c.metric, size, w->variant, w->variant == c.variant};
+          parts.push_back(check.agrees
+                              ? absl::StrFormat("agrees: %s has %s", c.variant, what(c.metric))
+                              : absl::StrFormat("DISAGREES: %s has %s, not %s", w->variant,
+                                                what(c.metric), c.variant));
+          r.rule_checks.push_back(std::move(check));
+        }
+        if (!parts.empty()) {
+          r.verdict.push_back(absl::StrFormat("%s %d, rule of thumb \"%s\": %s", r.size_label,
+                                              size, rule.text, absl::StrJoin(parts, "; ")));
+        }
+      }
     }
     std::vector<std::string> vs;
     for (Measurement* q : sqlite_rows) {
@@ -417,6 +453,7 @@ StatusOr<ScenarioResult> RunScenario(const Scenario& s, const RunOptions& option
   r.mode = ModeName(options.mode);
   r.sizes = ProfileFor(s, options.mode).sizes;
   r.mixes = s.mixes;
+  r.rules = s.rules;
   for (const Variant& v : s.variants) {
     r.variants.push_back(v.name);
     for (int64_t size : r.sizes) {

@@ -69,6 +69,16 @@ struct LimitResult {
   bool as_expected = false;      // failed with expect_code and left the document unchanged
 };
 
+// One claim of a rule of thumb checked at one size.
+struct RuleCheck {
+  std::string rule;     // its text
+  std::string variant;  // claimed winner
+  std::string metric;   // reads, writes, disk, "1000:1"
+  int64_t size = 0;
+  std::string winner;   // the actual winner
+  bool agrees = false;
+};
+
 struct ScenarioResult {
   std::string name;
   std::string title;
@@ -78,6 +88,8 @@ struct ScenarioResult {
   std::vector<std::string> variants;
   std::vector<int64_t> sizes;
   std::vector<std::pair<int64_t, int64_t>> mixes;  // (reads, writes)
+  std::vector<RuleOfThumb> rules;
+  std::vector<RuleCheck> rule_checks;
   std::vector<Measurement> rows;  // variant-major, sizes in order
   std::vector<LimitResult> limits;
   bool consistent = true;         // every variant gave the same answers and dumps

@@ -208,6 +208,33 @@ StatusOr<Scenario> ParseScenario(std::string_view json) {
   if (s.variants.front().engine != EngineKind::kRockdoc) {
     return Invalid(where, "the first variant (the reference of the invariants) runs on rockdoc");
   }
+  if (Element rules = d.Get("rulesOfThumb"); rules.ok()) {
+    const std::string rw = where + " rulesOfThumb";
+    if (rules.type() != BsonType::kArray) return Invalid(rw, "must be an array");
+    for (const Element& re : rules.Array()) {
+      if (re.type() != BsonType::kDocument) return Invalid(rw, "a rule is {text, claims}");
+      RuleOfThumb rule;
+      ROCKDOC_ASSIGN_OR_RETURN(rule.text, GetString(re.Document(), "text", rw, true));
+      Element claims = re.Document().Get("claims");
+      if (claims.type() != BsonType::kArray) return Invalid(rw, "\"claims\" must be an array");
+      for (const Element& ce : claims.Array()) {
+        if (ce.type() != BsonType::kDocument) return Invalid(rw, "a claim is an object");
+        DocumentView cd = ce.Document();
+        Claim c;
+        ROCKDOC_ASSIGN_OR_RETURN(c.variant, GetString(cd, "variant", rw, true));
+        ROCKDOC_ASSIGN_OR_RETURN(c.metric, GetString(cd, "wins", rw, true));
+        ROCKDOC_ASSIGN_OR_RETURN(c.from, GetInt(cd, "from", 0, rw));
+        ROCKDOC_ASSIGN_OR_RETURN(c.to, GetInt(cd, "to", INT64_MAX, rw));
+        if (std::none_of(s.variants.begin(), s.variants.end(), [&](const Variant& v) {
+              return v.name == c.variant && v.engine == EngineKind::kRockdoc;
+            })) {
+          return Invalid(rw, "no rockdoc variant named " + c.variant);
+        }
+        rule.claims.push_back(std::move(c));
+      }
+      s.rules.push_back(std::move(rule));
+    }
+  }
   if (Element mixes = d.Get("mixes"); mixes.ok()) {
     if (mixes.type() != BsonType::kArray) return Invalid(where, "\"mixes\" must be an array");
     for (const Element& m : mixes.Array()) {
@@ -218,6 +245,17 @@ StatusOr<Scenario> ParseScenario(std::string_view json) {
         return Invalid(where, "a mix is [reads, writes], non-negative, not both 0");
       }
       s.mixes.emplace_back(r, w);
+    }
+  }
+  for (const RuleOfThumb& rule : s.rules) {
+    for (const Claim& c : rule.claims) {
+      bool known = c.metric == "reads" || c.metric == "writes" || c.metric == "disk";
+      for (auto [r, w] : s.mixes) known = known || c.metric == std::to_string(r) + ":" + std::to_string(w);
+      if (!known) {
+        return Invalid(where + " rulesOfThumb",
+                       "\"wins\" is reads, writes, disk or one of the mixes (\"1000:1\"), not " +
+                           c.metric);
+      }
     }
   }
 

@@ -69,6 +69,21 @@ struct LimitStep {
   int32_t expect_code = 0;
 };
 
+// One expectation of a rule of thumb, checked at every size in [from, to]:
+// `variant` should win `metric` ("reads", "writes", "disk", or a mix
+// "1000:1") among the rockdoc variants.
+struct Claim {
+  std::string variant;
+  std::string metric;
+  int64_t from = 0;
+  int64_t to = INT64_MAX;
+};
+
+struct RuleOfThumb {
+  std::string text;  // "favor embedding"
+  std::vector<Claim> claims;
+};
+
 struct Scenario {
   std::string name;
   std::string title;
@@ -83,6 +98,7 @@ struct Scenario {
   // Read:write mixes whose throughput is reported, from the measured rates:
   // (r + w) / (r / reads_per_sec + w / writes_per_sec).
   std::vector<std::pair<int64_t, int64_t>> mixes;
+  std::vector<RuleOfThumb> rules;
   std::string source_path;
 };
 
