@@ -680,6 +680,34 @@ TEST(LabOutputTest, ResultsJsonAndMarkdownExistAndParse) {
   EXPECT_GT(lines, 2 * Figures().size());  // SQLite's measured figures are charted too
 }
 
+// Values over more than two decades are charted on a log scale, with a
+// tick per decade; closer values keep a linear scale from 0.
+TEST(LabOutputTest, ChartsSwitchToALogScaleForWideRanges) {
+  ScenarioResult r;
+  r.size_label = "n";
+  r.variants = {"a", "b"};
+  r.sizes = {10, 100};
+  auto row = [](const char* v, int64_t size, double reads) {
+    Measurement m;
+    m.variant = v;
+    m.size = size;
+    m.read_ops_per_sec = reads;
+    return m;
+  };
+  const Figure& reads = Figures().front();
+  ASSERT_EQ(std::string(reads.key), "readOpsPerSec");
+  r.rows = {row("a", 10, 72), row("a", 100, 70), row("b", 10, 69000), row("b", 100, 68000)};
+  std::string wide = SvgChart(r, reads);
+  EXPECT_NE(wide.find("reads per second (median) (log scale)</text>"), std::string::npos);
+  for (const char* tick : {">10</text>", ">100</text>", ">1000</text>", ">100.0k</text>"}) {
+    EXPECT_NE(wide.find(tick), std::string::npos) << tick;
+  }
+  r.rows = {row("a", 10, 50), row("a", 100, 70), row("b", 10, 900), row("b", 100, 1000)};
+  std::string narrow = SvgChart(r, reads);
+  EXPECT_EQ(narrow.find("(median) (log scale)"), std::string::npos);
+  EXPECT_NE(narrow.find(">0</text>"), std::string::npos);
+}
+
 TEST(LabOutputTest, TableHasOneLinePerVariantAndSize) {
   ScratchDir work;
   auto r = RunScenario(Load("pre-aggregation"), TestOptions(work));

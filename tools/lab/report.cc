@@ -179,13 +179,26 @@ Document ResultsToBson(const std::vector<ScenarioResult>& results) {
 std::string SvgChart(const ScenarioResult& r, const Figure& f) {
   constexpr double kW = 560, kH = 300, kLeft = 70, kRight = 150, kTop = 30, kBottom = 45;
   const double pw = kW - kLeft - kRight, ph = kH - kTop - kBottom;
-  double ymax = 0;
+  double ymax = 0, ymin_positive = 0;
+  bool all_positive = true;
   auto plotted = [&](const Measurement& m) { return !m.failed() && !std::isnan(f.get(m)); };
   for (const Measurement& m : r.rows) {
-    if (plotted(m)) ymax = std::max(ymax, f.get(m));
+    if (!plotted(m)) continue;
+    const double v = f.get(m);
+    ymax = std::max(ymax, v);
+    if (v <= 0) all_positive = false;
+    if (v > 0 && (ymin_positive == 0 || v < ymin_positive)) ymin_positive = v;
   }
   if (ymax <= 0) ymax = 1;
-  ymax *= 1.05;
+  // Values spanning more than two decades (72 reads/s next to 69k) go on a
+  // log scale, else the small ones lie flat on the axis.
+  const bool log_y = all_positive && ymin_positive > 0 && ymax / ymin_positive > 100;
+  double lo = 0, hi = ymax * 1.05;
+  if (log_y) {
+    lo = std::floor(std::log10(ymin_positive));
+    hi = std::ceil(std::log10(ymax));
+    if (hi <= lo) hi = lo + 1;
+  }
   // Log x over the sizes (a size of 0 sits at the left edge).
   const double xmin = std::log10(std::max<double>(1, *std::min_element(r.sizes.begin(), r.sizes.end())));
   const double xmax = std::log10(std::max<double>(1, *std::max_element(r.sizes.begin(), r.sizes.end())));
@@ -193,15 +206,18 @@ std::string SvgChart(const ScenarioResult& r, const Figure& f) {
     if (xmax <= xmin) return kLeft + pw / 2;
     return kLeft + (std::log10(std::max<double>(1, size)) - xmin) / (xmax - xmin) * pw;
   };
-  auto py = [&](double v) { return kTop + ph - v / ymax * ph; };
+  auto py = [&](double v) {
+    const double t = log_y ? (std::log10(v) - lo) / (hi - lo) : v / hi;
+    return kTop + ph - t * ph;
+  };
 
   std::string s = absl::StrFormat(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
       "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"11\">\n",
       kW, kH, kW, kH);
   s += absl::StrFormat("<rect width=\"%.0f\" height=\"%.0f\" fill=\"white\"/>\n", kW, kH);
-  s += absl::StrFormat("<text x=\"%.0f\" y=\"18\" font-size=\"13\">%s</text>\n", kLeft,
-                       XmlEscape(f.title));
+  s += absl::StrFormat("<text x=\"%.0f\" y=\"18\" font-size=\"13\">%s%s</text>\n", kLeft,
+                       XmlEscape(f.title), log_y ? " (log scale)" : "");
   // Axes.
   s += absl::StrFormat(
       "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n", kLeft,
@@ -217,8 +233,13 @@ std::string SvgChart(const ScenarioResult& r, const Figure& f) {
   }
   s += absl::StrFormat("<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s (log scale)</text>\n",
                        kLeft + pw / 2, kH - 8, XmlEscape(r.size_label));
-  for (int i = 0; i <= 4; ++i) {
-    const double v = ymax / 1.05 * i / 4;
+  std::vector<double> ticks;
+  if (log_y) {
+    for (double e = lo; e <= hi; ++e) ticks.push_back(std::pow(10.0, e));
+  } else {
+    for (int i = 0; i <= 4; ++i) ticks.push_back(ymax * i / 4);
+  }
+  for (double v : ticks) {
     s += absl::StrFormat(
         "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
         "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
