@@ -406,9 +406,10 @@ TEST(CrashTest, AcknowledgedWritesSurviveSigkill) {
             << " documents at the end\n";
   // The test exercised something: writes were acknowledged and killed.
   EXPECT_GT(total_acked, 100);
-  // Most kills land mid-write; how many depends on the machine's speed
-  // (sanitizer builds are slower), so only a quarter is required.
-  EXPECT_GT(rounds_with_in_flight, kRounds / 4);
+  // Many kills land mid-write; how many depends on the machine's speed and
+  // load (6 to 14 of 24 seen on a 2-core machine; sanitizer builds are
+  // slower), so this floor only checks that the test exercised the case.
+  EXPECT_GE(rounds_with_in_flight, kRounds / 8);
   EXPECT_GT(model.size(), 20u);
 }
 
