@@ -151,7 +151,8 @@ Document ResultsToBson(const std::vector<ScenarioResult>& results) {
     for (const RuleCheck& c : r.rule_checks) {
       b.OpenDocument("").AppendString("rule", c.rule).AppendString("claim", c.variant);
       b.AppendString("wins", c.metric).AppendInt64("size", c.size);
-      b.AppendString("winner", c.winner).AppendBool("agrees", c.agrees).Close();
+      b.AppendString("winner", c.winner).AppendBool("agrees", c.agrees);
+      b.AppendBool("tie", c.tie).Close();
     }
     b.Close().OpenArray("limits");
     for (const LimitResult& l : r.limits) {
@@ -317,8 +318,12 @@ std::string MarkdownReport(const std::vector<ScenarioResult>& results) {
     if (!r.rule_checks.empty()) {
       const auto agreed = std::count_if(r.rule_checks.begin(), r.rule_checks.end(),
                                          [](const RuleCheck& c) { return c.agrees; });
-      md += absl::StrFormat("- **Rules of thumb:** %d of %d checks agree with the measurements.\n",
-                            agreed, r.rule_checks.size());
+      const auto tied = std::count_if(r.rule_checks.begin(), r.rule_checks.end(),
+                                      [](const RuleCheck& c) { return c.tie; });
+      md += absl::StrFormat(
+          "- **Rules of thumb:** of %d checks, %d agree with the measurements, %d are ties "
+          "(within 5%%), %d disagree.\n",
+          r.rule_checks.size(), agreed, tied, r.rule_checks.size() - agreed - tied);
     }
     const std::vector<std::string> header = Header(r);
     md += "\n| " + absl::StrJoin(header, " | ") + " |\n|---|";

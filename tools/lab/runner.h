@@ -77,6 +77,7 @@ struct RuleCheck {
   int64_t size = 0;
   std::string winner;   // the actual winner
   bool agrees = false;
+  bool tie = false;     // not the winner, but within 5% of it
 };
 
 struct ScenarioResult {
