@@ -717,6 +717,11 @@ TEST_F(ShellTest, ExplainShowsTheChosenPlan) {
   EXPECT_EQ(Show("db.c.explain().updateOne({a: 4}, {$set: {x: 1}}).queryPlanner.winningPlan.stage"),
             "UPDATE\n");
   EXPECT_EQ(Show("db.c.explain().deleteMany({a: 4}).queryPlanner.winningPlan.stage"), "DELETE\n");
+  // A count the index answers alone: COUNT over COUNT_SCAN, no document read.
+  EXPECT_EQ(Show("const c = db.c.explain('executionStats').count({a: 4}); "
+                 "[c.queryPlanner.winningPlan.stage, c.queryPlanner.winningPlan.inputStage.stage, "
+                 "c.executionStats.totalKeysExamined, c.executionStats.totalDocsExamined]"),
+            "[ 'COUNT', 'COUNT_SCAN', 5, 0 ]\n");
   EXPECT_EQ(Show("db.c.countDocuments({a: 4})"), "5\n");  // explain changed nothing
   EXPECT_EQ(Show("try { db.c.find().explain('loud') } catch (e) { e.codeName }"), "BadValue\n");
 }

@@ -456,17 +456,22 @@ NATIVE(FindOne) {
   return ReturnDoc(cx, args, doc);
 }
 
+// The (db, coll, filter, {skip, limit, hint}) arguments of count and its
+// explain.
+bool ArgCount(JSContext* cx, const JS::CallArgs& args, std::optional<Collection>* c,
+              Document* filter, CountOptions* options) {
+  return ArgCollection(cx, args, c) && ArgDoc(cx, args, 2, "filter", filter) &&
+         OptInt64(cx, args, 3, "skip", &options->skip) &&
+         OptInt64(cx, args, 3, "limit", &options->limit) &&
+         OptHint(cx, args, 3, &options->hint, &options->hint_name);
+}
+
 NATIVE(Count) {
   ARGS;
   std::optional<Collection> c;
   Document filter;
   CountOptions options;
-  if (!ArgCollection(cx, args, &c) ||
-      !ArgDoc(cx, args, 2, "filter", &filter) || !OptInt64(cx, args, 3, "skip", &options.skip) ||
-      !OptInt64(cx, args, 3, "limit", &options.limit) ||
-      !OptHint(cx, args, 3, &options.hint, &options.hint_name)) {
-    return false;
-  }
+  if (!ArgCount(cx, args, &c, &filter, &options)) return false;
   STATUS_OR_THROW(n, c->CountDocuments(filter, options));
   args.rval().setNumber(static_cast<double>(n));
   return true;
@@ -614,6 +619,20 @@ NATIVE(ExplainFind) {
     return false;
   }
   STATUS_OR_THROW(doc, c->ExplainFind(filter, options, verbosity));
+  return ReturnDoc(cx, args, doc);
+}
+
+// explainCount(db, coll, filter, options, verbosity)
+NATIVE(ExplainCount) {
+  ARGS;
+  std::optional<Collection> c;
+  Document filter;
+  CountOptions options;
+  ExplainVerbosity verbosity;
+  if (!ArgCount(cx, args, &c, &filter, &options) || !ParseVerbosity(cx, args, 4, &verbosity)) {
+    return false;
+  }
+  STATUS_OR_THROW(doc, c->ExplainCount(filter, options, verbosity));
   return ReturnDoc(cx, args, doc);
 }
 
@@ -958,6 +977,7 @@ const JSFunctionSpec kNatives[] = {JS_FN("write", Write, 1, 0),
                                    JS_FN("findOneAndReplace", FindOneAndReplace, 5, 0),
                                    JS_FN("findOneAndDelete", FindOneAndDelete, 4, 0),
                                    JS_FN("explainFind", ExplainFind, 5, 0),
+                                   JS_FN("explainCount", ExplainCount, 5, 0),
                                    JS_FN("explainUpdate", ExplainUpdate, 7, 0),
                                    JS_FN("explainDelete", ExplainDelete, 5, 0),
                                    JS_FN("createIndex", CreateIndex, 4, 0),

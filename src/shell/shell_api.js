@@ -571,6 +571,10 @@
       return cursor;
     }
     findOne(filter, projection) { return this.find(filter, projection).limit(1).explain(this._verbosity); }
+    count(filter, options) {
+      return native.explainCount(this._coll._dbName, this._coll._name, filter, options, this._verbosity);
+    }
+    countDocuments(filter, options) { return this.count(filter, options); }
     update(filter, update, options) {
       const multi = !!(options && options.multi);
       return native.explainUpdate(this._coll._dbName, this._coll._name, filter, update, multi, options, this._verbosity);
