@@ -475,10 +475,12 @@ TEST(LabSqliteTest, DocumentsRoundTripThroughJsonText) {
   EXPECT_EQ(i, 50);
   // A bad statement is an error naming SQLite, not a crash.
   Status bad = exec.RunOne(rockdoc::test::Json(R"j({"op": "sql", "sql": "SELECT nope FROM t", "as": "x"})j"), env);
-  EXPECT_FALSE(bad.ok());
+  EXPECT_EQ(bad.code_number(), 2) << bad;
   EXPECT_NE(bad.ToString().find("sqlite"), std::string::npos) << bad;
   // rockdoc operations are not SQL.
-  EXPECT_FALSE(exec.RunOne(rockdoc::test::Json(R"j({"op": "find", "collection": "t"})j"), env).ok());
+  EXPECT_EQ(exec.RunOne(rockdoc::test::Json(R"j({"op": "find", "collection": "t"})j"), env)
+                .code_number(),
+            2);
   ASSERT_TRUE((*db)->Reopen().ok());
   auto disk = (*db)->DiskBytes();
   ASSERT_TRUE(disk.ok());
@@ -608,11 +610,11 @@ TEST(LabRunTest, RulesOfThumbAreCheckedAgainstTheWinners) {
   std::string bad = text;
   bad.replace(bad.find(R"("wins": "disk"}]},)"), std::string(R"("wins": "disk"}]},)").size(),
               R"("wins": "speed"}]},)");
-  EXPECT_FALSE(ParseScenario(bad).ok());
+  EXPECT_EQ(ParseScenario(bad).status().code_number(), 2);
   bad = text;
   bad.replace(bad.find(R"({"variant": "small", "wins")"),
               std::string(R"({"variant": "small", "wins")").size(), R"({"variant": "tiny", "wins")");
-  EXPECT_FALSE(ParseScenario(bad).ok());
+  EXPECT_EQ(ParseScenario(bad).status().code_number(), 2);
 }
 
 TEST(LabScenarioTest, RejectsBadEnginesMirrorsAndMixes) {
@@ -622,17 +624,17 @@ TEST(LabScenarioTest, RejectsBadEnginesMirrorsAndMixes) {
           "write": [{"op": "insertOne", "collection": "c", "document": {}}]})";
   auto parse = [&](const std::string& rest) { return ParseScenario(head + rest + "}"); };
   EXPECT_TRUE(parse(R"("variants": [)" + ok_variant + "]").ok());
-  EXPECT_FALSE(parse(R"("mixes": [[1]], "variants": [)" + ok_variant + "]").ok());
-  EXPECT_FALSE(parse(R"("mixes": [[0, 0]], "variants": [)" + ok_variant + "]").ok());
-  EXPECT_FALSE(parse(R"("variants": [{"name": "q", "engine": "postgres", "read": [{"op": "sql"}],
-      "write": [{"op": "sql"}]}])").ok());
+  EXPECT_EQ(parse(R"("mixes": [[1]], "variants": [)" + ok_variant + "]").status().code_number(), 2);
+  EXPECT_EQ(parse(R"("mixes": [[0, 0]], "variants": [)" + ok_variant + "]").status().code_number(), 2);
+  EXPECT_EQ(parse(R"("variants": [{"name": "q", "engine": "postgres", "read": [{"op": "sql"}],
+      "write": [{"op": "sql"}]}])").status().code_number(), 2);
   // A SQLite variant mirrors an existing rockdoc variant, and is not first.
-  EXPECT_FALSE(parse(R"("variants": [)" + ok_variant + R"(, {"name": "q", "engine": "sqlite",
-      "mirrors": "nope", "read": [{"op": "sql"}], "write": [{"op": "sql"}]}])").ok());
+  EXPECT_EQ(parse(R"("variants": [)" + ok_variant + R"(, {"name": "q", "engine": "sqlite",
+      "mirrors": "nope", "read": [{"op": "sql"}], "write": [{"op": "sql"}]}])").status().code_number(), 2);
   EXPECT_TRUE(parse(R"("variants": [)" + ok_variant + R"(, {"name": "q", "engine": "sqlite",
       "mirrors": "a", "read": [{"op": "sql"}], "write": [{"op": "sql"}]}])").ok());
-  EXPECT_FALSE(parse(R"("variants": [{"name": "q", "engine": "sqlite", "read": [{"op": "sql"}],
-      "write": [{"op": "sql"}]}, )" + ok_variant + "]").ok());
+  EXPECT_EQ(parse(R"("variants": [{"name": "q", "engine": "sqlite", "read": [{"op": "sql"}],
+      "write": [{"op": "sql"}]}, )" + ok_variant + "]").status().code_number(), 2);
 }
 
 TEST(LabOutputTest, ResultsJsonAndMarkdownExistAndParse) {
