@@ -153,6 +153,14 @@ bool ArgCollection(JSContext* cx, const JS::CallArgs& args, std::optional<Collec
   return true;
 }
 
+// The (db, coll, filter, options) arguments of find, findOne and their
+// explain.
+bool ArgFind(JSContext* cx, const JS::CallArgs& args, std::optional<Collection>* c,
+             Document* filter, FindOptions* options) {
+  return ArgCollection(cx, args, c) && ArgDoc(cx, args, 2, "filter", filter) &&
+         ParseFindOptions(cx, args, 3, options);
+}
+
 // ---- results ----
 
 bool SetProp(JSContext* cx, JS::HandleObject obj, const char* name, JS::HandleValue v) {
@@ -387,10 +395,7 @@ NATIVE(Find) {
   std::optional<Collection> c;
   Document filter;
   FindOptions options;
-  if (!ArgCollection(cx, args, &c) ||
-      !ArgDoc(cx, args, 2, "filter", &filter) || !ParseFindOptions(cx, args, 3, &options)) {
-    return false;
-  }
+  if (!ArgFind(cx, args, &c, &filter, &options)) return false;
   STATUS_OR_THROW(cursor, c->Find(filter, options));
   JS::RootedObject obj(cx, JS_NewObject(cx, &kCursorClass));
   if (!obj) return false;
@@ -448,10 +453,7 @@ NATIVE(FindOne) {
   std::optional<Collection> c;
   Document filter;
   FindOptions options;
-  if (!ArgCollection(cx, args, &c) ||
-      !ArgDoc(cx, args, 2, "filter", &filter) || !ParseFindOptions(cx, args, 3, &options)) {
-    return false;
-  }
+  if (!ArgFind(cx, args, &c, &filter, &options)) return false;
   STATUS_OR_THROW(doc, c->FindOne(filter, options));
   return ReturnDoc(cx, args, doc);
 }
@@ -613,9 +615,7 @@ NATIVE(ExplainFind) {
   Document filter;
   FindOptions options;
   ExplainVerbosity verbosity;
-  if (!ArgCollection(cx, args, &c) ||
-      !ArgDoc(cx, args, 2, "filter", &filter) || !ParseFindOptions(cx, args, 3, &options) ||
-      !ParseVerbosity(cx, args, 4, &verbosity)) {
+  if (!ArgFind(cx, args, &c, &filter, &options) || !ParseVerbosity(cx, args, 4, &verbosity)) {
     return false;
   }
   STATUS_OR_THROW(doc, c->ExplainFind(filter, options, verbosity));
