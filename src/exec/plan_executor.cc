@@ -44,27 +44,8 @@ bool PlanExecutor::Next() {
   current_ = nullptr;
   if (done_) return false;
   auto use = engine_->Enter();
-  if (!use.status().ok()) {
-    if (status_.ok()) status_ = use.status();
-    done_ = true;
-    return false;
-  }
-  bool produced = false;
-  while (true) {
-    WorkingMember* out = nullptr;
-    StageState state = root_->Work(&out);
-    if (state == StageState::kAdvanced) {
-      current_ = out;
-      ++n_returned_;
-      produced = true;
-      break;
-    }
-    if (state == StageState::kNeedTime) continue;
-    if (state == StageState::kFailure) status_ = root_->status();
-    done_ = true;
-    break;
-  }
-  return produced;
+  if (!use.status().ok()) return Stop(use.status());
+  return WorkToNext();
 }
 
 StatusOr<int64_t> PlanExecutor::CountRemaining() {
@@ -72,25 +53,35 @@ StatusOr<int64_t> PlanExecutor::CountRemaining() {
   int64_t n = 0;
   if (!done_) {
     auto use = engine_->Enter();
-    if (!use.status().ok()) {
-      if (status_.ok()) status_ = use.status();
+    if (use.status().ok()) {
+      while (WorkToNext()) ++n;
+      current_ = nullptr;  // counted, never read
     } else {
-      while (true) {
-        WorkingMember* out = nullptr;
-        StageState state = root_->Work(&out);
-        if (state == StageState::kAdvanced) {
-          ++n;
-        } else if (state != StageState::kNeedTime) {
-          if (state == StageState::kFailure) status_ = root_->status();
-          break;
-        }
-      }
-      n_returned_ += n;
+      Stop(use.status());
     }
-    done_ = true;
   }
   ROCKDOC_RETURN_IF_ERROR(status_);
   return n;
+}
+
+bool PlanExecutor::WorkToNext() {
+  while (true) {
+    WorkingMember* out = nullptr;
+    StageState state = root_->Work(&out);
+    if (state == StageState::kAdvanced) {
+      current_ = out;
+      ++n_returned_;
+      return true;
+    }
+    if (state == StageState::kNeedTime) continue;
+    return Stop(state == StageState::kFailure ? root_->status() : Status::OK());
+  }
+}
+
+bool PlanExecutor::Stop(const Status& why) {
+  if (status_.ok()) status_ = why;
+  done_ = true;
+  return false;
 }
 
 }  // namespace rockdoc::internal

@@ -65,6 +65,11 @@ class PlanExecutor : public CursorImpl, public EngineResource {
   void KeepAlive(std::shared_ptr<const void> owner) { owner_ = std::move(owner); }
 
  private:
+  // Works the plan to its next result, under the caller's engine use.
+  bool WorkToNext();
+  // Ends the run, keeping the first error; returns false.
+  bool Stop(const Status& why);
+
   std::shared_ptr<const void> owner_;  // declared first: destroyed after the tree
   std::shared_ptr<const Engine> engine_;
   std::unique_ptr<SnapshotHolder> snapshot_;
