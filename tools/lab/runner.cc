@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <memory>
 
@@ -39,32 +40,45 @@ StatusOr<Env> OpEnv(const Env& base, DocumentView let, int64_t op) {
   return env;
 }
 
-struct Timed {
-  double seconds = 0;
-  IoCounters before, after;
+// One timed phase (the reads or the writes): `repetitions` runs of `count`
+// operations, op numbers continuing from run to run. The let blocks are
+// evaluated before the clock starts, only the operations inside it.
+struct Phase {
+  double median_ops_per_sec = 0;
+  IoCounters io;  // summed over the runs (known when the engine has counters)
 };
 
-// Runs `ops` for op numbers [first, first + count): the let blocks are
-// evaluated before the clock starts, the operations inside it.
-StatusOr<Timed> RunTimed(Backend& backend, const Env& base, DocumentView let,
-                         const std::vector<Document>& ops, int64_t first, int count) {
-  Executor& exec = backend.executor();
-  std::vector<Env> envs;
-  envs.reserve(count);
-  for (int k = 0; k < count; ++k) {
-    ROCKDOC_ASSIGN_OR_RETURN(Env e, OpEnv(base, let, first + k));
-    envs.push_back(std::move(e));
+StatusOr<Phase> RunPhase(Backend& backend, const Env& base, DocumentView let,
+                         const std::vector<Document>& ops, int count, int repetitions,
+                         const std::function<void(int)>& progress) {
+  Phase phase;
+  phase.io.known = true;
+  std::vector<double> rates;
+  for (int r = 0; r < repetitions; ++r) {
+    progress(r);
+    std::vector<Env> envs;
+    envs.reserve(count);
+    for (int k = 0; k < count; ++k) {
+      ROCKDOC_ASSIGN_OR_RETURN(Env e, OpEnv(base, let, int64_t{r} * count + k));
+      envs.push_back(std::move(e));
+    }
+    const IoCounters before = backend.Io();
+    const auto start = std::chrono::steady_clock::now();
+    for (const Env& e : envs) {
+      Env run(&e);
+      ROCKDOC_RETURN_IF_ERROR(backend.executor().Run(ops, run));
+    }
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const IoCounters after = backend.Io();
+    rates.push_back(count / std::max(seconds, 1e-9));
+    phase.io.known = phase.io.known && after.known;
+    phase.io.bytes_read += after.bytes_read - before.bytes_read;
+    phase.io.bytes_written += after.bytes_written - before.bytes_written;
+    phase.io.wal_bytes += after.wal_bytes - before.wal_bytes;
   }
-  Timed t;
-  t.before = backend.Io();
-  auto start = std::chrono::steady_clock::now();
-  for (const Env& e : envs) {
-    Env run(&e);
-    ROCKDOC_RETURN_IF_ERROR(exec.Run(ops, run));
-  }
-  t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  t.after = backend.Io();
-  return t;
+  phase.median_ops_per_sec = Median(rates);
+  return phase;
 }
 
 StatusOr<std::string> Dump(Executor& exec, const Variant& v, const Env& base) {
@@ -319,66 +333,45 @@ StatusOr<Measurement> RunVariant(const Scenario& s, const Variant& v, int64_t si
   }
   ROCKDOC_RETURN_IF_ERROR(db->Reopen());
 
-  // Answers and explain figures (averaged over the same reads), untimed;
-  // this also warms the cache.
+  // The answers of the first reads, with their explain figures (averaged
+  // over the same reads; rockdoc only), untimed; this also warms the cache.
   const int answered = std::min(options.answers_compared, profile.read_ops);
-  for (int k = 0; k < answered; ++k) {
-    ROCKDOC_ASSIGN_OR_RETURN(Env e, OpEnv(base, s.read_let, k));
-    Env run(&e);
-    ROCKDOC_ASSIGN_OR_RETURN(Value answer, db->executor().RunForAnswer(v.read, run));
-    m.answers.push_back(CanonicalJson(answer.element()));
-  }
-  if (db->engine() == EngineKind::kRockdoc) {
+  {
     ExplainTotals totals;
     Executor& exec = db->executor();
     exec.set_explain(&totals);
-    Status st;
-    for (int k = 0; k < answered && st.ok(); ++k) {
-      StatusOr<Env> e = OpEnv(base, s.read_let, k);
-      if (!e.ok()) {
-        st = e.status();
-        break;
+    for (int k = 0; k < answered; ++k) {
+      ROCKDOC_ASSIGN_OR_RETURN(Env e, OpEnv(base, s.read_let, k));
+      Env run(&e);
+      StatusOr<Value> answer = exec.RunForAnswer(v.read, run);
+      if (!answer.ok()) {
+        exec.set_explain(nullptr);
+        return answer.status();
       }
-      Env run(&*e);
-      st = exec.Run(v.read.ops, run);
+      m.answers.push_back(CanonicalJson(answer->element()));
     }
     exec.set_explain(nullptr);
-    ROCKDOC_RETURN_IF_ERROR(st);
-    m.keys_examined = static_cast<double>(totals.keys_examined) / std::max(answered, 1);
-    m.docs_examined = static_cast<double>(totals.docs_examined) / std::max(answered, 1);
-  } else {
-    m.keys_examined = m.docs_examined = kUnknown;
+    const bool explained = db->engine() == EngineKind::kRockdoc && answered > 0;
+    m.keys_examined = explained ? static_cast<double>(totals.keys_examined) / answered : kUnknown;
+    m.docs_examined = explained ? static_cast<double>(totals.docs_examined) / answered : kUnknown;
   }
 
-  std::vector<double> rates;
-  uint64_t bytes = 0, wal = 0;
-  bool io_known = true;
-  for (int r = 0; r < repetitions; ++r) {
-    say(absl::StrFormat("reads %d/%d", r + 1, repetitions));
-    ROCKDOC_ASSIGN_OR_RETURN(Timed t, RunTimed(*db, base, s.read_let, v.read.ops,
-                                               int64_t{r} * profile.read_ops, profile.read_ops));
-    rates.push_back(profile.read_ops / std::max(t.seconds, 1e-9));
-    bytes += t.after.bytes_read - t.before.bytes_read;
-    io_known = io_known && t.after.known;
-  }
-  m.read_ops_per_sec = Median(rates);
-  m.read_bytes_per_op =
-      io_known ? static_cast<double>(bytes) / (repetitions * profile.read_ops) : kUnknown;
-
-  rates.clear();
-  bytes = 0;
-  for (int r = 0; r < repetitions; ++r) {
-    say(absl::StrFormat("writes %d/%d", r + 1, repetitions));
-    ROCKDOC_ASSIGN_OR_RETURN(Timed t, RunTimed(*db, base, s.write_let, v.write.ops,
-                                               int64_t{r} * profile.write_ops, profile.write_ops));
-    rates.push_back(profile.write_ops / std::max(t.seconds, 1e-9));
-    bytes += t.after.bytes_written - t.before.bytes_written;
-    wal += t.after.wal_bytes - t.before.wal_bytes;
-  }
-  m.write_ops_per_sec = Median(rates);
-  const double writes = static_cast<double>(repetitions) * profile.write_ops;
-  m.written_bytes_per_op = io_known ? static_cast<double>(bytes) / writes : kUnknown;
-  m.wal_bytes_per_op = io_known ? static_cast<double>(wal) / writes : kUnknown;
+  auto progress = [&](const char* what, int reps) {
+    return [&say, what, reps](int r) { say(absl::StrFormat("%s %d/%d", what, r + 1, reps)); };
+  };
+  ROCKDOC_ASSIGN_OR_RETURN(Phase reads, RunPhase(*db, base, s.read_let, v.read.ops,
+                                                 profile.read_ops, repetitions,
+                                                 progress("reads", repetitions)));
+  ROCKDOC_ASSIGN_OR_RETURN(Phase writes, RunPhase(*db, base, s.write_let, v.write.ops,
+                                                  profile.write_ops, repetitions,
+                                                  progress("writes", repetitions)));
+  const double n_reads = static_cast<double>(repetitions) * profile.read_ops;
+  const double n_writes = static_cast<double>(repetitions) * profile.write_ops;
+  m.read_ops_per_sec = reads.median_ops_per_sec;
+  m.write_ops_per_sec = writes.median_ops_per_sec;
+  m.read_bytes_per_op = reads.io.known ? reads.io.bytes_read / n_reads : kUnknown;
+  m.written_bytes_per_op = writes.io.known ? writes.io.bytes_written / n_writes : kUnknown;
+  m.wal_bytes_per_op = writes.io.known ? writes.io.wal_bytes / n_writes : kUnknown;
   ROCKDOC_ASSIGN_OR_RETURN(m.dump_after, Dump(db->executor(), v, base));
 
   ROCKDOC_ASSIGN_OR_RETURN(DocSizes sizes, db->Sizes());

@@ -343,7 +343,6 @@ Status RockdocExecutor::Explain(const Collection& c, DocumentView filter,
   int64_t keys = 0, docs = 0;
   stats.Document().Get("totalKeysExamined").ExactInt64(&keys);
   stats.Document().Get("totalDocsExamined").ExactInt64(&docs);
-  explain_->queries++;
   explain_->keys_examined += keys;
   explain_->docs_examined += docs;
   return Status::OK();

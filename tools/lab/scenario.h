@@ -117,7 +117,6 @@ std::string DefaultScenarioDir();
 
 // Figures the explain of each query adds up to.
 struct ExplainTotals {
-  int64_t queries = 0;
   int64_t keys_examined = 0;
   int64_t docs_examined = 0;
 };
