@@ -31,13 +31,9 @@ IndexScanStage::IndexScanStage(const ReadContext& ctx, uint32_t collection_id,
       walk_(IndexPrefix(*index_), keystring::PrefixSuccessor(IndexPrefix(*index_)),
             IndexRanges(*index_, bounds_), forward) {}
 
-void IndexScanStage::ReleaseResources() {
-  walk_.Release();
-  released_ = true;
-}
+void IndexScanStage::ReleaseOwnResources() { walk_.Release(); }
 
 StageState IndexScanStage::DoWork(WorkingMember** out) {
-  if (released_) return Fail(Status(ErrorCode::kIllegalOperation, "the database was closed"));
   switch (walk_.Next(ctx_)) {
     case RangeIterator::Step::kEof: return StageState::kEof;
     case RangeIterator::Step::kNextRange: return StageState::kNeedTime;

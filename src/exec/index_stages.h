@@ -41,10 +41,10 @@ class IndexScanStage : public PlanStage {
     return output_ == Output::kCount ? "COUNT_SCAN" : "IXSCAN";
   }
   int64_t keys_examined() const override { return keys_examined_; }
-  void ReleaseResources() override;
 
  protected:
   StageState DoWork(WorkingMember** out) override;
+  void ReleaseOwnResources() override;
   void ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity) const override;
 
  private:
@@ -56,7 +56,6 @@ class IndexScanStage : public PlanStage {
   Output output_;
   StageFilter key_filter_;
   RangeIterator walk_;  // over absolute keys (index prefix included)
-  bool released_ = false;
   int64_t keys_examined_ = 0;
   int64_t dups_tested_ = 0;
   int64_t dups_dropped_ = 0;

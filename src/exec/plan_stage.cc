@@ -5,6 +5,7 @@
 namespace rockdoc::internal {
 
 StageState PlanStage::Work(WorkingMember** out) {
+  if (released_) return Fail(Status(ErrorCode::kIllegalOperation, "the database was closed"));
   ++stats_.works;
   StageState state;
   if (timed_) {
@@ -59,6 +60,8 @@ void PlanStage::EnableTiming() {
 }
 
 void PlanStage::ReleaseResources() {
+  released_ = true;
+  ReleaseOwnResources();
   for (auto& c : children_) c->ReleaseResources();
 }
 

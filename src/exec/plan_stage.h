@@ -107,8 +107,9 @@ class PlanStage {
   virtual int64_t keys_examined() const { return 0; }
   virtual int64_t docs_examined() const { return 0; }
 
-  // Drops RocksDB iterators (the engine is closing). Later Work() fails.
-  virtual void ReleaseResources();
+  // Drops RocksDB iterators and pinned data in this tree (the engine is
+  // closing). Later Work() fails with IllegalOperation.
+  void ReleaseResources();
 
   // Measures time per stage (executionTimeMillisEstimate) in this tree.
   // Off by default: reading the clock twice per work is a tenth of a fast
@@ -117,6 +118,9 @@ class PlanStage {
 
  protected:
   virtual StageState DoWork(WorkingMember** out) = 0;
+  // This stage's own part of ReleaseResources (its iterators); children are
+  // released by the caller.
+  virtual void ReleaseOwnResources() {}
   // Stage-specific explain fields (filter, indexName, bounds...).
   virtual void ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity) const;
   StageState Fail(Status s) {
@@ -131,6 +135,7 @@ class PlanStage {
   StageStats stats_;
   std::vector<std::unique_ptr<PlanStage>> children_;
   bool timed_ = false;
+  bool released_ = false;
 };
 
 // Explain's counters: int32 when they fit, as the server sends them (the

@@ -18,13 +18,9 @@ CollectionScanStage::CollectionScanStage(const ReadContext& ctx, uint32_t collec
       forward_(forward),
       filter_(std::move(filter)) {}
 
-void CollectionScanStage::ReleaseResources() {
-  it_.reset();
-  released_ = true;
-}
+void CollectionScanStage::ReleaseOwnResources() { it_.reset(); }
 
 StageState CollectionScanStage::DoWork(WorkingMember** out) {
-  if (released_) return Fail(Status(ErrorCode::kIllegalOperation, "the database was closed"));
   if (!started_) {
     rocksdb::ReadOptions ro = ctx_.read_options();
     upper_slice_ = rocksdb::Slice(upper_);
@@ -134,10 +130,9 @@ ClusteredScanStage::ClusteredScanStage(const ReadContext& ctx, uint32_t collecti
   }
 }
 
-void ClusteredScanStage::ReleaseResources() {
+void ClusteredScanStage::ReleaseOwnResources() {
   walk_.Release();
   batch_values_.clear();  // they may pin blocks of the cache
-  released_ = true;
 }
 
 StageState ClusteredScanStage::DoPointWork(WorkingMember** out) {
@@ -187,7 +182,6 @@ StageState ClusteredScanStage::DoPointWork(WorkingMember** out) {
 }
 
 StageState ClusteredScanStage::DoWork(WorkingMember** out) {
-  if (released_) return Fail(Status(ErrorCode::kIllegalOperation, "the database was closed"));
   if (points_) return DoPointWork(out);
   switch (walk_.Next(ctx_)) {
     case RangeIterator::Step::kEof: return StageState::kEof;

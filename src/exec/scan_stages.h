@@ -32,10 +32,10 @@ class CollectionScanStage : public PlanStage {
                       StageFilter filter);
   std::string_view name() const override { return "COLLSCAN"; }
   int64_t docs_examined() const override { return docs_examined_; }
-  void ReleaseResources() override;
 
  protected:
   StageState DoWork(WorkingMember** out) override;
+  void ReleaseOwnResources() override;
   void ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity) const override;
 
  private:
@@ -46,7 +46,6 @@ class CollectionScanStage : public PlanStage {
   StageFilter filter_;
   std::unique_ptr<rocksdb::Iterator> it_;
   bool started_ = false;
-  bool released_ = false;
   int64_t docs_examined_ = 0;
   WorkingMember member_;
 };
@@ -110,10 +109,10 @@ class ClusteredScanStage : public PlanStage {
   std::string_view name() const override { return "CLUSTERED_IXSCAN"; }
   int64_t keys_examined() const override { return keys_examined_; }
   int64_t docs_examined() const override { return docs_examined_; }
-  void ReleaseResources() override;
 
  protected:
   StageState DoWork(WorkingMember** out) override;
+  void ReleaseOwnResources() override;
   void ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity) const override;
 
  private:
@@ -122,7 +121,6 @@ class ClusteredScanStage : public PlanStage {
   bool forward_;
   StageFilter filter_;
   RangeIterator walk_;
-  bool released_ = false;
   int64_t keys_examined_ = 0;
   int64_t docs_examined_ = 0;
   WorkingMember member_;
