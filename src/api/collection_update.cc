@@ -179,30 +179,34 @@ StatusOr<std::optional<Document>> Project(std::optional<Document> doc, const Doc
 
 }  // namespace
 
-StatusOr<UpdateResult> Collection::UpdateOne(DocumentView filter, DocumentView update,
-                                             const UpdateOptions& options) const {
+namespace {
+
+// updateOne / updateMany's request: `sort` picks the one document an
+// updateOne changes; updateMany ignores it.
+UpdateRequest RequestFor(DocumentView filter, DocumentView update, const UpdateOptions& options,
+                         bool multi) {
   UpdateRequest req;
   req.filter = filter;
   req.update = update;
+  req.multi = multi;
   req.upsert = options.upsert;
   req.array_filters = &options.array_filters;
-  req.sort = options.sort;
+  if (!multi) req.sort = options.sort;
   req.hint = options.hint;
   req.hint_name = options.hint_name;
-  return RunUpdate(engine_, db_name_, name_, req, nullptr);
+  return req;
+}
+
+}  // namespace
+
+StatusOr<UpdateResult> Collection::UpdateOne(DocumentView filter, DocumentView update,
+                                             const UpdateOptions& options) const {
+  return RunUpdate(engine_, db_name_, name_, RequestFor(filter, update, options, false), nullptr);
 }
 
 StatusOr<UpdateResult> Collection::UpdateMany(DocumentView filter, DocumentView update,
                                               const UpdateOptions& options) const {
-  UpdateRequest req;
-  req.filter = filter;
-  req.update = update;
-  req.multi = true;
-  req.upsert = options.upsert;
-  req.array_filters = &options.array_filters;
-  req.hint = options.hint;
-  req.hint_name = options.hint_name;
-  return RunUpdate(engine_, db_name_, name_, req, nullptr);
+  return RunUpdate(engine_, db_name_, name_, RequestFor(filter, update, options, true), nullptr);
 }
 
 StatusOr<std::optional<Document>> Collection::FindOneAndUpdate(
