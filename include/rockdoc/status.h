@@ -57,6 +57,7 @@ enum class ErrorCode : int32_t {
   kLockBusy = 46,
   kNoMatchingDocument = 47,
   kNamespaceExists = 48,
+  kMaxTimeMSExpired = 50,
   kDollarPrefixedFieldName = 52,
   kInvalidIdField = 53,
   kNotSingleValueField = 54,
@@ -86,6 +87,7 @@ enum class ErrorCode : int32_t {
   kDuplicateKey = 11000,
   kInterrupted = 11601,
   kBSONObjectTooLarge = 10334,
+  kOutOfDiskSpace = 14031,
   // Location codes: MongoDB raises these at one place each, with no name.
   kUpdateResultTooLarge = 17419,  // "Resulting document after update is larger than ..."
 };

@@ -37,6 +37,7 @@ std::string ErrorCodeName(ErrorCode code) {
     ROCKDOC_CODE_NAME(LockBusy)
     ROCKDOC_CODE_NAME(NoMatchingDocument)
     ROCKDOC_CODE_NAME(NamespaceExists)
+    ROCKDOC_CODE_NAME(MaxTimeMSExpired)
     ROCKDOC_CODE_NAME(DollarPrefixedFieldName)
     ROCKDOC_CODE_NAME(InvalidIdField)
     ROCKDOC_CODE_NAME(NotSingleValueField)
@@ -66,6 +67,7 @@ std::string ErrorCodeName(ErrorCode code) {
     ROCKDOC_CODE_NAME(DuplicateKey)
     ROCKDOC_CODE_NAME(Interrupted)
     ROCKDOC_CODE_NAME(BSONObjectTooLarge)
+    ROCKDOC_CODE_NAME(OutOfDiskSpace)
 #undef ROCKDOC_CODE_NAME
     case ErrorCode::kUpdateResultTooLarge:
       break;
