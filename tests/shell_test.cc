@@ -375,7 +375,7 @@ TEST_F(ShellTest, PrintAndPrintjson) {
             "a 1 { b: 2 }\n{ c: [ 3 ] }\n\n");
   EXPECT_EQ(Run("printjson('s')"), "'s'\n");
   EXPECT_EQ(Show("tojson({a: 1})"), "{ a: 1 }\n");
-  EXPECT_EQ(Show("EJSON.stringify({a: NumberLong(1)})"), "{\"a\": 1}\n");
+  EXPECT_EQ(Show("EJSON.stringify({a: NumberLong(1)})"), "{\"a\":1}\n");  // js-bson's text
   EXPECT_EQ(Show("EJSON.parse('{\"a\": {\"$numberLong\": \"5\"}}').a"), "Long('5')\n");
 }
 
@@ -935,7 +935,7 @@ TEST_F(ShellTest, ValueConversionErrors) {
   EXPECT_EQ(Show("try { NumberDecimal('abc') } catch (e) { e.codeName }"), "FailedToParse\n");
   EXPECT_EQ(Show("try { NumberLong('9223372036854775808') } catch (e) { e.name }"), "BSONError\n");
   EXPECT_EQ(Show("try { ISODate('yesterday') } catch (e) { e.message }"),
-            "invalid ISO date: 'yesterday'\n");
+            "[COMMON-10001] \"yesterday\" is not a valid ISODate\n");
   EXPECT_EQ(Show("try { UUID('12') } catch (e) { e.name }"), "BSONError\n");
   EXPECT_EQ(Show("try { db.c.insertOne({d: new Date(NaN)}) } catch (e) { [e.name, e.message] }"),
             "[ 'TypeError', 'an invalid Date cannot be stored' ]\n");
