@@ -207,34 +207,29 @@ bool BsonConverter::Classify(JSContext* cx, JS::HandleObject obj, ObjectClass* o
     return true;
   }
   if (callable) {
-    out->kind = ObjectKind::kFunction;
-    out->name = "a function";
+    *out = {ObjectKind::kFunction, "a function"};
     return true;
   }
   js::ESClass cls;
   if (!JS::GetBuiltinClass(cx, obj, &cls)) return false;
   switch (cls) {
     case js::ESClass::Array:
-      out->kind = ObjectKind::kArray;
-      out->name = "an array";
+      *out = {ObjectKind::kArray, "an array"};
       return true;
     case js::ESClass::Date:
-      out->kind = ObjectKind::kDate;
-      out->name = "a Date";
+      *out = {ObjectKind::kDate, "a Date"};
       return true;
     case js::ESClass::RegExp:
-      out->kind = ObjectKind::kRegExp;
-      out->name = "a RegExp";
+      *out = {ObjectKind::kRegExp, "a RegExp"};
       return true;
     case js::ESClass::Number:
     case js::ESClass::String:
     case js::ESClass::Boolean:
     case js::ESClass::BigInt:
-      out->kind = ObjectKind::kBoxed;
-      out->name = "a boxed primitive";
+      *out = {ObjectKind::kBoxed, "a boxed primitive"};
       return true;
     case js::ESClass::Map:
-      out->kind = ObjectKind::kMap;
+      *out = {ObjectKind::kMap, "a Map"};
       return true;
     // js-bson stores these as {} (their data is not in enumerable
     // properties): silently empty, so refused here.
