@@ -950,8 +950,8 @@ NATIVE(Sleep) {
   ARGS;
   double ms = 0;
   if (args.length() > 0 && !JS::ToNumber(cx, args[0], &ms)) return false;
-  // Clamped before the cast: sleep(1e300) sleeps (interruptibly) for a
-  // century rather than casting out of the int64 range.
+  // Clamped before the cast: sleep(1e300) sleeps (interruptibly) for
+  // decades rather than casting out of the int64 range.
   constexpr double kMaxSleepMs = 1e12;  // ~31 years
   auto until = std::chrono::steady_clock::now() +
                std::chrono::milliseconds(static_cast<int64_t>(

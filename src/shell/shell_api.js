@@ -867,7 +867,7 @@
     "  NumberDecimal('1.5'), UUID('...'), BinData(0, 'base64'), Timestamp({t, i}), MinKey(), MaxKey()",
     '',
     'Helpers:',
-    '  print(...), printjson(x), load(file), Object.bsonsize(doc), EJSON.stringify(x), sleep(ms)',
+    '  print(...), console.log(...), printjson(x), load(file), Object.bsonsize(doc), EJSON.stringify(x), sleep(ms)',
     '',
     'Ctrl-C stops a running statement.',
   ].join('\n');
