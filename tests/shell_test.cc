@@ -1185,6 +1185,7 @@ TEST_F(ShellTest, MongoshNamesRockdocLacksSayNotSupported) {
       {"rs.status()", "rs.status"},
       {"sh.status()", "sh.status"},
       {"connect('mongodb://x')", "connect"},
+      {"db.c.updateOne({}, [{$set: {a: 1}}])", "an update pipeline"},
   };
   for (const auto& [call, what] : kCalls) {
     EXPECT_EQ(Show(std::string("try { ") + call + " } catch (e) { [e.name, e.codeName, e.message] }"),

@@ -72,7 +72,7 @@
     return keys.length > 0 && keys[0].startsWith('$');
   }
   function checkUpdate(update) {
-    if (Array.isArray(update)) throw argError('update pipelines are not supported by rockdoc');
+    if (Array.isArray(update)) throw new MongoshUnimplementedError('an update pipeline');
     checkDocument(update, 'update');
     if (!hasOperators(update)) throw argError('Update document requires atomic operators');
   }
