@@ -375,7 +375,7 @@ TEST_F(ShellTest, PrintAndPrintjson) {
             "a 1 { b: 2 }\n{ c: [ 3 ] }\n\n");
   EXPECT_EQ(Run("printjson('s')"), "'s'\n");
   EXPECT_EQ(Show("tojson({a: 1})"), "{ a: 1 }\n");
-  EXPECT_EQ(Show("EJSON.stringify({a: NumberLong(1)})"), "{\"a\": 1}\n");
+  EXPECT_EQ(Show("EJSON.stringify({a: NumberLong(1)})"), "{\"a\":1}\n");  // js-bson's text
   EXPECT_EQ(Show("EJSON.parse('{\"a\": {\"$numberLong\": \"5\"}}').a"), "Long('5')\n");
 }
 
@@ -935,7 +935,7 @@ TEST_F(ShellTest, ValueConversionErrors) {
   EXPECT_EQ(Show("try { NumberDecimal('abc') } catch (e) { e.codeName }"), "FailedToParse\n");
   EXPECT_EQ(Show("try { NumberLong('9223372036854775808') } catch (e) { e.name }"), "BSONError\n");
   EXPECT_EQ(Show("try { ISODate('yesterday') } catch (e) { e.message }"),
-            "invalid ISO date: 'yesterday'\n");
+            "[COMMON-10001] \"yesterday\" is not a valid ISODate\n");
   EXPECT_EQ(Show("try { UUID('12') } catch (e) { e.name }"), "BSONError\n");
   EXPECT_EQ(Show("try { db.c.insertOne({d: new Date(NaN)}) } catch (e) { [e.name, e.message] }"),
             "[ 'TypeError', 'an invalid Date cannot be stored' ]\n");
@@ -1000,6 +1000,305 @@ TEST_F(ShellTest, PromisesAreAwaitedForDisplay) {
   Show("Promise.reject(new Error('no'))");
   EXPECT_FALSE(ok_);
   EXPECT_EQ(err(), "Error: no\n");
+}
+
+// ---------------------------------------------------------------- nothing silently wrong
+
+// The value of `e.code` as the shell prints it.
+std::string CodeLine(ErrorCode code) { return std::to_string(static_cast<int>(code)) + "\n"; }
+
+TEST_F(ShellTest, AFunctionInAFilterIsCodeNotDropped) {
+  Ok("db.c.insertMany([{_id: 1, a: 1}, {_id: 2, a: 2}, {_id: 3, a: 3}])");
+  // $where with a function fails as the string form does, before anything
+  // runs (the function used to vanish and the filter matched everything).
+  EXPECT_EQ(Show("try { db.c.deleteMany({$where: function() { return this.a == 2 }}) } "
+                 "catch (e) { e.code }"),
+            CodeLine(ErrorCode::kNotImplemented));
+  EXPECT_EQ(Show("try { db.c.deleteMany({$where: function() { return this.a == 2 }}) } "
+                 "catch (e) { [e.name, e.message] }"),
+            Show("try { db.c.deleteMany({$where: 'this.a == 2'}) } catch (e) { [e.name, e.message] }"));
+  EXPECT_EQ(Coll("c").EstimatedDocumentCount().value(), 3);
+  // A function is BSON JavaScript code (mongosh's serializeFunctions):
+  // equal to no stored value here.
+  EXPECT_EQ(Show("db.c.deleteMany({a: function(){}}).deletedCount"), "0\n");
+  EXPECT_EQ(Show("db.c.updateMany({a: function(){}}, {$set: {x: 1}}).matchedCount"), "0\n");
+  EXPECT_EQ(Coll("c").EstimatedDocumentCount().value(), 3);
+  EXPECT_EQ(Show("db.c.explain().deleteMany({a: function(){}}).queryPlanner.parsedQuery"),
+            "{ a: { $eq: Code('function(){}') } }\n");
+  // In documents, updates and arrays it is stored as code, as mongosh stores it.
+  Ok("db.c.insertOne({_id: 4, f: function () { return 1; }, l: [function(){}]})");
+  Ok("db.c.updateOne({_id: 1}, {$set: {g: function(){}}})");
+  EXPECT_EQ(Stored("c", 4),
+            R"({"_id": {"$numberInt": "4"}, "f": {"$code": "function () { return 1; }"}, )"
+            R"("l": [{"$code": "function(){}"}]})");
+  EXPECT_EQ(Stored("c", 1),
+            R"({"_id": {"$numberInt": "1"}, "a": {"$numberInt": "1"}, "g": {"$code": "function(){}"}})");
+}
+
+TEST_F(ShellTest, ValuesWithNoBsonFormAreRefusedBeforeAnythingRuns) {
+  Ok("db.c.insertMany([{_id: 1, a: 1}, {_id: 2, a: 2}])");
+  // Anywhere in a document, filter, update or option: an error, not a gap.
+  EXPECT_EQ(Show("try { db.c.insertOne({_id: 3, s: Symbol('x')}) } catch (e) { [e.name, e.message] }"),
+            "[ 'TypeError', 'cannot convert a Symbol to BSON' ]\n");
+  EXPECT_EQ(Show("try { db.c.insertOne({_id: 3, l: [1, Symbol('x')]}) } catch (e) { e.message }"),
+            "cannot convert a Symbol to BSON\n");
+  EXPECT_EQ(Show("try { db.c.deleteMany({a: Symbol('x')}) } catch (e) { e.message }"),
+            "cannot convert a Symbol to BSON\n");
+  EXPECT_EQ(Show("try { db.c.updateMany({}, {$set: {s: new Set([1])}}) } catch (e) { e.message }"),
+            "cannot convert a Set to BSON\n");
+  EXPECT_EQ(Show("try { db.c.find({}, {}, {sort: {a: new WeakMap()}}).toArray() } catch (e) { e.message }"),
+            "cannot convert a WeakMap to BSON\n");
+  EXPECT_EQ(Show("try { db.c.insertOne({p: Promise.resolve(1)}) } catch (e) { e.message }"),
+            "cannot convert a Promise to BSON\n");
+  EXPECT_EQ(Show("try { db.c.insertOne({b: new ArrayBuffer(2)}) } catch (e) { e.message }"),
+            "cannot convert an ArrayBuffer to BSON\n");
+  EXPECT_EQ(Show("try { db.c.insertOne({i: new Map().keys()}) } catch (e) { e.message }"),
+            "cannot convert an iterator to BSON\n");
+  EXPECT_EQ(Show("function T() {} T.prototype._bsontype = 'Nope'; "
+                 "try { db.c.insertOne({t: new T()}) } catch (e) { e.message }"),
+            "Unrecognized or invalid _bsontype: Nope\n");
+  // Where a document belongs, a value that is not one is refused: an
+  // ObjectId has no fields, and read as {} it matched every document.
+  EXPECT_EQ(Show("try { db.c.deleteOne(ObjectId()) } catch (e) { [e.name, e.message] }"),
+            "[ 'TypeError', 'filter must be an object, not an ObjectId' ]\n");
+  EXPECT_EQ(Show("try { db.c.deleteMany(new Date()) } catch (e) { e.message }"),
+            "filter must be an object, not a Date\n");
+  EXPECT_EQ(Show("try { db.c.updateMany(function(){}, {$set: {x: 1}}) } catch (e) { e.message }"),
+            "filter must be an object, not a function\n");
+  EXPECT_EQ(Show("try { db.c.deleteMany(null) } catch (e) { e.message }"),
+            "filter must be an object\n");
+  EXPECT_EQ(Show("try { db.c.find({}, {}, {hint: function(){}}).toArray() } catch (e) { e.message }"),
+            "hint must be an object, not a function\n");
+  EXPECT_EQ(Coll("c").EstimatedDocumentCount().value(), 2);
+  EXPECT_EQ(Stored("c", 1), R"({"_id": {"$numberInt": "1"}, "a": {"$numberInt": "1"}})");
+  // A Map is the document of its entries (js-bson), in a value or as one.
+  Ok("db.c.insertOne({_id: 3, m: new Map([['x', 1], ['y', [2]]])})");
+  EXPECT_EQ(Stored("c", 3),
+            R"({"_id": {"$numberInt": "3"}, "m": {"x": {"$numberInt": "1"}, "y": [{"$numberInt": "2"}]}})");
+  EXPECT_EQ(Show("db.c.find(new Map([['_id', 3]])).count()"), "1\n");
+  EXPECT_EQ(Show("try { db.c.insertOne({m: new Map([[1, 1]])}) } catch (e) { e.message }"),
+            "a Map needs string keys to convert to BSON\n");
+}
+
+TEST_F(ShellTest, RequiredArgumentsAreRequired) {
+  Ok("db.c.insertMany([{_id: 1, a: 1}, {_id: 2, a: 2}])");
+  // deleteMany(), deleteOne() and remove() deleted documents; mongosh refuses.
+  EXPECT_EQ(Show("try { db.c.deleteMany() } catch (e) { [e.name, e.code, e.message] }"),
+            "[\n  'MongoshInvalidInputError',\n  2,\n  '[COMMON-10001] Missing required argument "
+            "at position 0 (Collection.deleteMany)'\n]\n");
+  EXPECT_EQ(Show("try { db.c.deleteMany() } catch (e) { e.code }"), CodeLine(ErrorCode::kBadValue));
+  Show("db.c.deleteOne()");
+  EXPECT_EQ(err(), "MongoshInvalidInputError[BadValue]: [COMMON-10001] Missing required argument "
+                   "at position 0 (Collection.deleteOne)\n");
+  Show("db.c.remove()");
+  EXPECT_THAT(err(), HasSubstr("Missing required argument at position 0 (Collection.remove)"));
+  Show("db.c.explain().deleteMany()");
+  EXPECT_THAT(err(), HasSubstr("Missing required argument at position 0 (Collection.deleteMany)"));
+  EXPECT_EQ(Coll("c").EstimatedDocumentCount().value(), 2);
+  // The same table covers every method whose arguments mongosh requires.
+  const std::pair<const char*, const char*> kCalls[] = {
+      {"db.c.updateOne()", "0 (Collection.updateOne)"},
+      {"db.c.updateOne({})", "1 (Collection.updateOne)"},
+      {"db.c.updateMany({_id: 1})", "1 (Collection.updateMany)"},
+      {"db.c.update({})", "1 (Collection.update)"},
+      {"db.c.replaceOne({})", "1 (Collection.replaceOne)"},
+      {"db.c.findOneAndUpdate({})", "1 (Collection.findOneAndUpdate)"},
+      {"db.c.findOneAndReplace({})", "1 (Collection.findOneAndReplace)"},
+      {"db.c.findOneAndDelete()", "0 (Collection.findOneAndDelete)"},
+      {"db.c.findAndModify()", "0 (Collection.findAndModify)"},
+      {"db.c.insertOne()", "0 (Collection.insertOne)"},
+      {"db.c.insertMany()", "0 (Collection.insertMany)"},
+      {"db.c.insert()", "0 (Collection.insert)"},
+      {"db.c.save()", "0 (Collection.save)"},
+      {"db.c.createIndex()", "0 (Collection.createIndex)"},
+      {"db.c.createIndexes()", "0 (Collection.createIndexes)"},
+      {"db.c.dropIndex()", "0 (Collection.dropIndex)"},
+      {"db.c.distinct()", "0 (Collection.distinct)"},
+      {"db.c.renameCollection()", "0 (Collection.renameCollection)"},
+      {"db.c.explain().updateOne({})", "1 (Collection.updateOne)"},
+      {"db.getSiblingDB()", "0 (Database.getSiblingDB)"},
+      {"db.createCollection()", "0 (Database.createCollection)"},
+      {"db.getMongo().getDB()", "0 (Mongo.getDB)"},
+  };
+  for (const auto& [call, what] : kCalls) {
+    EXPECT_EQ(Show(std::string("try { ") + call + " } catch (e) { [e.name, e.code, e.message] }"),
+              std::string("[\n  'MongoshInvalidInputError',\n  2,\n  '[COMMON-10001] Missing "
+                          "required argument at position ") +
+                  what + "'\n]\n")
+        << call;
+  }
+  EXPECT_EQ(Show("try { db.c.findAndModify({remove: true}) } catch (e) { e.message }"),
+            "[COMMON-10001] Missing required property: \"query\"\n");
+  EXPECT_EQ(Coll("c").EstimatedDocumentCount().value(), 2);
+  EXPECT_EQ(Stored("c", 1), R"({"_id": {"$numberInt": "1"}, "a": {"$numberInt": "1"}})");
+  EXPECT_EQ(Show("db.c.getIndexes().length"), "1\n");
+}
+
+TEST_F(ShellTest, IsoDateRefusesImpossibleDatesAndKeepsEarlyYears) {
+  for (const char* text : {"2020-13-45", "2020-00-10", "2020-02-30", "2021-02-29", "1900-02-29",
+                           "2020-04-31", "2020-01-00", "2020-01-01T24:00:00Z", "2020-01-01T23:60",
+                           "2020-01-01T23:59:60Z", "2020-01-01T00:00:00+24:00",
+                           "0000-01-01T00:00:00+01:00", "25-03-19", " 2020-01-01", "2020-01-01Z"}) {
+    EXPECT_EQ(Show(std::string("try { ISODate('") + text + "') } catch (e) { [e.name, e.code, e.message] }"),
+              std::string("[\n  'MongoshInvalidInputError',\n  2,\n  '[COMMON-10001] \"") + text +
+                  "\" is not a valid ISODate'\n]\n")
+        << text;
+  }
+  EXPECT_EQ(Show("try { ISODate(NaN) } catch (e) { e.code }"), CodeLine(ErrorCode::kBadValue));
+  // Years 0-99 stay as written (Date.UTC read 0099 as 1999).
+  EXPECT_EQ(Show("ISODate('0099-06-01T00:00:00Z')"), "ISODate('0099-06-01T00:00:00.000Z')\n");
+  EXPECT_EQ(Show("ISODate('0000-01-01').getTime()"), "-62167219200000\n");
+  EXPECT_EQ(Show("ISODate('0001-01-01').getTime()"), "-62135596800000\n");
+  EXPECT_EQ(Show("ISODate('0099-06-01').getTime()"), "-59029948800000\n");
+  EXPECT_EQ(Show("ISODate('0100-01-01').getTime()"), "-59011459200000\n");
+  EXPECT_EQ(Show("ISODate('2000-02-29').getTime()"), "951782400000\n");
+  EXPECT_EQ(Show("ISODate('9999-12-31T23:59:59.999Z').getTime()"), "253402300799999\n");
+  EXPECT_EQ(Show("ISODate('20201002T102950.8429+0200')"), "ISODate('2020-10-02T08:29:50.842Z')\n");
+  EXPECT_EQ(Show("ISODate(null).getTime()"), "0\n");
+  // Stored and read back as the same date, years below 100 included.
+  Ok("db.d.insertOne({_id: 1, y0: ISODate('0000-01-01'), y99: ISODate('0099-06-01'), "
+     "y100: new Date(ISODate('0100-01-01').getTime())})");
+  EXPECT_EQ(Stored("d", 1),
+            R"({"_id": {"$numberInt": "1"}, "y0": {"$date": {"$numberLong": "-62167219200000"}}, )"
+            R"("y99": {"$date": {"$numberLong": "-59029948800000"}}, )"
+            R"("y100": {"$date": {"$numberLong": "-59011459200000"}}})");
+  EXPECT_EQ(Show("db.d.findOne().y99"), "ISODate('0099-06-01T00:00:00.000Z')\n");
+}
+
+TEST_F(ShellTest, MongoshNamesRockdocLacksSayNotSupported) {
+  Ok("db.c.insertOne({_id: 1})");
+  const std::pair<const char*, const char*> kCalls[] = {
+      {"db.c.bulkWrite([])", "Collection.bulkWrite"},
+      {"db.c.aggregate([])", "Collection.aggregate"},
+      {"db.c.watch()", "Collection.watch"},
+      {"db.c.totalSize()", "Collection.totalSize"},
+      {"db.c.initializeOrderedBulkOp()", "Collection.initializeOrderedBulkOp"},
+      {"db.runCommand({ping: 1})", "Database.runCommand"},
+      {"db.adminCommand({ping: 1})", "Database.adminCommand"},
+      {"db.serverStatus()", "Database.serverStatus"},
+      {"db.createUser({user: 'u'})", "Database.createUser"},
+      {"db.getMongo().startSession()", "Mongo.startSession"},
+      {"db.c.find().min({_id: 0})", "Cursor.min"},
+      {"db.c.find().max({_id: 9})", "Cursor.max"},
+      {"db.c.find().collation({locale: 'en'})", "Cursor.collation"},
+      {"db.c.explain().aggregate([])", "Explainable.aggregate"},
+      {"rs.status()", "rs.status"},
+      {"sh.status()", "sh.status"},
+      {"connect('mongodb://x')", "connect"},
+      {"db.c.updateOne({}, [{$set: {a: 1}}])", "an update pipeline"},
+  };
+  for (const auto& [call, what] : kCalls) {
+    EXPECT_EQ(Show(std::string("try { ") + call + " } catch (e) { [e.name, e.codeName, e.message] }"),
+              std::string("[\n  'MongoshUnimplementedError',\n  'NotImplemented',\n  '") + what +
+                  " is not supported by rockdoc'\n]\n")
+        << call;
+    EXPECT_EQ(Show(std::string("try { ") + call + " } catch (e) { e.code }"),
+              CodeLine(ErrorCode::kNotImplemented))
+        << call;
+  }
+  // A mongosh method name is a method, not the sub-collection "c.totalSize";
+  // other names still are sub-collections, as in MongoDB.
+  EXPECT_EQ(Show("typeof db.c.totalSize"), "function\n");
+  EXPECT_EQ(Show("typeof db.runCommand"), "function\n");
+  EXPECT_EQ(Show("db.a.b.getFullName()"), "test.a.b\n");
+  Ok("db.a.b.insertOne({_id: 7})");
+  EXPECT_EQ(Show("db.a.b.find().toArray()"), "[ { _id: 7 } ]\n");
+  EXPECT_EQ(Coll("a.b").EstimatedDocumentCount().value(), 1);
+  // What rockdoc has of them works.
+  EXPECT_EQ(Show("db.getMongo().getDBNames()"), "[ 'test' ]\n");
+  EXPECT_EQ(Show("db.getMongo().getDB('test').c.countDocuments({})"), "1\n");
+  EXPECT_EQ(Show("db.c.isCapped()"), "false\n");
+  EXPECT_EQ(Show("db.c.getIndices().length"), "1\n");
+}
+
+TEST_F(ShellTest, ConsoleLogPrintsAsPrint) {
+  EXPECT_EQ(Run("console.log('a', 1, {b: 2}); console.info('i')"), "a 1 { b: 2 }\ni\n");
+  EXPECT_EQ(Run("console.error('e', [1])"), "");
+  EXPECT_EQ(err(), "e [ 1 ]\n");
+}
+
+TEST_F(ShellTest, InsertManyOfNothingFailsAsTheDriverDoes) {
+  EXPECT_EQ(Show("try { db.c.insertMany([]) } catch (e) { [e.name, e.code, e.message] }"),
+            "[\n  'MongoInvalidArgumentError',\n  2,\n  'Invalid BulkOperation, Batch cannot be "
+            "empty'\n]\n");
+  EXPECT_EQ(Show("try { db.c.insert([]) } catch (e) { e.message }"),
+            "Invalid BulkOperation, Batch cannot be empty\n");
+  EXPECT_EQ(Show("db.getCollectionNames()"), "[]\n");
+}
+
+TEST_F(ShellTest, EjsonStringifyWritesWhatJsBsonWrites) {
+  // js-bson's documented examples.
+  EXPECT_EQ(Show("EJSON.stringify({int32: NumberInt(10)}, {relaxed: false})"),
+            R"({"int32":{"$numberInt":"10"}})" "\n");
+  EXPECT_EQ(Show("EJSON.stringify({int32: NumberInt(10)})"), R"({"int32":10})" "\n");
+  // Relaxed (the default): Long as a number, dates 1970-9999 as ISO text
+  // without zero milliseconds, non-finite doubles as $numberDouble.
+  EXPECT_EQ(Show("EJSON.stringify({l: NumberLong('5'), d: ISODate('2020-01-02'), "
+                 "m: ISODate('2020-01-02T03:04:05.006Z'), old: new Date(-1000), x: 1.5, n: 3, "
+                 "inf: Infinity, dbl: Double(3), big: 7n})"),
+            R"({"l":5,"d":{"$date":"2020-01-02T00:00:00Z"},"m":{"$date":"2020-01-02T03:04:05.006Z"},)"
+            R"("old":{"$date":{"$numberLong":"-1000"}},"x":1.5,"n":3,)"
+            R"("inf":{"$numberDouble":"Infinity"},"dbl":3,"big":7})" "\n");
+  // Canonical: every number typed; plain integers as the smallest type.
+  EXPECT_EQ(Show("EJSON.stringify({l: NumberLong('5'), d: ISODate('2020-01-02'), x: 1.5, n: 3, "
+                 "n64: 3e9, mz: -0, dbl: Double(3), nz: Double(-0), big: 7n}, {relaxed: false})"),
+            R"({"l":{"$numberLong":"5"},"d":{"$date":{"$numberLong":"1577923200000"}},)"
+            R"("x":{"$numberDouble":"1.5"},"n":{"$numberInt":"3"},"n64":{"$numberLong":"3000000000"},)"
+            R"("mz":{"$numberDouble":"-0.0"},"dbl":{"$numberDouble":"3.0"},"nz":{"$numberDouble":"-0.0"},)"
+            R"("big":{"$numberLong":"7"}})" "\n");
+  EXPECT_EQ(Show("EJSON.stringify({o: ObjectId('5f1d7f0b9d3c2a1b2c3d4e5f'), dec: NumberDecimal('1.50'), "
+                 "b: BinData(0, 'AQID'), u: UUID('00112233-4455-6677-8899-aabbccddeeff'), "
+                 "t: Timestamp({t: 1, i: 2}), r: /a.c/mi, min: MinKey(), max: MaxKey(), "
+                 "c: Code('f()'), s: 'x', nil: null, undef: undefined, f: function(){}, "
+                 "arr: [undefined, function(){}]})"),
+            R"({"o":{"$oid":"5f1d7f0b9d3c2a1b2c3d4e5f"},"dec":{"$numberDecimal":"1.50"},)"
+            R"("b":{"$binary":{"base64":"AQID","subType":"00"}},)"
+            R"("u":{"$binary":{"base64":"ABEiM0RVZneImaq7zN3u/w==","subType":"04"}},)"
+            R"("t":{"$timestamp":{"t":1,"i":2}},"r":{"$regularExpression":{"pattern":"a.c","options":"im"}},)"
+            R"js("min":{"$minKey":1},"max":{"$maxKey":1},"c":{"$code":"f()"},"s":"x","nil":null,"undef":null,)js"
+            R"("arr":[null,null]})" "\n");
+  // The replacer and the indentation are JSON.stringify's; options may come
+  // second or third.
+  EXPECT_EQ(Show("EJSON.stringify({a: [1], b: NumberLong(2)}, null, 2)"),
+            "{\n  \"a\": [\n    1\n  ],\n  \"b\": 2\n}\n");
+  EXPECT_EQ(Show("EJSON.stringify({a: 1, b: 2, c: 3}, ['c', 'a'])"), R"({"c":3,"a":1})" "\n");
+  EXPECT_EQ(Show("EJSON.stringify({b: NumberLong(2)}, null, {relaxed: false})"),
+            R"({"b":{"$numberLong":"2"}})" "\n");
+  EXPECT_EQ(Show("EJSON.stringify({d: ISODate('2020-01-02')}, {legacy: true})"),
+            R"({"d":{"$date":1577923200000}})" "\n");
+  EXPECT_EQ(Show("EJSON.stringify(NumberLong(9), {relaxed: false})"), R"({"$numberLong":"9"})" "\n");
+  EXPECT_EQ(Show("EJSON.serialize({a: NumberInt(1)}, {relaxed: false}).a"), "{ $numberInt: '1' }\n");
+  EXPECT_EQ(Show("const o = {}; o.o = o; try { EJSON.stringify(o) } catch (e) { e.name }"),
+            "BSONError\n");
+}
+
+TEST_F(ShellTest, IntegerOptionsTakeLongsAndRefuseWhatIsNotAnInt64) {
+  Ok("db.c.insertMany([{_id: 1}, {_id: 2}, {_id: 3}])");
+  EXPECT_EQ(Show("db.c.find().sort({_id: 1}).limit(NumberLong(1)).toArray()"), "[ { _id: 1 } ]\n");
+  EXPECT_EQ(Show("db.c.find().sort({_id: 1}).skip(NumberLong(2)).toArray()"), "[ { _id: 3 } ]\n");
+  EXPECT_EQ(Show("db.c.find().sort({_id: 1}).skip(NumberInt(1)).limit(Double(1)).toArray()"),
+            "[ { _id: 2 } ]\n");
+  EXPECT_EQ(Show("db.c.find().sort({_id: 1}).batchSize(NumberLong(2)).toArray().length"), "3\n");
+  EXPECT_EQ(Show("db.c.countDocuments({}, {skip: NumberLong(1), limit: NumberInt(1)})"), "1\n");
+  // MongoDB's integer parsing: FailedToParse, never a double cast out of range.
+  EXPECT_EQ(Show("try { db.c.find().skip(1e300).toArray() } catch (e) { [e.code, e.message] }"),
+            "[ 9, 'Cannot represent as a 64-bit integer: skip: 1e+300' ]\n");
+  EXPECT_EQ(Show("try { db.c.find().skip(1e300).toArray() } catch (e) { e.code }"),
+            CodeLine(ErrorCode::kFailedToParse));
+  EXPECT_EQ(Show("try { db.c.find().limit(1.5).toArray() } catch (e) { e.message }"),
+            "Expected an integer: limit: 1.5\n");
+  EXPECT_EQ(Show("try { db.c.find().skip(NaN).toArray() } catch (e) { e.message }"),
+            "Expected an integer, but found NaN in: skip: NaN\n");
+  EXPECT_EQ(Show("try { db.c.find().limit(-Infinity).toArray() } catch (e) { e.code }"),
+            CodeLine(ErrorCode::kFailedToParse));
+  EXPECT_EQ(Show("try { db.c.countDocuments({}, {limit: 2 ** 63}) } catch (e) { e.code }"),
+            CodeLine(ErrorCode::kFailedToParse));
+  EXPECT_EQ(Show("try { db.c.countDocuments({}, {skip: 'x'}) } catch (e) { e.code }"),
+            CodeLine(ErrorCode::kTypeMismatch));
+  EXPECT_EQ(Show("try { db.c.find().batchSize(NaN) } catch (e) { e.code }"),
+            CodeLine(ErrorCode::kBadValue));
+  EXPECT_EQ(Show("try { exit(1e300) } catch (e) { e.message }"), "exit code must be an integer\n");
+  EXPECT_FALSE(shell_->exit_requested());
 }
 
 // ---------------------------------------------------------------- REPL input

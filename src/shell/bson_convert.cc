@@ -45,6 +45,18 @@ bool GetNumberProp(JSContext* cx, JS::HandleObject obj, const char* name, double
   return true;
 }
 
+// A wrapper's integer field, checked to be integral and within [lo, hi] so
+// the cast that follows is exact (the constructors in bson_types.js check
+// too; this keeps a converted value from ever being undefined behaviour).
+bool GetIntegerProp(JSContext* cx, JS::HandleObject obj, const char* name, double lo, double hi,
+                    double* out) {
+  if (!GetNumberProp(cx, obj, name, out)) return false;
+  if (!(*out >= lo && *out <= hi) || *out != std::trunc(*out)) {
+    return ThrowType(cx, std::string("malformed BSON wrapper: ") + name + " out of range");
+  }
+  return true;
+}
+
 bool DefineHidden(JSContext* cx, JS::HandleObject obj, const char* name, JS::HandleValue v) {
   return JS_DefineProperty(cx, obj, name, v, kHiddenAttrs);
 }
@@ -142,17 +154,136 @@ JSObject* BsonConverter::NewWrapper(JSContext* cx, Wrapper kind) {
 
 // ---- JS -> BSON ----
 
+// A JS object's BSON shape. kNoBsonForm carries the class name for the
+// error; kWrapper the wrapper's _bsontype.
+enum class ObjectKind {
+  kDocument,
+  kMap,
+  kArray,
+  kDate,
+  kRegExp,
+  kBoxed,
+  kBytes,
+  kWrapper,
+  kFunction,
+  kNoBsonForm
+};
+
+struct BsonConverter::ObjectClass {
+  ObjectKind kind = ObjectKind::kDocument;
+  std::string name;  // the wrapper's _bsontype, or what has no BSON form
+};
+
+namespace {
+
+bool IsKnownWrapperType(std::string_view type) {
+  static constexpr std::string_view kTypes[] = {
+      "ObjectId", "Long",    "Int32", "Double", "Decimal128", "Binary",    "Timestamp",
+      "MinKey",   "MaxKey", "BSONRegExp", "Code", "DBPointer", "BSONSymbol"};
+  for (std::string_view t : kTypes) {
+    if (type == t) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool BsonConverter::Classify(JSContext* cx, JS::HandleObject obj, ObjectClass* out) {
+  *out = ObjectClass();
+  // A wrapper's type sits on its prototype (a document that merely has a
+  // field named _bsontype is data); MinKey and MaxKey themselves (the legacy
+  // shell's `{a: MinKey}`) carry it as an own property of the function.
+  bool callable = JS::IsCallable(obj);
+  bool own_type = false;
+  if (!JS_HasOwnProperty(cx, obj, "_bsontype", &own_type)) return false;
+  JS::RootedValue type(cx);
+  if (own_type == callable && !JS_GetProperty(cx, obj, "_bsontype", &type)) return false;
+  if (type.isString()) {
+    if (!JsStringToUtf8(cx, type.toString(), &out->name)) return false;
+    if (!IsKnownWrapperType(out->name)) {
+      return ThrowType(cx, "Unrecognized or invalid _bsontype: " + out->name);
+    }
+    out->kind = ObjectKind::kWrapper;
+    return true;
+  }
+  if (callable) {
+    *out = {ObjectKind::kFunction, "a function"};
+    return true;
+  }
+  js::ESClass cls;
+  if (!JS::GetBuiltinClass(cx, obj, &cls)) return false;
+  switch (cls) {
+    case js::ESClass::Array:
+      *out = {ObjectKind::kArray, "an array"};
+      return true;
+    case js::ESClass::Date:
+      *out = {ObjectKind::kDate, "a Date"};
+      return true;
+    case js::ESClass::RegExp:
+      *out = {ObjectKind::kRegExp, "a RegExp"};
+      return true;
+    case js::ESClass::Number:
+    case js::ESClass::String:
+    case js::ESClass::Boolean:
+    case js::ESClass::BigInt:
+      *out = {ObjectKind::kBoxed, "a boxed primitive"};
+      return true;
+    case js::ESClass::Map:
+      *out = {ObjectKind::kMap, "a Map"};
+      return true;
+    // js-bson stores these as {} (their data is not in enumerable
+    // properties): silently empty, so refused here.
+    case js::ESClass::Set: out->name = "a Set"; break;
+    case js::ESClass::Promise: out->name = "a Promise"; break;
+    case js::ESClass::MapIterator:
+    case js::ESClass::SetIterator: out->name = "an iterator"; break;
+    case js::ESClass::ArrayBuffer:
+    case js::ESClass::SharedArrayBuffer: out->name = "an ArrayBuffer"; break;
+    default:
+      if (JS::IsWeakMapObject(obj)) out->name = "a WeakMap";
+      break;
+  }
+  if (!out->name.empty()) {
+    out->kind = ObjectKind::kNoBsonForm;
+    return true;
+  }
+  size_t length = 0;
+  bool shared = false;
+  uint8_t* data = nullptr;
+  if (JS_GetObjectAsUint8Array(obj, &length, &shared, &data)) {
+    out->kind = ObjectKind::kBytes;
+    out->name = "a Uint8Array";
+  }
+  return true;
+}
+
 bool BsonConverter::ToDocument(JSContext* cx, JS::HandleValue value, const char* what,
                                Document* out) {
   if (!value.isObject()) {
     return ThrowType(cx, std::string(what) + " must be an object");
   }
   JS::RootedObject obj(cx, &value.toObject());
-  bool is_array = false;
-  if (!JS::IsArrayObject(cx, obj, &is_array)) return false;
-  if (is_array) return ThrowType(cx, std::string(what) + " must be an object, not an array");
+  ObjectClass cls;
+  if (!Classify(cx, obj, &cls)) return false;
   BsonBuilder b;
-  if (!AppendFields(cx, b, obj, 0)) return false;
+  switch (cls.kind) {
+    case ObjectKind::kDocument:
+      if (!AppendFields(cx, b, obj, 0)) return false;
+      break;
+    case ObjectKind::kMap:
+      if (!AppendMapEntries(cx, b, obj, 0)) return false;
+      break;
+    case ObjectKind::kArray:
+      return ThrowType(cx, std::string(what) + " must be an object, not an array");
+    default:
+      // An ObjectId, a Date or a function where a document belongs (say
+      // `deleteOne(id)` for `deleteOne({_id: id})`) has no fields: reading
+      // it as {} would match every document.
+      return ThrowType(cx, std::string(what) + " must be an object, not " +
+                               (cls.kind == ObjectKind::kWrapper
+                                    ? (std::strchr("AEIOU", cls.name[0]) ? "an " : "a ") + cls.name
+                                    : cls.name));
+  }
   *out = std::move(b).Build();
   return true;
 }
@@ -160,7 +291,7 @@ bool BsonConverter::ToDocument(JSContext* cx, JS::HandleValue value, const char*
 bool BsonConverter::ToSingleFieldDocument(JSContext* cx, std::string_view key,
                                           JS::HandleValue value, Document* out) {
   BsonBuilder b;
-  if (!AppendValue(cx, b, key, value, 0, /*in_array=*/true)) return false;
+  if (!AppendValue(cx, b, key, value, 0)) return false;
   *out = std::move(b).Build();
   return true;
 }
@@ -180,13 +311,40 @@ bool BsonConverter::AppendFields(JSContext* cx, BsonBuilder& b, JS::HandleObject
       return ThrowType(cx, "field names cannot contain a NUL character");
     }
     if (!JS_GetPropertyById(cx, obj, id, &field)) return false;
-    if (!AppendValue(cx, b, key, field, depth + 1, /*in_array=*/false)) return false;
+    if (!AppendValue(cx, b, key, field, depth + 1)) return false;
+  }
+  return true;
+}
+
+bool BsonConverter::AppendMapEntries(JSContext* cx, BsonBuilder& b, JS::HandleObject map,
+                                     int depth) {
+  // js-bson stores a Map as the document of its entries, in order.
+  JS::RootedObject factory(cx, *factory_);
+  JS::RootedValueArray<1> args(cx);
+  args[0].setObject(*map);
+  JS::RootedValue entries(cx);
+  if (!JS_CallFunctionName(cx, factory, "mapEntries", args, &entries)) return false;
+  JS::RootedObject arr(cx, &entries.toObject());
+  uint32_t length = 0;
+  if (!JS::GetArrayLength(cx, arr, &length)) return false;
+  JS::RootedValue entry(cx), key(cx), value(cx);
+  std::string name;
+  for (uint32_t i = 0; i < length; ++i) {
+    if (!JS_GetElement(cx, arr, i, &entry)) return false;
+    JS::RootedObject pair(cx, &entry.toObject());
+    if (!JS_GetElement(cx, pair, 0, &key) || !JS_GetElement(cx, pair, 1, &value)) return false;
+    if (!key.isString()) return ThrowType(cx, "a Map needs string keys to convert to BSON");
+    if (!JsStringToUtf8(cx, key.toString(), &name)) return false;
+    if (name.find('\0') != std::string::npos) {
+      return ThrowType(cx, "field names cannot contain a NUL character");
+    }
+    if (!AppendValue(cx, b, name, value, depth + 1)) return false;
   }
   return true;
 }
 
 bool BsonConverter::AppendValue(JSContext* cx, BsonBuilder& b, std::string_view key,
-                                JS::HandleValue v, int depth, bool in_array) {
+                                JS::HandleValue v, int depth) {
   if (depth > kMaxConvertDepth) {
     return ThrowType(cx, "object nested too deeply (or cyclic) to convert to BSON");
   }
@@ -228,55 +386,43 @@ bool BsonConverter::AppendValue(JSContext* cx, BsonBuilder& b, std::string_view 
     b.AppendInt64(key, n);
     return true;
   }
-  if (v.isSymbol()) {
-    if (in_array) {
-      b.AppendNull(key);
+  if (v.isSymbol()) return ThrowType(cx, "cannot convert a Symbol to BSON");
+  JS::RootedObject obj(cx, &v.toObject());
+  ObjectClass cls;
+  if (!Classify(cx, obj, &cls)) return false;
+  switch (cls.kind) {
+    case ObjectKind::kWrapper:
+      return AppendWrapper(cx, b, key, obj, cls.name, depth);
+    case ObjectKind::kFunction: {
+      // mongosh serializes functions (serializeFunctions: true) as BSON
+      // JavaScript code holding their source, as the legacy shell did.
+      std::string code;
+      if (!JsValueToUtf8(cx, v, &code)) return false;
+      b.AppendCode(key, code);
       return true;
     }
-    return true;  // skipped, like functions
-  }
-  JS::RootedObject obj(cx, &v.toObject());
-  if (JS::IsCallable(obj)) {
-    // MinKey and MaxKey themselves (the legacy shell's `{a: MinKey}`) carry
-    // their type as an own property; other functions are not data.
-    JS::RootedValue type(cx);
-    bool has_type = false;
-    if (!JS_HasOwnProperty(cx, obj, "_bsontype", &has_type)) return false;
-    if (has_type) {
-      if (!JS_GetProperty(cx, obj, "_bsontype", &type)) return false;
-      std::string bson_type;
-      if (type.isString() && !JsStringToUtf8(cx, type.toString(), &bson_type)) return false;
-      bool handled = false;
-      if (!AppendWrapper(cx, b, key, obj, bson_type, depth, &handled)) return false;
-      if (handled) return true;
-    }
-    // js-bson (mongosh) does not serialize functions: skipped in documents.
-    if (in_array) b.AppendNull(key);
-    return true;
-  }
-  js::ESClass cls;
-  if (!JS::GetBuiltinClass(cx, obj, &cls)) return false;
-  switch (cls) {
-    case js::ESClass::Array: {
+    case ObjectKind::kArray: {
       uint32_t length = 0;
       if (!JS::GetArrayLength(cx, obj, &length)) return false;
       b.OpenArray(key);
       JS::RootedValue element(cx);
       for (uint32_t i = 0; i < length; ++i) {
         if (!JS_GetElement(cx, obj, i, &element)) return false;
-        if (!AppendValue(cx, b, "", element, depth + 1, /*in_array=*/true)) return false;
+        if (!AppendValue(cx, b, "", element, depth + 1)) return false;
       }
       b.Close();
       return true;
     }
-    case js::ESClass::Date: {
+    case ObjectKind::kDate: {
       double ms = 0;
       if (!js::DateGetMsecSinceEpoch(cx, obj, &ms)) return false;
+      // A valid Date holds an integral time within +-8.64e15 ms: the cast is
+      // exact.
       if (!std::isfinite(ms)) return ThrowType(cx, "an invalid Date cannot be stored");
       b.AppendDateTime(key, static_cast<int64_t>(ms));
       return true;
     }
-    case js::ESClass::RegExp: {
+    case ObjectKind::kRegExp: {
       JS::RootedString source(cx, JS::GetRegExpSource(cx, obj));
       if (!source) return false;
       std::string pattern;
@@ -287,43 +433,33 @@ bool BsonConverter::AppendValue(JSContext* cx, BsonBuilder& b, std::string_view 
       b.AppendRegex(key, pattern, RegExpOptions(JS::GetRegExpFlags(cx, obj)));
       return true;
     }
-    case js::ESClass::Number:
-    case js::ESClass::String:
-    case js::ESClass::Boolean:
-    case js::ESClass::BigInt: {
+    case ObjectKind::kBoxed: {
       // new Number(1) and friends store as the primitive they box.
       JS::RootedValue unboxed(cx);
       if (!JS_CallFunctionName(cx, obj, "valueOf", JS::HandleValueArray::empty(), &unboxed)) {
         return false;
       }
       if (unboxed.isObject()) return ThrowType(cx, "cannot convert a boxed value to BSON");
-      return AppendValue(cx, b, key, unboxed, depth, in_array);
+      return AppendValue(cx, b, key, unboxed, depth);
     }
-    default:
-      break;
-  }
-  {
-    size_t length = 0;
-    bool shared = false;
-    uint8_t* data = nullptr;
-    if (JS_GetObjectAsUint8Array(obj, &length, &shared, &data)) {
+    case ObjectKind::kBytes: {
+      size_t length = 0;
+      bool shared = false;
+      uint8_t* data = nullptr;
+      JS_GetObjectAsUint8Array(obj, &length, &shared, &data);
       b.AppendBinary(key, BinarySubtype::kGeneric,
                      std::string_view(reinterpret_cast<const char*>(data), length));
       return true;
     }
-  }
-  // A wrapper's type sits on its prototype; a document that merely has a
-  // field named _bsontype is data.
-  bool own_type = false;
-  if (!JS_HasOwnProperty(cx, obj, "_bsontype", &own_type)) return false;
-  JS::RootedValue type(cx);
-  if (!own_type && !JS_GetProperty(cx, obj, "_bsontype", &type)) return false;
-  if (type.isString()) {
-    std::string bson_type;
-    if (!JsStringToUtf8(cx, type.toString(), &bson_type)) return false;
-    bool handled = false;
-    if (!AppendWrapper(cx, b, key, obj, bson_type, depth, &handled)) return false;
-    if (handled) return true;
+    case ObjectKind::kMap:
+      b.OpenDocument(key);
+      if (!AppendMapEntries(cx, b, obj, depth)) return false;
+      b.Close();
+      return true;
+    case ObjectKind::kNoBsonForm:
+      return ThrowType(cx, "cannot convert " + cls.name + " to BSON");
+    case ObjectKind::kDocument:
+      break;
   }
   b.OpenDocument(key);
   if (!AppendFields(cx, b, obj, depth)) return false;
@@ -332,9 +468,8 @@ bool BsonConverter::AppendValue(JSContext* cx, BsonBuilder& b, std::string_view 
 }
 
 bool BsonConverter::AppendWrapper(JSContext* cx, BsonBuilder& b, std::string_view key,
-                                  JS::HandleObject obj, const std::string& bson_type, int depth,
-                                  bool* handled) {
-  *handled = true;
+                                  JS::HandleObject obj, const std::string& bson_type,
+                                  int depth) {
   if (bson_type == "ObjectId") {
     std::string hex;
     if (!GetStringProp(cx, obj, "_hex", &hex)) return false;
@@ -353,7 +488,10 @@ bool BsonConverter::AppendWrapper(JSContext* cx, BsonBuilder& b, std::string_vie
     b.AppendInt64(key, n);
   } else if (bson_type == "Int32") {
     double d = 0;
-    if (!GetNumberProp(cx, obj, "_num", &d)) return false;
+    if (!GetIntegerProp(cx, obj, "_num", std::numeric_limits<int32_t>::min(),
+                        std::numeric_limits<int32_t>::max(), &d)) {
+      return false;
+    }
     b.AppendInt32(key, static_cast<int32_t>(d));
   } else if (bson_type == "Double") {
     double d = 0;
@@ -367,7 +505,7 @@ bool BsonConverter::AppendWrapper(JSContext* cx, BsonBuilder& b, std::string_vie
     b.AppendDecimal128(key, *dec);
   } else if (bson_type == "Binary") {
     double sub = 0;
-    if (!GetNumberProp(cx, obj, "_sub", &sub)) return false;
+    if (!GetIntegerProp(cx, obj, "_sub", 0, 255, &sub)) return false;
     JS::RootedValue bytes(cx);
     if (!GetProp(cx, obj, "_bytes", &bytes)) return false;
     size_t length = 0;
@@ -381,7 +519,10 @@ bool BsonConverter::AppendWrapper(JSContext* cx, BsonBuilder& b, std::string_vie
                    std::string_view(reinterpret_cast<const char*>(data), length));
   } else if (bson_type == "Timestamp") {
     double t = 0, i = 0;
-    if (!GetNumberProp(cx, obj, "_t", &t) || !GetNumberProp(cx, obj, "_i", &i)) return false;
+    if (!GetIntegerProp(cx, obj, "_t", 0, 4294967295.0, &t) ||
+        !GetIntegerProp(cx, obj, "_i", 0, 4294967295.0, &i)) {
+      return false;
+    }
     b.AppendTimestamp(key, BsonTimestamp{static_cast<uint32_t>(t), static_cast<uint32_t>(i)});
   } else if (bson_type == "MinKey") {
     b.AppendMinKey(key);
@@ -424,7 +565,7 @@ bool BsonConverter::AppendWrapper(JSContext* cx, BsonBuilder& b, std::string_vie
     if (!GetStringProp(cx, obj, "_str", &text)) return false;
     b.AppendSymbol(key, text);
   } else {
-    *handled = false;
+    return ThrowType(cx, "Unrecognized or invalid _bsontype: " + bson_type);
   }
   return true;
 }

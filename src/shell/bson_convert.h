@@ -1,13 +1,23 @@
 // shell/bson_convert.h: JavaScript values <-> BSON, without loss.
 //
-// JS -> BSON follows mongosh: a plain number is an int32 when it is integral
-// and in range (and not -0), else a double; `undefined` becomes null;
-// functions are skipped in documents (null in arrays); a BigInt is an int64;
-// Date, RegExp, Uint8Array and arrays map to their BSON types; objects whose
-// prototype carries a `_bsontype` (the wrapper classes defined in
-// bson_types.js: ObjectId, Long, Int32, Double, Decimal128, Binary,
-// Timestamp, MinKey, MaxKey, BSONRegExp, Code, DBPointer, BSONSymbol) map to
-// the type they wrap. Field order is the object's property order.
+// JS -> BSON follows mongosh (js-bson with mongosh's serializeFunctions:
+// true): a plain number is an int32 when it is integral and in range (and
+// not -0), else a double; `undefined` becomes null; a function becomes BSON
+// JavaScript code (its source text), so `{$where: function () {...}}` reaches
+// the query parser as the string form does; a BigInt is an int64; Date,
+// RegExp, Uint8Array and arrays map to their BSON types; a Map is a document
+// of its entries; objects whose prototype carries a `_bsontype` (the wrapper
+// classes defined in bson_types.js: ObjectId, Long, Int32, Double,
+// Decimal128, Binary, Timestamp, MinKey, MaxKey, BSONRegExp, Code,
+// DBPointer, BSONSymbol) map to the type they wrap. Field order is the
+// object's property order.
+//
+// Nothing is dropped silently: a value with no BSON form (a Symbol, a Set,
+// a WeakMap, a Promise, an ArrayBuffer, an iterator, an unknown _bsontype)
+// anywhere in the value is a TypeError before anything runs, and a document
+// argument (filter, update, options) must be a plain object or a Map: an
+// ObjectId, a Date or a function given where a document belongs is refused,
+// not read as `{}`.
 //
 // BSON -> JS gives plain objects and arrays (field order kept), numbers for
 // int32 and double, and wrapper objects for every type JavaScript has no
@@ -83,10 +93,14 @@ class BsonConverter {
     kNumWrappers
   };
   bool AppendValue(JSContext* cx, BsonBuilder& b, std::string_view key, JS::HandleValue v,
-                   int depth, bool in_array);
+                   int depth);
   bool AppendFields(JSContext* cx, BsonBuilder& b, JS::HandleObject obj, int depth);
+  bool AppendMapEntries(JSContext* cx, BsonBuilder& b, JS::HandleObject map, int depth);
+  // What a JS object is in BSON terms (see the .cc).
+  struct ObjectClass;
+  bool Classify(JSContext* cx, JS::HandleObject obj, ObjectClass* out);
   bool AppendWrapper(JSContext* cx, BsonBuilder& b, std::string_view key, JS::HandleObject obj,
-                     const std::string& bson_type, int depth, bool* handled);
+                     const std::string& bson_type, int depth);
   JSObject* NewWrapper(JSContext* cx, Wrapper kind);
 
   std::array<std::unique_ptr<JS::PersistentRootedObject>, kNumWrappers> protos_;

@@ -37,6 +37,29 @@
     return e;
   }
 
+  // mongosh's own errors. Their codes follow the shell's rule (README):
+  // argument errors are 2 (BadValue), what rockdoc lacks is 238
+  // (NotImplemented), so `e.code` is a number as for engine errors.
+  class MongoshInvalidInputError extends Error {
+    constructor(message) {
+      super(`[COMMON-10001] ${message}`);  // mongosh's CommonErrors.InvalidArgument
+      this.name = 'MongoshInvalidInputError';
+      this.code = 2;
+      this.codeName = 'BadValue';
+    }
+  }
+  // `what` is not supported: "Collection.bulkWrite is not supported by rockdoc".
+  class MongoshUnimplementedError extends Error {
+    constructor(what) {
+      super(`${what} is not supported by rockdoc`);
+      this.name = 'MongoshUnimplementedError';
+      this.code = 238;
+      this.codeName = 'NotImplemented';
+    }
+  }
+  global.MongoshInvalidInputError = MongoshInvalidInputError;
+  global.MongoshUnimplementedError = MongoshUnimplementedError;
+
   // ---- hex and base64 ----
   const HEX = '0123456789abcdef';
   function bytesToHex(bytes) {
@@ -391,34 +414,61 @@
   };
 
   // ---- dates ----
-  // ISODate(text) is a Date. Accepts the ISO 8601 forms mongosh accepts:
-  // date only (UTC midnight), 'T' or a space before the time, optional
-  // seconds and fraction, 'Z' or an offset (local time when none is given
-  // would be ambiguous, so no offset means UTC, as in the mongo shell).
-  const ISO_RE = /^(\d{4})-?(\d{2})-?(\d{2})(?:[T ](\d{2}):?(\d{2})(?::?(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
-  global.ISODate = function ISODate(text) {
-    if (text === undefined) return new Date();
-    if (text instanceof Date) return new Date(text.getTime());
-    if (typeof text === 'number') return new Date(text);
-    const m = ISO_RE.exec(String(text).trim());
-    if (!m) throw bsonError(`invalid ISO date: ${quote(text)}`);
-    const ms = m[7] ? Math.floor(Number('0.' + m[7]) * 1000 + 1e-7) : 0;
-    let t = Date.UTC(+m[1], +m[2] - 1, +m[3], +(m[4] || 0), +(m[5] || 0), +(m[6] || 0), ms);
-    if (m[8] && m[8].toUpperCase() !== 'Z') {
-      const sign = m[8][0] === '-' ? -1 : 1;
-      const digits = m[8].slice(1).replace(':', '');
-      const minutes = +digits.slice(0, 2) * 60 + +(digits.slice(2) || 0);
-      t -= sign * minutes * 60000;
+  // ISODate(text) is a Date, parsed as mongosh parses it: the ISO 8601 forms
+  // YYYY-MM-DD, with 'T' or a space before hh[:mm[:ss[.fraction]]] and then
+  // 'Z' or an offset (none means UTC), the separators optional. Every field
+  // is checked (month 1-12, the day within its month, hour 0-23, ...): an
+  // impossible date throws instead of rolling over, and years 0000-0099 stay
+  // as written (Date.UTC would read them as 1900-1999). The result must lie
+  // in 0000-01-01 .. 9999-12-31, mongosh's range.
+  const ISO_RE = /^(\d{4})-?(\d{2})-?(\d{2})(?:[T ](\d{2})(?::?(\d{2})(?::?(\d{2})(?:\.(\d+))?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
+  const MIN_ISO_MS = -62167219200000;  // 0000-01-01T00:00:00.000Z
+  const MAX_ISO_MS = 253402300799999;  // 9999-12-31T23:59:59.999Z
+  function daysInMonth(year, month) {
+    if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+    return [4, 6, 9, 11].includes(month) ? 30 : 31;
+  }
+  function parseIsoDate(text) {
+    const m = ISO_RE.exec(text);
+    if (!m) return NaN;
+    const [year, month, day, hour, minute, second] = m.slice(1, 7).map((f) => +(f || 0));
+    if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || hour > 23 ||
+        minute > 59 || second > 59) {
+      return NaN;
     }
-    const d = new Date(t);
-    if (Number.isNaN(d.getTime())) throw bsonError(`invalid ISO date: ${quote(text)}`);
-    return d;
+    const ms = m[7] ? +m[7].slice(0, 3).padEnd(3, '0') : 0;
+    let offset = 0;
+    if (m[8] && m[8] !== 'Z') {
+      const digits = m[8].slice(1).replace(':', '');
+      const oh = +digits.slice(0, 2), om = +(digits.slice(2) || 0);
+      if (oh > 23 || om > 59) return NaN;
+      offset = (m[8][0] === '-' ? -1 : 1) * (oh * 60 + om) * 60000;
+    }
+    // setUTCFullYear takes the year as written, 0-99 included.
+    const d = new Date(0);
+    d.setUTCFullYear(year, month - 1, day);
+    d.setUTCHours(hour, minute, second, ms);
+    const t = d.getTime() - offset;
+    return t >= MIN_ISO_MS && t <= MAX_ISO_MS ? t : NaN;
+  }
+  global.ISODate = function ISODate(input) {
+    if (input === undefined) return new Date();
+    // Anything else than a string is what `new Date` makes of it (mongosh).
+    const t = typeof input === 'string' ? parseIsoDate(input) : new Date(input).getTime();
+    if (Number.isNaN(t)) {
+      const shown = typeof input === 'string' ? JSON.stringify(input) : String(input);
+      throw new MongoshInvalidInputError(`${shown} is not a valid ISODate`);
+    }
+    return new Date(t);
   };
 
   // Used by bson_convert.cc for BSON regular expressions: a RegExp when
   // JavaScript can express the pattern and options, else a BSONRegExp.
+  const mapEntries = Function.prototype.call.bind(Map.prototype.entries);
   Object.defineProperty(global, '__bsonFactory', {
     value: Object.freeze({
+      // A Map's [key, value] pairs (js-bson stores a Map as a document).
+      mapEntries(map) { return Array.from(mapEntries(map)); },
       regex(pattern, options) {
         if (/^[imsu]*$/.test(options)) {
           try { return new RegExp(pattern, options); } catch (e) { /* not a JS pattern */ }
@@ -426,6 +476,122 @@
         return new BSONRegExp(pattern, options);
       },
     }),
+  });
+
+  // ---- EJSON: js-bson's, so the text is the one mongosh writes ----
+  // stringify(value, replacer, space, options) turns BSON values into their
+  // Extended JSON objects (relaxed by default: plain numbers, Long as a
+  // number, dates in 1970-9999 as ISO strings without zero milliseconds) and
+  // hands the result to JSON.stringify with the replacer and indentation.
+  const BSON_INT32_MIN = -0x80000000, BSON_INT32_MAX = 0x7fffffff;
+  const BSON_INT64_MIN = -Math.pow(2, 63), BSON_INT64_MAX = Math.pow(2, 63) - 1;  // js-bson's doubles
+  function ejsonIsoString(d) {
+    const s = d.toISOString();
+    return d.getUTCMilliseconds() !== 0 ? s : s.slice(0, -5) + 'Z';
+  }
+  function ejsonRegex(pattern, flags, o) {
+    const options = String(flags).split('').sort().join('');
+    for (const c of options) {
+      if (!'imxlsu'.includes(c)) throw bsonError(`The regular expression option [${c}] is not supported`);
+    }
+    return o.legacy ? { $regex: pattern, $options: options }
+      : { $regularExpression: { pattern, options } };
+  }
+  function ejsonWrapper(v, o, path) {
+    switch (v._bsontype) {
+      case 'ObjectId': return { $oid: v._hex };
+      case 'Long': return o.relaxed ? Number(v._str) : { $numberLong: v._str };
+      case 'Int32': return o.relaxed || o.legacy ? v._num : { $numberInt: String(v._num) };
+      case 'Double': {
+        const n = v._num;
+        if (o.legacy || (o.relaxed && isFinite(n))) return n;
+        if (Object.is(Math.sign(n), -0)) return { $numberDouble: '-0.0' };
+        return { $numberDouble: Number.isInteger(n) ? n.toFixed(1) : n.toString() };
+      }
+      case 'Decimal128': return { $numberDecimal: v._str };
+      case 'Binary': {
+        const base64 = bytesToBase64(v._bytes), subType = v._sub.toString(16).padStart(2, '0');
+        return o.legacy ? { $binary: base64, $type: subType } : { $binary: { base64, subType } };
+      }
+      case 'Timestamp': return { $timestamp: { t: v._t, i: v._i } };
+      case 'MinKey': return { $minKey: 1 };
+      case 'MaxKey': return { $maxKey: 1 };
+      case 'BSONRegExp': return ejsonRegex(v._pattern, v._options, o);
+      case 'Code':
+        return v._scope ? { $code: v._code, $scope: ejsonValue(v._scope, o, path) } : { $code: v._code };
+      case 'DBPointer': return { $dbPointer: { $ref: v._ns, $id: { $oid: v._oid._hex } } };
+      case 'BSONSymbol': return { $symbol: v._str };
+      default: throw bsonError('Unrecognized or invalid _bsontype: ' + v._bsontype);
+    }
+  }
+  function ejsonValue(value, o, path) {
+    if ((typeof value === 'object' || typeof value === 'function') && value !== null &&
+        path.includes(value)) {
+      throw bsonError('Converting circular structure to EJSON');
+    }
+    if (Array.isArray(value)) {
+      path.push(value);
+      try { return value.map((v) => ejsonValue(v, o, path)); } finally { path.pop(); }
+    }
+    if (value === undefined) return null;
+    if (value instanceof Date) {
+      const t = value.getTime(), inRange = t > -1 && t < 253402318800000;
+      if (o.legacy) return o.relaxed && inRange ? { $date: t } : { $date: ejsonIsoString(value) };
+      return o.relaxed && inRange ? { $date: ejsonIsoString(value) } : { $date: { $numberLong: String(t) } };
+    }
+    if (typeof value === 'number' && (!o.relaxed || !isFinite(value))) {
+      if (Number.isInteger(value) && !Object.is(value, -0)) {
+        if (value >= BSON_INT32_MIN && value <= BSON_INT32_MAX) return { $numberInt: value.toString() };
+        if (value >= BSON_INT64_MIN && value <= BSON_INT64_MAX) return { $numberLong: value.toString() };
+      }
+      return { $numberDouble: Object.is(value, -0) ? '-0.0' : value.toString() };
+    }
+    if (typeof value === 'bigint') {
+      return o.relaxed ? Number(BigInt.asIntN(64, value)) : { $numberLong: BigInt.asIntN(64, value).toString() };
+    }
+    if (value instanceof RegExp) return ejsonRegex(value.source, value.flags, o);
+    if (value !== null && typeof value === 'object') {
+      path.push(value);
+      try {
+        // The converter's rule: a wrapper's _bsontype is on its prototype.
+        if (typeof value._bsontype === 'string' && !Object.prototype.hasOwnProperty.call(value, '_bsontype')) {
+          return ejsonWrapper(value, o, path);
+        }
+        const out = {};
+        for (const name of Object.keys(value)) {
+          const v = ejsonValue(value[name], o, path);
+          if (name === '__proto__') {
+            Object.defineProperty(out, name, { value: v, writable: true, enumerable: true, configurable: true });
+          } else {
+            out[name] = v;
+          }
+        }
+        return out;
+      } finally {
+        path.pop();
+      }
+    }
+    return value;  // strings, booleans, null; JSON.stringify drops functions and symbols
+  }
+  function ejsonStringify(value, replacer, space, options) {
+    if (space != null && typeof space === 'object') {
+      options = space;
+      space = 0;
+    }
+    if (replacer != null && typeof replacer === 'object' && !Array.isArray(replacer)) {
+      options = replacer;
+      replacer = undefined;
+      space = 0;
+    }
+    const o = Object.assign({ relaxed: true, legacy: false }, options);
+    return JSON.stringify(ejsonValue(value, o, []), replacer, space);
+  }
+  function ejsonParse(text) { return native.fromJson(String(text)); }
+  global.EJSON = Object.freeze({
+    stringify: ejsonStringify,
+    parse: ejsonParse,
+    serialize(value, options) { return JSON.parse(ejsonStringify(value, options || {})); },
+    deserialize(ejson) { return ejsonParse(JSON.stringify(ejson)); },
   });
 
   // Exposed for inspect.js and shell_api.js.

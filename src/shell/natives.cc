@@ -35,6 +35,13 @@ bool ArgDoc(JSContext* cx, const JS::CallArgs& args, unsigned i, const char* wha
   return GetState(cx)->converter.ToDocument(cx, args[i], what, out);
 }
 
+// The filter of a write: required. A missing or null filter is an error, not
+// {} (which would update or delete every document); the shell's JavaScript
+// reports a missing one first, with mongosh's message.
+bool ArgWriteFilter(JSContext* cx, const JS::CallArgs& args, unsigned i, Document* out) {
+  return GetState(cx)->converter.ToDocument(cx, args.get(i), "filter", out);
+}
+
 bool ArgBool(const JS::CallArgs& args, unsigned i) {
   return i < args.length() && JS::ToBoolean(args[i]);
 }
@@ -55,14 +62,39 @@ bool OptDoc(JSContext* cx, const JS::CallArgs& args, unsigned i, const char* nam
   return GetState(cx)->converter.ToDocument(cx, v, name, out);
 }
 
+// An integer option (skip, limit) parsed as MongoDB parses one
+// (BSONElement::parseIntegerElementToLong): any number type whose value is
+// an exact int64, so NumberLong(1) and 1 are the same and 1e300 or 1.5 are
+// FailedToParse rather than a double cast out of range.
+Status ExactInt64Option(const Element& e, int64_t* out) {
+  if (!e.IsNumber()) {
+    return Status(ErrorCode::kTypeMismatch,
+                  "BSON field '" + std::string(e.key()) + "' is the wrong type '" +
+                      std::string(BsonTypeAlias(e.type())) +
+                      "', expected types '[long, int, decimal, double]'");
+  }
+  if (e.ExactInt64(out)) return Status::OK();
+  std::string shown = std::string(e.key()) + ": " + ValueToJson(e, JsonFormat::kShell);
+  double d = e.NumberAsDouble();
+  if (std::isnan(d)) {
+    return Status(ErrorCode::kFailedToParse, "Expected an integer, but found NaN in: " + shown);
+  }
+  // A fractional double in range is "not an integer"; anything else (out of
+  // range, infinite, a fractional decimal) "cannot be represented".
+  if (e.type() == BsonType::kDouble && std::abs(d) < 9223372036854775808.0) {
+    return Status(ErrorCode::kFailedToParse, "Expected an integer: " + shown);
+  }
+  return Status(ErrorCode::kFailedToParse, "Cannot represent as a 64-bit integer: " + shown);
+}
+
 bool OptInt64(JSContext* cx, const JS::CallArgs& args, unsigned i, const char* name, int64_t* out) {
   JS::RootedValue v(cx);
   if (!OptValue(cx, args, i, name, &v)) return false;
   if (v.isNullOrUndefined()) return true;
-  double d = 0;
-  if (!JS::ToNumber(cx, v, &d)) return false;
-  if (!std::isfinite(d)) return ThrowTypeError(cx, std::string(name) + " must be a finite number");
-  *out = static_cast<int64_t>(d);
+  Document holder;
+  if (!GetState(cx)->converter.ToSingleFieldDocument(cx, name, v, &holder)) return false;
+  Status status = ExactInt64Option(holder.Get(name), out);
+  if (!status.ok()) return ThrowStatus(cx, status);
   return true;
 }
 
@@ -521,7 +553,7 @@ NATIVE(Update) {
   Document filter, update;
   UpdateOptions options;
   if (!ArgCollection(cx, args, &c) ||
-      !ArgDoc(cx, args, 2, "filter", &filter) ||
+      !ArgWriteFilter(cx, args, 2, &filter) ||
       !GetState(cx)->converter.ToDocument(cx, args.get(3), "update", &update) ||
       !ParseUpdateOptions(cx, args, 4, &options)) {
     return false;
@@ -537,7 +569,7 @@ NATIVE(ReplaceOne) {
   std::optional<Collection> c;
   Document filter, replacement;
   if (!ArgCollection(cx, args, &c) ||
-      !ArgDoc(cx, args, 2, "filter", &filter) ||
+      !ArgWriteFilter(cx, args, 2, &filter) ||
       !GetState(cx)->converter.ToDocument(cx, args.get(3), "replacement", &replacement)) {
     return false;
   }
@@ -551,7 +583,7 @@ NATIVE(Delete) {
   std::optional<Collection> c;
   Document filter;
   if (!ArgCollection(cx, args, &c) ||
-      !ArgDoc(cx, args, 2, "filter", &filter)) {
+      !ArgWriteFilter(cx, args, 2, &filter)) {
     return false;
   }
     STATUS_OR_THROW(r, ArgBool(args, 3) ? c->DeleteMany(filter) : c->DeleteOne(filter));
@@ -580,7 +612,7 @@ bool FindOneAndModify(JSContext* cx, unsigned argc, JS::Value* vp, bool replace)
   Document filter, update;
   FindOneAndModifyOptions options;
   if (!ArgString(cx, args, 0, &db) || !ArgString(cx, args, 1, &coll) ||
-      !ArgDoc(cx, args, 2, "filter", &filter) ||
+      !ArgWriteFilter(cx, args, 2, &filter) ||
       !GetState(cx)->converter.ToDocument(cx, args.get(3), replace ? "replacement" : "update",
                                           &update) ||
       !ParseModifyOptions(cx, args, 4, &options)) {
@@ -601,7 +633,7 @@ NATIVE(FindOneAndDelete) {
   Document filter;
   FindOneAndModifyOptions options;
   if (!ArgCollection(cx, args, &c) ||
-      !ArgDoc(cx, args, 2, "filter", &filter) || !ParseModifyOptions(cx, args, 3, &options)) {
+      !ArgWriteFilter(cx, args, 2, &filter) || !ParseModifyOptions(cx, args, 3, &options)) {
     return false;
   }
   STATUS_OR_THROW(doc, c->FindOneAndDelete(filter, options));
@@ -903,6 +935,11 @@ NATIVE(Quit) {
   if (args.length() > 0 && !args[0].isUndefined() && !JS::ToNumber(cx, args[0], &code)) {
     return false;
   }
+  // Checked before the cast (a double out of int's range is undefined
+  // behaviour); Node's process.exit refuses such codes too.
+  if (!(code > -2147483649.0 && code < 2147483648.0)) {
+    return ThrowTypeError(cx, "exit code must be an integer");
+  }
   st->exit_requested = true;
   st->exit_code = static_cast<int>(code);
   return false;
@@ -913,8 +950,12 @@ NATIVE(Sleep) {
   ARGS;
   double ms = 0;
   if (args.length() > 0 && !JS::ToNumber(cx, args[0], &ms)) return false;
+  // Clamped before the cast: sleep(1e300) sleeps (interruptibly) for
+  // decades rather than casting out of the int64 range.
+  constexpr double kMaxSleepMs = 1e12;  // ~31 years
   auto until = std::chrono::steady_clock::now() +
-               std::chrono::milliseconds(static_cast<int64_t>(std::max(0.0, ms)));
+               std::chrono::milliseconds(static_cast<int64_t>(
+                   std::isnan(ms) ? 0.0 : std::clamp(ms, 0.0, kMaxSleepMs)));
   while (std::chrono::steady_clock::now() < until) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
     if (!JS_CheckForInterrupt(cx)) return false;

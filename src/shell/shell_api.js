@@ -51,6 +51,7 @@
     value: (code, codeName, message) => new MongoServerError(code, codeName, message),
   });
 
+  const { MongoshInvalidInputError, MongoshUnimplementedError } = global;
   function argError(message) {
     return new MongoInvalidArgumentError(message);
   }
@@ -60,12 +61,18 @@
   function checkDocument(v, what) {
     if (!isPlainObject(v)) throw argError(`${what} must be an object`);
   }
+  // A number as mongosh's numeric arguments take it: a JS number or one of
+  // the numeric wrappers.
+  function isNumeric(v) {
+    return typeof v === 'number' || v instanceof global.Long || v instanceof global.Int32 ||
+      v instanceof global.Double;
+  }
   function hasOperators(doc) {
     const keys = Object.keys(doc);
     return keys.length > 0 && keys[0].startsWith('$');
   }
   function checkUpdate(update) {
-    if (Array.isArray(update)) throw argError('update pipelines are not supported by rockdoc');
+    if (Array.isArray(update)) throw new MongoshUnimplementedError('an update pipeline');
     checkDocument(update, 'update');
     if (!hasOperators(update)) throw argError('Update document requires atomic operators');
   }
@@ -137,12 +144,14 @@
       return this;
     }
     sort(spec) { checkDocument(spec, 'sort'); return this._setOption('sort', spec); }
+    // skip and limit go to the engine as given (a number or NumberLong,
+    // NumberInt, Double); it takes any exact 64-bit integer, as MongoDB does.
     skip(n) {
-      if (typeof n !== 'number' || n < 0) throw argError('skip must be a non-negative number');
+      if (!isNumeric(n) || n < 0) throw argError('skip must be a non-negative number');
       return this._setOption('skip', n);
     }
     limit(n) {
-      if (typeof n !== 'number') throw argError('limit must be a number');
+      if (!isNumeric(n)) throw argError('limit must be a number');
       return this._setOption('limit', n);
     }
     project(spec) { checkDocument(spec, 'projection'); return this._setOption('projection', spec); }
@@ -152,8 +161,9 @@
       return this._setOption('hint', h);
     }
     batchSize(n) {
-      if (typeof n !== 'number' || n < 0) throw argError('batchSize must be a non-negative number');
-      this._batchSize = n === 0 ? 100 : n;
+      const size = isNumeric(n) ? Number(n) : NaN;
+      if (!Number.isSafeInteger(size) || size < 0) throw argError('batchSize must be a non-negative integer');
+      this._batchSize = size === 0 ? 100 : size;
       return this;
     }
     // Accepted for compatibility; rockdoc has no use for them.
@@ -165,7 +175,7 @@
     allowDiskUse() { return this; }
     allowPartialResults() { return this; }
     pretty() { return this; }
-    collation() { throw argError('collation is not supported by rockdoc'); }
+    collation() { throw new MongoshUnimplementedError('Cursor.collation'); }
 
     _fill() {
       if (this._buffer.length > 0 || this._exhausted) return;
@@ -266,6 +276,11 @@
     if (doc._id === undefined && Object.isExtensible(doc)) doc._id = id;
   }
 
+  // The driver refuses an empty bulk write (mongosh's insertMany([])).
+  function checkBatch(docs) {
+    if (docs.length === 0) throw argError('Invalid BulkOperation, Batch cannot be empty');
+  }
+
   function checkName(name, what) {
     if (typeof name !== 'string' || name.length === 0) throw argError(`${what} name must be a non-empty string`);
   }
@@ -294,6 +309,7 @@
     }
     insertMany(docs, options) {
       if (!Array.isArray(docs)) throw argError('insertMany needs an array of documents');
+      checkBatch(docs);
       docs.forEach((d) => checkDocument(d, 'document'));
       const ordered = !options || options.ordered === undefined ? true : !!options.ordered;
       const r = native.insertMany(this._dbName, this._name, docs, ordered);
@@ -450,11 +466,14 @@
       const names = native.listCollections(this._dbName);
       return names.includes(this._name) ? { name: this._name, type: 'collection' } : null;
     }
-    aggregate() { throw argError('aggregate is not supported by rockdoc yet'); }
+    isCapped() { return false; }  // rockdoc has no capped collections
+    getIndices() { return this.getIndexes(); }
+    getMongo() { return this._db.getMongo(); }
 
     // -- the legacy mongo shell's API --
     insert(docs, options) {
       if (Array.isArray(docs)) {
+        checkBatch(docs);
         const ordered = !options || options.ordered === undefined ? true : !!options.ordered;
         const r = native.insertMany(this._dbName, this._name, docs, ordered);
         for (const [index, id] of Object.entries(r.insertedIds)) giveId(docs[index], id);
@@ -527,6 +546,7 @@
     count(filter, options) { return native.count(this._dbName, this._name, filter, options); }
     findAndModify(spec) {
       checkDocument(spec, 'findAndModify argument');
+      if (spec.query === undefined) throw new MongoshInvalidInputError('Missing required property: "query"');
       const options = { sort: spec.sort, projection: spec.fields, upsert: spec.upsert, new: spec.new,
         arrayFilters: spec.arrayFilters };
       if (spec.remove) return this.findOneAndDelete(spec.query, options);
@@ -591,6 +611,8 @@
     deleteOne(filter) { return native.explainDelete(this._coll._dbName, this._coll._name, filter, false, this._verbosity); }
     deleteMany(filter) { return native.explainDelete(this._coll._dbName, this._coll._name, filter, true, this._verbosity); }
     getVerbosity() { return this._verbosity; }
+    setVerbosity(verbosity) { this._verbosity = verbosityOf(verbosity); }
+    getCollection() { return this._coll; }
     [inspectSymbol]() { return `Explainable(${this._coll._fullName})`; }
   }
 
@@ -646,6 +668,7 @@
       };
     }
     version() { return kVersion; }
+    getMongo() { return theMongo; }
     help() { return new ShellText(DB_HELP); }
   }
   const dbHandler = {
@@ -658,6 +681,132 @@
   function makeDb(name) {
     return new Proxy(new DB(name), dbHandler);
   }
+  // db.getMongo(): the "connection", here the one database directory.
+  class Mongo {
+    getDB(name) { checkName(name, 'database'); return makeDb(name); }
+    getDBNames() { return native.listDatabases(); }
+    getCollection(ns) {
+      const dot = typeof ns === 'string' ? ns.indexOf('.') : -1;
+      if (dot <= 0 || dot === ns.length - 1) throw argError('getCollection needs a namespace "db.collection"');
+      return makeDb(ns.slice(0, dot)).getCollection(ns.slice(dot + 1));
+    }
+    toString() { return `rockdoc:${config.path}`; }
+    [inspectSymbol]() { return `Mongo('rockdoc:${config.path}')`; }
+  }
+  const theMongo = new Mongo();
+
+  // ---- arguments mongosh requires ----
+  // mongosh refuses these calls when a required argument is undefined
+  // (its assertArgsDefinedType): `deleteMany()` must not mean "delete every
+  // document". One table, one wrapper; the message is mongosh's, naming the
+  // method as mongosh does (an explain delegates to the collection method).
+  const REQUIRED_ARGUMENTS = [
+    [Collection, 'Collection', {
+      insertOne: [0], insertMany: [0], insert: [0], save: [0],
+      updateOne: [0, 1], updateMany: [0, 1], update: [0, 1], replaceOne: [0, 1],
+      deleteOne: [0], deleteMany: [0], remove: [0],
+      findOneAndUpdate: [0, 1], findOneAndReplace: [0, 1], findOneAndDelete: [0], findAndModify: [0],
+      distinct: [0], createIndex: [0], createIndexes: [0], ensureIndex: [0], dropIndex: [0],
+      renameCollection: [0], getCollection: [0],
+    }],
+    [Explainable, 'Collection', {
+      updateOne: [0, 1], updateMany: [0, 1], update: [0, 1], deleteOne: [0], deleteMany: [0], remove: [0],
+    }],
+    [DB, 'Database', { getSiblingDB: [0], getSisterDB: [0], getCollection: [0], createCollection: [0] }],
+    [Mongo, 'Mongo', { getDB: [0], getCollection: [0] }],
+  ];
+  for (const [cls, className, methods] of REQUIRED_ARGUMENTS) {
+    for (const [method, positions] of Object.entries(methods)) {
+      const impl = cls.prototype[method];
+      const name = `${className}.${method}`;
+      Object.defineProperty(cls.prototype, method, {
+        value: function (...args) {
+          for (const i of positions) {
+            if (args[i] === undefined) {
+              throw new MongoshInvalidInputError(`Missing required argument at position ${i} (${name})`);
+            }
+          }
+          return impl.apply(this, args);
+        },
+        writable: true,
+        configurable: true,
+      });
+    }
+  }
+
+  // ---- mongosh names rockdoc does not have ----
+  // The method names of mongosh's documentation (Collection, Database,
+  // Cursor, Mongo, explain) that rockdoc does not implement: each exists and
+  // throws MongoshUnimplementedError (NotImplemented, 238) when called, so
+  // `db.c.bulkWrite(...)` says so instead of "is not a function", and
+  // `db.c.totalSize` is not taken for the sub-collection "c.totalSize"
+  // (other names still are: db.a.b is the collection "a.b").
+  const NOT_SUPPORTED = [
+    [Collection, 'Collection', [
+      'aggregate', 'analyzeShardKey', 'bulkWrite', 'checkMetadataConsistency',
+      'compactStructuredEncryptionData', 'configureQueryAnalyzer', 'convertToCapped',
+      'createSearchIndex', 'createSearchIndexes', 'dropSearchIndex', 'getPlanCache',
+      'getSearchIndexes', 'getShardDistribution', 'getShardLocation', 'getShardVersion',
+      'hideIndex', 'initializeOrderedBulkOp', 'initializeUnorderedBulkOp', 'latencyStats',
+      'mapReduce', 'reIndex', 'runCommand', 'storageSize', 'totalIndexSize', 'totalSize',
+      'unhideIndex', 'updateSearchIndex', 'watch',
+    ]],
+    [DB, 'Database', [
+      'adminCommand', 'aggregate', 'auth', 'changeUserPassword', 'checkMetadataConsistency',
+      'cloneCollection', 'cloneDatabase', 'commandHelp', 'copyDatabase', 'createEncryptedCollection',
+      'createRole', 'createUser', 'createView', 'currentOp', 'dropAllRoles', 'dropAllUsers',
+      'dropRole', 'dropUser', 'fsyncLock', 'fsyncUnlock', 'getLastError', 'getLastErrorObj',
+      'getLogComponents', 'getProfilingStatus', 'getReplicationInfo', 'getRole', 'getRoles',
+      'getUser', 'getUsers', 'grantPrivilegesToRole', 'grantRolesToRole', 'grantRolesToUser',
+      'hello', 'hostInfo', 'isMaster', 'killOp', 'listCommands', 'logout', 'printCollectionStats',
+      'printReplicationInfo', 'printSecondaryReplicationInfo', 'printShardingStatus',
+      'printSlaveReplicationInfo', 'revokePrivilegesFromRole', 'revokeRolesFromRole',
+      'revokeRolesFromUser', 'rotateCertificates', 'runCommand', 'serverBits', 'serverBuildInfo',
+      'serverCmdLineOpts', 'serverStatus', 'setLogLevel', 'setProfilingLevel', 'setSecondaryOk',
+      'shutdownServer', 'sql', 'updateRole', 'updateUser', 'watch',
+    ]],
+    [Cursor, 'Cursor', [
+      'addOption', 'max', 'maxAwaitTimeMS', 'maxScan', 'min', 'oplogReplay', 'returnKey',
+      'showRecordId', 'tailable',
+    ]],
+    [Explainable, 'Explainable', [
+      'aggregate', 'distinct', 'estimatedDocumentCount', 'findAndModify', 'findOneAndDelete',
+      'findOneAndReplace', 'findOneAndUpdate', 'mapReduce',
+    ]],
+    [Mongo, 'Mongo', [
+      'bulkWrite', 'close', 'convertShardKeyToHashed', 'getClientEncryption', 'getDBs',
+      'getKeyVault', 'getReadConcern', 'getReadPref', 'getReadPrefMode', 'getReadPrefTagSet',
+      'getURI', 'getWriteConcern', 'isCausalConsistency', 'setCausalConsistency',
+      'setReadConcern', 'setReadPref', 'setSecondaryOk', 'setSlaveOk', 'setWriteConcern',
+      'startSession', 'watch',
+    ]],
+  ];
+  function notSupported(what) {
+    return function () { throw new MongoshUnimplementedError(what); };
+  }
+  for (const [cls, className, names] of NOT_SUPPORTED) {
+    for (const name of names) {
+      if (Object.prototype.hasOwnProperty.call(cls.prototype, name)) continue;
+      Object.defineProperty(cls.prototype, name, {
+        value: notSupported(`${className}.${name}`), writable: true, configurable: true,
+      });
+    }
+  }
+  // The shell's globals for other servers: there is one database directory.
+  global.Mongo = notSupported('Mongo');
+  global.connect = notSupported('connect');
+  global.rs = Object.freeze(Object.fromEntries([
+    'add', 'addArb', 'conf', 'config', 'freeze', 'help', 'initiate', 'isMaster', 'hello',
+    'printReplicationInfo', 'printSecondaryReplicationInfo', 'reconfig', 'remove', 'status',
+    'stepDown', 'syncFrom',
+  ].map((name) => [name, notSupported(`rs.${name}`)])));
+  global.sh = Object.freeze(Object.fromEntries([
+    'addShard', 'addShardToZone', 'balancerCollectionStatus', 'disableBalancing',
+    'enableBalancing', 'enableSharding', 'getBalancerState', 'help', 'isBalancerRunning',
+    'moveChunk', 'removeShardFromZone', 'shardCollection', 'splitAt', 'splitFind',
+    'startBalancer', 'status', 'stopBalancer', 'updateZoneKeyRange',
+  ].map((name) => [name, notSupported(`sh.${name}`)])));
+
   global.db = makeDb(config.initialDb);
 
   // ---- printing ----
@@ -673,6 +822,14 @@
   global.print = function print(...args) {
     native.write(args.map(printable).join(' ') + '\n');
   };
+  // console.log and friends print as print() does (errors and warnings to
+  // stderr), as in mongosh.
+  function printErr(...args) {
+    native.writeErr(args.map(printable).join(' ') + '\n');
+  }
+  global.console = Object.freeze({
+    log: global.print, info: global.print, debug: global.print, warn: printErr, error: printErr,
+  });
   global.printjson = function printjson(v) {
     native.write((config.json ? toJsonLine(v) : inspect(v)) + '\n');
   };
@@ -686,13 +843,6 @@
   global.exit = global.quit;
   global.sleep = function sleep(ms) { native.sleep(ms); };
   global.version = function version() { return kVersion; };
-  global.EJSON = Object.freeze({
-    stringify(value, replacer, space, options) {
-      const relaxed = !(options && options.relaxed === false);
-      return native.toJson(value, relaxed ? 'relaxed' : 'canonical');
-    },
-    parse(text) { return native.fromJson(String(text)); },
-  });
   Object.bsonsize = function bsonsize(doc) {
     if (!isPlainObject(doc)) throw argError('Object.bsonsize needs a document');
     return native.bsonsize(doc);
@@ -717,7 +867,7 @@
     "  NumberDecimal('1.5'), UUID('...'), BinData(0, 'base64'), Timestamp({t, i}), MinKey(), MaxKey()",
     '',
     'Helpers:',
-    '  print(...), printjson(x), load(file), Object.bsonsize(doc), EJSON.stringify(x), sleep(ms)',
+    '  print(...), console.log(...), printjson(x), load(file), Object.bsonsize(doc), EJSON.stringify(x), sleep(ms)',
     '',
     'Ctrl-C stops a running statement.',
   ].join('\n');
