@@ -76,6 +76,11 @@ TEST(SortPatternParse, Errors) {
   EXPECT_THAT(std::string(s.message()),
               HasSubstr("$sort key ordering must be 1 (for ascending) or -1 (for descending)"));
   EXPECT_EQ(error(R"({"a": 0})").code_number(), 15975);
+  // Out of int64's range: an error, not an undefined double->int64 cast
+  // (the sanitized build's float-cast-overflow check fails here otherwise).
+  EXPECT_EQ(error(R"({"a": 1e300})").code_number(), 15975);
+  EXPECT_EQ(error(R"({"a": -1e300})").code_number(), 15975);
+  EXPECT_TRUE(error(R"({"a": 1.5})").ok()) << "1.5 truncates to 1, as numberInt()";
   s = error(R"({"a": "asc"})");
   EXPECT_EQ(s.code_number(), 15974);
   EXPECT_THAT(std::string(s.message()), HasSubstr("must be specified using a number"));

@@ -166,7 +166,9 @@ StatusOr<SortPattern> SortPattern::Parse(DocumentView spec) {
     }
     // numberInt(): doubles and decimals truncate toward zero.
     double d = e.NumberAsDouble();
-    int64_t order = std::isfinite(d) ? static_cast<int64_t>(std::trunc(d)) : 0;
+    // Only 1 and -1 are valid, so anything out of int64's range (where the
+    // cast would be undefined) is simply "not 1 or -1".
+    int64_t order = std::isfinite(d) && std::fabs(d) < 0x1p63 ? static_cast<int64_t>(std::trunc(d)) : 0;
     if (e.type() == BsonType::kInt64) order = e.Int64();
     if (order != 1 && order != -1) {
       return Status(static_cast<ErrorCode>(15975),
