@@ -278,6 +278,20 @@ TEST(RenameTest, ArgumentErrors) {
                    "The destination field for $rename may not be dynamic: b.$[]");
 }
 
+// Issue 11 #5: a BSON name is a C string, so a NUL in $rename's target would
+// cut it short ("b\u0000" stored {"_id":1,"b":256,"":null}). It is refused
+// at parse time, before any document is read or written.
+TEST(RenameTest, TargetWithNulIsRefused) {
+  for (const char* target : {R"(\u0000a)", R"(b\u0000c)", R"(b\u0000)"}) {
+    ExpectParseError(R"({"$rename": {"a": ")" + std::string(target) + R"("}})",
+                     ErrorCode::kBadValue,
+                     "The 'to' field for $rename cannot contain an embedded null byte");
+  }
+  // A NUL inside a string value is data, not a name: $set stores it.
+  ExpectUpdate(R"({"_id": 1})", R"({"$set": {"a": "b\u0000c"}})",
+               R"({"_id": 1, "a": "b\u0000c"})");
+}
+
 TEST(RenameTest, TakesPartInConflicts) {
   ExpectParseError(R"({"$rename": {"a": "b"}, "$set": {"b": 1}})",
                    ErrorCode::kConflictingUpdateOperators,

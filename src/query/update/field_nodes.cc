@@ -245,6 +245,12 @@ Status RenameNode::Init(const Element& arg) {
     return Status(ErrorCode::kBadValue, "The 'to' field for $rename must be a string: " +
                                             FormatElement(arg.key(), arg));
   }
+  // A BSON field name is a C string: a NUL would end it early and corrupt
+  // the document the rename writes.
+  if (arg.String().find('\0') != std::string_view::npos) {
+    return Status(ErrorCode::kBadValue,
+                  "The 'to' field for $rename cannot contain an embedded null byte");
+  }
   source_ = std::string(arg.key());
   destination_ = std::string(arg.String());
   return Status::OK();
