@@ -734,6 +734,185 @@ TEST(UpsertTest, ReplacementKeepsOnlyTheSeededId) {
   EXPECT_EQ(Canonical(result->doc), Canonical(Json(R"({"_id": 3, "name": "n"})")));
 }
 
+// Issue 11 #14: MongoDB's jstests/core/upsert_fields.js, every case, as
+// facts: an upsert that matches nothing inserts `expected` (no `_id` here
+// means the caller generates an ObjectId), or fails with `code`.
+struct UpsertFieldsCase {
+  std::string filter;
+  std::string update;
+  std::string expected;  // empty: an error with `code`
+  ErrorCode code = ErrorCode::kOk;
+};
+
+std::ostream& operator<<(std::ostream& os, const UpsertFieldsCase& c) {
+  return os << c.filter << " with " << c.update;
+}
+
+std::vector<UpsertFieldsCase> UpsertFieldsCases() {
+  std::vector<UpsertFieldsCase> cases;
+  auto ok = [&](std::string f, std::string u, std::string want) {
+    cases.push_back({std::move(f), std::move(u), std::move(want)});
+  };
+  auto fails = [&](std::string f, std::string u, ErrorCode code) {
+    cases.push_back({std::move(f), std::move(u), "", code});
+  };
+  // _id generated or taken from the update.
+  ok("{}", "{}", "{}");
+  ok("{}", R"({"a": 1})", R"({"a": 1})");
+  ok("{}", R"({"$set": {"a": 1}})", R"({"a": 1})");
+  ok("{}", R"({"$setOnInsert": {"a": 1}})", R"({"a": 1})");
+  ok("{}", R"({"_id": 1})", R"({"_id": 1})");
+  ok("{}", R"({"$set": {"_id": 1}})", R"({"_id": 1})");
+  ok("{}", R"({"$setOnInsert": {"_id": 1}})", R"({"_id": 1})");
+  fails("{}", R"({"_id": [1, 2]})", ErrorCode::kInvalidIdField);
+  fails("{}", R"({"_id": {"$undefined": true}})", ErrorCode::kInvalidIdField);
+  fails("{}", R"({"$set": {"_id": [1, 2]}})", ErrorCode::kInvalidIdField);
+  fails("{}", R"({"$setOnInsert": {"_id": {"$undefined": true}}})", ErrorCode::kInvalidIdField);
+  fails("{}", R"({"_id": {"$regularExpression": {"pattern": "abc", "options": ""}}})",
+        ErrorCode::kInvalidIdField);
+  fails("{}", R"({"$set": {"_id": {"$regularExpression": {"pattern": "abc", "options": ""}}}})",
+        ErrorCode::kInvalidIdField);
+  ok(R"({"_id": {"$regularExpression": {"pattern": "abc", "options": ""}}})", "{}", "{}");
+
+  // The same for a replacement and both operator forms.
+  for (const std::string update : {"{}", R"({"$set": {"a": 1}})", R"({"$setOnInsert": {"a": 1}})"}) {
+    const bool replacement = update == "{}";
+    const std::string a = replacement ? "" : R"("a": 1)";
+    auto with = [&](std::string fields) {
+      if (a.empty()) return "{" + fields + "}";
+      return "{" + fields + (fields.empty() ? "" : ", ") + a + "}";
+    };
+    for (const char* f :
+         {R"({"_id": 1})", R"({"_id": {"$eq": 1}})", R"({"_id": {"$all": [1]}})",
+          R"({"_id": {"$in": [1]}})", R"({"$and": [{"_id": 1}]})",
+          R"({"$and": [{"_id": {"$eq": 1}}]})", R"({"$or": [{"_id": 1}]})",
+          R"({"$or": [{"_id": {"$eq": 1}}]})"}) {
+      ok(f, update, with(R"("_id": 1)"));
+    }
+    for (const char* f :
+         {R"({"_id": {"$gt": 1}})", R"({"_id": {"$ne": 1}})", R"({"_id": {"$in": [1, 2]}})",
+          R"({"_id": {"$elemMatch": {"$eq": 1}}})", R"({"_id": {"$exists": true}})",
+          R"({"_id": {"$not": {"$eq": 1}}})", R"({"$or": [{"_id": 1}, {"_id": 1}]})",
+          R"({"$or": [{"_id": {"$eq": 1}}, {"_id": 2}]})", R"({"$nor": [{"_id": 1}]})",
+          R"({"$nor": [{"_id": {"$eq": 1}}]})", R"({"$nor": [{"_id": {"$eq": 1}}, {"_id": 1}]})"}) {
+      ok(f, update, with(""));
+    }
+    fails(R"({"_id": [1, 2]})", update, ErrorCode::kInvalidIdField);
+    fails(R"({"_id": {"$undefined": true}})", update, ErrorCode::kBadValue);
+    fails(R"({"_id": {"$eq": [1, 2]}})", update, ErrorCode::kInvalidIdField);
+    fails(R"({"_id": {"$eq": {"$undefined": true}}})", update, ErrorCode::kBadValue);
+    fails(R"({"_id": {"$all": [1, 2]}})", update, ErrorCode::kNotSingleValueField);
+    fails(R"({"$and": [{"_id": 1}, {"_id": 1}]})", update, ErrorCode::kNotSingleValueField);
+    fails(R"({"$and": [{"_id": {"$eq": 1}}, {"_id": 2}]})", update,
+          ErrorCode::kNotSingleValueField);
+    const ErrorCode nested_id =
+        replacement ? ErrorCode::kNotExactValueField : ErrorCode::kNotSingleValueField;
+    fails(R"({"_id": 1, "_id.x": 1})", update, nested_id);
+    fails(R"({"_id": {"x": 1}, "_id.x": 1})", update, nested_id);
+    if (replacement) {
+      fails(R"({"_id.x": 1, "_id.y": 2})", update, ErrorCode::kNotExactValueField);
+    } else {
+      ok(R"({"_id.x": 1, "_id.y": 2})", update, with(R"("_id": {"x": 1, "y": 2})"));
+    }
+
+    // Other fields: only operator updates copy them.
+    auto x = [&](std::string value) { return replacement ? with("") : with(R"("x": )" + value); };
+    for (const char* f :
+         {R"({"x": 1})", R"({"x": {"$eq": 1}})", R"({"x": {"$in": [1]}})",
+          R"({"x": {"$all": [1]}})", R"({"$and": [{"x": 1}]})", R"({"$and": [{"x": {"$eq": 1}}]})",
+          R"({"$or": [{"x": 1}]})", R"({"$or": [{"x": {"$eq": 1}}]})"}) {
+      ok(f, update, x("1"));
+    }
+    ok(R"({"x": [1, 2]})", update, x("[1, 2]"));
+    ok(R"({"x": {"x.x": 1}})", update, x(R"({"x.x": 1})"));
+    for (const char* f :
+         {R"({"x": {"$gt": 1}})", R"({"x": {"$ne": 1}})", R"({"x": {"$in": [1, 2]}})",
+          R"({"x": {"$elemMatch": {"$eq": 1}}})", R"({"x": {"$exists": true}})",
+          R"({"x": {"$not": {"$eq": 1}}})", R"({"$or": [{"x": 1}, {"x": 1}]})",
+          R"({"$or": [{"x": {"$eq": 1}}, {"x": 2}]})", R"({"$nor": [{"x": 1}]})",
+          R"({"$nor": [{"x": {"$eq": 1}}]})", R"({"$nor": [{"x": {"$eq": 1}}, {"x": 1}]})"}) {
+      ok(f, update, with(""));
+    }
+    fails(R"({"x": {"$undefined": true}})", update, ErrorCode::kBadValue);
+    for (const char* f : {R"({"x": {"$all": [1, 2]}})", R"({"$and": [{"x": 1}, {"x": 1}]})",
+                          R"({"$and": [{"x": {"$eq": 1}}, {"x": 2}]})"}) {
+      if (replacement) {
+        ok(f, update, "{}");
+      } else {
+        fails(f, update, ErrorCode::kNotSingleValueField);
+      }
+    }
+    for (const char* f :
+         {R"({"x.x": 1})", R"({"x.x": {"$eq": 1}})", R"({"x.x": {"$all": [1]}})",
+          R"({"$and": [{"x.x": 1}]})", R"({"$and": [{"x.x": {"$eq": 1}}]})",
+          R"({"$or": [{"x.x": 1}]})", R"({"$or": [{"x.x": {"$eq": 1}}]})"}) {
+      ok(f, update, x(R"({"x": 1})"));
+    }
+    for (const char* f : {R"({"x": 1, "x.x": 1})", R"({"x": {}, "x.x": 1})",
+                          R"({"x": {"x": 1}, "x.x": 1})", R"({"x": {"x": 1}, "x.y": 1})",
+                          R"({"x": [1, {"x": 1}], "x.x": 1})"}) {
+      if (replacement) {
+        ok(f, update, "{}");
+      } else {
+        fails(f, update, ErrorCode::kNotSingleValueField);
+      }
+    }
+  }
+  // A regex is a value in an update, a predicate in a filter unless $eq'd.
+  ok("{}", R"({"x": {"$regularExpression": {"pattern": "abc", "options": ""}}})",
+     R"({"x": {"$regularExpression": {"pattern": "abc", "options": ""}}})");
+  ok(R"({"x": {"$eq": {"$regularExpression": {"pattern": "abc", "options": ""}}}})",
+     R"({"$set": {"a": 1}})",
+     R"({"x": {"$regularExpression": {"pattern": "abc", "options": ""}}, "a": 1})");
+  ok(R"({"x": {"$regularExpression": {"pattern": "abc", "options": ""}}})", R"({"$set": {"a": 1}})",
+     R"({"a": 1})");
+  // Replacements ignore conflicts except on _id.
+  ok(R"({"_id": 1, "x": [1, {"x": 1}], "x.x": 1})", "{}", R"({"_id": 1})");
+  // DBRef: the filter's "x.$id" is not a field to create (SERVER-14024).
+  ok(R"({"x.$id": 1})", R"({"$set": {"x": {"$ref": "a", "$id": 1}}})",
+     R"({"x": {"$ref": "a", "$id": 1}})");
+  // A replacement may not change the _id the filter fixes.
+  fails(R"({"_id": "foo"})", R"({"_id": "bar"})", ErrorCode::kImmutableField);
+  ok(R"({"_id": "foo"})", R"({"_id": "foo", "b": 1})", R"({"_id": "foo", "b": 1})");
+  return cases;
+}
+
+class UpsertFieldsTest : public ::testing::TestWithParam<UpsertFieldsCase> {};
+
+TEST_P(UpsertFieldsTest, MatchesMongoDB) {
+  const UpsertFieldsCase& c = GetParam();
+  auto filter = FromJson(c.filter);
+  ASSERT_TRUE(filter.ok()) << filter.status();
+  auto driver = UpdateDriver::Parse(Json(c.update), {});
+  ASSERT_TRUE(driver.ok()) << driver.status();
+  auto doc = driver->ProduceUpsertDocument(*filter, UpdateContext());
+  if (c.expected.empty()) {
+    ASSERT_FALSE(doc.ok()) << Canonical(*doc);
+    EXPECT_EQ(doc.status().code(), c.code) << doc.status();
+    return;
+  }
+  ASSERT_TRUE(doc.ok()) << doc.status();
+  EXPECT_EQ(Canonical(*doc), Canonical(Json(c.expected)));
+}
+
+INSTANTIATE_TEST_SUITE_P(UpsertFieldsJs, UpsertFieldsTest,
+                         ::testing::ValuesIn(UpsertFieldsCases()));
+
+TEST(UpsertTest, ConflictMessagesAreMongoDBs) {
+  auto twice = UpdateDriver::Parse(Json(R"({"$set": {"a": 1}})"), {})
+                   ->ProduceUpsertDocument(Json(R"({"x": {"$all": [1, 2]}})"), {});
+  EXPECT_THAT(twice.status().message(),
+              HasSubstr("cannot infer query fields to set, path 'x' is matched twice"));
+  auto nested = UpdateDriver::Parse(Json(R"({"$set": {"a": 1}})"), {})
+                    ->ProduceUpsertDocument(Json(R"({"x": {"x": 1}, "x.y": 1})"), {});
+  EXPECT_THAT(nested.status().message(),
+              HasSubstr("cannot infer query fields to set, both paths 'x.y' and 'x' are matched"));
+  auto whole = UpdateDriver::Parse(Json("{}"), {})->ProduceUpsertDocument(
+      Json(R"({"_id.x": 1, "_id.y": 2})"), {});
+  EXPECT_THAT(whole.status().message(),
+              HasSubstr("field at '_id' must be exactly specified, field at sub-path '_id.x'"));
+}
+
 // ------------------------------------------------------------------ results
 
 TEST(ResultTest, ChangedPathsAreConcrete) {

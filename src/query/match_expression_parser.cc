@@ -199,6 +199,10 @@ StatusOr<ExprPtr> Parser::ParseTree(MatchType type, const Element& e, Level leve
     ROCKDOC_ASSIGN_OR_RETURN(ExprPtr child, ParseDocument(sub.Document(), level));
     children.push_back(std::move(child));
   }
+  // As MongoDB's optimizer: a one-clause $and or $or is its clause, so that
+  // the positional `$` (projection and update), upserts and the planner see
+  // {$or: [{"a.x": 4}]} exactly as {"a.x": 4}. ($nor of one is a negation.)
+  if (type != MatchType::kNor && children.size() == 1) return std::move(children[0]);
   return ExprPtr(std::make_unique<ListOfMatchExpression>(type, std::move(children)));
 }
 
