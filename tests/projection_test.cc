@@ -162,6 +162,12 @@ TEST(Projection, PositionalUsesTheQuerysMatchedElement) {
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(ToJson(*out), J(R"({"b": "x", "a": [3]})"));
 
+  // Issue 11 #15: a one-clause $or gives the position like its clause.
+  out = ApplyWithQuery(R"({"$or": [{"a.x": 4}]})", R"({"a.$": 1, "_id": 0})",
+                       R"({"a": [{"x": 1}, {"x": 4}]})");
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(ToJson(*out), J(R"({"a": [{"x": 4}]})"));
+
   // No array position from the query: error 51246.
   out = ApplyWithQuery(R"({"x": 1})", R"({"a.$": 1})", R"({"x": 1, "a": [1, 2]})");
   EXPECT_EQ(out.status().code_number(), 51246);
@@ -238,6 +244,15 @@ TEST(ProjectionErrors, PathsAndOperators) {
                     "Cannot specify positional operator and $elemMatch.");
   EXPECT_PROJ_ERROR(R"({"a.$": {"$slice": 1}})", 31271,
                     "positional projection cannot be used with an expression");
+  // Issue 11 #16: an object with more than one field is a sub-projection,
+  // never its first operator, and `$` names are not fields (MongoDB: 16410).
+  for (const char* spec :
+       {R"({"a": {"$elemMatch": {"x": 1}, "$slice": [1, 4]}})", R"({"a": {"$slice": 1, "x": 1}})",
+        R"({"a": {"x": 1, "$slice": 1}})", R"({"a": {"$slice": 1, "$elemMatch": {"x": 1}}})",
+        R"({"a": {"$slice": [1, 2], "$slice2": 1}})", R"({"a": {"b": {"$slice": 1, "c": 0}}})"}) {
+    EXPECT_PROJ_ERROR(spec, 16410, "FieldPath field names may not start with '$'");
+  }
+  EXPECT_PROJ_ERROR(R"({"a": {"$add": [1, 2], "b": 1}})", 16410, "may not start with '$'");
   EXPECT_PROJ_ERROR(R"({"a": "literal"})", static_cast<int>(ErrorCode::kNotImplemented),
                     "literals");
   EXPECT_PROJ_ERROR(R"({"a": {"$add": [1, 2]}})", static_cast<int>(ErrorCode::kNotImplemented),

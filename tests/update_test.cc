@@ -109,6 +109,30 @@ TEST(SetTest, IndexesIntoArraysAndPadsWithNulls) {
                R"({"_id": 1, "a": [null, {"b": 3}]})");
 }
 
+// Issue 11 #15: update paths read array positions as MongoDB's
+// parseUnsignedBase10Integer does: digits only, leading zeros allowed.
+TEST(SetTest, ArrayPositionsMayHaveLeadingZeros) {
+  ExpectUpdate(R"({"_id": 1, "a": [1, 2, 3]})", R"({"$set": {"a.01": 99}})",
+               R"({"_id": 1, "a": [1, 99, 3]})");
+  ExpectUpdate(R"({"_id": 1, "a": [1, 2, 3]})", R"({"$inc": {"a.000": 1}})",
+               R"({"_id": 1, "a": [2, 2, 3]})");
+  ExpectUpdate(R"({"_id": 1, "a": [1]})", R"({"$set": {"a.03": 7}})",
+               R"({"_id": 1, "a": [1, null, null, 7]})");
+  ExpectUpdate(R"({"_id": 1, "a": [1, 2]})", R"({"$unset": {"a.01": 1}})",
+               R"({"_id": 1, "a": [1, null]})");
+  ExpectUpdate(R"({"_id": 1, "a": [{"b": 1}, {"b": 2}]})", R"({"$set": {"a.01.b": 3}})",
+               R"({"_id": 1, "a": [{"b": 1}, {"b": 3}]})");
+  // In a document "01" is just a name.
+  ExpectUpdate(R"({"_id": 1, "m": {}})", R"({"$set": {"m.01": 1}})",
+               R"({"_id": 1, "m": {"01": 1}})");
+  // Signs, exponents and spaces are not positions.
+  for (const char* name : {"+1", "1e0", " 1", "1 ", "-1", "0x1"}) {
+    ExpectError(R"({"_id": 1, "a": [1, 2, 3]})",
+                R"({"$set": {"a.)" + std::string(name) + R"(": 99}})", ErrorCode::kPathNotViable,
+                "Cannot create field '" + std::string(name) + "' in element {a: [ 1, 2, 3 ]}");
+  }
+}
+
 TEST(SetTest, SameValueIsANoOp) {
   ExpectNoOp(R"({"_id": 1, "a": 1, "b": {"c": [1, 2]}})", R"({"$set": {"a": 1, "b.c": [1, 2]}})");
 }

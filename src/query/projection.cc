@@ -142,9 +142,12 @@ class Parser {
                             "path " + name);
       }
       const Element first = *sub.begin();
-      if (first.key() == "$slice") return ParseSlice(name, first);
-      if (first.key() == "$elemMatch") return ParseElemMatch(name, value, first);
-      if (!first.key().empty() && first.key()[0] == '$') {
+      // As MongoDB: only an object of exactly one `$` field is an operator;
+      // any other object is a sub-projection, where a `$` name is refused
+      // (16410), so {a: {$slice: 1, x: 1}} is an error, never its first key.
+      if (sub.CountFields() == 1 && !first.key().empty() && first.key()[0] == '$') {
+        if (first.key() == "$slice") return ParseSlice(name, first);
+        if (first.key() == "$elemMatch") return ParseElemMatch(name, value, first);
         return Status(ErrorCode::kNotImplemented,
                       "projection expressions (" + std::string(first.key()) +
                           ") are not supported by rockdoc");
