@@ -325,6 +325,54 @@ TEST(RenameTest, TakesPartInConflicts) {
                    "Updating the path 'a.x' would create a conflict at 'a'");
 }
 
+// ------------------------------------------------------------------ $bit
+
+// Issue 11 #21: $bit existed only as "Unknown modifier". The manual's
+// examples first.
+TEST(BitTest, ManualExamples) {
+  ExpectUpdate(R"({"_id": 1, "expdata": 13})", R"({"$bit": {"expdata": {"and": 10}}})",
+               R"({"_id": 1, "expdata": 8})");
+  ExpectUpdate(R"({"_id": 2, "expdata": {"$numberLong": "3"}})",
+               R"({"$bit": {"expdata": {"or": 5}}})",
+               R"({"_id": 2, "expdata": {"$numberLong": "7"}})");
+  ExpectUpdate(R"({"_id": 3, "expdata": {"$numberLong": "1"}})",
+               R"({"$bit": {"expdata": {"xor": 5}}})",
+               R"({"_id": 3, "expdata": {"$numberLong": "4"}})");
+}
+
+TEST(BitTest, TypesOrderAndMissingFields) {
+  // int32 with an int64 operand becomes int64, sign-extended.
+  ExpectUpdate(R"({"_id": 1, "a": -1})", R"({"$bit": {"a": {"and": {"$numberLong": "4294967296"}}}})",
+               R"({"_id": 1, "a": {"$numberLong": "4294967296"}})");
+  // Steps apply in the order written; a missing field starts as int32 0.
+  ExpectUpdate(R"({"_id": 1, "a": 12})", R"({"$bit": {"a": {"and": 0, "or": 5}}})",
+               R"({"_id": 1, "a": 5})");
+  ExpectUpdate(R"({"_id": 1})", R"({"$bit": {"n.m": {"or": 6}}})", R"({"_id": 1, "n": {"m": 6}})");
+  ExpectUpdate(R"({"_id": 1, "a": [1, 2]})", R"({"$bit": {"a.1": {"xor": 3}}})",
+               R"({"_id": 1, "a": [1, 1]})");
+  ExpectNoOp(R"({"_id": 1, "a": 5})", R"({"$bit": {"a": {"and": -1}}})");
+  ExpectError(R"({"_id": 1, "a": 1.0})", R"({"$bit": {"a": {"or": 1}}})", ErrorCode::kBadValue,
+              "Cannot apply $bit to a value of non-integral type.{_id: 1} has the field a of "
+              "non-integer type double");
+  ExpectError(R"({"_id": 1, "a": "x"})", R"({"$bit": {"a": {"or": 1}}})", ErrorCode::kBadValue,
+              "non-integer type string");
+}
+
+TEST(BitTest, ArgumentErrors) {
+  ExpectParseError(R"({"$bit": {"a": 5}})", ErrorCode::kBadValue,
+                   "The $bit modifier is not compatible with a int. You must pass in an embedded "
+                   "document: {$bit: {field: {and/or/xor: #}}");
+  ExpectParseError(R"({"$bit": {"a": {"not": 1}}})", ErrorCode::kBadValue,
+                   "The $bit modifier only supports 'and', 'or', and 'xor', not 'not'");
+  ExpectParseError(R"({"$bit": {"a": {"and": 1.0}}})", ErrorCode::kBadValue,
+                   "The $bit modifier field must be an Integer(32/64 bit); a 'double' is not "
+                   "supported here");
+  ExpectParseError(R"({"$bit": {"a": {}}})", ErrorCode::kBadValue,
+                   "You must pass in at least one bitwise operation");
+  ExpectParseError(R"({"$bit": {"a": {"or": 1}}, "$set": {"a": 2}})",
+                   ErrorCode::kConflictingUpdateOperators, "conflict at 'a'");
+}
+
 // ------------------------------------------------------------------ $currentDate
 
 TEST(CurrentDateTest, DateAndTimestamp) {
