@@ -54,8 +54,9 @@ namespace rockdoc {
 // Per-document inputs of Apply.
 struct UpdateContext {
   // True when Apply builds the document an upsert inserts (from
-  // SeedUpsertDocument; ProduceUpsertDocument sets it): $setOnInsert then applies, and top-level
-  // `$`-prefixed field names are allowed, as for inserts.
+  // SeedUpsertDocument; ProduceUpsertDocument sets it): $setOnInsert then
+  // applies, and top-level `$`-prefixed field names are allowed, as for
+  // inserts.
   bool is_upsert_insert = false;
   // The array position the query matched, for the positional `$` operator
   // (MongoDB's "matched array index"). Required when uses_positional().
