@@ -820,6 +820,32 @@ std::ostream& operator<<(std::ostream& os, const UpsertFieldsCase& c) {
   return os << c.filter << " with " << c.update;
 }
 
+// The filter shapes upsert_fields.js tries on both `_id` and `x`, with F for
+// the field: equalities an upsert copies, and predicates it does not.
+constexpr const char* kExtracted[] = {
+    R"({"F": 1})",           R"({"F": {"$eq": 1}})",           R"({"F": {"$all": [1]}})",
+    R"({"F": {"$in": [1]}})", R"({"$and": [{"F": 1}]})",        R"({"$and": [{"F": {"$eq": 1}}]})",
+    R"({"$or": [{"F": 1}]})", R"({"$or": [{"F": {"$eq": 1}}]})"};
+constexpr const char* kNotExtracted[] = {
+    R"({"F": {"$gt": 1}})",
+    R"({"F": {"$ne": 1}})",
+    R"({"F": {"$in": [1, 2]}})",
+    R"({"F": {"$elemMatch": {"$eq": 1}}})",
+    R"({"F": {"$exists": true}})",
+    R"({"F": {"$not": {"$eq": 1}}})",
+    R"({"$or": [{"F": 1}, {"F": 1}]})",
+    R"({"$or": [{"F": {"$eq": 1}}, {"F": 2}]})",
+    R"({"$nor": [{"F": 1}]})",
+    R"({"$nor": [{"F": {"$eq": 1}}]})",
+    R"({"$nor": [{"F": {"$eq": 1}}, {"F": 1}]})"};
+
+std::string On(std::string shape, std::string_view field) {
+  for (size_t at; (at = shape.find("\"F\"")) != std::string::npos;) {
+    shape.replace(at, 3, "\"" + std::string(field) + "\"");
+  }
+  return shape;
+}
+
 std::vector<UpsertFieldsCase> UpsertFieldsCases() {
   std::vector<UpsertFieldsCase> cases;
   auto ok = [&](std::string f, std::string u, std::string want) {
@@ -854,21 +880,8 @@ std::vector<UpsertFieldsCase> UpsertFieldsCases() {
       if (a.empty()) return "{" + fields + "}";
       return "{" + fields + (fields.empty() ? "" : ", ") + a + "}";
     };
-    for (const char* f :
-         {R"({"_id": 1})", R"({"_id": {"$eq": 1}})", R"({"_id": {"$all": [1]}})",
-          R"({"_id": {"$in": [1]}})", R"({"$and": [{"_id": 1}]})",
-          R"({"$and": [{"_id": {"$eq": 1}}]})", R"({"$or": [{"_id": 1}]})",
-          R"({"$or": [{"_id": {"$eq": 1}}]})"}) {
-      ok(f, update, with(R"("_id": 1)"));
-    }
-    for (const char* f :
-         {R"({"_id": {"$gt": 1}})", R"({"_id": {"$ne": 1}})", R"({"_id": {"$in": [1, 2]}})",
-          R"({"_id": {"$elemMatch": {"$eq": 1}}})", R"({"_id": {"$exists": true}})",
-          R"({"_id": {"$not": {"$eq": 1}}})", R"({"$or": [{"_id": 1}, {"_id": 1}]})",
-          R"({"$or": [{"_id": {"$eq": 1}}, {"_id": 2}]})", R"({"$nor": [{"_id": 1}]})",
-          R"({"$nor": [{"_id": {"$eq": 1}}]})", R"({"$nor": [{"_id": {"$eq": 1}}, {"_id": 1}]})"}) {
-      ok(f, update, with(""));
-    }
+    for (const char* shape : kExtracted) ok(On(shape, "_id"), update, with(R"("_id": 1)"));
+    for (const char* shape : kNotExtracted) ok(On(shape, "_id"), update, with(""));
     fails(R"({"_id": [1, 2]})", update, ErrorCode::kInvalidIdField);
     fails(R"({"_id": {"$undefined": true}})", update, ErrorCode::kBadValue);
     fails(R"({"_id": {"$eq": [1, 2]}})", update, ErrorCode::kInvalidIdField);
@@ -889,22 +902,10 @@ std::vector<UpsertFieldsCase> UpsertFieldsCases() {
 
     // Other fields: only operator updates copy them.
     auto x = [&](std::string value) { return replacement ? with("") : with(R"("x": )" + value); };
-    for (const char* f :
-         {R"({"x": 1})", R"({"x": {"$eq": 1}})", R"({"x": {"$in": [1]}})",
-          R"({"x": {"$all": [1]}})", R"({"$and": [{"x": 1}]})", R"({"$and": [{"x": {"$eq": 1}}]})",
-          R"({"$or": [{"x": 1}]})", R"({"$or": [{"x": {"$eq": 1}}]})"}) {
-      ok(f, update, x("1"));
-    }
+    for (const char* shape : kExtracted) ok(On(shape, "x"), update, x("1"));
     ok(R"({"x": [1, 2]})", update, x("[1, 2]"));
     ok(R"({"x": {"x.x": 1}})", update, x(R"({"x.x": 1})"));
-    for (const char* f :
-         {R"({"x": {"$gt": 1}})", R"({"x": {"$ne": 1}})", R"({"x": {"$in": [1, 2]}})",
-          R"({"x": {"$elemMatch": {"$eq": 1}}})", R"({"x": {"$exists": true}})",
-          R"({"x": {"$not": {"$eq": 1}}})", R"({"$or": [{"x": 1}, {"x": 1}]})",
-          R"({"$or": [{"x": {"$eq": 1}}, {"x": 2}]})", R"({"$nor": [{"x": 1}]})",
-          R"({"$nor": [{"x": {"$eq": 1}}]})", R"({"$nor": [{"x": {"$eq": 1}}, {"x": 1}]})"}) {
-      ok(f, update, with(""));
-    }
+    for (const char* shape : kNotExtracted) ok(On(shape, "x"), update, with(""));
     fails(R"({"x": {"$undefined": true}})", update, ErrorCode::kBadValue);
     for (const char* f : {R"({"x": {"$all": [1, 2]}})", R"({"$and": [{"x": 1}, {"x": 1}]})",
                           R"({"$and": [{"x": {"$eq": 1}}, {"x": 2}]})"}) {

@@ -20,6 +20,8 @@
 //   {a: {$exists: false}}  NOT(EXISTS(a))
 //   {a: {$all: [1, 2]}}    AND(EQ(a, 1), EQ(a, 2));  {$all: []} is ALWAYS_FALSE
 //   {a: /x/}               REGEX(a)
+//   {$or: [{a: 1}]}        EQ(a, 1): a one-clause $and / $or is its clause
+//   {a: {$bitsAllSet: 6}}  BITS_ALL_SET(a, [1, 2])
 //   {}                     AND() with no children, which matches everything
 // $comment is dropped. $expr, $where, $text and geo operators are not
 // supported (NotImplemented).
