@@ -35,6 +35,16 @@ TEST(BsonBuilder, BuildsNestedDocumentsAndArrays) {
   EXPECT_EQ(doc.view().CountFields(), 4u);
 }
 
+// Issue 11 #5: a key or regex with a NUL would write a corrupt document
+// that may still parse; the builder refuses in every build type.
+TEST(BsonBuilderDeathTest, NulInACStringIsRefused) {
+  const std::string_view nul_key("a\0b", 3);
+  EXPECT_DEATH(BsonBuilder().AppendInt32(nul_key, 1), "");
+  EXPECT_DEATH(BsonBuilder().OpenDocument(nul_key), "");
+  EXPECT_DEATH(BsonBuilder().AppendRegex("r", std::string_view("x\0", 2), ""), "");
+  EXPECT_DEATH(BsonBuilder().AppendRegex("r", "x", std::string_view("i\0", 2)), "");
+}
+
 TEST(BsonBuilder, EveryTypeRoundTripsThroughAccessors) {
   ObjectId oid = ObjectId::Generate();
   Document scope = std::move(BsonBuilder().AppendInt32("x", 1)).Build();

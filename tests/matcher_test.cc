@@ -506,7 +506,96 @@ TEST(MatcherErrors, UnknownOperators) {
   EXPECT_PARSE_ERROR(R"({"a": {"$where": "1"}})", ErrorCode::kBadValue,
                      "$where cannot be applied to a field");
   EXPECT_PARSE_ERROR(R"({"$expr": {"$eq": [1, 1]}})", ErrorCode::kNotImplemented, "$expr");
-  EXPECT_PARSE_ERROR(R"({"a": {"$bitsAllSet": 1}})", ErrorCode::kNotImplemented, "$bitsAllSet");
+  EXPECT_PARSE_ERROR(R"({"a": {"$near": [1, 2]}})", ErrorCode::kNotImplemented, "$near");
+}
+
+// ---------------------------------------------------------------------------
+// Bit tests (issue 11 #21): the MongoDB manual's collection and results for
+// $bitsAllSet, $bitsAnySet, $bitsAllClear and $bitsAnyClear.
+
+// Which _ids of the manual's collection {_id: 1, a: 54}, {_id: 2, a: 20},
+// {_id: 3, a: 20.0}, {_id: 4, a: BinData(0, "Zg==")} match `filter`.
+std::vector<int> ManualBitIds(std::string_view filter) {
+  static const char* const kDocs[] = {
+      R"({"_id": 1, "a": 54})", R"({"_id": 2, "a": 20})", R"({"_id": 3, "a": 20.0})",
+      R"({"_id": 4, "a": {"$binary": {"base64": "Zg==", "subType": "00"}}})"};
+  auto expr = Parse(filter);
+  std::vector<int> ids;
+  for (const char* doc : kDocs) {
+    Document d = Json(doc);
+    if (expr->Matches(d)) ids.push_back(d.Get("_id").Int32());
+  }
+  return ids;
+}
+
+TEST(MatcherBits, ManualExamples) {
+  using V = std::vector<int>;
+  // The manual writes BinData(0, "MC=="); "MA==" is the canonical base64 of
+  // the same byte, 0x30.
+  const std::string mc = R"({"$binary": {"base64": "MA==", "subType": "00"}})";  // bits 4, 5
+  const std::string ia = R"({"$binary": {"base64": "IA==", "subType": "00"}})";  // bit 5
+  EXPECT_EQ(ManualBitIds(R"({"a": {"$bitsAllSet": [1, 5]}})"), (V{1, 4}));
+  EXPECT_EQ(ManualBitIds(R"({"a": {"$bitsAllSet": 50}})"), (V{1}));
+  EXPECT_EQ(ManualBitIds(R"({"a": {"$bitsAllSet": )" + mc + "}}"), (V{1}));
+  EXPECT_EQ(ManualBitIds(R"({"a": {"$bitsAnySet": [1, 5]}})"), (V{1, 4}));
+  EXPECT_EQ(ManualBitIds(R"({"a": {"$bitsAnySet": 35}})"), (V{1, 4}));
+  EXPECT_EQ(ManualBitIds(R"({"a": {"$bitsAnySet": )" + mc + "}}"), (V{1, 2, 3, 4}));
+  EXPECT_EQ(ManualBitIds(R"({"a": {"$bitsAllClear": [1, 5]}})"), (V{2, 3}));
+  EXPECT_EQ(ManualBitIds(R"({"a": {"$bitsAllClear": 35}})"), (V{2, 3}));
+  EXPECT_EQ(ManualBitIds(R"({"a": {"$bitsAllClear": )" + ia + "}}"), (V{2, 3}));
+  EXPECT_EQ(ManualBitIds(R"({"a": {"$bitsAnyClear": [1, 5]}})"), (V{2, 3}));
+  EXPECT_EQ(ManualBitIds(R"({"a": {"$bitsAnyClear": 35}})"), (V{1, 2, 3, 4}));
+  EXPECT_EQ(ManualBitIds(R"({"a": {"$bitsAnyClear": )" + mc + "}}"), (V{2, 3, 4}));
+}
+
+TEST(MatcherBits, NumbersAreSignExtendedBinDataZeroExtended) {
+  RunCases({
+      // Two's complement: -5 is ...11111011.
+      {R"({"a": {"$bitsAllSet": [0, 1, 3, 63, 200]}})", R"({"a": -5})", true},
+      {R"({"a": {"$bitsAnyClear": [2]}})", R"({"a": -5})", true},
+      {R"({"a": {"$bitsAllClear": [100]}})", R"({"a": 5})", true},
+      {R"({"a": {"$bitsAllClear": [100]}})", R"({"a": -1})", false},
+      {R"({"a": {"$bitsAllSet": [62]}})", R"({"a": {"$numberLong": "4611686018427387904"}})", true},
+      {R"({"a": {"$bitsAllSet": [1]}})", R"({"a": {"$numberDecimal": "2"}})", true},
+      // BinData past its length is zero.
+      {R"({"a": {"$bitsAllClear": [8, 100]}})", R"({"a": {"$binary": {"base64": "/w==", "subType": "00"}}})", true},
+      {R"({"a": {"$bitsAnySet": [7]}})", R"({"a": {"$binary": {"base64": "/w==", "subType": "00"}}})", true},
+      // Not integers representable as int64, or not numbers: never.
+      {R"({"a": {"$bitsAllClear": [0]}})", R"({"a": 2.5})", false},
+      {R"({"a": {"$bitsAllClear": [0]}})", R"({"a": {"$numberDouble": "NaN"}})", false},
+      {R"({"a": {"$bitsAllClear": [0]}})", R"({"a": 1e19})", false},
+      {R"({"a": {"$bitsAllClear": [0]}})", R"({"a": "x"})", false},
+      {R"({"a": {"$bitsAllClear": [0]}})", R"({})", false},
+      // Arrays: any element.
+      {R"({"a": {"$bitsAllSet": [2]}})", R"({"a": ["x", 1, 4]})", true},
+      // No positions: all-tests hold, any-tests do not.
+      {R"({"a": {"$bitsAllSet": []}})", R"({"a": 1})", true},
+      {R"({"a": {"$bitsAnySet": []}})", R"({"a": 1})", false},
+      {R"({"a": {"$bitsAnySet": 0}})", R"({"a": 1})", false},
+  });
+  EXPECT_EQ(ToJson(Parse(R"({"a": {"$bitsAnySet": 6}})")->Serialize()),
+            ToJson(Json(R"({"a": {"$bitsAnySet": [1, 2]}})")));
+}
+
+TEST(MatcherBits, ParseErrors) {
+  EXPECT_PARSE_ERROR(R"({"a": {"$bitsAllClear": "123"}})", ErrorCode::kBadValue,
+                     "a takes an Array, a number, or a BinData but received: $bitsAllClear: ");
+  EXPECT_PARSE_ERROR(R"({"a": {"$bitsAllClear": 1.2}})", ErrorCode::kFailedToParse,
+                     "Expected an integer: $bitsAllClear: 1.2");
+  EXPECT_PARSE_ERROR(R"({"a": {"$bitsAllSet": -1}})", ErrorCode::kFailedToParse,
+                     "Expected a non-negative number in: $bitsAllSet: -1");
+  EXPECT_PARSE_ERROR(R"({"a": {"$bitsAnySet": {"$numberDouble": "NaN"}}})", ErrorCode::kFailedToParse,
+                     "Expected an integer, but found NaN in");
+  EXPECT_PARSE_ERROR(R"({"a": {"$bitsAnySet": 1e300}})", ErrorCode::kFailedToParse,
+                     "Cannot represent as a 64-bit integer");
+  EXPECT_PARSE_ERROR(R"({"a": {"$bitsAnySet": [1, true]}})", ErrorCode::kBadValue,
+                     "Failed to parse bit position. Expected a number in: 1: true");
+  EXPECT_PARSE_ERROR(R"({"a": {"$bitsAnySet": [-1]}})", ErrorCode::kBadValue,
+                     "Failed to parse bit position. Expected a non-negative number in: 0: -1");
+  EXPECT_PARSE_ERROR(R"({"a": {"$bitsAnySet": [2.5]}})", ErrorCode::kBadValue,
+                     "Failed to parse bit position. Expected an integer: 0: 2.5");
+  EXPECT_PARSE_ERROR(R"({"a": {"$bitsAnySet": [4294967296]}})", ErrorCode::kBadValue,
+                     "Failed to parse bit position. Cannot represent 0: ");
 }
 
 TEST(MatcherErrors, LogicalOperators) {
@@ -682,6 +771,15 @@ TEST(MatcherDetails, RecordsTheFirstArrayPosition) {
   EXPECT_EQ(position(R"({"a": {"$elemMatch": {"$gt": 4}}})", R"({"a": [1, 5]})"), 1);
   EXPECT_EQ(position(R"({"x": 1, "a": {"$gte": 3}})", R"({"x": 1, "a": [1, 2, 3]})"), 2);
   EXPECT_EQ(position(R"({"a": 9})", R"({"a": [1]})"), -2);
+  // Issue 11 #15: a one-clause $or (or $and) is its clause, as after
+  // MongoDB's optimizer, so it records the position like the clause alone.
+  EXPECT_EQ(position(R"({"$or": [{"a.x": 4}]})", R"({"a": [{"x": 1}, {"x": 4}]})"), 1);
+  EXPECT_EQ(position(R"({"$and": [{"a.x": 4}]})", R"({"a": [{"x": 1}, {"x": 4}]})"), 1);
+  EXPECT_EQ(position(R"({"$or": [{"$or": [{"a": 6}]}]})", R"({"a": [5, 6]})"), 1);
+  // Several clauses: which one's position is meant is ambiguous: none.
+  EXPECT_EQ(position(R"({"$or": [{"a": 6}, {"b": 1}]})", R"({"a": [5, 6]})"), -1);
+  // $nor records nothing (MongoDB does not support positional with it).
+  EXPECT_EQ(position(R"({"$nor": [{"a": 7}]})", R"({"a": [5, 6]})"), -1);
 
   // Not recorded unless requested.
   MatchDetails quiet;

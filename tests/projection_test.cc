@@ -162,8 +162,28 @@ TEST(Projection, PositionalUsesTheQuerysMatchedElement) {
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(ToJson(*out), J(R"({"b": "x", "a": [3]})"));
 
+  // Issue 11 #15: a one-clause $or gives the position like its clause.
+  out = ApplyWithQuery(R"({"$or": [{"a.x": 4}]})", R"({"a.$": 1, "_id": 0})",
+                       R"({"a": [{"x": 1}, {"x": 4}]})");
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(ToJson(*out), J(R"({"a": [{"x": 4}]})"));
+
+  // The query must test the projected array, else the position it records
+  // would be another array's (MongoDB: 31277).
+  {
+    auto query = ParseMatchExpression(Json(R"({"b": 2})"));
+    ASSERT_TRUE(query.ok());
+    auto proj = Projection::Parse(Json(R"({"a.$": 1})"), query->get());
+    EXPECT_EQ(proj.status().code_number(), 31277) << proj.status();
+    EXPECT_THAT(std::string(proj.status().message()),
+                HasSubstr("Positional projection 'a.$' does not match the query document."));
+    query = ParseMatchExpression(Json(R"({"$or": [{"x": 1}, {"a.b": {"$not": {"$gt": 2}}}]})"));
+    ASSERT_TRUE(query.ok());
+    EXPECT_TRUE(Projection::Parse(Json(R"({"a.$": 1})"), query->get()).ok());
+  }
+
   // No array position from the query: error 51246.
-  out = ApplyWithQuery(R"({"x": 1})", R"({"a.$": 1})", R"({"x": 1, "a": [1, 2]})");
+  out = ApplyWithQuery(R"({"a": {"$size": 2}})", R"({"a.$": 1})", R"({"x": 1, "a": [1, 2]})");
   EXPECT_EQ(out.status().code_number(), 51246);
   EXPECT_THAT(std::string(out.status().message()), HasSubstr("couldn't find a matching element"));
   EXPECT_EQ(Proj(R"({"a.$": 1})").Apply(Json(R"({"a": [1]})"), nullptr).status().code_number(),
@@ -238,6 +258,20 @@ TEST(ProjectionErrors, PathsAndOperators) {
                     "Cannot specify positional operator and $elemMatch.");
   EXPECT_PROJ_ERROR(R"({"a.$": {"$slice": 1}})", 31271,
                     "positional projection cannot be used with an expression");
+  // Ambiguous positional shapes MongoDB refuses rather than guess at.
+  EXPECT_PROJ_ERROR(R"({"a.$.": 1})", 31270, "Path cannot end with '.$.'");
+  EXPECT_PROJ_ERROR(R"({"a.$.b.$": 1})", 31287, "Cannot use positional operator twice: a.$.b.$");
+  EXPECT_PROJ_ERROR(R"({"a.$.$": 1})", 31287, "Cannot use positional operator twice");
+  EXPECT_PROJ_ERROR(R"({"a.$": 0})", 16410, "FieldPath field names may not start with '$'");
+  // Issue 11 #16: an object with more than one field is a sub-projection,
+  // never its first operator, and `$` names are not fields (MongoDB: 16410).
+  for (const char* spec :
+       {R"({"a": {"$elemMatch": {"x": 1}, "$slice": [1, 4]}})", R"({"a": {"$slice": 1, "x": 1}})",
+        R"({"a": {"x": 1, "$slice": 1}})", R"({"a": {"$slice": 1, "$elemMatch": {"x": 1}}})",
+        R"({"a": {"$slice": [1, 2], "$slice2": 1}})", R"({"a": {"b": {"$slice": 1, "c": 0}}})"}) {
+    EXPECT_PROJ_ERROR(spec, 16410, "FieldPath field names may not start with '$'");
+  }
+  EXPECT_PROJ_ERROR(R"({"a": {"$add": [1, 2], "b": 1}})", 16410, "may not start with '$'");
   EXPECT_PROJ_ERROR(R"({"a": "literal"})", static_cast<int>(ErrorCode::kNotImplemented),
                     "literals");
   EXPECT_PROJ_ERROR(R"({"a": {"$add": [1, 2]}})", static_cast<int>(ErrorCode::kNotImplemented),

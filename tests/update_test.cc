@@ -109,6 +109,30 @@ TEST(SetTest, IndexesIntoArraysAndPadsWithNulls) {
                R"({"_id": 1, "a": [null, {"b": 3}]})");
 }
 
+// Issue 11 #15: update paths read array positions as MongoDB's
+// parseUnsignedBase10Integer does: digits only, leading zeros allowed.
+TEST(SetTest, ArrayPositionsMayHaveLeadingZeros) {
+  ExpectUpdate(R"({"_id": 1, "a": [1, 2, 3]})", R"({"$set": {"a.01": 99}})",
+               R"({"_id": 1, "a": [1, 99, 3]})");
+  ExpectUpdate(R"({"_id": 1, "a": [1, 2, 3]})", R"({"$inc": {"a.000": 1}})",
+               R"({"_id": 1, "a": [2, 2, 3]})");
+  ExpectUpdate(R"({"_id": 1, "a": [1]})", R"({"$set": {"a.03": 7}})",
+               R"({"_id": 1, "a": [1, null, null, 7]})");
+  ExpectUpdate(R"({"_id": 1, "a": [1, 2]})", R"({"$unset": {"a.01": 1}})",
+               R"({"_id": 1, "a": [1, null]})");
+  ExpectUpdate(R"({"_id": 1, "a": [{"b": 1}, {"b": 2}]})", R"({"$set": {"a.01.b": 3}})",
+               R"({"_id": 1, "a": [{"b": 1}, {"b": 3}]})");
+  // In a document "01" is just a name.
+  ExpectUpdate(R"({"_id": 1, "m": {}})", R"({"$set": {"m.01": 1}})",
+               R"({"_id": 1, "m": {"01": 1}})");
+  // Signs, exponents and spaces are not positions.
+  for (const char* name : {"+1", "1e0", " 1", "1 ", "-1", "0x1"}) {
+    ExpectError(R"({"_id": 1, "a": [1, 2, 3]})",
+                R"({"$set": {"a.)" + std::string(name) + R"(": 99}})", ErrorCode::kPathNotViable,
+                "Cannot create field '" + std::string(name) + "' in element {a: [ 1, 2, 3 ]}");
+  }
+}
+
 TEST(SetTest, SameValueIsANoOp) {
   ExpectNoOp(R"({"_id": 1, "a": 1, "b": {"c": [1, 2]}})", R"({"$set": {"a": 1, "b.c": [1, 2]}})");
 }
@@ -278,6 +302,20 @@ TEST(RenameTest, ArgumentErrors) {
                    "The destination field for $rename may not be dynamic: b.$[]");
 }
 
+// Issue 11 #5: a BSON name is a C string, so a NUL in $rename's target would
+// cut it short ("b\u0000" stored {"_id":1,"b":256,"":null}). It is refused
+// at parse time, before any document is read or written.
+TEST(RenameTest, TargetWithNulIsRefused) {
+  for (const char* target : {R"(\u0000a)", R"(b\u0000c)", R"(b\u0000)"}) {
+    ExpectParseError(R"({"$rename": {"a": ")" + std::string(target) + R"("}})",
+                     ErrorCode::kBadValue,
+                     "The 'to' field for $rename cannot contain an embedded null byte");
+  }
+  // A NUL inside a string value is data, not a name: $set stores it.
+  ExpectUpdate(R"({"_id": 1})", R"({"$set": {"a": "b\u0000c"}})",
+               R"({"_id": 1, "a": "b\u0000c"})");
+}
+
 TEST(RenameTest, TakesPartInConflicts) {
   ExpectParseError(R"({"$rename": {"a": "b"}, "$set": {"b": 1}})",
                    ErrorCode::kConflictingUpdateOperators,
@@ -285,6 +323,54 @@ TEST(RenameTest, TakesPartInConflicts) {
   ExpectParseError(R"({"$rename": {"a": "b"}, "$set": {"a.x": 1}})",
                    ErrorCode::kConflictingUpdateOperators,
                    "Updating the path 'a.x' would create a conflict at 'a'");
+}
+
+// ------------------------------------------------------------------ $bit
+
+// Issue 11 #21: $bit existed only as "Unknown modifier". The manual's
+// examples first.
+TEST(BitTest, ManualExamples) {
+  ExpectUpdate(R"({"_id": 1, "expdata": 13})", R"({"$bit": {"expdata": {"and": 10}}})",
+               R"({"_id": 1, "expdata": 8})");
+  ExpectUpdate(R"({"_id": 2, "expdata": {"$numberLong": "3"}})",
+               R"({"$bit": {"expdata": {"or": 5}}})",
+               R"({"_id": 2, "expdata": {"$numberLong": "7"}})");
+  ExpectUpdate(R"({"_id": 3, "expdata": {"$numberLong": "1"}})",
+               R"({"$bit": {"expdata": {"xor": 5}}})",
+               R"({"_id": 3, "expdata": {"$numberLong": "4"}})");
+}
+
+TEST(BitTest, TypesOrderAndMissingFields) {
+  // int32 with an int64 operand becomes int64, sign-extended.
+  ExpectUpdate(R"({"_id": 1, "a": -1})", R"({"$bit": {"a": {"and": {"$numberLong": "4294967296"}}}})",
+               R"({"_id": 1, "a": {"$numberLong": "4294967296"}})");
+  // Steps apply in the order written; a missing field starts as int32 0.
+  ExpectUpdate(R"({"_id": 1, "a": 12})", R"({"$bit": {"a": {"and": 0, "or": 5}}})",
+               R"({"_id": 1, "a": 5})");
+  ExpectUpdate(R"({"_id": 1})", R"({"$bit": {"n.m": {"or": 6}}})", R"({"_id": 1, "n": {"m": 6}})");
+  ExpectUpdate(R"({"_id": 1, "a": [1, 2]})", R"({"$bit": {"a.1": {"xor": 3}}})",
+               R"({"_id": 1, "a": [1, 1]})");
+  ExpectNoOp(R"({"_id": 1, "a": 5})", R"({"$bit": {"a": {"and": -1}}})");
+  ExpectError(R"({"_id": 1, "a": 1.0})", R"({"$bit": {"a": {"or": 1}}})", ErrorCode::kBadValue,
+              "Cannot apply $bit to a value of non-integral type.{_id: 1} has the field a of "
+              "non-integer type double");
+  ExpectError(R"({"_id": 1, "a": "x"})", R"({"$bit": {"a": {"or": 1}}})", ErrorCode::kBadValue,
+              "non-integer type string");
+}
+
+TEST(BitTest, ArgumentErrors) {
+  ExpectParseError(R"({"$bit": {"a": 5}})", ErrorCode::kBadValue,
+                   "The $bit modifier is not compatible with a int. You must pass in an embedded "
+                   "document: {$bit: {field: {and/or/xor: #}}");
+  ExpectParseError(R"({"$bit": {"a": {"not": 1}}})", ErrorCode::kBadValue,
+                   "The $bit modifier only supports 'and', 'or', and 'xor', not 'not'");
+  ExpectParseError(R"({"$bit": {"a": {"and": 1.0}}})", ErrorCode::kBadValue,
+                   "The $bit modifier field must be an Integer(32/64 bit); a 'double' is not "
+                   "supported here");
+  ExpectParseError(R"({"$bit": {"a": {}}})", ErrorCode::kBadValue,
+                   "You must pass in at least one bitwise operation");
+  ExpectParseError(R"({"$bit": {"a": {"or": 1}}, "$set": {"a": 2}})",
+                   ErrorCode::kConflictingUpdateOperators, "conflict at 'a'");
 }
 
 // ------------------------------------------------------------------ $currentDate
@@ -718,6 +804,186 @@ TEST(UpsertTest, ReplacementKeepsOnlyTheSeededId) {
   auto result = driver->Apply(*seed, ctx);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(Canonical(result->doc), Canonical(Json(R"({"_id": 3, "name": "n"})")));
+}
+
+// Issue 11 #14: MongoDB's jstests/core/upsert_fields.js, every case, as
+// facts: an upsert that matches nothing inserts `expected` (no `_id` here
+// means the caller generates an ObjectId), or fails with `code`.
+struct UpsertFieldsCase {
+  std::string filter;
+  std::string update;
+  std::string expected;  // empty: an error with `code`
+  ErrorCode code = ErrorCode::kOk;
+};
+
+std::ostream& operator<<(std::ostream& os, const UpsertFieldsCase& c) {
+  return os << c.filter << " with " << c.update;
+}
+
+// The filter shapes upsert_fields.js tries on both `_id` and `x`, with F for
+// the field: equalities an upsert copies, and predicates it does not.
+constexpr const char* kExtracted[] = {
+    R"({"F": 1})",           R"({"F": {"$eq": 1}})",           R"({"F": {"$all": [1]}})",
+    R"({"F": {"$in": [1]}})", R"({"$and": [{"F": 1}]})",        R"({"$and": [{"F": {"$eq": 1}}]})",
+    R"({"$or": [{"F": 1}]})", R"({"$or": [{"F": {"$eq": 1}}]})"};
+constexpr const char* kNotExtracted[] = {
+    R"({"F": {"$gt": 1}})",
+    R"({"F": {"$ne": 1}})",
+    R"({"F": {"$in": [1, 2]}})",
+    R"({"F": {"$elemMatch": {"$eq": 1}}})",
+    R"({"F": {"$exists": true}})",
+    R"({"F": {"$not": {"$eq": 1}}})",
+    R"({"$or": [{"F": 1}, {"F": 1}]})",
+    R"({"$or": [{"F": {"$eq": 1}}, {"F": 2}]})",
+    R"({"$nor": [{"F": 1}]})",
+    R"({"$nor": [{"F": {"$eq": 1}}]})",
+    R"({"$nor": [{"F": {"$eq": 1}}, {"F": 1}]})"};
+
+std::string On(std::string shape, std::string_view field) {
+  for (size_t at; (at = shape.find("\"F\"")) != std::string::npos;) {
+    shape.replace(at, 3, "\"" + std::string(field) + "\"");
+  }
+  return shape;
+}
+
+std::vector<UpsertFieldsCase> UpsertFieldsCases() {
+  std::vector<UpsertFieldsCase> cases;
+  auto ok = [&](std::string f, std::string u, std::string want) {
+    cases.push_back({std::move(f), std::move(u), std::move(want)});
+  };
+  auto fails = [&](std::string f, std::string u, ErrorCode code) {
+    cases.push_back({std::move(f), std::move(u), "", code});
+  };
+  // _id generated or taken from the update.
+  ok("{}", "{}", "{}");
+  ok("{}", R"({"a": 1})", R"({"a": 1})");
+  ok("{}", R"({"$set": {"a": 1}})", R"({"a": 1})");
+  ok("{}", R"({"$setOnInsert": {"a": 1}})", R"({"a": 1})");
+  ok("{}", R"({"_id": 1})", R"({"_id": 1})");
+  ok("{}", R"({"$set": {"_id": 1}})", R"({"_id": 1})");
+  ok("{}", R"({"$setOnInsert": {"_id": 1}})", R"({"_id": 1})");
+  fails("{}", R"({"_id": [1, 2]})", ErrorCode::kInvalidIdField);
+  fails("{}", R"({"_id": {"$undefined": true}})", ErrorCode::kInvalidIdField);
+  fails("{}", R"({"$set": {"_id": [1, 2]}})", ErrorCode::kInvalidIdField);
+  fails("{}", R"({"$setOnInsert": {"_id": {"$undefined": true}}})", ErrorCode::kInvalidIdField);
+  fails("{}", R"({"_id": {"$regularExpression": {"pattern": "abc", "options": ""}}})",
+        ErrorCode::kInvalidIdField);
+  fails("{}", R"({"$set": {"_id": {"$regularExpression": {"pattern": "abc", "options": ""}}}})",
+        ErrorCode::kInvalidIdField);
+  ok(R"({"_id": {"$regularExpression": {"pattern": "abc", "options": ""}}})", "{}", "{}");
+
+  // The same for a replacement and both operator forms.
+  for (const std::string update : {"{}", R"({"$set": {"a": 1}})", R"({"$setOnInsert": {"a": 1}})"}) {
+    const bool replacement = update == "{}";
+    const std::string a = replacement ? "" : R"("a": 1)";
+    auto with = [&](std::string fields) {
+      if (a.empty()) return "{" + fields + "}";
+      return "{" + fields + (fields.empty() ? "" : ", ") + a + "}";
+    };
+    for (const char* shape : kExtracted) ok(On(shape, "_id"), update, with(R"("_id": 1)"));
+    for (const char* shape : kNotExtracted) ok(On(shape, "_id"), update, with(""));
+    fails(R"({"_id": [1, 2]})", update, ErrorCode::kInvalidIdField);
+    fails(R"({"_id": {"$undefined": true}})", update, ErrorCode::kBadValue);
+    fails(R"({"_id": {"$eq": [1, 2]}})", update, ErrorCode::kInvalidIdField);
+    fails(R"({"_id": {"$eq": {"$undefined": true}}})", update, ErrorCode::kBadValue);
+    fails(R"({"_id": {"$all": [1, 2]}})", update, ErrorCode::kNotSingleValueField);
+    fails(R"({"$and": [{"_id": 1}, {"_id": 1}]})", update, ErrorCode::kNotSingleValueField);
+    fails(R"({"$and": [{"_id": {"$eq": 1}}, {"_id": 2}]})", update,
+          ErrorCode::kNotSingleValueField);
+    const ErrorCode nested_id =
+        replacement ? ErrorCode::kNotExactValueField : ErrorCode::kNotSingleValueField;
+    fails(R"({"_id": 1, "_id.x": 1})", update, nested_id);
+    fails(R"({"_id": {"x": 1}, "_id.x": 1})", update, nested_id);
+    if (replacement) {
+      fails(R"({"_id.x": 1, "_id.y": 2})", update, ErrorCode::kNotExactValueField);
+    } else {
+      ok(R"({"_id.x": 1, "_id.y": 2})", update, with(R"("_id": {"x": 1, "y": 2})"));
+    }
+
+    // Other fields: only operator updates copy them.
+    auto x = [&](std::string value) { return replacement ? with("") : with(R"("x": )" + value); };
+    for (const char* shape : kExtracted) ok(On(shape, "x"), update, x("1"));
+    ok(R"({"x": [1, 2]})", update, x("[1, 2]"));
+    ok(R"({"x": {"x.x": 1}})", update, x(R"({"x.x": 1})"));
+    for (const char* shape : kNotExtracted) ok(On(shape, "x"), update, with(""));
+    fails(R"({"x": {"$undefined": true}})", update, ErrorCode::kBadValue);
+    for (const char* f : {R"({"x": {"$all": [1, 2]}})", R"({"$and": [{"x": 1}, {"x": 1}]})",
+                          R"({"$and": [{"x": {"$eq": 1}}, {"x": 2}]})"}) {
+      if (replacement) {
+        ok(f, update, "{}");
+      } else {
+        fails(f, update, ErrorCode::kNotSingleValueField);
+      }
+    }
+    for (const char* f :
+         {R"({"x.x": 1})", R"({"x.x": {"$eq": 1}})", R"({"x.x": {"$all": [1]}})",
+          R"({"$and": [{"x.x": 1}]})", R"({"$and": [{"x.x": {"$eq": 1}}]})",
+          R"({"$or": [{"x.x": 1}]})", R"({"$or": [{"x.x": {"$eq": 1}}]})"}) {
+      ok(f, update, x(R"({"x": 1})"));
+    }
+    for (const char* f : {R"({"x": 1, "x.x": 1})", R"({"x": {}, "x.x": 1})",
+                          R"({"x": {"x": 1}, "x.x": 1})", R"({"x": {"x": 1}, "x.y": 1})",
+                          R"({"x": [1, {"x": 1}], "x.x": 1})"}) {
+      if (replacement) {
+        ok(f, update, "{}");
+      } else {
+        fails(f, update, ErrorCode::kNotSingleValueField);
+      }
+    }
+  }
+  // A regex is a value in an update, a predicate in a filter unless $eq'd.
+  ok("{}", R"({"x": {"$regularExpression": {"pattern": "abc", "options": ""}}})",
+     R"({"x": {"$regularExpression": {"pattern": "abc", "options": ""}}})");
+  ok(R"({"x": {"$eq": {"$regularExpression": {"pattern": "abc", "options": ""}}}})",
+     R"({"$set": {"a": 1}})",
+     R"({"x": {"$regularExpression": {"pattern": "abc", "options": ""}}, "a": 1})");
+  ok(R"({"x": {"$regularExpression": {"pattern": "abc", "options": ""}}})", R"({"$set": {"a": 1}})",
+     R"({"a": 1})");
+  // Replacements ignore conflicts except on _id.
+  ok(R"({"_id": 1, "x": [1, {"x": 1}], "x.x": 1})", "{}", R"({"_id": 1})");
+  // DBRef: the filter's "x.$id" is not a field to create (SERVER-14024).
+  ok(R"({"x.$id": 1})", R"({"$set": {"x": {"$ref": "a", "$id": 1}}})",
+     R"({"x": {"$ref": "a", "$id": 1}})");
+  // A replacement may not change the _id the filter fixes.
+  fails(R"({"_id": "foo"})", R"({"_id": "bar"})", ErrorCode::kImmutableField);
+  ok(R"({"_id": "foo"})", R"({"_id": "foo", "b": 1})", R"({"_id": "foo", "b": 1})");
+  return cases;
+}
+
+class UpsertFieldsTest : public ::testing::TestWithParam<UpsertFieldsCase> {};
+
+TEST_P(UpsertFieldsTest, MatchesMongoDB) {
+  const UpsertFieldsCase& c = GetParam();
+  auto filter = FromJson(c.filter);
+  ASSERT_TRUE(filter.ok()) << filter.status();
+  auto driver = UpdateDriver::Parse(Json(c.update), {});
+  ASSERT_TRUE(driver.ok()) << driver.status();
+  auto doc = driver->ProduceUpsertDocument(*filter, UpdateContext());
+  if (c.expected.empty()) {
+    ASSERT_FALSE(doc.ok()) << Canonical(*doc);
+    EXPECT_EQ(doc.status().code(), c.code) << doc.status();
+    return;
+  }
+  ASSERT_TRUE(doc.ok()) << doc.status();
+  EXPECT_EQ(Canonical(*doc), Canonical(Json(c.expected)));
+}
+
+INSTANTIATE_TEST_SUITE_P(UpsertFieldsJs, UpsertFieldsTest,
+                         ::testing::ValuesIn(UpsertFieldsCases()));
+
+TEST(UpsertTest, ConflictMessagesAreMongoDBs) {
+  auto twice = UpdateDriver::Parse(Json(R"({"$set": {"a": 1}})"), {})
+                   ->ProduceUpsertDocument(Json(R"({"x": {"$all": [1, 2]}})"), {});
+  EXPECT_THAT(twice.status().message(),
+              HasSubstr("cannot infer query fields to set, path 'x' is matched twice"));
+  auto nested = UpdateDriver::Parse(Json(R"({"$set": {"a": 1}})"), {})
+                    ->ProduceUpsertDocument(Json(R"({"x": {"x": 1}, "x.y": 1})"), {});
+  EXPECT_THAT(nested.status().message(),
+              HasSubstr("cannot infer query fields to set, both paths 'x.y' and 'x' are matched"));
+  auto whole = UpdateDriver::Parse(Json("{}"), {})->ProduceUpsertDocument(
+      Json(R"({"_id.x": 1, "_id.y": 2})"), {});
+  EXPECT_THAT(whole.status().message(),
+              HasSubstr("field at '_id' must be exactly specified, field at sub-path '_id.x'"));
 }
 
 // ------------------------------------------------------------------ results

@@ -227,8 +227,13 @@ Status ValidateBson(std::string_view bytes, const BsonValidationOptions& options
 // An append-only builder of BSON. Open documents and arrays nest; while an
 // array is the innermost open container, the key passed to Append* is
 // ignored and the next array index ("0", "1", ...) is written instead.
-// Keys must not contain NUL (checked in debug builds; JSON parsing rejects
-// them before they reach here).
+// Keys, and a regex's pattern and options, are C strings in BSON and must not
+// contain NUL: a NUL would cut the name short and corrupt the document, so the
+// builder checks this in every build and aborts rather than write one (a
+// programmer error, like any broken precondition). Input from users is
+// checked before it gets here: JSON parsing, the shell's conversion and the
+// update parser (paths, $rename's target) refuse NUL in names with BadValue;
+// other code that makes names from untrusted strings must check first.
 class BsonBuilder {
  public:
   BsonBuilder();

@@ -64,6 +64,7 @@ enum class ErrorCode : int32_t {
   kInvalidDBRef = 55,
   kEmptyFieldName = 56,
   kDottedFieldName = 57,
+  kNotExactValueField = 63,
   kImmutableField = 66,
   kCannotCreateIndex = 67,
   kIndexAlreadyExists = 68,

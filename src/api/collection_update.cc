@@ -38,22 +38,6 @@ struct UpdateRequest {
   bool return_after = false;
 };
 
-// The document an upsert inserts: the filter's equality fields (or, for a
-// replacement, only its _id) with the update applied.
-StatusOr<Document> MakeUpsertDocument(const UpdateDriver& driver, const UpdateRequest& req,
-                                      const UpdateContext& ctx) {
-  ROCKDOC_ASSIGN_OR_RETURN(Document seed, SeedUpsertDocument(req.filter));
-  if (driver.is_replacement()) {
-    BsonBuilder b;
-    Element id = seed.Get("_id");
-    if (id.ok() && !req.update.Has("_id")) b.AppendElement(id);
-    for (Element e : req.update) b.AppendElement(e);
-    return std::move(b).Build();
-  }
-  ROCKDOC_ASSIGN_OR_RETURN(UpdateDriver::Result r, driver.Apply(seed, ctx));
-  return std::move(r.doc);
-}
-
 StatusOr<UpdateResult> RunUpdateOnce(const std::shared_ptr<internal::Engine>& engine,
                                      const std::string& db, const std::string& name,
                                      const UpdateRequest& req, std::optional<Document>* returned) {
@@ -143,7 +127,7 @@ StatusOr<UpdateResult> RunUpdateOnce(const std::shared_ptr<internal::Engine>& en
   UpdateContext ctx;
   ctx.now_millis = now;
   ctx.is_upsert_insert = true;
-  ROCKDOC_ASSIGN_OR_RETURN(Document seeded, MakeUpsertDocument(driver, req, ctx));
+  ROCKDOC_ASSIGN_OR_RETURN(Document seeded, driver.ProduceUpsertDocument(req.filter, ctx));
   ROCKDOC_RETURN_IF_ERROR(internal::CheckUpdateResultSize(seeded));
   ROCKDOC_ASSIGN_OR_RETURN(Document doc, internal::PrepareInsert(seeded));
   auto txn = engine->BeginTransaction();

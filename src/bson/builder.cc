@@ -30,7 +30,9 @@ void BsonBuilder::AppendHeader(BsonType type, std::string_view key) {
     auto res = std::to_chars(digits, digits + sizeof(digits), top.next_index++);
     buf_.append(digits, static_cast<size_t>(res.ptr - digits));
   } else {
-    ROCKDOC_DCHECK(key.find('\0') == std::string_view::npos);
+    // Always checked: a NUL would end the name early and turn the rest of
+    // the element into garbage that may still parse (a corrupt document).
+    ROCKDOC_CHECK(key.find('\0') == std::string_view::npos);
     buf_.append(key.data(), key.size());
   }
   buf_.push_back('\0');
@@ -114,8 +116,8 @@ BsonBuilder& BsonBuilder::AppendNull(std::string_view key) {
 BsonBuilder& BsonBuilder::AppendRegex(std::string_view key, std::string_view pattern,
                                       std::string_view options) {
   AppendHeader(BsonType::kRegex, key);
-  ROCKDOC_DCHECK(pattern.find('\0') == std::string_view::npos);
-  ROCKDOC_DCHECK(options.find('\0') == std::string_view::npos);
+  ROCKDOC_CHECK(pattern.find('\0') == std::string_view::npos);
+  ROCKDOC_CHECK(options.find('\0') == std::string_view::npos);
   buf_.append(pattern.data(), pattern.size());
   buf_.push_back('\0');
   buf_.append(options.data(), options.size());

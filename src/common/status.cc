@@ -44,6 +44,7 @@ std::string ErrorCodeName(ErrorCode code) {
     ROCKDOC_CODE_NAME(InvalidDBRef)
     ROCKDOC_CODE_NAME(EmptyFieldName)
     ROCKDOC_CODE_NAME(DottedFieldName)
+    ROCKDOC_CODE_NAME(NotExactValueField)
     ROCKDOC_CODE_NAME(ImmutableField)
     ROCKDOC_CODE_NAME(CannotCreateIndex)
     ROCKDOC_CODE_NAME(IndexAlreadyExists)

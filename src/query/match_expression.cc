@@ -26,6 +26,10 @@ std::string_view MatchTypeName(MatchType type) {
     case MatchType::kMod: return "$mod";
     case MatchType::kExists: return "$exists";
     case MatchType::kType: return "$type";
+    case MatchType::kBitsAllSet: return "$bitsAllSet";
+    case MatchType::kBitsAllClear: return "$bitsAllClear";
+    case MatchType::kBitsAnySet: return "$bitsAnySet";
+    case MatchType::kBitsAnyClear: return "$bitsAnyClear";
     case MatchType::kSize: return "$size";
     case MatchType::kElemMatchObject:
     case MatchType::kElemMatchValue: return "$elemMatch";
@@ -476,6 +480,58 @@ void ModMatchExpression::SerializeRhs(BsonBuilder* builder) const {
 
 std::string ModMatchExpression::DebugLine() const {
   return path() + " mod " + std::to_string(divisor_) + " % x == " + std::to_string(remainder_);
+}
+
+// --- $bitsAllSet, $bitsAllClear, $bitsAnySet, $bitsAnyClear
+
+BitTestMatchExpression::BitTestMatchExpression(MatchType type, std::string path,
+                                               std::vector<uint32_t> positions)
+    : PathMatchExpression(type, std::move(path), LeafArrayMode::kTraverse),
+      positions_(std::move(positions)) {
+  // Numbers are sign-extended: every bit above 63 is the sign bit.
+  for (uint32_t p : positions_) mask_ |= uint64_t{1} << std::min<uint32_t>(p, 63);
+}
+
+template <typename IsSet>
+bool BitTestMatchExpression::Test(IsSet is_set) const {
+  const bool want_set = type() == MatchType::kBitsAllSet || type() == MatchType::kBitsAnySet;
+  const bool all = type() == MatchType::kBitsAllSet || type() == MatchType::kBitsAllClear;
+  for (uint32_t p : positions_) {
+    const bool as_wanted = is_set(p) == want_set;
+    if (all && !as_wanted) return false;
+    if (!all && as_wanted) return true;
+  }
+  return all;
+}
+
+bool BitTestMatchExpression::MatchesSingleElement(const Element& value, MatchDetails*) const {
+  if (value.type() == BsonType::kBinary) {
+    std::string_view bytes = value.Binary().data;
+    return Test([&](uint32_t p) {
+      return p / 8 < bytes.size() && (static_cast<uint8_t>(bytes[p / 8]) >> (p % 8)) & 1;
+    });
+  }
+  int64_t n;
+  if (!value.IsNumber() || !value.ExactInt64(&n)) return false;  // 2.5, NaN, 2^63, "x"
+  const uint64_t bits = static_cast<uint64_t>(n);
+  switch (type()) {
+    case MatchType::kBitsAllSet: return (bits & mask_) == mask_;
+    case MatchType::kBitsAllClear: return (bits & mask_) == 0;
+    case MatchType::kBitsAnySet: return (bits & mask_) != 0;
+    default: return (bits & mask_) != mask_;  // kBitsAnyClear
+  }
+}
+
+void BitTestMatchExpression::SerializeRhs(BsonBuilder* builder) const {
+  builder->OpenArray(MatchTypeName(type()));
+  for (uint32_t p : positions_) builder->AppendInt32("", static_cast<int32_t>(p));
+  builder->Close();
+}
+
+std::string BitTestMatchExpression::DebugLine() const {
+  std::string out = path() + " " + std::string(MatchTypeName(type())) + ":";
+  for (uint32_t p : positions_) out += " " + std::to_string(p);
+  return out;
 }
 
 // --- $exists

@@ -20,8 +20,10 @@
 //   {a: {$exists: false}}  NOT(EXISTS(a))
 //   {a: {$all: [1, 2]}}    AND(EQ(a, 1), EQ(a, 2));  {$all: []} is ALWAYS_FALSE
 //   {a: /x/}               REGEX(a)
+//   {$or: [{a: 1}]}        EQ(a, 1): a one-clause $and / $or is its clause
+//   {a: {$bitsAllSet: 6}}  BITS_ALL_SET(a, [1, 2])
 //   {}                     AND() with no children, which matches everything
-// $comment is dropped. $expr, $where, $text, geo and bit operators are not
+// $comment is dropped. $expr, $where, $text and geo operators are not
 // supported (NotImplemented).
 //
 // Ownership and threading: a tree owns copies of all constants it refers
@@ -69,6 +71,10 @@ enum class MatchType {
   kMod,
   kExists,
   kType,
+  kBitsAllSet,
+  kBitsAllClear,
+  kBitsAnySet,
+  kBitsAnyClear,
   // Array leaves: they see the array itself, never its elements one by one.
   kSize,
   kElemMatchObject,
@@ -345,6 +351,34 @@ class ModMatchExpression : public PathMatchExpression {
   int64_t remainder_;
 };
 
+// $bitsAllSet / $bitsAllClear / $bitsAnySet / $bitsAnyClear: bit tests of
+// numbers and BinData against a set of bit positions (given as positions, a
+// non-negative integer bitmask, or a BinData bitmask, bytes little-endian).
+// A number matches when it is an integer representable as int64 (doubles and
+// decimals included), tested in two's complement and sign-extended, so a
+// position past 63 reads the sign bit; BinData is zero-extended. Other
+// values (strings, NaN, 2.5, 2^63) never match.
+class BitTestMatchExpression : public PathMatchExpression {
+ public:
+  // `type` is one of the four kBits*; `positions` are bit numbers (0 is the
+  // least significant), duplicates allowed.
+  BitTestMatchExpression(MatchType type, std::string path, std::vector<uint32_t> positions);
+  bool MatchesSingleElement(const Element& value, MatchDetails* details = nullptr) const override;
+  void SerializeRhs(BsonBuilder* builder) const override;
+  const std::vector<uint32_t>& positions() const { return positions_; }
+
+ protected:
+  std::string DebugLine() const override;
+
+ private:
+  // Whether the test holds given, for each position in turn, whether its bit
+  // is set.
+  template <typename IsSet>
+  bool Test(IsSet is_set) const;
+  std::vector<uint32_t> positions_;
+  uint64_t mask_ = 0;  // positions_ for int64 values, positions above 63 as 63
+};
+
 // $exists: true (false parses as NOT(EXISTS)).
 class ExistsMatchExpression : public PathMatchExpression {
  public:
@@ -450,7 +484,11 @@ class ElemMatchValueMatchExpression : public PathMatchExpression {
 //   FailedToParse (9): "$type must match at least one type",
 //     "$alwaysTrue must be an integer value of 1"
 //   51091 invalid regex, 51108 invalid regex flag, 51074/51075 options set twice
-//   NotImplemented (238): $expr, $where, $text, geo and bitwise operators.
+//   $bitsAllSet & co.: BadValue (2) "a takes an Array, a number, or a BinData
+//     but received: ...", "Failed to parse bit position. ..."; FailedToParse
+//     (9) for a bitmask that is not a non-negative int64 ("Expected an
+//     integer: $bitsAllSet: 1.5", "Expected a non-negative number in: ...")
+//   NotImplemented (238): $expr, $where, $text and geo operators.
 StatusOr<std::unique_ptr<MatchExpression>> ParseMatchExpression(DocumentView filter);
 
 }  // namespace rockdoc

@@ -23,7 +23,8 @@ enum class Level { kTop, kSubDocument };
 // Operators that take a path ({path: {$op: ...}}).
 enum class PathOp {
   kEq, kNe, kGt, kGte, kLt, kLte, kIn, kNin, kExists, kType, kSize, kAll,
-  kElemMatch, kRegex, kOptions, kMod, kNotSupported,
+  kElemMatch, kRegex, kOptions, kMod, kBitsAllSet, kBitsAllClear, kBitsAnySet, kBitsAnyClear,
+  kNotSupported,
 };
 
 std::optional<PathOp> LookupPathOp(std::string_view name) {
@@ -36,9 +37,9 @@ std::optional<PathOp> LookupPathOp(std::string_view name) {
       {"$size", PathOp::kSize},     {"$all", PathOp::kAll},
       {"$elemMatch", PathOp::kElemMatch}, {"$regex", PathOp::kRegex},
       {"$options", PathOp::kOptions},     {"$mod", PathOp::kMod},
+      {"$bitsAllSet", PathOp::kBitsAllSet},     {"$bitsAllClear", PathOp::kBitsAllClear},
+      {"$bitsAnySet", PathOp::kBitsAnySet},     {"$bitsAnyClear", PathOp::kBitsAnyClear},
       // Real MongoDB operators rockdoc does not implement.
-      {"$bitsAllClear", PathOp::kNotSupported}, {"$bitsAllSet", PathOp::kNotSupported},
-      {"$bitsAnyClear", PathOp::kNotSupported}, {"$bitsAnySet", PathOp::kNotSupported},
       {"$geoIntersects", PathOp::kNotSupported}, {"$geoWithin", PathOp::kNotSupported},
       {"$near", PathOp::kNotSupported},         {"$nearSphere", PathOp::kNotSupported},
       {"$within", PathOp::kNotSupported},       {"$geoNear", PathOp::kNotSupported},
@@ -109,6 +110,7 @@ class Parser {
   StatusOr<ExprPtr> ParseType(const std::string& path, const Element& e);
   StatusOr<ExprPtr> ParseSize(const std::string& path, const Element& e);
   StatusOr<ExprPtr> ParseMod(const std::string& path, const Element& e);
+  StatusOr<ExprPtr> ParseBitTest(MatchType type, const std::string& path, const Element& e);
   StatusOr<ExprPtr> ParseRegexDocument(const std::string& path, DocumentView context);
   StatusOr<ExprPtr> ParseElemMatch(const std::string& path, const Element& e);
   StatusOr<ExprPtr> ParseAll(const std::string& path, const Element& e);
@@ -199,6 +201,10 @@ StatusOr<ExprPtr> Parser::ParseTree(MatchType type, const Element& e, Level leve
     ROCKDOC_ASSIGN_OR_RETURN(ExprPtr child, ParseDocument(sub.Document(), level));
     children.push_back(std::move(child));
   }
+  // As MongoDB's optimizer: a one-clause $and or $or is its clause, so that
+  // the positional `$` (projection and update), upserts and the planner see
+  // {$or: [{"a.x": 4}]} exactly as {"a.x": 4}. ($nor of one is a negation.)
+  if (type != MatchType::kNor && children.size() == 1) return std::move(children[0]);
   return ExprPtr(std::make_unique<ListOfMatchExpression>(type, std::move(children)));
 }
 
@@ -252,6 +258,10 @@ StatusOr<ExprPtr> Parser::ParseSubField(DocumentView context, const std::string&
     case PathOp::kType: return ParseType(path, e);
     case PathOp::kSize: return ParseSize(path, e);
     case PathOp::kMod: return ParseMod(path, e);
+    case PathOp::kBitsAllSet: return ParseBitTest(MatchType::kBitsAllSet, path, e);
+    case PathOp::kBitsAllClear: return ParseBitTest(MatchType::kBitsAllClear, path, e);
+    case PathOp::kBitsAnySet: return ParseBitTest(MatchType::kBitsAnySet, path, e);
+    case PathOp::kBitsAnyClear: return ParseBitTest(MatchType::kBitsAnyClear, path, e);
     case PathOp::kOptions:
       // Validated and consumed together with its $regex, wherever that is.
       for (const Element& other : context) {
@@ -404,6 +414,60 @@ StatusOr<ExprPtr> Parser::ParseMod(const std::string& path, const Element& e) {
   ROCKDOC_RETURN_IF_ERROR(CoerceModArgument(remainder, "remainder", &r));
   if (d == 0) return Bad("divisor cannot be 0");
   return ExprPtr(std::make_unique<ModMatchExpression>(path, d, r));
+}
+
+// MongoDB's BSONElement::parseIntegerElementToNonNegativeLong: a number
+// with an exact, non-negative int64 value. Errors are FailedToParse and name
+// the element as "key: value".
+Status NonNegativeInt64(const Element& e, int64_t* out) {
+  auto fail = [&](const std::string& what) {
+    return Status(ErrorCode::kFailedToParse, what + ElementToString(e));
+  };
+  if (!e.IsNumber()) return fail("Expected a number in: ");
+  if (!e.ExactInt64(out)) {
+    if (IsNaNNumber(e)) return fail("Expected an integer, but found NaN in: ");
+    const double d = e.NumberAsDouble();
+    if (e.type() == BsonType::kDouble && std::isfinite(d) && d >= -9223372036854775808.0 &&
+        d < 9223372036854775808.0) {
+      return fail("Expected an integer: ");
+    }
+    return fail("Cannot represent as a 64-bit integer: ");
+  }
+  if (*out < 0) return fail("Expected a non-negative number in: ");
+  return Status::OK();
+}
+
+StatusOr<ExprPtr> Parser::ParseBitTest(MatchType type, const std::string& path,
+                                       const Element& e) {
+  std::vector<uint32_t> positions;
+  if (e.type() == BsonType::kArray) {
+    for (const Element& p : e.Array()) {
+      int64_t n = 0;
+      Status s = NonNegativeInt64(p, &n);
+      if (s.ok() && n > std::numeric_limits<int32_t>::max()) {
+        s = Status(ErrorCode::kFailedToParse, "Cannot represent " + ElementToString(p) + " in an int");
+      }
+      if (!s.ok()) return Bad("Failed to parse bit position. " + std::string(s.message()));
+      positions.push_back(static_cast<uint32_t>(n));
+    }
+  } else if (e.IsNumber()) {
+    int64_t mask = 0;
+    ROCKDOC_RETURN_IF_ERROR(NonNegativeInt64(e, &mask));
+    for (uint32_t bit = 0; bit < 63; ++bit) {
+      if ((static_cast<uint64_t>(mask) >> bit) & 1) positions.push_back(bit);
+    }
+  } else if (e.type() == BsonType::kBinary) {
+    std::string_view bytes = e.Binary().data;
+    for (size_t i = 0; i < bytes.size() * 8; ++i) {
+      if ((static_cast<uint8_t>(bytes[i / 8]) >> (i % 8)) & 1) {
+        positions.push_back(static_cast<uint32_t>(i));
+      }
+    }
+  } else {
+    return Bad(path + " takes an Array, a number, or a BinData but received: " +
+               ElementToString(e));
+  }
+  return ExprPtr(std::make_unique<BitTestMatchExpression>(type, path, std::move(positions)));
 }
 
 StatusOr<ExprPtr> Parser::ParseRegexDocument(const std::string& path, DocumentView context) {

@@ -114,18 +114,34 @@ int32_t NumberInt(const Element& e) {
   return static_cast<int32_t>(d);
 }
 
+// Whether `query` tests a path whose first component is `field`: MongoDB's
+// hasPositionalOperatorMatch, which "a.$" needs to know which array the
+// query's matched position belongs to.
+bool QueryTestsField(const MatchExpression& query, std::string_view field) {
+  if (query.is_logical()) {
+    for (size_t i = 0; i < query.num_children(); ++i) {
+      if (QueryTestsField(*query.child(i), field)) return true;
+    }
+    return false;
+  }
+  std::string_view path = query.path();
+  return !path.empty() && path.substr(0, path.find('.')) == field;
+}
+
 class Parser {
  public:
-  explicit Parser(Node* root) : root_(root) {}
+  Parser(Node* root, const MatchExpression* query) : root_(root), query_(query) {}
 
   Status ParseField(const std::string& name, const Element& value) {
     if (name == "_id" || name.rfind("_id.", 0) == 0) id_specified_ = true;
     // The positional operator: "a.$" (MongoDB also accepts and ignores a
     // tail after "a.$.", which it otherwise forbids).
     std::optional<std::string> positional_path;
+    std::string_view after_positional;
     size_t mid = name.find(".$.");
     if (mid != std::string::npos) {
       positional_path = name.substr(0, mid);
+      after_positional = std::string_view(name).substr(mid + 3);
     } else if (name.size() >= 2 && name.compare(name.size() - 2, 2, ".$") == 0) {
       positional_path = name.substr(0, name.size() - 2);
     }
@@ -142,9 +158,12 @@ class Parser {
                             "path " + name);
       }
       const Element first = *sub.begin();
-      if (first.key() == "$slice") return ParseSlice(name, first);
-      if (first.key() == "$elemMatch") return ParseElemMatch(name, value, first);
-      if (!first.key().empty() && first.key()[0] == '$') {
+      // As MongoDB: only an object of exactly one `$` field is an operator;
+      // any other object is a sub-projection, where a `$` name is refused
+      // (16410), so {a: {$slice: 1, x: 1}} is an error, never its first key.
+      if (sub.CountFields() == 1 && !first.key().empty() && first.key()[0] == '$') {
+        if (first.key() == "$slice") return ParseSlice(name, first);
+        if (first.key() == "$elemMatch") return ParseElemMatch(name, value, first);
         return Status(ErrorCode::kNotImplemented,
                       "projection expressions (" + std::string(first.key()) +
                           ") are not supported by rockdoc");
@@ -168,6 +187,20 @@ class Parser {
         if (has_elem_match_) {
           return Error(31256, "Cannot specify positional operator and $elemMatch.");
         }
+        // Without a query that tests this array, the matched position would
+        // belong to another one: MongoDB refuses rather than guess.
+        if (query_ != nullptr && !QueryTestsField(*query_, name.substr(0, name.find('.')))) {
+          return Error(31277, "Positional projection '" + name +
+                                  "' does not match the query document.");
+        }
+        if (name.size() >= 3 && name.compare(name.size() - 3, 3, ".$.") == 0) {
+          return Error(31270, "Path cannot end with '.$.'");
+        }
+        if (after_positional == "$" || after_positional.find(".$.") != std::string::npos ||
+            (after_positional.size() >= 2 &&
+             after_positional.substr(after_positional.size() - 2) == ".$")) {
+          return Error(31287, "Cannot use positional operator twice: " + name);
+        }
         auto leaf = std::make_unique<Node>();
         leaf->kind = Kind::kPositional;
         ROCKDOC_RETURN_IF_ERROR(AddAtPath(root_, *positional_path, std::move(leaf), true));
@@ -187,6 +220,8 @@ class Parser {
       type_ = Projection::Type::kInclusion;
       return Status::OK();
     }
+    // "a.$": 0 excludes nothing MongoDB can name: "$" is not a field.
+    if (positional_path) ROCKDOC_RETURN_IF_ERROR(ValidatePath(SplitPath(name)));
     auto leaf = std::make_unique<Node>();
     leaf->kind = Kind::kExclude;
     ROCKDOC_RETURN_IF_ERROR(AddAtPath(root_, name, std::move(leaf), false));
@@ -278,6 +313,7 @@ class Parser {
 
  private:
   Node* root_;
+  const MatchExpression* query_;  // may be null: positional checked on Apply
 };
 
 // ---------------------------------------------------------------------------
@@ -442,11 +478,8 @@ class Applier {
 }  // namespace
 
 StatusOr<Projection> Projection::Parse(DocumentView spec, const MatchExpression* query) {
-  // MongoDB 4.4+ no longer requires the positional array to appear in the
-  // query, so `query` is not consulted.
-  (void)query;
   auto root = std::make_shared<Node>();
-  Parser parser(root.get());
+  Parser parser(root.get(), query);
   for (const Element& e : spec) {
     ROCKDOC_RETURN_IF_ERROR(parser.ParseField(std::string(e.key()), e));
   }

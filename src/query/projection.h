@@ -54,6 +54,8 @@ class Projection {
   //   31254 "Cannot do exclusion on field x in inclusion projection"
   //   31250 "Path collision at a", 31249 "Path collision at a.b remaining portion b"
   //   31271 positional with an expression, 31276 two positionals,
+  //   31277 "a.$" when `query` (if given) tests no path under "a",
+  //   31270 a path ending in ".$.", 31287 a second "$" after the first,
   //   31255/31256 positional and $elemMatch together,
   //   31272/31257/31258/31259/31273 malformed $slice,
   //   31274 $elemMatch argument not an object, 31275 $elemMatch on a dotted field,

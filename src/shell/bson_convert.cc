@@ -534,6 +534,9 @@ bool BsonConverter::AppendWrapper(JSContext* cx, BsonBuilder& b, std::string_vie
         !GetStringProp(cx, obj, "_options", &options)) {
       return false;
     }
+    if (pattern.find('\0') != std::string::npos || options.find('\0') != std::string::npos) {
+      return ThrowType(cx, "regular expression cannot contain a NUL character");
+    }
     b.AppendRegex(key, pattern, options);
   } else if (bson_type == "Code") {
     std::string code;

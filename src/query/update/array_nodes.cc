@@ -399,6 +399,7 @@ std::unique_ptr<ModifierNode> MakeModifierNode(std::string_view op) {
   if (op == "$unset") return std::make_unique<UnsetNode>();
   if (op == "$inc") return std::make_unique<ArithmeticNode>(ArithmeticNode::Op::kAdd);
   if (op == "$mul") return std::make_unique<ArithmeticNode>(ArithmeticNode::Op::kMultiply);
+  if (op == "$bit") return std::make_unique<BitNode>();
   if (op == "$min") return std::make_unique<CompareNode>(CompareNode::Mode::kMin);
   if (op == "$max") return std::make_unique<CompareNode>(CompareNode::Mode::kMax);
   if (op == "$currentDate") return std::make_unique<CurrentDateNode>();

@@ -22,6 +22,83 @@ std::string TypeAlias(BsonType t) { return std::string(BsonTypeAlias(t)); }
 
 }  // namespace
 
+// ---------------------------------------------------------------- $bit
+
+Status BitNode::Init(const Element& arg) {
+  if (arg.type() != BsonType::kDocument) {
+    return Status(ErrorCode::kBadValue, "The $bit modifier is not compatible with a " +
+                                            TypeAlias(arg.type()) +
+                                            ". You must pass in an embedded document: "
+                                            "{$bit: {field: {and/or/xor: #}}");
+  }
+  for (Element step : arg.Document()) {
+    std::string_view op = step.key();
+    Op parsed;
+    if (op == "and") {
+      parsed = Op::kAnd;
+    } else if (op == "or") {
+      parsed = Op::kOr;
+    } else if (op == "xor") {
+      parsed = Op::kXor;
+    } else {
+      return Status(ErrorCode::kBadValue,
+                    "The $bit modifier only supports 'and', 'or', and 'xor', not '" +
+                        std::string(op) + "' which is an unknown operator: {" +
+                        FormatElement(op, step) + "}");
+    }
+    if (step.type() != BsonType::kInt32 && step.type() != BsonType::kInt64) {
+      return Status(ErrorCode::kBadValue,
+                    "The $bit modifier field must be an Integer(32/64 bit); a '" +
+                        TypeAlias(step.type()) + "' is not supported here: {" +
+                        FormatElement(op, step) + "}");
+    }
+    steps_.push_back({parsed, step});
+  }
+  if (steps_.empty()) {
+    return Status(ErrorCode::kBadValue,
+                  "You must pass in at least one bitwise operation. The format is: "
+                  "{$bit: {field: {and/or/xor: #}}");
+  }
+  return Status::OK();
+}
+
+Element BitNode::ApplySteps(const Element& value, Arena* arena) const {
+  bool is64 = value.type() == BsonType::kInt64;
+  int64_t v = is64 ? value.Int64() : value.Int32();
+  for (const Step& step : steps_) {
+    const bool operand64 = step.operand.type() == BsonType::kInt64;
+    const int64_t x = operand64 ? step.operand.Int64() : step.operand.Int32();
+    is64 = is64 || operand64;
+    switch (step.op) {
+      case Op::kAnd: v &= x; break;
+      case Op::kOr: v |= x; break;
+      case Op::kXor: v ^= x; break;
+    }
+  }
+  // int32 op int32 stays within int32: the operands are sign-extended.
+  return is64 ? arena->Int64(v) : arena->Int32(static_cast<int32_t>(v));
+}
+
+Status BitNode::UpdateExisting(MutableNode* target, const ApplyParams& params,
+                               LeafOutcome* outcome) const {
+  ApplyState* state = params.state;
+  Element current = target->AsElement(&state->arena);
+  if (current.type() != BsonType::kInt32 && current.type() != BsonType::kInt64) {
+    return Status(ErrorCode::kBadValue,
+                  "Cannot apply $bit to a value of non-integral type." +
+                      FormatIdForMessage(state->original) + " has the field " +
+                      std::string(params.field_name) + " of non-integer type " +
+                      TypeAlias(current.type()));
+  }
+  ReplaceIfDifferent(target, ApplySteps(current, &state->arena), &state->arena, outcome);
+  return Status::OK();
+}
+
+Status BitNode::CreateValue(MutableNode* fresh, const ApplyParams& params) const {
+  fresh->SetValue(ApplySteps(params.state->arena.Int32(0), &params.state->arena));
+  return Status::OK();
+}
+
 // ---------------------------------------------------------------- $set
 
 Status SetNode::Init(const Element& arg) {
@@ -244,6 +321,12 @@ Status RenameNode::Init(const Element& arg) {
   if (arg.type() != BsonType::kString) {
     return Status(ErrorCode::kBadValue, "The 'to' field for $rename must be a string: " +
                                             FormatElement(arg.key(), arg));
+  }
+  // A BSON field name is a C string: a NUL would end it early and corrupt
+  // the document the rename writes.
+  if (arg.String().find('\0') != std::string_view::npos) {
+    return Status(ErrorCode::kBadValue,
+                  "The 'to' field for $rename cannot contain an embedded null byte");
   }
   source_ = std::string(arg.key());
   destination_ = std::string(arg.String());

@@ -146,6 +146,29 @@ class CompareNode : public ModifierNode {
   Element value_;
 };
 
+// $bit: {path: {and: n, or: n, xor: n}}, applied in the order written to an
+// int32 or int64 (a missing field starts as int32 0). int32 op int32 stays
+// int32; with an int64 on either side the result is int64, the int32 sign-
+// extended. Doubles, decimals and other types are refused.
+class BitNode : public ModifierNode {
+ public:
+  std::string_view name() const override { return "$bit"; }
+  Status Init(const Element& arg) override;
+  Status UpdateExisting(MutableNode* target, const ApplyParams& params,
+                        LeafOutcome* outcome) const override;
+  Status CreateValue(MutableNode* fresh, const ApplyParams& params) const override;
+
+ private:
+  enum class Op { kAnd, kOr, kXor };
+  struct Step {
+    Op op;
+    Element operand;  // int32 or int64
+  };
+  // `value` (int32 or int64) after every step, in the arena.
+  Element ApplySteps(const Element& value, Arena* arena) const;
+  std::vector<Step> steps_;
+};
+
 // $currentDate: {path: true} or {path: {$type: "date" | "timestamp"}}; the
 // time is UpdateContext::now_millis.
 class CurrentDateNode : public ModifierNode {

@@ -1,6 +1,7 @@
 // MutableNode: lazy expansion and raw-byte serialisation; message formatting.
 #include "query/update/mutable_document.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -249,8 +250,12 @@ std::string FormatIdForMessage(DocumentView doc) {
 }
 
 bool ParseArrayIndex(std::string_view part, size_t* index) {
-  if (part.empty() || part.size() > 18) return false;
-  if (part.size() > 1 && part[0] == '0') return false;
+  if (part.empty()) return false;
+  // Leading zeros are allowed, as MongoDB's parseUnsignedBase10Integer does
+  // for update paths ("a.01" is element 1); the significant digits are
+  // bounded so the value cannot overflow.
+  std::string_view significant = part.substr(std::min(part.find_first_not_of('0'), part.size()));
+  if (significant.size() > 18) return false;
   size_t v = 0;
   for (char c : part) {
     if (c < '0' || c > '9') return false;

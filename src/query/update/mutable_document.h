@@ -117,7 +117,10 @@ std::string FormatValue(const Element& value);
 // document in update error messages.
 std::string FormatIdForMessage(DocumentView doc);
 
-// A strict array index: decimal digits without leading zeros ("0", "17").
+// An array position in an update path: decimal digits only, leading zeros
+// allowed ("0", "17", "01" is 1), as MongoDB's update system reads them; no
+// sign, space, exponent or other character ("+1", "1e0", " 1" are names).
+// (Query paths are stricter: there "01" is never a position.)
 bool ParseArrayIndex(std::string_view part, size_t* index);
 
 }  // namespace rockdoc::update_internal

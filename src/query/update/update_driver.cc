@@ -16,6 +16,7 @@
 #include <deque>
 #include <map>
 
+#include "query/match_expression.h"
 #include "query/update/modifier_nodes.h"
 #include "query/update/mutable_document.h"
 #include "query/update/update_matcher.h"
@@ -752,78 +753,96 @@ StatusOr<UpdateDriver::Result> UpdateDriver::Apply(DocumentView doc, const Updat
 
 namespace {
 
-bool IsOperatorValue(const Element& v) {
-  return v.type() == BsonType::kDocument && !v.Document().empty() &&
-         (*v.Document().begin()).key().substr(0, 1) == "$";
-}
+// One equality the filter fixes: the path and the value it must have.
+struct Equality {
+  std::string path;
+  Element value;  // views into the parsed filter
+};
 
-void CollectEqualities(DocumentView filter, std::vector<std::pair<std::string, Element>>* out) {
-  for (Element e : filter) {
-    std::string_view key = e.key();
-    if (key == "$and" && e.type() == BsonType::kArray) {
-      for (Element clause : e.Array()) {
-        if (clause.type() == BsonType::kDocument) CollectEqualities(clause.Document(), out);
+// The equalities of a parsed filter, as MongoDB's extractEqualityMatches
+// finds them after its optimizer: $eq leaves under (nested) $and, the one
+// clause of a one-clause $or (the parser already reduces both, and $all of
+// one value, to the clause itself), and $in whose values are all one value.
+void CollectEqualities(const MatchExpression& e, std::vector<Equality>* out) {
+  switch (e.type()) {
+    case MatchType::kAnd:
+      for (size_t i = 0; i < e.num_children(); ++i) CollectEqualities(*e.child(i), out);
+      return;
+    case MatchType::kOr:
+      if (e.num_children() == 1) CollectEqualities(*e.child(0), out);
+      return;
+    case MatchType::kEq:
+      out->push_back({e.path(), e.operand()});
+      return;
+    case MatchType::kIn: {
+      const auto& in = static_cast<const InMatchExpression&>(e);
+      const auto& values = in.equalities();
+      if (!in.regexes().empty() || values.empty()) return;
+      for (const Element& v : values) {
+        if (CompareValues(v, values.front()) != 0) return;
       }
-      continue;
+      out->push_back({e.path(), values.front()});
+      return;
     }
-    if (key == "$or" && e.type() == BsonType::kArray && e.Array().CountFields() == 1) {
-      // A one-clause $or is that clause (MongoDB's optimizer rewrites it).
-      Element clause = *e.Array().begin();
-      if (clause.type() == BsonType::kDocument) CollectEqualities(clause.Document(), out);
-      continue;
-    }
-    if (key.substr(0, 1) == "$") continue;
-    if (e.type() == BsonType::kRegex) continue;
-    if (!IsOperatorValue(e)) {
-      out->emplace_back(std::string(key), e);
-      continue;
-    }
-    for (Element op : e.Document()) {
-      if (op.key() == "$eq") {
-        out->emplace_back(std::string(key), op);
-        break;
-      }
-      // A one-element $in is an equality (MongoDB rewrites it to $eq).
-      if (op.key() == "$in" && op.type() == BsonType::kArray && op.Array().CountFields() == 1 &&
-          (*op.Array().begin()).type() != BsonType::kRegex) {
-        out->emplace_back(std::string(key), *op.Array().begin());
-        break;
-      }
-    }
+    default:
+      return;  // ranges, $ne, $not, $nor, $elemMatch, regexes...: no value
   }
 }
 
-}  // namespace
+bool IsStrictPrefix(std::string_view prefix, std::string_view path) {
+  return path.size() > prefix.size() && path.substr(0, prefix.size()) == prefix &&
+         path[prefix.size()] == '.';
+}
 
-StatusOr<Document> SeedUpsertDocument(DocumentView filter) {
-  std::vector<std::pair<std::string, Element>> equalities;
-  CollectEqualities(filter, &equalities);
-  // Paths with `$` parts ("a.$") are not fields an insert can create.
-  equalities.erase(std::remove_if(equalities.begin(), equalities.end(),
-                                  [](const auto& eq) {
-                                    return eq.first.empty() || eq.first[0] == '$' ||
-                                           eq.first.find(".$") != std::string::npos;
-                                  }),
-                   equalities.end());
-  for (size_t i = 0; i < equalities.size(); ++i) {
-    for (size_t j = i + 1; j < equalities.size(); ++j) {
-      const std::string& a = equalities[i].first;
-      const std::string& b = equalities[j].first;
-      if (a == b) {
-        return Status(ErrorCode::kNotSingleValueField,
-                      "cannot infer query fields to set, path '" + a + "' is matched twice");
-      }
-      if (IsPathPrefix(a, b)) {
-        return Status(ErrorCode::kNotSingleValueField,
-                      "cannot infer query fields to set, both paths '" + a + "' and '" + b +
-                          "' are matched");
+// The equalities an upsert copies, in path order, checked as MongoDB does:
+// a path fixed twice, or below a fixed path, cannot be inferred. With
+// `only_id` (replacement upserts) only `_id` is taken, and it must be fixed
+// as a whole.
+StatusOr<std::vector<Equality>> UpsertEqualities(const MatchExpression& filter, bool only_id) {
+  std::vector<Equality> all;
+  CollectEqualities(filter, &all);
+  std::stable_sort(all.begin(), all.end(),
+                   [](const Equality& a, const Equality& b) { return a.path < b.path; });
+  std::vector<Equality> kept;
+  for (Equality& eq : all) {
+    if (only_id) {
+      if (eq.path != "_id" && !IsStrictPrefix("_id", eq.path)) continue;
+      if (eq.path != "_id") {
+        return Status(ErrorCode::kNotExactValueField,
+                      "field at '_id' must be exactly specified, field at sub-path '" + eq.path +
+                          "'found");
       }
     }
+    for (const Equality& earlier : kept) {
+      if (earlier.path == eq.path) {
+        return Status(ErrorCode::kNotSingleValueField,
+                      "cannot infer query fields to set, path '" + eq.path + "' is matched twice");
+      }
+      if (IsStrictPrefix(earlier.path, eq.path)) {
+        return Status(ErrorCode::kNotSingleValueField,
+                      "cannot infer query fields to set, both paths '" + eq.path + "' and '" +
+                          earlier.path + "' are matched");
+      }
+    }
+    kept.push_back(std::move(eq));
   }
+  // Paths with `$` parts ("a.$", "x.$id") are not fields an insert makes.
+  kept.erase(std::remove_if(kept.begin(), kept.end(),
+                            [](const Equality& eq) {
+                              return eq.path.empty() || eq.path[0] == '$' ||
+                                     eq.path.find(".$") != std::string::npos;
+                            }),
+             kept.end());
+  return kept;
+}
+
+StatusOr<Document> Seed(DocumentView filter, bool only_id) {
+  ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<MatchExpression> expr, ParseMatchExpression(filter));
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<Equality> equalities, UpsertEqualities(*expr, only_id));
   if (equalities.empty()) return Document();
   BsonBuilder b;
   b.OpenDocument("$set");
-  for (const auto& [path, value] : equalities) b.AppendElementAs(path, value);
+  for (const Equality& eq : equalities) b.AppendElementAs(eq.path, eq.value);
   b.Close();
   Document update = std::move(b).Build();
   ROCKDOC_ASSIGN_OR_RETURN(UpdateDriver driver, UpdateDriver::Parse(update.view(), {}));
@@ -831,6 +850,27 @@ StatusOr<Document> SeedUpsertDocument(DocumentView filter) {
   ctx.is_upsert_insert = true;
   ROCKDOC_ASSIGN_OR_RETURN(UpdateDriver::Result seeded, driver.Apply(Document().view(), ctx));
   return std::move(seeded.doc);
+}
+
+}  // namespace
+
+StatusOr<Document> SeedUpsertDocument(DocumentView filter, UpsertSeed kind) {
+  return Seed(filter, kind == UpsertSeed::kIdOnly);
+}
+
+StatusOr<Document> UpdateDriver::ProduceUpsertDocument(DocumentView filter,
+                                                       UpdateContext ctx) const {
+  ROCKDOC_ASSIGN_OR_RETURN(Document seed, Seed(filter, impl_->replacement));
+  ctx.is_upsert_insert = true;
+  ctx.positional_index.reset();
+  ROCKDOC_ASSIGN_OR_RETURN(Result result, Apply(seed.view(), ctx));
+  Element id = result.doc.Get("_id");
+  if (id.ok() && (id.type() == BsonType::kArray || id.type() == BsonType::kRegex ||
+                  id.type() == BsonType::kUndefined)) {
+    return Status(ErrorCode::kInvalidIdField,
+                  "The '_id' value cannot be of type " + std::string(BsonTypeAlias(id.type())));
+  }
+  return std::move(result.doc);
 }
 
 // ------------------------------------------------------------------ indexes

@@ -54,8 +54,9 @@ namespace rockdoc {
 // Per-document inputs of Apply.
 struct UpdateContext {
   // True when Apply builds the document an upsert inserts (from
-  // SeedUpsertDocument): $setOnInsert then applies, and top-level
-  // `$`-prefixed field names are allowed, as for inserts.
+  // SeedUpsertDocument; ProduceUpsertDocument sets it): $setOnInsert then
+  // applies, and top-level `$`-prefixed field names are allowed, as for
+  // inserts.
   bool is_upsert_insert = false;
   // The array position the query matched, for the positional `$` operator
   // (MongoDB's "matched array index"). Required when uses_positional().
@@ -133,28 +134,50 @@ class UpdateDriver {
   //     ("Resulting document after update is larger than 16777216").
   StatusOr<Result> Apply(DocumentView doc, const UpdateContext& ctx) const;
 
+  // The document an upsert inserts when nothing matched `filter`: the seed
+  // (SeedUpsertDocument: every equality for an operator update, only `_id`
+  // for a replacement) with this update applied as an upsert insert
+  // (`ctx.is_upsert_insert` is implied). The caller adds an ObjectId `_id`
+  // when the result has none. Errors: SeedUpsertDocument's and Apply's
+  // (ImmutableField (66) when a replacement's `_id` differs from the one the
+  // filter fixes), and InvalidIdField (53) when the `_id` would be an array,
+  // a regex or undefined.
+  StatusOr<Document> ProduceUpsertDocument(DocumentView filter, UpdateContext ctx) const;
+
  private:
   struct Impl;
   explicit UpdateDriver(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
 
-// The document an upsert starts from when no document matched `filter`:
-// the filter's equality predicates ({a: 1}, {a: {$eq: 1}}, {a: {$in: [1]}}
-// with a single element, conditions combined by $and, a single-clause $or),
-// with dotted paths creating nested documents, `_id` first when the filter
-// fixes it. Other predicates ($gt, $in of several values, $or of several
-// clauses, regexes) contribute nothing. The caller then applies the update
-// with UpdateContext::is_upsert_insert = true, and gives the result an
-// ObjectId `_id` if it still has none.
-// Errors: NotSingleValueField (54) when two equalities set the same path or
-// one's path is a prefix of the other's ("cannot infer query fields to set,
-// path 'a' is matched twice").
+// Which of a filter's equalities an upsert copies into its new document.
+enum class UpsertSeed {
+  kAllEqualities,  // operator updates ({$set: ...})
+  kIdOnly,         // replacements: only `_id`, which must be fixed whole
+};
+
+// The document an upsert starts from when no document matched `filter`
+// (MongoDB's populateDocumentWithQueryFields, defined by its upsert_fields
+// tests): the filter's equalities after MongoDB's normalisation ({a: 1},
+// {a: {$eq: 1}}, {a: {$in: [1]}}, {a: {$all: [1]}}, conditions combined by
+// $and, a one-clause $or), in path order, dotted paths creating nested
+// documents, `_id` first. Other predicates ($gt, $ne, $in or $all of several
+// values, $elemMatch, $or of several clauses, $nor, regexes) contribute
+// nothing. Errors:
+//   NotSingleValueField (54): a path fixed twice ({x: {$all: [1, 2]}},
+//     "cannot infer query fields to set, path 'x' is matched twice") or below
+//     a fixed path ("... both paths 'x.x' and 'x' are matched"), also for
+//     `_id` with kIdOnly;
+//   NotExactValueField (63), kIdOnly: `_id` fixed part by part
+//     ({"_id.x": 1}: "field at '_id' must be exactly specified, field at
+//     sub-path '_id.x'found");
+//   the filter's own parse errors.
 //
 // Example:
 //   filter {name: "x", "meta.v": {$eq: 2}, n: {$gt: 1}} seeds
 //   {meta: {v: 2}, name: "x"}.
-StatusOr<Document> SeedUpsertDocument(DocumentView filter);
+StatusOr<Document> SeedUpsertDocument(DocumentView filter,
+                                      UpsertSeed kind = UpsertSeed::kAllEqualities);
 
 // True when a change at `changed_path` (from Result::changed_paths) may
 // change the values an index on `index_path` extracts: one path is a prefix
