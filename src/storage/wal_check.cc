@@ -141,40 +141,60 @@ std::vector<uint64_t> LogNumbers(const std::string& dir) {
 
 }  // namespace
 
-StatusOr<WalScan> ScanWriteAheadLogs(const std::string& path, const rocksdb::Options& options,
-                                     const std::vector<rocksdb::ColumnFamilyDescriptor>& families) {
-  ScanState state;
-  ContinuityFilter filter(&state);
+namespace {
+
+// One read-only replay, verifying the closed logs the MANIFEST lists.
+rocksdb::Status Replay(const std::string& path, const rocksdb::Options& options,
+                       const std::vector<rocksdb::ColumnFamilyDescriptor>& families,
+                       ScanState* state) {
+  ContinuityFilter filter(state);
   rocksdb::Options o = options;
   o.wal_recovery_mode = rocksdb::WALRecoveryMode::kSkipAnyCorruptedRecords;
   o.wal_filter = &filter;
-  o.info_log = std::make_shared<DropLogger>(&state);
+  o.info_log = std::make_shared<DropLogger>(state);
   o.track_and_verify_wals_in_manifest = true;
   o.statistics = nullptr;  // the user's figures count the user's reads
   o.create_if_missing = false;
   o.create_missing_column_families = false;
-
-  // A read-only open takes no lock: take RocksDB's, so that another process
-  // writing meanwhile is DBPathInUse rather than a log changing under us.
-  rocksdb::Env* env = o.env != nullptr ? o.env : rocksdb::Env::Default();
-  rocksdb::FileLock* lock = nullptr;
-  rocksdb::Status s = env->LockFile(path + "/LOCK", &lock);
-  if (!s.ok()) return OpenError(s, path);
-
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* db = nullptr;
-  s = rocksdb::DB::OpenForReadOnly(o, path, families, &handles, &db);
+  rocksdb::Status s = rocksdb::DB::OpenForReadOnly(o, path, families, &handles, &db);
   if (s.ok()) {
     for (auto* h : handles) db->DestroyColumnFamilyHandle(h).PermitUncheckedError();
     s = db->Close();
     delete db;
   }
-  env->UnlockFile(lock).PermitUncheckedError();
+  return s;
+}
+
+}  // namespace
+
+StatusOr<WalScan> ScanWriteAheadLogs(const std::string& path, const rocksdb::Options& options,
+                                     const std::vector<rocksdb::ColumnFamilyDescriptor>& families) {
+  // A read-only open takes no lock: take RocksDB's, so that another process
+  // writing meanwhile is DBPathInUse rather than a log changing under us.
+  rocksdb::Env* env = options.env != nullptr ? options.env : rocksdb::Env::Default();
+  rocksdb::FileLock* lock = nullptr;
+  rocksdb::Status s = env->LockFile(path + "/LOCK", &lock);
   if (!s.ok()) return OpenError(s, path);
 
-  WalScan& r = state.result;
-  for (std::string& d : state.pending_drops) r.findings.push_back(d + " (a torn tail: ignored)");
-  if (!r.damage.empty()) return r;
+  auto state = std::make_unique<ScanState>();
+  s = Replay(path, options, families, state.get());
+  env->UnlockFile(lock).PermitUncheckedError();
+  WalScan& r = state->result;
+  if (s.IsCorruption() && s.ToString().find("WAL") != std::string::npos) {
+    // A closed log the MANIFEST lists is missing or shorter than synced
+    // ("Missing WAL with log number: 4", "Size mismatch: WAL ..."): damage
+    // to report, and for Salvage to get past. (A second, untracked scan is
+    // not possible: Debian's RocksDB 7.8 asserts when a read-only open
+    // without tracking meets tracked logs.)
+    r.damage = s.ToString();
+    return std::move(r);
+  }
+  if (!s.ok()) return OpenError(s, path);
+
+  for (std::string& d : state->pending_drops) r.findings.push_back(d + " (a torn tail: ignored)");
+  if (!r.damage.empty()) return std::move(r);
 
   // The live log is never in the MANIFEST, but its number is at least every
   // column family's log number: with none that new, it was deleted.
@@ -182,15 +202,17 @@ StatusOr<WalScan> ScanWriteAheadLogs(const std::string& path, const rocksdb::Opt
   uint64_t newest = 0;
   for (uint64_t n : logs) newest = std::max(newest, n);
   if (logs.empty()) {
-    r.damage = "the directory holds no write-ahead log (*.log), though a database always has one";
-  } else if (newest < state.newest_log_expected) {
+    r.damage =
+        "the live write-ahead log is missing: the directory holds no *.log file, though a "
+        "database always has one";
+  } else if (newest < state->newest_log_expected) {
     char name[32];
     std::snprintf(name, sizeof name, "%06llu.log",
-                  static_cast<unsigned long long>(state.newest_log_expected));
-    r.damage = std::string("the live write-ahead log is missing: the MANIFEST expects log ") + name +
-               " or a newer one";
+                  static_cast<unsigned long long>(state->newest_log_expected));
+    r.damage = std::string("the live write-ahead log is missing: the MANIFEST expects log ") +
+               name + " or a newer one";
   }
-  return r;
+  return std::move(r);
 }
 
 }  // namespace rockdoc::internal
