@@ -154,6 +154,9 @@ rocksdb::Status Replay(const std::string& path, const rocksdb::Options& options,
   o.info_log = std::make_shared<DropLogger>(state);
   o.track_and_verify_wals_in_manifest = true;
   o.statistics = nullptr;  // the user's figures count the user's reads
+  // Only the logs are read: do not open every table file up front (the
+  // real open does, and checks them).
+  o.max_open_files = 20;
   o.create_if_missing = false;
   o.create_missing_column_families = false;
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
