@@ -100,45 +100,12 @@ void DirectoryClaim::Release() {
   Registry().erase({dev_, ino_});
 }
 
-Status CheckDirectoryAccess(const std::string& path) {
-  // The effective ids decide, as they will for RocksDB's open() calls.
-  if (::faccessat(AT_FDCWD, path.c_str(), R_OK | W_OK | X_OK, AT_EACCESS) != 0) {
-    return FileError("open the database directory", path + " (it needs read, write and search access)",
-                     errno);
-  }
-  DIR* d = ::opendir(path.c_str());
-  if (d == nullptr) return FileError("read the database directory", path, errno);
-  int dir_fd = ::dirfd(d);
-  Status result = Status::OK();
-  while (result.ok()) {
-    errno = 0;
-    const dirent* e = ::readdir(d);
-    if (e == nullptr) {
-      if (errno != 0) result = FileError("read the database directory", path, errno);
-      break;
-    }
-    std::string name = e->d_name;
-    // RocksDB only renames or deletes the info logs and leftovers of
-    // interrupted writes, which takes the directory's permissions alone.
-    if (name == "." || name == ".." || !IsDatabaseFileName(name) || name == "LOG" ||
-        StartsWith(name, "LOG.old.") || name == "ROCKDOC.tmp" || EndsWith(name, ".dbtmp")) {
-      continue;
-    }
-    struct stat st;
-    if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) {
-      continue;  // gone meanwhile, or refused by CheckDirectoryEntries
-    }
-    // Every file is read; the LOCK file is opened for writing as well.
-    int mode = name == "LOCK" ? (R_OK | W_OK) : R_OK;
-    if (::faccessat(dir_fd, name.c_str(), mode, AT_EACCESS) != 0) {
-      result = FileError(mode & W_OK ? "write" : "read", path + "/" + name, errno);
-    }
-  }
-  ::closedir(d);
-  return result;
-}
+namespace {
 
-Status CheckDirectoryEntries(const std::string& path) {
+// Calls `visit(name, st)` with the lstat of each entry of `path` (but "."
+// and ".."), until it returns an error.
+template <typename Visit>
+Status ForEachEntry(const std::string& path, Visit visit) {
   DIR* d = ::opendir(path.c_str());
   if (d == nullptr) return FileError("read the database directory", path, errno);
   int dir_fd = ::dirfd(d);
@@ -154,21 +121,54 @@ Status CheckDirectoryEntries(const std::string& path) {
     if (name == "." || name == "..") continue;
     struct stat st;
     if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-      if (errno == ENOENT) continue;  // removed meanwhile
-      result = FileError("examine", path + "/" + name, errno);
-      break;
+      if (errno != ENOENT) result = FileError("examine", path + "/" + name, errno);
+      continue;  // removed meanwhile
     }
-    if (S_ISREG(st.st_mode) || (S_ISDIR(st.st_mode) && !IsDatabaseFileName(name))) continue;
-    // Reading a FIFO or a device (a link to /dev/zero, say) blocks forever
-    // or never ends; a link can point anywhere. None of them is something
-    // rockdoc wrote, so the directory is not a database it can open.
-    result = Status(ErrorCode::kUnsupportedFormat,
-                    "the database directory " + path + " holds " + name + ", which is " +
-                        KindOf(st.st_mode) +
-                        "; a rockdoc database holds only regular files. It was left untouched");
+    result = visit(name, st);
   }
   ::closedir(d);
   return result;
+}
+
+}  // namespace
+
+Status CheckDirectoryAccess(const std::string& path) {
+  // The effective ids decide, as they will for RocksDB's open() calls.
+  if (::faccessat(AT_FDCWD, path.c_str(), R_OK | W_OK | X_OK, AT_EACCESS) != 0) {
+    return FileError("open the database directory",
+                     path + " (it needs read, write and search access)", errno);
+  }
+  return ForEachEntry(path, [&](const std::string& name, const struct stat& st) {
+    // Non-files are CheckDirectoryEntries' business. RocksDB only renames
+    // or deletes the info logs and leftovers of interrupted writes, which
+    // takes the directory's permissions alone.
+    if (!S_ISREG(st.st_mode) || !IsDatabaseFileName(name) || name == "LOG" ||
+        StartsWith(name, "LOG.old.") || name == "ROCKDOC.tmp" || EndsWith(name, ".dbtmp")) {
+      return Status::OK();
+    }
+    // Every file is read; the LOCK file is opened for writing as well.
+    std::string file = path + "/" + name;
+    int mode = name == "LOCK" ? (R_OK | W_OK) : R_OK;
+    if (::faccessat(AT_FDCWD, file.c_str(), mode, AT_EACCESS) != 0) {
+      return FileError(mode & W_OK ? "write" : "read", file, errno);
+    }
+    return Status::OK();
+  });
+}
+
+Status CheckDirectoryEntries(const std::string& path) {
+  return ForEachEntry(path, [&](const std::string& name, const struct stat& st) {
+    if (S_ISREG(st.st_mode) || (S_ISDIR(st.st_mode) && !IsDatabaseFileName(name))) {
+      return Status::OK();
+    }
+    // Reading a FIFO or a device (a link to /dev/zero, say) blocks forever
+    // or never ends; a link can point anywhere. None of them is something
+    // rockdoc wrote, so the directory is not a database it can open.
+    return Status(ErrorCode::kUnsupportedFormat,
+                  "the database directory " + path + " holds " + name + ", which is " +
+                      KindOf(st.st_mode) +
+                      "; a rockdoc database holds only regular files. It was left untouched");
+  });
 }
 
 }  // namespace rockdoc::internal
