@@ -323,7 +323,7 @@ TEST_F(WalDamageTest, FlippedByteInTheMiddleOfTheLogFailsAndChangesNothing) {
   ExpectRefusedAndUntouched(LogName() + ": dropping");
   EXPECT_THAT(Client::Open(image_.path()),
               StatusIs(ErrorCode::kDataCorruptionDetected,
-                       AllOf(HasSubstr("checksum mismatch"), HasSubstr("intact transactions"))));
+                       AllOf(HasSubstr("checksum mismatch"), HasSubstr("intact log records"))));
 }
 
 TEST_F(WalDamageTest, TornTailIsDroppedAndEveryEarlierWriteKept) {
@@ -400,7 +400,7 @@ TEST_F(WalDamageTest, SalvageKeepsTheIntactPrefixAndTheDatabaseOpens) {
   auto report = Client::Salvage(image_.path());
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_THAT(report->findings, Contains(HasSubstr(LogName() + ": dropping")));
-  EXPECT_GT(report->discarded_transactions, 0);
+  EXPECT_GT(report->discarded_log_records, 0);
   EXPECT_THAT(report->saved_files, Contains(LogName() + ".damaged"));
   EXPECT_EQ(ReadFile(fs::path(image_.path()) / (LogName() + ".damaged")), bytes);
 
@@ -428,7 +428,7 @@ TEST_F(WalDamageTest, SalvageOfAMissingLiveLogAndOfAHealthyDatabase) {
   auto report = Client::Salvage(image_.path());
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_TRUE(report->findings.empty()) << ::testing::PrintToString(report->findings);
-  EXPECT_EQ(report->discarded_transactions, 0);
+  EXPECT_EQ(report->discarded_log_records, 0);
   {
     auto c = Client::Open(image_.path());
     ASSERT_TRUE(c.ok()) << c.status();

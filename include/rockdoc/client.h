@@ -85,9 +85,10 @@ struct SalvageReport {
   // dropped ("000004.log: dropping 14704 bytes; Corruption: checksum
   // mismatch"). Empty when nothing was wrong.
   std::vector<std::string> findings;
-  // Intact transactions that were written after the damage and discarded
-  // with it, so that the database is a state it really was in.
-  int64_t discarded_transactions = 0;
+  // Intact log records written after the damage and discarded with it, so
+  // that the database is a state it really was in. A record holds one
+  // transaction, or several committed together by concurrent writers.
+  int64_t discarded_log_records = 0;
   // Copies of the damaged logs, kept in the directory ("000004.log.damaged").
   std::vector<std::string> saved_files;
 };
@@ -114,8 +115,8 @@ class Client {
   // Makes a database whose write-ahead log is damaged or missing openable
   // again, keeping every transaction before the first damage: the state
   // the database was in at that moment, so indexes and counts agree with
-  // the documents. Transactions after the damage are discarded (counted in
-  // the report) and each damaged log is kept beside it as
+  // the documents. Transactions after the damage are discarded (their log
+  // records counted in the report) and each damaged log is kept beside it as
   // <name>.damaged. On a healthy database it changes nothing and reports
   // no findings. Errors as Open's (never DataCorruptionDetected for the
   // log; still for a damaged MANIFEST or table file); the directory must

@@ -81,7 +81,7 @@ std::string DamageMessage(const std::string& path, const WalScan& scan) {
   std::string msg = "the write-ahead log of " + path + " is damaged: " + scan.damage;
   if (scan.records_after_damage > 0) {
     msg += "; " + std::to_string(scan.records_after_damage) +
-           " intact transactions were written after the damage";
+           " intact log records (each one or more transactions) follow the damage";
   }
   return msg +
          ". Opening would silently drop acknowledged writes, so the directory was left untouched; "
@@ -93,7 +93,7 @@ std::string DamageMessage(const std::string& path, const WalScan& scan) {
 Status PrepareSalvage(const fs::path& dir, const WalScan& scan, SalvageReport* report) {
   report->findings = scan.findings;
   if (!scan.damage.empty()) report->findings.push_back(scan.damage);
-  report->discarded_transactions = scan.records_after_damage;
+  report->discarded_log_records = scan.records_after_damage;
   for (const std::string& name : scan.damaged_files) {
     std::error_code ec;
     if (!fs::is_regular_file(dir / name, ec)) continue;

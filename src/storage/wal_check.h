@@ -45,7 +45,8 @@ struct WalScan {
   // Empty when replaying the logs keeps every intact record; otherwise what
   // is wrong, for the error message.
   std::string damage;
-  // Intact write batches (transactions) that follow the first hole.
+  // Intact log records (write batches: one transaction, or several that
+  // concurrent writers committed together) that follow the first hole.
   int64_t records_after_damage = 0;
   // The log files in which something was dropped or found missing.
   std::set<std::string> damaged_files;
