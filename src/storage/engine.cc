@@ -78,7 +78,15 @@ bool IsEmptyDirectory(const fs::path& dir) {
 
 // The refusal of a database whose write-ahead log lost records in the middle.
 std::string DamageMessage(const std::string& path, const WalScan& scan) {
-  std::string msg = "the write-ahead log of " + path + " is damaged: " + scan.damage;
+  std::string msg = "the write-ahead log of " + path + " is damaged: ";
+  constexpr size_t kShown = 5;
+  for (size_t i = 0; i < scan.findings.size() && i < kShown; ++i) msg += scan.findings[i] + "; ";
+  if (scan.findings.size() > kShown) {
+    msg += "(" + std::to_string(scan.findings.size() - kShown) + " more drops); ";
+  }
+  std::string_view damage = scan.damage;
+  while (!damage.empty() && damage.back() == '.') damage.remove_suffix(1);
+  msg += damage;
   if (scan.records_after_damage > 0) {
     msg += "; " + std::to_string(scan.records_after_damage) +
            " intact log records (each one or more transactions) follow the damage";

@@ -97,7 +97,6 @@ class ContinuityFilter : public rocksdb::WalFilter {
       s.result.records_after_damage = 1;
       s.result.damaged_files.insert(file);
       std::string what;
-      for (const std::string& d : s.pending_drops) what += d + "; ";
       if (s.have_previous && sequence > s.next_sequence) {
         what += "sequence numbers " + std::to_string(s.next_sequence) + " to " +
                 std::to_string(sequence - 1) + " are missing";

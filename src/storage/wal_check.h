@@ -43,7 +43,9 @@ struct WalScan {
   // bytes; Corruption: checksum mismatch"), torn tails included.
   std::vector<std::string> findings;
   // Empty when replaying the logs keeps every intact record; otherwise what
-  // is wrong, for the error message.
+  // is wrong beyond the findings ("sequence numbers 452 to 478 are missing,
+  // and intact records follow in 000004.log"; "the live write-ahead log is
+  // missing: ...").
   std::string damage;
   // Intact log records (write batches: one transaction, or several that
   // concurrent writers committed together) that follow the first hole.
