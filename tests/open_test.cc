@@ -42,10 +42,10 @@ namespace rockdoc {
 namespace {
 
 namespace fs = std::filesystem;
+using test::Json;
 using ::testing::AllOf;
 using ::testing::Contains;
 using ::testing::HasSubstr;
-using test::Json;
 
 MATCHER_P2(StatusIs, code, message_matcher,
            "has code " + ErrorCodeName(code) + " and a message that " +
@@ -213,9 +213,17 @@ TEST_F(SpellingTest, SecondOpenUnderAnySpellingIsDBPathInUse) {
   ASSERT_TRUE(first.ok()) << first.status();
   ASSERT_TRUE((*first)->GetDatabase("db").GetCollection("c").InsertOne(Doc(1)).ok());
   fs::create_directory_symlink("tdb", "link");
-  const std::vector<std::string> spellings = {
-      "tdb", "./tdb", "tdb/", "tdb//", "./tdb/.", dir_.Sub("tdb"), "link", "link/",
-      dir_.Sub("link"), "sub/../tdb", dir_.path() + "/sub/../tdb"};
+  const std::vector<std::string> spellings = {"tdb",
+                                              "./tdb",
+                                              "tdb/",
+                                              "tdb//",
+                                              "./tdb/.",
+                                              dir_.Sub("tdb"),
+                                              "link",
+                                              "link/",
+                                              dir_.Sub("link"),
+                                              "sub/../tdb",
+                                              dir_.path() + "/sub/../tdb"};
   for (const std::string& spelling : spellings) {
     EXPECT_THAT(Client::Open(spelling),
                 StatusIs(ErrorCode::kDBPathInUse, AllOf(HasSubstr("locked"), HasSubstr("tdb"))))
@@ -285,7 +293,8 @@ class WalDamageTest : public ::testing::Test {
     Collection c = (*client)->GetDatabase("db").GetCollection("c");
     ASSERT_TRUE(c.CreateIndex(Json(R"({"pad": 1})")).ok());
     for (int i = 0; i < kDocs; ++i) ASSERT_TRUE(c.InsertOne(Doc(i)).ok());
-    fs::copy(live_.path(), image_.path(), fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+    fs::copy(live_.path(), image_.path(),
+             fs::copy_options::recursive | fs::copy_options::overwrite_existing);
     log_ = LiveLog(image_.path());
     ASSERT_GT(fs::file_size(log_), 8u * 32768) << log_;
   }
@@ -374,16 +383,18 @@ TEST_F(WalDamageTest, SilentlySkippedZeroedRecordsFail) {
       continue;
     }
     starts.push_back(pos);
-    size_t length = static_cast<uint8_t>(bytes[pos + 4]) | (static_cast<uint8_t>(bytes[pos + 5]) << 8);
+    size_t length =
+        static_cast<uint8_t>(bytes[pos + 4]) | (static_cast<uint8_t>(bytes[pos + 5]) << 8);
     pos += kHeader + length;
   }
   size_t zero_from = 0;
   for (size_t i = 1; i + 1 < starts.size() && zero_from == 0; ++i) {
     size_t block_end = (starts[i] / kBlock + 1) * kBlock;
     bool middle_of_log = starts[i] > 2 * kBlock && block_end + 4 * kBlock < bytes.size();
-    bool next_block_starts_a_record = starts[i + 1] == block_end &&
-                                      (bytes[block_end + 6] == 1 || bytes[block_end + 6] == 2);
-    if (middle_of_log && starts[i] % kBlock != 0 && next_block_starts_a_record) zero_from = starts[i];
+    bool next_block_starts_a_record =
+        starts[i + 1] == block_end && (bytes[block_end + 6] == 1 || bytes[block_end + 6] == 2);
+    if (middle_of_log && starts[i] % kBlock != 0 && next_block_starts_a_record)
+      zero_from = starts[i];
   }
   ASSERT_NE(zero_from, 0u) << "no block of the log ends with a whole record";
   std::fill(bytes.begin() + zero_from, bytes.begin() + (zero_from / kBlock + 1) * kBlock, '\0');
@@ -410,7 +421,8 @@ TEST_F(WalDamageTest, DeletedClosedLogThatTheManifestTracksFails) {
   ASSERT_TRUE(db.GetCollection("d").InsertOne(Doc(0)).ok());
   ASSERT_TRUE(db.DropCollection("d").ok());
   for (int i = 100; i < 150; ++i) ASSERT_TRUE(db.GetCollection("c").InsertOne(Doc(i)).ok());
-  fs::copy(live_.path(), image_.path(), fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+  fs::copy(live_.path(), image_.path(),
+           fs::copy_options::recursive | fs::copy_options::overwrite_existing);
   std::vector<fs::path> logs;
   for (const auto& e : fs::directory_iterator(image_.path())) {
     if (e.path().extension() == ".log") logs.push_back(e.path());
@@ -492,11 +504,13 @@ TEST_F(WalDamageTest, SalvageOfAMissingLiveLogAndOfAHealthyDatabase) {
 
 TEST(SalvageTest, MissingOrOpenDirectory) {
   test::ScratchDir dir;
-  EXPECT_THAT(Client::Salvage(dir.Sub("none")), StatusIs(ErrorCode::kNonExistentPath, HasSubstr("none")));
+  EXPECT_THAT(Client::Salvage(dir.Sub("none")),
+              StatusIs(ErrorCode::kNonExistentPath, HasSubstr("none")));
   EXPECT_FALSE(fs::exists(dir.Sub("none")));
   auto c = Client::Open(dir.path());
   ASSERT_TRUE(c.ok());
-  EXPECT_THAT(Client::Salvage(dir.path() + "/"), StatusIs(ErrorCode::kDBPathInUse, HasSubstr("locked")));
+  EXPECT_THAT(Client::Salvage(dir.path() + "/"),
+              StatusIs(ErrorCode::kDBPathInUse, HasSubstr("locked")));
 }
 
 // ======================= Hostile directories =======================
@@ -591,8 +605,8 @@ class PermissionTest : public ::testing::Test {
     ASSERT_TRUE((*c)->Close().ok());
     // The child must reach the directory, and own it so that its mode
     // bits are the ones that apply.
-    fs::permissions(dir_.path(), fs::perms::owner_all | fs::perms::others_read |
-                                     fs::perms::others_exec);
+    fs::permissions(dir_.path(),
+                    fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
     if (uid_ >= 0) {
       ASSERT_EQ(chown(db_.c_str(), uid_, uid_), 0);
       for (const auto& e : fs::directory_iterator(db_)) {
@@ -639,20 +653,31 @@ TEST_F(PermissionTest, UnreadableMarker) {
 
 TEST_F(PermissionTest, ReadOnlyFiles) {
   for (const auto& e : fs::directory_iterator(db_)) {
-    fs::permissions(e.path(), fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+    fs::permissions(e.path(),
+                    fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
   }
   ExpectPermissionDenied(db_ + "/LOCK");
 }
 
 TEST(LockErrorTest, OnlyAHeldLockIsDBPathInUse) {
   using internal::FromRocks;
-  EXPECT_EQ(FromRocks(rocksdb::Status::IOError("While lock file: /d/LOCK: Resource temporarily unavailable"), "open").code(),
+  EXPECT_EQ(FromRocks(rocksdb::Status::IOError(
+                          "While lock file: /d/LOCK: Resource temporarily unavailable"),
+                      "open")
+                .code(),
             ErrorCode::kDBPathInUse);
-  EXPECT_EQ(FromRocks(rocksdb::Status::IOError("lock hold by current process, acquire time 1", "/d/LOCK: No locks available"), "open").code(),
+  EXPECT_EQ(FromRocks(rocksdb::Status::IOError("lock hold by current process, acquire time 1",
+                                               "/d/LOCK: No locks available"),
+                      "open")
+                .code(),
             ErrorCode::kDBPathInUse);
-  EXPECT_EQ(FromRocks(rocksdb::Status::IOError("While open a file for lock: /d/LOCK: Permission denied"), "open").code(),
-            ErrorCode::kFileNotOpen);
-  EXPECT_EQ(FromRocks(rocksdb::Status::IOError("While renaming LOG: Read-only file system"), "open").code(),
+  EXPECT_EQ(
+      FromRocks(rocksdb::Status::IOError("While open a file for lock: /d/LOCK: Permission denied"),
+                "open")
+          .code(),
+      ErrorCode::kFileNotOpen);
+  EXPECT_EQ(FromRocks(rocksdb::Status::IOError("While renaming LOG: Read-only file system"), "open")
+                .code(),
             ErrorCode::kFileNotOpen);
 }
 

@@ -69,9 +69,9 @@ StatusOr<DirectoryClaim> DirectoryClaim::Acquire(const std::string& path) {
   std::lock_guard<std::mutex> g(registry_mu);
   auto [it, inserted] = Registry().emplace(std::make_pair(st.st_dev, st.st_ino), path);
   if (!inserted) {
-    return Status(ErrorCode::kDBPathInUse,
-                  "the database directory " + path +
-                      " is locked: this process already has it open (as " + it->second + ")");
+    return Status(ErrorCode::kDBPathInUse, "the database directory " + path +
+                                               " is locked: this process already has it open (as " +
+                                               it->second + ")");
   }
   DirectoryClaim claim;
   claim.held_ = true;

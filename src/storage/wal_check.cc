@@ -70,8 +70,9 @@ class ContinuityFilter : public rocksdb::WalFilter {
  public:
   explicit ContinuityFilter(ScanState* state) : state_(state) {}
 
-  void ColumnFamilyLogNumberMap(const std::map<uint32_t, uint64_t>& cf_lognumber_map,
-                                const std::map<std::string, uint32_t>& /*cf_name_id_map*/) override {
+  void ColumnFamilyLogNumberMap(
+      const std::map<uint32_t, uint64_t>& cf_lognumber_map,
+      const std::map<std::string, uint32_t>& /*cf_name_id_map*/) override {
     for (const auto& [cf, log] : cf_lognumber_map) {
       state_->newest_log_expected = std::max(state_->newest_log_expected, log);
     }
