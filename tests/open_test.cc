@@ -429,6 +429,15 @@ TEST_F(WalDamageTest, DeletedClosedLogThatTheManifestTracksFails) {
   }
   std::sort(logs.begin(), logs.end());
   ASSERT_GE(logs.size(), 2u);
+  {
+    // Undamaged, the two logs replay as one contiguous history.
+    test::ScratchDir copy;
+    fs::copy(image_.path(), copy.path(), fs::copy_options::recursive);
+    auto c = Client::Open(copy.path());
+    ASSERT_TRUE(c.ok()) << c.status();
+    EXPECT_EQ(Ids(**c), Range(150));
+    ExpectValid(**c);
+  }
   fs::remove(logs.front());
   ExpectRefusedAndUntouched("Missing WAL");
   // Salvage gets past it: what the log held for the catalog is gone, the
