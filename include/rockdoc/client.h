@@ -79,16 +79,54 @@ struct StorageStats {
   uint64_t live_sst_bytes = 0;      // size of the live data files
 };
 
+// What Client::Salvage found and did.
+struct SalvageReport {
+  // One line per problem: the file, what was wrong, how many bytes were
+  // dropped ("000004.log: dropping 14704 bytes; Corruption: checksum
+  // mismatch"). Empty when nothing was wrong.
+  std::vector<std::string> findings;
+  // Intact log records written after the damage and discarded with it, so
+  // that the database is a state it really was in. A record holds one
+  // transaction, or several committed together by concurrent writers.
+  int64_t discarded_log_records = 0;
+  // Copies of the damaged logs, kept in the directory ("000004.log.damaged").
+  std::vector<std::string> saved_files;
+};
+
 class Client {
  public:
   // Opens (or creates) the database directory at `path`.
   // Errors: DBPathInUse (98) when another process (or another Client in
-  // this process) has it open; NonExistentPath (29) when missing and
-  // create_if_missing is false; UnsupportedFormat (12) when the directory
-  // holds something that is not a rockdoc database (it is left untouched);
-  // DataCorruptionDetected (296) when the files are damaged.
+  // this process, under any spelling of the path) has it open;
+  // NonExistentPath (29) when missing and create_if_missing is false;
+  // UnsupportedFormat (12) when the directory holds something that is not a
+  // rockdoc database, such as a symlink, FIFO or device (it is left
+  // untouched); FileNotOpen (38) naming the path when permissions (or a
+  // read-only file system) forbid reading or writing it;
+  // DataCorruptionDetected (296) when the files are damaged. That includes a
+  // write-ahead log damaged in the middle (intact records follow the damage)
+  // or missing: opening would drop acknowledged writes, so nothing is
+  // changed and the message says what was found. A torn tail (the last
+  // write cut short by a crash) is not damage: it is dropped. To keep what
+  // is intact, copy the directory and call Salvage.
   static StatusOr<std::unique_ptr<Client>> Open(const std::string& path,
                                                 const ClientOptions& options = {});
+
+  // Makes a database whose write-ahead log is damaged or missing openable
+  // again, keeping every transaction before the first damage: the state
+  // the database was in at that moment, so indexes and counts agree with
+  // the documents. Transactions after the damage are discarded (their log
+  // records counted in the report) and each damaged log is kept beside it as
+  // <name>.damaged. On a healthy database it changes nothing and reports
+  // no findings. Errors as Open's (never DataCorruptionDetected for the
+  // log; still for a damaged MANIFEST or table file); the directory must
+  // not be open.
+  // Example:
+  //   auto report = rockdoc::Client::Salvage("/data/library");
+  //   for (const auto& f : report->findings) std::cerr << f << "\n";
+  //   auto client = rockdoc::Client::Open("/data/library");
+  static StatusOr<SalvageReport> Salvage(const std::string& path,
+                                         const ClientOptions& options = {});
   ~Client();
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;

@@ -15,6 +15,10 @@ StatusOr<std::unique_ptr<Client>> Client::Open(const std::string& path,
   return std::unique_ptr<Client>(new Client(std::move(engine)));
 }
 
+StatusOr<SalvageReport> Client::Salvage(const std::string& path, const ClientOptions& options) {
+  return Engine::Salvage(path, options);
+}
+
 Client::Client(std::shared_ptr<Engine> engine) : engine_(std::move(engine)) {}
 
 Client::~Client() { Close().IgnoreError(); }

@@ -7,11 +7,13 @@
 #include <rocksdb/table.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 
 #include "catalog/catalog.h"
 #include "common/endian.h"
+#include "storage/wal_check.h"
 
 namespace rockdoc::internal {
 
@@ -50,12 +52,12 @@ Status WriteMarker(const fs::path& dir) {
   fs::path tmp = dir / kMarkerTempFile;
   std::string text = "rockdoc " + std::to_string(kFormatVersion) + "\n";
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return Status(ErrorCode::kFileNotOpen, "cannot write " + tmp.string());
+  if (fd < 0) return FileError("write", tmp.string(), errno);
   bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
             ::fsync(fd) == 0;
   ok = ::close(fd) == 0 && ok;
   if (!ok || ::rename(tmp.c_str(), (dir / kMarkerFile).c_str()) != 0) {
-    return Status(ErrorCode::kFileNotOpen, "cannot write " + (dir / kMarkerFile).string());
+    return FileError("write", (dir / kMarkerFile).string(), errno);
   }
   int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir_fd >= 0) {
@@ -74,6 +76,42 @@ bool IsEmptyDirectory(const fs::path& dir) {
   return !ec;
 }
 
+// The refusal of a database whose write-ahead log lost records in the middle.
+std::string DamageMessage(const std::string& path, const WalScan& scan) {
+  std::string msg = "the write-ahead log of " + path + " is damaged: ";
+  constexpr size_t kShown = 5;
+  for (size_t i = 0; i < scan.findings.size() && i < kShown; ++i) msg += scan.findings[i] + "; ";
+  if (scan.findings.size() > kShown) {
+    msg += "(" + std::to_string(scan.findings.size() - kShown) + " more drops); ";
+  }
+  std::string_view damage = scan.damage;
+  while (!damage.empty() && damage.back() == '.') damage.remove_suffix(1);
+  msg += damage;
+  if (scan.records_after_damage > 0) {
+    msg += "; " + std::to_string(scan.records_after_damage) +
+           " intact log records (each one or more transactions) follow the damage";
+  }
+  return msg +
+         ". Opening would silently drop acknowledged writes, so the directory was left untouched; "
+         "Client::Salvage keeps the intact part (see the README, Durability)";
+}
+
+// Keeps a copy of each damaged log beside it (RocksDB ignores the name and
+// deletes the original once the salvaged state is flushed) and reports.
+Status PrepareSalvage(const fs::path& dir, const WalScan& scan, SalvageReport* report) {
+  report->findings = scan.findings;
+  if (!scan.damage.empty()) report->findings.push_back(scan.damage);
+  report->discarded_log_records = scan.records_after_damage;
+  for (const std::string& name : scan.damaged_files) {
+    std::error_code ec;
+    if (!fs::is_regular_file(dir / name, ec)) continue;
+    fs::copy_file(dir / name, dir / (name + ".damaged"), fs::copy_options::overwrite_existing, ec);
+    if (ec) return FileError("keep a copy of", (dir / name).string(), ec.value());
+    report->saved_files.push_back(name + ".damaged");
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Status FromRocks(const rocksdb::Status& s, std::string_view context) {
@@ -85,8 +123,20 @@ Status FromRocks(const rocksdb::Status& s, std::string_view context) {
     return Status(ErrorCode::kLockTimeout, std::move(msg));
   }
   if (s.IsCorruption()) return Status(ErrorCode::kDataCorruptionDetected, std::move(msg));
-  if (s.IsIOError() && s.ToString().find("lock") != std::string::npos) {
-    return Status(ErrorCode::kDBPathInUse, std::move(msg));
+  if (s.IsIOError()) {
+    // Only a lock that is held means "in use": PosixEnv's messages for a
+    // failed fcntl lock and for a lock this process holds. Failing to open
+    // the LOCK file ("While open a file for lock: ... Permission denied") is
+    // a permission problem like any other.
+    std::string text = s.ToString();
+    if (text.find("While lock file") != std::string::npos ||
+        text.find("lock hold by current process") != std::string::npos) {
+      return Status(ErrorCode::kDBPathInUse, std::move(msg));
+    }
+    if (text.find("Permission denied") != std::string::npos ||
+        text.find("Read-only file system") != std::string::npos) {
+      return Status(ErrorCode::kFileNotOpen, std::move(msg));
+    }
   }
   if (s.IsNoSpace()) return Status(ErrorCode::kOperationFailed, std::move(msg));
   return Status(ErrorCode::kInternalError, std::move(msg));
@@ -105,7 +155,12 @@ rocksdb::Options MakeRocksOptions(const ClientOptions& options) {
   o.level_compaction_dynamic_level_bytes = true;
   o.statistics = rocksdb::CreateDBStatistics();
   o.statistics->set_stats_level(rocksdb::StatsLevel::kExceptTimers);
+  // Recovery stops at the first damage in the log; Engine::Open has checked
+  // (storage/wal_check.h) that only a torn tail lies beyond it. The MANIFEST
+  // records each closed log and its synced size, so that a missing or
+  // shortened one fails the open.
   o.wal_recovery_mode = rocksdb::WALRecoveryMode::kPointInTimeRecovery;
+  o.track_and_verify_wals_in_manifest = true;
   // Every insert first looks its _id up (the duplicate check) and the key
   // is almost always new: a whole-key bloom filter on the memtable answers
   // that without a skip-list search, which was a quarter of an insert's
@@ -141,32 +196,65 @@ Status Engine::Use::status() const {
   return Status::OK();
 }
 
+Status OpenError(const rocksdb::Status& s, const std::string& path) {
+  Status st = FromRocks(s, "cannot open " + path);
+  if (st.code() == ErrorCode::kDBPathInUse) {
+    return Status(ErrorCode::kDBPathInUse,
+                  "the database directory " + path +
+                      " is locked: another process (or another open Client) is using it");
+  }
+  // CURRENT exists (or we would have created the database), so a file it
+  // leads to that is missing is damage too.
+  if (s.IsInvalidArgument() || s.IsNotFound() || s.IsPathNotFound()) {
+    return Status(ErrorCode::kDataCorruptionDetected,
+                  "the database in " + path + " is damaged or incomplete: " + s.ToString());
+  }
+  return st;
+}
+
 StatusOr<std::shared_ptr<Engine>> Engine::Open(const std::string& path,
                                                const ClientOptions& options) {
+  return OpenImpl(path, options, nullptr);
+}
+
+StatusOr<SalvageReport> Engine::Salvage(const std::string& path, const ClientOptions& options) {
+  SalvageReport report;
+  ROCKDOC_ASSIGN_OR_RETURN(std::shared_ptr<Engine> engine, OpenImpl(path, options, &report));
+  ROCKDOC_RETURN_IF_ERROR(engine->Close());
+  return report;
+}
+
+StatusOr<std::shared_ptr<Engine>> Engine::OpenImpl(const std::string& path,
+                                                   const ClientOptions& options,
+                                                   SalvageReport* salvage) {
   std::error_code ec;
   bool is_new = false;
+  bool create = options.create_if_missing && salvage == nullptr;
   fs::path dir(path);
   if (!fs::exists(dir, ec)) {
-    if (!options.create_if_missing) {
+    if (ec) return FileError("examine", path, ec.value());
+    if (!create) {
       return Status(ErrorCode::kNonExistentPath,
                     "database directory " + path + " does not exist (create_if_missing is off)");
     }
     fs::create_directories(dir, ec);
-    if (ec) {
-      return Status(ErrorCode::kFileNotOpen,
-                    "cannot create database directory " + path + ": " + ec.message());
-    }
+    if (ec) return FileError("create the database directory", path, ec.value());
     is_new = true;
   } else if (!fs::is_directory(dir, ec)) {
     return Status(ErrorCode::kUnsupportedFormat,
                   path + " is not a directory, so it cannot be a rockdoc database");
-  } else if (!fs::exists(dir / kMarkerFile, ec)) {
+  }
+  // Nothing in the directory is touched before this process holds it.
+  ROCKDOC_ASSIGN_OR_RETURN(DirectoryClaim claim, DirectoryClaim::Acquire(path));
+  ROCKDOC_RETURN_IF_ERROR(CheckDirectoryAccess(path));
+  ROCKDOC_RETURN_IF_ERROR(CheckDirectoryEntries(path));
+  if (!is_new && !fs::exists(dir / kMarkerFile, ec)) {
     if (!IsEmptyDirectory(dir)) {
       return Status(ErrorCode::kUnsupportedFormat,
                     path + " is not a rockdoc database (it has files but no " + kMarkerFile +
                         " marker); it was left untouched");
     }
-    if (!options.create_if_missing) {
+    if (!create) {
       return Status(ErrorCode::kNonExistentPath,
                     "no rockdoc database in " + path + " (create_if_missing is off)");
     }
@@ -227,6 +315,18 @@ StatusOr<std::shared_ptr<Engine>> Engine::Open(const std::string& path,
       {rocksdb::kDefaultColumnFamilyName, MakeDataColumnFamilyOptions(options, o)},
       {kCatalogColumnFamily, catalog_opts}};
 
+  if (has_rocks) {
+    ROCKDOC_ASSIGN_OR_RETURN(WalScan scan, ScanWriteAheadLogs(path, o, families));
+    if (salvage != nullptr) {
+      ROCKDOC_RETURN_IF_ERROR(PrepareSalvage(dir, scan, salvage));
+      // A closed log the MANIFEST tracks may be the missing one; RocksDB
+      // then forgets the tracked logs, and the next open tracks anew.
+      o.track_and_verify_wals_in_manifest = false;
+    } else if (!scan.damage.empty()) {
+      return Status(ErrorCode::kDataCorruptionDetected, DamageMessage(path, scan));
+    }
+  }
+
   rocksdb::TransactionDBOptions txn_opts;
   txn_opts.transaction_lock_timeout = options.lock_timeout_ms;
   txn_opts.default_lock_timeout = options.lock_timeout_ms;
@@ -235,25 +335,12 @@ StatusOr<std::shared_ptr<Engine>> Engine::Open(const std::string& path,
   rocksdb::TransactionDB* db = nullptr;
   rocksdb::Status s =
       rocksdb::TransactionDB::Open(o, txn_opts, path, families, &handles, &db);
-  if (!s.ok()) {
-    Status st = FromRocks(s, "cannot open " + path);
-    if (st.code() == ErrorCode::kDBPathInUse) {
-      return Status(ErrorCode::kDBPathInUse,
-                    "the database directory " + path +
-                        " is locked: another process (or another open Client) is using it");
-    }
-    // CURRENT exists (or we would have created the database), so a file it
-    // leads to that is missing is damage too.
-    if (s.IsInvalidArgument() || s.IsNotFound() || s.IsPathNotFound()) {
-      return Status(ErrorCode::kDataCorruptionDetected,
-                    "the database in " + path + " is damaged or incomplete: " + s.ToString());
-    }
-    return st;
-  }
+  if (!s.ok()) return OpenError(s, path);
   engine->db_ = db;
   engine->data_cf_ = handles[0];
   engine->catalog_cf_ = handles[1];
   engine->write_options_.sync = options.sync;
+  engine->claim_ = std::move(claim);
 
   engine->catalog_ = std::make_unique<Catalog>(engine.get());
   Status load = engine->catalog_->Load();
@@ -279,7 +366,10 @@ Status Engine::Close() {
     resources_.clear();
   }
   closed_.store(true, std::memory_order_release);
-  if (db_ == nullptr) return Status::OK();
+  if (db_ == nullptr) {
+    claim_.Release();
+    return Status::OK();
+  }
   rocksdb::FlushOptions fo;
   rocksdb::Status s = db_->Flush(fo, {data_cf_, catalog_cf_});
   db_->DestroyColumnFamilyHandle(data_cf_);
@@ -287,6 +377,7 @@ Status Engine::Close() {
   rocksdb::Status cs = db_->Close();
   delete db_;
   db_ = nullptr;
+  claim_.Release();
   if (!s.ok()) return FromRocks(s, "flush on close");
   return FromRocks(cs, "close");
 }

@@ -27,6 +27,7 @@
 
 #include "rockdoc/client.h"
 #include "rockdoc/status.h"
+#include "storage/open_checks.h"
 
 namespace rockdoc::internal {
 
@@ -34,6 +35,11 @@ class Catalog;
 
 // Converts a RocksDB status into ours. `context` says what was being done.
 Status FromRocks(const rocksdb::Status& s, std::string_view context);
+
+// Converts the status of a failed RocksDB open of `path`: a held lock is
+// DBPathInUse, a file CURRENT leads to that is missing or unreadable is
+// DataCorruptionDetected.
+Status OpenError(const rocksdb::Status& s, const std::string& path);
 
 // The RocksDB options rockdoc uses for a directory. Benchmarks open their raw
 // RocksDB baseline with the same options so that ratios measure our code.
@@ -53,6 +59,9 @@ class Engine {
  public:
   static StatusOr<std::shared_ptr<Engine>> Open(const std::string& path,
                                                 const ClientOptions& options);
+  // Client::Salvage: opens the database keeping the intact prefix of its
+  // write-ahead log, and closes it.
+  static StatusOr<SalvageReport> Salvage(const std::string& path, const ClientOptions& options);
   ~Engine();
 
   // A guard held for the duration of one operation: while any is held,
@@ -95,9 +104,14 @@ class Engine {
 
  private:
   Engine() = default;
+  // Open, or with `salvage` Salvage (filling *salvage).
+  static StatusOr<std::shared_ptr<Engine>> OpenImpl(const std::string& path,
+                                                    const ClientOptions& options,
+                                                    SalvageReport* salvage);
 
   std::string path_;
   ClientOptions options_;
+  DirectoryClaim claim_;  // this process's claim on the directory, until Close
   rocksdb::TransactionDB* db_ = nullptr;
   rocksdb::ColumnFamilyHandle* data_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* catalog_cf_ = nullptr;
