@@ -13,6 +13,8 @@
 #ifndef ROCKDOC_STORAGE_ENGINE_H_
 #define ROCKDOC_STORAGE_ENGINE_H_
 
+#include <rocksdb/env.h>
+#include <rocksdb/file_system.h>
 #include <rocksdb/options.h>
 #include <rocksdb/statistics.h>
 #include <rocksdb/utilities/transaction.h>
@@ -51,8 +53,11 @@ class EngineResource {
 
 class Engine {
  public:
-  static StatusOr<std::shared_ptr<Engine>> Open(const std::string& path,
-                                                const ClientOptions& options);
+  // `file_system` is where RocksDB's files are read and written: nullptr
+  // for the real file system (the fault-injection tests pass their own).
+  static StatusOr<std::shared_ptr<Engine>> Open(
+      const std::string& path, const ClientOptions& options,
+      std::shared_ptr<rocksdb::FileSystem> file_system = nullptr);
   ~Engine();
 
   // A guard held for the duration of one operation: while any is held,
@@ -96,6 +101,9 @@ class Engine {
  private:
   Engine() = default;
 
+  // The RocksDB Env over our FileSystem (storage/file_system.h); declared
+  // first so that it outlives everything RocksDB made with it.
+  std::unique_ptr<rocksdb::Env> env_;
   std::string path_;
   ClientOptions options_;
   rocksdb::TransactionDB* db_ = nullptr;
