@@ -44,6 +44,7 @@ namespace rockdoc {
 namespace internal {
 class Engine;
 class CursorImpl;
+struct ClientAccess;
 }  // namespace internal
 
 class Database;
@@ -109,6 +110,7 @@ class Client {
   StorageStats GetStorageStats() const;
 
  private:
+  friend struct internal::ClientAccess;
   explicit Client(std::shared_ptr<internal::Engine> engine);
   std::shared_ptr<internal::Engine> engine_;
 };
