@@ -92,8 +92,8 @@ Status FromRocks(const rocksdb::Status& s, std::string_view context) {
   if (s.IsNoSpace()) {
     // MongoDB's code for a write that found the disk full (its File::write
     // and spill tables use it for ENOSPC).
-    msg += " (the disk is full; writes fail until space is freed, then resume within seconds, "
-           "or reopen the database; acknowledged writes are kept)";
+    msg += " (the disk is full: writes fail until space is freed, and resume by themselves "
+           "once 64 MiB is free, or reopen the database; acknowledged writes are kept)";
     return Status(ErrorCode::kOutOfDiskSpace, std::move(msg));
   }
   if (s.IsIOError()) {
