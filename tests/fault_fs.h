@@ -98,6 +98,17 @@ class FaultFileSystem : public rocksdb::FileSystemWrapper {
     return state_->injected;
   }
 
+  // The largest preallocation step RocksDB asked for on a file whose name
+  // contains `name_part` (0 if none).
+  size_t preallocation_block_size(const std::string& name_part) const {
+    std::lock_guard<std::mutex> g(state_->mu);
+    size_t most = 0;
+    for (const auto& [name, size] : state_->preallocation) {
+      if (name.find(name_part) != std::string::npos) most = std::max(most, size);
+    }
+    return most;
+  }
+
   // ---- Power loss ----
   void PowerOff() {
     std::lock_guard<std::mutex> g(state_->mu);
@@ -288,6 +299,7 @@ class FaultFileSystem : public rocksdb::FileSystemWrapper {
     bool powered_off = false;
     std::map<std::string, std::shared_ptr<FileState>> files;
     std::map<std::string, std::vector<NameOp>> pending;  // by directory
+    std::map<std::string, size_t> preallocation;
   };
 
   static std::string Trim(std::string path) {
@@ -418,6 +430,13 @@ class FaultFileSystem : public rocksdb::FileSystemWrapper {
         }
       }
       return target()->Close(options, dbg);
+    }
+    void SetPreallocationBlockSize(size_t size) override {
+      {
+        std::lock_guard<std::mutex> g(state_->mu);
+        state_->preallocation[name_] = size;
+      }
+      target()->SetPreallocationBlockSize(size);
     }
     // Not durable: only Sync/Fsync make bytes survive a power loss.
     rocksdb::IOStatus RangeSync(uint64_t /*offset*/, uint64_t /*nbytes*/,

@@ -313,6 +313,19 @@ TEST(FaultInjectionTest, ReopenOnAFullDiskFailsWithOutOfDiskSpaceThenSucceeds) {
   w.Verify(Items(**client), 0);
 }
 
+// RocksDB reserves 1.1 x write_buffer_size of each new log (70 MiB with
+// rockdoc's 64 MiB buffers): a small disk was full before it held data.
+TEST(FaultInjectionTest, WriteAheadLogPreallocatesAFewMegabytes) {
+  test::ScratchDir dir;
+  auto fs = std::make_shared<FaultFileSystem>();
+  auto client = OpenWith(fs, dir.Sub("db"), false);
+  ASSERT_TRUE(client.ok()) << client.status();
+  ASSERT_TRUE(Items(**client).InsertOne(Json(R"({"_id": 1})")).ok());
+  size_t wal = fs->preallocation_block_size(".log");
+  EXPECT_GT(wal, 0u);
+  EXPECT_LE(wal, size_t{4} << 20);
+}
+
 TEST(FaultInjectionTest, FailingInfoLogIsHarmless) {
   test::ScratchDir dir;
   auto fs = std::make_shared<FaultFileSystem>();

@@ -10,10 +10,24 @@
 #include <ctime>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 namespace rockdoc::internal {
 
 namespace {
+
+// True for the name of a write-ahead log file ("000012.log", with or without
+// a directory in front).
+bool IsWalFileName(std::string_view path) {
+  size_t slash = path.rfind('/');
+  std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  constexpr std::string_view kSuffix = ".log";
+  if (name.size() <= kSuffix.size() || name.substr(name.size() - kSuffix.size()) != kSuffix) {
+    return false;
+  }
+  name.remove_suffix(kSuffix.size());
+  return std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
 
 // The info log over one writable file, in RocksDB's line format
 // ("2026/11/23-19:05:00.123456 7f12... message"). Every failure is ignored:
@@ -152,17 +166,6 @@ class RockdocFileSystem : public rocksdb::FileSystemWrapper {
 };
 
 }  // namespace
-
-bool IsWalFileName(std::string_view path) {
-  size_t slash = path.rfind('/');
-  std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
-  constexpr std::string_view kSuffix = ".log";
-  if (name.size() <= kSuffix.size() || name.substr(name.size() - kSuffix.size()) != kSuffix) {
-    return false;
-  }
-  name.remove_suffix(kSuffix.size());
-  return std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
 
 std::shared_ptr<rocksdb::FileSystem> NewRockdocFileSystem(
     std::shared_ptr<rocksdb::FileSystem> base) {

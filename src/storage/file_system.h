@@ -28,7 +28,6 @@
 
 #include <cstddef>
 #include <memory>
-#include <string_view>
 
 namespace rockdoc::internal {
 
@@ -39,10 +38,6 @@ inline constexpr size_t kMaxWalPreallocationBytes = size_t{4} << 20;
 // system (rocksdb::FileSystem::Default()).
 std::shared_ptr<rocksdb::FileSystem> NewRockdocFileSystem(
     std::shared_ptr<rocksdb::FileSystem> base);
-
-// True for the name of a write-ahead log file ("000012.log", with or without
-// a directory in front).
-bool IsWalFileName(std::string_view path);
 
 }  // namespace rockdoc::internal
 
