@@ -44,6 +44,7 @@ namespace rockdoc {
 namespace internal {
 class Engine;
 class CursorImpl;
+struct ClientAccess;
 }  // namespace internal
 
 class Database;
@@ -56,8 +57,9 @@ struct ClientOptions {
   // Durability of each acknowledged write. The write-ahead log is always on.
   //  - false (default, like MongoDB's j:false): a commit is in the OS page
   //    cache; a process crash loses nothing, a power failure or kernel crash
-  //    can lose the last few hundred milliseconds of acknowledged writes
-  //    (never half a write: recovery stops at the last whole transaction).
+  //    can lose the acknowledged writes the OS had not yet written back
+  //    (Linux: up to about 30 s by default), always the most recent ones and
+  //    never half a write: recovery stops at the last whole transaction.
   //  - true: each commit fsyncs the log before it is acknowledged; nothing
   //    acknowledged is lost on power failure, at the cost of one fsync per
   //    write (batched writes such as InsertMany share one).
@@ -147,6 +149,7 @@ class Client {
   StorageStats GetStorageStats() const;
 
  private:
+  friend struct internal::ClientAccess;
   explicit Client(std::shared_ptr<internal::Engine> engine);
   std::shared_ptr<internal::Engine> engine_;
 };

@@ -1,5 +1,6 @@
 // Client and Database: opening a directory, naming databases, and the
 // catalog operations on collections.
+#include "api/client_internal.h"
 #include "catalog/catalog.h"
 #include "exec/plan_executor.h"
 #include "rockdoc/client.h"
@@ -11,7 +12,14 @@ using internal::Engine;
 
 StatusOr<std::unique_ptr<Client>> Client::Open(const std::string& path,
                                                const ClientOptions& options) {
-  ROCKDOC_ASSIGN_OR_RETURN(std::shared_ptr<Engine> engine, Engine::Open(path, options));
+  return internal::ClientAccess::Open(path, options, nullptr);
+}
+
+StatusOr<std::unique_ptr<Client>> internal::ClientAccess::Open(
+    const std::string& path, const ClientOptions& options,
+    std::shared_ptr<rocksdb::FileSystem> file_system) {
+  ROCKDOC_ASSIGN_OR_RETURN(std::shared_ptr<Engine> engine,
+                           Engine::Open(path, options, std::move(file_system)));
   return std::unique_ptr<Client>(new Client(std::move(engine)));
 }
 

@@ -14,6 +14,7 @@
 #include "catalog/catalog.h"
 #include "common/endian.h"
 #include "storage/wal_check.h"
+#include "storage/file_system.h"
 
 namespace rockdoc::internal {
 
@@ -138,7 +139,20 @@ Status FromRocks(const rocksdb::Status& s, std::string_view context) {
       return Status(ErrorCode::kFileNotOpen, std::move(msg));
     }
   }
-  if (s.IsNoSpace()) return Status(ErrorCode::kOperationFailed, std::move(msg));
+  if (s.IsNoSpace()) {
+    // MongoDB's code for a write that found the disk full (its File::write
+    // and spill tables use it for ENOSPC).
+    msg += " (the disk is full: writes fail until space is freed, and resume by themselves "
+           "once 64 MiB is free, or reopen the database; acknowledged writes are kept)";
+    return Status(ErrorCode::kOutOfDiskSpace, std::move(msg));
+  }
+  if (s.IsIOError()) {
+    // The operating system refused a read or write (EIO and the like): the
+    // operation failed for a reason outside rockdoc, not a bug in it.
+    msg += " (an I/O error from the file system; after a failed write the database accepts "
+           "no more writes until it is reopened)";
+    return Status(ErrorCode::kOperationFailed, std::move(msg));
+  }
   return Status(ErrorCode::kInternalError, std::move(msg));
 }
 
@@ -161,6 +175,9 @@ rocksdb::Options MakeRocksOptions(const ClientOptions& options) {
   // shortened one fails the open.
   o.wal_recovery_mode = rocksdb::WALRecoveryMode::kPointInTimeRecovery;
   o.track_and_verify_wals_in_manifest = true;
+  // Every open starts a new info log and keeps the old one as LOG.old.*;
+  // RocksDB's default keeps 1000 of them, which on a small disk adds up.
+  o.keep_log_file_num = 10;
   // Every insert first looks its _id up (the duplicate check) and the key
   // is almost always new: a whole-key bloom filter on the memtable answers
   // that without a skip-list search, which was a quarter of an insert's
@@ -213,20 +230,22 @@ Status OpenError(const rocksdb::Status& s, const std::string& path) {
 }
 
 StatusOr<std::shared_ptr<Engine>> Engine::Open(const std::string& path,
-                                               const ClientOptions& options) {
-  return OpenImpl(path, options, nullptr);
+                                               const ClientOptions& options,
+                                               std::shared_ptr<rocksdb::FileSystem> file_system) {
+  return OpenImpl(path, options, nullptr, std::move(file_system));
 }
 
 StatusOr<SalvageReport> Engine::Salvage(const std::string& path, const ClientOptions& options) {
   SalvageReport report;
-  ROCKDOC_ASSIGN_OR_RETURN(std::shared_ptr<Engine> engine, OpenImpl(path, options, &report));
+  ROCKDOC_ASSIGN_OR_RETURN(std::shared_ptr<Engine> engine,
+                           OpenImpl(path, options, &report, nullptr));
   ROCKDOC_RETURN_IF_ERROR(engine->Close());
   return report;
 }
 
-StatusOr<std::shared_ptr<Engine>> Engine::OpenImpl(const std::string& path,
-                                                   const ClientOptions& options,
-                                                   SalvageReport* salvage) {
+StatusOr<std::shared_ptr<Engine>> Engine::OpenImpl(
+    const std::string& path, const ClientOptions& options, SalvageReport* salvage,
+    std::shared_ptr<rocksdb::FileSystem> file_system) {
   std::error_code ec;
   bool is_new = false;
   bool create = options.create_if_missing && salvage == nullptr;
@@ -285,6 +304,8 @@ StatusOr<std::shared_ptr<Engine>> Engine::OpenImpl(const std::string& path,
   engine->options_ = options;
 
   rocksdb::Options o = MakeRocksOptions(options);
+  engine->env_ = rocksdb::NewCompositeEnv(NewRockdocFileSystem(std::move(file_system)));
+  o.env = engine->env_.get();
   // A marker without RocksDB files is a creation that was interrupted. But
   // with data files and no CURRENT the database is damaged: RocksDB would
   // start an empty one and delete the files it does not know.

@@ -13,6 +13,8 @@
 #ifndef ROCKDOC_STORAGE_ENGINE_H_
 #define ROCKDOC_STORAGE_ENGINE_H_
 
+#include <rocksdb/env.h>
+#include <rocksdb/file_system.h>
 #include <rocksdb/options.h>
 #include <rocksdb/statistics.h>
 #include <rocksdb/utilities/transaction.h>
@@ -57,8 +59,11 @@ class EngineResource {
 
 class Engine {
  public:
-  static StatusOr<std::shared_ptr<Engine>> Open(const std::string& path,
-                                                const ClientOptions& options);
+  // `file_system` is where RocksDB's files are read and written: nullptr
+  // for the real file system (the fault-injection tests pass their own).
+  static StatusOr<std::shared_ptr<Engine>> Open(
+      const std::string& path, const ClientOptions& options,
+      std::shared_ptr<rocksdb::FileSystem> file_system = nullptr);
   // Client::Salvage: opens the database keeping the intact prefix of its
   // write-ahead log, and closes it.
   static StatusOr<SalvageReport> Salvage(const std::string& path, const ClientOptions& options);
@@ -105,10 +110,13 @@ class Engine {
  private:
   Engine() = default;
   // Open, or with `salvage` Salvage (filling *salvage).
-  static StatusOr<std::shared_ptr<Engine>> OpenImpl(const std::string& path,
-                                                    const ClientOptions& options,
-                                                    SalvageReport* salvage);
+  static StatusOr<std::shared_ptr<Engine>> OpenImpl(
+      const std::string& path, const ClientOptions& options, SalvageReport* salvage,
+      std::shared_ptr<rocksdb::FileSystem> file_system);
 
+  // The RocksDB Env over our FileSystem (storage/file_system.h); declared
+  // first so that it outlives everything RocksDB made with it.
+  std::unique_ptr<rocksdb::Env> env_;
   std::string path_;
   ClientOptions options_;
   DirectoryClaim claim_;  // this process's claim on the directory, until Close
