@@ -418,6 +418,16 @@ std::vector<QuerySolution> EnumerateSolutions(const CanonicalQuery& cq, const Co
     return true;
   };
 
+  // A $natural sort is storage order (a $natural hint, if any, agrees).
+  if (cq.natural_sort != 0) {
+    QuerySolution sol;
+    sol.access = Access::kCollScan;
+    sol.forward = cq.natural_sort > 0;
+    sol.provides_sort = true;
+    out.push_back(std::move(sol));
+    return out;
+  }
+
   // Hints pin the plan.
   if (!cq.hint.empty() || !cq.hint_name.empty()) {
     Element natural = cq.hint.Get("$natural");
