@@ -193,12 +193,8 @@ bool IsNaN(const Element& v) {
 // fields), NaN (one key for every NaN, and no order), MinKey/MaxKey (which
 // the matcher compares across types) and undefined.
 bool ExactOperand(const Element& v) {
+  if (v.IsNumber()) return !IsNaN(v);
   switch (v.type()) {
-    case BsonType::kInt32:
-    case BsonType::kInt64:
-    case BsonType::kDouble:
-    case BsonType::kDecimal128:
-      return !IsNaN(v);
     case BsonType::kString:
     case BsonType::kSymbol:
     case BsonType::kDocument:
