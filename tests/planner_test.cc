@@ -666,7 +666,7 @@ class TightBoundsDifferentialTest : public DifferentialTest {
         R"({"$numberDecimal": "2.0"})", R"({"$numberDecimal": "2.5"})",
         R"({"$numberDecimal": "NaN"})", R"({"$numberDouble": "NaN"})",
         R"({"$numberDouble": "Infinity"})", R"({"$numberDouble": "-Infinity"})", R"("a")",
-        R"("ab")", R"("abc")", R"("b")", R"("B")", R"("")", "true", "false",
+        R"("ab")", R"("abc")", R"("b")", R"("éb")", R"("B")", R"("")", "true", "false",
         R"({"$regularExpression": {"pattern": "^a", "options": ""}})",
         R"({"$regularExpression": {"pattern": "^a", "options": "i"}})",
         R"({"$regularExpression": {"pattern": "b", "options": ""}})", R"({"x": 1})",
@@ -699,7 +699,8 @@ class TightBoundsDifferentialTest : public DifferentialTest {
   }
   std::string Regex() {
     static const std::vector<std::string> patterns = {"^a", "^ab", "a", "^a.*", "^a$", "^(a|b)",
-                                                      "^ab?", "^a+", "\\\\Aab", "^", "b"};
+                                                      "^ab?", "^a+", "\\\\Aab", "^", "b",
+                                                      "^é?b"};
     static const std::vector<std::string> flags = {"", "", "i", "s", "m"};
     return R"({"$regularExpression": {"pattern": ")" + Pick(patterns) + R"(", "options": ")" +
            Pick(flags) + "\"}}";

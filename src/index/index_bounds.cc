@@ -253,8 +253,13 @@ std::string RegexPrefix(std::string_view pattern, std::string_view flags, bool* 
     const char c = pattern[i];
     if (std::string_view("\\^$.|?*+()[]{}#").find(c) != std::string_view::npos) {
       // A quantifier that allows zero repetitions makes the last literal
-      // optional.
-      if ((c == '?' || c == '*' || c == '{') && !prefix.empty()) prefix.pop_back();
+      // (a whole UTF-8 character) optional.
+      if (c == '?' || c == '*' || c == '{') {
+        while (!prefix.empty() && (static_cast<unsigned char>(prefix.back()) & 0xc0) == 0x80) {
+          prefix.pop_back();
+        }
+        if (!prefix.empty()) prefix.pop_back();
+      }
       return prefix;
     }
     if (c == ' ' || c == '\n' || c == '\t' || c == '\r') return prefix;
