@@ -160,6 +160,16 @@ TEST(IndexDescriptorTest, RejectsBadKeyPatternsWithMongoMessages) {
               HasSubstr("The field 'a' appears multiple times in the index key pattern"));
 }
 
+// MongoDB's Ordering has one direction bit per field: 32 fields at most.
+TEST(IndexDescriptorTest, MoreThan32FieldsAreTooManyCompoundKeys) {
+  std::string pattern = "{";
+  for (int i = 0; i < 32; ++i) pattern += (i ? ", \"f" : "\"f") + std::to_string(i) + "\": -1";
+  EXPECT_TRUE(CreateError(pattern + "}").ok());
+  Status s = CreateError(pattern + ", \"f32\": 1}");
+  EXPECT_EQ(s.code_number(), 13103) << s;
+  EXPECT_EQ(s.message(), "too many compound keys");
+}
+
 TEST(IndexDescriptorTest, PartialFilterAllowsOnlyMongoOperators) {
   IndexOptions ok;
   ok.partial_filter_expression = Json(R"({"b": {"$gt": 5}, "c": {"$exists": true}})");
@@ -329,6 +339,26 @@ TEST(KeyGeneratorTest, PositionalComponentTakesTheElement) {
   ExpectKeys(R"({"a.0.0": 1})", R"({"a": []})", "[[null]]");
   ExpectKeys(R"({"a.0.b": 1})", R"({"a": [{"b": 1}, {"b": 2}]})", "[[1]]");
   ExpectKeys(R"({"a.2": 1})", R"({"a": [{"2": 5}]})", "[[5]]");
+}
+
+// A numeric component that selects an array element must not also name a
+// field of a document in that array: the matcher reads both ("a.0" on
+// {a: [{"0": "x"}, 5]} sees {"0": "x"} and "x"), an index only one, so
+// MongoDB refuses the document (16746).
+TEST(KeyGeneratorTest, PositionalComponentAlsoAFieldIsAmbiguous) {
+  Status s = KeyError(R"({"arr.0": 1})", R"({"arr": [{"0": "x"}, 5]})");
+  EXPECT_EQ(s.code_number(), 16746) << s;
+  EXPECT_THAT(std::string(s.message()),
+              ::testing::StartsWith("Ambiguous field name found in array (do not use numeric "
+                                    "field names in embedded elements in an array), field: '0'"));
+  EXPECT_EQ(KeyError(R"({"arr.0": 1})", R"({"arr": [5, {"0": 1}]})").code_number(), 16746);
+  EXPECT_EQ(KeyError(R"({"x.arr.1.a": 1})", R"({"x": {"arr": [1, {"1": 2}]}})").code_number(),
+            16746);
+  // No element at the position: the component is only a field name.
+  ExpectKeys(R"({"arr.1": 1})", R"({"arr": [{"1": "x"}]})", R"([["x"]])");
+  // The position exists and no document has the field: the element alone.
+  ExpectKeys(R"({"arr.0": 1})", R"({"arr": [{"a": 1}, {"1": 2}]})", R"([[{"a": 1}]])");
+  ExpectKeys(R"({"arr.0": 1})", R"({"arr": [[{"0": 1}]]})", R"([[[{"0": 1}]]])");
 }
 
 TEST(KeyGeneratorTest, SparseSkipsKeysMissingEveryField) {

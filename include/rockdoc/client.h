@@ -232,15 +232,17 @@ struct ValidateResult {
 
 struct FindOptions {
   // {field: 1 | -1, ...}; empty = no order (the plan's natural order).
+  // {$natural: 1 | -1} (alone): storage order, forward or backward.
   Document sort;
   // MongoDB projection: {a: 1, b: 1} or {a: 0}, dotted paths, $slice,
   // $elemMatch, positional "a.$".
   Document projection;
-  int64_t skip = 0;
+  int64_t skip = 0;  // negative: error 51024, as the find command
   // 0 = no limit. A negative limit is treated as its absolute value.
   int64_t limit = 0;
   // Forces an index: its key pattern ({a: 1}) or, in hint_name, its name.
-  // {$natural: 1} forces a collection scan.
+  // {$natural: 1 | -1} forces a collection scan (other $natural values:
+  // BadValue).
   Document hint;
   std::string hint_name;
   // A blocking sort (no index provides the order) may use at most this much
@@ -347,8 +349,9 @@ class Collection {
   // The first document Find would return, or nullopt.
   StatusOr<std::optional<Document>> FindOne(DocumentView filter,
                                             const FindOptions& options = {}) const;
-  // The distinct values of `field` (dotted; array elements count one by one)
-  // among documents matching `filter`, in MongoDB's value order.
+  // The distinct values of `field` (dotted; array elements count one by one,
+  // an element that is an array counts whole) among documents matching
+  // `filter`, in MongoDB's value order.
   StatusOr<std::vector<Value>> Distinct(std::string_view field, DocumentView filter) const;
   // MongoDB's explain of the find: {queryPlanner: {winningPlan, rejectedPlans,
   // ...}, executionStats: {...}} (the latter at the two higher verbosities).

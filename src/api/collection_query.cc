@@ -181,6 +181,45 @@ StatusOr<Document> Collection::ExplainCount(DocumentView filter, const CountOpti
   return internal::WrapExplain(explain, "COUNT");
 }
 
+namespace {
+
+// The values distinct lists for `path` in `doc`, from component `part`, as
+// MongoDB's extractAllElementsAlongPath gives them: an array at the end of
+// the path contributes its elements (an element that is itself an array
+// counts whole: {a: [1, [1]]} gives 1 and [1]); an array in the middle is
+// entered at a position when the next component is numeric, and otherwise
+// through each of its documents and arrays; a missing field gives nothing.
+template <typename Fn>
+void DistinctValuesAlongPath(DocumentView doc, const FieldPath& path, size_t part, const Fn& fn) {
+  Element e = doc.Get(path.part(part));
+  if (!e.ok()) return;
+  if (part + 1 == path.size()) {
+    if (e.type() != BsonType::kArray) {
+      fn(e);
+      return;
+    }
+    for (Element element : e.Array()) fn(element);
+    return;
+  }
+  if (e.type() == BsonType::kDocument) {
+    DistinctValuesAlongPath(e.Document(), path, part + 1, fn);
+  } else if (e.type() == BsonType::kArray) {
+    if (path.part_is_index(part + 1)) {
+      DistinctValuesAlongPath(e.Array(), path, part + 1, fn);
+      return;
+    }
+    for (Element element : e.Array()) {
+      if (element.type() == BsonType::kDocument) {
+        DistinctValuesAlongPath(element.Document(), path, part + 1, fn);
+      } else if (element.type() == BsonType::kArray) {
+        DistinctValuesAlongPath(element.Array(), path, part + 1, fn);
+      }
+    }
+  }
+}
+
+}  // namespace
+
 StatusOr<std::vector<Value>> Collection::Distinct(std::string_view field,
                                                   DocumentView filter) const {
   if (field.empty()) return BadValue("distinct: the key must not be empty");
@@ -193,15 +232,8 @@ StatusOr<std::vector<Value>> Collection::Distinct(std::string_view field,
   };
   std::set<Value, decltype(less)> values(less);
   while (cursor.Next()) {
-    // Arrays count element by element (the walk also offers the array
-    // itself, which distinct does not list).
-    ForEachPathValue(cursor.document(), path, LeafArrayMode::kTraverse,
-                     [&](const Element& v, int64_t) {
-                       if (v.ok() && v.type() != BsonType::kArray) {
-                         values.insert(Value::FromElement(v));
-                       }
-                       return false;
-                     });
+    DistinctValuesAlongPath(cursor.document(), path, 0,
+                            [&](const Element& v) { values.insert(Value::FromElement(v)); });
   }
   ROCKDOC_RETURN_IF_ERROR(cursor.status());
   return std::vector<Value>(values.begin(), values.end());

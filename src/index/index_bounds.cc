@@ -183,6 +183,32 @@ Document IndexBounds::ToExplain(uint32_t descending_bits, bool backward) const {
 
 namespace {
 
+bool IsNaN(const Element& v) {
+  return (v.type() == BsonType::kDouble && std::isnan(v.Double())) ||
+         (v.type() == BsonType::kDecimal128 && v.Decimal().IsNaN());
+}
+
+// Whether a point or range over constant `v` holds exactly the values a
+// comparison with `v` matches. Not so for null (which also matches missing
+// fields), NaN (one key for every NaN, and no order), MinKey/MaxKey (which
+// the matcher compares across types) and undefined.
+bool ExactOperand(const Element& v) {
+  if (v.IsNumber()) return !IsNaN(v);
+  switch (v.type()) {
+    case BsonType::kString:
+    case BsonType::kSymbol:
+    case BsonType::kDocument:
+    case BsonType::kBinary:
+    case BsonType::kObjectId:
+    case BsonType::kBool:
+    case BsonType::kDateTime:
+    case BsonType::kTimestamp:
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool IntervalsForValue(const Element& v, std::vector<Interval>* out) {
   // Equality to an array matches the array itself and documents holding it
   // as an element; an index holds elements, so no tight bounds exist.
@@ -199,14 +225,105 @@ void AllStrings(std::vector<Interval>* out) {
   out->push_back(std::move(i));
 }
 
+Value StringValue(std::string_view s) {
+  return MakeValue([&](BsonBuilder& b) { b.AppendString("", s); });
+}
+
+// The literal prefix every string a regex matches starts with, when the
+// pattern is anchored at the start ("^abc", "\Aabc") and read with flags
+// that keep it so (none, or "s"); `*whole` tells whether the pattern is
+// nothing but that anchored literal (then the prefix range is exactly its
+// matches). Conservative: an alternation anywhere, an escape, a class or a
+// group ends the prefix (or, for '|', gives none).
+std::string RegexPrefix(std::string_view pattern, std::string_view flags, bool* whole) {
+  *whole = false;
+  for (char f : flags)
+    if (f != 's') return "";
+  if (pattern.find('|') != std::string_view::npos) return "";
+  size_t i;
+  if (pattern.substr(0, 1) == "^") {
+    i = 1;
+  } else if (pattern.substr(0, 2) == "\\A") {
+    i = 2;
+  } else {
+    return "";
+  }
+  std::string prefix;
+  for (; i < pattern.size(); ++i) {
+    const char c = pattern[i];
+    if (std::string_view("\\^$.|?*+()[]{}#").find(c) != std::string_view::npos) {
+      // A quantifier that allows zero repetitions makes the last literal
+      // (a whole UTF-8 character) optional.
+      if (c == '?' || c == '*' || c == '{') {
+        while (!prefix.empty() && (static_cast<unsigned char>(prefix.back()) & 0xc0) == 0x80) {
+          prefix.pop_back();
+        }
+        if (!prefix.empty()) prefix.pop_back();
+      }
+      return prefix;
+    }
+    if (c == ' ' || c == '\n' || c == '\t' || c == '\r') return prefix;
+    prefix += c;
+  }
+  *whole = !prefix.empty();
+  return prefix;
+}
+
+// [prefix, successor of prefix): every string that starts with `prefix`.
+void StringsWithPrefix(const std::string& prefix, std::vector<Interval>* out) {
+  Interval i;
+  i.start = StringValue(prefix);
+  std::string next = prefix;
+  while (!next.empty() && static_cast<unsigned char>(next.back()) == 0xff) next.pop_back();
+  if (next.empty()) {
+    i.end = SmallestAboveRank(CanonicalTypeRank(BsonType::kString));
+  } else {
+    next.back() = static_cast<char>(static_cast<unsigned char>(next.back()) + 1);
+    i.end = StringValue(next);
+  }
+  i.end_inclusive = false;
+  out->push_back(std::move(i));
+}
+
+// The strings a regex may match, and the regex value itself (a stored
+// regex equal in pattern and flags matches too, as in MongoDB).
+BoundsTightness RegexIntervals(std::string_view pattern, std::string_view flags,
+                               std::vector<Interval>* out) {
+  bool whole = false;
+  std::string prefix = RegexPrefix(pattern, flags, &whole);
+  if (prefix.empty()) {
+    AllStrings(out);
+  } else {
+    StringsWithPrefix(prefix, out);
+  }
+  Interval self;
+  self.start = MakeValue([&](BsonBuilder& b) { b.AppendRegex("", pattern, flags); });
+  self.end = self.start;
+  out->push_back(std::move(self));
+  return whole ? BoundsTightness::kExact : BoundsTightness::kInexactCovered;
+}
+
+const Value& NegativeInfinity() {
+  static const Value v = MakeValue(
+      [](BsonBuilder& b) { b.AppendDouble("", -std::numeric_limits<double>::infinity()); });
+  return v;
+}
+
 }  // namespace
 
-bool IntervalsForLeaf(const MatchExpression& leaf, std::vector<Interval>* out) {
+bool IntervalsForLeaf(const MatchExpression& leaf, std::vector<Interval>* out,
+                      BoundsTightness* tightness) {
   out->clear();
+  BoundsTightness unused;
+  if (tightness == nullptr) tightness = &unused;
+  *tightness = BoundsTightness::kInexactFetch;
   Element v = leaf.operand();
   switch (leaf.type()) {
     case MatchType::kEq:
-      return IntervalsForValue(v, out);
+      if (!IntervalsForValue(v, out)) return false;
+      // A regex constant under $eq matches only an equal regex value.
+      if (ExactOperand(v) || v.type() == BsonType::kRegex) *tightness = BoundsTightness::kExact;
+      return true;
     case MatchType::kLt:
     case MatchType::kLte:
     case MatchType::kGt:
@@ -215,17 +332,26 @@ bool IntervalsForLeaf(const MatchExpression& leaf, std::vector<Interval>* out) {
           v.type() == BsonType::kMaxKey) {
         return false;
       }
+      const bool or_equal = leaf.type() == MatchType::kLte || leaf.type() == MatchType::kGte;
+      if (IsNaN(v)) {
+        // NaN is neither below nor above anything; it equals only NaN.
+        if (or_equal) out->push_back(Interval::Point(v));
+        if (!or_equal) *tightness = BoundsTightness::kExact;
+        return true;
+      }
       int rank = CanonicalTypeRank(v.type());
       Interval i;
       bool upper = leaf.type() == MatchType::kLt || leaf.type() == MatchType::kLte;
       if (upper) {
-        i.start = SmallestOfRank(rank);
+        // Numbers below a number start at -inf: NaN (the smallest number
+        // in the order) is not less than anything.
+        i.start = v.IsNumber() ? NegativeInfinity() : SmallestOfRank(rank);
         i.start_inclusive = true;
         i.end = Value::FromElement(v);
-        i.end_inclusive = leaf.type() == MatchType::kLte;
+        i.end_inclusive = or_equal;
       } else {
         i.start = Value::FromElement(v);
-        i.start_inclusive = leaf.type() == MatchType::kGte;
+        i.start_inclusive = or_equal;
         if (v.IsNumber()) {
           i.end = PositiveInfinity();
           i.end_inclusive = true;
@@ -235,20 +361,36 @@ bool IntervalsForLeaf(const MatchExpression& leaf, std::vector<Interval>* out) {
         }
       }
       if (!IsEmpty(i)) out->push_back(std::move(i));
+      if (ExactOperand(v)) *tightness = BoundsTightness::kExact;
       return true;
     }
     case MatchType::kIn: {
       const auto& in = static_cast<const InMatchExpression&>(leaf);
+      bool exact = true;
       for (const Element& e : in.equalities()) {
         if (!IntervalsForValue(e, out)) return false;
+        exact = exact && (ExactOperand(e) || e.type() == BsonType::kRegex);
       }
-      if (!in.regexes().empty()) AllStrings(out);
+      for (const auto& re : in.regexes()) {
+        exact = RegexIntervals(re->pattern(), re->options(), out) == BoundsTightness::kExact &&
+                exact;
+      }
+      *out = UnionIntervals(std::move(*out));
+      if (exact) {
+        *tightness = BoundsTightness::kExact;
+      } else if (in.has_null()) {
+        *tightness = BoundsTightness::kInexactFetch;
+      } else {
+        *tightness = BoundsTightness::kInexactCovered;
+      }
+      return true;
+    }
+    case MatchType::kRegex: {
+      const auto& re = static_cast<const RegexMatchExpression&>(leaf);
+      *tightness = RegexIntervals(re.pattern(), re.flags(), out);
       *out = UnionIntervals(std::move(*out));
       return true;
     }
-    case MatchType::kRegex:
-      AllStrings(out);
-      return true;
     default:
       return false;
   }
@@ -335,15 +477,46 @@ std::vector<ByteInterval> ToBytes(const OrderedIntervalList& list, bool descendi
 
 }  // namespace
 
-std::vector<KeyRange> BoundsToKeyRanges(const IndexBounds& bounds, uint32_t descending_bits,
-                                        size_t max_ranges) {
-  std::vector<std::string> prefixes = {""};
+namespace {
+
+// The number of leading fields whose points BoundsToKeyRanges expands as a
+// product: all-point fields, while the product stays within `max_ranges`.
+// *empty is set when one of them has no interval at all (nothing matches).
+size_t PointFieldCount(const IndexBounds& bounds, size_t max_ranges, bool* empty) {
+  *empty = false;
+  size_t product = 1;
   size_t f = 0;
   for (; f < bounds.fields.size(); ++f) {
     const OrderedIntervalList& list = bounds.fields[f];
     if (!list.AllPoints()) break;
-    if (list.intervals.empty()) return {};
-    if (prefixes.size() * list.intervals.size() > max_ranges) break;
+    if (list.intervals.empty()) {
+      *empty = true;
+      break;
+    }
+    if (product * list.intervals.size() > max_ranges) break;
+    product *= list.intervals.size();
+  }
+  return f;
+}
+
+}  // namespace
+
+size_t EnforcedFieldCount(const IndexBounds& bounds, size_t max_ranges) {
+  bool empty = false;
+  size_t points = PointFieldCount(bounds, max_ranges, &empty);
+  if (empty) return bounds.fields.size();  // no key at all: every field holds
+  return std::min(points + 1, bounds.fields.size());
+}
+
+std::vector<KeyRange> BoundsToKeyRanges(const IndexBounds& bounds, uint32_t descending_bits,
+                                        size_t max_ranges) {
+  std::vector<std::string> prefixes = {""};
+  bool empty = false;
+  const size_t point_fields = PointFieldCount(bounds, max_ranges, &empty);
+  if (empty) return {};
+  size_t f = 0;
+  for (; f < point_fields; ++f) {
+    const OrderedIntervalList& list = bounds.fields[f];
     bool desc = ((descending_bits >> f) & 1) != 0;
     std::vector<ByteInterval> points = ToBytes(list, desc);
     std::vector<std::string> next;

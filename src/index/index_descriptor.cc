@@ -148,6 +148,9 @@ Status IndexDescriptor::Init(DocumentView key_pattern, std::string name, bool un
     field_names_.emplace_back(path);
     ++field;
   }
+  // MongoDB's Ordering holds one direction bit per field (as
+  // descending_bits_ does): at most 32.
+  if (field > 32) return Status(static_cast<ErrorCode>(13103), "too many compound keys");
   for (const std::string& f : field_names_) {
     field_name_views_.emplace_back(f);
     field_paths_.emplace_back(f);

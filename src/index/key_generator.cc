@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "keystring/keystring.h"
+#include "rockdoc/json.h"
 
 namespace rockdoc::internal {
 
@@ -29,37 +30,52 @@ struct WalkResult {
   size_t next_part = 0;  // the path component after the array
 };
 
+// MongoDB refuses a positional path component that an array both indexes
+// and finds as a field of one of its documents ({"a.0": 1} over
+// {a: [{"0": 1}]}): the matcher would read both, the index only one.
+Status CheckNotAmbiguous(const Element& array, std::string_view component) {
+  for (Element element : array.Array()) {
+    if (element.type() == BsonType::kDocument && element.Document().Get(component).ok()) {
+      return Status(static_cast<ErrorCode>(16746),
+                    "Ambiguous field name found in array (do not use numeric field names in "
+                    "embedded elements in an array), field: '" +
+                        std::string(component) + "' for array: " + ToJson(array.Array()));
+    }
+  }
+  return Status::OK();
+}
+
 // Follows `path` from component `part` inside `doc` through embedded
 // documents until it ends, runs out, or meets an array that must be
 // expanded. A numeric component selects an array's element in place.
-WalkResult Walk(DocumentView doc, const FieldPath& path, size_t part) {
-  WalkResult out;
+Status Walk(DocumentView doc, const FieldPath& path, size_t part, WalkResult* out) {
   for (;;) {
     Element e = doc.Get(path.part(part));
-    if (!e.ok()) return out;  // missing
+    if (!e.ok()) return Status::OK();  // missing
     ++part;
     while (e.type() == BsonType::kArray) {
       if (part < path.size() && path.part_is_index(part)) {
         Element at = e.Array().Get(path.part(part));
         if (at.ok()) {
+          ROCKDOC_RETURN_IF_ERROR(CheckNotAmbiguous(e, path.part(part)));
           e = at;
           ++part;
           if (part == path.size()) {
-            out.value = IsEmptyArray(at) ? UndefinedValue() : at;
-            return out;
+            out->value = IsEmptyArray(at) ? UndefinedValue() : at;
+            return Status::OK();
           }
           continue;
         }
       }
-      out.array = e;
-      out.next_part = part;
-      return out;
+      out->array = e;
+      out->next_part = part;
+      return Status::OK();
     }
     if (part == path.size()) {
-      out.value = e;
-      return out;
+      out->value = e;
+      return Status::OK();
     }
-    if (e.type() != BsonType::kDocument) return out;  // a scalar blocks the path: missing
+    if (e.type() != BsonType::kDocument) return Status::OK();  // a scalar blocks the path: missing
     doc = e.Document();
   }
 }
@@ -87,7 +103,8 @@ class KeyGenerator {
     std::vector<size_t> next_part(n);  // their component after the array
     for (size_t i = 0; i < n; ++i) {
       if (!slots[i].pending) continue;
-      WalkResult w = Walk(slots[i].doc, index_.field_paths()[i], slots[i].part);
+      WalkResult w;
+      ROCKDOC_RETURN_IF_ERROR(Walk(slots[i].doc, index_.field_paths()[i], slots[i].part, &w));
       slots[i].pending = false;
       if (!w.array.ok()) {
         slots[i].value = w.value;

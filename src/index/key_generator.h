@@ -12,7 +12,10 @@
 //   * an empty array is `undefined` at the end of a path and missing (null)
 //     in the middle;
 //   * a numeric path component ("a.0") takes the element at that position
-//     without expanding the array, when the array has one;
+//     without expanding the array, when the array has one (and then no
+//     document in the array may have a field of that name: MongoDB's 16746
+//     "Ambiguous field name found in array"); otherwise the array is
+//     expanded and the component names a field of its documents;
 //   * fields reaching the same array (a compound index on "a.b" and "a.c")
 //     take their values from the same element, one key per element; fields
 //     reaching two different arrays are "parallel arrays", which MongoDB
@@ -53,7 +56,8 @@ struct IndexKey {
 // (partial filter not matched, or sparse and every field missing).
 // *multikey_paths (if not null) receives, per field, the path components
 // at which arrays were expanded. Errors: CannotIndexParallelArrays (171);
-// on error *keys is unspecified.
+// 16746 for an ambiguous positional component; on error *keys is
+// unspecified.
 //
 // Example: on {a: 1, "b.c": -1}, {a: [1, 2], b: {c: "x"}} gives the keys
 // (1, "x") and (2, "x"), and multikey paths [{0}, {}].

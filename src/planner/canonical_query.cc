@@ -2,13 +2,43 @@
 
 namespace rockdoc::internal {
 
+namespace {
+
+// The direction of a {$natural: 1 | -1} sort or hint (`what`), 0 when
+// `spec` names no $natural. MongoDB accepts $natural only alone and only
+// as 1 or -1 (of any numeric type): BadValue "$natural sort cannot be set
+// to a value other than -1 or 1." otherwise.
+StatusOr<int> NaturalDirection(DocumentView spec, std::string_view what) {
+  Element natural = spec.Get("$natural");
+  if (!natural.ok()) return 0;
+  if (natural.IsNumber() && spec.CountFields() == 1) {
+    const double d = natural.NumberAsDouble();
+    if (d == 1 || d == -1) return d > 0 ? 1 : -1;
+  }
+  return BadValue("$natural " + std::string(what) +
+                  " cannot be set to a value other than -1 or 1.");
+}
+
+}  // namespace
+
 StatusOr<std::unique_ptr<CanonicalQuery>> MakeCanonicalQuery(DocumentView filter,
                                                              const FindOptions& options) {
   ROCKDOC_RETURN_IF_ERROR(ValidateBson(filter.bytes()));
   auto cq = std::make_unique<CanonicalQuery>();
   cq->filter = Document::AdoptValidated(std::string(filter.bytes()));
   ROCKDOC_ASSIGN_OR_RETURN(cq->root, ParseMatchExpression(cq->filter));
-  if (!options.sort.empty()) {
+  ROCKDOC_ASSIGN_OR_RETURN(cq->natural_sort, NaturalDirection(options.sort, "sort"));
+  ROCKDOC_ASSIGN_OR_RETURN(const int natural_hint, NaturalDirection(options.hint, "hint"));
+  if (cq->natural_sort != 0) {
+    // Storage order: a collection scan in that direction, no SORT stage.
+    if ((!options.hint.empty() && natural_hint == 0) || !options.hint_name.empty()) {
+      return BadValue("index hint not allowed with $natural sort order");
+    }
+    if (natural_hint != 0 && natural_hint != cq->natural_sort) {
+      return BadValue("$natural hint must be in the same direction as $natural sort order");
+    }
+    cq->sort_spec = Document::AdoptValidated(std::string(options.sort.bytes()));
+  } else if (!options.sort.empty()) {
     ROCKDOC_ASSIGN_OR_RETURN(cq->sort, SortPattern::Parse(options.sort));
     cq->sort_spec = cq->sort.ToDocument();
   }
@@ -17,8 +47,12 @@ StatusOr<std::unique_ptr<CanonicalQuery>> MakeCanonicalQuery(DocumentView filter
                              MakeProjectionInfo(options.projection, cq->root.get()));
     cq->projection = std::move(p);
   }
-  if (options.skip < 0) return BadValue("skip value must be non-negative, but received: " +
-                                        std::to_string(options.skip));
+  if (options.skip < 0) {
+    // The find command's IDL check (skip: {gte: 0}).
+    return Status(static_cast<ErrorCode>(51024),
+                  "BSON field 'skip' value must be >= 0, actual value '" +
+                      std::to_string(options.skip) + "'");
+  }
   cq->skip = options.skip;
   cq->limit = options.limit < 0 ? -options.limit : options.limit;
   cq->hint = options.hint;

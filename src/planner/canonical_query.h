@@ -40,7 +40,9 @@ struct CanonicalQuery {
   Document filter;
   std::unique_ptr<MatchExpression> root;
   Document sort_spec;
-  SortPattern sort;
+  SortPattern sort;  // empty for a $natural sort
+  // sort({$natural: 1 | -1}): storage order, forward or backward (0: none).
+  int natural_sort = 0;
   std::optional<ProjectionInfo> projection;
   int64_t skip = 0;
   int64_t limit = 0;  // 0 = none
@@ -57,6 +59,10 @@ struct CanonicalQuery {
   }
 };
 
+// Errors: those of the filter, sort and projection parsers; BadValue for a
+// $natural sort or hint other than {$natural: 1 | -1}, an index hint with a
+// $natural sort ("index hint not allowed with $natural sort order") or a
+// $natural hint against it; 51024 for a negative skip.
 StatusOr<std::unique_ptr<CanonicalQuery>> MakeCanonicalQuery(DocumentView filter,
                                                              const FindOptions& options);
 

@@ -86,19 +86,46 @@ bool ShareMultikeyPrefix(const std::vector<std::string>& a, const std::vector<st
   return false;
 }
 
-// Intervals for `path` from the conjuncts that test it. Without
-// intersection (a multikey path), the first predicate that yields bounds is
-// used alone: bounds must stay a superset of the matching keys.
-OrderedIntervalList FieldBounds(const std::string& path,
+// A conjunct whose intervals went into the bounds of index field `field`,
+// and whether those bounds answer it exactly there (it need not be
+// evaluated again when the scan enforces that field).
+struct UsedPredicate {
+  const MatchExpression* pred;
+  size_t field;
+  bool exact;
+};
+
+bool HasPositionalPart(const FieldPath& path) {
+  for (size_t i = 0; i < path.size(); ++i)
+    if (path.part_is_index(i)) return true;
+  return false;
+}
+
+// Intervals for index field `field` (path `path`) from the conjuncts that
+// test it. Without intersection (a multikey path), the first predicate
+// that yields bounds is used alone: bounds must stay a superset of the
+// matching keys. On a path with a numeric component ("a.0") the matcher
+// also reads the component as a field name of the array's documents, where
+// it is missing: only predicates that cannot match a missing value give
+// bounds there, and none exactly.
+OrderedIntervalList FieldBounds(const FieldPath& path, size_t field,
                                 const std::vector<const MatchExpression*>& preds,
-                                bool allow_intersect, bool* bounded) {
+                                bool allow_intersect, bool* bounded,
+                                std::vector<UsedPredicate>* used) {
   OrderedIntervalList list;
-  list.field = path;
+  list.field = path.dotted();
   *bounded = false;
+  const bool positional = HasPositionalPart(path);
   for (const MatchExpression* p : preds) {
-    if (p->is_logical() || p->path() != path) continue;
+    if (p->is_logical() || p->path() != path.dotted()) continue;
+    if (positional && !CannotMatchMissing(p)) continue;
     std::vector<Interval> iv;
-    if (!IntervalsForLeaf(*p, &iv)) continue;
+    BoundsTightness tightness;
+    if (!IntervalsForLeaf(*p, &iv, &tightness)) continue;
+    if (used != nullptr) {
+      used->push_back(
+          UsedPredicate{p, field, tightness == BoundsTightness::kExact && !positional});
+    }
     if (!*bounded) {
       list.intervals = std::move(iv);
       *bounded = true;
@@ -112,19 +139,20 @@ OrderedIntervalList FieldBounds(const std::string& path,
 }
 
 IndexBounds BoundsForIndex(const IndexDescriptor& index,
-                           const std::vector<const MatchExpression*>& preds, int* bounded_fields) {
+                           const std::vector<const MatchExpression*>& preds, int* bounded_fields,
+                           std::vector<UsedPredicate>* used = nullptr) {
   IndexBounds bounds;
   *bounded_fields = 0;
   std::vector<std::vector<std::string>> used_prefixes;
   for (size_t i = 0; i < index.num_fields(); ++i) {
     std::vector<std::string> prefixes = index.MultikeyPrefixes(i);
     bool usable = true;
-    for (const auto& used : used_prefixes)
-      if (ShareMultikeyPrefix(used, prefixes)) usable = false;
+    for (const auto& prior : used_prefixes)
+      if (ShareMultikeyPrefix(prior, prefixes)) usable = false;
     bool bounded = false;
     OrderedIntervalList list;
     if (usable) {
-      list = FieldBounds(index.field_names()[i], preds, prefixes.empty(), &bounded);
+      list = FieldBounds(index.field_paths()[i], i, preds, prefixes.empty(), &bounded, used);
     } else {
       list.field = index.field_names()[i];
       list.intervals = {Interval::All()};
@@ -136,6 +164,22 @@ IndexBounds BoundsForIndex(const IndexDescriptor& index,
     bounds.fields.push_back(std::move(list));
   }
   return bounds;
+}
+
+// The conjuncts a scan with `bounds` leaves to the filter: all but those
+// answered exactly by a field the scan's key ranges enforce.
+std::vector<const MatchExpression*> ResidualConjuncts(
+    const std::vector<const MatchExpression*>& preds, const std::vector<UsedPredicate>& used,
+    const IndexBounds& bounds) {
+  const size_t enforced = EnforcedFieldCount(bounds);
+  std::vector<const MatchExpression*> out;
+  for (const MatchExpression* p : preds) {
+    bool answered = false;
+    for (const UsedPredicate& u : used)
+      if (u.pred == p && u.exact && u.field < enforced) answered = true;
+    if (!answered) out.push_back(p);
+  }
+  return out;
 }
 
 // Whether scanning `index` with `bounds` returns documents in `sort` order,
@@ -226,75 +270,14 @@ bool IsCovered(const CanonicalQuery& cq, const IndexDescriptor& index) {
   return true;
 }
 
-// A constant whose index intervals hold exactly the values the predicate
-// matches (no null/missing, arrays, regexes, NaN or decimal subtleties).
-bool ExactOperand(const Element& v) {
-  switch (v.type()) {
-    case BsonType::kInt32:
-    case BsonType::kInt64:
-    case BsonType::kString:
-    case BsonType::kObjectId:
-    case BsonType::kBool:
-    case BsonType::kDateTime:
-      return true;
-    case BsonType::kDouble:
-      return !std::isnan(v.Double());
-    default:
-      return false;
-  }
-}
-
-// Whether the index entries within `bounds` are exactly the documents that
-// match the filter, so a count needs nothing but the entries (COUNT_SCAN):
-// a conjunction of $eq/$in/$lt/$lte/$gt/$gte on top-level index fields with
-// plain constants, over a non-multikey, non-sparse, non-partial index, whose
-// constrained fields are a prefix of the key pattern with points on all but
-// the last (the shape BoundsToKeyRanges turns into exact key ranges).
-bool BoundsAreTheFilter(const std::vector<const MatchExpression*>& preds,
-                        const IndexDescriptor& index, const IndexBounds& bounds) {
-  if (preds.empty() || index.is_multikey() || index.sparse() || index.partial()) return false;
-  const std::vector<std::string>& fields = index.field_names();
-  size_t last = 0;
-  std::vector<bool> constrained(fields.size(), false);
-  for (const MatchExpression* p : preds) {
-    switch (p->type()) {
-      case MatchType::kEq:
-      case MatchType::kLt:
-      case MatchType::kLte:
-      case MatchType::kGt:
-      case MatchType::kGte:
-        if (!ExactOperand(p->operand())) return false;
-        break;
-      case MatchType::kIn: {
-        const auto* in = static_cast<const InMatchExpression*>(p);
-        if (!in->regexes().empty() || in->has_null() || in->equalities().empty()) return false;
-        for (const Element& e : in->equalities())
-          if (!ExactOperand(e)) return false;
-        break;
-      }
-      default:
-        return false;
-    }
-    auto it = std::find(fields.begin(), fields.end(), p->path());
-    if (it == fields.end() || p->path().find('.') != std::string::npos) return false;
-    const size_t at = static_cast<size_t>(it - fields.begin());
-    constrained[at] = true;
-    last = std::max(last, at);
-  }
-  if (bounds.fields.size() != fields.size()) return false;
-  size_t ranges = 1;
-  for (size_t i = 0; i < last; ++i) {
-    if (!constrained[i] || !bounds.fields[i].AllPoints()) return false;
-    ranges *= std::max<size_t>(1, bounds.fields[i].intervals.size());
-    if (ranges > 10000) return false;  // BoundsToKeyRanges stops expanding
-  }
-  return true;
-}
-
 // The _id bounds of the filter, when it constrains _id.
-bool IdBounds(const std::vector<const MatchExpression*>& preds, IndexBounds* out) {
+// _id is never an array and never missing, so its bounds answer exact
+// predicates exactly (*used, if not null, receives them).
+bool IdBounds(const std::vector<const MatchExpression*>& preds, IndexBounds* out,
+              std::vector<UsedPredicate>* used = nullptr) {
+  static const FieldPath kId("_id");
   bool bounded = false;
-  OrderedIntervalList list = FieldBounds("_id", preds, true, &bounded);
+  OrderedIntervalList list = FieldBounds(kId, 0, preds, true, &bounded, used);
   if (!bounded) return false;
   out->fields = {std::move(list)};
   return true;
@@ -315,7 +298,8 @@ bool IsPlainIdEquality(const CanonicalQuery& cq) {
 std::unique_ptr<PlanStage> BuildStages(const QuerySolution& sol, const CanonicalQuery& cq,
                                        const CollectionMeta* meta, const ReadContext& ctx) {
   bool want_key = cq.projection && cq.projection->needs_elem_match_key;
-  StageFilter filter = MakeStageFilter(cq.root.get(), want_key);
+  StageFilter filter = sol.filter_reduced ? MakeConjunctionFilter(sol.residual)
+                                          : MakeStageFilter(cq.root.get(), want_key);
   std::unique_ptr<PlanStage> root;
   switch (sol.access) {
     case Access::kEof:
@@ -400,6 +384,16 @@ std::vector<QuerySolution> EnumerateSolutions(const CanonicalQuery& cq, const Co
   std::vector<const MatchExpression*> preds;
   CollectConjuncts(cq.root.get(), &preds);
 
+  // Drops from a plan's filter the conjuncts its bounds answer exactly,
+  // unless the projection needs the array position the filter matched at
+  // (then every conjunct must run).
+  const bool may_reduce = !(cq.projection && cq.projection->needs_elem_match_key);
+  auto reduce = [&](QuerySolution* sol, std::vector<const MatchExpression*> residual) {
+    if (!may_reduce || residual.size() == preds.size()) return;
+    sol->filter_reduced = true;
+    sol->residual = std::move(residual);
+  };
+
   auto index_solution = [&](const std::shared_ptr<IndexDescriptor>& index, bool hinted,
                             QuerySolution* sol) -> bool {
     if (index->partial() && !ImpliesPartialFilter(*index, preds)) return false;
@@ -407,7 +401,8 @@ std::vector<QuerySolution> EnumerateSolutions(const CanonicalQuery& cq, const Co
     int bounded = 0;
     QuerySolution::IndexPart part;
     part.index = index;
-    part.bounds = BoundsForIndex(*index, preds, &bounded);
+    std::vector<UsedPredicate> used;
+    part.bounds = BoundsForIndex(*index, preds, &bounded, &used);
     bool forward = true;
     bool sorts = IndexProvidesSort(*index, part.bounds, cq.sort, &forward);
     if (!hinted && bounded == 0 && !(sorts && !cq.sort.empty())) return false;
@@ -415,11 +410,23 @@ std::vector<QuerySolution> EnumerateSolutions(const CanonicalQuery& cq, const Co
     sol->access = Access::kIndex;
     sol->provides_sort = sorts;
     sol->covered = IsCovered(cq, *index);
-    sol->count_scan = sol->covered && cq.count_only && !cq.projection &&
-                      BoundsAreTheFilter(preds, *index, part.bounds);
+    reduce(sol, ResidualConjuncts(preds, used, part.bounds));
+    // Every entry in the bounds is then one matching document.
+    sol->count_scan = sol->covered && cq.count_only && !cq.projection && sol->filter_reduced &&
+                      sol->residual.empty();
     sol->parts = {std::move(part)};
     return true;
   };
+
+  // A $natural sort is storage order (a $natural hint, if any, agrees).
+  if (cq.natural_sort != 0) {
+    QuerySolution sol;
+    sol.access = Access::kCollScan;
+    sol.forward = cq.natural_sort > 0;
+    sol.provides_sort = true;
+    out.push_back(std::move(sol));
+    return out;
+  }
 
   // Hints pin the plan.
   if (!cq.hint.empty() || !cq.hint_name.empty()) {
@@ -451,7 +458,10 @@ std::vector<QuerySolution> EnumerateSolutions(const CanonicalQuery& cq, const Co
     if (id_index) {
       QuerySolution sol;
       sol.access = Access::kClustered;
-      if (!IdBounds(preds, &sol.id_bounds)) {
+      std::vector<UsedPredicate> used;
+      if (IdBounds(preds, &sol.id_bounds, &used)) {
+        reduce(&sol, ResidualConjuncts(preds, used, sol.id_bounds));
+      } else {
         OrderedIntervalList all;
         all.field = "_id";
         all.intervals = {Interval::All()};
@@ -481,14 +491,17 @@ std::vector<QuerySolution> EnumerateSolutions(const CanonicalQuery& cq, const Co
     sol.access = Access::kIdHack;
     sol.id_record_key = DocumentKey(*meta, r->operand());
     sol.provides_sort = true;
+    reduce(&sol, {});  // the record found is the one whose _id equals it
     out.push_back(std::move(sol));
     return out;
   }
 
   {
     QuerySolution sol;
-    if (IdBounds(preds, &sol.id_bounds)) {
+    std::vector<UsedPredicate> used;
+    if (IdBounds(preds, &sol.id_bounds, &used)) {
       sol.access = Access::kClustered;
+      reduce(&sol, ResidualConjuncts(preds, used, sol.id_bounds));
       bool asc = cq.sort.size() == 1 && cq.sort.parts()[0].path.dotted() == "_id";
       sol.provides_sort = cq.sort.empty() || asc;
       sol.forward = cq.sort.empty() || cq.sort.parts()[0].ascending;
@@ -505,28 +518,34 @@ std::vector<QuerySolution> EnumerateSolutions(const CanonicalQuery& cq, const Co
     QuerySolution sol;
     sol.access = Access::kOr;
     bool all = true;
+    bool branches_exact = true;  // every branch answered by its bounds alone
     for (size_t b = 0; b < cq.root->num_children() && all; ++b) {
       std::vector<const MatchExpression*> branch;
       CollectConjuncts(cq.root->child(b), &branch);
       QuerySolution::IndexPart best;
       int best_bounded = 0;
+      bool best_exact = false;
       for (const auto& idx : indexes) {
         if (idx->partial() && !ImpliesPartialFilter(*idx, branch)) continue;
         if (idx->sparse() && !SparseUsable(*idx, branch)) continue;
         int bounded = 0;
-        IndexBounds bounds = BoundsForIndex(*idx, branch, &bounded);
+        std::vector<UsedPredicate> used;
+        IndexBounds bounds = BoundsForIndex(*idx, branch, &bounded, &used);
         if (bounded > best_bounded) {
           best_bounded = bounded;
           best.index = idx;
+          best_exact = !branch.empty() && ResidualConjuncts(branch, used, bounds).empty();
           best.bounds = std::move(bounds);
         }
       }
       if (best_bounded == 0) {
         all = false;
       } else {
+        branches_exact = branches_exact && best_exact;
         sol.parts.push_back(std::move(best));
       }
     }
+    if (all && branches_exact) reduce(&sol, {});
     if (all) out.push_back(std::move(sol));
   }
 
@@ -553,6 +572,26 @@ std::string QuerySolution::Describe() const {
     case Access::kOr: return "OR";
   }
   return "?";
+}
+
+StageFilter MakeConjunctionFilter(std::vector<const MatchExpression*> conjuncts) {
+  if (conjuncts.empty()) return StageFilter();
+  if (conjuncts.size() == 1) return MakeStageFilter(conjuncts[0], false);
+  StageFilter f;
+  auto shared = std::make_shared<const std::vector<const MatchExpression*>>(std::move(conjuncts));
+  f.matches = [shared](DocumentView doc, WorkingMember*) {
+    for (const MatchExpression* e : *shared)
+      if (!e->Matches(doc, nullptr)) return false;
+    return true;
+  };
+  f.describe = [shared](BsonBuilder* b) {
+    b->OpenDocument("filter");
+    b->OpenArray("$and");
+    for (const MatchExpression* e : *shared) b->AppendDocument("", e->Serialize());
+    b->Close();
+    b->Close();
+  };
+  return f;
 }
 
 StageFilter MakeStageFilter(const MatchExpression* expr, bool want_elem_match_key) {

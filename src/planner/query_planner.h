@@ -11,9 +11,12 @@
 // for needing no FETCH and no blocking SORT; reaching the end wins).
 //
 // Correctness rule: index bounds are always a superset of what the query
-// needs, and the full filter is applied again to what the scan returns (to
-// the fetched document, or to the index key for covered plans), so every
-// plan returns exactly what a collection scan returns.
+// needs, and the filter is applied again to what the scan returns (to the
+// fetched document, or to the index key for covered plans), so every plan
+// returns exactly what a collection scan returns. Conjuncts the bounds
+// answer exactly (BoundsTightness::kExact on a field the scan enforces) are
+// left out of that filter, as MongoDB leaves out predicates its tight
+// bounds answer.
 #ifndef ROCKDOC_PLANNER_QUERY_PLANNER_H_
 #define ROCKDOC_PLANNER_QUERY_PLANNER_H_
 
@@ -46,6 +49,11 @@ struct QuerySolution {
   bool provides_sort = false;    // no blocking SORT needed
   bool covered = false;          // no FETCH: answered from the index keys
   bool count_scan = false;       // count_only and the bounds are exactly the filter
+  // When the bounds answer some conjuncts of the filter exactly (MongoDB's
+  // "tight" bounds), the plan evaluates only the others, `residual`;
+  // otherwise the whole filter.
+  bool filter_reduced = false;
+  std::vector<const MatchExpression*> residual;
   std::string Describe() const;
 };
 
@@ -69,6 +77,10 @@ StatusOr<PreparedPlan> PlanQuery(const CanonicalQuery& cq, const CollectionMeta*
 // A StageFilter evaluating `expr` (null or {} = none); with
 // `want_elem_match_key` it records the matched array position.
 StageFilter MakeStageFilter(const MatchExpression* expr, bool want_elem_match_key);
+
+// A StageFilter requiring every expression in `conjuncts` (none: no
+// filter); explain shows the expression alone, or {$and: [...]}.
+StageFilter MakeConjunctionFilter(std::vector<const MatchExpression*> conjuncts);
 
 // The explain document: {queryPlanner: {...}, executionStats?: {...}}. For
 // the execution verbosities the caller has run plan.root to completion and
