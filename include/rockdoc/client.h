@@ -396,8 +396,9 @@ class Collection {
   // against the existing indexes) before anything is built, then all are
   // built and published together or none is: when one build fails (a
   // unique violation, say), the indexes built by this call are removed.
-  // Returns the names, in order. Errors as ParseIndexOptions and
-  // CreateIndex.
+  // Returns the names, in order (an index that already exists, identical,
+  // is not built again). Errors as ParseIndexOptions and CreateIndex;
+  // BadValue for no index. `progress` as CreateIndex's, for each build.
   StatusOr<std::vector<std::string>> CreateIndexes(
       const std::vector<IndexModel>& indexes,
       const std::function<void(int64_t)>& progress = {}) const;

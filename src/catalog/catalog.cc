@@ -268,7 +268,6 @@ constexpr OptionField<CollectionOptions> kCollectionOptionTable[] = {
 }  // namespace
 
 StatusOr<CollectionOptions> ParseCollectionOptions(DocumentView options) {
-  ROCKDOC_RETURN_IF_ERROR(ValidateBson(options.bytes()));
   CollectionOptions out;
   ROCKDOC_RETURN_IF_ERROR(DecodeOptions(
       options, kCollectionOptionTable, &out,

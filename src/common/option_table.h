@@ -34,7 +34,8 @@ struct OptionField {
   Status (*decode)(const Element& value, Options* out);
 };
 
-// Decodes every field of `doc` through `table`. Names are checked first, as
+// Decodes every field of `doc` (validated first: it may come from outside)
+// through `table`. Names are checked first, as
 // MongoDB checks an index specification's field names before any value: a
 // name with no row gives unknown(name). Then, in document order, a row with
 // no decoder gives unsupported(name) and a decoder's error is returned.
@@ -47,6 +48,7 @@ Status DecodeOptions(DocumentView doc, const OptionField<Options> (&table)[N], O
     }
     return nullptr;
   };
+  ROCKDOC_RETURN_IF_ERROR(ValidateBson(doc.bytes()));
   for (Element e : doc) {
     if (find(e.key()) == nullptr) return unknown(e.key());
   }

@@ -472,7 +472,6 @@ constexpr OptionField<IndexOptions> kIndexOptionTable[] = {
 }  // namespace
 
 StatusOr<IndexOptions> ParseIndexOptions(DocumentView options) {
-  ROCKDOC_RETURN_IF_ERROR(ValidateBson(options.bytes()));
   IndexOptions out;
   ROCKDOC_RETURN_IF_ERROR(internal::DecodeOptions(
       options, kIndexOptionTable, &out,
