@@ -206,6 +206,11 @@ TEST(Element, TheIssueExampleReadsNeutralValuesAndCheckedOptionals) {
   EXPECT_EQ(doc.Get("n").AsExactInt64(), 5);
   EXPECT_EQ(doc.Get("s").AsString(), "x");
   EXPECT_EQ(doc.Get("s").Int64(), 0);
+  // The other public readers of an element take a missing one too.
+  EXPECT_EQ(CompareValues(doc.Get("missing"), Element()), 0);
+  EXPECT_LT(CompareValues(doc.Get("missing"), doc.Get("n")), 0);
+  EXPECT_EQ(CompareElements(doc.Get("missing"), Element(), /*consider_field_names=*/true), 0);
+  EXPECT_EQ(ValueToJson(doc.Get("missing")), "null");
 }
 
 TEST(Element, AppendingAMissingElementWritesNothing) {
