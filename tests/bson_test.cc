@@ -14,6 +14,7 @@ namespace rockdoc {
 namespace {
 
 using ::testing::HasSubstr;
+using test::Json;
 
 TEST(BsonBuilder, BuildsNestedDocumentsAndArrays) {
   BsonBuilder b;
@@ -45,12 +46,16 @@ TEST(BsonBuilderDeathTest, NulInACStringIsRefused) {
   EXPECT_DEATH(BsonBuilder().AppendRegex("r", "x", std::string_view("i\0", 2)), "");
 }
 
-TEST(BsonBuilder, EveryTypeRoundTripsThroughAccessors) {
-  ObjectId oid = ObjectId::Generate();
+// One element of every BSON type (and the old binary subtype), with
+// `oid` as the ObjectId.
+Document EveryType(const ObjectId& oid) {
   Document scope = std::move(BsonBuilder().AppendInt32("x", 1)).Build();
+  Document inner = std::move(BsonBuilder().AppendInt32("y", 2)).Build();
   BsonBuilder b;
   b.AppendDouble("d", -2.5)
       .AppendString("s", std::string_view("a\0b", 3))
+      .AppendDocument("doc", inner)
+      .AppendArray("arr", inner)
       .AppendBinary("bin", BinarySubtype::kUuid, "0123456789abcdef")
       .AppendBinary("old", BinarySubtype::kBinaryOld, "xyz")
       .AppendUndefined("u")
@@ -69,7 +74,12 @@ TEST(BsonBuilder, EveryTypeRoundTripsThroughAccessors) {
       .AppendDecimal128("dec", Decimal128(0x3040000000000000ULL, 15))
       .AppendMinKey("min")
       .AppendMaxKey("max");
-  Document doc = std::move(b).Build();
+  return std::move(b).Build();
+}
+
+TEST(BsonBuilder, EveryTypeRoundTripsThroughAccessors) {
+  ObjectId oid = ObjectId::Generate();
+  Document doc = EveryType(oid);
   ASSERT_TRUE(ValidateBson(doc.bytes()).ok()) << ValidateBson(doc.bytes());
 
   EXPECT_EQ(doc.Get("d").Double(), -2.5);
@@ -103,6 +113,132 @@ TEST(BsonBuilder, EveryTypeRoundTripsThroughAccessors) {
   BsonBuilder copy;
   for (Element e : doc) copy.AppendElement(e);
   EXPECT_EQ(std::move(copy).Build(), doc);
+}
+
+// Every accessor on `e`, whose type is `type` (kEod: missing): the one that
+// matches gives the value, every other one its documented neutral value or
+// nullopt. Never a crash or a read outside the document (the ASan build
+// runs this too).
+void ExpectSafeAccessors(const Element& e, BsonType type) {
+  SCOPED_TRACE(std::string(BsonTypeAlias(type)));
+  auto is = [&](BsonType t) { return type == t; };
+  EXPECT_EQ(e.ok(), type != BsonType::kEod);
+  EXPECT_EQ(e.type(), type);
+  if (!e.ok()) {
+    EXPECT_EQ(e.key(), "");
+    EXPECT_EQ(e.value_size(), 0u);
+    EXPECT_NE(e.value_data(), nullptr);
+  }
+  // Unchecked accessors: neutral values unless the type matches.
+  if (!is(BsonType::kDouble)) { EXPECT_EQ(e.Double(), 0.0); }
+  if (!is(BsonType::kString) && !is(BsonType::kCode) && !is(BsonType::kSymbol)) {
+    EXPECT_EQ(e.String(), "");
+  }
+  if (!e.IsContainer()) {
+    EXPECT_TRUE(e.Document().empty());
+    EXPECT_TRUE(e.Array().empty());
+  }
+  if (!is(BsonType::kBinary)) { EXPECT_EQ(e.Binary().data, ""); }
+  if (!is(BsonType::kObjectId)) { EXPECT_EQ(e.Oid(), ObjectId()); }
+  if (!is(BsonType::kBool)) { EXPECT_FALSE(e.Bool()); }
+  if (!is(BsonType::kDateTime)) { EXPECT_EQ(e.DateTime(), 0); }
+  if (!is(BsonType::kRegex)) { EXPECT_EQ(e.Regex().pattern, ""); }
+  if (!is(BsonType::kDbPointer)) { EXPECT_EQ(e.DbPointer().ns, ""); }
+  if (!is(BsonType::kCodeWithScope)) {
+    EXPECT_EQ(e.CodeWithScopeCode(), "");
+    EXPECT_TRUE(e.CodeWithScopeScope().empty());
+  }
+  if (!is(BsonType::kInt32)) { EXPECT_EQ(e.Int32(), 0); }
+  if (!is(BsonType::kTimestamp)) { EXPECT_EQ(e.Timestamp(), BsonTimestamp{}); }
+  if (!is(BsonType::kInt64)) { EXPECT_EQ(e.Int64(), 0); }
+  if (!is(BsonType::kDecimal128)) { EXPECT_EQ(e.Decimal(), Decimal128()); }
+  if (!e.IsNumber()) {
+    EXPECT_EQ(e.NumberAsDouble(), 0.0);
+    int64_t untouched = 42;
+    EXPECT_FALSE(e.ExactInt64(&untouched));
+    EXPECT_EQ(untouched, 42);
+    EXPECT_FALSE(e.AsExactInt64().has_value());
+  }
+  // Is* and As* agree with type().
+  EXPECT_EQ(e.IsDouble(), is(BsonType::kDouble));
+  EXPECT_EQ(e.AsDouble().has_value(), is(BsonType::kDouble));
+  EXPECT_EQ(e.IsString(), is(BsonType::kString));
+  EXPECT_EQ(e.AsString().has_value(), is(BsonType::kString));
+  EXPECT_EQ(e.IsDocument(), is(BsonType::kDocument));
+  EXPECT_EQ(e.AsDocument().has_value(), is(BsonType::kDocument));
+  EXPECT_EQ(e.IsArray(), is(BsonType::kArray));
+  EXPECT_EQ(e.AsArray().has_value(), is(BsonType::kArray));
+  EXPECT_EQ(e.IsBinary(), is(BsonType::kBinary));
+  EXPECT_EQ(e.AsBinary().has_value(), is(BsonType::kBinary));
+  EXPECT_EQ(e.IsObjectId(), is(BsonType::kObjectId));
+  EXPECT_EQ(e.AsObjectId().has_value(), is(BsonType::kObjectId));
+  EXPECT_EQ(e.IsBool(), is(BsonType::kBool));
+  EXPECT_EQ(e.AsBool().has_value(), is(BsonType::kBool));
+  EXPECT_EQ(e.IsDateTime(), is(BsonType::kDateTime));
+  EXPECT_EQ(e.AsDateTime().has_value(), is(BsonType::kDateTime));
+  EXPECT_EQ(e.IsNull(), is(BsonType::kNull));
+  EXPECT_EQ(e.IsRegex(), is(BsonType::kRegex));
+  EXPECT_EQ(e.AsRegex().has_value(), is(BsonType::kRegex));
+  EXPECT_EQ(e.IsInt32(), is(BsonType::kInt32));
+  EXPECT_EQ(e.AsInt32().has_value(), is(BsonType::kInt32));
+  EXPECT_EQ(e.IsTimestamp(), is(BsonType::kTimestamp));
+  EXPECT_EQ(e.AsTimestamp().has_value(), is(BsonType::kTimestamp));
+  EXPECT_EQ(e.IsInt64(), is(BsonType::kInt64));
+  EXPECT_EQ(e.AsInt64().has_value(), is(BsonType::kInt64));
+  EXPECT_EQ(e.IsDecimal(), is(BsonType::kDecimal128));
+  EXPECT_EQ(e.AsDecimal().has_value(), is(BsonType::kDecimal128));
+}
+
+TEST(Element, EveryAccessorIsSafeOnEveryTypeAndOnMissing) {
+  Document doc = EveryType(ObjectId::Generate());
+  int seen = 0;
+  for (Element e : doc) {
+    ExpectSafeAccessors(e, e.type());
+    ++seen;
+  }
+  EXPECT_EQ(seen, 22);
+  // Missing: a lookup, a path through a scalar, a default Element, the
+  // terminator an end() iterator points at, a default Value.
+  ExpectSafeAccessors(doc.Get("missing"), BsonType::kEod);
+  ExpectSafeAccessors(doc.GetPath("i.x.y"), BsonType::kEod);
+  ExpectSafeAccessors(Element(), BsonType::kEod);
+  ExpectSafeAccessors(*doc.end(), BsonType::kEod);
+  ExpectSafeAccessors(Value().element(), BsonType::kEod);
+  ExpectSafeAccessors(Value::FromElement(doc.Get("missing")).element(), BsonType::kEod);
+}
+
+TEST(Element, TheIssueExampleReadsNeutralValuesAndCheckedOptionals) {
+  Document doc = Json(R"({"n": 5, "s": "x"})");
+  EXPECT_EQ(doc.Get("missing").String(), "");
+  EXPECT_EQ(doc.Get("missing").Document().CountFields(), 0u);
+  EXPECT_EQ(doc.Get("n").AsInt32(), 5);
+  EXPECT_EQ(doc.Get("n").AsString(), std::nullopt);
+  EXPECT_EQ(doc.Get("n").AsExactInt64(), 5);
+  EXPECT_EQ(doc.Get("s").AsString(), "x");
+  EXPECT_EQ(doc.Get("s").Int64(), 0);
+  // The other public readers of an element take a missing one too.
+  EXPECT_EQ(CompareValues(doc.Get("missing"), Element()), 0);
+  EXPECT_LT(CompareValues(doc.Get("missing"), doc.Get("n")), 0);
+  EXPECT_EQ(CompareElements(doc.Get("missing"), Element(), /*consider_field_names=*/true), 0);
+  EXPECT_EQ(ValueToJson(doc.Get("missing")), "null");
+}
+
+TEST(Element, AppendingAMissingElementWritesNothing) {
+  Document doc = Json(R"({"a": 1})");
+  BsonBuilder b;
+  b.AppendElement(doc.Get("missing")).AppendElementAs("x", Element()).AppendInt32("b", 2);
+  Document out = std::move(b).Build();
+  EXPECT_TRUE(ValidateBson(out.bytes()).ok());
+  EXPECT_EQ(out, Json(R"({"b": 2})"));
+}
+
+TEST(DocumentView, AdvancingEndStaysAtEnd) {
+  Document doc = Json(R"({"a": 1})");
+  auto it = doc.end();
+  ++it;
+  ++it;
+  EXPECT_TRUE(it == doc.end());
+  EXPECT_FALSE((*it).ok());
 }
 
 TEST(Element, ExactInt64) {

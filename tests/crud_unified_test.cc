@@ -587,6 +587,15 @@ class Args {
       Problem("hint must be a string or a document, got " + DescribeValue(e));
     }
   }
+  // Every argument not yet used, as a document (an operation's options for
+  // the library to decode), now counted as used.
+  Document Rest() {
+    BsonBuilder b;
+    for (Element e : doc_) {
+      if (used_.insert(std::string(e.key())).second) b.AppendElement(e);
+    }
+    return std::move(b).Build();
+  }
   // Arguments that change nothing for an embedded engine.
   void Ignore(std::string_view key) { used_.insert(std::string(key)); }
   // Marks arguments rockdoc's API cannot express.
@@ -1349,8 +1358,9 @@ OpResult UnifiedTestRunner::DatabaseOp(const std::string& name, const Database& 
   }
   if (name == "createCollection") {
     std::string coll = args.String("collection");
+    Document options = args.Rest();  // decoded, and refused, by the library
     if (std::string p = args.Problems(); !p.empty()) return RunnerError(p);
-    Status s = db.CreateCollection(coll);
+    Status s = db.CreateCollection(coll, options);
     return s.ok() ? Success(Value(), RootMode::kNone) : EngineError(s);
   }
   return RunnerError("database operation " + name + " is not supported by rockdoc's API");
@@ -1404,14 +1414,10 @@ OpResult UnifiedTestRunner::CollectionOp(const std::string& name, const Collecti
   }
   if (name == "createIndex") {
     Document keys = args.Doc("keys");
-    IndexOptions io;
-    io.name = args.String("name");
-    io.unique = args.Bool("unique", false);
-    io.sparse = args.Bool("sparse", false);
-    io.partial_filter_expression = args.Doc("partialFilterExpression");
+    Document options = args.Rest();  // decoded, and refused, by the library
     if (std::string p = args.Problems(); !p.empty()) return RunnerError(p);
-    auto created = coll.CreateIndex(keys, io);
-    return created.ok() ? Success(StringValue(*created), RootMode::kNone)
+    auto created = coll.CreateIndexes({IndexModel{std::move(keys), std::move(options)}});
+    return created.ok() ? Success(StringValue(created->front()), RootMode::kNone)
                         : EngineError(created.status());
   }
   if (name == "dropIndex") {

@@ -435,6 +435,33 @@ TEST(LabRunTest, FailedPushLeavesThePostByteIdentical) {
   EXPECT_EQ(after.Get("c").Array().CountFields(), 3u);
 }
 
+// A scenario's createIndex options go through the library's decoder: one
+// rockdoc lacks fails the step instead of being dropped.
+TEST(LabRunTest, CreateIndexOptionsRockdocLacksFailTheStep) {
+  ScratchDir dir;
+  auto client = Client::Open(dir.path());
+  ASSERT_TRUE(client.ok()) << client.status();
+  RockdocExecutor exec(client->get(), "lab");
+  Env env;
+  Status ttl = exec.RunOne(rockdoc::test::Json(R"({"op": "createIndex", "collection": "c",
+      "keys": {"t": 1}, "options": {"expireAfterSeconds": 60}})"),
+                           env);
+  EXPECT_EQ(ttl.code(), ErrorCode::kNotImplemented) << ttl;
+  Status unknown = exec.RunOne(rockdoc::test::Json(R"({"op": "createIndex", "collection": "c",
+      "keys": {"t": 1}, "options": {"uniq": true}})"),
+                               env);
+  EXPECT_EQ(unknown.code(), ErrorCode::kInvalidIndexSpecificationOption) << unknown;
+  EXPECT_TRUE(exec.RunOne(rockdoc::test::Json(R"({"op": "createIndex", "collection": "c",
+      "keys": {"t": 1}, "options": {"unique": true, "name": "by_t"}})"),
+                          env)
+                  .ok());
+  auto indexes = (*client)->GetDatabase("lab").GetCollection("c").ListIndexes();
+  ASSERT_TRUE(indexes.ok());
+  ASSERT_EQ(indexes->size(), 2u);
+  EXPECT_EQ((*indexes)[1].Get("name").String(), "by_t");
+  EXPECT_TRUE((*indexes)[1].Get("unique").Bool());
+}
+
 // The SQLite reference: parameters bind as SQL values, documents as JSON
 // text, and the "json" columns parse back to the same documents.
 TEST(LabSqliteTest, DocumentsRoundTripThroughJsonText) {

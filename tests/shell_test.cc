@@ -648,6 +648,62 @@ TEST_F(ShellTest, CreateListAndDropIndexes) {
   EXPECT_EQ(Show("db.c.getIndexes().length"), "1\n");
 }
 
+TEST_F(ShellTest, IndexOptionsRockdocLacksAreRefusedNotDropped) {
+  Ok("db.c.insertOne({a: 1})");
+  for (const char* options :
+       {"{expireAfterSeconds: 3600}", "{collation: {locale: 'en', strength: 2}}",
+        "{hidden: true}", "{weights: {a: 1}}", "{default_language: 'english'}",
+        "{'2dsphereIndexVersion': 3}", "{wildcardProjection: {a: 1}}"}) {
+    EXPECT_EQ(Show(std::string("try { db.c.createIndex({a: 1}, ") + options +
+                   ") } catch (e) { [e.code, e.codeName] }"),
+              "[ 238, 'NotImplemented' ]\n")
+        << options;
+  }
+  EXPECT_EQ(Show("try { db.c.createIndex({a: 1}, {expireAfterSeconds: 1}) } catch (e) { e.message }"),
+            "The index option 'expireAfterSeconds' is not supported by rockdoc\n");
+  EXPECT_EQ(Show("try { db.c.createIndex({a: 1}, {foo: 1}) } catch (e) { [e.code, e.codeName] }"),
+            "[ 197, 'InvalidIndexSpecificationOption' ]\n");
+  EXPECT_EQ(Show("db.c.getIndexes().length"), "1\n");
+  // MongoDB accepts background (meaningless since 4.2), and so does rockdoc.
+  EXPECT_EQ(Show("db.c.createIndex({a: 1}, {background: true, unique: true})"), "a_1\n");
+}
+
+TEST_F(ShellTest, SpecialIndexTypesAreNotImplemented) {
+  EXPECT_EQ(Show("try { db.c.createIndex({'$**': 1}) } catch (e) { [e.code, e.message] }"),
+            "[ 238, 'wildcard indexes are not supported by rockdoc' ]\n");
+  EXPECT_EQ(Show("try { db.c.createIndex({a: 'text'}) } catch (e) { [e.code, e.message] }"),
+            "[ 238, 'text indexes are not supported by rockdoc' ]\n");
+}
+
+TEST_F(ShellTest, CreateIndexesBuildsAllOrNone) {
+  Ok("db.c.insertMany([{_id: 1, a: 1, b: 5}, {_id: 2, a: 2, b: 5}])");
+  // One bad spec: nothing is built.
+  EXPECT_EQ(Show("try { db.c.createIndexes([{a: 1}, {b: 0}]) } catch (e) { e.code }"), "67\n");
+  EXPECT_EQ(Show("db.c.getIndexes().length"), "1\n");
+  // A unique violation in the second build: the first is removed.
+  EXPECT_EQ(Show("try { db.c.createIndexes([{a: 1}, {b: 1}], {unique: true}) } catch (e) { e.code }"),
+            "11000\n");
+  EXPECT_EQ(Show("db.c.getIndexes().length"), "1\n");
+  EXPECT_EQ(Show("db.c.createIndexes([{a: 1}, {a: -1}], {unique: true})"), "[ 'a_1', 'a_-1' ]\n");
+}
+
+TEST_F(ShellTest, CreateCollectionOptionsRockdocLacksAreRefused) {
+  for (const char* options :
+       {"{capped: true, size: 4096}", "{validator: {a: {$exists: true}}}",
+        "{timeseries: {timeField: 't'}}", "{viewOn: 'x', pipeline: []}",
+        "{clusteredIndex: {key: {_id: 1}, unique: true}}", "{collation: {locale: 'fr'}}",
+        "{changeStreamPreAndPostImages: {enabled: true}}", "{expireAfterSeconds: 60}"}) {
+    EXPECT_EQ(Show(std::string("try { db.createCollection('x', ") + options +
+                   ") } catch (e) { e.code }"),
+              "238\n")
+        << options;
+  }
+  EXPECT_EQ(Show("try { db.createCollection('x', {foo: 1}) } catch (e) { [e.code, e.message] }"),
+            "[ 40415, \"BSON field 'create.foo' is an unknown field.\" ]\n");
+  EXPECT_EQ(Show("db.getCollectionNames().includes('x')"), "false\n");
+  EXPECT_EQ(Show("db.createCollection('x', {})"), "{ ok: 1 }\n");
+}
+
 TEST_F(ShellTest, UniqueIndexRejectsDuplicates) {
   Ok("db.u.createIndex({email: 1}, {unique: true}); db.u.insertOne({email: 'a@x'})");
   EXPECT_EQ(Show("try { db.u.insertOne({email: 'a@x'}) } catch (e) { [e.code, e.codeName] }"),

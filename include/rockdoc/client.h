@@ -162,6 +162,14 @@ class Database {
   // Creates an empty collection. NamespaceExists (48) if it exists;
   // InvalidNamespace (73) for a bad name.
   Status CreateCollection(std::string_view name) const;
+  // The same with createCollection's options document, decoded from one
+  // table of known names. rockdoc implements none of MongoDB's collection
+  // options yet, so every one (capped, validator, timeseries, viewOn,
+  // clusteredIndex, collation, expireAfterSeconds, ...) is NotImplemented
+  // (238) "... is not supported by rockdoc"; an unknown name is MongoDB's
+  // Location40415 "BSON field 'create.x' is an unknown field."; `comment`
+  // is accepted.
+  Status CreateCollection(std::string_view name, DocumentView options) const;
   // Names of this database's collections, sorted.
   StatusOr<std::vector<std::string>> ListCollectionNames() const;
   // Drops the collection with all its documents and indexes. OK (and
@@ -282,12 +290,37 @@ struct FindOneAndModifyOptions {
   std::vector<Document> array_filters;
 };
 
-// A key pattern and options, as createIndex takes them.
+// The options of an index that rockdoc implements. Every option MongoDB
+// knows and rockdoc does not has no field here: from an options document,
+// ParseIndexOptions refuses it.
 struct IndexOptions {
   std::string name;  // default: "a_1_b_-1" from the key pattern
   bool unique = false;
   bool sparse = false;
   Document partial_filter_expression;
+};
+
+// Decodes createIndex's options document ({name, unique, sparse,
+// partialFilterExpression, v, background, ...}) from one table of known
+// option names: the one place that decodes them, for the shell, tools and
+// tests alike. Errors:
+//   InvalidIndexSpecificationOption (197): a name MongoDB does not know
+//     ("The field 'x' is not valid for an index specification. ...");
+//   NotImplemented (238): an option MongoDB has and rockdoc does not
+//     implement (expireAfterSeconds, collation, hidden, weights,
+//     default_language, 2dsphereIndexVersion, wildcardProjection, ...):
+//     "The index option 'x' is not supported by rockdoc";
+//   TypeMismatch (14): a value of the wrong type; CannotCreateIndex (67):
+//     v other than 2 (v:1 is NotImplemented).
+// `background`, `dropDups` and `ns` are accepted and have no effect, as in
+// MongoDB since 4.2.
+StatusOr<IndexOptions> ParseIndexOptions(DocumentView options);
+
+// One index of a createIndexes call: its key pattern and options document
+// (decoded by ParseIndexOptions).
+struct IndexModel {
+  Document keys;
+  Document options;
 };
 
 enum class ExplainVerbosity { kQueryPlanner, kExecutionStats, kAllPlansExecution };
@@ -396,11 +429,23 @@ class Collection {
   // the existing documents without holding them in memory. Returns the
   // index name. Errors: CannotIndexParallelArrays (171), DuplicateKey
   // (11000) for a unique index over duplicates (no partial index is left),
-  // IndexOptionsConflict (85) / IndexKeySpecsConflict (86), BadValue for a
-  // malformed key pattern. `progress`, when given, is called with the
-  // number of documents indexed so far.
+  // IndexOptionsConflict (85) / IndexKeySpecsConflict (86), BadValue or
+  // CannotCreateIndex (67) for a malformed key pattern, NotImplemented (238)
+  // "X indexes are not supported by rockdoc" for a special index type in
+  // the key pattern (text, 2d, 2dsphere, hashed, wildcard "$**"). `progress`,
+  // when given, is called with the number of documents indexed so far.
   StatusOr<std::string> CreateIndex(DocumentView keys, const IndexOptions& options = {},
                                     const std::function<void(int64_t)>& progress = {}) const;
+  // createIndexes: every model is validated (options and key pattern, and
+  // against the existing indexes) before anything is built, then all are
+  // built and published together or none is: when one build fails (a
+  // unique violation, say), the indexes built by this call are removed.
+  // Returns the names, in order (an index that already exists, identical,
+  // is not built again). Errors as ParseIndexOptions and CreateIndex;
+  // BadValue for no index. `progress` as CreateIndex's, for each build.
+  StatusOr<std::vector<std::string>> CreateIndexes(
+      const std::vector<IndexModel>& indexes,
+      const std::function<void(int64_t)>& progress = {}) const;
   // Every index as listIndexes shows it: {v: 2, key: {...}, name: "...",
   // unique?: true, ...}, the _id_ index first.
   StatusOr<std::vector<Document>> ListIndexes() const;

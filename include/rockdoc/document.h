@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,6 +53,24 @@ struct DbPointerView {
 // Element: one (type, key, value) entry of a document, viewed in place.
 // A default-constructed Element is "missing" (type kEod, ok() false): that
 // is what lookups return when nothing is found.
+//
+// Every accessor is safe on any Element, in every build: a missing element
+// or one of another type never crashes or reads outside the document.
+//   * Is*() say whether the element holds that type (false when missing).
+//   * As*() return the value when the element holds exactly that type and
+//     std::nullopt otherwise (missing included). Use these when the type is
+//     not known.
+//   * The unchecked accessors (Double(), String(), ...) return the value
+//     when the type matches and otherwise a neutral value: 0, false, "", the
+//     empty document, a zero ObjectId / Decimal128 / timestamp, an empty
+//     BinaryView / RegexView / DbPointerView. They are for code that has
+//     already checked type(); a neutral value cannot be told from a real one.
+//
+// Example:
+//   Document doc = FromJson(R"({"n": 5})").value();
+//   doc.Get("n").AsInt32();          // 5
+//   doc.Get("n").AsString();         // nullopt: an int32, not a string
+//   doc.Get("missing").String();     // "" (missing: the neutral value)
 class Element {
  public:
   Element() = default;
@@ -61,17 +80,22 @@ class Element {
   bool ok() const { return data_ != nullptr && type() != BsonType::kEod; }
   explicit operator bool() const { return ok(); }
 
+  // kEod when missing.
   BsonType type() const { return data_ ? static_cast<BsonType>(data_[0]) : BsonType::kEod; }
+  // "" when missing.
   std::string_view key() const;
-  // The whole element: type byte, key, NUL, value.
+  // The whole element: type byte, key, NUL, value. Null when
+  // default-constructed.
   const uint8_t* raw() const { return data_; }
+  // Bytes of the whole element; 0 when missing (1 for the terminator an
+  // end() iterator points at).
   size_t size() const;
-  // The value bytes alone.
+  // The value bytes alone; when missing, a non-null pointer and size 0.
   const uint8_t* value_data() const;
   size_t value_size() const;
 
-  // Typed accessors. Precondition: type() is the named type (checked in
-  // debug builds). Use the As*/Is* helpers when the type is unknown.
+  // Unchecked typed accessors: the value when type() is the named type,
+  // else the neutral value described above.
   double Double() const;
   std::string_view String() const;  // kString, kCode, kSymbol
   DocumentView Document() const;    // kDocument and kArray
@@ -89,15 +113,53 @@ class Element {
   int64_t Int64() const;
   Decimal128 Decimal() const;
 
+  // Type tests (false when missing).
+  bool IsDouble() const { return type() == BsonType::kDouble; }
+  bool IsString() const { return type() == BsonType::kString; }
+  bool IsDocument() const { return type() == BsonType::kDocument; }
+  bool IsArray() const { return type() == BsonType::kArray; }
+  bool IsBinary() const { return type() == BsonType::kBinary; }
+  bool IsObjectId() const { return type() == BsonType::kObjectId; }
+  bool IsBool() const { return type() == BsonType::kBool; }
+  bool IsDateTime() const { return type() == BsonType::kDateTime; }
+  bool IsNull() const { return type() == BsonType::kNull; }
+  bool IsRegex() const { return type() == BsonType::kRegex; }
+  bool IsInt32() const { return type() == BsonType::kInt32; }
+  bool IsTimestamp() const { return type() == BsonType::kTimestamp; }
+  bool IsInt64() const { return type() == BsonType::kInt64; }
+  bool IsDecimal() const { return type() == BsonType::kDecimal128; }
   bool IsNumber() const;  // int32, int64, double, decimal128
   bool IsContainer() const { return type() == BsonType::kDocument || type() == BsonType::kArray; }
-  // Any numeric type as a double (decimal128 rounded). 0 for non-numbers.
+
+  // Checked accessors: the value when the element holds exactly that type,
+  // std::nullopt otherwise (a missing element included).
+  std::optional<double> AsDouble() const;
+  std::optional<std::string_view> AsString() const;  // kString only
+  std::optional<DocumentView> AsDocument() const;    // kDocument only
+  std::optional<DocumentView> AsArray() const;       // kArray only
+  std::optional<BinaryView> AsBinary() const;
+  std::optional<ObjectId> AsObjectId() const;
+  std::optional<bool> AsBool() const;
+  std::optional<int64_t> AsDateTime() const;
+  std::optional<RegexView> AsRegex() const;
+  std::optional<int32_t> AsInt32() const;
+  std::optional<BsonTimestamp> AsTimestamp() const;
+  std::optional<int64_t> AsInt64() const;
+  std::optional<Decimal128> AsDecimal() const;
+  // Any number with an exact int64 value (int32, int64, an integral double
+  // or decimal in range); std::nullopt otherwise.
+  std::optional<int64_t> AsExactInt64() const;
+
+  // Any numeric type as a double (decimal128 rounded). 0 for non-numbers
+  // and when missing.
   double NumberAsDouble() const;
   // True, and the value, when the element is a number with an exact int64
-  // value (int32, int64, an integral double or decimal in range).
+  // value (int32, int64, an integral double or decimal in range). False,
+  // and *out untouched, otherwise.
   bool ExactInt64(int64_t* out) const;
 
  private:
+  const uint8_t* ValueData() const;  // unchecked: requires ok()
   const uint8_t* data_ = nullptr;
 };
 
@@ -127,7 +189,9 @@ class DocumentView {
 
     Iterator() = default;
     explicit Iterator(const uint8_t* at) : cur_(at) {}
+    // At end(): the terminator, a missing Element (ok() false).
     Element operator*() const { return Element(cur_); }
+    // Advancing end() leaves it at end().
     Iterator& operator++();
     Iterator operator++(int) {
       Iterator t = *this;
@@ -144,6 +208,7 @@ class DocumentView {
   Iterator end() const;
 
   // The first field named `field`, or a missing Element.
+  // Lookups never fail: a missing step anywhere gives a missing Element.
   Element Get(std::string_view field) const;
   // Follows a dotted path ("a.b.0.c"): each part names a field of a
   // document, or a position of an array when the part is a decimal index.
@@ -200,7 +265,9 @@ class Value {
   Value();
   // Copies the value of `element` (its key is dropped).
   static Value FromElement(const Element& element);
-  // A view of the value, with key "". Valid while this Value lives.
+  // A view of the value, with key "". Valid while this Value lives. A
+  // missing Value (default, moved from, or made from a missing element)
+  // gives a missing Element, whose accessors are safe as Element says.
   Element element() const;
   BsonType type() const { return element().type(); }
   bool ok() const { return element().ok(); }
@@ -263,7 +330,8 @@ class BsonBuilder {
   BsonBuilder& AppendMinKey(std::string_view key);
   BsonBuilder& AppendMaxKey(std::string_view key);
 
-  // Copies an element's value under its own key / under `key`.
+  // Copies an element's value under its own key / under `key`. A missing
+  // element appends nothing.
   BsonBuilder& AppendElement(const Element& element);
   BsonBuilder& AppendElementAs(std::string_view key, const Element& element);
 

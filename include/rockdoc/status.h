@@ -91,6 +91,7 @@ enum class ErrorCode : int32_t {
   kOutOfDiskSpace = 14031,
   // Location codes: MongoDB raises these at one place each, with no name.
   kUpdateResultTooLarge = 17419,  // "Resulting document after update is larger than ..."
+  kUnknownBsonField = 40415,  // "BSON field 'create.x' is an unknown field."
 };
 
 // The name MongoDB reports as `codeName` ("BadValue", "DuplicateKey",

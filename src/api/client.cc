@@ -59,6 +59,12 @@ Status Database::CreateCollection(std::string_view name) const {
   return engine_->catalog().Create(name_, name);
 }
 
+Status Database::CreateCollection(std::string_view name, DocumentView options) const {
+  // Refuse what would not hold before creating anything.
+  ROCKDOC_RETURN_IF_ERROR(internal::ParseCollectionOptions(options).status());
+  return CreateCollection(name);
+}
+
 StatusOr<std::vector<std::string>> Database::ListCollectionNames() const {
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());

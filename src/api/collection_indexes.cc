@@ -195,15 +195,20 @@ Status DropIndexesLocked(const Engine& engine, CollectionMeta* meta,
   return Status::OK();
 }
 
-}  // namespace
+// One index of a createIndexes call, validated before any lock is taken.
+struct IndexRequest {
+  DocumentView keys;
+  const IndexOptions* options;
+  // Null for the _id index's pattern, which always exists.
+  std::shared_ptr<IndexDescriptor> requested;
+};
 
-StatusOr<std::string> Collection::CreateIndex(DocumentView keys, const IndexOptions& options,
-                                              const std::function<void(int64_t)>& progress) const {
-  auto use = engine_->Enter();
-  ROCKDOC_RETURN_IF_ERROR(use.status());
-  ROCKDOC_RETURN_IF_ERROR(ValidateBson(keys.bytes()));
-
-  if (IsIdIndexPattern(keys)) {
+// Checks one index against the _id index's rules, or builds its descriptor
+// (id 0: not allocated yet), checking the key pattern and options.
+Status ValidateRequest(IndexRequest* request) {
+  ROCKDOC_RETURN_IF_ERROR(ValidateBson(request->keys.bytes()));
+  const IndexOptions& options = *request->options;
+  if (IsIdIndexPattern(request->keys)) {
     // The _id_ index always exists; only its own name and no options fit it.
     const char* option = options.unique                               ? "unique"
                          : options.sparse                             ? "sparse"
@@ -219,59 +224,129 @@ StatusOr<std::string> Collection::CreateIndex(DocumentView keys, const IndexOpti
       return Status(ErrorCode::kIndexOptionsConflict,
                     std::string("Index already exists with a different name: ") + kIdIndexName);
     }
-    ROCKDOC_RETURN_IF_ERROR(DdlGuard::Acquire(*engine_, db_name_, name_, /*create=*/true).status());
-    return std::string(kIdIndexName);
+    return Status::OK();
   }
+  ROCKDOC_ASSIGN_OR_RETURN(request->requested,
+                           IndexDescriptor::Create(0, request->keys, options));
+  return Status::OK();
+}
 
-  // Validate the specification before taking any lock or id.
-  ROCKDOC_ASSIGN_OR_RETURN(std::shared_ptr<IndexDescriptor> requested,
-                           IndexDescriptor::Create(0, keys, options));
-  ROCKDOC_ASSIGN_OR_RETURN(DdlGuard guard,
-                           DdlGuard::Acquire(*engine_, db_name_, name_, /*create=*/true));
-  CollectionMeta* meta = guard.meta();
-  std::shared_ptr<const IndexSet> current = meta->indexes();
-
-  if (const IndexDescriptor* same_name = current->FindByName(requested->name())) {
-    if (same_name->SameKeyPattern(keys) && same_name->SameOptions(*requested)) {
-      return requested->name();  // already there: nothing to do
-    }
+// Whether `requested` is already in `indexes` (true: nothing to build), or
+// the error for one that conflicts with it.
+StatusOr<bool> AlreadyExists(const IndexSet& indexes, const IndexDescriptor& requested) {
+  DocumentView keys = requested.key_pattern();
+  if (const IndexDescriptor* same_name = indexes.FindByName(requested.name())) {
+    if (same_name->SameKeyPattern(keys) && same_name->SameOptions(requested)) return true;
     return Status(ErrorCode::kIndexKeySpecsConflict,
                   "An existing index has the same name as the requested index. When index names "
                   "are not specified, they are auto generated and can cause conflicts. Please "
                   "refer to our documentation. Requested index: " +
-                      SpecText(requested->ToSpec()) +
+                      SpecText(requested.ToSpec()) +
                       ", existing index: " + SpecText(same_name->ToSpec()));
   }
-  for (const IndexDescriptor* other : current->FindByKeyPattern(keys)) {
-    if (other->SameOptions(*requested)) {
+  for (const IndexDescriptor* other : indexes.FindByKeyPattern(keys)) {
+    if (other->SameOptions(requested)) {
       return Status(ErrorCode::kIndexOptionsConflict,
                     "Index already exists with a different name: " + other->name());
     }
     return Status(ErrorCode::kIndexOptionsConflict,
                   "An equivalent index already exists with a different name and options. "
                   "Requested index: " +
-                      SpecText(requested->ToSpec()) +
-                      ", existing index: " + SpecText(other->ToSpec()));
+                      SpecText(requested.ToSpec()) + ", existing index: " + SpecText(other->ToSpec()));
   }
-  if (current->size() + 1 >= kMaxIndexes) {
-    return Status(ErrorCode::kCannotCreateIndex, "add index fails, too many indexes for " +
-                                                     meta->full_name() + " key:" + SpecText(keys));
-  }
+  return false;
+}
 
-  // The id allocator's lock is a leaf lock, so taking it here, under the
-  // collection's lock, cannot deadlock with drop or rename.
-  ROCKDOC_ASSIGN_OR_RETURN(uint32_t id, engine_->catalog().AllocateId());
-  ROCKDOC_ASSIGN_OR_RETURN(std::shared_ptr<IndexDescriptor> index,
-                           IndexDescriptor::Create(id, keys, options));
-  Status built = BuildIndex(*engine_, *meta, index.get(), progress);
-  if (built.ok()) built = PublishIndexSet(*engine_, meta, current->With(index));
-  if (!built.ok()) {
-    // Leave no partial index behind: its entries go, and the catalog never
-    // named it.
-    RemoveEntries(*engine_, *index).IgnoreError();
-    return built;
+// createIndexes: validates every request, then builds the new ones and
+// publishes them together, or none.
+StatusOr<std::vector<std::string>> CreateIndexesImpl(
+    const Engine& engine, const std::string& db, const std::string& coll,
+    std::vector<IndexRequest> requests, const std::function<void(int64_t)>& progress) {
+  // Validate every specification before taking any lock or id.
+  for (IndexRequest& request : requests) ROCKDOC_RETURN_IF_ERROR(ValidateRequest(&request));
+  ROCKDOC_ASSIGN_OR_RETURN(DdlGuard guard, DdlGuard::Acquire(engine, db, coll, /*create=*/true));
+  CollectionMeta* meta = guard.meta();
+  std::shared_ptr<const IndexSet> current = meta->indexes();
+
+  // Against the existing indexes and the ones earlier in this call.
+  std::vector<std::string> names;
+  std::vector<const IndexRequest*> to_build;
+  std::shared_ptr<const IndexSet> planned = current;
+  for (const IndexRequest& request : requests) {
+    if (request.requested == nullptr) {
+      names.push_back(kIdIndexName);
+      continue;
+    }
+    names.push_back(request.requested->name());
+    ROCKDOC_ASSIGN_OR_RETURN(bool exists, AlreadyExists(*planned, *request.requested));
+    if (exists) continue;
+    if (planned->size() + 1 >= kMaxIndexes) {
+      return Status(ErrorCode::kCannotCreateIndex,
+                    "add index fails, too many indexes for " + meta->full_name() +
+                        " key:" + SpecText(request.keys));
+    }
+    planned = planned->With(request.requested);
+    to_build.push_back(&request);
   }
-  return index->name();
+  if (to_build.empty()) return names;
+
+  // Build each into a prefix no one else reads; publish all at once. On any
+  // failure, every index of this call goes: their entries are removed and
+  // the catalog never named them.
+  std::vector<std::shared_ptr<IndexDescriptor>> built;
+  auto abandon = [&](Status error) {
+    for (const auto& index : built) RemoveEntries(engine, *index).IgnoreError();
+    return error;
+  };
+  std::shared_ptr<const IndexSet> next = current;
+  for (const IndexRequest* request : to_build) {
+    // The id allocator's lock is a leaf lock, so taking it here, under the
+    // collection's lock, cannot deadlock with drop or rename.
+    StatusOr<uint32_t> id = engine.catalog().AllocateId();
+    if (!id.ok()) return abandon(id.status());
+    auto index = IndexDescriptor::Create(*id, request->keys, *request->options);
+    if (!index.ok()) return abandon(index.status());
+    built.push_back(*index);
+    Status s = BuildIndex(engine, *meta, index->get(), progress);
+    if (!s.ok()) return abandon(s);
+    next = next->With(*index);
+  }
+  Status published = PublishIndexSet(engine, meta, next);
+  if (!published.ok()) return abandon(published);
+  return names;
+}
+
+}  // namespace
+
+StatusOr<std::string> Collection::CreateIndex(DocumentView keys, const IndexOptions& options,
+                                              const std::function<void(int64_t)>& progress) const {
+  auto use = engine_->Enter();
+  ROCKDOC_RETURN_IF_ERROR(use.status());
+  ROCKDOC_ASSIGN_OR_RETURN(
+      std::vector<std::string> names,
+      CreateIndexesImpl(*engine_, db_name_, name_, {IndexRequest{keys, &options, nullptr}},
+                        progress));
+  return names.front();
+}
+
+StatusOr<std::vector<std::string>> Collection::CreateIndexes(
+    const std::vector<IndexModel>& indexes, const std::function<void(int64_t)>& progress) const {
+  auto use = engine_->Enter();
+  ROCKDOC_RETURN_IF_ERROR(use.status());
+  if (indexes.empty()) {
+    return Status(ErrorCode::kBadValue, "Must specify at least one index.");
+  }
+  std::vector<IndexOptions> options;
+  options.reserve(indexes.size());
+  for (const IndexModel& model : indexes) {
+    ROCKDOC_ASSIGN_OR_RETURN(IndexOptions parsed, ParseIndexOptions(model.options));
+    options.push_back(std::move(parsed));
+  }
+  std::vector<IndexRequest> requests;
+  for (size_t i = 0; i < indexes.size(); ++i) {
+    requests.push_back(IndexRequest{indexes[i].keys, &options[i], nullptr});
+  }
+  return CreateIndexesImpl(*engine_, db_name_, name_, std::move(requests), progress);
 }
 
 StatusOr<std::vector<Document>> Collection::ListIndexes() const {

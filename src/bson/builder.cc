@@ -195,7 +195,9 @@ BsonBuilder& BsonBuilder::AppendElement(const Element& element) {
 }
 
 BsonBuilder& BsonBuilder::AppendElementAs(std::string_view key, const Element& element) {
-  ROCKDOC_DCHECK(element.ok());
+  // A missing element has no value; writing its type byte (0, the
+  // terminator) would end the document early.
+  if (!element.ok()) return *this;
   AppendHeader(element.type(), key);
   buf_.append(reinterpret_cast<const char*>(element.value_data()), element.value_size());
   return *this;
@@ -250,6 +252,7 @@ Value Value::FromElement(const Element& element) {
 }
 
 Element Value::element() const {
+  if (bytes_.size() < 5) return Element();  // moved from
   DocumentView view(reinterpret_cast<const uint8_t*>(bytes_.data()));
   return view.empty() ? Element() : *view.begin();
 }

@@ -21,15 +21,20 @@ inline size_t CStringSize(const uint8_t* p) {
 Element::Element(const uint8_t* data) : data_(data) {}
 
 std::string_view Element::key() const {
-  if (data_ == nullptr) return std::string_view();
+  // A missing element, or the terminator an end() iterator points at, has
+  // no key: the byte after a terminator is outside the document.
+  if (!ok()) return std::string_view();
   return std::string_view(reinterpret_cast<const char*>(data_ + 1));
 }
 
-const uint8_t* Element::value_data() const { return data_ + 1 + CStringSize(data_ + 1); }
+// A missing element has no value bytes: a non-null pointer to none.
+const uint8_t* Element::value_data() const { return ok() ? ValueData() : kEmptyDocument; }
+
+const uint8_t* Element::ValueData() const { return data_ + 1 + CStringSize(data_ + 1); }
 
 size_t Element::value_size() const {
-  if (data_ == nullptr) return 0;
-  const uint8_t* v = value_data();
+  if (!ok()) return 0;
+  const uint8_t* v = ValueData();
   switch (type()) {
     case BsonType::kEod:
     case BsonType::kUndefined:
@@ -73,32 +78,33 @@ size_t Element::value_size() const {
 size_t Element::size() const {
   if (data_ == nullptr) return 0;
   if (type() == BsonType::kEod) return 1;
-  return static_cast<size_t>(value_data() - data_) + value_size();
+  return static_cast<size_t>(ValueData() - data_) + value_size();
 }
 
 double Element::Double() const {
-  ROCKDOC_DCHECK(type() == BsonType::kDouble);
-  return LoadLE<double>(value_data());
+  if (type() != BsonType::kDouble) return 0;
+  return LoadLE<double>(ValueData());
 }
 
 std::string_view Element::String() const {
-  ROCKDOC_DCHECK(type() == BsonType::kString || type() == BsonType::kCode ||
-                 type() == BsonType::kSymbol);
-  const uint8_t* v = value_data();
+  if (type() != BsonType::kString && type() != BsonType::kCode && type() != BsonType::kSymbol) {
+    return std::string_view();
+  }
+  const uint8_t* v = ValueData();
   int32_t len = LoadLE<int32_t>(v);
   return std::string_view(reinterpret_cast<const char*>(v + 4), static_cast<size_t>(len - 1));
 }
 
 DocumentView Element::Document() const {
-  ROCKDOC_DCHECK(IsContainer());
-  return DocumentView(value_data());
+  if (!IsContainer()) return DocumentView();
+  return DocumentView(ValueData());
 }
 
 DocumentView Element::Array() const { return Document(); }
 
 BinaryView Element::Binary() const {
-  ROCKDOC_DCHECK(type() == BsonType::kBinary);
-  const uint8_t* v = value_data();
+  if (type() != BsonType::kBinary) return BinaryView{};
+  const uint8_t* v = ValueData();
   int32_t len = LoadLE<int32_t>(v);
   auto subtype = static_cast<BinarySubtype>(v[4]);
   const char* payload = reinterpret_cast<const char*>(v + 5);
@@ -110,30 +116,30 @@ BinaryView Element::Binary() const {
 }
 
 ObjectId Element::Oid() const {
-  ROCKDOC_DCHECK(type() == BsonType::kObjectId);
-  return ObjectId(value_data());
+  if (type() != BsonType::kObjectId) return ObjectId();
+  return ObjectId(ValueData());
 }
 
 bool Element::Bool() const {
-  ROCKDOC_DCHECK(type() == BsonType::kBool);
-  return value_data()[0] != 0;
+  if (type() != BsonType::kBool) return false;
+  return ValueData()[0] != 0;
 }
 
 int64_t Element::DateTime() const {
-  ROCKDOC_DCHECK(type() == BsonType::kDateTime);
-  return LoadLE<int64_t>(value_data());
+  if (type() != BsonType::kDateTime) return 0;
+  return LoadLE<int64_t>(ValueData());
 }
 
 RegexView Element::Regex() const {
-  ROCKDOC_DCHECK(type() == BsonType::kRegex);
-  const char* v = reinterpret_cast<const char*>(value_data());
+  if (type() != BsonType::kRegex) return RegexView{};
+  const char* v = reinterpret_cast<const char*>(ValueData());
   std::string_view pattern(v);
   return RegexView{pattern, std::string_view(v + pattern.size() + 1)};
 }
 
 DbPointerView Element::DbPointer() const {
-  ROCKDOC_DCHECK(type() == BsonType::kDbPointer);
-  const uint8_t* v = value_data();
+  if (type() != BsonType::kDbPointer) return DbPointerView{};
+  const uint8_t* v = ValueData();
   int32_t len = LoadLE<int32_t>(v);
   return DbPointerView{
       std::string_view(reinterpret_cast<const char*>(v + 4), static_cast<size_t>(len - 1)),
@@ -141,37 +147,37 @@ DbPointerView Element::DbPointer() const {
 }
 
 std::string_view Element::CodeWithScopeCode() const {
-  ROCKDOC_DCHECK(type() == BsonType::kCodeWithScope);
-  const uint8_t* v = value_data() + 4;
+  if (type() != BsonType::kCodeWithScope) return std::string_view();
+  const uint8_t* v = ValueData() + 4;
   int32_t len = LoadLE<int32_t>(v);
   return std::string_view(reinterpret_cast<const char*>(v + 4), static_cast<size_t>(len - 1));
 }
 
 DocumentView Element::CodeWithScopeScope() const {
-  ROCKDOC_DCHECK(type() == BsonType::kCodeWithScope);
-  const uint8_t* v = value_data() + 4;
+  if (type() != BsonType::kCodeWithScope) return DocumentView();
+  const uint8_t* v = ValueData() + 4;
   int32_t len = LoadLE<int32_t>(v);
   return DocumentView(v + 4 + len);
 }
 
 int32_t Element::Int32() const {
-  ROCKDOC_DCHECK(type() == BsonType::kInt32);
-  return LoadLE<int32_t>(value_data());
+  if (type() != BsonType::kInt32) return 0;
+  return LoadLE<int32_t>(ValueData());
 }
 
 BsonTimestamp Element::Timestamp() const {
-  ROCKDOC_DCHECK(type() == BsonType::kTimestamp);
-  return BsonTimestamp::FromUint64(LoadLE<uint64_t>(value_data()));
+  if (type() != BsonType::kTimestamp) return BsonTimestamp{};
+  return BsonTimestamp::FromUint64(LoadLE<uint64_t>(ValueData()));
 }
 
 int64_t Element::Int64() const {
-  ROCKDOC_DCHECK(type() == BsonType::kInt64);
-  return LoadLE<int64_t>(value_data());
+  if (type() != BsonType::kInt64) return 0;
+  return LoadLE<int64_t>(ValueData());
 }
 
 Decimal128 Element::Decimal() const {
-  ROCKDOC_DCHECK(type() == BsonType::kDecimal128);
-  const uint8_t* v = value_data();
+  if (type() != BsonType::kDecimal128) return Decimal128();
+  const uint8_t* v = ValueData();
   return Decimal128(LoadLE<uint64_t>(v + 8), LoadLE<uint64_t>(v));
 }
 
@@ -185,6 +191,33 @@ bool Element::IsNumber() const {
     default:
       return false;
   }
+}
+
+// Each As* is its unchecked accessor behind a type test.
+#define ROCKDOC_AS(Name, Type, Test, Accessor)                  \
+  std::optional<Type> Element::As##Name() const {               \
+    if (!(Test)) return std::nullopt;                           \
+    return Accessor();                                          \
+  }
+ROCKDOC_AS(Double, double, IsDouble(), Double)
+ROCKDOC_AS(String, std::string_view, IsString(), String)
+ROCKDOC_AS(Document, DocumentView, IsDocument(), Document)
+ROCKDOC_AS(Array, DocumentView, IsArray(), Array)
+ROCKDOC_AS(Binary, BinaryView, IsBinary(), Binary)
+ROCKDOC_AS(ObjectId, ObjectId, IsObjectId(), Oid)
+ROCKDOC_AS(Bool, bool, IsBool(), Bool)
+ROCKDOC_AS(DateTime, int64_t, IsDateTime(), DateTime)
+ROCKDOC_AS(Regex, RegexView, IsRegex(), Regex)
+ROCKDOC_AS(Int32, int32_t, IsInt32(), Int32)
+ROCKDOC_AS(Timestamp, BsonTimestamp, IsTimestamp(), Timestamp)
+ROCKDOC_AS(Int64, int64_t, IsInt64(), Int64)
+ROCKDOC_AS(Decimal, Decimal128, IsDecimal(), Decimal)
+#undef ROCKDOC_AS
+
+std::optional<int64_t> Element::AsExactInt64() const {
+  int64_t value = 0;
+  if (!ExactInt64(&value)) return std::nullopt;
+  return value;
 }
 
 double Element::NumberAsDouble() const {
@@ -247,7 +280,9 @@ DocumentView::DocumentView() : data_(kEmptyDocument) {}
 size_t DocumentView::size() const { return static_cast<size_t>(LoadLE<int32_t>(data_)); }
 
 DocumentView::Iterator& DocumentView::Iterator::operator++() {
-  cur_ += Element(cur_).size();
+  // end() stays end(): advancing past the terminator would read outside
+  // the document.
+  if (*cur_ != 0) cur_ += Element(cur_).size();
   return *this;
 }
 

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/endian.h"
+#include "common/option_table.h"
 #include "storage/engine.h"
 
 namespace rockdoc::internal {
@@ -231,6 +232,55 @@ StatusOr<std::shared_ptr<CollectionMeta>> Catalog::GetOrCreateLocked(std::string
   collections_[Key(meta->db, meta->name)] = meta;
   if (created != nullptr) *created = true;
   return meta;
+}
+
+namespace {
+
+// The create command's fields (MongoDB's create IDL, generic arguments
+// aside). Rows with no decoder are options rockdoc does not implement.
+constexpr OptionField<CollectionOptions> kCollectionOptionTable[] = {
+    // A note for the server's logs: nothing to keep.
+    {"comment", [](const Element&, CollectionOptions*) { return Status::OK(); }},
+    {"capped", nullptr},
+    {"size", nullptr},
+    {"max", nullptr},
+    {"autoIndexId", nullptr},
+    {"idIndex", nullptr},
+    {"validator", nullptr},
+    {"validationLevel", nullptr},
+    {"validationAction", nullptr},
+    {"indexOptionDefaults", nullptr},
+    {"viewOn", nullptr},
+    {"pipeline", nullptr},
+    {"collation", nullptr},
+    {"changeStreamPreAndPostImages", nullptr},
+    {"timeseries", nullptr},
+    {"clusteredIndex", nullptr},
+    {"expireAfterSeconds", nullptr},
+    {"encryptedFields", nullptr},
+    {"storageEngine", nullptr},
+    {"temp", nullptr},
+    {"flags", nullptr},
+    {"recordIdsReplicated", nullptr},
+    {"writeConcern", nullptr},
+};
+
+}  // namespace
+
+StatusOr<CollectionOptions> ParseCollectionOptions(DocumentView options) {
+  CollectionOptions out;
+  ROCKDOC_RETURN_IF_ERROR(DecodeOptions(
+      options, kCollectionOptionTable, &out,
+      [](std::string_view name) {
+        return Status(ErrorCode::kUnknownBsonField,
+                      "BSON field 'create." + std::string(name) + "' is an unknown field.");
+      },
+      [](std::string_view name) {
+        return Status(ErrorCode::kNotImplemented, "The createCollection option '" +
+                                                      std::string(name) +
+                                                      "' is not supported by rockdoc");
+      }));
+  return out;
 }
 
 Status Catalog::Create(std::string_view db, std::string_view name) {

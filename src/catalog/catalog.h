@@ -67,6 +67,18 @@ struct CollectionMeta {
   std::shared_ptr<const IndexSet> indexes_ = std::make_shared<const IndexSet>();
 };
 
+// createCollection's options that rockdoc implements: none yet. Each
+// option MongoDB's create command knows is a row of the table in
+// catalog.cc: one that is implemented adds a field here and a decoder
+// there; the others are refused, never accepted and dropped.
+struct CollectionOptions {};
+
+// Decodes createCollection's options document. NotImplemented (238) for an
+// option rockdoc does not implement ("The createCollection option 'capped'
+// is not supported by rockdoc"); Location40415 "BSON field 'create.x' is an
+// unknown field." for a name MongoDB does not know.
+StatusOr<CollectionOptions> ParseCollectionOptions(DocumentView options);
+
 // MongoDB's naming rules. InvalidNamespace (73) with MongoDB's wording.
 Status ValidateDatabaseName(std::string_view name);
 Status ValidateCollectionName(std::string_view db, std::string_view name);

@@ -71,6 +71,7 @@ std::string ErrorCodeName(ErrorCode code) {
     ROCKDOC_CODE_NAME(OutOfDiskSpace)
 #undef ROCKDOC_CODE_NAME
     case ErrorCode::kUpdateResultTooLarge:
+    case ErrorCode::kUnknownBsonField:
       break;
   }
   return "Location" + std::to_string(static_cast<int32_t>(code));

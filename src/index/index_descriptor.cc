@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "common/option_table.h"
 #include "rockdoc/json.h"
 
 namespace rockdoc::internal {
@@ -35,6 +36,38 @@ int64_t NowMillis() {
 bool IsKnownPlugin(std::string_view name) {
   return name == "2d" || name == "2dsphere" || name == "text" || name == "hashed" ||
          name == "geoHaystack" || name == "wildcard" || name == "columnstore";
+}
+
+// The special index types, named by a string value ({a: "text"}) or, for
+// wildcard indexes, by a "$**" path: rockdoc builds only ordinary
+// (btree-ordered) indexes, and says so with NotImplemented rather than
+// with a misleading error about the field name. MongoDB's own refusals
+// (an unknown plugin, geoHaystack) keep MongoDB's code and message.
+Status CheckIndexType(DocumentView key_pattern) {
+  auto not_supported = [](std::string_view type) {
+    return Status(ErrorCode::kNotImplemented,
+                  std::string(type) + " indexes are not supported by rockdoc");
+  };
+  for (Element e : key_pattern) {
+    if (e.IsString()) {
+      std::string plugin(e.String());
+      if (!IsKnownPlugin(plugin)) return CannotCreateIndex("Unknown index plugin '" + plugin + "'");
+      if (plugin == "geoHaystack") {
+        return CannotCreateIndex("GeoHaystack indexes cannot be created in version 5.0 and above");
+      }
+      if (plugin == "wildcard") {
+        return CannotCreateIndex(
+            "The key pattern value for an 'wildcard' index must be a non-zero number, not a "
+            "string.");
+      }
+      return not_supported(plugin);
+    }
+    std::string_view field = e.key();
+    if (e.IsNumber() && (field == "$**" || field.ends_with(".$**"))) {
+      return not_supported("wildcard");
+    }
+  }
+  return Status::OK();
 }
 
 // MongoDB allows only these in a partialFilterExpression: equality,
@@ -107,13 +140,7 @@ Status IndexDescriptor::Init(DocumentView key_pattern, std::string name, bool un
     }
     seen.push_back(e.key());
   }
-  for (Element e : key_pattern) {
-    if (e.type() == BsonType::kString) {
-      std::string plugin(e.String());
-      if (!IsKnownPlugin(plugin)) return CannotCreateIndex("Unknown index plugin '" + plugin + "'");
-      return CannotCreateIndex("rockdoc does not support '" + plugin + "' indexes");
-    }
-  }
+  ROCKDOC_RETURN_IF_ERROR(CheckIndexType(key_pattern));
   int field = 0;
   for (Element e : key_pattern) {
     if (e.IsNumber()) {
@@ -345,3 +372,123 @@ std::shared_ptr<const IndexSet> IndexSet::Without(std::string_view name) const {
 }
 
 }  // namespace rockdoc::internal
+
+namespace rockdoc {
+
+namespace {
+
+using internal::OptionField;
+
+Status TypeMismatch(std::string message) {
+  return Status(ErrorCode::kTypeMismatch, std::move(message));
+}
+
+// unique, sparse, background: MongoDB takes a bool or a number.
+Status DecodeBoolish(const Element& e, bool* out) {
+  if (!e.IsBool() && !e.IsNumber()) {
+    return TypeMismatch("The field '" + std::string(e.key()) + "' has value " +
+                        ValueToJson(e, JsonFormat::kShell) + ", which is not convertible to bool");
+  }
+  *out = e.IsBool() ? e.Bool() : e.NumberAsDouble() != 0;
+  return Status::OK();
+}
+
+// createIndex's options, as MongoDB's index specification knows them
+// (index_key_validate's allowed field names, `key` aside). Rows with no
+// decoder are options rockdoc does not implement (yet): each is refused
+// with NotImplemented rather than accepted and dropped.
+constexpr OptionField<IndexOptions> kIndexOptionTable[] = {
+    {"name",
+     [](const Element& e, IndexOptions* o) {
+       if (!e.IsString()) {
+         return TypeMismatch("The field 'name' must be a string, but got " +
+                             std::string(BsonTypeAlias(e.type())));
+       }
+       o->name = std::string(e.String());
+       return Status::OK();
+     }},
+    {"unique", [](const Element& e, IndexOptions* o) { return DecodeBoolish(e, &o->unique); }},
+    {"sparse", [](const Element& e, IndexOptions* o) { return DecodeBoolish(e, &o->sparse); }},
+    {"partialFilterExpression",
+     [](const Element& e, IndexOptions* o) {
+       if (!e.IsDocument()) {
+         return TypeMismatch("The field 'partialFilterExpression' must be an object, but got " +
+                             std::string(BsonTypeAlias(e.type())));
+       }
+       o->partial_filter_expression = Document::AdoptValidated(std::string(e.Document().bytes()));
+       return Status::OK();
+     }},
+    {"v",
+     [](const Element& e, IndexOptions*) {
+       if (!e.IsNumber()) {
+         return TypeMismatch("The field 'v' must be a number, but got " +
+                             std::string(BsonTypeAlias(e.type())));
+       }
+       std::optional<int64_t> v = e.AsExactInt64();
+       if (v == 2) return Status::OK();  // the only version rockdoc builds
+       if (v == 1) {
+         return Status(ErrorCode::kNotImplemented,
+                       "Index version v:1 is not supported by rockdoc; omit 'v' or use v:2");
+       }
+       return Status(ErrorCode::kCannotCreateIndex,
+                     "Invalid index specification; cannot create an index with v=" +
+                         ValueToJson(e, JsonFormat::kShell));
+     }},
+    // Accepted and meaningless since MongoDB 4.2 (every build is hybrid),
+    // as MongoDB accepts them; the values are still type-checked.
+    {"background",
+     [](const Element& e, IndexOptions*) {
+       bool ignored;
+       return DecodeBoolish(e, &ignored);
+     }},
+    {"dropDups",
+     [](const Element& e, IndexOptions*) {
+       bool ignored;
+       return DecodeBoolish(e, &ignored);
+     }},
+    // The namespace, which MongoDB ignores since 4.4.
+    {"ns", [](const Element&, IndexOptions*) { return Status::OK(); }},
+    // Known to MongoDB, not implemented by rockdoc.
+    {"expireAfterSeconds", nullptr},  // TTL indexes
+    {"collation", nullptr},
+    {"hidden", nullptr},
+    {"weights", nullptr},  // text indexes
+    {"default_language", nullptr},
+    {"language_override", nullptr},
+    {"textIndexVersion", nullptr},
+    {"2dsphereIndexVersion", nullptr},  // geo indexes
+    {"bits", nullptr},
+    {"min", nullptr},
+    {"max", nullptr},
+    {"bucketSize", nullptr},
+    {"coarsestIndexedLevel", nullptr},
+    {"finestIndexedLevel", nullptr},
+    {"wildcardProjection", nullptr},
+    {"columnstoreProjection", nullptr},
+    {"columnstoreCompressor", nullptr},
+    {"storageEngine", nullptr},
+    {"prepareUnique", nullptr},
+    {"clustered", nullptr},
+    {"originalSpec", nullptr},
+};
+
+}  // namespace
+
+StatusOr<IndexOptions> ParseIndexOptions(DocumentView options) {
+  IndexOptions out;
+  ROCKDOC_RETURN_IF_ERROR(internal::DecodeOptions(
+      options, kIndexOptionTable, &out,
+      [&](std::string_view name) {
+        return Status(ErrorCode::kInvalidIndexSpecificationOption,
+                      "The field '" + std::string(name) +
+                          "' is not valid for an index specification. Specification: " +
+                          ToJson(options, JsonFormat::kShell));
+      },
+      [](std::string_view name) {
+        return Status(ErrorCode::kNotImplemented,
+                      "The index option '" + std::string(name) + "' is not supported by rockdoc");
+      }));
+  return out;
+}
+
+}  // namespace rockdoc

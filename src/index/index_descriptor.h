@@ -61,10 +61,12 @@ class IndexDescriptor {
   //     index key pattern cannot be of type object. Only numbers > 0, numbers
   //     < 0, and strings are allowed.", "Index keys cannot contain an empty
   //     field.", "Index key contains an illegal field name: field name starts
-  //     with '$'.", "Unknown index plugin 'x'", special index types
-  //     (text, 2d, hashed, ...) which rockdoc does not support, and partial
-  //     filters using operators MongoDB refuses there ("Expression not
-  //     supported in partial index: ...");
+  //     with '$'.", "Unknown index plugin 'x'", and partial filters using
+  //     operators MongoDB refuses there ("Expression not supported in
+  //     partial index: ...");
+  //   NotImplemented (238): special index types, which rockdoc does not
+  //     build: "text indexes are not supported by rockdoc" (also 2d,
+  //     2dsphere, hashed, columnstore, and wildcard for a "$**" path);
   //   BadValue (2): "The field 'a' appears multiple times in the index key
   //     pattern ...", an invalid name, a malformed partialFilterExpression.
   static StatusOr<std::shared_ptr<IndexDescriptor>> Create(uint32_t id, DocumentView key_pattern,

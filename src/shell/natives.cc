@@ -105,14 +105,6 @@ bool OptBool(JSContext* cx, const JS::CallArgs& args, unsigned i, const char* na
   return true;
 }
 
-bool OptString(JSContext* cx, const JS::CallArgs& args, unsigned i, const char* name,
-               std::string* out) {
-  JS::RootedValue v(cx);
-  if (!OptValue(cx, args, i, name, &v)) return false;
-  if (v.isNullOrUndefined()) return true;
-  return JsValueToUtf8(cx, v, out);
-}
-
 // hint: a key pattern document or an index name.
 bool OptHint(JSContext* cx, const JS::CallArgs& args, unsigned i, Document* hint,
              std::string* hint_name) {
@@ -701,25 +693,22 @@ NATIVE(ExplainDelete) {
   return ReturnDoc(cx, args, doc);
 }
 
-// createIndex(db, coll, keys, {name, unique, sparse, partialFilterExpression})
-NATIVE(CreateIndex) {
+// createIndexes(db, coll, {keys: [key pattern, ...]}, options): one options
+// document for every index, decoded by the library's table (so an option
+// rockdoc lacks is refused there, never dropped here). All or none.
+NATIVE(CreateIndexes) {
   ARGS;
   std::optional<Collection> c;
-  Document keys;
-  IndexOptions options;
-  if (!ArgCollection(cx, args, &c) ||
-      !GetState(cx)->converter.ToDocument(cx, args.get(2), "index key pattern", &keys) ||
-      !OptString(cx, args, 3, "name", &options.name) ||
-      !OptBool(cx, args, 3, "unique", &options.unique) ||
-      !OptBool(cx, args, 3, "sparse", &options.sparse) ||
-      !OptDoc(cx, args, 3, "partialFilterExpression", &options.partial_filter_expression)) {
+  std::vector<Document> keys;
+  Document options;
+  if (!ArgCollection(cx, args, &c) || !OptDocArray(cx, args, 2, "keys", &keys) ||
+      !ArgDoc(cx, args, 3, "index options", &options)) {
     return false;
   }
-  STATUS_OR_THROW(name, c->CreateIndex(keys, options));
-  JSString* s = NewJsString(cx, name);
-  if (!s) return false;
-  args.rval().setString(s);
-  return true;
+  std::vector<IndexModel> models;
+  for (Document& k : keys) models.push_back(IndexModel{std::move(k), options});
+  STATUS_OR_THROW(names, c->CreateIndexes(models));
+  return ReturnStrings(cx, args, names);
 }
 
 NATIVE(ListIndexes) {
@@ -844,11 +833,16 @@ NATIVE(CollStats) {
   return true;
 }
 
+// createCollection(db, name, options): options decoded by the library.
 NATIVE(CreateCollection) {
   ARGS;
   std::string db, coll;
-  if (!ArgString(cx, args, 0, &db) || !ArgString(cx, args, 1, &coll)) return false;
-  Status status = GetState(cx)->client->GetDatabase(db).CreateCollection(coll);
+  Document options;
+  if (!ArgString(cx, args, 0, &db) || !ArgString(cx, args, 1, &coll) ||
+      !ArgDoc(cx, args, 2, "createCollection options", &options)) {
+    return false;
+  }
+  Status status = GetState(cx)->client->GetDatabase(db).CreateCollection(coll, options);
   if (!status.ok()) return ThrowStatus(cx, status);
   args.rval().setUndefined();
   return true;
@@ -1021,7 +1015,7 @@ const JSFunctionSpec kNatives[] = {JS_FN("write", Write, 1, 0),
                                    JS_FN("explainCount", ExplainCount, 5, 0),
                                    JS_FN("explainUpdate", ExplainUpdate, 7, 0),
                                    JS_FN("explainDelete", ExplainDelete, 5, 0),
-                                   JS_FN("createIndex", CreateIndex, 4, 0),
+                                   JS_FN("createIndexes", CreateIndexes, 4, 0),
                                    JS_FN("listIndexes", ListIndexes, 2, 0),
                                    JS_FN("dropIndex", DropIndex, 3, 0),
                                    JS_FN("dropIndexes", DropIndexes, 2, 0),
@@ -1029,7 +1023,7 @@ const JSFunctionSpec kNatives[] = {JS_FN("write", Write, 1, 0),
                                    JS_FN("renameCollection", RenameCollection, 4, 0),
                                    JS_FN("validate", Validate, 2, 0),
                                    JS_FN("collStats", CollStats, 2, 0),
-                                   JS_FN("createCollection", CreateCollection, 2, 0),
+                                   JS_FN("createCollection", CreateCollection, 3, 0),
                                    JS_FN("listCollections", ListCollections, 1, 0),
                                    JS_FN("listDatabases", ListDatabases, 0, 0),
                                    JS_FN("dropDatabase", DropDatabase, 1, 0),

@@ -397,11 +397,13 @@
     // -- indexes --
     createIndex(keys, options) {
       checkDocument(keys, 'index key pattern');
-      return native.createIndex(this._dbName, this._name, keys, options);
+      return native.createIndexes(this._dbName, this._name, { keys: [keys] }, options)[0];
     }
+    // All or none, as MongoDB's createIndexes: every spec is checked first.
     createIndexes(keyPatterns, options) {
       if (!Array.isArray(keyPatterns)) throw argError('createIndexes needs an array of key patterns');
-      return keyPatterns.map((k) => this.createIndex(k, options));
+      keyPatterns.forEach((k) => checkDocument(k, 'index key pattern'));
+      return native.createIndexes(this._dbName, this._name, { keys: keyPatterns }, options);
     }
     getIndexes() { return native.listIndexes(this._dbName, this._name); }
     getIndexSpecs() { return this.getIndexes(); }
@@ -636,9 +638,9 @@
     getCollectionInfos() {
       return this.getCollectionNames().map((name) => ({ name, type: 'collection' }));
     }
-    createCollection(name) {
+    createCollection(name, options) {
       checkName(name, 'collection');
-      native.createCollection(this._name, name);
+      native.createCollection(this._name, name, options);
       return { ok: 1 };
     }
     dropDatabase() {
@@ -874,7 +876,7 @@
   const DB_HELP = [
     'Database methods:',
     '  db.getName()  db.getSiblingDB(name)  db.getCollection(name)  db.getCollectionNames()',
-    '  db.createCollection(name)  db.dropDatabase()  db.stats()',
+    '  db.createCollection(name, options)  db.dropDatabase()  db.stats()',
   ].join('\n');
   const COLLECTION_HELP = [
     'Collection methods:',

@@ -473,15 +473,9 @@ Status RockdocExecutor::RunEngineOp(const std::string& name, DocumentView op, En
   if (name == "createIndex") {
     ROCKDOC_ASSIGN_OR_RETURN(Document keys, EvaluateDocument(op.Get("keys"), env));
     ROCKDOC_ASSIGN_OR_RETURN(Document opts, EvaluateDocument(op.Get("options"), env));
-    IndexOptions io;
-    if (opts.Get("name").type() == BsonType::kString) io.name = std::string(opts.Get("name").String());
-    io.unique = opts.Get("unique").type() == BsonType::kBool && opts.Get("unique").Bool();
-    io.sparse = opts.Get("sparse").type() == BsonType::kBool && opts.Get("sparse").Bool();
-    if (opts.Get("partialFilterExpression").type() == BsonType::kDocument) {
-      io.partial_filter_expression = Document::AdoptValidated(
-          std::string(opts.Get("partialFilterExpression").Document().bytes()));
-    }
-    auto r = c.CreateIndex(keys, io);
+    // The library decodes the options: one that rockdoc lacks is an error,
+    // never silently dropped.
+    auto r = c.CreateIndexes({IndexModel{std::move(keys), std::move(opts)}});
     return with_context(r.status());
   }
   if (name == "find" || name == "findOne") {

@@ -1,0 +1,65 @@
+// common/option_table.h: decoding a command's options document from a
+// table of known option names, so that no option is ever accepted and
+// silently dropped.
+//
+// Each option a command knows has one row: a decoder that stores its value,
+// or no decoder for an option MongoDB has and rockdoc does not implement
+// (an error until it is implemented). A name with no row is an error too.
+// Adding an option is adding a row; forgetting one fails loudly.
+//
+// Example:
+//   constexpr OptionField<Opts> kTable[] = {
+//       {"unique", [](const Element& e, Opts* o) { ...; return Status::OK(); }},
+//       {"collation", nullptr},  // known, not supported
+//   };
+//   ROCKDOC_RETURN_IF_ERROR(DecodeOptions(doc, kTable, &opts, unknown, unsupported));
+//
+// Thread safety: stateless.
+#ifndef ROCKDOC_COMMON_OPTION_TABLE_H_
+#define ROCKDOC_COMMON_OPTION_TABLE_H_
+
+#include <cstddef>
+#include <string_view>
+
+#include "rockdoc/document.h"
+#include "rockdoc/status.h"
+
+namespace rockdoc::internal {
+
+template <typename Options>
+struct OptionField {
+  std::string_view name;
+  // Stores the value in *out, or returns why it is invalid. Null: a known
+  // option that rockdoc does not implement.
+  Status (*decode)(const Element& value, Options* out);
+};
+
+// Decodes every field of `doc` (validated first: it may come from outside)
+// through `table`. Names are checked first, as
+// MongoDB checks an index specification's field names before any value: a
+// name with no row gives unknown(name). Then, in document order, a row with
+// no decoder gives unsupported(name) and a decoder's error is returned.
+template <typename Options, size_t N, typename Unknown, typename Unsupported>
+Status DecodeOptions(DocumentView doc, const OptionField<Options> (&table)[N], Options* out,
+                     Unknown unknown, Unsupported unsupported) {
+  auto find = [&](std::string_view name) -> const OptionField<Options>* {
+    for (const OptionField<Options>& row : table) {
+      if (row.name == name) return &row;
+    }
+    return nullptr;
+  };
+  ROCKDOC_RETURN_IF_ERROR(ValidateBson(doc.bytes()));
+  for (Element e : doc) {
+    if (find(e.key()) == nullptr) return unknown(e.key());
+  }
+  for (Element e : doc) {
+    const OptionField<Options>* row = find(e.key());
+    if (row->decode == nullptr) return unsupported(e.key());
+    ROCKDOC_RETURN_IF_ERROR(row->decode(e, out));
+  }
+  return Status::OK();
+}
+
+}  // namespace rockdoc::internal
+
+#endif  // ROCKDOC_COMMON_OPTION_TABLE_H_
