@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <set>
 
 #include "query/update/modifier_nodes.h"
 
@@ -214,10 +215,13 @@ Status AddToSetNode::Init(const Element& arg) {
   } else {
     candidates.push_back(arg);
   }
+  // The first of each set of equal values, in order, as MongoDB keeps them;
+  // through an ordered set, so that a long $each is not quadratic before
+  // any time limit can be checked.
+  auto less = [](const Element& a, const Element& b) { return CompareValues(a, b) < 0; };
+  std::set<Element, decltype(less)> seen(less);
   for (const Element& v : candidates) {
-    bool seen = std::any_of(values_.begin(), values_.end(),
-                            [&](const Element& w) { return CompareValues(v, w) == 0; });
-    if (!seen) values_.push_back(v);
+    if (seen.insert(v).second) values_.push_back(v);
   }
   return Status::OK();
 }
