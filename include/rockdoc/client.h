@@ -12,8 +12,13 @@
 // many threads at once. Every write of a document (and its index entries) is
 // one RocksDB transaction: concurrent writers never see half of one, and a
 // read-modify-write of one document (an update) holds that document's lock,
-// so concurrent updates never lose each other's changes. A Cursor reads one
-// consistent snapshot; one Cursor must not be used from two threads at once.
+// so concurrent updates never lose each other's changes. Multi-document
+// writes (insertMany, updateMany, deleteMany) lock documents in one global
+// order and, as MongoDB, never report an internal write conflict: a
+// document whose lock wait would deadlock is rolled back alone and retried,
+// so each call changes each matching document exactly once. A Cursor reads
+// one consistent snapshot; one Cursor must not be used from two threads at
+// once.
 //
 // Lifetime: handles and cursors keep the engine alive; Client::Close (or the
 // destructor) flushes and closes the directory, after which operations on
