@@ -44,7 +44,7 @@ if [ "${ROCKDOC_SKIP_SANITIZERS:-0}" != "1" ]; then
     -DROCKDOC_BUILD_BENCHMARKS=OFF -DROCKDOC_BUILD_TOOLS=OFF
   cmake --build build-tsan -j "$jobs" --target concurrency_test index_test max_time_test
   echo "== tests under ThreadSanitizer =="
-  export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/tests/tsan.supp"
+  export TSAN_OPTIONS="halt_on_error=1 history_size=7 second_deadlock_stack=1 suppressions=$PWD/tests/tsan.supp"
   build-tsan/tests/concurrency_test
   build-tsan/tests/index_test --gtest_filter='*Concurrent*'
   build-tsan/tests/max_time_test

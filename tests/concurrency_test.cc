@@ -449,8 +449,8 @@ class MultiWriteRaceTest : public ConcurrencyTest {
   static Range RangeFor(int t) {
     const int64_t lo = (t % 4) * kDocs / 8, hi = kDocs - (t % 3) * kDocs / 8;
     if (t % 2 == 0) {
-      return {Json("{\"_id\": {\"$gte\": " + std::to_string(lo) + ", \"$lt\": " +
-                   std::to_string(hi) + "}}"),
+      return {Json("{\"_id\": {\"$gte\": " + std::to_string(lo) +
+                   ", \"$lt\": " + std::to_string(hi) + "}}"),
               lo, hi};
     }
     // k = kDocs - _id: _id in [lo, hi) is k in (kDocs - hi, kDocs - lo].
@@ -539,9 +539,8 @@ TEST_F(MultiWriteRaceTest, UpdateManyAndDeleteManyMixedAllSucceed) {
     // Every 7th document of a slice, through the k index (reverse order).
     for (int round = 0; round < kDeleteRounds; ++round) {
       int64_t lo = round * kDocs / kDeleteRounds, hi = (round + 1) * kDocs / kDeleteRounds;
-      Document filter = Json("{\"k\": {\"$gt\": " + std::to_string(kDocs - hi) +
-                             ", \"$lte\": " + std::to_string(kDocs - lo) +
-                             "}, \"_id\": {\"$mod\": [7, 0]}}");
+      Document filter = Json("{\"k\": {\"$gt\": " + std::to_string(kDocs - hi) + ", \"$lte\": " +
+                             std::to_string(kDocs - lo) + "}, \"_id\": {\"$mod\": [7, 0]}}");
       auto r = c.DeleteMany(filter);
       if (!r.ok()) {
         if (failures++ < 3) ADD_FAILURE() << r.status();

@@ -72,7 +72,7 @@ TEST_F(MaxTimeTest, FindExpiresInsideAScan) {
   UseFakeClock(1);
   FindOptions options;
   options.max_time_ms = 100;
-  for (const char* filter : {R"({"nomatch": 1})",               // COLLSCAN
+  for (const char* filter : {R"({"nomatch": 1})",                 // COLLSCAN
                              R"({"a": {"$gte": 0}, "x": 1})"}) {  // IXSCAN + FETCH
     SCOPED_TRACE(filter);
     auto cursor = Coll().Find(Json(filter), options);
@@ -107,9 +107,9 @@ TEST_F(MaxTimeTest, CountAndDistinctExpire) {
   ExpectExpired(Coll().Distinct("a", Document(), distinct).status());
   FindOneAndModifyOptions fam;
   fam.max_time_ms = 100;
-  ExpectExpired(
-      Coll().FindOneAndUpdate(Json(R"({"nomatch": 1})"), Json(R"({"$set": {"x": 1}})"), fam)
-          .status());
+  ExpectExpired(Coll()
+                    .FindOneAndUpdate(Json(R"({"nomatch": 1})"), Json(R"({"$set": {"x": 1}})"), fam)
+                    .status());
   ExpectExpired(Coll().FindOneAndDelete(Json(R"({"nomatch": 1})"), fam).status());
   EXPECT_EQ(*Coll().CountDocuments(Json(R"({"a": {"$gte": 0}})")), kDocs);
 }
@@ -227,14 +227,14 @@ TEST_F(MaxTimeTest, GenerousLimitsSucceed) {
   EXPECT_EQ(Coll().Distinct("a", Document(), distinct)->size(), 100u);
   UpdateOptions update;
   update.max_time_ms = kGenerous;
-  EXPECT_EQ(Coll().UpdateMany(Json(R"({"a": 1})"), Json(R"({"$inc": {"n": 1}})"), update)
-                ->modified_count,
-            1);
+  EXPECT_EQ(
+      Coll().UpdateMany(Json(R"({"a": 1})"), Json(R"({"$inc": {"n": 1}})"), update)->modified_count,
+      1);
   FindOneAndModifyOptions fam;
   fam.max_time_ms = kGenerous;
-  EXPECT_TRUE(
-      Coll().FindOneAndUpdate(Json(R"({"_id": 5})"), Json(R"({"$set": {"x": 1}})"), fam)
-          ->has_value());
+  EXPECT_TRUE(Coll()
+                  .FindOneAndUpdate(Json(R"({"_id": 5})"), Json(R"({"$set": {"x": 1}})"), fam)
+                  ->has_value());
   DeleteOptions del;
   del.max_time_ms = kGenerous;
   EXPECT_EQ(Coll().DeleteMany(Json(R"({"a": 2})"), del)->deleted_count, 1);

@@ -1024,9 +1024,9 @@ TEST_F(ShellTest, MaxTimeMSReachesEveryOperation) {
   };
   internal::SetClockForTesting(&MillisecondPerReadClock);
   for (const std::string& code : expiring) {
-    EXPECT_EQ(Show("try { " + with_limit(code, "5") +
-                   "; 'no error' } catch (e) { [e.code, e.message] }"),
-              "[ 50, 'operation exceeded time limit' ]\n")
+    EXPECT_EQ(
+        Show("try { " + with_limit(code, "5") + "; 'no error' } catch (e) { [e.code, e.message] }"),
+        "[ 50, 'operation exceeded time limit' ]\n")
         << code;
   }
   internal::SetClockForTesting(nullptr);

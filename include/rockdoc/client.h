@@ -357,7 +357,7 @@ class Collection {
   // among documents matching `filter`, in MongoDB's value order.
   StatusOr<std::vector<Value>> Distinct(std::string_view field, DocumentView filter) const;
   StatusOr<std::vector<Value>> Distinct(std::string_view field, DocumentView filter,
-                                       const DistinctOptions& options) const;
+                                        const DistinctOptions& options) const;
   // MongoDB's explain of the find: {queryPlanner: {winningPlan, rejectedPlans,
   // ...}, executionStats: {...}} (the latter at the two higher verbosities).
   StatusOr<Document> ExplainFind(DocumentView filter, const FindOptions& options,

@@ -4,9 +4,11 @@
 #include <rocksdb/utilities/transaction.h>
 
 #include <algorithm>
+#include <chrono>
 #include <shared_mutex>
 #include <thread>
 
+#include "api/collection_internal.h"
 #include "catalog/catalog.h"
 #include "exec/plan_executor.h"
 #include "exec/scan_stages.h"
@@ -14,7 +16,6 @@
 #include "rockdoc/client.h"
 #include "storage/engine.h"
 #include "storage/write_ops.h"
-#include "api/collection_internal.h"
 
 namespace rockdoc {
 
@@ -59,7 +60,8 @@ Status WriteBatcher::Apply(const Change& change) {
     }
     if (deadline_.is_set()) {
       ROCKDOC_RETURN_IF_ERROR(deadline_.Check());
-      txn_->SetLockTimeout(std::min(engine_.options().lock_timeout_ms, deadline_.RemainingMillis()));
+      txn_->SetLockTimeout(
+          std::min(engine_.options().lock_timeout_ms, deadline_.RemainingMillis()));
     }
     txn_->SetSavePoint();
     int64_t count_delta = 0;
@@ -143,16 +145,17 @@ Status WriteEachTarget(const Engine& engine, const CollectionMeta& meta,
   WriteBatcher batch(engine, meta, deadline);
   for (const WriteTarget& target : targets) {
     TargetOutcome outcome = TargetOutcome::kNoMatch;
-    Status s = batch.Apply([&](rocksdb::Transaction* txn, int64_t* count_delta) -> StatusOr<size_t> {
-      outcome = TargetOutcome::kNoMatch;
-      ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> current,
-                               LockAndRead(engine, txn, target.record_key));
-      if (!current) return size_t{0};  // deleted since we looked
-      size_t bytes = 0;
-      ROCKDOC_ASSIGN_OR_RETURN(outcome,
-                               write(txn, target.record_key, *current, count_delta, &bytes));
-      return outcome == TargetOutcome::kWritten ? std::max<size_t>(bytes, 1) : size_t{0};
-    });
+    Status s =
+        batch.Apply([&](rocksdb::Transaction* txn, int64_t* count_delta) -> StatusOr<size_t> {
+          outcome = TargetOutcome::kNoMatch;
+          ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> current,
+                                   LockAndRead(engine, txn, target.record_key));
+          if (!current) return size_t{0};  // deleted since we looked
+          size_t bytes = 0;
+          ROCKDOC_ASSIGN_OR_RETURN(outcome,
+                                   write(txn, target.record_key, *current, count_delta, &bytes));
+          return outcome == TargetOutcome::kWritten ? std::max<size_t>(bytes, 1) : size_t{0};
+        });
     if (!s.ok()) {
       // The documents changed so far stay changed, as in MongoDB.
       Status c = batch.Commit();
@@ -290,8 +293,8 @@ StatusOr<DeleteResult> DeleteImpl(const std::shared_ptr<Engine>& engine, const s
                              internal::FindWriteTargets(engine, &meta, *cq, deadline));
     if (targets.empty()) return result;
     internal::WriteCounts counts;
-    Status s = internal::WriteEachTarget(*engine, meta, std::move(targets), deadline, write,
-                                         &counts);
+    Status s =
+        internal::WriteEachTarget(*engine, meta, std::move(targets), deadline, write, &counts);
     result.deleted_count += counts.written;
     ROCKDOC_RETURN_IF_ERROR(s);
     if (multi || result.deleted_count > 0) break;
@@ -309,8 +312,7 @@ StatusOr<DeleteResult> Collection::DeleteOne(DocumentView filter,
 StatusOr<std::optional<Document>> Collection::FindOneAndDelete(
     DocumentView filter, const FindOneAndModifyOptions& options) const {
   std::optional<Document> deleted;
-  ROCKDOC_ASSIGN_OR_RETURN(DeleteResult r,
-                           DeleteImpl(engine_, db_name_, name_, filter, false,
+  ROCKDOC_ASSIGN_OR_RETURN(DeleteResult r, DeleteImpl(engine_, db_name_, name_, filter, false,
                                                       options.max_time_ms, &deleted, &options));
   if (r.deleted_count == 0 || !deleted) return std::optional<Document>();
   if (options.projection.empty()) return deleted;
@@ -323,7 +325,6 @@ StatusOr<DeleteResult> Collection::DeleteMany(DocumentView filter,
                                               const DeleteOptions& options) const {
   return DeleteImpl(engine_, db_name_, name_, filter, true, options.max_time_ms);
 }
-
 
 StatusOr<UpdateResult> Collection::ReplaceOne(DocumentView filter, DocumentView replacement,
                                               bool upsert) const {

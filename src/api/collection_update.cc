@@ -81,8 +81,7 @@ StatusOr<UpdateResult> RunUpdateOnce(const std::shared_ptr<internal::Engine>& en
   const int64_t now = NowMillis();
   if (meta != nullptr) {
     auto write = [&](rocksdb::Transaction* txn, std::string_view key, const Document& doc,
-                     int64_t* /*count_delta*/,
-                     size_t* bytes) -> StatusOr<internal::TargetOutcome> {
+                     int64_t* /*count_delta*/, size_t* bytes) -> StatusOr<internal::TargetOutcome> {
       if (req.want_document) returned->reset();  // from an attempt rolled back
       MatchDetails details;
       if (driver.uses_positional()) details.RequestElemMatchKey();
@@ -113,8 +112,8 @@ StatusOr<UpdateResult> RunUpdateOnce(const std::shared_ptr<internal::Engine>& en
                                internal::FindWriteTargets(engine, meta, *cq, deadline));
       if (targets.empty()) break;
       internal::WriteCounts counts;
-      Status s = internal::WriteEachTarget(*engine, *meta, std::move(targets), deadline, write,
-                                           &counts);
+      Status s =
+          internal::WriteEachTarget(*engine, *meta, std::move(targets), deadline, write, &counts);
       result.matched_count += counts.matched;
       result.modified_count += counts.written;
       ROCKDOC_RETURN_IF_ERROR(s);
