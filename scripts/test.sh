@@ -2,7 +2,8 @@
 # The whole test suite from a clean clone: installs the Debian packages,
 # builds (RelWithDebInfo), runs every test through CTest, then builds the
 # unit tests again with AddressSanitizer + UndefinedBehaviorSanitizer and
-# runs them too. Exits non-zero on any failure.
+# runs them too, and the multi-threaded tests with ThreadSanitizer. Exits
+# non-zero on any failure.
 #
 #   scripts/test.sh            # everything
 #   ROCKDOC_SKIP_SANITIZERS=1 scripts/test.sh   # the plain build only
@@ -30,6 +31,25 @@ if [ "${ROCKDOC_SKIP_SANITIZERS:-0}" != "1" ]; then
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir build-asan -j "$jobs" --output-on-failure --timeout 1800 \
       -E 'install_find_package|Slow'
+
+  echo "== build (ThreadSanitizer) =="
+  # Only the multi-threaded tests: the concurrency suite, the concurrent
+  # unique-index inserts and maxTimeMS (its test clock is shared). RocksDB is
+  # Debian's, not instrumented: tests/tsan.supp says why races reported
+  # inside it are suppressed, and only those.
+  tsan_start=$(date +%s)
+  cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+    -DCMAKE_CXX_FLAGS="-O1 -fsanitize=thread" -DCMAKE_C_FLAGS="-O1 -fsanitize=thread" \
+    -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" \
+    -DROCKDOC_BUILD_BENCHMARKS=OFF -DROCKDOC_BUILD_TOOLS=OFF
+  cmake --build build-tsan -j "$jobs" --target concurrency_test index_test max_time_test
+  echo "== tests under ThreadSanitizer =="
+  export TSAN_OPTIONS="halt_on_error=1 history_size=7 second_deadlock_stack=1 suppressions=$PWD/tests/tsan.supp"
+  build-tsan/tests/concurrency_test
+  build-tsan/tests/index_test --gtest_filter='*Concurrent*'
+  build-tsan/tests/max_time_test
+  unset TSAN_OPTIONS
+  echo "== ThreadSanitizer: $(( $(date +%s) - tsan_start )) s =="
 fi
 
 echo "== test.sh finished in $(( $(date +%s) - start )) s =="

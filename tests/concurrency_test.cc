@@ -411,5 +411,272 @@ TEST_F(ConcurrencyTest, DropsDuringInsertsKeepCountsExact) {
   EXPECT_THAT(*client_->GetDatabase("db").ListCollectionNames(), ::testing::ElementsAre("c"));
 }
 
+// ---- Multi-document writes over overlapping documents (issue 11 #6) ----
+//
+// MongoDB never surfaces an internal write conflict from updateMany or
+// deleteMany: every call succeeds, and each matching document is changed
+// exactly once per call. Writers whose plans walk the documents in
+// different orders (_id order, and an index on k = -_id) used to wait for
+// each other in a cycle and fail part-way with "LockTimeout: Deadlock",
+// after committing some batches.
+
+class MultiWriteRaceTest : public ConcurrencyTest {
+ protected:
+  static constexpr int kDocs = 3000;  // three write batches
+
+  // {_id: i, k: kDocs - i, n: 0}, indexed on k (whose order is the reverse
+  // of _id's).
+  void SetUp() override {
+    ConcurrencyTest::SetUp();
+    std::vector<Document> docs;
+    for (int i = 0; i < kDocs; ++i) docs.push_back(Doc(i));
+    ASSERT_TRUE(Coll().InsertMany(docs)->ok());
+    ASSERT_TRUE(Coll().CreateIndex(Json(R"({"k": 1})")).ok());
+  }
+  static Document Doc(int64_t id) {
+    BsonBuilder b;
+    b.AppendInt64("_id", id);
+    b.AppendInt64("k", kDocs - id);
+    b.AppendInt64("n", 0);
+    return std::move(b).Build();
+  }
+  // Filters over overlapping ranges of _id, half answered by a collection
+  // scan (_id order), half by the k index (reverse order).
+  struct Range {
+    Document filter;
+    int64_t lo, hi;  // _id in [lo, hi)
+  };
+  static Range RangeFor(int t) {
+    const int64_t lo = (t % 4) * kDocs / 8, hi = kDocs - (t % 3) * kDocs / 8;
+    if (t % 2 == 0) {
+      return {Json("{\"_id\": {\"$gte\": " + std::to_string(lo) +
+                   ", \"$lt\": " + std::to_string(hi) + "}}"),
+              lo, hi};
+    }
+    // k = kDocs - _id: _id in [lo, hi) is k in (kDocs - hi, kDocs - lo].
+    return {Json("{\"k\": {\"$gt\": " + std::to_string(kDocs - hi) +
+                 ", \"$lte\": " + std::to_string(kDocs - lo) + "}}"),
+            lo, hi};
+  }
+  // The n of every document, by _id (-1: missing).
+  std::vector<int64_t> Ns() const {
+    std::vector<int64_t> ns(kDocs, -1);
+    auto cursor = Coll().Find(Document());
+    EXPECT_TRUE(cursor.ok());
+    while (cursor->Next()) {
+      int64_t id = -1, n = -1;
+      EXPECT_TRUE(cursor->document().Get("_id").ExactInt64(&id));
+      EXPECT_TRUE(cursor->document().Get("n").ExactInt64(&n));
+      if (id >= 0 && id < kDocs) ns[id] = n;
+    }
+    EXPECT_TRUE(cursor->status().ok()) << cursor->status();
+    return ns;
+  }
+};
+
+TEST_F(MultiWriteRaceTest, ConcurrentUpdateManyCallsAllSucceedAndCountExactly) {
+  constexpr int kWriters = 4, kCalls = 12;
+  Collection c = Coll();
+  Document inc = Json(R"({"$inc": {"n": 1}})");
+  std::barrier start(kWriters);
+  std::atomic<int64_t> failures{0}, wrong_counts{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kWriters; ++t) {
+    threads.emplace_back([&, t] {
+      Range range = RangeFor(t);
+      start.arrive_and_wait();
+      for (int i = 0; i < kCalls; ++i) {
+        auto r = c.UpdateMany(range.filter, inc);
+        if (!r.ok()) {
+          if (failures++ < 3) ADD_FAILURE() << r.status();
+          continue;
+        }
+        if (r->matched_count != range.hi - range.lo || r->modified_count != r->matched_count) {
+          ++wrong_counts;
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(wrong_counts.load(), 0);
+  std::vector<int64_t> ns = Ns();
+  for (int64_t id = 0; id < kDocs; ++id) {
+    int64_t expected = 0;
+    for (int t = 0; t < kWriters; ++t) {
+      Range range = RangeFor(t);
+      if (id >= range.lo && id < range.hi) expected += kCalls;
+    }
+    ASSERT_EQ(ns[id], expected) << "_id " << id;
+  }
+  ExpectValid(c);
+}
+
+// updateMany and deleteMany together: every call succeeds; a document that
+// survives was matched by every updateMany call (each finds it in its
+// snapshot and still finds it under lock), and the deletes count each
+// document once.
+TEST_F(MultiWriteRaceTest, UpdateManyAndDeleteManyMixedAllSucceed) {
+  constexpr int kUpdaters = 3, kCalls = 10, kDeleteRounds = 30;
+  Collection c = Coll();
+  Document inc = Json(R"({"$inc": {"n": 1}})");
+  std::barrier start(kUpdaters + 1);
+  std::atomic<int64_t> failures{0}, deleted{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kUpdaters; ++t) {
+    threads.emplace_back([&, t] {
+      // Every document, in _id order or in k order.
+      Document all = t % 2 == 0 ? Json("{}") : Json(R"({"k": {"$gte": 0}})");
+      start.arrive_and_wait();
+      for (int i = 0; i < kCalls; ++i) {
+        auto r = c.UpdateMany(all, inc);
+        if (!r.ok() && failures++ < 3) ADD_FAILURE() << r.status();
+      }
+    });
+  }
+  threads.emplace_back([&] {
+    start.arrive_and_wait();
+    // Every 7th document of a slice, through the k index (reverse order).
+    for (int round = 0; round < kDeleteRounds; ++round) {
+      int64_t lo = round * kDocs / kDeleteRounds, hi = (round + 1) * kDocs / kDeleteRounds;
+      Document filter = Json("{\"k\": {\"$gt\": " + std::to_string(kDocs - hi) + ", \"$lte\": " +
+                             std::to_string(kDocs - lo) + "}, \"_id\": {\"$mod\": [7, 0]}}");
+      auto r = c.DeleteMany(filter);
+      if (!r.ok()) {
+        if (failures++ < 3) ADD_FAILURE() << r.status();
+      } else {
+        deleted += r->deleted_count;
+      }
+    }
+  });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  std::vector<int64_t> ns = Ns();
+  int64_t survivors = 0;
+  for (int64_t id = 0; id < kDocs; ++id) {
+    if (id % 7 == 0) {
+      EXPECT_EQ(ns[id], -1) << "_id " << id << " should be deleted";
+      continue;
+    }
+    ++survivors;
+    ASSERT_EQ(ns[id], int64_t{kUpdaters} * kCalls) << "_id " << id;
+  }
+  EXPECT_EQ(deleted.load(), kDocs - survivors);
+  EXPECT_EQ(Count(c), survivors);
+  ExpectValid(c);
+}
+
+// Single-document writes (updateOne, replaceOne, findOneAndUpdate) racing
+// with updateMany calls over the same documents.
+TEST_F(MultiWriteRaceTest, SingleDocumentWritesRacingUpdateManyAllSucceed) {
+  constexpr int kManyCalls = 8, kSingleCalls = 400;
+  Collection c = Coll();
+  std::barrier start(4);
+  std::atomic<int64_t> failures{0};
+  std::vector<std::thread> threads;
+  auto fail = [&](const Status& s) {
+    if (failures++ < 3) ADD_FAILURE() << s;
+  };
+  // Two updateMany callers, in opposite orders, over documents < kDocs / 2.
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([&, t] {
+      Document half = t == 0 ? Json("{\"_id\": {\"$lt\": " + std::to_string(kDocs / 2) + "}}")
+                             : Json("{\"k\": {\"$gt\": " + std::to_string(kDocs / 2) + "}}");
+      start.arrive_and_wait();
+      for (int i = 0; i < kManyCalls; ++i) {
+        auto r = c.UpdateMany(half, Json(R"({"$inc": {"n": 1}})"));
+        if (!r.ok()) fail(r.status());
+      }
+    });
+  }
+  // updateOne and findOneAndUpdate on m (counted), in the same range.
+  threads.emplace_back([&] {
+    start.arrive_and_wait();
+    for (int i = 0; i < kSingleCalls; ++i) {
+      BsonBuilder f;
+      f.AppendInt64("_id", (i * 37) % (kDocs / 2));
+      Document filter = std::move(f).Build();
+      auto r = i % 2 == 0 ? c.UpdateOne(filter, Json(R"({"$inc": {"m": 1}})")).status()
+                          : c.FindOneAndUpdate(filter, Json(R"({"$inc": {"m": 1}})")).status();
+      if (!r.ok()) fail(r);
+    }
+  });
+  // replaceOne on documents >= kDocs / 2 (which updateMany does not touch),
+  // whose k keeps them inside the index range of the other writers' scans.
+  threads.emplace_back([&] {
+    start.arrive_and_wait();
+    for (int i = 0; i < kSingleCalls; ++i) {
+      int64_t id = kDocs / 2 + (i * 13) % (kDocs / 2);
+      BsonBuilder f;
+      f.AppendInt64("_id", id);
+      BsonBuilder rep;
+      rep.AppendInt64("_id", id);
+      rep.AppendInt64("k", kDocs - id);
+      rep.AppendInt64("n", i);
+      auto r = c.ReplaceOne(std::move(f).Build(), std::move(rep).Build());
+      if (!r.ok()) {
+        fail(r.status());
+      } else if (r->matched_count != 1) {
+        fail(Status(ErrorCode::kInternalError, "replaceOne matched nothing"));
+      }
+    }
+  });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  std::vector<int64_t> ns = Ns();
+  for (int64_t id = 0; id < kDocs / 2; ++id) ASSERT_EQ(ns[id], 2 * kManyCalls) << "_id " << id;
+  int64_t m_total = 0;
+  auto cursor = c.Find(Json(R"({"m": {"$exists": true}})"));
+  ASSERT_TRUE(cursor.ok());
+  while (cursor->Next()) {
+    int64_t m = 0;
+    ASSERT_TRUE(cursor->document().Get("m").ExactInt64(&m));
+    m_total += m;
+  }
+  EXPECT_EQ(m_total, kSingleCalls);
+  ExpectValid(c);
+}
+
+// insertMany calls over overlapping _ids in opposite orders each locked ids
+// the other wanted next: one of them failed with "Deadlock" instead of the
+// duplicate key error that serial execution gives. Now each _id is inserted
+// exactly once and every error is a duplicate key.
+TEST_F(ConcurrencyTest, InsertManyInOppositeOrdersOnlyFailsWithDuplicateKeys) {
+  constexpr int kIds = 3000, kThreadsHere = 4;
+  Collection c = Coll();
+  std::barrier start(kThreadsHere);
+  std::atomic<int64_t> inserted{0}, duplicates{0}, others{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreadsHere; ++t) {
+    threads.emplace_back([&, t] {
+      std::vector<Document> docs;
+      for (int i = 0; i < kIds; ++i) docs.push_back(IdDoc(t % 2 == 0 ? i : kIds - 1 - i, "t", t));
+      start.arrive_and_wait();
+      InsertManyOptions unordered;
+      unordered.ordered = false;
+      auto r = c.InsertMany(docs, unordered);
+      if (!r.ok()) {
+        ++others;
+        ADD_FAILURE() << r.status();
+        return;
+      }
+      inserted += static_cast<int64_t>(r->inserted_count());
+      for (const WriteError& e : r->write_errors) {
+        if (e.status.code() == ErrorCode::kDuplicateKey) {
+          ++duplicates;
+        } else if (others++ < 3) {
+          ADD_FAILURE() << e.status;
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(others.load(), 0);
+  EXPECT_EQ(inserted.load(), kIds);
+  EXPECT_EQ(duplicates.load(), int64_t{kIds} * (kThreadsHere - 1));
+  EXPECT_EQ(Count(c), kIds);
+  ExpectValid(c);
+}
+
 }  // namespace
 }  // namespace rockdoc

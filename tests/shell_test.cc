@@ -15,6 +15,7 @@
 #include <sstream>
 #include <thread>
 
+#include "common/deadline.h"
 #include "rockdoc/client.h"
 #include "rockdoc/json.h"
 #include "test_util.h"
@@ -1048,6 +1049,45 @@ TEST_F(ShellTest, InterruptStopsTheRunningStatement) {
   again.join();
   EXPECT_FALSE(ok_);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+}
+
+// maxTimeMS reaches every operation that takes it (issue 11 #10), through a
+// test clock that advances 1 ms at every read, so that expiry does not
+// depend on the machine's speed.
+int64_t MillisecondPerReadClock() {
+  static std::atomic<int64_t> now{1};
+  return now.fetch_add(1000000);
+}
+
+TEST_F(ShellTest, MaxTimeMSReachesEveryOperation) {
+  Ok("db.c.insertMany(Array.from({length: 3000}, (_, i) => ({_id: i, a: i % 10})))");
+  const std::string expiring[] = {
+      "db.c.find({x: 1}).maxTimeMS(LIMIT).toArray()",
+      "db.c.find({x: 1}, {}, {maxTimeMS: LIMIT}).toArray()",
+      "db.c.findOne({x: 1}, {}, {maxTimeMS: LIMIT})",
+      "db.c.countDocuments({x: 1}, {maxTimeMS: LIMIT})",
+      "db.c.distinct('a', {x: 1}, {maxTimeMS: LIMIT})",
+      "db.c.updateOne({x: 1}, {$set: {y: 1}}, {maxTimeMS: LIMIT})",
+      "db.c.updateMany({x: 1}, {$set: {y: 1}}, {maxTimeMS: LIMIT})",
+      "db.c.deleteOne({x: 1}, {maxTimeMS: LIMIT})",
+      "db.c.deleteMany({x: 1}, {maxTimeMS: LIMIT})",
+      "db.c.findOneAndUpdate({x: 1}, {$set: {y: 1}}, {maxTimeMS: LIMIT})",
+      "db.c.findOneAndReplace({x: 1}, {y: 1}, {maxTimeMS: LIMIT})",
+      "db.c.findOneAndDelete({x: 1}, {maxTimeMS: LIMIT})",
+  };
+  auto with_limit = [](std::string code, std::string_view limit) {
+    return code.replace(code.find("LIMIT"), 5, limit);
+  };
+  internal::SetClockForTesting(&MillisecondPerReadClock);
+  for (const std::string& code : expiring) {
+    EXPECT_EQ(
+        Show("try { " + with_limit(code, "5") + "; 'no error' } catch (e) { [e.code, e.message] }"),
+        "[ 50, 'operation exceeded time limit' ]\n")
+        << code;
+  }
+  internal::SetClockForTesting(nullptr);
+  for (const std::string& code : expiring) Ok(with_limit(code, "600000"));
+  EXPECT_EQ(Show("db.c.find({a: 1}).maxTimeMS(600000).itcount()"), "300\n");
 }
 
 TEST_F(ShellTest, PromisesAreAwaitedForDisplay) {

@@ -12,8 +12,13 @@
 // many threads at once. Every write of a document (and its index entries) is
 // one RocksDB transaction: concurrent writers never see half of one, and a
 // read-modify-write of one document (an update) holds that document's lock,
-// so concurrent updates never lose each other's changes. A Cursor reads one
-// consistent snapshot; one Cursor must not be used from two threads at once.
+// so concurrent updates never lose each other's changes. Multi-document
+// writes (insertMany, updateMany, deleteMany) lock documents in one global
+// order and, as MongoDB, never report an internal write conflict: a
+// document whose lock wait would deadlock is rolled back alone and retried,
+// so each call changes each matching document exactly once. A Cursor reads
+// one consistent snapshot; one Cursor must not be used from two threads at
+// once.
 //
 // Lifetime: handles and cursors keep the engine alive; Client::Close (or the
 // destructor) flushes and closes the directory, after which operations on
@@ -257,6 +262,10 @@ struct FindOptions {
   // memory, as MongoDB's 100 MB; past it the query fails with
   // QueryExceededMemoryLimitNoDiskUseAllowed (292).
   int64_t max_blocking_sort_bytes = int64_t{100} << 20;
+  // maxTimeMS: the operation fails with MaxTimeMSExpired (50) "operation
+  // exceeded time limit" once it has run this long; 0 = no limit; at most
+  // 2^31 - 1 (BadValue otherwise). See "Time limits" above Collection.
+  int64_t max_time_ms = 0;
 };
 
 struct CountOptions {
@@ -264,6 +273,10 @@ struct CountOptions {
   int64_t limit = 0;
   Document hint;
   std::string hint_name;
+  // maxTimeMS: the operation fails with MaxTimeMSExpired (50) "operation
+  // exceeded time limit" once it has run this long; 0 = no limit; at most
+  // 2^31 - 1 (BadValue otherwise). See "Time limits" above Collection.
+  int64_t max_time_ms = 0;
 };
 
 struct UpdateOptions {
@@ -277,6 +290,26 @@ struct UpdateOptions {
   Document sort;
   Document hint;
   std::string hint_name;
+  // maxTimeMS: the operation fails with MaxTimeMSExpired (50) "operation
+  // exceeded time limit" once it has run this long; 0 = no limit; at most
+  // 2^31 - 1 (BadValue otherwise). See "Time limits" above Collection.
+  int64_t max_time_ms = 0;
+};
+
+// deleteOne / deleteMany.
+struct DeleteOptions {
+  // maxTimeMS: the operation fails with MaxTimeMSExpired (50) "operation
+  // exceeded time limit" once it has run this long; 0 = no limit; at most
+  // 2^31 - 1 (BadValue otherwise). See "Time limits" above Collection.
+  int64_t max_time_ms = 0;
+};
+
+// distinct.
+struct DistinctOptions {
+  // maxTimeMS: the operation fails with MaxTimeMSExpired (50) "operation
+  // exceeded time limit" once it has run this long; 0 = no limit; at most
+  // 2^31 - 1 (BadValue otherwise). See "Time limits" above Collection.
+  int64_t max_time_ms = 0;
 };
 
 enum class ReturnDocument { kBefore, kAfter };
@@ -288,6 +321,10 @@ struct FindOneAndModifyOptions {
   bool upsert = false;
   ReturnDocument return_document = ReturnDocument::kBefore;
   std::vector<Document> array_filters;
+  // maxTimeMS: the operation fails with MaxTimeMSExpired (50) "operation
+  // exceeded time limit" once it has run this long; 0 = no limit; at most
+  // 2^31 - 1 (BadValue otherwise). See "Time limits" above Collection.
+  int64_t max_time_ms = 0;
 };
 
 // The options of an index that rockdoc implements. Every option MongoDB
@@ -350,6 +387,16 @@ class Cursor {
   std::unique_ptr<internal::CursorImpl> impl_;
 };
 
+// Time limits (maxTimeMS), as MongoDB applies them: a read checks its
+// limit in the work loop of its plan (every scan, blocking-sort input and
+// count), every 128 steps. A cursor's limit is cumulative processing time
+// across its Next() calls (Find's planning included); time the caller spends
+// between Next() calls does not count. A write checks before each document
+// and inside long update operators ($addToSet $each, $push $sort, $pull)
+// and bounds its lock waits by it. Each document's change is all-or-nothing:
+// when updateMany or deleteMany runs out of time, the documents it changed
+// before stay changed and the call returns MaxTimeMSExpired without saying
+// how many (as MongoDB's write error does).
 class Collection {
  public:
   const std::string& name() const { return name_; }
@@ -386,6 +433,8 @@ class Collection {
   // an element that is an array counts whole) among documents matching
   // `filter`, in MongoDB's value order.
   StatusOr<std::vector<Value>> Distinct(std::string_view field, DocumentView filter) const;
+  StatusOr<std::vector<Value>> Distinct(std::string_view field, DocumentView filter,
+                                        const DistinctOptions& options) const;
   // MongoDB's explain of the find: {queryPlanner: {winningPlan, rejectedPlans,
   // ...}, executionStats: {...}} (the latter at the two higher verbosities).
   StatusOr<Document> ExplainFind(DocumentView filter, const FindOptions& options,
@@ -395,8 +444,8 @@ class Collection {
   // keeps the old `_id`; a different `_id` is ImmutableField (66)).
   StatusOr<UpdateResult> ReplaceOne(DocumentView filter, DocumentView replacement,
                                     bool upsert = false) const;
-  StatusOr<DeleteResult> DeleteOne(DocumentView filter) const;
-  StatusOr<DeleteResult> DeleteMany(DocumentView filter) const;
+  StatusOr<DeleteResult> DeleteOne(DocumentView filter, const DeleteOptions& options = {}) const;
+  StatusOr<DeleteResult> DeleteMany(DocumentView filter, const DeleteOptions& options = {}) const;
 
   // Applies `update` (update operators such as {$set: {...}}, or a
   // replacement document) to the first / every document matching `filter`.

@@ -3,8 +3,12 @@
 // change each document in a RocksDB transaction (storage/write_ops.h).
 #include <rocksdb/utilities/transaction.h>
 
+#include <algorithm>
+#include <chrono>
 #include <shared_mutex>
+#include <thread>
 
+#include "api/collection_internal.h"
 #include "catalog/catalog.h"
 #include "exec/plan_executor.h"
 #include "exec/scan_stages.h"
@@ -12,7 +16,6 @@
 #include "rockdoc/client.h"
 #include "storage/engine.h"
 #include "storage/write_ops.h"
-#include "api/collection_internal.h"
 
 namespace rockdoc {
 
@@ -21,18 +24,148 @@ using internal::Engine;
 using internal::PlanExecutor;
 using internal::CollectionWriteGuard;
 
-namespace {
-
-// Documents written per transaction by multi-document writes: enough to
-// amortise the commit, small enough to bound the locks held.
-constexpr size_t kWriteBatchDocuments = 1000;
-constexpr size_t kWriteBatchBytes = size_t{16} << 20;
-
-}  // namespace
-
 }  // namespace rockdoc
 
 namespace rockdoc::internal {
+
+namespace {
+
+// A write conflict is retried; past this many attempts at one document
+// (which takes a livelock, not contention) it is returned.
+constexpr int kMaxConflictAttempts = 10000;
+
+// Between attempts at one document: at once at first, then yielding, then
+// sleeping a millisecond, as MongoDB backs off after write conflicts.
+void BackOff(int attempt) {
+  if (attempt < 4) return;
+  if (attempt < 16) {
+    std::this_thread::yield();
+    return;
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
+}  // namespace
+
+WriteBatcher::WriteBatcher(const Engine& engine, const CollectionMeta& meta,
+                           const Deadline& deadline, std::function<void()> on_commit)
+    : engine_(engine), meta_(meta), deadline_(deadline), on_commit_(std::move(on_commit)) {}
+
+Status WriteBatcher::Apply(const Change& change) {
+  ROCKDOC_RETURN_IF_ERROR(failure_);
+  for (int attempt = 1;; ++attempt) {
+    if (!txn_open_) {
+      txn_ = engine_.BeginTransaction(std::move(txn_));  // recycles the last one
+      txn_open_ = true;
+    }
+    if (deadline_.is_set()) {
+      ROCKDOC_RETURN_IF_ERROR(deadline_.Check());
+      txn_->SetLockTimeout(
+          std::min(engine_.options().lock_timeout_ms, deadline_.RemainingMillis()));
+    }
+    txn_->SetSavePoint();
+    int64_t count_delta = 0;
+    StatusOr<size_t> written = change(txn_.get(), &count_delta);
+    if (written.ok() && *written > 0) {
+      ROCKDOC_RETURN_IF_ERROR(FromRocks(txn_->PopSavePoint(), "write"));
+      pending_count_ += count_delta;
+      pending_bytes_ += *written;
+      if (++pending_documents_ >= kWriteBatchDocuments || pending_bytes_ >= kWriteBatchBytes) {
+        return Commit();
+      }
+      return Status::OK();
+    }
+    // Nothing written, or a failure: undo this document's part (and let go
+    // of its locks). A transaction that cannot roll back cannot be
+    // committed either: drop it all.
+    rocksdb::Status rolled_back = txn_->RollbackToSavePoint();
+    if (!rolled_back.ok()) {
+      failure_ = FromRocks(rolled_back, "roll back one document's change");
+      txn_->Rollback().PermitUncheckedError();  // already failing with failure_
+      txn_.reset();
+      txn_open_ = false;
+      pending_documents_ = pending_bytes_ = 0;
+      pending_count_ = 0;
+      return failure_;
+    }
+    if (written.ok()) return Status::OK();
+    Status s = written.status();
+    if (s.code() == ErrorCode::kLockTimeout && deadline_.is_set() && !deadline_.Check().ok()) {
+      return MaxTimeExpiredError();
+    }
+    if (s.code() != ErrorCode::kWriteConflict || attempt == kMaxConflictAttempts) return s;
+    // Let the writer we conflict with go on, then try this document again.
+    ROCKDOC_RETURN_IF_ERROR(Commit());
+    BackOff(attempt);
+  }
+}
+
+Status WriteBatcher::Commit() {
+  ROCKDOC_RETURN_IF_ERROR(failure_);
+  if (!txn_open_) return Status::OK();
+  txn_open_ = false;
+  if (pending_documents_ == 0) {
+    // Nothing written (every change was rolled back): just let go.
+    return FromRocks(txn_->Rollback(), "end of a write");
+  }
+  Status s = CommitWithCount(engine_, txn_.get(), meta_, &pending_count_);
+  pending_documents_ = pending_bytes_ = 0;
+  pending_count_ = 0;
+  if (!s.ok()) {
+    txn_.reset();
+    failure_ = s;
+    return s;
+  }
+  if (on_commit_) on_commit_();
+  return Status::OK();
+}
+
+Status InsertOneDocument(const Engine& engine, const CollectionMeta& meta, const Document& doc,
+                         const Deadline& deadline) {
+  WriteBatcher batch(engine, meta, deadline);
+  ROCKDOC_RETURN_IF_ERROR(
+      batch.Apply([&](rocksdb::Transaction* txn, int64_t* count_delta) -> StatusOr<size_t> {
+        ROCKDOC_RETURN_IF_ERROR(InsertDocument(engine, txn, meta, doc, count_delta));
+        return doc.size();
+      }));
+  return batch.Commit();
+}
+
+Status WriteEachTarget(const Engine& engine, const CollectionMeta& meta,
+                       std::vector<WriteTarget> targets, const Deadline& deadline,
+                       const TargetWriter& write, WriteCounts* counts) {
+  // One lock order for every writer: record-key order (most plans already
+  // produce it; an index scan's order is another).
+  auto by_key = [](const WriteTarget& a, const WriteTarget& b) {
+    return a.record_key < b.record_key;
+  };
+  if (!std::is_sorted(targets.begin(), targets.end(), by_key)) {
+    std::sort(targets.begin(), targets.end(), by_key);
+  }
+  WriteBatcher batch(engine, meta, deadline);
+  for (const WriteTarget& target : targets) {
+    TargetOutcome outcome = TargetOutcome::kNoMatch;
+    Status s =
+        batch.Apply([&](rocksdb::Transaction* txn, int64_t* count_delta) -> StatusOr<size_t> {
+          outcome = TargetOutcome::kNoMatch;
+          ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> current,
+                                   LockAndRead(engine, txn, target.record_key));
+          if (!current) return size_t{0};  // deleted since we looked
+          size_t bytes = 0;
+          ROCKDOC_ASSIGN_OR_RETURN(outcome,
+                                   write(txn, target.record_key, *current, count_delta, &bytes));
+          return outcome == TargetOutcome::kWritten ? std::max<size_t>(bytes, 1) : size_t{0};
+        });
+    if (!s.ok()) {
+      // The documents changed so far stay changed, as in MongoDB.
+      Status c = batch.Commit();
+      return c.ok() ? s : c;
+    }
+    if (outcome != TargetOutcome::kNoMatch) ++counts->matched;
+    if (outcome == TargetOutcome::kWritten) ++counts->written;
+  }
+  return batch.Commit();
+}
 
 StatusOr<CollectionWriteGuard> CollectionWriteGuard::Acquire(const Engine& engine,
                                                              const std::string& db,
@@ -67,9 +200,8 @@ StatusOr<InsertOneResult> Collection::InsertOne(DocumentView doc) const {
   ROCKDOC_ASSIGN_OR_RETURN(Document prepared, internal::PrepareInsert(doc));
   ROCKDOC_ASSIGN_OR_RETURN(auto guard,
                            CollectionWriteGuard::Acquire(*engine_, db_name_, name_, true));
-  auto txn = engine_->BeginTransaction();
-  ROCKDOC_RETURN_IF_ERROR(internal::InsertDocument(*engine_, txn.get(), *guard.meta(), prepared));
-  ROCKDOC_RETURN_IF_ERROR(internal::Commit(txn.get()));
+  ROCKDOC_RETURN_IF_ERROR(
+      internal::InsertOneDocument(*engine_, *guard.meta(), prepared, internal::Deadline()));
   return InsertOneResult{Value::FromElement(*prepared.begin())};
 }
 
@@ -83,47 +215,32 @@ StatusOr<InsertManyResult> Collection::InsertMany(const std::vector<Document>& d
                            CollectionWriteGuard::Acquire(*engine_, db_name_, name_, true));
   const CollectionMeta& meta = *guard.meta();
 
-  std::unique_ptr<rocksdb::Transaction> txn;
   std::vector<Value> pending_ids;  // inserted in the open transaction
-  size_t pending_bytes = 0;
-  int64_t pending_count = 0;       // merged into the count once per commit
-  auto commit = [&]() -> Status {
-    if (!txn) return Status::OK();
-    Status s = internal::CommitWithCount(*engine_, txn.get(), meta, &pending_count);
-    if (!s.ok()) return s;
+  const internal::Deadline no_deadline;
+  internal::WriteBatcher batch(*engine_, meta, no_deadline, [&] {
     for (Value& v : pending_ids) result.inserted_ids.push_back(std::move(v));
     pending_ids.clear();
-    pending_bytes = 0;
-    return Status::OK();
-  };
-
+  });
   for (size_t i = 0; i < docs.size(); ++i) {
     StatusOr<Document> prepared = internal::PrepareInsert(docs[i]);
     Status s = prepared.status();
     if (s.ok()) {
-      if (!txn) txn = engine_->BeginTransaction(std::move(txn));
-      txn->SetSavePoint();
-      s = internal::InsertDocument(*engine_, txn.get(), meta, *prepared, &pending_count);
-      if (s.ok()) {
-        txn->PopSavePoint().PermitUncheckedError();
+      s = batch.Apply([&](rocksdb::Transaction* txn, int64_t* count_delta) -> StatusOr<size_t> {
+        ROCKDOC_RETURN_IF_ERROR(
+            internal::InsertDocument(*engine_, txn, meta, *prepared, count_delta));
+        // Pending from here: Apply may commit before it returns.
         pending_ids.push_back(Value::FromElement(*prepared->begin()));
-        pending_bytes += prepared->size();
-      } else {
-        txn->RollbackToSavePoint().PermitUncheckedError();
-      }
+        return prepared->size();
+      });
     }
     if (!s.ok()) {
+      // A failed commit ends the batch: the whole call fails.
+      ROCKDOC_RETURN_IF_ERROR(batch.failure());
       result.write_errors.push_back(WriteError{i, s});
       if (options.ordered) break;
     }
-    if (pending_ids.size() >= kWriteBatchDocuments || pending_bytes >= kWriteBatchBytes) {
-      Status c = commit();
-      if (!c.ok()) return c;
-      txn = engine_->BeginTransaction(std::move(txn));
-    }
   }
-  Status c = commit();
-  if (!c.ok()) return c;
+  ROCKDOC_RETURN_IF_ERROR(batch.Commit());
   return result;
 }
 
@@ -146,8 +263,10 @@ namespace {
 
 StatusOr<DeleteResult> DeleteImpl(const std::shared_ptr<Engine>& engine, const std::string& db,
                                   const std::string& name, DocumentView filter, bool multi,
-                                  std::optional<Document>* deleted = nullptr,
+                                  int64_t max_time_ms, std::optional<Document>* deleted = nullptr,
                                   const FindOneAndModifyOptions* fam = nullptr) {
+  ROCKDOC_RETURN_IF_ERROR(internal::CheckMaxTimeMS(max_time_ms));
+  const internal::Deadline deadline = internal::Deadline::AfterMillis(max_time_ms);
   auto use = engine->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   FindOptions fo;
@@ -157,35 +276,27 @@ StatusOr<DeleteResult> DeleteImpl(const std::shared_ptr<Engine>& engine, const s
   ROCKDOC_ASSIGN_OR_RETURN(auto guard, CollectionWriteGuard::Acquire(*engine, db, name, false));
   DeleteResult result;
   if (guard.meta() == nullptr) return result;
+  const CollectionMeta& meta = *guard.meta();
+  auto write = [&](rocksdb::Transaction* txn, std::string_view key, const Document& current,
+                   int64_t* count_delta, size_t* bytes) -> StatusOr<internal::TargetOutcome> {
+    if (!cq->root->Matches(current)) return internal::TargetOutcome::kNoMatch;  // changed
+    ROCKDOC_RETURN_IF_ERROR(
+        internal::DeleteDocument(*engine, txn, meta, key, current, count_delta));
+    *bytes = current.size();
+    if (deleted != nullptr) *deleted = current;
+    return internal::TargetOutcome::kWritten;
+  };
   // With one target, a concurrent change may make it stop matching: look
   // again (bounded) rather than report a spurious miss.
   for (int attempt = 0; attempt < (multi ? 1 : 8); ++attempt) {
-    ROCKDOC_ASSIGN_OR_RETURN(auto targets, internal::FindWriteTargets(engine, guard.meta(), *cq));
+    ROCKDOC_ASSIGN_OR_RETURN(auto targets,
+                             internal::FindWriteTargets(engine, &meta, *cq, deadline));
     if (targets.empty()) return result;
-    std::unique_ptr<rocksdb::Transaction> txn;
-    size_t in_txn = 0;
-    int64_t pending_count = 0;  // merged into the count once per commit
-    for (const auto& target : targets) {
-      if (!txn) txn = engine->BeginTransaction(std::move(txn));
-      ROCKDOC_ASSIGN_OR_RETURN(auto current,
-                               internal::LockAndRead(*engine, txn.get(), target.record_key));
-      if (!current || !cq->root->Matches(*current)) continue;  // changed since we looked
-      ROCKDOC_RETURN_IF_ERROR(internal::DeleteDocument(*engine, txn.get(), *guard.meta(),
-                                                       target.record_key, *current,
-                                                       &pending_count));
-      ++result.deleted_count;
-      if (deleted != nullptr) *deleted = std::move(current);
-      if (++in_txn >= kWriteBatchDocuments) {
-        ROCKDOC_RETURN_IF_ERROR(
-            internal::CommitWithCount(*engine, txn.get(), *guard.meta(), &pending_count));
-        txn = engine->BeginTransaction(std::move(txn));
-        in_txn = 0;
-      }
-    }
-    if (txn) {
-      ROCKDOC_RETURN_IF_ERROR(
-          internal::CommitWithCount(*engine, txn.get(), *guard.meta(), &pending_count));
-    }
+    internal::WriteCounts counts;
+    Status s =
+        internal::WriteEachTarget(*engine, meta, std::move(targets), deadline, write, &counts);
+    result.deleted_count += counts.written;
+    ROCKDOC_RETURN_IF_ERROR(s);
     if (multi || result.deleted_count > 0) break;
   }
   return result;
@@ -193,15 +304,16 @@ StatusOr<DeleteResult> DeleteImpl(const std::shared_ptr<Engine>& engine, const s
 
 }  // namespace
 
-StatusOr<DeleteResult> Collection::DeleteOne(DocumentView filter) const {
-  return DeleteImpl(engine_, db_name_, name_, filter, false);
+StatusOr<DeleteResult> Collection::DeleteOne(DocumentView filter,
+                                             const DeleteOptions& options) const {
+  return DeleteImpl(engine_, db_name_, name_, filter, false, options.max_time_ms);
 }
 
 StatusOr<std::optional<Document>> Collection::FindOneAndDelete(
     DocumentView filter, const FindOneAndModifyOptions& options) const {
   std::optional<Document> deleted;
-  ROCKDOC_ASSIGN_OR_RETURN(DeleteResult r,
-                           DeleteImpl(engine_, db_name_, name_, filter, false, &deleted, &options));
+  ROCKDOC_ASSIGN_OR_RETURN(DeleteResult r, DeleteImpl(engine_, db_name_, name_, filter, false,
+                                                      options.max_time_ms, &deleted, &options));
   if (r.deleted_count == 0 || !deleted) return std::optional<Document>();
   if (options.projection.empty()) return deleted;
   ROCKDOC_ASSIGN_OR_RETURN(auto p, internal::MakeProjectionInfo(options.projection, nullptr));
@@ -209,10 +321,10 @@ StatusOr<std::optional<Document>> Collection::FindOneAndDelete(
   return std::optional<Document>(std::move(projected));
 }
 
-StatusOr<DeleteResult> Collection::DeleteMany(DocumentView filter) const {
-  return DeleteImpl(engine_, db_name_, name_, filter, true);
+StatusOr<DeleteResult> Collection::DeleteMany(DocumentView filter,
+                                              const DeleteOptions& options) const {
+  return DeleteImpl(engine_, db_name_, name_, filter, true, options.max_time_ms);
 }
-
 
 StatusOr<UpdateResult> Collection::ReplaceOne(DocumentView filter, DocumentView replacement,
                                               bool upsert) const {

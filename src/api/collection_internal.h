@@ -4,12 +4,14 @@
 #ifndef ROCKDOC_API_COLLECTION_INTERNAL_H_
 #define ROCKDOC_API_COLLECTION_INTERNAL_H_
 
+#include <functional>
 #include <memory>
 #include <shared_mutex>
 #include <string>
 #include <vector>
 
 #include "catalog/catalog.h"
+#include "common/deadline.h"
 #include "exec/plan_executor.h"
 #include "planner/canonical_query.h"
 #include "planner/query_planner.h"
@@ -43,15 +45,101 @@ struct WriteTarget {
 };
 
 // The record keys of documents matching the query (in its sort order; at
-// most `limit`, 0 = all), at a fresh snapshot.
+// most `limit`, 0 = all), at a fresh snapshot. MaxTimeMSExpired past
+// `deadline`.
 StatusOr<std::vector<WriteTarget>> FindWriteTargets(const std::shared_ptr<const Engine>& engine,
                                                     const CollectionMeta* meta,
-                                                    const CanonicalQuery& cq);
+                                                    const CanonicalQuery& cq,
+                                                    const Deadline& deadline);
 
-// Plans and opens a cursor over `cq` (which the cursor then owns).
+// The transaction of a multi-document write (insertMany, updateMany,
+// deleteMany, and the single-document writes through the same path),
+// committed every kWriteBatchDocuments documents or kWriteBatchBytes:
+// enough to amortise the commit, small enough to bound the locks held.
+//
+// Each document's change runs under a savepoint, so it happens entirely or
+// not at all. A write conflict (RocksDB found that waiting for a lock held
+// by another writer would deadlock: WriteConflict) is never returned, as
+// MongoDB never surfaces one from a write outside a transaction: the
+// document's change is rolled back, the batch so far committed (which
+// releases our locks, so the other writer goes on) and the change made
+// again in a new transaction, where it re-reads what it depends on. Only
+// that document is retried, never the whole operation.
+//
+// The deadline (maxTimeMS) also bounds every lock wait.
+class WriteBatcher {
+ public:
+  static constexpr size_t kWriteBatchDocuments = 1000;
+  static constexpr size_t kWriteBatchBytes = size_t{16} << 20;
+
+  // One document's change inside `txn`: returns the bytes it wrote (0: it
+  // wrote nothing, and its locks are let go at once). Count changes go to
+  // *count_delta (see InsertDocument). Runs again after a write conflict.
+  using Change = std::function<StatusOr<size_t>(rocksdb::Transaction* txn, int64_t* count_delta)>;
+
+  // `on_commit` runs after each successful commit: the changes made so far
+  // (including one whose Apply has not returned yet) are now durable.
+  WriteBatcher(const Engine& engine, const CollectionMeta& meta, const Deadline& deadline,
+               std::function<void()> on_commit = {});
+
+  // Makes one document's change. On error the change is rolled back and
+  // the batch stays open (the caller decides whether to Commit the rest).
+  Status Apply(const Change& change);
+  // Commits what is pending.
+  Status Commit();
+  // The error that ended the batch (a failed commit or rollback: its
+  // pending documents are lost and nothing more can be written), or OK.
+  const Status& failure() const { return failure_; }
+
+ private:
+  const Engine& engine_;
+  const CollectionMeta& meta_;
+  const Deadline& deadline_;
+  std::function<void()> on_commit_;
+  std::unique_ptr<rocksdb::Transaction> txn_;
+  bool txn_open_ = false;
+  size_t pending_documents_ = 0;
+  size_t pending_bytes_ = 0;
+  int64_t pending_count_ = 0;  // merged into the collection's count at commit
+  Status failure_;
+};
+
+// Inserts one prepared document (PrepareInsert) in its own transaction,
+// retried through write conflicts as WriteBatcher does.
+Status InsertOneDocument(const Engine& engine, const CollectionMeta& meta, const Document& doc,
+                         const Deadline& deadline);
+
+// What a write did to one target (WriteEachTarget's callback).
+enum class TargetOutcome { kNoMatch, kMatched, kWritten };
+
+// The shared loop of updates and deletes: locks and re-reads each target
+// (skipping one that is gone), and calls `write` with the current version,
+// which re-matches it and changes it inside `txn`. `write` may be called
+// again for the same target after a write conflict, so it must not keep
+// anything from an earlier call.
+//
+// Targets are locked in record-key order, one global order for every
+// multi-document writer, so that two of them never wait for each other in a
+// cycle. On an error (the deadline included) the documents already changed
+// are committed (each document is all-or-nothing) and the error returned.
+// `counts` gets the targets matched and written.
+struct WriteCounts {
+  int64_t matched = 0;
+  int64_t written = 0;
+};
+using TargetWriter = std::function<StatusOr<TargetOutcome>(
+    rocksdb::Transaction* txn, std::string_view record_key, const Document& current,
+    int64_t* count_delta, size_t* bytes_written)>;
+Status WriteEachTarget(const Engine& engine, const CollectionMeta& meta,
+                       std::vector<WriteTarget> targets, const Deadline& deadline,
+                       const TargetWriter& write, WriteCounts* counts);
+
+// Plans and opens a cursor over `cq` (which the cursor then owns), limited to
+// `max_time_ms` of processing (0 = none; out of range: BadValue).
 StatusOr<std::unique_ptr<PlanExecutor>> OpenQuery(const std::shared_ptr<const Engine>& engine,
                                                   const CollectionMeta* meta,
-                                                  std::unique_ptr<CanonicalQuery> cq);
+                                                  std::unique_ptr<CanonicalQuery> cq,
+                                                  int64_t max_time_ms = 0);
 
 // Runs `cq` at the requested verbosity and returns MongoDB's explain.
 StatusOr<Document> ExplainQuery(const std::shared_ptr<const Engine>& engine,

@@ -54,11 +54,14 @@ Status CheckUpdateResultSize(const Document& doc, const std::vector<std::string>
 
 StatusOr<std::vector<WriteTarget>> FindWriteTargets(const std::shared_ptr<const Engine>& engine,
                                                     const CollectionMeta* meta,
-                                                    const CanonicalQuery& cq) {
+                                                    const CanonicalQuery& cq,
+                                                    const Deadline& deadline) {
   SnapshotHolder snapshot(engine);
   ROCKDOC_ASSIGN_OR_RETURN(PreparedPlan plan, PlanQuery(cq, meta, snapshot.context()));
   std::vector<WriteTarget> targets;
+  DeadlineChecker checker(&deadline);
   while (true) {
+    ROCKDOC_RETURN_IF_ERROR(checker.Tick());
     WorkingMember* out = nullptr;
     StageState st = plan.root->Work(&out);
     if (st == StageState::kAdvanced) {
@@ -74,10 +77,15 @@ StatusOr<std::vector<WriteTarget>> FindWriteTargets(const std::shared_ptr<const 
 
 StatusOr<std::unique_ptr<PlanExecutor>> OpenQuery(const std::shared_ptr<const Engine>& engine,
                                                   const CollectionMeta* meta,
-                                                  std::unique_ptr<CanonicalQuery> cq) {
+                                                  std::unique_ptr<CanonicalQuery> cq,
+                                                  int64_t max_time_ms) {
+  ROCKDOC_RETURN_IF_ERROR(CheckMaxTimeMS(max_time_ms));
+  const int64_t start = max_time_ms > 0 ? MonotonicNanos() : 0;
   auto snapshot = std::make_unique<SnapshotHolder>(engine);
   ROCKDOC_ASSIGN_OR_RETURN(PreparedPlan plan, PlanQuery(*cq, meta, snapshot->context()));
   auto exec = std::make_unique<PlanExecutor>(engine, std::move(snapshot), std::move(plan.root));
+  // Planning (the trial race) counts towards the limit.
+  if (max_time_ms > 0) exec->SetTimeLimit(max_time_ms, MonotonicNanos() - start);
   exec->KeepAlive(std::shared_ptr<const CanonicalQuery>(std::move(cq)));
   return exec;
 }
@@ -114,7 +122,8 @@ StatusOr<Cursor> Collection::Find(DocumentView filter, const FindOptions& option
   ROCKDOC_RETURN_IF_ERROR(use.status());
   ROCKDOC_ASSIGN_OR_RETURN(auto cq, internal::MakeCanonicalQuery(filter, options));
   ROCKDOC_ASSIGN_OR_RETURN(auto meta, internal::LookupForRead(*engine_, db_name_, name_));
-  ROCKDOC_ASSIGN_OR_RETURN(auto exec, internal::OpenQuery(engine_, meta.get(), std::move(cq)));
+  ROCKDOC_ASSIGN_OR_RETURN(
+      auto exec, internal::OpenQuery(engine_, meta.get(), std::move(cq), options.max_time_ms));
   return Cursor(std::move(exec));
 }
 
@@ -152,6 +161,7 @@ StatusOr<std::unique_ptr<internal::CanonicalQuery>> CountQuery(DocumentView filt
 
 StatusOr<int64_t> Collection::CountDocuments(DocumentView filter,
                                              const CountOptions& options) const {
+  ROCKDOC_RETURN_IF_ERROR(internal::CheckMaxTimeMS(options.max_time_ms));
   if (filter.empty() && options.skip == 0 && options.limit == 0 && options.hint.empty() &&
       options.hint_name.empty()) {
     // Every document: the collection's count is exact (kept in each write's
@@ -165,7 +175,8 @@ StatusOr<int64_t> Collection::CountDocuments(DocumentView filter,
     ROCKDOC_RETURN_IF_ERROR(use.status());
     ROCKDOC_ASSIGN_OR_RETURN(auto cq, CountQuery(filter, options));
     ROCKDOC_ASSIGN_OR_RETURN(auto meta, internal::LookupForRead(*engine_, db_name_, name_));
-    ROCKDOC_ASSIGN_OR_RETURN(exec, internal::OpenQuery(engine_, meta.get(), std::move(cq)));
+    ROCKDOC_ASSIGN_OR_RETURN(
+        exec, internal::OpenQuery(engine_, meta.get(), std::move(cq), options.max_time_ms));
   }
   return exec->CountRemaining();
 }
@@ -222,9 +233,16 @@ void DistinctValuesAlongPath(DocumentView doc, const FieldPath& path, size_t par
 
 StatusOr<std::vector<Value>> Collection::Distinct(std::string_view field,
                                                   DocumentView filter) const {
+  return Distinct(field, filter, DistinctOptions());
+}
+
+StatusOr<std::vector<Value>> Collection::Distinct(std::string_view field, DocumentView filter,
+                                                  const DistinctOptions& options) const {
   if (field.empty()) return BadValue("distinct: the key must not be empty");
   if (field[0] == '$') return BadValue("distinct: the key must not start with '$'");
-  ROCKDOC_ASSIGN_OR_RETURN(Cursor cursor, Find(filter));
+  FindOptions fo;
+  fo.max_time_ms = options.max_time_ms;
+  ROCKDOC_ASSIGN_OR_RETURN(Cursor cursor, Find(filter, fo));
   FieldPath path{std::string(field)};
   // Ordered by MongoDB's value comparison; equal values (1 and 1.0) once.
   auto less = [](const Value& a, const Value& b) {

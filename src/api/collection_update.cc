@@ -16,8 +16,6 @@ using internal::CollectionWriteGuard;
 
 namespace {
 
-constexpr size_t kUpdateBatchDocuments = 1000;
-
 int64_t NowMillis() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -36,11 +34,14 @@ struct UpdateRequest {
   // findOneAndUpdate: which version to hand back.
   bool want_document = false;
   bool return_after = false;
+  int64_t max_time_ms = 0;
 };
 
 StatusOr<UpdateResult> RunUpdateOnce(const std::shared_ptr<internal::Engine>& engine,
                                      const std::string& db, const std::string& name,
                                      const UpdateRequest& req, std::optional<Document>* returned) {
+  ROCKDOC_RETURN_IF_ERROR(internal::CheckMaxTimeMS(req.max_time_ms));
+  const internal::Deadline deadline = internal::Deadline::AfterMillis(req.max_time_ms);
   auto use = engine->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   ROCKDOC_RETURN_IF_ERROR(ValidateBson(req.update.bytes()));
@@ -63,62 +64,43 @@ StatusOr<UpdateResult> RunUpdateOnce(const std::shared_ptr<internal::Engine>& en
   const internal::CollectionMeta* meta = guard.meta();
   const int64_t now = NowMillis();
   if (meta != nullptr) {
+    auto write = [&](rocksdb::Transaction* txn, std::string_view key, const Document& doc,
+                     int64_t* /*count_delta*/, size_t* bytes) -> StatusOr<internal::TargetOutcome> {
+      if (req.want_document) returned->reset();  // from an attempt rolled back
+      MatchDetails details;
+      if (driver.uses_positional()) details.RequestElemMatchKey();
+      if (!cq->root->Matches(doc, &details)) return internal::TargetOutcome::kNoMatch;
+      UpdateContext ctx;
+      ctx.now_millis = now;
+      ctx.deadline = &deadline;
+      if (details.has_elem_match_key()) ctx.positional_index = details.elem_match_key();
+      if (driver.uses_positional() && !ctx.positional_index) {
+        return BadValue("The positional operator did not find the match needed from the query.");
+      }
+      ROCKDOC_ASSIGN_OR_RETURN(UpdateDriver::Result r, driver.Apply(doc, ctx));
+      internal::TargetOutcome outcome = internal::TargetOutcome::kMatched;
+      if (r.modified) {
+        ROCKDOC_RETURN_IF_ERROR(internal::CheckUpdateResultSize(
+            r.doc, driver.is_replacement() ? nullptr : &r.changed_paths));
+        ROCKDOC_RETURN_IF_ERROR(internal::ReplaceDocument(*engine, txn, *meta, key, doc, r.doc));
+        *bytes = r.doc.size();
+        outcome = internal::TargetOutcome::kWritten;
+      }
+      if (req.want_document) *returned = req.return_after ? std::move(r.doc) : doc;
+      return outcome;
+    };
     // With one target, a concurrent writer may make it stop matching before
     // we lock it: look again, a bounded number of times.
     for (int attempt = 0; attempt < (req.multi ? 1 : 8); ++attempt) {
-      ROCKDOC_ASSIGN_OR_RETURN(auto targets, internal::FindWriteTargets(engine, meta, *cq));
+      ROCKDOC_ASSIGN_OR_RETURN(auto targets,
+                               internal::FindWriteTargets(engine, meta, *cq, deadline));
       if (targets.empty()) break;
-      std::unique_ptr<rocksdb::Transaction> txn;
-      size_t in_txn = 0;
-      // One document's failure ends the update, but the documents already
-      // changed stay changed (as in MongoDB): commit them first.
-      auto fail = [&](Status error) -> Status {
-        if (txn && in_txn > 0) {
-          Status c = internal::Commit(txn.get());
-          if (!c.ok()) return c;
-        }
-        return error;
-      };
-      for (const auto& target : targets) {
-        if (!txn) txn = engine->BeginTransaction(std::move(txn));
-        auto current = internal::LockAndRead(*engine, txn.get(), target.record_key);
-        if (!current.ok()) return fail(current.status());
-        if (!*current) continue;
-        const Document& doc = **current;
-        MatchDetails details;
-        if (driver.uses_positional()) details.RequestElemMatchKey();
-        if (!cq->root->Matches(doc, &details)) continue;
-        ++result.matched_count;
-        UpdateContext ctx;
-        ctx.now_millis = now;
-        if (details.has_elem_match_key()) ctx.positional_index = details.elem_match_key();
-        if (driver.uses_positional() && !ctx.positional_index) {
-          return fail(
-              BadValue("The positional operator did not find the match needed from the query."));
-        }
-        StatusOr<UpdateDriver::Result> r = driver.Apply(doc, ctx);
-        if (!r.ok()) return fail(r.status());
-        if (r->modified) {
-          Status s = internal::CheckUpdateResultSize(
-              r->doc, driver.is_replacement() ? nullptr : &r->changed_paths);
-          if (s.ok()) {
-            s = internal::ReplaceDocument(*engine, txn.get(), *meta, target.record_key, doc,
-                                          r->doc);
-          }
-          if (!s.ok()) return fail(s);
-          ++result.modified_count;
-          if (++in_txn >= kUpdateBatchDocuments) {
-            ROCKDOC_RETURN_IF_ERROR(internal::Commit(txn.get()));
-            txn = engine->BeginTransaction(std::move(txn));
-            in_txn = 0;
-          }
-        }
-        if (req.want_document) {
-          *returned = req.return_after ? std::move(r->doc) : std::move(**current);
-        }
-        if (!req.multi) break;
-      }
-      if (txn && in_txn > 0) ROCKDOC_RETURN_IF_ERROR(internal::Commit(txn.get()));
+      internal::WriteCounts counts;
+      Status s =
+          internal::WriteEachTarget(*engine, *meta, std::move(targets), deadline, write, &counts);
+      result.matched_count += counts.matched;
+      result.modified_count += counts.written;
+      ROCKDOC_RETURN_IF_ERROR(s);
       if (req.multi || result.matched_count > 0) break;
     }
   }
@@ -130,9 +112,7 @@ StatusOr<UpdateResult> RunUpdateOnce(const std::shared_ptr<internal::Engine>& en
   ROCKDOC_ASSIGN_OR_RETURN(Document seeded, driver.ProduceUpsertDocument(req.filter, ctx));
   ROCKDOC_RETURN_IF_ERROR(internal::CheckUpdateResultSize(seeded));
   ROCKDOC_ASSIGN_OR_RETURN(Document doc, internal::PrepareInsert(seeded));
-  auto txn = engine->BeginTransaction();
-  ROCKDOC_RETURN_IF_ERROR(internal::InsertDocument(*engine, txn.get(), *meta, doc));
-  ROCKDOC_RETURN_IF_ERROR(internal::Commit(txn.get()));
+  ROCKDOC_RETURN_IF_ERROR(internal::InsertOneDocument(*engine, *meta, doc, deadline));
   result.upserted_id = Value::FromElement(*doc.begin());
   if (req.want_document && req.return_after) *returned = std::move(doc);
   return result;
@@ -178,6 +158,7 @@ UpdateRequest RequestFor(DocumentView filter, DocumentView update, const UpdateO
   if (!multi) req.sort = options.sort;
   req.hint = options.hint;
   req.hint_name = options.hint_name;
+  req.max_time_ms = options.max_time_ms;
   return req;
 }
 
@@ -203,6 +184,7 @@ StatusOr<std::optional<Document>> Collection::FindOneAndUpdate(
   req.sort = options.sort;
   req.want_document = true;
   req.return_after = options.return_document == ReturnDocument::kAfter;
+  req.max_time_ms = options.max_time_ms;
   std::optional<Document> returned;
   ROCKDOC_RETURN_IF_ERROR(RunUpdate(engine_, db_name_, name_, req, &returned).status());
   return Project(std::move(returned), options.projection);

@@ -1,5 +1,7 @@
 #include "exec/plan_executor.h"
 
+#include <algorithm>
+
 namespace rockdoc::internal {
 
 SnapshotHolder::SnapshotHolder(std::shared_ptr<const Engine> engine) : engine_(std::move(engine)) {
@@ -40,12 +42,33 @@ void PlanExecutor::ReleaseEngineResources() {
   done_ = true;
 }
 
+void PlanExecutor::SetTimeLimit(int64_t max_time_ms, int64_t used_nanos) {
+  if (max_time_ms <= 0) return;
+  // At least 1 ns left, so that "no limit" (0) is never reached by spending.
+  budget_nanos_ = std::max<int64_t>(1, max_time_ms * 1000000 - used_nanos);
+  if (used_nanos >= max_time_ms * 1000000) Stop(MaxTimeExpiredError());
+}
+
+void PlanExecutor::StartTimedCall() {
+  if (budget_nanos_ == 0) return;
+  call_start_nanos_ = MonotonicNanos();
+  deadline_ = Deadline::At(call_start_nanos_ + budget_nanos_);
+}
+
+void PlanExecutor::EndTimedCall() {
+  if (budget_nanos_ == 0) return;
+  budget_nanos_ = std::max<int64_t>(1, budget_nanos_ - (MonotonicNanos() - call_start_nanos_));
+}
+
 bool PlanExecutor::Next() {
   current_ = nullptr;
   if (done_) return false;
   auto use = engine_->Enter();
   if (!use.status().ok()) return Stop(use.status());
-  return WorkToNext();
+  StartTimedCall();
+  bool advanced = WorkToNext();
+  EndTimedCall();
+  return advanced;
 }
 
 StatusOr<int64_t> PlanExecutor::CountRemaining() {
@@ -54,7 +77,9 @@ StatusOr<int64_t> PlanExecutor::CountRemaining() {
   if (!done_) {
     auto use = engine_->Enter();
     if (use.status().ok()) {
+      StartTimedCall();
       while (WorkToNext()) ++n;
+      EndTimedCall();
       current_ = nullptr;  // counted, never read
     } else {
       Stop(use.status());
@@ -66,6 +91,11 @@ StatusOr<int64_t> PlanExecutor::CountRemaining() {
 
 bool PlanExecutor::WorkToNext() {
   while (true) {
+    // maxTimeMS: the clock is read every kCheckInterval works.
+    if (deadline_.is_set() && ++works_ % DeadlineChecker::kCheckInterval == 0) {
+      Status expired = deadline_.Check();
+      if (!expired.ok()) return Stop(expired);
+    }
     WorkingMember* out = nullptr;
     StageState state = root_->Work(&out);
     if (state == StageState::kAdvanced) {

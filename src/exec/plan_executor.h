@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 
+#include "common/deadline.h"
 #include "exec/plan_stage.h"
 #include "storage/engine.h"
 
@@ -52,6 +53,13 @@ class PlanExecutor : public CursorImpl, public EngineResource {
   StatusOr<int64_t> CountRemaining();
   DocumentView document() const override { return current_ ? current_->doc : DocumentView(); }
   Status status() const override { return status_; }
+  // maxTimeMS: the run may spend `max_time_ms` (0 = no limit) of processing
+  // time, `used_nanos` of which went already (planning). Only time inside
+  // Next() / CountRemaining() counts, as MongoDB counts a cursor's
+  // processing time and not its idle time; past the limit the run stops
+  // with MaxTimeMSExpired.
+  void SetTimeLimit(int64_t max_time_ms, int64_t used_nanos);
+
   // The current result's WorkingMember (for callers that need the record key).
   const WorkingMember* current() const { return current_; }
 
@@ -67,6 +75,9 @@ class PlanExecutor : public CursorImpl, public EngineResource {
  private:
   // Works the plan to its next result, under the caller's engine use.
   bool WorkToNext();
+  // Starts / ends the timing of one Next() or CountRemaining() call.
+  void StartTimedCall();
+  void EndTimedCall();
   // Ends the run, keeping the first error; returns false.
   bool Stop(const Status& why);
 
@@ -78,6 +89,12 @@ class PlanExecutor : public CursorImpl, public EngineResource {
   Status status_;
   bool done_ = false;
   int64_t n_returned_ = 0;
+  // maxTimeMS: processing time left (0 = no limit), the deadline of the
+  // current call, when it started, and works since the last clock check.
+  int64_t budget_nanos_ = 0;
+  Deadline deadline_;
+  int64_t call_start_nanos_ = 0;
+  uint32_t works_ = 0;
 };
 
 }  // namespace rockdoc::internal

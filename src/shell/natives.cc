@@ -142,7 +142,8 @@ bool ParseFindOptions(JSContext* cx, const JS::CallArgs& args, unsigned i, FindO
   return OptDoc(cx, args, i, "sort", &o->sort) &&
          OptDoc(cx, args, i, "projection", &o->projection) &&
          OptInt64(cx, args, i, "skip", &o->skip) && OptInt64(cx, args, i, "limit", &o->limit) &&
-         OptHint(cx, args, i, &o->hint, &o->hint_name);
+         OptHint(cx, args, i, &o->hint, &o->hint_name) &&
+         OptInt64(cx, args, i, "maxTimeMS", &o->max_time_ms);
 }
 
 bool ParseVerbosity(JSContext* cx, const JS::CallArgs& args, unsigned i, ExplainVerbosity* out) {
@@ -489,7 +490,8 @@ bool ArgCount(JSContext* cx, const JS::CallArgs& args, std::optional<Collection>
   return ArgCollection(cx, args, c) && ArgDoc(cx, args, 2, "filter", filter) &&
          OptInt64(cx, args, 3, "skip", &options->skip) &&
          OptInt64(cx, args, 3, "limit", &options->limit) &&
-         OptHint(cx, args, 3, &options->hint, &options->hint_name);
+         OptHint(cx, args, 3, &options->hint, &options->hint_name) &&
+         OptInt64(cx, args, 3, "maxTimeMS", &options->max_time_ms);
 }
 
 NATIVE(Count) {
@@ -516,11 +518,13 @@ NATIVE(Distinct) {
   ARGS;
   std::string db, coll, field;
   Document filter;
+  DistinctOptions options;
   if (!ArgString(cx, args, 0, &db) || !ArgString(cx, args, 1, &coll) ||
-      !ArgString(cx, args, 2, &field) || !ArgDoc(cx, args, 3, "filter", &filter)) {
+      !ArgString(cx, args, 2, &field) || !ArgDoc(cx, args, 3, "filter", &filter) ||
+      !OptInt64(cx, args, 4, "maxTimeMS", &options.max_time_ms)) {
     return false;
   }
-  STATUS_OR_THROW(values, GetCollection(cx, db, coll).Distinct(field, filter));
+  STATUS_OR_THROW(values, GetCollection(cx, db, coll).Distinct(field, filter, options));
   JS::RootedObject arr(cx, JS::NewArrayObject(cx, 0));
   if (!arr) return false;
   JS::RootedValue v(cx);
@@ -535,7 +539,8 @@ NATIVE(Distinct) {
 bool ParseUpdateOptions(JSContext* cx, const JS::CallArgs& args, unsigned i, UpdateOptions* o) {
   return OptBool(cx, args, i, "upsert", &o->upsert) &&
          OptDocArray(cx, args, i, "arrayFilters", &o->array_filters) &&
-         OptHint(cx, args, i, &o->hint, &o->hint_name);
+         OptHint(cx, args, i, &o->hint, &o->hint_name) &&
+         OptInt64(cx, args, i, "maxTimeMS", &o->max_time_ms);
 }
 
 // update(db, coll, filter, update, options, multi)
@@ -569,16 +574,19 @@ NATIVE(ReplaceOne) {
   return ReturnUpdateResult(cx, args, r);
 }
 
-// remove(db, coll, filter, multi) -> deletedCount
+// remove(db, coll, filter, multi, {maxTimeMS}) -> deletedCount
 NATIVE(Delete) {
   ARGS;
   std::optional<Collection> c;
   Document filter;
+  DeleteOptions options;
   if (!ArgCollection(cx, args, &c) ||
-      !ArgWriteFilter(cx, args, 2, &filter)) {
+      !ArgWriteFilter(cx, args, 2, &filter) ||
+      !OptInt64(cx, args, 4, "maxTimeMS", &options.max_time_ms)) {
     return false;
   }
-    STATUS_OR_THROW(r, ArgBool(args, 3) ? c->DeleteMany(filter) : c->DeleteOne(filter));
+    STATUS_OR_THROW(r, ArgBool(args, 3) ? c->DeleteMany(filter, options)
+                                        : c->DeleteOne(filter, options));
   args.rval().setNumber(static_cast<double>(r.deleted_count));
   return true;
 }
@@ -590,7 +598,8 @@ bool ParseModifyOptions(JSContext* cx, const JS::CallArgs& args, unsigned i,
       !OptDoc(cx, args, i, "projection", &o->projection) ||
       !OptBool(cx, args, i, "upsert", &o->upsert) ||
       !OptBool(cx, args, i, "returnNew", &return_new) ||
-      !OptDocArray(cx, args, i, "arrayFilters", &o->array_filters)) {
+      !OptDocArray(cx, args, i, "arrayFilters", &o->array_filters) ||
+      !OptInt64(cx, args, i, "maxTimeMS", &o->max_time_ms)) {
     return false;
   }
   o->return_document = return_new ? ReturnDocument::kAfter : ReturnDocument::kBefore;

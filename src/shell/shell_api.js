@@ -166,8 +166,11 @@
       this._batchSize = size === 0 ? 100 : size;
       return this;
     }
+    maxTimeMS(ms) {
+      if (typeof ms !== 'number') throw argError('maxTimeMS must be a number');
+      return this._setOption('maxTimeMS', ms);
+    }
     // Accepted for compatibility; rockdoc has no use for them.
-    maxTimeMS() { return this; }
     comment() { return this; }
     readPref() { return this; }
     readConcern() { return this; }
@@ -323,7 +326,7 @@
       const opts = Object.assign({}, options);
       if (projection !== undefined && projection !== null) opts.projection = projection;
       const cursor = new Cursor(this, filter, {});
-      for (const key of ['sort', 'skip', 'limit', 'projection', 'hint']) {
+      for (const key of ['sort', 'skip', 'limit', 'projection', 'hint', 'maxTimeMS']) {
         if (opts[key] !== undefined) cursor._opts[key] = opts[key];
       }
       if (opts.batchSize !== undefined) cursor.batchSize(opts.batchSize);
@@ -356,11 +359,11 @@
       const upsert = !!(options && options.upsert);
       return this._updateResult(native.replaceOne(this._dbName, this._name, filter, replacement, upsert));
     }
-    deleteOne(filter) {
-      return { acknowledged: true, deletedCount: native.remove(this._dbName, this._name, filter, false) };
+    deleteOne(filter, options) {
+      return { acknowledged: true, deletedCount: native.remove(this._dbName, this._name, filter, false, options) };
     }
-    deleteMany(filter) {
-      return { acknowledged: true, deletedCount: native.remove(this._dbName, this._name, filter, true) };
+    deleteMany(filter, options) {
+      return { acknowledged: true, deletedCount: native.remove(this._dbName, this._name, filter, true, options) };
     }
     _modifyOptions(options) {
       const o = Object.assign({}, options);
@@ -370,6 +373,7 @@
         upsert: !!o.upsert,
         returnNew: o.returnDocument === 'after' || o.returnNewDocument === true || o.new === true,
         arrayFilters: o.arrayFilters,
+        maxTimeMS: o.maxTimeMS,
       };
     }
     findOneAndUpdate(filter, update, options) {
@@ -389,9 +393,9 @@
     estimatedDocumentCount() {
       return native.estimatedCount(this._dbName, this._name);
     }
-    distinct(field, filter) {
+    distinct(field, filter, options) {
       checkName(field, 'field');
-      return native.distinct(this._dbName, this._name, field, filter);
+      return native.distinct(this._dbName, this._name, field, filter, options);
     }
 
     // -- indexes --

@@ -120,9 +120,10 @@ Status FromRocks(const rocksdb::Status& s, std::string_view context) {
   std::string msg(context);
   msg += ": ";
   msg += s.ToString();
-  if (s.IsBusy() || s.IsTimedOut()) {
-    return Status(ErrorCode::kLockTimeout, std::move(msg));
-  }
+  // Busy: RocksDB refused to wait for a lock because the wait would close a
+  // cycle (deadlock): a write conflict, which the write paths retry.
+  if (s.IsBusy()) return Status(ErrorCode::kWriteConflict, std::move(msg));
+  if (s.IsTimedOut()) return Status(ErrorCode::kLockTimeout, std::move(msg));
   if (s.IsCorruption()) return Status(ErrorCode::kDataCorruptionDetected, std::move(msg));
   if (s.IsIOError()) {
     // Only a lock that is held means "in use": PosixEnv's messages for a

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <set>
 
 #include "query/update/modifier_nodes.h"
 
@@ -106,7 +107,7 @@ Status PushNode::Init(const Element& arg) {
   return Status::OK();
 }
 
-void PushNode::PushInto(MutableNode* array, ApplyState* state, bool* changed) const {
+Status PushNode::PushInto(MutableNode* array, ApplyState* state, bool* changed) const {
   std::vector<MutableNode>& children = array->children();
   const int64_t size = static_cast<int64_t>(children.size());
   int64_t pos = size;
@@ -128,7 +129,9 @@ void PushNode::PushInto(MutableNode* array, ApplyState* state, bool* changed) co
     const size_t width = whole_sort_ != 0 ? 1 : sort_fields_.size();
     const Element null_value = state->arena.Null();
     std::vector<Element> keys(n * width);
+    internal::DeadlineChecker checker(state->deadline);
     for (size_t i = 0; i < n; ++i) {
+      ROCKDOC_RETURN_IF_ERROR(checker.Tick());
       Element e = children[i].AsElement(&state->arena);
       if (whole_sort_ != 0) {
         keys[i] = e;
@@ -142,6 +145,8 @@ void PushNode::PushInto(MutableNode* array, ApplyState* state, bool* changed) co
     }
     std::vector<size_t> order(n);
     std::iota(order.begin(), order.end(), 0);
+    // The sort itself cannot stop part-way: the limit is checked around it.
+    if (state->deadline != nullptr) ROCKDOC_RETURN_IF_ERROR(state->deadline->Check());
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
       for (size_t f = 0; f < width; ++f) {
         int c = CompareValues(keys[a * width + f], keys[b * width + f]);
@@ -150,6 +155,7 @@ void PushNode::PushInto(MutableNode* array, ApplyState* state, bool* changed) co
       }
       return false;
     });
+    if (state->deadline != nullptr) ROCKDOC_RETURN_IF_ERROR(state->deadline->Check());
     bool reordered = false;
     for (size_t i = 0; i < n; ++i) reordered |= order[i] != i;
     if (reordered) {
@@ -171,22 +177,21 @@ void PushNode::PushInto(MutableNode* array, ApplyState* state, bool* changed) co
       *changed = true;
     }
   }
+  return Status::OK();
 }
 
 Status PushNode::UpdateExisting(MutableNode* target, const ApplyParams& params,
                                 LeafOutcome* outcome) const {
   ROCKDOC_RETURN_IF_ERROR(MustBeArrayForPush(*target, params));
   target->Expand();
-  PushInto(target, params.state, &outcome->changed);
-  return Status::OK();
+  return PushInto(target, params.state, &outcome->changed);
 }
 
 Status PushNode::CreateValue(MutableNode* fresh, const ApplyParams& params) const {
   std::string_view key = fresh->key();
   *fresh = MutableNode::NewContainer(key, BsonType::kArray);
   bool changed = false;
-  PushInto(fresh, params.state, &changed);
-  return Status::OK();
+  return PushInto(fresh, params.state, &changed);
 }
 
 // ---------------------------------------------------------------- $addToSet
@@ -210,10 +215,13 @@ Status AddToSetNode::Init(const Element& arg) {
   } else {
     candidates.push_back(arg);
   }
+  // The first of each set of equal values, in order, as MongoDB keeps them;
+  // through an ordered set, so that a long $each is not quadratic before
+  // any time limit can be checked.
+  auto less = [](const Element& a, const Element& b) { return CompareValues(a, b) < 0; };
+  std::set<Element, decltype(less)> seen(less);
   for (const Element& v : candidates) {
-    bool seen = std::any_of(values_.begin(), values_.end(),
-                            [&](const Element& w) { return CompareValues(v, w) == 0; });
-    if (!seen) values_.push_back(v);
+    if (seen.insert(v).second) values_.push_back(v);
   }
   return Status::OK();
 }
@@ -229,10 +237,13 @@ Status AddToSetNode::UpdateExisting(MutableNode* target, const ApplyParams& para
   std::vector<Element> missing;
   {
     // Check membership against the array as it was, before expanding it.
+    // values_ x array comparisons: checked against maxTimeMS as they go.
+    internal::DeadlineChecker checker(params.state->deadline);
     Element current = target->AsElement(&params.state->arena);
     for (const Element& v : values_) {
       bool present = false;
       for (Element item : current.Array()) {
+        ROCKDOC_RETURN_IF_ERROR(checker.Tick());
         if (CompareValues(item, v) == 0) {
           present = true;
           break;
@@ -303,24 +314,34 @@ Status CannotPull(std::string_view op) {
   return Status(ErrorCode::kBadValue, "Cannot apply " + std::string(op) + " to a non-array value");
 }
 
-// Removes the children for which `remove(element)` holds.
+// Removes the children for which `remove(element)` holds, checking
+// maxTimeMS as it goes.
 template <typename Pred>
-void RemoveMatching(MutableNode* target, Arena* arena, LeafOutcome* outcome, Pred remove) {
+Status RemoveMatching(MutableNode* target, ApplyState* state, LeafOutcome* outcome, Pred remove) {
+  Arena* arena = &state->arena;
+  internal::DeadlineChecker checker(state->deadline);
   Element current = target->AsElement(arena);
   bool any = false;
   for (Element item : current.Array()) {
+    ROCKDOC_RETURN_IF_ERROR(checker.Tick());
     if (remove(item)) {
       any = true;
       break;
     }
   }
-  if (!any) return;  // leave the array unexpanded: copied as raw bytes
+  if (!any) return Status::OK();  // leave the array unexpanded: copied as raw bytes
   target->Expand();
   auto& children = target->children();
+  Status expired;  // the update fails as a whole, so the half-done erase is dropped
   children.erase(std::remove_if(children.begin(), children.end(),
-                                [&](const MutableNode& c) { return remove(c.AsElement(arena)); }),
+                                [&](const MutableNode& c) {
+                                  if (expired.ok()) expired = checker.Tick();
+                                  return expired.ok() && remove(c.AsElement(arena));
+                                }),
                  children.end());
+  ROCKDOC_RETURN_IF_ERROR(expired);
   outcome->changed = true;
+  return Status::OK();
 }
 
 }  // namespace
@@ -366,9 +387,8 @@ bool PullNode::ElementMatches(const Element& e) const {
 Status PullNode::UpdateExisting(MutableNode* target, const ApplyParams& params,
                                 LeafOutcome* outcome) const {
   if (target->type() != BsonType::kArray) return CannotPull("$pull");
-  RemoveMatching(target, &params.state->arena, outcome,
-                 [this](const Element& e) { return ElementMatches(e); });
-  return Status::OK();
+  return RemoveMatching(target, params.state, outcome,
+                        [this](const Element& e) { return ElementMatches(e); });
 }
 
 // ---------------------------------------------------------------- $pullAll
@@ -385,11 +405,10 @@ Status PullAllNode::Init(const Element& arg) {
 Status PullAllNode::UpdateExisting(MutableNode* target, const ApplyParams& params,
                                    LeafOutcome* outcome) const {
   if (target->type() != BsonType::kArray) return CannotPull("$pullAll");
-  RemoveMatching(target, &params.state->arena, outcome, [this](const Element& e) {
+  return RemoveMatching(target, params.state, outcome, [this](const Element& e) {
     return std::any_of(values_.begin(), values_.end(),
                        [&](const Element& v) { return CompareValues(e, v) == 0; });
   });
-  return Status::OK();
 }
 
 // ---------------------------------------------------------------- factory

@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/deadline.h"
 #include "query/update/mutable_document.h"
 #include "query/update/update_matcher.h"
 #include "rockdoc/document.h"
@@ -35,6 +36,7 @@ struct ApplyState {
   bool is_upsert_insert = false;
   int64_t now_millis = 0;
   uint32_t timestamp_increment = 1;
+  const internal::Deadline* deadline = nullptr;  // maxTimeMS, null = none
   Arena arena;
   // Storage for keys made during the walk (positional indexes), so that
   // MutableNode keys viewing them stay valid.
@@ -235,7 +237,7 @@ class PushNode : public ModifierNode {
     int direction;
   };
   // Applies $each/$position/$sort/$slice to an expanded array node.
-  void PushInto(MutableNode* array, ApplyState* state, bool* changed) const;
+  Status PushInto(MutableNode* array, ApplyState* state, bool* changed) const;
   std::vector<Element> values_;
   std::optional<int64_t> position_;
   std::optional<int64_t> slice_;

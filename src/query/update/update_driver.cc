@@ -710,6 +710,7 @@ StatusOr<UpdateDriver::Result> UpdateDriver::Apply(DocumentView doc, const Updat
   state.is_upsert_insert = ctx.is_upsert_insert;
   state.now_millis = ctx.now_millis;
   state.timestamp_increment = ctx.timestamp_increment;
+  state.deadline = ctx.deadline;
   for (const RenameNode* rename : impl_->renames) {
     ROCKDOC_RETURN_IF_ERROR(rename->CheckArrays(doc));
   }

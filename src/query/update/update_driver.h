@@ -46,6 +46,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/deadline.h"
 #include "rockdoc/document.h"
 #include "rockdoc/status.h"
 
@@ -65,6 +66,9 @@ struct UpdateContext {
   // Timestamp(now_millis / 1000, timestamp_increment).
   int64_t now_millis = 0;
   uint32_t timestamp_increment = 1;
+  // maxTimeMS: the long loops of operators ($addToSet $each, $push $sort,
+  // $pull) stop with MaxTimeMSExpired past it. Null: no limit.
+  const internal::Deadline* deadline = nullptr;
 };
 
 class UpdateDriver {

@@ -1,0 +1,268 @@
+// maxTimeMS (issue 11 #10): every read and write that can run long takes a
+// time limit and fails with MaxTimeMSExpired (50) "operation exceeded time
+// limit" once it has run that long, checked inside scans (the plan
+// executor's work loop: collection scans, index scans, count scans, sort
+// input), per document of a write, and inside long update operators.
+//
+// Expiry is made deterministic with a fake clock (SetClockForTesting) that
+// advances a fixed step at every read: an operation expires after a number
+// of clock checks, whatever the machine's speed. No timings are asserted.
+#include <gtest/gtest.h>
+
+#include <atomic>
+
+#include "common/deadline.h"
+#include "rockdoc/client.h"
+#include "rockdoc/json.h"
+#include "test_util.h"
+
+namespace rockdoc {
+namespace {
+
+using test::Json;
+
+constexpr int64_t kMs = 1000000;  // nanoseconds
+std::atomic<int64_t> fake_now{1};
+std::atomic<int64_t> fake_step{0};
+int64_t FakeClock() { return fake_now.fetch_add(fake_step.load()); }
+
+class MaxTimeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto c = Client::Open(dir_.path());
+    ASSERT_TRUE(c.ok()) << c.status();
+    client_ = std::move(c).value();
+  }
+  void TearDown() override { internal::SetClockForTesting(nullptr); }
+
+  // Every read of the clock advances it by `step_ms` (fractions allowed).
+  static void UseFakeClock(double step_ms) {
+    fake_step = static_cast<int64_t>(step_ms * kMs);
+    internal::SetClockForTesting(&FakeClock);
+  }
+  Collection Coll(std::string_view name = "c") const {
+    return client_->GetDatabase("db").GetCollection(name);
+  }
+  // {_id: i, a: i % 100, n: 0} for i < n, indexed on a.
+  void Fill(int n) {
+    std::vector<Document> docs;
+    for (int i = 0; i < n; ++i) {
+      BsonBuilder b;
+      b.AppendInt64("_id", i);
+      b.AppendInt64("a", i % 100);
+      b.AppendInt64("n", 0);
+      docs.push_back(std::move(b).Build());
+    }
+    ASSERT_TRUE(Coll().InsertMany(docs)->ok());
+    ASSERT_TRUE(Coll().CreateIndex(Json(R"({"a": 1})")).ok());
+  }
+  static void ExpectExpired(const Status& s) {
+    EXPECT_EQ(s.code(), ErrorCode::kMaxTimeMSExpired) << s;
+    EXPECT_EQ(s.message(), "operation exceeded time limit");
+  }
+
+  test::ScratchDir dir_;
+  std::unique_ptr<Client> client_;
+};
+
+constexpr int kDocs = 20000;
+
+TEST_F(MaxTimeTest, FindExpiresInsideAScan) {
+  Fill(kDocs);
+  UseFakeClock(1);
+  FindOptions options;
+  options.max_time_ms = 100;
+  for (const char* filter : {R"({"nomatch": 1})",                 // COLLSCAN
+                             R"({"a": {"$gte": 0}, "x": 1})"}) {  // IXSCAN + FETCH
+    SCOPED_TRACE(filter);
+    auto cursor = Coll().Find(Json(filter), options);
+    ASSERT_TRUE(cursor.ok()) << cursor.status();
+    EXPECT_FALSE(cursor->Next());
+    ExpectExpired(cursor->status());
+  }
+  // A blocking sort expires while it reads its input.
+  FindOptions sorted = options;
+  sorted.sort = Json(R"({"n": -1})");
+  auto cursor = Coll().Find(Document(), sorted);
+  ASSERT_TRUE(cursor.ok()) << cursor.status();
+  EXPECT_FALSE(cursor->Next());
+  ExpectExpired(cursor->status());
+  // No limit: the same scan runs to the end.
+  auto unlimited = Coll().Find(Json(R"({"nomatch": 1})"));
+  ASSERT_TRUE(unlimited.ok());
+  EXPECT_FALSE(unlimited->Next());
+  EXPECT_TRUE(unlimited->status().ok()) << unlimited->status();
+}
+
+TEST_F(MaxTimeTest, CountAndDistinctExpire) {
+  Fill(kDocs);
+  UseFakeClock(1);
+  CountOptions count;
+  count.max_time_ms = 100;
+  ExpectExpired(Coll().CountDocuments(Json(R"({"nomatch": 1})"), count).status());
+  // A count the index answers alone (COUNT_SCAN / covered IXSCAN).
+  ExpectExpired(Coll().CountDocuments(Json(R"({"a": {"$gte": 0}})"), count).status());
+  DistinctOptions distinct;
+  distinct.max_time_ms = 100;
+  ExpectExpired(Coll().Distinct("a", Document(), distinct).status());
+  FindOneAndModifyOptions fam;
+  fam.max_time_ms = 100;
+  ExpectExpired(Coll()
+                    .FindOneAndUpdate(Json(R"({"nomatch": 1})"), Json(R"({"$set": {"x": 1}})"), fam)
+                    .status());
+  ExpectExpired(Coll().FindOneAndDelete(Json(R"({"nomatch": 1})"), fam).status());
+  EXPECT_EQ(*Coll().CountDocuments(Json(R"({"a": {"$gte": 0}})")), kDocs);
+}
+
+// A cursor's limit is cumulative processing time across Next() calls: time
+// between them (the caller's) does not count, time inside them does.
+TEST_F(MaxTimeTest, CursorLimitCountsProcessingTimeNotIdleTime) {
+  Fill(1000);
+  FindOptions options;
+  options.max_time_ms = 50;
+  UseFakeClock(0.001);  // 1 us per clock read
+  auto cursor = Coll().Find(Document(), options);
+  ASSERT_TRUE(cursor.ok());
+  int returned = 0;
+  while (cursor->Next()) {
+    ++returned;
+    fake_now += int64_t{3600} * 1000 * kMs;  // an hour idle between calls
+  }
+  EXPECT_TRUE(cursor->status().ok()) << cursor->status();
+  EXPECT_EQ(returned, 1000);
+
+  UseFakeClock(1);  // now each Next() costs a few ms of processing
+  auto slow = Coll().Find(Document(), options);
+  ASSERT_TRUE(slow.ok());
+  returned = 0;
+  while (slow->Next()) ++returned;
+  ExpectExpired(slow->status());
+  EXPECT_GT(returned, 0);
+  EXPECT_LT(returned, 1000);
+}
+
+// A write that runs out of time keeps what it did: each document is
+// changed entirely or not at all, and the count and indexes stay exact.
+TEST_F(MaxTimeTest, UpdateManyAndDeleteManyStopBetweenWholeDocuments) {
+  constexpr int kWriteDocs = 5000;
+  Fill(kWriteDocs);
+  UseFakeClock(1);
+  UpdateOptions update;
+  update.max_time_ms = 2000;
+  auto r = Coll().UpdateMany(Document(), Json(R"({"$inc": {"n": 1}, "$set": {"m": 1}})"), update);
+  ExpectExpired(r.status());
+  internal::SetClockForTesting(nullptr);
+  int64_t updated = *Coll().CountDocuments(Json(R"({"n": 1, "m": 1})"));
+  EXPECT_GT(updated, 0);
+  EXPECT_LT(updated, kWriteDocs);
+  EXPECT_EQ(*Coll().CountDocuments(Json(R"({"n": 0, "m": {"$exists": false}})")),
+            kWriteDocs - updated);
+
+  UseFakeClock(1);
+  DeleteOptions del;
+  del.max_time_ms = 2000;
+  ExpectExpired(Coll().DeleteMany(Json(R"({"a": {"$gte": 0}})"), del).status());
+  internal::SetClockForTesting(nullptr);
+  int64_t left = *Coll().EstimatedDocumentCount();
+  EXPECT_GT(left, 0);
+  EXPECT_LT(left, kWriteDocs);
+  EXPECT_EQ(*Coll().CountDocuments(Json(R"({"_id": {"$gte": 0}})")), left);
+  auto v = Coll().Validate();
+  ASSERT_TRUE(v.ok());
+  EXPECT_TRUE(v->valid) << (v->errors.empty() ? "" : v->errors[0]);
+}
+
+// Update operators whose work grows with the array: the limit is checked
+// inside them, and the document stays as it was.
+TEST_F(MaxTimeTest, LongUpdateOperatorsExpireAndLeaveTheDocument) {
+  constexpr int kElements = 20000;
+  BsonBuilder b;
+  b.AppendInt64("_id", 1);
+  b.OpenArray("a");
+  for (int i = 0; i < kElements; ++i) b.AppendInt64(std::to_string(i), i);
+  b.Close();
+  Document doc = std::move(b).Build();
+  ASSERT_TRUE(Coll().InsertOne(doc).ok());
+  BsonBuilder each;
+  each.OpenDocument("$addToSet");
+  each.OpenDocument("a");
+  each.OpenArray("$each");
+  for (int i = 0; i < 500; ++i) each.AppendInt64(std::to_string(i), kElements + i);
+  each.Close();
+  each.Close();
+  each.Close();
+  Document add_to_set = std::move(each).Build();
+
+  UseFakeClock(1);
+  UpdateOptions options;
+  options.max_time_ms = 50;
+  for (const Document& update :
+       {add_to_set, Json(R"({"$push": {"a": {"$each": [-1], "$sort": -1}}})"),
+        Json(R"({"$pull": {"a": {"$gte": 1000000}}})"),
+        Json(R"({"$pull": {"a": {"$in": [-5, -6]}}})")}) {
+    SCOPED_TRACE(ToJson(update));
+    ExpectExpired(Coll().UpdateOne(Json(R"({"_id": 1})"), update, options).status());
+  }
+  internal::SetClockForTesting(nullptr);
+  auto stored = Coll().FindOne(Json(R"({"_id": 1})"));
+  ASSERT_TRUE(stored.ok() && stored->has_value());
+  EXPECT_EQ((*stored)->bytes(), doc.bytes());
+}
+
+TEST_F(MaxTimeTest, GenerousLimitsSucceed) {
+  Fill(100);
+  constexpr int64_t kGenerous = 600000;
+  FindOptions find;
+  find.max_time_ms = kGenerous;
+  auto all = Coll().Find(Json(R"({"a": {"$lt": 10}})"), find);
+  ASSERT_TRUE(all.ok());
+  auto docs = all->ToVector();
+  ASSERT_TRUE(docs.ok()) << docs.status();
+  EXPECT_EQ(docs->size(), 10u);
+  CountOptions count;
+  count.max_time_ms = kGenerous;
+  EXPECT_EQ(*Coll().CountDocuments(Json(R"({"a": {"$lt": 10}})"), count), 10);
+  DistinctOptions distinct;
+  distinct.max_time_ms = kGenerous;
+  EXPECT_EQ(Coll().Distinct("a", Document(), distinct)->size(), 100u);
+  UpdateOptions update;
+  update.max_time_ms = kGenerous;
+  EXPECT_EQ(
+      Coll().UpdateMany(Json(R"({"a": 1})"), Json(R"({"$inc": {"n": 1}})"), update)->modified_count,
+      1);
+  FindOneAndModifyOptions fam;
+  fam.max_time_ms = kGenerous;
+  EXPECT_TRUE(Coll()
+                  .FindOneAndUpdate(Json(R"({"_id": 5})"), Json(R"({"$set": {"x": 1}})"), fam)
+                  ->has_value());
+  DeleteOptions del;
+  del.max_time_ms = kGenerous;
+  EXPECT_EQ(Coll().DeleteMany(Json(R"({"a": 2})"), del)->deleted_count, 1);
+  EXPECT_EQ(Coll().DeleteOne(Json(R"({"a": 3})"), del)->deleted_count, 1);
+}
+
+TEST_F(MaxTimeTest, OutOfRangeLimitsAreBadValue) {
+  Fill(10);
+  for (int64_t bad : {int64_t{-1}, int64_t{1} << 31}) {
+    SCOPED_TRACE(bad);
+    FindOptions find;
+    find.max_time_ms = bad;
+    EXPECT_EQ(Coll().Find(Document(), find).status().code(), ErrorCode::kBadValue);
+    CountOptions count;
+    count.max_time_ms = bad;
+    EXPECT_EQ(Coll().CountDocuments(Document(), count).status().code(), ErrorCode::kBadValue);
+    UpdateOptions update;
+    update.max_time_ms = bad;
+    auto u = Coll().UpdateMany(Document(), Json(R"({"$set": {"x": 1}})"), update);
+    EXPECT_EQ(u.status().code(), ErrorCode::kBadValue);
+    EXPECT_EQ(u.status().message(),
+              std::to_string(bad) + " value for maxTimeMS is out of range [0, 2147483647]");
+    DeleteOptions del;
+    del.max_time_ms = bad;
+    EXPECT_EQ(Coll().DeleteMany(Document(), del).status().code(), ErrorCode::kBadValue);
+  }
+  EXPECT_EQ(*Coll().EstimatedDocumentCount(), 10);
+}
+
+}  // namespace
+}  // namespace rockdoc
