@@ -1480,6 +1480,44 @@ TEST_F(RunMainTest, ExitStatusIsNonZeroWhenAScriptThrows) {
   EXPECT_THAT(err_, HasSubstr("unknown option --bogus"));
 }
 
+// Issue 11 #4: salvage is an explicit operation of its own, reachable from
+// the command line; a refused open says how to reach it.
+TEST_F(RunMainTest, SalvageKeepsWhatIsBeforeTheDamage) {
+  std::string live = dir_.Sub("live"), image = dir_.Sub("image");
+  auto insert = [](const std::string& dir, int from, bool copy_to, const std::string& to) {
+    ClientOptions o;
+    o.sync = true;
+    auto client = Client::Open(dir, o);
+    ASSERT_TRUE(client.ok()) << client.status();
+    Collection c = (*client)->GetDatabase("test").GetCollection("c");
+    for (int i = from; i < from + 50; ++i) {
+      ASSERT_TRUE(c.InsertOne(test::Json("{\"_id\": " + std::to_string(i) + "}")).ok());
+    }
+    // A crash image: the directory as a kill would leave it.
+    if (copy_to) std::filesystem::copy(dir, to, std::filesystem::copy_options::recursive);
+  };
+  insert(live, 0, false, "");  // closed cleanly: these 50 are in table files
+  insert(live, 50, true, image);
+  EXPECT_EQ(Main({"--db", live, "--salvage"}), 0);
+  EXPECT_THAT(out_, HasSubstr("needed no salvage")) << out_ << err_;
+  // The live log, holding the last 50 inserts, is lost.
+  for (const auto& e : std::filesystem::directory_iterator(image)) {
+    if (e.path().extension() == ".log") std::filesystem::remove(e.path());
+  }
+  EXPECT_EQ(Main({"--db", image, "--quiet", "--eval", "db.c.countDocuments()"}), 1);
+  EXPECT_THAT(err_, HasSubstr("DataCorruptionDetected"));
+  EXPECT_THAT(err_, HasSubstr("--salvage"));
+  EXPECT_EQ(Main({"--db", image, "--salvage"}), 0) << err_;
+  EXPECT_THAT(out_, HasSubstr("found: ")) << out_;
+  EXPECT_EQ(Main({"--db", image, "--quiet", "--eval",
+                  "print(db.c.countDocuments(), db.c.validate().valid)"}),
+            0)
+      << err_;
+  EXPECT_EQ(out_, "50 true\n");
+  EXPECT_EQ(Main({"--salvage"}), 2);
+  EXPECT_THAT(err_, HasSubstr("--salvage takes --db DIR"));
+}
+
 TEST_F(RunMainTest, DefaultDirectoryIsRockdocData) {
   auto cwd = std::filesystem::current_path();
   std::filesystem::current_path(dir_.path());

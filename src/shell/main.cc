@@ -16,6 +16,7 @@ namespace {
 
 constexpr const char* kUsage =
     "Usage: rockdoc [--db DIR] [--eval CODE] [--quiet] [--json] [FILE.js ...]\n"
+    "       rockdoc --db DIR --salvage\n"
     "\n"
     "A MongoDB-style JavaScript shell over a rockdoc database directory.\n"
     "\n"
@@ -24,10 +25,33 @@ constexpr const char* kUsage =
     "  --json        print results as relaxed Extended JSON, one value per line\n"
     "  --quiet       no banner\n"
     "  FILE.js       run the script (results are not printed; use print/printjson)\n"
+    "  --salvage     make a database whose write-ahead log is damaged openable again,\n"
+    "                keeping every write before the damage (copy the directory first;\n"
+    "                see README.md, Durability); prints what it found and exits\n"
     "\n"
     "Without --eval or files, the interactive shell starts (reading statements from\n"
     "standard input, without prompts, when it is not a terminal).\n"
     "Exit status: non-zero when a script or --eval code throws, or exit(n)'s n.\n";
+
+// --salvage: Client::Salvage, and what it found, for a person to read.
+int Salvage(const std::string& path) {
+  auto report = Client::Salvage(path);
+  if (!report.ok()) {
+    std::cerr << "rockdoc: cannot salvage " << path << ": " << report.status().ToString() << "\n";
+    return 1;
+  }
+  if (report->findings.empty()) {
+    std::cout << "rockdoc: " << path << " needed no salvage; nothing was changed\n";
+    return 0;
+  }
+  for (const std::string& f : report->findings) std::cout << "found: " << f << "\n";
+  for (const std::string& f : report->saved_files) std::cout << "kept:  " << f << "\n";
+  std::cout << "discarded " << report->discarded_log_records
+            << " intact log records written after the damage\n"
+            << "rockdoc: " << path
+            << " opens again, as it was before the damage; run validate() on its collections\n";
+  return 0;
+}
 
 bool IsDirectory(const std::string& path) {
   struct stat st;
@@ -41,6 +65,7 @@ int RunMain(int argc, char** argv) {
   std::vector<std::string> evals;
   std::vector<std::string> files;
   bool db_given = false;
+  bool salvage = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto value = [&](const char* name, std::string* out) {
@@ -72,6 +97,8 @@ int RunMain(int argc, char** argv) {
       options.quiet = true;
     } else if (arg == "--json") {
       options.json = true;
+    } else if (arg == "--salvage") {
+      salvage = true;
     } else if (arg.size() > 1 && arg[0] == '-') {
       std::cerr << "rockdoc: unknown option " << arg << "\n" << kUsage;
       return 2;
@@ -84,10 +111,22 @@ int RunMain(int argc, char** argv) {
     }
   }
 
+  if (salvage) {
+    if (!db_given || !evals.empty() || !files.empty()) {
+      std::cerr << "rockdoc: --salvage takes --db DIR and nothing else\n" << kUsage;
+      return 2;
+    }
+    return Salvage(options.db_path);
+  }
+
   auto shell = Shell::Open(options);
   if (!shell.ok()) {
     std::cerr << "rockdoc: cannot open " << options.db_path << ": " << shell.status().ToString()
               << "\n";
+    if (shell.status().code() == ErrorCode::kDataCorruptionDetected) {
+      std::cerr << "rockdoc: to keep what is intact, copy the directory, then run: rockdoc --db "
+                << options.db_path << " --salvage\n";
+    }
     return 1;
   }
   Shell& sh = **shell;
