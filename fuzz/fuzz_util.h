@@ -23,6 +23,17 @@ namespace rockdoc::fuzz {
   std::abort();
 }
 
+// Lower-case hex of bytes, for messages about keys.
+inline std::string Hex(std::string_view s) {
+  static const char kDigits[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : s) {
+    out.push_back(kDigits[c >> 4]);
+    out.push_back(kDigits[c & 15]);
+  }
+  return out;
+}
+
 inline std::string Json(DocumentView doc) {
   return ToJson(Document::AdoptValidated(std::string(doc.bytes())), JsonFormat::kCanonical);
 }

@@ -20,16 +20,7 @@
 namespace {
 
 using rockdoc::fuzz::Fail;
-
-std::string Hex(std::string_view s) {
-  static const char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : s) {
-    out.push_back(kDigits[c >> 4]);
-    out.push_back(kDigits[c & 15]);
-  }
-  return out;
-}
+using rockdoc::fuzz::Hex;
 
 }  // namespace
 

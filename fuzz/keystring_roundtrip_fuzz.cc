@@ -26,18 +26,9 @@ namespace {
 using rockdoc::BsonType;
 using rockdoc::Element;
 using rockdoc::fuzz::Fail;
+using rockdoc::fuzz::Hex;
 
 constexpr size_t kMaxValues = 24;
-
-std::string Hex(std::string_view s) {
-  static const char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : s) {
-    out.push_back(kDigits[c >> 4]);
-    out.push_back(kDigits[c & 15]);
-  }
-  return out;
-}
 
 std::string_view ValueBytes(const Element& e) {
   return std::string_view(reinterpret_cast<const char*>(e.value_data()), e.value_size());
