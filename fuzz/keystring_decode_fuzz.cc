@@ -38,7 +38,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   rockdoc::BsonBuilder out;
   size_t consumed = 0;
-  rockdoc::Status s = rockdoc::keystring::Decode(key, type_bits, descending, names, &out, &consumed);
+  rockdoc::Status s =
+      rockdoc::keystring::Decode(key, type_bits, descending, names, &out, &consumed);
   if (out.depth() != 0) Fail("Decode left a container open", s.ToString(), what);
   rockdoc::Document doc = std::move(out).Build();
   if (!s.ok()) {

@@ -53,7 +53,9 @@ bool CanonicalArrays(const Element& e) {
   return true;
 }
 
-std::string Show(const Element& e) { return rockdoc::ValueToJson(e, rockdoc::JsonFormat::kCanonical); }
+std::string Show(const Element& e) {
+  return rockdoc::ValueToJson(e, rockdoc::JsonFormat::kCanonical);
+}
 
 void CheckDecodes(const Element& v, uint32_t descending) {
   rockdoc::keystring::Builder key(descending);
@@ -109,8 +111,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const int by_bytes = Sign(a.compare(b));
       const int by_value = Sign(rockdoc::CompareValues(values[i], values[j]));
       if (by_bytes != by_value) {
-        Fail("byte order differs from CompareValues",
-             Show(values[i]) + " " + Hex(a), Show(values[j]) + " " + Hex(b));
+        Fail("byte order differs from CompareValues", Show(values[i]) + " " + Hex(a),
+             Show(values[j]) + " " + Hex(b));
       }
       if (a.size() < b.size() && b.compare(0, a.size(), a) == 0) {
         Fail("an encoding is a prefix of another", Hex(a), Hex(b));

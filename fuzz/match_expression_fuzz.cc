@@ -62,7 +62,8 @@ uint32_t WrappedMatchSet(std::string_view op, rockdoc::DocumentView filter, int 
   b.Close();
   rockdoc::Document wrapped = std::move(b).Build();
   auto expr = rockdoc::ParseMatchExpression(wrapped);
-  if (!expr.ok()) Fail("a parsed filter does not parse when wrapped", expr.status().ToString(), json);
+  if (!expr.ok())
+    Fail("a parsed filter does not parse when wrapped", expr.status().ToString(), json);
   return MatchSet(**expr);
 }
 

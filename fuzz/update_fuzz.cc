@@ -69,7 +69,8 @@ std::string BadName(DocumentView doc, bool is_array,
   size_t index = 0;
   for (const Element& e : doc) {
     if (is_array) {
-      if (e.key() != std::to_string(index)) return "an array key out of sequence: " + std::string(e.key());
+      if (e.key() != std::to_string(index))
+        return "an array key out of sequence: " + std::string(e.key());
     } else if (known.find(e.key()) == known.end()) {
       return "a made-up field name: '" + std::string(e.key()) + "'";
     }
@@ -111,17 +112,16 @@ void CollectPaths(DocumentView doc, const std::string& prefix, int depth,
 std::set<std::string> ValuesAt(DocumentView doc, const std::string& path) {
   std::set<std::string> out;
   rockdoc::FieldPath field_path(path);
-  rockdoc::ForEachPathValue(doc, field_path, rockdoc::LeafArrayMode::kTraverse,
-                            [&](const Element& v, int64_t) {
-                              std::string value(1, static_cast<char>(BsonType::kNull));
-                              if (v.ok()) {
-                                value[0] = static_cast<char>(v.type());
-                                value.append(reinterpret_cast<const char*>(v.value_data()),
-                                             v.value_size());
-                              }
-                              out.insert(std::move(value));
-                              return false;
-                            });
+  rockdoc::ForEachPathValue(
+      doc, field_path, rockdoc::LeafArrayMode::kTraverse, [&](const Element& v, int64_t) {
+        std::string value(1, static_cast<char>(BsonType::kNull));
+        if (v.ok()) {
+          value[0] = static_cast<char>(v.type());
+          value.append(reinterpret_cast<const char*>(v.value_data()), v.value_size());
+        }
+        out.insert(std::move(value));
+        return false;
+      });
   if (out.empty()) out.insert(std::string(1, static_cast<char>(BsonType::kNull)));
   return out;
 }
@@ -234,7 +234,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   CollectNames(update.Document(), true, &names);
 
   const auto& docs = rockdoc::fuzz::FixedDocuments();
-  for (size_t i = 0; i < docs.size(); ++i) ApplyAndCheck(*driver, docs[i], false, i % 3, names, text);
+  for (size_t i = 0; i < docs.size(); ++i)
+    ApplyAndCheck(*driver, docs[i], false, i % 3, names, text);
 
   Element query = input->Get("q");
   if (query.type() == BsonType::kDocument) {

@@ -71,8 +71,8 @@ for (( i = 0; i < ${#targets[@]}; i += jobs )); do
   for j in "${!batch[@]}"; do
     target=${batch[$j]}
     if wait "${pids[$j]}"; then
-      runs=$(grep -o 'number_of_executed_units: *[0-9]*' "$scratch/$target.log" | grep -o '[0-9]*$' ||
-             echo "?")
+      runs=$(grep -o 'number_of_executed_units: *[0-9]*' "$scratch/$target.log" |
+             grep -o '[0-9]*$' || echo "?")
       echo "fuzz $target: ok, $runs inputs"
     else
       failed+=("$target")

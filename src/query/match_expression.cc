@@ -366,11 +366,10 @@ InMatchExpression::InMatchExpression(std::string path, const Element& array,
   // point of parsing and serializing.
   std::stable_sort(equalities_.begin(), equalities_.end(),
                    [](const Element& a, const Element& b) { return CompareValues(a, b) < 0; });
-  equalities_.erase(std::unique(equalities_.begin(), equalities_.end(),
-                                [](const Element& a, const Element& b) {
-                                  return CompareValues(a, b) == 0;
-                                }),
-                    equalities_.end());
+  equalities_.erase(
+      std::unique(equalities_.begin(), equalities_.end(),
+                  [](const Element& a, const Element& b) { return CompareValues(a, b) == 0; }),
+      equalities_.end());
 }
 
 bool InMatchExpression::MatchesSingleElement(const Element& value, MatchDetails*) const {
