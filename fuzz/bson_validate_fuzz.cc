@@ -6,22 +6,17 @@
 // unsorted regex options, keys with NUL cannot occur). Aborts otherwise.
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <string_view>
 
+#include "fuzz_util.h"
 #include "rockdoc/document.h"
 #include "rockdoc/json.h"
 
 namespace {
 
-[[noreturn]] void Fail(const char* what, std::string_view a, std::string_view b) {
-  std::fprintf(stderr, "%s\n--- first\n%.*s\n--- second\n%.*s\n", what, static_cast<int>(a.size()),
-               a.data(), static_cast<int>(b.size()), b.data());
-  std::abort();
-}
+using rockdoc::fuzz::Fail;
 
 // Touches every accessor of every element, and reports whether the document
 // is one Extended JSON can carry exactly.

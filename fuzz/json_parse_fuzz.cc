@@ -2,21 +2,16 @@
 // BSON, and its canonical Extended JSON must parse back to the same bytes
 // (and print the same text again). Aborts on any violation.
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <string_view>
 
+#include "fuzz_util.h"
 #include "rockdoc/document.h"
 #include "rockdoc/json.h"
 
 namespace {
 
-[[noreturn]] void Fail(const char* what, std::string_view a, std::string_view b) {
-  std::fprintf(stderr, "%s\n--- first\n%.*s\n--- second\n%.*s\n", what, static_cast<int>(a.size()),
-               a.data(), static_cast<int>(b.size()), b.data());
-  std::abort();
-}
+using rockdoc::fuzz::Fail;
 
 }  // namespace
 

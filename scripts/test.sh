@@ -52,4 +52,12 @@ if [ "${ROCKDOC_SKIP_SANITIZERS:-0}" != "1" ]; then
   echo "== ThreadSanitizer: $(( $(date +%s) - tsan_start )) s =="
 fi
 
+# --- fuzz: the libFuzzer targets, a bounded run each from the committed seed
+# corpora (scripts/fuzz.sh; ROCKDOC_FUZZ_SECONDS sets the time per target).
+# Skipped with ROCKDOC_SKIP_SANITIZERS=1 or ROCKDOC_SKIP_FUZZ=1.
+if [ "${ROCKDOC_SKIP_SANITIZERS:-0}" != "1" ] && [ "${ROCKDOC_SKIP_FUZZ:-0}" != "1" ]; then
+  bash scripts/fuzz.sh
+fi
+# --- end fuzz
+
 echo "== test.sh finished in $(( $(date +%s) - start )) s =="

@@ -515,6 +515,26 @@ TEST(KeyStringDecode, RejectsMalformedKeys) {
   ExpectCorrupt(std::string(200, '\xe2'), "", "nesting too deep");
 }
 
+// Found by fuzz/keystring_decode_fuzz: the type bits spelled out the 64 or
+// 128 bits of a value their short form already implies (+0.0, a canonical
+// decimal zero), so two type-bit strings decoded to one value. Only the
+// encoder's (canonical) form decodes.
+TEST(KeyStringDecode, RejectsNonCanonicalTypeBits) {
+  // Zero; double; explicit bits, all zero: +0.0, which the short form implies.
+  ExpectCorrupt("\x74", "\xa0", "non-canonical type bits");
+  // Zero; decimal; explicit bits of the decimal zero 0E+...: canonical.
+  ExpectCorrupt("\x74", "\xe6\x56", "non-canonical type bits");
+  // NaN; double; explicit bits of the quiet NaN 0x7FF8000000000000.
+  ExpectCorrupt("\x10", std::string("\xaf\xff\x00", 3), "non-canonical type bits");
+  // What needs the explicit form still decodes exactly.
+  for (const Value& v : {Dbl(-0.0), Dec("-0E+3"), Dec("1.0")}) {
+    Encoded e = Encode(v.element());
+    auto back = DecodeOne(e.bytes, e.type_bits);
+    ASSERT_TRUE(back.ok()) << back.status();
+    EXPECT_EQ(back->bytes(), v.doc().bytes()) << ValueText(v);
+  }
+}
+
 TEST(KeyStringDecode, MutatedKeysDecodeCanonicallyOrFailCleanly) {
   test::RandomDocuments gen(99);
   std::mt19937_64 rng(5);

@@ -753,6 +753,25 @@ TEST(MatcherTree, SerializeGivesTheNormalisedFilter) {
             ToJson(Json(R"({"a": {"$not": {"$gt": 1, "$lt": 3}}})")));
 }
 
+// Found by fuzz/match_expression_fuzz: a long $in holding equal values of
+// different types (0 and 0.0) serialized them in an order that depended on
+// the unstable sort, so serializing the reparsed filter changed it. As in
+// MongoDB, the list is sorted without repeats; the first of equal values
+// stays.
+TEST(MatcherTree, SerializedInListIsSortedWithoutRepeats) {
+  auto serialized = [](std::string_view filter) { return ToJson(Parse(filter)->Serialize()); };
+  EXPECT_EQ(serialized(R"({"a": {"$in": [2, 1, {"$numberLong": "1"}, 1.0, 2]}})"),
+            ToJson(Json(R"({"a": {"$in": [1, 2]}})")));
+  std::string many = R"({"a": {"$in": [0.0)";
+  for (int i = 0; i < 40; ++i) many += ", " + std::to_string(i % 5) + (i % 2 ? ".0" : "");
+  many += "]}}";
+  const std::string once = serialized(many);
+  EXPECT_EQ(once, ToJson(Json(R"({"a": {"$in": [0.0, 1.0, 2, 3.0, 4]}})")));
+  EXPECT_EQ(ToJson(ParseMatchExpression(Json(once)).value()->Serialize()), once);
+  EXPECT_TRUE(Parse(many)->Matches(Json(R"({"a": 3})")));
+  EXPECT_FALSE(Parse(many)->Matches(Json(R"({"a": 5})")));
+}
+
 TEST(MatcherDetails, RecordsTheFirstArrayPosition) {
   auto position = [](std::string_view filter, std::string_view doc) -> int {
     MatchDetails details;

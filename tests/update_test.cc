@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -996,6 +997,29 @@ TEST(ResultTest, ChangedPathsAreConcrete) {
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_TRUE(result->modified);
   EXPECT_EQ(result->changed_paths, (std::vector<std::string>{"a.b", "c.0.d", "n.m"}));
+}
+
+// Found by fuzz/update_fuzz: creating a document element in an array
+// ({$set: {"a.1.b": 3}} on {a: [{c: 1}]}) reported only "a.1.b", which by
+// PathMayAffect leaves an index on "a.c" alone, yet that index now sees the
+// new element's missing "c" (a null key). The new element is reported too.
+TEST(ResultTest, ANewArrayElementIsAChangedPath) {
+  auto covers = [](const std::vector<std::string>& changed, std::string_view index_path) {
+    return std::any_of(changed.begin(), changed.end(),
+                       [&](const std::string& c) { return PathMayAffect(c, index_path); });
+  };
+  auto appended = RunUpdate(R"({"_id": 1, "a": [{"c": 1}]})", R"({"$set": {"a.1.b": 3}})");
+  ASSERT_TRUE(appended.ok()) << appended.status();
+  EXPECT_EQ(appended->changed_paths, (std::vector<std::string>{"a.1.b", "a.1"}));
+  EXPECT_TRUE(covers(appended->changed_paths, "a.c"));
+  // Padding: the nulls before the new element are new values of "a.c" too.
+  auto padded = RunUpdate(R"({"_id": 1, "a": [{"c": 1}]})", R"({"$set": {"a.3.b": 3}})");
+  ASSERT_TRUE(padded.ok()) << padded.status();
+  EXPECT_TRUE(covers(padded->changed_paths, "a.c"));
+  // A new field of a new document is not such a change.
+  auto nested = RunUpdate(R"({"_id": 1})", R"({"$set": {"x.y.z": 1}})");
+  ASSERT_TRUE(nested.ok()) << nested.status();
+  EXPECT_EQ(nested->changed_paths, std::vector<std::string>{"x.y.z"});
 }
 
 TEST(ResultTest, PathMayAffect) {

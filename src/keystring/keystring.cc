@@ -1081,8 +1081,13 @@ class Decoder {
       case kTbDouble: {
         double d;
         if (ctype == kNumZero || ctype == kNumNaN) {
-          uint64_t bits = ctype == kNumZero ? 0 : kCanonicalDoubleNaN;
-          if (ReadBits(1) != 0) bits = ReadBits(64);
+          const uint64_t implied = ctype == kNumZero ? 0 : kCanonicalDoubleNaN;
+          uint64_t bits = implied;
+          if (ReadBits(1) != 0) {
+            // Explicit bits only for what the implied form cannot rebuild.
+            bits = ReadBits(64);
+            if (bits == implied) return Corrupt("non-canonical type bits", at);
+          }
           std::memcpy(&d, &bits, sizeof(d));
         } else if (ctype == kNumNegInf || ctype == kNumPosInf) {
           d = ctype == kNumNegInf ? -std::numeric_limits<double>::infinity()
@@ -1128,6 +1133,8 @@ class Decoder {
       const uint64_t high = ReadBits(64);
       const uint64_t low = ReadBits(64);
       *d = Decimal128(high, low);
+      // Explicit bits only for what the short forms cannot rebuild.
+      if (IsCanonicalDecimal(*d)) return Corrupt("non-canonical type bits", at);
       return Status::OK();
     }
     switch (ctype) {

@@ -365,8 +365,15 @@ InMatchExpression::InMatchExpression(std::string path, const Element& array,
     if (e.type() == BsonType::kNull) has_null_ = true;
     equalities_.push_back(e);
   }
-  std::sort(equalities_.begin(), equalities_.end(),
-            [](const Element& a, const Element& b) { return CompareValues(a, b) < 0; });
+  // Sorted and without repeats, as MongoDB keeps them; of equal values
+  // (1, 1.0) the first given stays, so that the serialized list is a fixed
+  // point of parsing and serializing.
+  std::stable_sort(equalities_.begin(), equalities_.end(),
+                   [](const Element& a, const Element& b) { return CompareValues(a, b) < 0; });
+  equalities_.erase(
+      std::unique(equalities_.begin(), equalities_.end(),
+                  [](const Element& a, const Element& b) { return CompareValues(a, b) == 0; }),
+      equalities_.end());
 }
 
 bool InMatchExpression::MatchesSingleElement(const Element& value, MatchDetails*) const {

@@ -399,7 +399,12 @@ class Applier {
     ROCKDOC_ASSIGN_OR_RETURN(
         MutableNode * fresh,
         CreateChild(container, key, MutableNode::NewContainer(key, BsonType::kDocument)));
-    return ApplyChildren(fresh, key, t, path);
+    ROCKDOC_RETURN_IF_ERROR(ApplyChildren(fresh, key, t, path));
+    // A new array element (and the nulls padding up to it) is a change of
+    // its own: an index on a sibling path ("a.c" when "a.4.b" is created)
+    // sees one more value there.
+    if (container->type() == BsonType::kArray) return RecordChange(*path);
+    return Status::OK();
   }
 
   Status ApplyArray(MutableNode* array, const TrieNode& t, std::string* path) {
