@@ -1412,6 +1412,10 @@ TEST_F(CrudOptionsTest, UnsupportedWriteOptionsAreRefusedAndChangeNothing) {
     EXPECT_EQ(Code(call), CodeLine(ErrorCode::kNotImplemented)) << call;
     ExpectUnchanged();
   }
+  // updateMany changes every match: a sort is MongoDB's FailedToParse.
+  EXPECT_EQ(Code("db.c.updateMany({}, {$set: {b: 1}}, {sort: {_id: 1}})"),
+            CodeLine(ErrorCode::kFailedToParse));
+  ExpectUnchanged();
   // The legacy methods report it in their WriteResult.
   EXPECT_EQ(Show("db.c.remove({}, {justOne: false, collation: {locale: 'en'}}).writeError.code"),
             CodeLine(ErrorCode::kNotImplemented));
@@ -1443,6 +1447,8 @@ TEST_F(CrudOptionsTest, UnknownOptionsAreMongoDbsUnknownFieldError) {
   EXPECT_EQ(Code("db.c.estimatedDocumentCount({foo: 1})"),
             CodeLine(ErrorCode::kUnknownBsonField));
   EXPECT_EQ(Code("db.c.explain().find({}, {}, {foo: 1}).finish()"),
+            CodeLine(ErrorCode::kUnknownBsonField));
+  EXPECT_EQ(Code("db.c.explain().findOne({}, {}, {foo: 1})"),
             CodeLine(ErrorCode::kUnknownBsonField));
   EXPECT_EQ(Code("db.c.explain().deleteMany({}, {foo: 1})"),
             CodeLine(ErrorCode::kUnknownBsonField));

@@ -593,7 +593,9 @@
       cursor._explain = this._verbosity;
       return cursor;
     }
-    findOne(filter, projection) { return this.find(filter, projection).limit(1).explain(this._verbosity); }
+    findOne(filter, projection, options) {
+      return this.find(filter, projection, options).limit(1).explain(this._verbosity);
+    }
     count(filter, options) {
       return native.explainCount(this._coll._dbName, this._coll._name, filter, options, this._verbosity);
     }
