@@ -1416,6 +1416,12 @@ TEST_F(CrudOptionsTest, UnsupportedWriteOptionsAreRefusedAndChangeNothing) {
   EXPECT_EQ(Code("db.c.updateMany({}, {$set: {b: 1}}, {sort: {_id: 1}})"),
             CodeLine(ErrorCode::kFailedToParse));
   ExpectUnchanged();
+  // findAndModify's remove form takes new and upsert only as false.
+  EXPECT_EQ(Code("db.c.findAndModify({query: {_id: 1}, remove: true, new: true})"),
+            CodeLine(ErrorCode::kFailedToParse));
+  EXPECT_EQ(Code("db.c.findOneAndDelete({_id: 1}, {upsert: true})"),
+            CodeLine(ErrorCode::kFailedToParse));
+  ExpectUnchanged();
   // The legacy methods report it in their WriteResult.
   EXPECT_EQ(Show("db.c.remove({}, {justOne: false, collation: {locale: 'en'}}).writeError.code"),
             CodeLine(ErrorCode::kNotImplemented));
@@ -1510,6 +1516,9 @@ TEST_F(CrudOptionsTest, MeaninglessOptionsAndSupportedOnesWork) {
   EXPECT_EQ(Show("db.c.findAndModify({query: {_id: 1}, update: {$set: {b: 3}}, new: true, "
                  "fields: {b: 1}})"),
             "{ _id: 1, b: 3 }\n");
+  EXPECT_EQ(Show("db.c.findAndModify({query: {_id: 9}, remove: true, new: false, upsert: false})"),
+            "{ _id: 9, a: 9 }\n");
+  Ok("db.c.insertOne({_id: 9, a: 9})");
   EXPECT_EQ(Show("db.c.findOneAndDelete({}, {sort: {_id: -1}, projection: {_id: 1}})"),
             "{ _id: 9 }\n");
   EXPECT_EQ(Show("db.c.update({}, {$set: {b: 4}}, {multi: true}).nModified"), "3\n");

@@ -432,9 +432,23 @@ constexpr OptionField<FindOneAndModifyOptions> kModifyOptions[] = {
     {"returnNewDocument", &ReturnNewOption},
     {"new", &ReturnNewOption},
 };
-// findOneAndDelete / findAndModify({remove: true}).
+// findOneAndDelete / findAndModify({remove: true}): new and upsert are
+// findAndModify fields that only false suits (MongoDB's FailedToParse).
+template <const char* kMessage>
+Status FalseWithRemoveOption(const Element& e, FindOneAndModifyOptions*) {
+  std::optional<bool> b;
+  ROCKDOC_RETURN_IF_ERROR(BoolValue(e, &b));
+  if (b.value_or(false)) return Status(ErrorCode::kFailedToParse, kMessage);
+  return Status::OK();
+}
+constexpr char kNewWithRemove[] =
+    "Cannot specify both new=true and remove=true; 'remove' always returns the deleted document";
+// MongoDB's text, its trailing space included.
+constexpr char kUpsertWithRemove[] = "Cannot specify both upsert=true and remove=true ";
 constexpr OptionField<FindOneAndModifyOptions> kModifyDeleteOptions[] = {
     ROCKDOC_MODIFY_OPTION_ROWS
+    {"new", &FalseWithRemoveOption<kNewWithRemove>},
+    {"upsert", &FalseWithRemoveOption<kUpsertWithRemove>},
 };
 
 // Decodes the options object args[i] (absent, undefined or null: none) for
