@@ -1445,7 +1445,11 @@ OpResult UnifiedTestRunner::Find(const Collection& coll, Args& args, bool one) {
   args.Hint(&fo.hint, &fo.hint_name);
   args.Ignore("batchSize");
   args.Ignore("comment");
-  args.Ignore("allowDiskUse");  // rockdoc's blocking sort has its own memory limit
+  // false is what rockdoc does; true would let a blocking sort spill to
+  // disk, which rockdoc cannot (it fails past 100 MB): not dropped.
+  if (args.Bool("allowDiskUse", false)) {
+    args.Problem("argument allowDiskUse: true: rockdoc's blocking sort cannot spill to disk");
+  }
   args.Unsupported("collation", "rockdoc has no collations");
   args.Unsupported("let", "let variables are not supported by rockdoc's API");
   args.Unsupported("maxTimeMS", "rockdoc has no time limits");

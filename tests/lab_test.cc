@@ -462,6 +462,33 @@ TEST(LabRunTest, CreateIndexOptionsRockdocLacksFailTheStep) {
   EXPECT_TRUE((*indexes)[1].Get("unique").Bool());
 }
 
+// An engine operation's fields are a table: one it does not read (a typo,
+// or an option such as collation it does not pass on) fails the step before
+// anything changes, instead of being dropped.
+TEST(LabRunTest, OperationFieldsTheExecutorDoesNotReadFailTheStep) {
+  ScratchDir dir;
+  auto client = Client::Open(dir.path());
+  ASSERT_TRUE(client.ok()) << client.status();
+  RockdocExecutor exec(client->get(), "lab");
+  Env env;
+  ASSERT_TRUE(exec.RunOne(rockdoc::test::Json(
+                  R"({"op": "insertOne", "collection": "c", "document": {"_id": 1, "a": 1}})"),
+                  env).ok());
+  Status typo = exec.RunOne(rockdoc::test::Json(R"({"op": "updateOne", "collection": "c",
+      "filter": {"_id": 2}, "update": {"$set": {"a": 2}}, "upsrt": true})"),
+                            env);
+  EXPECT_EQ(typo.code(), ErrorCode::kUnknownBsonField) << typo;
+  Status collation = exec.RunOne(rockdoc::test::Json(R"({"op": "find", "collection": "c",
+      "filter": {}, "collation": {"locale": "en"}})"),
+                                 env);
+  EXPECT_EQ(collation.code(), ErrorCode::kUnknownBsonField) << collation;
+  Status upsert = exec.RunOne(rockdoc::test::Json(R"({"op": "updateOne", "collection": "c",
+      "filter": {"_id": 2}, "update": {"$set": {"a": 2}}, "upsert": 1})"),
+                              env);
+  EXPECT_EQ(upsert.code(), ErrorCode::kBadValue) << upsert;
+  EXPECT_EQ((*client)->GetDatabase("lab").GetCollection("c").EstimatedDocumentCount().value(), 1);
+}
+
 // The SQLite reference: parameters bind as SQL values, documents as JSON
 // text, and the "json" columns parse back to the same documents.
 TEST(LabSqliteTest, DocumentsRoundTripThroughJsonText) {

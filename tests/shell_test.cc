@@ -1164,7 +1164,7 @@ TEST_F(ShellTest, ValuesWithNoBsonFormAreRefusedBeforeAnythingRuns) {
   EXPECT_EQ(Show("try { db.c.deleteMany(null) } catch (e) { e.message }"),
             "filter must be an object\n");
   EXPECT_EQ(Show("try { db.c.find({}, {}, {hint: function(){}}).toArray() } catch (e) { e.message }"),
-            "hint must be an object, not a function\n");
+            "BSON field 'hint' is the wrong type 'javascript', expected types '[string, object]'\n");
   EXPECT_EQ(Coll("c").EstimatedDocumentCount().value(), 2);
   EXPECT_EQ(Stored("c", 1), R"({"_id": {"$numberInt": "1"}, "a": {"$numberInt": "1"}})");
   // A Map is the document of its entries (js-bson), in a value or as one.
@@ -1366,6 +1366,164 @@ TEST_F(ShellTest, EjsonStringifyWritesWhatJsBsonWrites) {
   EXPECT_EQ(Show("EJSON.serialize({a: NumberInt(1)}, {relaxed: false}).a"), "{ $numberInt: '1' }\n");
   EXPECT_EQ(Show("const o = {}; o.o = o; try { EJSON.stringify(o) } catch (e) { e.name }"),
             "BSONError\n");
+}
+
+// ------------------------------------------------ CRUD options (issue 11)
+
+// Every method's options are decoded from a table of known names: an option
+// rockdoc lacks is NotImplemented (238) and changes nothing; a name MongoDB
+// does not know is its unknown-field error (40415). They used to be dropped.
+class CrudOptionsTest : public ShellTest {
+ protected:
+  void SetUp() override {
+    ShellTest::SetUp();
+    Ok("db.c.insertMany([{_id: 1, a: 1}, {_id: 2, a: 2}, {_id: 3, a: 3}])");
+  }
+  // The error code `call` throws, or "none".
+  std::string Code(const std::string& call) {
+    return Show("try { " + call + "; 'none' } catch (e) { e.code }");
+  }
+  // Nothing changed: the three documents as inserted.
+  void ExpectUnchanged() {
+    EXPECT_EQ(Show("db.c.find().sort({_id: 1}).toArray().map((d) => [d._id, d.a, d.b])"),
+              "[ [ 1, 1, undefined ], [ 2, 2, undefined ], [ 3, 3, undefined ] ]\n");
+  }
+};
+
+TEST_F(CrudOptionsTest, UnsupportedWriteOptionsAreRefusedAndChangeNothing) {
+  const std::string coll = "{collation: {locale: 'en', strength: 2}}";
+  for (const std::string& call : std::vector<std::string>{
+           "db.c.deleteMany({}, " + coll + ")",
+           "db.c.deleteOne({}, " + coll + ")",
+           "db.c.deleteMany({}, {hint: {_id: 1}})",
+           "db.c.deleteMany({}, {let: {x: 1}})",
+           "db.c.updateMany({}, {$set: {b: 1}}, " + coll + ")",
+           "db.c.updateOne({}, {$set: {b: 1}}, {let: {x: 1}})",
+           "db.c.replaceOne({_id: 1}, {a: 1, b: 1}, {hint: {_id: 1}})",
+           "db.c.replaceOne({_id: 1}, {a: 1, b: 1}, {maxTimeMS: 1000})",
+           "db.c.findOneAndUpdate({_id: 1}, {$set: {b: 1}}, " + coll + ")",
+           "db.c.findOneAndReplace({_id: 1}, {a: 1, b: 1}, {hint: {_id: 1}})",
+           "db.c.findOneAndDelete({_id: 1}, {let: {x: 1}})",
+           "db.c.findAndModify({query: {_id: 1}, remove: true, collation: {locale: 'en'}})",
+           "db.c.insertOne({_id: 4}, {writeConcern: {w: 0}})",
+           "db.c.insertMany([{_id: 4}], {writeConcern: {j: true}})",
+           "db.c.deleteMany({}, {writeConcern: {w: 2}})",
+       }) {
+    EXPECT_EQ(Code(call), CodeLine(ErrorCode::kNotImplemented)) << call;
+    ExpectUnchanged();
+  }
+  // updateMany changes every match: a sort is MongoDB's FailedToParse.
+  EXPECT_EQ(Code("db.c.updateMany({}, {$set: {b: 1}}, {sort: {_id: 1}})"),
+            CodeLine(ErrorCode::kFailedToParse));
+  ExpectUnchanged();
+  // findAndModify's remove form takes new and upsert only as false.
+  EXPECT_EQ(Code("db.c.findAndModify({query: {_id: 1}, remove: true, new: true})"),
+            CodeLine(ErrorCode::kFailedToParse));
+  EXPECT_EQ(Code("db.c.findOneAndDelete({_id: 1}, {upsert: true})"),
+            CodeLine(ErrorCode::kFailedToParse));
+  ExpectUnchanged();
+  // The legacy methods report it in their WriteResult.
+  EXPECT_EQ(Show("db.c.remove({}, {justOne: false, collation: {locale: 'en'}}).writeError.code"),
+            CodeLine(ErrorCode::kNotImplemented));
+  EXPECT_EQ(Show("db.c.update({}, {$set: {b: 1}}, {multi: true, let: {x: 1}}).writeError.code"),
+            CodeLine(ErrorCode::kNotImplemented));
+  ExpectUnchanged();
+  EXPECT_EQ(Show("try { db.c.deleteMany({}, " + coll + ") } catch (e) { e.message }"),
+            "deleteMany option 'collation' is not supported by rockdoc\n");
+}
+
+TEST_F(CrudOptionsTest, UnknownOptionsAreMongoDbsUnknownFieldError) {
+  for (const std::string& call : std::vector<std::string>{
+           std::string("db.c.updateOne({_id: 1}, {$set: {b: 1}}, {upsrt: true})"),
+           std::string("db.c.deleteOne({_id: 1}, {upsert: true})"),
+           std::string("db.c.deleteMany({}, {justOne: true})"),
+           std::string("db.c.replaceOne({_id: 1}, {b: 1}, {arrayFilters: []})"),
+           std::string("db.c.findOneAndDelete({_id: 1}, {returnDocument: 'after'})"),
+           std::string("db.c.insertMany([{_id: 4}], {orderd: false})"),
+           std::string("db.c.deleteMany({}, {writeConcern: {w: 1, x: 1}})"),
+       }) {
+    EXPECT_EQ(Code(call), CodeLine(ErrorCode::kUnknownBsonField)) << call;
+    ExpectUnchanged();
+  }
+  EXPECT_EQ(Code("db.c.find({}, {}, {foo: 1}).toArray()"), CodeLine(ErrorCode::kUnknownBsonField));
+  EXPECT_EQ(Code("db.c.findOne({}, {}, {foo: 1})"), CodeLine(ErrorCode::kUnknownBsonField));
+  EXPECT_EQ(Code("db.c.countDocuments({}, {foo: 1})"), CodeLine(ErrorCode::kUnknownBsonField));
+  EXPECT_EQ(Code("db.c.count({}, {foo: 1})"), CodeLine(ErrorCode::kUnknownBsonField));
+  EXPECT_EQ(Code("db.c.distinct('a', {}, {foo: 1})"), CodeLine(ErrorCode::kUnknownBsonField));
+  EXPECT_EQ(Code("db.c.estimatedDocumentCount({foo: 1})"),
+            CodeLine(ErrorCode::kUnknownBsonField));
+  EXPECT_EQ(Code("db.c.explain().find({}, {}, {foo: 1}).finish()"),
+            CodeLine(ErrorCode::kUnknownBsonField));
+  EXPECT_EQ(Code("db.c.explain().findOne({}, {}, {foo: 1})"),
+            CodeLine(ErrorCode::kUnknownBsonField));
+  EXPECT_EQ(Code("db.c.explain().deleteMany({}, {foo: 1})"),
+            CodeLine(ErrorCode::kUnknownBsonField));
+  EXPECT_EQ(Code("db.c.explain().updateMany({}, {$set: {b: 1}}, {foo: 1})"),
+            CodeLine(ErrorCode::kUnknownBsonField));
+  EXPECT_EQ(Show("try { db.c.find({}, {}, {foo: 1}).toArray() } catch (e) { e.message }"),
+            "BSON field 'find.foo' is an unknown field.\n");
+  EXPECT_EQ(Show("try { db.c.updateOne({}, {$set: {b: 1}}, {upsrt: true}) } "
+                 "catch (e) { e.message }"),
+            "BSON field 'update.upsrt' is an unknown field.\n");
+}
+
+TEST_F(CrudOptionsTest, UnsupportedReadOptionsAreRefused) {
+  for (const char* call : {
+           "db.c.find({}, {}, {collation: {locale: 'en'}}).toArray()",
+           "db.c.find({}, {}, {min: {_id: 2}}).toArray()",
+           "db.c.find({}, {}, {returnKey: true}).toArray()",
+           "db.c.find({}, {}, {showRecordId: true}).toArray()",
+           "db.c.find({}, {}, {tailable: true}).toArray()",
+           "db.c.find({}, {}, {allowDiskUse: true}).toArray()",
+           "db.c.find().allowDiskUse().toArray()",
+           "db.c.find().readConcern('snapshot').toArray()",
+           "db.c.findOne({}, {}, {let: {x: 1}})",
+           "db.c.countDocuments({}, {collation: {locale: 'en'}})",
+           "db.c.distinct('a', {}, {collation: {locale: 'en'}})",
+           "db.c.explain().count({}, {collation: {locale: 'en'}})",
+           "db.c.explain().deleteOne({}, {hint: {_id: 1}})",
+       }) {
+    EXPECT_EQ(Code(call), CodeLine(ErrorCode::kNotImplemented)) << call;
+  }
+}
+
+TEST_F(CrudOptionsTest, MeaninglessOptionsAndSupportedOnesWork) {
+  // No effect on one embedded node: accepted.
+  EXPECT_EQ(Show("db.c.find({}, {}, {comment: 'x', readPreference: 'secondary', "
+                 "readConcern: {level: 'majority'}, noCursorTimeout: true, "
+                 "allowPartialResults: true, allowDiskUse: false, batchSize: 2}).itcount()"),
+            "3\n");
+  EXPECT_EQ(Show("db.c.find().comment('x').readPref('primary').noCursorTimeout().itcount()"),
+            "3\n");
+  Ok("db.c.insertOne({_id: 4}, {writeConcern: {w: 'majority', wtimeout: 100}, comment: 'x'})");
+  Ok("db.c.insertMany([{_id: 5}], {ordered: false, writeConcern: {w: 1, j: false}, "
+     "bypassDocumentValidation: true})");
+  EXPECT_EQ(Show("db.c.deleteMany({_id: {$gte: 4}}, {writeConcern: {w: 1}, maxTimeMS: 1000})"
+                 ".deletedCount"),
+            "2\n");
+  // Supported ones still work.
+  EXPECT_EQ(Show("db.c.find({}, {_id: 1}, {sort: {_id: -1}, skip: 1, limit: 1}).toArray()"),
+            "[ { _id: 2 } ]\n");
+  EXPECT_EQ(Show("db.c.countDocuments({}, {skip: 1, limit: 5, maxTimeMS: 1000})"), "2\n");
+  EXPECT_EQ(Show("db.c.estimatedDocumentCount({maxTimeMS: 1000})"), "3\n");
+  EXPECT_EQ(Show("db.c.replaceOne({_id: 9}, {a: 9}, {upsert: true}).upsertedCount"), "1\n");
+  EXPECT_EQ(Show("db.c.findOneAndUpdate({_id: 1}, {$set: {b: 1}}, "
+                 "{returnDocument: 'after', projection: {b: 1}})"),
+            "{ _id: 1, b: 1 }\n");
+  EXPECT_EQ(Show("db.c.findOneAndUpdate({_id: 1}, {$set: {b: 2}}, "
+                 "{returnNewDocument: true, projection: {b: 1}})"),
+            "{ _id: 1, b: 2 }\n");
+  EXPECT_EQ(Show("db.c.findAndModify({query: {_id: 1}, update: {$set: {b: 3}}, new: true, "
+                 "fields: {b: 1}})"),
+            "{ _id: 1, b: 3 }\n");
+  EXPECT_EQ(Show("db.c.findAndModify({query: {_id: 9}, remove: true, new: false, upsert: false})"),
+            "{ _id: 9, a: 9 }\n");
+  Ok("db.c.insertOne({_id: 9, a: 9})");
+  EXPECT_EQ(Show("db.c.findOneAndDelete({}, {sort: {_id: -1}, projection: {_id: 1}})"),
+            "{ _id: 9 }\n");
+  EXPECT_EQ(Show("db.c.update({}, {$set: {b: 4}}, {multi: true}).nModified"), "3\n");
+  EXPECT_EQ(Show("db.c.remove({}, {justOne: true}).nRemoved"), "1\n");
+  EXPECT_EQ(Show("db.c.explain().updateMany({}, {$set: {b: 1}}, {upsert: false}).ok"), "1\n");
 }
 
 TEST_F(ShellTest, IntegerOptionsTakeLongsAndRefuseWhatIsNotAnInt64) {

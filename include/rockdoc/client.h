@@ -286,7 +286,7 @@ struct UpdateOptions {
   // Filters for the $[identifier] positional operator, one per identifier.
   std::vector<Document> array_filters;
   // updateOne / replaceOne: which matching document is changed when several
-  // match (MongoDB 8.0's sort option). Ignored by updateMany.
+  // match (MongoDB 8.0's sort option). updateMany refuses one: FailedToParse (9).
   Document sort;
   Document hint;
   std::string hint_name;

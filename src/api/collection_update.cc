@@ -171,6 +171,10 @@ StatusOr<UpdateResult> Collection::UpdateOne(DocumentView filter, DocumentView u
 
 StatusOr<UpdateResult> Collection::UpdateMany(DocumentView filter, DocumentView update,
                                               const UpdateOptions& options) const {
+  // MongoDB's message; every match is updated, so a sort would be dropped.
+  if (!options.sort.empty()) {
+    return Status(ErrorCode::kFailedToParse, "Cannot specify sort with multi=true");
+  }
   return RunUpdate(engine_, db_name_, name_, RequestFor(filter, update, options, true), nullptr);
 }
 

@@ -11,6 +11,7 @@
 #include <set>
 #include <thread>
 
+#include "common/option_table.h"
 #include "rockdoc/json.h"
 #include "shell/shell_internal.h"
 
@@ -55,13 +56,6 @@ bool OptValue(JSContext* cx, const JS::CallArgs& args, unsigned i, const char* n
   return JS_GetProperty(cx, obj, name, out);
 }
 
-bool OptDoc(JSContext* cx, const JS::CallArgs& args, unsigned i, const char* name, Document* out) {
-  JS::RootedValue v(cx);
-  if (!OptValue(cx, args, i, name, &v)) return false;
-  if (v.isNullOrUndefined()) return true;
-  return GetState(cx)->converter.ToDocument(cx, v, name, out);
-}
-
 // An integer option (skip, limit) parsed as MongoDB parses one
 // (BSONElement::parseIntegerElementToLong): any number type whose value is
 // an exact int64, so NumberLong(1) and 1 are the same and 1e300 or 1.5 are
@@ -87,34 +81,6 @@ Status ExactInt64Option(const Element& e, int64_t* out) {
   return Status(ErrorCode::kFailedToParse, "Cannot represent as a 64-bit integer: " + shown);
 }
 
-bool OptInt64(JSContext* cx, const JS::CallArgs& args, unsigned i, const char* name, int64_t* out) {
-  JS::RootedValue v(cx);
-  if (!OptValue(cx, args, i, name, &v)) return false;
-  if (v.isNullOrUndefined()) return true;
-  Document holder;
-  if (!GetState(cx)->converter.ToSingleFieldDocument(cx, name, v, &holder)) return false;
-  Status status = ExactInt64Option(holder.Get(name), out);
-  if (!status.ok()) return ThrowStatus(cx, status);
-  return true;
-}
-
-bool OptBool(JSContext* cx, const JS::CallArgs& args, unsigned i, const char* name, bool* out) {
-  JS::RootedValue v(cx);
-  if (!OptValue(cx, args, i, name, &v)) return false;
-  if (!v.isUndefined()) *out = JS::ToBoolean(v);
-  return true;
-}
-
-// hint: a key pattern document or an index name.
-bool OptHint(JSContext* cx, const JS::CallArgs& args, unsigned i, Document* hint,
-             std::string* hint_name) {
-  JS::RootedValue v(cx);
-  if (!OptValue(cx, args, i, "hint", &v)) return false;
-  if (v.isNullOrUndefined()) return true;
-  if (v.isString()) return JsStringToUtf8(cx, v.toString(), hint_name);
-  return GetState(cx)->converter.ToDocument(cx, v, "hint", hint);
-}
-
 bool OptDocArray(JSContext* cx, const JS::CallArgs& args, unsigned i, const char* name,
                  std::vector<Document>* out) {
   JS::RootedValue v(cx);
@@ -138,13 +104,382 @@ bool OptDocArray(JSContext* cx, const JS::CallArgs& args, unsigned i, const char
   return true;
 }
 
-bool ParseFindOptions(JSContext* cx, const JS::CallArgs& args, unsigned i, FindOptions* o) {
-  return OptDoc(cx, args, i, "sort", &o->sort) &&
-         OptDoc(cx, args, i, "projection", &o->projection) &&
-         OptInt64(cx, args, i, "skip", &o->skip) && OptInt64(cx, args, i, "limit", &o->limit) &&
-         OptHint(cx, args, i, &o->hint, &o->hint_name) &&
-         OptInt64(cx, args, i, "maxTimeMS", &o->max_time_ms);
+// ---- CRUD options: one table per method ----
+//
+// Every options object a CRUD method takes is decoded through a table of the
+// names MongoDB knows for that command (common/option_table.h): a decoder
+// into the library's options struct; a null decoder for an option rockdoc
+// does not implement (NotImplemented, 238); or AcceptMeaningless, only for an
+// option that has no observable effect on a standalone embedded database
+// (each such row says why). A name with no row is MongoDB's unknown-field
+// error (40415), as the server answers mongosh, which passes options through.
+// Nothing is ever accepted and dropped.
+
+using internal::OptionField;
+
+// MongoDB's message; `expected` is "type 'object'" or "types '[...]'".
+Status WrongType(const Element& e, std::string_view expected) {
+  return Status(ErrorCode::kTypeMismatch, "BSON field '" + std::string(e.key()) +
+                                              "' is the wrong type '" +
+                                              std::string(BsonTypeAlias(e.type())) +
+                                              "', expected " + std::string(expected));
 }
+
+// A null value (JavaScript undefined or null) leaves the default, as before.
+template <typename O, Document O::*kMember>
+Status DocOption(const Element& e, O* o) {
+  if (e.IsNull()) return Status::OK();
+  if (!e.IsDocument()) return WrongType(e, "type 'object'");
+  ROCKDOC_ASSIGN_OR_RETURN(o->*kMember, Document::FromBytes(e.Document().bytes()));
+  return Status::OK();
+}
+
+template <typename O, int64_t O::*kMember>
+Status Int64Option(const Element& e, O* o) {
+  if (e.IsNull()) return Status::OK();
+  return ExactInt64Option(e, &(o->*kMember));
+}
+
+// A boolean option: true/false or a number (non-zero is true), as MongoDB's
+// BSONElement::trueValue for the fields it types as "bool".
+Status BoolValue(const Element& e, std::optional<bool>* out) {
+  if (e.IsNull()) return Status::OK();
+  if (e.IsBool()) {
+    *out = e.Bool();
+  } else if (e.IsNumber()) {
+    *out = e.NumberAsDouble() != 0;
+  } else {
+    return WrongType(e, "type 'bool'");
+  }
+  return Status::OK();
+}
+
+template <typename O, bool O::*kMember>
+Status BoolOption(const Element& e, O* o) {
+  std::optional<bool> b;
+  ROCKDOC_RETURN_IF_ERROR(BoolValue(e, &b));
+  if (b) o->*kMember = *b;
+  return Status::OK();
+}
+
+// hint: a key pattern document or an index name.
+template <typename O>
+Status HintOption(const Element& e, O* o) {
+  if (e.IsNull()) return Status::OK();
+  if (e.IsString()) {
+    o->hint_name = std::string(e.String());
+    return Status::OK();
+  }
+  if (!e.IsDocument()) return WrongType(e, "types '[string, object]'");
+  return DocOption<O, &O::hint>(e, o);
+}
+
+template <typename O>
+Status ArrayFiltersOption(const Element& e, O* o) {
+  if (e.IsNull()) return Status::OK();
+  if (!e.IsArray()) return WrongType(e, "type 'array'");
+  for (Element f : e.Array()) {
+    if (!f.IsDocument()) return WrongType(f, "type 'object'");
+    ROCKDOC_ASSIGN_OR_RETURN(Document d, Document::FromBytes(f.Document().bytes()));
+    o->array_filters.push_back(std::move(d));
+  }
+  return Status::OK();
+}
+
+// Rows whose option has no observable effect here; each use says why.
+template <typename O>
+Status AcceptMeaningless(const Element&, O*) {
+  return Status::OK();
+}
+
+// batchSize only sizes the shell's round trips to the engine (the shell
+// applies it itself); the documents returned are the same. Checked, not used.
+template <typename O>
+Status BatchSizeOption(const Element& e, O*) {
+  int64_t n = 0;
+  if (e.IsNull()) return Status::OK();
+  ROCKDOC_RETURN_IF_ERROR(ExactInt64Option(e, &n));
+  if (n < 0) return Status(ErrorCode::kBadValue, "batchSize must be non-negative");
+  return Status::OK();
+}
+
+// allowDiskUse: false is what rockdoc does (a blocking sort past 100 MB fails
+// with 292); true would let it spill to disk, which rockdoc cannot.
+template <typename O>
+Status AllowDiskUseOption(const Element& e, O*) {
+  std::optional<bool> b;
+  ROCKDOC_RETURN_IF_ERROR(BoolValue(e, &b));
+  if (b.value_or(false)) {
+    return Status(ErrorCode::kNotImplemented,
+                  "allowDiskUse: true is not supported by rockdoc (a blocking sort is held in "
+                  "memory, at most 100 MB)");
+  }
+  return Status::OK();
+}
+
+// readConcern {level}: one node's committed data is its majority-committed
+// data, so "local", "available" and "majority" read the same snapshot;
+// "snapshot" (atClusterTime) and "linearizable" promise more: refused.
+template <typename O>
+Status ReadConcernOption(const Element& e, O*) {
+  if (e.IsNull()) return Status::OK();
+  if (!e.IsDocument()) return WrongType(e, "type 'object'");
+  for (Element f : e.Document()) {
+    if (f.key() != "level") {
+      return Status(ErrorCode::kNotImplemented,
+                    "readConcern option '" + std::string(f.key()) + "' is not supported by rockdoc");
+    }
+    std::optional<std::string_view> level = f.AsString();
+    if (!level) return WrongType(f, "type 'string'");
+    if (*level != "local" && *level != "available" && *level != "majority") {
+      return Status(ErrorCode::kNotImplemented,
+                    "readConcern level '" + std::string(*level) + "' is not supported by rockdoc");
+    }
+  }
+  return Status::OK();
+}
+
+// writeConcern {w, j, wtimeout}: every write is acknowledged once committed
+// on the one node there is, which satisfies w: 1 and w: "majority"; wtimeout
+// never comes into play. Refused: w: 0 (rockdoc cannot skip the
+// acknowledgement and its errors, and the result would claim an acknowledged
+// write), w > 1 or a tag set (no other members), and j: true (the shell's
+// writes are acknowledged from the OS page cache, not a synced journal;
+// ClientOptions::sync gives that to a whole database).
+template <typename O>
+Status WriteConcernOption(const Element& e, O*) {
+  if (e.IsNull()) return Status::OK();
+  if (!e.IsDocument()) return WrongType(e, "type 'object'");
+  auto refuse = [](const std::string& what) {
+    return Status(ErrorCode::kNotImplemented,
+                  "writeConcern " + what + " is not supported by rockdoc");
+  };
+  for (Element f : e.Document()) {
+    if (f.key() == "w") {
+      std::optional<std::string_view> mode = f.AsString();
+      int64_t n = 0;
+      if (mode ? *mode != "majority" : (!f.IsNumber() || !f.ExactInt64(&n) || n != 1)) {
+        return refuse("w: " + ValueToJson(f, JsonFormat::kShell) +
+                      " (a single embedded node acknowledges w: 1 and w: 'majority' only)");
+      }
+    } else if (f.key() == "j" || f.key() == "fsync") {
+      std::optional<bool> b;
+      ROCKDOC_RETURN_IF_ERROR(BoolValue(f, &b));
+      if (b.value_or(false)) return refuse(std::string(f.key()) + ": true");
+    } else if (f.key() == "wtimeout" || f.key() == "wtimeoutMS") {
+      if (!f.IsNumber() && !f.IsNull()) return WrongType(f, "type 'number'");
+    } else {
+      return Status(ErrorCode::kUnknownBsonField,
+                    "BSON field 'writeConcern." + std::string(f.key()) + "' is an unknown field.");
+    }
+  }
+  return Status::OK();
+}
+
+// Rows shared by every command. comment: MongoDB only attaches it to logs,
+// the profiler and currentOp, none of which rockdoc has.
+#define ROCKDOC_COMMON_OPTION_ROWS(O) {"comment", &AcceptMeaningless<O>},
+// Reads: readPreference chooses a member; a standalone serves every mode
+// itself (MongoDB ignores it there too).
+#define ROCKDOC_READ_OPTION_ROWS(O)                                          \
+  ROCKDOC_COMMON_OPTION_ROWS(O){"readPreference", &AcceptMeaningless<O>}, \
+      {"readConcern", &ReadConcernOption<O>},
+// Writes: rockdoc has no document validators (createCollection refuses
+// `validator`), so bypassing validation changes nothing.
+#define ROCKDOC_WRITE_OPTION_ROWS(O)                                    \
+  ROCKDOC_COMMON_OPTION_ROWS(O){"writeConcern", &WriteConcernOption<O>}, \
+      {"bypassDocumentValidation", &AcceptMeaningless<O>},
+
+// find, findOne, cursor.explain(), db.c.explain().find(): the find command.
+constexpr OptionField<FindOptions> kFindOptions[] = {
+    {"sort", &DocOption<FindOptions, &FindOptions::sort>},
+    {"projection", &DocOption<FindOptions, &FindOptions::projection>},
+    {"skip", &Int64Option<FindOptions, &FindOptions::skip>},
+    {"limit", &Int64Option<FindOptions, &FindOptions::limit>},
+    {"hint", &HintOption<FindOptions>},
+    {"maxTimeMS", &Int64Option<FindOptions, &FindOptions::max_time_ms>},
+    {"batchSize", &BatchSizeOption<FindOptions>},
+    {"allowDiskUse", &AllowDiskUseOption<FindOptions>},
+    // Partial results are about unreachable shards; there are none.
+    {"allowPartialResults", &AcceptMeaningless<FindOptions>},
+    // rockdoc's cursors never time out: every cursor is already one.
+    {"noCursorTimeout", &AcceptMeaningless<FindOptions>},
+    ROCKDOC_READ_OPTION_ROWS(FindOptions)
+    {"collation", nullptr},
+    {"let", nullptr},
+    {"min", nullptr},
+    {"max", nullptr},
+    {"returnKey", nullptr},
+    {"showRecordId", nullptr},
+    {"tailable", nullptr},
+    {"awaitData", nullptr},
+    {"maxAwaitTimeMS", nullptr},
+    {"singleBatch", nullptr},
+    {"oplogReplay", nullptr},
+    {"explain", nullptr},
+};
+
+// countDocuments, count, cursor.count(), db.c.explain().count().
+constexpr OptionField<CountOptions> kCountOptions[] = {
+    {"skip", &Int64Option<CountOptions, &CountOptions::skip>},
+    {"limit", &Int64Option<CountOptions, &CountOptions::limit>},
+    {"hint", &HintOption<CountOptions>},
+    {"maxTimeMS", &Int64Option<CountOptions, &CountOptions::max_time_ms>},
+    ROCKDOC_READ_OPTION_ROWS(CountOptions)
+    {"collation", nullptr},
+};
+
+// estimatedDocumentCount reads a stored count: no time passes for maxTimeMS
+// to bound, so it is checked and has nothing to limit.
+struct EstimatedCountOptions {
+  int64_t max_time_ms = 0;
+};
+constexpr OptionField<EstimatedCountOptions> kEstimatedCountOptions[] = {
+    {"maxTimeMS", &Int64Option<EstimatedCountOptions, &EstimatedCountOptions::max_time_ms>},
+    ROCKDOC_READ_OPTION_ROWS(EstimatedCountOptions)
+};
+
+constexpr OptionField<DistinctOptions> kDistinctOptions[] = {
+    {"maxTimeMS", &Int64Option<DistinctOptions, &DistinctOptions::max_time_ms>},
+    ROCKDOC_READ_OPTION_ROWS(DistinctOptions)
+    {"collation", nullptr},
+    {"hint", nullptr},
+};
+
+// updateOne, updateMany, update (its `multi` taken by the shell), and their
+// explain.
+constexpr OptionField<UpdateOptions> kUpdateOptions[] = {
+    {"upsert", &BoolOption<UpdateOptions, &UpdateOptions::upsert>},
+    {"arrayFilters", &ArrayFiltersOption<UpdateOptions>},
+    {"hint", &HintOption<UpdateOptions>},
+    {"sort", &DocOption<UpdateOptions, &UpdateOptions::sort>},
+    {"maxTimeMS", &Int64Option<UpdateOptions, &UpdateOptions::max_time_ms>},
+    ROCKDOC_WRITE_OPTION_ROWS(UpdateOptions)
+    {"collation", nullptr},
+    {"let", nullptr},
+};
+
+// replaceOne (and update with a replacement document): Collection::ReplaceOne
+// takes upsert only.
+struct ReplaceOptions {
+  bool upsert = false;
+};
+constexpr OptionField<ReplaceOptions> kReplaceOptions[] = {
+    {"upsert", &BoolOption<ReplaceOptions, &ReplaceOptions::upsert>},
+    ROCKDOC_WRITE_OPTION_ROWS(ReplaceOptions)
+    {"hint", nullptr},
+    {"sort", nullptr},
+    {"maxTimeMS", nullptr},
+    {"collation", nullptr},
+    {"let", nullptr},
+};
+
+// deleteOne, deleteMany, remove (its `justOne` taken by the shell).
+constexpr OptionField<DeleteOptions> kDeleteOptions[] = {
+    {"maxTimeMS", &Int64Option<DeleteOptions, &DeleteOptions::max_time_ms>},
+    ROCKDOC_WRITE_OPTION_ROWS(DeleteOptions)
+    {"hint", nullptr},
+    {"collation", nullptr},
+    {"let", nullptr},
+};
+
+// explain of a delete: Collection::ExplainDelete takes no options.
+struct ExplainDeleteOptions {};
+constexpr OptionField<ExplainDeleteOptions> kExplainDeleteOptions[] = {
+    ROCKDOC_WRITE_OPTION_ROWS(ExplainDeleteOptions)
+    {"maxTimeMS", nullptr},
+    {"hint", nullptr},
+    {"collation", nullptr},
+    {"let", nullptr},
+};
+
+// insertOne, insertMany, insert.
+constexpr OptionField<InsertManyOptions> kInsertOptions[] = {
+    {"ordered", &BoolOption<InsertManyOptions, &InsertManyOptions::ordered>},
+    ROCKDOC_WRITE_OPTION_ROWS(InsertManyOptions)
+};
+
+// findOneAndUpdate / findOneAndReplace / findAndModify's update form. The
+// returned document is chosen by returnDocument ('before' | 'after', the
+// driver's), returnNewDocument (mongosh's) or new (findAndModify's).
+Status ReturnNewOption(const Element& e, FindOneAndModifyOptions* o) {
+  std::optional<bool> b;
+  ROCKDOC_RETURN_IF_ERROR(BoolValue(e, &b));
+  if (b) o->return_document = *b ? ReturnDocument::kAfter : ReturnDocument::kBefore;
+  return Status::OK();
+}
+Status ReturnDocumentOption(const Element& e, FindOneAndModifyOptions* o) {
+  if (e.IsNull()) return Status::OK();
+  std::optional<std::string_view> s = e.AsString();
+  if (s && (*s == "before" || *s == "after")) {
+    o->return_document = *s == "after" ? ReturnDocument::kAfter : ReturnDocument::kBefore;
+    return Status::OK();
+  }
+  return Status(ErrorCode::kBadValue, "returnDocument must be 'before' or 'after'");
+}
+#define ROCKDOC_MODIFY_OPTION_ROWS                                                         \
+  {"sort", &DocOption<FindOneAndModifyOptions, &FindOneAndModifyOptions::sort>},           \
+      {"projection", &DocOption<FindOneAndModifyOptions, &FindOneAndModifyOptions::projection>}, \
+      {"fields", &DocOption<FindOneAndModifyOptions, &FindOneAndModifyOptions::projection>},     \
+      {"maxTimeMS", &Int64Option<FindOneAndModifyOptions, &FindOneAndModifyOptions::max_time_ms>}, \
+      ROCKDOC_WRITE_OPTION_ROWS(FindOneAndModifyOptions){"hint", nullptr},                \
+      {"collation", nullptr}, {"let", nullptr},
+constexpr OptionField<FindOneAndModifyOptions> kModifyOptions[] = {
+    ROCKDOC_MODIFY_OPTION_ROWS
+    {"upsert", &BoolOption<FindOneAndModifyOptions, &FindOneAndModifyOptions::upsert>},
+    {"arrayFilters", &ArrayFiltersOption<FindOneAndModifyOptions>},
+    {"returnDocument", &ReturnDocumentOption},
+    {"returnNewDocument", &ReturnNewOption},
+    {"new", &ReturnNewOption},
+};
+// findOneAndDelete / findAndModify({remove: true}): new and upsert are
+// findAndModify fields that only false suits (MongoDB's FailedToParse).
+template <const char* kMessage>
+Status FalseWithRemoveOption(const Element& e, FindOneAndModifyOptions*) {
+  std::optional<bool> b;
+  ROCKDOC_RETURN_IF_ERROR(BoolValue(e, &b));
+  if (b.value_or(false)) return Status(ErrorCode::kFailedToParse, kMessage);
+  return Status::OK();
+}
+constexpr char kNewWithRemove[] =
+    "Cannot specify both new=true and remove=true; 'remove' always returns the deleted document";
+// MongoDB's text, its trailing space included.
+constexpr char kUpsertWithRemove[] = "Cannot specify both upsert=true and remove=true ";
+constexpr OptionField<FindOneAndModifyOptions> kModifyDeleteOptions[] = {
+    ROCKDOC_MODIFY_OPTION_ROWS
+    {"new", &FalseWithRemoveOption<kNewWithRemove>},
+    {"upsert", &FalseWithRemoveOption<kUpsertWithRemove>},
+};
+
+// Decodes the options object args[i] (absent, undefined or null: none) for
+// `method` (named in NotImplemented) through `table`; `command` is the server
+// command that names an unknown field.
+template <typename O, size_t N>
+bool ArgOptions(JSContext* cx, const JS::CallArgs& args, unsigned i, std::string_view command,
+                std::string_view method, const OptionField<O> (&table)[N], O* out) {
+  if (i >= args.length() || args[i].isNullOrUndefined()) return true;
+  Document doc;
+  if (!GetState(cx)->converter.ToDocument(cx, args[i], "options", &doc)) return false;
+  Status status = internal::DecodeOptions(
+      doc, table, out,
+      [&](std::string_view name) {
+        return Status(ErrorCode::kUnknownBsonField, "BSON field '" + std::string(command) + "." +
+                                                        std::string(name) +
+                                                        "' is an unknown field.");
+      },
+      [&](std::string_view name) {
+        return Status(ErrorCode::kNotImplemented, std::string(method) + " option '" +
+                                                      std::string(name) +
+                                                      "' is not supported by rockdoc");
+      });
+  if (!status.ok()) return ThrowStatus(cx, status);
+  return true;
+}
+
+#undef ROCKDOC_MODIFY_OPTION_ROWS
+#undef ROCKDOC_WRITE_OPTION_ROWS
+#undef ROCKDOC_READ_OPTION_ROWS
+#undef ROCKDOC_COMMON_OPTION_ROWS
 
 bool ParseVerbosity(JSContext* cx, const JS::CallArgs& args, unsigned i, ExplainVerbosity* out) {
   std::string v = "queryPlanner";
@@ -183,7 +518,7 @@ bool ArgCollection(JSContext* cx, const JS::CallArgs& args, std::optional<Collec
 bool ArgFind(JSContext* cx, const JS::CallArgs& args, std::optional<Collection>* c,
              Document* filter, FindOptions* options) {
   return ArgCollection(cx, args, c) && ArgDoc(cx, args, 2, "filter", filter) &&
-         ParseFindOptions(cx, args, 3, options);
+         ArgOptions(cx, args, 3, "find", "find", kFindOptions, options);
 }
 
 // ---- results ----
@@ -340,8 +675,10 @@ NATIVE(InsertOne) {
   ARGS;
   std::optional<Collection> c;
   Document doc;
+  InsertManyOptions options;
   if (!ArgCollection(cx, args, &c) ||
-      !GetState(cx)->converter.ToDocument(cx, args.get(2), "document", &doc)) {
+      !GetState(cx)->converter.ToDocument(cx, args.get(2), "document", &doc) ||
+      !ArgOptions(cx, args, 3, "insert", "insertOne", kInsertOptions, &options)) {
     return false;
   }
   STATUS_OR_THROW(r, c->InsertOne(doc));
@@ -371,7 +708,7 @@ NATIVE(InsertMany) {
     docs.push_back(std::move(doc));
   }
   InsertManyOptions options;
-  options.ordered = args.length() < 4 || args[3].isUndefined() || JS::ToBoolean(args[3]);
+  if (!ArgOptions(cx, args, 3, "insert", "insertMany", kInsertOptions, &options)) return false;
   STATUS_OR_THROW(r, c->InsertMany(docs, options));
 
   // Map the inserted ids back to input positions: every position that is
@@ -488,10 +825,7 @@ NATIVE(FindOne) {
 bool ArgCount(JSContext* cx, const JS::CallArgs& args, std::optional<Collection>* c,
               Document* filter, CountOptions* options) {
   return ArgCollection(cx, args, c) && ArgDoc(cx, args, 2, "filter", filter) &&
-         OptInt64(cx, args, 3, "skip", &options->skip) &&
-         OptInt64(cx, args, 3, "limit", &options->limit) &&
-         OptHint(cx, args, 3, &options->hint, &options->hint_name) &&
-         OptInt64(cx, args, 3, "maxTimeMS", &options->max_time_ms);
+         ArgOptions(cx, args, 3, "count", "countDocuments", kCountOptions, options);
 }
 
 NATIVE(Count) {
@@ -508,7 +842,12 @@ NATIVE(Count) {
 NATIVE(EstimatedCount) {
   ARGS;
   std::optional<Collection> c;
-  if (!ArgCollection(cx, args, &c)) return false;
+  EstimatedCountOptions options;
+  if (!ArgCollection(cx, args, &c) ||
+      !ArgOptions(cx, args, 2, "count", "estimatedDocumentCount", kEstimatedCountOptions,
+                  &options)) {
+    return false;
+  }
   STATUS_OR_THROW(n, c->EstimatedDocumentCount());
   args.rval().setNumber(static_cast<double>(n));
   return true;
@@ -521,7 +860,7 @@ NATIVE(Distinct) {
   DistinctOptions options;
   if (!ArgString(cx, args, 0, &db) || !ArgString(cx, args, 1, &coll) ||
       !ArgString(cx, args, 2, &field) || !ArgDoc(cx, args, 3, "filter", &filter) ||
-      !OptInt64(cx, args, 4, "maxTimeMS", &options.max_time_ms)) {
+      !ArgOptions(cx, args, 4, "distinct", "distinct", kDistinctOptions, &options)) {
     return false;
   }
   STATUS_OR_THROW(values, GetCollection(cx, db, coll).Distinct(field, filter, options));
@@ -536,11 +875,10 @@ NATIVE(Distinct) {
   return true;
 }
 
-bool ParseUpdateOptions(JSContext* cx, const JS::CallArgs& args, unsigned i, UpdateOptions* o) {
-  return OptBool(cx, args, i, "upsert", &o->upsert) &&
-         OptDocArray(cx, args, i, "arrayFilters", &o->array_filters) &&
-         OptHint(cx, args, i, &o->hint, &o->hint_name) &&
-         OptInt64(cx, args, i, "maxTimeMS", &o->max_time_ms);
+// The options of updateOne / updateMany (and update, explain's update).
+bool ArgUpdateOptions(JSContext* cx, const JS::CallArgs& args, unsigned i, bool multi,
+                      UpdateOptions* o) {
+  return ArgOptions(cx, args, i, "update", multi ? "updateMany" : "updateOne", kUpdateOptions, o);
 }
 
 // update(db, coll, filter, update, options, multi)
@@ -552,7 +890,7 @@ NATIVE(Update) {
   if (!ArgCollection(cx, args, &c) ||
       !ArgWriteFilter(cx, args, 2, &filter) ||
       !GetState(cx)->converter.ToDocument(cx, args.get(3), "update", &update) ||
-      !ParseUpdateOptions(cx, args, 4, &options)) {
+      !ArgUpdateOptions(cx, args, 4, ArgBool(args, 5), &options)) {
     return false;
   }
     STATUS_OR_THROW(r, ArgBool(args, 5) ? c->UpdateMany(filter, update, options)
@@ -560,21 +898,23 @@ NATIVE(Update) {
   return ReturnUpdateResult(cx, args, r);
 }
 
-// replaceOne(db, coll, filter, replacement, upsert)
+// replaceOne(db, coll, filter, replacement, options)
 NATIVE(ReplaceOne) {
   ARGS;
   std::optional<Collection> c;
   Document filter, replacement;
+  ReplaceOptions options;
   if (!ArgCollection(cx, args, &c) ||
       !ArgWriteFilter(cx, args, 2, &filter) ||
-      !GetState(cx)->converter.ToDocument(cx, args.get(3), "replacement", &replacement)) {
+      !GetState(cx)->converter.ToDocument(cx, args.get(3), "replacement", &replacement) ||
+      !ArgOptions(cx, args, 4, "update", "replaceOne", kReplaceOptions, &options)) {
     return false;
   }
-  STATUS_OR_THROW(r, c->ReplaceOne(filter, replacement, ArgBool(args, 4)));
+  STATUS_OR_THROW(r, c->ReplaceOne(filter, replacement, options.upsert));
   return ReturnUpdateResult(cx, args, r);
 }
 
-// remove(db, coll, filter, multi, {maxTimeMS}) -> deletedCount
+// remove(db, coll, filter, multi, options) -> deletedCount
 NATIVE(Delete) {
   ARGS;
   std::optional<Collection> c;
@@ -582,27 +922,13 @@ NATIVE(Delete) {
   DeleteOptions options;
   if (!ArgCollection(cx, args, &c) ||
       !ArgWriteFilter(cx, args, 2, &filter) ||
-      !OptInt64(cx, args, 4, "maxTimeMS", &options.max_time_ms)) {
+      !ArgOptions(cx, args, 4, "delete", ArgBool(args, 3) ? "deleteMany" : "deleteOne",
+                  kDeleteOptions, &options)) {
     return false;
   }
     STATUS_OR_THROW(r, ArgBool(args, 3) ? c->DeleteMany(filter, options)
                                         : c->DeleteOne(filter, options));
   args.rval().setNumber(static_cast<double>(r.deleted_count));
-  return true;
-}
-
-bool ParseModifyOptions(JSContext* cx, const JS::CallArgs& args, unsigned i,
-                        FindOneAndModifyOptions* o) {
-  bool return_new = false;
-  if (!OptDoc(cx, args, i, "sort", &o->sort) ||
-      !OptDoc(cx, args, i, "projection", &o->projection) ||
-      !OptBool(cx, args, i, "upsert", &o->upsert) ||
-      !OptBool(cx, args, i, "returnNew", &return_new) ||
-      !OptDocArray(cx, args, i, "arrayFilters", &o->array_filters) ||
-      !OptInt64(cx, args, i, "maxTimeMS", &o->max_time_ms)) {
-    return false;
-  }
-  o->return_document = return_new ? ReturnDocument::kAfter : ReturnDocument::kBefore;
   return true;
 }
 
@@ -616,7 +942,8 @@ bool FindOneAndModify(JSContext* cx, unsigned argc, JS::Value* vp, bool replace)
       !ArgWriteFilter(cx, args, 2, &filter) ||
       !GetState(cx)->converter.ToDocument(cx, args.get(3), replace ? "replacement" : "update",
                                           &update) ||
-      !ParseModifyOptions(cx, args, 4, &options)) {
+      !ArgOptions(cx, args, 4, "findAndModify",
+                  replace ? "findOneAndReplace" : "findOneAndUpdate", kModifyOptions, &options)) {
     return false;
   }
   Collection c = GetCollection(cx, db, coll);
@@ -634,7 +961,9 @@ NATIVE(FindOneAndDelete) {
   Document filter;
   FindOneAndModifyOptions options;
   if (!ArgCollection(cx, args, &c) ||
-      !ArgWriteFilter(cx, args, 2, &filter) || !ParseModifyOptions(cx, args, 3, &options)) {
+      !ArgWriteFilter(cx, args, 2, &filter) || 
+      !ArgOptions(cx, args, 3, "findAndModify", "findOneAndDelete", kModifyDeleteOptions,
+                  &options)) {
     return false;
   }
   STATUS_OR_THROW(doc, c->FindOneAndDelete(filter, options));
@@ -679,7 +1008,7 @@ NATIVE(ExplainUpdate) {
   if (!ArgString(cx, args, 0, &db) || !ArgString(cx, args, 1, &coll) ||
       !ArgDoc(cx, args, 2, "filter", &filter) ||
       !GetState(cx)->converter.ToDocument(cx, args.get(3), "update", &update) ||
-      !ParseUpdateOptions(cx, args, 5, &options) || !ParseVerbosity(cx, args, 6, &verbosity)) {
+      !ArgUpdateOptions(cx, args, 5, ArgBool(args, 4), &options) || !ParseVerbosity(cx, args, 6, &verbosity)) {
     return false;
   }
   STATUS_OR_THROW(doc, GetCollection(cx, db, coll)
@@ -687,14 +1016,17 @@ NATIVE(ExplainUpdate) {
   return ReturnDoc(cx, args, doc);
 }
 
-// explainDelete(db, coll, filter, multi, verbosity)
+// explainDelete(db, coll, filter, multi, verbosity, options)
 NATIVE(ExplainDelete) {
   ARGS;
   std::optional<Collection> c;
   Document filter;
   ExplainVerbosity verbosity;
+  ExplainDeleteOptions options;
   if (!ArgCollection(cx, args, &c) ||
-      !ArgDoc(cx, args, 2, "filter", &filter) || !ParseVerbosity(cx, args, 4, &verbosity)) {
+      !ArgDoc(cx, args, 2, "filter", &filter) || !ParseVerbosity(cx, args, 4, &verbosity) ||
+      !ArgOptions(cx, args, 5, "delete", ArgBool(args, 3) ? "deleteMany" : "deleteOne",
+                  kExplainDeleteOptions, &options)) {
     return false;
   }
   STATUS_OR_THROW(doc,

@@ -170,13 +170,14 @@
       if (typeof ms !== 'number') throw argError('maxTimeMS must be a number');
       return this._setOption('maxTimeMS', ms);
     }
-    // Accepted for compatibility; rockdoc has no use for them.
-    comment() { return this; }
-    readPref() { return this; }
-    readConcern() { return this; }
-    noCursorTimeout() { return this; }
-    allowDiskUse() { return this; }
-    allowPartialResults() { return this; }
+    // Options the engine's find table decides on (natives.cc kFindOptions):
+    // accepted there only where they have no effect on one embedded node.
+    comment(c) { return this._setOption('comment', c); }
+    readPref(mode) { return this._setOption('readPreference', mode); }
+    readConcern(level) { return this._setOption('readConcern', { level }); }
+    noCursorTimeout() { return this._setOption('noCursorTimeout', true); }
+    allowDiskUse(allow) { return this._setOption('allowDiskUse', allow === undefined ? true : allow); }
+    allowPartialResults() { return this._setOption('allowPartialResults', true); }
     pretty() { return this; }
     collation() { throw new MongoshUnimplementedError('Cursor.collation'); }
 
@@ -275,6 +276,14 @@
   // ---- collections ----
   // Like the drivers (and the legacy shell), an insert gives the inserted
   // object the _id the engine assigned, so `doc._id` works afterwards.
+  // remove(filter, justOne) or remove(filter, {justOne, ...options}) ->
+  // [justOne, the options for the engine].
+  function removeArgs(justOne) {
+    if (!isPlainObject(justOne)) return [!!justOne, undefined];
+    const options = Object.assign({}, justOne);
+    delete options.justOne;
+    return [!!justOne.justOne, options];
+  }
   function giveId(doc, id) {
     if (doc._id === undefined && Object.isExtensible(doc)) doc._id = id;
   }
@@ -304,9 +313,9 @@
     getCollection(sub) { checkName(sub, 'collection'); return makeCollection(this._db, `${this._name}.${sub}`); }
 
     // -- CRUD, mongosh's API --
-    insertOne(doc) {
+    insertOne(doc, options) {
       checkDocument(doc, 'document');
-      const id = native.insertOne(this._dbName, this._name, doc);
+      const id = native.insertOne(this._dbName, this._name, doc, options);
       giveId(doc, id);
       return { acknowledged: true, insertedId: id };
     }
@@ -314,8 +323,7 @@
       if (!Array.isArray(docs)) throw argError('insertMany needs an array of documents');
       checkBatch(docs);
       docs.forEach((d) => checkDocument(d, 'document'));
-      const ordered = !options || options.ordered === undefined ? true : !!options.ordered;
-      const r = native.insertMany(this._dbName, this._name, docs, ordered);
+      const r = native.insertMany(this._dbName, this._name, docs, options);
       for (const [index, id] of Object.entries(r.insertedIds)) giveId(docs[index], id);
       if (r.writeErrors.length > 0) {
         throw new MongoBulkWriteError(r.writeErrors, { insertedCount: r.insertedCount, insertedIds: r.insertedIds });
@@ -325,10 +333,8 @@
     find(filter, projection, options) {
       const opts = Object.assign({}, options);
       if (projection !== undefined && projection !== null) opts.projection = projection;
-      const cursor = new Cursor(this, filter, {});
-      for (const key of ['sort', 'skip', 'limit', 'projection', 'hint', 'maxTimeMS']) {
-        if (opts[key] !== undefined) cursor._opts[key] = opts[key];
-      }
+      // Every option goes to the engine, which refuses what it lacks.
+      const cursor = new Cursor(this, filter, opts);
       if (opts.batchSize !== undefined) cursor.batchSize(opts.batchSize);
       return cursor;
     }
@@ -356,8 +362,7 @@
     }
     replaceOne(filter, replacement, options) {
       checkReplacement(replacement);
-      const upsert = !!(options && options.upsert);
-      return this._updateResult(native.replaceOne(this._dbName, this._name, filter, replacement, upsert));
+      return this._updateResult(native.replaceOne(this._dbName, this._name, filter, replacement, options));
     }
     deleteOne(filter, options) {
       return { acknowledged: true, deletedCount: native.remove(this._dbName, this._name, filter, false, options) };
@@ -365,33 +370,22 @@
     deleteMany(filter, options) {
       return { acknowledged: true, deletedCount: native.remove(this._dbName, this._name, filter, true, options) };
     }
-    _modifyOptions(options) {
-      const o = Object.assign({}, options);
-      return {
-        sort: o.sort,
-        projection: o.projection !== undefined ? o.projection : o.fields,
-        upsert: !!o.upsert,
-        returnNew: o.returnDocument === 'after' || o.returnNewDocument === true || o.new === true,
-        arrayFilters: o.arrayFilters,
-        maxTimeMS: o.maxTimeMS,
-      };
-    }
     findOneAndUpdate(filter, update, options) {
       checkUpdate(update);
-      return native.findOneAndUpdate(this._dbName, this._name, filter, update, this._modifyOptions(options));
+      return native.findOneAndUpdate(this._dbName, this._name, filter, update, options);
     }
     findOneAndReplace(filter, replacement, options) {
       checkReplacement(replacement);
-      return native.findOneAndReplace(this._dbName, this._name, filter, replacement, this._modifyOptions(options));
+      return native.findOneAndReplace(this._dbName, this._name, filter, replacement, options);
     }
     findOneAndDelete(filter, options) {
-      return native.findOneAndDelete(this._dbName, this._name, filter, this._modifyOptions(options));
+      return native.findOneAndDelete(this._dbName, this._name, filter, options);
     }
     countDocuments(filter, options) {
       return native.count(this._dbName, this._name, filter, options);
     }
-    estimatedDocumentCount() {
-      return native.estimatedCount(this._dbName, this._name);
+    estimatedDocumentCount(options) {
+      return native.estimatedCount(this._dbName, this._name, options);
     }
     distinct(field, filter, options) {
       checkName(field, 'field');
@@ -480,8 +474,7 @@
     insert(docs, options) {
       if (Array.isArray(docs)) {
         checkBatch(docs);
-        const ordered = !options || options.ordered === undefined ? true : !!options.ordered;
-        const r = native.insertMany(this._dbName, this._name, docs, ordered);
+        const r = native.insertMany(this._dbName, this._name, docs, options);
         for (const [index, id] of Object.entries(r.insertedIds)) giveId(docs[index], id);
         return new BulkWriteResult({
           writeErrors: r.writeErrors.map((e) => ({ index: e.index, code: e.code, errmsg: e.errmsg })),
@@ -496,7 +489,7 @@
       }
       checkDocument(docs, 'document');
       try {
-        giveId(docs, native.insertOne(this._dbName, this._name, docs));
+        giveId(docs, native.insertOne(this._dbName, this._name, docs, options));
         return new WriteResult({ nInserted: 1 });
       } catch (e) {
         if (!(e instanceof MongoServerError)) throw e;
@@ -504,15 +497,16 @@
       }
     }
     update(filter, update, upsertOrOptions, multiArg) {
-      let upsert = false;
+      // The options object goes to the engine without `multi`, which picks
+      // the method here.
+      let options;
       let multi = false;
-      let arrayFilters;
       if (isPlainObject(upsertOrOptions)) {
-        upsert = !!upsertOrOptions.upsert;
-        multi = !!upsertOrOptions.multi;
-        arrayFilters = upsertOrOptions.arrayFilters;
+        options = Object.assign({}, upsertOrOptions);
+        multi = !!options.multi;
+        delete options.multi;
       } else {
-        upsert = !!upsertOrOptions;
+        options = { upsert: !!upsertOrOptions };
         multi = !!multiArg;
       }
       checkDocument(update, 'update');
@@ -521,8 +515,8 @@
       let r;
       try {
         r = replacement
-          ? native.replaceOne(this._dbName, this._name, filter, update, upsert)
-          : native.update(this._dbName, this._name, filter, update, { upsert, arrayFilters }, multi);
+          ? native.replaceOne(this._dbName, this._name, filter, update, options)
+          : native.update(this._dbName, this._name, filter, update, options, multi);
       } catch (e) {
         if (!(e instanceof MongoServerError)) throw e;
         return new WriteResult({ nMatched: 0, nUpserted: 0, nModified: 0, writeError: { code: e.code, errmsg: e.message } });
@@ -541,9 +535,9 @@
       return this.update({ _id: doc._id }, doc, { upsert: true });
     }
     remove(filter, justOne) {
-      const one = isPlainObject(justOne) ? !!justOne.justOne : !!justOne;
+      const [one, options] = removeArgs(justOne);
       try {
-        return new WriteResult({ nRemoved: native.remove(this._dbName, this._name, filter, !one) });
+        return new WriteResult({ nRemoved: native.remove(this._dbName, this._name, filter, !one, options) });
       } catch (e) {
         if (!(e instanceof MongoServerError)) throw e;
         return new WriteResult({ nRemoved: 0, writeError: { code: e.code, errmsg: e.message } });
@@ -553,8 +547,11 @@
     findAndModify(spec) {
       checkDocument(spec, 'findAndModify argument');
       if (spec.query === undefined) throw new MongoshInvalidInputError('Missing required property: "query"');
-      const options = { sort: spec.sort, projection: spec.fields, upsert: spec.upsert, new: spec.new,
-        arrayFilters: spec.arrayFilters };
+      // The rest of the spec are the options (fields, new, sort, upsert, ...).
+      const options = Object.assign({}, spec);
+      delete options.query;
+      delete options.update;
+      delete options.remove;
       if (spec.remove) return this.findOneAndDelete(spec.query, options);
       if (spec.update === undefined) throw argError('findAndModify needs update or remove');
       checkDocument(spec.update, 'update');
@@ -596,14 +593,18 @@
       cursor._explain = this._verbosity;
       return cursor;
     }
-    findOne(filter, projection) { return this.find(filter, projection).limit(1).explain(this._verbosity); }
+    findOne(filter, projection, options) {
+      return this.find(filter, projection, options).limit(1).explain(this._verbosity);
+    }
     count(filter, options) {
       return native.explainCount(this._coll._dbName, this._coll._name, filter, options, this._verbosity);
     }
     countDocuments(filter, options) { return this.count(filter, options); }
     update(filter, update, options) {
-      const multi = !!(options && options.multi);
-      return native.explainUpdate(this._coll._dbName, this._coll._name, filter, update, multi, options, this._verbosity);
+      const o = Object.assign({}, options);
+      const multi = !!o.multi;
+      delete o.multi;
+      return native.explainUpdate(this._coll._dbName, this._coll._name, filter, update, multi, o, this._verbosity);
     }
     updateOne(filter, update, options) {
       return native.explainUpdate(this._coll._dbName, this._coll._name, filter, update, false, options, this._verbosity);
@@ -612,10 +613,15 @@
       return native.explainUpdate(this._coll._dbName, this._coll._name, filter, update, true, options, this._verbosity);
     }
     remove(filter, justOne) {
-      return native.explainDelete(this._coll._dbName, this._coll._name, filter, !justOne, this._verbosity);
+      const [one, options] = removeArgs(justOne);
+      return native.explainDelete(this._coll._dbName, this._coll._name, filter, !one, this._verbosity, options);
     }
-    deleteOne(filter) { return native.explainDelete(this._coll._dbName, this._coll._name, filter, false, this._verbosity); }
-    deleteMany(filter) { return native.explainDelete(this._coll._dbName, this._coll._name, filter, true, this._verbosity); }
+    deleteOne(filter, options) {
+      return native.explainDelete(this._coll._dbName, this._coll._name, filter, false, this._verbosity, options);
+    }
+    deleteMany(filter, options) {
+      return native.explainDelete(this._coll._dbName, this._coll._name, filter, true, this._verbosity, options);
+    }
     getVerbosity() { return this._verbosity; }
     setVerbosity(verbosity) { this._verbosity = verbosityOf(verbosity); }
     getCollection() { return this._coll; }

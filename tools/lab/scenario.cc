@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/option_table.h"
 #include "rockdoc/json.h"
 
 #ifndef ROCKDOC_LAB_SCENARIO_DIR
@@ -439,7 +440,70 @@ Status Executor::RunOne(DocumentView op, Env& env) {
   return RunEngineOp(name, op, env);
 }
 
+namespace {
+
+// The fields each engine operation reads, as option tables
+// (common/option_table.h): a field with no row (a typo, an option such as
+// collation that the executor does not pass on) is an error, never dropped.
+// The values are read, and checked, where the operation runs.
+struct OpFields {};
+Status ReadByTheOperation(const Element&, OpFields*) { return Status::OK(); }
+#define ROCKDOC_LAB_OP_FIELDS(...)                                              \
+  {"op", &ReadByTheOperation}, {"collection", &ReadByTheOperation},             \
+      {"as", &ReadByTheOperation}, __VA_ARGS__
+#define ROCKDOC_LAB_FIELD(name) {name, &ReadByTheOperation}
+constexpr internal::OptionField<OpFields> kInsertOneFields[] = {
+    ROCKDOC_LAB_OP_FIELDS(ROCKDOC_LAB_FIELD("document"))};
+constexpr internal::OptionField<OpFields> kInsertManyFields[] = {
+    ROCKDOC_LAB_OP_FIELDS(ROCKDOC_LAB_FIELD("documents"))};
+constexpr internal::OptionField<OpFields> kCreateIndexFields[] = {
+    ROCKDOC_LAB_OP_FIELDS(ROCKDOC_LAB_FIELD("keys"), ROCKDOC_LAB_FIELD("options"))};
+constexpr internal::OptionField<OpFields> kFindFields[] = {ROCKDOC_LAB_OP_FIELDS(
+    ROCKDOC_LAB_FIELD("filter"), ROCKDOC_LAB_FIELD("sort"), ROCKDOC_LAB_FIELD("projection"),
+    ROCKDOC_LAB_FIELD("hint"), ROCKDOC_LAB_FIELD("limit"), ROCKDOC_LAB_FIELD("skip"))};
+constexpr internal::OptionField<OpFields> kFilterFields[] = {
+    ROCKDOC_LAB_OP_FIELDS(ROCKDOC_LAB_FIELD("filter"))};
+constexpr internal::OptionField<OpFields> kUpdateFields[] = {
+    ROCKDOC_LAB_OP_FIELDS(ROCKDOC_LAB_FIELD("filter"), ROCKDOC_LAB_FIELD("update"),
+                          ROCKDOC_LAB_FIELD("upsert"), ROCKDOC_LAB_FIELD("arrayFilters"))};
+constexpr internal::OptionField<OpFields> kReplaceFields[] = {ROCKDOC_LAB_OP_FIELDS(
+    ROCKDOC_LAB_FIELD("filter"), ROCKDOC_LAB_FIELD("replacement"), ROCKDOC_LAB_FIELD("upsert"))};
+constexpr internal::OptionField<OpFields> kDropFields[] = {ROCKDOC_LAB_OP_FIELDS()};
+#undef ROCKDOC_LAB_FIELD
+#undef ROCKDOC_LAB_OP_FIELDS
+
+template <size_t N>
+Status CheckOpFields(const std::string& name, DocumentView op,
+                     const internal::OptionField<OpFields> (&table)[N]) {
+  OpFields unused;
+  return internal::DecodeOptions(
+      op, table, &unused,
+      [&](std::string_view field) {
+        return Status(ErrorCode::kUnknownBsonField, "BSON field '" + name + "." +
+                                                        std::string(field) +
+                                                        "' is an unknown field.");
+      },
+      [](std::string_view) { return Status::OK(); });
+}
+
+Status CheckEngineOpFields(const std::string& name, DocumentView op) {
+  if (name == "insertOne") return CheckOpFields(name, op, kInsertOneFields);
+  if (name == "insertMany") return CheckOpFields(name, op, kInsertManyFields);
+  if (name == "createIndex") return CheckOpFields(name, op, kCreateIndexFields);
+  if (name == "find" || name == "findOne") return CheckOpFields(name, op, kFindFields);
+  if (name == "count" || name == "deleteOne" || name == "deleteMany") {
+    return CheckOpFields(name, op, kFilterFields);
+  }
+  if (name == "updateOne" || name == "updateMany") return CheckOpFields(name, op, kUpdateFields);
+  if (name == "replaceOne") return CheckOpFields(name, op, kReplaceFields);
+  if (name == "drop") return CheckOpFields(name, op, kDropFields);
+  return Status::OK();  // an unknown operation is refused below
+}
+
+}  // namespace
+
 Status RockdocExecutor::RunEngineOp(const std::string& name, DocumentView op, Env& env) {
+  ROCKDOC_RETURN_IF_ERROR(WithContext(CheckEngineOpFields(name, op), op));
   auto bind = [&](Value v) { Bind(op, env, std::move(v)); };
   auto with_context = [&](Status st) { return WithContext(st, op); };
   Collection c = Coll(op);
@@ -528,7 +592,10 @@ Status RockdocExecutor::RunEngineOp(const std::string& name, DocumentView op, En
     ROCKDOC_ASSIGN_OR_RETURN(Document update,
                              EvaluateDocument(op.Get(replace ? "replacement" : "update"), env));
     UpdateOptions uo;
-    uo.upsert = op.Get("upsert").type() == BsonType::kBool && op.Get("upsert").Bool();
+    if (Element u = op.Get("upsert"); u.ok()) {
+      if (u.type() != BsonType::kBool) return with_context(BadValue("upsert must be a boolean"));
+      uo.upsert = u.Bool();
+    }
     if (Element af = op.Get("arrayFilters"); af.ok()) {
       ROCKDOC_ASSIGN_OR_RETURN(Document filters, EvaluateDocument(af, env, true));
       for (const Element& f : filters.view()) {
