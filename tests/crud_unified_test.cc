@@ -1389,14 +1389,14 @@ OpResult UnifiedTestRunner::CollectionOp(const std::string& name, const Collecti
     args.Hint(&co.hint, &co.hint_name);
     args.Ignore("comment");
     args.Unsupported("collation", "rockdoc has no collations");
-    args.Unsupported("maxTimeMS", "rockdoc has no time limits");
+    co.max_time_ms = args.Int("maxTimeMS", 0);
     if (std::string p = args.Problems(); !p.empty()) return RunnerError(p);
     auto n = coll.CountDocuments(filter, co);
     return n.ok() ? Success(Int64Value(*n), RootMode::kNone) : EngineError(n.status());
   }
   if (name == "estimatedDocumentCount") {
     args.Ignore("comment");
-    args.Unsupported("maxTimeMS", "rockdoc has no time limits");
+    args.Unsupported("maxTimeMS", "rockdoc's EstimatedDocumentCount takes no options");
     if (std::string p = args.Problems(); !p.empty()) return RunnerError(p);
     auto n = coll.EstimatedDocumentCount();
     return n.ok() ? Success(Int64Value(*n), RootMode::kNone) : EngineError(n.status());
@@ -1452,7 +1452,7 @@ OpResult UnifiedTestRunner::Find(const Collection& coll, Args& args, bool one) {
   }
   args.Unsupported("collation", "rockdoc has no collations");
   args.Unsupported("let", "let variables are not supported by rockdoc's API");
-  args.Unsupported("maxTimeMS", "rockdoc has no time limits");
+  fo.max_time_ms = args.Int("maxTimeMS", 0);
   if (std::string p = args.Problems(); !p.empty()) return RunnerError(p);
   if (one) {
     auto doc = coll.FindOne(filter, fo);
@@ -1546,7 +1546,7 @@ OpResult UnifiedTestRunner::FindOneAndModify(const std::string& name, const Coll
   args.Unsupported("collation", "rockdoc has no collations");
   args.Unsupported("let", "let variables are not supported by rockdoc's API");
   args.Unsupported("hint", "rockdoc's FindOneAnd* take no hint");
-  args.Unsupported("maxTimeMS", "rockdoc has no time limits");
+  fo.max_time_ms = args.Int("maxTimeMS", 0);
   args.Unsupported("bypassDocumentValidation", "rockdoc has no document validation");
   Document update;
   std::string client_error;
