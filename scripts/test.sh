@@ -14,6 +14,11 @@ bash scripts/install-deps.sh
 
 jobs=$(nproc)
 start=$(date +%s)
+# Optional speed-up: ccache, where installed (CMake reads these variables when
+# it first configures a build directory). CI without ccache builds as before.
+if command -v ccache >/dev/null; then
+  export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
+fi
 
 echo "== build (RelWithDebInfo) =="
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
@@ -35,16 +40,17 @@ if [ "${ROCKDOC_SKIP_SANITIZERS:-0}" != "1" ]; then
   echo "== build (ThreadSanitizer) =="
   # Only the multi-threaded tests: the concurrency suite, the concurrent
   # unique-index inserts and maxTimeMS (its test clock is shared). RocksDB is
-  # Debian's, not instrumented: tests/tsan.supp says why races reported
-  # inside it are suppressed, and only those.
+  # Debian's, not instrumented, so the build links its shared library
+  # (ROCKDOC_ROCKSDB_SHARED) and ignore_noninstrumented_modules=1 makes
+  # ThreadSanitizer ignore what librocksdb.so does: tests/tsan.supp says why.
   tsan_start=$(date +%s)
   cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug \
     -DCMAKE_CXX_FLAGS="-O1 -fsanitize=thread" -DCMAKE_C_FLAGS="-O1 -fsanitize=thread" \
-    -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" \
+    -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" -DROCKDOC_ROCKSDB_SHARED=ON \
     -DROCKDOC_BUILD_BENCHMARKS=OFF -DROCKDOC_BUILD_TOOLS=OFF
   cmake --build build-tsan -j "$jobs" --target concurrency_test index_test max_time_test
   echo "== tests under ThreadSanitizer =="
-  export TSAN_OPTIONS="halt_on_error=1 history_size=7 second_deadlock_stack=1 suppressions=$PWD/tests/tsan.supp"
+  export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ignore_noninstrumented_modules=1 suppressions=$PWD/tests/tsan.supp"
   build-tsan/tests/concurrency_test
   build-tsan/tests/index_test --gtest_filter='*Concurrent*'
   build-tsan/tests/max_time_test
