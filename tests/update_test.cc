@@ -1022,6 +1022,16 @@ TEST(ResultTest, ANewArrayElementIsAChangedPath) {
   EXPECT_EQ(nested->changed_paths, std::vector<std::string>{"x.y.z"});
 }
 
+// Found by update_fuzz: "a.01" changes array element 1, and the changed
+// path must say "a.1", or an index on "a.1" looks untouched by it.
+TEST(ResultTest, ChangedPathsNameArrayPositionsCanonically) {
+  auto r = RunUpdate(R"({"_id": 1, "a": [{"c": 1}, {"c": 2}], "d": {"01": 1}})",
+                     R"({"$set": {"a.01.c": 3, "d.01": 2}})");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->changed_paths, (std::vector<std::string>{"a.1.c", "d.01"}));
+  EXPECT_TRUE(PathMayAffect(r->changed_paths[0], "a.1.c"));
+}
+
 TEST(ResultTest, PathMayAffect) {
   EXPECT_TRUE(PathMayAffect("a.b", "a.b.c"));
   EXPECT_TRUE(PathMayAffect("a.b.c", "a"));

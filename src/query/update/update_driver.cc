@@ -306,7 +306,14 @@ class Applier {
                  std::string* path) {
     const size_t restore = path->size();
     if (!path->empty()) path->push_back('.');
-    path->append(key);
+    // An array position is recorded in its canonical form ("a.01" changes
+    // "a.1"), so that changed paths compare with index paths by name.
+    size_t index = 0;
+    if (container->type() == BsonType::kArray && ParseArrayIndex(key, &index)) {
+      path->append(std::to_string(index));
+    } else {
+      path->append(key);
+    }
     Status s = ApplyAtPath(container, key, t, path);
     path->resize(restore);
     return s;
