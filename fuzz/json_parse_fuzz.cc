@@ -15,6 +15,22 @@ using rockdoc::fuzz::Fail;
 
 }  // namespace
 
+namespace {
+
+// Whether any value in `doc`, at any depth, is a decimal128 NaN.
+bool HasDecimalNaN(rockdoc::DocumentView doc) {
+  for (rockdoc::Element e : doc) {
+    if (e.type() == rockdoc::BsonType::kDecimal128 && e.Decimal().IsNaN()) return true;
+    if ((e.type() == rockdoc::BsonType::kDocument || e.type() == rockdoc::BsonType::kArray) &&
+        HasDecimalNaN(e.Document())) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
   auto doc = rockdoc::FromJson(text);
@@ -36,7 +52,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string out = rockdoc::ToJson(*doc, format);
     auto again = rockdoc::FromJson(out);
     if (!again.ok()) Fail("our own Extended JSON does not parse", again.status().ToString(), out);
-    if (format == rockdoc::JsonFormat::kCanonical && again->bytes() != doc->bytes()) {
+    // The BSON spec's corpus marks a decimal NaN's sign and payload as lossy
+    // in Extended JSON ("-NaN" reads as NaN): only there may bytes differ.
+    if (format == rockdoc::JsonFormat::kCanonical && again->bytes() != doc->bytes() &&
+        !HasDecimalNaN(*doc)) {
       Fail("canonical round trip changed the bytes", out,
            rockdoc::ToJson(*again, rockdoc::JsonFormat::kCanonical));
     }
