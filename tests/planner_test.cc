@@ -280,6 +280,20 @@ TEST_F(PlannerTest, ExplainOfUpdateAndDeleteShowsTheTargetPlan) {
   auto d = coll_->ExplainDelete(Json(R"({"a": 2})"), true, ExplainVerbosity::kExecutionStats);
   ASSERT_TRUE(d.ok()) << d.status();
   EXPECT_EQ(d->GetPath("queryPlanner.winningPlan.stage").String(), "DELETE");
+  // The update's own hint and sort reach its explain: a collection scan
+  // forced by {$natural: 1}, not the index the planner would pick.
+  UpdateOptions hinted;
+  hinted.hint = Json(R"({"$natural": 1})");
+  u = coll_->ExplainUpdate(Json(R"({"a": 2})"), Json(R"({"$set": {"b": 1}})"), false, hinted,
+                           ExplainVerbosity::kQueryPlanner);
+  ASSERT_TRUE(u.ok()) << u.status();
+  EXPECT_TRUE(FindStage(*u, "queryPlanner.winningPlan.inputStage", "COLLSCAN").ok());
+  EXPECT_FALSE(FindStage(*u, "queryPlanner.winningPlan.inputStage", "IXSCAN").ok());
+  UpdateOptions sorted;
+  sorted.sort = Json(R"({"a": -1})");
+  u = coll_->ExplainUpdate(Json("{}"), Json(R"({"$set": {"b": 1}})"), true, sorted,
+                           ExplainVerbosity::kQueryPlanner);
+  EXPECT_EQ(u.status().code(), ErrorCode::kFailedToParse) << u.status();
   // Explain never writes.
   EXPECT_EQ(coll_->CountDocuments(Json("{}")).value(), 2);
 }

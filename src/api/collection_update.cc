@@ -37,6 +37,22 @@ struct UpdateRequest {
   int64_t max_time_ms = 0;
 };
 
+// The find that selects an update's targets, the same for the update and
+// its explain: the sort (which document a single-document update changes),
+// the hint, and a limit of one unless multi.
+StatusOr<FindOptions> TargetFindOptions(const UpdateRequest& req) {
+  if (req.multi && !req.sort.empty()) {
+    // MongoDB's message; every match is updated, so a sort would be dropped.
+    return Status(ErrorCode::kFailedToParse, "Cannot specify sort with multi=true");
+  }
+  FindOptions fo;
+  fo.sort = Document::AdoptValidated(std::string(req.sort.bytes()));
+  fo.hint = Document::AdoptValidated(std::string(req.hint.bytes()));
+  fo.hint_name = std::string(req.hint_name);
+  if (!req.multi) fo.limit = 1;
+  return fo;
+}
+
 StatusOr<UpdateResult> RunUpdateOnce(const std::shared_ptr<internal::Engine>& engine,
                                      const std::string& db, const std::string& name,
                                      const UpdateRequest& req, std::optional<Document>* returned) {
@@ -53,11 +69,7 @@ StatusOr<UpdateResult> RunUpdateOnce(const std::shared_ptr<internal::Engine>& en
   if (req.multi && driver.is_replacement()) {
     return FailedToParse("multi update is not supported for replacement-style update");
   }
-  FindOptions fo;
-  fo.sort = Document::AdoptValidated(std::string(req.sort.bytes()));
-  fo.hint = Document::AdoptValidated(std::string(req.hint.bytes()));
-  fo.hint_name = std::string(req.hint_name);
-  if (!req.multi) fo.limit = 1;
+  ROCKDOC_ASSIGN_OR_RETURN(FindOptions fo, TargetFindOptions(req));
   ROCKDOC_ASSIGN_OR_RETURN(auto cq, internal::MakeCanonicalQuery(req.filter, fo));
   ROCKDOC_ASSIGN_OR_RETURN(auto guard, CollectionWriteGuard::Acquire(*engine, db, name, req.upsert));
   UpdateResult result;
@@ -155,7 +167,7 @@ UpdateRequest RequestFor(DocumentView filter, DocumentView update, const UpdateO
   req.multi = multi;
   req.upsert = options.upsert;
   req.array_filters = &options.array_filters;
-  if (!multi) req.sort = options.sort;
+  req.sort = options.sort;
   req.hint = options.hint;
   req.hint_name = options.hint_name;
   req.max_time_ms = options.max_time_ms;
@@ -171,10 +183,6 @@ StatusOr<UpdateResult> Collection::UpdateOne(DocumentView filter, DocumentView u
 
 StatusOr<UpdateResult> Collection::UpdateMany(DocumentView filter, DocumentView update,
                                               const UpdateOptions& options) const {
-  // MongoDB's message; every match is updated, so a sort would be dropped.
-  if (!options.sort.empty()) {
-    return Status(ErrorCode::kFailedToParse, "Cannot specify sort with multi=true");
-  }
   return RunUpdate(engine_, db_name_, name_, RequestFor(filter, update, options, true), nullptr);
 }
 
@@ -211,10 +219,9 @@ namespace {
 // The explain of a write: the plan that finds its targets, under a write
 // stage. Explain never writes.
 StatusOr<Document> ExplainWrite(const std::shared_ptr<internal::Engine>& engine,
-                                const Collection& coll, DocumentView filter, bool multi,
-                                ExplainVerbosity verbosity, std::string_view stage) {
-  FindOptions fo;
-  if (!multi) fo.limit = 1;
+                                const Collection& coll, DocumentView filter,
+                                const FindOptions& fo, ExplainVerbosity verbosity,
+                                std::string_view stage) {
   ROCKDOC_ASSIGN_OR_RETURN(auto cq, internal::MakeCanonicalQuery(filter, fo));
   ROCKDOC_ASSIGN_OR_RETURN(
       auto meta, internal::LookupForRead(*engine, coll.database_name(), coll.name()));
@@ -233,14 +240,19 @@ StatusOr<Document> Collection::ExplainUpdate(DocumentView filter, DocumentView u
   ROCKDOC_RETURN_IF_ERROR(use.status());
   ROCKDOC_RETURN_IF_ERROR(ValidateBson(update.bytes()));
   ROCKDOC_RETURN_IF_ERROR(UpdateDriver::Parse(update, options.array_filters).status());
-  return ExplainWrite(engine_, *this, filter, multi, verbosity, "UPDATE");
+  // The plan the update itself would run: its sort and hint included.
+  ROCKDOC_ASSIGN_OR_RETURN(FindOptions fo,
+                           TargetFindOptions(RequestFor(filter, update, options, multi)));
+  return ExplainWrite(engine_, *this, filter, fo, verbosity, "UPDATE");
 }
 
 StatusOr<Document> Collection::ExplainDelete(DocumentView filter, bool multi,
                                              ExplainVerbosity verbosity) const {
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
-  return ExplainWrite(engine_, *this, filter, multi, verbosity, "DELETE");
+  FindOptions fo;
+  if (!multi) fo.limit = 1;
+  return ExplainWrite(engine_, *this, filter, fo, verbosity, "DELETE");
 }
 
 }  // namespace rockdoc

@@ -34,12 +34,8 @@ Status CheckMaxTimeMS(int64_t max_time_ms) {
 }
 
 Deadline Deadline::AfterMillis(int64_t max_time_ms) {
-  return AfterNanos(max_time_ms > 0 ? max_time_ms * 1000000 : 0);
-}
-
-Deadline Deadline::AfterNanos(int64_t budget_nanos) {
   Deadline d;
-  if (budget_nanos > 0) d.at_nanos_ = MonotonicNanos() + budget_nanos;
+  if (max_time_ms > 0) d.at_nanos_ = MonotonicNanos() + max_time_ms * 1000000;
   return d;
 }
 

@@ -42,8 +42,6 @@ class Deadline {
   Deadline() = default;
   // `max_time_ms` from now; 0 = no limit.
   static Deadline AfterMillis(int64_t max_time_ms);
-  // `budget_nanos` from now; 0 = no limit.
-  static Deadline AfterNanos(int64_t budget_nanos);
   // At `at_nanos` on MonotonicNanos()'s clock.
   static Deadline At(int64_t at_nanos) {
     Deadline d;
