@@ -54,6 +54,10 @@ struct ClientAccess;
 
 class Database;
 class Collection;
+class Session;
+namespace internal {
+class SessionState;
+}
 
 struct ClientOptions {
   // Create the directory (and a new database in it) when missing. When
@@ -74,7 +78,27 @@ struct ClientOptions {
   // How long a write waits for a document lock held by another writer
   // before failing with LockTimeout (24).
   int64_t lock_timeout_ms = 10000;
+  // How long a multi-document transaction may stay open (MongoDB's
+  // transactionLifetimeLimitSeconds, 60 s by default): past it the
+  // transaction is aborted, its locks released, and its next operation or
+  // commit fails with NoSuchTransaction (251).
+  int64_t transaction_lifetime_limit_ms = 60000;
 };
+
+// Client::StartSession's options (mongosh's startSession({...})).
+struct SessionOptions {
+  // A snapshot session (MongoDB's {snapshot: true}): every read in it sees
+  // the state of the database at the session's first read, across
+  // collections and databases; writes are refused (a snapshot session is
+  // for consistent multi-collection reads outside transactions).
+  bool snapshot = false;
+};
+
+// Session::StartTransaction's options. rockdoc runs one node with snapshot
+// isolation, so MongoDB's readConcern/writeConcern/readPreference have a
+// single meaning here; the shell accepts the values that mean it and refuses
+// the rest. Nothing here yet: a field is added when an option has an effect.
+struct TransactionOptions {};
 
 // Storage figures, from RocksDB's statistics.
 struct StorageStats {
@@ -141,6 +165,10 @@ class Client {
   // A handle on the database `name` (created on first write). An invalid
   // name makes every operation on the handle fail with InvalidNamespace.
   Database GetDatabase(std::string_view name) const;
+  // A session: a context for causally related operations and for
+  // multi-document transactions (see Session). Cheap; not thread-safe
+  // (one thread at a time, as a driver's ClientSession).
+  StatusOr<Session> StartSession(const SessionOptions& options = {}) const;
   // Databases that hold at least one collection, sorted.
   StatusOr<std::vector<std::string>> ListDatabaseNames() const;
   // Drops every collection of `name`. OK when there is none.
@@ -190,10 +218,86 @@ class Database {
 
  private:
   friend class Client;
-  Database(std::shared_ptr<internal::Engine> engine, std::string name)
-      : engine_(std::move(engine)), name_(std::move(name)) {}
+  friend class Session;
+  Database(std::shared_ptr<internal::Engine> engine, std::string name,
+           std::shared_ptr<internal::SessionState> session = nullptr)
+      : engine_(std::move(engine)), name_(std::move(name)), session_(std::move(session)) {}
   std::shared_ptr<internal::Engine> engine_;
   std::string name_;
+  // The session whose operations these are (null: none).
+  std::shared_ptr<internal::SessionState> session_;
+};
+
+// A session and its multi-document transactions, with MongoDB's semantics:
+//  - Between StartTransaction and CommitTransaction, every operation through
+//    GetDatabase(...) handles of this session reads one snapshot (taken at
+//    the transaction's first operation) plus its own writes, and its writes
+//    become visible to others all at once at commit, across documents,
+//    collections and databases of this client; AbortTransaction (or an
+//    error, or EndSession, or the destructor) discards them all.
+//  - Two transactions writing the same document: the second gets
+//    WriteConflict (112) at once, labelled TransientTransactionError, and its
+//    transaction is aborted (retry it whole; WithTransaction does). A write
+//    outside any transaction to a document a transaction has written waits
+//    for that transaction to end (up to lock_timeout_ms).
+//  - Any failed operation inside a transaction aborts it (as the server
+//    does); later operations and CommitTransaction then fail with
+//    NoSuchTransaction (251), labelled TransientTransactionError.
+//  - A transaction open longer than ClientOptions::transaction_lifetime_
+//    limit_ms is aborted.
+//  - Not allowed inside a transaction (OperationNotSupportedInTransaction,
+//    263): creating or dropping collections and indexes, renames,
+//    estimatedDocumentCount, validate. Inserting into a missing collection
+//    creates it (as MongoDB 4.4+); the new empty collection stays if the
+//    transaction aborts.
+// Outside a transaction, operations through the session behave as without
+// one (each write is its own atomic change), except in a snapshot session.
+// A Session is used by one thread at a time; sessions on different threads
+// are independent.
+class Session {
+ public:
+  Session(Session&&) noexcept;
+  Session& operator=(Session&&) noexcept;
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+  // Ends the session (aborting an open transaction).
+  ~Session();
+
+  // A handle on database `name` whose operations run in this session.
+  Database GetDatabase(std::string_view name) const;
+
+  // IllegalOperation (20) "Transaction already in progress on this session."
+  // when one is open; IllegalOperation for a snapshot or ended session.
+  Status StartTransaction(const TransactionOptions& options = {});
+  // Commits. IllegalOperation "No transaction started" when none was
+  // started; NoSuchTransaction (251) when it was aborted (by an error or its
+  // lifetime); WriteConflict (112) labelled TransientTransactionError when it
+  // lost a conflict at commit. Committing again after a commit succeeds
+  // (it is a retry of a commit that already happened), as with drivers.
+  Status CommitTransaction();
+  // Aborts. IllegalOperation "No transaction started", "Cannot call
+  // abortTransaction twice" and "Cannot call abortTransaction after calling
+  // commitTransaction", as the drivers say.
+  Status AbortTransaction();
+  // True between StartTransaction and its commit or abort.
+  bool InTransaction() const;
+
+  // The drivers' withTransaction: starts a transaction, runs `fn`, commits;
+  // when `fn` or the commit fails with an error labelled
+  // TransientTransactionError, the whole transaction runs again, and a
+  // commit labelled UnknownTransactionCommitResult is retried, for up to
+  // 120 s. Any other error aborts the transaction and is returned.
+  Status WithTransaction(const std::function<Status(Session&)>& fn,
+                         const TransactionOptions& options = {});
+
+  // Ends the session, aborting an open transaction. Later operations through
+  // it fail with IllegalOperation "Cannot use a session that has ended".
+  Status EndSession();
+
+ private:
+  friend class Client;
+  explicit Session(std::shared_ptr<internal::SessionState> state);
+  std::shared_ptr<internal::SessionState> state_;
 };
 
 // ---- Results of operations ----
@@ -527,11 +631,17 @@ class Collection {
 
  private:
   friend class Database;
-  Collection(std::shared_ptr<internal::Engine> engine, std::string db, std::string name)
-      : engine_(std::move(engine)), db_name_(std::move(db)), name_(std::move(name)) {}
+  Collection(std::shared_ptr<internal::Engine> engine, std::string db, std::string name,
+             std::shared_ptr<internal::SessionState> session = nullptr)
+      : engine_(std::move(engine)),
+        db_name_(std::move(db)),
+        name_(std::move(name)),
+        session_(std::move(session)) {}
   std::shared_ptr<internal::Engine> engine_;
   std::string db_name_;
   std::string name_;
+  // The session whose operations these are (null: none).
+  std::shared_ptr<internal::SessionState> session_;
 };
 
 }  // namespace rockdoc

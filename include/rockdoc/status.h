@@ -25,6 +25,7 @@
 #include <string_view>
 #include <utility>
 #include <variant>
+#include <vector>
 
 namespace rockdoc {
 
@@ -82,6 +83,9 @@ enum class ErrorCode : int32_t {
   kInvalidIndexSpecificationOption = 197,
   kCannotBuildIndexKeys = 201,
   kNotImplemented = 238,
+  kNoSuchTransaction = 251,
+  kOperationNotSupportedInTransaction = 263,
+  kTransactionExceededLifetimeLimitSeconds = 290,
   kNoQueryExecutionPlans = 291,
   kQueryExceededMemoryLimitNoDiskUseAllowed = 292,
   kDataCorruptionDetected = 296,
@@ -121,6 +125,13 @@ class [[nodiscard]] Status {
   // Returns a copy whose message is `prefix + ": " + message()`.
   Status WithContext(std::string_view prefix) const;
 
+  // MongoDB's error labels ("TransientTransactionError",
+  // "UnknownTransactionCommitResult"): what a caller may do about the error.
+  const std::vector<std::string>& error_labels() const;
+  bool HasErrorLabel(std::string_view label) const;
+  // A copy with `label` added (once). Labels do not take part in ==.
+  Status WithErrorLabel(std::string_view label) const;
+
   // Marks a status as deliberately ignored. Searchable.
   void IgnoreError() const {}
 
@@ -133,6 +144,7 @@ class [[nodiscard]] Status {
   struct Rep {
     ErrorCode code;
     std::string message;
+    std::vector<std::string> labels;
   };
   // Shared so copies are cheap; never mutated after construction.
   std::shared_ptr<const Rep> rep_;

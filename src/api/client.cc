@@ -50,7 +50,7 @@ StatusOr<std::vector<std::string>> Client::ListDatabaseNames() const {
 Status Client::DropDatabase(std::string_view name) { return GetDatabase(name).Drop(); }
 
 Collection Database::GetCollection(std::string_view name) const {
-  return Collection(engine_, name_, std::string(name));
+  return Collection(engine_, name_, std::string(name), session_);
 }
 
 Status Database::CreateCollection(std::string_view name) const {

@@ -58,6 +58,9 @@ std::string ErrorCodeName(ErrorCode code) {
     ROCKDOC_CODE_NAME(CommandNotSupported)
     ROCKDOC_CODE_NAME(JSInterpreterFailure)
     ROCKDOC_CODE_NAME(ExceededMemoryLimit)
+    ROCKDOC_CODE_NAME(NoSuchTransaction)
+    ROCKDOC_CODE_NAME(OperationNotSupportedInTransaction)
+    ROCKDOC_CODE_NAME(TransactionExceededLifetimeLimitSeconds)
     ROCKDOC_CODE_NAME(CannotIndexParallelArrays)
     ROCKDOC_CODE_NAME(InvalidIndexSpecificationOption)
     ROCKDOC_CODE_NAME(CannotBuildIndexKeys)
@@ -78,7 +81,7 @@ std::string ErrorCodeName(ErrorCode code) {
 }
 
 Status::Status(ErrorCode code, std::string message) {
-  if (code != ErrorCode::kOk) rep_ = std::make_shared<const Rep>(Rep{code, std::move(message)});
+  if (code != ErrorCode::kOk) rep_ = std::make_shared<const Rep>(Rep{code, std::move(message), {}});
 }
 
 std::string Status::ToString() const {
@@ -96,7 +99,32 @@ Status Status::WithContext(std::string_view prefix) const {
   std::string msg(prefix);
   msg += ": ";
   msg += rep_->message;
-  return Status(rep_->code, std::move(msg));
+  Status out(rep_->code, std::move(msg));
+  if (!rep_->labels.empty()) {
+    out.rep_ = std::make_shared<const Rep>(Rep{rep_->code, out.rep_->message, rep_->labels});
+  }
+  return out;
+}
+
+const std::vector<std::string>& Status::error_labels() const {
+  static const std::vector<std::string> kNone;
+  return rep_ ? rep_->labels : kNone;
+}
+
+bool Status::HasErrorLabel(std::string_view label) const {
+  for (const std::string& l : error_labels()) {
+    if (l == label) return true;
+  }
+  return false;
+}
+
+Status Status::WithErrorLabel(std::string_view label) const {
+  if (ok() || HasErrorLabel(label)) return *this;
+  Rep rep{rep_->code, rep_->message, rep_->labels};
+  rep.labels.emplace_back(label);
+  Status out;
+  out.rep_ = std::make_shared<const Rep>(std::move(rep));
+  return out;
 }
 
 std::ostream& operator<<(std::ostream& os, const Status& s) { return os << s.ToString(); }
