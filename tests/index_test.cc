@@ -525,7 +525,7 @@ class IndexApiTest : public ::testing::Test {
         engine.db()->NewIterator(rocksdb::ReadOptions(), engine.data_cf()));
     for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
       IndexEntryView entry;
-      EXPECT_TRUE(internal::ParseIndexEntry(*index, it->key(), it->value(), &entry).ok());
+      EXPECT_TRUE(internal::ParseIndexEntry(*index, it->key().ToStringView(), it->value().ToStringView(), &entry).ok());
       BsonBuilder b;
       EXPECT_TRUE(internal::DecodeIndexKey(*index, entry, &b).ok());
       std::string doc_value;

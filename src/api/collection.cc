@@ -370,18 +370,16 @@ StatusOr<ValidateResult> Collection::Validate() const {
   std::shared_lock<std::shared_mutex> no_index_ddl(meta->mu);
   ValidateResult result;
   internal::SnapshotHolder snapshot(engine_);
-  rocksdb::ReadOptions ro = snapshot.context().read_options();
+  const internal::ReadView view = snapshot.context();
   std::string lower = internal::PrefixKey(meta->id), upper = internal::PrefixKey(meta->id + 1);
-  rocksdb::Slice upper_slice(upper);
-  ro.iterate_upper_bound = &upper_slice;
-  std::unique_ptr<rocksdb::Iterator> it(engine_->db()->NewIterator(ro, engine_->data_cf()));
+  std::unique_ptr<internal::KvIterator> it = view.NewIterator(lower, upper, /*sequential=*/true);
   auto error = [&](std::string msg) {
     result.valid = false;
     if (result.errors.size() < 100) result.errors.push_back(std::move(msg));
   };
-  for (it->Seek(lower); it->Valid(); it->Next()) {
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
     ++result.records;
-    std::string_view value(it->value().data(), it->value().size());
+    std::string_view value = it->value();
     Status s = ValidateBson(value);
     if (!s.ok()) {
       error("record " + std::to_string(result.records) + " is not valid BSON: " + s.ToString());
@@ -393,27 +391,25 @@ StatusOr<ValidateResult> Collection::Validate() const {
       error("record " + std::to_string(result.records) + " does not begin with _id");
       continue;
     }
-    if (internal::DocumentKey(*meta, id) != it->key().ToString()) {
+    if (internal::DocumentKey(*meta, id) != it->key()) {
       error("record key does not match the document's _id " + std::string(id.key()));
     }
   }
-  ROCKDOC_RETURN_IF_ERROR(internal::FromRocks(it->status(), "validate"));
+  ROCKDOC_RETURN_IF_ERROR(it->status().WithContext("validate"));
   std::string count_value;
-  rocksdb::Status cs = engine_->db()->Get(snapshot.context().read_options(),
-                                          engine_->catalog_cf(),
-                                          internal::Catalog::CountKey(meta->id), &count_value);
+  bool count_found = false;
+  Status cs = view.GetCatalog(internal::Catalog::CountKey(meta->id), &count_value, &count_found);
   int64_t stored = 0;
-  if (cs.ok() && count_value.size() == 8) {
+  if (cs.ok() && count_found && count_value.size() == 8) {
     std::memcpy(&stored, count_value.data(), 8);
-  } else if (!cs.IsNotFound()) {
+  } else if (!cs.ok() || count_found) {
     error("the stored document count is unreadable");
   }
   if (stored != result.records) {
     error("stored count " + std::to_string(stored) + " does not match the " +
           std::to_string(result.records) + " documents found");
   }
-  ROCKDOC_RETURN_IF_ERROR(internal::ValidateIndexes(*engine_, *meta,
-                                                    snapshot.context().read_options(), &result));
+  ROCKDOC_RETURN_IF_ERROR(internal::ValidateIndexes(*meta, view, &result));
   return result;
 }
 

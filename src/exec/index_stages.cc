@@ -18,10 +18,10 @@ std::vector<KeyRange> IndexRanges(const IndexDescriptor& index, const IndexBound
 }
 }  // namespace
 
-IndexScanStage::IndexScanStage(const ReadContext& ctx, uint32_t collection_id,
+IndexScanStage::IndexScanStage(const ReadView& view, uint32_t collection_id,
                                std::shared_ptr<const IndexDescriptor> index, IndexBounds bounds,
                                bool forward, Output output, StageFilter key_filter)
-    : ctx_(ctx),
+    : view_(view),
       collection_id_(collection_id),
       index_(std::move(index)),
       bounds_(std::move(bounds)),
@@ -34,7 +34,7 @@ IndexScanStage::IndexScanStage(const ReadContext& ctx, uint32_t collection_id,
 void IndexScanStage::ReleaseOwnResources() { walk_.Release(); }
 
 StageState IndexScanStage::DoWork(WorkingMember** out) {
-  switch (walk_.Next(ctx_)) {
+  switch (walk_.Next(view_)) {
     case RangeIterator::Step::kEof: return StageState::kEof;
     case RangeIterator::Step::kNextRange: return StageState::kNeedTime;
     case RangeIterator::Step::kError: return Fail(walk_.status());
@@ -99,9 +99,9 @@ void IndexScanStage::ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity)
   }
 }
 
-FetchStage::FetchStage(const ReadContext& ctx, std::unique_ptr<PlanStage> child,
+FetchStage::FetchStage(const ReadView& view, std::unique_ptr<PlanStage> child,
                        StageFilter filter)
-    : ctx_(ctx), filter_(std::move(filter)) {
+    : view_(view), filter_(std::move(filter)) {
   AddChild(std::move(child));
 }
 
@@ -111,19 +111,18 @@ StageState FetchStage::DoWork(WorkingMember** out) {
   if (s == StageState::kFailure) return Fail(child()->status());
   if (s != StageState::kAdvanced) return s;
   record_key_.assign(in->record_key);
-  value_.Reset();
-  rocksdb::Status rs =
-      ctx_.engine->db()->Get(ctx_.read_options(), ctx_.engine->data_cf(), record_key_, &value_);
-  if (rs.IsNotFound()) {
+  bool found = false;
+  Status rs = view_.Get(record_key_, &value_, &found);
+  if (!rs.ok()) return Fail(rs.WithContext("fetch"));
+  if (!found) {
     // An index entry without its document: validate() reports these.
     return Fail(Status(ErrorCode::kDataCorruptionDetected,
                        "an index entry points to a missing document"));
   }
-  if (!rs.ok()) return Fail(FromRocks(rs, "fetch"));
   ++docs_examined_;
   member_.Clear();
   member_.record_key = record_key_;
-  member_.doc = DocumentView(reinterpret_cast<const uint8_t*>(value_.data()));
+  member_.doc = DocumentView(reinterpret_cast<const uint8_t*>(value_.view().data()));
   member_.has_doc = true;
   if (filter_ && !filter_.matches(member_.doc, &member_)) return StageState::kNeedTime;
   *out = &member_;

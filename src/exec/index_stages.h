@@ -8,7 +8,6 @@
 #ifndef ROCKDOC_EXEC_INDEX_STAGES_H_
 #define ROCKDOC_EXEC_INDEX_STAGES_H_
 
-#include <rocksdb/iterator.h>
 
 #include <functional>
 #include <memory>
@@ -34,7 +33,7 @@ class IndexScanStage : public PlanStage {
     kCount,        // nothing but the entry (COUNT_SCAN: the bounds are the
                    // filter, exactly, over a non-multikey index)
   };
-  IndexScanStage(const ReadContext& ctx, uint32_t collection_id,
+  IndexScanStage(const ReadView& view, uint32_t collection_id,
                  std::shared_ptr<const IndexDescriptor> index, IndexBounds bounds, bool forward,
                  Output output, StageFilter key_filter);
   std::string_view name() const override {
@@ -48,7 +47,7 @@ class IndexScanStage : public PlanStage {
   void ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity) const override;
 
  private:
-  ReadContext ctx_;
+  ReadView view_;
   uint32_t collection_id_;
   std::shared_ptr<const IndexDescriptor> index_;
   IndexBounds bounds_;
@@ -66,7 +65,7 @@ class IndexScanStage : public PlanStage {
 
 class FetchStage : public PlanStage {
  public:
-  FetchStage(const ReadContext& ctx, std::unique_ptr<PlanStage> child, StageFilter filter);
+  FetchStage(const ReadView& view, std::unique_ptr<PlanStage> child, StageFilter filter);
   std::string_view name() const override { return "FETCH"; }
   int64_t docs_examined() const override { return docs_examined_; }
 
@@ -75,10 +74,10 @@ class FetchStage : public PlanStage {
   void ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity) const override;
 
  private:
-  ReadContext ctx_;
+  ReadView view_;
   StageFilter filter_;
   int64_t docs_examined_ = 0;
-  rocksdb::PinnableSlice value_;
+  PinnedValue value_;
   std::string record_key_;
   WorkingMember member_;
 };

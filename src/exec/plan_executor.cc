@@ -4,17 +4,6 @@
 
 namespace rockdoc::internal {
 
-SnapshotHolder::SnapshotHolder(std::shared_ptr<const Engine> engine) : engine_(std::move(engine)) {
-  snapshot_ = engine_->db()->GetSnapshot();
-}
-
-SnapshotHolder::~SnapshotHolder() { Release(); }
-
-void SnapshotHolder::Release() {
-  if (snapshot_ != nullptr && !engine_->closed()) engine_->db()->ReleaseSnapshot(snapshot_);
-  snapshot_ = nullptr;
-}
-
 PlanExecutor::PlanExecutor(std::shared_ptr<const Engine> engine,
                            std::unique_ptr<SnapshotHolder> snapshot,
                            std::unique_ptr<PlanStage> root)
@@ -34,11 +23,14 @@ PlanExecutor::~PlanExecutor() {
 
 void PlanExecutor::ReleaseEngineResources() {
   // Called by Engine::Close with its lock held: no Next() is running.
+  Invalidate(Status(ErrorCode::kIllegalOperation, "the database was closed under this cursor"));
+}
+
+void PlanExecutor::Invalidate(const Status& why) {
   if (root_) root_->ReleaseResources();
   if (snapshot_) snapshot_->Release();
-  if (status_.ok()) {
-    status_ = Status(ErrorCode::kIllegalOperation, "the database was closed under this cursor");
-  }
+  if (status_.ok()) status_ = why;
+  current_ = nullptr;
   done_ = true;
 }
 

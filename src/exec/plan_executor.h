@@ -23,26 +23,19 @@ class CursorImpl {
   virtual Status status() const = 0;
 };
 
-// A snapshot of the engine, released when the last holder goes.
-class SnapshotHolder {
+// A snapshot of the engine and the view of it that plans read.
+class SnapshotHolder : public KvSnapshot {
  public:
-  explicit SnapshotHolder(std::shared_ptr<const Engine> engine);
-  ~SnapshotHolder();
-  SnapshotHolder(const SnapshotHolder&) = delete;
-  SnapshotHolder& operator=(const SnapshotHolder&) = delete;
-  ReadContext context() const { return ReadContext{engine_.get(), snapshot_}; }
-  // Called when the engine closes.
-  void Release();
-
- private:
-  std::shared_ptr<const Engine> engine_;
-  const rocksdb::Snapshot* snapshot_ = nullptr;
+  using KvSnapshot::KvSnapshot;
+  ReadView context() const { return ReadView(engine(), this); }
 };
 
 class PlanExecutor : public CursorImpl, public EngineResource {
  public:
-  // Takes the tree and the snapshot it reads. `engine` stays alive (and
-  // open, or this executor is told) while the executor lives.
+  // Takes the tree and the snapshot it reads (null when the tree reads
+  // through a transaction, whose owner invalidates this executor when the
+  // transaction ends). `engine` stays alive (and open, or this executor is
+  // told) while the executor lives.
   PlanExecutor(std::shared_ptr<const Engine> engine, std::unique_ptr<SnapshotHolder> snapshot,
                std::unique_ptr<PlanStage> root);
   ~PlanExecutor() override;
@@ -67,6 +60,10 @@ class PlanExecutor : public CursorImpl, public EngineResource {
   int64_t n_returned() const { return n_returned_; }
 
   void ReleaseEngineResources() override;
+  // Drops the tree's iterators and ends the run with `why` (the engine is
+  // closing, or the transaction the tree reads through ended). The caller
+  // makes sure no Next() runs meanwhile.
+  void Invalidate(const Status& why);
 
   // Keeps `owner` (what the stage tree points into: the parsed query) alive
   // as long as the tree.

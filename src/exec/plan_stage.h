@@ -14,8 +14,6 @@
 #ifndef ROCKDOC_EXEC_PLAN_STAGE_H_
 #define ROCKDOC_EXEC_PLAN_STAGE_H_
 
-#include <rocksdb/db.h>
-
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -25,21 +23,13 @@
 #include "rockdoc/client.h"
 #include "rockdoc/document.h"
 #include "rockdoc/status.h"
+#include "storage/kv.h"
 
 namespace rockdoc::internal {
 
-class Engine;
-
-// Where a plan reads from: one engine, one snapshot for the whole query.
-struct ReadContext {
-  const Engine* engine = nullptr;
-  const rocksdb::Snapshot* snapshot = nullptr;
-  rocksdb::ReadOptions read_options() const {
-    rocksdb::ReadOptions ro;
-    ro.snapshot = snapshot;
-    return ro;
-  }
-};
+// Where a plan reads from: one snapshot for the whole query, or a
+// multi-document transaction (its snapshot and its own writes).
+// storage/kv.h's ReadView.
 
 struct WorkingMember {
   // The RocksDB key of the document, when known (record key).

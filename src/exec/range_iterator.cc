@@ -1,6 +1,5 @@
 #include "exec/range_iterator.h"
 
-#include "storage/engine.h"
 
 namespace rockdoc::internal {
 
@@ -13,7 +12,7 @@ RangeIterator::RangeIterator(std::string lower, std::string upper, std::vector<K
 
 Status RangeIterator::status() const {
   if (it_ == nullptr) return Status(ErrorCode::kIllegalOperation, "the database was closed");
-  return FromRocks(it_->status(), "index scan");
+  return it_->status();
 }
 
 bool RangeIterator::TakeRange(size_t* index) {
@@ -29,27 +28,20 @@ bool RangeIterator::PositionAtRange() {
   const KeyRange& r = ranges_[forward_ ? range_ : range_ - 1];
   if (forward_) {
     // A previous range may already have left the iterator past this start.
-    if (!it_->Valid() || it_->key().compare(r.start) < 0) {
+    if (!it_->Valid() || it_->key() < std::string_view(r.start)) {
       it_->Seek(r.start);
       ++seeks_;
     }
-  } else if (!it_->Valid() || it_->key().compare(r.end) >= 0) {
+  } else if (!it_->Valid() || it_->key() >= std::string_view(r.end)) {
     it_->SeekForPrev(r.end);
     ++seeks_;
-    if (it_->Valid() && it_->key().compare(r.end) >= 0) it_->Prev();
+    if (it_->Valid() && it_->key() >= std::string_view(r.end)) it_->Prev();
   }
   return true;
 }
 
-RangeIterator::Step RangeIterator::Next(const ReadContext& ctx) {
-  if (!it_) {
-    rocksdb::ReadOptions ro = ctx.read_options();
-    lower_slice_ = rocksdb::Slice(lower_);
-    upper_slice_ = rocksdb::Slice(upper_);
-    ro.iterate_lower_bound = &lower_slice_;
-    ro.iterate_upper_bound = &upper_slice_;
-    it_.reset(ctx.engine->db()->NewIterator(ro, ctx.engine->data_cf()));
-  }
+RangeIterator::Step RangeIterator::Next(const ReadView& view) {
+  if (!it_) it_ = view.NewIterator(lower_, upper_);
   if (!in_range_) {
     if (!PositionAtRange()) return Step::kEof;
     in_range_ = true;
@@ -62,7 +54,8 @@ RangeIterator::Step RangeIterator::Next(const ReadContext& ctx) {
   }
   if (!it_->Valid()) return it_->status().ok() ? Step::kEof : Step::kError;
   const KeyRange& r = ranges_[forward_ ? range_ : range_ - 1];
-  bool inside = forward_ ? it_->key().compare(r.end) < 0 : it_->key().compare(r.start) >= 0;
+  bool inside = forward_ ? it_->key() < std::string_view(r.end)
+                         : it_->key() >= std::string_view(r.start);
   if (!inside) {
     in_range_ = false;
     if (forward_) {

@@ -7,8 +7,6 @@
 #ifndef ROCKDOC_EXEC_RANGE_ITERATOR_H_
 #define ROCKDOC_EXEC_RANGE_ITERATOR_H_
 
-#include <rocksdb/iterator.h>
-
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,10 +26,10 @@ class RangeIterator {
     kEof,       // no ranges left
     kError,     // status() says what failed
   };
-  Step Next(const ReadContext& ctx);
+  Step Next(const ReadView& view);
 
-  rocksdb::Slice key() const { return it_->key(); }
-  rocksdb::Slice value() const { return it_->value(); }
+  std::string_view key() const { return it_->key(); }
+  std::string_view value() const { return it_->value(); }
   Status status() const;
 
   // Hands out the next unvisited range (in scan order) without iterating it:
@@ -43,17 +41,16 @@ class RangeIterator {
 
   int64_t seeks() const { return seeks_; }
   void CountSeeks(int64_t n) { seeks_ += n; }
-  // Drops the RocksDB iterator (the engine is closing).
+  // Drops the storage iterator (the engine is closing).
   void Release() { it_.reset(); }
 
  private:
   bool PositionAtRange();
 
   std::string lower_, upper_;
-  rocksdb::Slice lower_slice_, upper_slice_;
   std::vector<KeyRange> ranges_;
   bool forward_;
-  std::unique_ptr<rocksdb::Iterator> it_;
+  std::unique_ptr<KvIterator> it_;
   size_t range_ = 0;  // forward: next range; backward: one past it
   bool in_range_ = false;
   int64_t seeks_ = 0;

@@ -5,14 +5,14 @@
 namespace rockdoc::internal {
 
 namespace {
-DocumentView ViewOf(const rocksdb::Slice& s) {
+DocumentView ViewOf(std::string_view s) {
   return DocumentView(reinterpret_cast<const uint8_t*>(s.data()));
 }
 }  // namespace
 
-CollectionScanStage::CollectionScanStage(const ReadContext& ctx, uint32_t collection_id,
+CollectionScanStage::CollectionScanStage(const ReadView& view, uint32_t collection_id,
                                          bool forward, StageFilter filter)
-    : ctx_(ctx),
+    : view_(view),
       lower_(PrefixKey(collection_id)),
       upper_(PrefixKey(collection_id + 1)),
       forward_(forward),
@@ -22,13 +22,7 @@ void CollectionScanStage::ReleaseOwnResources() { it_.reset(); }
 
 StageState CollectionScanStage::DoWork(WorkingMember** out) {
   if (!started_) {
-    rocksdb::ReadOptions ro = ctx_.read_options();
-    upper_slice_ = rocksdb::Slice(upper_);
-    lower_slice_ = rocksdb::Slice(lower_);
-    ro.iterate_upper_bound = &upper_slice_;
-    ro.iterate_lower_bound = &lower_slice_;
-    ro.adaptive_readahead = true;
-    it_.reset(ctx_.engine->db()->NewIterator(ro, ctx_.engine->data_cf()));
+    it_ = view_.NewIterator(lower_, upper_, /*sequential=*/true);
     if (forward_) {
       it_->SeekToFirst();
     } else {
@@ -43,12 +37,13 @@ StageState CollectionScanStage::DoWork(WorkingMember** out) {
     }
   }
   if (!it_->Valid()) {
-    if (!it_->status().ok()) return Fail(FromRocks(it_->status(), "collection scan"));
+    Status s = it_->status();
+    if (!s.ok()) return Fail(s.WithContext("collection scan"));
     return StageState::kEof;
   }
   ++docs_examined_;
   member_.Clear();
-  member_.record_key = std::string_view(it_->key().data(), it_->key().size());
+  member_.record_key = it_->key();
   member_.doc = ViewOf(it_->value());
   member_.has_doc = true;
   if (filter_ && !filter_.matches(member_.doc, &member_)) return StageState::kNeedTime;
@@ -62,22 +57,21 @@ void CollectionScanStage::ExplainFields(BsonBuilder* out, ExplainVerbosity verbo
   if (verbosity != ExplainVerbosity::kQueryPlanner) AppendCount(out, "docsExamined", docs_examined_);
 }
 
-IdHackStage::IdHackStage(const ReadContext& ctx, std::string record_key, StageFilter filter)
-    : ctx_(ctx), key_(std::move(record_key)), filter_(std::move(filter)) {}
+IdHackStage::IdHackStage(const ReadView& view, std::string record_key, StageFilter filter)
+    : view_(view), key_(std::move(record_key)), filter_(std::move(filter)) {}
 
 StageState IdHackStage::DoWork(WorkingMember** out) {
   if (done_) return StageState::kEof;
   done_ = true;
   ++keys_examined_;
-  value_.Reset();
-  rocksdb::Status s =
-      ctx_.engine->db()->Get(ctx_.read_options(), ctx_.engine->data_cf(), key_, &value_);
-  if (s.IsNotFound()) return StageState::kEof;
-  if (!s.ok()) return Fail(FromRocks(s, "_id lookup"));
+  bool found = false;
+  Status s = view_.Get(key_, &value_, &found);
+  if (!s.ok()) return Fail(s.WithContext("_id lookup"));
+  if (!found) return StageState::kEof;
   ++docs_examined_;
   member_.Clear();
   member_.record_key = key_;
-  member_.doc = ViewOf(value_);
+  member_.doc = ViewOf(value_.view());
   member_.has_doc = true;
   if (filter_ && !filter_.matches(member_.doc, &member_)) return StageState::kEof;
   *out = &member_;
@@ -111,9 +105,9 @@ std::vector<KeyRange> AbsoluteRanges(const IndexBounds& bounds, const std::strin
 }
 }  // namespace
 
-ClusteredScanStage::ClusteredScanStage(const ReadContext& ctx, uint32_t collection_id,
+ClusteredScanStage::ClusteredScanStage(const ReadView& view, uint32_t collection_id,
                                        IndexBounds bounds, bool forward, StageFilter filter)
-    : ctx_(ctx),
+    : view_(view),
       bounds_(std::move(bounds)),
       forward_(forward),
       filter_(std::move(filter)),
@@ -151,30 +145,23 @@ StageState ClusteredScanStage::DoPointWork(WorkingMember** out) {
     // MultiGet wants its keys sorted; a backward scan collected them in
     // descending order, so look them up reversed and hand them out as listed.
     if (!forward_) std::reverse(batch_keys_.begin(), batch_keys_.end());
-    batch_values_.clear();
-    batch_values_.resize(n);
-    batch_statuses_.assign(n, rocksdb::Status());
-    rocksdb::ReadOptions ro = ctx_.read_options();
-    ctx_.engine->db()->MultiGet(ro, ctx_.engine->data_cf(), n, batch_keys_.data(),
-                                batch_values_.data(), batch_statuses_.data(),
-                                /*sorted_input=*/true);
+    Status read = view_.MultiGet(batch_keys_, &batch_values_, &batch_found_);
+    if (!read.ok()) return Fail(read.WithContext("clustered scan"));
     if (!forward_) {
       std::reverse(batch_keys_.begin(), batch_keys_.end());
-      std::reverse(batch_values_.begin(), batch_values_.end());
-      std::reverse(batch_statuses_.begin(), batch_statuses_.end());
+      std::reverse(batch_values_.begin(), batch_values_.begin() + n);
+      std::reverse(batch_found_.begin(), batch_found_.end());
     }
     walk_.CountSeeks(static_cast<int64_t>(n));
     batch_next_ = 0;
   }
   size_t i = batch_next_++;
-  const rocksdb::Status& s = batch_statuses_[i];
-  if (s.IsNotFound()) return StageState::kNeedTime;
-  if (!s.ok()) return Fail(FromRocks(s, "clustered scan"));
+  if (!batch_found_[i]) return StageState::kNeedTime;
   ++keys_examined_;
   ++docs_examined_;
   member_.Clear();
   member_.record_key = walk_.ranges()[batch_ranges_[i]].start;
-  member_.doc = DocumentView(reinterpret_cast<const uint8_t*>(batch_values_[i].data()));
+  member_.doc = ViewOf(batch_values_[i].view());
   member_.has_doc = true;
   if (filter_ && !filter_.matches(member_.doc, &member_)) return StageState::kNeedTime;
   *out = &member_;
@@ -183,7 +170,7 @@ StageState ClusteredScanStage::DoPointWork(WorkingMember** out) {
 
 StageState ClusteredScanStage::DoWork(WorkingMember** out) {
   if (points_) return DoPointWork(out);
-  switch (walk_.Next(ctx_)) {
+  switch (walk_.Next(view_)) {
     case RangeIterator::Step::kEof: return StageState::kEof;
     case RangeIterator::Step::kNextRange: return StageState::kNeedTime;
     case RangeIterator::Step::kError: return Fail(walk_.status());

@@ -5,8 +5,6 @@
 #ifndef ROCKDOC_EXEC_SCAN_STAGES_H_
 #define ROCKDOC_EXEC_SCAN_STAGES_H_
 
-#include <rocksdb/iterator.h>
-
 #include <functional>
 #include <memory>
 #include <string>
@@ -28,7 +26,7 @@ struct StageFilter {
 
 class CollectionScanStage : public PlanStage {
  public:
-  CollectionScanStage(const ReadContext& ctx, uint32_t collection_id, bool forward,
+  CollectionScanStage(const ReadView& view, uint32_t collection_id, bool forward,
                       StageFilter filter);
   std::string_view name() const override { return "COLLSCAN"; }
   int64_t docs_examined() const override { return docs_examined_; }
@@ -39,12 +37,11 @@ class CollectionScanStage : public PlanStage {
   void ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity) const override;
 
  private:
-  ReadContext ctx_;
+  ReadView view_;
   std::string lower_, upper_;
-  rocksdb::Slice upper_slice_, lower_slice_;
   bool forward_;
   StageFilter filter_;
-  std::unique_ptr<rocksdb::Iterator> it_;
+  std::unique_ptr<KvIterator> it_;
   bool started_ = false;
   int64_t docs_examined_ = 0;
   WorkingMember member_;
@@ -53,7 +50,7 @@ class CollectionScanStage : public PlanStage {
 class IdHackStage : public PlanStage {
  public:
   // `record_key` is the full RocksDB key (collection prefix + keystring).
-  IdHackStage(const ReadContext& ctx, std::string record_key, StageFilter filter);
+  IdHackStage(const ReadView& view, std::string record_key, StageFilter filter);
   std::string_view name() const override { return "IDHACK"; }
   int64_t keys_examined() const override { return keys_examined_; }
   int64_t docs_examined() const override { return docs_examined_; }
@@ -63,13 +60,13 @@ class IdHackStage : public PlanStage {
   void ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity) const override;
 
  private:
-  ReadContext ctx_;
+  ReadView view_;
   std::string key_;
   StageFilter filter_;
   bool done_ = false;
   int64_t keys_examined_ = 0;
   int64_t docs_examined_ = 0;
-  rocksdb::PinnableSlice value_;
+  PinnedValue value_;
   WorkingMember member_;
 };
 
@@ -104,7 +101,7 @@ namespace rockdoc::internal {
 // counts the points looked up.
 class ClusteredScanStage : public PlanStage {
  public:
-  ClusteredScanStage(const ReadContext& ctx, uint32_t collection_id, IndexBounds bounds,
+  ClusteredScanStage(const ReadView& view, uint32_t collection_id, IndexBounds bounds,
                      bool forward, StageFilter filter);
   std::string_view name() const override { return "CLUSTERED_IXSCAN"; }
   int64_t keys_examined() const override { return keys_examined_; }
@@ -116,7 +113,7 @@ class ClusteredScanStage : public PlanStage {
   void ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity) const override;
 
  private:
-  ReadContext ctx_;
+  ReadView view_;
   IndexBounds bounds_;
   bool forward_;
   StageFilter filter_;
@@ -130,9 +127,9 @@ class ClusteredScanStage : public PlanStage {
   bool points_ = false;
   size_t batch_limit_ = 0;                    // grows from small to large
   std::vector<size_t> batch_ranges_;          // indexes into walk_.ranges()
-  std::vector<rocksdb::Slice> batch_keys_;
-  std::vector<rocksdb::PinnableSlice> batch_values_;
-  std::vector<rocksdb::Status> batch_statuses_;
+  std::vector<std::string_view> batch_keys_;
+  std::vector<PinnedValue> batch_values_;
+  std::vector<bool> batch_found_;
   size_t batch_next_ = 0;                     // next result of the batch to hand out
 };
 

@@ -65,10 +65,10 @@ std::string IndexEntryValue(const IndexDescriptor& index, std::string_view id_ke
   return v;
 }
 
-Status ParseIndexEntry(const IndexDescriptor& index, rocksdb::Slice key, rocksdb::Slice value,
+Status ParseIndexEntry(const IndexDescriptor& index, std::string_view key, std::string_view value,
                        IndexEntryView* out) {
-  std::string_view k(key.data(), key.size());
-  std::string_view v(value.data(), value.size());
+  std::string_view k = key;
+  std::string_view v = value;
   if (k.size() < kPrefixBytes ||
       LoadBE32(reinterpret_cast<const uint8_t*>(k.data())) != index.id()) {
     return Corrupt(index, "prefix");

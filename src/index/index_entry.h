@@ -24,7 +24,6 @@
 #ifndef ROCKDOC_INDEX_INDEX_ENTRY_H_
 #define ROCKDOC_INDEX_INDEX_ENTRY_H_
 
-#include <rocksdb/slice.h>
 
 #include <string>
 #include <string_view>
@@ -57,7 +56,7 @@ std::string IndexEntryValue(const IndexDescriptor& index, std::string_view id_ke
 // Splits a stored entry of `index` into its parts. DataCorruptionDetected
 // (296) when the key does not carry the index's prefix or the value is
 // malformed. O(1): no decoding.
-Status ParseIndexEntry(const IndexDescriptor& index, rocksdb::Slice key, rocksdb::Slice value,
+Status ParseIndexEntry(const IndexDescriptor& index, std::string_view key, std::string_view value,
                        IndexEntryView* out);
 
 // Appends the entry's key values to the open document of `out`, one field

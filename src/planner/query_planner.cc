@@ -296,7 +296,7 @@ bool IsPlainIdEquality(const CanonicalQuery& cq) {
 // ---- Building stages ----
 
 std::unique_ptr<PlanStage> BuildStages(const QuerySolution& sol, const CanonicalQuery& cq,
-                                       const CollectionMeta* meta, const ReadContext& ctx) {
+                                       const CollectionMeta* meta, const ReadView& view) {
   bool want_key = cq.projection && cq.projection->needs_elem_match_key;
   StageFilter filter = sol.filter_reduced ? MakeConjunctionFilter(sol.residual)
                                           : MakeStageFilter(cq.root.get(), want_key);
@@ -306,43 +306,43 @@ std::unique_ptr<PlanStage> BuildStages(const QuerySolution& sol, const Canonical
       root = std::make_unique<EofStage>();
       break;
     case Access::kCollScan:
-      root = std::make_unique<CollectionScanStage>(ctx, meta->id, sol.forward, filter);
+      root = std::make_unique<CollectionScanStage>(view, meta->id, sol.forward, filter);
       break;
     case Access::kIdHack:
-      root = std::make_unique<IdHackStage>(ctx, sol.id_record_key, filter);
+      root = std::make_unique<IdHackStage>(view, sol.id_record_key, filter);
       break;
     case Access::kClustered:
-      root = std::make_unique<ClusteredScanStage>(ctx, meta->id, sol.id_bounds, sol.forward,
+      root = std::make_unique<ClusteredScanStage>(view, meta->id, sol.id_bounds, sol.forward,
                                                   filter);
       break;
     case Access::kIndex: {
       const auto& part = sol.parts[0];
       if (sol.count_scan) {
-        root = std::make_unique<IndexScanStage>(ctx, meta->id, part.index, part.bounds,
+        root = std::make_unique<IndexScanStage>(view, meta->id, part.index, part.bounds,
                                                 part.forward, IndexScanStage::Output::kCount,
                                                 StageFilter());
       } else if (sol.covered) {
-        root = std::make_unique<IndexScanStage>(ctx, meta->id, part.index, part.bounds,
+        root = std::make_unique<IndexScanStage>(view, meta->id, part.index, part.bounds,
                                                 part.forward, IndexScanStage::Output::kKeyDocument,
                                                 filter);
       } else {
-        auto scan = std::make_unique<IndexScanStage>(ctx, meta->id, part.index, part.bounds,
+        auto scan = std::make_unique<IndexScanStage>(view, meta->id, part.index, part.bounds,
                                                      part.forward,
                                                      IndexScanStage::Output::kRecordKey,
                                                      StageFilter());
-        root = std::make_unique<FetchStage>(ctx, std::move(scan), filter);
+        root = std::make_unique<FetchStage>(view, std::move(scan), filter);
       }
       break;
     }
     case Access::kOr: {
       std::vector<std::unique_ptr<PlanStage>> scans;
       for (const auto& part : sol.parts) {
-        scans.push_back(std::make_unique<IndexScanStage>(ctx, meta->id, part.index, part.bounds,
+        scans.push_back(std::make_unique<IndexScanStage>(view, meta->id, part.index, part.bounds,
                                                          part.forward,
                                                          IndexScanStage::Output::kRecordKey,
                                                          StageFilter()));
       }
-      root = std::make_unique<FetchStage>(ctx, std::make_unique<OrStage>(std::move(scans)),
+      root = std::make_unique<FetchStage>(view, std::make_unique<OrStage>(std::move(scans)),
                                           filter);
       break;
     }
@@ -612,12 +612,12 @@ StageFilter MakeStageFilter(const MatchExpression* expr, bool want_elem_match_ke
 }
 
 StatusOr<PreparedPlan> PlanQuery(const CanonicalQuery& cq, const CollectionMeta* meta,
-                                 const ReadContext& ctx) {
+                                 const ReadView& view) {
   PreparedPlan plan;
   if (meta == nullptr) {
     plan.solution.access = Access::kEof;
     plan.solution.provides_sort = true;
-    plan.root = BuildStages(plan.solution, cq, meta, ctx);
+    plan.root = BuildStages(plan.solution, cq, meta, view);
     return plan;
   }
   std::shared_ptr<const IndexSet> indexes = meta->indexes();
@@ -632,7 +632,7 @@ StatusOr<PreparedPlan> PlanQuery(const CanonicalQuery& cq, const CollectionMeta*
     // The race: one work per plan in turn until one plan produces a batch,
     // finishes, or the work budget runs out.
     std::vector<std::unique_ptr<PlanStage>> trials;
-    for (const auto& s : solutions) trials.push_back(BuildStages(s, cq, meta, ctx));
+    for (const auto& s : solutions) trials.push_back(BuildStages(s, cq, meta, view));
     const int64_t target = cq.limit > 0 ? std::min<int64_t>(cq.limit + cq.skip, 101) : 101;
     const int64_t max_works = 10000;
     std::vector<int64_t> results(trials.size(), 0);
@@ -678,7 +678,7 @@ StatusOr<PreparedPlan> PlanQuery(const CanonicalQuery& cq, const CollectionMeta*
   }
   plan.solution = std::move(solutions[winner]);
   for (const auto& part : plan.solution.parts) part.index->RecordAccess();
-  plan.root = BuildStages(plan.solution, cq, meta, ctx);
+  plan.root = BuildStages(plan.solution, cq, meta, view);
   return plan;
 }
 

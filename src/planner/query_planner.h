@@ -70,9 +70,9 @@ struct PreparedPlan {
 };
 
 // Plans `cq` over the collection (`meta` null: it does not exist) at the
-// snapshot of `ctx`. Errors: a hint naming no index (BadValue 2).
+// snapshot of `view`. Errors: a hint naming no index (BadValue 2).
 StatusOr<PreparedPlan> PlanQuery(const CanonicalQuery& cq, const CollectionMeta* meta,
-                                 const ReadContext& ctx);
+                                 const ReadView& view);
 
 // A StageFilter evaluating `expr` (null or {} = none); with
 // `want_elem_match_key` it records the matched array position.

@@ -413,6 +413,22 @@ std::unique_ptr<rocksdb::Transaction> Engine::BeginTransaction(
   return std::unique_ptr<rocksdb::Transaction>(db_->BeginTransaction(write_options_, to, old));
 }
 
+std::unique_ptr<KvTransaction> Engine::Begin(const KvTransaction::Options& options,
+                                             std::unique_ptr<KvTransaction> reuse) const {
+  rocksdb::TransactionOptions to;
+  to.deadlock_detect = true;
+  to.set_snapshot = options.snapshot;
+  to.lock_timeout = options.lock_timeout_ms < 0 ? options_.lock_timeout_ms : options.lock_timeout_ms;
+  to.expiration = options.expiration_ms;
+  rocksdb::Transaction* old = nullptr;
+  if (reuse != nullptr) {
+    old = static_cast<rocksdb::Transaction*>(reuse->txn_);
+    reuse->txn_ = nullptr;
+  }
+  rocksdb::Transaction* txn = db_->BeginTransaction(write_options_, to, old);
+  return std::unique_ptr<KvTransaction>(new KvTransaction(this, txn));
+}
+
 Status Engine::DeleteRange(std::string_view begin, std::string_view end) const {
   rocksdb::WriteBatch batch;
   rocksdb::Status s = batch.DeleteRange(data_cf_, rocksdb::Slice(begin.data(), begin.size()),

@@ -29,6 +29,7 @@
 
 #include "rockdoc/client.h"
 #include "rockdoc/status.h"
+#include "storage/kv.h"
 #include "storage/open_checks.h"
 
 namespace rockdoc::internal {
@@ -97,6 +98,11 @@ class Engine {
   // detection. `reuse` may be a finished transaction to recycle.
   std::unique_ptr<rocksdb::Transaction> BeginTransaction(
       std::unique_ptr<rocksdb::Transaction> reuse = nullptr) const;
+
+  // A new transaction (storage/kv.h). `reuse` may be a finished one to
+  // recycle (saves allocations on hot write paths).
+  std::unique_ptr<KvTransaction> Begin(const KvTransaction::Options& options = {},
+                                       std::unique_ptr<KvTransaction> reuse = nullptr) const;
 
   // Range deletion outside any transaction (the caller knows no writer can
   // touch the range: it belongs to a dropped collection or index).

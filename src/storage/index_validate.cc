@@ -4,8 +4,6 @@
 //   1. documents → entries: every key of every document has its entry;
 //   2. entries → documents: every entry's document exists and has its key.
 // With both, the entries are exactly the keys the documents generate.
-#include <rocksdb/iterator.h>
-
 #include <algorithm>
 
 #include "index/index_entry.h"
@@ -21,9 +19,8 @@ constexpr size_t kMaxReportedErrors = 100;
 
 class IndexValidator {
  public:
-  IndexValidator(const Engine& engine, const CollectionMeta& meta,
-                 const rocksdb::ReadOptions& read_options, ValidateResult* result)
-      : engine_(engine), meta_(meta), read_options_(read_options), result_(result) {}
+  IndexValidator(const CollectionMeta& meta, const ReadView& view, ValidateResult* result)
+      : meta_(meta), view_(view), result_(result) {}
 
   Status Run() {
     std::shared_ptr<const IndexSet> indexes = meta_.indexes();
@@ -53,18 +50,15 @@ class IndexValidator {
   // Pass 1: each document's keys are in each index.
   Status CheckDocuments(const IndexSet& indexes) {
     std::string lower = PrefixKey(meta_.id), upper = PrefixKey(meta_.id + 1);
-    rocksdb::Slice upper_slice(upper);
-    rocksdb::ReadOptions ro = read_options_;
-    ro.iterate_upper_bound = &upper_slice;
-    std::unique_ptr<rocksdb::Iterator> it(engine_.db()->NewIterator(ro, engine_.data_cf()));
+    std::unique_ptr<KvIterator> it = view_.NewIterator(lower, upper, /*sequential=*/true);
     std::vector<IndexKey> keys;
     MultikeyPaths paths;
-    std::string value;
-    for (it->Seek(lower); it->Valid(); it->Next()) {
-      std::string_view bytes(it->value().data(), it->value().size());
+    PinnedValue value;
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      std::string_view bytes = it->value();
       if (!ValidateBson(bytes).ok()) continue;  // the record check reports it
       DocumentView doc(reinterpret_cast<const uint8_t*>(bytes.data()));
-      std::string_view id_key(it->key().data() + lower.size(), it->key().size() - lower.size());
+      std::string_view id_key = it->key().substr(lower.size());
       for (const auto& index : indexes) {
         Status s = GenerateIndexKeys(*index, doc, &keys, &paths);
         if (!s.ok()) {
@@ -78,16 +72,15 @@ class IndexValidator {
         }
         for (const IndexKey& key : keys) {
           std::string entry_key = IndexEntryKey(*index, key.bytes, id_key);
-          rocksdb::Status rs =
-              engine_.db()->Get(read_options_, engine_.data_cf(), entry_key, &value);
-          if (rs.IsNotFound()) {
+          bool found = false;
+          ROCKDOC_RETURN_IF_ERROR(view_.Get(entry_key, &value, &found));
+          if (!found) {
             Error("index " + index->name() + " lacks the key " + KeyText(*index, key) +
                   " of a document");
             continue;
           }
-          ROCKDOC_RETURN_IF_ERROR(FromRocks(rs, "validate"));
           IndexEntryView entry;
-          if (!ParseIndexEntry(*index, entry_key, value, &entry).ok()) continue;  // pass 2
+          if (!ParseIndexEntry(*index, entry_key, value.view(), &entry).ok()) continue;  // pass 2
           if (entry.id_key != id_key) {
             Error("index " + index->name() + ": the entry for " + KeyText(*index, key) +
                   " names another document");
@@ -98,19 +91,16 @@ class IndexValidator {
         }
       }
     }
-    return FromRocks(it->status(), "validate");
+    return it->status();
   }
 
   // Pass 2: each entry of `index` is a key of an existing document.
   Status CheckEntries(const IndexDescriptor& index) {
     std::string lower = IndexPrefix(index), upper = PrefixKey(index.id() + 1);
-    rocksdb::Slice upper_slice(upper);
-    rocksdb::ReadOptions ro = read_options_;
-    ro.iterate_upper_bound = &upper_slice;
-    std::unique_ptr<rocksdb::Iterator> it(engine_.db()->NewIterator(ro, engine_.data_cf()));
+    std::unique_ptr<KvIterator> it = view_.NewIterator(lower, upper, /*sequential=*/true);
     std::vector<IndexKey> keys;
-    std::string value;
-    for (it->Seek(lower); it->Valid(); it->Next()) {
+    PinnedValue value;
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
       ++result_->index_entries;
       IndexEntryView entry;
       Status s = ParseIndexEntry(index, it->key(), it->value(), &entry);
@@ -125,36 +115,33 @@ class IndexValidator {
         continue;
       }
       std::string key_text = ToJson(std::move(decoded).Build(), JsonFormat::kShell);
-      rocksdb::Status rs = engine_.db()->Get(read_options_, engine_.data_cf(),
-                                             RecordKey(meta_.id, entry.id_key), &value);
-      if (rs.IsNotFound()) {
+      bool found = false;
+      ROCKDOC_RETURN_IF_ERROR(view_.Get(RecordKey(meta_.id, entry.id_key), &value, &found));
+      if (!found) {
         Error("index " + index.name() + ": the entry " + key_text +
               " points to a document that does not exist");
         continue;
       }
-      ROCKDOC_RETURN_IF_ERROR(FromRocks(rs, "validate"));
-      if (!ValidateBson(value).ok()) continue;  // the record check reports it
-      DocumentView doc(reinterpret_cast<const uint8_t*>(value.data()));
+      if (!ValidateBson(value.view()).ok()) continue;  // the record check reports it
+      DocumentView doc(reinterpret_cast<const uint8_t*>(value.view().data()));
       if (!GenerateIndexKeys(index, doc, &keys).ok() ||
           !Contains(keys, entry.values_key, entry.type_bits)) {
         Error("index " + index.name() + ": the entry " + key_text +
               " is not a key of the document it points to");
       }
     }
-    return FromRocks(it->status(), "validate");
+    return it->status();
   }
 
-  const Engine& engine_;
   const CollectionMeta& meta_;
-  const rocksdb::ReadOptions& read_options_;
+  const ReadView& view_;
   ValidateResult* result_;
 };
 
 }  // namespace
 
-Status ValidateIndexes(const Engine& engine, const CollectionMeta& meta,
-                       const rocksdb::ReadOptions& read_options, ValidateResult* result) {
-  return IndexValidator(engine, meta, read_options, result).Run();
+Status ValidateIndexes(const CollectionMeta& meta, const ReadView& view, ValidateResult* result) {
+  return IndexValidator(meta, view, result).Run();
 }
 
 }  // namespace rockdoc::internal

@@ -71,8 +71,7 @@ StatusOr<std::optional<Document>> LockAndRead(const Engine& engine, rocksdb::Tra
 // counts the entries seen. The returned Status reports only read failures.
 // The caller holds meta.mu (shared) so that the index set matches the
 // snapshot. Defined in storage/index_validate.cc.
-Status ValidateIndexes(const Engine& engine, const CollectionMeta& meta,
-                       const rocksdb::ReadOptions& read_options, ValidateResult* result);
+Status ValidateIndexes(const CollectionMeta& meta, const ReadView& view, ValidateResult* result);
 
 // Commits, converting RocksDB's status.
 Status Commit(rocksdb::Transaction* txn);

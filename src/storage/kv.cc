@@ -1,0 +1,279 @@
+// storage/kv.cc: the RocksDB side of storage/kv.h.
+#include "storage/kv.h"
+
+#include <rocksdb/iterator.h>
+#include <rocksdb/slice.h>
+#include <rocksdb/utilities/transaction.h>
+#include <rocksdb/utilities/transaction_db.h>
+#include <rocksdb/utilities/write_batch_with_index.h>
+
+#include "storage/engine.h"
+
+namespace rockdoc::internal {
+
+namespace {
+
+rocksdb::Slice AsSlice(std::string_view s) { return rocksdb::Slice(s.data(), s.size()); }
+std::string_view AsView(const rocksdb::Slice& s) { return std::string_view(s.data(), s.size()); }
+
+rocksdb::Transaction* Txn(void* p) { return static_cast<rocksdb::Transaction*>(p); }
+
+const rocksdb::Snapshot* SnapshotOf(const KvSnapshot* s);
+
+}  // namespace
+
+// ---- KvIterator ----
+
+struct KvIterator::Rep {
+  std::string lower, upper;
+  rocksdb::Slice lower_slice, upper_slice;
+  std::unique_ptr<rocksdb::Iterator> it;
+  // A transaction's iterator (its writes over the database) does not keep
+  // to iterate_*_bound on its own side: the bounds are checked here.
+  bool check_bounds = false;
+};
+
+KvIterator::KvIterator(std::unique_ptr<Rep> rep) : rep_(std::move(rep)) {}
+KvIterator::~KvIterator() = default;
+
+bool KvIterator::InBounds() const {
+  if (!rep_->it->Valid()) return false;
+  if (!rep_->check_bounds) return true;
+  std::string_view k = AsView(rep_->it->key());
+  return k >= std::string_view(rep_->lower) && k < std::string_view(rep_->upper);
+}
+
+void KvIterator::SeekToFirst() { rep_->it->Seek(rep_->lower_slice); }
+
+void KvIterator::SeekToLast() {
+  rep_->it->SeekForPrev(rep_->upper_slice);
+  if (rep_->it->Valid() && AsView(rep_->it->key()) >= std::string_view(rep_->upper)) {
+    rep_->it->Prev();
+  }
+}
+
+void KvIterator::Seek(std::string_view key) { rep_->it->Seek(AsSlice(key)); }
+void KvIterator::SeekForPrev(std::string_view key) { rep_->it->SeekForPrev(AsSlice(key)); }
+void KvIterator::Next() { rep_->it->Next(); }
+void KvIterator::Prev() { rep_->it->Prev(); }
+bool KvIterator::Valid() const { return InBounds(); }
+std::string_view KvIterator::key() const { return AsView(rep_->it->key()); }
+std::string_view KvIterator::value() const { return AsView(rep_->it->value()); }
+Status KvIterator::status() const { return FromRocks(rep_->it->status(), "iterator"); }
+
+// ---- PinnedValue ----
+
+struct PinnedValue::Rep {
+  rocksdb::PinnableSlice slice;
+};
+
+PinnedValue::PinnedValue() : rep_(std::make_unique<Rep>()) {}
+PinnedValue::~PinnedValue() = default;
+PinnedValue::PinnedValue(PinnedValue&&) noexcept = default;
+PinnedValue& PinnedValue::operator=(PinnedValue&&) noexcept = default;
+std::string_view PinnedValue::view() const { return AsView(rep_->slice); }
+void PinnedValue::Reset() { rep_->slice.Reset(); }
+
+// ---- KvSnapshot ----
+
+KvSnapshot::KvSnapshot(std::shared_ptr<const Engine> engine) : engine_(std::move(engine)) {
+  snapshot_ = engine_->db()->GetSnapshot();
+}
+
+KvSnapshot::~KvSnapshot() { Release(); }
+
+void KvSnapshot::Release() {
+  if (snapshot_ != nullptr && !engine_->closed()) {
+    engine_->db()->ReleaseSnapshot(static_cast<const rocksdb::Snapshot*>(snapshot_));
+  }
+  snapshot_ = nullptr;
+}
+
+namespace {
+const rocksdb::Snapshot* SnapshotOf(const KvSnapshot* s) {
+  return s == nullptr ? nullptr : static_cast<const rocksdb::Snapshot*>(s->handle());
+}
+}  // namespace
+
+// ---- ReadView ----
+
+ReadView::ReadView(KvTransaction* txn) : engine_(txn->engine()), txn_(txn) {}
+
+namespace {
+rocksdb::ReadOptions ReadOptionsFor(const KvSnapshot* snapshot, KvTransaction* txn, void* raw) {
+  rocksdb::ReadOptions ro;
+  if (txn != nullptr) {
+    ro.snapshot = Txn(raw)->GetSnapshot();
+  } else {
+    ro.snapshot = SnapshotOf(snapshot);
+  }
+  return ro;
+}
+}  // namespace
+
+std::unique_ptr<KvIterator> ReadView::NewIterator(std::string_view lower, std::string_view upper,
+                                                  bool sequential) const {
+  auto rep = std::make_unique<KvIterator::Rep>();
+  rep->lower.assign(lower);
+  rep->upper.assign(upper);
+  rep->lower_slice = rocksdb::Slice(rep->lower);
+  rep->upper_slice = rocksdb::Slice(rep->upper);
+  rocksdb::ReadOptions ro =
+      ReadOptionsFor(snapshot_, txn_, txn_ != nullptr ? txn_->txn_ : nullptr);
+  ro.iterate_lower_bound = &rep->lower_slice;
+  ro.iterate_upper_bound = &rep->upper_slice;
+  ro.adaptive_readahead = sequential;
+  if (txn_ != nullptr) {
+    rep->it.reset(Txn(txn_->txn_)->GetIterator(ro, engine_->data_cf()));
+    rep->check_bounds = true;
+  } else {
+    rep->it.reset(engine_->db()->NewIterator(ro, engine_->data_cf()));
+  }
+  return std::unique_ptr<KvIterator>(new KvIterator(std::move(rep)));
+}
+
+Status ReadView::Get(std::string_view key, PinnedValue* value, bool* found) const {
+  value->Reset();
+  rocksdb::ReadOptions ro =
+      ReadOptionsFor(snapshot_, txn_, txn_ != nullptr ? txn_->txn_ : nullptr);
+  rocksdb::Status s =
+      txn_ != nullptr
+          ? Txn(txn_->txn_)->Get(ro, engine_->data_cf(), AsSlice(key), &value->rep_->slice)
+          : engine_->db()->Get(ro, engine_->data_cf(), AsSlice(key), &value->rep_->slice);
+  *found = s.ok();
+  if (s.IsNotFound()) return Status::OK();
+  return FromRocks(s, "read");
+}
+
+Status ReadView::MultiGet(const std::vector<std::string_view>& keys,
+                          std::vector<PinnedValue>* values, std::vector<bool>* found) const {
+  const size_t n = keys.size();
+  std::vector<rocksdb::Slice> slices;
+  slices.reserve(n);
+  for (std::string_view k : keys) slices.push_back(AsSlice(k));
+  if (values->size() < n) values->resize(n);
+  std::vector<rocksdb::PinnableSlice> pinned(n);
+  std::vector<rocksdb::Status> statuses(n);
+  rocksdb::ReadOptions ro =
+      ReadOptionsFor(snapshot_, txn_, txn_ != nullptr ? txn_->txn_ : nullptr);
+  if (txn_ != nullptr) {
+    Txn(txn_->txn_)->MultiGet(ro, engine_->data_cf(), n, slices.data(), pinned.data(),
+                              statuses.data(), /*sorted_input=*/true);
+  } else {
+    engine_->db()->MultiGet(ro, engine_->data_cf(), n, slices.data(), pinned.data(),
+                            statuses.data(), /*sorted_input=*/true);
+  }
+  found->assign(n, false);
+  Status first;
+  for (size_t i = 0; i < n; ++i) {
+    (*values)[i].rep_->slice = std::move(pinned[i]);
+    if (statuses[i].ok()) {
+      (*found)[i] = true;
+    } else if (!statuses[i].IsNotFound() && first.ok()) {
+      first = FromRocks(statuses[i], "read");
+    }
+  }
+  return first;
+}
+
+Status ReadView::GetCatalog(std::string_view key, std::string* value, bool* found) const {
+  rocksdb::ReadOptions ro =
+      ReadOptionsFor(snapshot_, txn_, txn_ != nullptr ? txn_->txn_ : nullptr);
+  rocksdb::Status s =
+      txn_ != nullptr ? Txn(txn_->txn_)->Get(ro, engine_->catalog_cf(), AsSlice(key), value)
+                      : engine_->db()->Get(ro, engine_->catalog_cf(), AsSlice(key), value);
+  *found = s.ok();
+  if (s.IsNotFound()) return Status::OK();
+  return FromRocks(s, "read");
+}
+
+// ---- KvTransaction ----
+
+KvTransaction::KvTransaction(const Engine* engine, void* txn) : engine_(engine), txn_(txn) {}
+
+KvTransaction::~KvTransaction() {
+  // An unfinished transaction is rolled back by RocksDB's destructor.
+  delete Txn(txn_);
+}
+
+namespace {
+rocksdb::ColumnFamilyHandle* Cf(const Engine* engine, KeySpace space) {
+  return space == KeySpace::kData ? engine->data_cf() : engine->catalog_cf();
+}
+}  // namespace
+
+Status KvTransaction::Put(KeySpace space, std::string_view key, std::string_view value) {
+  return FromRocks(Txn(txn_)->Put(Cf(engine_, space), AsSlice(key), AsSlice(value)), "write");
+}
+
+Status KvTransaction::Delete(KeySpace space, std::string_view key) {
+  return FromRocks(Txn(txn_)->Delete(Cf(engine_, space), AsSlice(key)), "delete");
+}
+
+Status KvTransaction::Merge(KeySpace space, std::string_view key, std::string_view value) {
+  return FromRocks(Txn(txn_)->Merge(Cf(engine_, space), AsSlice(key), AsSlice(value)), "merge");
+}
+
+Status KvTransaction::PutUntracked(KeySpace space, std::string_view key, std::string_view value) {
+  return FromRocks(Txn(txn_)->PutUntracked(Cf(engine_, space), AsSlice(key), AsSlice(value)),
+                   "write");
+}
+
+Status KvTransaction::DeleteUntracked(KeySpace space, std::string_view key) {
+  return FromRocks(Txn(txn_)->DeleteUntracked(Cf(engine_, space), AsSlice(key)), "delete");
+}
+
+Status KvTransaction::MergeUntracked(KeySpace space, std::string_view key,
+                                     std::string_view value) {
+  return FromRocks(Txn(txn_)->MergeUntracked(Cf(engine_, space), AsSlice(key), AsSlice(value)),
+                   "merge");
+}
+
+Status KvTransaction::GetForUpdate(std::string_view key, std::string* value, bool* found) {
+  rocksdb::ReadOptions ro;
+  ro.snapshot = Txn(txn_)->GetSnapshot();
+  rocksdb::Status s = Txn(txn_)->GetForUpdate(ro, engine_->data_cf(), AsSlice(key), value);
+  *found = s.ok();
+  if (s.IsNotFound()) return Status::OK();
+  return FromRocks(s, "lock a document");
+}
+
+Status KvTransaction::Lock(std::string_view key) {
+  rocksdb::ReadOptions ro;
+  ro.snapshot = Txn(txn_)->GetSnapshot();
+  rocksdb::PinnableSlice ignored;
+  rocksdb::Status s = Txn(txn_)->GetForUpdate(ro, engine_->data_cf(), AsSlice(key), &ignored);
+  if (s.IsNotFound()) return Status::OK();
+  return FromRocks(s, "lock a key");
+}
+
+Status KvTransaction::Get(std::string_view key, std::string* value, bool* found) {
+  rocksdb::ReadOptions ro;
+  ro.snapshot = Txn(txn_)->GetSnapshot();
+  rocksdb::Status s = Txn(txn_)->Get(ro, engine_->data_cf(), AsSlice(key), value);
+  *found = s.ok();
+  if (s.IsNotFound()) return Status::OK();
+  return FromRocks(s, "read");
+}
+
+void KvTransaction::SetSavePoint() { Txn(txn_)->SetSavePoint(); }
+
+Status KvTransaction::RollbackToSavePoint() {
+  return FromRocks(Txn(txn_)->RollbackToSavePoint(), "roll back to a savepoint");
+}
+
+Status KvTransaction::PopSavePoint() {
+  return FromRocks(Txn(txn_)->PopSavePoint(), "pop a savepoint");
+}
+
+void KvTransaction::SetLockTimeout(int64_t ms) { Txn(txn_)->SetLockTimeout(ms); }
+
+Status KvTransaction::Commit() { return FromRocks(Txn(txn_)->Commit(), "commit"); }
+
+Status KvTransaction::Rollback() { return FromRocks(Txn(txn_)->Rollback(), "roll back"); }
+
+size_t KvTransaction::write_bytes() const {
+  return Txn(txn_)->GetWriteBatch()->GetWriteBatch()->GetDataSize();
+}
+
+}  // namespace rockdoc::internal

@@ -1,0 +1,204 @@
+// storage/kv.h: the key-value vocabulary the layers above storage/ use, so
+// that no RocksDB type is seen above it.
+//
+//   KvIterator    a bounded iterator over the data column family
+//   PinnedValue   a value read in place (no copy while it lives)
+//   KvSnapshot    a consistent point-in-time view of the whole database
+//   KvTransaction a pessimistic transaction: writes, document locks,
+//                 savepoints, commit; it reads its own writes
+//   ReadView      what a query plan reads: the database at a snapshot, or
+//                 through a transaction (its snapshot plus its own writes)
+//
+// Every failure is returned as a Status (FromRocks's mapping: Busy is
+// WriteConflict, TimedOut is LockTimeout, NoSpace is OutOfDiskSpace, ...);
+// none is dropped.
+//
+// Thread safety: a KvIterator, KvTransaction or PinnedValue is used by one
+// thread at a time; a KvSnapshot may be shared (it is immutable).
+#ifndef ROCKDOC_STORAGE_KV_H_
+#define ROCKDOC_STORAGE_KV_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rockdoc/status.h"
+
+namespace rockdoc::internal {
+
+class Engine;
+
+// The two key spaces (column families): documents, counts' neighbours and
+// index entries in kData; collection metadata and counts in kCatalog
+// (storage/README.md).
+enum class KeySpace { kData, kCatalog };
+
+class KvIterator {
+ public:
+  ~KvIterator();
+  KvIterator(const KvIterator&) = delete;
+  KvIterator& operator=(const KvIterator&) = delete;
+
+  // Positioning, always inside [lower, upper) given at creation.
+  void SeekToFirst();
+  void SeekToLast();
+  void Seek(std::string_view key);         // first key >= key
+  void SeekForPrev(std::string_view key);  // last key <= key
+  void Next();
+  void Prev();
+  bool Valid() const;
+  // Valid only while Valid() and until the next positioning call.
+  std::string_view key() const;
+  std::string_view value() const;
+  // Not OK when iteration stopped on an error (not at the end).
+  Status status() const;
+
+ private:
+  friend class ReadView;
+  struct Rep;
+  explicit KvIterator(std::unique_ptr<Rep> rep);
+  bool InBounds() const;
+  std::unique_ptr<Rep> rep_;
+};
+
+// A value read in place: view() stays valid until Reset() or destruction.
+class PinnedValue {
+ public:
+  PinnedValue();
+  ~PinnedValue();
+  PinnedValue(PinnedValue&&) noexcept;
+  PinnedValue& operator=(PinnedValue&&) noexcept;
+  std::string_view view() const;
+  void Reset();
+
+ private:
+  friend class ReadView;
+  struct Rep;
+  std::unique_ptr<Rep> rep_;
+};
+
+// A point-in-time view of the database, released when destroyed (or when
+// the engine closes: Release()).
+class KvSnapshot {
+ public:
+  explicit KvSnapshot(std::shared_ptr<const Engine> engine);
+  ~KvSnapshot();
+  KvSnapshot(const KvSnapshot&) = delete;
+  KvSnapshot& operator=(const KvSnapshot&) = delete;
+  // Lets go of the RocksDB snapshot (the engine is closing); reads through
+  // it afterwards see the latest state, and the caller stops reading.
+  void Release();
+  const Engine* engine() const { return engine_.get(); }
+  // The storage engine's snapshot, opaque above storage/.
+  const void* handle() const { return snapshot_; }
+
+ private:
+  friend class KvTransaction;
+  std::shared_ptr<const Engine> engine_;
+  const void* snapshot_ = nullptr;  // a rocksdb::Snapshot
+};
+
+class KvTransaction;
+
+// What a plan reads. Copyable and cheap; it points at (does not own) its
+// engine, snapshot or transaction, which must outlive it.
+class ReadView {
+ public:
+  ReadView() = default;
+  // The database at `snapshot` (nullptr: whatever is latest at each read).
+  ReadView(const Engine* engine, const KvSnapshot* snapshot)
+      : engine_(engine), snapshot_(snapshot) {}
+  // Through `txn`: its snapshot and its own uncommitted writes.
+  explicit ReadView(KvTransaction* txn);
+
+  const Engine* engine() const { return engine_; }
+  KvTransaction* transaction() const { return txn_; }
+
+  // An iterator over the data keys in [lower, upper). `sequential` hints a
+  // long forward or backward scan (read-ahead).
+  std::unique_ptr<KvIterator> NewIterator(std::string_view lower, std::string_view upper,
+                                          bool sequential = false) const;
+  // Reads the data key `key` into *value. *found is false (and the status
+  // OK) when there is none.
+  Status Get(std::string_view key, PinnedValue* value, bool* found) const;
+  // Reads `keys` (ascending) at once. (*values)[i] and (*found)[i] as Get's;
+  // the first error is returned.
+  Status MultiGet(const std::vector<std::string_view>& keys, std::vector<PinnedValue>* values,
+                  std::vector<bool>* found) const;
+  // Reads a catalog-space key (a count) into *value; *found as Get's.
+  Status GetCatalog(std::string_view key, std::string* value, bool* found) const;
+
+ private:
+  const Engine* engine_ = nullptr;
+  const KvSnapshot* snapshot_ = nullptr;
+  KvTransaction* txn_ = nullptr;
+};
+
+// A pessimistic RocksDB transaction (Engine::BeginTransaction). Writes lock
+// their keys until commit or rollback.
+class KvTransaction {
+ public:
+  struct Options {
+    // Read everything (and validate every write) at the snapshot taken when
+    // the transaction began: a key written by someone else after it is a
+    // WriteConflict. Multi-document transactions use it; single writes
+    // lock and re-read the latest version instead.
+    bool snapshot = false;
+    // How long to wait for a lock held by another transaction (ms);
+    // negative: the client's lock_timeout_ms. 0: never wait (WriteConflict
+    // at once, as MongoDB's transactions behave).
+    int64_t lock_timeout_ms = -1;
+    // After this long (ms; negative: never) another writer may take this
+    // transaction's locks, and its commit then fails.
+    int64_t expiration_ms = -1;
+  };
+
+  ~KvTransaction();
+  KvTransaction(const KvTransaction&) = delete;
+  KvTransaction& operator=(const KvTransaction&) = delete;
+
+  Status Put(KeySpace space, std::string_view key, std::string_view value);
+  Status Delete(KeySpace space, std::string_view key);
+  Status Merge(KeySpace space, std::string_view key, std::string_view value);
+  // The same without locking the key (the caller holds a lock that covers
+  // it: a non-unique index entry under its locked document, a count that
+  // only merges).
+  Status PutUntracked(KeySpace space, std::string_view key, std::string_view value);
+  Status DeleteUntracked(KeySpace space, std::string_view key);
+  Status MergeUntracked(KeySpace space, std::string_view key, std::string_view value);
+  // Locks `key` (data space) for the rest of the transaction and reads its
+  // current version (with Options::snapshot: fails with WriteConflict when
+  // it changed after the snapshot). *found false when it does not exist.
+  Status GetForUpdate(std::string_view key, std::string* value, bool* found);
+  // Locks a data key without reading it (a unique index key).
+  Status Lock(std::string_view key);
+  // Reads a data key as of the transaction (its own writes included),
+  // without locking.
+  Status Get(std::string_view key, std::string* value, bool* found);
+
+  void SetSavePoint();
+  Status RollbackToSavePoint();
+  Status PopSavePoint();
+  void SetLockTimeout(int64_t ms);
+
+  Status Commit();
+  Status Rollback();
+
+  // Bytes of keys and values written so far.
+  size_t write_bytes() const;
+
+  const Engine* engine() const { return engine_; }
+
+ private:
+  friend class Engine;
+  friend class ReadView;
+  KvTransaction(const Engine* engine, void* txn);
+  const Engine* engine_;
+  void* txn_;  // a rocksdb::Transaction, owned
+};
+
+}  // namespace rockdoc::internal
+
+#endif  // ROCKDOC_STORAGE_KV_H_
