@@ -57,6 +57,7 @@ class Collection;
 class Session;
 namespace internal {
 class SessionState;
+struct OpContext;
 }
 
 struct ClientOptions {
@@ -631,6 +632,9 @@ class Collection {
 
  private:
   friend class Database;
+  StatusOr<InsertManyResult> InsertManyImpl(const std::vector<Document>& docs,
+                                            const InsertManyOptions& options,
+                                            const internal::OpContext& op) const;
   Collection(std::shared_ptr<internal::Engine> engine, std::string db, std::string name,
              std::shared_ptr<internal::SessionState> session = nullptr)
       : engine_(std::move(engine)),

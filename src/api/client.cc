@@ -1,6 +1,7 @@
 // Client and Database: opening a directory, naming databases, and the
 // catalog operations on collections.
 #include "api/client_internal.h"
+#include "api/session_internal.h"
 #include "catalog/catalog.h"
 #include "exec/plan_executor.h"
 #include "rockdoc/client.h"
@@ -54,6 +55,7 @@ Collection Database::GetCollection(std::string_view name) const {
 }
 
 Status Database::CreateCollection(std::string_view name) const {
+  ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "create"));
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   return engine_->catalog().Create(name_, name);
@@ -66,6 +68,7 @@ Status Database::CreateCollection(std::string_view name, DocumentView options) c
 }
 
 StatusOr<std::vector<std::string>> Database::ListCollectionNames() const {
+  ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "listCollections"));
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   ROCKDOC_RETURN_IF_ERROR(internal::ValidateDatabaseName(name_));
@@ -73,6 +76,7 @@ StatusOr<std::vector<std::string>> Database::ListCollectionNames() const {
 }
 
 Status Database::DropCollection(std::string_view name, bool* existed) const {
+  ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "drop"));
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   return engine_->catalog().Drop(name_, name, existed);
@@ -80,12 +84,14 @@ Status Database::DropCollection(std::string_view name, bool* existed) const {
 
 Status Database::RenameCollection(std::string_view from, std::string_view to,
                                   bool drop_target) const {
+  ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "renameCollection"));
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   return engine_->catalog().Rename(name_, from, to, drop_target);
 }
 
 Status Database::Drop() const {
+  ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "dropDatabase"));
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   ROCKDOC_RETURN_IF_ERROR(internal::ValidateDatabaseName(name_));

@@ -1,7 +1,6 @@
 // Collection: the document operations. Reads plan and run a stage tree over
 // a snapshot; writes find their targets that way, then lock, re-read and
 // change each document in a RocksDB transaction (storage/write_ops.h).
-#include <rocksdb/utilities/transaction.h>
 
 #include <algorithm>
 #include <chrono>
@@ -23,6 +22,8 @@ using internal::CollectionMeta;
 using internal::Engine;
 using internal::PlanExecutor;
 using internal::CollectionWriteGuard;
+using internal::OpContext;
+using internal::OpKind;
 
 }  // namespace rockdoc
 
@@ -48,14 +49,37 @@ void BackOff(int attempt) {
 }  // namespace
 
 WriteBatcher::WriteBatcher(const Engine& engine, const CollectionMeta& meta,
-                           const Deadline& deadline, std::function<void()> on_commit)
-    : engine_(engine), meta_(meta), deadline_(deadline), on_commit_(std::move(on_commit)) {}
+                           const Deadline& deadline, std::function<void()> on_commit,
+                           KvTransaction* outer)
+    : engine_(engine),
+      meta_(meta),
+      deadline_(deadline),
+      on_commit_(std::move(on_commit)),
+      outer_(outer) {}
 
 Status WriteBatcher::Apply(const Change& change) {
   ROCKDOC_RETURN_IF_ERROR(failure_);
+  if (outer_ != nullptr) {
+    // Inside a multi-document transaction: no batches, no retries.
+    ROCKDOC_RETURN_IF_ERROR(deadline_.Check());
+    outer_->SetSavePoint();
+    int64_t count_delta = 0;
+    StatusOr<size_t> written = change(outer_, &count_delta);
+    if (written.ok() && *written > 0) {
+      pending_count_ += count_delta;
+      ++pending_documents_;
+      return outer_->PopSavePoint();
+    }
+    Status rolled_back = outer_->RollbackToSavePoint();
+    if (!rolled_back.ok()) {
+      failure_ = rolled_back.WithContext("roll back one document's change");
+      return failure_;
+    }
+    return written.status();
+  }
   for (int attempt = 1;; ++attempt) {
     if (!txn_open_) {
-      txn_ = engine_.BeginTransaction(std::move(txn_));  // recycles the last one
+      txn_ = engine_.Begin({}, std::move(txn_));  // recycles the last one
       txn_open_ = true;
     }
     if (deadline_.is_set()) {
@@ -67,7 +91,7 @@ Status WriteBatcher::Apply(const Change& change) {
     int64_t count_delta = 0;
     StatusOr<size_t> written = change(txn_.get(), &count_delta);
     if (written.ok() && *written > 0) {
-      ROCKDOC_RETURN_IF_ERROR(FromRocks(txn_->PopSavePoint(), "write"));
+      ROCKDOC_RETURN_IF_ERROR(txn_->PopSavePoint());
       pending_count_ += count_delta;
       pending_bytes_ += *written;
       if (++pending_documents_ >= kWriteBatchDocuments || pending_bytes_ >= kWriteBatchBytes) {
@@ -78,10 +102,12 @@ Status WriteBatcher::Apply(const Change& change) {
     // Nothing written, or a failure: undo this document's part (and let go
     // of its locks). A transaction that cannot roll back cannot be
     // committed either: drop it all.
-    rocksdb::Status rolled_back = txn_->RollbackToSavePoint();
+    Status rolled_back = txn_->RollbackToSavePoint();
     if (!rolled_back.ok()) {
-      failure_ = FromRocks(rolled_back, "roll back one document's change");
-      txn_->Rollback().PermitUncheckedError();  // already failing with failure_
+      failure_ = rolled_back.WithContext("roll back one document's change");
+      // Already failing with failure_; destroying the transaction releases
+      // its locks whatever this rollback says.
+      txn_->Rollback().IgnoreError();
       txn_.reset();
       txn_open_ = false;
       pending_documents_ = pending_bytes_ = 0;
@@ -102,13 +128,20 @@ Status WriteBatcher::Apply(const Change& change) {
 
 Status WriteBatcher::Commit() {
   ROCKDOC_RETURN_IF_ERROR(failure_);
+  if (outer_ != nullptr) {
+    // The transaction's owner commits; the counts go in with it.
+    ROCKDOC_RETURN_IF_ERROR(AddToCount(outer_, meta_, &pending_count_));
+    pending_documents_ = 0;
+    if (on_commit_) on_commit_();
+    return Status::OK();
+  }
   if (!txn_open_) return Status::OK();
   txn_open_ = false;
   if (pending_documents_ == 0) {
     // Nothing written (every change was rolled back): just let go.
-    return FromRocks(txn_->Rollback(), "end of a write");
+    return txn_->Rollback().WithContext("end of a write");
   }
-  Status s = CommitWithCount(engine_, txn_.get(), meta_, &pending_count_);
+  Status s = CommitWithCount(txn_.get(), meta_, &pending_count_);
   pending_documents_ = pending_bytes_ = 0;
   pending_count_ = 0;
   if (!s.ok()) {
@@ -121,10 +154,10 @@ Status WriteBatcher::Commit() {
 }
 
 Status InsertOneDocument(const Engine& engine, const CollectionMeta& meta, const Document& doc,
-                         const Deadline& deadline) {
-  WriteBatcher batch(engine, meta, deadline);
+                         const Deadline& deadline, const OpContext& op) {
+  WriteBatcher batch(engine, meta, deadline, {}, op.txn);
   ROCKDOC_RETURN_IF_ERROR(
-      batch.Apply([&](rocksdb::Transaction* txn, int64_t* count_delta) -> StatusOr<size_t> {
+      batch.Apply([&](KvTransaction* txn, int64_t* count_delta) -> StatusOr<size_t> {
         ROCKDOC_RETURN_IF_ERROR(InsertDocument(engine, txn, meta, doc, count_delta));
         return doc.size();
       }));
@@ -133,7 +166,7 @@ Status InsertOneDocument(const Engine& engine, const CollectionMeta& meta, const
 
 Status WriteEachTarget(const Engine& engine, const CollectionMeta& meta,
                        std::vector<WriteTarget> targets, const Deadline& deadline,
-                       const TargetWriter& write, WriteCounts* counts) {
+                       const TargetWriter& write, WriteCounts* counts, const OpContext& op) {
   // One lock order for every writer: record-key order (most plans already
   // produce it; an index scan's order is another).
   auto by_key = [](const WriteTarget& a, const WriteTarget& b) {
@@ -142,14 +175,14 @@ Status WriteEachTarget(const Engine& engine, const CollectionMeta& meta,
   if (!std::is_sorted(targets.begin(), targets.end(), by_key)) {
     std::sort(targets.begin(), targets.end(), by_key);
   }
-  WriteBatcher batch(engine, meta, deadline);
+  WriteBatcher batch(engine, meta, deadline, {}, op.txn);
   for (const WriteTarget& target : targets) {
     TargetOutcome outcome = TargetOutcome::kNoMatch;
     Status s =
-        batch.Apply([&](rocksdb::Transaction* txn, int64_t* count_delta) -> StatusOr<size_t> {
+        batch.Apply([&](KvTransaction* txn, int64_t* count_delta) -> StatusOr<size_t> {
           outcome = TargetOutcome::kNoMatch;
           ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> current,
-                                   LockAndRead(engine, txn, target.record_key));
+                                   LockAndRead(txn, target.record_key));
           if (!current) return size_t{0};  // deleted since we looked
           size_t bytes = 0;
           ROCKDOC_ASSIGN_OR_RETURN(outcome,
@@ -195,18 +228,29 @@ CollectionWriteGuard::CollectionWriteGuard(std::shared_ptr<CollectionMeta> meta)
 namespace rockdoc {
 
 StatusOr<InsertOneResult> Collection::InsertOne(DocumentView doc) const {
-  auto use = engine_->Enter();
-  ROCKDOC_RETURN_IF_ERROR(use.status());
-  ROCKDOC_ASSIGN_OR_RETURN(Document prepared, internal::PrepareInsert(doc));
-  ROCKDOC_ASSIGN_OR_RETURN(auto guard,
-                           CollectionWriteGuard::Acquire(*engine_, db_name_, name_, true));
-  ROCKDOC_RETURN_IF_ERROR(
-      internal::InsertOneDocument(*engine_, *guard.meta(), prepared, internal::Deadline()));
-  return InsertOneResult{Value::FromElement(*prepared.begin())};
+  return internal::RunOperation<StatusOr<InsertOneResult>>(
+      session_, OpKind::kWrite, "insert", [&](const OpContext& op) -> StatusOr<InsertOneResult> {
+        auto use = engine_->Enter();
+        ROCKDOC_RETURN_IF_ERROR(use.status());
+        ROCKDOC_ASSIGN_OR_RETURN(Document prepared, internal::PrepareInsert(doc));
+        ROCKDOC_ASSIGN_OR_RETURN(auto guard,
+                                 CollectionWriteGuard::Acquire(*engine_, db_name_, name_, true));
+        ROCKDOC_RETURN_IF_ERROR(internal::InsertOneDocument(*engine_, *guard.meta(), prepared,
+                                                            internal::Deadline(), op));
+        return InsertOneResult{Value::FromElement(*prepared.begin())};
+      });
 }
 
 StatusOr<InsertManyResult> Collection::InsertMany(const std::vector<Document>& docs,
                                                   const InsertManyOptions& options) const {
+  return internal::RunOperation<StatusOr<InsertManyResult>>(
+      session_, OpKind::kWrite, "insert",
+      [&](const OpContext& op) { return InsertManyImpl(docs, options, op); });
+}
+
+StatusOr<InsertManyResult> Collection::InsertManyImpl(const std::vector<Document>& docs,
+                                                      const InsertManyOptions& options,
+                                                      const internal::OpContext& op) const {
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   InsertManyResult result;
@@ -217,15 +261,18 @@ StatusOr<InsertManyResult> Collection::InsertMany(const std::vector<Document>& d
 
   std::vector<Value> pending_ids;  // inserted in the open transaction
   const internal::Deadline no_deadline;
-  internal::WriteBatcher batch(*engine_, meta, no_deadline, [&] {
-    for (Value& v : pending_ids) result.inserted_ids.push_back(std::move(v));
-    pending_ids.clear();
-  });
+  internal::WriteBatcher batch(
+      *engine_, meta, no_deadline,
+      [&] {
+        for (Value& v : pending_ids) result.inserted_ids.push_back(std::move(v));
+        pending_ids.clear();
+      },
+      op.txn);
   for (size_t i = 0; i < docs.size(); ++i) {
     StatusOr<Document> prepared = internal::PrepareInsert(docs[i]);
     Status s = prepared.status();
     if (s.ok()) {
-      s = batch.Apply([&](rocksdb::Transaction* txn, int64_t* count_delta) -> StatusOr<size_t> {
+      s = batch.Apply([&](internal::KvTransaction* txn, int64_t* count_delta) -> StatusOr<size_t> {
         ROCKDOC_RETURN_IF_ERROR(
             internal::InsertDocument(*engine_, txn, meta, *prepared, count_delta));
         // Pending from here: Apply may commit before it returns.
@@ -236,6 +283,9 @@ StatusOr<InsertManyResult> Collection::InsertMany(const std::vector<Document>& d
     if (!s.ok()) {
       // A failed commit ends the batch: the whole call fails.
       ROCKDOC_RETURN_IF_ERROR(batch.failure());
+      // Inside a transaction a failed insert fails the statement (and the
+      // transaction with it), as in MongoDB.
+      if (op.in_transaction()) return s;
       result.write_errors.push_back(WriteError{i, s});
       if (options.ordered) break;
     }
@@ -245,17 +295,22 @@ StatusOr<InsertManyResult> Collection::InsertMany(const std::vector<Document>& d
 }
 
 StatusOr<std::optional<Document>> Collection::FindById(const Element& id) const {
-  auto use = engine_->Enter();
-  ROCKDOC_RETURN_IF_ERROR(use.status());
-  ROCKDOC_RETURN_IF_ERROR(internal::ValidateDatabaseName(db_name_));
-  std::shared_ptr<CollectionMeta> meta = engine_->catalog().Find(db_name_, name_);
-  if (meta == nullptr) return std::optional<Document>();
-  std::string value;
-  rocksdb::Status s = engine_->db()->Get(rocksdb::ReadOptions(), engine_->data_cf(),
-                                         internal::DocumentKey(*meta, id), &value);
-  if (s.IsNotFound()) return std::optional<Document>();
-  ROCKDOC_RETURN_IF_ERROR(internal::FromRocks(s, "find by _id"));
-  return std::optional<Document>(Document::AdoptValidated(std::move(value)));
+  using Result = StatusOr<std::optional<Document>>;
+  return internal::RunOperation<Result>(
+      session_, OpKind::kRead, "find", [&](const OpContext& op) -> Result {
+        auto use = engine_->Enter();
+        ROCKDOC_RETURN_IF_ERROR(use.status());
+        ROCKDOC_RETURN_IF_ERROR(internal::ValidateDatabaseName(db_name_));
+        std::shared_ptr<CollectionMeta> meta = engine_->catalog().Find(db_name_, name_);
+        if (meta == nullptr) return std::optional<Document>();
+        internal::PinnedValue value;
+        bool found = false;
+        ROCKDOC_RETURN_IF_ERROR(op.View(engine_.get(), nullptr)
+                                    .Get(internal::DocumentKey(*meta, id), &value, &found)
+                                    .WithContext("find by _id"));
+        if (!found) return std::optional<Document>();
+        return std::optional<Document>(Document::AdoptValidated(std::string(value.view())));
+      });
 }
 
 
@@ -263,7 +318,8 @@ namespace {
 
 StatusOr<DeleteResult> DeleteImpl(const std::shared_ptr<Engine>& engine, const std::string& db,
                                   const std::string& name, DocumentView filter, bool multi,
-                                  int64_t max_time_ms, std::optional<Document>* deleted = nullptr,
+                                  int64_t max_time_ms, const OpContext& op,
+                                  std::optional<Document>* deleted = nullptr,
                                   const FindOneAndModifyOptions* fam = nullptr) {
   ROCKDOC_RETURN_IF_ERROR(internal::CheckMaxTimeMS(max_time_ms));
   const internal::Deadline deadline = internal::Deadline::AfterMillis(max_time_ms);
@@ -277,7 +333,7 @@ StatusOr<DeleteResult> DeleteImpl(const std::shared_ptr<Engine>& engine, const s
   DeleteResult result;
   if (guard.meta() == nullptr) return result;
   const CollectionMeta& meta = *guard.meta();
-  auto write = [&](rocksdb::Transaction* txn, std::string_view key, const Document& current,
+  auto write = [&](internal::KvTransaction* txn, std::string_view key, const Document& current,
                    int64_t* count_delta, size_t* bytes) -> StatusOr<internal::TargetOutcome> {
     if (!cq->root->Matches(current)) return internal::TargetOutcome::kNoMatch;  // changed
     ROCKDOC_RETURN_IF_ERROR(
@@ -290,11 +346,11 @@ StatusOr<DeleteResult> DeleteImpl(const std::shared_ptr<Engine>& engine, const s
   // again (bounded) rather than report a spurious miss.
   for (int attempt = 0; attempt < (multi ? 1 : 8); ++attempt) {
     ROCKDOC_ASSIGN_OR_RETURN(auto targets,
-                             internal::FindWriteTargets(engine, &meta, *cq, deadline));
+                             internal::FindWriteTargets(engine, &meta, *cq, deadline, op));
     if (targets.empty()) return result;
     internal::WriteCounts counts;
-    Status s =
-        internal::WriteEachTarget(*engine, meta, std::move(targets), deadline, write, &counts);
+    Status s = internal::WriteEachTarget(*engine, meta, std::move(targets), deadline, write,
+                                         &counts, op);
     result.deleted_count += counts.written;
     ROCKDOC_RETURN_IF_ERROR(s);
     if (multi || result.deleted_count > 0) break;
@@ -306,14 +362,22 @@ StatusOr<DeleteResult> DeleteImpl(const std::shared_ptr<Engine>& engine, const s
 
 StatusOr<DeleteResult> Collection::DeleteOne(DocumentView filter,
                                              const DeleteOptions& options) const {
-  return DeleteImpl(engine_, db_name_, name_, filter, false, options.max_time_ms);
+  return internal::RunOperation<StatusOr<DeleteResult>>(
+      session_, OpKind::kWrite, "delete", [&](const OpContext& op) {
+        return DeleteImpl(engine_, db_name_, name_, filter, false, options.max_time_ms, op);
+      });
 }
 
 StatusOr<std::optional<Document>> Collection::FindOneAndDelete(
     DocumentView filter, const FindOneAndModifyOptions& options) const {
   std::optional<Document> deleted;
-  ROCKDOC_ASSIGN_OR_RETURN(DeleteResult r, DeleteImpl(engine_, db_name_, name_, filter, false,
-                                                      options.max_time_ms, &deleted, &options));
+  ROCKDOC_ASSIGN_OR_RETURN(
+      DeleteResult r,
+      internal::RunOperation<StatusOr<DeleteResult>>(
+          session_, OpKind::kWrite, "findAndModify", [&](const OpContext& op) {
+            return DeleteImpl(engine_, db_name_, name_, filter, false, options.max_time_ms, op,
+                              &deleted, &options);
+          }));
   if (r.deleted_count == 0 || !deleted) return std::optional<Document>();
   if (options.projection.empty()) return deleted;
   ROCKDOC_ASSIGN_OR_RETURN(auto p, internal::MakeProjectionInfo(options.projection, nullptr));
@@ -323,7 +387,10 @@ StatusOr<std::optional<Document>> Collection::FindOneAndDelete(
 
 StatusOr<DeleteResult> Collection::DeleteMany(DocumentView filter,
                                               const DeleteOptions& options) const {
-  return DeleteImpl(engine_, db_name_, name_, filter, true, options.max_time_ms);
+  return internal::RunOperation<StatusOr<DeleteResult>>(
+      session_, OpKind::kWrite, "delete", [&](const OpContext& op) {
+        return DeleteImpl(engine_, db_name_, name_, filter, true, options.max_time_ms, op);
+      });
 }
 
 StatusOr<UpdateResult> Collection::ReplaceOne(DocumentView filter, DocumentView replacement,
@@ -341,15 +408,29 @@ StatusOr<UpdateResult> Collection::ReplaceOne(DocumentView filter, DocumentView 
 }
 
 StatusOr<int64_t> Collection::EstimatedDocumentCount() const {
-  auto use = engine_->Enter();
-  ROCKDOC_RETURN_IF_ERROR(use.status());
-  ROCKDOC_RETURN_IF_ERROR(internal::ValidateDatabaseName(db_name_));
-  std::shared_ptr<CollectionMeta> meta = engine_->catalog().Find(db_name_, name_);
-  if (meta == nullptr) return int64_t{0};
-  return engine_->catalog().ReadCount(meta->id);
+  // The count command, which MongoDB does not run in a transaction.
+  return internal::RunOperation<StatusOr<int64_t>>(
+      session_, OpKind::kCommand, "count", [&](const OpContext& op) -> StatusOr<int64_t> {
+        auto use = engine_->Enter();
+        ROCKDOC_RETURN_IF_ERROR(use.status());
+        ROCKDOC_RETURN_IF_ERROR(internal::ValidateDatabaseName(db_name_));
+        std::shared_ptr<CollectionMeta> meta = engine_->catalog().Find(db_name_, name_);
+        if (meta == nullptr) return int64_t{0};
+        if (op.snapshot == nullptr) return engine_->catalog().ReadCount(meta->id);
+        // A snapshot session: the count as of its snapshot.
+        std::string value;
+        bool found = false;
+        ROCKDOC_RETURN_IF_ERROR(op.View(engine_.get(), nullptr)
+                                    .GetCatalog(internal::Catalog::CountKey(meta->id), &value,
+                                                &found));
+        int64_t n = 0;
+        if (found && value.size() == sizeof(n)) std::memcpy(&n, value.data(), sizeof(n));
+        return n;
+      });
 }
 
 Status Collection::Drop() const {
+  ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "drop"));
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   ROCKDOC_RETURN_IF_ERROR(internal::ValidateDatabaseName(db_name_));
@@ -357,6 +438,7 @@ Status Collection::Drop() const {
 }
 
 StatusOr<ValidateResult> Collection::Validate() const {
+  ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "validate"));
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   ROCKDOC_RETURN_IF_ERROR(internal::ValidateDatabaseName(db_name_));

@@ -6,11 +6,11 @@
 // Index DDL holds the collection's lock exclusively: a build sees a stable
 // collection and publishes the new index set before any writer runs again,
 // so no document is ever written without its entries.
-#include <rocksdb/utilities/transaction.h>
 
 #include <mutex>
 #include <shared_mutex>
 
+#include "api/session_internal.h"
 #include "catalog/catalog.h"
 #include "index/index_descriptor.h"
 #include "index/index_entry.h"
@@ -114,55 +114,51 @@ Status BuildIndex(const Engine& engine, const CollectionMeta& meta, IndexDescrip
   // The collection's lock is held exclusively: no writer can change it, so
   // the latest state is as stable as a snapshot.
   std::string lower = internal::PrefixKey(meta.id), upper = internal::PrefixKey(meta.id + 1);
-  rocksdb::Slice upper_slice(upper);
-  rocksdb::ReadOptions scan_options;
-  scan_options.iterate_upper_bound = &upper_slice;
   // A one-pass scan of the whole collection would only evict hot blocks.
-  scan_options.fill_cache = false;
-  std::unique_ptr<rocksdb::Iterator> it(engine.db()->NewIterator(scan_options, engine.data_cf()));
+  std::unique_ptr<internal::KvIterator> it = internal::ReadView(&engine, nullptr)
+      .NewIterator(lower, upper, /*sequential=*/true, /*fill_cache=*/false);
 
   internal::MultikeyPaths all_paths(index->num_fields());
   internal::MultikeyPaths paths;
   std::vector<internal::IndexKey> keys;
-  std::unique_ptr<rocksdb::Transaction> txn = engine.BeginTransaction();
+  std::unique_ptr<internal::KvTransaction> txn = engine.Begin();
   int64_t indexed = 0;
   int64_t batch_docs = 0;
   size_t batch_bytes = 0;
   std::string existing;
-  for (it->Seek(lower); it->Valid(); it->Next()) {
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
     DocumentView doc(reinterpret_cast<const uint8_t*>(it->value().data()));
-    std::string_view id_key(it->key().data() + lower.size(), it->key().size() - lower.size());
+    std::string_view id_key = it->key().substr(lower.size());
     ROCKDOC_RETURN_IF_ERROR(internal::GenerateIndexKeys(*index, doc, &keys, &paths));
     for (size_t f = 0; f < paths.size(); ++f) all_paths[f].insert(paths[f].begin(), paths[f].end());
     for (const internal::IndexKey& key : keys) {
       std::string entry_key = internal::IndexEntryKey(*index, key.bytes, id_key);
       if (index->unique()) {
         // Reads this batch's writes and the committed batches alike.
-        rocksdb::Status s =
-            txn->Get(rocksdb::ReadOptions(), engine.data_cf(), entry_key, &existing);
-        if (s.ok()) {
+        bool found = false;
+        ROCKDOC_RETURN_IF_ERROR(txn->Get(entry_key, &existing, &found).WithContext("index build"));
+        if (found) {
           return internal::DuplicateKeyError(meta, index->name(),
                                              internal::KeyValuesDocument(*index, key));
         }
-        if (!s.IsNotFound()) return internal::FromRocks(s, "index build");
       }
       std::string value = internal::IndexEntryValue(*index, id_key, key.type_bits);
       batch_bytes += entry_key.size() + value.size();
       // The prefix is unpublished: nothing else can contend for its keys.
-      ROCKDOC_RETURN_IF_ERROR(internal::FromRocks(
-          txn->PutUntracked(engine.data_cf(), entry_key, value), "index build"));
+      ROCKDOC_RETURN_IF_ERROR(
+          txn->PutUntracked(internal::KeySpace::kData, entry_key, value).WithContext("index build"));
     }
     ++indexed;
     if (++batch_docs >= kBuildBatchDocuments || batch_bytes >= kBuildBatchBytes) {
-      ROCKDOC_RETURN_IF_ERROR(internal::Commit(txn.get()));
-      txn = engine.BeginTransaction(std::move(txn));
+      ROCKDOC_RETURN_IF_ERROR(txn->Commit());
+      txn = engine.Begin({}, std::move(txn));
       batch_docs = 0;
       batch_bytes = 0;
       if (progress) progress(indexed);
     }
   }
-  ROCKDOC_RETURN_IF_ERROR(internal::FromRocks(it->status(), "index build scan"));
-  ROCKDOC_RETURN_IF_ERROR(internal::Commit(txn.get()));
+  ROCKDOC_RETURN_IF_ERROR(it->status().WithContext("index build scan"));
+  ROCKDOC_RETURN_IF_ERROR(txn->Commit());
   if (progress) progress(indexed);
   index->SetMultikeyPaths(std::move(all_paths));
   return Status::OK();
@@ -320,6 +316,7 @@ StatusOr<std::vector<std::string>> CreateIndexesImpl(
 
 StatusOr<std::string> Collection::CreateIndex(DocumentView keys, const IndexOptions& options,
                                               const std::function<void(int64_t)>& progress) const {
+  ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "createIndexes"));
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   ROCKDOC_ASSIGN_OR_RETURN(
@@ -331,6 +328,7 @@ StatusOr<std::string> Collection::CreateIndex(DocumentView keys, const IndexOpti
 
 StatusOr<std::vector<std::string>> Collection::CreateIndexes(
     const std::vector<IndexModel>& indexes, const std::function<void(int64_t)>& progress) const {
+  ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "createIndexes"));
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   if (indexes.empty()) {
@@ -350,6 +348,7 @@ StatusOr<std::vector<std::string>> Collection::CreateIndexes(
 }
 
 StatusOr<std::vector<Document>> Collection::ListIndexes() const {
+  ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "listIndexes"));
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   ROCKDOC_RETURN_IF_ERROR(internal::ValidateDatabaseName(db_name_));
@@ -363,6 +362,7 @@ StatusOr<std::vector<Document>> Collection::ListIndexes() const {
 
 Status Collection::DropIndex(std::string_view name) const {
   if (name == "*") return DropIndexes();
+  ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "dropIndexes"));
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   if (name == kIdIndexName) {
@@ -379,6 +379,7 @@ Status Collection::DropIndex(std::string_view name) const {
 }
 
 Status Collection::DropIndexByKey(DocumentView keys) const {
+  ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "dropIndexes"));
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   ROCKDOC_RETURN_IF_ERROR(ValidateBson(keys.bytes()));
@@ -396,6 +397,7 @@ Status Collection::DropIndexByKey(DocumentView keys) const {
 }
 
 Status Collection::DropIndexes() const {
+  ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "dropIndexes"));
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   ROCKDOC_ASSIGN_OR_RETURN(DdlGuard guard,
@@ -408,6 +410,7 @@ Status Collection::DropIndexes() const {
 }
 
 StatusOr<std::vector<Document>> Collection::IndexStats() const {
+  ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "aggregate"));
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   ROCKDOC_RETURN_IF_ERROR(internal::ValidateDatabaseName(db_name_));

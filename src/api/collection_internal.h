@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "api/session_internal.h"
 #include "catalog/catalog.h"
 #include "common/deadline.h"
 #include "exec/plan_executor.h"
@@ -47,10 +48,13 @@ struct WriteTarget {
 // The record keys of documents matching the query (in its sort order; at
 // most `limit`, 0 = all), at a fresh snapshot. MaxTimeMSExpired past
 // `deadline`.
+// Inside a transaction (`op`), at the transaction's snapshot with its own
+// writes.
 StatusOr<std::vector<WriteTarget>> FindWriteTargets(const std::shared_ptr<const Engine>& engine,
                                                     const CollectionMeta* meta,
                                                     const CanonicalQuery& cq,
-                                                    const Deadline& deadline);
+                                                    const Deadline& deadline,
+                                                    const OpContext& op);
 
 // The transaction of a multi-document write (insertMany, updateMany,
 // deleteMany, and the single-document writes through the same path),
@@ -67,6 +71,11 @@ StatusOr<std::vector<WriteTarget>> FindWriteTargets(const std::shared_ptr<const 
 // that document is retried, never the whole operation.
 //
 // The deadline (maxTimeMS) also bounds every lock wait.
+//
+// Inside a multi-document transaction (`outer` not null) the batcher writes
+// into that transaction and never commits: each document's change still
+// runs under a savepoint, but a conflict is returned (the transaction is
+// then aborted, as MongoDB does), and Commit() only adds the count changes.
 class WriteBatcher {
  public:
   static constexpr size_t kWriteBatchDocuments = 1000;
@@ -75,12 +84,12 @@ class WriteBatcher {
   // One document's change inside `txn`: returns the bytes it wrote (0: it
   // wrote nothing, and its locks are let go at once). Count changes go to
   // *count_delta (see InsertDocument). Runs again after a write conflict.
-  using Change = std::function<StatusOr<size_t>(rocksdb::Transaction* txn, int64_t* count_delta)>;
+  using Change = std::function<StatusOr<size_t>(KvTransaction* txn, int64_t* count_delta)>;
 
   // `on_commit` runs after each successful commit: the changes made so far
   // (including one whose Apply has not returned yet) are now durable.
   WriteBatcher(const Engine& engine, const CollectionMeta& meta, const Deadline& deadline,
-               std::function<void()> on_commit = {});
+               std::function<void()> on_commit = {}, KvTransaction* outer = nullptr);
 
   // Makes one document's change. On error the change is rolled back and
   // the batch stays open (the caller decides whether to Commit the rest).
@@ -96,7 +105,8 @@ class WriteBatcher {
   const CollectionMeta& meta_;
   const Deadline& deadline_;
   std::function<void()> on_commit_;
-  std::unique_ptr<rocksdb::Transaction> txn_;
+  KvTransaction* const outer_;
+  std::unique_ptr<KvTransaction> txn_;
   bool txn_open_ = false;
   size_t pending_documents_ = 0;
   size_t pending_bytes_ = 0;
@@ -107,7 +117,7 @@ class WriteBatcher {
 // Inserts one prepared document (PrepareInsert) in its own transaction,
 // retried through write conflicts as WriteBatcher does.
 Status InsertOneDocument(const Engine& engine, const CollectionMeta& meta, const Document& doc,
-                         const Deadline& deadline);
+                         const Deadline& deadline, const OpContext& op);
 
 // What a write did to one target (WriteEachTarget's callback).
 enum class TargetOutcome { kNoMatch, kMatched, kWritten };
@@ -128,18 +138,20 @@ struct WriteCounts {
   int64_t written = 0;
 };
 using TargetWriter = std::function<StatusOr<TargetOutcome>(
-    rocksdb::Transaction* txn, std::string_view record_key, const Document& current,
+    KvTransaction* txn, std::string_view record_key, const Document& current,
     int64_t* count_delta, size_t* bytes_written)>;
 Status WriteEachTarget(const Engine& engine, const CollectionMeta& meta,
                        std::vector<WriteTarget> targets, const Deadline& deadline,
-                       const TargetWriter& write, WriteCounts* counts);
+                       const TargetWriter& write, WriteCounts* counts, const OpContext& op);
 
 // Plans and opens a cursor over `cq` (which the cursor then owns), limited to
 // `max_time_ms` of processing (0 = none; out of range: BadValue).
+// Inside a transaction the cursor reads through it and is invalidated when
+// it ends; in a snapshot session it reads the session's snapshot.
 StatusOr<std::unique_ptr<PlanExecutor>> OpenQuery(const std::shared_ptr<const Engine>& engine,
                                                   const CollectionMeta* meta,
                                                   std::unique_ptr<CanonicalQuery> cq,
-                                                  int64_t max_time_ms = 0);
+                                                  int64_t max_time_ms, const OpContext& op);
 
 // Runs `cq` at the requested verbosity and returns MongoDB's explain.
 StatusOr<Document> ExplainQuery(const std::shared_ptr<const Engine>& engine,

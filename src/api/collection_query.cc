@@ -55,9 +55,13 @@ Status CheckUpdateResultSize(const Document& doc, const std::vector<std::string>
 StatusOr<std::vector<WriteTarget>> FindWriteTargets(const std::shared_ptr<const Engine>& engine,
                                                     const CollectionMeta* meta,
                                                     const CanonicalQuery& cq,
-                                                    const Deadline& deadline) {
-  SnapshotHolder snapshot(engine);
-  ROCKDOC_ASSIGN_OR_RETURN(PreparedPlan plan, PlanQuery(cq, meta, snapshot.context()));
+                                                    const Deadline& deadline,
+                                                    const OpContext& op) {
+  std::optional<SnapshotHolder> snapshot;
+  if (!op.in_transaction()) snapshot.emplace(engine);
+  ROCKDOC_ASSIGN_OR_RETURN(
+      PreparedPlan plan,
+      PlanQuery(cq, meta, op.in_transaction() ? ReadView(op.txn) : snapshot->context()));
   std::vector<WriteTarget> targets;
   DeadlineChecker checker(&deadline);
   while (true) {
@@ -78,12 +82,22 @@ StatusOr<std::vector<WriteTarget>> FindWriteTargets(const std::shared_ptr<const 
 StatusOr<std::unique_ptr<PlanExecutor>> OpenQuery(const std::shared_ptr<const Engine>& engine,
                                                   const CollectionMeta* meta,
                                                   std::unique_ptr<CanonicalQuery> cq,
-                                                  int64_t max_time_ms) {
+                                                  int64_t max_time_ms, const OpContext& op) {
   ROCKDOC_RETURN_IF_ERROR(CheckMaxTimeMS(max_time_ms));
   const int64_t start = max_time_ms > 0 ? MonotonicNanos() : 0;
-  auto snapshot = std::make_unique<SnapshotHolder>(engine);
-  ROCKDOC_ASSIGN_OR_RETURN(PreparedPlan plan, PlanQuery(*cq, meta, snapshot->context()));
+  // The cursor's own snapshot, unless it reads a transaction's or a
+  // snapshot session's (which outlive it, or invalidate it).
+  std::unique_ptr<SnapshotHolder> snapshot;
+  if (!op.in_transaction() && op.snapshot == nullptr) {
+    snapshot = std::make_unique<SnapshotHolder>(engine);
+  }
+  ROCKDOC_ASSIGN_OR_RETURN(PreparedPlan plan,
+                           PlanQuery(*cq, meta, op.View(engine.get(), snapshot.get())));
   auto exec = std::make_unique<PlanExecutor>(engine, std::move(snapshot), std::move(plan.root));
+  if (op.session != nullptr && (op.in_transaction() || op.snapshot != nullptr)) {
+    op.session->AddExecutor(exec.get());
+    exec->SetRegistry(op.session->shared_from_this());
+  }
   // Planning (the trial race) counts towards the limit.
   if (max_time_ms > 0) exec->SetTimeLimit(max_time_ms, MonotonicNanos() - start);
   exec->KeepAlive(std::shared_ptr<const CanonicalQuery>(std::move(cq)));
@@ -116,15 +130,20 @@ StatusOr<Document> ExplainQuery(const std::shared_ptr<const Engine>& engine,
 }  // namespace internal
 
 using internal::CollectionMeta;
+using internal::OpContext;
+using internal::OpKind;
 
 StatusOr<Cursor> Collection::Find(DocumentView filter, const FindOptions& options) const {
-  auto use = engine_->Enter();
-  ROCKDOC_RETURN_IF_ERROR(use.status());
-  ROCKDOC_ASSIGN_OR_RETURN(auto cq, internal::MakeCanonicalQuery(filter, options));
-  ROCKDOC_ASSIGN_OR_RETURN(auto meta, internal::LookupForRead(*engine_, db_name_, name_));
-  ROCKDOC_ASSIGN_OR_RETURN(
-      auto exec, internal::OpenQuery(engine_, meta.get(), std::move(cq), options.max_time_ms));
-  return Cursor(std::move(exec));
+  return internal::RunOperation<StatusOr<Cursor>>(
+      session_, OpKind::kRead, "find", [&](const OpContext& op) -> StatusOr<Cursor> {
+        auto use = engine_->Enter();
+        ROCKDOC_RETURN_IF_ERROR(use.status());
+        ROCKDOC_ASSIGN_OR_RETURN(auto cq, internal::MakeCanonicalQuery(filter, options));
+        ROCKDOC_ASSIGN_OR_RETURN(auto meta, internal::LookupForRead(*engine_, db_name_, name_));
+        ROCKDOC_ASSIGN_OR_RETURN(auto exec, internal::OpenQuery(engine_, meta.get(), std::move(cq),
+                                                                options.max_time_ms, op));
+        return Cursor(std::move(exec));
+      });
 }
 
 StatusOr<std::optional<Document>> Collection::FindOne(DocumentView filter,
@@ -162,27 +181,33 @@ StatusOr<std::unique_ptr<internal::CanonicalQuery>> CountQuery(DocumentView filt
 StatusOr<int64_t> Collection::CountDocuments(DocumentView filter,
                                              const CountOptions& options) const {
   ROCKDOC_RETURN_IF_ERROR(internal::CheckMaxTimeMS(options.max_time_ms));
-  if (filter.empty() && options.skip == 0 && options.limit == 0 && options.hint.empty() &&
-      options.hint_name.empty()) {
-    // Every document: the collection's count is exact (kept in each write's
-    // transaction), no scan needed.
-    return EstimatedDocumentCount();
-  }
-  std::unique_ptr<internal::PlanExecutor> exec;
-  {
-    // As Find: planning under the engine's use, the cursor then on its own.
-    auto use = engine_->Enter();
-    ROCKDOC_RETURN_IF_ERROR(use.status());
-    ROCKDOC_ASSIGN_OR_RETURN(auto cq, CountQuery(filter, options));
-    ROCKDOC_ASSIGN_OR_RETURN(auto meta, internal::LookupForRead(*engine_, db_name_, name_));
-    ROCKDOC_ASSIGN_OR_RETURN(
-        exec, internal::OpenQuery(engine_, meta.get(), std::move(cq), options.max_time_ms));
-  }
-  return exec->CountRemaining();
+  // countDocuments is an aggregation in MongoDB, allowed in a transaction.
+  return internal::RunOperation<StatusOr<int64_t>>(
+      session_, OpKind::kRead, "aggregate", [&](const OpContext& op) -> StatusOr<int64_t> {
+        if (filter.empty() && options.skip == 0 && options.limit == 0 && options.hint.empty() &&
+            options.hint_name.empty() && !op.in_transaction() && op.snapshot == nullptr) {
+          // Every document: the collection's count is exact (kept in each
+          // write's transaction), no scan needed. (A transaction or a
+          // snapshot session counts what its snapshot holds, below.)
+          return EstimatedDocumentCount();
+        }
+        std::unique_ptr<internal::PlanExecutor> exec;
+        {
+          // As Find: planning under the engine's use, the cursor then on its own.
+          auto use = engine_->Enter();
+          ROCKDOC_RETURN_IF_ERROR(use.status());
+          ROCKDOC_ASSIGN_OR_RETURN(auto cq, CountQuery(filter, options));
+          ROCKDOC_ASSIGN_OR_RETURN(auto meta, internal::LookupForRead(*engine_, db_name_, name_));
+          ROCKDOC_ASSIGN_OR_RETURN(exec, internal::OpenQuery(engine_, meta.get(), std::move(cq),
+                                                             options.max_time_ms, op));
+        }
+        return exec->CountRemaining();
+      });
 }
 
 StatusOr<Document> Collection::ExplainCount(DocumentView filter, const CountOptions& options,
                                             ExplainVerbosity verbosity) const {
+  ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "explain"));
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   ROCKDOC_ASSIGN_OR_RETURN(auto cq, CountQuery(filter, options));
@@ -259,6 +284,7 @@ StatusOr<std::vector<Value>> Collection::Distinct(std::string_view field, Docume
 
 StatusOr<Document> Collection::ExplainFind(DocumentView filter, const FindOptions& options,
                                            ExplainVerbosity verbosity) const {
+  ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "explain"));
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   ROCKDOC_ASSIGN_OR_RETURN(auto cq, internal::MakeCanonicalQuery(filter, options));

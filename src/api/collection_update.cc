@@ -13,6 +13,8 @@
 namespace rockdoc {
 
 using internal::CollectionWriteGuard;
+using internal::OpContext;
+using internal::OpKind;
 
 namespace {
 
@@ -55,7 +57,8 @@ StatusOr<FindOptions> TargetFindOptions(const UpdateRequest& req) {
 
 StatusOr<UpdateResult> RunUpdateOnce(const std::shared_ptr<internal::Engine>& engine,
                                      const std::string& db, const std::string& name,
-                                     const UpdateRequest& req, std::optional<Document>* returned) {
+                                     const UpdateRequest& req, std::optional<Document>* returned,
+                                     const OpContext& op) {
   ROCKDOC_RETURN_IF_ERROR(internal::CheckMaxTimeMS(req.max_time_ms));
   const internal::Deadline deadline = internal::Deadline::AfterMillis(req.max_time_ms);
   auto use = engine->Enter();
@@ -76,7 +79,7 @@ StatusOr<UpdateResult> RunUpdateOnce(const std::shared_ptr<internal::Engine>& en
   const internal::CollectionMeta* meta = guard.meta();
   const int64_t now = NowMillis();
   if (meta != nullptr) {
-    auto write = [&](rocksdb::Transaction* txn, std::string_view key, const Document& doc,
+    auto write = [&](internal::KvTransaction* txn, std::string_view key, const Document& doc,
                      int64_t* /*count_delta*/, size_t* bytes) -> StatusOr<internal::TargetOutcome> {
       if (req.want_document) returned->reset();  // from an attempt rolled back
       MatchDetails details;
@@ -105,11 +108,11 @@ StatusOr<UpdateResult> RunUpdateOnce(const std::shared_ptr<internal::Engine>& en
     // we lock it: look again, a bounded number of times.
     for (int attempt = 0; attempt < (req.multi ? 1 : 8); ++attempt) {
       ROCKDOC_ASSIGN_OR_RETURN(auto targets,
-                               internal::FindWriteTargets(engine, meta, *cq, deadline));
+                               internal::FindWriteTargets(engine, meta, *cq, deadline, op));
       if (targets.empty()) break;
       internal::WriteCounts counts;
-      Status s =
-          internal::WriteEachTarget(*engine, *meta, std::move(targets), deadline, write, &counts);
+      Status s = internal::WriteEachTarget(*engine, *meta, std::move(targets), deadline, write,
+                                           &counts, op);
       result.matched_count += counts.matched;
       result.modified_count += counts.written;
       ROCKDOC_RETURN_IF_ERROR(s);
@@ -124,7 +127,7 @@ StatusOr<UpdateResult> RunUpdateOnce(const std::shared_ptr<internal::Engine>& en
   ROCKDOC_ASSIGN_OR_RETURN(Document seeded, driver.ProduceUpsertDocument(req.filter, ctx));
   ROCKDOC_RETURN_IF_ERROR(internal::CheckUpdateResultSize(seeded));
   ROCKDOC_ASSIGN_OR_RETURN(Document doc, internal::PrepareInsert(seeded));
-  ROCKDOC_RETURN_IF_ERROR(internal::InsertOneDocument(*engine, *meta, doc, deadline));
+  ROCKDOC_RETURN_IF_ERROR(internal::InsertOneDocument(*engine, *meta, doc, deadline, op));
   result.upserted_id = Value::FromElement(*doc.begin());
   if (req.want_document && req.return_after) *returned = std::move(doc);
   return result;
@@ -135,15 +138,22 @@ StatusOr<UpdateResult> RunUpdateOnce(const std::shared_ptr<internal::Engine>& en
 // MongoDB retries it; a duplicate that persists is a real conflict.
 StatusOr<UpdateResult> RunUpdate(const std::shared_ptr<internal::Engine>& engine,
                                  const std::string& db, const std::string& name,
-                                 const UpdateRequest& req, std::optional<Document>* returned) {
-  constexpr int kUpsertAttempts = 3;
-  for (int attempt = 1;; ++attempt) {
-    StatusOr<UpdateResult> r = RunUpdateOnce(engine, db, name, req, returned);
-    if (r.ok() || !req.upsert || attempt == kUpsertAttempts ||
-        r.status().code() != ErrorCode::kDuplicateKey) {
-      return r;
-    }
-  }
+                                 const UpdateRequest& req, std::optional<Document>* returned,
+                                 const std::shared_ptr<internal::SessionState>& session,
+                                 std::string_view command) {
+  return internal::RunOperation<StatusOr<UpdateResult>>(
+      session, OpKind::kWrite, command, [&](const OpContext& op) -> StatusOr<UpdateResult> {
+        // Inside a transaction the insert cannot lose a race it could win
+        // by retrying: a concurrent insert is a write conflict there.
+        const int upsert_attempts = op.in_transaction() ? 1 : 3;
+        for (int attempt = 1;; ++attempt) {
+          StatusOr<UpdateResult> r = RunUpdateOnce(engine, db, name, req, returned, op);
+          if (r.ok() || !req.upsert || attempt >= upsert_attempts ||
+              r.status().code() != ErrorCode::kDuplicateKey) {
+            return r;
+          }
+        }
+      });
 }
 
 StatusOr<std::optional<Document>> Project(std::optional<Document> doc, const Document& spec) {
@@ -178,12 +188,14 @@ UpdateRequest RequestFor(DocumentView filter, DocumentView update, const UpdateO
 
 StatusOr<UpdateResult> Collection::UpdateOne(DocumentView filter, DocumentView update,
                                              const UpdateOptions& options) const {
-  return RunUpdate(engine_, db_name_, name_, RequestFor(filter, update, options, false), nullptr);
+  return RunUpdate(engine_, db_name_, name_, RequestFor(filter, update, options, false), nullptr,
+                   session_, "update");
 }
 
 StatusOr<UpdateResult> Collection::UpdateMany(DocumentView filter, DocumentView update,
                                               const UpdateOptions& options) const {
-  return RunUpdate(engine_, db_name_, name_, RequestFor(filter, update, options, true), nullptr);
+  return RunUpdate(engine_, db_name_, name_, RequestFor(filter, update, options, true), nullptr,
+                   session_, "update");
 }
 
 StatusOr<std::optional<Document>> Collection::FindOneAndUpdate(
@@ -198,7 +210,8 @@ StatusOr<std::optional<Document>> Collection::FindOneAndUpdate(
   req.return_after = options.return_document == ReturnDocument::kAfter;
   req.max_time_ms = options.max_time_ms;
   std::optional<Document> returned;
-  ROCKDOC_RETURN_IF_ERROR(RunUpdate(engine_, db_name_, name_, req, &returned).status());
+  ROCKDOC_RETURN_IF_ERROR(
+      RunUpdate(engine_, db_name_, name_, req, &returned, session_, "findAndModify").status());
   return Project(std::move(returned), options.projection);
 }
 
@@ -236,6 +249,7 @@ StatusOr<Document> ExplainWrite(const std::shared_ptr<internal::Engine>& engine,
 StatusOr<Document> Collection::ExplainUpdate(DocumentView filter, DocumentView update, bool multi,
                                              const UpdateOptions& options,
                                              ExplainVerbosity verbosity) const {
+  ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "explain"));
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   ROCKDOC_RETURN_IF_ERROR(ValidateBson(update.bytes()));
@@ -248,6 +262,7 @@ StatusOr<Document> Collection::ExplainUpdate(DocumentView filter, DocumentView u
 
 StatusOr<Document> Collection::ExplainDelete(DocumentView filter, bool multi,
                                              ExplainVerbosity verbosity) const {
+  ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "explain"));
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   FindOptions fo;

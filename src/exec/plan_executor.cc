@@ -13,6 +13,7 @@ PlanExecutor::PlanExecutor(std::shared_ptr<const Engine> engine,
 
 PlanExecutor::~PlanExecutor() {
   // Hold off Close() while the iterators go, then drop them in order.
+  if (registry_) registry_->RemoveExecutor(this);
   auto use = engine_->Enter();
   engine_->Unregister(this);
   if (use.status().ok()) {

@@ -30,6 +30,16 @@ class SnapshotHolder : public KvSnapshot {
   ReadView context() const { return ReadView(engine(), this); }
 };
 
+class PlanExecutor;
+
+// Something that tracks executors (a session whose transaction they read
+// through): told when one goes away.
+class ExecutorRegistry {
+ public:
+  virtual ~ExecutorRegistry() = default;
+  virtual void RemoveExecutor(PlanExecutor* exec) = 0;
+};
+
 class PlanExecutor : public CursorImpl, public EngineResource {
  public:
   // Takes the tree and the snapshot it reads (null when the tree reads
@@ -68,6 +78,8 @@ class PlanExecutor : public CursorImpl, public EngineResource {
   // Keeps `owner` (what the stage tree points into: the parsed query) alive
   // as long as the tree.
   void KeepAlive(std::shared_ptr<const void> owner) { owner_ = std::move(owner); }
+  // Tells `registry` when this executor is destroyed (it keeps it alive).
+  void SetRegistry(std::shared_ptr<ExecutorRegistry> registry) { registry_ = std::move(registry); }
 
  private:
   // Works the plan to its next result, under the caller's engine use.
@@ -79,6 +91,7 @@ class PlanExecutor : public CursorImpl, public EngineResource {
   bool Stop(const Status& why);
 
   std::shared_ptr<const void> owner_;  // declared first: destroyed after the tree
+  std::shared_ptr<ExecutorRegistry> registry_;
   std::shared_ptr<const Engine> engine_;
   std::unique_ptr<SnapshotHolder> snapshot_;
   std::unique_ptr<PlanStage> root_;

@@ -112,7 +112,7 @@ rocksdb::ReadOptions ReadOptionsFor(const KvSnapshot* snapshot, KvTransaction* t
 }  // namespace
 
 std::unique_ptr<KvIterator> ReadView::NewIterator(std::string_view lower, std::string_view upper,
-                                                  bool sequential) const {
+                                                  bool sequential, bool fill_cache) const {
   auto rep = std::make_unique<KvIterator::Rep>();
   rep->lower.assign(lower);
   rep->upper.assign(upper);
@@ -123,6 +123,7 @@ std::unique_ptr<KvIterator> ReadView::NewIterator(std::string_view lower, std::s
   ro.iterate_lower_bound = &rep->lower_slice;
   ro.iterate_upper_bound = &rep->upper_slice;
   ro.adaptive_readahead = sequential;
+  ro.fill_cache = fill_cache;
   if (txn_ != nullptr) {
     rep->it.reset(Txn(txn_->txn_)->GetIterator(ro, engine_->data_cf()));
     rep->check_bounds = true;

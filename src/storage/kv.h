@@ -117,9 +117,10 @@ class ReadView {
   KvTransaction* transaction() const { return txn_; }
 
   // An iterator over the data keys in [lower, upper). `sequential` hints a
-  // long forward or backward scan (read-ahead).
+  // long forward or backward scan (read-ahead); `fill_cache` false keeps a
+  // one-pass bulk scan (an index build) from evicting hot blocks.
   std::unique_ptr<KvIterator> NewIterator(std::string_view lower, std::string_view upper,
-                                          bool sequential = false) const;
+                                          bool sequential = false, bool fill_cache = true) const;
   // Reads the data key `key` into *value. *found is false (and the status
   // OK) when there is none.
   Status Get(std::string_view key, PinnedValue* value, bool* found) const;

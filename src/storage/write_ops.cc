@@ -12,8 +12,6 @@ namespace rockdoc::internal {
 
 namespace {
 
-rocksdb::Slice AsSlice(std::string_view s) { return rocksdb::Slice(s.data(), s.size()); }
-
 std::string CountDelta(int64_t delta) {
   std::string v;
   AppendLE<int64_t>(&v, delta);
@@ -206,14 +204,14 @@ Status PublishMultikeyPaths(const Engine& engine, const CollectionMeta& meta,
 // fails with DuplicateKey when another document holds it. The lock is taken
 // whether or not the entry exists, so of two concurrent writers of the same
 // key the second waits for the first to commit and then sees its entry.
-Status CheckUniqueKey(const Engine& engine, rocksdb::Transaction* txn, const CollectionMeta& meta,
+Status CheckUniqueKey(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
                       const IndexDescriptor& index, const IndexKey& key, std::string_view id_key) {
   std::string entry_key = IndexEntryKey(index, key.bytes, id_key);
   std::string value;
-  rocksdb::Status s =
-      txn->GetForUpdate(rocksdb::ReadOptions(), engine.data_cf(), entry_key, &value);
-  if (s.IsNotFound()) return Status::OK();
-  if (!s.ok()) return FromRocks(s, "unique index check in " + meta.full_name());
+  bool found = false;
+  Status s = txn->GetForUpdate(entry_key, &value, &found);
+  if (!s.ok()) return s.WithContext("unique index check in " + meta.full_name());
+  if (!found) return Status::OK();
   IndexEntryView existing;
   ROCKDOC_RETURN_IF_ERROR(ParseIndexEntry(index, entry_key, value, &existing));
   if (existing.id_key == id_key) return Status::OK();  // our own entry
@@ -223,21 +221,19 @@ Status CheckUniqueKey(const Engine& engine, rocksdb::Transaction* txn, const Col
 // Entries of non-unique indexes carry the _id in their key, so only writers
 // of that document touch them, and those hold its lock: the entry needs no
 // lock of its own. Unique entries are shared by value and stay locked.
-Status PutEntry(const Engine& engine, rocksdb::Transaction* txn, const IndexDescriptor& index,
+Status PutEntry(const Engine& engine, KvTransaction* txn, const IndexDescriptor& index,
                 const IndexKey& key, std::string_view id_key) {
   std::string k = IndexEntryKey(index, key.bytes, id_key);
   std::string v = IndexEntryValue(index, id_key, key.type_bits);
-  rocksdb::Status s =
-      index.unique() ? txn->Put(engine.data_cf(), k, v) : txn->PutUntracked(engine.data_cf(), k, v);
-  return FromRocks(s, "index write");
+  return index.unique() ? txn->Put(KeySpace::kData, k, v)
+                        : txn->PutUntracked(KeySpace::kData, k, v);
 }
 
-Status DeleteEntry(const Engine& engine, rocksdb::Transaction* txn, const IndexDescriptor& index,
+Status DeleteEntry(const Engine& engine, KvTransaction* txn, const IndexDescriptor& index,
                    const IndexKey& key, std::string_view id_key) {
   std::string k = IndexEntryKey(index, key.bytes, id_key);
-  rocksdb::Status s =
-      index.unique() ? txn->Delete(engine.data_cf(), k) : txn->DeleteUntracked(engine.data_cf(), k);
-  return FromRocks(s, "index delete");
+  return index.unique() ? txn->Delete(KeySpace::kData, k)
+                        : txn->DeleteUntracked(KeySpace::kData, k);
 }
 
 // The keystring of the _id inside a record key (after the 4-byte prefix).
@@ -245,7 +241,7 @@ std::string_view IdKeyOf(std::string_view record_key) { return record_key.substr
 
 }  // namespace
 
-Status InsertDocument(const Engine& engine, rocksdb::Transaction* txn, const CollectionMeta& meta,
+Status InsertDocument(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
                       DocumentView doc, int64_t* count_delta) {
   Element id = *doc.begin();
   std::string key = DocumentKey(meta, id);
@@ -256,13 +252,14 @@ Status InsertDocument(const Engine& engine, rocksdb::Transaction* txn, const Col
   DocumentIndexKeys doc_keys;
   ROCKDOC_RETURN_IF_ERROR(GenerateAllKeys(*indexes, doc, &doc_keys, /*want_paths=*/true));
   std::string existing;
-  rocksdb::Status s = txn->GetForUpdate(rocksdb::ReadOptions(), engine.data_cf(), key, &existing);
-  if (s.ok()) {
+  bool exists = false;
+  Status s = txn->GetForUpdate(key, &existing, &exists);
+  if (!s.ok()) return s.WithContext("insert into " + meta.full_name());
+  if (exists) {
     BsonBuilder dup;
     dup.AppendElement(id);
     return DuplicateKeyError(meta, "_id_", std::move(dup).Build());
   }
-  if (!s.IsNotFound()) return FromRocks(s, "insert into " + meta.full_name());
   for (size_t i = 0; i < indexes->size(); ++i) {
     const IndexDescriptor& index = *indexes->all()[i];
     if (!index.unique()) continue;
@@ -273,8 +270,8 @@ Status InsertDocument(const Engine& engine, rocksdb::Transaction* txn, const Col
   if (!indexes->empty()) {
     ROCKDOC_RETURN_IF_ERROR(PublishMultikeyPaths(engine, meta, *indexes, doc_keys));
   }
-  s = txn->Put(engine.data_cf(), key, AsSlice(doc.bytes()));
-  if (!s.ok()) return FromRocks(s, "insert into " + meta.full_name());
+  s = txn->Put(KeySpace::kData, key, doc.bytes());
+  if (!s.ok()) return s.WithContext("insert into " + meta.full_name());
   for (size_t i = 0; i < indexes->size(); ++i) {
     for (const IndexKey& k : doc_keys.keys[i]) {
       ROCKDOC_RETURN_IF_ERROR(PutEntry(engine, txn, *indexes->all()[i], k, id_key));
@@ -284,16 +281,15 @@ Status InsertDocument(const Engine& engine, rocksdb::Transaction* txn, const Col
     ++*count_delta;
     return Status::OK();
   }
-  s = txn->MergeUntracked(engine.catalog_cf(), Catalog::CountKey(meta.id), CountDelta(1));
-  return FromRocks(s, "count update");
+  return txn->MergeUntracked(KeySpace::kCatalog, Catalog::CountKey(meta.id), CountDelta(1));
 }
 
-Status ReplaceDocument(const Engine& engine, rocksdb::Transaction* txn, const CollectionMeta& meta,
+Status ReplaceDocument(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
                        std::string_view key, DocumentView old_doc, DocumentView new_doc) {
   std::shared_ptr<const IndexSet> indexes = meta.indexes();
   if (indexes->empty()) {
-    rocksdb::Status s = txn->Put(engine.data_cf(), AsSlice(key), AsSlice(new_doc.bytes()));
-    return FromRocks(s, "update in " + meta.full_name());
+    return txn->Put(KeySpace::kData, key, new_doc.bytes())
+        .WithContext("update in " + meta.full_name());
   }
   const std::string_view id_key = IdKeyOf(key);
   DocumentIndexKeys old_keys, new_keys;
@@ -337,8 +333,8 @@ Status ReplaceDocument(const Engine& engine, rocksdb::Transaction* txn, const Co
     }
   }
   ROCKDOC_RETURN_IF_ERROR(PublishMultikeyPaths(engine, meta, *indexes, new_keys));
-  rocksdb::Status s = txn->Put(engine.data_cf(), AsSlice(key), AsSlice(new_doc.bytes()));
-  if (!s.ok()) return FromRocks(s, "update in " + meta.full_name());
+  Status s = txn->Put(KeySpace::kData, key, new_doc.bytes());
+  if (!s.ok()) return s.WithContext("update in " + meta.full_name());
   for (const Change& c : changes) {
     const IndexDescriptor& index = *indexes->all()[c.index];
     ROCKDOC_RETURN_IF_ERROR(c.put ? PutEntry(engine, txn, index, *c.key, id_key)
@@ -347,13 +343,13 @@ Status ReplaceDocument(const Engine& engine, rocksdb::Transaction* txn, const Co
   return Status::OK();
 }
 
-Status DeleteDocument(const Engine& engine, rocksdb::Transaction* txn, const CollectionMeta& meta,
+Status DeleteDocument(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
                       std::string_view key, DocumentView old_doc, int64_t* count_delta) {
   std::shared_ptr<const IndexSet> indexes = meta.indexes();
   DocumentIndexKeys old_keys;
   ROCKDOC_RETURN_IF_ERROR(GenerateAllKeys(*indexes, old_doc, &old_keys, /*want_paths=*/false));
-  rocksdb::Status s = txn->Delete(engine.data_cf(), AsSlice(key));
-  if (!s.ok()) return FromRocks(s, "delete from " + meta.full_name());
+  Status s = txn->Delete(KeySpace::kData, key);
+  if (!s.ok()) return s.WithContext("delete from " + meta.full_name());
   const std::string_view id_key = IdKeyOf(key);
   for (size_t i = 0; i < indexes->size(); ++i) {
     for (const IndexKey& k : old_keys.keys[i]) {
@@ -364,32 +360,29 @@ Status DeleteDocument(const Engine& engine, rocksdb::Transaction* txn, const Col
     --*count_delta;
     return Status::OK();
   }
-  s = txn->MergeUntracked(engine.catalog_cf(), Catalog::CountKey(meta.id), CountDelta(-1));
-  return FromRocks(s, "count update");
+  return txn->MergeUntracked(KeySpace::kCatalog, Catalog::CountKey(meta.id), CountDelta(-1));
 }
 
-StatusOr<std::optional<Document>> LockAndRead(const Engine& engine, rocksdb::Transaction* txn,
-                                              std::string_view key) {
+StatusOr<std::optional<Document>> LockAndRead(KvTransaction* txn, std::string_view key) {
   std::string value;
-  rocksdb::Status s = txn->GetForUpdate(rocksdb::ReadOptions(), engine.data_cf(), AsSlice(key),
-                                        &value);
-  if (s.IsNotFound()) return std::optional<Document>();
-  if (!s.ok()) return FromRocks(s, "read for update");
+  bool found = false;
+  ROCKDOC_RETURN_IF_ERROR(txn->GetForUpdate(key, &value, &found).WithContext("read for update"));
+  if (!found) return std::optional<Document>();
   return std::optional<Document>(Document::AdoptValidated(std::move(value)));
 }
 
-Status Commit(rocksdb::Transaction* txn) { return FromRocks(txn->Commit(), "commit"); }
-
-Status CommitWithCount(const Engine& engine, rocksdb::Transaction* txn,
-                       const CollectionMeta& meta, int64_t* count_delta) {
+Status AddToCount(KvTransaction* txn, const CollectionMeta& meta, int64_t* count_delta) {
   if (*count_delta != 0) {
-    rocksdb::Status s = txn->MergeUntracked(engine.catalog_cf(), Catalog::CountKey(meta.id),
-                                            CountDelta(*count_delta));
-    ROCKDOC_RETURN_IF_ERROR(FromRocks(s, "count update"));
+    ROCKDOC_RETURN_IF_ERROR(
+        txn->MergeUntracked(KeySpace::kCatalog, Catalog::CountKey(meta.id), CountDelta(*count_delta)));
   }
-  ROCKDOC_RETURN_IF_ERROR(Commit(txn));
   *count_delta = 0;
   return Status::OK();
+}
+
+Status CommitWithCount(KvTransaction* txn, const CollectionMeta& meta, int64_t* count_delta) {
+  ROCKDOC_RETURN_IF_ERROR(AddToCount(txn, meta, count_delta));
+  return txn->Commit();
 }
 
 }  // namespace rockdoc::internal

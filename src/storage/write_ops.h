@@ -7,8 +7,6 @@
 #ifndef ROCKDOC_STORAGE_WRITE_OPS_H_
 #define ROCKDOC_STORAGE_WRITE_OPS_H_
 
-#include <rocksdb/utilities/transaction.h>
-
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,21 +45,20 @@ std::string DocumentKey(const CollectionMeta& meta, const Element& id);
 // a transaction's indexed batch walks all the earlier ones, so one merge per
 // document makes a batch of n documents cost O(n^2) (it was 70% of the time
 // of an InsertMany of 1,000 small documents).
-Status InsertDocument(const Engine& engine, rocksdb::Transaction* txn, const CollectionMeta& meta,
+Status InsertDocument(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
                       DocumentView doc, int64_t* count_delta = nullptr);
 // Within `txn`: replaces the stored `old_doc` at `key` by `new_doc` (same _id).
-Status ReplaceDocument(const Engine& engine, rocksdb::Transaction* txn,
+Status ReplaceDocument(const Engine& engine, KvTransaction* txn,
                        const CollectionMeta& meta, std::string_view key, DocumentView old_doc,
                        DocumentView new_doc);
 // Within `txn`: deletes the stored `old_doc` at `key`.
 // `count_delta` as for InsertDocument.
-Status DeleteDocument(const Engine& engine, rocksdb::Transaction* txn, const CollectionMeta& meta,
+Status DeleteDocument(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
                       std::string_view key, DocumentView old_doc, int64_t* count_delta = nullptr);
 
 // Reads the current version of the document at `key` and locks it for the
 // rest of `txn`. nullopt when it no longer exists.
-StatusOr<std::optional<Document>> LockAndRead(const Engine& engine, rocksdb::Transaction* txn,
-                                              std::string_view key);
+StatusOr<std::optional<Document>> LockAndRead(KvTransaction* txn, std::string_view key);
 
 // Checks every secondary index of `meta` against the documents, both ways,
 // as of the snapshot in `read_options`: each document's keys have entries
@@ -73,12 +70,11 @@ StatusOr<std::optional<Document>> LockAndRead(const Engine& engine, rocksdb::Tra
 // snapshot. Defined in storage/index_validate.cc.
 Status ValidateIndexes(const CollectionMeta& meta, const ReadView& view, ValidateResult* result);
 
-// Commits, converting RocksDB's status.
-Status Commit(rocksdb::Transaction* txn);
-// Adds *count_delta (the count changes gathered by InsertDocument and
-// DeleteDocument) to `meta`'s count in one merge, commits, and zeroes it.
-Status CommitWithCount(const Engine& engine, rocksdb::Transaction* txn,
-                       const CollectionMeta& meta, int64_t* count_delta);
+// Merges *count_delta (the count changes gathered by InsertDocument and
+// DeleteDocument) into `meta`'s count inside `txn`, and zeroes it.
+Status AddToCount(KvTransaction* txn, const CollectionMeta& meta, int64_t* count_delta);
+// AddToCount, then commits.
+Status CommitWithCount(KvTransaction* txn, const CollectionMeta& meta, int64_t* count_delta);
 
 }  // namespace rockdoc::internal
 
