@@ -48,6 +48,7 @@ void SessionState::ReleaseEngineResources() {
   DropTransactionLocked(
       Status(ErrorCode::kIllegalOperation, "the database was closed under this transaction"));
   if (snapshot_ != nullptr) snapshot_->Release();
+  if (state_ == TxnState::kInProgress) server_aborted_ = true;
   closed_ = true;
 }
 
@@ -168,7 +169,12 @@ Status SessionState::CommitTransaction() {
       break;
   }
   state_ = TxnState::kCommitted;
-  if (server_aborted_ || ExpiredLocked()) {
+  if (closed_) {
+    commit_result_ = Status(ErrorCode::kIllegalOperation,
+                            "the database was closed under this transaction");
+    return commit_result_;
+  }
+  if (server_aborted_ || txn_ == nullptr || ExpiredLocked()) {
     DropTransactionLocked(NoSuchTransaction());
     commit_result_ = NoSuchTransaction();
     return commit_result_;
