@@ -298,6 +298,48 @@ TEST_F(PlannerTest, ExplainOfUpdateAndDeleteShowsTheTargetPlan) {
   EXPECT_EQ(coll_->CountDocuments(Json("{}")).value(), 2);
 }
 
+// UPDATE, DELETE and COUNT are real stages over the plan (issue 12): at
+// executionStats they run dry and report what the write would do, with
+// the figures of the plan beneath them.
+TEST_F(PlannerTest, WriteAndCountStagesReportTheirFigures) {
+  Insert({R"({"_id": 1, "a": 1, "b": 0})", R"({"_id": 2, "a": 2, "b": 0})",
+          R"({"_id": 3, "a": 2, "b": 5})", R"({"_id": 4, "a": 3, "b": 0})"});
+  ASSERT_TRUE(coll_->CreateIndex(Json(R"({"a": 1})")).ok());
+  // Two documents match, one of which already has b: 5 (no change).
+  auto u = coll_->ExplainUpdate(Json(R"({"a": 2})"), Json(R"({"$set": {"b": 5}})"), true, {},
+                                ExplainVerbosity::kExecutionStats);
+  ASSERT_TRUE(u.ok()) << u.status();
+  EXPECT_EQ(u->GetPath("executionStats.executionStages.stage").String(), "UPDATE");
+  EXPECT_EQ(Count(*u, "executionStats.executionStages.nMatched"), 2);
+  EXPECT_EQ(Count(*u, "executionStats.executionStages.nWouldModify"), 1);
+  EXPECT_EQ(Count(*u, "executionStats.executionStages.nWouldUpsert"), 0);
+  EXPECT_EQ(Count(*u, "executionStats.totalKeysExamined"), 2);
+  EXPECT_EQ(Count(*u, "executionStats.nReturned"), 0);
+  EXPECT_TRUE(FindStage(*u, "executionStats.executionStages.inputStage", "IXSCAN").ok());
+  auto d = coll_->ExplainDelete(Json(R"({"b": 0})"), true, ExplainVerbosity::kExecutionStats);
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->GetPath("executionStats.executionStages.stage").String(), "DELETE");
+  EXPECT_EQ(Count(*d, "executionStats.executionStages.nWouldDelete"), 3);
+  EXPECT_EQ(Count(*d, "executionStats.totalDocsExamined"), 4);
+  auto one = coll_->ExplainDelete(Json(R"({"b": 0})"), false, ExplainVerbosity::kExecutionStats);
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ(Count(*one, "executionStats.executionStages.nWouldDelete"), 1);
+  auto c = coll_->ExplainCount(Json(R"({"b": 0})"), CountOptions(),
+                               ExplainVerbosity::kExecutionStats);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->GetPath("executionStats.executionStages.stage").String(), "COUNT");
+  EXPECT_EQ(Count(*c, "executionStats.executionStages.nCounted"), 3);
+  // Nothing was written by any of them.
+  EXPECT_EQ(*coll_->CountDocuments(Json(R"({"b": 0})")), 3);
+  EXPECT_EQ(*coll_->CountDocuments(Json(R"({"b": 5})")), 1);
+  // A missing collection: the stage over an EOF plan.
+  auto none = client_->GetDatabase("db").GetCollection("missing").ExplainUpdate(
+      Json("{}"), Json(R"({"$set": {"x": 1}})"), true, {}, ExplainVerbosity::kExecutionStats);
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_EQ(none->GetPath("queryPlanner.winningPlan.stage").String(), "UPDATE");
+  EXPECT_EQ(Count(*none, "executionStats.executionStages.nMatched"), 0);
+}
+
 // ---- Regexes (issue 11, item 11) ----
 
 // A regex predicate also matches a stored regex equal in pattern and flags;

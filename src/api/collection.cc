@@ -29,177 +29,6 @@ using internal::OpKind;
 
 namespace rockdoc::internal {
 
-namespace {
-
-// A write conflict is retried; past this many attempts at one document
-// (which takes a livelock, not contention) it is returned.
-constexpr int kMaxConflictAttempts = 10000;
-
-// Between attempts at one document: at once at first, then yielding, then
-// sleeping a millisecond, as MongoDB backs off after write conflicts.
-void BackOff(int attempt) {
-  if (attempt < 4) return;
-  if (attempt < 16) {
-    std::this_thread::yield();
-    return;
-  }
-  std::this_thread::sleep_for(std::chrono::milliseconds(1));
-}
-
-}  // namespace
-
-WriteBatcher::WriteBatcher(const Engine& engine, const CollectionMeta& meta,
-                           const Deadline& deadline, std::function<void()> on_commit,
-                           KvTransaction* outer)
-    : engine_(engine),
-      meta_(meta),
-      deadline_(deadline),
-      on_commit_(std::move(on_commit)),
-      outer_(outer) {}
-
-Status WriteBatcher::Apply(const Change& change) {
-  ROCKDOC_RETURN_IF_ERROR(failure_);
-  if (outer_ != nullptr) {
-    // Inside a multi-document transaction: no batches, no retries.
-    ROCKDOC_RETURN_IF_ERROR(deadline_.Check());
-    outer_->SetSavePoint();
-    int64_t count_delta = 0;
-    StatusOr<size_t> written = change(outer_, &count_delta);
-    if (written.ok() && *written > 0) {
-      pending_count_ += count_delta;
-      ++pending_documents_;
-      return outer_->PopSavePoint();
-    }
-    Status rolled_back = outer_->RollbackToSavePoint();
-    if (!rolled_back.ok()) {
-      failure_ = rolled_back.WithContext("roll back one document's change");
-      return failure_;
-    }
-    return written.status();
-  }
-  for (int attempt = 1;; ++attempt) {
-    if (!txn_open_) {
-      txn_ = engine_.Begin({}, std::move(txn_));  // recycles the last one
-      txn_open_ = true;
-    }
-    if (deadline_.is_set()) {
-      ROCKDOC_RETURN_IF_ERROR(deadline_.Check());
-      txn_->SetLockTimeout(
-          std::min(engine_.options().lock_timeout_ms, deadline_.RemainingMillis()));
-    }
-    txn_->SetSavePoint();
-    int64_t count_delta = 0;
-    StatusOr<size_t> written = change(txn_.get(), &count_delta);
-    if (written.ok() && *written > 0) {
-      ROCKDOC_RETURN_IF_ERROR(txn_->PopSavePoint());
-      pending_count_ += count_delta;
-      pending_bytes_ += *written;
-      if (++pending_documents_ >= kWriteBatchDocuments || pending_bytes_ >= kWriteBatchBytes) {
-        return Commit();
-      }
-      return Status::OK();
-    }
-    // Nothing written, or a failure: undo this document's part (and let go
-    // of its locks). A transaction that cannot roll back cannot be
-    // committed either: drop it all.
-    Status rolled_back = txn_->RollbackToSavePoint();
-    if (!rolled_back.ok()) {
-      failure_ = rolled_back.WithContext("roll back one document's change");
-      // Already failing with failure_; destroying the transaction releases
-      // its locks whatever this rollback says.
-      txn_->Rollback().IgnoreError();
-      txn_.reset();
-      txn_open_ = false;
-      pending_documents_ = pending_bytes_ = 0;
-      pending_count_ = 0;
-      return failure_;
-    }
-    if (written.ok()) return Status::OK();
-    Status s = written.status();
-    if (s.code() == ErrorCode::kLockTimeout && deadline_.is_set() && !deadline_.Check().ok()) {
-      return MaxTimeExpiredError();
-    }
-    if (s.code() != ErrorCode::kWriteConflict || attempt == kMaxConflictAttempts) return s;
-    // Let the writer we conflict with go on, then try this document again.
-    ROCKDOC_RETURN_IF_ERROR(Commit());
-    BackOff(attempt);
-  }
-}
-
-Status WriteBatcher::Commit() {
-  ROCKDOC_RETURN_IF_ERROR(failure_);
-  if (outer_ != nullptr) {
-    // The transaction's owner commits; the counts go in with it.
-    ROCKDOC_RETURN_IF_ERROR(AddToCount(outer_, meta_, &pending_count_));
-    pending_documents_ = 0;
-    if (on_commit_) on_commit_();
-    return Status::OK();
-  }
-  if (!txn_open_) return Status::OK();
-  txn_open_ = false;
-  if (pending_documents_ == 0) {
-    // Nothing written (every change was rolled back): just let go.
-    return txn_->Rollback().WithContext("end of a write");
-  }
-  Status s = CommitWithCount(txn_.get(), meta_, &pending_count_);
-  pending_documents_ = pending_bytes_ = 0;
-  pending_count_ = 0;
-  if (!s.ok()) {
-    txn_.reset();
-    failure_ = s;
-    return s;
-  }
-  if (on_commit_) on_commit_();
-  return Status::OK();
-}
-
-Status InsertOneDocument(const Engine& engine, const CollectionMeta& meta, const Document& doc,
-                         const Deadline& deadline, const OpContext& op) {
-  WriteBatcher batch(engine, meta, deadline, {}, op.txn);
-  ROCKDOC_RETURN_IF_ERROR(
-      batch.Apply([&](KvTransaction* txn, int64_t* count_delta) -> StatusOr<size_t> {
-        ROCKDOC_RETURN_IF_ERROR(InsertDocument(engine, txn, meta, doc, count_delta));
-        return doc.size();
-      }));
-  return batch.Commit();
-}
-
-Status WriteEachTarget(const Engine& engine, const CollectionMeta& meta,
-                       std::vector<WriteTarget> targets, const Deadline& deadline,
-                       const TargetWriter& write, WriteCounts* counts, const OpContext& op) {
-  // One lock order for every writer: record-key order (most plans already
-  // produce it; an index scan's order is another).
-  auto by_key = [](const WriteTarget& a, const WriteTarget& b) {
-    return a.record_key < b.record_key;
-  };
-  if (!std::is_sorted(targets.begin(), targets.end(), by_key)) {
-    std::sort(targets.begin(), targets.end(), by_key);
-  }
-  WriteBatcher batch(engine, meta, deadline, {}, op.txn);
-  for (const WriteTarget& target : targets) {
-    TargetOutcome outcome = TargetOutcome::kNoMatch;
-    Status s =
-        batch.Apply([&](KvTransaction* txn, int64_t* count_delta) -> StatusOr<size_t> {
-          outcome = TargetOutcome::kNoMatch;
-          ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> current,
-                                   LockAndRead(txn, target.record_key));
-          if (!current) return size_t{0};  // deleted since we looked
-          size_t bytes = 0;
-          ROCKDOC_ASSIGN_OR_RETURN(outcome,
-                                   write(txn, target.record_key, *current, count_delta, &bytes));
-          return outcome == TargetOutcome::kWritten ? std::max<size_t>(bytes, 1) : size_t{0};
-        });
-    if (!s.ok()) {
-      // The documents changed so far stay changed, as in MongoDB.
-      Status c = batch.Commit();
-      return c.ok() ? s : c;
-    }
-    if (outcome != TargetOutcome::kNoMatch) ++counts->matched;
-    if (outcome == TargetOutcome::kWritten) ++counts->written;
-  }
-  return batch.Commit();
-}
-
 StatusOr<CollectionWriteGuard> CollectionWriteGuard::Acquire(const Engine& engine,
                                                              const std::string& db,
                                                              const std::string& name,
@@ -236,7 +65,7 @@ StatusOr<InsertOneResult> Collection::InsertOne(DocumentView doc) const {
         ROCKDOC_ASSIGN_OR_RETURN(auto guard,
                                  CollectionWriteGuard::Acquire(*engine_, db_name_, name_, true));
         ROCKDOC_RETURN_IF_ERROR(internal::InsertOneDocument(*engine_, *guard.meta(), prepared,
-                                                            internal::Deadline(), op));
+                                                            internal::Deadline(), op.txn));
         return InsertOneResult{Value::FromElement(*prepared.begin())};
       });
 }
@@ -345,15 +174,12 @@ StatusOr<DeleteResult> DeleteImpl(const std::shared_ptr<Engine>& engine, const s
   // With one target, a concurrent change may make it stop matching: look
   // again (bounded) rather than report a spurious miss.
   for (int attempt = 0; attempt < (multi ? 1 : 8); ++attempt) {
-    ROCKDOC_ASSIGN_OR_RETURN(auto targets,
-                             internal::FindWriteTargets(engine, &meta, *cq, deadline, op));
-    if (targets.empty()) return result;
-    internal::WriteCounts counts;
-    Status s = internal::WriteEachTarget(*engine, meta, std::move(targets), deadline, write,
-                                         &counts, op);
+    ROCKDOC_ASSIGN_OR_RETURN(
+        internal::WriteCounts counts,
+        internal::RunWritePlan(engine, meta, *cq, deadline, op, internal::WriteStage::Kind::kDelete,
+                               write));
     result.deleted_count += counts.written;
-    ROCKDOC_RETURN_IF_ERROR(s);
-    if (multi || result.deleted_count > 0) break;
+    if (counts.targets == 0 || multi || result.deleted_count > 0) break;
   }
   return result;
 }

@@ -12,8 +12,10 @@
 
 #include "api/session_internal.h"
 #include "catalog/catalog.h"
+#include "store/write_batcher.h"
 #include "common/deadline.h"
 #include "exec/plan_executor.h"
+#include "exec/write_stages.h"
 #include "planner/canonical_query.h"
 #include "planner/query_planner.h"
 #include "rockdoc/client.h"
@@ -39,110 +41,7 @@ class CollectionWriteGuard {
   std::shared_lock<std::shared_mutex> lock_;
 };
 
-// A target of a write: the record key of a matching document, read from a
-// snapshot (the writer then locks and re-reads it).
-struct WriteTarget {
-  std::string record_key;
-};
-
-// The record keys of documents matching the query (in its sort order; at
-// most `limit`, 0 = all), at a fresh snapshot. MaxTimeMSExpired past
-// `deadline`.
-// Inside a transaction (`op`), at the transaction's snapshot with its own
-// writes.
-StatusOr<std::vector<WriteTarget>> FindWriteTargets(const std::shared_ptr<const Engine>& engine,
-                                                    const CollectionMeta* meta,
-                                                    const CanonicalQuery& cq,
-                                                    const Deadline& deadline,
-                                                    const OpContext& op);
-
-// The transaction of a multi-document write (insertMany, updateMany,
-// deleteMany, and the single-document writes through the same path),
-// committed every kWriteBatchDocuments documents or kWriteBatchBytes:
-// enough to amortise the commit, small enough to bound the locks held.
-//
-// Each document's change runs under a savepoint, so it happens entirely or
-// not at all. A write conflict (RocksDB found that waiting for a lock held
-// by another writer would deadlock: WriteConflict) is never returned, as
-// MongoDB never surfaces one from a write outside a transaction: the
-// document's change is rolled back, the batch so far committed (which
-// releases our locks, so the other writer goes on) and the change made
-// again in a new transaction, where it re-reads what it depends on. Only
-// that document is retried, never the whole operation.
-//
-// The deadline (maxTimeMS) also bounds every lock wait.
-//
-// Inside a multi-document transaction (`outer` not null) the batcher writes
-// into that transaction and never commits: each document's change still
-// runs under a savepoint, but a conflict is returned (the transaction is
-// then aborted, as MongoDB does), and Commit() only adds the count changes.
-class WriteBatcher {
- public:
-  static constexpr size_t kWriteBatchDocuments = 1000;
-  static constexpr size_t kWriteBatchBytes = size_t{16} << 20;
-
-  // One document's change inside `txn`: returns the bytes it wrote (0: it
-  // wrote nothing, and its locks are let go at once). Count changes go to
-  // *count_delta (see InsertDocument). Runs again after a write conflict.
-  using Change = std::function<StatusOr<size_t>(KvTransaction* txn, int64_t* count_delta)>;
-
-  // `on_commit` runs after each successful commit: the changes made so far
-  // (including one whose Apply has not returned yet) are now durable.
-  WriteBatcher(const Engine& engine, const CollectionMeta& meta, const Deadline& deadline,
-               std::function<void()> on_commit = {}, KvTransaction* outer = nullptr);
-
-  // Makes one document's change. On error the change is rolled back and
-  // the batch stays open (the caller decides whether to Commit the rest).
-  Status Apply(const Change& change);
-  // Commits what is pending.
-  Status Commit();
-  // The error that ended the batch (a failed commit or rollback: its
-  // pending documents are lost and nothing more can be written), or OK.
-  const Status& failure() const { return failure_; }
-
- private:
-  const Engine& engine_;
-  const CollectionMeta& meta_;
-  const Deadline& deadline_;
-  std::function<void()> on_commit_;
-  KvTransaction* const outer_;
-  std::unique_ptr<KvTransaction> txn_;
-  bool txn_open_ = false;
-  size_t pending_documents_ = 0;
-  size_t pending_bytes_ = 0;
-  int64_t pending_count_ = 0;  // merged into the collection's count at commit
-  Status failure_;
-};
-
-// Inserts one prepared document (PrepareInsert) in its own transaction,
-// retried through write conflicts as WriteBatcher does.
-Status InsertOneDocument(const Engine& engine, const CollectionMeta& meta, const Document& doc,
-                         const Deadline& deadline, const OpContext& op);
-
-// What a write did to one target (WriteEachTarget's callback).
-enum class TargetOutcome { kNoMatch, kMatched, kWritten };
-
-// The shared loop of updates and deletes: locks and re-reads each target
-// (skipping one that is gone), and calls `write` with the current version,
-// which re-matches it and changes it inside `txn`. `write` may be called
-// again for the same target after a write conflict, so it must not keep
-// anything from an earlier call.
-//
-// Targets are locked in record-key order, one global order for every
-// multi-document writer, so that two of them never wait for each other in a
-// cycle. On an error (the deadline included) the documents already changed
-// are committed (each document is all-or-nothing) and the error returned.
-// `counts` gets the targets matched and written.
-struct WriteCounts {
-  int64_t matched = 0;
-  int64_t written = 0;
-};
-using TargetWriter = std::function<StatusOr<TargetOutcome>(
-    KvTransaction* txn, std::string_view record_key, const Document& current,
-    int64_t* count_delta, size_t* bytes_written)>;
-Status WriteEachTarget(const Engine& engine, const CollectionMeta& meta,
-                       std::vector<WriteTarget> targets, const Deadline& deadline,
-                       const TargetWriter& write, WriteCounts* counts, const OpContext& op);
+// A target of a write and the write loop: store/write_batcher.h.
 
 // Plans and opens a cursor over `cq` (which the cursor then owns), limited to
 // `max_time_ms` of processing (0 = none; out of range: BadValue).
@@ -154,13 +53,29 @@ StatusOr<std::unique_ptr<PlanExecutor>> OpenQuery(const std::shared_ptr<const En
                                                   int64_t max_time_ms, const OpContext& op);
 
 // Runs `cq` at the requested verbosity and returns MongoDB's explain.
+// `top`, when given, puts a stage over the plan (UPDATE, DELETE, COUNT)
+// before it runs: explain then shows and runs the real tree.
+using TopStage = std::function<std::unique_ptr<PlanStage>(
+    std::unique_ptr<PlanStage> plan, const CollectionMeta& meta, const ReadView& view)>;
 StatusOr<Document> ExplainQuery(const std::shared_ptr<const Engine>& engine,
                                 const CollectionMeta* meta, const std::string& ns,
-                                const CanonicalQuery& cq, ExplainVerbosity verbosity);
+                                const CanonicalQuery& cq, ExplainVerbosity verbosity,
+                                const TopStage& top = {});
 
-// Wraps the plan of an explain in an outer stage (UPDATE, DELETE, COUNT), as
-// MongoDB's explain of those commands shows it.
-Document WrapExplain(const Document& explain, std::string_view stage);
+// Runs a write: plans `cq` (at a fresh snapshot, or in op's transaction)
+// and runs the plan under an UPDATE or DELETE stage whose writer is
+// `write`. Returns the targets matched and written; on an error the
+// documents written before it stay written (each one all-or-nothing).
+StatusOr<WriteCounts> RunWritePlan(const std::shared_ptr<const Engine>& engine,
+                                   const CollectionMeta& meta, const CanonicalQuery& cq,
+                                   const Deadline& deadline, const OpContext& op,
+                                   WriteStage::Kind kind, const TargetWriter& write);
+// The same plan as explain shows it (a dry run at the higher verbosities).
+StatusOr<Document> ExplainWritePlan(const std::shared_ptr<const Engine>& engine,
+                                    const CollectionMeta* meta, const std::string& ns,
+                                    const CanonicalQuery& cq, ExplainVerbosity verbosity,
+                                    WriteStage::Kind kind, const TargetWriter& write);
+
 
 // The collection's metadata for a read (null when it does not exist).
 StatusOr<std::shared_ptr<CollectionMeta>> LookupForRead(const Engine& engine, const std::string& db,

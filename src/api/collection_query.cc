@@ -19,29 +19,6 @@ StatusOr<std::shared_ptr<CollectionMeta>> LookupForRead(const Engine& engine, co
   return engine.catalog().Find(db, name);
 }
 
-Document WrapExplain(const Document& explain, std::string_view stage) {
-  BsonBuilder b;
-  for (Element e : explain) {
-    if (e.key() != "queryPlanner" && e.key() != "executionStats") {
-      b.AppendElement(e);
-      continue;
-    }
-    b.OpenDocument(e.key());
-    for (Element f : e.Document()) {
-      if (f.key() == "winningPlan" || f.key() == "executionStages") {
-        b.OpenDocument(f.key());
-        b.AppendString("stage", stage);
-        b.AppendDocument("inputStage", f.Document());
-        b.Close();
-      } else {
-        b.AppendElement(f);
-      }
-    }
-    b.Close();
-  }
-  return std::move(b).Build();
-}
-
 Status CheckUpdateResultSize(const Document& doc, const std::vector<std::string>* changed_paths) {
   if (doc.size() > static_cast<size_t>(kMaxBsonObjectSize)) {
     return Status(ErrorCode::kUpdateResultTooLarge,
@@ -50,33 +27,6 @@ Status CheckUpdateResultSize(const Document& doc, const std::vector<std::string>
   }
   return changed_paths != nullptr ? CheckStorageDepthOfPaths(doc, *changed_paths)
                                   : CheckStorageDepth(doc);
-}
-
-StatusOr<std::vector<WriteTarget>> FindWriteTargets(const std::shared_ptr<const Engine>& engine,
-                                                    const CollectionMeta* meta,
-                                                    const CanonicalQuery& cq,
-                                                    const Deadline& deadline,
-                                                    const OpContext& op) {
-  std::optional<SnapshotHolder> snapshot;
-  if (!op.in_transaction()) snapshot.emplace(engine);
-  ROCKDOC_ASSIGN_OR_RETURN(
-      PreparedPlan plan,
-      PlanQuery(cq, meta, op.in_transaction() ? ReadView(op.txn) : snapshot->context()));
-  std::vector<WriteTarget> targets;
-  DeadlineChecker checker(&deadline);
-  while (true) {
-    ROCKDOC_RETURN_IF_ERROR(checker.Tick());
-    WorkingMember* out = nullptr;
-    StageState st = plan.root->Work(&out);
-    if (st == StageState::kAdvanced) {
-      targets.push_back(WriteTarget{std::string(out->record_key)});
-    } else if (st == StageState::kEof) {
-      break;
-    } else if (st == StageState::kFailure) {
-      return plan.root->status();
-    }
-  }
-  return targets;
 }
 
 StatusOr<std::unique_ptr<PlanExecutor>> OpenQuery(const std::shared_ptr<const Engine>& engine,
@@ -106,10 +56,17 @@ StatusOr<std::unique_ptr<PlanExecutor>> OpenQuery(const std::shared_ptr<const En
 
 StatusOr<Document> ExplainQuery(const std::shared_ptr<const Engine>& engine,
                                 const CollectionMeta* meta, const std::string& ns,
-                                const CanonicalQuery& cq, ExplainVerbosity verbosity) {
+                                const CanonicalQuery& cq, ExplainVerbosity verbosity,
+                                const TopStage& top) {
   SnapshotHolder snapshot(engine);
   auto start = std::chrono::steady_clock::now();
   ROCKDOC_ASSIGN_OR_RETURN(PreparedPlan plan, PlanQuery(cq, meta, snapshot.context()));
+  if (top) {
+    // A missing collection plans to EOF: the top stage then finds nothing.
+    static const CollectionMeta kNoCollection;
+    plan.root = top(std::move(plan.root), meta != nullptr ? *meta : kNoCollection,
+                    snapshot.context());
+  }
   plan.root->EnableTiming();
   int64_t n = 0;
   if (verbosity != ExplainVerbosity::kQueryPlanner) {
@@ -125,6 +82,41 @@ StatusOr<Document> ExplainQuery(const std::shared_ptr<const Engine>& engine,
                        std::chrono::steady_clock::now() - start)
                        .count();
   return BuildExplain(ns, cq, plan, verbosity, n, millis);
+}
+
+StatusOr<WriteCounts> RunWritePlan(const std::shared_ptr<const Engine>& engine,
+                                   const CollectionMeta& meta, const CanonicalQuery& cq,
+                                   const Deadline& deadline, const OpContext& op,
+                                   WriteStage::Kind kind, const TargetWriter& write) {
+  std::optional<SnapshotHolder> snapshot;
+  if (!op.in_transaction()) snapshot.emplace(engine);
+  const ReadView view = op.in_transaction() ? ReadView(op.txn) : snapshot->context();
+  ROCKDOC_ASSIGN_OR_RETURN(PreparedPlan plan, PlanQuery(cq, &meta, view));
+  WriteStage stage(kind, std::move(plan.root), *engine, meta, deadline, view, write,
+                   /*dry_run=*/false, op.txn);
+  DeadlineChecker checker(&deadline);
+  while (true) {
+    ROCKDOC_RETURN_IF_ERROR(checker.Tick());
+    WorkingMember* out = nullptr;
+    StageState st = stage.Work(&out);
+    if (st == StageState::kEof) break;
+    if (st == StageState::kFailure) return stage.status();
+  }
+  return stage.counts();
+}
+
+StatusOr<Document> ExplainWritePlan(const std::shared_ptr<const Engine>& engine,
+                                    const CollectionMeta* meta, const std::string& ns,
+                                    const CanonicalQuery& cq, ExplainVerbosity verbosity,
+                                    WriteStage::Kind kind, const TargetWriter& write) {
+  static const Deadline kNoDeadline;
+  return ExplainQuery(engine, meta, ns, cq, verbosity,
+                      [&](std::unique_ptr<PlanStage> plan, const CollectionMeta& m,
+                          const ReadView& view) -> std::unique_ptr<PlanStage> {
+                        return std::make_unique<WriteStage>(kind, std::move(plan), *engine, m,
+                                                            kNoDeadline, view, write,
+                                                            /*dry_run=*/true, nullptr);
+                      });
 }
 
 }  // namespace internal
@@ -212,9 +204,12 @@ StatusOr<Document> Collection::ExplainCount(DocumentView filter, const CountOpti
   ROCKDOC_RETURN_IF_ERROR(use.status());
   ROCKDOC_ASSIGN_OR_RETURN(auto cq, CountQuery(filter, options));
   ROCKDOC_ASSIGN_OR_RETURN(auto meta, internal::LookupForRead(*engine_, db_name_, name_));
-  ROCKDOC_ASSIGN_OR_RETURN(Document explain,
-                           internal::ExplainQuery(engine_, meta.get(), full_name(), *cq, verbosity));
-  return internal::WrapExplain(explain, "COUNT");
+  return internal::ExplainQuery(
+      engine_, meta.get(), full_name(), *cq, verbosity,
+      [](std::unique_ptr<internal::PlanStage> plan, const CollectionMeta&,
+         const internal::ReadView&) -> std::unique_ptr<internal::PlanStage> {
+        return std::make_unique<internal::CountStage>(std::move(plan));
+      });
 }
 
 namespace {

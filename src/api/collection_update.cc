@@ -55,6 +55,45 @@ StatusOr<FindOptions> TargetFindOptions(const UpdateRequest& req) {
   return fo;
 }
 
+// The writer of an update's targets: re-matches the current version,
+// applies the update, checks the result and (unless a dry run: `txn` null)
+// writes it. `returned` (findOneAndUpdate) gets the version to hand back.
+internal::TargetWriter UpdateWriter(const internal::Engine& engine,
+                                    const internal::CollectionMeta* meta,
+                                    const UpdateRequest& req, const UpdateDriver& driver,
+                                    const internal::CanonicalQuery& cq, int64_t now,
+                                    const internal::Deadline& deadline,
+                                    std::optional<Document>* returned) {
+  return [&engine, meta, &req, &driver, &cq, now, &deadline, returned](
+             internal::KvTransaction* txn, std::string_view key, const Document& doc,
+             int64_t* /*count_delta*/, size_t* bytes) -> StatusOr<internal::TargetOutcome> {
+    if (req.want_document) returned->reset();  // from an attempt rolled back
+    MatchDetails details;
+    if (driver.uses_positional()) details.RequestElemMatchKey();
+    if (!cq.root->Matches(doc, &details)) return internal::TargetOutcome::kNoMatch;
+    UpdateContext ctx;
+    ctx.now_millis = now;
+    ctx.deadline = &deadline;
+    if (details.has_elem_match_key()) ctx.positional_index = details.elem_match_key();
+    if (driver.uses_positional() && !ctx.positional_index) {
+      return BadValue("The positional operator did not find the match needed from the query.");
+    }
+    ROCKDOC_ASSIGN_OR_RETURN(UpdateDriver::Result r, driver.Apply(doc, ctx));
+    internal::TargetOutcome outcome = internal::TargetOutcome::kMatched;
+    if (r.modified) {
+      ROCKDOC_RETURN_IF_ERROR(internal::CheckUpdateResultSize(
+          r.doc, driver.is_replacement() ? nullptr : &r.changed_paths));
+      if (txn != nullptr) {
+        ROCKDOC_RETURN_IF_ERROR(internal::ReplaceDocument(engine, txn, *meta, key, doc, r.doc));
+      }
+      *bytes = r.doc.size();
+      outcome = internal::TargetOutcome::kWritten;
+    }
+    if (req.want_document) *returned = req.return_after ? std::move(r.doc) : doc;
+    return outcome;
+  };
+}
+
 StatusOr<UpdateResult> RunUpdateOnce(const std::shared_ptr<internal::Engine>& engine,
                                      const std::string& db, const std::string& name,
                                      const UpdateRequest& req, std::optional<Document>* returned,
@@ -79,44 +118,18 @@ StatusOr<UpdateResult> RunUpdateOnce(const std::shared_ptr<internal::Engine>& en
   const internal::CollectionMeta* meta = guard.meta();
   const int64_t now = NowMillis();
   if (meta != nullptr) {
-    auto write = [&](internal::KvTransaction* txn, std::string_view key, const Document& doc,
-                     int64_t* /*count_delta*/, size_t* bytes) -> StatusOr<internal::TargetOutcome> {
-      if (req.want_document) returned->reset();  // from an attempt rolled back
-      MatchDetails details;
-      if (driver.uses_positional()) details.RequestElemMatchKey();
-      if (!cq->root->Matches(doc, &details)) return internal::TargetOutcome::kNoMatch;
-      UpdateContext ctx;
-      ctx.now_millis = now;
-      ctx.deadline = &deadline;
-      if (details.has_elem_match_key()) ctx.positional_index = details.elem_match_key();
-      if (driver.uses_positional() && !ctx.positional_index) {
-        return BadValue("The positional operator did not find the match needed from the query.");
-      }
-      ROCKDOC_ASSIGN_OR_RETURN(UpdateDriver::Result r, driver.Apply(doc, ctx));
-      internal::TargetOutcome outcome = internal::TargetOutcome::kMatched;
-      if (r.modified) {
-        ROCKDOC_RETURN_IF_ERROR(internal::CheckUpdateResultSize(
-            r.doc, driver.is_replacement() ? nullptr : &r.changed_paths));
-        ROCKDOC_RETURN_IF_ERROR(internal::ReplaceDocument(*engine, txn, *meta, key, doc, r.doc));
-        *bytes = r.doc.size();
-        outcome = internal::TargetOutcome::kWritten;
-      }
-      if (req.want_document) *returned = req.return_after ? std::move(r.doc) : doc;
-      return outcome;
-    };
+    internal::TargetWriter write =
+        UpdateWriter(*engine, meta, req, driver, *cq, now, deadline, returned);
     // With one target, a concurrent writer may make it stop matching before
     // we lock it: look again, a bounded number of times.
     for (int attempt = 0; attempt < (req.multi ? 1 : 8); ++attempt) {
-      ROCKDOC_ASSIGN_OR_RETURN(auto targets,
-                               internal::FindWriteTargets(engine, meta, *cq, deadline, op));
-      if (targets.empty()) break;
-      internal::WriteCounts counts;
-      Status s = internal::WriteEachTarget(*engine, *meta, std::move(targets), deadline, write,
-                                           &counts, op);
+      ROCKDOC_ASSIGN_OR_RETURN(
+          internal::WriteCounts counts,
+          internal::RunWritePlan(engine, *meta, *cq, deadline, op,
+                                 internal::WriteStage::Kind::kUpdate, write));
       result.matched_count += counts.matched;
       result.modified_count += counts.written;
-      ROCKDOC_RETURN_IF_ERROR(s);
-      if (req.multi || result.matched_count > 0) break;
+      if (counts.targets == 0 || req.multi || result.matched_count > 0) break;
     }
   }
   if (result.matched_count > 0 || !req.upsert) return result;
@@ -127,7 +140,7 @@ StatusOr<UpdateResult> RunUpdateOnce(const std::shared_ptr<internal::Engine>& en
   ROCKDOC_ASSIGN_OR_RETURN(Document seeded, driver.ProduceUpsertDocument(req.filter, ctx));
   ROCKDOC_RETURN_IF_ERROR(internal::CheckUpdateResultSize(seeded));
   ROCKDOC_ASSIGN_OR_RETURN(Document doc, internal::PrepareInsert(seeded));
-  ROCKDOC_RETURN_IF_ERROR(internal::InsertOneDocument(*engine, *meta, doc, deadline, op));
+  ROCKDOC_RETURN_IF_ERROR(internal::InsertOneDocument(*engine, *meta, doc, deadline, op.txn));
   result.upserted_id = Value::FromElement(*doc.begin());
   if (req.want_document && req.return_after) *returned = std::move(doc);
   return result;
@@ -229,19 +242,20 @@ StatusOr<std::optional<Document>> Collection::FindOneAndReplace(
 
 namespace {
 
-// The explain of a write: the plan that finds its targets, under a write
-// stage. Explain never writes.
+// The explain of a write: the plan that finds its targets under the
+// UPDATE or DELETE stage, run dry (explain never writes).
 StatusOr<Document> ExplainWrite(const std::shared_ptr<internal::Engine>& engine,
                                 const Collection& coll, DocumentView filter,
                                 const FindOptions& fo, ExplainVerbosity verbosity,
-                                std::string_view stage) {
+                                internal::WriteStage::Kind kind,
+                                const std::function<internal::TargetWriter(
+                                    const internal::CollectionMeta*,
+                                    const internal::CanonicalQuery&)>& make_writer) {
   ROCKDOC_ASSIGN_OR_RETURN(auto cq, internal::MakeCanonicalQuery(filter, fo));
   ROCKDOC_ASSIGN_OR_RETURN(
       auto meta, internal::LookupForRead(*engine, coll.database_name(), coll.name()));
-  ROCKDOC_ASSIGN_OR_RETURN(
-      Document explain,
-      internal::ExplainQuery(engine, meta.get(), coll.full_name(), *cq, verbosity));
-  return internal::WrapExplain(explain, stage);
+  return internal::ExplainWritePlan(engine, meta.get(), coll.full_name(), *cq, verbosity, kind,
+                                    make_writer(meta.get(), *cq));
 }
 
 }  // namespace
@@ -253,11 +267,17 @@ StatusOr<Document> Collection::ExplainUpdate(DocumentView filter, DocumentView u
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   ROCKDOC_RETURN_IF_ERROR(ValidateBson(update.bytes()));
-  ROCKDOC_RETURN_IF_ERROR(UpdateDriver::Parse(update, options.array_filters).status());
+  ROCKDOC_ASSIGN_OR_RETURN(UpdateDriver driver, UpdateDriver::Parse(update, options.array_filters));
   // The plan the update itself would run: its sort and hint included.
-  ROCKDOC_ASSIGN_OR_RETURN(FindOptions fo,
-                           TargetFindOptions(RequestFor(filter, update, options, multi)));
-  return ExplainWrite(engine_, *this, filter, fo, verbosity, "UPDATE");
+  const UpdateRequest req = RequestFor(filter, update, options, multi);
+  ROCKDOC_ASSIGN_OR_RETURN(FindOptions fo, TargetFindOptions(req));
+  const internal::Deadline no_deadline;
+  const int64_t now = NowMillis();
+  return ExplainWrite(engine_, *this, filter, fo, verbosity, internal::WriteStage::Kind::kUpdate,
+                      [&](const internal::CollectionMeta* meta, const internal::CanonicalQuery& cq) {
+                        return UpdateWriter(*engine_, meta, req, driver, cq, now, no_deadline,
+                                            nullptr);
+                      });
 }
 
 StatusOr<Document> Collection::ExplainDelete(DocumentView filter, bool multi,
@@ -267,7 +287,16 @@ StatusOr<Document> Collection::ExplainDelete(DocumentView filter, bool multi,
   ROCKDOC_RETURN_IF_ERROR(use.status());
   FindOptions fo;
   if (!multi) fo.limit = 1;
-  return ExplainWrite(engine_, *this, filter, fo, verbosity, "DELETE");
+  return ExplainWrite(
+      engine_, *this, filter, fo, verbosity, internal::WriteStage::Kind::kDelete,
+      [](const internal::CollectionMeta*, const internal::CanonicalQuery& cq) {
+        // Run dry only: says which documents would go.
+        return [&cq](internal::KvTransaction*, std::string_view, const Document& current,
+                     int64_t*, size_t*) -> StatusOr<internal::TargetOutcome> {
+          return cq.root->Matches(current) ? internal::TargetOutcome::kWritten
+                                           : internal::TargetOutcome::kNoMatch;
+        };
+      });
 }
 
 }  // namespace rockdoc

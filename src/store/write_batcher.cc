@@ -1,0 +1,189 @@
+// store/write_batcher.cc: the write loop (store/write_batcher.h).
+#include "store/write_batcher.h"
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "storage/write_ops.h"
+
+namespace rockdoc::internal {
+
+namespace {
+
+// A write conflict is retried; past this many attempts at one document
+// (which takes a livelock, not contention) it is returned.
+constexpr int kMaxConflictAttempts = 10000;
+
+// Between attempts at one document: at once at first, then yielding, then
+// sleeping a millisecond, as MongoDB backs off after write conflicts.
+void BackOff(int attempt) {
+  if (attempt < 4) return;
+  if (attempt < 16) {
+    std::this_thread::yield();
+    return;
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
+}  // namespace
+
+WriteBatcher::WriteBatcher(const Engine& engine, const CollectionMeta& meta,
+                           const Deadline& deadline, std::function<void()> on_commit,
+                           KvTransaction* outer)
+    : engine_(engine),
+      meta_(meta),
+      deadline_(deadline),
+      on_commit_(std::move(on_commit)),
+      outer_(outer) {}
+
+Status WriteBatcher::Apply(const Change& change) {
+  ROCKDOC_RETURN_IF_ERROR(failure_);
+  if (outer_ != nullptr) {
+    // Inside a multi-document transaction: no batches, no retries.
+    ROCKDOC_RETURN_IF_ERROR(deadline_.Check());
+    outer_->SetSavePoint();
+    int64_t count_delta = 0;
+    StatusOr<size_t> written = change(outer_, &count_delta);
+    if (written.ok() && *written > 0) {
+      pending_count_ += count_delta;
+      ++pending_documents_;
+      return outer_->PopSavePoint();
+    }
+    Status rolled_back = outer_->RollbackToSavePoint();
+    if (!rolled_back.ok()) {
+      failure_ = rolled_back.WithContext("roll back one document's change");
+      return failure_;
+    }
+    return written.status();
+  }
+  for (int attempt = 1;; ++attempt) {
+    if (!txn_open_) {
+      txn_ = engine_.Begin({}, std::move(txn_));  // recycles the last one
+      txn_open_ = true;
+    }
+    if (deadline_.is_set()) {
+      ROCKDOC_RETURN_IF_ERROR(deadline_.Check());
+      txn_->SetLockTimeout(
+          std::min(engine_.options().lock_timeout_ms, deadline_.RemainingMillis()));
+    }
+    txn_->SetSavePoint();
+    int64_t count_delta = 0;
+    StatusOr<size_t> written = change(txn_.get(), &count_delta);
+    if (written.ok() && *written > 0) {
+      ROCKDOC_RETURN_IF_ERROR(txn_->PopSavePoint());
+      pending_count_ += count_delta;
+      pending_bytes_ += *written;
+      if (++pending_documents_ >= kWriteBatchDocuments || pending_bytes_ >= kWriteBatchBytes) {
+        return Commit();
+      }
+      return Status::OK();
+    }
+    // Nothing written, or a failure: undo this document's part (and let go
+    // of its locks). A transaction that cannot roll back cannot be
+    // committed either: drop it all.
+    Status rolled_back = txn_->RollbackToSavePoint();
+    if (!rolled_back.ok()) {
+      failure_ = rolled_back.WithContext("roll back one document's change");
+      // Already failing with failure_; destroying the transaction releases
+      // its locks whatever this rollback says.
+      txn_->Rollback().IgnoreError();
+      txn_.reset();
+      txn_open_ = false;
+      pending_documents_ = pending_bytes_ = 0;
+      pending_count_ = 0;
+      return failure_;
+    }
+    if (written.ok()) return Status::OK();
+    Status s = written.status();
+    if (s.code() == ErrorCode::kLockTimeout && deadline_.is_set() && !deadline_.Check().ok()) {
+      return MaxTimeExpiredError();
+    }
+    if (s.code() != ErrorCode::kWriteConflict || attempt == kMaxConflictAttempts) return s;
+    // Let the writer we conflict with go on, then try this document again.
+    ROCKDOC_RETURN_IF_ERROR(Commit());
+    BackOff(attempt);
+  }
+}
+
+Status WriteBatcher::Commit() {
+  ROCKDOC_RETURN_IF_ERROR(failure_);
+  if (outer_ != nullptr) {
+    // The transaction's owner commits; the counts go in with it.
+    ROCKDOC_RETURN_IF_ERROR(AddToCount(outer_, meta_, &pending_count_));
+    pending_documents_ = 0;
+    if (on_commit_) on_commit_();
+    return Status::OK();
+  }
+  if (!txn_open_) return Status::OK();
+  txn_open_ = false;
+  if (pending_documents_ == 0) {
+    // Nothing written (every change was rolled back): just let go.
+    return txn_->Rollback().WithContext("end of a write");
+  }
+  Status s = CommitWithCount(txn_.get(), meta_, &pending_count_);
+  pending_documents_ = pending_bytes_ = 0;
+  pending_count_ = 0;
+  if (!s.ok()) {
+    txn_.reset();
+    failure_ = s;
+    return s;
+  }
+  if (on_commit_) on_commit_();
+  return Status::OK();
+}
+
+Status InsertOneDocument(const Engine& engine, const CollectionMeta& meta, const Document& doc,
+                         const Deadline& deadline, KvTransaction* outer) {
+  WriteBatcher batch(engine, meta, deadline, {}, outer);
+  ROCKDOC_RETURN_IF_ERROR(
+      batch.Apply([&](KvTransaction* txn, int64_t* count_delta) -> StatusOr<size_t> {
+        ROCKDOC_RETURN_IF_ERROR(InsertDocument(engine, txn, meta, doc, count_delta));
+        return doc.size();
+      }));
+  return batch.Commit();
+}
+
+TargetWriteLoop::TargetWriteLoop(const Engine& engine, const CollectionMeta& meta,
+                                 const Deadline& deadline, TargetWriter write,
+                                 KvTransaction* outer)
+    : write_(std::move(write)), batch_(engine, meta, deadline, {}, outer) {}
+
+void TargetWriteLoop::SetTargets(std::vector<WriteTarget> targets) {
+  // One lock order for every writer: record-key order (most plans already
+  // produce it; an index scan's order is another).
+  auto by_key = [](const WriteTarget& a, const WriteTarget& b) {
+    return a.record_key < b.record_key;
+  };
+  if (!std::is_sorted(targets.begin(), targets.end(), by_key)) {
+    std::sort(targets.begin(), targets.end(), by_key);
+  }
+  targets_ = std::move(targets);
+  next_ = 0;
+}
+
+Status TargetWriteLoop::Step(TargetOutcome* outcome) {
+  const WriteTarget& target = targets_[next_++];
+  *outcome = TargetOutcome::kNoMatch;
+  Status s = batch_.Apply([&](KvTransaction* txn, int64_t* count_delta) -> StatusOr<size_t> {
+    *outcome = TargetOutcome::kNoMatch;
+    ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> current,
+                             LockAndRead(txn, target.record_key));
+    if (!current) return size_t{0};  // deleted since we looked
+    size_t bytes = 0;
+    ROCKDOC_ASSIGN_OR_RETURN(*outcome,
+                             write_(txn, target.record_key, *current, count_delta, &bytes));
+    return *outcome == TargetOutcome::kWritten ? std::max<size_t>(bytes, 1) : size_t{0};
+  });
+  if (!s.ok()) {
+    // The documents changed so far stay changed, as in MongoDB.
+    next_ = targets_.size();
+    Status c = batch_.Commit();
+    return c.ok() ? s : c;
+  }
+  if (*outcome != TargetOutcome::kNoMatch) ++counts_.matched;
+  if (*outcome == TargetOutcome::kWritten) ++counts_.written;
+  return Status::OK();
+}
+
+}  // namespace rockdoc::internal
