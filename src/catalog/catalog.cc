@@ -1,7 +1,5 @@
 #include "catalog/catalog.h"
 
-#include <rocksdb/iterator.h>
-#include <rocksdb/write_batch.h>
 
 #include <set>
 
@@ -22,12 +20,6 @@ constexpr size_t kMaxDatabaseNameBytes = 63;
 
 Status InvalidNamespace(std::string message) {
   return Status(ErrorCode::kInvalidNamespace, std::move(message));
-}
-
-rocksdb::WriteOptions SyncedWrite() {
-  rocksdb::WriteOptions wo;
-  wo.sync = true;  // catalog changes are rare; never lose one
-  return wo;
 }
 
 }  // namespace
@@ -88,18 +80,21 @@ std::string Catalog::CountKey(uint32_t id) {
 
 Status Catalog::Load() {
   std::lock_guard<std::mutex> g(mu_);
-  rocksdb::ReadOptions ro;
   std::string next;
-  rocksdb::Status s = engine_->db()->Get(ro, engine_->catalog_cf(), kNextIdKey, &next);
-  if (s.ok() && next.size() == 4) {
+  bool found = false;
+  ROCKDOC_RETURN_IF_ERROR(engine_->ReadMetadata(kNextIdKey, &next, &found));
+  if (found && next.size() == 4) {
     next_id_ = LoadLE<uint32_t>(reinterpret_cast<const uint8_t*>(next.data()));
-  } else if (!s.ok() && !s.IsNotFound()) {
-    return FromRocks(s, "reading the catalog");
   }
-  std::unique_ptr<rocksdb::Iterator> it(engine_->db()->NewIterator(ro, engine_->catalog_cf()));
-  std::string prefix(1, kMetaPrefix);
-  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
-    auto doc = Document::FromBytes(std::string_view(it->value().data(), it->value().size()));
+  return engine_->ScanMetadata(std::string(1, kMetaPrefix), [&](std::string_view,
+                                                                  std::string_view value) {
+    return LoadEntry(value);
+  });
+}
+
+Status Catalog::LoadEntry(std::string_view value) {
+  {
+    auto doc = Document::FromBytes(value);
     if (!doc.ok()) {
       return Status(ErrorCode::kDataCorruptionDetected,
                     "catalog entry is damaged: " + std::string(doc.status().message()));
@@ -132,7 +127,7 @@ Status Catalog::Load() {
     }
     collections_[Key(meta->db, meta->name)] = std::move(meta);
   }
-  return FromRocks(it->status(), "reading the catalog");
+  return Status::OK();
 }
 
 std::shared_ptr<CollectionMeta> Catalog::Find(std::string_view db, std::string_view name) const {
@@ -148,8 +143,9 @@ StatusOr<uint32_t> Catalog::AllocateIdLocked() {
   uint32_t id = next_id_++;
   std::string v;
   AppendLE<uint32_t>(&v, next_id_);
-  rocksdb::Status s = engine_->db()->Put(SyncedWrite(), engine_->catalog_cf(), kNextIdKey, v);
-  if (!s.ok()) return FromRocks(s, "allocating a collection id");
+  ROCKDOC_RETURN_IF_ERROR(
+      engine_->WriteMetadata({{Engine::MetadataWrite::Op::kPut, std::string(kNextIdKey), v}})
+          .WithContext("allocating a collection id"));
   return id;
 }
 
@@ -178,12 +174,13 @@ Status Catalog::Persist(
     b.Close();
   }
   Document doc = std::move(b).Build();
-  rocksdb::WriteBatch batch;
-  batch.Put(engine_->catalog_cf(), MetaKey(meta.db, meta.name), doc.bytes());
+  std::vector<Engine::MetadataWrite> writes;
+  writes.push_back({Engine::MetadataWrite::Op::kPut, MetaKey(meta.db, meta.name),
+                    std::string(doc.bytes())});
   if (!delete_key.empty()) {
-    batch.Delete(engine_->catalog_cf(), rocksdb::Slice(delete_key.data(), delete_key.size()));
+    writes.push_back({Engine::MetadataWrite::Op::kDelete, std::string(delete_key), {}});
   }
-  return FromRocks(engine_->db()->Write(SyncedWrite(), &batch), "writing the catalog");
+  return engine_->WriteMetadata(writes);
 }
 
 Status Catalog::PersistCollection(const CollectionMeta& meta) { return Persist(meta); }
@@ -301,11 +298,11 @@ Status Catalog::DropLocked(std::shared_ptr<CollectionMeta> meta) {
   // Wait for in-flight writers, then make the collection unreachable.
   std::unique_lock<std::shared_mutex> writers(meta->mu);
   meta->dropped.store(true, std::memory_order_release);
-  rocksdb::WriteBatch batch;
-  batch.Delete(engine_->catalog_cf(), MetaKey(meta->db, meta->name));
-  batch.Delete(engine_->catalog_cf(), CountKey(meta->id));
   ROCKDOC_RETURN_IF_ERROR(
-      FromRocks(engine_->db()->Write(SyncedWrite(), &batch), "dropping " + meta->full_name()));
+      engine_
+          ->WriteMetadata({{Engine::MetadataWrite::Op::kDelete, MetaKey(meta->db, meta->name), {}},
+                           {Engine::MetadataWrite::Op::kDelete, CountKey(meta->id), {}}})
+          .WithContext("dropping " + meta->full_name()));
   collections_.erase(Key(meta->db, meta->name));
   // Ids are never reused, so the documents and index entries are
   // unreachable from here on; the range deletions reclaim their space.
@@ -381,10 +378,10 @@ std::vector<std::string> Catalog::CollectionNames(std::string_view db) const {
 
 StatusOr<int64_t> Catalog::ReadCount(uint32_t collection_id) const {
   std::string v;
-  rocksdb::Status s =
-      engine_->db()->Get(rocksdb::ReadOptions(), engine_->catalog_cf(), CountKey(collection_id), &v);
-  if (s.IsNotFound()) return int64_t{0};
-  if (!s.ok()) return FromRocks(s, "reading a count");
+  bool found = false;
+  ROCKDOC_RETURN_IF_ERROR(
+      engine_->ReadMetadata(CountKey(collection_id), &v, &found).WithContext("reading a count"));
+  if (!found) return int64_t{0};
   if (v.size() != 8) return Status(ErrorCode::kDataCorruptionDetected, "count value is damaged");
   return LoadLE<int64_t>(reinterpret_cast<const uint8_t*>(v.data()));
 }

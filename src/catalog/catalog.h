@@ -125,6 +125,8 @@ class Catalog {
 
  private:
   using Key = std::pair<std::string, std::string>;
+  // Adds one persisted collection entry (Load's step; mu_ held).
+  Status LoadEntry(std::string_view value);
   static std::string MetaKey(std::string_view db, std::string_view name);
   StatusOr<std::shared_ptr<CollectionMeta>> GetOrCreateLocked(std::string_view db,
                                                               std::string_view name,

@@ -413,6 +413,38 @@ std::unique_ptr<rocksdb::Transaction> Engine::BeginTransaction(
   return std::unique_ptr<rocksdb::Transaction>(db_->BeginTransaction(write_options_, to, old));
 }
 
+Status Engine::WriteMetadata(const std::vector<MetadataWrite>& writes) const {
+  rocksdb::WriteBatch batch;
+  for (const MetadataWrite& w : writes) {
+    rocksdb::Status s = w.op == MetadataWrite::Op::kPut
+                            ? batch.Put(catalog_cf_, w.key, w.value)
+                            : batch.Delete(catalog_cf_, w.key);
+    if (!s.ok()) return FromRocks(s, "writing the catalog");
+  }
+  rocksdb::WriteOptions wo = write_options_;
+  wo.sync = true;
+  return FromRocks(db_->Write(wo, &batch), "writing the catalog");
+}
+
+Status Engine::ReadMetadata(std::string_view key, std::string* value, bool* found) const {
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), catalog_cf_,
+                               rocksdb::Slice(key.data(), key.size()), value);
+  *found = s.ok();
+  if (s.IsNotFound()) return Status::OK();
+  return FromRocks(s, "reading the catalog");
+}
+
+Status Engine::ScanMetadata(
+    std::string_view prefix,
+    const std::function<Status(std::string_view key, std::string_view value)>& fn) const {
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), catalog_cf_));
+  rocksdb::Slice p(prefix.data(), prefix.size());
+  for (it->Seek(p); it->Valid() && it->key().starts_with(p); it->Next()) {
+    ROCKDOC_RETURN_IF_ERROR(fn(it->key().ToStringView(), it->value().ToStringView()));
+  }
+  return FromRocks(it->status(), "reading the catalog");
+}
+
 std::unique_ptr<KvTransaction> Engine::Begin(const KvTransaction::Options& options,
                                              std::unique_ptr<KvTransaction> reuse) const {
   rocksdb::TransactionOptions to;

@@ -21,6 +21,7 @@
 #include <rocksdb/utilities/transaction_db.h>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -98,6 +99,22 @@ class Engine {
   // detection. `reuse` may be a finished transaction to recycle.
   std::unique_ptr<rocksdb::Transaction> BeginTransaction(
       std::unique_ptr<rocksdb::Transaction> reuse = nullptr) const;
+
+  // The catalog key space (collection metadata, counts, the id allocator):
+  // writes are one atomic, synced batch (catalog changes are rare; none is
+  // ever lost); reads are of the latest state.
+  struct MetadataWrite {
+    enum class Op { kPut, kDelete } op;
+    std::string key;
+    std::string value;  // kPut only
+  };
+  Status WriteMetadata(const std::vector<MetadataWrite>& writes) const;
+  Status ReadMetadata(std::string_view key, std::string* value, bool* found) const;
+  // Calls `fn` with each key beginning with `prefix`, in key order, until it
+  // returns an error (which is returned).
+  Status ScanMetadata(
+      std::string_view prefix,
+      const std::function<Status(std::string_view key, std::string_view value)>& fn) const;
 
   // A new transaction (storage/kv.h). `reuse` may be a finished one to
   // recycle (saves allocations on hot write paths).
