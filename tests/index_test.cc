@@ -508,13 +508,16 @@ class IndexApiTest : public ::testing::Test {
   std::shared_ptr<internal::Engine> OpenEngine() {
     auto e = internal::Engine::Open(dir_.Sub("db"), ClientOptions{});
     EXPECT_TRUE(e.ok()) << e.status();
-    return e.ok() ? *e : nullptr;
+    if (!e.ok()) return nullptr;
+    Status loaded = internal::Catalog::AttachTo(e->get());
+    EXPECT_TRUE(loaded.ok()) << loaded;
+    return *e;
   }
   // Every entry of the index named `name` of db.c, decoded: "{ a: 1 } _id".
   static std::vector<std::string> ScanIndex(const internal::Engine& engine, std::string_view name,
                                             std::string_view coll = "c") {
     std::vector<std::string> out;
-    auto meta = engine.catalog().Find("db", coll);
+    auto meta = internal::CatalogOf(engine).Find("db", coll);
     EXPECT_NE(meta, nullptr);
     if (meta == nullptr) return out;
     const IndexDescriptor* index = meta->indexes()->FindByName(name);
@@ -589,7 +592,7 @@ TEST_F(IndexApiTest, CreateListAndDrop) {
   Close();
   {
     auto engine = OpenEngine();
-    id = engine->catalog().Find("db", "c")->id;
+    id = internal::CatalogOf(*engine).Find("db", "c")->id;
     EXPECT_EQ(CountNonRecordKeys(*engine, id), 0) << "dropped indexes leave no entries";
   }
   Open();
@@ -741,7 +744,7 @@ TEST_F(IndexApiTest, UniqueBuildOverDuplicatesLeavesNothing) {
   Close();
   {
     auto engine = OpenEngine();
-    auto meta = engine->catalog().Find("db", "c");
+    auto meta = internal::CatalogOf(*engine).Find("db", "c");
     EXPECT_EQ(CountNonRecordKeys(*engine, meta->id), 2501) << "only a_1's entries remain";
   }
   Open();
@@ -836,7 +839,7 @@ TEST_F(IndexApiTest, ValidateFindsPlantedInconsistencies) {
   Close();
   {
     auto engine = OpenEngine();
-    auto meta = engine->catalog().Find("db", "c");
+    auto meta = internal::CatalogOf(*engine).Find("db", "c");
     const IndexDescriptor& index = *meta->indexes()->FindByName("a_1");
     // Remove _id 1's entry and plant one for a document that does not exist.
     keystring::Builder one, ghost;
@@ -874,7 +877,7 @@ TEST_F(IndexApiTest, MultikeyPathsPersistAcrossReopen) {
   Close();
   {
     auto engine = OpenEngine();
-    auto meta = engine->catalog().Find("db", "c");
+    auto meta = internal::CatalogOf(*engine).Find("db", "c");
     EXPECT_FALSE(meta->indexes()->FindByName("a_1")->is_multikey());
     EXPECT_FALSE(meta->indexes()->FindByName("b.c_1")->is_multikey());
   }
@@ -885,7 +888,7 @@ TEST_F(IndexApiTest, MultikeyPathsPersistAcrossReopen) {
   Close();
   {
     auto engine = OpenEngine();
-    auto meta = engine->catalog().Find("db", "c");
+    auto meta = internal::CatalogOf(*engine).Find("db", "c");
     const IndexDescriptor* a = meta->indexes()->FindByName("a_1");
     const IndexDescriptor* bc = meta->indexes()->FindByName("b.c_1");
     EXPECT_TRUE(a->is_multikey());
@@ -900,7 +903,7 @@ TEST_F(IndexApiTest, MultikeyPathsPersistAcrossReopen) {
   Close();
   {
     auto engine = OpenEngine();
-    auto meta = engine->catalog().Find("db", "c");
+    auto meta = internal::CatalogOf(*engine).Find("db", "c");
     EXPECT_THAT(meta->indexes()->FindByName("b.c_-1")->MultikeyPrefixes(0),
                 ElementsAre("b", "b.c"));
   }
@@ -955,7 +958,7 @@ TEST_F(IndexApiTest, IndexStatsListsEveryIndex) {
   Close();
   {
     auto engine = OpenEngine();
-    auto meta = engine->catalog().Find("db", "c");
+    auto meta = internal::CatalogOf(*engine).Find("db", "c");
     const IndexDescriptor* a = meta->indexes()->FindByName("a_1");
     a->RecordAccess();
     a->RecordAccess();

@@ -21,6 +21,12 @@ StatusOr<std::unique_ptr<Client>> internal::ClientAccess::Open(
     std::shared_ptr<rocksdb::FileSystem> file_system) {
   ROCKDOC_ASSIGN_OR_RETURN(std::shared_ptr<Engine> engine,
                            Engine::Open(path, options, std::move(file_system)));
+  // The client core: the storage engine and, attached to it, the catalog.
+  Status loaded = internal::Catalog::AttachTo(engine.get());
+  if (!loaded.ok()) {
+    engine->Close().IgnoreError();  // already failing with `loaded`
+    return loaded;
+  }
   return std::unique_ptr<Client>(new Client(std::move(engine)));
 }
 
@@ -45,7 +51,7 @@ Database Client::GetDatabase(std::string_view name) const {
 StatusOr<std::vector<std::string>> Client::ListDatabaseNames() const {
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
-  return engine_->catalog().DatabaseNames();
+  return CatalogOf(*engine_).DatabaseNames();
 }
 
 Status Client::DropDatabase(std::string_view name) { return GetDatabase(name).Drop(); }
@@ -58,7 +64,7 @@ Status Database::CreateCollection(std::string_view name) const {
   ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "create"));
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
-  return engine_->catalog().Create(name_, name);
+  return CatalogOf(*engine_).Create(name_, name);
 }
 
 Status Database::CreateCollection(std::string_view name, DocumentView options) const {
@@ -72,14 +78,14 @@ StatusOr<std::vector<std::string>> Database::ListCollectionNames() const {
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   ROCKDOC_RETURN_IF_ERROR(internal::ValidateDatabaseName(name_));
-  return engine_->catalog().CollectionNames(name_);
+  return CatalogOf(*engine_).CollectionNames(name_);
 }
 
 Status Database::DropCollection(std::string_view name, bool* existed) const {
   ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "drop"));
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
-  return engine_->catalog().Drop(name_, name, existed);
+  return CatalogOf(*engine_).Drop(name_, name, existed);
 }
 
 Status Database::RenameCollection(std::string_view from, std::string_view to,
@@ -87,7 +93,7 @@ Status Database::RenameCollection(std::string_view from, std::string_view to,
   ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "renameCollection"));
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
-  return engine_->catalog().Rename(name_, from, to, drop_target);
+  return CatalogOf(*engine_).Rename(name_, from, to, drop_target);
 }
 
 Status Database::Drop() const {
@@ -95,8 +101,8 @@ Status Database::Drop() const {
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   ROCKDOC_RETURN_IF_ERROR(internal::ValidateDatabaseName(name_));
-  for (const std::string& c : engine_->catalog().CollectionNames(name_)) {
-    ROCKDOC_RETURN_IF_ERROR(engine_->catalog().Drop(name_, c, nullptr));
+  for (const std::string& c : CatalogOf(*engine_).CollectionNames(name_)) {
+    ROCKDOC_RETURN_IF_ERROR(CatalogOf(*engine_).Drop(name_, c, nullptr));
   }
   return Status::OK();
 }

@@ -36,10 +36,10 @@ StatusOr<CollectionWriteGuard> CollectionWriteGuard::Acquire(const Engine& engin
   while (true) {
     std::shared_ptr<CollectionMeta> meta;
     if (create) {
-      ROCKDOC_ASSIGN_OR_RETURN(meta, engine.catalog().GetOrCreate(db, name));
+      ROCKDOC_ASSIGN_OR_RETURN(meta, CatalogOf(engine).GetOrCreate(db, name));
     } else {
       ROCKDOC_RETURN_IF_ERROR(internal::ValidateDatabaseName(db));
-      meta = engine.catalog().Find(db, name);
+      meta = CatalogOf(engine).Find(db, name);
       if (meta == nullptr) return CollectionWriteGuard(nullptr);
     }
     CollectionWriteGuard guard(std::move(meta));
@@ -130,7 +130,7 @@ StatusOr<std::optional<Document>> Collection::FindById(const Element& id) const 
         auto use = engine_->Enter();
         ROCKDOC_RETURN_IF_ERROR(use.status());
         ROCKDOC_RETURN_IF_ERROR(internal::ValidateDatabaseName(db_name_));
-        std::shared_ptr<CollectionMeta> meta = engine_->catalog().Find(db_name_, name_);
+        std::shared_ptr<CollectionMeta> meta = CatalogOf(*engine_).Find(db_name_, name_);
         if (meta == nullptr) return std::optional<Document>();
         internal::PinnedValue value;
         bool found = false;
@@ -240,9 +240,9 @@ StatusOr<int64_t> Collection::EstimatedDocumentCount() const {
         auto use = engine_->Enter();
         ROCKDOC_RETURN_IF_ERROR(use.status());
         ROCKDOC_RETURN_IF_ERROR(internal::ValidateDatabaseName(db_name_));
-        std::shared_ptr<CollectionMeta> meta = engine_->catalog().Find(db_name_, name_);
+        std::shared_ptr<CollectionMeta> meta = CatalogOf(*engine_).Find(db_name_, name_);
         if (meta == nullptr) return int64_t{0};
-        if (op.snapshot == nullptr) return engine_->catalog().ReadCount(meta->id);
+        if (op.snapshot == nullptr) return CatalogOf(*engine_).ReadCount(meta->id);
         // A snapshot session: the count as of its snapshot.
         std::string value;
         bool found = false;
@@ -260,7 +260,7 @@ Status Collection::Drop() const {
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   ROCKDOC_RETURN_IF_ERROR(internal::ValidateDatabaseName(db_name_));
-  return engine_->catalog().Drop(db_name_, name_, nullptr);
+  return CatalogOf(*engine_).Drop(db_name_, name_, nullptr);
 }
 
 StatusOr<ValidateResult> Collection::Validate() const {
@@ -268,7 +268,7 @@ StatusOr<ValidateResult> Collection::Validate() const {
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   ROCKDOC_RETURN_IF_ERROR(internal::ValidateDatabaseName(db_name_));
-  std::shared_ptr<CollectionMeta> meta = engine_->catalog().Find(db_name_, name_);
+  std::shared_ptr<CollectionMeta> meta = CatalogOf(*engine_).Find(db_name_, name_);
   if (meta == nullptr) {
     return Status(ErrorCode::kNamespaceNotFound,
                   "Collection '" + full_name() + "' does not exist to validate.");

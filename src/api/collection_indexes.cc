@@ -74,9 +74,9 @@ class DdlGuard {
     while (true) {
       std::shared_ptr<CollectionMeta> meta;
       if (create) {
-        ROCKDOC_ASSIGN_OR_RETURN(meta, engine.catalog().GetOrCreate(db, name));
+        ROCKDOC_ASSIGN_OR_RETURN(meta, CatalogOf(engine).GetOrCreate(db, name));
       } else {
-        meta = engine.catalog().Find(db, name);
+        meta = CatalogOf(engine).Find(db, name);
         if (meta == nullptr) return DdlGuard(nullptr);
       }
       DdlGuard guard(std::move(meta));
@@ -170,7 +170,7 @@ Status PublishIndexSet(const Engine& engine, CollectionMeta* meta,
                        std::shared_ptr<const IndexSet> next) {
   std::shared_ptr<const IndexSet> previous = meta->indexes();
   meta->set_indexes(std::move(next));
-  Status s = engine.catalog().PersistCollection(*meta);
+  Status s = CatalogOf(engine).PersistCollection(*meta);
   if (!s.ok()) meta->set_indexes(std::move(previous));
   return s;
 }
@@ -298,7 +298,7 @@ StatusOr<std::vector<std::string>> CreateIndexesImpl(
   for (const IndexRequest* request : to_build) {
     // The id allocator's lock is a leaf lock, so taking it here, under the
     // collection's lock, cannot deadlock with drop or rename.
-    StatusOr<uint32_t> id = engine.catalog().AllocateId();
+    StatusOr<uint32_t> id = CatalogOf(engine).AllocateId();
     if (!id.ok()) return abandon(id.status());
     auto index = IndexDescriptor::Create(*id, request->keys, *request->options);
     if (!index.ok()) return abandon(index.status());
@@ -352,7 +352,7 @@ StatusOr<std::vector<Document>> Collection::ListIndexes() const {
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   ROCKDOC_RETURN_IF_ERROR(internal::ValidateDatabaseName(db_name_));
-  std::shared_ptr<CollectionMeta> meta = engine_->catalog().Find(db_name_, name_);
+  std::shared_ptr<CollectionMeta> meta = CatalogOf(*engine_).Find(db_name_, name_);
   if (meta == nullptr) return NamespaceNotFound(full_name());
   std::vector<Document> out;
   out.push_back(IdIndexSpec());
@@ -414,7 +414,7 @@ StatusOr<std::vector<Document>> Collection::IndexStats() const {
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   ROCKDOC_RETURN_IF_ERROR(internal::ValidateDatabaseName(db_name_));
-  std::shared_ptr<CollectionMeta> meta = engine_->catalog().Find(db_name_, name_);
+  std::shared_ptr<CollectionMeta> meta = CatalogOf(*engine_).Find(db_name_, name_);
   if (meta == nullptr) return std::vector<Document>();
   auto stats = [](std::string_view name, DocumentView key, int64_t ops, int64_t since,
                   DocumentView spec) {

@@ -16,7 +16,7 @@ StatusOr<std::shared_ptr<CollectionMeta>> LookupForRead(const Engine& engine, co
                                                         const std::string& name) {
   ROCKDOC_RETURN_IF_ERROR(ValidateDatabaseName(db));
   ROCKDOC_RETURN_IF_ERROR(ValidateCollectionName(db, name));
-  return engine.catalog().Find(db, name);
+  return CatalogOf(engine).Find(db, name);
 }
 
 Status CheckUpdateResultSize(const Document& doc, const std::vector<std::string>* changed_paths) {

@@ -78,6 +78,13 @@ std::string Catalog::CountKey(uint32_t id) {
   return k;
 }
 
+Status Catalog::AttachTo(Engine* engine) {
+  auto catalog = std::make_unique<Catalog>(engine);
+  ROCKDOC_RETURN_IF_ERROR(catalog->Load());
+  engine->Attach(std::move(catalog));
+  return Status::OK();
+}
+
 Status Catalog::Load() {
   std::lock_guard<std::mutex> g(mu_);
   std::string next;

@@ -24,10 +24,9 @@
 #include "index/index_descriptor.h"
 #include "rockdoc/document.h"
 #include "rockdoc/status.h"
+#include "storage/engine.h"
 
 namespace rockdoc::internal {
-
-class Engine;
 
 struct CollectionMeta {
   uint32_t id = 0;
@@ -83,9 +82,12 @@ StatusOr<CollectionOptions> ParseCollectionOptions(DocumentView options);
 Status ValidateDatabaseName(std::string_view name);
 Status ValidateCollectionName(std::string_view db, std::string_view name);
 
-class Catalog {
+class Catalog : public EngineAttachment {
  public:
   explicit Catalog(Engine* engine) : engine_(engine) {}
+
+  // Loads the catalog of a newly opened engine and attaches it there.
+  static Status AttachTo(Engine* engine);
 
   // Reads the persisted catalog. Called once, at open.
   Status Load();
@@ -151,6 +153,11 @@ class Catalog {
   mutable std::mutex id_mu_;
   uint32_t next_id_ = 1;
 };
+
+// The catalog attached to `engine` (Catalog::AttachTo).
+inline Catalog& CatalogOf(const Engine& engine) {
+  return *static_cast<Catalog*>(engine.attachment());
+}
 
 }  // namespace rockdoc::internal
 

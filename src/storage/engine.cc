@@ -11,7 +11,6 @@
 #include <filesystem>
 #include <fstream>
 
-#include "catalog/catalog.h"
 #include "common/endian.h"
 #include "storage/wal_check.h"
 #include "storage/file_system.h"
@@ -363,13 +362,6 @@ StatusOr<std::shared_ptr<Engine>> Engine::OpenImpl(
   engine->catalog_cf_ = handles[1];
   engine->write_options_.sync = options.sync;
   engine->claim_ = std::move(claim);
-
-  engine->catalog_ = std::make_unique<Catalog>(engine.get());
-  Status load = engine->catalog_->Load();
-  if (!load.ok()) {
-    engine->Close().IgnoreError();
-    return load;
-  }
   return engine;
 }
 

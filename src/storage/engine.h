@@ -35,8 +35,6 @@
 
 namespace rockdoc::internal {
 
-class Catalog;
-
 // Converts a RocksDB status into ours. `context` says what was being done.
 Status FromRocks(const rocksdb::Status& s, std::string_view context);
 
@@ -57,6 +55,13 @@ class EngineResource {
  public:
   virtual ~EngineResource() = default;
   virtual void ReleaseEngineResources() = 0;
+};
+
+// What a layer above storage keeps with the engine for its whole life (the
+// catalog): storage owns it without knowing what it is.
+class EngineAttachment {
+ public:
+  virtual ~EngineAttachment() = default;
 };
 
 class Engine {
@@ -93,7 +98,9 @@ class Engine {
   const rocksdb::WriteOptions& write_options() const { return write_options_; }
   const ClientOptions& options() const { return options_; }
   const std::string& path() const { return path_; }
-  Catalog& catalog() const { return *catalog_; }
+  // The attachment (set once, right after Open, before any other use).
+  void Attach(std::unique_ptr<EngineAttachment> attachment) { attachment_ = std::move(attachment); }
+  EngineAttachment* attachment() const { return attachment_.get(); }
 
   // A new pessimistic transaction with our lock timeout and deadlock
   // detection. `reuse` may be a finished transaction to recycle.
@@ -149,7 +156,7 @@ class Engine {
   std::shared_ptr<rocksdb::Statistics> statistics_;
   std::shared_ptr<rocksdb::Cache> block_cache_;
   rocksdb::WriteOptions write_options_;
-  std::unique_ptr<Catalog> catalog_;
+  std::unique_ptr<EngineAttachment> attachment_;
 
   mutable std::shared_mutex close_mu_;
   std::atomic<bool> closed_{false};

@@ -197,7 +197,7 @@ Status PublishMultikeyPaths(const Engine& engine, const CollectionMeta& meta,
     }
   }
   if (updates.empty()) return Status::OK();
-  return engine.catalog().PersistMultikeyPaths(meta, updates);
+  return CatalogOf(engine).PersistMultikeyPaths(meta, updates);
 }
 
 // Locks the entry of `key` in the unique `index` for the rest of `txn` and
