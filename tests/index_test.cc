@@ -18,6 +18,7 @@
 #include "rockdoc/client.h"
 #include "rockdoc/json.h"
 #include "storage/engine.h"
+#include "storage/rocks.h"
 #include "test_util.h"
 
 namespace rockdoc {
@@ -525,15 +526,15 @@ class IndexApiTest : public ::testing::Test {
     if (index == nullptr) return out;
     std::string prefix = internal::IndexPrefix(*index);
     std::unique_ptr<rocksdb::Iterator> it(
-        engine.db()->NewIterator(rocksdb::ReadOptions(), engine.data_cf()));
+        engine.rocks().db->NewIterator(rocksdb::ReadOptions(), engine.rocks().data_cf));
     for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
       IndexEntryView entry;
       EXPECT_TRUE(internal::ParseIndexEntry(*index, it->key().ToStringView(), it->value().ToStringView(), &entry).ok());
       BsonBuilder b;
       EXPECT_TRUE(internal::DecodeIndexKey(*index, entry, &b).ok());
       std::string doc_value;
-      EXPECT_TRUE(engine.db()
-                      ->Get(rocksdb::ReadOptions(), engine.data_cf(),
+      EXPECT_TRUE(engine.rocks().db
+                      ->Get(rocksdb::ReadOptions(), engine.rocks().data_cf,
                             internal::RecordKey(meta->id, entry.id_key), &doc_value)
                       .ok());
       Document doc = Document::AdoptValidated(doc_value);
@@ -545,7 +546,7 @@ class IndexApiTest : public ::testing::Test {
   static int64_t CountNonRecordKeys(const internal::Engine& engine, uint32_t collection_id) {
     std::string prefix = internal::PrefixKey(collection_id);
     std::unique_ptr<rocksdb::Iterator> it(
-        engine.db()->NewIterator(rocksdb::ReadOptions(), engine.data_cf()));
+        engine.rocks().db->NewIterator(rocksdb::ReadOptions(), engine.rocks().data_cf));
     int64_t n = 0;
     for (it->SeekToFirst(); it->Valid(); it->Next()) {
       if (!it->key().starts_with(prefix)) ++n;
@@ -847,12 +848,12 @@ TEST_F(IndexApiTest, ValidateFindsPlantedInconsistencies) {
     ghost.Append(Json(R"({"v": 9})").Get("v"));
     std::string id1 = keystring::EncodeValue(Json(R"({"v": 1})").Get("v"));
     std::string id9 = keystring::EncodeValue(Json(R"({"v": 9})").Get("v"));
-    ASSERT_TRUE(engine->db()
-                    ->Delete(rocksdb::WriteOptions(), engine->data_cf(),
+    ASSERT_TRUE(engine->rocks().db
+                    ->Delete(rocksdb::WriteOptions(), engine->rocks().data_cf,
                              internal::IndexEntryKey(index, one.bytes(), id1))
                     .ok());
-    ASSERT_TRUE(engine->db()
-                    ->Put(rocksdb::WriteOptions(), engine->data_cf(),
+    ASSERT_TRUE(engine->rocks().db
+                    ->Put(rocksdb::WriteOptions(), engine->rocks().data_cf,
                           internal::IndexEntryKey(index, ghost.bytes(), id9),
                           internal::IndexEntryValue(index, id9, ""))
                     .ok());
@@ -935,7 +936,7 @@ TEST_F(IndexApiTest, RenameKeepsIndexesAndDropRemovesThem) {
   {
     auto engine = OpenEngine();
     std::unique_ptr<rocksdb::Iterator> it(
-        engine->db()->NewIterator(rocksdb::ReadOptions(), engine->data_cf()));
+        engine->rocks().db->NewIterator(rocksdb::ReadOptions(), engine->rocks().data_cf));
     it->SeekToFirst();
     EXPECT_FALSE(it->Valid()) << "a dropped collection leaves neither records nor entries";
   }

@@ -36,6 +36,7 @@
 #include "rockdoc/client.h"
 #include "rockdoc/json.h"
 #include "storage/engine.h"
+#include "storage/rocks.h"
 #include "test_util.h"
 
 namespace rockdoc {

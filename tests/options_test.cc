@@ -13,6 +13,7 @@
 
 #include "rockdoc/client.h"
 #include "storage/engine.h"
+#include "storage/rocks.h"
 #include "test_util.h"
 
 namespace rockdoc {
@@ -133,7 +134,7 @@ class OptionsApiTest : public ::testing::Test {
     EXPECT_TRUE(engine.ok()) << engine.status();
     if (!engine.ok()) return -1;
     std::unique_ptr<rocksdb::Iterator> it(
-        (*engine)->db()->NewIterator(rocksdb::ReadOptions(), (*engine)->data_cf()));
+        (*engine)->rocks().db->NewIterator(rocksdb::ReadOptions(), (*engine)->rocks().data_cf));
     int64_t n = 0;
     for (it->SeekToFirst(); it->Valid(); it->Next()) ++n;
     return n;

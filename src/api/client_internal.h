@@ -3,13 +3,15 @@
 #ifndef ROCKDOC_API_CLIENT_INTERNAL_H_
 #define ROCKDOC_API_CLIENT_INTERNAL_H_
 
-#include <rocksdb/file_system.h>
-
 #include <memory>
 #include <string>
 
 #include "rockdoc/client.h"
 #include "rockdoc/status.h"
+
+namespace rocksdb {
+class FileSystem;
+}  // namespace rocksdb
 
 namespace rockdoc::internal {
 

@@ -1,5 +1,7 @@
 #include "storage/engine.h"
 
+#include <rocksdb/write_batch.h>
+
 #include <fcntl.h>
 #include <rocksdb/cache.h>
 #include <rocksdb/filter_policy.h>
@@ -14,6 +16,7 @@
 #include "common/endian.h"
 #include "storage/wal_check.h"
 #include "storage/file_system.h"
+#include "storage/rocks.h"
 
 namespace rockdoc::internal {
 
@@ -304,8 +307,9 @@ StatusOr<std::shared_ptr<Engine>> Engine::OpenImpl(
   engine->options_ = options;
 
   rocksdb::Options o = MakeRocksOptions(options);
-  engine->env_ = rocksdb::NewCompositeEnv(NewRockdocFileSystem(std::move(file_system)));
-  o.env = engine->env_.get();
+  engine->rocks_ = std::make_unique<EngineRocks>();
+  engine->rocks_->env = rocksdb::NewCompositeEnv(NewRockdocFileSystem(std::move(file_system)));
+  o.env = engine->rocks_->env.get();
   // A marker without RocksDB files is a creation that was interrupted. But
   // with data files and no CURRENT the database is damaged: RocksDB would
   // start an empty one and delete the files it does not know.
@@ -322,12 +326,12 @@ StatusOr<std::shared_ptr<Engine>> Engine::OpenImpl(
   }
   o.create_if_missing = !has_rocks;
   o.create_missing_column_families = !has_rocks;
-  engine->statistics_ = o.statistics;
+  engine->rocks_->statistics = o.statistics;
   // Reads pin blocks of this cache (a PinnableSlice in a cursor's IDHACK
   // stage, say) and release them when the cursor goes, which may be after
   // Close: the engine, which every cursor keeps alive, keeps the cache too.
   if (const auto* table = o.table_factory->GetOptions<rocksdb::BlockBasedTableOptions>()) {
-    engine->block_cache_ = table->block_cache;
+    engine->rocks_->block_cache = table->block_cache;
   }
 
   rocksdb::ColumnFamilyOptions catalog_opts(o);
@@ -357,10 +361,10 @@ StatusOr<std::shared_ptr<Engine>> Engine::OpenImpl(
   rocksdb::Status s =
       rocksdb::TransactionDB::Open(o, txn_opts, path, families, &handles, &db);
   if (!s.ok()) return OpenError(s, path);
-  engine->db_ = db;
-  engine->data_cf_ = handles[0];
-  engine->catalog_cf_ = handles[1];
-  engine->write_options_.sync = options.sync;
+  engine->rocks_->db = db;
+  engine->rocks_->data_cf = handles[0];
+  engine->rocks_->catalog_cf = handles[1];
+  engine->rocks_->write_options.sync = options.sync;
   engine->claim_ = std::move(claim);
   return engine;
 }
@@ -380,46 +384,37 @@ Status Engine::Close() {
     resources_.clear();
   }
   closed_.store(true, std::memory_order_release);
-  if (db_ == nullptr) {
+  if (rocks_ == nullptr || rocks_->db == nullptr) {
     claim_.Release();
     return Status::OK();
   }
   rocksdb::FlushOptions fo;
-  rocksdb::Status s = db_->Flush(fo, {data_cf_, catalog_cf_});
-  db_->DestroyColumnFamilyHandle(data_cf_);
-  db_->DestroyColumnFamilyHandle(catalog_cf_);
-  rocksdb::Status cs = db_->Close();
-  delete db_;
-  db_ = nullptr;
+  rocksdb::Status s = rocks_->db->Flush(fo, {rocks_->data_cf, rocks_->catalog_cf});
+  rocks_->db->DestroyColumnFamilyHandle(rocks_->data_cf);
+  rocks_->db->DestroyColumnFamilyHandle(rocks_->catalog_cf);
+  rocksdb::Status cs = rocks_->db->Close();
+  delete rocks_->db;
+  rocks_->db = nullptr;
   claim_.Release();
   if (!s.ok()) return FromRocks(s, "flush on close");
   return FromRocks(cs, "close");
-}
-
-std::unique_ptr<rocksdb::Transaction> Engine::BeginTransaction(
-    std::unique_ptr<rocksdb::Transaction> reuse) const {
-  rocksdb::TransactionOptions to;
-  to.deadlock_detect = true;
-  to.lock_timeout = options_.lock_timeout_ms;
-  rocksdb::Transaction* old = reuse.release();
-  return std::unique_ptr<rocksdb::Transaction>(db_->BeginTransaction(write_options_, to, old));
 }
 
 Status Engine::WriteMetadata(const std::vector<MetadataWrite>& writes) const {
   rocksdb::WriteBatch batch;
   for (const MetadataWrite& w : writes) {
     rocksdb::Status s = w.op == MetadataWrite::Op::kPut
-                            ? batch.Put(catalog_cf_, w.key, w.value)
-                            : batch.Delete(catalog_cf_, w.key);
+                            ? batch.Put(rocks_->catalog_cf, w.key, w.value)
+                            : batch.Delete(rocks_->catalog_cf, w.key);
     if (!s.ok()) return FromRocks(s, "writing the catalog");
   }
-  rocksdb::WriteOptions wo = write_options_;
+  rocksdb::WriteOptions wo = rocks_->write_options;
   wo.sync = true;
-  return FromRocks(db_->Write(wo, &batch), "writing the catalog");
+  return FromRocks(rocks_->db->Write(wo, &batch), "writing the catalog");
 }
 
 Status Engine::ReadMetadata(std::string_view key, std::string* value, bool* found) const {
-  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), catalog_cf_,
+  rocksdb::Status s = rocks_->db->Get(rocksdb::ReadOptions(), rocks_->catalog_cf,
                                rocksdb::Slice(key.data(), key.size()), value);
   *found = s.ok();
   if (s.IsNotFound()) return Status::OK();
@@ -429,7 +424,7 @@ Status Engine::ReadMetadata(std::string_view key, std::string* value, bool* foun
 Status Engine::ScanMetadata(
     std::string_view prefix,
     const std::function<Status(std::string_view key, std::string_view value)>& fn) const {
-  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), catalog_cf_));
+  std::unique_ptr<rocksdb::Iterator> it(rocks_->db->NewIterator(rocksdb::ReadOptions(), rocks_->catalog_cf));
   rocksdb::Slice p(prefix.data(), prefix.size());
   for (it->Seek(p); it->Valid() && it->key().starts_with(p); it->Next()) {
     ROCKDOC_RETURN_IF_ERROR(fn(it->key().ToStringView(), it->value().ToStringView()));
@@ -449,44 +444,44 @@ std::unique_ptr<KvTransaction> Engine::Begin(const KvTransaction::Options& optio
     old = static_cast<rocksdb::Transaction*>(reuse->txn_);
     reuse->txn_ = nullptr;
   }
-  rocksdb::Transaction* txn = db_->BeginTransaction(write_options_, to, old);
+  rocksdb::Transaction* txn = rocks_->db->BeginTransaction(rocks_->write_options, to, old);
   return std::unique_ptr<KvTransaction>(new KvTransaction(this, txn));
 }
 
 Status Engine::DeleteRange(std::string_view begin, std::string_view end) const {
   rocksdb::WriteBatch batch;
-  rocksdb::Status s = batch.DeleteRange(data_cf_, rocksdb::Slice(begin.data(), begin.size()),
+  rocksdb::Status s = batch.DeleteRange(rocks_->data_cf, rocksdb::Slice(begin.data(), begin.size()),
                                         rocksdb::Slice(end.data(), end.size()));
   if (!s.ok()) return FromRocks(s, "delete range");
   rocksdb::TransactionDBWriteOptimizations opt;
   opt.skip_concurrency_control = true;
-  s = db_->Write(write_options_, opt, &batch);
+  s = rocks_->db->Write(rocks_->write_options, opt, &batch);
   if (!s.ok()) return FromRocks(s, "delete range");
   // Reclaim the space now rather than whenever compaction gets there.
   rocksdb::Slice b(begin.data(), begin.size()), e(end.data(), end.size());
   rocksdb::CompactRangeOptions co;
-  return FromRocks(db_->CompactRange(co, data_cf_, &b, &e), "compact dropped range");
+  return FromRocks(rocks_->db->CompactRange(co, rocks_->data_cf, &b, &e), "compact dropped range");
 }
 
 StorageStats Engine::GetStorageStats() const {
   StorageStats st;
-  if (!statistics_) return st;
-  st.bytes_written = statistics_->getTickerCount(rocksdb::BYTES_WRITTEN);
+  if (rocks_ == nullptr || !rocks_->statistics) return st;
+  st.bytes_written = rocks_->statistics->getTickerCount(rocksdb::BYTES_WRITTEN);
   // Point reads, batched point reads ($in on _id, FETCH batches) and
   // iterators each have their own ticker.
-  st.bytes_read = statistics_->getTickerCount(rocksdb::BYTES_READ) +
-                  statistics_->getTickerCount(rocksdb::NUMBER_MULTIGET_BYTES_READ) +
-                  statistics_->getTickerCount(rocksdb::ITER_BYTES_READ);
-  st.wal_bytes = statistics_->getTickerCount(rocksdb::WAL_FILE_BYTES);
-  st.flush_bytes = statistics_->getTickerCount(rocksdb::FLUSH_WRITE_BYTES);
-  st.compaction_bytes_written = statistics_->getTickerCount(rocksdb::COMPACT_WRITE_BYTES);
+  st.bytes_read = rocks_->statistics->getTickerCount(rocksdb::BYTES_READ) +
+                  rocks_->statistics->getTickerCount(rocksdb::NUMBER_MULTIGET_BYTES_READ) +
+                  rocks_->statistics->getTickerCount(rocksdb::ITER_BYTES_READ);
+  st.wal_bytes = rocks_->statistics->getTickerCount(rocksdb::WAL_FILE_BYTES);
+  st.flush_bytes = rocks_->statistics->getTickerCount(rocksdb::FLUSH_WRITE_BYTES);
+  st.compaction_bytes_written = rocks_->statistics->getTickerCount(rocksdb::COMPACT_WRITE_BYTES);
   auto use = Enter();
-  if (use.status().ok() && db_ != nullptr) {
+  if (use.status().ok() && rocks_->db != nullptr) {
     uint64_t live = 0;
-    if (db_->GetIntProperty(data_cf_, "rocksdb.live-sst-files-size", &live)) {
+    if (rocks_->db->GetIntProperty(rocks_->data_cf, "rocksdb.live-sst-files-size", &live)) {
       st.live_sst_bytes += live;
     }
-    if (db_->GetIntProperty(catalog_cf_, "rocksdb.live-sst-files-size", &live)) {
+    if (rocks_->db->GetIntProperty(rocks_->catalog_cf, "rocksdb.live-sst-files-size", &live)) {
       st.live_sst_bytes += live;
     }
   }

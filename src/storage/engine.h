@@ -13,13 +13,6 @@
 #ifndef ROCKDOC_STORAGE_ENGINE_H_
 #define ROCKDOC_STORAGE_ENGINE_H_
 
-#include <rocksdb/env.h>
-#include <rocksdb/file_system.h>
-#include <rocksdb/options.h>
-#include <rocksdb/statistics.h>
-#include <rocksdb/utilities/transaction.h>
-#include <rocksdb/utilities/transaction_db.h>
-
 #include <atomic>
 #include <functional>
 #include <memory>
@@ -33,21 +26,16 @@
 #include "storage/kv.h"
 #include "storage/open_checks.h"
 
+namespace rocksdb {
+class FileSystem;  // tests put a fault-injecting one beneath the engine
+}  // namespace rocksdb
+
 namespace rockdoc::internal {
 
-// Converts a RocksDB status into ours. `context` says what was being done.
-Status FromRocks(const rocksdb::Status& s, std::string_view context);
-
-// Converts the status of a failed RocksDB open of `path`: a held lock is
-// DBPathInUse, a file CURRENT leads to that is missing or unreadable is
-// DataCorruptionDetected.
-Status OpenError(const rocksdb::Status& s, const std::string& path);
-
-// The RocksDB options rockdoc uses for a directory. Benchmarks open their raw
-// RocksDB baseline with the same options so that ratios measure our code.
-rocksdb::Options MakeRocksOptions(const ClientOptions& options);
-rocksdb::ColumnFamilyOptions MakeDataColumnFamilyOptions(const ClientOptions& options,
-                                                         const rocksdb::Options& base);
+// The RocksDB objects behind an Engine, and the conversions of RocksDB's
+// statuses and options, are in storage/rocks.h: only storage/ (and white-box
+// tests and the raw-RocksDB benchmark baselines) include it.
+struct EngineRocks;
 
 // Something that holds RocksDB resources (iterators, snapshots) beyond one
 // call: the engine tells it to let go before closing.
@@ -74,7 +62,7 @@ class Engine {
   // Client::Salvage: opens the database keeping the intact prefix of its
   // write-ahead log, and closes it.
   static StatusOr<SalvageReport> Salvage(const std::string& path, const ClientOptions& options);
-  ~Engine();
+  ~Engine();  // defined where EngineRocks is complete
 
   // A guard held for the duration of one operation: while any is held,
   // Close() waits. ok() is false once the engine is closed.
@@ -92,20 +80,13 @@ class Engine {
   Status Close();
   bool closed() const { return closed_.load(std::memory_order_acquire); }
 
-  rocksdb::TransactionDB* db() const { return db_; }
-  rocksdb::ColumnFamilyHandle* data_cf() const { return data_cf_; }
-  rocksdb::ColumnFamilyHandle* catalog_cf() const { return catalog_cf_; }
-  const rocksdb::WriteOptions& write_options() const { return write_options_; }
+  // The RocksDB objects (storage/rocks.h). Null once closed.
+  const EngineRocks& rocks() const { return *rocks_; }
   const ClientOptions& options() const { return options_; }
   const std::string& path() const { return path_; }
   // The attachment (set once, right after Open, before any other use).
   void Attach(std::unique_ptr<EngineAttachment> attachment) { attachment_ = std::move(attachment); }
   EngineAttachment* attachment() const { return attachment_.get(); }
-
-  // A new pessimistic transaction with our lock timeout and deadlock
-  // detection. `reuse` may be a finished transaction to recycle.
-  std::unique_ptr<rocksdb::Transaction> BeginTransaction(
-      std::unique_ptr<rocksdb::Transaction> reuse = nullptr) const;
 
   // The catalog key space (collection metadata, counts, the id allocator):
   // writes are one atomic, synced batch (catalog changes are rare; none is
@@ -144,18 +125,10 @@ class Engine {
       const std::string& path, const ClientOptions& options, SalvageReport* salvage,
       std::shared_ptr<rocksdb::FileSystem> file_system);
 
-  // The RocksDB Env over our FileSystem (storage/file_system.h); declared
-  // first so that it outlives everything RocksDB made with it.
-  std::unique_ptr<rocksdb::Env> env_;
   std::string path_;
   ClientOptions options_;
   DirectoryClaim claim_;  // this process's claim on the directory, until Close
-  rocksdb::TransactionDB* db_ = nullptr;
-  rocksdb::ColumnFamilyHandle* data_cf_ = nullptr;
-  rocksdb::ColumnFamilyHandle* catalog_cf_ = nullptr;
-  std::shared_ptr<rocksdb::Statistics> statistics_;
-  std::shared_ptr<rocksdb::Cache> block_cache_;
-  rocksdb::WriteOptions write_options_;
+  std::unique_ptr<EngineRocks> rocks_;
   std::unique_ptr<EngineAttachment> attachment_;
 
   mutable std::shared_mutex close_mu_;

@@ -8,6 +8,7 @@
 #include <rocksdb/utilities/write_batch_with_index.h>
 
 #include "storage/engine.h"
+#include "storage/rocks.h"
 
 namespace rockdoc::internal {
 
@@ -77,14 +78,14 @@ void PinnedValue::Reset() { rep_->slice.Reset(); }
 // ---- KvSnapshot ----
 
 KvSnapshot::KvSnapshot(std::shared_ptr<const Engine> engine) : engine_(std::move(engine)) {
-  snapshot_ = engine_->db()->GetSnapshot();
+  snapshot_ = engine_->rocks().db->GetSnapshot();
 }
 
 KvSnapshot::~KvSnapshot() { Release(); }
 
 void KvSnapshot::Release() {
   if (snapshot_ != nullptr && !engine_->closed()) {
-    engine_->db()->ReleaseSnapshot(static_cast<const rocksdb::Snapshot*>(snapshot_));
+    engine_->rocks().db->ReleaseSnapshot(static_cast<const rocksdb::Snapshot*>(snapshot_));
   }
   snapshot_ = nullptr;
 }
@@ -125,10 +126,10 @@ std::unique_ptr<KvIterator> ReadView::NewIterator(std::string_view lower, std::s
   ro.adaptive_readahead = sequential;
   ro.fill_cache = fill_cache;
   if (txn_ != nullptr) {
-    rep->it.reset(Txn(txn_->txn_)->GetIterator(ro, engine_->data_cf()));
+    rep->it.reset(Txn(txn_->txn_)->GetIterator(ro, engine_->rocks().data_cf));
     rep->check_bounds = true;
   } else {
-    rep->it.reset(engine_->db()->NewIterator(ro, engine_->data_cf()));
+    rep->it.reset(engine_->rocks().db->NewIterator(ro, engine_->rocks().data_cf));
   }
   return std::unique_ptr<KvIterator>(new KvIterator(std::move(rep)));
 }
@@ -139,8 +140,8 @@ Status ReadView::Get(std::string_view key, PinnedValue* value, bool* found) cons
       ReadOptionsFor(snapshot_, txn_, txn_ != nullptr ? txn_->txn_ : nullptr);
   rocksdb::Status s =
       txn_ != nullptr
-          ? Txn(txn_->txn_)->Get(ro, engine_->data_cf(), AsSlice(key), &value->rep_->slice)
-          : engine_->db()->Get(ro, engine_->data_cf(), AsSlice(key), &value->rep_->slice);
+          ? Txn(txn_->txn_)->Get(ro, engine_->rocks().data_cf, AsSlice(key), &value->rep_->slice)
+          : engine_->rocks().db->Get(ro, engine_->rocks().data_cf, AsSlice(key), &value->rep_->slice);
   *found = s.ok();
   if (s.IsNotFound()) return Status::OK();
   return FromRocks(s, "read");
@@ -158,10 +159,10 @@ Status ReadView::MultiGet(const std::vector<std::string_view>& keys,
   rocksdb::ReadOptions ro =
       ReadOptionsFor(snapshot_, txn_, txn_ != nullptr ? txn_->txn_ : nullptr);
   if (txn_ != nullptr) {
-    Txn(txn_->txn_)->MultiGet(ro, engine_->data_cf(), n, slices.data(), pinned.data(),
+    Txn(txn_->txn_)->MultiGet(ro, engine_->rocks().data_cf, n, slices.data(), pinned.data(),
                               statuses.data(), /*sorted_input=*/true);
   } else {
-    engine_->db()->MultiGet(ro, engine_->data_cf(), n, slices.data(), pinned.data(),
+    engine_->rocks().db->MultiGet(ro, engine_->rocks().data_cf, n, slices.data(), pinned.data(),
                             statuses.data(), /*sorted_input=*/true);
   }
   found->assign(n, false);
@@ -181,8 +182,8 @@ Status ReadView::GetCatalog(std::string_view key, std::string* value, bool* foun
   rocksdb::ReadOptions ro =
       ReadOptionsFor(snapshot_, txn_, txn_ != nullptr ? txn_->txn_ : nullptr);
   rocksdb::Status s =
-      txn_ != nullptr ? Txn(txn_->txn_)->Get(ro, engine_->catalog_cf(), AsSlice(key), value)
-                      : engine_->db()->Get(ro, engine_->catalog_cf(), AsSlice(key), value);
+      txn_ != nullptr ? Txn(txn_->txn_)->Get(ro, engine_->rocks().catalog_cf, AsSlice(key), value)
+                      : engine_->rocks().db->Get(ro, engine_->rocks().catalog_cf, AsSlice(key), value);
   *found = s.ok();
   if (s.IsNotFound()) return Status::OK();
   return FromRocks(s, "read");
@@ -199,7 +200,7 @@ KvTransaction::~KvTransaction() {
 
 namespace {
 rocksdb::ColumnFamilyHandle* Cf(const Engine* engine, KeySpace space) {
-  return space == KeySpace::kData ? engine->data_cf() : engine->catalog_cf();
+  return space == KeySpace::kData ? engine->rocks().data_cf : engine->rocks().catalog_cf;
 }
 }  // namespace
 
@@ -233,7 +234,7 @@ Status KvTransaction::MergeUntracked(KeySpace space, std::string_view key,
 Status KvTransaction::GetForUpdate(std::string_view key, std::string* value, bool* found) {
   rocksdb::ReadOptions ro;
   ro.snapshot = Txn(txn_)->GetSnapshot();
-  rocksdb::Status s = Txn(txn_)->GetForUpdate(ro, engine_->data_cf(), AsSlice(key), value);
+  rocksdb::Status s = Txn(txn_)->GetForUpdate(ro, engine_->rocks().data_cf, AsSlice(key), value);
   *found = s.ok();
   if (s.IsNotFound()) return Status::OK();
   return FromRocks(s, "lock a document");
@@ -243,7 +244,7 @@ Status KvTransaction::Lock(std::string_view key) {
   rocksdb::ReadOptions ro;
   ro.snapshot = Txn(txn_)->GetSnapshot();
   rocksdb::PinnableSlice ignored;
-  rocksdb::Status s = Txn(txn_)->GetForUpdate(ro, engine_->data_cf(), AsSlice(key), &ignored);
+  rocksdb::Status s = Txn(txn_)->GetForUpdate(ro, engine_->rocks().data_cf, AsSlice(key), &ignored);
   if (s.IsNotFound()) return Status::OK();
   return FromRocks(s, "lock a key");
 }
@@ -251,7 +252,7 @@ Status KvTransaction::Lock(std::string_view key) {
 Status KvTransaction::Get(std::string_view key, std::string* value, bool* found) {
   rocksdb::ReadOptions ro;
   ro.snapshot = Txn(txn_)->GetSnapshot();
-  rocksdb::Status s = Txn(txn_)->Get(ro, engine_->data_cf(), AsSlice(key), value);
+  rocksdb::Status s = Txn(txn_)->Get(ro, engine_->rocks().data_cf, AsSlice(key), value);
   *found = s.ok();
   if (s.IsNotFound()) return Status::OK();
   return FromRocks(s, "read");

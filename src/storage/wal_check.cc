@@ -12,6 +12,7 @@
 
 #include "common/endian.h"
 #include "storage/engine.h"
+#include "storage/rocks.h"
 
 namespace rockdoc::internal {
 

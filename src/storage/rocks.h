@@ -1,0 +1,54 @@
+// storage/rocks.h: the RocksDB side of the storage layer. Included only by
+// storage/'s own sources, white-box tests, and the benchmarks' raw-RocksDB
+// baselines: every layer above storage/ reads and writes through
+// storage/kv.h and storage/engine.h, which name no RocksDB type.
+#ifndef ROCKDOC_STORAGE_ROCKS_H_
+#define ROCKDOC_STORAGE_ROCKS_H_
+
+#include <rocksdb/env.h>
+#include <rocksdb/file_system.h>
+#include <rocksdb/options.h>
+#include <rocksdb/statistics.h>
+#include <rocksdb/utilities/transaction.h>
+#include <rocksdb/utilities/transaction_db.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "rockdoc/client.h"
+#include "rockdoc/status.h"
+#include "storage/engine.h"
+
+namespace rockdoc::internal {
+
+// The RocksDB objects of an open Engine.
+struct EngineRocks {
+  // The Env over our FileSystem (storage/file_system.h); declared first so
+  // that it outlives everything RocksDB made with it.
+  std::unique_ptr<rocksdb::Env> env;
+  rocksdb::TransactionDB* db = nullptr;
+  rocksdb::ColumnFamilyHandle* data_cf = nullptr;
+  rocksdb::ColumnFamilyHandle* catalog_cf = nullptr;
+  std::shared_ptr<rocksdb::Statistics> statistics;
+  std::shared_ptr<rocksdb::Cache> block_cache;
+  rocksdb::WriteOptions write_options;
+};
+
+// Converts a RocksDB status into ours. `context` says what was being done.
+Status FromRocks(const rocksdb::Status& s, std::string_view context);
+
+// Converts the status of a failed RocksDB open of `path`: a held lock is
+// DBPathInUse, a file CURRENT leads to that is missing or unreadable is
+// DataCorruptionDetected.
+Status OpenError(const rocksdb::Status& s, const std::string& path);
+
+// The RocksDB options rockdoc uses for a directory. Benchmarks open their raw
+// RocksDB baseline with the same options so that ratios measure our code.
+rocksdb::Options MakeRocksOptions(const ClientOptions& options);
+rocksdb::ColumnFamilyOptions MakeDataColumnFamilyOptions(const ClientOptions& options,
+                                                         const rocksdb::Options& base);
+
+}  // namespace rockdoc::internal
+
+#endif  // ROCKDOC_STORAGE_ROCKS_H_
