@@ -57,6 +57,7 @@
 #include "rockdoc/client.h"
 #include "rockdoc/json.h"
 #include "storage/engine.h"
+#include "storage/format.h"
 #include "storage/rocks.h"
 
 namespace {

@@ -39,6 +39,7 @@
 #include "keystring/keystring.h"
 #include "rockdoc/client.h"
 #include "storage/engine.h"
+#include "storage/format.h"
 #include "storage/rocks.h"
 
 namespace {

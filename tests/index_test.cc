@@ -10,6 +10,7 @@
 #include <atomic>
 #include <thread>
 
+#include "storage/format.h"
 #include "catalog/catalog.h"
 #include "index/index_descriptor.h"
 #include "index/index_entry.h"

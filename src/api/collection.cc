@@ -7,6 +7,7 @@
 #include <shared_mutex>
 #include <thread>
 
+#include "storage/format.h"
 #include "api/collection_internal.h"
 #include "catalog/catalog.h"
 #include "exec/plan_executor.h"
@@ -14,7 +15,7 @@
 #include "keystring/keystring.h"
 #include "rockdoc/client.h"
 #include "storage/engine.h"
-#include "storage/write_ops.h"
+#include "store/write_ops.h"
 
 namespace rockdoc {
 
@@ -247,7 +248,7 @@ StatusOr<int64_t> Collection::EstimatedDocumentCount() const {
         std::string value;
         bool found = false;
         ROCKDOC_RETURN_IF_ERROR(op.View(engine_.get(), nullptr)
-                                    .GetCatalog(internal::Catalog::CountKey(meta->id), &value,
+                                    .GetCatalog(internal::CountKey(meta->id), &value,
                                                 &found));
         int64_t n = 0;
         if (found && value.size() == sizeof(n)) std::memcpy(&n, value.data(), sizeof(n));
@@ -306,7 +307,7 @@ StatusOr<ValidateResult> Collection::Validate() const {
   ROCKDOC_RETURN_IF_ERROR(it->status().WithContext("validate"));
   std::string count_value;
   bool count_found = false;
-  Status cs = view.GetCatalog(internal::Catalog::CountKey(meta->id), &count_value, &count_found);
+  Status cs = view.GetCatalog(internal::CountKey(meta->id), &count_value, &count_found);
   int64_t stored = 0;
   if (cs.ok() && count_found && count_value.size() == 8) {
     std::memcpy(&stored, count_value.data(), 8);

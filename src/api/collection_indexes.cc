@@ -10,6 +10,7 @@
 #include <mutex>
 #include <shared_mutex>
 
+#include "storage/format.h"
 #include "api/session_internal.h"
 #include "catalog/catalog.h"
 #include "index/index_descriptor.h"
@@ -18,7 +19,7 @@
 #include "rockdoc/client.h"
 #include "rockdoc/json.h"
 #include "storage/engine.h"
-#include "storage/write_ops.h"
+#include "store/write_ops.h"
 
 namespace rockdoc {
 

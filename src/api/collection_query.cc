@@ -6,7 +6,7 @@
 #include "api/collection_internal.h"
 #include "query/field_path.h"
 #include "rockdoc/client.h"
-#include "storage/write_ops.h"
+#include "store/write_ops.h"
 
 namespace rockdoc {
 

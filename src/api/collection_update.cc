@@ -8,7 +8,7 @@
 #include "api/collection_internal.h"
 #include "query/update/update_driver.h"
 #include "rockdoc/client.h"
-#include "storage/write_ops.h"
+#include "store/write_ops.h"
 
 namespace rockdoc {
 

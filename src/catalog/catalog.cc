@@ -6,14 +6,12 @@
 #include "common/endian.h"
 #include "common/option_table.h"
 #include "storage/engine.h"
+#include "storage/format.h"
 
 namespace rockdoc::internal {
 
 namespace {
 
-constexpr char kMetaPrefix = 'c';   // 'c' db \0 name -> BSON metadata
-constexpr char kCountPrefix = 'n';  // 'n' id(BE32) -> int64 (merge)
-constexpr char kNextIdKey[] = "next_id";
 // The longest "db.collection" MongoDB accepts.
 constexpr size_t kMaxNamespaceBytes = 255;
 constexpr size_t kMaxDatabaseNameBytes = 63;
@@ -64,20 +62,6 @@ Status ValidateCollectionName(std::string_view db, std::string_view name) {
   return Status::OK();
 }
 
-std::string Catalog::MetaKey(std::string_view db, std::string_view name) {
-  std::string k(1, kMetaPrefix);
-  k.append(db);
-  k.push_back('\0');
-  k.append(name);
-  return k;
-}
-
-std::string Catalog::CountKey(uint32_t id) {
-  std::string k(1, kCountPrefix);
-  AppendBE32(&k, id);
-  return k;
-}
-
 Status Catalog::AttachTo(Engine* engine) {
   auto catalog = std::make_unique<Catalog>(engine);
   ROCKDOC_RETURN_IF_ERROR(catalog->Load());
@@ -89,11 +73,11 @@ Status Catalog::Load() {
   std::lock_guard<std::mutex> g(mu_);
   std::string next;
   bool found = false;
-  ROCKDOC_RETURN_IF_ERROR(engine_->ReadMetadata(kNextIdKey, &next, &found));
+  ROCKDOC_RETURN_IF_ERROR(engine_->ReadMetadata(kCatalogNextIdKey, &next, &found));
   if (found && next.size() == 4) {
     next_id_ = LoadLE<uint32_t>(reinterpret_cast<const uint8_t*>(next.data()));
   }
-  return engine_->ScanMetadata(std::string(1, kMetaPrefix), [&](std::string_view,
+  return engine_->ScanMetadata(std::string(1, kCatalogMetaPrefix), [&](std::string_view,
                                                                   std::string_view value) {
     return LoadEntry(value);
   });
@@ -151,7 +135,7 @@ StatusOr<uint32_t> Catalog::AllocateIdLocked() {
   std::string v;
   AppendLE<uint32_t>(&v, next_id_);
   ROCKDOC_RETURN_IF_ERROR(
-      engine_->WriteMetadata({{Engine::MetadataWrite::Op::kPut, std::string(kNextIdKey), v}})
+      engine_->WriteMetadata({{Engine::MetadataWrite::Op::kPut, std::string(kCatalogNextIdKey), v}})
           .WithContext("allocating a collection id"));
   return id;
 }
@@ -182,7 +166,7 @@ Status Catalog::Persist(
   }
   Document doc = std::move(b).Build();
   std::vector<Engine::MetadataWrite> writes;
-  writes.push_back({Engine::MetadataWrite::Op::kPut, MetaKey(meta.db, meta.name),
+  writes.push_back({Engine::MetadataWrite::Op::kPut, CatalogMetaKey(meta.db, meta.name),
                     std::string(doc.bytes())});
   if (!delete_key.empty()) {
     writes.push_back({Engine::MetadataWrite::Op::kDelete, std::string(delete_key), {}});
@@ -307,7 +291,7 @@ Status Catalog::DropLocked(std::shared_ptr<CollectionMeta> meta) {
   meta->dropped.store(true, std::memory_order_release);
   ROCKDOC_RETURN_IF_ERROR(
       engine_
-          ->WriteMetadata({{Engine::MetadataWrite::Op::kDelete, MetaKey(meta->db, meta->name), {}},
+          ->WriteMetadata({{Engine::MetadataWrite::Op::kDelete, CatalogMetaKey(meta->db, meta->name), {}},
                            {Engine::MetadataWrite::Op::kDelete, CountKey(meta->id), {}}})
           .WithContext("dropping " + meta->full_name()));
   collections_.erase(Key(meta->db, meta->name));
@@ -361,7 +345,7 @@ Status Catalog::Rename(std::string_view db, std::string_view from, std::string_v
   // The indexes keep their ids, entries, multikey paths and counters.
   renamed->set_indexes(old->indexes());
   renamed->id_index_since_ms = old->id_index_since_ms;
-  ROCKDOC_RETURN_IF_ERROR(Persist(*renamed, MetaKey(old->db, old->name)));
+  ROCKDOC_RETURN_IF_ERROR(Persist(*renamed, CatalogMetaKey(old->db, old->name)));
   old->dropped.store(true, std::memory_order_release);
   collections_.erase(src);
   collections_[Key(renamed->db, renamed->name)] = renamed;

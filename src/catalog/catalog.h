@@ -120,8 +120,6 @@ class Catalog : public EngineAttachment {
   Status PersistMultikeyPaths(const CollectionMeta& meta,
                               const std::vector<std::pair<IndexDescriptor*, MultikeyPaths>>& seen);
 
-  // The key of the collection's document count (an int64 kept by merges).
-  static std::string CountKey(uint32_t collection_id);
   // Reads the stored count at the latest state.
   StatusOr<int64_t> ReadCount(uint32_t collection_id) const;
 
@@ -129,7 +127,6 @@ class Catalog : public EngineAttachment {
   using Key = std::pair<std::string, std::string>;
   // Adds one persisted collection entry (Load's step; mu_ held).
   Status LoadEntry(std::string_view value);
-  static std::string MetaKey(std::string_view db, std::string_view name);
   StatusOr<std::shared_ptr<CollectionMeta>> GetOrCreateLocked(std::string_view db,
                                                               std::string_view name,
                                                               bool* created);

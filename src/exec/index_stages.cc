@@ -3,6 +3,7 @@
 #include "index/index_entry.h"
 #include "keystring/keystring.h"
 #include "storage/engine.h"
+#include "storage/format.h"
 
 namespace rockdoc::internal {
 

@@ -1,6 +1,7 @@
 #include "exec/scan_stages.h"
 
 #include "storage/engine.h"
+#include "storage/format.h"
 
 namespace rockdoc::internal {
 

@@ -1,6 +1,6 @@
-// index/index_entry.h: how an index key is stored in RocksDB, and how the
-// planner's index scans read entries back. The layout is an on-disk format,
-// specified in storage/README.md ("Index entries"):
+// index/index_entry.h: an index entry's parts (IndexEntryView) and their
+// decoding into key values. The entry's byte layout is in storage/format.h,
+// with every other key layout of the database:
 //
 //   non-unique: key   = id(BE32) keystring(values) keystring(_id)
 //               value = varint32 len(keystring(_id)), type bits of values
@@ -35,29 +35,12 @@
 
 namespace rockdoc::internal {
 
-// The 4-byte big-endian prefix shared by every entry of the index; the
-// index's entries are exactly the keys in [IndexPrefix(i), IndexPrefix(id+1)).
-std::string IndexPrefix(const IndexDescriptor& index);
-
 // An entry, viewed in place (views into the RocksDB key and value).
 struct IndexEntryView {
   std::string_view values_key;  // keystring of the key values (index directions)
   std::string_view id_key;      // keystring of the document's _id (ascending)
   std::string_view type_bits;   // type bits of the key values
 };
-
-// The RocksDB key / value of the entry of `key` for the document whose
-// _id has keystring `id_key`.
-std::string IndexEntryKey(const IndexDescriptor& index, std::string_view values_key,
-                          std::string_view id_key);
-std::string IndexEntryValue(const IndexDescriptor& index, std::string_view id_key,
-                            std::string_view type_bits);
-
-// Splits a stored entry of `index` into its parts. DataCorruptionDetected
-// (296) when the key does not carry the index's prefix or the value is
-// malformed. O(1): no decoding.
-Status ParseIndexEntry(const IndexDescriptor& index, std::string_view key, std::string_view value,
-                       IndexEntryView* out);
 
 // Appends the entry's key values to the open document of `out`, one field
 // per key field named as in the key pattern ("a", "b.c"), with their exact

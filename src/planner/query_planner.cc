@@ -9,7 +9,8 @@
 #include "exec/sort_stage.h"
 #include "keystring/keystring.h"
 #include "storage/engine.h"
-#include "storage/write_ops.h"
+#include "storage/format.h"
+#include "store/write_ops.h"
 
 namespace rockdoc::internal {
 

@@ -498,18 +498,4 @@ void Engine::Unregister(EngineResource* r) const {
   resources_.erase(r);
 }
 
-std::string PrefixKey(uint32_t id) {
-  std::string k;
-  AppendBE32(&k, id);
-  return k;
-}
-
-std::string RecordKey(uint32_t collection_id, std::string_view id_key) {
-  std::string k;
-  k.reserve(4 + id_key.size());
-  AppendBE32(&k, collection_id);
-  k.append(id_key);
-  return k;
-}
-
 }  // namespace rockdoc::internal

@@ -137,11 +137,6 @@ class Engine {
   mutable std::set<EngineResource*> resources_;
 };
 
-// Records and index entries live under 4-byte big-endian prefix ids.
-std::string PrefixKey(uint32_t id);
-// The key of the document whose `_id` has keystring `id_key`.
-std::string RecordKey(uint32_t collection_id, std::string_view id_key);
-
 }  // namespace rockdoc::internal
 
 #endif  // ROCKDOC_STORAGE_ENGINE_H_

@@ -5,7 +5,7 @@
 #include <chrono>
 #include <thread>
 
-#include "storage/write_ops.h"
+#include "store/write_ops.h"
 
 namespace rockdoc::internal {
 

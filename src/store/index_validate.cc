@@ -1,4 +1,4 @@
-// ValidateIndexes (declared in storage/write_ops.h): the index half of
+// ValidateIndexes (declared in store/write_ops.h): the index half of
 // Collection::Validate. Two passes, so that a missing entry and an extra
 // entry are both found and named:
 //   1. documents → entries: every key of every document has its entry;
@@ -6,10 +6,11 @@
 // With both, the entries are exactly the keys the documents generate.
 #include <algorithm>
 
+#include "storage/format.h"
 #include "index/index_entry.h"
 #include "index/key_generator.h"
 #include "rockdoc/json.h"
-#include "storage/write_ops.h"
+#include "store/write_ops.h"
 
 namespace rockdoc::internal {
 

@@ -1,4 +1,4 @@
-#include "storage/write_ops.h"
+#include "store/write_ops.h"
 
 #include <algorithm>
 
@@ -281,7 +281,7 @@ Status InsertDocument(const Engine& engine, KvTransaction* txn, const Collection
     ++*count_delta;
     return Status::OK();
   }
-  return txn->MergeUntracked(KeySpace::kCatalog, Catalog::CountKey(meta.id), CountDelta(1));
+  return txn->MergeUntracked(KeySpace::kCatalog, CountKey(meta.id), CountDelta(1));
 }
 
 Status ReplaceDocument(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
@@ -360,7 +360,7 @@ Status DeleteDocument(const Engine& engine, KvTransaction* txn, const Collection
     --*count_delta;
     return Status::OK();
   }
-  return txn->MergeUntracked(KeySpace::kCatalog, Catalog::CountKey(meta.id), CountDelta(-1));
+  return txn->MergeUntracked(KeySpace::kCatalog, CountKey(meta.id), CountDelta(-1));
 }
 
 StatusOr<std::optional<Document>> LockAndRead(KvTransaction* txn, std::string_view key) {
@@ -374,7 +374,7 @@ StatusOr<std::optional<Document>> LockAndRead(KvTransaction* txn, std::string_vi
 Status AddToCount(KvTransaction* txn, const CollectionMeta& meta, int64_t* count_delta) {
   if (*count_delta != 0) {
     ROCKDOC_RETURN_IF_ERROR(
-        txn->MergeUntracked(KeySpace::kCatalog, Catalog::CountKey(meta.id), CountDelta(*count_delta)));
+        txn->MergeUntracked(KeySpace::kCatalog, CountKey(meta.id), CountDelta(*count_delta)));
   }
   *count_delta = 0;
   return Status::OK();

@@ -1,16 +1,17 @@
-// storage/write_ops.h: the one place where documents are written, so that
+// store/write_ops.h: the one place where documents are written, so that
 // every insert, replace and delete also keeps the collection's count (and,
 // with indexes, every index entry) in the same RocksDB transaction.
 //
 // Thread safety: functions are thread-safe; a transaction is used by one
 // thread at a time.
-#ifndef ROCKDOC_STORAGE_WRITE_OPS_H_
-#define ROCKDOC_STORAGE_WRITE_OPS_H_
+#ifndef ROCKDOC_STORE_WRITE_OPS_H_
+#define ROCKDOC_STORE_WRITE_OPS_H_
 
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "storage/format.h"
 #include "catalog/catalog.h"
 #include "rockdoc/document.h"
 #include "rockdoc/status.h"
@@ -67,7 +68,7 @@ StatusOr<std::optional<Document>> LockAndRead(KvTransaction* txn, std::string_vi
 // Problems go to result->errors (valid = false); result->index_entries
 // counts the entries seen. The returned Status reports only read failures.
 // The caller holds meta.mu (shared) so that the index set matches the
-// snapshot. Defined in storage/index_validate.cc.
+// snapshot. Defined in store/index_validate.cc.
 Status ValidateIndexes(const CollectionMeta& meta, const ReadView& view, ValidateResult* result);
 
 // Merges *count_delta (the count changes gathered by InsertDocument and
@@ -78,4 +79,4 @@ Status CommitWithCount(KvTransaction* txn, const CollectionMeta& meta, int64_t* 
 
 }  // namespace rockdoc::internal
 
-#endif  // ROCKDOC_STORAGE_WRITE_OPS_H_
+#endif  // ROCKDOC_STORE_WRITE_OPS_H_

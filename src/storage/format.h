@@ -1,0 +1,79 @@
+// storage/format.h: every key layout of a rockdoc database, in one place
+// (as LevelDB's dbformat.h). An on-disk format: storage/README.md explains
+// it in prose; change nothing here without a format version bump
+// (engine.cc's kFormatVersion).
+//
+// Column family "default" (data), keys under a 4-byte big-endian prefix id
+// owned by one collection or one index (ids are never reused):
+//   record        id(BE32) keystring(_id)                 -> BSON document
+//   index entry, non-unique index:
+//                 id(BE32) keystring(values) keystring(_id)
+//                   -> varint32 len(keystring(_id)), type bits of the values
+//   index entry, unique index:
+//                 id(BE32) keystring(values)
+//                   -> varint32 len(keystring(_id)), keystring(_id), type bits
+// keystring(values) uses the index's directions; keystring(_id) is always
+// ascending, so an entry's document is RecordKey(collection, id_key). A
+// unique index keeps one entry per key value, so uniqueness is a locked
+// point read of that key. Dropping a collection or an index is a range
+// delete of [PrefixKey(id), PrefixKey(id + 1)).
+//
+// Column family "catalog":
+//   'c' db \0 name   -> the collection's metadata (BSON: id, db, name,
+//                       indexes with their multikey paths)
+//   'n' id(BE32)     -> the collection's document count (int64 LE, kept by
+//                       merges written in the documents' own transactions)
+//   "next_id"        -> the id allocator (uint32 LE)
+//
+// Thread safety: pure functions.
+#ifndef ROCKDOC_STORAGE_FORMAT_H_
+#define ROCKDOC_STORAGE_FORMAT_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "index/index_descriptor.h"
+#include "index/index_entry.h"
+#include "rockdoc/status.h"
+
+namespace rockdoc::internal {
+
+// ---- Data column family ----
+
+// The 4-byte big-endian prefix of everything owned by id `id`.
+std::string PrefixKey(uint32_t id);
+// The key of the document whose `_id` has keystring `id_key`.
+std::string RecordKey(uint32_t collection_id, std::string_view id_key);
+
+// The 4-byte big-endian prefix shared by every entry of the index; the
+// index's entries are exactly the keys in [IndexPrefix(i), IndexPrefix(id+1)).
+std::string IndexPrefix(const IndexDescriptor& index);
+
+// The RocksDB key / value of the entry of `key` for the document whose
+// _id has keystring `id_key`.
+std::string IndexEntryKey(const IndexDescriptor& index, std::string_view values_key,
+                          std::string_view id_key);
+std::string IndexEntryValue(const IndexDescriptor& index, std::string_view id_key,
+                            std::string_view type_bits);
+
+// Splits a stored entry of `index` into its parts. DataCorruptionDetected
+// (296) when the key does not carry the index's prefix or the value is
+// malformed. O(1): no decoding.
+Status ParseIndexEntry(const IndexDescriptor& index, std::string_view key, std::string_view value,
+                       IndexEntryView* out);
+
+// ---- Catalog column family ----
+
+inline constexpr char kCatalogMetaPrefix = 'c';
+inline constexpr char kCatalogCountPrefix = 'n';
+inline constexpr char kCatalogNextIdKey[] = "next_id";
+
+// The key of a collection's metadata entry.
+std::string CatalogMetaKey(std::string_view db, std::string_view name);
+// The key of a collection's document count.
+std::string CountKey(uint32_t collection_id);
+
+}  // namespace rockdoc::internal
+
+#endif  // ROCKDOC_STORAGE_FORMAT_H_
