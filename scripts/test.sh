@@ -38,8 +38,9 @@ if [ "${ROCKDOC_SKIP_SANITIZERS:-0}" != "1" ]; then
       -E 'install_find_package|Slow'
 
   echo "== build (ThreadSanitizer) =="
-  # Only the multi-threaded tests: the concurrency suite, the concurrent
-  # unique-index inserts and maxTimeMS (its test clock is shared). RocksDB is
+  # Only the multi-threaded tests: the concurrency suites (plain writes and
+  # transactions), the concurrent unique-index inserts and maxTimeMS (its
+  # test clock is shared). RocksDB is
   # Debian's, not instrumented, so the build links its shared library
   # (ROCKDOC_ROCKSDB_SHARED) and ignore_noninstrumented_modules=1 makes
   # ThreadSanitizer ignore what librocksdb.so does: tests/tsan.supp says why.
@@ -48,12 +49,14 @@ if [ "${ROCKDOC_SKIP_SANITIZERS:-0}" != "1" ]; then
     -DCMAKE_CXX_FLAGS="-O1 -fsanitize=thread" -DCMAKE_C_FLAGS="-O1 -fsanitize=thread" \
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" -DROCKDOC_ROCKSDB_SHARED=ON \
     -DROCKDOC_BUILD_BENCHMARKS=OFF -DROCKDOC_BUILD_TOOLS=OFF
-  cmake --build build-tsan -j "$jobs" --target concurrency_test index_test max_time_test
+  cmake --build build-tsan -j "$jobs" --target concurrency_test index_test max_time_test \
+    transaction_concurrency_test
   echo "== tests under ThreadSanitizer =="
   export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ignore_noninstrumented_modules=1 suppressions=$PWD/tests/tsan.supp"
   build-tsan/tests/concurrency_test
   build-tsan/tests/index_test --gtest_filter='*Concurrent*'
   build-tsan/tests/max_time_test
+  build-tsan/tests/transaction_concurrency_test
   unset TSAN_OPTIONS
   echo "== ThreadSanitizer: $(( $(date +%s) - tsan_start )) s =="
 fi
