@@ -162,6 +162,84 @@ int CrashChild(const std::string& dir, int fd, int64_t next_id, uint64_t seed) {
   }
 }
 
+// The transaction child: moves money between accounts of two databases in
+// multi-document transactions, each also inserting a log entry and bumping
+// a counter, so that a transaction cut by the kill shows as a broken
+// invariant if any part of it survives without the rest.
+constexpr int kTxnAccounts = 10;  // in each of bank.a and ledger.b
+constexpr int64_t kTxnInitial = 1000;
+
+int TxnCrashChild(const std::string& dir, int fd, uint64_t seed) {
+  ClientOptions options;
+  options.sync = true;
+  auto client = Client::Open(dir, options);
+  if (!client.ok()) {
+    Say(fd, "E open " + client.status().ToString());
+    return 2;
+  }
+  auto session = (*client)->StartSession();
+  if (!session.ok()) return 2;
+  Session& s = *session;
+  Collection a = s.GetDatabase("bank").GetCollection("a");
+  Collection b = s.GetDatabase("ledger").GetCollection("b");
+  Collection log = s.GetDatabase("bank").GetCollection("log");
+  Collection meta = s.GetDatabase("ledger").GetCollection("meta");
+  auto id_filter = [](int64_t id) {
+    BsonBuilder f;
+    f.AppendInt64("_id", id);
+    return std::move(f).Build();
+  };
+  // The accounts, created once (in one transaction, so all or none).
+  auto existing = meta.FindOne(id_filter(0));
+  if (!existing.ok()) return 2;
+  int64_t next = 1;
+  if (!existing->has_value()) {
+    Status st = s.WithTransaction([&](Session&) -> Status {
+      for (int i = 0; i < kTxnAccounts; ++i) {
+        BsonBuilder d;
+        d.AppendInt64("_id", i).AppendInt64("balance", kTxnInitial);
+        Document doc = std::move(d).Build();
+        ROCKDOC_RETURN_IF_ERROR(a.InsertOne(doc).status());
+        ROCKDOC_RETURN_IF_ERROR(b.InsertOne(doc).status());
+      }
+      BsonBuilder m;
+      m.AppendInt64("_id", 0).AppendInt64("n", 0);
+      return meta.InsertOne(std::move(m).Build()).status();
+    });
+    if (!st.ok()) {
+      Say(fd, "E setup " + st.ToString());
+      return 2;
+    }
+  } else {
+    next = (**existing).Get("n").Int64() + 1;
+  }
+  Say(fd, "R");
+  std::mt19937_64 rng(seed);
+  while (true) {
+    int64_t from = static_cast<int64_t>(rng() % kTxnAccounts);
+    int64_t to = static_cast<int64_t>(rng() % kTxnAccounts);
+    int64_t amount = 1 + static_cast<int64_t>(rng() % 50);
+    Say(fd, "T " + std::to_string(next));
+    Status st = s.WithTransaction([&](Session&) -> Status {
+      BsonBuilder dec, inc, entry, bump;
+      dec.OpenDocument("$inc").AppendInt64("balance", -amount).Close();
+      inc.OpenDocument("$inc").AppendInt64("balance", amount).Close();
+      ROCKDOC_RETURN_IF_ERROR(a.UpdateOne(id_filter(from), std::move(dec).Build()).status());
+      ROCKDOC_RETURN_IF_ERROR(b.UpdateOne(id_filter(to), std::move(inc).Build()).status());
+      entry.AppendInt64("_id", next).AppendInt64("amount", amount);
+      ROCKDOC_RETURN_IF_ERROR(log.InsertOne(std::move(entry).Build()).status());
+      bump.OpenDocument("$set").AppendInt64("n", next).Close();
+      return meta.UpdateOne(id_filter(0), std::move(bump).Build()).status();
+    });
+    if (!st.ok()) {
+      Say(fd, "E transaction " + st.ToString());
+      return 2;
+    }
+    Say(fd, "A");
+    ++next;
+  }
+}
+
 // ---- The parent ----
 
 struct Op {
@@ -200,7 +278,8 @@ struct ChildRun {
 // Starts a child, lets it run for `delay` (from its "ready" line, or from the
 // start when `from_start`), kills it and collects what it said.
 ChildRun RunAndKill(const std::string& dir, int64_t next_id, uint64_t seed,
-                    std::chrono::milliseconds delay, bool from_start) {
+                    std::chrono::milliseconds delay, bool from_start,
+                    const char* mode = "--crash-child") {
   ChildRun run;
   int fds[2];
   if (pipe(fds) != 0) {
@@ -213,8 +292,8 @@ ChildRun RunAndKill(const std::string& dir, int64_t next_id, uint64_t seed,
     std::string fd = std::to_string(fds[1]);
     std::string id = std::to_string(next_id);
     std::string s = std::to_string(seed);
-    execl("/proc/self/exe", "crash_test", "--crash-child", dir.c_str(), fd.c_str(), id.c_str(),
-          s.c_str(), nullptr);
+    execl("/proc/self/exe", "crash_test", mode, dir.c_str(), fd.c_str(), id.c_str(), s.c_str(),
+          nullptr);
     _exit(127);
   }
   close(fds[1]);
@@ -413,11 +492,104 @@ TEST(CrashTest, AcknowledgedWritesSurviveSigkill) {
   EXPECT_GT(model.size(), 20u);
 }
 
+// Multi-document transactions under SIGKILL (issue 12): a transaction cut by
+// the kill, commit included, leaves all or none of its writes, across two
+// databases; every acknowledged one is there.
+TEST(CrashTest, TransactionsAreAllOrNothingUnderSigkill) {
+  constexpr int kTxnRounds = 22;
+  test::ScratchDir scratch;
+  const std::string dir = scratch.Sub("db");
+  uint64_t seed = 20261124;
+  if (const char* env = std::getenv("ROCKDOC_CRASH_SEED")) seed = std::strtoull(env, nullptr, 10);
+  std::mt19937_64 rng(seed);
+  int64_t acked = 0, last_acked = 0, rounds_in_flight = 0;
+  for (int round = 0; round < kTxnRounds; ++round) {
+    SCOPED_TRACE("transaction round " + std::to_string(round));
+    bool from_start = round % 5 == 0;
+    auto delay = std::chrono::milliseconds(from_start ? rng() % 60 : 2 + rng() % 150);
+    ChildRun run = RunAndKill(dir, 0, rng(), delay, from_start, "--crash-txn-child");
+    std::optional<int64_t> in_flight;
+    for (const std::string& line : run.lines) {
+      ASSERT_FALSE(line.starts_with("E")) << line;
+      if (line == "R") continue;
+      if (line == "A") {
+        ASSERT_TRUE(in_flight.has_value());
+        last_acked = *in_flight;
+        ++acked;
+        in_flight.reset();
+        continue;
+      }
+      ASSERT_TRUE(line.starts_with("T ")) << line;
+      in_flight = std::strtoll(line.c_str() + 2, nullptr, 10);
+    }
+    if (in_flight) ++rounds_in_flight;
+
+    auto client = Client::Open(dir);
+    ASSERT_TRUE(client.ok()) << client.status();
+    Database bank = (*client)->GetDatabase("bank"), ledger = (*client)->GetDatabase("ledger");
+    Collection a = bank.GetCollection("a"), b = ledger.GetCollection("b");
+    Collection log = bank.GetCollection("log"), meta = ledger.GetCollection("meta");
+    auto m = meta.FindOne(Document());
+    ASSERT_TRUE(m.ok()) << m.status();
+    if (!m->has_value()) {
+      // Killed before the setup transaction committed: none of it is there.
+      EXPECT_EQ(*a.CountDocuments(Document()), 0);
+      EXPECT_EQ(*b.CountDocuments(Document()), 0);
+      ASSERT_TRUE((*client)->Close().ok());
+      continue;
+    }
+    const int64_t n = (**m).Get("n").Int64();
+    // Every acknowledged transaction is there; the one in flight may be.
+    EXPECT_GE(n, last_acked);
+    EXPECT_LE(n, in_flight ? *in_flight : last_acked);
+    last_acked = n;
+    // The log holds exactly transactions 1..n, and the money they moved is
+    // exactly what left bank.a for ledger.b.
+    int64_t moved = 0, entries = 0;
+    auto cursor = log.Find(Document());
+    ASSERT_TRUE(cursor.ok());
+    while (cursor->Next()) {
+      int64_t id = cursor->document().Get("_id").Int64();
+      EXPECT_GE(id, 1);
+      EXPECT_LE(id, n);
+      moved += cursor->document().Get("amount").Int64();
+      ++entries;
+    }
+    ASSERT_TRUE(cursor->status().ok());
+    EXPECT_EQ(entries, n);
+    auto sum = [](const Collection& c) {
+      int64_t total = 0;
+      auto cur = c.Find(Document());
+      EXPECT_TRUE(cur.ok());
+      while (cur->Next()) total += cur->document().Get("balance").Int64();
+      return total;
+    };
+    EXPECT_EQ(sum(a), kTxnAccounts * kTxnInitial - moved);
+    EXPECT_EQ(sum(b), kTxnAccounts * kTxnInitial + moved);
+    for (const Collection& c : {a, b, log, meta}) {
+      EXPECT_EQ(*c.EstimatedDocumentCount(), *c.CountDocuments(Document()));
+      if (c.name() == "log" && n == 0) continue;  // created by the first transfer
+      auto v = c.Validate();
+      ASSERT_TRUE(v.ok()) << v.status();
+      EXPECT_TRUE(v->valid) << (v->errors.empty() ? "" : v->errors[0]);
+    }
+    ASSERT_TRUE((*client)->Close().ok());
+    if (::testing::Test::HasFailure()) return;
+  }
+  std::cout << acked << " acknowledged transactions over " << kTxnRounds << " rounds, "
+            << rounds_in_flight << " killed mid-transaction\n";
+  EXPECT_GT(acked, 50);
+  EXPECT_GE(rounds_in_flight, kTxnRounds / 8);
+}
+
 }  // namespace
 }  // namespace rockdoc
 
 // The child mode comes first: `crash_test --crash-child DIR FD NEXT_ID SEED`.
 int main(int argc, char** argv) {
+  if (argc == 6 && std::string_view(argv[1]) == "--crash-txn-child") {
+    return rockdoc::TxnCrashChild(argv[2], std::atoi(argv[3]), std::strtoull(argv[5], nullptr, 10));
+  }
   if (argc == 6 && std::string_view(argv[1]) == "--crash-child") {
     return rockdoc::CrashChild(argv[2], std::atoi(argv[3]), std::strtoll(argv[4], nullptr, 10),
                                std::strtoull(argv[5], nullptr, 10));

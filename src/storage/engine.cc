@@ -326,6 +326,21 @@ StatusOr<std::shared_ptr<Engine>> Engine::OpenImpl(
   }
   o.create_if_missing = !has_rocks;
   o.create_missing_column_families = !has_rocks;
+  bool unfinished_creation = false;
+  if (has_rocks) {
+    // RocksDB creates the database (CURRENT, a MANIFEST with the default
+    // column family) before the other column families: a creation killed
+    // in between leaves a database with the default family alone, in which
+    // nothing can have been written yet (rockdoc writes only after the
+    // open, which needs the catalog family). Finish that creation; any
+    // other missing family is damage, which the open below reports.
+    std::vector<std::string> existing;
+    rocksdb::Status ls = rocksdb::DB::ListColumnFamilies(o, path, &existing);
+    if (ls.ok() && existing.size() == 1 && existing[0] == rocksdb::kDefaultColumnFamilyName) {
+      o.create_missing_column_families = true;
+      unfinished_creation = true;
+    }
+  }
   engine->rocks_->statistics = o.statistics;
   // Reads pin blocks of this cache (a PinnableSlice in a cursor's IDHACK
   // stage, say) and release them when the cursor goes, which may be after
@@ -340,7 +355,7 @@ StatusOr<std::shared_ptr<Engine>> Engine::OpenImpl(
       {rocksdb::kDefaultColumnFamilyName, MakeDataColumnFamilyOptions(options, o)},
       {kCatalogColumnFamily, catalog_opts}};
 
-  if (has_rocks) {
+  if (has_rocks && !unfinished_creation) {
     ROCKDOC_ASSIGN_OR_RETURN(WalScan scan, ScanWriteAheadLogs(path, o, families));
     if (salvage != nullptr) {
       ROCKDOC_RETURN_IF_ERROR(PrepareSalvage(dir, scan, salvage));
