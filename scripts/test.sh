@@ -37,6 +37,16 @@ if [ "${ROCKDOC_SKIP_SANITIZERS:-0}" != "1" ]; then
     ctest --test-dir build-asan -j "$jobs" --output-on-failure --timeout 1800 \
       -E 'install_find_package|Slow'
 
+  echo "== build (clang -Wthread-safety) =="
+  # The lock annotations (ABSL_GUARDED_BY and friends; the protocol is in
+  # src/store/collection_lock.h) are checked by clang at compile time, as
+  # errors. The library and the shell library: compiling is the check.
+  tsa_start=$(date +%s)
+  CC=clang CXX=clang++ cmake -S . -B build-tsa -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+    -DROCKDOC_THREAD_SAFETY=ON -DROCKDOC_BUILD_BENCHMARKS=OFF -DROCKDOC_BUILD_TESTS=OFF
+  cmake --build build-tsa -j "$jobs" --target rockdoc rockdoc_shell
+  echo "== thread-safety analysis: $(( $(date +%s) - tsa_start )) s =="
+
   echo "== build (ThreadSanitizer) =="
   # Only the multi-threaded tests: the concurrency suites (plain writes and
   # transactions), the concurrent unique-index inserts and maxTimeMS (its

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <shared_mutex>
 #include <thread>
 
 #include "storage/format.h"
@@ -22,36 +21,13 @@ namespace rockdoc {
 using internal::CollectionMeta;
 using internal::Engine;
 using internal::PlanExecutor;
-using internal::CollectionWriteGuard;
+using internal::CollectionLock;
 using internal::OpContext;
 using internal::OpKind;
 
 }  // namespace rockdoc
 
 namespace rockdoc::internal {
-
-StatusOr<CollectionWriteGuard> CollectionWriteGuard::Acquire(const Engine& engine,
-                                                             const std::string& db,
-                                                             const std::string& name,
-                                                             bool create) {
-  while (true) {
-    std::shared_ptr<CollectionMeta> meta;
-    if (create) {
-      ROCKDOC_ASSIGN_OR_RETURN(meta, CatalogOf(engine).GetOrCreate(db, name));
-    } else {
-      ROCKDOC_RETURN_IF_ERROR(internal::ValidateDatabaseName(db));
-      meta = CatalogOf(engine).Find(db, name);
-      if (meta == nullptr) return CollectionWriteGuard(nullptr);
-    }
-    CollectionWriteGuard guard(std::move(meta));
-    if (!guard.dropped()) return guard;
-  }
-}
-
-CollectionWriteGuard::CollectionWriteGuard(std::shared_ptr<CollectionMeta> meta)
-    : meta_(std::move(meta)) {
-  if (meta_) lock_ = std::shared_lock<std::shared_mutex>(meta_->mu);
-}
 
 }  // namespace rockdoc::internal
 
@@ -64,7 +40,7 @@ StatusOr<InsertOneResult> Collection::InsertOne(DocumentView doc) const {
         ROCKDOC_RETURN_IF_ERROR(use.status());
         ROCKDOC_ASSIGN_OR_RETURN(Document prepared, internal::PrepareInsert(doc));
         ROCKDOC_ASSIGN_OR_RETURN(auto guard,
-                                 CollectionWriteGuard::Acquire(*engine_, db_name_, name_, true));
+                                 CollectionLock::Acquire(*engine_, db_name_, name_, CollectionLock::Mode::kShared, true));
         ROCKDOC_RETURN_IF_ERROR(internal::InsertOneDocument(*engine_, *guard.meta(), prepared,
                                                             internal::Deadline(), op.txn));
         return InsertOneResult{Value::FromElement(*prepared.begin())};
@@ -86,7 +62,7 @@ StatusOr<InsertManyResult> Collection::InsertManyImpl(const std::vector<Document
   InsertManyResult result;
   if (docs.empty()) return result;
   ROCKDOC_ASSIGN_OR_RETURN(auto guard,
-                           CollectionWriteGuard::Acquire(*engine_, db_name_, name_, true));
+                           CollectionLock::Acquire(*engine_, db_name_, name_, CollectionLock::Mode::kShared, true));
   const CollectionMeta& meta = *guard.meta();
 
   std::vector<Value> pending_ids;  // inserted in the open transaction
@@ -159,7 +135,7 @@ StatusOr<DeleteResult> DeleteImpl(const std::shared_ptr<Engine>& engine, const s
   if (fam != nullptr) fo.sort = fam->sort;
   if (!multi) fo.limit = 1;
   ROCKDOC_ASSIGN_OR_RETURN(auto cq, internal::MakeCanonicalQuery(filter, fo));
-  ROCKDOC_ASSIGN_OR_RETURN(auto guard, CollectionWriteGuard::Acquire(*engine, db, name, false));
+  ROCKDOC_ASSIGN_OR_RETURN(auto guard, CollectionLock::Acquire(*engine, db, name, CollectionLock::Mode::kShared, false));
   DeleteResult result;
   if (guard.meta() == nullptr) return result;
   const CollectionMeta& meta = *guard.meta();
@@ -276,7 +252,7 @@ StatusOr<ValidateResult> Collection::Validate() const {
   }
   // Shared: writers go on, but no index build or drop can change the index
   // set while the snapshot below is compared with it.
-  std::shared_lock<std::shared_mutex> no_index_ddl(meta->mu);
+  CollectionLock no_index_ddl(meta, CollectionLock::Mode::kShared);
   ValidateResult result;
   internal::SnapshotHolder snapshot(engine_);
   const internal::ReadView view = snapshot.context();

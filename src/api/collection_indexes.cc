@@ -7,12 +7,11 @@
 // collection and publishes the new index set before any writer runs again,
 // so no document is ever written without its entries.
 
-#include <mutex>
-#include <shared_mutex>
 
 #include "storage/format.h"
 #include "api/session_internal.h"
 #include "catalog/catalog.h"
+#include "store/collection_lock.h"
 #include "index/index_descriptor.h"
 #include "index/index_entry.h"
 #include "index/key_generator.h"
@@ -23,6 +22,7 @@
 
 namespace rockdoc {
 
+using internal::CollectionLock;
 using internal::CollectionMeta;
 using internal::Engine;
 using internal::IndexDescriptor;
@@ -63,39 +63,6 @@ bool IsIdIndexPattern(DocumentView keys) {
   if (e.key() != "_id" || ++it != keys.end() || !e.IsNumber()) return false;
   return e.NumberAsDouble() == 1.0;
 }
-
-// Holds a collection's metadata exclusively for index DDL, looking it up
-// again when a concurrent drop or rename got there first. meta() is null
-// when the collection does not exist and `create` is false.
-class DdlGuard {
- public:
-  static StatusOr<DdlGuard> Acquire(const Engine& engine, const std::string& db,
-                                    const std::string& name, bool create) {
-    ROCKDOC_RETURN_IF_ERROR(internal::ValidateDatabaseName(db));
-    while (true) {
-      std::shared_ptr<CollectionMeta> meta;
-      if (create) {
-        ROCKDOC_ASSIGN_OR_RETURN(meta, CatalogOf(engine).GetOrCreate(db, name));
-      } else {
-        meta = CatalogOf(engine).Find(db, name);
-        if (meta == nullptr) return DdlGuard(nullptr);
-      }
-      DdlGuard guard(std::move(meta));
-      if (!guard.dropped()) return guard;
-    }
-  }
-  CollectionMeta* meta() const { return meta_.get(); }
-  bool dropped() const {
-    return meta_ != nullptr && meta_->dropped.load(std::memory_order_acquire);
-  }
-
- private:
-  explicit DdlGuard(std::shared_ptr<CollectionMeta> meta) : meta_(std::move(meta)) {
-    if (meta_) lock_ = std::unique_lock<std::shared_mutex>(meta_->mu);
-  }
-  std::shared_ptr<CollectionMeta> meta_;
-  std::unique_lock<std::shared_mutex> lock_;
-};
 
 Status NamespaceNotFound(const std::string& ns) {
   return Status(ErrorCode::kNamespaceNotFound, "ns does not exist: " + ns);
@@ -261,7 +228,7 @@ StatusOr<std::vector<std::string>> CreateIndexesImpl(
     std::vector<IndexRequest> requests, const std::function<void(int64_t)>& progress) {
   // Validate every specification before taking any lock or id.
   for (IndexRequest& request : requests) ROCKDOC_RETURN_IF_ERROR(ValidateRequest(&request));
-  ROCKDOC_ASSIGN_OR_RETURN(DdlGuard guard, DdlGuard::Acquire(engine, db, coll, /*create=*/true));
+  ROCKDOC_ASSIGN_OR_RETURN(CollectionLock guard, CollectionLock::Acquire(engine, db, coll, CollectionLock::Mode::kExclusive, true));
   CollectionMeta* meta = guard.meta();
   std::shared_ptr<const IndexSet> current = meta->indexes();
 
@@ -369,8 +336,8 @@ Status Collection::DropIndex(std::string_view name) const {
   if (name == kIdIndexName) {
     return Status(ErrorCode::kInvalidOptions, "cannot drop _id index");
   }
-  ROCKDOC_ASSIGN_OR_RETURN(DdlGuard guard,
-                           DdlGuard::Acquire(*engine_, db_name_, name_, /*create=*/false));
+  ROCKDOC_ASSIGN_OR_RETURN(CollectionLock guard,
+                           CollectionLock::Acquire(*engine_, db_name_, name_, CollectionLock::Mode::kExclusive, false));
   if (guard.meta() == nullptr) return NamespaceNotFound(full_name());
   if (guard.meta()->indexes()->FindByName(name) == nullptr) {
     return Status(ErrorCode::kIndexNotFound,
@@ -387,8 +354,8 @@ Status Collection::DropIndexByKey(DocumentView keys) const {
   if (IsIdIndexPattern(keys)) {
     return Status(ErrorCode::kInvalidOptions, "cannot drop _id index");
   }
-  ROCKDOC_ASSIGN_OR_RETURN(DdlGuard guard,
-                           DdlGuard::Acquire(*engine_, db_name_, name_, /*create=*/false));
+  ROCKDOC_ASSIGN_OR_RETURN(CollectionLock guard,
+                           CollectionLock::Acquire(*engine_, db_name_, name_, CollectionLock::Mode::kExclusive, false));
   if (guard.meta() == nullptr) return NamespaceNotFound(full_name());
   std::vector<const IndexDescriptor*> found = guard.meta()->indexes()->FindByKeyPattern(keys);
   if (found.empty()) {
@@ -401,8 +368,8 @@ Status Collection::DropIndexes() const {
   ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "dropIndexes"));
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
-  ROCKDOC_ASSIGN_OR_RETURN(DdlGuard guard,
-                           DdlGuard::Acquire(*engine_, db_name_, name_, /*create=*/false));
+  ROCKDOC_ASSIGN_OR_RETURN(CollectionLock guard,
+                           CollectionLock::Acquire(*engine_, db_name_, name_, CollectionLock::Mode::kExclusive, false));
   if (guard.meta() == nullptr) return NamespaceNotFound(full_name());
   std::vector<std::string> names;
   for (const auto& index : *guard.meta()->indexes()) names.push_back(index->name());

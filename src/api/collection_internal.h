@@ -6,12 +6,12 @@
 
 #include <functional>
 #include <memory>
-#include <shared_mutex>
 #include <string>
 #include <vector>
 
 #include "api/session_internal.h"
 #include "catalog/catalog.h"
+#include "store/collection_lock.h"
 #include "store/write_batcher.h"
 #include "common/deadline.h"
 #include "exec/plan_executor.h"
@@ -23,23 +23,6 @@
 
 namespace rockdoc::internal {
 
-// Holds a collection's metadata shared-locked for one write, looking it up
-// again when a concurrent drop or rename got there first. meta() is null
-// when the collection does not exist and `create` was false.
-class CollectionWriteGuard {
- public:
-  static StatusOr<CollectionWriteGuard> Acquire(const Engine& engine, const std::string& db,
-                                                const std::string& name, bool create);
-  const CollectionMeta* meta() const { return meta_.get(); }
-  bool dropped() const {
-    return meta_ != nullptr && meta_->dropped.load(std::memory_order_acquire);
-  }
-
- private:
-  explicit CollectionWriteGuard(std::shared_ptr<CollectionMeta> meta);
-  std::shared_ptr<CollectionMeta> meta_;
-  std::shared_lock<std::shared_mutex> lock_;
-};
 
 // A target of a write and the write loop: store/write_batcher.h.
 

@@ -12,7 +12,7 @@
 
 namespace rockdoc {
 
-using internal::CollectionWriteGuard;
+using internal::CollectionLock;
 using internal::OpContext;
 using internal::OpKind;
 
@@ -113,7 +113,7 @@ StatusOr<UpdateResult> RunUpdateOnce(const std::shared_ptr<internal::Engine>& en
   }
   ROCKDOC_ASSIGN_OR_RETURN(FindOptions fo, TargetFindOptions(req));
   ROCKDOC_ASSIGN_OR_RETURN(auto cq, internal::MakeCanonicalQuery(req.filter, fo));
-  ROCKDOC_ASSIGN_OR_RETURN(auto guard, CollectionWriteGuard::Acquire(*engine, db, name, req.upsert));
+  ROCKDOC_ASSIGN_OR_RETURN(auto guard, CollectionLock::Acquire(*engine, db, name, CollectionLock::Mode::kShared, req.upsert));
   UpdateResult result;
   const internal::CollectionMeta* meta = guard.meta();
   const int64_t now = NowMillis();

@@ -23,10 +23,11 @@
 
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "exec/plan_executor.h"
 #include "rockdoc/client.h"
 #include "storage/engine.h"
@@ -93,29 +94,30 @@ class SessionState : public EngineResource,
 
   // Ends the storage transaction (rolling it back) and invalidates its
   // cursors with `why`. Caller holds mu_.
-  void DropTransactionLocked(const Status& why);
-  Status NoSuchTransaction() const;
-  bool ExpiredLocked() const;
+  void DropTransactionLocked(const Status& why) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  Status NoSuchTransaction() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool ExpiredLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::shared_ptr<Engine> engine_;
   const SessionOptions options_;
 
-  mutable std::mutex mu_;
-  bool ended_ = false;
-  bool closed_ = false;  // the engine let go of us
-  TxnState state_ = TxnState::kNone;
-  int64_t txn_number_ = 0;
+  mutable absl::Mutex mu_;
+  bool ended_ ABSL_GUARDED_BY(mu_) = false;
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;  // the engine let go of us
+  TxnState state_ ABSL_GUARDED_BY(mu_) = TxnState::kNone;
+  int64_t txn_number_ ABSL_GUARDED_BY(mu_) = 0;
   // The storage transaction, from the first operation of a transaction
   // until commit or abort (or the server-side abort of a failed one).
-  std::unique_ptr<KvTransaction> txn_;
-  int64_t txn_start_nanos_ = 0;
+  std::unique_ptr<KvTransaction> txn_ ABSL_GUARDED_BY(mu_);
+  int64_t txn_start_nanos_ ABSL_GUARDED_BY(mu_) = 0;
   // True when the storage transaction was aborted under a transaction the
   // driver still thinks is in progress (a failed operation, the lifetime).
-  bool server_aborted_ = false;
-  Status commit_result_;  // of the last commit, returned again on a retry
-  std::set<PlanExecutor*> executors_;
+  bool server_aborted_ ABSL_GUARDED_BY(mu_) = false;
+  // Of the last commit, returned again on a retry.
+  Status commit_result_ ABSL_GUARDED_BY(mu_);
+  std::set<PlanExecutor*> executors_ ABSL_GUARDED_BY(mu_);
   // A snapshot session's snapshot, taken at its first read.
-  std::unique_ptr<KvSnapshot> snapshot_;
+  std::unique_ptr<KvSnapshot> snapshot_ ABSL_GUARDED_BY(mu_);
 };
 
 inline Status StatusOf(const Status& s) { return s; }

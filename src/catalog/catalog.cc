@@ -70,17 +70,22 @@ Status Catalog::AttachTo(Engine* engine) {
 }
 
 Status Catalog::Load() {
-  std::lock_guard<std::mutex> g(mu_);
+  absl::MutexLock g(&mu_);
+  absl::MutexLock ids(&id_mu_);
   std::string next;
   bool found = false;
   ROCKDOC_RETURN_IF_ERROR(engine_->ReadMetadata(kCatalogNextIdKey, &next, &found));
   if (found && next.size() == 4) {
     next_id_ = LoadLE<uint32_t>(reinterpret_cast<const uint8_t*>(next.data()));
   }
-  return engine_->ScanMetadata(std::string(1, kCatalogMetaPrefix), [&](std::string_view,
-                                                                  std::string_view value) {
-    return LoadEntry(value);
-  });
+  std::vector<std::string> entries;
+  ROCKDOC_RETURN_IF_ERROR(engine_->ScanMetadata(
+      std::string(1, kCatalogMetaPrefix), [&](std::string_view, std::string_view value) {
+        entries.emplace_back(value);
+        return Status::OK();
+      }));
+  for (const std::string& entry : entries) ROCKDOC_RETURN_IF_ERROR(LoadEntry(entry));
+  return Status::OK();
 }
 
 Status Catalog::LoadEntry(std::string_view value) {
@@ -122,15 +127,13 @@ Status Catalog::LoadEntry(std::string_view value) {
 }
 
 std::shared_ptr<CollectionMeta> Catalog::Find(std::string_view db, std::string_view name) const {
-  std::lock_guard<std::mutex> g(mu_);
+  absl::MutexLock g(&mu_);
   auto it = collections_.find(Key(std::string(db), std::string(name)));
   return it == collections_.end() ? nullptr : it->second;
 }
 
-StatusOr<uint32_t> Catalog::AllocateId() { return AllocateIdLocked(); }
-
-StatusOr<uint32_t> Catalog::AllocateIdLocked() {
-  std::lock_guard<std::mutex> g(id_mu_);
+StatusOr<uint32_t> Catalog::AllocateId() {
+  absl::MutexLock g(&id_mu_);
   uint32_t id = next_id_++;
   std::string v;
   AppendLE<uint32_t>(&v, next_id_);
@@ -140,12 +143,14 @@ StatusOr<uint32_t> Catalog::AllocateIdLocked() {
   return id;
 }
 
-Status Catalog::Persist(
+Status Catalog::Persist(const CollectionMeta& meta, std::string_view delete_key) {
+  absl::MutexLock persist(&meta.persist_mu);
+  return PersistLocked(meta, delete_key, nullptr);
+}
+
+Status Catalog::PersistLocked(
     const CollectionMeta& meta, std::string_view delete_key,
-    const std::vector<std::pair<IndexDescriptor*, MultikeyPaths>>* multikey_override,
-    bool persist_locked) {
-  std::unique_lock<std::mutex> persist(meta.persist_mu, std::defer_lock);
-  if (!persist_locked) persist.lock();
+    const std::vector<std::pair<IndexDescriptor*, MultikeyPaths>>* multikey_override) {
   BsonBuilder b;
   b.AppendInt64("id", meta.id).AppendString("db", meta.db).AppendString("name", meta.name);
   std::shared_ptr<const IndexSet> indexes = meta.indexes();
@@ -179,7 +184,7 @@ Status Catalog::PersistCollection(const CollectionMeta& meta) { return Persist(m
 Status Catalog::PersistMultikeyPaths(
     const CollectionMeta& meta,
     const std::vector<std::pair<IndexDescriptor*, MultikeyPaths>>& seen) {
-  std::lock_guard<std::mutex> persist(meta.persist_mu);
+  absl::MutexLock persist(&meta.persist_mu);
   // Merge under the lock: every update of the paths goes through here, so
   // nothing merged by another writer can be lost.
   std::vector<std::pair<IndexDescriptor*, MultikeyPaths>> merged;
@@ -192,14 +197,14 @@ Status Catalog::PersistMultikeyPaths(
     if (grew) merged.emplace_back(index, std::move(current));
   }
   if (merged.empty()) return Status::OK();
-  ROCKDOC_RETURN_IF_ERROR(Persist(meta, {}, &merged, /*persist_locked=*/true));
+  ROCKDOC_RETURN_IF_ERROR(PersistLocked(meta, {}, &merged));
   for (auto& [index, paths] : merged) index->SetMultikeyPaths(std::move(paths));
   return Status::OK();
 }
 
 StatusOr<std::shared_ptr<CollectionMeta>> Catalog::GetOrCreate(std::string_view db,
                                                                std::string_view name) {
-  std::lock_guard<std::mutex> g(mu_);
+  absl::MutexLock g(&mu_);
   return GetOrCreateLocked(db, name, nullptr);
 }
 
@@ -211,7 +216,7 @@ StatusOr<std::shared_ptr<CollectionMeta>> Catalog::GetOrCreateLocked(std::string
   if (it != collections_.end()) return it->second;
   ROCKDOC_RETURN_IF_ERROR(ValidateDatabaseName(db));
   ROCKDOC_RETURN_IF_ERROR(ValidateCollectionName(db, name));
-  ROCKDOC_ASSIGN_OR_RETURN(uint32_t id, AllocateIdLocked());
+  ROCKDOC_ASSIGN_OR_RETURN(uint32_t id, AllocateId());
   auto meta = std::make_shared<CollectionMeta>();
   meta->id = id;
   meta->db = std::string(db);
@@ -275,7 +280,7 @@ Status Catalog::Create(std::string_view db, std::string_view name) {
   ROCKDOC_RETURN_IF_ERROR(ValidateDatabaseName(db));
   ROCKDOC_RETURN_IF_ERROR(ValidateCollectionName(db, name));
   // Check and create under one lock: of racing creators exactly one wins.
-  std::lock_guard<std::mutex> g(mu_);
+  absl::MutexLock g(&mu_);
   bool created = false;
   ROCKDOC_RETURN_IF_ERROR(GetOrCreateLocked(db, name, &created).status());
   if (!created) {
@@ -287,7 +292,7 @@ Status Catalog::Create(std::string_view db, std::string_view name) {
 
 Status Catalog::DropLocked(std::shared_ptr<CollectionMeta> meta) {
   // Wait for in-flight writers, then make the collection unreachable.
-  std::unique_lock<std::shared_mutex> writers(meta->mu);
+  absl::WriterMutexLock writers(&meta->mu);
   meta->dropped.store(true, std::memory_order_release);
   ROCKDOC_RETURN_IF_ERROR(
       engine_
@@ -306,7 +311,7 @@ Status Catalog::DropLocked(std::shared_ptr<CollectionMeta> meta) {
 }
 
 Status Catalog::Drop(std::string_view db, std::string_view name, bool* existed) {
-  std::lock_guard<std::mutex> g(mu_);
+  absl::MutexLock g(&mu_);
   auto it = collections_.find(Key(std::string(db), std::string(name)));
   if (existed != nullptr) *existed = it != collections_.end();
   if (it == collections_.end()) return Status::OK();
@@ -316,7 +321,7 @@ Status Catalog::Drop(std::string_view db, std::string_view name, bool* existed) 
 Status Catalog::Rename(std::string_view db, std::string_view from, std::string_view to,
                        bool drop_target) {
   ROCKDOC_RETURN_IF_ERROR(ValidateCollectionName(db, to));
-  std::lock_guard<std::mutex> g(mu_);
+  absl::MutexLock g(&mu_);
   auto src = collections_.find(Key(std::string(db), std::string(from)));
   if (src == collections_.end()) {
     return Status(ErrorCode::kNamespaceNotFound,
@@ -335,7 +340,7 @@ Status Catalog::Rename(std::string_view db, std::string_view from, std::string_v
     ROCKDOC_RETURN_IF_ERROR(DropLocked(dst->second));
   }
   std::shared_ptr<CollectionMeta> old = src->second;
-  std::unique_lock<std::shared_mutex> writers(old->mu);
+  absl::WriterMutexLock writers(&old->mu);
   // The renamed collection keeps its id (so its documents stay where they
   // are); handles on the old name see it gone.
   auto renamed = std::make_shared<CollectionMeta>();
@@ -353,14 +358,14 @@ Status Catalog::Rename(std::string_view db, std::string_view from, std::string_v
 }
 
 std::vector<std::string> Catalog::DatabaseNames() const {
-  std::lock_guard<std::mutex> g(mu_);
+  absl::MutexLock g(&mu_);
   std::set<std::string> names;
   for (const auto& [key, meta] : collections_) names.insert(key.first);
   return std::vector<std::string>(names.begin(), names.end());
 }
 
 std::vector<std::string> Catalog::CollectionNames(std::string_view db) const {
-  std::lock_guard<std::mutex> g(mu_);
+  absl::MutexLock g(&mu_);
   std::vector<std::string> names;
   for (const auto& [key, meta] : collections_)
     if (key.first == db) names.push_back(key.second);

@@ -16,11 +16,11 @@
 #include <chrono>
 #include <map>
 #include <memory>
-#include <mutex>
-#include <shared_mutex>
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "index/index_descriptor.h"
 #include "rockdoc/document.h"
 #include "rockdoc/status.h"
@@ -34,20 +34,21 @@ struct CollectionMeta {
   std::string name;
   std::string full_name() const { return db + "." + name; }
 
-  mutable std::shared_mutex mu;
+  // The collection lock (store/collection_lock.h: CollectionLock).
+  mutable absl::Mutex mu;
   std::atomic<bool> dropped{false};
 
   // The secondary indexes, as an immutable snapshot: a reader (a planner,
   // a writer holding `mu` shared) keeps the set it took for as long as it
   // needs it. The `_id_` index (the clustered order) is not in it.
   std::shared_ptr<const IndexSet> indexes() const {
-    std::lock_guard<std::mutex> g(indexes_mu_);
+    absl::MutexLock g(&indexes_mu_);
     return indexes_;
   }
   // Publishes a new set (copy-on-write). The caller holds `mu` exclusively,
   // or is the only one who can reach this meta yet.
   void set_indexes(std::shared_ptr<const IndexSet> indexes) {
-    std::lock_guard<std::mutex> g(indexes_mu_);
+    absl::MutexLock g(&indexes_mu_);
     indexes_ = std::move(indexes);
   }
 
@@ -59,11 +60,12 @@ struct CollectionMeta {
 
   // Serializes the writes of this collection's catalog entry, so that the
   // last write always carries every multikey path published before it.
-  mutable std::mutex persist_mu;
+  mutable absl::Mutex persist_mu;
 
  private:
-  mutable std::mutex indexes_mu_;
-  std::shared_ptr<const IndexSet> indexes_ = std::make_shared<const IndexSet>();
+  mutable absl::Mutex indexes_mu_;
+  std::shared_ptr<const IndexSet> indexes_ ABSL_GUARDED_BY(indexes_mu_) =
+      std::make_shared<const IndexSet>();
 };
 
 // createCollection's options that rockdoc implements: none yet. Each
@@ -125,30 +127,31 @@ class Catalog : public EngineAttachment {
 
  private:
   using Key = std::pair<std::string, std::string>;
-  // Adds one persisted collection entry (Load's step; mu_ held).
-  Status LoadEntry(std::string_view value);
+  // Adds one persisted collection entry (Load's step).
+  Status LoadEntry(std::string_view value) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_, id_mu_);
   StatusOr<std::shared_ptr<CollectionMeta>> GetOrCreateLocked(std::string_view db,
                                                               std::string_view name,
-                                                              bool* created);
+                                                              bool* created)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Writes meta's entry (indexes with their multikey paths, or the paths in
   // `multikey_override` for the indexes it names), deleting `delete_key` in
-  // the same batch. Takes meta.persist_mu unless `persist_locked`.
-  Status Persist(const CollectionMeta& meta, std::string_view delete_key = {},
-                 const std::vector<std::pair<IndexDescriptor*, MultikeyPaths>>*
-                     multikey_override = nullptr,
-                 bool persist_locked = false);
-  StatusOr<uint32_t> AllocateIdLocked();
+  // the same batch. Persist takes meta.persist_mu; PersistLocked needs it.
+  Status Persist(const CollectionMeta& meta, std::string_view delete_key = {})
+      ABSL_LOCKS_EXCLUDED(meta.persist_mu);
+  Status PersistLocked(const CollectionMeta& meta, std::string_view delete_key,
+                       const std::vector<std::pair<IndexDescriptor*, MultikeyPaths>>*
+                           multikey_override) ABSL_EXCLUSIVE_LOCKS_REQUIRED(meta.persist_mu);
   // Takes `meta` by value: the caller's reference is usually the map entry
   // that the drop erases.
-  Status DropLocked(std::shared_ptr<CollectionMeta> meta);
+  Status DropLocked(std::shared_ptr<CollectionMeta> meta) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   Engine* engine_;
-  mutable std::mutex mu_;
-  std::map<Key, std::shared_ptr<CollectionMeta>, std::less<>> collections_;
+  mutable absl::Mutex mu_;
+  std::map<Key, std::shared_ptr<CollectionMeta>, std::less<>> collections_ ABSL_GUARDED_BY(mu_);
   // Guards next_id_. A leaf lock: index builds allocate ids while holding a
   // collection's lock, which drop and rename take while holding mu_.
-  mutable std::mutex id_mu_;
-  uint32_t next_id_ = 1;
+  mutable absl::Mutex id_mu_;
+  uint32_t next_id_ ABSL_GUARDED_BY(id_mu_) = 1;
 };
 
 // The catalog attached to `engine` (Catalog::AttachTo).

@@ -205,7 +205,10 @@ Status IndexDescriptor::Init(DocumentView key_pattern, std::string name, bool un
     partial_filter_ = std::move(parsed).value();
     partial_filter_doc_ = Document::AdoptValidated(std::string(partial_filter.bytes()));
   }
-  multikey_paths_.assign(field_names_.size(), MultikeyComponents());
+  {
+    absl::MutexLock g(&multikey_mu_);  // not shared yet; the analysis asks for it
+    multikey_paths_.assign(field_names_.size(), MultikeyComponents());
+  }
   since_ms_ = NowMillis();
   return Status::OK();
 }
@@ -296,7 +299,7 @@ bool IndexDescriptor::SameKeyPattern(DocumentView other) const {
 }
 
 MultikeyPaths IndexDescriptor::multikey_paths() const {
-  std::lock_guard<std::mutex> g(multikey_mu_);
+  absl::MutexLock g(&multikey_mu_);
   return multikey_paths_;
 }
 
@@ -304,7 +307,7 @@ std::vector<std::string> IndexDescriptor::MultikeyPrefixes(size_t field) const {
   std::vector<std::string> out;
   MultikeyComponents components;
   {
-    std::lock_guard<std::mutex> g(multikey_mu_);
+    absl::MutexLock g(&multikey_mu_);
     if (field >= multikey_paths_.size()) return out;
     components = multikey_paths_[field];
   }
@@ -324,7 +327,7 @@ bool IndexDescriptor::NeedsMultikeyUpdate(const MultikeyPaths& seen) const {
   bool any = false;
   for (const MultikeyComponents& f : seen) any = any || !f.empty();
   if (!any) return false;
-  std::lock_guard<std::mutex> g(multikey_mu_);
+  absl::MutexLock g(&multikey_mu_);
   for (size_t i = 0; i < seen.size() && i < multikey_paths_.size(); ++i) {
     for (size_t c : seen[i]) {
       if (multikey_paths_[i].count(c) == 0) return true;
@@ -337,7 +340,7 @@ void IndexDescriptor::SetMultikeyPaths(MultikeyPaths paths) {
   paths.resize(field_names_.size());
   bool any = false;
   for (const MultikeyComponents& f : paths) any = any || !f.empty();
-  std::lock_guard<std::mutex> g(multikey_mu_);
+  absl::MutexLock g(&multikey_mu_);
   multikey_paths_ = std::move(paths);
   multikey_.store(any, std::memory_order_release);
 }

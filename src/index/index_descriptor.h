@@ -28,12 +28,13 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "query/field_path.h"
 #include "query/match_expression.h"
 #include "rockdoc/client.h"
@@ -161,8 +162,8 @@ class IndexDescriptor {
   Document partial_filter_doc_;
   std::unique_ptr<MatchExpression> partial_filter_;
 
-  mutable std::mutex multikey_mu_;
-  MultikeyPaths multikey_paths_;  // guarded by multikey_mu_
+  mutable absl::Mutex multikey_mu_;
+  MultikeyPaths multikey_paths_ ABSL_GUARDED_BY(multikey_mu_);
   std::atomic<bool> multikey_{false};
 
   mutable std::atomic<int64_t> accesses_{0};

@@ -23,6 +23,8 @@
 
 #include "rockdoc/client.h"
 #include "rockdoc/status.h"
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "storage/kv.h"
 #include "storage/open_checks.h"
 
@@ -131,10 +133,14 @@ class Engine {
   std::unique_ptr<EngineRocks> rocks_;
   std::unique_ptr<EngineAttachment> attachment_;
 
+  // A std::shared_mutex, not an absl::Mutex: an operation may enter while
+  // its caller holds a Use (nested shared locks), which absl::Mutex does
+  // not allow once a writer (Close) waits. It guards no member (closed_ is
+  // atomic): it only orders Close after the operations in flight.
   mutable std::shared_mutex close_mu_;
   std::atomic<bool> closed_{false};
-  mutable std::mutex resources_mu_;
-  mutable std::set<EngineResource*> resources_;
+  mutable absl::Mutex resources_mu_;
+  mutable std::set<EngineResource*> resources_ ABSL_GUARDED_BY(resources_mu_);
 };
 
 }  // namespace rockdoc::internal
