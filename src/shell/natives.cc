@@ -13,6 +13,7 @@
 
 #include "common/option_table.h"
 #include "rockdoc/json.h"
+#include "common/logging.h"
 #include "shell/shell_internal.h"
 
 namespace rockdoc::shell {
@@ -276,6 +277,109 @@ Status WriteConcernOption(const Element& e, O*) {
   return Status::OK();
 }
 
+// ---- session and transaction options ----
+
+// A transaction's readConcern: every level MongoDB allows in a transaction
+// reads the transaction's snapshot here (one node); the others are refused
+// as MongoDB refuses them.
+Status TxnReadConcernOption(const Element& e, TransactionOptions*) {
+  if (e.IsNull()) return Status::OK();
+  if (!e.IsDocument()) return WrongType(e, "type 'object'");
+  for (Element f : e.Document()) {
+    if (f.key() != "level") {
+      return Status(ErrorCode::kNotImplemented,
+                    "readConcern option '" + std::string(f.key()) + "' is not supported by rockdoc");
+    }
+    std::optional<std::string_view> level = f.AsString();
+    if (!level) return WrongType(f, "type 'string'");
+    if (*level != "snapshot" && *level != "majority" && *level != "local") {
+      return Status(ErrorCode::kInvalidOptions,
+                    "The readConcern level must be either 'local' (default), 'majority' or "
+                    "'snapshot' in a transaction, not '" + std::string(*level) + "'");
+    }
+  }
+  return Status::OK();
+}
+
+// A transaction's writeConcern: w: 1 and 'majority' (one node acknowledges
+// both at commit); an unacknowledged commit is refused, as by MongoDB.
+Status TxnWriteConcernOption(const Element& e, TransactionOptions* o) {
+  if (e.IsDocument()) {
+    for (Element f : e.Document()) {
+      int64_t n = -1;
+      if (f.key() == "w" && f.IsNumber() && f.ExactInt64(&n) && n == 0) {
+        return Status(ErrorCode::kInvalidOptions,
+                      "transactions do not support unacknowledged write concern");
+      }
+    }
+  }
+  return WriteConcernOption(e, o);
+}
+
+// A transaction reads from the primary: here the one node.
+Status TxnReadPreferenceOption(const Element& e, TransactionOptions*) {
+  if (e.IsNull()) return Status::OK();
+  std::optional<std::string_view> mode = e.AsString();
+  if (!mode && e.IsDocument()) mode = e.Document().Get("mode").AsString();
+  if (!mode) return WrongType(e, "types '[string, object]'");
+  if (*mode != "primary") {
+    return Status(ErrorCode::kInvalidOptions,
+                  "read preference in a transaction must be primary, not '" + std::string(*mode) +
+                      "'");
+  }
+  return Status::OK();
+}
+
+// session.startTransaction(options) and defaultTransactionOptions.
+constexpr OptionField<TransactionOptions> kTransactionOptions[] = {
+    {"readConcern", &TxnReadConcernOption},
+    {"writeConcern", &TxnWriteConcernOption},
+    {"readPreference", &TxnReadPreferenceOption},
+    {"maxCommitTimeMS", nullptr},
+};
+
+// db.getMongo().startSession(options).
+struct ShellSessionOptions {
+  SessionOptions session;
+};
+Status SnapshotOption(const Element& e, ShellSessionOptions* o) {
+  std::optional<bool> b;
+  ROCKDOC_RETURN_IF_ERROR(BoolValue(e, &b));
+  if (b) o->session.snapshot = *b;
+  return Status::OK();
+}
+// One node is causally consistent whatever is asked; the value is checked.
+Status CausalConsistencyOption(const Element& e, ShellSessionOptions*) {
+  std::optional<bool> b;
+  return BoolValue(e, &b);
+}
+Status DefaultTransactionOptionsOption(const Element& e, ShellSessionOptions*) {
+  if (e.IsNull()) return Status::OK();
+  if (!e.IsDocument()) return WrongType(e, "type 'object'");
+  TransactionOptions checked;
+  return internal::DecodeOptions(
+      e.Document(), kTransactionOptions, &checked,
+      [](std::string_view name) {
+        return Status(ErrorCode::kUnknownBsonField,
+                      "BSON field 'defaultTransactionOptions." + std::string(name) +
+                          "' is an unknown field.");
+      },
+      [](std::string_view name) {
+        return Status(ErrorCode::kNotImplemented,
+                      "transaction option '" + std::string(name) + "' is not supported by rockdoc");
+      });
+}
+constexpr OptionField<ShellSessionOptions> kSessionOptions[] = {
+    {"causalConsistency", &CausalConsistencyOption},
+    {"snapshot", &SnapshotOption},
+    {"defaultTransactionOptions", &DefaultTransactionOptionsOption},
+    {"readConcern", &ReadConcernOption<ShellSessionOptions>},
+    {"writeConcern", &WriteConcernOption<ShellSessionOptions>},
+    {"readPreference", &AcceptMeaningless<ShellSessionOptions>},
+    // Retryable writes are about failovers; one embedded node has none.
+    {"retryWrites", &AcceptMeaningless<ShellSessionOptions>},
+};
+
 // Rows shared by every command. comment: MongoDB only attaches it to logs,
 // the profiler and currentOp, none of which rockdoc has.
 #define ROCKDOC_COMMON_OPTION_ROWS(O) {"comment", &AcceptMeaningless<O>},
@@ -500,15 +604,69 @@ bool ParseVerbosity(JSContext* cx, const JS::CallArgs& args, unsigned i, Explain
   return true;
 }
 
+// A database argument names a database ("shop"), or one reached through a
+// session ({name: "shop", session: 3}: session.getDatabase). Inside C++ the
+// latter travels as "shop" kSessionMark "3"; a name holding the mark is
+// refused, so it cannot be forged.
+constexpr char kSessionMark = '\x1f';
+
+// The session of id `id` (IllegalOperation when there is none).
+StatusOr<Session*> FindSession(JSContext* cx, int64_t id) {
+  auto& sessions = GetState(cx)->sessions;
+  auto it = sessions.find(id);
+  if (it == sessions.end()) {
+    return Status(ErrorCode::kIllegalOperation, "no session " + std::to_string(id));
+  }
+  return &it->second;
+}
+
+bool ArgDbName(JSContext* cx, const JS::CallArgs& args, unsigned i, std::string* out) {
+  if (i < args.length() && args[i].isObject()) {
+    JS::RootedObject obj(cx, &args[i].toObject());
+    JS::RootedValue name(cx), session(cx);
+    if (!JS_GetProperty(cx, obj, "name", &name) || !JS_GetProperty(cx, obj, "session", &session)) {
+      return false;
+    }
+    if (!name.isString() || !session.isNumber()) {
+      return ThrowTypeError(cx, "internal: a session database needs a name and a session");
+    }
+    if (!JsStringToUtf8(cx, name.toString(), out)) return false;
+    const int64_t id = static_cast<int64_t>(session.toNumber());
+    StatusOr<Session*> found = FindSession(cx, id);
+    if (!found.ok()) return ThrowStatus(cx, found.status());
+    out->push_back(kSessionMark);
+    out->append(std::to_string(id));
+    return true;
+  }
+  if (!ArgString(cx, args, i, out)) return false;
+  if (out->find(kSessionMark) != std::string::npos) {
+    return ThrowStatus(cx, Status(ErrorCode::kInvalidNamespace,
+                                  "Invalid database name: a control character (0x1f)"));
+  }
+  return true;
+}
+
+Database GetDatabase(JSContext* cx, const std::string& db) {
+  size_t mark = db.find(kSessionMark);
+  if (mark != std::string::npos) {
+    StatusOr<Session*> session =
+        FindSession(cx, std::strtoll(db.c_str() + mark + 1, nullptr, 10));
+    // ArgDbName checked that the session exists, and none is ever removed.
+    ROCKDOC_CHECK(session.ok());
+    return (*session)->GetDatabase(db.substr(0, mark));
+  }
+  return GetState(cx)->client->GetDatabase(db);
+}
+
 Collection GetCollection(JSContext* cx, const std::string& db, const std::string& name) {
-  return GetState(cx)->client->GetDatabase(db).GetCollection(name);
+  return GetDatabase(cx, db).GetCollection(name);
 }
 
 // Arguments 0 and 1 of every collection native: the database and
 // collection names.
 bool ArgCollection(JSContext* cx, const JS::CallArgs& args, std::optional<Collection>* out) {
   std::string db, name;
-  if (!ArgString(cx, args, 0, &db) || !ArgString(cx, args, 1, &name)) return false;
+  if (!ArgDbName(cx, args, 0, &db) || !ArgString(cx, args, 1, &name)) return false;
   out->emplace(GetCollection(cx, db, name));
   return true;
 }
@@ -858,7 +1016,7 @@ NATIVE(Distinct) {
   std::string db, coll, field;
   Document filter;
   DistinctOptions options;
-  if (!ArgString(cx, args, 0, &db) || !ArgString(cx, args, 1, &coll) ||
+  if (!ArgDbName(cx, args, 0, &db) || !ArgString(cx, args, 1, &coll) ||
       !ArgString(cx, args, 2, &field) || !ArgDoc(cx, args, 3, "filter", &filter) ||
       !ArgOptions(cx, args, 4, "distinct", "distinct", kDistinctOptions, &options)) {
     return false;
@@ -938,7 +1096,7 @@ bool FindOneAndModify(JSContext* cx, unsigned argc, JS::Value* vp, bool replace)
   std::string db, coll;
   Document filter, update;
   FindOneAndModifyOptions options;
-  if (!ArgString(cx, args, 0, &db) || !ArgString(cx, args, 1, &coll) ||
+  if (!ArgDbName(cx, args, 0, &db) || !ArgString(cx, args, 1, &coll) ||
       !ArgWriteFilter(cx, args, 2, &filter) ||
       !GetState(cx)->converter.ToDocument(cx, args.get(3), replace ? "replacement" : "update",
                                           &update) ||
@@ -1005,7 +1163,7 @@ NATIVE(ExplainUpdate) {
   Document filter, update;
   UpdateOptions options;
   ExplainVerbosity verbosity;
-  if (!ArgString(cx, args, 0, &db) || !ArgString(cx, args, 1, &coll) ||
+  if (!ArgDbName(cx, args, 0, &db) || !ArgString(cx, args, 1, &coll) ||
       !ArgDoc(cx, args, 2, "filter", &filter) ||
       !GetState(cx)->converter.ToDocument(cx, args.get(3), "update", &update) ||
       !ArgUpdateOptions(cx, args, 5, ArgBool(args, 4), &options) || !ParseVerbosity(cx, args, 6, &verbosity)) {
@@ -1094,9 +1252,9 @@ NATIVE(DropIndexes) {
 NATIVE(DropCollection) {
   ARGS;
   std::string db, coll;
-  if (!ArgString(cx, args, 0, &db) || !ArgString(cx, args, 1, &coll)) return false;
+  if (!ArgDbName(cx, args, 0, &db) || !ArgString(cx, args, 1, &coll)) return false;
   bool existed = false;
-  Status status = GetState(cx)->client->GetDatabase(db).DropCollection(coll, &existed);
+  Status status = GetDatabase(cx, db).DropCollection(coll, &existed);
   if (!status.ok()) return ThrowStatus(cx, status);
   args.rval().setBoolean(existed);
   return true;
@@ -1106,12 +1264,12 @@ NATIVE(DropCollection) {
 NATIVE(RenameCollection) {
   ARGS;
   std::string db, from, to;
-  if (!ArgString(cx, args, 0, &db) || !ArgString(cx, args, 1, &from) ||
+  if (!ArgDbName(cx, args, 0, &db) || !ArgString(cx, args, 1, &from) ||
       !ArgString(cx, args, 2, &to)) {
     return false;
   }
   Status status =
-      GetState(cx)->client->GetDatabase(db).RenameCollection(from, to, ArgBool(args, 3));
+      GetDatabase(cx, db).RenameCollection(from, to, ArgBool(args, 3));
   if (!status.ok()) return ThrowStatus(cx, status);
   args.rval().setUndefined();
   return true;
@@ -1179,11 +1337,11 @@ NATIVE(CreateCollection) {
   ARGS;
   std::string db, coll;
   Document options;
-  if (!ArgString(cx, args, 0, &db) || !ArgString(cx, args, 1, &coll) ||
+  if (!ArgDbName(cx, args, 0, &db) || !ArgString(cx, args, 1, &coll) ||
       !ArgDoc(cx, args, 2, "createCollection options", &options)) {
     return false;
   }
-  Status status = GetState(cx)->client->GetDatabase(db).CreateCollection(coll, options);
+  Status status = GetDatabase(cx, db).CreateCollection(coll, options);
   if (!status.ok()) return ThrowStatus(cx, status);
   args.rval().setUndefined();
   return true;
@@ -1192,8 +1350,8 @@ NATIVE(CreateCollection) {
 NATIVE(ListCollections) {
   ARGS;
   std::string db;
-  if (!ArgString(cx, args, 0, &db)) return false;
-  STATUS_OR_THROW(names, GetState(cx)->client->GetDatabase(db).ListCollectionNames());
+  if (!ArgDbName(cx, args, 0, &db)) return false;
+  STATUS_OR_THROW(names, GetDatabase(cx, db).ListCollectionNames());
   return ReturnStrings(cx, args, names);
 }
 
@@ -1203,11 +1361,74 @@ NATIVE(ListDatabases) {
   return ReturnStrings(cx, args, names);
 }
 
+// ---- sessions and transactions ----
+
+NATIVE(StartSession) {
+  ARGS;
+  ShellSessionOptions options;
+  if (!ArgOptions(cx, args, 0, "startSession", "startSession", kSessionOptions, &options)) {
+    return false;
+  }
+  STATUS_OR_THROW(session, GetState(cx)->client->StartSession(options.session));
+  ShellState* state = GetState(cx);
+  int64_t id = state->next_session_id++;
+  state->sessions.emplace(id, std::move(session));
+  args.rval().setNumber(static_cast<double>(id));
+  return true;
+}
+
+// Argument 0 of the session natives: the session's id.
+bool ArgSession(JSContext* cx, const JS::CallArgs& args, Session** out) {
+  if (args.length() < 1 || !args[0].isNumber()) {
+    return ThrowTypeError(cx, "internal: argument 0 must be a session id");
+  }
+  StatusOr<Session*> s = FindSession(cx, static_cast<int64_t>(args[0].toNumber()));
+  if (!s.ok()) return ThrowStatus(cx, s.status());
+  *out = *s;
+  return true;
+}
+
+NATIVE(SessionStartTransaction) {
+  ARGS;
+  Session* session = nullptr;
+  TransactionOptions options;
+  if (!ArgSession(cx, args, &session) ||
+      !ArgOptions(cx, args, 1, "startTransaction", "startTransaction", kTransactionOptions,
+                  &options)) {
+    return false;
+  }
+  Status status = session->StartTransaction(options);
+  if (!status.ok()) return ThrowStatus(cx, status);
+  args.rval().setUndefined();
+  return true;
+}
+
+// commitTransaction, abortTransaction, endSession: what `op` does to the
+// session, thrown when it fails.
+template <Status (Session::*kOp)()>
+NATIVE(SessionCall) {
+  ARGS;
+  Session* session = nullptr;
+  if (!ArgSession(cx, args, &session)) return false;
+  Status status = (session->*kOp)();
+  if (!status.ok()) return ThrowStatus(cx, status);
+  args.rval().setUndefined();
+  return true;
+}
+
+NATIVE(SessionInTransaction) {
+  ARGS;
+  Session* session = nullptr;
+  if (!ArgSession(cx, args, &session)) return false;
+  args.rval().setBoolean(session->InTransaction());
+  return true;
+}
+
 NATIVE(DropDatabase) {
   ARGS;
   std::string db;
-  if (!ArgString(cx, args, 0, &db)) return false;
-  Status status = GetState(cx)->client->DropDatabase(db);
+  if (!ArgDbName(cx, args, 0, &db)) return false;
+  Status status = GetDatabase(cx, db).Drop();
   if (!status.ok()) return ThrowStatus(cx, status);
   args.rval().setUndefined();
   return true;
@@ -1372,6 +1593,12 @@ const JSFunctionSpec kNatives[] = {JS_FN("write", Write, 1, 0),
                                    JS_FN("toJson", ToJsonNative, 2, 0),
                                    JS_FN("fromJson", FromJsonNative, 1, 0),
                                    JS_FN("load", Load, 1, 0),
+                                   JS_FN("startSession", StartSession, 1, 0),
+                                   JS_FN("sessionStartTransaction", SessionStartTransaction, 2, 0),
+                                   JS_FN("sessionCommit", SessionCall<&Session::CommitTransaction>, 1, 0),
+                                   JS_FN("sessionAbort", SessionCall<&Session::AbortTransaction>, 1, 0),
+                                   JS_FN("sessionEnd", SessionCall<&Session::EndSession>, 1, 0),
+                                   JS_FN("sessionInTransaction", SessionInTransaction, 1, 0),
                                    JS_FN("quit", Quit, 1, 0),
                                    JS_FN("sleep", Sleep, 1, 0),
                                    JS_FN("newObjectId", NewObjectId, 1, 0),
@@ -1390,13 +1617,25 @@ bool DefineNatives(JSContext* cx, JS::HandleObject global) {
 
 bool ThrowStatus(JSContext* cx, const Status& status) {
   JS::RootedObject global(cx, JS::CurrentGlobalOrNull(cx));
-  JS::RootedValueArray<3> args(cx);
+  JS::RootedValueArray<4> args(cx);
   args[0].setInt32(status.code_number());
   JSString* name = NewJsString(cx, status.code_name());
   JSString* message = name ? NewJsString(cx, status.message()) : nullptr;
   if (!message) return false;
   args[1].setString(name);
   args[2].setString(message);
+  // MongoDB's error labels (TransientTransactionError, ...), as the
+  // driver's error carries them.
+  JS::RootedObject labels(cx, JS::NewArrayObject(cx, 0));
+  if (!labels) return false;
+  uint32_t n = 0;
+  for (const std::string& label : status.error_labels()) {
+    JSString* l = NewJsString(cx, label);
+    if (!l) return false;
+    JS::RootedValue lv(cx, JS::StringValue(l));
+    if (!JS_SetElement(cx, labels, n++, lv)) return false;
+  }
+  args[3].setObject(*labels);
   JS::RootedValue error(cx);
   if (!JS_CallFunctionName(cx, global, "__makeServerError", args, &error)) return false;
   JS_SetPendingException(cx, error);

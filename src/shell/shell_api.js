@@ -17,13 +17,16 @@
 
   // ---- errors ----
   class MongoServerError extends Error {
-    constructor(code, codeName, message) {
+    constructor(code, codeName, message, errorLabels) {
       super(message);
       this.name = 'MongoServerError';
       this.code = code;
       this.codeName = codeName;
       this.errmsg = message;
+      // The driver's: which retries make sense (TransientTransactionError...).
+      if (errorLabels && errorLabels.length > 0) this.errorLabels = errorLabels;
     }
+    hasErrorLabel(label) { return (this.errorLabels || []).includes(label); }
   }
   class MongoBulkWriteError extends MongoServerError {
     constructor(writeErrors, result) {
@@ -48,7 +51,7 @@
   global.MongoBulkWriteError = MongoBulkWriteError;
   global.MongoInvalidArgumentError = MongoInvalidArgumentError;
   Object.defineProperty(global, '__makeServerError', {
-    value: (code, codeName, message) => new MongoServerError(code, codeName, message),
+    value: (code, codeName, message, labels) => new MongoServerError(code, codeName, message, labels),
   });
 
   const { MongoshInvalidInputError, MongoshUnimplementedError } = global;
@@ -300,7 +303,7 @@
   class Collection {
     constructor(db, name) {
       hidden(this, '_db', db);
-      hidden(this, '_dbName', db.getName());
+      hidden(this, '_dbName', db._target());
       hidden(this, '_name', name);
       hidden(this, '_fullName', `${db.getName()}.${name}`);
     }
@@ -630,31 +633,42 @@
 
   // ---- databases ----
   class DB {
-    constructor(name) { hidden(this, '_name', name); }
+    // `session`: the ClientSession whose operations these are
+    // (session.getDatabase), or undefined.
+    constructor(name, session) {
+      hidden(this, '_name', name);
+      hidden(this, '_session', session);
+    }
+    // What the natives take for this database: its name, or the name and
+    // the session it is reached through.
+    _target() {
+      return this._session ? { name: this._name, session: this._session._id } : this._name;
+    }
+    getSession() { return this._session; }
     getName() { return this._name; }
     toString() { return this._name; }
     toJSON() { return this._name; }
     [inspectSymbol]() { return this._name; }
     getSiblingDB(name) {
       checkName(name, 'database');
-      return makeDb(name);
+      return makeDb(name, this._session);
     }
     getSisterDB(name) { return this.getSiblingDB(name); }
     getCollection(name) {
       checkName(name, 'collection');
       return makeCollection(this, name);
     }
-    getCollectionNames() { return native.listCollections(this._name); }
+    getCollectionNames() { return native.listCollections(this._target()); }
     getCollectionInfos() {
       return this.getCollectionNames().map((name) => ({ name, type: 'collection' }));
     }
     createCollection(name, options) {
       checkName(name, 'collection');
-      native.createCollection(this._name, name, options);
+      native.createCollection(this._target(), name, options);
       return { ok: 1 };
     }
     dropDatabase() {
-      native.dropDatabase(this._name);
+      native.dropDatabase(this._target());
       return { ok: 1, dropped: this._name };
     }
     stats(scale) {
@@ -662,7 +676,7 @@
       let objects = 0, dataSize = 0, indexes = 0;
       const names = this.getCollectionNames();
       for (const name of names) {
-        const s = native.collStats(this._name, name);
+        const s = native.collStats(this._target(), name);
         objects += s.count;
         dataSize += s.size;
         indexes += s.indexNames.length;
@@ -690,8 +704,8 @@
       return target.getCollection(prop);
     },
   };
-  function makeDb(name) {
-    return new Proxy(new DB(name), dbHandler);
+  function makeDb(name, session) {
+    return new Proxy(new DB(name, session), dbHandler);
   }
   // db.getMongo(): the "connection", here the one database directory.
   class Mongo {
@@ -702,8 +716,74 @@
       if (dot <= 0 || dot === ns.length - 1) throw argError('getCollection needs a namespace "db.collection"');
       return makeDb(ns.slice(0, dot)).getCollection(ns.slice(dot + 1));
     }
+    // mongosh's startSession: a session for transactions or snapshot reads.
+    startSession(options) {
+      if (options !== undefined && !isPlainObject(options)) throw argError('startSession options must be an object');
+      return new ClientSession(this, native.startSession(options), options);
+    }
     toString() { return `rockdoc:${config.path}`; }
     [inspectSymbol]() { return `Mongo('rockdoc:${config.path}')`; }
+  }
+
+  // ---- sessions and transactions (mongosh's ClientSession) ----
+  class ClientSession {
+    constructor(mongo, id, options) {
+      hidden(this, '_mongo', mongo);
+      hidden(this, '_id', id);
+      hidden(this, '_defaults', (options && options.defaultTransactionOptions) || undefined);
+      hidden(this, '_ended', false);
+    }
+    getDatabase(name) {
+      checkName(name, 'database');
+      return makeDb(name, this);
+    }
+    getClient() { return this._mongo; }
+    get hasEnded() { return this._ended; }
+    startTransaction(options) {
+      native.sessionStartTransaction(this._id, options === undefined ? this._defaults : options);
+    }
+    commitTransaction() { native.sessionCommit(this._id); return { ok: 1 }; }
+    abortTransaction() { native.sessionAbort(this._id); return { ok: 1 }; }
+    inTransaction() { return native.sessionInTransaction(this._id); }
+    endSession() {
+      native.sessionEnd(this._id);
+      this._ended = true;
+    }
+    // The drivers' withTransaction: runs fn(session) in a transaction and
+    // commits, running it again while an error is labelled
+    // TransientTransactionError (and retrying a commit labelled
+    // UnknownTransactionCommitResult), for up to 120 s; any other error
+    // aborts and is thrown. Returns fn's result.
+    withTransaction(fn, options) {
+      if (typeof fn !== 'function') throw argError('withTransaction needs a function');
+      const start = Date.now();
+      const inTime = () => Date.now() - start < 120000;
+      for (;;) {
+        this.startTransaction(options);
+        let result;
+        try {
+          result = fn(this);
+        } catch (e) {
+          if (this.inTransaction()) this.abortTransaction();
+          if (e && typeof e.hasErrorLabel === 'function' && e.hasErrorLabel('TransientTransactionError') && inTime()) continue;
+          throw e;
+        }
+        if (!this.inTransaction()) return result;  // fn committed or aborted itself
+        for (;;) {
+          try {
+            this.commitTransaction();
+            return result;
+          } catch (e) {
+            const labelled = (l) => e && typeof e.hasErrorLabel === 'function' && e.hasErrorLabel(l);
+            if (labelled('UnknownTransactionCommitResult') && inTime()) continue;
+            if (labelled('TransientTransactionError') && inTime()) break;
+            throw e;
+          }
+        }
+      }
+    }
+    toString() { return `ClientSession(${this._id})`; }
+    [inspectSymbol]() { return `ClientSession { id: ${this._id}${this._ended ? ', ended' : ''} }`; }
   }
   const theMongo = new Mongo();
 
@@ -726,6 +806,7 @@
     }],
     [DB, 'Database', { getSiblingDB: [0], getSisterDB: [0], getCollection: [0], createCollection: [0] }],
     [Mongo, 'Mongo', { getDB: [0], getCollection: [0] }],
+    [ClientSession, 'ClientSession', { getDatabase: [0], withTransaction: [0] }],
   ];
   for (const [cls, className, methods] of REQUIRED_ARGUMENTS) {
     for (const [method, positions] of Object.entries(methods)) {
@@ -790,7 +871,7 @@
       'getKeyVault', 'getReadConcern', 'getReadPref', 'getReadPrefMode', 'getReadPrefTagSet',
       'getURI', 'getWriteConcern', 'isCausalConsistency', 'setCausalConsistency',
       'setReadConcern', 'setReadPref', 'setSecondaryOk', 'setSlaveOk', 'setWriteConcern',
-      'startSession', 'watch',
+      'watch',
     ]],
   ];
   function notSupported(what) {

@@ -11,6 +11,7 @@
 #include <functional>
 #include <optional>
 #include <ostream>
+#include <map>
 #include <set>
 #include <string>
 
@@ -36,6 +37,10 @@ struct ShellState {
   std::ostream* err = nullptr;
   BsonConverter converter;
   std::set<CursorHolder*> cursors;
+  // Sessions started by db.getMongo().startSession(), by id (the JS
+  // ClientSession holds the id); ended sessions stay until the shell ends.
+  std::map<int64_t, Session> sessions;
+  int64_t next_session_id = 1;
 
   // exit()/quit(): the running code stops (uncatchably) and the shell ends.
   bool exit_requested = false;
