@@ -38,6 +38,7 @@
 #include "bench_util.h"
 #include "keystring/keystring.h"
 #include "rockdoc/client.h"
+#include "rockdoc/json.h"
 #include "storage/engine.h"
 #include "storage/format.h"
 #include "storage/rocks.h"
@@ -272,6 +273,74 @@ void FindRaw(benchmark::State& state, size_t size) {
   state.SetBytesProcessed(bytes);
 }
 
+// ---- updateOne by _id vs Get + Put ----
+
+// {$inc: {n: 1}} on a random document: rockdoc locks, re-reads, applies the
+// operator, checks and rewrites it in a transaction; the raw baseline reads
+// the value and writes it back (same bytes, no transaction).
+void UpdateRockdoc(benchmark::State& state, size_t size) {
+  DataSet& d = Data(size);
+  d.EnsureWarm();
+  rockdoc::Collection c = d.Coll();
+  std::mt19937_64 rng(2);
+  Document inc = rockdoc::FromJson(R"({"$inc": {"n": 1}})").value();
+  for (auto _ : state) {
+    const Document& doc = d.docs[rng() % d.docs.size()];
+    rockdoc::BsonBuilder f;
+    f.AppendElement(*doc.begin());
+    auto r = c.UpdateOne(std::move(f).Build(), inc);
+    if (!r.ok() || r->modified_count != 1) state.SkipWithError("update failed");
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+void UpdateRaw(benchmark::State& state, size_t size) {
+  DataSet& d = Data(size);
+  d.EnsureWarm();
+  std::mt19937_64 rng(2);
+  for (auto _ : state) {
+    const std::string& key = d.keys[rng() % d.keys.size()];
+    std::string value;
+    if (!d.raw->Get(rocksdb::ReadOptions(), key, &value).ok() ||
+        !d.raw->Put(rocksdb::WriteOptions(), key, value).ok()) {
+      state.SkipWithError("update failed");
+    }
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+// ---- a transaction of 10 updates vs 10 single updates (issue 12) ----
+
+void UpdatesOf10(benchmark::State& state, size_t size, bool in_transaction) {
+  DataSet& d = Data(size);
+  d.EnsureWarm();
+  auto session = d.client->StartSession();
+  if (!session.ok()) {
+    state.SkipWithError("no session");
+    return;
+  }
+  rockdoc::Collection c =
+      in_transaction ? session->GetDatabase("bench").GetCollection("docs") : d.Coll();
+  std::mt19937_64 rng(3);
+  Document inc = rockdoc::FromJson(R"({"$inc": {"n": 1}})").value();
+  auto ten_updates = [&]() -> rockdoc::Status {
+    for (int i = 0; i < 10; ++i) {
+      const Document& doc = d.docs[rng() % d.docs.size()];
+      rockdoc::BsonBuilder f;
+      f.AppendElement(*doc.begin());
+      ROCKDOC_RETURN_IF_ERROR(c.UpdateOne(std::move(f).Build(), inc).status());
+    }
+    return rockdoc::Status::OK();
+  };
+  for (auto _ : state) {
+    rockdoc::Status s = in_transaction
+                            ? session->WithTransaction([&](rockdoc::Session&) { return ten_updates(); })
+                            : ten_updates();
+    if (!s.ok()) state.SkipWithError("updates failed");
+  }
+  state.SetItemsProcessed(state.iterations() * 10);
+}
+
 // ---- full scan vs iterator ----
 
 void ScanRockdoc(benchmark::State& state, size_t size) {
@@ -332,6 +401,9 @@ void PrintRatios(const rockdoc::bench::RatioReporter& reporter) {
     std::string op = name.substr(0, name.find('/'));
     reporter.Ratio(name, name, raw, op == "FindById" ? 0.8 : 0.7);
   }
+  std::printf("\ndocuments updated per second, 10 updates in one transaction / 10 single updates:\n");
+  reporter.Ratio("Updates10 transaction / single", "Updates10/transaction/300",
+                 "Updates10/single/300", 0);
 }
 
 void Register() {
@@ -348,6 +420,14 @@ void Register() {
     benchmark::RegisterBenchmark(("FindById/raw/" + s).c_str(), FindRaw, size)->MinTime(2.0);
     benchmark::RegisterBenchmark(("FindById/rockdoc/" + s).c_str(), FindRockdoc, size)
         ->MinTime(2.0);
+    benchmark::RegisterBenchmark(("UpdateOne/raw/" + s).c_str(), UpdateRaw, size)->MinTime(2.0);
+    benchmark::RegisterBenchmark(("UpdateOne/rockdoc/" + s).c_str(), UpdateRockdoc, size)
+        ->MinTime(2.0);
+    if (size < 1000) {
+      benchmark::RegisterBenchmark("Updates10/single/300", UpdatesOf10, size, false)->MinTime(2.0);
+      benchmark::RegisterBenchmark("Updates10/transaction/300", UpdatesOf10, size, true)
+          ->MinTime(2.0);
+    }
     benchmark::RegisterBenchmark(("Scan/raw/" + s).c_str(), ScanRaw, size)
         ->Unit(benchmark::kMillisecond)
         ->MinTime(2.0);

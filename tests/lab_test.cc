@@ -444,7 +444,7 @@ TEST(LabRunTest, CreateIndexOptionsRockdocLacksFailTheStep) {
   RockdocExecutor exec(client->get(), "lab");
   Env env;
   Status ttl = exec.RunOne(rockdoc::test::Json(R"({"op": "createIndex", "collection": "c",
-      "keys": {"t": 1}, "options": {"expireAfterSeconds": 60}})"),
+      "keys": {"t": 1}, "options": {"hidden": true}})"),
                            env);
   EXPECT_EQ(ttl.code(), ErrorCode::kNotImplemented) << ttl;
   Status unknown = exec.RunOne(rockdoc::test::Json(R"({"op": "createIndex", "collection": "c",

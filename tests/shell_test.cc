@@ -652,7 +652,7 @@ TEST_F(ShellTest, CreateListAndDropIndexes) {
 TEST_F(ShellTest, IndexOptionsRockdocLacksAreRefusedNotDropped) {
   Ok("db.c.insertOne({a: 1})");
   for (const char* options :
-       {"{expireAfterSeconds: 3600}", "{collation: {locale: 'en', strength: 2}}",
+       {"{collation: {locale: 'en', strength: 2}}",
         "{hidden: true}", "{weights: {a: 1}}", "{default_language: 'english'}",
         "{'2dsphereIndexVersion': 3}", "{wildcardProjection: {a: 1}}"}) {
     EXPECT_EQ(Show(std::string("try { db.c.createIndex({a: 1}, ") + options +
@@ -660,8 +660,12 @@ TEST_F(ShellTest, IndexOptionsRockdocLacksAreRefusedNotDropped) {
               "[ 238, 'NotImplemented' ]\n")
         << options;
   }
-  EXPECT_EQ(Show("try { db.c.createIndex({a: 1}, {expireAfterSeconds: 1}) } catch (e) { e.message }"),
-            "The index option 'expireAfterSeconds' is not supported by rockdoc\n");
+  EXPECT_EQ(Show("try { db.c.createIndex({a: 1}, {hidden: true}) } catch (e) { e.message }"),
+            "The index option 'hidden' is not supported by rockdoc\n");
+  // TTL indexes are built (issue 12), and listIndexes shows the option.
+  EXPECT_EQ(Show("db.c.createIndex({t: 1}, {expireAfterSeconds: 3600})"), "t_1\n");
+  EXPECT_EQ(Show("db.c.getIndexes()[1].expireAfterSeconds"), "3600\n");
+  EXPECT_EQ(Show("db.c.dropIndex('t_1')"), "{ nIndexesWas: 2, ok: 1 }\n");
   EXPECT_EQ(Show("try { db.c.createIndex({a: 1}, {foo: 1}) } catch (e) { [e.code, e.codeName] }"),
             "[ 197, 'InvalidIndexSpecificationOption' ]\n");
   EXPECT_EQ(Show("db.c.getIndexes().length"), "1\n");

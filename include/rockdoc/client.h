@@ -84,6 +84,10 @@ struct ClientOptions {
   // transaction is aborted, its locks released, and its next operation or
   // commit fails with NoSuchTransaction (251).
   int64_t transaction_lifetime_limit_ms = 60000;
+  // How often the TTL monitor deletes expired documents of TTL indexes
+  // (MongoDB's ttlMonitorSleepSecs, 60 s). 0 turns the monitor off;
+  // negative is BadValue at Open.
+  int64_t ttl_monitor_period_ms = 60000;
 };
 
 // Client::StartSession's options (mongosh's startSession({...})).
@@ -216,10 +220,19 @@ class Database {
                           bool drop_target = false) const;
   // Drops every collection of the database.
   Status Drop() const;
+  // collMod: changes a collection's options. rockdoc implements
+  // {index: {keyPattern: {...} | name: "...", expireAfterSeconds: N}}
+  // (changing a TTL index's expiry, or making a single-field index a TTL
+  // index), returning {expireAfterSeconds_old?, expireAfterSeconds_new, ok};
+  // the other options MongoDB knows (validator, validationLevel, hidden,
+  // unique, prepareUnique, viewOn, ...) are NotImplemented (238), an unknown
+  // one Location40415. NamespaceNotFound (26), IndexNotFound (27).
+  StatusOr<Document> CollMod(std::string_view collection, DocumentView options) const;
 
  private:
   friend class Client;
   friend class Session;
+  friend struct internal::ClientAccess;
   Database(std::shared_ptr<internal::Engine> engine, std::string name,
            std::shared_ptr<internal::SessionState> session = nullptr)
       : engine_(std::move(engine)), name_(std::move(name)), session_(std::move(session)) {}
@@ -440,6 +453,11 @@ struct IndexOptions {
   bool unique = false;
   bool sparse = false;
   Document partial_filter_expression;
+  // A TTL index (single field): documents whose indexed field is a date (or
+  // an array holding one) older than this many seconds are deleted by the
+  // client's TTL monitor (ClientOptions::ttl_monitor_period_ms). 0 to
+  // 2147483647; unset: not a TTL index.
+  std::optional<int64_t> expire_after_seconds;
 };
 
 // Decodes createIndex's options document ({name, unique, sparse,
@@ -449,7 +467,7 @@ struct IndexOptions {
 //   InvalidIndexSpecificationOption (197): a name MongoDB does not know
 //     ("The field 'x' is not valid for an index specification. ...");
 //   NotImplemented (238): an option MongoDB has and rockdoc does not
-//     implement (expireAfterSeconds, collation, hidden, weights,
+//     implement (collation, hidden, weights,
 //     default_language, 2dsphereIndexVersion, wildcardProjection, ...):
 //     "The index option 'x' is not supported by rockdoc";
 //   TypeMismatch (14): a value of the wrong type; CannotCreateIndex (67):

@@ -80,6 +80,7 @@ enum class ErrorCode : int32_t {
   kJSInterpreterFailure = 139,
   kExceededMemoryLimit = 146,
   kCannotIndexParallelArrays = 171,
+  kAmbiguousIndexKeyPattern = 172,
   kInvalidIndexSpecificationOption = 197,
   kCannotBuildIndexKeys = 201,
   kNotImplemented = 238,

@@ -3,9 +3,12 @@
 #include "api/client_internal.h"
 #include "api/session_internal.h"
 #include "catalog/catalog.h"
+#include "common/option_table.h"
 #include "exec/plan_executor.h"
 #include "rockdoc/client.h"
+#include "rockdoc/json.h"
 #include "storage/engine.h"
+#include "store/collection_lock.h"
 
 namespace rockdoc {
 
@@ -19,6 +22,9 @@ StatusOr<std::unique_ptr<Client>> Client::Open(const std::string& path,
 StatusOr<std::unique_ptr<Client>> internal::ClientAccess::Open(
     const std::string& path, const ClientOptions& options,
     std::shared_ptr<rocksdb::FileSystem> file_system) {
+  if (options.ttl_monitor_period_ms < 0) {
+    return BadValue("ttl_monitor_period_ms must be >= 0 (0 turns the TTL monitor off)");
+  }
   ROCKDOC_ASSIGN_OR_RETURN(std::shared_ptr<Engine> engine,
                            Engine::Open(path, options, std::move(file_system)));
   // The client core: the storage engine and, attached to it, the catalog.
@@ -27,6 +33,7 @@ StatusOr<std::unique_ptr<Client>> internal::ClientAccess::Open(
     engine->Close().IgnoreError();  // already failing with `loaded`
     return loaded;
   }
+  internal::StartTtlMonitor(engine);
   return std::unique_ptr<Client>(new Client(std::move(engine)));
 }
 
@@ -105,6 +112,154 @@ Status Database::Drop() const {
     ROCKDOC_RETURN_IF_ERROR(CatalogOf(*engine_).Drop(name_, c, nullptr));
   }
   return Status::OK();
+}
+
+// ---- collMod ----
+
+namespace {
+
+// collMod's `index` argument: which index, and what to change.
+struct CollModIndex {
+  Document key_pattern;
+  std::string name;
+  std::optional<int64_t> expire_after_seconds;
+};
+constexpr internal::OptionField<CollModIndex> kCollModIndexFields[] = {
+    {"keyPattern",
+     [](const Element& e, CollModIndex* o) -> Status {
+       if (!e.IsDocument()) return TypeMismatch("collMod index keyPattern must be an object");
+       o->key_pattern = Document::AdoptValidated(std::string(e.Document().bytes()));
+       return Status::OK();
+     }},
+    {"name",
+     [](const Element& e, CollModIndex* o) -> Status {
+       if (!e.IsString()) return TypeMismatch("collMod index name must be a string");
+       o->name = std::string(e.String());
+       return Status::OK();
+     }},
+    {"expireAfterSeconds",
+     [](const Element& e, CollModIndex* o) -> Status {
+       ROCKDOC_ASSIGN_OR_RETURN(o->expire_after_seconds, internal::ParseExpireAfterSeconds(e));
+       return Status::OK();
+     }},
+    {"hidden", nullptr},
+    {"prepareUnique", nullptr},
+    {"unique", nullptr},
+    {"forceNonUnique", nullptr},
+};
+
+struct CollModOptions {
+  std::optional<CollModIndex> index;
+};
+constexpr internal::OptionField<CollModOptions> kCollModFields[] = {
+    {"index",
+     [](const Element& e, CollModOptions* o) -> Status {
+       if (!e.IsDocument()) return TypeMismatch("collMod index must be an object");
+       CollModIndex index;
+       ROCKDOC_RETURN_IF_ERROR(internal::DecodeOptions(
+           e.Document(), kCollModIndexFields, &index,
+           [](std::string_view name) {
+             return Status(ErrorCode::kUnknownBsonField,
+                           "BSON field 'collMod.index." + std::string(name) +
+                               "' is an unknown field.");
+           },
+           [](std::string_view name) {
+             return NotImplemented("The collMod index option '" + std::string(name) +
+                                   "' is not supported by rockdoc");
+           }));
+       o->index = std::move(index);
+       return Status::OK();
+     }},
+    {"comment", [](const Element&, CollModOptions*) { return Status::OK(); }},
+    {"validator", nullptr},
+    {"validationLevel", nullptr},
+    {"validationAction", nullptr},
+    {"viewOn", nullptr},
+    {"pipeline", nullptr},
+    {"expireAfterSeconds", nullptr},  // clustered and time-series collections
+    {"changeStreamPreAndPostImages", nullptr},
+    {"recordPreImages", nullptr},
+    {"timeseries", nullptr},
+    {"cappedSize", nullptr},
+    {"cappedMax", nullptr},
+    {"dryRun", nullptr},
+    {"writeConcern", nullptr},
+};
+
+}  // namespace
+
+StatusOr<Document> Database::CollMod(std::string_view collection, DocumentView options) const {
+  ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "collMod"));
+  CollModOptions decoded;
+  ROCKDOC_RETURN_IF_ERROR(internal::DecodeOptions(
+      options, kCollModFields, &decoded,
+      [](std::string_view name) {
+        return Status(ErrorCode::kUnknownBsonField,
+                      "BSON field 'collMod." + std::string(name) + "' is an unknown field.");
+      },
+      [](std::string_view name) {
+        return NotImplemented("The collMod option '" + std::string(name) +
+                              "' is not supported by rockdoc");
+      }));
+  auto use = engine_->Enter();
+  ROCKDOC_RETURN_IF_ERROR(use.status());
+  ROCKDOC_RETURN_IF_ERROR(internal::ValidateCollectionName(name_, collection));
+  const std::string ns = name_ + "." + std::string(collection);
+  ROCKDOC_ASSIGN_OR_RETURN(
+      internal::CollectionLock lock,
+      internal::CollectionLock::Acquire(*engine_, name_, std::string(collection),
+                                        internal::CollectionLock::Mode::kExclusive, false));
+  if (lock.meta() == nullptr) {
+    return Status(ErrorCode::kNamespaceNotFound, "ns does not exist: " + ns);
+  }
+  BsonBuilder reply;
+  if (decoded.index) {
+    const CollModIndex& want = *decoded.index;
+    if (want.key_pattern.empty() == want.name.empty()) {
+      return Status(ErrorCode::kInvalidOptions,
+                    "must specify either index name or key pattern for collMod");
+    }
+    std::shared_ptr<const internal::IndexSet> indexes = lock.meta()->indexes();
+    const internal::IndexDescriptor* index = nullptr;
+    if (!want.name.empty()) {
+      index = indexes->FindByName(want.name);
+    } else {
+      std::vector<const internal::IndexDescriptor*> found =
+          indexes->FindByKeyPattern(want.key_pattern);
+      if (found.size() > 1) {
+        return Status(ErrorCode::kAmbiguousIndexKeyPattern,
+                      "index keyPattern " + ToJson(want.key_pattern, JsonFormat::kShell) +
+                          " matches " + std::to_string(found.size()) +
+                          " indexes, must use index name");
+      }
+      if (!found.empty()) index = found[0];
+    }
+    if (index == nullptr) {
+      return Status(ErrorCode::kIndexNotFound,
+                    "cannot find index " +
+                        (want.name.empty() ? ToJson(want.key_pattern, JsonFormat::kShell)
+                                           : want.name) +
+                        " for ns " + ns);
+    }
+    if (want.expire_after_seconds) {
+      if (!index->ttl() && index->num_fields() != 1) {
+        return Status(ErrorCode::kInvalidOptions,
+                      "TTL indexes are single-field indexes, compound indexes do not support TTL");
+      }
+      const int64_t old = index->expire_after_seconds();
+      const_cast<internal::IndexDescriptor*>(index)->set_expire_after_seconds(
+          *want.expire_after_seconds);
+      Status persisted = CatalogOf(*engine_).PersistCollection(*lock.meta());
+      if (!persisted.ok()) {
+        const_cast<internal::IndexDescriptor*>(index)->set_expire_after_seconds(old);
+        return persisted;
+      }
+      if (old >= 0) reply.AppendInt64("expireAfterSeconds_old", old);
+      reply.AppendInt64("expireAfterSeconds_new", *want.expire_after_seconds);
+    }
+  }
+  reply.AppendDouble("ok", 1.0);
+  return std::move(reply).Build();
 }
 
 // ---- Cursor ----

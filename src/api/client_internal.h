@@ -8,6 +8,7 @@
 
 #include "rockdoc/client.h"
 #include "rockdoc/status.h"
+#include "storage/engine.h"
 
 namespace rocksdb {
 class FileSystem;
@@ -22,7 +23,14 @@ struct ClientAccess {
   static StatusOr<std::unique_ptr<Client>> Open(const std::string& path,
                                                 const ClientOptions& options,
                                                 std::shared_ptr<rocksdb::FileSystem> file_system);
+  // A Database handle on an engine, for the library's own tasks (the TTL
+  // monitor) that run without a Client object.
+  static Database DatabaseOf(std::shared_ptr<Engine> engine, std::string name);
 };
+
+// Registers the TTL monitor on the engine's background runner (every
+// ClientOptions::ttl_monitor_period_ms; not at all when 0).
+void StartTtlMonitor(const std::shared_ptr<Engine>& engine);
 
 }  // namespace rockdoc::internal
 

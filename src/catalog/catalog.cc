@@ -65,7 +65,47 @@ Status ValidateCollectionName(std::string_view db, std::string_view name) {
 Status Catalog::AttachTo(Engine* engine) {
   auto catalog = std::make_unique<Catalog>(engine);
   ROCKDOC_RETURN_IF_ERROR(catalog->Load());
+  ROCKDOC_RETURN_IF_ERROR(catalog->ReclaimUnownedPrefixes());
   engine->Attach(std::move(catalog));
+  return Status::OK();
+}
+
+Status Catalog::ReclaimUnownedPrefixes() {
+  // A drop removes the catalog entry, then range-deletes the prefix; a
+  // crash in between leaves entries under an id nothing owns (ids are
+  // never reused, so they are garbage). Seek prefix by prefix: one seek per
+  // prefix present, not a scan of the data.
+  std::set<uint32_t> owned;
+  {
+    absl::MutexLock g(&mu_);
+    for (const auto& [key, meta] : collections_) {
+      owned.insert(meta->id);
+      for (const auto& index : *meta->indexes()) owned.insert(index->id());
+    }
+  }
+  std::vector<uint32_t> unowned;
+  {
+    std::unique_ptr<KvIterator> it =
+        ReadView(engine_, nullptr).NewIterator(PrefixKey(0), std::string(5, '\xff'));
+    for (it->SeekToFirst(); it->Valid();) {
+      std::string_view key = it->key();
+      if (key.size() < 4) return Status(ErrorCode::kDataCorruptionDetected, "a data key without a prefix");
+      uint32_t id = LoadBE32(reinterpret_cast<const uint8_t*>(key.data()));
+      if (!owned.contains(id)) unowned.push_back(id);
+      if (id == UINT32_MAX) break;
+      it->Seek(PrefixKey(id + 1));
+    }
+    // A damaged data block met on the way stops the reclaiming, not the
+    // open: the damage is the reads' and validate's to report (they name
+    // the document), and what was not reclaimed is found again next open.
+    if (!it->status().ok()) {
+      it->status().IgnoreError();
+      return Status::OK();
+    }
+  }
+  for (uint32_t id : unowned) {
+    ROCKDOC_RETURN_IF_ERROR(engine_->DeleteRange(PrefixKey(id), PrefixKey(id + 1)));
+  }
   return Status::OK();
 }
 

@@ -127,6 +127,9 @@ class Catalog : public EngineAttachment {
 
  private:
   using Key = std::pair<std::string, std::string>;
+  // Range-deletes data under prefix ids no collection or index owns (left
+  // by a drop interrupted between its catalog write and its range delete).
+  Status ReclaimUnownedPrefixes() ABSL_LOCKS_EXCLUDED(mu_);
   // Adds one persisted collection entry (Load's step).
   Status LoadEntry(std::string_view value) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_, id_mu_);
   StatusOr<std::shared_ptr<CollectionMeta>> GetOrCreateLocked(std::string_view db,

@@ -62,6 +62,7 @@ std::string ErrorCodeName(ErrorCode code) {
     ROCKDOC_CODE_NAME(OperationNotSupportedInTransaction)
     ROCKDOC_CODE_NAME(TransactionExceededLifetimeLimitSeconds)
     ROCKDOC_CODE_NAME(CannotIndexParallelArrays)
+    ROCKDOC_CODE_NAME(AmbiguousIndexKeyPattern)
     ROCKDOC_CODE_NAME(InvalidIndexSpecificationOption)
     ROCKDOC_CODE_NAME(CannotBuildIndexKeys)
     ROCKDOC_CODE_NAME(NotImplemented)

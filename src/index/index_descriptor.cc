@@ -221,7 +221,34 @@ StatusOr<std::shared_ptr<IndexDescriptor>> IndexDescriptor::Create(uint32_t id,
   ROCKDOC_RETURN_IF_ERROR(ValidateBson(options.partial_filter_expression.bytes()));
   ROCKDOC_RETURN_IF_ERROR(desc->Init(key_pattern, options.name, options.unique, options.sparse,
                                      options.partial_filter_expression));
+  if (options.expire_after_seconds) {
+    if (desc->num_fields() != 1) {
+      return Status(ErrorCode::kCannotCreateIndex,
+                    "TTL indexes are single-field indexes, compound indexes do not support TTL. "
+                    "Index spec: " + ToJson(desc->ToSpec(), JsonFormat::kShell));
+    }
+    if (desc->field_names()[0] == "_id") {
+      return Status(ErrorCode::kCannotCreateIndex,
+                    "The field 'expireAfterSeconds' is not valid for an _id index specification.");
+    }
+    desc->set_expire_after_seconds(*options.expire_after_seconds);
+  }
   return desc;
+}
+
+StatusOr<int64_t> ParseExpireAfterSeconds(const Element& e) {
+  if (!e.IsNumber()) {
+    return Status(ErrorCode::kCannotCreateIndex,
+                  "TTL index 'expireAfterSeconds' option must be numeric, but received a type of '" +
+                      std::string(BsonTypeAlias(e.type())) + "'");
+  }
+  double d = e.NumberAsDouble();
+  if (!(d >= 0 && d <= 2147483647.0)) {
+    return Status(ErrorCode::kCannotCreateIndex,
+                  "TTL index 'expireAfterSeconds' option must be within an acceptable range, try "
+                  "0 to 2147483647");
+  }
+  return static_cast<int64_t>(d);  // a fraction of a second is dropped, as by MongoDB
 }
 
 StatusOr<std::shared_ptr<IndexDescriptor>> IndexDescriptor::FromCatalogEntry(DocumentView entry) {
@@ -252,6 +279,11 @@ StatusOr<std::shared_ptr<IndexDescriptor>> IndexDescriptor::FromCatalogEntry(Doc
   }
   if (paths.size() != desc->num_fields()) return Corrupt("multikeyPaths length");
   desc->SetMultikeyPaths(std::move(paths));
+  Element ttl = entry.Get("expireAfterSeconds");
+  if (ttl.ok()) {
+    if (ttl.type() != BsonType::kInt64) return Corrupt("expireAfterSeconds");
+    desc->set_expire_after_seconds(ttl.Int64());
+  }
   return desc;
 }
 
@@ -262,6 +294,7 @@ void IndexDescriptor::AppendCatalogEntry(BsonBuilder* out, const MultikeyPaths& 
   out->AppendBool("unique", unique_);
   out->AppendBool("sparse", sparse_);
   if (partial()) out->AppendDocument("partialFilterExpression", partial_filter_doc_);
+  if (ttl()) out->AppendInt64("expireAfterSeconds", expire_after_seconds());
   out->OpenArray("multikeyPaths");
   for (const MultikeyComponents& field : multikey) {
     out->OpenArray("");
@@ -271,6 +304,17 @@ void IndexDescriptor::AppendCatalogEntry(BsonBuilder* out, const MultikeyPaths& 
   out->Close();
 }
 
+namespace {
+// int32 when it fits, as the server shows small numbers.
+void AppendNumber(BsonBuilder* b, std::string_view key, int64_t v) {
+  if (v >= INT32_MIN && v <= INT32_MAX) {
+    b->AppendInt32(key, static_cast<int32_t>(v));
+  } else {
+    b->AppendInt64(key, v);
+  }
+}
+}  // namespace
+
 Document IndexDescriptor::ToSpec() const {
   BsonBuilder b;
   b.AppendInt32("v", kIndexVersion);
@@ -279,12 +323,14 @@ Document IndexDescriptor::ToSpec() const {
   if (unique_) b.AppendBool("unique", true);
   if (sparse_) b.AppendBool("sparse", true);
   if (partial()) b.AppendDocument("partialFilterExpression", partial_filter_doc_);
+  if (ttl()) AppendNumber(&b, "expireAfterSeconds", expire_after_seconds());
   return std::move(b).Build();
 }
 
 bool IndexDescriptor::SameOptions(const IndexDescriptor& other) const {
   return unique_ == other.unique_ && sparse_ == other.sparse_ &&
-         partial_filter_doc_ == other.partial_filter_doc_;
+         partial_filter_doc_ == other.partial_filter_doc_ &&
+         expire_after_seconds() == other.expire_after_seconds();
 }
 
 bool IndexDescriptor::SameKeyPattern(DocumentView other) const {
@@ -452,7 +498,11 @@ constexpr OptionField<IndexOptions> kIndexOptionTable[] = {
     // The namespace, which MongoDB ignores since 4.4.
     {"ns", [](const Element&, IndexOptions*) { return Status::OK(); }},
     // Known to MongoDB, not implemented by rockdoc.
-    {"expireAfterSeconds", nullptr},  // TTL indexes
+    {"expireAfterSeconds",
+     [](const Element& e, IndexOptions* o) -> Status {
+       ROCKDOC_ASSIGN_OR_RETURN(o->expire_after_seconds, internal::ParseExpireAfterSeconds(e));
+       return Status::OK();
+     }},
     {"collation", nullptr},
     {"hidden", nullptr},
     {"weights", nullptr},  // text indexes

@@ -52,6 +52,10 @@ using MultikeyPaths = std::vector<MultikeyComponents>;
 // The index version listIndexes reports (MongoDB's current v: 2).
 inline constexpr int kIndexVersion = 2;
 
+// createIndex's / collMod's expireAfterSeconds: a number of seconds in
+// 0..2147483647 (CannotCreateIndex, 67, with MongoDB's messages otherwise).
+StatusOr<int64_t> ParseExpireAfterSeconds(const Element& e);
+
 class IndexDescriptor {
  public:
   // Validates a key pattern and options as createIndex does and returns the
@@ -111,6 +115,15 @@ class IndexDescriptor {
   }
 
   bool unique() const { return unique_; }
+  // TTL (expireAfterSeconds): -1 when not a TTL index. collMod changes it,
+  // under the collection's exclusive lock, so readers see it atomically.
+  bool ttl() const { return expire_after_seconds() >= 0; }
+  int64_t expire_after_seconds() const {
+    return expire_after_seconds_.load(std::memory_order_acquire);
+  }
+  void set_expire_after_seconds(int64_t seconds) {
+    expire_after_seconds_.store(seconds, std::memory_order_release);
+  }
   bool sparse() const { return sparse_; }
   bool partial() const { return partial_filter_ != nullptr; }
   // The filter as given ({} when not partial) and parsed (null when not).
@@ -166,6 +179,7 @@ class IndexDescriptor {
   MultikeyPaths multikey_paths_ ABSL_GUARDED_BY(multikey_mu_);
   std::atomic<bool> multikey_{false};
 
+  std::atomic<int64_t> expire_after_seconds_{-1};
   mutable std::atomic<int64_t> accesses_{0};
   int64_t since_ms_ = 0;
 };

@@ -387,6 +387,9 @@ StatusOr<std::shared_ptr<Engine>> Engine::OpenImpl(
 Engine::~Engine() { Close().IgnoreError(); }
 
 Status Engine::Close() {
+  // Before the close lock: a task may be inside an operation, which holds
+  // that lock shared until it finishes.
+  runner_->Stop();
   std::unique_lock<std::shared_mutex> lock(close_mu_);
   if (closed()) return Status::OK();
   {

@@ -25,6 +25,7 @@
 #include "rockdoc/status.h"
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+#include "common/background_runner.h"
 #include "storage/kv.h"
 #include "storage/open_checks.h"
 
@@ -79,7 +80,11 @@ class Engine {
   };
   Use Enter() const { return Use(this); }
 
+  // Stops the background tasks first (so none runs against a closing
+  // database), then waits for the operations in flight.
   Status Close();
+  // The client's background tasks (the TTL monitor, ...); Close stops them.
+  BackgroundRunner& runner() const { return *runner_; }
   bool closed() const { return closed_.load(std::memory_order_acquire); }
 
   // The RocksDB objects (storage/rocks.h). Null once closed.
@@ -132,6 +137,7 @@ class Engine {
   DirectoryClaim claim_;  // this process's claim on the directory, until Close
   std::unique_ptr<EngineRocks> rocks_;
   std::unique_ptr<EngineAttachment> attachment_;
+  std::unique_ptr<BackgroundRunner> runner_ = std::make_unique<BackgroundRunner>();
 
   // A std::shared_mutex, not an absl::Mutex: an operation may enter while
   // its caller holds a Use (nested shared locks), which absl::Mutex does

@@ -1,0 +1,69 @@
+#include "common/background_runner.h"
+
+#include <chrono>
+
+namespace rockdoc::internal {
+
+namespace {
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
+
+void BackgroundRunner::Add(std::string name, int64_t period_ms, std::function<void()> task) {
+  absl::MutexLock g(&mu_);
+  if (stop_ || period_ms <= 0) return;
+  tasks_.push_back(Task{std::move(name), period_ms, std::move(task), NowMs() + period_ms});
+  if (!started_) {
+    started_ = true;
+    thread_ = std::thread([this] { Loop(); });
+  }
+}
+
+void BackgroundRunner::Stop() {
+  {
+    absl::MutexLock g(&mu_);
+    stop_ = true;
+  }
+  if (thread_.joinable()) thread_.join();
+}
+
+bool BackgroundRunner::stopping() const {
+  absl::MutexLock g(&mu_);
+  return stop_;
+}
+
+int64_t BackgroundRunner::runs(const std::string& name) const {
+  absl::MutexLock g(&mu_);
+  for (const Task& t : tasks_) {
+    if (t.name == name) return t.runs;
+  }
+  return 0;
+}
+
+void BackgroundRunner::Loop() {
+  mu_.Lock();
+  while (!stop_) {
+    // The next task due; wait for it (or for Stop).
+    size_t next = 0;
+    for (size_t i = 1; i < tasks_.size(); ++i) {
+      if (tasks_[i].next_run_ms < tasks_[next].next_run_ms) next = i;
+    }
+    const int64_t wait_ms = tasks_[next].next_run_ms - NowMs();
+    if (wait_ms > 0) {
+      mu_.AwaitWithTimeout(absl::Condition(&stop_), absl::Milliseconds(wait_ms));
+      continue;
+    }
+    std::function<void()> fn = tasks_[next].fn;
+    tasks_[next].next_run_ms = NowMs() + tasks_[next].period_ms;
+    mu_.Unlock();
+    fn();  // without the lock: Stop may be called meanwhile
+    mu_.Lock();
+    ++tasks_[next].runs;
+  }
+  mu_.Unlock();
+}
+
+}  // namespace rockdoc::internal
