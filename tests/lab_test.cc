@@ -437,6 +437,30 @@ TEST(LabRunTest, FailedPushLeavesThePostByteIdentical) {
 
 // A scenario's createIndex options go through the library's decoder: one
 // rockdoc lacks fails the step instead of being dropped.
+// The lab's transaction operation (issue 12): its operations commit
+// together or not at all.
+TEST(LabRunTest, ATransactionStepIsAllOrNothing) {
+  ScratchDir dir;
+  auto client = Client::Open(dir.path());
+  ASSERT_TRUE(client.ok()) << client.status();
+  RockdocExecutor exec(client->get(), "lab");
+  Env env;
+  Status failed = exec.RunOne(rockdoc::test::Json(R"({"op": "transaction", "do": [
+      {"op": "insertOne", "collection": "c", "document": {"_id": 1}},
+      {"op": "insertOne", "collection": "c", "document": {"_id": 1}}]})"),
+                              env);
+  EXPECT_EQ(failed.code(), ErrorCode::kDuplicateKey) << failed;
+  Collection c = (*client)->GetDatabase("lab").GetCollection("c");
+  EXPECT_EQ(c.CountDocuments(Document()).value_or(-1), 0);
+  Status ok = exec.RunOne(rockdoc::test::Json(R"({"op": "transaction", "do": [
+      {"op": "insertOne", "collection": "c", "document": {"_id": 1}, "as": "id"},
+      {"op": "updateOne", "collection": "c", "filter": {"_id": "$$id"}, "update": {"$set": {"x": 1}}}]})"),
+                          env);
+  ASSERT_TRUE(ok.ok()) << ok;
+  EXPECT_EQ(c.CountDocuments(rockdoc::test::Json(R"({"x": 1})")).value_or(-1), 1);
+  ASSERT_NE(env.Find("id"), nullptr);  // what the body bound is kept after the commit
+}
+
 TEST(LabRunTest, CreateIndexOptionsRockdocLacksFailTheStep) {
   ScratchDir dir;
   auto client = Client::Open(dir.path());

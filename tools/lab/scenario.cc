@@ -328,8 +328,8 @@ std::string DefaultScenarioDir() {
 
 Collection RockdocExecutor::Coll(DocumentView op) const {
   Element c = op.Get("collection");
-  return client_->GetDatabase(db_).GetCollection(c.type() == BsonType::kString ? c.String()
-                                                                                : "");
+  Database db = session_ != nullptr ? session_->GetDatabase(db_) : client_->GetDatabase(db_);
+  return db.GetCollection(c.type() == BsonType::kString ? c.String() : "");
 }
 
 Status RockdocExecutor::Explain(const Collection& c, DocumentView filter,
@@ -437,7 +437,30 @@ Status Executor::RunOne(DocumentView op, Env& env) {
     }
     return Status::OK();
   }
+  if (name == "transaction") {
+    ROCKDOC_ASSIGN_OR_RETURN(std::vector<Document> body, ParseOps(op.Get("do"), "transaction"));
+    return WithContext(RunTransaction(body, env), op);
+  }
   return RunEngineOp(name, op, env);
+}
+
+Status Executor::RunTransaction(const std::vector<Document>&, Env&) {
+  return NotImplemented("this engine does not run the lab's transaction operation");
+}
+
+Status RockdocExecutor::RunTransaction(const std::vector<Document>& body, Env& env) {
+  if (session_ != nullptr) return BadValue("transactions do not nest");
+  ROCKDOC_ASSIGN_OR_RETURN(Session session, client_->StartSession());
+  session_ = &session;
+  Status s = session.WithTransaction([&](Session&) {
+    // Variables bound by the body are kept only from the attempt that commits.
+    Env attempt(&env);
+    ROCKDOC_RETURN_IF_ERROR(Run(body, attempt));
+    attempt.MoveInto(env);
+    return Status::OK();
+  });
+  session_ = nullptr;
+  return s;
 }
 
 namespace {

@@ -137,6 +137,10 @@ class Executor {
 
  protected:
   virtual Status RunEngineOp(const std::string& name, DocumentView op, Env& env) = 0;
+  // {"op": "transaction", "do": [ops]}: runs `body` as one multi-document
+  // transaction (retried on transient errors, as the drivers' helper).
+  // Engines without transactions refuse it.
+  virtual Status RunTransaction(const std::vector<Document>& body, Env& env);
   // Binds `v` to the operation's "as" name, when it has one.
   static void Bind(DocumentView op, Env& env, Value v);
   static Status WithContext(const Status& st, DocumentView op);
@@ -157,9 +161,12 @@ class RockdocExecutor : public Executor {
 
  protected:
   Status RunEngineOp(const std::string& name, DocumentView op, Env& env) override;
+  Status RunTransaction(const std::vector<Document>& body, Env& env) override;
 
  private:
   Collection Coll(DocumentView op) const;
+  // The session of the transaction being run, or null.
+  Session* session_ = nullptr;
   // Adds the executionStats of the query's explain (a find, or with
   // `find` null a count) to the totals.
   Status Explain(const Collection& c, DocumentView filter, const FindOptions* find);

@@ -47,6 +47,12 @@ class Env {
   void Set(const std::string& name, Value value) { vars_[name] = std::move(value); }
   // The variable, or nullptr.
   const Value* Find(std::string_view name) const;
+  // Moves this scope's own variables into `outer` (a transaction's body
+  // binds its results there once it has committed).
+  void MoveInto(Env& outer) {
+    for (auto& [name, value] : vars_) outer.vars_[name] = std::move(value);
+    vars_.clear();
+  }
 
  private:
   const Env* parent_ = nullptr;
