@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <set>
 #include <thread>
@@ -221,8 +222,10 @@ Status AllowDiskUseOption(const Element& e, O*) {
 // readConcern {level}: one node's committed data is its majority-committed
 // data, so "local", "available" and "majority" read the same snapshot;
 // "snapshot" (atClusterTime) and "linearizable" promise more: refused.
-template <typename O>
-Status ReadConcernOption(const Element& e, O*) {
+// readConcern {level}: each level is checked by `check_level`; other fields
+// are not supported.
+Status CheckReadConcern(const Element& e,
+                        const std::function<Status(std::string_view level)>& check_level) {
   if (e.IsNull()) return Status::OK();
   if (!e.IsDocument()) return WrongType(e, "type 'object'");
   for (Element f : e.Document()) {
@@ -232,12 +235,20 @@ Status ReadConcernOption(const Element& e, O*) {
     }
     std::optional<std::string_view> level = f.AsString();
     if (!level) return WrongType(f, "type 'string'");
-    if (*level != "local" && *level != "available" && *level != "majority") {
-      return Status(ErrorCode::kNotImplemented,
-                    "readConcern level '" + std::string(*level) + "' is not supported by rockdoc");
-    }
+    ROCKDOC_RETURN_IF_ERROR(check_level(*level));
   }
   return Status::OK();
+}
+
+template <typename O>
+Status ReadConcernOption(const Element& e, O*) {
+  return CheckReadConcern(e, [](std::string_view level) {
+    if (level != "local" && level != "available" && level != "majority") {
+      return Status(ErrorCode::kNotImplemented,
+                    "readConcern level '" + std::string(level) + "' is not supported by rockdoc");
+    }
+    return Status::OK();
+  });
 }
 
 // writeConcern {w, j, wtimeout}: every write is acknowledged once committed
@@ -283,22 +294,14 @@ Status WriteConcernOption(const Element& e, O*) {
 // reads the transaction's snapshot here (one node); the others are refused
 // as MongoDB refuses them.
 Status TxnReadConcernOption(const Element& e, TransactionOptions*) {
-  if (e.IsNull()) return Status::OK();
-  if (!e.IsDocument()) return WrongType(e, "type 'object'");
-  for (Element f : e.Document()) {
-    if (f.key() != "level") {
-      return Status(ErrorCode::kNotImplemented,
-                    "readConcern option '" + std::string(f.key()) + "' is not supported by rockdoc");
-    }
-    std::optional<std::string_view> level = f.AsString();
-    if (!level) return WrongType(f, "type 'string'");
-    if (*level != "snapshot" && *level != "majority" && *level != "local") {
+  return CheckReadConcern(e, [](std::string_view level) {
+    if (level != "snapshot" && level != "majority" && level != "local") {
       return Status(ErrorCode::kInvalidOptions,
                     "The readConcern level must be either 'local' (default), 'majority' or "
-                    "'snapshot' in a transaction, not '" + std::string(*level) + "'");
+                    "'snapshot' in a transaction, not '" + std::string(level) + "'");
     }
-  }
-  return Status::OK();
+    return Status::OK();
+  });
 }
 
 // A transaction's writeConcern: w: 1 and 'majority' (one node acknowledges
