@@ -10,7 +10,6 @@
 #include <atomic>
 #include <thread>
 
-#include "storage/format.h"
 #include "catalog/catalog.h"
 #include "index/index_descriptor.h"
 #include "index/index_entry.h"
@@ -19,6 +18,7 @@
 #include "rockdoc/client.h"
 #include "rockdoc/json.h"
 #include "storage/engine.h"
+#include "storage/format.h"
 #include "storage/rocks.h"
 #include "test_util.h"
 

@@ -6,7 +6,6 @@
 #include <chrono>
 #include <thread>
 
-#include "storage/format.h"
 #include "api/collection_internal.h"
 #include "catalog/catalog.h"
 #include "exec/plan_executor.h"
@@ -14,6 +13,7 @@
 #include "keystring/keystring.h"
 #include "rockdoc/client.h"
 #include "storage/engine.h"
+#include "storage/format.h"
 #include "store/write_ops.h"
 
 namespace rockdoc {

@@ -8,16 +8,17 @@
 // so no document is ever written without its entries.
 
 
-#include "storage/format.h"
 #include "api/session_internal.h"
 #include "catalog/catalog.h"
-#include "store/collection_lock.h"
 #include "index/index_descriptor.h"
 #include "index/index_entry.h"
 #include "index/key_generator.h"
 #include "rockdoc/client.h"
 #include "rockdoc/json.h"
 #include "storage/engine.h"
+#include "storage/format.h"
+#include "store/collection_lock.h"
+#include "store/index_build.h"
 #include "store/write_ops.h"
 
 namespace rockdoc {
@@ -33,8 +34,6 @@ namespace {
 // A build commits its entries every this many documents or bytes of entries,
 // and reports progress at each commit: bounded memory whatever the size of
 // the collection.
-constexpr int64_t kBuildBatchDocuments = 1000;
-constexpr size_t kBuildBatchBytes = size_t{8} << 20;
 
 // MongoDB's limit: 64 indexes per collection, _id_ included.
 constexpr size_t kMaxIndexes = 64;
@@ -69,95 +68,6 @@ Status NamespaceNotFound(const std::string& ns) {
 }
 
 std::string SpecText(DocumentView spec) { return ToJson(spec, JsonFormat::kShell); }
-
-Status RemoveEntries(const Engine& engine, const IndexDescriptor& index) {
-  return engine.DeleteRange(internal::PrefixKey(index.id()), internal::PrefixKey(index.id() + 1));
-}
-
-// Writes the entries of every document of the collection into `index`
-// (not yet published: no one else reads or writes its prefix), in batches.
-// On error the caller removes whatever was written.
-Status BuildIndex(const Engine& engine, const CollectionMeta& meta, IndexDescriptor* index,
-                  const std::function<void(int64_t)>& progress) {
-  // The collection's lock is held exclusively: no writer can change it, so
-  // the latest state is as stable as a snapshot.
-  std::string lower = internal::PrefixKey(meta.id), upper = internal::PrefixKey(meta.id + 1);
-  // A one-pass scan of the whole collection would only evict hot blocks.
-  std::unique_ptr<internal::KvIterator> it = internal::ReadView(&engine, nullptr)
-      .NewIterator(lower, upper, /*sequential=*/true, /*fill_cache=*/false);
-
-  internal::MultikeyPaths all_paths(index->num_fields());
-  internal::MultikeyPaths paths;
-  std::vector<internal::IndexKey> keys;
-  std::unique_ptr<internal::KvTransaction> txn = engine.Begin();
-  int64_t indexed = 0;
-  int64_t batch_docs = 0;
-  size_t batch_bytes = 0;
-  std::string existing;
-  for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    DocumentView doc(reinterpret_cast<const uint8_t*>(it->value().data()));
-    std::string_view id_key = it->key().substr(lower.size());
-    ROCKDOC_RETURN_IF_ERROR(internal::GenerateIndexKeys(*index, doc, &keys, &paths));
-    for (size_t f = 0; f < paths.size(); ++f) all_paths[f].insert(paths[f].begin(), paths[f].end());
-    for (const internal::IndexKey& key : keys) {
-      std::string entry_key = internal::IndexEntryKey(*index, key.bytes, id_key);
-      if (index->unique()) {
-        // Reads this batch's writes and the committed batches alike.
-        bool found = false;
-        ROCKDOC_RETURN_IF_ERROR(txn->Get(entry_key, &existing, &found).WithContext("index build"));
-        if (found) {
-          return internal::DuplicateKeyError(meta, index->name(),
-                                             internal::KeyValuesDocument(*index, key));
-        }
-      }
-      std::string value = internal::IndexEntryValue(*index, id_key, key.type_bits);
-      batch_bytes += entry_key.size() + value.size();
-      // The prefix is unpublished: nothing else can contend for its keys.
-      ROCKDOC_RETURN_IF_ERROR(
-          txn->PutUntracked(internal::KeySpace::kData, entry_key, value).WithContext("index build"));
-    }
-    ++indexed;
-    if (++batch_docs >= kBuildBatchDocuments || batch_bytes >= kBuildBatchBytes) {
-      ROCKDOC_RETURN_IF_ERROR(txn->Commit());
-      txn = engine.Begin({}, std::move(txn));
-      batch_docs = 0;
-      batch_bytes = 0;
-      if (progress) progress(indexed);
-    }
-  }
-  ROCKDOC_RETURN_IF_ERROR(it->status().WithContext("index build scan"));
-  ROCKDOC_RETURN_IF_ERROR(txn->Commit());
-  if (progress) progress(indexed);
-  index->SetMultikeyPaths(std::move(all_paths));
-  return Status::OK();
-}
-
-// Publishes `next` as the collection's index set and persists it; restores
-// the previous set when the catalog write fails. Holds meta.mu exclusively.
-Status PublishIndexSet(const Engine& engine, CollectionMeta* meta,
-                       std::shared_ptr<const IndexSet> next) {
-  std::shared_ptr<const IndexSet> previous = meta->indexes();
-  meta->set_indexes(std::move(next));
-  Status s = CatalogOf(engine).PersistCollection(*meta);
-  if (!s.ok()) meta->set_indexes(std::move(previous));
-  return s;
-}
-
-// Drops the listed indexes of the guarded collection.
-Status DropIndexesLocked(const Engine& engine, CollectionMeta* meta,
-                         const std::vector<std::string>& names) {
-  std::shared_ptr<const IndexSet> before = meta->indexes();
-  std::shared_ptr<const IndexSet> after = before;
-  for (const std::string& name : names) after = after->Without(name);
-  ROCKDOC_RETURN_IF_ERROR(PublishIndexSet(engine, meta, after));
-  // The catalog no longer names them and ids are never reused: the entries
-  // are unreachable, and the range deletions reclaim their space.
-  for (const std::string& name : names) {
-    const IndexDescriptor* index = before->FindByName(name);
-    if (index != nullptr) ROCKDOC_RETURN_IF_ERROR(RemoveEntries(engine, *index));
-  }
-  return Status::OK();
-}
 
 // One index of a createIndexes call, validated before any lock is taken.
 struct IndexRequest {
@@ -259,7 +169,7 @@ StatusOr<std::vector<std::string>> CreateIndexesImpl(
   // the catalog never named them.
   std::vector<std::shared_ptr<IndexDescriptor>> built;
   auto abandon = [&](Status error) {
-    for (const auto& index : built) RemoveEntries(engine, *index).IgnoreError();
+    for (const auto& index : built) internal::RemoveIndexEntries(engine, *index).IgnoreError();
     return error;
   };
   std::shared_ptr<const IndexSet> next = current;
@@ -271,11 +181,11 @@ StatusOr<std::vector<std::string>> CreateIndexesImpl(
     auto index = IndexDescriptor::Create(*id, request->keys, *request->options);
     if (!index.ok()) return abandon(index.status());
     built.push_back(*index);
-    Status s = BuildIndex(engine, *meta, index->get(), progress);
+    Status s = internal::BuildIndexEntries(engine, *meta, index->get(), progress);
     if (!s.ok()) return abandon(s);
     next = next->With(*index);
   }
-  Status published = PublishIndexSet(engine, meta, next);
+  Status published = internal::PublishIndexSet(engine, meta, next);
   if (!published.ok()) return abandon(published);
   return names;
 }
@@ -343,7 +253,7 @@ Status Collection::DropIndex(std::string_view name) const {
     return Status(ErrorCode::kIndexNotFound,
                   "index not found with name [" + std::string(name) + "]");
   }
-  return DropIndexesLocked(*engine_, guard.meta(), {std::string(name)});
+  return internal::DropIndexesLocked(*engine_, guard.meta(), {std::string(name)});
 }
 
 Status Collection::DropIndexByKey(DocumentView keys) const {
@@ -361,7 +271,7 @@ Status Collection::DropIndexByKey(DocumentView keys) const {
   if (found.empty()) {
     return Status(ErrorCode::kIndexNotFound, "can't find index with key: " + SpecText(keys));
   }
-  return DropIndexesLocked(*engine_, guard.meta(), {found.front()->name()});
+  return internal::DropIndexesLocked(*engine_, guard.meta(), {found.front()->name()});
 }
 
 Status Collection::DropIndexes() const {
@@ -374,7 +284,7 @@ Status Collection::DropIndexes() const {
   std::vector<std::string> names;
   for (const auto& index : *guard.meta()->indexes()) names.push_back(index->name());
   if (names.empty()) return Status::OK();
-  return DropIndexesLocked(*engine_, guard.meta(), names);
+  return internal::DropIndexesLocked(*engine_, guard.meta(), names);
 }
 
 StatusOr<std::vector<Document>> Collection::IndexStats() const {

@@ -6,10 +6,10 @@
 // With both, the entries are exactly the keys the documents generate.
 #include <algorithm>
 
-#include "storage/format.h"
 #include "index/index_entry.h"
 #include "index/key_generator.h"
 #include "rockdoc/json.h"
+#include "storage/format.h"
 #include "store/write_ops.h"
 
 namespace rockdoc::internal {

@@ -363,6 +363,22 @@ Status DeleteDocument(const Engine& engine, KvTransaction* txn, const Collection
   return txn->MergeUntracked(KeySpace::kCatalog, CountKey(meta.id), CountDelta(-1));
 }
 
+Status AddEntryToUnpublishedIndex(KvTransaction* txn, const CollectionMeta& meta,
+                                  const IndexDescriptor& index, const IndexKey& key,
+                                  std::string_view id_key, size_t* bytes) {
+  std::string entry_key = IndexEntryKey(index, key.bytes, id_key);
+  if (index.unique()) {
+    // Reads this batch's writes and the committed batches alike.
+    std::string existing;
+    bool found = false;
+    ROCKDOC_RETURN_IF_ERROR(txn->Get(entry_key, &existing, &found).WithContext("index build"));
+    if (found) return DuplicateKeyError(meta, index.name(), KeyValuesDocument(index, key));
+  }
+  std::string value = IndexEntryValue(index, id_key, key.type_bits);
+  *bytes += entry_key.size() + value.size();
+  return txn->PutUntracked(KeySpace::kData, entry_key, value).WithContext("index build");
+}
+
 StatusOr<std::optional<Document>> LockAndRead(KvTransaction* txn, std::string_view key) {
   std::string value;
   bool found = false;

@@ -11,11 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "storage/format.h"
 #include "catalog/catalog.h"
+#include "index/key_generator.h"
 #include "rockdoc/document.h"
 #include "rockdoc/status.h"
 #include "storage/engine.h"
+#include "storage/format.h"
 
 namespace rockdoc::internal {
 
@@ -56,6 +57,15 @@ Status ReplaceDocument(const Engine& engine, KvTransaction* txn,
 // `count_delta` as for InsertDocument.
 Status DeleteDocument(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
                       std::string_view key, DocumentView old_doc, int64_t* count_delta = nullptr);
+
+// Within `txn`: the entry of `key` for the document whose _id has keystring
+// `id_key`, in an index being built (its prefix is not published, so no
+// other writer reaches it and the entry takes no lock). A unique key
+// already present (this batch's or an earlier batch's) is DuplicateKey.
+// Adds the bytes written to *bytes.
+Status AddEntryToUnpublishedIndex(KvTransaction* txn, const CollectionMeta& meta,
+                                  const IndexDescriptor& index, const IndexKey& key,
+                                  std::string_view id_key, size_t* bytes);
 
 // Reads the current version of the document at `key` and locks it for the
 // rest of `txn`. nullopt when it no longer exists.

@@ -1,0 +1,42 @@
+// store/index_build.h: building and dropping a collection's secondary
+// indexes. A build scans the collection (its lock held exclusively, so the
+// latest state is as stable as a snapshot) and writes each document's
+// entries through the write path (store/write_ops.h), in batched
+// transactions, into a prefix nobody else can reach until it is published.
+//
+// Thread safety: the caller holds the collection's CollectionLock
+// exclusively.
+#ifndef ROCKDOC_STORE_INDEX_BUILD_H_
+#define ROCKDOC_STORE_INDEX_BUILD_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "catalog/catalog.h"
+#include "index/index_descriptor.h"
+#include "rockdoc/status.h"
+#include "storage/engine.h"
+
+namespace rockdoc::internal {
+
+// Writes the entries of every document of the collection into `index` (not
+// yet published), and records its multikey paths. DuplicateKey for a unique
+// index over duplicates; on any error the caller removes what was written
+// (RemoveIndexEntries). `progress` gets the documents indexed so far.
+Status BuildIndexEntries(const Engine& engine, const CollectionMeta& meta, IndexDescriptor* index,
+                         const std::function<void(int64_t)>& progress);
+// Range-deletes every entry of `index`.
+Status RemoveIndexEntries(const Engine& engine, const IndexDescriptor& index);
+// Publishes `next` as the collection's index set and persists it; restores
+// the previous set when the catalog write fails.
+Status PublishIndexSet(const Engine& engine, CollectionMeta* meta,
+                       std::shared_ptr<const IndexSet> next);
+// Drops the indexes named `names`: unpublished first, then their entries.
+Status DropIndexesLocked(const Engine& engine, CollectionMeta* meta,
+                         const std::vector<std::string>& names);
+
+}  // namespace rockdoc::internal
+
+#endif  // ROCKDOC_STORE_INDEX_BUILD_H_
