@@ -35,7 +35,7 @@ SessionState::SessionState(std::shared_ptr<Engine> engine, const SessionOptions&
 
 SessionState::~SessionState() {
   {
-    absl::MutexLock g(&mu_);
+    MutexLock g(&mu_);
     if (!closed_) DropTransactionLocked(Status(ErrorCode::kIllegalOperation, "session ended"));
     if (snapshot_ != nullptr && !closed_) snapshot_.reset();
   }
@@ -44,7 +44,7 @@ SessionState::~SessionState() {
 
 void SessionState::ReleaseEngineResources() {
   // Engine::Close, with its lock held: no operation is running.
-  absl::MutexLock g(&mu_);
+  MutexLock g(&mu_);
   DropTransactionLocked(
       Status(ErrorCode::kIllegalOperation, "the database was closed under this transaction"));
   if (snapshot_ != nullptr) snapshot_->Release();
@@ -77,7 +77,7 @@ bool SessionState::ExpiredLocked() const {
 }
 
 Status SessionState::BeginOperation(OpKind kind, std::string_view command, OpContext* op) {
-  absl::MutexLock g(&mu_);
+  MutexLock g(&mu_);
   if (ended_) return DriverError("Cannot use a session that has ended");
   if (closed_) return Status(ErrorCode::kIllegalOperation, "the database is closed");
   op->session = this;
@@ -122,7 +122,7 @@ Status SessionState::BeginOperation(OpKind kind, std::string_view command, OpCon
 
 Status SessionState::EndOperation(const OpContext& op, Status result) {
   if (result.ok() || !op.in_transaction()) return result;
-  absl::MutexLock g(&mu_);
+  MutexLock g(&mu_);
   // The server aborts a transaction whose operation failed.
   if (result.code() == ErrorCode::kWriteConflict || result.code() == ErrorCode::kLockTimeout) {
     result = TransactionWriteConflict();
@@ -135,7 +135,7 @@ Status SessionState::EndOperation(const OpContext& op, Status result) {
 }
 
 Status SessionState::StartTransaction() {
-  absl::MutexLock g(&mu_);
+  MutexLock g(&mu_);
   if (ended_) return DriverError("Cannot use a session that has ended");
   if (closed_) return Status(ErrorCode::kIllegalOperation, "the database is closed");
   if (options_.snapshot) {
@@ -152,7 +152,7 @@ Status SessionState::StartTransaction() {
 }
 
 Status SessionState::CommitTransaction() {
-  absl::MutexLock g(&mu_);
+  MutexLock g(&mu_);
   if (ended_) return DriverError("Cannot use a session that has ended");
   switch (state_) {
     case TxnState::kNone:
@@ -202,7 +202,7 @@ Status SessionState::CommitTransaction() {
 }
 
 Status SessionState::AbortTransaction() {
-  absl::MutexLock g(&mu_);
+  MutexLock g(&mu_);
   if (ended_) return DriverError("Cannot use a session that has ended");
   switch (state_) {
     case TxnState::kNone:
@@ -223,12 +223,12 @@ Status SessionState::AbortTransaction() {
 }
 
 bool SessionState::InTransaction() const {
-  absl::MutexLock g(&mu_);
+  MutexLock g(&mu_);
   return state_ == TxnState::kStarting || state_ == TxnState::kInProgress;
 }
 
 Status SessionState::EndSession() {
-  absl::MutexLock g(&mu_);
+  MutexLock g(&mu_);
   if (ended_) return Status::OK();
   if (!closed_) {
     DropTransactionLocked(Status(ErrorCode::kCursorNotFound, "the session ended"));
@@ -242,12 +242,12 @@ Status SessionState::EndSession() {
 }
 
 void SessionState::AddExecutor(PlanExecutor* exec) {
-  absl::MutexLock g(&mu_);
+  MutexLock g(&mu_);
   executors_.insert(exec);
 }
 
 void SessionState::RemoveExecutor(PlanExecutor* exec) {
-  absl::MutexLock g(&mu_);
+  MutexLock g(&mu_);
   executors_.erase(exec);
 }
 

@@ -27,7 +27,7 @@
 #include <string>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
+#include "common/mutex.h"
 #include "exec/plan_executor.h"
 #include "rockdoc/client.h"
 #include "storage/engine.h"
@@ -101,7 +101,7 @@ class SessionState : public EngineResource,
   const std::shared_ptr<Engine> engine_;
   const SessionOptions options_;
 
-  mutable absl::Mutex mu_;
+  mutable Mutex mu_;
   bool ended_ ABSL_GUARDED_BY(mu_) = false;
   bool closed_ ABSL_GUARDED_BY(mu_) = false;  // the engine let go of us
   TxnState state_ ABSL_GUARDED_BY(mu_) = TxnState::kNone;

@@ -77,7 +77,7 @@ Status Catalog::ReclaimUnownedPrefixes() {
   // prefix present, not a scan of the data.
   std::set<uint32_t> owned;
   {
-    absl::MutexLock g(&mu_);
+    MutexLock g(&mu_);
     for (const auto& [key, meta] : collections_) {
       owned.insert(meta->id);
       for (const auto& index : *meta->indexes()) owned.insert(index->id());
@@ -110,8 +110,8 @@ Status Catalog::ReclaimUnownedPrefixes() {
 }
 
 Status Catalog::Load() {
-  absl::MutexLock g(&mu_);
-  absl::MutexLock ids(&id_mu_);
+  MutexLock g(&mu_);
+  MutexLock ids(&id_mu_);
   std::string next;
   bool found = false;
   ROCKDOC_RETURN_IF_ERROR(engine_->ReadMetadata(kCatalogNextIdKey, &next, &found));
@@ -167,13 +167,13 @@ Status Catalog::LoadEntry(std::string_view value) {
 }
 
 std::shared_ptr<CollectionMeta> Catalog::Find(std::string_view db, std::string_view name) const {
-  absl::MutexLock g(&mu_);
+  MutexLock g(&mu_);
   auto it = collections_.find(Key(std::string(db), std::string(name)));
   return it == collections_.end() ? nullptr : it->second;
 }
 
 StatusOr<uint32_t> Catalog::AllocateId() {
-  absl::MutexLock g(&id_mu_);
+  MutexLock g(&id_mu_);
   uint32_t id = next_id_++;
   std::string v;
   AppendLE<uint32_t>(&v, next_id_);
@@ -184,7 +184,7 @@ StatusOr<uint32_t> Catalog::AllocateId() {
 }
 
 Status Catalog::Persist(const CollectionMeta& meta, std::string_view delete_key) {
-  absl::MutexLock persist(&meta.persist_mu);
+  MutexLock persist(&meta.persist_mu);
   return PersistLocked(meta, delete_key, nullptr);
 }
 
@@ -224,7 +224,7 @@ Status Catalog::PersistCollection(const CollectionMeta& meta) { return Persist(m
 Status Catalog::PersistMultikeyPaths(
     const CollectionMeta& meta,
     const std::vector<std::pair<IndexDescriptor*, MultikeyPaths>>& seen) {
-  absl::MutexLock persist(&meta.persist_mu);
+  MutexLock persist(&meta.persist_mu);
   // Merge under the lock: every update of the paths goes through here, so
   // nothing merged by another writer can be lost.
   std::vector<std::pair<IndexDescriptor*, MultikeyPaths>> merged;
@@ -244,7 +244,7 @@ Status Catalog::PersistMultikeyPaths(
 
 StatusOr<std::shared_ptr<CollectionMeta>> Catalog::GetOrCreate(std::string_view db,
                                                                std::string_view name) {
-  absl::MutexLock g(&mu_);
+  MutexLock g(&mu_);
   return GetOrCreateLocked(db, name, nullptr);
 }
 
@@ -320,7 +320,7 @@ Status Catalog::Create(std::string_view db, std::string_view name) {
   ROCKDOC_RETURN_IF_ERROR(ValidateDatabaseName(db));
   ROCKDOC_RETURN_IF_ERROR(ValidateCollectionName(db, name));
   // Check and create under one lock: of racing creators exactly one wins.
-  absl::MutexLock g(&mu_);
+  MutexLock g(&mu_);
   bool created = false;
   ROCKDOC_RETURN_IF_ERROR(GetOrCreateLocked(db, name, &created).status());
   if (!created) {
@@ -332,7 +332,7 @@ Status Catalog::Create(std::string_view db, std::string_view name) {
 
 Status Catalog::DropLocked(std::shared_ptr<CollectionMeta> meta) {
   // Wait for in-flight writers, then make the collection unreachable.
-  absl::WriterMutexLock writers(&meta->mu);
+  WriterMutexLock writers(&meta->mu);
   meta->dropped.store(true, std::memory_order_release);
   ROCKDOC_RETURN_IF_ERROR(
       engine_
@@ -351,7 +351,7 @@ Status Catalog::DropLocked(std::shared_ptr<CollectionMeta> meta) {
 }
 
 Status Catalog::Drop(std::string_view db, std::string_view name, bool* existed) {
-  absl::MutexLock g(&mu_);
+  MutexLock g(&mu_);
   auto it = collections_.find(Key(std::string(db), std::string(name)));
   if (existed != nullptr) *existed = it != collections_.end();
   if (it == collections_.end()) return Status::OK();
@@ -361,7 +361,7 @@ Status Catalog::Drop(std::string_view db, std::string_view name, bool* existed) 
 Status Catalog::Rename(std::string_view db, std::string_view from, std::string_view to,
                        bool drop_target) {
   ROCKDOC_RETURN_IF_ERROR(ValidateCollectionName(db, to));
-  absl::MutexLock g(&mu_);
+  MutexLock g(&mu_);
   auto src = collections_.find(Key(std::string(db), std::string(from)));
   if (src == collections_.end()) {
     return Status(ErrorCode::kNamespaceNotFound,
@@ -380,7 +380,7 @@ Status Catalog::Rename(std::string_view db, std::string_view from, std::string_v
     ROCKDOC_RETURN_IF_ERROR(DropLocked(dst->second));
   }
   std::shared_ptr<CollectionMeta> old = src->second;
-  absl::WriterMutexLock writers(&old->mu);
+  WriterMutexLock writers(&old->mu);
   // The renamed collection keeps its id (so its documents stay where they
   // are); handles on the old name see it gone.
   auto renamed = std::make_shared<CollectionMeta>();
@@ -398,14 +398,14 @@ Status Catalog::Rename(std::string_view db, std::string_view from, std::string_v
 }
 
 std::vector<std::string> Catalog::DatabaseNames() const {
-  absl::MutexLock g(&mu_);
+  MutexLock g(&mu_);
   std::set<std::string> names;
   for (const auto& [key, meta] : collections_) names.insert(key.first);
   return std::vector<std::string>(names.begin(), names.end());
 }
 
 std::vector<std::string> Catalog::CollectionNames(std::string_view db) const {
-  absl::MutexLock g(&mu_);
+  MutexLock g(&mu_);
   std::vector<std::string> names;
   for (const auto& [key, meta] : collections_)
     if (key.first == db) names.push_back(key.second);

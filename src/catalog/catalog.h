@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
+#include "common/mutex.h"
 #include "index/index_descriptor.h"
 #include "rockdoc/document.h"
 #include "rockdoc/status.h"
@@ -35,20 +35,20 @@ struct CollectionMeta {
   std::string full_name() const { return db + "." + name; }
 
   // The collection lock (store/collection_lock.h: CollectionLock).
-  mutable absl::Mutex mu;
+  mutable SharedMutex mu;
   std::atomic<bool> dropped{false};
 
   // The secondary indexes, as an immutable snapshot: a reader (a planner,
   // a writer holding `mu` shared) keeps the set it took for as long as it
   // needs it. The `_id_` index (the clustered order) is not in it.
   std::shared_ptr<const IndexSet> indexes() const {
-    absl::MutexLock g(&indexes_mu_);
+    MutexLock g(&indexes_mu_);
     return indexes_;
   }
   // Publishes a new set (copy-on-write). The caller holds `mu` exclusively,
   // or is the only one who can reach this meta yet.
   void set_indexes(std::shared_ptr<const IndexSet> indexes) {
-    absl::MutexLock g(&indexes_mu_);
+    MutexLock g(&indexes_mu_);
     indexes_ = std::move(indexes);
   }
 
@@ -60,10 +60,10 @@ struct CollectionMeta {
 
   // Serializes the writes of this collection's catalog entry, so that the
   // last write always carries every multikey path published before it.
-  mutable absl::Mutex persist_mu;
+  mutable Mutex persist_mu;
 
  private:
-  mutable absl::Mutex indexes_mu_;
+  mutable Mutex indexes_mu_;
   std::shared_ptr<const IndexSet> indexes_ ABSL_GUARDED_BY(indexes_mu_) =
       std::make_shared<const IndexSet>();
 };
@@ -149,11 +149,11 @@ class Catalog : public EngineAttachment {
   Status DropLocked(std::shared_ptr<CollectionMeta> meta) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   Engine* engine_;
-  mutable absl::Mutex mu_;
+  mutable Mutex mu_;
   std::map<Key, std::shared_ptr<CollectionMeta>, std::less<>> collections_ ABSL_GUARDED_BY(mu_);
   // Guards next_id_. A leaf lock: index builds allocate ids while holding a
   // collection's lock, which drop and rename take while holding mu_.
-  mutable absl::Mutex id_mu_;
+  mutable Mutex id_mu_;
   uint32_t next_id_ ABSL_GUARDED_BY(id_mu_) = 1;
 };
 

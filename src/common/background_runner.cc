@@ -13,7 +13,7 @@ int64_t NowMs() {
 }  // namespace
 
 void BackgroundRunner::Add(std::string name, int64_t period_ms, std::function<void()> task) {
-  absl::MutexLock g(&mu_);
+  MutexLock g(&mu_);
   if (stop_ || period_ms <= 0) return;
   tasks_.push_back(Task{std::move(name), period_ms, std::move(task), NowMs() + period_ms});
   if (!started_) {
@@ -24,19 +24,20 @@ void BackgroundRunner::Add(std::string name, int64_t period_ms, std::function<vo
 
 void BackgroundRunner::Stop() {
   {
-    absl::MutexLock g(&mu_);
+    MutexLock g(&mu_);
     stop_ = true;
   }
+  wake_.notify_all();
   if (thread_.joinable()) thread_.join();
 }
 
 bool BackgroundRunner::stopping() const {
-  absl::MutexLock g(&mu_);
+  MutexLock g(&mu_);
   return stop_;
 }
 
 int64_t BackgroundRunner::runs(const std::string& name) const {
-  absl::MutexLock g(&mu_);
+  MutexLock g(&mu_);
   for (const Task& t : tasks_) {
     if (t.name == name) return t.runs;
   }
@@ -53,7 +54,10 @@ void BackgroundRunner::Loop() {
     }
     const int64_t wait_ms = tasks_[next].next_run_ms - NowMs();
     if (wait_ms > 0) {
-      mu_.AwaitWithTimeout(absl::Condition(&stop_), absl::Milliseconds(wait_ms));
+      // Waits on the held lock (adopted, then handed back): Stop notifies.
+      std::unique_lock<std::mutex> held(mu_.native(), std::adopt_lock);
+      wake_.wait_for(held, std::chrono::milliseconds(wait_ms));
+      held.release();
       continue;
     }
     std::function<void()> fn = tasks_[next].fn;

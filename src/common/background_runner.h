@@ -10,6 +10,7 @@
 #ifndef ROCKDOC_COMMON_BACKGROUND_RUNNER_H_
 #define ROCKDOC_COMMON_BACKGROUND_RUNNER_H_
 
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -17,7 +18,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
+#include "common/mutex.h"
 
 namespace rockdoc::internal {
 
@@ -48,10 +49,11 @@ class BackgroundRunner {
   };
   void Loop();
 
-  mutable absl::Mutex mu_;
+  mutable Mutex mu_;
   std::vector<Task> tasks_ ABSL_GUARDED_BY(mu_);
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   bool started_ ABSL_GUARDED_BY(mu_) = false;
+  std::condition_variable wake_;  // Stop wakes the thread
   std::thread thread_;  // joined by Stop
 };
 

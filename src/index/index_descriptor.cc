@@ -206,7 +206,7 @@ Status IndexDescriptor::Init(DocumentView key_pattern, std::string name, bool un
     partial_filter_doc_ = Document::AdoptValidated(std::string(partial_filter.bytes()));
   }
   {
-    absl::MutexLock g(&multikey_mu_);  // not shared yet; the analysis asks for it
+    MutexLock g(&multikey_mu_);  // not shared yet; the analysis asks for it
     multikey_paths_.assign(field_names_.size(), MultikeyComponents());
   }
   since_ms_ = NowMillis();
@@ -345,7 +345,7 @@ bool IndexDescriptor::SameKeyPattern(DocumentView other) const {
 }
 
 MultikeyPaths IndexDescriptor::multikey_paths() const {
-  absl::MutexLock g(&multikey_mu_);
+  MutexLock g(&multikey_mu_);
   return multikey_paths_;
 }
 
@@ -353,7 +353,7 @@ std::vector<std::string> IndexDescriptor::MultikeyPrefixes(size_t field) const {
   std::vector<std::string> out;
   MultikeyComponents components;
   {
-    absl::MutexLock g(&multikey_mu_);
+    MutexLock g(&multikey_mu_);
     if (field >= multikey_paths_.size()) return out;
     components = multikey_paths_[field];
   }
@@ -373,7 +373,7 @@ bool IndexDescriptor::NeedsMultikeyUpdate(const MultikeyPaths& seen) const {
   bool any = false;
   for (const MultikeyComponents& f : seen) any = any || !f.empty();
   if (!any) return false;
-  absl::MutexLock g(&multikey_mu_);
+  MutexLock g(&multikey_mu_);
   for (size_t i = 0; i < seen.size() && i < multikey_paths_.size(); ++i) {
     for (size_t c : seen[i]) {
       if (multikey_paths_[i].count(c) == 0) return true;
@@ -386,7 +386,7 @@ void IndexDescriptor::SetMultikeyPaths(MultikeyPaths paths) {
   paths.resize(field_names_.size());
   bool any = false;
   for (const MultikeyComponents& f : paths) any = any || !f.empty();
-  absl::MutexLock g(&multikey_mu_);
+  MutexLock g(&multikey_mu_);
   multikey_paths_ = std::move(paths);
   multikey_.store(any, std::memory_order_release);
 }

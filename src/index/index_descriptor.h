@@ -34,7 +34,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
+#include "common/mutex.h"
 #include "query/field_path.h"
 #include "query/match_expression.h"
 #include "rockdoc/client.h"
@@ -175,7 +175,7 @@ class IndexDescriptor {
   Document partial_filter_doc_;
   std::unique_ptr<MatchExpression> partial_filter_;
 
-  mutable absl::Mutex multikey_mu_;
+  mutable Mutex multikey_mu_;
   MultikeyPaths multikey_paths_ ABSL_GUARDED_BY(multikey_mu_);
   std::atomic<bool> multikey_{false};
 

@@ -397,7 +397,7 @@ Status Engine::Close() {
     // engine still counts as open (their release paths check closed()):
     // RocksDB refuses to close with an unreleased snapshot. Holding
     // close_mu_ exclusively, no operation runs meanwhile.
-    absl::MutexLock g(&resources_mu_);
+    MutexLock g(&resources_mu_);
     for (EngineResource* r : resources_) r->ReleaseEngineResources();
     resources_.clear();
   }
@@ -507,12 +507,12 @@ StorageStats Engine::GetStorageStats() const {
 }
 
 void Engine::Register(EngineResource* r) const {
-  absl::MutexLock g(&resources_mu_);
+  MutexLock g(&resources_mu_);
   resources_.insert(r);
 }
 
 void Engine::Unregister(EngineResource* r) const {
-  absl::MutexLock g(&resources_mu_);
+  MutexLock g(&resources_mu_);
   resources_.erase(r);
 }
 

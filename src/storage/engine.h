@@ -24,7 +24,7 @@
 #include "rockdoc/client.h"
 #include "rockdoc/status.h"
 #include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
+#include "common/mutex.h"
 #include "common/background_runner.h"
 #include "storage/kv.h"
 #include "storage/open_checks.h"
@@ -139,13 +139,13 @@ class Engine {
   std::unique_ptr<EngineAttachment> attachment_;
   std::unique_ptr<BackgroundRunner> runner_ = std::make_unique<BackgroundRunner>();
 
-  // A std::shared_mutex, not an absl::Mutex: an operation may enter while
-  // its caller holds a Use (nested shared locks), which absl::Mutex does
+  // A std::shared_mutex, not an Mutex: an operation may enter while
+  // its caller holds a Use (nested shared locks), which Mutex does
   // not allow once a writer (Close) waits. It guards no member (closed_ is
   // atomic): it only orders Close after the operations in flight.
   mutable std::shared_mutex close_mu_;
   std::atomic<bool> closed_{false};
-  mutable absl::Mutex resources_mu_;
+  mutable Mutex resources_mu_;
   mutable std::set<EngineResource*> resources_ ABSL_GUARDED_BY(resources_mu_);
 };
 

@@ -1,6 +1,6 @@
 #include "storage/file_system.h"
 
-#include "absl/synchronization/mutex.h"
+#include "common/mutex.h"
 
 #include <pthread.h>
 #include <rocksdb/env.h>
@@ -65,7 +65,7 @@ class BestEffortLogger : public rocksdb::Logger {
       line.resize(prefix + n);
     }
     if (line.empty() || line.back() != '\n') line.push_back('\n');
-    absl::MutexLock g(&mu_);
+    MutexLock g(&mu_);
     if (file_ == nullptr) return;
     rocksdb::IOOptions io;
     if (file_->Append(line, io, nullptr).ok()) size_ += line.size();
@@ -73,18 +73,18 @@ class BestEffortLogger : public rocksdb::Logger {
   }
 
   size_t GetLogFileSize() const override {
-    absl::MutexLock g(&mu_);
+    MutexLock g(&mu_);
     return size_;
   }
 
   void Flush() override {
-    absl::MutexLock g(&mu_);
+    MutexLock g(&mu_);
     if (file_ != nullptr) file_->Flush(rocksdb::IOOptions(), nullptr).PermitUncheckedError();
   }
 
  protected:
   rocksdb::Status CloseImpl() override {
-    absl::MutexLock g(&mu_);
+    MutexLock g(&mu_);
     if (file_ == nullptr) return rocksdb::Status::OK();
     // A log that cannot be closed cleanly loses lines, nothing else.
     file_->Close(rocksdb::IOOptions(), nullptr).PermitUncheckedError();
@@ -105,7 +105,7 @@ class BestEffortLogger : public rocksdb::Logger {
     return n < 0 ? 0 : std::min(static_cast<size_t>(n), size - 1);
   }
 
-  mutable absl::Mutex mu_;
+  mutable Mutex mu_;
   std::unique_ptr<rocksdb::FSWritableFile> file_ ABSL_GUARDED_BY(mu_);
   size_t size_ ABSL_GUARDED_BY(mu_) = 0;
 };

@@ -1,6 +1,6 @@
 #include "storage/open_checks.h"
 
-#include "absl/synchronization/mutex.h"
+#include "common/mutex.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -19,7 +19,7 @@ namespace {
 
 // The directories this process has open: (device, inode) -> the path as
 // the first opener spelled it (for the message).
-absl::Mutex registry_mu(absl::kConstInit);
+Mutex registry_mu;
 std::map<std::pair<dev_t, ino_t>, std::string>& Registry() {
   static auto* registry = new std::map<std::pair<dev_t, ino_t>, std::string>();
   return *registry;
@@ -68,7 +68,7 @@ Status FileError(const std::string& action, const std::string& what, int err) {
 StatusOr<DirectoryClaim> DirectoryClaim::Acquire(const std::string& path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) return FileError("examine", path, errno);
-  absl::MutexLock g(&registry_mu);
+  MutexLock g(&registry_mu);
   auto [it, inserted] = Registry().emplace(std::make_pair(st.st_dev, st.st_ino), path);
   if (!inserted) {
     return Status(ErrorCode::kDBPathInUse, "the database directory " + path +
@@ -98,7 +98,7 @@ DirectoryClaim& DirectoryClaim::operator=(DirectoryClaim&& other) noexcept {
 void DirectoryClaim::Release() {
   if (!held_) return;
   held_ = false;
-  absl::MutexLock g(&registry_mu);
+  MutexLock g(&registry_mu);
   Registry().erase({dev_, ino_});
 }
 

@@ -27,7 +27,8 @@
 // cycle; a multi-document transaction never waits for one (lock timeout 0:
 // a conflict is a WriteConflict).
 //
-// The mutexes are absl::Mutex, annotated (ABSL_GUARDED_BY and friends) so
+// The mutexes are common/mutex.h's (over the standard library's, so that
+// ThreadSanitizer sees them), annotated (ABSL_GUARDED_BY and friends) so
 // that clang's -Wthread-safety checks the members they guard; CI builds
 // with -Werror=thread-safety (scripts/test.sh).
 //
