@@ -23,7 +23,7 @@
 #include "query/update/update_driver.h"
 #include "rockdoc/document.h"
 #include "rockdoc/json.h"
-#include "storage/write_ops.h"
+#include "store/write_ops.h"
 
 namespace {
 

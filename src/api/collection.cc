@@ -1,6 +1,6 @@
 // Collection: the document operations. Reads plan and run a stage tree over
 // a snapshot; writes find their targets that way, then lock, re-read and
-// change each document in a RocksDB transaction (storage/write_ops.h).
+// change each document in a RocksDB transaction (store/write_ops.h).
 
 #include <algorithm>
 #include <chrono>

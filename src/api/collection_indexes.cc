@@ -1,7 +1,7 @@
 // Collection: the index operations (createIndex, listIndexes, dropIndex,
 // $indexStats). Definitions live in the catalog (catalog/catalog.h); entries
 // are written by index builds here and kept up to date by every document
-// write (storage/write_ops.h).
+// write (store/write_ops.h).
 //
 // Index DDL holds the collection's lock exclusively: a build sees a stable
 // collection and publishes the new index set before any writer runs again,
