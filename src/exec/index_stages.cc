@@ -1,5 +1,6 @@
 #include "exec/index_stages.h"
 
+#include "index/access_method.h"
 #include "index/index_entry.h"
 #include "keystring/keystring.h"
 #include "storage/engine.h"
@@ -36,10 +37,14 @@ void IndexScanStage::ReleaseOwnResources() { walk_.Release(); }
 
 StageState IndexScanStage::DoWork(WorkingMember** out) {
   switch (walk_.Next(view_)) {
-    case RangeIterator::Step::kEof: return StageState::kEof;
-    case RangeIterator::Step::kNextRange: return StageState::kNeedTime;
-    case RangeIterator::Step::kError: return Fail(walk_.status());
-    case RangeIterator::Step::kKey: break;
+    case RangeIterator::Step::kEof:
+      return StageState::kEof;
+    case RangeIterator::Step::kNextRange:
+      return StageState::kNeedTime;
+    case RangeIterator::Step::kError:
+      return Fail(walk_.status());
+    case RangeIterator::Step::kKey:
+      break;
   }
   ++keys_examined_;
   if (output_ == Output::kCount) {
@@ -65,7 +70,7 @@ StageState IndexScanStage::DoWork(WorkingMember** out) {
   member_.index_type_bits = entry.type_bits;
   if (output_ == Output::kKeyDocument) {
     BsonBuilder b;
-    s = DecodeIndexKey(*index_, entry, &b);
+    s = index_->access_method().DecodeKey(*index_, entry, &b);
     if (!s.ok()) return Fail(s);
     member_.SetOwned(std::move(b).Build());
     if (key_filter_ && !key_filter_.matches(member_.doc, &member_)) return StageState::kNeedTime;
@@ -76,20 +81,7 @@ StageState IndexScanStage::DoWork(WorkingMember** out) {
 
 void IndexScanStage::ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity) const {
   if (key_filter_) key_filter_.describe(out);
-  out->AppendDocument("keyPattern", index_->key_pattern());
-  out->AppendString("indexName", index_->name());
-  out->AppendBool("isMultiKey", index_->is_multikey());
-  out->OpenDocument("multiKeyPaths");
-  for (size_t i = 0; i < index_->num_fields(); ++i) {
-    out->OpenArray(index_->field_names()[i]);
-    for (const std::string& p : index_->MultikeyPrefixes(i)) out->AppendString("", p);
-    out->Close();
-  }
-  out->Close();
-  out->AppendBool("isUnique", index_->unique());
-  out->AppendBool("isSparse", index_->sparse());
-  out->AppendBool("isPartial", index_->partial());
-  out->AppendInt32("indexVersion", kIndexVersion);
+  index_->access_method().AppendExplain(*index_, out);
   out->AppendString("direction", forward_ ? "forward" : "backward");
   out->AppendDocument("indexBounds", bounds_.ToExplain(index_->descending_bits(), !forward_));
   if (verbosity != ExplainVerbosity::kQueryPlanner) {
@@ -100,8 +92,7 @@ void IndexScanStage::ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity)
   }
 }
 
-FetchStage::FetchStage(const ReadView& view, std::unique_ptr<PlanStage> child,
-                       StageFilter filter)
+FetchStage::FetchStage(const ReadView& view, std::unique_ptr<PlanStage> child, StageFilter filter)
     : view_(view), filter_(std::move(filter)) {
   AddChild(std::move(child));
 }
@@ -117,8 +108,8 @@ StageState FetchStage::DoWork(WorkingMember** out) {
   if (!rs.ok()) return Fail(rs.WithContext("fetch"));
   if (!found) {
     // An index entry without its document: validate() reports these.
-    return Fail(Status(ErrorCode::kDataCorruptionDetected,
-                       "an index entry points to a missing document"));
+    return Fail(
+        Status(ErrorCode::kDataCorruptionDetected, "an index entry points to a missing document"));
   }
   ++docs_examined_;
   member_.Clear();
@@ -132,7 +123,8 @@ StageState FetchStage::DoWork(WorkingMember** out) {
 
 void FetchStage::ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity) const {
   if (filter_) filter_.describe(out);
-  if (verbosity != ExplainVerbosity::kQueryPlanner) AppendCount(out, "docsExamined", docs_examined_);
+  if (verbosity != ExplainVerbosity::kQueryPlanner)
+    AppendCount(out, "docsExamined", docs_examined_);
 }
 
 ProjectionStage::ProjectionStage(std::unique_ptr<PlanStage> child, std::string stage_name,

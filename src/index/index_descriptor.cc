@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "common/option_table.h"
+#include "index/access_method.h"
 #include "rockdoc/json.h"
 
 namespace rockdoc::internal {
@@ -20,54 +21,10 @@ Status CannotCreateIndex(std::string message) {
   return Status(ErrorCode::kCannotCreateIndex, std::move(message));
 }
 
-Status Corrupt(std::string message) {
-  return Status(ErrorCode::kDataCorruptionDetected,
-                "catalog index entry is damaged: " + std::move(message));
-}
-
 int64_t NowMillis() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
-}
-
-// The special index types MongoDB knows by a string value. rockdoc builds
-// only ordinary (btree-ordered) indexes.
-bool IsKnownPlugin(std::string_view name) {
-  return name == "2d" || name == "2dsphere" || name == "text" || name == "hashed" ||
-         name == "geoHaystack" || name == "wildcard" || name == "columnstore";
-}
-
-// The special index types, named by a string value ({a: "text"}) or, for
-// wildcard indexes, by a "$**" path: rockdoc builds only ordinary
-// (btree-ordered) indexes, and says so with NotImplemented rather than
-// with a misleading error about the field name. MongoDB's own refusals
-// (an unknown plugin, geoHaystack) keep MongoDB's code and message.
-Status CheckIndexType(DocumentView key_pattern) {
-  auto not_supported = [](std::string_view type) {
-    return Status(ErrorCode::kNotImplemented,
-                  std::string(type) + " indexes are not supported by rockdoc");
-  };
-  for (Element e : key_pattern) {
-    if (e.IsString()) {
-      std::string plugin(e.String());
-      if (!IsKnownPlugin(plugin)) return CannotCreateIndex("Unknown index plugin '" + plugin + "'");
-      if (plugin == "geoHaystack") {
-        return CannotCreateIndex("GeoHaystack indexes cannot be created in version 5.0 and above");
-      }
-      if (plugin == "wildcard") {
-        return CannotCreateIndex(
-            "The key pattern value for an 'wildcard' index must be a non-zero number, not a "
-            "string.");
-      }
-      return not_supported(plugin);
-    }
-    std::string_view field = e.key();
-    if (e.IsNumber() && (field == "$**" || field.ends_with(".$**"))) {
-      return not_supported("wildcard");
-    }
-  }
-  return Status::OK();
 }
 
 // MongoDB allows only these in a partialFilterExpression: equality,
@@ -125,8 +82,7 @@ std::string IndexDescriptor::DefaultName(DocumentView key_pattern) {
   return name;
 }
 
-Status IndexDescriptor::Init(DocumentView key_pattern, std::string name, bool unique, bool sparse,
-                             DocumentView partial_filter) {
+Status IndexDescriptor::Init(DocumentView key_pattern, const IndexOptions& options) {
   if (key_pattern.size() > kMaxKeyPatternBytes) {
     return CannotCreateIndex("Index key pattern too large.");
   }
@@ -140,19 +96,12 @@ Status IndexDescriptor::Init(DocumentView key_pattern, std::string name, bool un
     }
     seen.push_back(e.key());
   }
-  ROCKDOC_RETURN_IF_ERROR(CheckIndexType(key_pattern));
+  ROCKDOC_ASSIGN_OR_RETURN(access_method_, AccessMethodFor(key_pattern));
   int field = 0;
   for (Element e : key_pattern) {
-    if (e.IsNumber()) {
-      double value = e.NumberAsDouble();
-      if (std::isnan(value))
-        return CannotCreateIndex("Values in the index key pattern cannot be NaN.");
-      if (value == 0.0) return CannotCreateIndex("Values in the index key pattern cannot be 0.");
-      if (value < 0 && field < 32) descending_bits_ |= uint32_t{1} << field;
-    } else {
-      return CannotCreateIndex("Values in v:2 index key pattern cannot be of type " +
-                               std::string(BsonTypeAlias(e.type())) +
-                               ". Only numbers > 0, numbers < 0, and strings are allowed.");
+    ROCKDOC_RETURN_IF_ERROR(access_method_->ValidateKeyField(e));
+    if (e.IsNumber() && e.NumberAsDouble() < 0 && field < 32) {
+      descending_bits_ |= uint32_t{1} << field;
     }
     std::string_view path = e.key();
     if (path.empty()) return CannotCreateIndex("Index keys cannot be an empty field.");
@@ -184,7 +133,7 @@ Status IndexDescriptor::Init(DocumentView key_pattern, std::string name, bool un
   }
   key_pattern_ = Document::AdoptValidated(std::string(key_pattern.bytes()));
 
-  if (name.empty()) name = DefaultName(key_pattern);
+  std::string name = options.name.empty() ? DefaultName(key_pattern) : options.name;
   if (name.find('\0') != std::string::npos) {
     return BadValue("The index name cannot contain null characters");
   }
@@ -196,15 +145,18 @@ Status IndexDescriptor::Init(DocumentView key_pattern, std::string name, bool un
         ToJson(key_pattern, JsonFormat::kShell));
   }
   name_ = std::move(name);
-  unique_ = unique;
-  sparse_ = sparse;
+  unique_ = options.unique;
+  sparse_ = options.sparse;
+  DocumentView partial_filter = options.partial_filter_expression;
   if (!partial_filter.empty()) {
+    ROCKDOC_RETURN_IF_ERROR(ValidateBson(partial_filter.bytes()));
     auto parsed = ParseMatchExpression(partial_filter);
     if (!parsed.ok()) return parsed.status();
     ROCKDOC_RETURN_IF_ERROR(CheckPartialFilter(**parsed, 0));
     partial_filter_ = std::move(parsed).value();
     partial_filter_doc_ = Document::AdoptValidated(std::string(partial_filter.bytes()));
   }
+  entry_format_ = access_method_->EntryFormat(*this);
   {
     MutexLock g(&multikey_mu_);  // not shared yet; the analysis asks for it
     multikey_paths_.assign(field_names_.size(), MultikeyComponents());
@@ -218,29 +170,18 @@ StatusOr<std::shared_ptr<IndexDescriptor>> IndexDescriptor::Create(uint32_t id,
                                                                    const IndexOptions& options) {
   std::shared_ptr<IndexDescriptor> desc(new IndexDescriptor());
   desc->id_ = id;
-  ROCKDOC_RETURN_IF_ERROR(ValidateBson(options.partial_filter_expression.bytes()));
-  ROCKDOC_RETURN_IF_ERROR(desc->Init(key_pattern, options.name, options.unique, options.sparse,
-                                     options.partial_filter_expression));
-  if (options.expire_after_seconds) {
-    if (desc->num_fields() != 1) {
-      return Status(ErrorCode::kCannotCreateIndex,
-                    "TTL indexes are single-field indexes, compound indexes do not support TTL. "
-                    "Index spec: " + ToJson(desc->ToSpec(), JsonFormat::kShell));
-    }
-    if (desc->field_names()[0] == "_id") {
-      return Status(ErrorCode::kCannotCreateIndex,
-                    "The field 'expireAfterSeconds' is not valid for an _id index specification.");
-    }
-    desc->set_expire_after_seconds(*options.expire_after_seconds);
-  }
+  ROCKDOC_RETURN_IF_ERROR(desc->Init(key_pattern, options));
+  ROCKDOC_RETURN_IF_ERROR(desc->access_method_->ValidateOptions(*desc, options));
+  if (options.expire_after_seconds) desc->set_expire_after_seconds(*options.expire_after_seconds);
   return desc;
 }
 
 StatusOr<int64_t> ParseExpireAfterSeconds(const Element& e) {
   if (!e.IsNumber()) {
-    return Status(ErrorCode::kCannotCreateIndex,
-                  "TTL index 'expireAfterSeconds' option must be numeric, but received a type of '" +
-                      std::string(BsonTypeAlias(e.type())) + "'");
+    return Status(
+        ErrorCode::kCannotCreateIndex,
+        "TTL index 'expireAfterSeconds' option must be numeric, but received a type of '" +
+            std::string(BsonTypeAlias(e.type())) + "'");
   }
   double d = e.NumberAsDouble();
   if (!(d >= 0 && d <= 2147483647.0)) {
@@ -253,37 +194,32 @@ StatusOr<int64_t> ParseExpireAfterSeconds(const Element& e) {
 
 StatusOr<std::shared_ptr<IndexDescriptor>> IndexDescriptor::FromCatalogEntry(DocumentView entry) {
   Element id = entry.Get("id"), name = entry.Get("name"), key = entry.Get("key");
-  Element unique = entry.Get("unique"), sparse = entry.Get("sparse");
-  Element partial = entry.Get("partialFilterExpression");
   Element multikey = entry.Get("multikeyPaths");
   if (id.type() != BsonType::kInt64 || name.type() != BsonType::kString ||
-      key.type() != BsonType::kDocument || unique.type() != BsonType::kBool ||
-      sparse.type() != BsonType::kBool || multikey.type() != BsonType::kArray ||
-      (partial.ok() && partial.type() != BsonType::kDocument)) {
-    return Corrupt("missing or mistyped fields in " + ToJson(entry, JsonFormat::kShell));
+      key.type() != BsonType::kDocument || multikey.type() != BsonType::kArray) {
+    return DamagedIndexEntry("missing or mistyped fields in " + ToJson(entry, JsonFormat::kShell));
   }
+  auto method = AccessMethodFor(key.Document());
+  if (!method.ok()) return DamagedIndexEntry(std::string(method.status().message()));
+  ROCKDOC_ASSIGN_OR_RETURN(IndexOptions options, (*method)->OptionsFromCatalog(entry));
+  options.name = std::string(name.String());
   std::shared_ptr<IndexDescriptor> desc(new IndexDescriptor());
   desc->id_ = static_cast<uint32_t>(id.Int64());
-  Status s = desc->Init(key.Document(), std::string(name.String()), unique.Bool(), sparse.Bool(),
-                        partial.ok() ? partial.Document() : DocumentView());
-  if (!s.ok()) return Corrupt(std::string(s.message()));
+  Status s = desc->Init(key.Document(), options);
+  if (!s.ok()) return DamagedIndexEntry(std::string(s.message()));
   MultikeyPaths paths;
   for (Element field : multikey.Array()) {
-    if (field.type() != BsonType::kArray) return Corrupt("multikeyPaths");
+    if (field.type() != BsonType::kArray) return DamagedIndexEntry("multikeyPaths");
     MultikeyComponents components;
     for (Element c : field.Array()) {
-      if (c.type() != BsonType::kInt32 || c.Int32() < 0) return Corrupt("multikeyPaths");
+      if (c.type() != BsonType::kInt32 || c.Int32() < 0) return DamagedIndexEntry("multikeyPaths");
       components.insert(static_cast<size_t>(c.Int32()));
     }
     paths.push_back(std::move(components));
   }
-  if (paths.size() != desc->num_fields()) return Corrupt("multikeyPaths length");
+  if (paths.size() != desc->num_fields()) return DamagedIndexEntry("multikeyPaths length");
   desc->SetMultikeyPaths(std::move(paths));
-  Element ttl = entry.Get("expireAfterSeconds");
-  if (ttl.ok()) {
-    if (ttl.type() != BsonType::kInt64) return Corrupt("expireAfterSeconds");
-    desc->set_expire_after_seconds(ttl.Int64());
-  }
+  if (options.expire_after_seconds) desc->set_expire_after_seconds(*options.expire_after_seconds);
   return desc;
 }
 
@@ -291,10 +227,7 @@ void IndexDescriptor::AppendCatalogEntry(BsonBuilder* out, const MultikeyPaths& 
   out->AppendInt64("id", id_);
   out->AppendString("name", name_);
   out->AppendDocument("key", key_pattern_);
-  out->AppendBool("unique", unique_);
-  out->AppendBool("sparse", sparse_);
-  if (partial()) out->AppendDocument("partialFilterExpression", partial_filter_doc_);
-  if (ttl()) out->AppendInt64("expireAfterSeconds", expire_after_seconds());
+  access_method_->AppendOptions(*this, IndexOptionsForm::kCatalog, out);
   out->OpenArray("multikeyPaths");
   for (const MultikeyComponents& field : multikey) {
     out->OpenArray("");
@@ -304,26 +237,12 @@ void IndexDescriptor::AppendCatalogEntry(BsonBuilder* out, const MultikeyPaths& 
   out->Close();
 }
 
-namespace {
-// int32 when it fits, as the server shows small numbers.
-void AppendNumber(BsonBuilder* b, std::string_view key, int64_t v) {
-  if (v >= INT32_MIN && v <= INT32_MAX) {
-    b->AppendInt32(key, static_cast<int32_t>(v));
-  } else {
-    b->AppendInt64(key, v);
-  }
-}
-}  // namespace
-
 Document IndexDescriptor::ToSpec() const {
   BsonBuilder b;
   b.AppendInt32("v", kIndexVersion);
   b.AppendDocument("key", key_pattern_);
   b.AppendString("name", name_);
-  if (unique_) b.AppendBool("unique", true);
-  if (sparse_) b.AppendBool("sparse", true);
-  if (partial()) b.AppendDocument("partialFilterExpression", partial_filter_doc_);
-  if (ttl()) AppendNumber(&b, "expireAfterSeconds", expire_after_seconds());
+  access_method_->AppendOptions(*this, IndexOptionsForm::kListIndexes, &b);
   return std::move(b).Build();
 }
 

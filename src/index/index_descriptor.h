@@ -52,6 +52,17 @@ using MultikeyPaths = std::vector<MultikeyComponents>;
 // The index version listIndexes reports (MongoDB's current v: 2).
 inline constexpr int kIndexVersion = 2;
 
+class IndexAccessMethod;  // index/access_method.h
+
+// How an index's entries are laid out (the bytes: storage/format.h).
+enum class IndexEntryFormat {
+  // One entry per (key, document): the document's _id ends the key.
+  kStandard,
+  // One entry per key value, the _id in the value: the write path locks the
+  // entry and refuses a second document with the same key (DuplicateKey).
+  kUnique,
+};
+
 // createIndex's / collMod's expireAfterSeconds: a number of seconds in
 // 0..2147483647 (CannotCreateIndex, 67, with MongoDB's messages otherwise).
 StatusOr<int64_t> ParseExpireAfterSeconds(const Element& e);
@@ -72,6 +83,8 @@ class IndexDescriptor {
   //   NotImplemented (238): special index types, which rockdoc does not
   //     build: "text indexes are not supported by rockdoc" (also 2d,
   //     2dsphere, hashed, columnstore, and wildcard for a "$**" path);
+  //     the kind's own checks (IndexAccessMethod::ValidateKeyPattern,
+  //     ValidateOptions: TTL on a compound index, ...);
   //   BadValue (2): "The field 'a' appears multiple times in the index key
   //     pattern ...", an invalid name, a malformed partialFilterExpression.
   static StatusOr<std::shared_ptr<IndexDescriptor>> Create(uint32_t id, DocumentView key_pattern,
@@ -85,14 +98,17 @@ class IndexDescriptor {
   IndexDescriptor& operator=(const IndexDescriptor&) = delete;
 
   // The catalog form, appended as the fields of the open document:
-  //   {id: <int64>, name, key, unique, sparse, partialFilterExpression?,
+  //   {id: <int64>, name, key, <the kind's options>,
   //    multikeyPaths: [[<int32> component, ...] per key field]}
+  // (btree's options: unique, sparse, partialFilterExpression?,
+  // expireAfterSeconds?).
   // `multikey` overrides the descriptor's own paths (the catalog writes the
   // paths it is about to publish).
   void AppendCatalogEntry(BsonBuilder* out, const MultikeyPaths& multikey) const;
 
-  // The index as listIndexes shows it: {v: 2, key, name, unique?: true,
-  // sparse?: true, partialFilterExpression?}.
+  // The index as listIndexes shows it: {v: 2, key, name, <the kind's
+  // options>} (btree: unique?: true, sparse?: true, partialFilterExpression?,
+  // expireAfterSeconds?).
   Document ToSpec() const;
 
   // The default name MongoDB gives a key pattern: "a_1_b.c_-1".
@@ -113,6 +129,11 @@ class IndexDescriptor {
   bool descending(size_t field) const {
     return field < 32 && ((descending_bits_ >> field) & 1) != 0;
   }
+
+  // What this kind of index does (never null once created).
+  const IndexAccessMethod& access_method() const { return *access_method_; }
+  // The layout of its entries (the access method's choice, kept here).
+  IndexEntryFormat entry_format() const { return entry_format_; }
 
   bool unique() const { return unique_; }
   // TTL (expireAfterSeconds): -1 when not a TTL index. collMod changes it,
@@ -159,11 +180,14 @@ class IndexDescriptor {
 
  private:
   IndexDescriptor() = default;
-  // Fills the derived fields from key_pattern_ and checks it.
-  Status Init(DocumentView key_pattern, std::string name, bool unique, bool sparse,
-              DocumentView partial_filter);
+  // Fills the derived fields from the key pattern and the options, with
+  // the checks every kind shares and the kind's own key pattern check.
+  // Does not apply expireAfterSeconds (Create checks it first).
+  Status Init(DocumentView key_pattern, const IndexOptions& options);
 
   uint32_t id_ = 0;
+  const IndexAccessMethod* access_method_ = nullptr;
+  IndexEntryFormat entry_format_ = IndexEntryFormat::kStandard;
   std::string name_;
   Document key_pattern_;
   std::vector<std::string> field_names_;

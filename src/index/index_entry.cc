@@ -1,5 +1,6 @@
 #include "index/index_entry.h"
 
+#include "index/access_method.h"
 #include "keystring/keystring.h"
 
 namespace rockdoc::internal {
@@ -25,7 +26,7 @@ Status DecodeIndexKey(const IndexDescriptor& index, const IndexEntryView& entry,
 Document KeyValuesDocument(const IndexDescriptor& index, const IndexKey& key) {
   BsonBuilder b;
   IndexEntryView view{key.bytes, {}, key.type_bits};
-  if (!DecodeIndexKey(index, view, &b).ok()) return Document();
+  if (!index.access_method().DecodeKey(index, view, &b).ok()) return Document();
   return std::move(b).Build();
 }
 

@@ -7,6 +7,7 @@
 #include "exec/basic_stages.h"
 #include "exec/index_stages.h"
 #include "exec/sort_stage.h"
+#include "index/access_method.h"
 #include "keystring/keystring.h"
 #include "storage/engine.h"
 #include "storage/format.h"
@@ -109,7 +110,8 @@ bool HasPositionalPart(const FieldPath& path) {
 // also reads the component as a field name of the array's documents, where
 // it is missing: only predicates that cannot match a missing value give
 // bounds there, and none exactly.
-OrderedIntervalList FieldBounds(const FieldPath& path, size_t field,
+// `index` is null for the records' own _id order (a btree).
+OrderedIntervalList FieldBounds(const IndexDescriptor* index, const FieldPath& path, size_t field,
                                 const std::vector<const MatchExpression*>& preds,
                                 bool allow_intersect, bool* bounded,
                                 std::vector<UsedPredicate>* used) {
@@ -122,10 +124,12 @@ OrderedIntervalList FieldBounds(const FieldPath& path, size_t field,
     if (positional && !CannotMatchMissing(p)) continue;
     std::vector<Interval> iv;
     BoundsTightness tightness;
-    if (!IntervalsForLeaf(*p, &iv, &tightness)) continue;
+    const bool has_bounds =
+        index != nullptr ? index->access_method().IntervalsFor(*index, field, *p, &iv, &tightness)
+                         : IntervalsForLeaf(*p, &iv, &tightness);
+    if (!has_bounds) continue;
     if (used != nullptr) {
-      used->push_back(
-          UsedPredicate{p, field, tightness == BoundsTightness::kExact && !positional});
+      used->push_back(UsedPredicate{p, field, tightness == BoundsTightness::kExact && !positional});
     }
     if (!*bounded) {
       list.intervals = std::move(iv);
@@ -153,7 +157,8 @@ IndexBounds BoundsForIndex(const IndexDescriptor& index,
     bool bounded = false;
     OrderedIntervalList list;
     if (usable) {
-      list = FieldBounds(index.field_paths()[i], i, preds, prefixes.empty(), &bounded, used);
+      list =
+          FieldBounds(&index, index.field_paths()[i], i, preds, prefixes.empty(), &bounded, used);
     } else {
       list.field = index.field_names()[i];
       list.intervals = {Interval::All()};
@@ -189,6 +194,7 @@ bool IndexProvidesSort(const IndexDescriptor& index, const IndexBounds& bounds,
                        const SortPattern& sort, bool* forward) {
   *forward = true;
   if (sort.empty()) return true;
+  if (!index.access_method().KeysAreOrdered()) return false;
   size_t points = 0;
   while (points < bounds.fields.size() && bounds.fields[points].IsSinglePoint()) ++points;
   for (size_t start = 0; start <= points; ++start) {
@@ -247,10 +253,11 @@ bool SparseUsable(const IndexDescriptor& index, const std::vector<const MatchExp
 bool IsCovered(const CanonicalQuery& cq, const IndexDescriptor& index) {
   // A count needs no output fields at all.
   const bool needs_fields = !(cq.count_only && !cq.projection);
-  if (needs_fields && (!cq.projection || !cq.projection->inclusion ||
-                       cq.projection->coverable_fields.empty())) {
+  if (needs_fields &&
+      (!cq.projection || !cq.projection->inclusion || cq.projection->coverable_fields.empty())) {
     return false;
   }
+  if (!index.access_method().KeysHoldValues()) return false;
   if (index.is_multikey() || index.sparse() || index.partial()) return false;
   auto in_index = [&](const std::string& f) {
     for (const std::string& n : index.field_names())
@@ -278,7 +285,7 @@ bool IdBounds(const std::vector<const MatchExpression*>& preds, IndexBounds* out
               std::vector<UsedPredicate>* used = nullptr) {
   static const FieldPath kId("_id");
   bool bounded = false;
-  OrderedIntervalList list = FieldBounds(kId, 0, preds, true, &bounded, used);
+  OrderedIntervalList list = FieldBounds(nullptr, kId, 0, preds, true, &bounded, used);
   if (!bounded) return false;
   out->fields = {std::move(list)};
   return true;
@@ -289,9 +296,8 @@ bool IsPlainIdEquality(const CanonicalQuery& cq) {
   if (r->type() == MatchType::kAnd && r->num_children() == 1) r = r->child(0);
   if (r->type() != MatchType::kEq || r->path() != "_id") return false;
   BsonType t = r->operand().type();
-  return t != BsonType::kArray && t != BsonType::kRegex &&
-         t != BsonType::kNull && t != BsonType::kUndefined && t != BsonType::kMinKey &&
-         t != BsonType::kMaxKey;
+  return t != BsonType::kArray && t != BsonType::kRegex && t != BsonType::kNull &&
+         t != BsonType::kUndefined && t != BsonType::kMinKey && t != BsonType::kMaxKey;
 }
 
 // ---- Building stages ----
@@ -313,24 +319,23 @@ std::unique_ptr<PlanStage> BuildStages(const QuerySolution& sol, const Canonical
       root = std::make_unique<IdHackStage>(view, sol.id_record_key, filter);
       break;
     case Access::kClustered:
-      root = std::make_unique<ClusteredScanStage>(view, meta->id, sol.id_bounds, sol.forward,
-                                                  filter);
+      root =
+          std::make_unique<ClusteredScanStage>(view, meta->id, sol.id_bounds, sol.forward, filter);
       break;
     case Access::kIndex: {
       const auto& part = sol.parts[0];
       if (sol.count_scan) {
-        root = std::make_unique<IndexScanStage>(view, meta->id, part.index, part.bounds,
-                                                part.forward, IndexScanStage::Output::kCount,
-                                                StageFilter());
+        root =
+            std::make_unique<IndexScanStage>(view, meta->id, part.index, part.bounds, part.forward,
+                                             IndexScanStage::Output::kCount, StageFilter());
       } else if (sol.covered) {
-        root = std::make_unique<IndexScanStage>(view, meta->id, part.index, part.bounds,
-                                                part.forward, IndexScanStage::Output::kKeyDocument,
-                                                filter);
+        root =
+            std::make_unique<IndexScanStage>(view, meta->id, part.index, part.bounds, part.forward,
+                                             IndexScanStage::Output::kKeyDocument, filter);
       } else {
-        auto scan = std::make_unique<IndexScanStage>(view, meta->id, part.index, part.bounds,
-                                                     part.forward,
-                                                     IndexScanStage::Output::kRecordKey,
-                                                     StageFilter());
+        auto scan =
+            std::make_unique<IndexScanStage>(view, meta->id, part.index, part.bounds, part.forward,
+                                             IndexScanStage::Output::kRecordKey, StageFilter());
         root = std::make_unique<FetchStage>(view, std::move(scan), filter);
       }
       break;
@@ -338,13 +343,12 @@ std::unique_ptr<PlanStage> BuildStages(const QuerySolution& sol, const Canonical
     case Access::kOr: {
       std::vector<std::unique_ptr<PlanStage>> scans;
       for (const auto& part : sol.parts) {
-        scans.push_back(std::make_unique<IndexScanStage>(view, meta->id, part.index, part.bounds,
-                                                         part.forward,
-                                                         IndexScanStage::Output::kRecordKey,
-                                                         StageFilter()));
+        scans.push_back(
+            std::make_unique<IndexScanStage>(view, meta->id, part.index, part.bounds, part.forward,
+                                             IndexScanStage::Output::kRecordKey, StageFilter()));
       }
-      root = std::make_unique<FetchStage>(view, std::make_unique<OrStage>(std::move(scans)),
-                                          filter);
+      root =
+          std::make_unique<FetchStage>(view, std::make_unique<OrStage>(std::move(scans)), filter);
       break;
     }
   }
@@ -565,12 +569,18 @@ std::vector<QuerySolution> EnumerateSolutions(const CanonicalQuery& cq, const Co
 
 std::string QuerySolution::Describe() const {
   switch (access) {
-    case Access::kEof: return "EOF";
-    case Access::kCollScan: return "COLLSCAN";
-    case Access::kIdHack: return "IDHACK";
-    case Access::kClustered: return "CLUSTERED_IXSCAN";
-    case Access::kIndex: return "IXSCAN " + parts[0].index->name();
-    case Access::kOr: return "OR";
+    case Access::kEof:
+      return "EOF";
+    case Access::kCollScan:
+      return "COLLSCAN";
+    case Access::kIdHack:
+      return "IDHACK";
+    case Access::kClustered:
+      return "CLUSTERED_IXSCAN";
+    case Access::kIndex:
+      return "IXSCAN " + parts[0].index->name();
+    case Access::kOr:
+      return "OR";
   }
   return "?";
 }

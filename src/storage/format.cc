@@ -63,10 +63,11 @@ std::string IndexPrefix(const IndexDescriptor& index) {
 std::string IndexEntryKey(const IndexDescriptor& index, std::string_view values_key,
                           std::string_view id_key) {
   std::string k;
-  k.reserve(kPrefixBytes + values_key.size() + (index.unique() ? 0 : id_key.size()));
+  const bool unique = index.entry_format() == IndexEntryFormat::kUnique;
+  k.reserve(kPrefixBytes + values_key.size() + (unique ? 0 : id_key.size()));
   AppendBE32(&k, index.id());
   k.append(values_key);
-  if (!index.unique()) k.append(id_key);
+  if (!unique) k.append(id_key);
   return k;
 }
 
@@ -74,7 +75,7 @@ std::string IndexEntryValue(const IndexDescriptor& index, std::string_view id_ke
                             std::string_view type_bits) {
   std::string v;
   AppendVarint32(&v, static_cast<uint32_t>(id_key.size()));
-  if (index.unique()) v.append(id_key);
+  if (index.entry_format() == IndexEntryFormat::kUnique) v.append(id_key);
   v.append(type_bits);
   return v;
 }
@@ -90,7 +91,7 @@ Status ParseIndexEntry(const IndexDescriptor& index, std::string_view key, std::
   k.remove_prefix(kPrefixBytes);
   uint32_t id_len = 0;
   if (!ReadVarint32(&v, &id_len) || id_len == 0) return Corrupt(index, "_id length");
-  if (index.unique()) {
+  if (index.entry_format() == IndexEntryFormat::kUnique) {
     if (v.size() < id_len) return Corrupt(index, "_id");
     out->values_key = k;
     out->id_key = v.substr(0, id_len);

@@ -6,12 +6,13 @@
 // Column family "default" (data), keys under a 4-byte big-endian prefix id
 // owned by one collection or one index (ids are never reused):
 //   record        id(BE32) keystring(_id)                 -> BSON document
-//   index entry, non-unique index:
+//   index entry, IndexEntryFormat::kStandard (non-unique btree):
 //                 id(BE32) keystring(values) keystring(_id)
 //                   -> varint32 len(keystring(_id)), type bits of the values
-//   index entry, unique index:
+//   index entry, IndexEntryFormat::kUnique (unique btree):
 //                 id(BE32) keystring(values)
 //                   -> varint32 len(keystring(_id)), keystring(_id), type bits
+// The index's access method (index/access_method.h) chooses the format.
 // keystring(values) uses the index's directions; keystring(_id) is always
 // ascending, so an entry's document is RecordKey(collection, id_key). A
 // unique index keeps one entry per key value, so uniqueness is a locked

@@ -1,6 +1,7 @@
 // store/index_build.cc: index builds and drops (store/index_build.h).
 #include "store/index_build.h"
 
+#include "index/access_method.h"
 #include "index/key_generator.h"
 #include "storage/format.h"
 #include "storage/kv.h"
@@ -26,8 +27,9 @@ Status BuildIndexEntries(const Engine& engine, const CollectionMeta& meta, Index
   // the latest state is as stable as a snapshot.
   std::string lower = PrefixKey(meta.id), upper = PrefixKey(meta.id + 1);
   // A one-pass scan of the whole collection would only evict hot blocks.
-  std::unique_ptr<KvIterator> it = ReadView(&engine, nullptr)
-      .NewIterator(lower, upper, /*sequential=*/true, /*fill_cache=*/false);
+  std::unique_ptr<KvIterator> it =
+      ReadView(&engine, nullptr)
+          .NewIterator(lower, upper, /*sequential=*/true, /*fill_cache=*/false);
 
   MultikeyPaths all_paths(index->num_fields());
   MultikeyPaths paths;
@@ -39,7 +41,7 @@ Status BuildIndexEntries(const Engine& engine, const CollectionMeta& meta, Index
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     DocumentView doc(reinterpret_cast<const uint8_t*>(it->value().data()));
     std::string_view id_key = it->key().substr(lower.size());
-    ROCKDOC_RETURN_IF_ERROR(GenerateIndexKeys(*index, doc, &keys, &paths));
+    ROCKDOC_RETURN_IF_ERROR(index->access_method().GetKeys(*index, doc, &keys, &paths));
     for (size_t f = 0; f < paths.size(); ++f) all_paths[f].insert(paths[f].begin(), paths[f].end());
     for (const IndexKey& key : keys) {
       ROCKDOC_RETURN_IF_ERROR(

@@ -6,6 +6,7 @@
 // With both, the entries are exactly the keys the documents generate.
 #include <algorithm>
 
+#include "index/access_method.h"
 #include "index/index_entry.h"
 #include "index/key_generator.h"
 #include "rockdoc/json.h"
@@ -61,7 +62,7 @@ class IndexValidator {
       DocumentView doc(reinterpret_cast<const uint8_t*>(bytes.data()));
       std::string_view id_key = it->key().substr(lower.size());
       for (const auto& index : indexes) {
-        Status s = GenerateIndexKeys(*index, doc, &keys, &paths);
+        Status s = index->access_method().GetKeys(*index, doc, &keys, &paths);
         if (!s.ok()) {
           Error("index " + index->name() +
                 ": a document's keys cannot be generated: " + s.ToString());
@@ -110,7 +111,7 @@ class IndexValidator {
         continue;
       }
       BsonBuilder decoded;
-      s = DecodeIndexKey(index, entry, &decoded);
+      s = index.access_method().DecodeKey(index, entry, &decoded);
       if (!s.ok()) {
         Error("index " + index.name() + ": an entry does not decode: " + s.ToString());
         continue;
@@ -125,7 +126,7 @@ class IndexValidator {
       }
       if (!ValidateBson(value.view()).ok()) continue;  // the record check reports it
       DocumentView doc(reinterpret_cast<const uint8_t*>(value.view().data()));
-      if (!GenerateIndexKeys(index, doc, &keys).ok() ||
+      if (!index.access_method().GetKeys(index, doc, &keys, nullptr).ok() ||
           !Contains(keys, entry.values_key, entry.type_bits)) {
         Error("index " + index.name() + ": the entry " + key_text +
               " is not a key of the document it points to");

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/endian.h"
+#include "index/access_method.h"
 #include "index/index_entry.h"
 #include "index/key_generator.h"
 #include "keystring/keystring.h"
@@ -36,8 +37,7 @@ bool WithinStorageDepth(DocumentView doc, int level) {
 namespace {
 Status DepthError() {
   return Status(ErrorCode::kOverflow, "cannot insert document because it exceeds " +
-                                          std::to_string(kMaxNestingDepth) +
-                                          " levels of nesting");
+                                          std::to_string(kMaxNestingDepth) + " levels of nesting");
 }
 }  // namespace
 
@@ -145,7 +145,8 @@ std::string ServerKeyText(DocumentView key_values) {
     first = false;
     out += e.key();
     out += ": ";
-    out += ValueToJson(e, e.type() == BsonType::kString ? JsonFormat::kRelaxed : JsonFormat::kShell);
+    out +=
+        ValueToJson(e, e.type() == BsonType::kString ? JsonFormat::kRelaxed : JsonFormat::kShell);
   }
   return out + " }";
 }
@@ -154,8 +155,7 @@ std::string ServerKeyText(DocumentView key_values) {
 Status DuplicateKeyError(const CollectionMeta& meta, std::string_view index_name,
                          DocumentView key_values) {
   std::string msg = "E11000 duplicate key error collection: " + meta.full_name() +
-                    " index: " + std::string(index_name) + " dup key: " +
-                    ServerKeyText(key_values);
+                    " index: " + std::string(index_name) + " dup key: " + ServerKeyText(key_values);
   return Status(ErrorCode::kDuplicateKey, std::move(msg));
 }
 
@@ -180,8 +180,9 @@ Status GenerateAllKeys(const IndexSet& indexes, DocumentView doc, DocumentIndexK
   out->keys.resize(indexes.size());
   out->paths.resize(want_paths ? indexes.size() : 0);
   for (size_t i = 0; i < indexes.size(); ++i) {
-    ROCKDOC_RETURN_IF_ERROR(GenerateIndexKeys(*indexes.all()[i], doc, &out->keys[i],
-                                              want_paths ? &out->paths[i] : nullptr));
+    const IndexDescriptor& index = *indexes.all()[i];
+    ROCKDOC_RETURN_IF_ERROR(index.access_method().GetKeys(index, doc, &out->keys[i],
+                                                          want_paths ? &out->paths[i] : nullptr));
   }
   return Status::OK();
 }
@@ -200,12 +201,19 @@ Status PublishMultikeyPaths(const Engine& engine, const CollectionMeta& meta,
   return CatalogOf(engine).PersistMultikeyPaths(meta, updates);
 }
 
+// Whether the index keeps one entry per key value, shared by whichever
+// document holds that value: such entries are locked, and a second
+// document with the value is a DuplicateKey.
+bool OneEntryPerValue(const IndexDescriptor& index) {
+  return index.entry_format() == IndexEntryFormat::kUnique;
+}
+
 // Locks the entry of `key` in the unique `index` for the rest of `txn` and
 // fails with DuplicateKey when another document holds it. The lock is taken
 // whether or not the entry exists, so of two concurrent writers of the same
 // key the second waits for the first to commit and then sees its entry.
-Status CheckUniqueKey(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
-                      const IndexDescriptor& index, const IndexKey& key, std::string_view id_key) {
+Status CheckUniqueKey(KvTransaction* txn, const CollectionMeta& meta, const IndexDescriptor& index,
+                      const IndexKey& key, std::string_view id_key) {
   std::string entry_key = IndexEntryKey(index, key.bytes, id_key);
   std::string value;
   bool found = false;
@@ -218,22 +226,22 @@ Status CheckUniqueKey(const Engine& engine, KvTransaction* txn, const Collection
   return DuplicateKeyError(meta, index.name(), KeyValuesDocument(index, key));
 }
 
-// Entries of non-unique indexes carry the _id in their key, so only writers
+// Standard entries carry the _id in their key, so only writers
 // of that document touch them, and those hold its lock: the entry needs no
 // lock of its own. Unique entries are shared by value and stay locked.
-Status PutEntry(const Engine& engine, KvTransaction* txn, const IndexDescriptor& index,
-                const IndexKey& key, std::string_view id_key) {
+Status PutEntry(KvTransaction* txn, const IndexDescriptor& index, const IndexKey& key,
+                std::string_view id_key) {
   std::string k = IndexEntryKey(index, key.bytes, id_key);
   std::string v = IndexEntryValue(index, id_key, key.type_bits);
-  return index.unique() ? txn->Put(KeySpace::kData, k, v)
-                        : txn->PutUntracked(KeySpace::kData, k, v);
+  return OneEntryPerValue(index) ? txn->Put(KeySpace::kData, k, v)
+                                 : txn->PutUntracked(KeySpace::kData, k, v);
 }
 
-Status DeleteEntry(const Engine& engine, KvTransaction* txn, const IndexDescriptor& index,
-                   const IndexKey& key, std::string_view id_key) {
+Status DeleteEntry(KvTransaction* txn, const IndexDescriptor& index, const IndexKey& key,
+                   std::string_view id_key) {
   std::string k = IndexEntryKey(index, key.bytes, id_key);
-  return index.unique() ? txn->Delete(KeySpace::kData, k)
-                        : txn->DeleteUntracked(KeySpace::kData, k);
+  return OneEntryPerValue(index) ? txn->Delete(KeySpace::kData, k)
+                                 : txn->DeleteUntracked(KeySpace::kData, k);
 }
 
 // The keystring of the _id inside a record key (after the 4-byte prefix).
@@ -262,9 +270,9 @@ Status InsertDocument(const Engine& engine, KvTransaction* txn, const Collection
   }
   for (size_t i = 0; i < indexes->size(); ++i) {
     const IndexDescriptor& index = *indexes->all()[i];
-    if (!index.unique()) continue;
+    if (!OneEntryPerValue(index)) continue;
     for (const IndexKey& k : doc_keys.keys[i]) {
-      ROCKDOC_RETURN_IF_ERROR(CheckUniqueKey(engine, txn, meta, index, k, id_key));
+      ROCKDOC_RETURN_IF_ERROR(CheckUniqueKey(txn, meta, index, k, id_key));
     }
   }
   if (!indexes->empty()) {
@@ -274,7 +282,7 @@ Status InsertDocument(const Engine& engine, KvTransaction* txn, const Collection
   if (!s.ok()) return s.WithContext("insert into " + meta.full_name());
   for (size_t i = 0; i < indexes->size(); ++i) {
     for (const IndexKey& k : doc_keys.keys[i]) {
-      ROCKDOC_RETURN_IF_ERROR(PutEntry(engine, txn, *indexes->all()[i], k, id_key));
+      ROCKDOC_RETURN_IF_ERROR(PutEntry(txn, *indexes->all()[i], k, id_key));
     }
   }
   if (count_delta != nullptr) {
@@ -328,8 +336,8 @@ Status ReplaceDocument(const Engine& engine, KvTransaction* txn, const Collectio
   }
   for (const Change& c : changes) {
     const IndexDescriptor& index = *indexes->all()[c.index];
-    if (c.put && c.is_new && index.unique()) {
-      ROCKDOC_RETURN_IF_ERROR(CheckUniqueKey(engine, txn, meta, index, *c.key, id_key));
+    if (c.put && c.is_new && OneEntryPerValue(index)) {
+      ROCKDOC_RETURN_IF_ERROR(CheckUniqueKey(txn, meta, index, *c.key, id_key));
     }
   }
   ROCKDOC_RETURN_IF_ERROR(PublishMultikeyPaths(engine, meta, *indexes, new_keys));
@@ -337,13 +345,13 @@ Status ReplaceDocument(const Engine& engine, KvTransaction* txn, const Collectio
   if (!s.ok()) return s.WithContext("update in " + meta.full_name());
   for (const Change& c : changes) {
     const IndexDescriptor& index = *indexes->all()[c.index];
-    ROCKDOC_RETURN_IF_ERROR(c.put ? PutEntry(engine, txn, index, *c.key, id_key)
-                                  : DeleteEntry(engine, txn, index, *c.key, id_key));
+    ROCKDOC_RETURN_IF_ERROR(c.put ? PutEntry(txn, index, *c.key, id_key)
+                                  : DeleteEntry(txn, index, *c.key, id_key));
   }
   return Status::OK();
 }
 
-Status DeleteDocument(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
+Status DeleteDocument(const Engine& /*engine*/, KvTransaction* txn, const CollectionMeta& meta,
                       std::string_view key, DocumentView old_doc, int64_t* count_delta) {
   std::shared_ptr<const IndexSet> indexes = meta.indexes();
   DocumentIndexKeys old_keys;
@@ -353,7 +361,7 @@ Status DeleteDocument(const Engine& engine, KvTransaction* txn, const Collection
   const std::string_view id_key = IdKeyOf(key);
   for (size_t i = 0; i < indexes->size(); ++i) {
     for (const IndexKey& k : old_keys.keys[i]) {
-      ROCKDOC_RETURN_IF_ERROR(DeleteEntry(engine, txn, *indexes->all()[i], k, id_key));
+      ROCKDOC_RETURN_IF_ERROR(DeleteEntry(txn, *indexes->all()[i], k, id_key));
     }
   }
   if (count_delta != nullptr) {
@@ -367,7 +375,7 @@ Status AddEntryToUnpublishedIndex(KvTransaction* txn, const CollectionMeta& meta
                                   const IndexDescriptor& index, const IndexKey& key,
                                   std::string_view id_key, size_t* bytes) {
   std::string entry_key = IndexEntryKey(index, key.bytes, id_key);
-  if (index.unique()) {
+  if (OneEntryPerValue(index)) {
     // Reads this batch's writes and the committed batches alike.
     std::string existing;
     bool found = false;

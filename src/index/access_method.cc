@@ -1,0 +1,224 @@
+#include "index/access_method.h"
+
+#include <cmath>
+#include <map>
+
+#include "common/mutex.h"
+#include "rockdoc/json.h"
+
+namespace rockdoc::internal {
+
+namespace {
+
+Status CannotCreateIndex(std::string message) {
+  return Status(ErrorCode::kCannotCreateIndex, std::move(message));
+}
+
+// int32 when it fits, as the server shows small numbers.
+void AppendNumber(BsonBuilder* b, std::string_view key, int64_t v) {
+  if (v >= INT32_MIN && v <= INT32_MAX) {
+    b->AppendInt32(key, static_cast<int32_t>(v));
+  } else {
+    b->AppendInt64(key, v);
+  }
+}
+
+// The ordered index: keystring keys in the key pattern's directions.
+class Btree final : public IndexAccessMethod {
+ public:
+  std::string_view kind() const override { return "btree"; }
+
+  Status ValidateKeyField(const Element& e) const override {
+    if (!e.IsNumber()) {
+      return CannotCreateIndex("Values in v:2 index key pattern cannot be of type " +
+                               std::string(BsonTypeAlias(e.type())) +
+                               ". Only numbers > 0, numbers < 0, and strings are allowed.");
+    }
+    const double value = e.NumberAsDouble();
+    if (std::isnan(value))
+      return CannotCreateIndex("Values in the index key pattern cannot be NaN.");
+    if (value == 0.0) return CannotCreateIndex("Values in the index key pattern cannot be 0.");
+    return Status::OK();
+  }
+
+  Status ValidateOptions(const IndexDescriptor& index, const IndexOptions& options) const override {
+    if (!options.expire_after_seconds) return Status::OK();
+    if (index.num_fields() != 1) {
+      return CannotCreateIndex(
+          "TTL indexes are single-field indexes, compound indexes do not support TTL. "
+          "Index spec: " +
+          ToJson(index.ToSpec(), JsonFormat::kShell));
+    }
+    if (index.field_names()[0] == "_id") {
+      return CannotCreateIndex(
+          "The field 'expireAfterSeconds' is not valid for an _id index specification.");
+    }
+    return Status::OK();
+  }
+
+  void AppendOptions(const IndexDescriptor& index, IndexOptionsForm form,
+                     BsonBuilder* out) const override {
+    if (form == IndexOptionsForm::kCatalog) {
+      out->AppendBool("unique", index.unique());
+      out->AppendBool("sparse", index.sparse());
+    } else {
+      if (index.unique()) out->AppendBool("unique", true);
+      if (index.sparse()) out->AppendBool("sparse", true);
+    }
+    if (index.partial()) {
+      out->AppendDocument("partialFilterExpression", index.partial_filter_expression());
+    }
+    if (index.ttl()) {
+      if (form == IndexOptionsForm::kCatalog) {
+        out->AppendInt64("expireAfterSeconds", index.expire_after_seconds());
+      } else {
+        AppendNumber(out, "expireAfterSeconds", index.expire_after_seconds());
+      }
+    }
+  }
+
+  StatusOr<IndexOptions> OptionsFromCatalog(DocumentView entry) const override {
+    Element unique = entry.Get("unique"), sparse = entry.Get("sparse");
+    Element partial = entry.Get("partialFilterExpression");
+    Element ttl = entry.Get("expireAfterSeconds");
+    if (unique.type() != BsonType::kBool || sparse.type() != BsonType::kBool ||
+        (partial.ok() && partial.type() != BsonType::kDocument) ||
+        (ttl.ok() && ttl.type() != BsonType::kInt64)) {
+      return DamagedIndexEntry("missing or mistyped options in " +
+                               ToJson(entry, JsonFormat::kShell));
+    }
+    IndexOptions options;
+    options.unique = unique.Bool();
+    options.sparse = sparse.Bool();
+    if (partial.ok()) {
+      options.partial_filter_expression =
+          Document::AdoptValidated(std::string(partial.Document().bytes()));
+    }
+    if (ttl.ok()) options.expire_after_seconds = ttl.Int64();
+    return options;
+  }
+
+  Status GetKeys(const IndexDescriptor& index, DocumentView doc, std::vector<IndexKey>* keys,
+                 MultikeyPaths* multikey_paths) const override {
+    return GenerateIndexKeys(index, doc, keys, multikey_paths);
+  }
+
+  IndexEntryFormat EntryFormat(const IndexDescriptor& index) const override {
+    return index.unique() ? IndexEntryFormat::kUnique : IndexEntryFormat::kStandard;
+  }
+
+  Status DecodeKey(const IndexDescriptor& index, const IndexEntryView& entry,
+                   BsonBuilder* out) const override {
+    return DecodeIndexKey(index, entry, out);
+  }
+
+  bool IntervalsFor(const IndexDescriptor&, size_t, const MatchExpression& leaf,
+                    std::vector<Interval>* out, BoundsTightness* tightness) const override {
+    return IntervalsForLeaf(leaf, out, tightness);
+  }
+  bool KeysAreOrdered() const override { return true; }
+  bool KeysHoldValues() const override { return true; }
+
+  void AppendExplain(const IndexDescriptor& index, BsonBuilder* out) const override {
+    out->AppendDocument("keyPattern", index.key_pattern());
+    out->AppendString("indexName", index.name());
+    out->AppendBool("isMultiKey", index.is_multikey());
+    out->OpenDocument("multiKeyPaths");
+    for (size_t i = 0; i < index.num_fields(); ++i) {
+      out->OpenArray(index.field_names()[i]);
+      for (const std::string& p : index.MultikeyPrefixes(i)) out->AppendString("", p);
+      out->Close();
+    }
+    out->Close();
+    out->AppendBool("isUnique", index.unique());
+    out->AppendBool("isSparse", index.sparse());
+    out->AppendBool("isPartial", index.partial());
+    out->AppendInt32("indexVersion", kIndexVersion);
+  }
+};
+
+// The kinds MongoDB names by a string value that rockdoc does not build
+// (unless one is registered under that name).
+bool IsMongoPlugin(std::string_view name) {
+  return name == "2d" || name == "2dsphere" || name == "text" || name == "hashed" ||
+         name == "geoHaystack" || name == "wildcard" || name == "columnstore";
+}
+
+Status NotSupported(std::string_view kind) {
+  return Status(ErrorCode::kNotImplemented,
+                std::string(kind) + " indexes are not supported by rockdoc");
+}
+
+class Registry {
+ public:
+  static Registry& Get() {
+    static Registry* registry = new Registry();  // never destroyed: used until exit
+    return *registry;
+  }
+  bool Add(std::string name, const IndexAccessMethod* method) {
+    MutexLock g(&mu_);
+    return kinds_.emplace(std::move(name), method).second;
+  }
+  const IndexAccessMethod* Find(std::string_view name) const {
+    MutexLock g(&mu_);
+    auto it = kinds_.find(name);
+    return it == kinds_.end() ? nullptr : it->second;
+  }
+
+ private:
+  mutable Mutex mu_;
+  std::map<std::string, const IndexAccessMethod*, std::less<>> kinds_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace
+
+Status DamagedIndexEntry(std::string message) {
+  return Status(ErrorCode::kDataCorruptionDetected,
+                "catalog index entry is damaged: " + std::move(message));
+}
+
+const IndexAccessMethod& BtreeAccessMethod() {
+  static const Btree* btree = new Btree();
+  return *btree;
+}
+
+StatusOr<const IndexAccessMethod*> AccessMethodFor(DocumentView key_pattern) {
+  const IndexAccessMethod* found = nullptr;
+  std::string_view plugin;
+  for (Element e : key_pattern) {
+    std::string_view field = e.key();
+    if (e.IsNumber() && (field == "$**" || field.ends_with(".$**"))) {
+      return NotSupported("wildcard");
+    }
+    if (!e.IsString()) continue;
+    std::string_view name = e.String();
+    if (found != nullptr) {
+      if (name == plugin) continue;
+      return CannotCreateIndex("Can't use more than one index plugin for a single index.");
+    }
+    if (const IndexAccessMethod* registered = Registry::Get().Find(name)) {
+      found = registered;
+      plugin = name;
+      continue;
+    }
+    if (!IsMongoPlugin(name)) {
+      return CannotCreateIndex("Unknown index plugin '" + std::string(name) + "'");
+    }
+    if (name == "geoHaystack") {
+      return CannotCreateIndex("GeoHaystack indexes cannot be created in version 5.0 and above");
+    }
+    if (name == "wildcard") {
+      return CannotCreateIndex(
+          "The key pattern value for an 'wildcard' index must be a non-zero number, not a "
+          "string.");
+    }
+    return NotSupported(name);
+  }
+  return found != nullptr ? found : &BtreeAccessMethod();
+}
+
+bool RegisterIndexKind(std::string plugin, const IndexAccessMethod* method) {
+  return Registry::Get().Add(std::move(plugin), method);
+}
+
+}  // namespace rockdoc::internal

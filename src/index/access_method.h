@@ -1,0 +1,136 @@
+// index/access_method.h: what a kind of index does, behind one interface
+// (in the spirit of MongoDB's IndexAccessMethod). An index kind decides:
+//   * which key patterns and options it accepts (createIndex's checks) and
+//     how its options are written to the catalog and shown by listIndexes;
+//   * the keys of a document (key generation, multikey paths);
+//   * the layout of its entries (IndexEntryFormat; the bytes are in
+//     storage/format.h with every other key layout);
+//   * how a predicate becomes bounds over its keys, whether a scan gives
+//     documents in key order (a sort) and whether its keys can answer a
+//     projection (a covered plan), and how a key decodes back to values;
+//   * what explain says of it.
+// The write path (store/), the scans (exec/) and the planner ask the
+// descriptor's access method and never test for a kind, so a new kind
+// (hashed, wildcard, text) is one new implementation registered by the name
+// its key patterns use ({a: "hashed"}), not a branch in every layer.
+//
+// rockdoc's one built-in kind is the ordered ("btree") index: keystring
+// keys in the key pattern's directions, MongoDB's multikey semantics
+// (index/key_generator.h), exact bounds (index/index_bounds.h). TTL is an
+// option of btree indexes, as in MongoDB.
+//
+// Thread safety: access methods are stateless singletons, shared by every
+// index of their kind; all methods are const and thread-safe. Registration
+// (RegisterIndexKind) is thread-safe too.
+//
+// Example:
+//   const IndexAccessMethod& am = desc->access_method();
+//   std::vector<IndexKey> keys;
+//   ROCKDOC_RETURN_IF_ERROR(am.GetKeys(*desc, doc, &keys, nullptr));
+#ifndef ROCKDOC_INDEX_ACCESS_METHOD_H_
+#define ROCKDOC_INDEX_ACCESS_METHOD_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "index/index_bounds.h"
+#include "index/index_descriptor.h"
+#include "index/index_entry.h"
+#include "index/key_generator.h"
+#include "query/match_expression.h"
+#include "rockdoc/client.h"
+#include "rockdoc/document.h"
+#include "rockdoc/status.h"
+
+namespace rockdoc::internal {
+
+// Where an index's options are written: the catalog keeps every field it
+// needs to rebuild the descriptor; listIndexes shows what MongoDB shows
+// (defaults omitted).
+enum class IndexOptionsForm { kCatalog, kListIndexes };
+
+class IndexAccessMethod {
+ public:
+  virtual ~IndexAccessMethod() = default;
+
+  // The kind's name ("btree"), or the plugin name of its key patterns.
+  virtual std::string_view kind() const = 0;
+
+  // ---- Option validation and persistence ----
+
+  // The value of one key pattern field (1 or -1 for btree), checked before
+  // its name (the descriptor checks names, for every kind alike).
+  // CannotCreateIndex (67) with MongoDB's messages. Checks of the whole
+  // pattern belong in ValidateOptions.
+  virtual Status ValidateKeyField(const Element& field) const = 0;
+  // The options, against the descriptor built from the key pattern (`index`
+  // has its fields and name). CannotCreateIndex (67) or BadValue (2).
+  virtual Status ValidateOptions(const IndexDescriptor& index,
+                                 const IndexOptions& options) const = 0;
+  // Appends the index's options to the open document of `out`.
+  virtual void AppendOptions(const IndexDescriptor& index, IndexOptionsForm form,
+                             BsonBuilder* out) const = 0;
+  // The options AppendOptions(kCatalog) wrote. DataCorruptionDetected (296)
+  // when they are missing or mistyped.
+  virtual StatusOr<IndexOptions> OptionsFromCatalog(DocumentView entry) const = 0;
+
+  // ---- Keys and entries ----
+
+  // The keys of `doc`, sorted by bytes without duplicates (empty when the
+  // document is not in the index); *multikey_paths (if not null) receives
+  // the path components where arrays were expanded.
+  virtual Status GetKeys(const IndexDescriptor& index, DocumentView doc,
+                         std::vector<IndexKey>* keys, MultikeyPaths* multikey_paths) const = 0;
+  // The layout of the index's entries.
+  virtual IndexEntryFormat EntryFormat(const IndexDescriptor& index) const = 0;
+  // Appends an entry's key values to the open document of `out`, one field
+  // per key field with its original type (what a covered plan returns).
+  virtual Status DecodeKey(const IndexDescriptor& index, const IndexEntryView& entry,
+                           BsonBuilder* out) const = 0;
+
+  // ---- Bounds and scan ----
+
+  // The intervals of field `field`'s key values that a leaf predicate on
+  // that field's path allows, and how exactly they answer it (see
+  // IntervalsForLeaf). False: the predicate gives no bounds on this kind.
+  virtual bool IntervalsFor(const IndexDescriptor& index, size_t field, const MatchExpression& leaf,
+                            std::vector<Interval>* out, BoundsTightness* tightness) const = 0;
+  // Whether a scan returns entries in the order of the key values (so it
+  // can provide a sort), and whether the keys hold the values themselves
+  // (so a plan can be covered).
+  virtual bool KeysAreOrdered() const = 0;
+  virtual bool KeysHoldValues() const = 0;
+
+  // ---- Explain ----
+
+  // The fields explain's IXSCAN / COUNT_SCAN show of the index, appended to
+  // the open document: keyPattern, indexName, isMultiKey, multiKeyPaths,
+  // isUnique, isSparse, isPartial, indexVersion.
+  virtual void AppendExplain(const IndexDescriptor& index, BsonBuilder* out) const = 0;
+};
+
+// The ordered index, rockdoc's built-in kind.
+const IndexAccessMethod& BtreeAccessMethod();
+
+// The access method for a key pattern: btree for numeric directions, or
+// the kind registered under the plugin name its string values give. Errors,
+// with MongoDB's codes: CannotCreateIndex (67) "Unknown index plugin 'x'",
+// and MongoDB's own refusals (geoHaystack; "wildcard" as a value);
+// NotImplemented (238) "text indexes are not supported by rockdoc" for
+// MongoDB's kinds that rockdoc does not build (2d, 2dsphere, text, hashed,
+// columnstore, and wildcard for a "$**" path); BadValue (2) when a pattern
+// mixes two plugins.
+StatusOr<const IndexAccessMethod*> AccessMethodFor(DocumentView key_pattern);
+
+// DataCorruptionDetected (296): "catalog index entry is damaged: <message>".
+Status DamagedIndexEntry(std::string message);
+
+// Makes key patterns naming `plugin` ({a: "<plugin>"}) use `method`, which
+// must outlive every index of its kind. Returns false (and changes
+// nothing) when the name is taken.
+bool RegisterIndexKind(std::string plugin, const IndexAccessMethod* method);
+
+}  // namespace rockdoc::internal
+
+#endif  // ROCKDOC_INDEX_ACCESS_METHOD_H_
