@@ -697,6 +697,9 @@ TEST_F(DifferentialTest, CountsAgreeWithACollectionScan) {
     ASSERT_TRUE(e.ok()) << e.status();
     const std::vector<std::string> stages = Stages(*e);
     EXPECT_EQ(stages.front(), "COUNT") << filter;
+    // countDocuments runs the same COUNT stage explain shows.
+    EXPECT_EQ(Count(*e, "executionStats.executionStages.nCounted"), *want) << filter;
+    EXPECT_EQ(Count(*e, "executionStats.nReturned"), 0) << filter;
     if (Count(*e, "executionStats.totalKeysExamined") > 0) ++indexed;
     if (stages.back() == "COUNT_SCAN") {
       ++count_scans;

@@ -30,16 +30,18 @@ namespace rockdoc::internal {
 // `max_time_ms` of processing (0 = none; out of range: BadValue).
 // Inside a transaction the cursor reads through it and is invalidated when
 // it ends; in a snapshot session it reads the session's snapshot.
+// `top`, when given, puts a stage over the plan (COUNT) before it runs.
+using TopStage = std::function<std::unique_ptr<PlanStage>(
+    std::unique_ptr<PlanStage> plan, const CollectionMeta& meta, const ReadView& view)>;
 StatusOr<std::unique_ptr<PlanExecutor>> OpenQuery(const std::shared_ptr<const Engine>& engine,
                                                   const CollectionMeta* meta,
                                                   std::unique_ptr<CanonicalQuery> cq,
-                                                  int64_t max_time_ms, const OpContext& op);
+                                                  int64_t max_time_ms, const OpContext& op,
+                                                  const TopStage& top = {});
 
 // Runs `cq` at the requested verbosity and returns MongoDB's explain.
 // `top`, when given, puts a stage over the plan (UPDATE, DELETE, COUNT)
 // before it runs: explain then shows and runs the real tree.
-using TopStage = std::function<std::unique_ptr<PlanStage>(
-    std::unique_ptr<PlanStage> plan, const CollectionMeta& meta, const ReadView& view)>;
 StatusOr<Document> ExplainQuery(const std::shared_ptr<const Engine>& engine,
                                 const CollectionMeta* meta, const std::string& ns,
                                 const CanonicalQuery& cq, ExplainVerbosity verbosity,

@@ -29,10 +29,19 @@ Status CheckUpdateResultSize(const Document& doc, const std::vector<std::string>
                                   : CheckStorageDepth(doc);
 }
 
+namespace {
+// What a top stage sees of a missing collection (which plans to EOF).
+const CollectionMeta& NoCollection() {
+  static const CollectionMeta kNoCollection;
+  return kNoCollection;
+}
+}  // namespace
+
 StatusOr<std::unique_ptr<PlanExecutor>> OpenQuery(const std::shared_ptr<const Engine>& engine,
                                                   const CollectionMeta* meta,
                                                   std::unique_ptr<CanonicalQuery> cq,
-                                                  int64_t max_time_ms, const OpContext& op) {
+                                                  int64_t max_time_ms, const OpContext& op,
+                                                  const TopStage& top) {
   ROCKDOC_RETURN_IF_ERROR(CheckMaxTimeMS(max_time_ms));
   const int64_t start = max_time_ms > 0 ? MonotonicNanos() : 0;
   // The cursor's own snapshot, unless it reads a transaction's or a
@@ -41,8 +50,9 @@ StatusOr<std::unique_ptr<PlanExecutor>> OpenQuery(const std::shared_ptr<const En
   if (!op.in_transaction() && op.snapshot == nullptr) {
     snapshot = std::make_unique<SnapshotHolder>(engine);
   }
-  ROCKDOC_ASSIGN_OR_RETURN(PreparedPlan plan,
-                           PlanQuery(*cq, meta, op.View(engine.get(), snapshot.get())));
+  const ReadView view = op.View(engine.get(), snapshot.get());
+  ROCKDOC_ASSIGN_OR_RETURN(PreparedPlan plan, PlanQuery(*cq, meta, view));
+  if (top) plan.root = top(std::move(plan.root), meta != nullptr ? *meta : NoCollection(), view);
   auto exec = std::make_unique<PlanExecutor>(engine, std::move(snapshot), std::move(plan.root));
   if (op.session != nullptr && (op.in_transaction() || op.snapshot != nullptr)) {
     op.session->AddExecutor(exec.get());
@@ -62,9 +72,7 @@ StatusOr<Document> ExplainQuery(const std::shared_ptr<const Engine>& engine,
   auto start = std::chrono::steady_clock::now();
   ROCKDOC_ASSIGN_OR_RETURN(PreparedPlan plan, PlanQuery(cq, meta, snapshot.context()));
   if (top) {
-    // A missing collection plans to EOF: the top stage then finds nothing.
-    static const CollectionMeta kNoCollection;
-    plan.root = top(std::move(plan.root), meta != nullptr ? *meta : kNoCollection,
+    plan.root = top(std::move(plan.root), meta != nullptr ? *meta : NoCollection(),
                     snapshot.context());
   }
   plan.root->EnableTiming();
@@ -184,6 +192,14 @@ StatusOr<int64_t> Collection::CountDocuments(DocumentView filter,
           return EstimatedDocumentCount();
         }
         std::unique_ptr<internal::PlanExecutor> exec;
+        const internal::CountStage* count = nullptr;
+        // The same tree explain shows: COUNT over the plan.
+        auto top = [&count](std::unique_ptr<internal::PlanStage> plan, const CollectionMeta&,
+                            const internal::ReadView&) -> std::unique_ptr<internal::PlanStage> {
+          auto stage = std::make_unique<internal::CountStage>(std::move(plan));
+          count = stage.get();
+          return stage;
+        };
         {
           // As Find: planning under the engine's use, the cursor then on its own.
           auto use = engine_->Enter();
@@ -191,9 +207,11 @@ StatusOr<int64_t> Collection::CountDocuments(DocumentView filter,
           ROCKDOC_ASSIGN_OR_RETURN(auto cq, CountQuery(filter, options));
           ROCKDOC_ASSIGN_OR_RETURN(auto meta, internal::LookupForRead(*engine_, db_name_, name_));
           ROCKDOC_ASSIGN_OR_RETURN(exec, internal::OpenQuery(engine_, meta.get(), std::move(cq),
-                                                             options.max_time_ms, op));
+                                                             options.max_time_ms, op, top));
         }
-        return exec->CountRemaining();
+        // COUNT passes nothing up: it counts what its child produces.
+        ROCKDOC_ASSIGN_OR_RETURN(int64_t passed, exec->CountRemaining());
+        return passed + count->counted();
       });
 }
 
