@@ -139,10 +139,9 @@ TEST_F(PlannerTest, CoveredKeepsOriginalNumericTypes) {
   EXPECT_EQ(Count(e, "executionStats.totalDocsExamined"), 0);
   std::vector<Document> covered = All(R"({"a": 5})", o);
   ASSERT_EQ(covered.size(), 4u);
-  std::multiset<std::string> got, want = {R"({"a": {"$numberLong": "5"}})",
-                                          R"({"a": {"$numberDouble": "5.0"}})",
-                                          R"({"a": {"$numberDecimal": "5.00"}})",
-                                          R"({"a": {"$numberInt": "5"}})"};
+  std::multiset<std::string> got,
+      want = {R"({"a": {"$numberLong": "5"}})", R"({"a": {"$numberDouble": "5.0"}})",
+              R"({"a": {"$numberDecimal": "5.00"}})", R"({"a": {"$numberInt": "5"}})"};
   for (const Document& d : covered) got.insert(ToJson(d, JsonFormat::kCanonical));
   EXPECT_EQ(got, want);
 }
@@ -154,14 +153,16 @@ TEST_F(PlannerTest, MultikeyPathIsNotCovered) {
   o.projection = Json(R"({"_id": 0, "a": 1})");
   Document e = Explain(R"({"a": {"$gte": 2}})", o);
   EXPECT_THAT(Stages(e), ::testing::ElementsAre("PROJECTION_SIMPLE", "FETCH", "IXSCAN"));
-  EXPECT_TRUE(FindStage(e, "queryPlanner.winningPlan", "IXSCAN").Document().Get("isMultiKey").Bool());
+  EXPECT_TRUE(
+      FindStage(e, "queryPlanner.winningPlan", "IXSCAN").Document().Get("isMultiKey").Bool());
   EXPECT_EQ(Count(e, "executionStats.nReturned"), 2);
   EXPECT_EQ(Count(e, "executionStats.totalDocsExamined"), 2);
 }
 
 TEST_F(PlannerTest, SortOnIndexAfterEqualityPrefixNeedsNoSortStage) {
   for (int i = 0; i < 50; ++i) {
-    std::string d = "{\"host\": " + std::to_string(i % 3) + ", \"time\": " + std::to_string(i) + "}";
+    std::string d =
+        "{\"host\": " + std::to_string(i % 3) + ", \"time\": " + std::to_string(i) + "}";
     ASSERT_TRUE(coll_->InsertOne(Json(d.c_str())).ok());
   }
   ASSERT_TRUE(coll_->CreateIndex(Json(R"({"host": 1, "time": -1})")).ok());
@@ -181,13 +182,15 @@ TEST_F(PlannerTest, SortOnIndexAfterEqualityPrefixNeedsNoSortStage) {
   o.sort = Json(R"({"time": 1})");
   Document back = Explain(R"({"host": 1})", o);
   EXPECT_THAT(Stages(back), ::testing::Not(::testing::Contains("SORT")));
-  EXPECT_EQ(FindStage(back, "queryPlanner.winningPlan", "IXSCAN").Document().Get("direction").String(),
-            "backward");
+  EXPECT_EQ(
+      FindStage(back, "queryPlanner.winningPlan", "IXSCAN").Document().Get("direction").String(),
+      "backward");
 }
 
 TEST_F(PlannerTest, SortWithoutIndexIsABlockingTopKSort) {
   for (int i = 0; i < 100; ++i) {
-    ASSERT_TRUE(coll_->InsertOne(Json(("{\"v\": " + std::to_string((i * 37) % 100) + "}").c_str())).ok());
+    ASSERT_TRUE(
+        coll_->InsertOne(Json(("{\"v\": " + std::to_string((i * 37) % 100) + "}").c_str())).ok());
   }
   FindOptions o;
   o.sort = Json(R"({"v": -1})");
@@ -217,7 +220,8 @@ TEST_F(PlannerTest, SortOverMemoryBoundFails) {
   while (cursor->Next()) {
   }
   EXPECT_EQ(cursor->status().code(), ErrorCode::kQueryExceededMemoryLimitNoDiskUseAllowed);
-  EXPECT_THAT(std::string(cursor->status().message()), ::testing::HasSubstr("Sort exceeded memory limit"));
+  EXPECT_THAT(std::string(cursor->status().message()),
+              ::testing::HasSubstr("Sort exceeded memory limit"));
 }
 
 TEST_F(PlannerTest, OrOfIndexedBranchesIsAnOrOfIxscans) {
@@ -324,8 +328,8 @@ TEST_F(PlannerTest, WriteAndCountStagesReportTheirFigures) {
   auto one = coll_->ExplainDelete(Json(R"({"b": 0})"), false, ExplainVerbosity::kExecutionStats);
   ASSERT_TRUE(one.ok());
   EXPECT_EQ(Count(*one, "executionStats.executionStages.nWouldDelete"), 1);
-  auto c = coll_->ExplainCount(Json(R"({"b": 0})"), CountOptions(),
-                               ExplainVerbosity::kExecutionStats);
+  auto c =
+      coll_->ExplainCount(Json(R"({"b": 0})"), CountOptions(), ExplainVerbosity::kExecutionStats);
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->GetPath("executionStats.executionStages.stage").String(), "COUNT");
   EXPECT_EQ(Count(*c, "executionStats.executionStages.nCounted"), 3);
@@ -432,10 +436,8 @@ TEST_F(PlannerTest, ExactBoundsLeaveNoFilter) {
   Document id = Explain(R"({"_id": 3})");
   EXPECT_FALSE(FindStage(id, "queryPlanner.winningPlan", "IDHACK").Document().Get("filter").ok());
   Document ids = Explain(R"({"_id": {"$gte": 3}})");
-  EXPECT_FALSE(FindStage(ids, "queryPlanner.winningPlan", "CLUSTERED_IXSCAN")
-                   .Document()
-                   .Get("filter")
-                   .ok());
+  EXPECT_FALSE(
+      FindStage(ids, "queryPlanner.winningPlan", "CLUSTERED_IXSCAN").Document().Get("filter").ok());
   EXPECT_EQ(Count(ids, "executionStats.nReturned"), 2);
 }
 
@@ -481,9 +483,8 @@ TEST_F(PlannerTest, DistinctKeepsNestedArraysAsValues) {
     }
     return out;
   };
-  EXPECT_THAT(distinct("a"),
-              ::testing::ElementsAre("1", "7", R"({"b": 4})", R"({"b": [2, [3]]})",
-                                     R"({"b": [5, [6]]})", "[1]"));
+  EXPECT_THAT(distinct("a"), ::testing::ElementsAre("1", "7", R"({"b": 4})", R"({"b": [2, [3]]})",
+                                                    R"({"b": [5, [6]]})", "[1]"));
   EXPECT_THAT(distinct("a.b"), ::testing::ElementsAre("2", "4", "5", "[3]", "[6]"));
   EXPECT_THAT(distinct("a.0"), ::testing::ElementsAre("1", R"({"b": 4})"));
 }
@@ -559,12 +560,18 @@ class DifferentialTest : public PlannerTest {
 
   std::string RandomScalar() {
     switch (Uniform(0, 9)) {
-      case 0: return "null";
-      case 1: return "\"" + std::string(1, static_cast<char>('a' + Uniform(0, 3))) + "\"";
-      case 2: return std::to_string(Uniform(0, 5)) + ".5";
-      case 3: return "{\"$numberLong\": \"" + std::to_string(Uniform(0, 5)) + "\"}";
-      case 4: return "true";
-      default: return std::to_string(Uniform(0, 5));
+      case 0:
+        return "null";
+      case 1:
+        return "\"" + std::string(1, static_cast<char>('a' + Uniform(0, 3))) + "\"";
+      case 2:
+        return std::to_string(Uniform(0, 5)) + ".5";
+      case 3:
+        return "{\"$numberLong\": \"" + std::to_string(Uniform(0, 5)) + "\"}";
+      case 4:
+        return "true";
+      default:
+        return std::to_string(Uniform(0, 5));
     }
   }
   // Only field "a" holds arrays: a compound index over two array fields
@@ -594,14 +601,22 @@ class DifferentialTest : public PlannerTest {
     std::string f = fields[Uniform(0, 4)];
     std::string v = RandomScalar();
     switch (Uniform(0, 7)) {
-      case 0: return "{\"" + f + "\": " + v + "}";
-      case 1: return "{\"" + f + "\": {\"$gt\": " + v + "}}";
-      case 2: return "{\"" + f + "\": {\"$lte\": " + v + "}}";
-      case 3: return "{\"" + f + "\": {\"$in\": [" + v + ", " + RandomScalar() + "]}}";
-      case 4: return "{\"" + f + "\": {\"$gte\": " + v + ", \"$lt\": " + RandomScalar() + "}}";
-      case 5: return "{\"" + f + "\": {\"$ne\": " + v + "}}";
-      case 6: return "{\"" + f + "\": {\"$exists\": " + (Uniform(0, 1) ? "true" : "false") + "}}";
-      default: return "{\"$or\": [" + RandomPredicateSimple() + ", " + RandomPredicateSimple() + "]}";
+      case 0:
+        return "{\"" + f + "\": " + v + "}";
+      case 1:
+        return "{\"" + f + "\": {\"$gt\": " + v + "}}";
+      case 2:
+        return "{\"" + f + "\": {\"$lte\": " + v + "}}";
+      case 3:
+        return "{\"" + f + "\": {\"$in\": [" + v + ", " + RandomScalar() + "]}}";
+      case 4:
+        return "{\"" + f + "\": {\"$gte\": " + v + ", \"$lt\": " + RandomScalar() + "}}";
+      case 5:
+        return "{\"" + f + "\": {\"$ne\": " + v + "}}";
+      case 6:
+        return "{\"" + f + "\": {\"$exists\": " + (Uniform(0, 1) ? "true" : "false") + "}}";
+      default:
+        return "{\"$or\": [" + RandomPredicateSimple() + ", " + RandomPredicateSimple() + "]}";
     }
   }
   std::string RandomPredicateSimple() {
@@ -612,8 +627,9 @@ class DifferentialTest : public PlannerTest {
 
 TEST_F(DifferentialTest, EveryPlanReturnsWhatACollectionScanReturns) {
   for (int i = 0; i < 300; ++i) ASSERT_TRUE(coll_->InsertOne(Json(RandomDoc(i).c_str())).ok());
-  const char* index_specs[] = {R"({"a": 1})",       R"({"b": -1})",         R"({"a": 1, "b": 1})",
-                               R"({"c": 1, "a": -1})", R"({"a.x": 1})",      R"({"b": 1, "c": 1, "a": 1})"};
+  const char* index_specs[] = {R"({"a": 1})",         R"({"b": -1})",
+                               R"({"a": 1, "b": 1})", R"({"c": 1, "a": -1})",
+                               R"({"a.x": 1})",       R"({"b": 1, "c": 1, "a": 1})"};
   std::vector<std::string> names;
   for (const char* spec : index_specs) {
     auto name = coll_->CreateIndex(Json(spec));
@@ -652,9 +668,9 @@ TEST_F(DifferentialTest, EveryPlanReturnsWhatACollectionScanReturns) {
     auto want = normalise(expected);
     auto check = [&](FindOptions o, const std::string& what) {
       std::vector<Document> got = All(filter.c_str(), o);
-      EXPECT_EQ(normalise(got), want) << "filter " << filter << " sort " << sort << " projection "
-                                      << proj << " limit " << o.limit << " skip " << o.skip
-                                      << " plan " << what;
+      EXPECT_EQ(normalise(got), want)
+          << "filter " << filter << " sort " << sort << " projection " << proj << " limit "
+          << o.limit << " skip " << o.skip << " plan " << what;
       ++checked;
     };
     check(base, "planner's choice");
@@ -721,32 +737,64 @@ class TightBoundsDifferentialTest : public DifferentialTest {
   }
   std::string Scalar() {
     static const std::vector<std::string> pool = {
-        "null", "1", "2", "5", "-1", "2.5", R"({"$numberLong": "2"})",
-        R"({"$numberDecimal": "2.0"})", R"({"$numberDecimal": "2.5"})",
-        R"({"$numberDecimal": "NaN"})", R"({"$numberDouble": "NaN"})",
-        R"({"$numberDouble": "Infinity"})", R"({"$numberDouble": "-Infinity"})", R"("a")",
-        R"("ab")", R"("abc")", R"("b")", R"("éb")", R"("B")", R"("")", "true", "false",
+        "null",
+        "1",
+        "2",
+        "5",
+        "-1",
+        "2.5",
+        R"({"$numberLong": "2"})",
+        R"({"$numberDecimal": "2.0"})",
+        R"({"$numberDecimal": "2.5"})",
+        R"({"$numberDecimal": "NaN"})",
+        R"({"$numberDouble": "NaN"})",
+        R"({"$numberDouble": "Infinity"})",
+        R"({"$numberDouble": "-Infinity"})",
+        R"("a")",
+        R"("ab")",
+        R"("abc")",
+        R"("b")",
+        R"("éb")",
+        R"("B")",
+        R"("")",
+        "true",
+        "false",
         R"({"$regularExpression": {"pattern": "^a", "options": ""}})",
         R"({"$regularExpression": {"pattern": "^a", "options": "i"}})",
-        R"({"$regularExpression": {"pattern": "b", "options": ""}})", R"({"x": 1})",
-        R"({"$date": "2020-01-01T00:00:00Z"})", R"({"$symbol": "ab"})"};
+        R"({"$regularExpression": {"pattern": "b", "options": ""}})",
+        R"({"x": 1})",
+        R"({"$date": "2020-01-01T00:00:00Z"})",
+        R"({"$symbol": "ab"})"};
     return Pick(pool);
   }
   std::string Value(bool arrays) {
     if (arrays && Uniform(0, 3) == 0) {
       std::string v = "[";
       int n = Uniform(0, 3);
-      for (int i = 0; i < n; ++i) v += (i ? ", " : "") + (Uniform(0, 5) == 0 ? "[" + Scalar() + "]" : Scalar());
+      for (int i = 0; i < n; ++i)
+        v += (i ? ", " : "") + (Uniform(0, 5) == 0 ? "[" + Scalar() + "]" : Scalar());
       return v + "]";
     }
     return Scalar();
   }
   std::string ArrValue() {
-    static const std::vector<std::string> pool = {
-        "[]", "[5]", "[5, 6]", R"([{"a": 1}])", R"([{"a": 1}, {"a": 2}])", R"([{"1": "x"}])",
-        R"([{"0": "x"}, 5])", R"([[1], {"a": 3}])", R"([{"a": [1, 2]}, 3])", R"({"0": 1})",
-        R"({"0": {"a": 2}})", "5", "null", R"([null, {"a": null}])", R"([{"b": 1}, {"1": 2}])",
-        R"([[{"a": 1}], 2])", R"(["x", {"1": {"a": 5}}])"};
+    static const std::vector<std::string> pool = {"[]",
+                                                  "[5]",
+                                                  "[5, 6]",
+                                                  R"([{"a": 1}])",
+                                                  R"([{"a": 1}, {"a": 2}])",
+                                                  R"([{"1": "x"}])",
+                                                  R"([{"0": "x"}, 5])",
+                                                  R"([[1], {"a": 3}])",
+                                                  R"([{"a": [1, 2]}, 3])",
+                                                  R"({"0": 1})",
+                                                  R"({"0": {"a": 2}})",
+                                                  "5",
+                                                  "null",
+                                                  R"([null, {"a": null}])",
+                                                  R"([{"b": 1}, {"1": 2}])",
+                                                  R"([[{"a": 1}], 2])",
+                                                  R"(["x", {"1": {"a": 5}}])"};
     return Pick(pool);
   }
   std::string Doc(int id) {
@@ -757,38 +805,49 @@ class TightBoundsDifferentialTest : public DifferentialTest {
     return d + "}";
   }
   std::string Regex() {
-    static const std::vector<std::string> patterns = {"^a", "^ab", "a", "^a.*", "^a$", "^(a|b)",
-                                                      "^ab?", "^a+", "\\\\Aab", "^", "b",
-                                                      "^é?b"};
+    static const std::vector<std::string> patterns = {
+        "^a", "^ab", "a", "^a.*", "^a$", "^(a|b)", "^ab?", "^a+", "\\\\Aab", "^", "b", "^é?b"};
     static const std::vector<std::string> flags = {"", "", "i", "s", "m"};
     return R"({"$regularExpression": {"pattern": ")" + Pick(patterns) + R"(", "options": ")" +
            Pick(flags) + "\"}}";
   }
   std::string Predicate() {
-    static const std::vector<std::string> paths = {"a",     "s",       "arr.0",  "arr.1",
+    static const std::vector<std::string> paths = {"a",     "s",       "arr.0",   "arr.1",
                                                    "arr.a", "arr.0.a", "arr.1.a", "_id"};
     const std::string p = "\"" + Pick(paths) + "\": ";
     switch (Uniform(0, 11)) {
-      case 0: return "{" + p + Scalar() + "}";
-      case 1: return "{" + p + "{\"$gt\": " + Scalar() + "}}";
-      case 2: return "{" + p + "{\"$gte\": " + Scalar() + "}}";
-      case 3: return "{" + p + "{\"$lt\": " + Scalar() + "}}";
-      case 4: return "{" + p + "{\"$lte\": " + Scalar() + "}}";
-      case 5: return "{" + p + "{\"$in\": [" + Scalar() + ", " + Scalar() + "]}}";
-      case 6: return "{" + p + "{\"$in\": [" + Scalar() + ", " + Regex() + "]}}";
-      case 7: return "{" + p + Regex() + "}";
-      case 8: return "{" + p + "{\"$gt\": " + Scalar() + ", \"$lt\": " + Scalar() + "}}";
-      case 9: return "{" + p + "{\"$ne\": " + Scalar() + "}}";
-      case 10: return "{" + p + "{\"$exists\": " + (Uniform(0, 1) ? "true" : "false") + "}}";
-      default: return "{\"$or\": [" + Predicate() + ", " + Predicate() + "]}";
+      case 0:
+        return "{" + p + Scalar() + "}";
+      case 1:
+        return "{" + p + "{\"$gt\": " + Scalar() + "}}";
+      case 2:
+        return "{" + p + "{\"$gte\": " + Scalar() + "}}";
+      case 3:
+        return "{" + p + "{\"$lt\": " + Scalar() + "}}";
+      case 4:
+        return "{" + p + "{\"$lte\": " + Scalar() + "}}";
+      case 5:
+        return "{" + p + "{\"$in\": [" + Scalar() + ", " + Scalar() + "]}}";
+      case 6:
+        return "{" + p + "{\"$in\": [" + Scalar() + ", " + Regex() + "]}}";
+      case 7:
+        return "{" + p + Regex() + "}";
+      case 8:
+        return "{" + p + "{\"$gt\": " + Scalar() + ", \"$lt\": " + Scalar() + "}}";
+      case 9:
+        return "{" + p + "{\"$ne\": " + Scalar() + "}}";
+      case 10:
+        return "{" + p + "{\"$exists\": " + (Uniform(0, 1) ? "true" : "false") + "}}";
+      default:
+        return "{\"$or\": [" + Predicate() + ", " + Predicate() + "]}";
     }
   }
 };
 
 TEST_F(TightBoundsDifferentialTest, EveryIndexReturnsWhatACollectionScanReturns) {
-  const char* specs[] = {R"({"a": 1})",       R"({"s": 1})",       R"({"a": 1, "s": -1})",
+  const char* specs[] = {R"({"a": 1})",          R"({"s": 1})",       R"({"a": 1, "s": -1})",
                          R"({"s": -1, "a": 1})", R"({"arr.0": 1})",   R"({"arr.1": -1})",
-                         R"({"arr.a": 1})",   R"({"arr.0.a": 1})", R"({"arr.1.a": 1})"};
+                         R"({"arr.a": 1})",      R"({"arr.0.a": 1})", R"({"arr.1.a": 1})"};
   std::vector<std::string> names;
   for (const char* spec : specs) {
     auto name = coll_->CreateIndex(Json(spec));
@@ -812,8 +871,8 @@ TEST_F(TightBoundsDifferentialTest, EveryIndexReturnsWhatACollectionScanReturns)
                          R"({"arr.0": 1, "_id": -1})"};
   int checked = 0, no_filter = 0;
   for (int q = 0; q < 300; ++q) {
-    std::string filter = Uniform(0, 2) == 0 ? "{\"$and\": [" + Predicate() + ", " + Predicate() + "]}"
-                                            : Predicate();
+    std::string filter =
+        Uniform(0, 2) == 0 ? "{\"$and\": [" + Predicate() + ", " + Predicate() + "]}" : Predicate();
     FindOptions base;
     const char* sort = sorts[Uniform(0, 4)];
     if (*sort) base.sort = Json(sort);
@@ -865,9 +924,10 @@ TEST_F(TightBoundsDifferentialTest, EveryIndexReturnsWhatACollectionScanReturns)
 
 TEST_F(PlannerTest, CountThroughAnIndexExaminesKeysNotDocuments) {
   for (int i = 0; i < 60; ++i) {
-    ASSERT_TRUE(coll_->InsertOne(Json(("{\"page\": " + std::to_string(i % 6) +
-                                       ", \"tags\": [" + std::to_string(i % 4) + ", 9]}")
-                                          .c_str()))
+    ASSERT_TRUE(coll_
+                    ->InsertOne(Json(("{\"page\": " + std::to_string(i % 6) + ", \"tags\": [" +
+                                      std::to_string(i % 4) + ", 9]}")
+                                         .c_str()))
                     .ok());
   }
   ASSERT_TRUE(coll_->CreateIndex(Json(R"({"page": 1})")).ok());

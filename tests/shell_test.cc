@@ -651,10 +651,9 @@ TEST_F(ShellTest, CreateListAndDropIndexes) {
 
 TEST_F(ShellTest, IndexOptionsRockdocLacksAreRefusedNotDropped) {
   Ok("db.c.insertOne({a: 1})");
-  for (const char* options :
-       {"{collation: {locale: 'en', strength: 2}}",
-        "{hidden: true}", "{weights: {a: 1}}", "{default_language: 'english'}",
-        "{'2dsphereIndexVersion': 3}", "{wildcardProjection: {a: 1}}"}) {
+  for (const char* options : {"{collation: {locale: 'en', strength: 2}}", "{hidden: true}",
+                              "{weights: {a: 1}}", "{default_language: 'english'}",
+                              "{'2dsphereIndexVersion': 3}", "{wildcardProjection: {a: 1}}"}) {
     EXPECT_EQ(Show(std::string("try { db.c.createIndex({a: 1}, ") + options +
                    ") } catch (e) { [e.code, e.codeName] }"),
               "[ 238, 'NotImplemented' ]\n")
@@ -686,8 +685,9 @@ TEST_F(ShellTest, CreateIndexesBuildsAllOrNone) {
   EXPECT_EQ(Show("try { db.c.createIndexes([{a: 1}, {b: 0}]) } catch (e) { e.code }"), "67\n");
   EXPECT_EQ(Show("db.c.getIndexes().length"), "1\n");
   // A unique violation in the second build: the first is removed.
-  EXPECT_EQ(Show("try { db.c.createIndexes([{a: 1}, {b: 1}], {unique: true}) } catch (e) { e.code }"),
-            "11000\n");
+  EXPECT_EQ(
+      Show("try { db.c.createIndexes([{a: 1}, {b: 1}], {unique: true}) } catch (e) { e.code }"),
+      "11000\n");
   EXPECT_EQ(Show("db.c.getIndexes().length"), "1\n");
   EXPECT_EQ(Show("db.c.createIndexes([{a: 1}, {a: -1}], {unique: true})"), "[ 'a_1', 'a_-1' ]\n");
 }
@@ -698,9 +698,9 @@ TEST_F(ShellTest, CreateCollectionOptionsRockdocLacksAreRefused) {
         "{timeseries: {timeField: 't'}}", "{viewOn: 'x', pipeline: []}",
         "{clusteredIndex: {key: {_id: 1}, unique: true}}", "{collation: {locale: 'fr'}}",
         "{changeStreamPreAndPostImages: {enabled: true}}", "{expireAfterSeconds: 60}"}) {
-    EXPECT_EQ(Show(std::string("try { db.createCollection('x', ") + options +
-                   ") } catch (e) { e.code }"),
-              "238\n")
+    EXPECT_EQ(
+        Show(std::string("try { db.createCollection('x', ") + options + ") } catch (e) { e.code }"),
+        "238\n")
         << options;
   }
   EXPECT_EQ(Show("try { db.createCollection('x', {foo: 1}) } catch (e) { [e.code, e.message] }"),
@@ -1114,9 +1114,10 @@ TEST_F(ShellTest, AFunctionInAFilterIsCodeNotDropped) {
   EXPECT_EQ(Show("try { db.c.deleteMany({$where: function() { return this.a == 2 }}) } "
                  "catch (e) { e.code }"),
             CodeLine(ErrorCode::kNotImplemented));
-  EXPECT_EQ(Show("try { db.c.deleteMany({$where: function() { return this.a == 2 }}) } "
-                 "catch (e) { [e.name, e.message] }"),
-            Show("try { db.c.deleteMany({$where: 'this.a == 2'}) } catch (e) { [e.name, e.message] }"));
+  EXPECT_EQ(
+      Show("try { db.c.deleteMany({$where: function() { return this.a == 2 }}) } "
+           "catch (e) { [e.name, e.message] }"),
+      Show("try { db.c.deleteMany({$where: 'this.a == 2'}) } catch (e) { [e.name, e.message] }"));
   EXPECT_EQ(Coll("c").EstimatedDocumentCount().value(), 3);
   // A function is BSON JavaScript code (mongosh's serializeFunctions):
   // equal to no stored value here.
@@ -1131,22 +1132,25 @@ TEST_F(ShellTest, AFunctionInAFilterIsCodeNotDropped) {
   EXPECT_EQ(Stored("c", 4),
             R"({"_id": {"$numberInt": "4"}, "f": {"$code": "function () { return 1; }"}, )"
             R"("l": [{"$code": "function(){}"}]})");
-  EXPECT_EQ(Stored("c", 1),
-            R"({"_id": {"$numberInt": "1"}, "a": {"$numberInt": "1"}, "g": {"$code": "function(){}"}})");
+  EXPECT_EQ(
+      Stored("c", 1),
+      R"({"_id": {"$numberInt": "1"}, "a": {"$numberInt": "1"}, "g": {"$code": "function(){}"}})");
 }
 
 TEST_F(ShellTest, ValuesWithNoBsonFormAreRefusedBeforeAnythingRuns) {
   Ok("db.c.insertMany([{_id: 1, a: 1}, {_id: 2, a: 2}])");
   // Anywhere in a document, filter, update or option: an error, not a gap.
-  EXPECT_EQ(Show("try { db.c.insertOne({_id: 3, s: Symbol('x')}) } catch (e) { [e.name, e.message] }"),
-            "[ 'TypeError', 'cannot convert a Symbol to BSON' ]\n");
+  EXPECT_EQ(
+      Show("try { db.c.insertOne({_id: 3, s: Symbol('x')}) } catch (e) { [e.name, e.message] }"),
+      "[ 'TypeError', 'cannot convert a Symbol to BSON' ]\n");
   EXPECT_EQ(Show("try { db.c.insertOne({_id: 3, l: [1, Symbol('x')]}) } catch (e) { e.message }"),
             "cannot convert a Symbol to BSON\n");
   EXPECT_EQ(Show("try { db.c.deleteMany({a: Symbol('x')}) } catch (e) { e.message }"),
             "cannot convert a Symbol to BSON\n");
   EXPECT_EQ(Show("try { db.c.updateMany({}, {$set: {s: new Set([1])}}) } catch (e) { e.message }"),
             "cannot convert a Set to BSON\n");
-  EXPECT_EQ(Show("try { db.c.find({}, {}, {sort: {a: new WeakMap()}}).toArray() } catch (e) { e.message }"),
+  EXPECT_EQ(Show("try { db.c.find({}, {}, {sort: {a: new WeakMap()}}).toArray() } catch (e) { "
+                 "e.message }"),
             "cannot convert a WeakMap to BSON\n");
   EXPECT_EQ(Show("try { db.c.insertOne({p: Promise.resolve(1)}) } catch (e) { e.message }"),
             "cannot convert a Promise to BSON\n");
@@ -1167,14 +1171,16 @@ TEST_F(ShellTest, ValuesWithNoBsonFormAreRefusedBeforeAnythingRuns) {
             "filter must be an object, not a function\n");
   EXPECT_EQ(Show("try { db.c.deleteMany(null) } catch (e) { e.message }"),
             "filter must be an object\n");
-  EXPECT_EQ(Show("try { db.c.find({}, {}, {hint: function(){}}).toArray() } catch (e) { e.message }"),
-            "BSON field 'hint' is the wrong type 'javascript', expected types '[string, object]'\n");
+  EXPECT_EQ(
+      Show("try { db.c.find({}, {}, {hint: function(){}}).toArray() } catch (e) { e.message }"),
+      "BSON field 'hint' is the wrong type 'javascript', expected types '[string, object]'\n");
   EXPECT_EQ(Coll("c").EstimatedDocumentCount().value(), 2);
   EXPECT_EQ(Stored("c", 1), R"({"_id": {"$numberInt": "1"}, "a": {"$numberInt": "1"}})");
   // A Map is the document of its entries (js-bson), in a value or as one.
   Ok("db.c.insertOne({_id: 3, m: new Map([['x', 1], ['y', [2]]])})");
-  EXPECT_EQ(Stored("c", 3),
-            R"({"_id": {"$numberInt": "3"}, "m": {"x": {"$numberInt": "1"}, "y": [{"$numberInt": "2"}]}})");
+  EXPECT_EQ(
+      Stored("c", 3),
+      R"({"_id": {"$numberInt": "3"}, "m": {"x": {"$numberInt": "1"}, "y": [{"$numberInt": "2"}]}})");
   EXPECT_EQ(Show("db.c.find(new Map([['_id', 3]])).count()"), "1\n");
   EXPECT_EQ(Show("try { db.c.insertOne({m: new Map([[1, 1]])}) } catch (e) { e.message }"),
             "a Map needs string keys to convert to BSON\n");
@@ -1188,8 +1194,9 @@ TEST_F(ShellTest, RequiredArgumentsAreRequired) {
             "at position 0 (Collection.deleteMany)'\n]\n");
   EXPECT_EQ(Show("try { db.c.deleteMany() } catch (e) { e.code }"), CodeLine(ErrorCode::kBadValue));
   Show("db.c.deleteOne()");
-  EXPECT_EQ(err(), "MongoshInvalidInputError[BadValue]: [COMMON-10001] Missing required argument "
-                   "at position 0 (Collection.deleteOne)\n");
+  EXPECT_EQ(err(),
+            "MongoshInvalidInputError[BadValue]: [COMMON-10001] Missing required argument "
+            "at position 0 (Collection.deleteOne)\n");
   Show("db.c.remove()");
   EXPECT_THAT(err(), HasSubstr("Missing required argument at position 0 (Collection.remove)"));
   Show("db.c.explain().deleteMany()");
@@ -1239,7 +1246,8 @@ TEST_F(ShellTest, IsoDateRefusesImpossibleDatesAndKeepsEarlyYears) {
                            "2020-04-31", "2020-01-00", "2020-01-01T24:00:00Z", "2020-01-01T23:60",
                            "2020-01-01T23:59:60Z", "2020-01-01T00:00:00+24:00",
                            "0000-01-01T00:00:00+01:00", "25-03-19", " 2020-01-01", "2020-01-01Z"}) {
-    EXPECT_EQ(Show(std::string("try { ISODate('") + text + "') } catch (e) { [e.name, e.code, e.message] }"),
+    EXPECT_EQ(Show(std::string("try { ISODate('") + text +
+                   "') } catch (e) { [e.name, e.code, e.message] }"),
               std::string("[\n  'MongoshInvalidInputError',\n  2,\n  '[COMMON-10001] \"") + text +
                   "\" is not a valid ISODate'\n]\n")
         << text;
@@ -1288,9 +1296,10 @@ TEST_F(ShellTest, MongoshNamesRockdocLacksSayNotSupported) {
       {"db.c.updateOne({}, [{$set: {a: 1}}])", "an update pipeline"},
   };
   for (const auto& [call, what] : kCalls) {
-    EXPECT_EQ(Show(std::string("try { ") + call + " } catch (e) { [e.name, e.codeName, e.message] }"),
-              std::string("[\n  'MongoshUnimplementedError',\n  'NotImplemented',\n  '") + what +
-                  " is not supported by rockdoc'\n]\n")
+    EXPECT_EQ(
+        Show(std::string("try { ") + call + " } catch (e) { [e.name, e.codeName, e.message] }"),
+        std::string("[\n  'MongoshUnimplementedError',\n  'NotImplemented',\n  '") + what +
+            " is not supported by rockdoc'\n]\n")
         << call;
     EXPECT_EQ(Show(std::string("try { ") + call + " } catch (e) { e.code }"),
               CodeLine(ErrorCode::kNotImplemented))
@@ -1329,45 +1338,58 @@ TEST_F(ShellTest, InsertManyOfNothingFailsAsTheDriverDoes) {
 TEST_F(ShellTest, EjsonStringifyWritesWhatJsBsonWrites) {
   // js-bson's documented examples.
   EXPECT_EQ(Show("EJSON.stringify({int32: NumberInt(10)}, {relaxed: false})"),
-            R"({"int32":{"$numberInt":"10"}})" "\n");
-  EXPECT_EQ(Show("EJSON.stringify({int32: NumberInt(10)})"), R"({"int32":10})" "\n");
+            R"({"int32":{"$numberInt":"10"}})"
+            "\n");
+  EXPECT_EQ(Show("EJSON.stringify({int32: NumberInt(10)})"), R"({"int32":10})"
+                                                             "\n");
   // Relaxed (the default): Long as a number, dates 1970-9999 as ISO text
   // without zero milliseconds, non-finite doubles as $numberDouble.
-  EXPECT_EQ(Show("EJSON.stringify({l: NumberLong('5'), d: ISODate('2020-01-02'), "
-                 "m: ISODate('2020-01-02T03:04:05.006Z'), old: new Date(-1000), x: 1.5, n: 3, "
-                 "inf: Infinity, dbl: Double(3), big: 7n})"),
-            R"({"l":5,"d":{"$date":"2020-01-02T00:00:00Z"},"m":{"$date":"2020-01-02T03:04:05.006Z"},)"
-            R"("old":{"$date":{"$numberLong":"-1000"}},"x":1.5,"n":3,)"
-            R"("inf":{"$numberDouble":"Infinity"},"dbl":3,"big":7})" "\n");
+  EXPECT_EQ(
+      Show("EJSON.stringify({l: NumberLong('5'), d: ISODate('2020-01-02'), "
+           "m: ISODate('2020-01-02T03:04:05.006Z'), old: new Date(-1000), x: 1.5, n: 3, "
+           "inf: Infinity, dbl: Double(3), big: 7n})"),
+      R"({"l":5,"d":{"$date":"2020-01-02T00:00:00Z"},"m":{"$date":"2020-01-02T03:04:05.006Z"},)"
+      R"("old":{"$date":{"$numberLong":"-1000"}},"x":1.5,"n":3,)"
+      R"("inf":{"$numberDouble":"Infinity"},"dbl":3,"big":7})"
+      "\n");
   // Canonical: every number typed; plain integers as the smallest type.
-  EXPECT_EQ(Show("EJSON.stringify({l: NumberLong('5'), d: ISODate('2020-01-02'), x: 1.5, n: 3, "
-                 "n64: 3e9, mz: -0, dbl: Double(3), nz: Double(-0), big: 7n}, {relaxed: false})"),
-            R"({"l":{"$numberLong":"5"},"d":{"$date":{"$numberLong":"1577923200000"}},)"
-            R"("x":{"$numberDouble":"1.5"},"n":{"$numberInt":"3"},"n64":{"$numberLong":"3000000000"},)"
-            R"("mz":{"$numberDouble":"-0.0"},"dbl":{"$numberDouble":"3.0"},"nz":{"$numberDouble":"-0.0"},)"
-            R"("big":{"$numberLong":"7"}})" "\n");
-  EXPECT_EQ(Show("EJSON.stringify({o: ObjectId('5f1d7f0b9d3c2a1b2c3d4e5f'), dec: NumberDecimal('1.50'), "
-                 "b: BinData(0, 'AQID'), u: UUID('00112233-4455-6677-8899-aabbccddeeff'), "
-                 "t: Timestamp({t: 1, i: 2}), r: /a.c/mi, min: MinKey(), max: MaxKey(), "
-                 "c: Code('f()'), s: 'x', nil: null, undef: undefined, f: function(){}, "
-                 "arr: [undefined, function(){}]})"),
-            R"({"o":{"$oid":"5f1d7f0b9d3c2a1b2c3d4e5f"},"dec":{"$numberDecimal":"1.50"},)"
-            R"("b":{"$binary":{"base64":"AQID","subType":"00"}},)"
-            R"("u":{"$binary":{"base64":"ABEiM0RVZneImaq7zN3u/w==","subType":"04"}},)"
-            R"("t":{"$timestamp":{"t":1,"i":2}},"r":{"$regularExpression":{"pattern":"a.c","options":"im"}},)"
-            R"js("min":{"$minKey":1},"max":{"$maxKey":1},"c":{"$code":"f()"},"s":"x","nil":null,"undef":null,)js"
-            R"("arr":[null,null]})" "\n");
+  EXPECT_EQ(
+      Show("EJSON.stringify({l: NumberLong('5'), d: ISODate('2020-01-02'), x: 1.5, n: 3, "
+           "n64: 3e9, mz: -0, dbl: Double(3), nz: Double(-0), big: 7n}, {relaxed: false})"),
+      R"({"l":{"$numberLong":"5"},"d":{"$date":{"$numberLong":"1577923200000"}},)"
+      R"("x":{"$numberDouble":"1.5"},"n":{"$numberInt":"3"},"n64":{"$numberLong":"3000000000"},)"
+      R"("mz":{"$numberDouble":"-0.0"},"dbl":{"$numberDouble":"3.0"},"nz":{"$numberDouble":"-0.0"},)"
+      R"("big":{"$numberLong":"7"}})"
+      "\n");
+  EXPECT_EQ(
+      Show("EJSON.stringify({o: ObjectId('5f1d7f0b9d3c2a1b2c3d4e5f'), dec: NumberDecimal('1.50'), "
+           "b: BinData(0, 'AQID'), u: UUID('00112233-4455-6677-8899-aabbccddeeff'), "
+           "t: Timestamp({t: 1, i: 2}), r: /a.c/mi, min: MinKey(), max: MaxKey(), "
+           "c: Code('f()'), s: 'x', nil: null, undef: undefined, f: function(){}, "
+           "arr: [undefined, function(){}]})"),
+      R"({"o":{"$oid":"5f1d7f0b9d3c2a1b2c3d4e5f"},"dec":{"$numberDecimal":"1.50"},)"
+      R"("b":{"$binary":{"base64":"AQID","subType":"00"}},)"
+      R"("u":{"$binary":{"base64":"ABEiM0RVZneImaq7zN3u/w==","subType":"04"}},)"
+      R"("t":{"$timestamp":{"t":1,"i":2}},"r":{"$regularExpression":{"pattern":"a.c","options":"im"}},)"
+      R"js("min":{"$minKey":1},"max":{"$maxKey":1},"c":{"$code":"f()"},"s":"x","nil":null,"undef":null,)js"
+      R"("arr":[null,null]})"
+      "\n");
   // The replacer and the indentation are JSON.stringify's; options may come
   // second or third.
   EXPECT_EQ(Show("EJSON.stringify({a: [1], b: NumberLong(2)}, null, 2)"),
             "{\n  \"a\": [\n    1\n  ],\n  \"b\": 2\n}\n");
-  EXPECT_EQ(Show("EJSON.stringify({a: 1, b: 2, c: 3}, ['c', 'a'])"), R"({"c":3,"a":1})" "\n");
+  EXPECT_EQ(Show("EJSON.stringify({a: 1, b: 2, c: 3}, ['c', 'a'])"), R"({"c":3,"a":1})"
+                                                                     "\n");
   EXPECT_EQ(Show("EJSON.stringify({b: NumberLong(2)}, null, {relaxed: false})"),
-            R"({"b":{"$numberLong":"2"}})" "\n");
+            R"({"b":{"$numberLong":"2"}})"
+            "\n");
   EXPECT_EQ(Show("EJSON.stringify({d: ISODate('2020-01-02')}, {legacy: true})"),
-            R"({"d":{"$date":1577923200000}})" "\n");
-  EXPECT_EQ(Show("EJSON.stringify(NumberLong(9), {relaxed: false})"), R"({"$numberLong":"9"})" "\n");
-  EXPECT_EQ(Show("EJSON.serialize({a: NumberInt(1)}, {relaxed: false}).a"), "{ $numberInt: '1' }\n");
+            R"({"d":{"$date":1577923200000}})"
+            "\n");
+  EXPECT_EQ(Show("EJSON.stringify(NumberLong(9), {relaxed: false})"), R"({"$numberLong":"9"})"
+                                                                      "\n");
+  EXPECT_EQ(Show("EJSON.serialize({a: NumberInt(1)}, {relaxed: false}).a"),
+            "{ $numberInt: '1' }\n");
   EXPECT_EQ(Show("const o = {}; o.o = o; try { EJSON.stringify(o) } catch (e) { e.name }"),
             "BSONError\n");
 }
@@ -1454,8 +1476,7 @@ TEST_F(CrudOptionsTest, UnknownOptionsAreMongoDbsUnknownFieldError) {
   EXPECT_EQ(Code("db.c.countDocuments({}, {foo: 1})"), CodeLine(ErrorCode::kUnknownBsonField));
   EXPECT_EQ(Code("db.c.count({}, {foo: 1})"), CodeLine(ErrorCode::kUnknownBsonField));
   EXPECT_EQ(Code("db.c.distinct('a', {}, {foo: 1})"), CodeLine(ErrorCode::kUnknownBsonField));
-  EXPECT_EQ(Code("db.c.estimatedDocumentCount({foo: 1})"),
-            CodeLine(ErrorCode::kUnknownBsonField));
+  EXPECT_EQ(Code("db.c.estimatedDocumentCount({foo: 1})"), CodeLine(ErrorCode::kUnknownBsonField));
   EXPECT_EQ(Code("db.c.explain().find({}, {}, {foo: 1}).finish()"),
             CodeLine(ErrorCode::kUnknownBsonField));
   EXPECT_EQ(Code("db.c.explain().findOne({}, {}, {foo: 1})"),
@@ -1827,6 +1848,30 @@ TEST_F(ShellTest, SessionAndTransactionOptionsAreDecodedFromTables) {
   // defaultTransactionOptions are checked when the session starts.
   EXPECT_EQ(code_of("db.getMongo().startSession({defaultTransactionOptions: {w: 1}})"),
             "Location40415: BSON field 'defaultTransactionOptions.w' is an unknown field.\n");
+}
+
+// The transactions spec: operations in a transaction take its concerns and
+// may not give their own; outside a transaction the same calls work.
+TEST_F(ShellTest, OperationsInATransactionRefuseTheirOwnConcerns) {
+  EXPECT_EQ(
+      Show(R"(
+    const s = db.getMongo().startSession();
+    const c = s.getDatabase('test').c;
+    const out = [];
+    s.startTransaction();
+    try { c.insertOne({_id: 1}, {writeConcern: {w: 1}}); } catch (e) { out.push(e.codeName); }
+    try { c.find({}, {}, {readConcern: {level: 'local'}}).toArray(); } catch (e) { out.push(e.codeName); }
+    try { c.findOne({}, {}, {readConcern: {level: 'local'}}); } catch (e) { out.push(e.codeName); }
+    try { c.updateOne({}, {$set: {a: 1}}, {writeConcern: {w: 'majority'}}); } catch (e) { out.push(e.codeName); }
+    c.insertOne({_id: 2});
+    s.commitTransaction();
+    c.insertOne({_id: 3}, {writeConcern: {w: 1}});
+    out.push(c.countDocuments({}, {readConcern: {level: 'majority'}}));
+    out
+  )"),
+      "[\n  'InvalidOptions',\n  'InvalidOptions',\n  'InvalidOptions',\n  'InvalidOptions',\n  "
+      "2\n]\n")
+      << err();
 }
 
 TEST_F(ShellTest, SnapshotSessionsReadOnePointInTime) {

@@ -13,6 +13,18 @@
 namespace rockdoc {
 namespace {
 
+IndexOptions UniqueIndex() {
+  IndexOptions o;
+  o.unique = true;
+  return o;
+}
+
+UpdateOptions Upsert() {
+  UpdateOptions o;
+  o.upsert = true;
+  return o;
+}
+
 using test::Json;
 
 class TransactionTest : public ::testing::Test {
@@ -180,7 +192,7 @@ TEST_F(TransactionTest, AWriteOutsideWaitsForTheTransaction) {
 }
 
 TEST_F(TransactionTest, UniqueIndexViolationAbortsTheTransaction) {
-  ASSERT_TRUE(Plain().CreateIndex(Json(R"({"k": 1})"), IndexOptions{.unique = true}).ok());
+  ASSERT_TRUE(Plain().CreateIndex(Json(R"({"k": 1})"), UniqueIndex()).ok());
   ASSERT_TRUE(Plain().InsertOne(Json(R"({"_id": 1, "k": 1})")).ok());
   Session s = NewSession();
   Collection c = s.GetDatabase("db").GetCollection("c");
@@ -216,14 +228,14 @@ TEST_F(TransactionTest, InsertManyInATransactionFailsWhole) {
 }
 
 TEST_F(TransactionTest, UpsertsDeletesAndFindAndModifyInATransaction) {
-  ASSERT_TRUE(Plain().InsertMany({Json(R"({"_id": 1, "v": 1})"), Json(R"({"_id": 2, "v": 2})"),
-                                  Json(R"({"_id": 3, "v": 3})")})
+  ASSERT_TRUE(Plain()
+                  .InsertMany({Json(R"({"_id": 1, "v": 1})"), Json(R"({"_id": 2, "v": 2})"),
+                               Json(R"({"_id": 3, "v": 3})")})
                   .ok());
   Session s = NewSession();
   Collection c = s.GetDatabase("db").GetCollection("c");
   ASSERT_TRUE(s.StartTransaction().ok());
-  auto up = c.UpdateOne(Json(R"({"_id": 9})"), Json(R"({"$set": {"v": 9}})"),
-                        UpdateOptions{.upsert = true});
+  auto up = c.UpdateOne(Json(R"({"_id": 9})"), Json(R"({"$set": {"v": 9}})"), Upsert());
   ASSERT_TRUE(up.ok()) << up.status();
   EXPECT_TRUE(up->upserted_id.has_value());
   auto many = c.UpdateMany(Json(R"({"v": {"$lt": 3}})"), Json(R"({"$inc": {"v": 100}})"));
@@ -240,7 +252,7 @@ TEST_F(TransactionTest, UpsertsDeletesAndFindAndModifyInATransaction) {
   auto fd = c.FindOneAndDelete(Json(R"({"_id": 2})"));
   ASSERT_TRUE(fd.ok());
   EXPECT_EQ(IntField(*fd, "v"), 102);
-  EXPECT_EQ(Count(c), 2);      // 1 and 9
+  EXPECT_EQ(Count(c), 2);        // 1 and 9
   EXPECT_EQ(Count(Plain()), 3);  // untouched outside
   ASSERT_TRUE(s.CommitTransaction().ok());
   EXPECT_EQ(Count(Plain()), 2);
@@ -355,8 +367,8 @@ TEST_F(TransactionTest, ALifetimePastTheLimitAbortsTheTransaction) {
 }
 
 TEST_F(TransactionTest, CursorsOfATransactionEndWithIt) {
-  ASSERT_TRUE(Plain().InsertMany({Json(R"({"_id": 1})"), Json(R"({"_id": 2})"),
-                                  Json(R"({"_id": 3})")})
+  ASSERT_TRUE(Plain()
+                  .InsertMany({Json(R"({"_id": 1})"), Json(R"({"_id": 2})"), Json(R"({"_id": 3})")})
                   .ok());
   Session s = NewSession();
   Collection c = s.GetDatabase("db").GetCollection("c");
@@ -381,8 +393,7 @@ TEST_F(TransactionTest, WithTransactionCommitsRetriesAndAborts) {
     if (calls == 1) {
       // Someone else changes the document under the first attempt: its
       // commit cannot stand, and the helper runs the function again.
-      auto r = Plain().UpdateOne(Json(R"({"_id": 2})"), Json(R"({"$set": {"x": 1}})"),
-                                 UpdateOptions{.upsert = true});
+      auto r = Plain().UpdateOne(Json(R"({"_id": 2})"), Json(R"({"$set": {"x": 1}})"), Upsert());
       if (!r.ok()) return r.status();
       return Status(ErrorCode::kWriteConflict, "simulated")
           .WithErrorLabel("TransientTransactionError");
@@ -426,8 +437,11 @@ TEST_F(TransactionTest, CloseWithAnOpenTransactionLosesItCleanly) {
   ASSERT_TRUE(s.StartTransaction().ok());
   ASSERT_TRUE(s.GetDatabase("db").GetCollection("c").InsertOne(Json(R"({"_id": 1})")).ok());
   ASSERT_TRUE(client_->Close().ok());
-  EXPECT_FALSE(s.GetDatabase("db").GetCollection("c").InsertOne(Json("{}")).ok());
-  EXPECT_FALSE(s.CommitTransaction().ok());
+  auto insert = s.GetDatabase("db").GetCollection("c").InsertOne(Json("{}"));
+  ASSERT_FALSE(insert.ok());
+  EXPECT_EQ(insert.status().code(), ErrorCode::kIllegalOperation) << insert.status();
+  Status commit = s.CommitTransaction();
+  EXPECT_EQ(commit.code(), ErrorCode::kIllegalOperation) << commit;
   Open(ClientOptions());
   EXPECT_EQ(Count(Plain()), 0);
 }

@@ -11,8 +11,6 @@
 
 #include "api/session_internal.h"
 #include "catalog/catalog.h"
-#include "store/collection_lock.h"
-#include "store/write_batcher.h"
 #include "common/deadline.h"
 #include "exec/plan_executor.h"
 #include "exec/write_stages.h"
@@ -20,9 +18,10 @@
 #include "planner/query_planner.h"
 #include "rockdoc/client.h"
 #include "storage/engine.h"
+#include "store/collection_lock.h"
+#include "store/write_batcher.h"
 
 namespace rockdoc::internal {
-
 
 // A target of a write and the write loop: store/write_batcher.h.
 
@@ -60,7 +59,6 @@ StatusOr<Document> ExplainWritePlan(const std::shared_ptr<const Engine>& engine,
                                     const CollectionMeta* meta, const std::string& ns,
                                     const CanonicalQuery& cq, ExplainVerbosity verbosity,
                                     WriteStage::Kind kind, const TargetWriter& write);
-
 
 // The collection's metadata for a read (null when it does not exist).
 StatusOr<std::shared_ptr<CollectionMeta>> LookupForRead(const Engine& engine, const std::string& db,

@@ -21,9 +21,9 @@ StatusOr<std::shared_ptr<CollectionMeta>> LookupForRead(const Engine& engine, co
 
 Status CheckUpdateResultSize(const Document& doc, const std::vector<std::string>* changed_paths) {
   if (doc.size() > static_cast<size_t>(kMaxBsonObjectSize)) {
-    return Status(ErrorCode::kUpdateResultTooLarge,
-                  "Resulting document after update is larger than " +
-                      std::to_string(kMaxBsonObjectSize));
+    return Status(
+        ErrorCode::kUpdateResultTooLarge,
+        "Resulting document after update is larger than " + std::to_string(kMaxBsonObjectSize));
   }
   return changed_paths != nullptr ? CheckStorageDepthOfPaths(doc, *changed_paths)
                                   : CheckStorageDepth(doc);
@@ -72,8 +72,8 @@ StatusOr<Document> ExplainQuery(const std::shared_ptr<const Engine>& engine,
   auto start = std::chrono::steady_clock::now();
   ROCKDOC_ASSIGN_OR_RETURN(PreparedPlan plan, PlanQuery(cq, meta, snapshot.context()));
   if (top) {
-    plan.root = top(std::move(plan.root), meta != nullptr ? *meta : NoCollection(),
-                    snapshot.context());
+    plan.root =
+        top(std::move(plan.root), meta != nullptr ? *meta : NoCollection(), snapshot.context());
   }
   plan.root->EnableTiming();
   int64_t n = 0;

@@ -12,9 +12,9 @@
 #include <set>
 #include <thread>
 
+#include "common/logging.h"
 #include "common/option_table.h"
 #include "rockdoc/json.h"
-#include "common/logging.h"
 #include "shell/shell_internal.h"
 
 namespace rockdoc::shell {
@@ -64,10 +64,10 @@ bool OptValue(JSContext* cx, const JS::CallArgs& args, unsigned i, const char* n
 // FailedToParse rather than a double cast out of range.
 Status ExactInt64Option(const Element& e, int64_t* out) {
   if (!e.IsNumber()) {
-    return Status(ErrorCode::kTypeMismatch,
-                  "BSON field '" + std::string(e.key()) + "' is the wrong type '" +
-                      std::string(BsonTypeAlias(e.type())) +
-                      "', expected types '[long, int, decimal, double]'");
+    return Status(ErrorCode::kTypeMismatch, "BSON field '" + std::string(e.key()) +
+                                                "' is the wrong type '" +
+                                                std::string(BsonTypeAlias(e.type())) +
+                                                "', expected types '[long, int, decimal, double]'");
   }
   if (e.ExactInt64(out)) return Status::OK();
   std::string shown = std::string(e.key()) + ": " + ValueToJson(e, JsonFormat::kShell);
@@ -121,10 +121,9 @@ using internal::OptionField;
 
 // MongoDB's message; `expected` is "type 'object'" or "types '[...]'".
 Status WrongType(const Element& e, std::string_view expected) {
-  return Status(ErrorCode::kTypeMismatch, "BSON field '" + std::string(e.key()) +
-                                              "' is the wrong type '" +
-                                              std::string(BsonTypeAlias(e.type())) +
-                                              "', expected " + std::string(expected));
+  return Status(ErrorCode::kTypeMismatch,
+                "BSON field '" + std::string(e.key()) + "' is the wrong type '" +
+                    std::string(BsonTypeAlias(e.type())) + "', expected " + std::string(expected));
 }
 
 // A null value (JavaScript undefined or null) leaves the default, as before.
@@ -230,8 +229,8 @@ Status CheckReadConcern(const Element& e,
   if (!e.IsDocument()) return WrongType(e, "type 'object'");
   for (Element f : e.Document()) {
     if (f.key() != "level") {
-      return Status(ErrorCode::kNotImplemented,
-                    "readConcern option '" + std::string(f.key()) + "' is not supported by rockdoc");
+      return Status(ErrorCode::kNotImplemented, "readConcern option '" + std::string(f.key()) +
+                                                    "' is not supported by rockdoc");
     }
     std::optional<std::string_view> level = f.AsString();
     if (!level) return WrongType(f, "type 'string'");
@@ -298,7 +297,8 @@ Status TxnReadConcernOption(const Element& e, TransactionOptions*) {
     if (level != "snapshot" && level != "majority" && level != "local") {
       return Status(ErrorCode::kInvalidOptions,
                     "The readConcern level must be either 'local' (default), 'majority' or "
-                    "'snapshot' in a transaction, not '" + std::string(level) + "'");
+                    "'snapshot' in a transaction, not '" +
+                        std::string(level) + "'");
     }
     return Status::OK();
   });
@@ -326,9 +326,9 @@ Status TxnReadPreferenceOption(const Element& e, TransactionOptions*) {
   if (!mode && e.IsDocument()) mode = e.Document().Get("mode").AsString();
   if (!mode) return WrongType(e, "types '[string, object]'");
   if (*mode != "primary") {
-    return Status(ErrorCode::kInvalidOptions,
-                  "read preference in a transaction must be primary, not '" + std::string(*mode) +
-                      "'");
+    return Status(
+        ErrorCode::kInvalidOptions,
+        "read preference in a transaction must be primary, not '" + std::string(*mode) + "'");
   }
   return Status::OK();
 }
@@ -363,9 +363,9 @@ Status DefaultTransactionOptionsOption(const Element& e, ShellSessionOptions*) {
   return internal::DecodeOptions(
       e.Document(), kTransactionOptions, &checked,
       [](std::string_view name) {
-        return Status(ErrorCode::kUnknownBsonField,
-                      "BSON field 'defaultTransactionOptions." + std::string(name) +
-                          "' is an unknown field.");
+        return Status(ErrorCode::kUnknownBsonField, "BSON field 'defaultTransactionOptions." +
+                                                        std::string(name) +
+                                                        "' is an unknown field.");
       },
       [](std::string_view name) {
         return Status(ErrorCode::kNotImplemented,
@@ -388,12 +388,12 @@ constexpr OptionField<ShellSessionOptions> kSessionOptions[] = {
 #define ROCKDOC_COMMON_OPTION_ROWS(O) {"comment", &AcceptMeaningless<O>},
 // Reads: readPreference chooses a member; a standalone serves every mode
 // itself (MongoDB ignores it there too).
-#define ROCKDOC_READ_OPTION_ROWS(O)                                          \
+#define ROCKDOC_READ_OPTION_ROWS(O)                                       \
   ROCKDOC_COMMON_OPTION_ROWS(O){"readPreference", &AcceptMeaningless<O>}, \
       {"readConcern", &ReadConcernOption<O>},
 // Writes: rockdoc has no document validators (createCollection refuses
 // `validator`), so bypassing validation changes nothing.
-#define ROCKDOC_WRITE_OPTION_ROWS(O)                                    \
+#define ROCKDOC_WRITE_OPTION_ROWS(O)                                     \
   ROCKDOC_COMMON_OPTION_ROWS(O){"writeConcern", &WriteConcernOption<O>}, \
       {"bypassDocumentValidation", &AcceptMeaningless<O>},
 
@@ -411,8 +411,7 @@ constexpr OptionField<FindOptions> kFindOptions[] = {
     {"allowPartialResults", &AcceptMeaningless<FindOptions>},
     // rockdoc's cursors never time out: every cursor is already one.
     {"noCursorTimeout", &AcceptMeaningless<FindOptions>},
-    ROCKDOC_READ_OPTION_ROWS(FindOptions)
-    {"collation", nullptr},
+    ROCKDOC_READ_OPTION_ROWS(FindOptions){"collation", nullptr},
     {"let", nullptr},
     {"min", nullptr},
     {"max", nullptr},
@@ -432,8 +431,7 @@ constexpr OptionField<CountOptions> kCountOptions[] = {
     {"limit", &Int64Option<CountOptions, &CountOptions::limit>},
     {"hint", &HintOption<CountOptions>},
     {"maxTimeMS", &Int64Option<CountOptions, &CountOptions::max_time_ms>},
-    ROCKDOC_READ_OPTION_ROWS(CountOptions)
-    {"collation", nullptr},
+    ROCKDOC_READ_OPTION_ROWS(CountOptions){"collation", nullptr},
 };
 
 // estimatedDocumentCount reads a stored count: no time passes for maxTimeMS
@@ -443,13 +441,11 @@ struct EstimatedCountOptions {
 };
 constexpr OptionField<EstimatedCountOptions> kEstimatedCountOptions[] = {
     {"maxTimeMS", &Int64Option<EstimatedCountOptions, &EstimatedCountOptions::max_time_ms>},
-    ROCKDOC_READ_OPTION_ROWS(EstimatedCountOptions)
-};
+    ROCKDOC_READ_OPTION_ROWS(EstimatedCountOptions)};
 
 constexpr OptionField<DistinctOptions> kDistinctOptions[] = {
     {"maxTimeMS", &Int64Option<DistinctOptions, &DistinctOptions::max_time_ms>},
-    ROCKDOC_READ_OPTION_ROWS(DistinctOptions)
-    {"collation", nullptr},
+    ROCKDOC_READ_OPTION_ROWS(DistinctOptions){"collation", nullptr},
     {"hint", nullptr},
 };
 
@@ -461,8 +457,7 @@ constexpr OptionField<UpdateOptions> kUpdateOptions[] = {
     {"hint", &HintOption<UpdateOptions>},
     {"sort", &DocOption<UpdateOptions, &UpdateOptions::sort>},
     {"maxTimeMS", &Int64Option<UpdateOptions, &UpdateOptions::max_time_ms>},
-    ROCKDOC_WRITE_OPTION_ROWS(UpdateOptions)
-    {"collation", nullptr},
+    ROCKDOC_WRITE_OPTION_ROWS(UpdateOptions){"collation", nullptr},
     {"let", nullptr},
 };
 
@@ -473,8 +468,7 @@ struct ReplaceOptions {
 };
 constexpr OptionField<ReplaceOptions> kReplaceOptions[] = {
     {"upsert", &BoolOption<ReplaceOptions, &ReplaceOptions::upsert>},
-    ROCKDOC_WRITE_OPTION_ROWS(ReplaceOptions)
-    {"hint", nullptr},
+    ROCKDOC_WRITE_OPTION_ROWS(ReplaceOptions){"hint", nullptr},
     {"sort", nullptr},
     {"maxTimeMS", nullptr},
     {"collation", nullptr},
@@ -484,8 +478,7 @@ constexpr OptionField<ReplaceOptions> kReplaceOptions[] = {
 // deleteOne, deleteMany, remove (its `justOne` taken by the shell).
 constexpr OptionField<DeleteOptions> kDeleteOptions[] = {
     {"maxTimeMS", &Int64Option<DeleteOptions, &DeleteOptions::max_time_ms>},
-    ROCKDOC_WRITE_OPTION_ROWS(DeleteOptions)
-    {"hint", nullptr},
+    ROCKDOC_WRITE_OPTION_ROWS(DeleteOptions){"hint", nullptr},
     {"collation", nullptr},
     {"let", nullptr},
 };
@@ -493,8 +486,7 @@ constexpr OptionField<DeleteOptions> kDeleteOptions[] = {
 // explain of a delete: Collection::ExplainDelete takes no options.
 struct ExplainDeleteOptions {};
 constexpr OptionField<ExplainDeleteOptions> kExplainDeleteOptions[] = {
-    ROCKDOC_WRITE_OPTION_ROWS(ExplainDeleteOptions)
-    {"maxTimeMS", nullptr},
+    ROCKDOC_WRITE_OPTION_ROWS(ExplainDeleteOptions){"maxTimeMS", nullptr},
     {"hint", nullptr},
     {"collation", nullptr},
     {"let", nullptr},
@@ -503,8 +495,7 @@ constexpr OptionField<ExplainDeleteOptions> kExplainDeleteOptions[] = {
 // insertOne, insertMany, insert.
 constexpr OptionField<InsertManyOptions> kInsertOptions[] = {
     {"ordered", &BoolOption<InsertManyOptions, &InsertManyOptions::ordered>},
-    ROCKDOC_WRITE_OPTION_ROWS(InsertManyOptions)
-};
+    ROCKDOC_WRITE_OPTION_ROWS(InsertManyOptions)};
 
 // findOneAndUpdate / findOneAndReplace / findAndModify's update form. The
 // returned document is chosen by returnDocument ('before' | 'after', the
@@ -524,16 +515,16 @@ Status ReturnDocumentOption(const Element& e, FindOneAndModifyOptions* o) {
   }
   return Status(ErrorCode::kBadValue, "returnDocument must be 'before' or 'after'");
 }
-#define ROCKDOC_MODIFY_OPTION_ROWS                                                         \
-  {"sort", &DocOption<FindOneAndModifyOptions, &FindOneAndModifyOptions::sort>},           \
-      {"projection", &DocOption<FindOneAndModifyOptions, &FindOneAndModifyOptions::projection>}, \
-      {"fields", &DocOption<FindOneAndModifyOptions, &FindOneAndModifyOptions::projection>},     \
+#define ROCKDOC_MODIFY_OPTION_ROWS                                                                 \
+  {"sort", &DocOption<FindOneAndModifyOptions, &FindOneAndModifyOptions::sort>},                   \
+      {"projection", &DocOption<FindOneAndModifyOptions, &FindOneAndModifyOptions::projection>},   \
+      {"fields", &DocOption<FindOneAndModifyOptions, &FindOneAndModifyOptions::projection>},       \
       {"maxTimeMS", &Int64Option<FindOneAndModifyOptions, &FindOneAndModifyOptions::max_time_ms>}, \
-      ROCKDOC_WRITE_OPTION_ROWS(FindOneAndModifyOptions){"hint", nullptr},                \
-      {"collation", nullptr}, {"let", nullptr},
+      ROCKDOC_WRITE_OPTION_ROWS(FindOneAndModifyOptions){"hint", nullptr}, {"collation", nullptr}, \
+      {"let", nullptr},
 constexpr OptionField<FindOneAndModifyOptions> kModifyOptions[] = {
-    ROCKDOC_MODIFY_OPTION_ROWS
-    {"upsert", &BoolOption<FindOneAndModifyOptions, &FindOneAndModifyOptions::upsert>},
+    ROCKDOC_MODIFY_OPTION_ROWS{
+        "upsert", &BoolOption<FindOneAndModifyOptions, &FindOneAndModifyOptions::upsert>},
     {"arrayFilters", &ArrayFiltersOption<FindOneAndModifyOptions>},
     {"returnDocument", &ReturnDocumentOption},
     {"returnNewDocument", &ReturnNewOption},
@@ -553,10 +544,12 @@ constexpr char kNewWithRemove[] =
 // MongoDB's text, its trailing space included.
 constexpr char kUpsertWithRemove[] = "Cannot specify both upsert=true and remove=true ";
 constexpr OptionField<FindOneAndModifyOptions> kModifyDeleteOptions[] = {
-    ROCKDOC_MODIFY_OPTION_ROWS
-    {"new", &FalseWithRemoveOption<kNewWithRemove>},
+    ROCKDOC_MODIFY_OPTION_ROWS{"new", &FalseWithRemoveOption<kNewWithRemove>},
     {"upsert", &FalseWithRemoveOption<kUpsertWithRemove>},
 };
+
+// The session whose database args[0] names (session.getDatabase), or null.
+Session* ArgSessionOf(JSContext* cx, const JS::CallArgs& args);
 
 // Decodes the options object args[i] (absent, undefined or null: none) for
 // `method` (named in NotImplemented) through `table`; `command` is the server
@@ -567,6 +560,20 @@ bool ArgOptions(JSContext* cx, const JS::CallArgs& args, unsigned i, std::string
   if (i >= args.length() || args[i].isNullOrUndefined()) return true;
   Document doc;
   if (!GetState(cx)->converter.ToDocument(cx, args[i], "options", &doc)) return false;
+  // The transactions spec: an operation inside a transaction takes the
+  // transaction's read and write concerns and may not give its own.
+  if (Session* session = ArgSessionOf(cx, args); session != nullptr && session->InTransaction()) {
+    if (doc.Get("readConcern").ok()) {
+      return ThrowStatus(cx, Status(ErrorCode::kInvalidOptions,
+                                    "Only the first command in a transaction may specify a "
+                                    "readConcern; give it to startTransaction"));
+    }
+    if (doc.Get("writeConcern").ok()) {
+      return ThrowStatus(cx, Status(ErrorCode::kInvalidOptions,
+                                    "writeConcern is not allowed within a multi-statement "
+                                    "transaction; give it to startTransaction"));
+    }
+  }
   Status status = internal::DecodeOptions(
       doc, table, out,
       [&](std::string_view name) {
@@ -623,6 +630,18 @@ StatusOr<Session*> FindSession(JSContext* cx, int64_t id) {
   return &it->second;
 }
 
+Session* ArgSessionOf(JSContext* cx, const JS::CallArgs& args) {
+  if (args.length() == 0 || !args[0].isObject()) return nullptr;
+  JS::RootedObject obj(cx, &args[0].toObject());
+  JS::RootedValue session(cx);
+  if (!JS_GetProperty(cx, obj, "session", &session) || !session.isNumber()) {
+    JS_ClearPendingException(cx);
+    return nullptr;
+  }
+  StatusOr<Session*> found = FindSession(cx, static_cast<int64_t>(session.toNumber()));
+  return found.ok() ? *found : nullptr;
+}
+
 bool ArgDbName(JSContext* cx, const JS::CallArgs& args, unsigned i, std::string* out) {
   if (i < args.length() && args[i].isObject()) {
     JS::RootedObject obj(cx, &args[i].toObject());
@@ -652,8 +671,7 @@ bool ArgDbName(JSContext* cx, const JS::CallArgs& args, unsigned i, std::string*
 Database GetDatabase(JSContext* cx, const std::string& db) {
   size_t mark = db.find(kSessionMark);
   if (mark != std::string::npos) {
-    StatusOr<Session*> session =
-        FindSession(cx, std::strtoll(db.c_str() + mark + 1, nullptr, 10));
+    StatusOr<Session*> session = FindSession(cx, std::strtoll(db.c_str() + mark + 1, nullptr, 10));
     // ArgDbName checked that the session exists, and none is ever removed.
     ROCKDOC_CHECK(session.ok());
     return (*session)->GetDatabase(db.substr(0, mark));
@@ -1004,9 +1022,8 @@ NATIVE(EstimatedCount) {
   ARGS;
   std::optional<Collection> c;
   EstimatedCountOptions options;
-  if (!ArgCollection(cx, args, &c) ||
-      !ArgOptions(cx, args, 2, "count", "estimatedDocumentCount", kEstimatedCountOptions,
-                  &options)) {
+  if (!ArgCollection(cx, args, &c) || !ArgOptions(cx, args, 2, "count", "estimatedDocumentCount",
+                                                  kEstimatedCountOptions, &options)) {
     return false;
   }
   STATUS_OR_THROW(n, c->EstimatedDocumentCount());
@@ -1048,13 +1065,12 @@ NATIVE(Update) {
   std::optional<Collection> c;
   Document filter, update;
   UpdateOptions options;
-  if (!ArgCollection(cx, args, &c) ||
-      !ArgWriteFilter(cx, args, 2, &filter) ||
+  if (!ArgCollection(cx, args, &c) || !ArgWriteFilter(cx, args, 2, &filter) ||
       !GetState(cx)->converter.ToDocument(cx, args.get(3), "update", &update) ||
       !ArgUpdateOptions(cx, args, 4, ArgBool(args, 5), &options)) {
     return false;
   }
-    STATUS_OR_THROW(r, ArgBool(args, 5) ? c->UpdateMany(filter, update, options)
+  STATUS_OR_THROW(r, ArgBool(args, 5) ? c->UpdateMany(filter, update, options)
                                       : c->UpdateOne(filter, update, options));
   return ReturnUpdateResult(cx, args, r);
 }
@@ -1065,8 +1081,7 @@ NATIVE(ReplaceOne) {
   std::optional<Collection> c;
   Document filter, replacement;
   ReplaceOptions options;
-  if (!ArgCollection(cx, args, &c) ||
-      !ArgWriteFilter(cx, args, 2, &filter) ||
+  if (!ArgCollection(cx, args, &c) || !ArgWriteFilter(cx, args, 2, &filter) ||
       !GetState(cx)->converter.ToDocument(cx, args.get(3), "replacement", &replacement) ||
       !ArgOptions(cx, args, 4, "update", "replaceOne", kReplaceOptions, &options)) {
     return false;
@@ -1081,14 +1096,13 @@ NATIVE(Delete) {
   std::optional<Collection> c;
   Document filter;
   DeleteOptions options;
-  if (!ArgCollection(cx, args, &c) ||
-      !ArgWriteFilter(cx, args, 2, &filter) ||
+  if (!ArgCollection(cx, args, &c) || !ArgWriteFilter(cx, args, 2, &filter) ||
       !ArgOptions(cx, args, 4, "delete", ArgBool(args, 3) ? "deleteMany" : "deleteOne",
                   kDeleteOptions, &options)) {
     return false;
   }
-    STATUS_OR_THROW(r, ArgBool(args, 3) ? c->DeleteMany(filter, options)
-                                        : c->DeleteOne(filter, options));
+  STATUS_OR_THROW(
+      r, ArgBool(args, 3) ? c->DeleteMany(filter, options) : c->DeleteOne(filter, options));
   args.rval().setNumber(static_cast<double>(r.deleted_count));
   return true;
 }
@@ -1103,8 +1117,8 @@ bool FindOneAndModify(JSContext* cx, unsigned argc, JS::Value* vp, bool replace)
       !ArgWriteFilter(cx, args, 2, &filter) ||
       !GetState(cx)->converter.ToDocument(cx, args.get(3), replace ? "replacement" : "update",
                                           &update) ||
-      !ArgOptions(cx, args, 4, "findAndModify",
-                  replace ? "findOneAndReplace" : "findOneAndUpdate", kModifyOptions, &options)) {
+      !ArgOptions(cx, args, 4, "findAndModify", replace ? "findOneAndReplace" : "findOneAndUpdate",
+                  kModifyOptions, &options)) {
     return false;
   }
   Collection c = GetCollection(cx, db, coll);
@@ -1121,8 +1135,7 @@ NATIVE(FindOneAndDelete) {
   std::optional<Collection> c;
   Document filter;
   FindOneAndModifyOptions options;
-  if (!ArgCollection(cx, args, &c) ||
-      !ArgWriteFilter(cx, args, 2, &filter) || 
+  if (!ArgCollection(cx, args, &c) || !ArgWriteFilter(cx, args, 2, &filter) ||
       !ArgOptions(cx, args, 3, "findAndModify", "findOneAndDelete", kModifyDeleteOptions,
                   &options)) {
     return false;
@@ -1169,7 +1182,8 @@ NATIVE(ExplainUpdate) {
   if (!ArgDbName(cx, args, 0, &db) || !ArgString(cx, args, 1, &coll) ||
       !ArgDoc(cx, args, 2, "filter", &filter) ||
       !GetState(cx)->converter.ToDocument(cx, args.get(3), "update", &update) ||
-      !ArgUpdateOptions(cx, args, 5, ArgBool(args, 4), &options) || !ParseVerbosity(cx, args, 6, &verbosity)) {
+      !ArgUpdateOptions(cx, args, 5, ArgBool(args, 4), &options) ||
+      !ParseVerbosity(cx, args, 6, &verbosity)) {
     return false;
   }
   STATUS_OR_THROW(doc, GetCollection(cx, db, coll)
@@ -1184,14 +1198,13 @@ NATIVE(ExplainDelete) {
   Document filter;
   ExplainVerbosity verbosity;
   ExplainDeleteOptions options;
-  if (!ArgCollection(cx, args, &c) ||
-      !ArgDoc(cx, args, 2, "filter", &filter) || !ParseVerbosity(cx, args, 4, &verbosity) ||
+  if (!ArgCollection(cx, args, &c) || !ArgDoc(cx, args, 2, "filter", &filter) ||
+      !ParseVerbosity(cx, args, 4, &verbosity) ||
       !ArgOptions(cx, args, 5, "delete", ArgBool(args, 3) ? "deleteMany" : "deleteOne",
                   kExplainDeleteOptions, &options)) {
     return false;
   }
-  STATUS_OR_THROW(doc,
-                  c->ExplainDelete(filter, ArgBool(args, 3), verbosity));
+  STATUS_OR_THROW(doc, c->ExplainDelete(filter, ArgBool(args, 3), verbosity));
   return ReturnDoc(cx, args, doc);
 }
 
@@ -1226,7 +1239,7 @@ NATIVE(DropIndex) {
   ARGS;
   std::optional<Collection> c;
   if (!ArgCollection(cx, args, &c)) return false;
-    Status status;
+  Status status;
   if (args.get(2).isString()) {
     std::string name;
     if (!JsStringToUtf8(cx, args[2].toString(), &name)) return false;
@@ -1271,8 +1284,7 @@ NATIVE(RenameCollection) {
       !ArgString(cx, args, 2, &to)) {
     return false;
   }
-  Status status =
-      GetDatabase(cx, db).RenameCollection(from, to, ArgBool(args, 3));
+  Status status = GetDatabase(cx, db).RenameCollection(from, to, ArgBool(args, 3));
   if (!status.ok()) return ThrowStatus(cx, status);
   args.rval().setUndefined();
   return true;
@@ -1305,7 +1317,7 @@ NATIVE(CollStats) {
   ARGS;
   std::optional<Collection> c;
   if (!ArgCollection(cx, args, &c)) return false;
-    STATUS_OR_THROW(cursor, c->Find(Document()));
+  STATUS_OR_THROW(cursor, c->Find(Document()));
   double count = 0, size = 0, max_size = 0;
   while (cursor.Next()) {
     double s = static_cast<double>(cursor.document().size());
@@ -1513,8 +1525,8 @@ NATIVE(Sleep) {
   // decades rather than casting out of the int64 range.
   constexpr double kMaxSleepMs = 1e12;  // ~31 years
   auto until = std::chrono::steady_clock::now() +
-               std::chrono::milliseconds(static_cast<int64_t>(
-                   std::isnan(ms) ? 0.0 : std::clamp(ms, 0.0, kMaxSleepMs)));
+               std::chrono::milliseconds(
+                   static_cast<int64_t>(std::isnan(ms) ? 0.0 : std::clamp(ms, 0.0, kMaxSleepMs)));
   while (std::chrono::steady_clock::now() < until) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
     if (!JS_CheckForInterrupt(cx)) return false;
@@ -1558,55 +1570,56 @@ NATIVE(DecimalString) {
 #undef ARGS
 #undef STATUS_OR_THROW
 
-const JSFunctionSpec kNatives[] = {JS_FN("write", Write, 1, 0),
-                                   JS_FN("writeErr", WriteErr, 1, 0),
-                                   JS_FN("config", Config, 0, 0),
-                                   JS_FN("insertOne", InsertOne, 3, 0),
-                                   JS_FN("insertMany", InsertMany, 4, 0),
-                                   JS_FN("find", Find, 4, 0),
-                                   JS_FN("cursorNext", CursorNext, 2, 0),
-                                   JS_FN("cursorClose", CursorClose, 1, 0),
-                                   JS_FN("findOne", FindOne, 4, 0),
-                                   JS_FN("count", Count, 4, 0),
-                                   JS_FN("estimatedCount", EstimatedCount, 2, 0),
-                                   JS_FN("distinct", Distinct, 4, 0),
-                                   JS_FN("update", Update, 6, 0),
-                                   JS_FN("replaceOne", ReplaceOne, 5, 0),
-                                   JS_FN("remove", Delete, 4, 0),
-                                   JS_FN("findOneAndUpdate", FindOneAndUpdate, 5, 0),
-                                   JS_FN("findOneAndReplace", FindOneAndReplace, 5, 0),
-                                   JS_FN("findOneAndDelete", FindOneAndDelete, 4, 0),
-                                   JS_FN("explainFind", ExplainFind, 5, 0),
-                                   JS_FN("explainCount", ExplainCount, 5, 0),
-                                   JS_FN("explainUpdate", ExplainUpdate, 7, 0),
-                                   JS_FN("explainDelete", ExplainDelete, 5, 0),
-                                   JS_FN("createIndexes", CreateIndexes, 4, 0),
-                                   JS_FN("listIndexes", ListIndexes, 2, 0),
-                                   JS_FN("dropIndex", DropIndex, 3, 0),
-                                   JS_FN("dropIndexes", DropIndexes, 2, 0),
-                                   JS_FN("dropCollection", DropCollection, 2, 0),
-                                   JS_FN("renameCollection", RenameCollection, 4, 0),
-                                   JS_FN("validate", Validate, 2, 0),
-                                   JS_FN("collStats", CollStats, 2, 0),
-                                   JS_FN("createCollection", CreateCollection, 3, 0),
-                                   JS_FN("listCollections", ListCollections, 1, 0),
-                                   JS_FN("listDatabases", ListDatabases, 0, 0),
-                                   JS_FN("dropDatabase", DropDatabase, 1, 0),
-                                   JS_FN("bsonsize", BsonSize, 1, 0),
-                                   JS_FN("toJson", ToJsonNative, 2, 0),
-                                   JS_FN("fromJson", FromJsonNative, 1, 0),
-                                   JS_FN("load", Load, 1, 0),
-                                   JS_FN("startSession", StartSession, 1, 0),
-                                   JS_FN("sessionStartTransaction", SessionStartTransaction, 2, 0),
-                                   JS_FN("sessionCommit", SessionCall<&Session::CommitTransaction>, 1, 0),
-                                   JS_FN("sessionAbort", SessionCall<&Session::AbortTransaction>, 1, 0),
-                                   JS_FN("sessionEnd", SessionCall<&Session::EndSession>, 1, 0),
-                                   JS_FN("sessionInTransaction", SessionInTransaction, 1, 0),
-                                   JS_FN("quit", Quit, 1, 0),
-                                   JS_FN("sleep", Sleep, 1, 0),
-                                   JS_FN("newObjectId", NewObjectId, 1, 0),
-                                   JS_FN("decimalString", DecimalString, 1, 0),
-                                   JS_FS_END};
+const JSFunctionSpec kNatives[] = {
+    JS_FN("write", Write, 1, 0),
+    JS_FN("writeErr", WriteErr, 1, 0),
+    JS_FN("config", Config, 0, 0),
+    JS_FN("insertOne", InsertOne, 3, 0),
+    JS_FN("insertMany", InsertMany, 4, 0),
+    JS_FN("find", Find, 4, 0),
+    JS_FN("cursorNext", CursorNext, 2, 0),
+    JS_FN("cursorClose", CursorClose, 1, 0),
+    JS_FN("findOne", FindOne, 4, 0),
+    JS_FN("count", Count, 4, 0),
+    JS_FN("estimatedCount", EstimatedCount, 2, 0),
+    JS_FN("distinct", Distinct, 4, 0),
+    JS_FN("update", Update, 6, 0),
+    JS_FN("replaceOne", ReplaceOne, 5, 0),
+    JS_FN("remove", Delete, 4, 0),
+    JS_FN("findOneAndUpdate", FindOneAndUpdate, 5, 0),
+    JS_FN("findOneAndReplace", FindOneAndReplace, 5, 0),
+    JS_FN("findOneAndDelete", FindOneAndDelete, 4, 0),
+    JS_FN("explainFind", ExplainFind, 5, 0),
+    JS_FN("explainCount", ExplainCount, 5, 0),
+    JS_FN("explainUpdate", ExplainUpdate, 7, 0),
+    JS_FN("explainDelete", ExplainDelete, 5, 0),
+    JS_FN("createIndexes", CreateIndexes, 4, 0),
+    JS_FN("listIndexes", ListIndexes, 2, 0),
+    JS_FN("dropIndex", DropIndex, 3, 0),
+    JS_FN("dropIndexes", DropIndexes, 2, 0),
+    JS_FN("dropCollection", DropCollection, 2, 0),
+    JS_FN("renameCollection", RenameCollection, 4, 0),
+    JS_FN("validate", Validate, 2, 0),
+    JS_FN("collStats", CollStats, 2, 0),
+    JS_FN("createCollection", CreateCollection, 3, 0),
+    JS_FN("listCollections", ListCollections, 1, 0),
+    JS_FN("listDatabases", ListDatabases, 0, 0),
+    JS_FN("dropDatabase", DropDatabase, 1, 0),
+    JS_FN("bsonsize", BsonSize, 1, 0),
+    JS_FN("toJson", ToJsonNative, 2, 0),
+    JS_FN("fromJson", FromJsonNative, 1, 0),
+    JS_FN("load", Load, 1, 0),
+    JS_FN("startSession", StartSession, 1, 0),
+    JS_FN("sessionStartTransaction", SessionStartTransaction, 2, 0),
+    JS_FN("sessionCommit", SessionCall<&Session::CommitTransaction>, 1, 0),
+    JS_FN("sessionAbort", SessionCall<&Session::AbortTransaction>, 1, 0),
+    JS_FN("sessionEnd", SessionCall<&Session::EndSession>, 1, 0),
+    JS_FN("sessionInTransaction", SessionInTransaction, 1, 0),
+    JS_FN("quit", Quit, 1, 0),
+    JS_FN("sleep", Sleep, 1, 0),
+    JS_FN("newObjectId", NewObjectId, 1, 0),
+    JS_FN("decimalString", DecimalString, 1, 0),
+    JS_FS_END};
 
 }  // namespace
 
