@@ -244,21 +244,20 @@ class CountingKind final : public IndexAccessMethod {
   bool ordered_, values_;
 };
 
+// Registers a kind once per process (registrations are never undone).
+CountingKind* RegisterOnce(const std::string& name, bool ordered, bool values) {
+  auto* kind = new CountingKind(name, ordered, values);
+  EXPECT_TRUE(internal::RegisterIndexKind(name, kind));
+  return kind;
+}
+
 CountingKind& Counting() {
-  static CountingKind* kind = [] {
-    auto* k = new CountingKind("counting", /*ordered=*/true, /*values=*/true);
-    EXPECT_TRUE(internal::RegisterIndexKind("counting", k));
-    return k;
-  }();
+  static CountingKind* kind = RegisterOnce("counting", /*ordered=*/true, /*values=*/true);
   return *kind;
 }
 
 CountingKind& Opaque() {
-  static CountingKind* kind = [] {
-    auto* k = new CountingKind("opaque", /*ordered=*/false, /*values=*/false);
-    EXPECT_TRUE(internal::RegisterIndexKind("opaque", k));
-    return k;
-  }();
+  static CountingKind* kind = RegisterOnce("opaque", /*ordered=*/false, /*values=*/false);
   return *kind;
 }
 

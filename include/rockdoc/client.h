@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -49,6 +50,7 @@ namespace rockdoc {
 namespace internal {
 class Engine;
 class CursorImpl;
+class CursorManager;
 struct ClientAccess;
 }  // namespace internal
 
@@ -186,10 +188,29 @@ class Client {
   const std::string& path() const;
   StorageStats GetStorageStats() const;
 
+  // Runs a MongoDB database command against database `db` and returns its
+  // reply, as a MongoDB server would: {..., ok: 1}, or on failure
+  // {ok: 0, errmsg, code, codeName, errorLabels?} (write commands report
+  // per-statement failures in `writeErrors` with ok: 1). Never throws;
+  // malformed BSON, unknown commands (CommandNotFound, 59), unknown fields
+  // (40415) and wrong types (TypeMismatch, 14) are error replies. Commands
+  // that return a cursor keep it on the client: getMore continues it,
+  // killCursors closes it, and it closes itself after 10 minutes idle. The
+  // commands, their fields and their replies: src/command/README.md.
+  // Thread-safe.
+  // Example:
+  //   Document reply = client->RunCommand("shop", Json(R"({"find": "orders",
+  //                                                     "filter": {"total": {"$gt": 5}}})"));
+  //   if (reply.Get("ok").NumberAsDouble() != 1) ... reply.Get("errmsg") ...
+  Document RunCommand(std::string_view db, DocumentView command) const;
+
  private:
   friend struct internal::ClientAccess;
   explicit Client(std::shared_ptr<internal::Engine> engine);
   std::shared_ptr<internal::Engine> engine_;
+  // The command layer's cursors (src/command/), made on the first command.
+  mutable std::once_flag commands_once_;
+  mutable std::shared_ptr<internal::CursorManager> cursors_;
 };
 
 class Database {

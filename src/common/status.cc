@@ -38,6 +38,8 @@ std::string ErrorCodeName(ErrorCode code) {
     ROCKDOC_CODE_NAME(NoMatchingDocument)
     ROCKDOC_CODE_NAME(NamespaceExists)
     ROCKDOC_CODE_NAME(MaxTimeMSExpired)
+    ROCKDOC_CODE_NAME(CommandNotFound)
+    ROCKDOC_CODE_NAME(Unauthorized)
     ROCKDOC_CODE_NAME(DollarPrefixedFieldName)
     ROCKDOC_CODE_NAME(InvalidIdField)
     ROCKDOC_CODE_NAME(NotSingleValueField)

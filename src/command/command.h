@@ -1,0 +1,167 @@
+// command/command.h: MongoDB's database commands over the library's API
+// (Client::RunCommand): BSON in, BSON out, as under every MongoDB driver,
+// shell and tool.
+//
+// A command is a handler that decodes its document through a table of the
+// fields it knows (common/option_table.h: an unknown field is an error, a
+// known one rockdoc does not implement fails with NotImplemented; nothing
+// is accepted and ignored) and appends its reply's fields; the dispatcher
+// (run_command.cc) adds `ok`, and turns a failed Status into MongoDB's
+// error reply {ok: 0, errmsg, code, codeName, errorLabels?}.
+//
+// Field errors read as MongoDB's: "BSON field 'find.limit' is the wrong
+// type 'string', expected types '[long, int, decimal, double]'" (14),
+// "BSON field 'find.bogus' is an unknown field." (40415). Decoders write
+// "BSON field '<name>' ..." and DecodeCommand qualifies the name with the
+// command's.
+//
+// Thread safety: handlers are stateless; the cursor manager is
+// thread-safe; a CommandContext belongs to one call.
+#ifndef ROCKDOC_COMMAND_COMMAND_H_
+#define ROCKDOC_COMMAND_COMMAND_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/option_table.h"
+#include "rockdoc/client.h"
+#include "rockdoc/document.h"
+#include "rockdoc/status.h"
+
+namespace rockdoc::internal {
+
+class CursorManager;
+
+// What one command call runs against.
+struct CommandContext {
+  const Client* client = nullptr;
+  std::string db;                    // the database the command names
+  CursorManager* cursors = nullptr;  // the client's command cursors
+  Database database() const { return client->GetDatabase(db); }
+};
+
+// Appends the reply's fields (not `ok`) to the open document `reply`.
+using CommandHandler = Status (*)(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+
+struct CommandDefinition {
+  std::string_view name;
+  CommandHandler run;
+  // Runs only against the admin database (listDatabases, ...): elsewhere
+  // Unauthorized (13) "<name> may only be run against the admin database."
+  bool admin_only = false;
+};
+
+// The command named `name` (case-sensitive, as MongoDB's), or null.
+const CommandDefinition* FindCommand(std::string_view name);
+
+// ---- Decoding a command's fields ----
+
+// TypeMismatch (14): "BSON field '<key>' is the wrong type '<type>',
+// expected type[s] '<expected>'" (DecodeCommand adds the command's name).
+Status WrongType(const Element& e, std::string_view expected);
+
+// The value of an integer field: a number with an exact int64 value.
+// TypeMismatch otherwise; BadValue for a fraction.
+StatusOr<int64_t> IntegerField(const Element& e);
+// A bool field: bool or number (MongoDB's IDL "safeBool").
+StatusOr<bool> BoolField(const Element& e);
+
+// Decodes `cmd` (whose first field is the command's name) through `table`.
+template <typename O, size_t N>
+Status DecodeCommand(std::string_view command, DocumentView cmd, const OptionField<O> (&table)[N],
+                     O* out);
+
+// Rows every command's table holds (the generic arguments of MongoDB's
+// commands): $db (the dispatcher checks it), comment, $readPreference (one
+// node serves every mode), apiVersion/apiStrict/apiDeprecationErrors
+// (version "1", the only one), readConcern and writeConcern (the levels a
+// single node meets; others NotImplemented), maxTimeMS where a command has
+// no limit of its own is refused by leaving it out; and the session fields
+// (lsid, txnNumber, autocommit, startTransaction), which are not
+// implemented yet: they fail with NotImplemented.
+Status CheckReadConcern(const Element& e);
+Status CheckWriteConcern(const Element& e);
+Status CheckApiVersion(const Element& e);
+template <typename O>
+Status Accept(const Element&, O*) {
+  return Status::OK();
+}
+template <typename O>
+Status ReadConcernRow(const Element& e, O*) {
+  return CheckReadConcern(e);
+}
+template <typename O>
+Status WriteConcernRow(const Element& e, O*) {
+  return CheckWriteConcern(e);
+}
+template <typename O>
+Status ApiVersionRow(const Element& e, O*) {
+  return CheckApiVersion(e);
+}
+template <typename O>
+Status ApiBoolRow(const Element& e, O*) {
+  return BoolField(e).status();
+}
+#define ROCKDOC_GENERIC_COMMAND_ROWS(O)                                           \
+  {"$db", &Accept<O>}, {"comment", &Accept<O>}, {"$readPreference", &Accept<O>},  \
+      {"apiVersion", &ApiVersionRow<O>}, {"apiStrict", &ApiBoolRow<O>},           \
+      {"apiDeprecationErrors", &ApiBoolRow<O>}, {"$clusterTime", &Accept<O>},     \
+      {"readConcern", &ReadConcernRow<O>}, {"writeConcern", &WriteConcernRow<O>}, \
+      {"lsid", nullptr}, {"txnNumber", nullptr}, {"autocommit", nullptr},         \
+      {"startTransaction", nullptr},
+
+// Typed rows storing into a member.
+template <typename O, std::string O::*M>
+Status StringRow(const Element& e, O* o) {
+  if (!e.IsString()) return WrongType(e, "type 'string'");
+  o->*M = std::string(e.String());
+  return Status::OK();
+}
+template <typename O, Document O::*M>
+Status DocumentRow(const Element& e, O* o) {
+  if (!e.IsDocument()) return WrongType(e, "type 'object'");
+  o->*M = Document::AdoptValidated(std::string(e.Document().bytes()));
+  return Status::OK();
+}
+template <typename O, int64_t O::*M>
+Status IntegerRow(const Element& e, O* o) {
+  ROCKDOC_ASSIGN_OR_RETURN(o->*M, IntegerField(e));
+  return Status::OK();
+}
+template <typename O, bool O::*M>
+Status BoolRow(const Element& e, O* o) {
+  ROCKDOC_ASSIGN_OR_RETURN(o->*M, BoolField(e));
+  return Status::OK();
+}
+
+// The collection a command's first field names: a non-empty string.
+// InvalidNamespace (73) for an empty or invalid one.
+StatusOr<std::string> CollectionName(std::string_view command, const Element& e);
+
+// ---- Implementation ----
+
+Status QualifyFieldError(std::string_view command, Status s);
+
+template <typename O, size_t N>
+Status DecodeCommand(std::string_view command, DocumentView cmd, const OptionField<O> (&table)[N],
+                     O* out) {
+  Status s = DecodeOptions(
+      cmd, table, out,
+      [&](std::string_view name) {
+        return Status(ErrorCode::kUnknownBsonField, "BSON field '" + std::string(command) + "." +
+                                                        std::string(name) +
+                                                        "' is an unknown field.");
+      },
+      [&](std::string_view name) {
+        return Status(ErrorCode::kNotImplemented, "BSON field '" + std::string(command) + "." +
+                                                      std::string(name) +
+                                                      "' is not supported by rockdoc");
+      });
+  return QualifyFieldError(command, std::move(s));
+}
+
+}  // namespace rockdoc::internal
+
+#endif  // ROCKDOC_COMMAND_COMMAND_H_

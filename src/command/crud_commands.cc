@@ -1,0 +1,625 @@
+// command/crud_commands.cc: the commands that read and write documents:
+// find, getMore, killCursors, insert, update, delete, count, distinct.
+#include "command/command.h"
+#include "command/cursor_manager.h"
+#include "command/handlers.h"
+#include "rockdoc/json.h"
+
+namespace rockdoc::internal {
+
+namespace {
+
+// The find command's `gte: 0` fields: "BSON field 'find.limit' value must
+// be >= 0, actual value '-1'" (51024).
+Status NonNegative(const Element& e, int64_t value) {
+  if (value >= 0) return Status::OK();
+  return Status(static_cast<ErrorCode>(51024), "BSON field '" + std::string(e.key()) +
+                                                   "' value must be >= 0, actual value '" +
+                                                   std::to_string(value) + "'");
+}
+
+template <typename O, int64_t O::*M>
+Status NonNegativeRow(const Element& e, O* o) {
+  ROCKDOC_ASSIGN_OR_RETURN(int64_t v, IntegerField(e));
+  ROCKDOC_RETURN_IF_ERROR(NonNegative(e, v));
+  o->*M = v;
+  return Status::OK();
+}
+
+// hint: a key pattern ({a: 1}) or an index name.
+template <typename O>
+Status HintRow(const Element& e, O* o) {
+  if (e.IsString()) {
+    o->hint_name = std::string(e.String());
+    return Status::OK();
+  }
+  if (e.IsDocument()) {
+    o->hint = Document::AdoptValidated(std::string(e.Document().bytes()));
+    return Status::OK();
+  }
+  return WrongType(e, "types '[string, object]'");
+}
+
+std::string Namespace(const CommandContext& ctx, std::string_view collection) {
+  return ctx.db + "." + std::string(collection);
+}
+
+// ---- find ----
+
+struct FindArgs {
+  std::string collection;
+  Document filter;
+  FindOptions options;
+  int64_t batch_size = kDefaultFirstBatch;
+  bool single_batch = false;
+  bool no_cursor_timeout = false;
+};
+
+// The find command's fields (find_command.idl), each applied or refused.
+constexpr OptionField<FindArgs> kFindFields[] = {
+    {"find",
+     [](const Element& e, FindArgs* o) -> Status {
+       ROCKDOC_ASSIGN_OR_RETURN(o->collection, CollectionName("find", e));
+       return Status::OK();
+     }},
+    {"filter", &DocumentRow<FindArgs, &FindArgs::filter>},
+    {"sort",
+     [](const Element& e, FindArgs* o) {
+       return DocumentRow<FindOptions, &FindOptions::sort>(e, &o->options);
+     }},
+    {"projection",
+     [](const Element& e, FindArgs* o) {
+       return DocumentRow<FindOptions, &FindOptions::projection>(e, &o->options);
+     }},
+    {"hint", [](const Element& e, FindArgs* o) { return HintRow(e, &o->options); }},
+    {"skip",
+     [](const Element& e, FindArgs* o) {
+       return NonNegativeRow<FindOptions, &FindOptions::skip>(e, &o->options);
+     }},
+    {"limit",
+     [](const Element& e, FindArgs* o) {
+       return NonNegativeRow<FindOptions, &FindOptions::limit>(e, &o->options);
+     }},
+    {"batchSize", &NonNegativeRow<FindArgs, &FindArgs::batch_size>},
+    {"singleBatch", &BoolRow<FindArgs, &FindArgs::single_batch>},
+    {"maxTimeMS",
+     [](const Element& e, FindArgs* o) {
+       return NonNegativeRow<FindOptions, &FindOptions::max_time_ms>(e, &o->options);
+     }},
+    {"noCursorTimeout", &BoolRow<FindArgs, &FindArgs::no_cursor_timeout>},
+    {"allowDiskUse",
+     [](const Element& e, FindArgs*) -> Status {
+       ROCKDOC_ASSIGN_OR_RETURN(bool on, BoolField(e));
+       if (!on) return Status::OK();
+       return Status(ErrorCode::kNotImplemented,
+                     "allowDiskUse: true is not supported by rockdoc (a blocking sort is held "
+                     "in memory, at most 100 MB)");
+     }},
+    // Partial results are about unreachable shards; there are none.
+    {"allowPartialResults", &ApiBoolRow<FindArgs>},
+    {"collation", nullptr},
+    {"let", nullptr},
+    {"min", nullptr},
+    {"max", nullptr},
+    {"returnKey", nullptr},
+    {"showRecordId", nullptr},
+    {"tailable", nullptr},
+    {"awaitData", nullptr},
+    {"oplogReplay", nullptr},
+    {"readOnce", nullptr},
+    {"maxScan", nullptr},
+    ROCKDOC_GENERIC_COMMAND_ROWS(FindArgs)};
+
+}  // namespace
+
+Status RunFind(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
+  FindArgs args;
+  ROCKDOC_RETURN_IF_ERROR(DecodeCommand("find", cmd, kFindFields, &args));
+  Collection coll = ctx.database().GetCollection(args.collection);
+  ROCKDOC_ASSIGN_OR_RETURN(Cursor cursor, coll.Find(args.filter, args.options));
+  auto c = std::make_unique<CommandCursor>(Namespace(ctx, args.collection), std::move(cursor));
+  c->no_timeout = args.no_cursor_timeout;
+  return CursorReply(ctx, std::move(c), args.batch_size, args.single_batch, reply);
+}
+
+// ---- getMore, killCursors ----
+
+namespace {
+struct GetMoreArgs {
+  int64_t id = 0;
+  std::string collection;
+  int64_t batch_size = -1;  // no count limit: 16 MiB
+};
+constexpr OptionField<GetMoreArgs> kGetMoreFields[] = {
+    {"getMore",
+     [](const Element& e, GetMoreArgs* o) -> Status {
+       if (e.type() != BsonType::kInt64) return WrongType(e, "type 'long'");
+       o->id = e.Int64();
+       return Status::OK();
+     }},
+    {"collection", &StringRow<GetMoreArgs, &GetMoreArgs::collection>},
+    {"batchSize",
+     [](const Element& e, GetMoreArgs* o) -> Status {
+       ROCKDOC_ASSIGN_OR_RETURN(int64_t n, IntegerField(e));
+       if (n <= 0) {
+         return Status(
+             ErrorCode::kBadValue,
+             "Batch size for getMore must be positive, but received: " + std::to_string(n));
+       }
+       o->batch_size = n;
+       return Status::OK();
+     }},
+    // Only a tailable awaitData cursor waits; rockdoc has none.
+    {"maxTimeMS", nullptr},
+    {"term", nullptr},
+    {"lastKnownCommittedOpTime", nullptr},
+    ROCKDOC_GENERIC_COMMAND_ROWS(GetMoreArgs)};
+}  // namespace
+
+Status RunGetMore(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
+  GetMoreArgs args;
+  ROCKDOC_RETURN_IF_ERROR(DecodeCommand("getMore", cmd, kGetMoreFields, &args));
+  if (args.collection.empty()) {
+    return Status(ErrorCode::kFailedToParse,
+                  "BSON field 'getMore.collection' is missing but a required field");
+  }
+  const std::string ns = Namespace(ctx, args.collection);
+  ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<CommandCursor> c, ctx.cursors->CheckOut(args.id, ns));
+  reply->OpenDocument("cursor");
+  reply->OpenArray("nextBatch");
+  StatusOr<bool> exhausted = FillBatch(c.get(), args.batch_size, reply);
+  if (!exhausted.ok()) {
+    ctx.cursors->Kill(args.id, ns);  // a failed cursor is closed, as MongoDB's
+    return exhausted.status();
+  }
+  reply->Close();
+  if (*exhausted) {
+    ctx.cursors->Kill(args.id, ns);
+  } else {
+    ctx.cursors->CheckIn(args.id, std::move(c));
+  }
+  reply->AppendInt64("id", *exhausted ? 0 : args.id);
+  reply->AppendString("ns", ns);
+  reply->Close();
+  return Status::OK();
+}
+
+namespace {
+struct KillCursorsArgs {
+  std::string collection;
+  std::vector<int64_t> ids;
+  bool has_ids = false;
+};
+constexpr OptionField<KillCursorsArgs> kKillCursorsFields[] = {
+    {"killCursors",
+     [](const Element& e, KillCursorsArgs* o) -> Status {
+       ROCKDOC_ASSIGN_OR_RETURN(o->collection, CollectionName("killCursors", e));
+       return Status::OK();
+     }},
+    {"cursors",
+     [](const Element& e, KillCursorsArgs* o) -> Status {
+       if (e.type() != BsonType::kArray) return WrongType(e, "type 'array'");
+       o->has_ids = true;
+       for (Element id : e.Array()) {
+         if (id.type() != BsonType::kInt64) return WrongType(id, "type 'long'");
+         o->ids.push_back(id.Int64());
+       }
+       return Status::OK();
+     }},
+    ROCKDOC_GENERIC_COMMAND_ROWS(KillCursorsArgs)};
+
+void AppendIds(BsonBuilder* reply, std::string_view name, const std::vector<int64_t>& ids) {
+  reply->OpenArray(name);
+  for (int64_t id : ids) reply->AppendInt64("", id);
+  reply->Close();
+}
+}  // namespace
+
+Status RunKillCursors(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
+  KillCursorsArgs args;
+  ROCKDOC_RETURN_IF_ERROR(DecodeCommand("killCursors", cmd, kKillCursorsFields, &args));
+  if (!args.has_ids) {
+    return Status(ErrorCode::kFailedToParse,
+                  "BSON field 'killCursors.cursors' is missing but a required field");
+  }
+  std::vector<int64_t> killed, not_found;
+  const std::string ns = Namespace(ctx, args.collection);
+  for (int64_t id : args.ids) (ctx.cursors->Kill(id, ns) ? killed : not_found).push_back(id);
+  AppendIds(reply, "cursorsKilled", killed);
+  AppendIds(reply, "cursorsNotFound", not_found);
+  AppendIds(reply, "cursorsAlive", {});
+  AppendIds(reply, "cursorsUnknown", {});
+  return Status::OK();
+}
+
+// ---- Writes ----
+
+namespace {
+
+// One failed statement of a write command: {index, code, errmsg}.
+void AppendWriteError(BsonBuilder* errors, size_t index, const Status& s) {
+  errors->OpenDocument("");
+  errors->AppendInt32("index", static_cast<int32_t>(index));
+  errors->AppendInt32("code", static_cast<int32_t>(s.code()));
+  errors->AppendString("errmsg", s.message());
+  errors->Close();
+}
+
+void AppendWriteErrors(BsonBuilder* reply, const std::vector<WriteError>& errors) {
+  if (errors.empty()) return;
+  reply->OpenArray("writeErrors");
+  for (const WriteError& e : errors) AppendWriteError(reply, e.index, e.status);
+  reply->Close();
+}
+
+// An array of documents field: insert's documents, update's updates ...
+Status DocumentArray(const Element& e, std::vector<Document>* out) {
+  if (e.type() != BsonType::kArray) return WrongType(e, "type 'array'");
+  for (Element d : e.Array()) {
+    if (!d.IsDocument()) return WrongType(d, "type 'object'");
+    out->push_back(Document::AdoptValidated(std::string(d.Document().bytes())));
+  }
+  return Status::OK();
+}
+
+struct InsertArgs {
+  std::string collection;
+  std::vector<Document> documents;
+  bool has_documents = false;
+  bool ordered = true;
+};
+constexpr OptionField<InsertArgs> kInsertFields[] = {
+    {"insert",
+     [](const Element& e, InsertArgs* o) -> Status {
+       ROCKDOC_ASSIGN_OR_RETURN(o->collection, CollectionName("insert", e));
+       return Status::OK();
+     }},
+    {"documents",
+     [](const Element& e, InsertArgs* o) {
+       o->has_documents = true;
+       return DocumentArray(e, &o->documents);
+     }},
+    {"ordered", &BoolRow<InsertArgs, &InsertArgs::ordered>},
+    // rockdoc has no document validators yet, so there is nothing to bypass.
+    {"bypassDocumentValidation", &ApiBoolRow<InsertArgs>},
+    ROCKDOC_GENERIC_COMMAND_ROWS(InsertArgs)};
+
+}  // namespace
+
+Status RunInsert(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
+  InsertArgs args;
+  ROCKDOC_RETURN_IF_ERROR(DecodeCommand("insert", cmd, kInsertFields, &args));
+  if (!args.has_documents) {
+    return Status(ErrorCode::kFailedToParse,
+                  "BSON field 'insert.documents' is missing but a required field");
+  }
+  if (args.documents.empty()) {
+    return Status(ErrorCode::kInvalidLength,
+                  "Write batch sizes must be between 1 and 100000. "
+                  "Got 0 operations.");
+  }
+  InsertManyOptions options;
+  options.ordered = args.ordered;
+  ROCKDOC_ASSIGN_OR_RETURN(
+      InsertManyResult result,
+      ctx.database().GetCollection(args.collection).InsertMany(args.documents, options));
+  reply->AppendInt32("n", static_cast<int32_t>(result.inserted_count()));
+  AppendWriteErrors(reply, result.write_errors);
+  return Status::OK();
+}
+
+namespace {
+
+struct UpdateStatement {
+  Document q, u;
+  UpdateOptions options;
+  bool multi = false;
+  bool has_q = false, has_u = false;
+};
+constexpr OptionField<UpdateStatement> kUpdateStatementFields[] = {
+    {"q",
+     [](const Element& e, UpdateStatement* o) {
+       o->has_q = true;
+       return DocumentRow<UpdateStatement, &UpdateStatement::q>(e, o);
+     }},
+    {"u",
+     [](const Element& e, UpdateStatement* o) -> Status {
+       o->has_u = true;
+       if (e.type() == BsonType::kArray) {
+         return Status(ErrorCode::kNotImplemented,
+                       "update pipelines are not supported by rockdoc (no aggregation yet)");
+       }
+       return DocumentRow<UpdateStatement, &UpdateStatement::u>(e, o);
+     }},
+    {"upsert",
+     [](const Element& e, UpdateStatement* o) -> Status {
+       ROCKDOC_ASSIGN_OR_RETURN(o->options.upsert, BoolField(e));
+       return Status::OK();
+     }},
+    {"multi", &BoolRow<UpdateStatement, &UpdateStatement::multi>},
+    {"arrayFilters",
+     [](const Element& e, UpdateStatement* o) {
+       return DocumentArray(e, &o->options.array_filters);
+     }},
+    {"hint", [](const Element& e, UpdateStatement* o) { return HintRow(e, &o->options); }},
+    {"sort",
+     [](const Element& e, UpdateStatement* o) {
+       return DocumentRow<UpdateOptions, &UpdateOptions::sort>(e, &o->options);
+     }},
+    {"collation", nullptr},
+    {"c", nullptr},
+};
+
+struct WriteArgs {
+  std::string collection;
+  std::vector<Document> statements;
+  bool has_statements = false;
+  bool ordered = true;
+  int64_t max_time_ms = 0;
+};
+
+template <const char* kCommand, const char* kStatements>
+constexpr OptionField<WriteArgs> kWriteFields[] = {
+    {kCommand,
+     [](const Element& e, WriteArgs* o) -> Status {
+       ROCKDOC_ASSIGN_OR_RETURN(o->collection, CollectionName(kCommand, e));
+       return Status::OK();
+     }},
+    {kStatements,
+     [](const Element& e, WriteArgs* o) {
+       o->has_statements = true;
+       return DocumentArray(e, &o->statements);
+     }},
+    {"ordered", &BoolRow<WriteArgs, &WriteArgs::ordered>},
+    {"maxTimeMS", &NonNegativeRow<WriteArgs, &WriteArgs::max_time_ms>},
+    {"bypassDocumentValidation", &ApiBoolRow<WriteArgs>},
+    {"let", nullptr},
+    ROCKDOC_GENERIC_COMMAND_ROWS(WriteArgs)};
+
+constexpr char kUpdate[] = "update";
+constexpr char kUpdates[] = "updates";
+constexpr char kDelete[] = "delete";
+constexpr char kDeletes[] = "deletes";
+
+// Decodes the common part of update and delete and checks the statements
+// are there.
+template <size_t N>
+Status DecodeWrite(std::string_view command, std::string_view statements, DocumentView cmd,
+                   const OptionField<WriteArgs> (&table)[N], WriteArgs* args) {
+  ROCKDOC_RETURN_IF_ERROR(DecodeCommand(command, cmd, table, args));
+  if (!args->has_statements) {
+    return Status(ErrorCode::kFailedToParse, "BSON field '" + std::string(command) + "." +
+                                                 std::string(statements) +
+                                                 "' is missing but a required field");
+  }
+  if (args->statements.empty()) {
+    return Status(ErrorCode::kInvalidLength,
+                  "Write batch sizes must be between 1 and 100000. Got 0 operations.");
+  }
+  return Status::OK();
+}
+
+// Whether `u` is a replacement (no field starts with '$').
+bool IsReplacement(DocumentView u) {
+  for (Element e : u) {
+    if (e.key().starts_with("$")) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Status RunUpdate(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
+  WriteArgs args;
+  ROCKDOC_RETURN_IF_ERROR(
+      DecodeWrite(kUpdate, kUpdates, cmd, kWriteFields<kUpdate, kUpdates>, &args));
+  Collection coll = ctx.database().GetCollection(args.collection);
+  int64_t n = 0, modified = 0;
+  std::vector<WriteError> errors;
+  BsonBuilder upserted;
+  bool any_upserted = false;
+  for (size_t i = 0; i < args.statements.size(); ++i) {
+    UpdateStatement st;
+    st.options.max_time_ms = args.max_time_ms;
+    Status s = DecodeCommand("update.updates", args.statements[i], kUpdateStatementFields, &st);
+    if (s.ok() && (!st.has_q || !st.has_u)) {
+      s = Status(ErrorCode::kFailedToParse, std::string("BSON field 'update.updates.") +
+                                                (st.has_q ? "u" : "q") +
+                                                "' is missing but a required field");
+    }
+    auto run = [&]() -> StatusOr<UpdateResult> {
+      ROCKDOC_RETURN_IF_ERROR(s);
+      // UpdateOne takes operators or a replacement; a replacement has one target.
+      if (st.multi && IsReplacement(st.u)) {
+        return Status(ErrorCode::kFailedToParse,
+                      "multi update is not supported for replacement-style update");
+      }
+      return st.multi ? coll.UpdateMany(st.q, st.u, st.options)
+                      : coll.UpdateOne(st.q, st.u, st.options);
+    };
+    StatusOr<UpdateResult> r = run();
+    if (!r.ok()) {
+      errors.push_back(WriteError{i, r.status()});
+      if (args.ordered) break;
+      continue;
+    }
+    n += r->matched_count;
+    modified += r->modified_count;
+    if (r->upserted_id) {
+      ++n;
+      if (!any_upserted) upserted.OpenArray("upserted");
+      any_upserted = true;
+      upserted.OpenDocument("");
+      upserted.AppendInt32("index", static_cast<int32_t>(i));
+      upserted.AppendElementAs("_id", r->upserted_id->element());
+      upserted.Close();
+    }
+  }
+  reply->AppendInt32("n", static_cast<int32_t>(n));
+  reply->AppendInt32("nModified", static_cast<int32_t>(modified));
+  if (any_upserted) {
+    upserted.Close();
+    Document u = std::move(upserted).Build();
+    reply->AppendElement(*u.begin());
+  }
+  AppendWriteErrors(reply, errors);
+  return Status::OK();
+}
+
+namespace {
+struct DeleteStatement {
+  Document q;
+  int64_t limit = -1;
+  DeleteOptions options;
+  bool has_q = false;
+};
+constexpr OptionField<DeleteStatement> kDeleteStatementFields[] = {
+    {"q",
+     [](const Element& e, DeleteStatement* o) {
+       o->has_q = true;
+       return DocumentRow<DeleteStatement, &DeleteStatement::q>(e, o);
+     }},
+    {"limit",
+     [](const Element& e, DeleteStatement* o) -> Status {
+       ROCKDOC_ASSIGN_OR_RETURN(o->limit, IntegerField(e));
+       if (o->limit != 0 && o->limit != 1) {
+         return Status(
+             ErrorCode::kFailedToParse,
+             "The limit field in delete objects must be 0 or 1. Got " + std::to_string(o->limit));
+       }
+       return Status::OK();
+     }},
+    {"hint", nullptr},
+    {"collation", nullptr},
+};
+}  // namespace
+
+Status RunDelete(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
+  WriteArgs args;
+  ROCKDOC_RETURN_IF_ERROR(
+      DecodeWrite(kDelete, kDeletes, cmd, kWriteFields<kDelete, kDeletes>, &args));
+  Collection coll = ctx.database().GetCollection(args.collection);
+  int64_t n = 0;
+  std::vector<WriteError> errors;
+  for (size_t i = 0; i < args.statements.size(); ++i) {
+    DeleteStatement st;
+    st.options.max_time_ms = args.max_time_ms;
+    Status s = DecodeCommand("delete.deletes", args.statements[i], kDeleteStatementFields, &st);
+    if (s.ok() && (!st.has_q || st.limit < 0)) {
+      s = Status(ErrorCode::kFailedToParse, std::string("BSON field 'delete.deletes.") +
+                                                (st.has_q ? "limit" : "q") +
+                                                "' is missing but a required field");
+    }
+    auto run = [&]() -> StatusOr<DeleteResult> {
+      ROCKDOC_RETURN_IF_ERROR(s);
+      return st.limit == 1 ? coll.DeleteOne(st.q, st.options) : coll.DeleteMany(st.q, st.options);
+    };
+    StatusOr<DeleteResult> r = run();
+    if (!r.ok()) {
+      errors.push_back(WriteError{i, r.status()});
+      if (args.ordered) break;
+      continue;
+    }
+    n += r->deleted_count;
+  }
+  reply->AppendInt32("n", static_cast<int32_t>(n));
+  AppendWriteErrors(reply, errors);
+  return Status::OK();
+}
+
+// ---- count, distinct ----
+
+namespace {
+struct CountArgs {
+  std::string collection;
+  Document query;
+  CountOptions options;
+};
+constexpr OptionField<CountArgs> kCountFields[] = {
+    {"count",
+     [](const Element& e, CountArgs* o) -> Status {
+       ROCKDOC_ASSIGN_OR_RETURN(o->collection, CollectionName("count", e));
+       return Status::OK();
+     }},
+    {"query", &DocumentRow<CountArgs, &CountArgs::query>},
+    // A negative limit counts as its absolute value, as MongoDB's count.
+    {"limit",
+     [](const Element& e, CountArgs* o) -> Status {
+       ROCKDOC_ASSIGN_OR_RETURN(int64_t v, IntegerField(e));
+       o->options.limit = v < 0 ? -v : v;
+       return Status::OK();
+     }},
+    {"skip",
+     [](const Element& e, CountArgs* o) {
+       return NonNegativeRow<CountOptions, &CountOptions::skip>(e, &o->options);
+     }},
+    {"hint", [](const Element& e, CountArgs* o) { return HintRow(e, &o->options); }},
+    {"maxTimeMS",
+     [](const Element& e, CountArgs* o) {
+       return NonNegativeRow<CountOptions, &CountOptions::max_time_ms>(e, &o->options);
+     }},
+    {"fields", &Accept<CountArgs>},  // ignored by MongoDB's count too (legacy)
+    {"collation", nullptr},
+    ROCKDOC_GENERIC_COMMAND_ROWS(CountArgs)};
+}  // namespace
+
+Status RunCount(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
+  CountArgs args;
+  ROCKDOC_RETURN_IF_ERROR(DecodeCommand("count", cmd, kCountFields, &args));
+  ROCKDOC_ASSIGN_OR_RETURN(
+      int64_t n,
+      ctx.database().GetCollection(args.collection).CountDocuments(args.query, args.options));
+  reply->AppendInt64("n", n);
+  return Status::OK();
+}
+
+namespace {
+struct DistinctArgs {
+  std::string collection;
+  std::string key;
+  bool has_key = false;
+  Document query;
+  DistinctOptions options;
+};
+constexpr OptionField<DistinctArgs> kDistinctFields[] = {
+    {"distinct",
+     [](const Element& e, DistinctArgs* o) -> Status {
+       ROCKDOC_ASSIGN_OR_RETURN(o->collection, CollectionName("distinct", e));
+       return Status::OK();
+     }},
+    {"key",
+     [](const Element& e, DistinctArgs* o) {
+       o->has_key = true;
+       return StringRow<DistinctArgs, &DistinctArgs::key>(e, o);
+     }},
+    {"query",
+     [](const Element& e, DistinctArgs* o) -> Status {
+       if (e.IsNull()) return Status::OK();
+       return DocumentRow<DistinctArgs, &DistinctArgs::query>(e, o);
+     }},
+    {"maxTimeMS",
+     [](const Element& e, DistinctArgs* o) {
+       return NonNegativeRow<DistinctOptions, &DistinctOptions::max_time_ms>(e, &o->options);
+     }},
+    {"hint", nullptr},
+    {"collation", nullptr},
+    ROCKDOC_GENERIC_COMMAND_ROWS(DistinctArgs)};
+}  // namespace
+
+Status RunDistinct(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
+  DistinctArgs args;
+  ROCKDOC_RETURN_IF_ERROR(DecodeCommand("distinct", cmd, kDistinctFields, &args));
+  if (!args.has_key) {
+    return Status(ErrorCode::kFailedToParse,
+                  "BSON field 'distinct.key' is missing but a required field");
+  }
+  ROCKDOC_ASSIGN_OR_RETURN(
+      std::vector<Value> values,
+      ctx.database().GetCollection(args.collection).Distinct(args.key, args.query, args.options));
+  reply->OpenArray("values");
+  for (const Value& v : values) reply->AppendElementAs("", v.element());
+  reply->Close();
+  return Status::OK();
+}
+
+}  // namespace rockdoc::internal

@@ -1,0 +1,134 @@
+#include "command/cursor_manager.h"
+
+#include <chrono>
+
+namespace rockdoc::internal {
+
+namespace {
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+Status NotFound(int64_t id) {
+  return Status(ErrorCode::kCursorNotFound, "cursor id " + std::to_string(id) + " not found");
+}
+
+}  // namespace
+
+StatusOr<bool> CommandCursor::Advance() {
+  if (!cursor) {
+    if (next_doc == docs.size()) return false;
+    pending = std::move(docs[next_doc++]);
+    return true;
+  }
+  if (!cursor->Next()) {
+    ROCKDOC_RETURN_IF_ERROR(cursor->status());
+    return false;
+  }
+  pending = Document::AdoptValidated(std::string(cursor->document().bytes()));
+  return true;
+}
+
+StatusOr<bool> FillBatch(CommandCursor* c, int64_t batch_size, BsonBuilder* batch) {
+  size_t bytes = 0;
+  int64_t n = 0;
+  while (batch_size < 0 || n < batch_size) {
+    if (c->remaining == 0) return true;
+    if (!c->pending) {
+      ROCKDOC_ASSIGN_OR_RETURN(bool more, c->Advance());
+      if (!more) return true;
+    }
+    const size_t size = c->pending->size();
+    if (n > 0 && bytes + size > kMaxBatchBytes) return false;
+    batch->AppendDocument("", *c->pending);
+    c->pending.reset();
+    bytes += size;
+    ++n;
+    if (c->remaining > 0) --c->remaining;
+  }
+  // The count is reached: exhausted only if nothing is left to read.
+  if (c->remaining == 0) return true;
+  if (c->pending) return false;
+  ROCKDOC_ASSIGN_OR_RETURN(bool more, c->Advance());
+  return !more;
+}
+
+int64_t CursorManager::Register(std::unique_ptr<CommandCursor> c) {
+  MutexLock g(&mu_);
+  const int64_t now = NowMs();
+  ReapIdleLocked(now);
+  c->last_used_ms = now;
+  int64_t id = 0;
+  do {
+    // Positive and never 0, as MongoDB's ids read in every driver.
+    id = static_cast<int64_t>(ids_() >> 1);
+  } while (id == 0 || cursors_.count(id) != 0);
+  cursors_.emplace(id, std::move(c));
+  return id;
+}
+
+StatusOr<std::unique_ptr<CommandCursor>> CursorManager::CheckOut(int64_t id, std::string_view ns) {
+  MutexLock g(&mu_);
+  ReapIdleLocked(NowMs());
+  auto it = cursors_.find(id);
+  if (it == cursors_.end()) return NotFound(id);
+  if (it->second == nullptr) {
+    return Status(ErrorCode::kOperationFailed,
+                  "cursor id " + std::to_string(id) + " is already in use");
+  }
+  if (it->second->ns != ns) {
+    return Status(ErrorCode::kUnauthorized, "Requested getMore on namespace '" + std::string(ns) +
+                                                "', but cursor belongs to a different namespace " +
+                                                it->second->ns);
+  }
+  return std::move(it->second);
+}
+
+void CursorManager::CheckIn(int64_t id, std::unique_ptr<CommandCursor> c) {
+  MutexLock g(&mu_);
+  auto it = cursors_.find(id);
+  if (it == cursors_.end()) return;  // killed while in use: it ends here
+  c->last_used_ms = NowMs();
+  it->second = std::move(c);
+}
+
+bool CursorManager::Kill(int64_t id, std::string_view ns) {
+  std::unique_ptr<CommandCursor> closing;  // destroyed outside the lock
+  MutexLock g(&mu_);
+  ReapIdleLocked(NowMs());
+  auto it = cursors_.find(id);
+  if (it == cursors_.end()) return false;
+  if (it->second != nullptr && it->second->ns != ns) return false;
+  closing = std::move(it->second);
+  cursors_.erase(it);
+  return true;
+}
+
+int CursorManager::ReapIdle() {
+  MutexLock g(&mu_);
+  return ReapIdleLocked(NowMs());
+}
+
+int CursorManager::ReapIdleLocked(int64_t now_ms) {
+  int reaped = 0;
+  for (auto it = cursors_.begin(); it != cursors_.end();) {
+    const CommandCursor* c = it->second.get();
+    if (c != nullptr && !c->no_timeout && now_ms - c->last_used_ms > idle_timeout_ms_) {
+      it = cursors_.erase(it);
+      ++reaped;
+    } else {
+      ++it;
+    }
+  }
+  return reaped;
+}
+
+size_t CursorManager::open_cursors() const {
+  MutexLock g(&mu_);
+  return cursors_.size();
+}
+
+}  // namespace rockdoc::internal

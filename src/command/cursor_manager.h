@@ -1,0 +1,101 @@
+// command/cursor_manager.h: the server-side cursors of the command layer
+// (find, listCollections, listIndexes ... leave one open when their first
+// batch does not hold every result; getMore continues it, killCursors ends
+// it), as MongoDB's CursorManager: ids, batches under the 16 MiB reply
+// rule, and an idle timeout (MongoDB's cursorTimeoutMillis, 10 minutes)
+// after which a cursor is closed and getMore fails with CursorNotFound (43).
+//
+// A cursor in use by one getMore is checked out: a second getMore of the
+// same id meanwhile fails with OperationFailed (96) "cursor id <id> is
+// already in use".
+//
+// Thread safety: every method is thread-safe.
+#ifndef ROCKDOC_COMMAND_CURSOR_MANAGER_H_
+#define ROCKDOC_COMMAND_CURSOR_MANAGER_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "common/mutex.h"
+#include "rockdoc/client.h"
+#include "rockdoc/document.h"
+#include "rockdoc/status.h"
+
+namespace rockdoc::internal {
+
+// MongoDB's largest reply batch: a batch stops before the document that
+// would take it over 16 MiB (a first document always goes in).
+inline constexpr size_t kMaxBatchBytes = 16 * 1024 * 1024;
+// find's first batch when no batchSize is given.
+inline constexpr int64_t kDefaultFirstBatch = 101;
+// MongoDB's cursorTimeoutMillis.
+inline constexpr int64_t kDefaultCursorTimeoutMs = 10 * 60 * 1000;
+
+// One open cursor: a query's library cursor, or documents already in
+// memory (listCollections, listIndexes), and what getMore needs of it.
+struct CommandCursor {
+  std::string ns;  // "db.coll", as replies name it
+  std::optional<Cursor> cursor;
+  std::vector<Document> docs;  // when there is no `cursor`
+  size_t next_doc = 0;
+  // A document read from `cursor` that did not fit the last batch.
+  std::optional<Document> pending;
+  bool no_timeout = false;
+  // How many documents remain to return (a find's limit), or -1: no limit.
+  int64_t remaining = -1;
+  int64_t last_used_ms = 0;
+
+  CommandCursor(std::string n, Cursor c) : ns(std::move(n)), cursor(std::move(c)) {}
+  CommandCursor(std::string n, std::vector<Document> d) : ns(std::move(n)), docs(std::move(d)) {}
+
+  // Reads the next document into `pending`; false at the end.
+  StatusOr<bool> Advance();
+};
+
+// Appends up to `batch_size` documents (negative: no count limit; 0: none,
+// an empty first batch) of `c` to the
+// open array `batch`, under kMaxBatchBytes. Returns true when `c` is
+// exhausted (its status, if an error, is returned instead).
+StatusOr<bool> FillBatch(CommandCursor* c, int64_t batch_size, BsonBuilder* batch);
+
+class CursorManager {
+ public:
+  explicit CursorManager(int64_t idle_timeout_ms = kDefaultCursorTimeoutMs)
+      : idle_timeout_ms_(idle_timeout_ms) {}
+
+  // Keeps `c` open and returns its id (never 0).
+  int64_t Register(std::unique_ptr<CommandCursor> c) ABSL_LOCKS_EXCLUDED(mu_);
+  // Takes cursor `id` of namespace `ns` out for a getMore. CursorNotFound
+  // (43) "cursor id <id> not found" when there is none (never opened,
+  // exhausted, killed or timed out); Unauthorized (13) when it belongs to
+  // another namespace; OperationFailed (96) when it is in use.
+  StatusOr<std::unique_ptr<CommandCursor>> CheckOut(int64_t id, std::string_view ns)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Puts a checked-out cursor back (its idle time starts again).
+  void CheckIn(int64_t id, std::unique_ptr<CommandCursor> c) ABSL_LOCKS_EXCLUDED(mu_);
+  // Closes cursor `id` of `ns`; false when there is none.
+  bool Kill(int64_t id, std::string_view ns) ABSL_LOCKS_EXCLUDED(mu_);
+  // Closes the cursors idle for longer than the timeout (every call to
+  // the manager does this first). Returns how many.
+  int ReapIdle() ABSL_LOCKS_EXCLUDED(mu_);
+  size_t open_cursors() const ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  int ReapIdleLocked(int64_t now_ms) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  const int64_t idle_timeout_ms_;
+  mutable Mutex mu_;
+  // Null while checked out.
+  std::map<int64_t, std::unique_ptr<CommandCursor>> cursors_ ABSL_GUARDED_BY(mu_);
+  std::mt19937_64 ids_ ABSL_GUARDED_BY(mu_){std::random_device{}()};
+};
+
+}  // namespace rockdoc::internal
+
+#endif  // ROCKDOC_COMMAND_CURSOR_MANAGER_H_

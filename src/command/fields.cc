@@ -1,0 +1,138 @@
+// command/fields.cc: decoding of command fields (command/command.h).
+#include <cmath>
+
+#include "catalog/catalog.h"
+#include "command/command.h"
+#include "rockdoc/json.h"
+
+namespace rockdoc::internal {
+
+Status WrongType(const Element& e, std::string_view expected) {
+  return Status(ErrorCode::kTypeMismatch,
+                "BSON field '" + std::string(e.key()) + "' is the wrong type '" +
+                    std::string(BsonTypeAlias(e.type())) + "', expected " + std::string(expected));
+}
+
+StatusOr<int64_t> IntegerField(const Element& e) {
+  if (!e.IsNumber()) return WrongType(e, "types '[long, int, decimal, double]'");
+  int64_t v = 0;
+  if (!e.ExactInt64(&v)) {
+    return Status(ErrorCode::kBadValue, "Expected an integer: " + std::string(e.key()) + ": " +
+                                            ValueToJson(e, JsonFormat::kShell));
+  }
+  return v;
+}
+
+StatusOr<bool> BoolField(const Element& e) {
+  if (e.IsBool()) return e.Bool();
+  if (e.IsNumber()) return e.NumberAsDouble() != 0;
+  return WrongType(e, "types '[bool, long, int, decimal, double]'");
+}
+
+namespace {
+
+// Every member of one node has the majority's data: local, available and
+// majority read the same committed state; snapshot (outside a
+// transaction) and linearizable promise more, and are not implemented.
+Status CheckLevel(std::string_view level) {
+  if (level == "local" || level == "available" || level == "majority") return Status::OK();
+  if (level == "snapshot" || level == "linearizable") {
+    return Status(ErrorCode::kNotImplemented,
+                  "readConcern level '" + std::string(level) + "' is not supported by rockdoc");
+  }
+  return Status(ErrorCode::kFailedToParse,
+                "readConcern level must be one of local, majority, linearizable, available, "
+                "snapshot; found '" +
+                    std::string(level) + "'");
+}
+
+}  // namespace
+
+Status CheckReadConcern(const Element& e) {
+  if (!e.IsDocument()) return WrongType(e, "type 'object'");
+  for (Element f : e.Document()) {
+    if (f.key() == "level") {
+      if (!f.IsString()) return WrongType(f, "type 'string'");
+      ROCKDOC_RETURN_IF_ERROR(CheckLevel(f.String()));
+    } else if (f.key() == "afterClusterTime" || f.key() == "atClusterTime" ||
+               f.key() == "afterOpTime") {
+      return Status(ErrorCode::kNotImplemented,
+                    "readConcern." + std::string(f.key()) + " is not supported by rockdoc");
+    } else {
+      return Status(ErrorCode::kUnknownBsonField,
+                    "BSON field 'readConcern." + std::string(f.key()) + "' is an unknown field.");
+    }
+  }
+  return Status::OK();
+}
+
+// Every write is acknowledged once committed on the one node there is:
+// w: 1 and w: "majority" are met. w: 0 (no acknowledgement), w > 1 or a tag
+// (no other members) and j: true (acknowledged from the page cache; see
+// ClientOptions::sync) are not.
+Status CheckWriteConcern(const Element& e) {
+  if (!e.IsDocument()) return WrongType(e, "type 'object'");
+  auto refuse = [](const std::string& what) {
+    return Status(ErrorCode::kNotImplemented,
+                  "writeConcern " + what + " is not supported by rockdoc");
+  };
+  for (Element f : e.Document()) {
+    if (f.key() == "w") {
+      int64_t n = 0;
+      const bool ok =
+          f.IsString() ? f.String() == "majority" : f.IsNumber() && f.ExactInt64(&n) && n == 1;
+      if (!ok) {
+        return refuse("w: " + ValueToJson(f, JsonFormat::kShell) +
+                      " (a single embedded node acknowledges w: 1 and w: 'majority' only)");
+      }
+    } else if (f.key() == "j" || f.key() == "fsync") {
+      ROCKDOC_ASSIGN_OR_RETURN(bool on, BoolField(f));
+      if (on) return refuse(std::string(f.key()) + ": true");
+    } else if (f.key() == "wtimeout" || f.key() == "wtimeoutMS") {
+      if (!f.IsNumber()) return WrongType(f, "types '[long, int, decimal, double]'");
+    } else if (f.key() == "provenance") {
+      if (!f.IsString()) return WrongType(f, "type 'string'");
+    } else {
+      return Status(ErrorCode::kUnknownBsonField,
+                    "BSON field 'writeConcern." + std::string(f.key()) + "' is an unknown field.");
+    }
+  }
+  return Status::OK();
+}
+
+Status CheckApiVersion(const Element& e) {
+  if (!e.IsString()) return WrongType(e, "type 'string'");
+  if (e.String() != "1") {
+    return Status(static_cast<ErrorCode>(322),
+                  "API version must be \"1\"");  // APIVersionError
+  }
+  return Status::OK();
+}
+
+StatusOr<std::string> CollectionName(std::string_view command, const Element& e) {
+  if (!e.IsString()) {
+    return Status(ErrorCode::kInvalidNamespace,
+                  "collection name has invalid type " + std::string(BsonTypeAlias(e.type())));
+  }
+  if (e.String().empty()) {
+    return Status(ErrorCode::kInvalidNamespace,
+                  "Invalid namespace specified for " + std::string(command));
+  }
+  return std::string(e.String());
+}
+
+Status QualifyFieldError(std::string_view command, Status s) {
+  static constexpr std::string_view kPrefix = "BSON field '";
+  if (s.ok()) return s;
+  std::string_view message = s.message();
+  if (!message.starts_with(kPrefix)) return s;
+  std::string qualified(command);
+  qualified += '.';
+  if (message.substr(kPrefix.size()).starts_with(qualified)) return s;
+  std::string out(kPrefix);
+  out += qualified;
+  out += message.substr(kPrefix.size());
+  return Status(s.code(), std::move(out));
+}
+
+}  // namespace rockdoc::internal

@@ -1,0 +1,49 @@
+// command/handlers.h: every command's handler (command/command.h), listed
+// by name in run_command.cc's table.
+#ifndef ROCKDOC_COMMAND_HANDLERS_H_
+#define ROCKDOC_COMMAND_HANDLERS_H_
+
+#include "command/command.h"
+
+namespace rockdoc::internal {
+
+// The MongoDB release whose commands rockdoc answers as (buildInfo's
+// version, hello's maxWireVersion), so drivers enable what it has.
+inline constexpr char kCompatibleMongoVersion[] = "7.0.0";
+inline constexpr int kCompatibleMongoVersionArray[] = {7, 0, 0, 0};
+inline constexpr int kMaxWireVersion = 21;  // MongoDB 7.0
+
+// server_commands.cc
+Status RunPing(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+Status RunHello(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+Status RunIsMaster(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+Status RunBuildInfo(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+Status RunListCollections(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+Status RunListIndexes(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+Status RunCreate(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+Status RunDrop(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+Status RunDropDatabase(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+Status RunCreateIndexes(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+Status RunDropIndexes(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+
+// crud_commands.cc
+Status RunFind(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+Status RunGetMore(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+Status RunKillCursors(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+Status RunInsert(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+Status RunUpdate(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+Status RunDelete(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+Status RunCount(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+Status RunDistinct(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+
+// Shared by the commands that answer with a cursor: appends
+// {cursor: {firstBatch: [...], id, ns}} with up to `batch_size` documents
+// (negative: no count limit) under the 16 MiB rule, and keeps the cursor open
+// (registered with ctx.cursors) when documents remain and `single_batch`
+// is false.
+Status CursorReply(CommandContext& ctx, std::unique_ptr<struct CommandCursor> c, int64_t batch_size,
+                   bool single_batch, BsonBuilder* reply);
+
+}  // namespace rockdoc::internal
+
+#endif  // ROCKDOC_COMMAND_HANDLERS_H_

@@ -1,0 +1,447 @@
+// command/server_commands.cc: the commands about the server and its
+// catalog: ping, hello/isMaster, buildInfo, listCollections, listIndexes,
+// create, drop, dropDatabase, createIndexes, dropIndexes.
+#include <chrono>
+
+#include "command/command.h"
+#include "command/cursor_manager.h"
+#include "command/handlers.h"
+#include "query/match_expression.h"
+#include "rockdoc/json.h"
+
+namespace rockdoc::internal {
+
+namespace {
+
+int64_t NowMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Commands whose only argument is the command field itself.
+struct NoArgs {};
+Status AnyValue(const Element&, NoArgs*) { return Status::OK(); }
+
+}  // namespace
+
+// ---- ping, hello, buildInfo ----
+
+Status RunPing(CommandContext&, DocumentView cmd, BsonBuilder*) {
+  static constexpr OptionField<NoArgs> kFields[] = {{"ping", &AnyValue},
+                                                    ROCKDOC_GENERIC_COMMAND_ROWS(NoArgs)};
+  NoArgs args;
+  return DecodeCommand("ping", cmd, kFields, &args);
+}
+
+namespace {
+struct HelloArgs {};
+// What a client tells of itself, or asks for, in the handshake. rockdoc has
+// no authentication, compression or topology changes to announce: the
+// answer to each is its absence from the reply, as a standalone mongod
+// without users, compressors or awaitable hello answers.
+constexpr OptionField<HelloArgs> kHelloFields[] = {{"hello", &Accept<HelloArgs>},
+                                                   {"isMaster", &Accept<HelloArgs>},
+                                                   {"ismaster", &Accept<HelloArgs>},
+                                                   {"helloOk", &ApiBoolRow<HelloArgs>},
+                                                   {"client", &Accept<HelloArgs>},
+                                                   {"compression", &Accept<HelloArgs>},
+                                                   {"saslSupportedMechs", &Accept<HelloArgs>},
+                                                   {"speculativeAuthenticate", &Accept<HelloArgs>},
+                                                   {"loadBalanced", nullptr},
+                                                   {"topologyVersion", nullptr},
+                                                   {"maxAwaitTimeMS", nullptr},
+                                                   ROCKDOC_GENERIC_COMMAND_ROWS(HelloArgs)};
+
+Status Hello(std::string_view name, DocumentView cmd, BsonBuilder* reply, bool legacy) {
+  HelloArgs args;
+  ROCKDOC_RETURN_IF_ERROR(DecodeCommand(name, cmd, kHelloFields, &args));
+  if (legacy) {
+    reply->AppendBool("ismaster", true);
+    // A client that says helloOk may switch to hello.
+    if (cmd.Get("helloOk").ok()) reply->AppendBool("helloOk", true);
+  } else {
+    reply->AppendBool("isWritablePrimary", true);
+  }
+  reply->OpenDocument("topologyVersion");
+  static const ObjectId kProcessId = ObjectId::Generate();
+  reply->AppendObjectId("processId", kProcessId);
+  reply->AppendInt64("counter", 0);
+  reply->Close();
+  reply->AppendInt32("maxBsonObjectSize", 16 * 1024 * 1024);
+  reply->AppendInt32("maxMessageSizeBytes", 48000000);
+  reply->AppendInt32("maxWriteBatchSize", 100000);
+  reply->AppendDateTime("localTime", NowMillis());
+  reply->AppendInt32("logicalSessionTimeoutMinutes", 30);
+  reply->AppendInt32("connectionId", 1);
+  reply->AppendInt32("minWireVersion", 0);
+  reply->AppendInt32("maxWireVersion", kMaxWireVersion);
+  reply->AppendBool("readOnly", false);
+  return Status::OK();
+}
+}  // namespace
+
+Status RunHello(CommandContext&, DocumentView cmd, BsonBuilder* reply) {
+  return Hello("hello", cmd, reply, /*legacy=*/false);
+}
+
+Status RunIsMaster(CommandContext&, DocumentView cmd, BsonBuilder* reply) {
+  return Hello((*cmd.begin()).key(), cmd, reply, /*legacy=*/true);
+}
+
+Status RunBuildInfo(CommandContext&, DocumentView cmd, BsonBuilder* reply) {
+  static constexpr OptionField<NoArgs> kFields[] = {
+      {"buildInfo", &AnyValue}, {"buildinfo", &AnyValue}, ROCKDOC_GENERIC_COMMAND_ROWS(NoArgs)};
+  NoArgs args;
+  ROCKDOC_RETURN_IF_ERROR(DecodeCommand("buildInfo", cmd, kFields, &args));
+  // The MongoDB version whose commands and semantics rockdoc follows, so
+  // that drivers and mongosh enable what that version has; rockdoc's own
+  // version is beside it.
+  reply->AppendString("version", kCompatibleMongoVersion);
+  reply->AppendString("gitVersion", "rockdoc");
+  reply->AppendString("rockdocVersion", ROCKDOC_VERSION_STRING);
+  reply->OpenArray("modules");
+  reply->Close();
+  reply->AppendString("allocator", "system");
+  reply->AppendString("javascriptEngine", "none");
+  reply->AppendString("sysInfo", "deprecated");
+  reply->OpenArray("versionArray");
+  for (int part : kCompatibleMongoVersionArray) reply->AppendInt32("", part);
+  reply->Close();
+  reply->AppendInt32("bits", static_cast<int32_t>(sizeof(void*) * 8));
+  reply->AppendBool("debug", false);
+  reply->AppendInt32("maxBsonObjectSize", 16 * 1024 * 1024);
+  reply->OpenArray("storageEngines");
+  reply->AppendString("", "rocksdb");
+  reply->Close();
+  return Status::OK();
+}
+
+// ---- Catalog ----
+
+Status CursorReply(CommandContext& ctx, std::unique_ptr<CommandCursor> c, int64_t batch_size,
+                   bool single_batch, BsonBuilder* reply) {
+  reply->OpenDocument("cursor");
+  reply->OpenArray("firstBatch");
+  ROCKDOC_ASSIGN_OR_RETURN(bool exhausted, FillBatch(c.get(), batch_size, reply));
+  reply->Close();
+  const std::string ns = c->ns;
+  const int64_t id = exhausted || single_batch ? 0 : ctx.cursors->Register(std::move(c));
+  reply->AppendInt64("id", id);
+  reply->AppendString("ns", ns);
+  reply->Close();
+  return Status::OK();
+}
+
+namespace {
+
+// A command's `cursor: {batchSize}` option.
+struct CursorOption {
+  int64_t batch_size = kDefaultFirstBatch;
+};
+Status CursorBatchSize(const Element& e, CursorOption* o) {
+  if (e.key() != "batchSize") {
+    return Status(ErrorCode::kUnknownBsonField,
+                  "BSON field 'cursor." + std::string(e.key()) + "' is an unknown field.");
+  }
+  ROCKDOC_ASSIGN_OR_RETURN(o->batch_size, IntegerField(e));
+  if (o->batch_size < 0) {
+    return Status(static_cast<ErrorCode>(51024),
+                  "BSON field 'batchSize' value must be >= 0, actual value '" +
+                      std::to_string(o->batch_size) + "'");
+  }
+  return Status::OK();
+}
+Status DecodeCursorOption(const Element& e, CursorOption* out) {
+  if (!e.IsDocument()) return WrongType(e, "type 'object'");
+  for (Element f : e.Document()) ROCKDOC_RETURN_IF_ERROR(CursorBatchSize(f, out));
+  return Status::OK();
+}
+
+struct ListCollectionsArgs {
+  Document filter;
+  bool name_only = false;
+  CursorOption cursor;
+};
+constexpr OptionField<ListCollectionsArgs> kListCollectionsFields[] = {
+    {"listCollections", &Accept<ListCollectionsArgs>},
+    {"filter", &DocumentRow<ListCollectionsArgs, &ListCollectionsArgs::filter>},
+    {"nameOnly", &BoolRow<ListCollectionsArgs, &ListCollectionsArgs::name_only>},
+    // Without users every collection is authorized.
+    {"authorizedCollections", &ApiBoolRow<ListCollectionsArgs>},
+    {"cursor",
+     [](const Element& e, ListCollectionsArgs* o) { return DecodeCursorOption(e, &o->cursor); }},
+    ROCKDOC_GENERIC_COMMAND_ROWS(ListCollectionsArgs)};
+
+}  // namespace
+
+Status RunListCollections(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
+  ListCollectionsArgs args;
+  ROCKDOC_RETURN_IF_ERROR(DecodeCommand("listCollections", cmd, kListCollectionsFields, &args));
+  std::unique_ptr<MatchExpression> filter;
+  if (!args.filter.empty()) {
+    ROCKDOC_ASSIGN_OR_RETURN(filter, ParseMatchExpression(args.filter));
+  }
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<std::string> names, ctx.database().ListCollectionNames());
+  std::vector<Document> infos;
+  for (const std::string& name : names) {
+    BsonBuilder b;
+    b.AppendString("name", name);
+    b.AppendString("type", "collection");
+    if (!args.name_only) {
+      b.OpenDocument("options");
+      b.Close();
+      b.OpenDocument("info");
+      b.AppendBool("readOnly", false);
+      b.Close();
+      b.OpenDocument("idIndex");
+      b.AppendInt32("v", 2);
+      b.OpenDocument("key");
+      b.AppendInt32("_id", 1);
+      b.Close();
+      b.AppendString("name", "_id_");
+      b.Close();
+    }
+    Document info = std::move(b).Build();
+    if (filter && !filter->Matches(info)) continue;
+    infos.push_back(std::move(info));
+  }
+  auto c = std::make_unique<CommandCursor>(ctx.db + ".$cmd.listCollections", std::move(infos));
+  return CursorReply(ctx, std::move(c), args.cursor.batch_size, false, reply);
+}
+
+namespace {
+struct ListIndexesArgs {
+  std::string collection;
+  CursorOption cursor;
+};
+constexpr OptionField<ListIndexesArgs> kListIndexesFields[] = {
+    {"listIndexes",
+     [](const Element& e, ListIndexesArgs* o) -> Status {
+       ROCKDOC_ASSIGN_OR_RETURN(o->collection, CollectionName("listIndexes", e));
+       return Status::OK();
+     }},
+    {"cursor",
+     [](const Element& e, ListIndexesArgs* o) { return DecodeCursorOption(e, &o->cursor); }},
+    ROCKDOC_GENERIC_COMMAND_ROWS(ListIndexesArgs)};
+}  // namespace
+
+Status RunListIndexes(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
+  ListIndexesArgs args;
+  ROCKDOC_RETURN_IF_ERROR(DecodeCommand("listIndexes", cmd, kListIndexesFields, &args));
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<Document> specs,
+                           ctx.database().GetCollection(args.collection).ListIndexes());
+  auto c = std::make_unique<CommandCursor>(ctx.db + "." + args.collection, std::move(specs));
+  return CursorReply(ctx, std::move(c), args.cursor.batch_size, false, reply);
+}
+
+Status RunCreate(CommandContext& ctx, DocumentView cmd, BsonBuilder*) {
+  // The collection options are decoded by the catalog's table
+  // (ParseCollectionOptions); the generic fields are this layer's.
+  static constexpr OptionField<NoArgs> kGeneric[] = {ROCKDOC_GENERIC_COMMAND_ROWS(NoArgs)};
+  Element name = *cmd.begin();
+  ROCKDOC_ASSIGN_OR_RETURN(std::string collection, CollectionName("create", name));
+  BsonBuilder options, generic;
+  bool first = true;
+  for (Element e : cmd) {
+    if (first) {
+      first = false;
+      continue;
+    }
+    bool is_generic = false;
+    for (const auto& row : kGeneric) is_generic = is_generic || row.name == e.key();
+    (is_generic ? generic : options).AppendElement(e);
+  }
+  NoArgs none;
+  ROCKDOC_RETURN_IF_ERROR(DecodeCommand("create", std::move(generic).Build(), kGeneric, &none));
+  return QualifyFieldError("create",
+                           ctx.database().CreateCollection(collection, std::move(options).Build()));
+}
+
+namespace {
+struct DropArgs {
+  std::string collection;
+};
+constexpr OptionField<DropArgs> kDropFields[] = {{"drop",
+                                                  [](const Element& e, DropArgs* o) -> Status {
+                                                    ROCKDOC_ASSIGN_OR_RETURN(
+                                                        o->collection, CollectionName("drop", e));
+                                                    return Status::OK();
+                                                  }},
+                                                 ROCKDOC_GENERIC_COMMAND_ROWS(DropArgs)};
+}  // namespace
+
+Status RunDrop(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
+  DropArgs args;
+  ROCKDOC_RETURN_IF_ERROR(DecodeCommand("drop", cmd, kDropFields, &args));
+  auto indexes = ctx.database().GetCollection(args.collection).ListIndexes();
+  bool existed = false;
+  ROCKDOC_RETURN_IF_ERROR(ctx.database().DropCollection(args.collection, &existed));
+  // MongoDB 7.0 answers a missing collection with ok: 1 and no fields.
+  if (existed) {
+    reply->AppendInt32("nIndexesWas", indexes.ok() ? static_cast<int32_t>(indexes->size()) : 1);
+    reply->AppendString("ns", ctx.db + "." + args.collection);
+  }
+  return Status::OK();
+}
+
+Status RunDropDatabase(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
+  static constexpr OptionField<NoArgs> kFields[] = {
+      {"dropDatabase",
+       [](const Element& e, NoArgs*) -> Status {
+         int64_t one = 0;
+         if (!e.IsNumber() || !e.ExactInt64(&one) || one != 1) {
+           return Status(ErrorCode::kBadValue, "have to pass 1 as db parameter");
+         }
+         return Status::OK();
+       }},
+      ROCKDOC_GENERIC_COMMAND_ROWS(NoArgs)};
+  NoArgs args;
+  ROCKDOC_RETURN_IF_ERROR(DecodeCommand("dropDatabase", cmd, kFields, &args));
+  ROCKDOC_RETURN_IF_ERROR(ctx.database().Drop());
+  reply->AppendString("dropped", ctx.db);
+  return Status::OK();
+}
+
+namespace {
+struct CreateIndexesArgs {
+  std::string collection;
+  std::vector<IndexModel> indexes;
+};
+Status DecodeIndexSpecs(const Element& e, CreateIndexesArgs* o) {
+  if (e.type() != BsonType::kArray) return WrongType(e, "type 'array'");
+  for (Element spec : e.Array()) {
+    if (!spec.IsDocument()) {
+      return Status(ErrorCode::kTypeMismatch,
+                    "The elements of the 'indexes' array must be objects");
+    }
+    IndexModel model;
+    BsonBuilder options;
+    bool has_key = false;
+    for (Element f : spec.Document()) {
+      if (f.key() == "key") {
+        if (!f.IsDocument()) {
+          return Status(ErrorCode::kTypeMismatch, "The field 'key' must be an object");
+        }
+        model.keys = Document::AdoptValidated(std::string(f.Document().bytes()));
+        has_key = true;
+      } else {
+        options.AppendElement(f);
+      }
+    }
+    if (!has_key) {
+      return Status(ErrorCode::kFailedToParse,
+                    "The 'key' field is a required property of an index specification");
+    }
+    model.options = std::move(options).Build();
+    if (!model.options.Get("name").ok()) {
+      return Status(ErrorCode::kFailedToParse,
+                    "The 'name' field is a required property of an index specification");
+    }
+    o->indexes.push_back(std::move(model));
+  }
+  if (o->indexes.empty()) {
+    return Status(ErrorCode::kBadValue, "Must specify at least one index to create");
+  }
+  return Status::OK();
+}
+constexpr OptionField<CreateIndexesArgs> kCreateIndexesFields[] = {
+    {"createIndexes",
+     [](const Element& e, CreateIndexesArgs* o) -> Status {
+       ROCKDOC_ASSIGN_OR_RETURN(o->collection, CollectionName("createIndexes", e));
+       return Status::OK();
+     }},
+    {"indexes", &DecodeIndexSpecs},
+    // Every build is one build that commits when done.
+    {"commitQuorum", nullptr},
+    ROCKDOC_GENERIC_COMMAND_ROWS(CreateIndexesArgs)};
+}  // namespace
+
+Status RunCreateIndexes(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
+  CreateIndexesArgs args;
+  ROCKDOC_RETURN_IF_ERROR(DecodeCommand("createIndexes", cmd, kCreateIndexesFields, &args));
+  if (args.indexes.empty()) {
+    return Status(ErrorCode::kFailedToParse,
+                  "BSON field 'createIndexes.indexes' is missing but a required field");
+  }
+  Collection c = ctx.database().GetCollection(args.collection);
+  auto before = c.ListIndexes();
+  const bool created_collection =
+      before.ok() ? false : before.status().code() == ErrorCode::kNamespaceNotFound;
+  const int32_t n_before = before.ok() ? static_cast<int32_t>(before->size()) : 1;
+  ROCKDOC_RETURN_IF_ERROR(c.CreateIndexes(args.indexes).status());
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<Document> after, c.ListIndexes());
+  const int32_t n_after = static_cast<int32_t>(after.size());
+  reply->AppendInt32("numIndexesBefore", n_before);
+  reply->AppendInt32("numIndexesAfter", n_after);
+  if (n_after == n_before) reply->AppendString("note", "all indexes already exist");
+  reply->AppendBool("createdCollectionAutomatically", created_collection);
+  return Status::OK();
+}
+
+namespace {
+struct DropIndexesArgs {
+  std::string collection;
+  std::vector<std::string> names;
+  Document key;
+  bool all = false;
+};
+Status DecodeDropIndexTarget(const Element& e, DropIndexesArgs* o) {
+  if (e.IsString()) {
+    if (e.String() == "*") {
+      o->all = true;
+    } else {
+      o->names.emplace_back(e.String());
+    }
+    return Status::OK();
+  }
+  if (e.IsDocument()) {
+    o->key = Document::AdoptValidated(std::string(e.Document().bytes()));
+    return Status::OK();
+  }
+  if (e.type() == BsonType::kArray) {
+    for (Element n : e.Array()) {
+      if (!n.IsString()) return WrongType(n, "type 'string'");
+      o->names.emplace_back(n.String());
+    }
+    return Status::OK();
+  }
+  return WrongType(e, "types '[string, object, array]'");
+}
+constexpr OptionField<DropIndexesArgs> kDropIndexesFields[] = {
+    {"dropIndexes",
+     [](const Element& e, DropIndexesArgs* o) -> Status {
+       ROCKDOC_ASSIGN_OR_RETURN(o->collection, CollectionName("dropIndexes", e));
+       return Status::OK();
+     }},
+    {"deleteIndexes",
+     [](const Element& e, DropIndexesArgs* o) -> Status {
+       ROCKDOC_ASSIGN_OR_RETURN(o->collection, CollectionName("deleteIndexes", e));
+       return Status::OK();
+     }},
+    {"index", &DecodeDropIndexTarget},
+    ROCKDOC_GENERIC_COMMAND_ROWS(DropIndexesArgs)};
+}  // namespace
+
+Status RunDropIndexes(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
+  DropIndexesArgs args;
+  ROCKDOC_RETURN_IF_ERROR(DecodeCommand("dropIndexes", cmd, kDropIndexesFields, &args));
+  if (!cmd.Get("index").ok()) {
+    return Status(ErrorCode::kFailedToParse,
+                  "BSON field 'dropIndexes.index' is missing but a required field");
+  }
+  Collection c = ctx.database().GetCollection(args.collection);
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<Document> before, c.ListIndexes());
+  if (args.all) {
+    ROCKDOC_RETURN_IF_ERROR(c.DropIndexes());
+  } else if (!args.key.empty()) {
+    ROCKDOC_RETURN_IF_ERROR(c.DropIndexByKey(args.key));
+  } else {
+    for (const std::string& name : args.names) ROCKDOC_RETURN_IF_ERROR(c.DropIndex(name));
+  }
+  reply->AppendInt32("nIndexesWas", static_cast<int32_t>(before.size()));
+  if (args.all) reply->AppendString("msg", "non-_id indexes dropped for collection");
+  return Status::OK();
+}
+
+}  // namespace rockdoc::internal

@@ -1,0 +1,409 @@
+// The command layer (Client::RunCommand): replies shaped as MongoDB's
+// (field names and BSON types), its error codes and messages, server-side
+// cursors with the 16 MiB batch rule and the idle timeout.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "command/cursor_manager.h"
+#include "rockdoc/client.h"
+#include "rockdoc/json.h"
+#include "test_util.h"
+
+namespace rockdoc {
+namespace {
+
+using test::Json;
+using test::ScratchDir;
+
+// An array field as JSON: "[1, 2]".
+std::string ArrayJson(const Element& e) {
+  EXPECT_EQ(e.type(), BsonType::kArray);
+  BsonBuilder b;
+  b.AppendElementAs("a", e);
+  std::string json = ToJson(std::move(b).Build());  // {"a": [...]}
+  return json.substr(6, json.size() - 7);
+}
+
+size_t ArrayLength(const Element& e) {
+  EXPECT_EQ(e.type(), BsonType::kArray);
+  size_t n = 0;
+  for (Element x : e.Array()) {
+    (void)x;
+    ++n;
+  }
+  return n;
+}
+
+class CommandTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto c = Client::Open(dir_.Sub("db"));
+    ASSERT_TRUE(c.ok()) << c.status();
+    client_ = std::move(c).value();
+  }
+
+  Document Run(std::string_view json, std::string_view db = "test") {
+    return client_->RunCommand(db, Json(json));
+  }
+  // Runs a command that must succeed.
+  Document Ok(std::string_view json, std::string_view db = "test") {
+    Document r = Run(json, db);
+    EXPECT_EQ(r.Get("ok").NumberAsDouble(), 1.0) << json << " -> " << ToJson(r);
+    return r;
+  }
+  // "<code> <codeName>: <errmsg>" of a command that must fail.
+  std::string Error(std::string_view json, std::string_view db = "test") {
+    Document r = Run(json, db);
+    EXPECT_EQ(r.Get("ok").NumberAsDouble(), 0.0) << json << " -> " << ToJson(r);
+    EXPECT_EQ(r.Get("ok").type(), BsonType::kDouble);
+    EXPECT_EQ(r.Get("code").type(), BsonType::kInt32);
+    EXPECT_EQ(r.Get("codeName").type(), BsonType::kString);
+    return std::to_string(r.Get("code").Int32()) + " " + std::string(r.Get("codeName").String()) +
+           ": " + std::string(r.Get("errmsg").String());
+  }
+  static std::vector<std::string> Batch(const Document& reply, std::string_view field) {
+    std::vector<std::string> out;
+    Element batch = reply.Get("cursor").Document().Get(field);
+    EXPECT_EQ(batch.type(), BsonType::kArray);
+    for (Element d : batch.Array()) out.push_back(ToJson(d.Document()));
+    return out;
+  }
+  static int64_t CursorId(const Document& reply) {
+    Element id = reply.Get("cursor").Document().Get("id");
+    EXPECT_EQ(id.type(), BsonType::kInt64);
+    return id.Int64();
+  }
+  void InsertNumbers(int n, std::string_view coll = "c") {
+    std::string docs;
+    for (int i = 0; i < n; ++i) {
+      if (i > 0) docs += ", ";
+      docs += "{\"_id\": " + std::to_string(i) + "}";
+    }
+    Document r = Ok("{\"insert\": \"" + std::string(coll) + "\", \"documents\": [" + docs + "]}");
+    EXPECT_EQ(r.Get("n").Int32(), n);
+  }
+
+  ScratchDir dir_;
+  std::unique_ptr<Client> client_;
+};
+
+// ---- The dispatcher ----
+
+TEST_F(CommandTest, PingAnswersOk) {
+  Document r = Ok(R"({"ping": 1})");
+  EXPECT_EQ(ToJson(r), R"({"ok": 1.0})");
+}
+
+TEST_F(CommandTest, ErrorsCarryMongoDBsCodesAndMessages) {
+  EXPECT_EQ(Error(R"({"bogus": 1})"), "59 CommandNotFound: no such command: 'bogus'");
+  EXPECT_EQ(Error(R"({"find": "c", "bogus": 1})"),
+            "40415 Location40415: BSON field 'find.bogus' is an unknown field.");
+  EXPECT_EQ(Error(R"({"find": "c", "limit": "x"})"),
+            "14 TypeMismatch: BSON field 'find.limit' is the wrong type 'string', expected types "
+            "'[long, int, decimal, double]'");
+  EXPECT_EQ(Error(R"({"find": "c", "filter": 3})"),
+            "14 TypeMismatch: BSON field 'find.filter' is the wrong type 'int', expected type "
+            "'object'");
+  EXPECT_EQ(Error(R"({"find": "c", "limit": -1})"),
+            "51024 Location51024: BSON field 'find.limit' value must be >= 0, actual value '-1'");
+  EXPECT_EQ(Error(R"({"find": "c", "collation": {"locale": "fr"}})"),
+            "238 NotImplemented: BSON field 'find.collation' is not supported by rockdoc");
+  EXPECT_EQ(Error(R"({"find": "c", "lsid": {}})"),
+            "238 NotImplemented: BSON field 'find.lsid' is not supported by rockdoc");
+  EXPECT_EQ(Error(R"({"find": "c", "readConcern": {"level": "linearizable"}})"),
+            "238 NotImplemented: readConcern level 'linearizable' is not supported by rockdoc");
+  EXPECT_EQ(Error(R"({"insert": "c", "documents": [{}], "writeConcern": {"w": 2}})"),
+            "238 NotImplemented: writeConcern w: 2 (a single embedded node acknowledges w: 1 "
+            "and w: 'majority' only) is not supported by rockdoc");
+  EXPECT_EQ(Error(R"({"ping": 1, "$db": "other"})"),
+            "73 InvalidNamespace: $db does not name the database the command runs against");
+  EXPECT_EQ(Error(R"({"ping": 1})", "bad.db"),
+            "73 InvalidNamespace: Invalid database name: 'bad.db'");
+  // Accepted generic fields: the ones with one meaning on one node.
+  Ok(R"({"ping": 1, "$db": "test", "comment": "x", "$readPreference": {"mode": "secondary"},
+         "apiVersion": "1", "readConcern": {"level": "majority"}, "writeConcern": {"w": "majority"}})");
+}
+
+TEST_F(CommandTest, MalformedBsonIsAnErrorReply) {
+  std::string bytes = std::string(Json(R"({"ping": 1})").bytes());
+  bytes[4] = 0x50;  // the first element's type: no BSON type
+  Document r =
+      client_->RunCommand("test", DocumentView(reinterpret_cast<const uint8_t*>(bytes.data())));
+  EXPECT_EQ(r.Get("ok").NumberAsDouble(), 0.0);
+  EXPECT_EQ(r.Get("code").Int32(), static_cast<int32_t>(ErrorCode::kInvalidBSON)) << ToJson(r);
+}
+
+// ---- Handshake and server ----
+
+TEST_F(CommandTest, HelloDescribesAStandalone) {
+  Document r = Ok(R"({"hello": 1, "client": {"driver": {"name": "x"}}, "compression": []})");
+  EXPECT_TRUE(r.Get("isWritablePrimary").Bool());
+  EXPECT_EQ(r.Get("maxBsonObjectSize").Int32(), 16777216);
+  EXPECT_EQ(r.Get("maxMessageSizeBytes").Int32(), 48000000);
+  EXPECT_EQ(r.Get("maxWriteBatchSize").Int32(), 100000);
+  EXPECT_EQ(r.Get("localTime").type(), BsonType::kDateTime);
+  EXPECT_EQ(r.Get("logicalSessionTimeoutMinutes").type(), BsonType::kInt32);
+  EXPECT_EQ(r.Get("minWireVersion").Int32(), 0);
+  EXPECT_GE(r.Get("maxWireVersion").Int32(), 17);  // modern drivers' minimum
+  EXPECT_EQ(r.Get("topologyVersion").Document().Get("processId").type(), BsonType::kObjectId);
+  EXPECT_FALSE(r.Get("setName").ok());  // not a replica set
+  Document legacy = Ok(R"({"isMaster": 1, "helloOk": true})");
+  EXPECT_TRUE(legacy.Get("ismaster").Bool());
+  EXPECT_TRUE(legacy.Get("helloOk").Bool());
+  EXPECT_FALSE(legacy.Get("isWritablePrimary").ok());
+  EXPECT_EQ(Error(R"({"hello": 1, "loadBalanced": true})"),
+            "238 NotImplemented: BSON field 'hello.loadBalanced' is not supported by rockdoc");
+}
+
+TEST_F(CommandTest, BuildInfoNamesTheCompatibleVersion) {
+  Document r = Ok(R"({"buildInfo": 1})");
+  EXPECT_EQ(r.Get("version").String(), "7.0.0");
+  EXPECT_EQ(ArrayJson(r.Get("versionArray")), "[7, 0, 0, 0]");
+  EXPECT_FALSE(r.Get("rockdocVersion").String().empty());
+  EXPECT_EQ(r.Get("bits").Int32(), 64);
+}
+
+// ---- Writes ----
+
+TEST_F(CommandTest, InsertReportsCountAndWriteErrors) {
+  InsertNumbers(3);
+  Document dup = Ok(R"({"insert": "c", "documents": [{"_id": 7}, {"_id": 1}, {"_id": 8}]})");
+  EXPECT_EQ(dup.Get("n").Int32(), 1);  // ordered: stops at the duplicate
+  Element errors = dup.Get("writeErrors");
+  ASSERT_EQ(errors.type(), BsonType::kArray);
+  ASSERT_EQ(ArrayLength(errors), 1u);
+  Document e = Document::AdoptValidated(std::string((*errors.Array().begin()).Document().bytes()));
+  EXPECT_EQ(e.Get("index").Int32(), 1);
+  EXPECT_EQ(e.Get("code").Int32(), 11000);
+  EXPECT_NE(e.Get("errmsg").String().find("E11000 duplicate key error"), std::string::npos);
+  Document unordered =
+      Ok(R"({"insert": "c", "ordered": false, "documents": [{"_id": 1}, {"_id": 9}, {"_id": 2}]})");
+  EXPECT_EQ(unordered.Get("n").Int32(), 1);
+  EXPECT_EQ(ArrayLength(unordered.Get("writeErrors")), 2u);
+  EXPECT_EQ(Ok(R"({"count": "c"})").Get("n").Int64(), 5);  // 3 + {_id: 7} + {_id: 9}
+  EXPECT_EQ(Error(R"({"insert": "c"})"),
+            "9 FailedToParse: BSON field 'insert.documents' is missing but a required field");
+  EXPECT_EQ(Error(R"({"insert": "c", "documents": [1]})"),
+            "14 TypeMismatch: BSON field 'insert.0' is the wrong type 'int', expected type "
+            "'object'");
+}
+
+TEST_F(CommandTest, UpdateReportsMatchedModifiedAndUpserted) {
+  InsertNumbers(4);
+  Document r = Ok(R"({"update": "c", "updates": [
+      {"q": {"_id": {"$lt": 2}}, "u": {"$set": {"x": 1}}, "multi": true},
+      {"q": {"_id": 0}, "u": {"$set": {"x": 1}}},
+      {"q": {"_id": 3}, "u": {"y": 2}},
+      {"q": {"_id": 10}, "u": {"$set": {"z": 1}}, "upsert": true}]})");
+  EXPECT_EQ(r.Get("n").Int32(), 5);          // 2 + 1 + 1 matched, 1 upserted
+  EXPECT_EQ(r.Get("nModified").Int32(), 3);  // the second changed nothing
+  ASSERT_EQ(r.Get("upserted").type(), BsonType::kArray);
+  EXPECT_EQ(ArrayJson(r.Get("upserted")), R"([{"index": 3, "_id": 10}])");
+  EXPECT_FALSE(r.Get("writeErrors").ok());
+  EXPECT_EQ(ToJson(*client_->GetDatabase("test")
+                        .GetCollection("c")
+                        .FindById(Json(R"({"_id": 3})").Get("_id"))
+                        .value()),
+            R"({"_id": 3, "y": 2})");
+  Document bad = Ok(R"({"update": "c", "updates": [{"q": {}, "u": {"a": 1}, "multi": true}]})");
+  EXPECT_EQ(ArrayJson(bad.Get("writeErrors")),
+            R"([{"index": 0, "code": 9, "errmsg": "multi update is not supported for )"
+            R"(replacement-style update"}])");
+  Document unknown =
+      Ok(R"({"update": "c", "updates": [{"q": {}, "u": {"$set": {"a": 1}}, "x": 1}]})");
+  EXPECT_EQ(ArrayJson(unknown.Get("writeErrors")),
+            R"([{"index": 0, "code": 40415, "errmsg": "BSON field 'update.updates.x' is an )"
+            R"(unknown field."}])");
+}
+
+TEST_F(CommandTest, DeleteHonoursLimit) {
+  InsertNumbers(5);
+  EXPECT_EQ(Ok(R"({"delete": "c", "deletes": [{"q": {"_id": {"$gte": 0}}, "limit": 1}]})")
+                .Get("n")
+                .Int32(),
+            1);
+  EXPECT_EQ(Ok(R"({"delete": "c", "deletes": [{"q": {"_id": {"$gte": 0}}, "limit": 0}]})")
+                .Get("n")
+                .Int32(),
+            4);
+  Document bad = Ok(R"({"delete": "c", "deletes": [{"q": {}, "limit": 5}]})");
+  EXPECT_EQ(ArrayLength(bad.Get("writeErrors")), 1u);
+  EXPECT_EQ(Ok(R"({"count": "c"})").Get("n").Int64(), 0);
+}
+
+// ---- Reads and cursors ----
+
+TEST_F(CommandTest, FindReturnsAFirstBatchAndGetMoreTheRest) {
+  InsertNumbers(250);
+  Document first = Ok(R"({"find": "c", "sort": {"_id": 1}})");
+  EXPECT_EQ(Batch(first, "firstBatch").size(), 101u);  // the default first batch
+  EXPECT_EQ(first.Get("cursor").Document().Get("ns").String(), "test.c");
+  const int64_t id = CursorId(first);
+  ASSERT_NE(id, 0);
+  const std::string get_more =
+      "{\"getMore\": {\"$numberLong\": \"" + std::to_string(id) + "\"}, \"collection\": \"c\"";
+  Document second = Ok(get_more + ", \"batchSize\": 100}");
+  std::vector<std::string> batch = Batch(second, "nextBatch");
+  ASSERT_EQ(batch.size(), 100u);
+  EXPECT_EQ(batch.front(), R"({"_id": 101})");
+  EXPECT_EQ(CursorId(second), id);
+  Document last = Ok(get_more + "}");
+  EXPECT_EQ(Batch(last, "nextBatch").size(), 49u);
+  EXPECT_EQ(CursorId(last), 0);  // exhausted: closed
+  EXPECT_EQ(Error(get_more + "}"),
+            "43 CursorNotFound: cursor id " + std::to_string(id) + " not found");
+}
+
+TEST_F(CommandTest, FindOptionsApply) {
+  InsertNumbers(20);
+  Document r = Ok(R"({"find": "c", "filter": {"_id": {"$gte": 5}}, "sort": {"_id": -1},
+                      "projection": {"_id": 1}, "skip": 2, "limit": 3})");
+  EXPECT_EQ(Batch(r, "firstBatch"),
+            (std::vector<std::string>{R"({"_id": 17})", R"({"_id": 16})", R"({"_id": 15})"}));
+  EXPECT_EQ(CursorId(r), 0);
+  Document empty = Ok(R"({"find": "c", "batchSize": 0})");
+  EXPECT_TRUE(Batch(empty, "firstBatch").empty());
+  EXPECT_NE(CursorId(empty), 0);  // the results wait for getMore
+  Document single = Ok(R"({"find": "c", "batchSize": 5, "singleBatch": true})");
+  EXPECT_EQ(Batch(single, "firstBatch").size(), 5u);
+  EXPECT_EQ(CursorId(single), 0);
+  Document hinted = Ok(R"({"find": "c", "hint": "_id_", "limit": 1})");
+  EXPECT_EQ(Batch(hinted, "firstBatch").size(), 1u);
+  EXPECT_EQ(Error(R"({"find": "c", "hint": "nosuch"})").substr(0, 3), "2 B");
+}
+
+TEST_F(CommandTest, BatchesStopAt16MiB) {
+  const std::string big(5 * 1024 * 1024, 'x');
+  Collection c = client_->GetDatabase("test").GetCollection("big");
+  for (int i = 0; i < 5; ++i) {
+    BsonBuilder b;
+    b.AppendInt32("_id", i);
+    b.AppendString("s", big);
+    ASSERT_TRUE(c.InsertOne(std::move(b).Build()).ok());
+  }
+  Document first = Ok(R"({"find": "big"})");
+  EXPECT_EQ(Batch(first, "firstBatch").size(), 3u);  // 3 x 5 MiB; a 4th would pass 16 MiB
+  const std::string get_more = "{\"getMore\": {\"$numberLong\": \"" +
+                               std::to_string(CursorId(first)) + "\"}, \"collection\": \"big\"}";
+  Document rest = Ok(get_more);
+  EXPECT_EQ(Batch(rest, "nextBatch").size(), 2u);
+  EXPECT_EQ(CursorId(rest), 0);
+}
+
+TEST_F(CommandTest, KillCursorsReportsWhatItKilled) {
+  InsertNumbers(10);
+  const int64_t id = CursorId(Ok(R"({"find": "c", "batchSize": 2})"));
+  Document r = Ok("{\"killCursors\": \"c\", \"cursors\": [{\"$numberLong\": \"" +
+                  std::to_string(id) + "\"}, {\"$numberLong\": \"12345\"}]}");
+  EXPECT_EQ(ArrayJson(r.Get("cursorsKilled")), "[" + std::to_string(id) + "]");
+  EXPECT_EQ(ArrayJson(r.Get("cursorsNotFound")), "[12345]");
+  EXPECT_EQ(ArrayJson(r.Get("cursorsAlive")), "[]");
+  EXPECT_EQ(ArrayJson(r.Get("cursorsUnknown")), "[]");
+  EXPECT_EQ(Error("{\"getMore\": {\"$numberLong\": \"" + std::to_string(id) +
+                  "\"}, \"collection\": \"c\"}")
+                .substr(0, 17),
+            "43 CursorNotFound");
+}
+
+TEST_F(CommandTest, GetMoreOnAnotherNamespaceIsRefused) {
+  InsertNumbers(10);
+  const int64_t id = CursorId(Ok(R"({"find": "c", "batchSize": 2})"));
+  EXPECT_EQ(Error("{\"getMore\": {\"$numberLong\": \"" + std::to_string(id) +
+                  "\"}, \"collection\": \"other\"}"),
+            "13 Unauthorized: Requested getMore on namespace 'test.other', but cursor belongs "
+            "to a different namespace test.c");
+  EXPECT_EQ(Error(R"({"getMore": 5, "collection": "c"})"),
+            "14 TypeMismatch: BSON field 'getMore.getMore' is the wrong type 'int', expected "
+            "type 'long'");
+}
+
+TEST(CursorManagerTest, IdleCursorsAreClosed) {
+  internal::CursorManager manager(/*idle_timeout_ms=*/50);
+  auto keep = std::make_unique<internal::CommandCursor>("db.c", std::vector<Document>{Document()});
+  keep->no_timeout = true;
+  const int64_t kept = manager.Register(std::move(keep));
+  const int64_t id = manager.Register(
+      std::make_unique<internal::CommandCursor>("db.c", std::vector<Document>{Document()}));
+  ASSERT_NE(id, 0);
+  ASSERT_NE(id, kept);
+  std::this_thread::sleep_for(std::chrono::milliseconds(120));
+  auto gone = manager.CheckOut(id, "db.c");
+  ASSERT_FALSE(gone.ok());
+  EXPECT_EQ(gone.status().code(), ErrorCode::kCursorNotFound);
+  auto still = manager.CheckOut(kept, "db.c");  // noCursorTimeout
+  ASSERT_TRUE(still.ok());
+  // Checked out: a second getMore meanwhile is refused.
+  auto busy = manager.CheckOut(kept, "db.c");
+  ASSERT_FALSE(busy.ok());
+  EXPECT_EQ(busy.status().code(), ErrorCode::kOperationFailed);
+  manager.CheckIn(kept, std::move(still).value());
+  EXPECT_EQ(manager.open_cursors(), 1u);
+}
+
+TEST_F(CommandTest, CountAndDistinct) {
+  Ok(R"({"insert": "c", "documents": [{"a": 1}, {"a": [1, 2]}, {"a": "x"}, {"b": 1}]})");
+  EXPECT_EQ(Ok(R"({"count": "c", "query": {"a": 1}})").Get("n").Int64(), 2);
+  EXPECT_EQ(Ok(R"({"count": "c", "limit": -1})").Get("n").Int64(), 1);
+  EXPECT_EQ(Ok(R"({"count": "c", "skip": 3})").Get("n").Int64(), 1);
+  EXPECT_EQ(Ok(R"({"count": "missing"})").Get("n").Int64(), 0);
+  EXPECT_EQ(ArrayJson(Ok(R"({"distinct": "c", "key": "a"})").Get("values")), R"([1, 2, "x"])");
+  EXPECT_EQ(ArrayJson(Ok(R"({"distinct": "c", "key": "a", "query": {"a": "x"}})").Get("values")),
+            R"(["x"])");
+  EXPECT_EQ(Error(R"({"distinct": "c"})"),
+            "9 FailedToParse: BSON field 'distinct.key' is missing but a required field");
+}
+
+// ---- Catalog ----
+
+TEST_F(CommandTest, CreateListAndDropCollections) {
+  Ok(R"({"create": "a"})");
+  Ok(R"({"create": "b", "writeConcern": {"w": 1}})");
+  EXPECT_EQ(Error(R"({"create": "a"})").substr(0, 19), "48 NamespaceExists:");
+  EXPECT_EQ(Error(R"({"create": "z", "capped": true, "size": 1000})").substr(0, 4), "238 ");
+  Document all = Ok(R"({"listCollections": 1})");
+  std::vector<std::string> infos = Batch(all, "firstBatch");
+  ASSERT_EQ(infos.size(), 2u);
+  EXPECT_EQ(infos[0],
+            R"({"name": "a", "type": "collection", "options": {}, "info": {"readOnly": false}, )"
+            R"("idIndex": {"v": 2, "key": {"_id": 1}, "name": "_id_"}})");
+  EXPECT_EQ(all.Get("cursor").Document().Get("ns").String(), "test.$cmd.listCollections");
+  Document names = Ok(R"({"listCollections": 1, "nameOnly": true, "filter": {"name": "b"}})");
+  EXPECT_EQ(Batch(names, "firstBatch"),
+            (std::vector<std::string>{R"({"name": "b", "type": "collection"})"}));
+  Document drop = Ok(R"({"drop": "a"})");
+  EXPECT_EQ(drop.Get("nIndexesWas").Int32(), 1);
+  EXPECT_EQ(drop.Get("ns").String(), "test.a");
+  Ok(R"({"drop": "a"})");  // gone: still ok, as MongoDB 7.0
+  Document dropped = Ok(R"({"dropDatabase": 1})");
+  EXPECT_EQ(dropped.Get("dropped").String(), "test");
+  EXPECT_TRUE(Batch(Ok(R"({"listCollections": 1})"), "firstBatch").empty());
+}
+
+TEST_F(CommandTest, CreateListAndDropIndexes) {
+  Document created = Ok(R"({"createIndexes": "c", "indexes": [
+      {"key": {"a": 1}, "name": "a_1"}, {"key": {"b": -1}, "name": "b", "unique": true}]})");
+  EXPECT_EQ(created.Get("numIndexesBefore").Int32(), 1);
+  EXPECT_EQ(created.Get("numIndexesAfter").Int32(), 3);
+  EXPECT_TRUE(created.Get("createdCollectionAutomatically").Bool());
+  Document again = Ok(R"({"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1"}]})");
+  EXPECT_EQ(again.Get("note").String(), "all indexes already exist");
+  EXPECT_FALSE(again.Get("createdCollectionAutomatically").Bool());
+  EXPECT_EQ(Error(R"({"createIndexes": "c", "indexes": [{"key": {"a": 1}}]})"),
+            "9 FailedToParse: The 'name' field is a required property of an index specification");
+  Document list = Ok(R"({"listIndexes": "c"})");
+  EXPECT_EQ(
+      Batch(list, "firstBatch"),
+      (std::vector<std::string>{R"({"v": 2, "key": {"_id": 1}, "name": "_id_"})",
+                                R"({"v": 2, "key": {"a": 1}, "name": "a_1"})",
+                                R"({"v": 2, "key": {"b": -1}, "name": "b", "unique": true})"}));
+  Document one = Ok(R"({"dropIndexes": "c", "index": "b"})");
+  EXPECT_EQ(one.Get("nIndexesWas").Int32(), 3);
+  Document rest = Ok(R"({"dropIndexes": "c", "index": "*"})");
+  EXPECT_EQ(rest.Get("nIndexesWas").Int32(), 2);
+  EXPECT_EQ(Batch(Ok(R"({"listIndexes": "c"})"), "firstBatch").size(), 1u);
+  EXPECT_EQ(Error(R"({"listIndexes": "missing"})").substr(0, 21), "26 NamespaceNotFound:");
+}
+
+}  // namespace
+}  // namespace rockdoc
