@@ -405,5 +405,95 @@ TEST_F(CommandTest, CreateListAndDropIndexes) {
   EXPECT_EQ(Error(R"({"listIndexes": "missing"})").substr(0, 21), "26 NamespaceNotFound:");
 }
 
+TEST_F(CommandTest, FindAndModifyReportsLastErrorObject) {
+  InsertNumbers(3);
+  Document before =
+      Ok(R"({"findAndModify": "c", "query": {"_id": 1}, "update": {"$set": {"a": 1}}})");
+  EXPECT_EQ(ToJson(before.Get("lastErrorObject").Document()),
+            R"({"n": 1, "updatedExisting": true})");
+  EXPECT_EQ(ToJson(before.Get("value").Document()), R"({"_id": 1})");
+  Document after = Ok(R"({"findAndModify": "c", "query": {"_id": 1}, "update": {"$inc": {"a": 1}},
+                          "new": true, "fields": {"a": 1, "_id": 0}})");
+  EXPECT_EQ(ToJson(after.Get("value").Document()), R"({"a": 2})");
+  Document upserted =
+      Ok(R"({"findAndModify": "c", "query": {"_id": 9}, "update": {"$set": {"b": 1}},
+                             "upsert": true})");
+  EXPECT_EQ(ToJson(upserted.Get("lastErrorObject").Document()),
+            R"({"n": 1, "updatedExisting": false, "upserted": 9})");
+  EXPECT_EQ(upserted.Get("value").type(), BsonType::kNull);
+  Document none =
+      Ok(R"({"findAndModify": "c", "query": {"_id": 99}, "update": {"$set": {"b": 1}}})");
+  EXPECT_EQ(ToJson(none.Get("lastErrorObject").Document()),
+            R"({"n": 0, "updatedExisting": false})");
+  Document removed = Ok(R"({"findAndModify": "c", "query": {"_id": 0}, "remove": true})");
+  EXPECT_EQ(ToJson(removed.Get("lastErrorObject").Document()), R"({"n": 1})");
+  EXPECT_EQ(ToJson(removed.Get("value").Document()), R"({"_id": 0})");
+  EXPECT_EQ(Error(R"({"findAndModify": "c", "query": {}})"),
+            "9 FailedToParse: Either an update or remove=true must be specified");
+  EXPECT_EQ(Error(R"({"findAndModify": "c", "remove": true, "update": {}})"),
+            "9 FailedToParse: Cannot specify both an update and remove=true");
+  EXPECT_EQ(Error(R"({"findAndModify": "c", "remove": true, "new": true})"),
+            "9 FailedToParse: Cannot specify both new=true and remove=true; 'remove' always "
+            "returns the deleted document");
+}
+
+TEST_F(CommandTest, ExplainWrapsTheCommandsItExplains) {
+  InsertNumbers(10);
+  Ok(R"({"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1"}]})");
+  Document find =
+      Ok(R"({"explain": {"find": "c", "filter": {"a": 1}}, "verbosity": "queryPlanner"})");
+  EXPECT_EQ(find.Get("queryPlanner").Document().Get("namespace").String(), "test.c");
+  EXPECT_FALSE(find.Get("executionStats").ok());
+  Document count = Ok(R"({"explain": {"count": "c", "query": {"a": 1}}})");  // allPlansExecution
+  EXPECT_TRUE(count.Get("executionStats").ok()) << ToJson(count);
+  Document update =
+      Ok(R"({"explain": {"update": "c", "updates": [{"q": {"_id": 1}, "u": {"$set": {"x": 1}}}]},
+                           "verbosity": "executionStats"})");
+  EXPECT_NE(ToJson(update).find("\"UPDATE\""), std::string::npos) << ToJson(update);
+  EXPECT_FALSE(
+      client_->GetDatabase("test").GetCollection("c").FindOne(Json(R"({"x": 1})"))->has_value());
+  Document del = Ok(R"({"explain": {"delete": "c", "deletes": [{"q": {}, "limit": 0}]}})");
+  EXPECT_NE(ToJson(del).find("\"DELETE\""), std::string::npos);
+  EXPECT_EQ(Ok(R"({"count": "c"})").Get("n").Int64(), 10);  // explain deletes nothing
+  Document fam = Ok(R"({"explain": {"findAndModify": "c", "query": {"_id": 2}, "remove": true}})");
+  EXPECT_NE(ToJson(fam).find("\"DELETE\""), std::string::npos);
+  EXPECT_EQ(Error(R"({"explain": {"find": "c", "bogus": 1}})"),
+            "40415 Location40415: BSON field 'find.bogus' is an unknown field.");
+  EXPECT_EQ(Error(R"({"explain": {"ping": 1}})"),
+            "59 CommandNotFound: Explain failed due to unknown command: ping");
+  EXPECT_EQ(Error(R"({"explain": {"find": "c"}, "verbosity": "loud"})"),
+            "2 BadValue: Enumeration value 'loud' for field 'explain.verbosity' is not a valid "
+            "value.");
+  EXPECT_EQ(
+      Error(
+          R"({"explain": {"delete": "c", "deletes": [{"q": {}, "limit": 0}, {"q": {}, "limit": 0}]}})"),
+      "16 InvalidLength: explained delete batches must be of size 1");
+}
+
+TEST_F(CommandTest, CollModRenameAndValidate) {
+  Ok(R"({"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 100}]})");
+  Document mod = Ok(R"({"collMod": "c", "index": {"name": "t_1", "expireAfterSeconds": 50}})");
+  EXPECT_EQ(mod.Get("expireAfterSeconds_old").NumberAsDouble(), 100);
+  EXPECT_EQ(mod.Get("expireAfterSeconds_new").NumberAsDouble(), 50);
+  EXPECT_EQ(Error(R"({"collMod": "c", "validator": {}})").substr(0, 4), "238 ");
+  EXPECT_EQ(Error(R"({"collMod": "missing", "index": {"name": "x", "expireAfterSeconds": 1}})")
+                .substr(0, 21),
+            "26 NamespaceNotFound:");
+  InsertNumbers(4);
+  EXPECT_EQ(Error(R"({"renameCollection": "test.c", "to": "test.d"})").substr(0, 15),
+            "13 Unauthorized");  // admin only
+  Ok(R"({"renameCollection": "test.c", "to": "test.d"})", "admin");
+  EXPECT_EQ(Ok(R"({"count": "d"})").Get("n").Int64(), 4);
+  EXPECT_EQ(Error(R"({"renameCollection": "test.d", "to": "other.d"})", "admin"),
+            "238 NotImplemented: renameCollection across databases is not supported by rockdoc");
+  Document v = Ok(R"({"validate": "d", "full": true})");
+  EXPECT_EQ(v.Get("ns").String(), "test.d");
+  EXPECT_EQ(v.Get("nrecords").Int64(), 4);
+  EXPECT_EQ(v.Get("nIndexes").Int32(), 2);
+  EXPECT_TRUE(v.Get("valid").Bool());
+  EXPECT_EQ(ArrayJson(v.Get("errors")), "[]");
+  EXPECT_EQ(Error(R"({"validate": "d", "repair": true})").substr(0, 4), "238 ");
+}
+
 }  // namespace
 }  // namespace rockdoc

@@ -1273,6 +1273,28 @@ TEST_F(ShellTest, IsoDateRefusesImpossibleDatesAndKeepsEarlyYears) {
   EXPECT_EQ(Show("db.d.findOne().y99"), "ISODate('0099-06-01T00:00:00.000Z')\n");
 }
 
+// db.runCommand and db.adminCommand run the command layer, returning its
+// reply and throwing MongoServerError on ok: 0, as mongosh.
+TEST_F(ShellTest, RunCommandRunsTheCommandLayer) {
+  EXPECT_EQ(Show("db.runCommand({ping: 1})"), "{ ok: 1 }\n");
+  EXPECT_EQ(Show("db.runCommand('ping')"), "{ ok: 1 }\n");
+  EXPECT_EQ(Show("db.runCommand({insert: 'c', documents: [{_id: 1}, {_id: 2}]}).n"), "2\n");
+  EXPECT_EQ(Show("db.runCommand({find: 'c', filter: {_id: 2}}).cursor.firstBatch"),
+            "[ { _id: 2 } ]\n");
+  EXPECT_EQ(Show("db.hello().isWritablePrimary"), "true\n");
+  EXPECT_EQ(Show("db.serverBuildInfo().version"), "7.0.0\n");
+  EXPECT_EQ(Show("try { db.runCommand({bogus: 1}) } catch (e) { [e.name, e.code, e.codeName, "
+                 "e.message] }"),
+            "[\n  'MongoServerError',\n  59,\n  'CommandNotFound',\n  \"no such command: "
+            "'bogus'\"\n]\n");
+  EXPECT_EQ(Show("try { db.adminCommand({renameCollection: 'test.c', to: 'test.d'}); "
+                 "db.d.countDocuments({}) } catch (e) { e.message }"),
+            "2\n");
+  EXPECT_EQ(Show("try { db.runCommand({collMod: 'd', index: {name: 'x', expireAfterSeconds: 5}}) "
+                 "} catch (e) { e.codeName }"),
+            "IndexNotFound\n");
+}
+
 TEST_F(ShellTest, MongoshNamesRockdocLacksSayNotSupported) {
   Ok("db.c.insertOne({_id: 1})");
   const std::pair<const char*, const char*> kCalls[] = {
@@ -1281,8 +1303,7 @@ TEST_F(ShellTest, MongoshNamesRockdocLacksSayNotSupported) {
       {"db.c.watch()", "Collection.watch"},
       {"db.c.totalSize()", "Collection.totalSize"},
       {"db.c.initializeOrderedBulkOp()", "Collection.initializeOrderedBulkOp"},
-      {"db.runCommand({ping: 1})", "Database.runCommand"},
-      {"db.adminCommand({ping: 1})", "Database.adminCommand"},
+      {"db.hostInfo()", "Database.hostInfo"},
       {"db.serverStatus()", "Database.serverStatus"},
       {"db.createUser({user: 'u'})", "Database.createUser"},
       {"db.getMongo().watch()", "Mongo.watch"},

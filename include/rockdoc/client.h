@@ -603,11 +603,16 @@ class Collection {
                                     const UpdateOptions& options = {}) const;
   // Atomically find one document (the first in `sort` order), change it
   // and return it before or after the change (projected), or nullopt.
-  StatusOr<std::optional<Document>> FindOneAndUpdate(
-      DocumentView filter, DocumentView update, const FindOneAndModifyOptions& options = {}) const;
-  StatusOr<std::optional<Document>> FindOneAndReplace(
-      DocumentView filter, DocumentView replacement,
-      const FindOneAndModifyOptions& options = {}) const;
+  // `result`, if not null, receives what the change did (matched,
+  // modified, and the _id of an upserted document): findAndModify's
+  // lastErrorObject.
+  StatusOr<std::optional<Document>> FindOneAndUpdate(DocumentView filter, DocumentView update,
+                                                     const FindOneAndModifyOptions& options = {},
+                                                     UpdateResult* result = nullptr) const;
+  StatusOr<std::optional<Document>> FindOneAndReplace(DocumentView filter,
+                                                      DocumentView replacement,
+                                                      const FindOneAndModifyOptions& options = {},
+                                                      UpdateResult* result = nullptr) const;
   StatusOr<std::optional<Document>> FindOneAndDelete(
       DocumentView filter, const FindOneAndModifyOptions& options = {}) const;
   // Explain of the plan that finds an update's or a delete's targets.

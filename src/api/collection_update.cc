@@ -212,7 +212,8 @@ StatusOr<UpdateResult> Collection::UpdateMany(DocumentView filter, DocumentView 
 }
 
 StatusOr<std::optional<Document>> Collection::FindOneAndUpdate(
-    DocumentView filter, DocumentView update, const FindOneAndModifyOptions& options) const {
+    DocumentView filter, DocumentView update, const FindOneAndModifyOptions& options,
+    UpdateResult* result) const {
   UpdateRequest req;
   req.filter = filter;
   req.update = update;
@@ -223,13 +224,16 @@ StatusOr<std::optional<Document>> Collection::FindOneAndUpdate(
   req.return_after = options.return_document == ReturnDocument::kAfter;
   req.max_time_ms = options.max_time_ms;
   std::optional<Document> returned;
-  ROCKDOC_RETURN_IF_ERROR(
-      RunUpdate(engine_, db_name_, name_, req, &returned, session_, "findAndModify").status());
+  ROCKDOC_ASSIGN_OR_RETURN(
+      UpdateResult done,
+      RunUpdate(engine_, db_name_, name_, req, &returned, session_, "findAndModify"));
+  if (result != nullptr) *result = std::move(done);
   return Project(std::move(returned), options.projection);
 }
 
 StatusOr<std::optional<Document>> Collection::FindOneAndReplace(
-    DocumentView filter, DocumentView replacement, const FindOneAndModifyOptions& options) const {
+    DocumentView filter, DocumentView replacement, const FindOneAndModifyOptions& options,
+    UpdateResult* result) const {
   ROCKDOC_RETURN_IF_ERROR(ValidateBson(replacement.bytes()));
   for (Element e : replacement) {
     if (!e.key().empty() && e.key()[0] == '$') {
@@ -237,7 +241,7 @@ StatusOr<std::optional<Document>> Collection::FindOneAndReplace(
                       std::string(e.key()));
     }
   }
-  return FindOneAndUpdate(filter, replacement, options);
+  return FindOneAndUpdate(filter, replacement, options, result);
 }
 
 namespace {

@@ -527,6 +527,117 @@ Status RunDelete(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
   return Status::OK();
 }
 
+// ---- findAndModify ----
+
+namespace {
+struct FindAndModifyArgs {
+  std::string collection;
+  Document query;
+  Document update;
+  bool has_update = false;
+  bool remove = false;
+  bool return_new = false;
+  FindOneAndModifyOptions options;
+};
+constexpr OptionField<FindAndModifyArgs> kFindAndModifyFields[] = {
+    {"findAndModify",
+     [](const Element& e, FindAndModifyArgs* o) -> Status {
+       ROCKDOC_ASSIGN_OR_RETURN(o->collection, CollectionName("findAndModify", e));
+       return Status::OK();
+     }},
+    {"findandmodify",
+     [](const Element& e, FindAndModifyArgs* o) -> Status {
+       ROCKDOC_ASSIGN_OR_RETURN(o->collection, CollectionName("findAndModify", e));
+       return Status::OK();
+     }},
+    {"query", &DocumentRow<FindAndModifyArgs, &FindAndModifyArgs::query>},
+    {"update",
+     [](const Element& e, FindAndModifyArgs* o) -> Status {
+       if (e.type() == BsonType::kArray) {
+         return Status(ErrorCode::kNotImplemented,
+                       "update pipelines are not supported by rockdoc (no aggregation yet)");
+       }
+       o->has_update = true;
+       return DocumentRow<FindAndModifyArgs, &FindAndModifyArgs::update>(e, o);
+     }},
+    {"remove", &BoolRow<FindAndModifyArgs, &FindAndModifyArgs::remove>},
+    {"new", &BoolRow<FindAndModifyArgs, &FindAndModifyArgs::return_new>},
+    {"sort",
+     [](const Element& e, FindAndModifyArgs* o) {
+       return DocumentRow<FindOneAndModifyOptions, &FindOneAndModifyOptions::sort>(e, &o->options);
+     }},
+    {"fields",
+     [](const Element& e, FindAndModifyArgs* o) {
+       return DocumentRow<FindOneAndModifyOptions, &FindOneAndModifyOptions::projection>(
+           e, &o->options);
+     }},
+    {"upsert",
+     [](const Element& e, FindAndModifyArgs* o) {
+       return BoolRow<FindOneAndModifyOptions, &FindOneAndModifyOptions::upsert>(e, &o->options);
+     }},
+    {"arrayFilters",
+     [](const Element& e, FindAndModifyArgs* o) {
+       return DocumentArray(e, &o->options.array_filters);
+     }},
+    {"maxTimeMS",
+     [](const Element& e, FindAndModifyArgs* o) {
+       return NonNegativeRow<FindOneAndModifyOptions, &FindOneAndModifyOptions::max_time_ms>(
+           e, &o->options);
+     }},
+    {"bypassDocumentValidation", &ApiBoolRow<FindAndModifyArgs>},
+    {"hint", nullptr},
+    {"collation", nullptr},
+    {"let", nullptr},
+    ROCKDOC_GENERIC_COMMAND_ROWS(FindAndModifyArgs)};
+
+Status DecodeFindAndModify(DocumentView cmd, FindAndModifyArgs* args) {
+  ROCKDOC_RETURN_IF_ERROR(DecodeCommand("findAndModify", cmd, kFindAndModifyFields, args));
+  auto fail = [](std::string message) {
+    return Status(ErrorCode::kFailedToParse, std::move(message));
+  };
+  if (args->remove) {
+    if (args->has_update) return fail("Cannot specify both an update and remove=true");
+    if (args->options.upsert) return fail("Cannot specify both upsert=true and remove=true ");
+    if (args->return_new) {
+      return fail(
+          "Cannot specify both new=true and remove=true; 'remove' always returns the deleted "
+          "document");
+    }
+  } else if (!args->has_update) {
+    return fail("Either an update or remove=true must be specified");
+  }
+  args->options.return_document =
+      args->return_new ? ReturnDocument::kAfter : ReturnDocument::kBefore;
+  return Status::OK();
+}
+}  // namespace
+
+Status RunFindAndModify(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
+  FindAndModifyArgs args;
+  ROCKDOC_RETURN_IF_ERROR(DecodeFindAndModify(cmd, &args));
+  Collection coll = ctx.database().GetCollection(args.collection);
+  std::optional<Document> value;
+  reply->OpenDocument("lastErrorObject");
+  if (args.remove) {
+    ROCKDOC_ASSIGN_OR_RETURN(value, coll.FindOneAndDelete(args.query, args.options));
+    reply->AppendInt32("n", value ? 1 : 0);
+  } else {
+    UpdateResult result;
+    ROCKDOC_ASSIGN_OR_RETURN(value,
+                             coll.FindOneAndUpdate(args.query, args.update, args.options, &result));
+    reply->AppendInt32("n", result.matched_count > 0 || result.upserted_id ? 1 : 0);
+    reply->AppendBool("updatedExisting", result.matched_count > 0);
+    if (result.upserted_id) reply->AppendElementAs("upserted", result.upserted_id->element());
+  }
+  reply->Close();
+  if (value) {
+    reply->AppendDocument("value", *value);
+  } else {
+    reply->AppendNull("value");
+  }
+  return Status::OK();
+}
+
 // ---- count, distinct ----
 
 namespace {
@@ -619,6 +730,126 @@ Status RunDistinct(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
   reply->OpenArray("values");
   for (const Value& v : values) reply->AppendElementAs("", v.element());
   reply->Close();
+  return Status::OK();
+}
+
+// ---- explain ----
+
+namespace {
+struct ExplainArgs {
+  Document inner;
+  ExplainVerbosity verbosity = ExplainVerbosity::kAllPlansExecution;  // MongoDB's default
+};
+constexpr OptionField<ExplainArgs> kExplainFields[] = {
+    {"explain",
+     [](const Element& e, ExplainArgs* o) -> Status {
+       if (!e.IsDocument()) return WrongType(e, "type 'object'");
+       o->inner = Document::AdoptValidated(std::string(e.Document().bytes()));
+       return Status::OK();
+     }},
+    {"verbosity",
+     [](const Element& e, ExplainArgs* o) -> Status {
+       if (!e.IsString()) return WrongType(e, "type 'string'");
+       if (e.String() == "queryPlanner") {
+         o->verbosity = ExplainVerbosity::kQueryPlanner;
+       } else if (e.String() == "executionStats") {
+         o->verbosity = ExplainVerbosity::kExecutionStats;
+       } else if (e.String() == "allPlansExecution") {
+         o->verbosity = ExplainVerbosity::kAllPlansExecution;
+       } else {
+         return Status(ErrorCode::kBadValue,
+                       "Enumeration value '" + std::string(e.String()) +
+                           "' for field 'explain.verbosity' is not a valid value.");
+       }
+       return Status::OK();
+     }},
+    ROCKDOC_GENERIC_COMMAND_ROWS(ExplainArgs)};
+
+// The one statement of an explained update or delete.
+StatusOr<Document> OnlyStatement(std::string_view command, const WriteArgs& args) {
+  if (args.statements.size() != 1) {
+    return Status(ErrorCode::kInvalidLength,
+                  std::string("explained ") + std::string(command) + " batches must be of size 1");
+  }
+  return args.statements[0];
+}
+
+StatusOr<Document> ExplainInner(CommandContext& ctx, DocumentView inner,
+                                ExplainVerbosity verbosity) {
+  if (inner.empty())
+    return Status(ErrorCode::kFailedToParse, "explain command requires a nested object");
+  const std::string_view name = (*inner.begin()).key();
+  Element db = inner.Get("$db");
+  if (db.ok() && (!db.IsString() || db.String() != ctx.db)) {
+    return Status(ErrorCode::kInvalidNamespace,
+                  "Mismatched $db in explain command. Expected " + ctx.db);
+  }
+  if (name == "find") {
+    FindArgs args;
+    ROCKDOC_RETURN_IF_ERROR(DecodeCommand("find", inner, kFindFields, &args));
+    return ctx.database()
+        .GetCollection(args.collection)
+        .ExplainFind(args.filter, args.options, verbosity);
+  }
+  if (name == "count") {
+    CountArgs args;
+    ROCKDOC_RETURN_IF_ERROR(DecodeCommand("count", inner, kCountFields, &args));
+    return ctx.database()
+        .GetCollection(args.collection)
+        .ExplainCount(args.query, args.options, verbosity);
+  }
+  if (name == "update") {
+    WriteArgs args;
+    ROCKDOC_RETURN_IF_ERROR(
+        DecodeWrite(kUpdate, kUpdates, inner, kWriteFields<kUpdate, kUpdates>, &args));
+    ROCKDOC_ASSIGN_OR_RETURN(Document statement, OnlyStatement("update", args));
+    UpdateStatement st;
+    ROCKDOC_RETURN_IF_ERROR(
+        DecodeCommand("update.updates", statement, kUpdateStatementFields, &st));
+    return ctx.database()
+        .GetCollection(args.collection)
+        .ExplainUpdate(st.q, st.u, st.multi, st.options, verbosity);
+  }
+  if (name == "delete") {
+    WriteArgs args;
+    ROCKDOC_RETURN_IF_ERROR(
+        DecodeWrite(kDelete, kDeletes, inner, kWriteFields<kDelete, kDeletes>, &args));
+    ROCKDOC_ASSIGN_OR_RETURN(Document statement, OnlyStatement("delete", args));
+    DeleteStatement st;
+    ROCKDOC_RETURN_IF_ERROR(
+        DecodeCommand("delete.deletes", statement, kDeleteStatementFields, &st));
+    return ctx.database()
+        .GetCollection(args.collection)
+        .ExplainDelete(st.q, st.limit != 1, verbosity);
+  }
+  if (name == "findAndModify" || name == "findandmodify") {
+    FindAndModifyArgs args;
+    ROCKDOC_RETURN_IF_ERROR(DecodeFindAndModify(inner, &args));
+    Collection coll = ctx.database().GetCollection(args.collection);
+    if (args.remove) return coll.ExplainDelete(args.query, false, verbosity);
+    UpdateOptions options;
+    options.upsert = args.options.upsert;
+    options.sort = args.options.sort;
+    options.array_filters = args.options.array_filters;
+    options.max_time_ms = args.options.max_time_ms;
+    return coll.ExplainUpdate(args.query, args.update, false, options, verbosity);
+  }
+  if (name == "distinct" || name == "aggregate") {
+    return Status(ErrorCode::kNotImplemented,
+                  "explain of " + std::string(name) + " is not supported by rockdoc yet");
+  }
+  return Status(ErrorCode::kCommandNotFound,
+                "Explain failed due to unknown command: " + std::string(name));
+}
+}  // namespace
+
+Status RunExplain(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
+  ExplainArgs args;
+  ROCKDOC_RETURN_IF_ERROR(DecodeCommand("explain", cmd, kExplainFields, &args));
+  ROCKDOC_ASSIGN_OR_RETURN(Document explained, ExplainInner(ctx, args.inner, args.verbosity));
+  for (Element e : explained) {
+    if (e.key() != "ok") reply->AppendElement(e);
+  }
   return Status::OK();
 }
 

@@ -25,6 +25,9 @@ Status RunDrop(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
 Status RunDropDatabase(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
 Status RunCreateIndexes(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
 Status RunDropIndexes(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+Status RunCollMod(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+Status RunRenameCollection(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+Status RunValidate(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
 
 // crud_commands.cc
 Status RunFind(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
@@ -35,6 +38,8 @@ Status RunUpdate(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
 Status RunDelete(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
 Status RunCount(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
 Status RunDistinct(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+Status RunFindAndModify(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+Status RunExplain(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
 
 // Shared by the commands that answer with a cursor: appends
 // {cursor: {firstBatch: [...], id, ns}} with up to `batch_size` documents

@@ -20,6 +20,7 @@ namespace {
 constexpr CommandDefinition kCommands[] = {
     {"buildInfo", &RunBuildInfo},
     {"buildinfo", &RunBuildInfo},
+    {"collMod", &RunCollMod},
     {"count", &RunCount},
     {"create", &RunCreate},
     {"createIndexes", &RunCreateIndexes},
@@ -29,7 +30,10 @@ constexpr CommandDefinition kCommands[] = {
     {"drop", &RunDrop},
     {"dropDatabase", &RunDropDatabase},
     {"dropIndexes", &RunDropIndexes},
+    {"explain", &RunExplain},
     {"find", &RunFind},
+    {"findAndModify", &RunFindAndModify},
+    {"findandmodify", &RunFindAndModify},
     {"getMore", &RunGetMore},
     {"hello", &RunHello},
     {"insert", &RunInsert},
@@ -39,7 +43,9 @@ constexpr CommandDefinition kCommands[] = {
     {"listCollections", &RunListCollections},
     {"listIndexes", &RunListIndexes},
     {"ping", &RunPing},
+    {"renameCollection", &RunRenameCollection, /*admin_only=*/true},
     {"update", &RunUpdate},
+    {"validate", &RunValidate},
 };
 
 constexpr bool Sorted() {

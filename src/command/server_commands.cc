@@ -235,13 +235,14 @@ Status RunListIndexes(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply)
   return CursorReply(ctx, std::move(c), args.cursor.batch_size, false, reply);
 }
 
-Status RunCreate(CommandContext& ctx, DocumentView cmd, BsonBuilder*) {
-  // The collection options are decoded by the catalog's table
-  // (ParseCollectionOptions); the generic fields are this layer's.
+namespace {
+
+// Splits a command whose options an API call decodes itself (create's
+// collection options, collMod's changes): the generic fields are checked
+// here, the rest (without the command field) go to *rest.
+Status SplitGenericFields(std::string_view command, DocumentView cmd, BsonBuilder* rest) {
   static constexpr OptionField<NoArgs> kGeneric[] = {ROCKDOC_GENERIC_COMMAND_ROWS(NoArgs)};
-  Element name = *cmd.begin();
-  ROCKDOC_ASSIGN_OR_RETURN(std::string collection, CollectionName("create", name));
-  BsonBuilder options, generic;
+  BsonBuilder generic;
   bool first = true;
   for (Element e : cmd) {
     if (first) {
@@ -250,12 +251,121 @@ Status RunCreate(CommandContext& ctx, DocumentView cmd, BsonBuilder*) {
     }
     bool is_generic = false;
     for (const auto& row : kGeneric) is_generic = is_generic || row.name == e.key();
-    (is_generic ? generic : options).AppendElement(e);
+    (is_generic ? generic : *rest).AppendElement(e);
   }
   NoArgs none;
-  ROCKDOC_RETURN_IF_ERROR(DecodeCommand("create", std::move(generic).Build(), kGeneric, &none));
+  return DecodeCommand(command, std::move(generic).Build(), kGeneric, &none);
+}
+
+}  // namespace
+
+Status RunCreate(CommandContext& ctx, DocumentView cmd, BsonBuilder*) {
+  // The collection options are decoded by the catalog's table
+  // (ParseCollectionOptions).
+  ROCKDOC_ASSIGN_OR_RETURN(std::string collection, CollectionName("create", *cmd.begin()));
+  BsonBuilder options;
+  ROCKDOC_RETURN_IF_ERROR(SplitGenericFields("create", cmd, &options));
   return QualifyFieldError("create",
                            ctx.database().CreateCollection(collection, std::move(options).Build()));
+}
+
+Status RunCollMod(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
+  // The changes are decoded by Database::CollMod's table.
+  ROCKDOC_ASSIGN_OR_RETURN(std::string collection, CollectionName("collMod", *cmd.begin()));
+  BsonBuilder changes;
+  ROCKDOC_RETURN_IF_ERROR(SplitGenericFields("collMod", cmd, &changes));
+  ROCKDOC_ASSIGN_OR_RETURN(Document done,
+                           ctx.database().CollMod(collection, std::move(changes).Build()));
+  for (Element e : done) reply->AppendElement(e);
+  return Status::OK();
+}
+
+namespace {
+struct RenameArgs {
+  std::string from, to;
+  bool drop_target = false;
+};
+// "db.collection" into its parts; InvalidNamespace when it has no dot.
+Status SplitNamespace(const Element& e, std::string* db, std::string* coll) {
+  if (!e.IsString()) return WrongType(e, "type 'string'");
+  std::string_view ns = e.String();
+  const size_t dot = ns.find('.');
+  if (dot == std::string_view::npos || dot == 0 || dot + 1 == ns.size()) {
+    return Status(ErrorCode::kInvalidNamespace,
+                  "Invalid namespace specified '" + std::string(ns) + "'");
+  }
+  *db = std::string(ns.substr(0, dot));
+  *coll = std::string(ns.substr(dot + 1));
+  return Status::OK();
+}
+constexpr OptionField<RenameArgs> kRenameFields[] = {
+    {"renameCollection", &StringRow<RenameArgs, &RenameArgs::from>},
+    {"to", &StringRow<RenameArgs, &RenameArgs::to>},
+    {"dropTarget", &BoolRow<RenameArgs, &RenameArgs::drop_target>},
+    {"stayTemp", nullptr},
+    ROCKDOC_GENERIC_COMMAND_ROWS(RenameArgs)};
+}  // namespace
+
+Status RunRenameCollection(CommandContext& ctx, DocumentView cmd, BsonBuilder*) {
+  RenameArgs args;
+  ROCKDOC_RETURN_IF_ERROR(DecodeCommand("renameCollection", cmd, kRenameFields, &args));
+  if (!cmd.Get("to").ok()) {
+    return Status(ErrorCode::kFailedToParse,
+                  "BSON field 'renameCollection.to' is missing but a required field");
+  }
+  std::string from_db, from, to_db, to;
+  ROCKDOC_RETURN_IF_ERROR(SplitNamespace(cmd.Get("renameCollection"), &from_db, &from));
+  ROCKDOC_RETURN_IF_ERROR(SplitNamespace(cmd.Get("to"), &to_db, &to));
+  if (from_db != to_db) {
+    return Status(ErrorCode::kNotImplemented,
+                  "renameCollection across databases is not supported by rockdoc");
+  }
+  return ctx.client->GetDatabase(from_db).RenameCollection(from, to, args.drop_target);
+}
+
+namespace {
+struct ValidateArgs {
+  std::string collection;
+};
+constexpr OptionField<ValidateArgs> kValidateFields[] = {
+    {"validate",
+     [](const Element& e, ValidateArgs* o) -> Status {
+       ROCKDOC_ASSIGN_OR_RETURN(o->collection, CollectionName("validate", e));
+       return Status::OK();
+     }},
+    // rockdoc's validate always reads every document and index entry:
+    // what full: true asks for.
+    {"full", &ApiBoolRow<ValidateArgs>},
+    {"scandata", &ApiBoolRow<ValidateArgs>},
+    {"repair", nullptr},
+    {"background", nullptr},
+    {"metadata", nullptr},
+    {"checkBSONConformance", nullptr},
+    {"fixMultikey", nullptr},
+    {"enforceFastCount", nullptr},
+    ROCKDOC_GENERIC_COMMAND_ROWS(ValidateArgs)};
+
+void AppendStrings(BsonBuilder* reply, std::string_view name, const std::vector<std::string>& v) {
+  reply->OpenArray(name);
+  for (const std::string& s : v) reply->AppendString("", s);
+  reply->Close();
+}
+}  // namespace
+
+Status RunValidate(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
+  ValidateArgs args;
+  ROCKDOC_RETURN_IF_ERROR(DecodeCommand("validate", cmd, kValidateFields, &args));
+  Collection c = ctx.database().GetCollection(args.collection);
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<Document> indexes, c.ListIndexes());
+  ROCKDOC_ASSIGN_OR_RETURN(ValidateResult result, c.Validate());
+  reply->AppendString("ns", ctx.db + "." + args.collection);
+  reply->AppendInt64("nrecords", result.records);
+  reply->AppendInt32("nIndexes", static_cast<int32_t>(indexes.size()));
+  reply->AppendBool("valid", result.valid);
+  reply->AppendBool("repaired", false);
+  AppendStrings(reply, "warnings", result.warnings);
+  AppendStrings(reply, "errors", result.errors);
+  return Status::OK();
 }
 
 namespace {

@@ -1370,6 +1370,31 @@ NATIVE(ListCollections) {
   return ReturnStrings(cx, args, names);
 }
 
+// db.runCommand / db.adminCommand: the command layer (Client::RunCommand).
+// A failed command throws MongoServerError, as mongosh's runCommand does.
+NATIVE(RunCommand) {
+  ARGS;
+  std::string db;
+  if (!ArgDbName(cx, args, 0, &db)) return false;
+  if (db.find(kSessionMark) != std::string::npos) {
+    return ThrowStatus(cx, Status(ErrorCode::kNotImplemented,
+                                  "runCommand through a session is not supported by rockdoc yet"));
+  }
+  Document command;
+  if (!ArgDoc(cx, args, 1, "command", &command)) return false;
+  Document reply = GetState(cx)->client->RunCommand(db, command);
+  if (reply.Get("ok").NumberAsDouble() != 1) {
+    Status failed(static_cast<ErrorCode>(reply.Get("code").Int32()),
+                  std::string(reply.Get("errmsg").String()));
+    Element labels = reply.Get("errorLabels");
+    if (labels.type() == BsonType::kArray) {
+      for (Element label : labels.Array()) failed = failed.WithErrorLabel(std::string(label.String()));
+    }
+    return ThrowStatus(cx, failed);
+  }
+  return ReturnDoc(cx, args, reply);
+}
+
 NATIVE(ListDatabases) {
   ARGS;
   STATUS_OR_THROW(names, GetState(cx)->client->ListDatabaseNames());
@@ -1575,6 +1600,7 @@ const JSFunctionSpec kNatives[] = {
     JS_FN("writeErr", WriteErr, 1, 0),
     JS_FN("config", Config, 0, 0),
     JS_FN("insertOne", InsertOne, 3, 0),
+    JS_FN("runCommand", RunCommand, 2, 0),
     JS_FN("insertMany", InsertMany, 4, 0),
     JS_FN("find", Find, 4, 0),
     JS_FN("cursorNext", CursorNext, 2, 0),

@@ -659,6 +659,15 @@
       return makeCollection(this, name);
     }
     getCollectionNames() { return native.listCollections(this._target()); }
+    // mongosh: a string names a command run with the value 1.
+    runCommand(command) {
+      const cmd = typeof command === 'string' ? { [command]: 1 } : command;
+      return native.runCommand(this._target(), cmd);
+    }
+    adminCommand(command) { return this.getSiblingDB('admin').runCommand(command); }
+    hello() { return this.runCommand({ hello: 1 }); }
+    isMaster() { return this.runCommand({ isMaster: 1 }); }
+    serverBuildInfo() { return this.adminCommand({ buildInfo: 1 }); }
     getCollectionInfos() {
       return this.getCollectionNames().map((name) => ({ name, type: 'collection' }));
     }
@@ -845,16 +854,16 @@
       'unhideIndex', 'updateSearchIndex', 'watch',
     ]],
     [DB, 'Database', [
-      'adminCommand', 'aggregate', 'auth', 'changeUserPassword', 'checkMetadataConsistency',
+      'aggregate', 'auth', 'changeUserPassword', 'checkMetadataConsistency',
       'cloneCollection', 'cloneDatabase', 'commandHelp', 'copyDatabase', 'createEncryptedCollection',
       'createRole', 'createUser', 'createView', 'currentOp', 'dropAllRoles', 'dropAllUsers',
       'dropRole', 'dropUser', 'fsyncLock', 'fsyncUnlock', 'getLastError', 'getLastErrorObj',
       'getLogComponents', 'getProfilingStatus', 'getReplicationInfo', 'getRole', 'getRoles',
       'getUser', 'getUsers', 'grantPrivilegesToRole', 'grantRolesToRole', 'grantRolesToUser',
-      'hello', 'hostInfo', 'isMaster', 'killOp', 'listCommands', 'logout', 'printCollectionStats',
+      'hostInfo', 'killOp', 'listCommands', 'logout', 'printCollectionStats',
       'printReplicationInfo', 'printSecondaryReplicationInfo', 'printShardingStatus',
       'printSlaveReplicationInfo', 'revokePrivilegesFromRole', 'revokeRolesFromRole',
-      'revokeRolesFromUser', 'rotateCertificates', 'runCommand', 'serverBits', 'serverBuildInfo',
+      'revokeRolesFromUser', 'rotateCertificates', 'serverBits',
       'serverCmdLineOpts', 'serverStatus', 'setLogLevel', 'setProfilingLevel', 'setSecondaryOk',
       'shutdownServer', 'sql', 'updateRole', 'updateUser', 'watch',
     ]],
