@@ -48,7 +48,7 @@ class RatioReporter : public benchmark::ConsoleReporter {
     double x = Rate(a), y = Rate(b);
     if (x == 0 || y == 0) return;
     std::printf("  %-46s %11.0f / %11.0f /s = %6.3f", what.c_str(), x, y, x / y);
-    if (goal > 0) std::printf("  (goal >= %.1f: %s)", goal, x / y >= goal ? "met" : "MISSED");
+    if (goal > 0) std::printf("  (goal >= %g: %s)", goal, x / y >= goal ? "met" : "MISSED");
     std::printf("\n");
   }
 

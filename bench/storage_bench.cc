@@ -273,6 +273,46 @@ void FindRaw(benchmark::State& state, size_t size) {
   state.SetBytesProcessed(bytes);
 }
 
+// ---- find by _id: the command layer vs the library call ----
+
+// findOne({_id}) through Collection::FindOne, and the same query as a find
+// command through Client::RunCommand (decoding the command, building the
+// cursor reply): the command layer's overhead.
+void FindOneById(benchmark::State& state, size_t size, bool command) {
+  DataSet& d = Data(size);
+  d.EnsureWarm();
+  rockdoc::Collection c = d.Coll();
+  std::mt19937_64 rng(1);
+  int64_t bytes = 0;
+  for (auto _ : state) {
+    const Document& doc = d.docs[rng() % d.docs.size()];
+    rockdoc::BsonBuilder filter;
+    filter.AppendElement(*doc.begin());
+    if (command) {
+      rockdoc::BsonBuilder cmd;
+      cmd.AppendString("find", "docs");
+      cmd.AppendDocument("filter", std::move(filter).Build());
+      cmd.AppendInt32("limit", 1);
+      cmd.AppendBool("singleBatch", true);
+      Document reply = d.client->RunCommand("bench", std::move(cmd).Build());
+      if (reply.Get("ok").NumberAsDouble() != 1) {
+        state.SkipWithError("command failed");
+        break;
+      }
+      bytes += static_cast<int64_t>(reply.size());
+    } else {
+      auto found = c.FindOne(std::move(filter).Build());
+      if (!found.ok() || !found->has_value()) {
+        state.SkipWithError("not found");
+        break;
+      }
+      bytes += static_cast<int64_t>((*found)->size());
+    }
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.SetBytesProcessed(bytes);
+}
+
 // ---- updateOne by _id vs Get + Put ----
 
 // {$inc: {n: 1}} on a random document: rockdoc locks, re-reads, applies the
@@ -401,6 +441,9 @@ void PrintRatios(const rockdoc::bench::RatioReporter& reporter) {
     std::string op = name.substr(0, name.find('/'));
     reporter.Ratio(name, name, raw, op == "FindById" ? 0.8 : 0.7);
   }
+  std::printf("\nfind by _id, RunCommand / Collection::FindOne (the command layer's cost):\n");
+  reporter.Ratio("find command / FindOne", "FindOneById/runCommand/300", "FindOneById/findOne/300",
+                 0.85);
   std::printf("\ndocuments updated per second, 10 updates in one transaction / 10 single updates:\n");
   reporter.Ratio("Updates10 transaction / single", "Updates10/transaction/300",
                  "Updates10/single/300", 0);
@@ -424,6 +467,10 @@ void Register() {
     benchmark::RegisterBenchmark(("UpdateOne/rockdoc/" + s).c_str(), UpdateRockdoc, size)
         ->MinTime(2.0);
     if (size < 1000) {
+      benchmark::RegisterBenchmark("FindOneById/findOne/300", FindOneById, size, false)
+          ->MinTime(2.0);
+      benchmark::RegisterBenchmark("FindOneById/runCommand/300", FindOneById, size, true)
+          ->MinTime(2.0);
       benchmark::RegisterBenchmark("Updates10/single/300", UpdatesOf10, size, false)->MinTime(2.0);
       benchmark::RegisterBenchmark("Updates10/transaction/300", UpdatesOf10, size, true)
           ->MinTime(2.0);

@@ -69,6 +69,7 @@ StatusOr<int64_t> IntegerField(const Element& e);
 StatusOr<bool> BoolField(const Element& e);
 
 // Decodes `cmd` (whose first field is the command's name) through `table`.
+// `cmd` is valid BSON (RunCommand validated the whole command).
 template <typename O, size_t N>
 Status DecodeCommand(std::string_view command, DocumentView cmd, const OptionField<O> (&table)[N],
                      O* out);
@@ -147,7 +148,7 @@ Status QualifyFieldError(std::string_view command, Status s);
 template <typename O, size_t N>
 Status DecodeCommand(std::string_view command, DocumentView cmd, const OptionField<O> (&table)[N],
                      O* out) {
-  Status s = DecodeOptions(
+  Status s = DecodeValidatedOptions(
       cmd, table, out,
       [&](std::string_view name) {
         return Status(ErrorCode::kUnknownBsonField, "BSON field '" + std::string(command) + "." +

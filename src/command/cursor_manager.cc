@@ -35,19 +35,37 @@ StatusOr<bool> CommandCursor::Advance() {
 StatusOr<bool> FillBatch(CommandCursor* c, int64_t batch_size, BsonBuilder* batch) {
   size_t bytes = 0;
   int64_t n = 0;
-  while (batch_size < 0 || n < batch_size) {
-    if (c->remaining == 0) return true;
-    if (!c->pending) {
-      ROCKDOC_ASSIGN_OR_RETURN(bool more, c->Advance());
-      if (!more) return true;
-    }
-    const size_t size = c->pending->size();
-    if (n > 0 && bytes + size > kMaxBatchBytes) return false;
-    batch->AppendDocument("", *c->pending);
-    c->pending.reset();
-    bytes += size;
+  // Appends `doc` if it fits; otherwise keeps a copy for the next batch.
+  auto add = [&](DocumentView doc) {
+    if (n > 0 && bytes + doc.size() > kMaxBatchBytes) return false;
+    batch->AppendDocument("", doc);
+    bytes += doc.size();
     ++n;
     if (c->remaining > 0) --c->remaining;
+    return true;
+  };
+  while (batch_size < 0 || n < batch_size) {
+    if (c->remaining == 0) return true;
+    if (c->pending) {
+      if (!add(*c->pending)) return false;
+      c->pending.reset();
+      continue;
+    }
+    if (!c->cursor) {
+      if (c->next_doc == c->docs.size()) return true;
+      if (!add(c->docs[c->next_doc])) return false;
+      ++c->next_doc;
+      continue;
+    }
+    if (!c->cursor->Next()) {
+      ROCKDOC_RETURN_IF_ERROR(c->cursor->status());
+      return true;
+    }
+    DocumentView doc = c->cursor->document();
+    if (!add(doc)) {
+      c->pending = Document::AdoptValidated(std::string(doc.bytes()));
+      return false;
+    }
   }
   // The count is reached: exhausted only if nothing is left to read.
   if (c->remaining == 0) return true;

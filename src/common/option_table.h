@@ -40,20 +40,42 @@ struct OptionField {
 // name with no row gives unknown(name). Then, in document order, a row with
 // no decoder gives unsupported(name) and a decoder's error is returned.
 template <typename Options, size_t N, typename Unknown, typename Unsupported>
+Status DecodeValidatedOptions(DocumentView doc, const OptionField<Options> (&table)[N],
+                              Options* out, Unknown unknown, Unsupported unsupported);
+
+template <typename Options, size_t N, typename Unknown, typename Unsupported>
 Status DecodeOptions(DocumentView doc, const OptionField<Options> (&table)[N], Options* out,
                      Unknown unknown, Unsupported unsupported) {
+  ROCKDOC_RETURN_IF_ERROR(ValidateBson(doc.bytes()));
+  return DecodeValidatedOptions(doc, table, out, unknown, unsupported);
+}
+
+// DecodeOptions of a document already validated (a part of a command
+// validated whole).
+template <typename Options, size_t N, typename Unknown, typename Unsupported>
+Status DecodeValidatedOptions(DocumentView doc, const OptionField<Options> (&table)[N],
+                              Options* out, Unknown unknown, Unsupported unsupported) {
   auto find = [&](std::string_view name) -> const OptionField<Options>* {
     for (const OptionField<Options>& row : table) {
       if (row.name == name) return &row;
     }
     return nullptr;
   };
-  ROCKDOC_RETURN_IF_ERROR(ValidateBson(doc.bytes()));
-  for (Element e : doc) {
-    if (find(e.key()) == nullptr) return unknown(e.key());
-  }
+  // The rows found by the first pass, for the second (most documents have
+  // few fields; longer ones look their rows up again).
+  constexpr size_t kRemembered = 16;
+  const OptionField<Options>* rows[kRemembered];
+  size_t n = 0;
   for (Element e : doc) {
     const OptionField<Options>* row = find(e.key());
+    if (row == nullptr) return unknown(e.key());
+    if (n < kRemembered) rows[n] = row;
+    ++n;
+  }
+  size_t i = 0;
+  for (Element e : doc) {
+    const OptionField<Options>* row = i < kRemembered ? rows[i] : find(e.key());
+    ++i;
     if (row->decode == nullptr) return unsupported(e.key());
     ROCKDOC_RETURN_IF_ERROR(row->decode(e, out));
   }
