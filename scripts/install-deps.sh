@@ -11,6 +11,8 @@ packages=(
   librocksdb-dev libsimdjson-dev libabsl-dev libpcre2-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev libsqlite3-dev
+  # the C API's Python example (ctypes + pymongo's BSON codec)
+  python3 python3-bson
   # fuzzing (libFuzzer ships with clang) and sanitizer runtimes
   clang libclang-rt-dev
   # the shell: SpiderMonkey and line editing

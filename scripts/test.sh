@@ -30,7 +30,8 @@ if [ "${ROCKDOC_SKIP_SANITIZERS:-0}" != "1" ]; then
   echo "== build (ASan + UBSan) =="
   # -O1 keeps the sanitized build and its run short on two cores.
   cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DROCKDOC_SANITIZE=ON \
-    -DCMAKE_CXX_FLAGS="-O1" -DROCKDOC_BUILD_BENCHMARKS=OFF -DROCKDOC_BUILD_TOOLS=OFF
+    -DCMAKE_CXX_FLAGS="-O1" -DROCKDOC_BUILD_BENCHMARKS=OFF -DROCKDOC_BUILD_TOOLS=OFF \
+    -DROCKDOC_BUILD_SHARED=OFF
   cmake --build build-asan -j "$jobs"
   echo "== tests under ASan + UBSan =="
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -58,7 +59,7 @@ if [ "${ROCKDOC_SKIP_SANITIZERS:-0}" != "1" ]; then
   cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug \
     -DCMAKE_CXX_FLAGS="-O1 -fsanitize=thread" -DCMAKE_C_FLAGS="-O1 -fsanitize=thread" \
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" -DROCKDOC_ROCKSDB_SHARED=ON \
-    -DROCKDOC_BUILD_BENCHMARKS=OFF -DROCKDOC_BUILD_TOOLS=OFF
+    -DROCKDOC_BUILD_BENCHMARKS=OFF -DROCKDOC_BUILD_TOOLS=OFF -DROCKDOC_BUILD_SHARED=OFF
   cmake --build build-tsan -j "$jobs" --target concurrency_test index_test max_time_test \
     transaction_concurrency_test
   echo "== tests under ThreadSanitizer =="

@@ -27,3 +27,33 @@ endif()
 if(NOT out MATCHES "rockdoc consumer ok")
   message(FATAL_ERROR "the consumer did not report success")
 endif()
+
+# The C API as a C program of another project sees it: pkg-config's flags,
+# the installed shared library.
+file(GLOB_RECURSE pc_files ${prefix}/rockdoc.pc)
+if(NOT pc_files)
+  message(FATAL_ERROR "rockdoc.pc was not installed")
+endif()
+list(GET pc_files 0 pc_file)
+get_filename_component(pc_dir ${pc_file} DIRECTORY)
+get_filename_component(lib_dir ${pc_dir} DIRECTORY)
+execute_process(COMMAND ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${pc_dir}
+                        pkg-config --cflags --libs rockdoc
+                OUTPUT_VARIABLE pc_flags RESULT_VARIABLE rc OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "pkg-config --cflags --libs rockdoc failed: ${rc}")
+endif()
+separate_arguments(pc_flags UNIX_COMMAND "${pc_flags}")
+execute_process(COMMAND cc -std=c99 -Wall -Werror ${SOURCE_DIR}/tests/installation/consumer.c
+                        ${pc_flags} -o ${WORK_DIR}/consumer_c
+                RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "building the C consumer with pkg-config's flags failed: ${rc}")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} -E env LD_LIBRARY_PATH=${lib_dir}
+                        ${WORK_DIR}/consumer_c ${WORK_DIR}/cdb
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+message(STATUS "C consumer printed: ${out}")
+if(NOT rc EQUAL 0 OR NOT out MATCHES "rockdoc C consumer ok")
+  message(FATAL_ERROR "the C consumer failed: ${rc}")
+endif()

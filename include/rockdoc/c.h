@@ -1,0 +1,156 @@
+/* rockdoc/c.h: rockdoc's C API (C99), for C programs and for other languages'
+ * foreign-function interfaces (Python's ctypes, Go's cgo, Rust, ...).
+ *
+ * In the style of LevelDB's and SQLite's C APIs:
+ *   - handles are opaque (rockdoc_client_t, rockdoc_cursor_t,
+ *     rockdoc_options_t);
+ *   - documents are BSON bytes plus a length, so each language uses its own
+ *     BSON library; a length that disagrees with the document's own header,
+ *     or bytes that are not valid BSON, are an error (InvalidBSON, 22), never
+ *     a read past the buffer;
+ *   - errors are a MongoDB error code plus a message, in a rockdoc_error_t
+ *     the caller owns: initialize it with ROCKDOC_ERROR_INIT, pass its
+ *     address (or NULL to ignore errors), and release its message with
+ *     rockdoc_error_clear. A function that fails sets it and returns 0 /
+ *     NULL; one that succeeds leaves it as it was;
+ *   - every buffer the library returns (replies, messages) is released with
+ *     rockdoc_free;
+ *   - no C++ exception and no abort crosses this boundary: NULL handles,
+ *     NULL strings and malformed documents are errors (BadValue, 2;
+ *     InvalidBSON, 22); an unexpected failure is InternalError (1).
+ *
+ * Lifetime and threads: a client is thread-safe (many threads may use one
+ * client at once); a cursor is used by one thread at a time, and must be
+ * closed before its client. A document a cursor lends (rockdoc_cursor_next)
+ * is valid until the next call on that cursor. rockdoc_close releases the
+ * client whatever its result.
+ *
+ * Example:
+ *   rockdoc_error_t err = ROCKDOC_ERROR_INIT;
+ *   rockdoc_client_t* db = rockdoc_open("/tmp/shop", NULL, &err);
+ *   if (!db) { fprintf(stderr, "%d %s\n", err.code, err.message); ... }
+ *   rockdoc_insert_one(db, "shop", "orders", doc, doc_len, &err);
+ *   rockdoc_cursor_t* c = rockdoc_find(db, "shop", "orders", filter, filter_len,
+ *                                      NULL, 0, &err);
+ *   const uint8_t* d; size_t n;
+ *   while (rockdoc_cursor_next(c, &d, &n, &err)) use(d, n);
+ *   rockdoc_cursor_close(c);
+ *   rockdoc_close(db, &err);
+ *   rockdoc_error_clear(&err);
+ */
+#ifndef ROCKDOC_C_H_
+#define ROCKDOC_C_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct rockdoc_client_t rockdoc_client_t;
+typedef struct rockdoc_cursor_t rockdoc_cursor_t;
+typedef struct rockdoc_options_t rockdoc_options_t;
+
+/* An error: MongoDB's numeric code (0: none) and a message (NULL: none). */
+typedef struct rockdoc_error_t {
+  int32_t code;
+  char* message;
+} rockdoc_error_t;
+#define ROCKDOC_ERROR_INIT {0, NULL}
+
+/* Releases err->message and resets *err to ROCKDOC_ERROR_INIT. */
+void rockdoc_error_clear(rockdoc_error_t* err);
+
+/* Releases a buffer the library returned (NULL is fine). */
+void rockdoc_free(void* ptr);
+
+/* The library's version, "0.1.0" (static storage). */
+const char* rockdoc_version(void);
+
+/* ---- Options (all optional: NULL options means the defaults) ---- */
+
+rockdoc_options_t* rockdoc_options_create(void);
+void rockdoc_options_destroy(rockdoc_options_t* options);
+/* Create the directory when missing (default 1). */
+void rockdoc_options_set_create_if_missing(rockdoc_options_t* options, int value);
+/* Sync the write-ahead log on every commit (default 0). */
+void rockdoc_options_set_sync(rockdoc_options_t* options, int value);
+/* The block cache's size in bytes (default 256 MiB). */
+void rockdoc_options_set_block_cache_bytes(rockdoc_options_t* options, size_t bytes);
+
+/* ---- Clients ---- */
+
+/* Opens (or creates) the database directory `path`. NULL on failure:
+ * DBPathInUse (98) when another client has it open, NonExistentPath (29),
+ * DataCorruptionDetected (296), ... (see Client::Open). */
+rockdoc_client_t* rockdoc_open(const char* path, const rockdoc_options_t* options,
+                               rockdoc_error_t* err);
+
+/* Closes the directory and releases the client (NULL is fine). Returns 1,
+ * or 0 when closing failed (the client is released all the same). */
+int rockdoc_close(rockdoc_client_t* client, rockdoc_error_t* err);
+
+/* ---- Commands ---- */
+
+/* Runs a MongoDB database command (BSON) against database `db`. On success
+ * returns 1 and *reply / *reply_len hold the reply (release it with
+ * rockdoc_free). A command that fails (ok: 0) returns 0 with its code and
+ * errmsg in *err, and still gives the reply (for writeErrors and the like,
+ * a reply with ok: 1 is a success). Bad arguments return 0 with no reply
+ * (*reply set to NULL). */
+int rockdoc_run_command(rockdoc_client_t* client, const char* db, const uint8_t* command,
+                        size_t command_len, uint8_t** reply, size_t* reply_len,
+                        rockdoc_error_t* err);
+
+/* Runs a command that answers with a cursor (find, listCollections,
+ * listIndexes, ...) and returns a cursor over all its results: the first
+ * batch, then getMore as it is read. NULL on failure. */
+rockdoc_cursor_t* rockdoc_command_cursor(rockdoc_client_t* client, const char* db,
+                                         const uint8_t* command, size_t command_len,
+                                         rockdoc_error_t* err);
+
+/* Lends the next document: returns 1 and sets *doc / *doc_len (valid until
+ * the next call on this cursor); 0 at the end, or on an error (then *err is
+ * set; check err->code). */
+int rockdoc_cursor_next(rockdoc_cursor_t* cursor, const uint8_t** doc, size_t* doc_len,
+                        rockdoc_error_t* err);
+
+/* Closes the cursor (on the server side too) and releases it (NULL is
+ * fine). */
+void rockdoc_cursor_close(rockdoc_cursor_t* cursor);
+
+/* ---- Convenience calls (each one command: insert, find, update, delete) ---- */
+
+/* Inserts one document (an _id is added when it has none). DuplicateKey
+ * (11000) and other write errors are returned in *err. */
+int rockdoc_insert_one(rockdoc_client_t* client, const char* db, const char* collection,
+                       const uint8_t* doc, size_t doc_len, rockdoc_error_t* err);
+
+/* Finds the documents matching `filter` (NULL: all). `options`, if not
+ * NULL, is a BSON document of find command fields: sort, projection, skip,
+ * limit, hint, batchSize, maxTimeMS, ... */
+rockdoc_cursor_t* rockdoc_find(rockdoc_client_t* client, const char* db, const char* collection,
+                               const uint8_t* filter, size_t filter_len, const uint8_t* options,
+                               size_t options_len, rockdoc_error_t* err);
+
+/* Updates the first (multi = 0) or every (multi = 1) document matching
+ * `filter` with `update` (operators or a replacement). *matched and
+ * *modified (if not NULL) receive the counts; an upserted document counts
+ * as matched. */
+int rockdoc_update(rockdoc_client_t* client, const char* db, const char* collection,
+                   const uint8_t* filter, size_t filter_len, const uint8_t* update,
+                   size_t update_len, int multi, int upsert, int64_t* matched, int64_t* modified,
+                   rockdoc_error_t* err);
+
+/* Deletes the first (multi = 0) or every (multi = 1) document matching
+ * `filter`; *deleted (if not NULL) receives the count. */
+int rockdoc_delete(rockdoc_client_t* client, const char* db, const char* collection,
+                   const uint8_t* filter, size_t filter_len, int multi, int64_t* deleted,
+                   rockdoc_error_t* err);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* ROCKDOC_C_H_ */

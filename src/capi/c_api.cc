@@ -1,0 +1,418 @@
+// capi/c_api.cc: the C API (include/rockdoc/c.h) over Client::RunCommand.
+// Every entry point checks its arguments, catches every exception, and
+// reports failures as a MongoDB code plus a message.
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "rockdoc/c.h"
+#include "rockdoc/client.h"
+#include "rockdoc/document.h"
+#include "rockdoc/status.h"
+
+struct rockdoc_options_t {
+  rockdoc::ClientOptions options;
+};
+
+struct rockdoc_client_t {
+  std::unique_ptr<rockdoc::Client> client;
+};
+
+struct rockdoc_cursor_t {
+  rockdoc_client_t* client = nullptr;
+  std::string db;
+  std::string collection;  // what getMore names (the cursor's ns after "db.")
+  int64_t id = 0;
+  rockdoc::Document reply;                  // the reply holding the current batch
+  std::vector<rockdoc::DocumentView> docs;  // views into `reply`
+  size_t next = 0;
+};
+
+namespace {
+
+using rockdoc::BsonBuilder;
+using rockdoc::Document;
+using rockdoc::DocumentView;
+using rockdoc::Element;
+using rockdoc::ErrorCode;
+using rockdoc::Status;
+
+char* CopyString(const std::string& s) {
+  char* out = static_cast<char*>(std::malloc(s.size() + 1));
+  if (out != nullptr) std::memcpy(out, s.c_str(), s.size() + 1);
+  return out;
+}
+
+void SetError(rockdoc_error_t* err, int32_t code, const std::string& message) {
+  if (err == nullptr) return;
+  std::free(err->message);
+  err->code = code;
+  err->message = CopyString(message);
+}
+
+void SetError(rockdoc_error_t* err, const Status& s) {
+  SetError(err, static_cast<int32_t>(s.code()), std::string(s.message()));
+}
+
+// Runs `body`, turning an exception into InternalError: none crosses into C.
+template <typename R, typename F>
+R Guard(rockdoc_error_t* err, R on_failure, F body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    SetError(err, static_cast<int32_t>(ErrorCode::kInternalError), "out of memory");
+  } catch (const std::exception& e) {
+    SetError(err, static_cast<int32_t>(ErrorCode::kInternalError), e.what());
+  } catch (...) {
+    SetError(err, static_cast<int32_t>(ErrorCode::kInternalError), "unknown exception");
+  }
+  return on_failure;
+}
+
+bool NotNull(const void* p, const char* what, rockdoc_error_t* err) {
+  if (p != nullptr) return true;
+  SetError(err, static_cast<int32_t>(ErrorCode::kBadValue), std::string(what) + " is NULL");
+  return false;
+}
+
+// A document from C: `len` bytes at `p`, whose header must say `len` and
+// which must be valid BSON. Never reads past p + len.
+bool CheckDocument(const uint8_t* p, size_t len, const char* what, DocumentView* out,
+                   rockdoc_error_t* err) {
+  if (!NotNull(p, what, err)) return false;
+  auto invalid = [&](const std::string& why) {
+    SetError(err, static_cast<int32_t>(ErrorCode::kInvalidBSON), std::string(what) + ": " + why);
+    return false;
+  };
+  if (len < 5) return invalid("a BSON document has at least 5 bytes, got " + std::to_string(len));
+  const uint32_t header = static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 |
+                          static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24;
+  if (header != len) {
+    return invalid("the document's length header says " + std::to_string(header) +
+                   " bytes, the buffer has " + std::to_string(len));
+  }
+  Status valid = rockdoc::ValidateBson(std::string_view(reinterpret_cast<const char*>(p), len));
+  if (!valid.ok()) {
+    SetError(err, valid);
+    return false;
+  }
+  *out = DocumentView(p);
+  return true;
+}
+
+bool CheckClient(const rockdoc_client_t* client, rockdoc_error_t* err) {
+  if (!NotNull(client, "client", err)) return false;
+  if (client->client == nullptr) {
+    SetError(err, static_cast<int32_t>(ErrorCode::kIllegalOperation), "client is closed");
+    return false;
+  }
+  return true;
+}
+
+// A reply's error (ok: 0) as a Status; OK for ok: 1.
+Status ReplyStatus(const Document& reply) {
+  if (reply.Get("ok").NumberAsDouble() == 1) return Status::OK();
+  return Status(static_cast<ErrorCode>(reply.Get("code").Int32()),
+                std::string(reply.Get("errmsg").String()));
+}
+
+// The first write error of a write command's reply, as a Status.
+Status FirstWriteError(const Document& reply) {
+  Element errors = reply.Get("writeErrors");
+  if (errors.type() != rockdoc::BsonType::kArray) return Status::OK();
+  for (Element e : errors.Array()) {
+    DocumentView d = e.Document();
+    return Status(static_cast<ErrorCode>(d.Get("code").Int32()),
+                  std::string(d.Get("errmsg").String()));
+  }
+  return Status::OK();
+}
+
+// Loads the batch of `reply` (firstBatch or nextBatch) into the cursor.
+bool LoadBatch(rockdoc_cursor_t* c, Document reply, rockdoc_error_t* err) {
+  Status s = ReplyStatus(reply);
+  if (!s.ok()) {
+    SetError(err, s);
+    return false;
+  }
+  Element cursor = reply.Get("cursor");
+  if (cursor.type() != rockdoc::BsonType::kDocument) {
+    SetError(err, static_cast<int32_t>(ErrorCode::kBadValue), "the command returns no cursor");
+    return false;
+  }
+  c->reply = std::move(reply);
+  DocumentView info = c->reply.Get("cursor").Document();
+  c->id = info.Get("id").Int64();
+  const std::string_view ns = info.Get("ns").String();
+  const size_t dot = ns.find('.');
+  c->collection = std::string(dot == std::string_view::npos ? ns : ns.substr(dot + 1));
+  Element batch = info.Get("firstBatch");
+  if (!batch.ok()) batch = info.Get("nextBatch");
+  c->docs.clear();
+  c->next = 0;
+  for (Element d : batch.Array()) c->docs.push_back(d.Document());
+  return true;
+}
+
+}  // namespace
+
+extern "C" {
+
+void rockdoc_error_clear(rockdoc_error_t* err) {
+  if (err == nullptr) return;
+  std::free(err->message);
+  err->code = 0;
+  err->message = nullptr;
+}
+
+void rockdoc_free(void* ptr) { std::free(ptr); }
+
+const char* rockdoc_version(void) { return ROCKDOC_VERSION_STRING; }
+
+rockdoc_options_t* rockdoc_options_create(void) { return new (std::nothrow) rockdoc_options_t(); }
+void rockdoc_options_destroy(rockdoc_options_t* options) { delete options; }
+void rockdoc_options_set_create_if_missing(rockdoc_options_t* options, int value) {
+  if (options != nullptr) options->options.create_if_missing = value != 0;
+}
+void rockdoc_options_set_sync(rockdoc_options_t* options, int value) {
+  if (options != nullptr) options->options.sync = value != 0;
+}
+void rockdoc_options_set_block_cache_bytes(rockdoc_options_t* options, size_t bytes) {
+  if (options != nullptr) options->options.block_cache_bytes = bytes;
+}
+
+rockdoc_client_t* rockdoc_open(const char* path, const rockdoc_options_t* options,
+                               rockdoc_error_t* err) {
+  return Guard<rockdoc_client_t*>(err, nullptr, [&]() -> rockdoc_client_t* {
+    if (!NotNull(path, "path", err)) return nullptr;
+    auto opened = rockdoc::Client::Open(
+        path, options != nullptr ? options->options : rockdoc::ClientOptions());
+    if (!opened.ok()) {
+      SetError(err, opened.status());
+      return nullptr;
+    }
+    auto* client = new rockdoc_client_t();
+    client->client = std::move(opened).value();
+    return client;
+  });
+}
+
+int rockdoc_close(rockdoc_client_t* client, rockdoc_error_t* err) {
+  if (client == nullptr) return 1;
+  int ok = Guard<int>(err, 0, [&]() -> int {
+    if (client->client == nullptr) return 1;
+    Status s = client->client->Close();
+    if (!s.ok()) {
+      SetError(err, s);
+      return 0;
+    }
+    return 1;
+  });
+  delete client;
+  return ok;
+}
+
+int rockdoc_run_command(rockdoc_client_t* client, const char* db, const uint8_t* command,
+                        size_t command_len, uint8_t** reply, size_t* reply_len,
+                        rockdoc_error_t* err) {
+  if (reply != nullptr) *reply = nullptr;
+  if (reply_len != nullptr) *reply_len = 0;
+  return Guard<int>(err, 0, [&]() -> int {
+    DocumentView cmd;
+    if (!CheckClient(client, err) || !NotNull(db, "db", err) || !NotNull(reply, "reply", err) ||
+        !NotNull(reply_len, "reply_len", err) ||
+        !CheckDocument(command, command_len, "command", &cmd, err)) {
+      return 0;
+    }
+    Document answer = client->client->RunCommand(db, cmd);
+    const std::string_view bytes = answer.bytes();
+    auto* out = static_cast<uint8_t*>(std::malloc(bytes.size()));
+    if (out == nullptr) throw std::bad_alloc();
+    std::memcpy(out, bytes.data(), bytes.size());
+    *reply = out;
+    *reply_len = bytes.size();
+    Status s = ReplyStatus(answer);
+    if (!s.ok()) {
+      SetError(err, s);
+      return 0;
+    }
+    return 1;
+  });
+}
+
+rockdoc_cursor_t* rockdoc_command_cursor(rockdoc_client_t* client, const char* db,
+                                         const uint8_t* command, size_t command_len,
+                                         rockdoc_error_t* err) {
+  return Guard<rockdoc_cursor_t*>(err, nullptr, [&]() -> rockdoc_cursor_t* {
+    DocumentView cmd;
+    if (!CheckClient(client, err) || !NotNull(db, "db", err) ||
+        !CheckDocument(command, command_len, "command", &cmd, err)) {
+      return nullptr;
+    }
+    auto cursor = std::make_unique<rockdoc_cursor_t>();
+    cursor->client = client;
+    cursor->db = db;
+    if (!LoadBatch(cursor.get(), client->client->RunCommand(db, cmd), err)) return nullptr;
+    return cursor.release();
+  });
+}
+
+int rockdoc_cursor_next(rockdoc_cursor_t* cursor, const uint8_t** doc, size_t* doc_len,
+                        rockdoc_error_t* err) {
+  return Guard<int>(err, 0, [&]() -> int {
+    if (!NotNull(cursor, "cursor", err) || !NotNull(doc, "doc", err) ||
+        !NotNull(doc_len, "doc_len", err) || !CheckClient(cursor->client, err)) {
+      return 0;
+    }
+    while (cursor->next == cursor->docs.size()) {
+      if (cursor->id == 0) return 0;
+      BsonBuilder more;
+      more.AppendInt64("getMore", cursor->id);
+      more.AppendString("collection", cursor->collection);
+      if (!LoadBatch(cursor,
+                     cursor->client->client->RunCommand(cursor->db, std::move(more).Build()),
+                     err)) {
+        cursor->id = 0;  // a failed cursor is closed on the server side
+        return 0;
+      }
+    }
+    DocumentView d = cursor->docs[cursor->next++];
+    *doc = reinterpret_cast<const uint8_t*>(d.bytes().data());
+    *doc_len = d.bytes().size();
+    return 1;
+  });
+}
+
+void rockdoc_cursor_close(rockdoc_cursor_t* cursor) {
+  if (cursor == nullptr) return;
+  Guard<int>(nullptr, 0, [&]() -> int {
+    if (cursor->id != 0 && cursor->client != nullptr && cursor->client->client != nullptr) {
+      BsonBuilder kill;
+      kill.AppendString("killCursors", cursor->collection);
+      kill.OpenArray("cursors");
+      kill.AppendInt64("", cursor->id);
+      kill.Close();
+      cursor->client->client->RunCommand(cursor->db, std::move(kill).Build());
+    }
+    return 1;
+  });
+  delete cursor;
+}
+
+int rockdoc_insert_one(rockdoc_client_t* client, const char* db, const char* collection,
+                       const uint8_t* doc, size_t doc_len, rockdoc_error_t* err) {
+  return Guard<int>(err, 0, [&]() -> int {
+    DocumentView d;
+    if (!CheckClient(client, err) || !NotNull(db, "db", err) ||
+        !NotNull(collection, "collection", err) || !CheckDocument(doc, doc_len, "doc", &d, err)) {
+      return 0;
+    }
+    BsonBuilder cmd;
+    cmd.AppendString("insert", collection);
+    cmd.OpenArray("documents");
+    cmd.AppendDocument("", d);
+    cmd.Close();
+    Document reply = client->client->RunCommand(db, std::move(cmd).Build());
+    Status s = ReplyStatus(reply);
+    if (s.ok()) s = FirstWriteError(reply);
+    if (!s.ok()) {
+      SetError(err, s);
+      return 0;
+    }
+    return 1;
+  });
+}
+
+rockdoc_cursor_t* rockdoc_find(rockdoc_client_t* client, const char* db, const char* collection,
+                               const uint8_t* filter, size_t filter_len, const uint8_t* options,
+                               size_t options_len, rockdoc_error_t* err) {
+  return Guard<rockdoc_cursor_t*>(err, nullptr, [&]() -> rockdoc_cursor_t* {
+    DocumentView f, o;
+    if (!CheckClient(client, err) || !NotNull(db, "db", err) ||
+        !NotNull(collection, "collection", err) ||
+        (filter != nullptr && !CheckDocument(filter, filter_len, "filter", &f, err)) ||
+        (options != nullptr && !CheckDocument(options, options_len, "options", &o, err))) {
+      return nullptr;
+    }
+    BsonBuilder cmd;
+    cmd.AppendString("find", collection);
+    if (filter != nullptr) cmd.AppendDocument("filter", f);
+    if (options != nullptr) {
+      for (Element e : o) cmd.AppendElement(e);  // the find command decodes them
+    }
+    Document built = std::move(cmd).Build();
+    const std::string_view bytes = built.bytes();
+    return rockdoc_command_cursor(client, db, reinterpret_cast<const uint8_t*>(bytes.data()),
+                                  bytes.size(), err);
+  });
+}
+
+int rockdoc_update(rockdoc_client_t* client, const char* db, const char* collection,
+                   const uint8_t* filter, size_t filter_len, const uint8_t* update,
+                   size_t update_len, int multi, int upsert, int64_t* matched, int64_t* modified,
+                   rockdoc_error_t* err) {
+  return Guard<int>(err, 0, [&]() -> int {
+    DocumentView f, u;
+    if (!CheckClient(client, err) || !NotNull(db, "db", err) ||
+        !NotNull(collection, "collection", err) ||
+        !CheckDocument(filter, filter_len, "filter", &f, err) ||
+        !CheckDocument(update, update_len, "update", &u, err)) {
+      return 0;
+    }
+    BsonBuilder cmd;
+    cmd.AppendString("update", collection);
+    cmd.OpenArray("updates");
+    cmd.OpenDocument("");
+    cmd.AppendDocument("q", f);
+    cmd.AppendDocument("u", u);
+    cmd.AppendBool("multi", multi != 0);
+    cmd.AppendBool("upsert", upsert != 0);
+    cmd.Close();
+    cmd.Close();
+    Document reply = client->client->RunCommand(db, std::move(cmd).Build());
+    Status s = ReplyStatus(reply);
+    if (s.ok()) s = FirstWriteError(reply);
+    if (!s.ok()) {
+      SetError(err, s);
+      return 0;
+    }
+    if (matched != nullptr) *matched = reply.Get("n").Int32();
+    if (modified != nullptr) *modified = reply.Get("nModified").Int32();
+    return 1;
+  });
+}
+
+int rockdoc_delete(rockdoc_client_t* client, const char* db, const char* collection,
+                   const uint8_t* filter, size_t filter_len, int multi, int64_t* deleted,
+                   rockdoc_error_t* err) {
+  return Guard<int>(err, 0, [&]() -> int {
+    DocumentView f;
+    if (!CheckClient(client, err) || !NotNull(db, "db", err) ||
+        !NotNull(collection, "collection", err) ||
+        !CheckDocument(filter, filter_len, "filter", &f, err)) {
+      return 0;
+    }
+    BsonBuilder cmd;
+    cmd.AppendString("delete", collection);
+    cmd.OpenArray("deletes");
+    cmd.OpenDocument("");
+    cmd.AppendDocument("q", f);
+    cmd.AppendInt32("limit", multi != 0 ? 0 : 1);
+    cmd.Close();
+    cmd.Close();
+    Document reply = client->client->RunCommand(db, std::move(cmd).Build());
+    Status s = ReplyStatus(reply);
+    if (s.ok()) s = FirstWriteError(reply);
+    if (!s.ok()) {
+      SetError(err, s);
+      return 0;
+    }
+    if (deleted != nullptr) *deleted = reply.Get("n").Int32();
+    return 1;
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,419 @@
+/* The C API (include/rockdoc/c.h), compiled as C99: every function and its
+ * error paths. Documents are built and read with the few BSON helpers below
+ * (no BSON library), as a C program of another project would. */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp */
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rockdoc/c.h"
+
+static int failures = 0;
+
+#define CHECK(cond)                                                     \
+  do {                                                                  \
+    if (!(cond)) {                                                      \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+      ++failures;                                                       \
+    }                                                                   \
+  } while (0)
+
+#define CHECK_CODE(err, expected)                                                      \
+  do {                                                                                 \
+    if ((err).code != (expected)) {                                                    \
+      fprintf(stderr, "%s:%d: code %d (%s), expected %d\n", __FILE__, __LINE__,       \
+              (int)(err).code, (err).message ? (err).message : "(null)", (expected)); \
+      ++failures;                                                                      \
+    }                                                                                  \
+  } while (0)
+
+/* ---- A minimal BSON writer ---- */
+
+typedef struct {
+  uint8_t data[1024];
+  size_t len;
+  size_t open[8]; /* where each open document's length goes */
+  int depth;
+} Doc;
+
+static void put_i32(uint8_t* p, int32_t v) {
+  uint32_t u = (uint32_t)v;
+  p[0] = (uint8_t)u;
+  p[1] = (uint8_t)(u >> 8);
+  p[2] = (uint8_t)(u >> 16);
+  p[3] = (uint8_t)(u >> 24);
+}
+
+static void doc_begin(Doc* d) {
+  d->len = 4;
+  d->depth = 0;
+  d->open[0] = 0;
+}
+
+static void doc_key(Doc* d, uint8_t type, const char* key) {
+  d->data[d->len++] = type;
+  memcpy(d->data + d->len, key, strlen(key) + 1);
+  d->len += strlen(key) + 1;
+}
+
+static void doc_int32(Doc* d, const char* key, int32_t v) {
+  doc_key(d, 0x10, key);
+  put_i32(d->data + d->len, v);
+  d->len += 4;
+}
+
+static void doc_bool(Doc* d, const char* key, int v) {
+  doc_key(d, 0x08, key);
+  d->data[d->len++] = v ? 1 : 0;
+}
+
+static void doc_string(Doc* d, const char* key, const char* s) {
+  doc_key(d, 0x02, key);
+  put_i32(d->data + d->len, (int32_t)strlen(s) + 1);
+  d->len += 4;
+  memcpy(d->data + d->len, s, strlen(s) + 1);
+  d->len += strlen(s) + 1;
+}
+
+/* type 0x03: document, 0x04: array (keys "0", "1", ...). */
+static void doc_open(Doc* d, const char* key, uint8_t type) {
+  doc_key(d, type, key);
+  d->open[++d->depth] = d->len;
+  d->len += 4;
+}
+
+static void doc_close(Doc* d) {
+  d->data[d->len++] = 0;
+  size_t start = d->open[d->depth--];
+  put_i32(d->data + start, (int32_t)(d->len - start));
+}
+
+static void doc_end(Doc* d) {
+  d->data[d->len++] = 0;
+  put_i32(d->data, (int32_t)d->len);
+}
+
+/* ---- A minimal BSON reader: a top-level field's type and value ---- */
+
+static int32_t get_i32(const uint8_t* p) {
+  return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+                   (uint32_t)p[3] << 24);
+}
+
+/* The size of an element's value of type `type` at `v`, or 0 if unknown. */
+static size_t value_size(uint8_t type, const uint8_t* v) {
+  switch (type) {
+    case 0x01: return 8;                          /* double */
+    case 0x02: return 4 + (size_t)get_i32(v);     /* string */
+    case 0x03: case 0x04: return (size_t)get_i32(v); /* document, array */
+    case 0x07: return 12;                         /* ObjectId */
+    case 0x08: return 1;                          /* bool */
+    case 0x09: case 0x12: return 8;               /* datetime, int64 */
+    case 0x0A: return 0;                          /* null */
+    case 0x10: return 4;                          /* int32 */
+    default: return (size_t)-1;
+  }
+}
+
+/* The value of field `key` of `doc` (its type in *type), or NULL. */
+static const uint8_t* doc_get(const uint8_t* doc, const char* key, uint8_t* type) {
+  const uint8_t* end = doc + get_i32(doc) - 1;
+  const uint8_t* p = doc + 4;
+  while (p < end) {
+    uint8_t t = *p++;
+    const char* k = (const char*)p;
+    p += strlen(k) + 1;
+    if (strcmp(k, key) == 0) {
+      *type = t;
+      return p;
+    }
+    size_t n = value_size(t, p);
+    if (n == (size_t)-1) return NULL;
+    p += n;
+  }
+  return NULL;
+}
+
+static int32_t int_field(const uint8_t* doc, const char* key) {
+  uint8_t type = 0;
+  const uint8_t* v = doc_get(doc, key, &type);
+  if (v == NULL) return -999;
+  if (type == 0x10) return get_i32(v);
+  if (type == 0x01) {
+    double d;
+    memcpy(&d, v, 8);
+    return (int32_t)d;
+  }
+  if (type == 0x12) return get_i32(v); /* small int64s */
+  return -998;
+}
+
+/* ---- Tests ---- */
+
+static void insert_numbers(rockdoc_client_t* db, int n) {
+  for (int i = 0; i < n; ++i) {
+    Doc d;
+    doc_begin(&d);
+    doc_int32(&d, "_id", i);
+    doc_int32(&d, "v", i % 3);
+    doc_end(&d);
+    rockdoc_error_t err = ROCKDOC_ERROR_INIT;
+    CHECK(rockdoc_insert_one(db, "test", "c", d.data, d.len, &err) == 1);
+    CHECK_CODE(err, 0);
+    rockdoc_error_clear(&err);
+  }
+}
+
+static void test_open_and_close(const char* dir) {
+  rockdoc_error_t err = ROCKDOC_ERROR_INIT;
+  CHECK(rockdoc_version() != NULL && strlen(rockdoc_version()) > 0);
+
+  /* Bad arguments. */
+  CHECK(rockdoc_open(NULL, NULL, &err) == NULL);
+  CHECK_CODE(err, 2);
+  CHECK(err.message != NULL && strstr(err.message, "path") != NULL);
+  rockdoc_error_clear(&err);
+  CHECK(err.code == 0 && err.message == NULL);
+
+  /* A missing directory with create_if_missing off: NonExistentPath (29). */
+  char missing[512];
+  snprintf(missing, sizeof missing, "%s/missing", dir);
+  rockdoc_options_t* options = rockdoc_options_create();
+  CHECK(options != NULL);
+  rockdoc_options_set_create_if_missing(options, 0);
+  rockdoc_options_set_sync(options, 1);
+  rockdoc_options_set_block_cache_bytes(options, 8u << 20);
+  CHECK(rockdoc_open(missing, options, &err) == NULL);
+  CHECK_CODE(err, 29);
+  rockdoc_error_clear(&err);
+  rockdoc_options_set_create_if_missing(options, 1);
+
+  char path[512];
+  snprintf(path, sizeof path, "%s/db", dir);
+  rockdoc_client_t* db = rockdoc_open(path, options, &err);
+  CHECK(db != NULL);
+  rockdoc_options_destroy(options);
+  /* A second client of the same directory: DBPathInUse (98). */
+  CHECK(rockdoc_open(path, NULL, &err) == NULL);
+  CHECK_CODE(err, 98);
+  rockdoc_error_clear(&err);
+  CHECK(rockdoc_close(db, &err) == 1);
+  CHECK(rockdoc_close(NULL, &err) == 1);
+  rockdoc_options_destroy(NULL);
+  rockdoc_free(NULL);
+  rockdoc_error_clear(NULL);
+}
+
+static void test_commands(rockdoc_client_t* db) {
+  rockdoc_error_t err = ROCKDOC_ERROR_INIT;
+  uint8_t* reply = NULL;
+  size_t reply_len = 0;
+  Doc ping;
+  doc_begin(&ping);
+  doc_int32(&ping, "ping", 1);
+  doc_end(&ping);
+  CHECK(rockdoc_run_command(db, "test", ping.data, ping.len, &reply, &reply_len, &err) == 1);
+  CHECK(reply != NULL && reply_len == (size_t)get_i32(reply));
+  CHECK(int_field(reply, "ok") == 1);
+  rockdoc_free(reply);
+
+  /* A failing command: its code, and its reply all the same. */
+  Doc bogus;
+  doc_begin(&bogus);
+  doc_int32(&bogus, "bogus", 1);
+  doc_end(&bogus);
+  CHECK(rockdoc_run_command(db, "test", bogus.data, bogus.len, &reply, &reply_len, &err) == 0);
+  CHECK_CODE(err, 59);
+  CHECK(reply != NULL && int_field(reply, "ok") == 0 && int_field(reply, "code") == 59);
+  rockdoc_free(reply);
+  rockdoc_error_clear(&err);
+
+  /* A length that disagrees with the header, and bytes that are not BSON:
+   * InvalidBSON (22), no reply, nothing read past the buffer. */
+  CHECK(rockdoc_run_command(db, "test", ping.data, ping.len - 1, &reply, &reply_len, &err) == 0);
+  CHECK_CODE(err, 22);
+  CHECK(reply == NULL && reply_len == 0);
+  rockdoc_error_clear(&err);
+  CHECK(rockdoc_run_command(db, "test", ping.data, 3, &reply, &reply_len, &err) == 0);
+  CHECK_CODE(err, 22);
+  rockdoc_error_clear(&err);
+  Doc broken = ping;
+  broken.data[4] = 0x50; /* no such BSON type */
+  CHECK(rockdoc_run_command(db, "test", broken.data, broken.len, &reply, &reply_len, &err) == 0);
+  CHECK_CODE(err, 22);
+  rockdoc_error_clear(&err);
+  /* NULL arguments: BadValue (2). */
+  CHECK(rockdoc_run_command(NULL, "test", ping.data, ping.len, &reply, &reply_len, &err) == 0);
+  CHECK_CODE(err, 2);
+  rockdoc_error_clear(&err);
+  CHECK(rockdoc_run_command(db, NULL, ping.data, ping.len, &reply, &reply_len, &err) == 0);
+  CHECK_CODE(err, 2);
+  rockdoc_error_clear(&err);
+  CHECK(rockdoc_run_command(db, "test", NULL, 0, &reply, &reply_len, &err) == 0);
+  CHECK_CODE(err, 2);
+  rockdoc_error_clear(&err);
+  CHECK(rockdoc_run_command(db, "test", ping.data, ping.len, NULL, &reply_len, &err) == 0);
+  CHECK_CODE(err, 2);
+  rockdoc_error_clear(&err);
+  /* Errors may be ignored. */
+  CHECK(rockdoc_run_command(db, "test", bogus.data, bogus.len, &reply, &reply_len, NULL) == 0);
+  rockdoc_free(reply);
+}
+
+static void test_crud(rockdoc_client_t* db) {
+  rockdoc_error_t err = ROCKDOC_ERROR_INIT;
+  insert_numbers(db, 7);
+
+  /* A duplicate _id: DuplicateKey (11000). */
+  Doc dup;
+  doc_begin(&dup);
+  doc_int32(&dup, "_id", 3);
+  doc_end(&dup);
+  CHECK(rockdoc_insert_one(db, "test", "c", dup.data, dup.len, &err) == 0);
+  CHECK_CODE(err, 11000);
+  CHECK(err.message != NULL && strstr(err.message, "E11000") != NULL);
+  rockdoc_error_clear(&err);
+  CHECK(rockdoc_insert_one(db, "test", NULL, dup.data, dup.len, &err) == 0);
+  CHECK_CODE(err, 2);
+  rockdoc_error_clear(&err);
+  CHECK(rockdoc_insert_one(db, "test", "c", dup.data, dup.len + 4, &err) == 0);
+  CHECK_CODE(err, 22);
+  rockdoc_error_clear(&err);
+
+  /* find: every document, sorted, in batches of 2 (first batch, then
+   * getMore as the cursor is read). */
+  Doc options;
+  doc_begin(&options);
+  doc_open(&options, "sort", 0x03);
+  doc_int32(&options, "_id", -1);
+  doc_close(&options);
+  doc_int32(&options, "batchSize", 2);
+  doc_end(&options);
+  rockdoc_cursor_t* c = rockdoc_find(db, "test", "c", NULL, 0, options.data, options.len, &err);
+  CHECK(c != NULL);
+  const uint8_t* doc = NULL;
+  size_t doc_len = 0;
+  int expected = 6, seen = 0;
+  while (c != NULL && rockdoc_cursor_next(c, &doc, &doc_len, &err)) {
+    CHECK(doc_len == (size_t)get_i32(doc));
+    CHECK(int_field(doc, "_id") == expected);
+    --expected;
+    ++seen;
+  }
+  CHECK_CODE(err, 0);
+  CHECK(seen == 7);
+  CHECK(rockdoc_cursor_next(c, &doc, &doc_len, &err) == 0); /* stays at the end */
+  rockdoc_cursor_close(c);
+
+  /* A filter, and a cursor closed before its end. */
+  Doc filter;
+  doc_begin(&filter);
+  doc_int32(&filter, "v", 1);
+  doc_end(&filter);
+  Doc small;
+  doc_begin(&small);
+  doc_int32(&small, "batchSize", 1);
+  doc_end(&small);
+  c = rockdoc_find(db, "test", "c", filter.data, filter.len, small.data, small.len, &err);
+  CHECK(c != NULL && rockdoc_cursor_next(c, &doc, &doc_len, &err) == 1);
+  CHECK(int_field(doc, "v") == 1);
+  rockdoc_cursor_close(c);
+  rockdoc_cursor_close(NULL);
+
+  /* Bad find arguments: an unknown option (40415), a bad filter (22). */
+  Doc bad_option;
+  doc_begin(&bad_option);
+  doc_int32(&bad_option, "bogus", 1);
+  doc_end(&bad_option);
+  CHECK(rockdoc_find(db, "test", "c", NULL, 0, bad_option.data, bad_option.len, &err) == NULL);
+  CHECK_CODE(err, 40415);
+  rockdoc_error_clear(&err);
+  CHECK(rockdoc_find(db, "test", "c", filter.data, 2, NULL, 0, &err) == NULL);
+  CHECK_CODE(err, 22);
+  rockdoc_error_clear(&err);
+  /* rockdoc_command_cursor on a command without a cursor. */
+  Doc ping;
+  doc_begin(&ping);
+  doc_int32(&ping, "ping", 1);
+  doc_end(&ping);
+  CHECK(rockdoc_command_cursor(db, "test", ping.data, ping.len, &err) == NULL);
+  CHECK_CODE(err, 2);
+  rockdoc_error_clear(&err);
+  Doc list;
+  doc_begin(&list);
+  doc_int32(&list, "listCollections", 1);
+  doc_string(&list, "comment", "from C");
+  doc_end(&list);
+  c = rockdoc_command_cursor(db, "test", list.data, list.len, &err);
+  CHECK(c != NULL && rockdoc_cursor_next(c, &doc, &doc_len, &err) == 1);
+  rockdoc_cursor_close(c);
+  CHECK(rockdoc_cursor_next(NULL, &doc, &doc_len, &err) == 0);
+  CHECK_CODE(err, 2);
+  rockdoc_error_clear(&err);
+
+  /* update: every document with v = 1, then an upsert. */
+  Doc set;
+  doc_begin(&set);
+  doc_open(&set, "$set", 0x03);
+  doc_bool(&set, "seen", 1);
+  doc_close(&set);
+  doc_end(&set);
+  int64_t matched = -1, modified = -1;
+  CHECK(rockdoc_update(db, "test", "c", filter.data, filter.len, set.data, set.len, 1, 0,
+                       &matched, &modified, &err) == 1);
+  CHECK(matched == 2 && modified == 2);
+  Doc nobody;
+  doc_begin(&nobody);
+  doc_int32(&nobody, "_id", 100);
+  doc_end(&nobody);
+  CHECK(rockdoc_update(db, "test", "c", nobody.data, nobody.len, set.data, set.len, 0, 1,
+                       &matched, &modified, &err) == 1);
+  CHECK(matched == 1 && modified == 0);
+  /* An update that cannot apply: its write error's code. */
+  Doc bad_update;
+  doc_begin(&bad_update);
+  doc_open(&bad_update, "$bogus", 0x03);
+  doc_close(&bad_update);
+  doc_end(&bad_update);
+  CHECK(rockdoc_update(db, "test", "c", filter.data, filter.len, bad_update.data, bad_update.len,
+                       0, 0, NULL, NULL, &err) == 0);
+  CHECK_CODE(err, 9); /* FailedToParse: unknown modifier */
+  rockdoc_error_clear(&err);
+
+  /* delete: one, then the rest of v = 1. */
+  int64_t deleted = -1;
+  CHECK(rockdoc_delete(db, "test", "c", filter.data, filter.len, 0, &deleted, &err) == 1);
+  CHECK(deleted == 1);
+  CHECK(rockdoc_delete(db, "test", "c", filter.data, filter.len, 1, &deleted, &err) == 1);
+  CHECK(deleted == 1);
+  CHECK(rockdoc_delete(db, "test", "c", NULL, 0, 1, &deleted, &err) == 0);
+  CHECK_CODE(err, 2);
+  rockdoc_error_clear(&err);
+}
+
+int main(int argc, char** argv) {
+  const char* dir = argc > 1 ? argv[1] : NULL;
+  char made[] = "/tmp/rockdoc_c_api_XXXXXX";
+  if (dir == NULL) dir = mkdtemp(made);
+  if (dir == NULL) {
+    perror("mkdtemp");
+    return 2;
+  }
+  test_open_and_close(dir);
+
+  rockdoc_error_t err = ROCKDOC_ERROR_INIT;
+  char path[512];
+  snprintf(path, sizeof path, "%s/crud", dir);
+  rockdoc_client_t* db = rockdoc_open(path, NULL, &err);
+  CHECK(db != NULL);
+  if (db != NULL) {
+    test_commands(db);
+    test_crud(db);
+    CHECK(rockdoc_close(db, &err) == 1);
+  }
+  rockdoc_error_clear(&err);
+  if (failures == 0) printf("c_api_test: all checks passed\n");
+  return failures == 0 ? 0 : 1;
+}
