@@ -3,9 +3,9 @@
 // updates and deletes. Each document's change is one transaction: lock,
 // re-read, re-match, apply the update (query/update/update_driver.h), check
 // 16 MiB, write only when something changed.
-#include <chrono>
 
 #include "api/collection_internal.h"
+#include "common/clock.h"
 #include "query/update/update_driver.h"
 #include "rockdoc/client.h"
 #include "store/write_ops.h"
@@ -17,12 +17,6 @@ using internal::OpContext;
 using internal::OpKind;
 
 namespace {
-
-int64_t NowMillis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 struct UpdateRequest {
   DocumentView filter;
@@ -116,7 +110,7 @@ StatusOr<UpdateResult> RunUpdateOnce(const std::shared_ptr<internal::Engine>& en
   ROCKDOC_ASSIGN_OR_RETURN(auto guard, CollectionLock::Acquire(*engine, db, name, CollectionLock::Mode::kShared, req.upsert));
   UpdateResult result;
   const internal::CollectionMeta* meta = guard.meta();
-  const int64_t now = NowMillis();
+  const int64_t now = internal::WallMillis();
   if (meta != nullptr) {
     internal::TargetWriter write =
         UpdateWriter(*engine, meta, req, driver, *cq, now, deadline, returned);
@@ -276,7 +270,7 @@ StatusOr<Document> Collection::ExplainUpdate(DocumentView filter, DocumentView u
   const UpdateRequest req = RequestFor(filter, update, options, multi);
   ROCKDOC_ASSIGN_OR_RETURN(FindOptions fo, TargetFindOptions(req));
   const internal::Deadline no_deadline;
-  const int64_t now = NowMillis();
+  const int64_t now = internal::WallMillis();
   return ExplainWrite(engine_, *this, filter, fo, verbosity, internal::WriteStage::Kind::kUpdate,
                       [&](const internal::CollectionMeta* meta, const internal::CanonicalQuery& cq) {
                         return UpdateWriter(*engine_, meta, req, driver, cq, now, no_deadline,

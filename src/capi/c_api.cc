@@ -5,6 +5,7 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -129,6 +130,20 @@ Status FirstWriteError(const Document& reply) {
                   std::string(d.Get("errmsg").String()));
   }
   return Status::OK();
+}
+
+// Runs a write command; its reply when it and its statements succeeded,
+// else nullopt with *err set (the command's error or the first write error).
+std::optional<Document> RunWrite(rockdoc_client_t* client, const char* db, Document command,
+                                 rockdoc_error_t* err) {
+  Document reply = client->client->RunCommand(db, command);
+  Status s = ReplyStatus(reply);
+  if (s.ok()) s = FirstWriteError(reply);
+  if (!s.ok()) {
+    SetError(err, s);
+    return std::nullopt;
+  }
+  return reply;
 }
 
 // Loads the batch of `reply` (firstBatch or nextBatch) into the cursor.
@@ -315,14 +330,7 @@ int rockdoc_insert_one(rockdoc_client_t* client, const char* db, const char* col
     cmd.OpenArray("documents");
     cmd.AppendDocument("", d);
     cmd.Close();
-    Document reply = client->client->RunCommand(db, std::move(cmd).Build());
-    Status s = ReplyStatus(reply);
-    if (s.ok()) s = FirstWriteError(reply);
-    if (!s.ok()) {
-      SetError(err, s);
-      return 0;
-    }
-    return 1;
+    return RunWrite(client, db, std::move(cmd).Build(), err) ? 1 : 0;
   });
 }
 
@@ -372,15 +380,10 @@ int rockdoc_update(rockdoc_client_t* client, const char* db, const char* collect
     cmd.AppendBool("upsert", upsert != 0);
     cmd.Close();
     cmd.Close();
-    Document reply = client->client->RunCommand(db, std::move(cmd).Build());
-    Status s = ReplyStatus(reply);
-    if (s.ok()) s = FirstWriteError(reply);
-    if (!s.ok()) {
-      SetError(err, s);
-      return 0;
-    }
-    if (matched != nullptr) *matched = reply.Get("n").Int32();
-    if (modified != nullptr) *modified = reply.Get("nModified").Int32();
+    std::optional<Document> reply = RunWrite(client, db, std::move(cmd).Build(), err);
+    if (!reply) return 0;
+    if (matched != nullptr) *matched = reply->Get("n").Int32();
+    if (modified != nullptr) *modified = reply->Get("nModified").Int32();
     return 1;
   });
 }
@@ -403,14 +406,9 @@ int rockdoc_delete(rockdoc_client_t* client, const char* db, const char* collect
     cmd.AppendInt32("limit", multi != 0 ? 0 : 1);
     cmd.Close();
     cmd.Close();
-    Document reply = client->client->RunCommand(db, std::move(cmd).Build());
-    Status s = ReplyStatus(reply);
-    if (s.ok()) s = FirstWriteError(reply);
-    if (!s.ok()) {
-      SetError(err, s);
-      return 0;
-    }
-    if (deleted != nullptr) *deleted = reply.Get("n").Int32();
+    std::optional<Document> reply = RunWrite(client, db, std::move(cmd).Build(), err);
+    if (!reply) return 0;
+    if (deleted != nullptr) *deleted = reply->Get("n").Int32();
     return 1;
   });
 }

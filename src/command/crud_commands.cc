@@ -87,14 +87,7 @@ constexpr OptionField<FindArgs> kFindFields[] = {
        return NonNegativeRow<FindOptions, &FindOptions::max_time_ms>(e, &o->options);
      }},
     {"noCursorTimeout", &BoolRow<FindArgs, &FindArgs::no_cursor_timeout>},
-    {"allowDiskUse",
-     [](const Element& e, FindArgs*) -> Status {
-       ROCKDOC_ASSIGN_OR_RETURN(bool on, BoolField(e));
-       if (!on) return Status::OK();
-       return Status(ErrorCode::kNotImplemented,
-                     "allowDiskUse: true is not supported by rockdoc (a blocking sort is held "
-                     "in memory, at most 100 MB)");
-     }},
+    {"allowDiskUse", [](const Element& e, FindArgs*) { return CheckAllowDiskUse(e); }},
     // Partial results are about unreachable shards; there are none.
     {"allowPartialResults", &ApiBoolRow<FindArgs>},
     {"collation", nullptr},

@@ -1,16 +1,10 @@
 #include "command/cursor_manager.h"
 
-#include <chrono>
+#include "common/clock.h"
 
 namespace rockdoc::internal {
 
 namespace {
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 Status NotFound(int64_t id) {
   return Status(ErrorCode::kCursorNotFound, "cursor id " + std::to_string(id) + " not found");
@@ -76,7 +70,7 @@ StatusOr<bool> FillBatch(CommandCursor* c, int64_t batch_size, BsonBuilder* batc
 
 int64_t CursorManager::Register(std::unique_ptr<CommandCursor> c) {
   MutexLock g(&mu_);
-  const int64_t now = NowMs();
+  const int64_t now = SteadyMillis();
   ReapIdleLocked(now);
   c->last_used_ms = now;
   int64_t id = 0;
@@ -90,7 +84,7 @@ int64_t CursorManager::Register(std::unique_ptr<CommandCursor> c) {
 
 StatusOr<std::unique_ptr<CommandCursor>> CursorManager::CheckOut(int64_t id, std::string_view ns) {
   MutexLock g(&mu_);
-  ReapIdleLocked(NowMs());
+  ReapIdleLocked(SteadyMillis());
   auto it = cursors_.find(id);
   if (it == cursors_.end()) return NotFound(id);
   if (it->second == nullptr) {
@@ -109,14 +103,14 @@ void CursorManager::CheckIn(int64_t id, std::unique_ptr<CommandCursor> c) {
   MutexLock g(&mu_);
   auto it = cursors_.find(id);
   if (it == cursors_.end()) return;  // killed while in use: it ends here
-  c->last_used_ms = NowMs();
+  c->last_used_ms = SteadyMillis();
   it->second = std::move(c);
 }
 
 bool CursorManager::Kill(int64_t id, std::string_view ns) {
   std::unique_ptr<CommandCursor> closing;  // destroyed outside the lock
   MutexLock g(&mu_);
-  ReapIdleLocked(NowMs());
+  ReapIdleLocked(SteadyMillis());
   auto it = cursors_.find(id);
   if (it == cursors_.end()) return false;
   if (it->second != nullptr && it->second->ns != ns) return false;
@@ -127,7 +121,7 @@ bool CursorManager::Kill(int64_t id, std::string_view ns) {
 
 int CursorManager::ReapIdle() {
   MutexLock g(&mu_);
-  return ReapIdleLocked(NowMs());
+  return ReapIdleLocked(SteadyMillis());
 }
 
 int CursorManager::ReapIdleLocked(int64_t now_ms) {

@@ -109,6 +109,14 @@ Status CheckApiVersion(const Element& e) {
   return Status::OK();
 }
 
+Status CheckAllowDiskUse(const Element& e) {
+  ROCKDOC_ASSIGN_OR_RETURN(bool on, BoolField(e));
+  if (!on) return Status::OK();
+  return Status(ErrorCode::kNotImplemented,
+                "allowDiskUse: true is not supported by rockdoc (a blocking sort is held in "
+                "memory, at most 100 MB)");
+}
+
 StatusOr<std::string> CollectionName(std::string_view command, const Element& e) {
   if (!e.IsString()) {
     return Status(ErrorCode::kInvalidNamespace,

@@ -1,23 +1,16 @@
 // command/server_commands.cc: the commands about the server and its
 // catalog: ping, hello/isMaster, buildInfo, listCollections, listIndexes,
 // create, drop, dropDatabase, createIndexes, dropIndexes.
-#include <chrono>
-
 #include "command/command.h"
 #include "command/cursor_manager.h"
 #include "command/handlers.h"
+#include "common/clock.h"
 #include "query/match_expression.h"
 #include "rockdoc/json.h"
 
 namespace rockdoc::internal {
 
 namespace {
-
-int64_t NowMillis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // Commands whose only argument is the command field itself.
 struct NoArgs {};
@@ -71,7 +64,7 @@ Status Hello(std::string_view name, DocumentView cmd, BsonBuilder* reply, bool l
   reply->AppendInt32("maxBsonObjectSize", 16 * 1024 * 1024);
   reply->AppendInt32("maxMessageSizeBytes", 48000000);
   reply->AppendInt32("maxWriteBatchSize", 100000);
-  reply->AppendDateTime("localTime", NowMillis());
+  reply->AppendDateTime("localTime", WallMillis());
   reply->AppendInt32("logicalSessionTimeoutMinutes", 30);
   reply->AppendInt32("connectionId", 1);
   reply->AppendInt32("minWireVersion", 0);

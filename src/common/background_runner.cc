@@ -1,21 +1,13 @@
 #include "common/background_runner.h"
 
-#include <chrono>
+#include "common/clock.h"
 
 namespace rockdoc::internal {
-
-namespace {
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-}  // namespace
 
 void BackgroundRunner::Add(std::string name, int64_t period_ms, std::function<void()> task) {
   MutexLock g(&mu_);
   if (stop_ || period_ms <= 0) return;
-  tasks_.push_back(Task{std::move(name), period_ms, std::move(task), NowMs() + period_ms});
+  tasks_.push_back(Task{std::move(name), period_ms, std::move(task), SteadyMillis() + period_ms});
   if (!started_) {
     started_ = true;
     thread_ = std::thread([this] { Loop(); });
@@ -52,7 +44,7 @@ void BackgroundRunner::Loop() {
     for (size_t i = 1; i < tasks_.size(); ++i) {
       if (tasks_[i].next_run_ms < tasks_[next].next_run_ms) next = i;
     }
-    const int64_t wait_ms = tasks_[next].next_run_ms - NowMs();
+    const int64_t wait_ms = tasks_[next].next_run_ms - SteadyMillis();
     if (wait_ms > 0) {
       // Waits on the held lock (adopted, then handed back): Stop notifies.
       std::unique_lock<std::mutex> held(mu_.native(), std::adopt_lock);
@@ -61,7 +53,7 @@ void BackgroundRunner::Loop() {
       continue;
     }
     std::function<void()> fn = tasks_[next].fn;
-    tasks_[next].next_run_ms = NowMs() + tasks_[next].period_ms;
+    tasks_[next].next_run_ms = SteadyMillis() + tasks_[next].period_ms;
     mu_.Unlock();
     fn();  // without the lock: Stop may be called meanwhile
     mu_.Lock();

@@ -1,11 +1,11 @@
 #include "index/index_descriptor.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
+#include "common/clock.h"
 #include "common/option_table.h"
 #include "index/access_method.h"
 #include "rockdoc/json.h"
@@ -19,12 +19,6 @@ constexpr size_t kMaxKeyPatternBytes = 2048;
 
 Status CannotCreateIndex(std::string message) {
   return Status(ErrorCode::kCannotCreateIndex, std::move(message));
-}
-
-int64_t NowMillis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 // MongoDB allows only these in a partialFilterExpression: equality,
@@ -161,7 +155,7 @@ Status IndexDescriptor::Init(DocumentView key_pattern, const IndexOptions& optio
     MutexLock g(&multikey_mu_);  // not shared yet; the analysis asks for it
     multikey_paths_.assign(field_names_.size(), MultikeyComponents());
   }
-  since_ms_ = NowMillis();
+  since_ms_ = WallMillis();
   return Status::OK();
 }
 

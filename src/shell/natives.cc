@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "common/logging.h"
+#include "command/command.h"
 #include "common/option_table.h"
 #include "rockdoc/json.h"
 #include "shell/shell_internal.h"
@@ -204,18 +205,11 @@ Status BatchSizeOption(const Element& e, O*) {
   return Status::OK();
 }
 
-// allowDiskUse: false is what rockdoc does (a blocking sort past 100 MB fails
-// with 292); true would let it spill to disk, which rockdoc cannot.
+// allowDiskUse: the find command's check (command/fields.cc); null is unset.
 template <typename O>
 Status AllowDiskUseOption(const Element& e, O*) {
-  std::optional<bool> b;
-  ROCKDOC_RETURN_IF_ERROR(BoolValue(e, &b));
-  if (b.value_or(false)) {
-    return Status(ErrorCode::kNotImplemented,
-                  "allowDiskUse: true is not supported by rockdoc (a blocking sort is held in "
-                  "memory, at most 100 MB)");
-  }
-  return Status::OK();
+  if (e.IsNull()) return Status::OK();
+  return internal::CheckAllowDiskUse(e);
 }
 
 // readConcern {level}: one node's committed data is its majority-committed
@@ -250,41 +244,13 @@ Status ReadConcernOption(const Element& e, O*) {
   });
 }
 
-// writeConcern {w, j, wtimeout}: every write is acknowledged once committed
-// on the one node there is, which satisfies w: 1 and w: "majority"; wtimeout
-// never comes into play. Refused: w: 0 (rockdoc cannot skip the
-// acknowledgement and its errors, and the result would claim an acknowledged
-// write), w > 1 or a tag set (no other members), and j: true (the shell's
-// writes are acknowledged from the OS page cache, not a synced journal;
-// ClientOptions::sync gives that to a whole database).
+// writeConcern: the command layer's check (command/fields.cc: w: 1 and
+// "majority" are met by the one node; w: 0, w > 1, tags and j: true are
+// NotImplemented); null is unset.
 template <typename O>
 Status WriteConcernOption(const Element& e, O*) {
   if (e.IsNull()) return Status::OK();
-  if (!e.IsDocument()) return WrongType(e, "type 'object'");
-  auto refuse = [](const std::string& what) {
-    return Status(ErrorCode::kNotImplemented,
-                  "writeConcern " + what + " is not supported by rockdoc");
-  };
-  for (Element f : e.Document()) {
-    if (f.key() == "w") {
-      std::optional<std::string_view> mode = f.AsString();
-      int64_t n = 0;
-      if (mode ? *mode != "majority" : (!f.IsNumber() || !f.ExactInt64(&n) || n != 1)) {
-        return refuse("w: " + ValueToJson(f, JsonFormat::kShell) +
-                      " (a single embedded node acknowledges w: 1 and w: 'majority' only)");
-      }
-    } else if (f.key() == "j" || f.key() == "fsync") {
-      std::optional<bool> b;
-      ROCKDOC_RETURN_IF_ERROR(BoolValue(f, &b));
-      if (b.value_or(false)) return refuse(std::string(f.key()) + ": true");
-    } else if (f.key() == "wtimeout" || f.key() == "wtimeoutMS") {
-      if (!f.IsNumber() && !f.IsNull()) return WrongType(f, "type 'number'");
-    } else {
-      return Status(ErrorCode::kUnknownBsonField,
-                    "BSON field 'writeConcern." + std::string(f.key()) + "' is an unknown field.");
-    }
-  }
-  return Status::OK();
+  return internal::CheckWriteConcern(e);
 }
 
 // ---- session and transaction options ----
