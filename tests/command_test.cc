@@ -495,5 +495,77 @@ TEST_F(CommandTest, CollModRenameAndValidate) {
   EXPECT_EQ(Error(R"({"validate": "d", "repair": true})").substr(0, 4), "238 ");
 }
 
+TEST_F(CommandTest, StatsReportRealSizes) {
+  Collection c = client_->GetDatabase("test").GetCollection("c");
+  const std::string text(200, 'x');
+  int64_t bytes = 0;
+  for (int i = 0; i < 500; ++i) {
+    BsonBuilder b;
+    b.AppendInt32("_id", i);
+    b.AppendString("s", text);
+    b.AppendInt32("k", i % 50);
+    Document d = std::move(b).Build();
+    bytes += static_cast<int64_t>(d.size());
+    ASSERT_TRUE(c.InsertOne(d).ok());
+  }
+  ASSERT_TRUE(c.CreateIndex(Json(R"({"k": 1})")).ok());
+  Document s = Ok(R"({"collStats": "c"})");
+  EXPECT_EQ(s.Get("ns").String(), "test.c");
+  EXPECT_EQ(s.Get("count").type(), BsonType::kInt32);  // appendNumber: int32 when it fits
+  EXPECT_EQ(s.Get("count").NumberAsDouble(), 500.0);
+  EXPECT_EQ(s.Get("size").NumberAsDouble(), static_cast<double>(bytes));  // the documents' BSON bytes, exactly
+  EXPECT_EQ(s.Get("avgObjSize").NumberAsDouble(), static_cast<double>(bytes / 500));
+  EXPECT_GT(s.Get("storageSize").NumberAsDouble(), 0);
+  EXPECT_EQ(s.Get("nindexes").NumberAsDouble(), 2.0);
+  DocumentView sizes = s.Get("indexSizes").Document();
+  EXPECT_EQ(sizes.Get("_id_").NumberAsDouble(), 0.0);  // clustered: no storage of its own
+  EXPECT_GT(sizes.Get("k_1").NumberAsDouble(), 0);
+  EXPECT_EQ(s.Get("totalIndexSize").NumberAsDouble(), sizes.Get("k_1").NumberAsDouble());
+  EXPECT_EQ(s.Get("totalSize").NumberAsDouble(),
+            s.Get("storageSize").NumberAsDouble() + s.Get("totalIndexSize").NumberAsDouble());
+  Document scaled = Ok(R"({"collStats": "c", "scale": 1024})");
+  EXPECT_EQ(scaled.Get("size").NumberAsDouble(), static_cast<double>(bytes / 1024));
+  EXPECT_EQ(scaled.Get("scaleFactor").NumberAsDouble(), 1024.0);
+  EXPECT_EQ(Error(R"({"collStats": "c", "scale": 0})").substr(0, 11), "2 BadValue:");
+  EXPECT_EQ(Error(R"({"collStats": "missing"})").substr(0, 21), "26 NamespaceNotFound:");
+
+  Document db = Ok(R"({"dbStats": 1})");
+  EXPECT_EQ(db.Get("db").String(), "test");
+  EXPECT_EQ(db.Get("collections").NumberAsDouble(), 1.0);
+  EXPECT_EQ(db.Get("objects").NumberAsDouble(), 500.0);
+  EXPECT_EQ(db.Get("dataSize").NumberAsDouble(), static_cast<double>(bytes));
+  EXPECT_EQ(db.Get("indexes").NumberAsDouble(), 2.0);
+  EXPECT_GT(db.Get("fsTotalSize").NumberAsDouble(), 0);
+
+  Document list = Ok(R"({"listDatabases": 1})", "admin");
+  ASSERT_EQ(ArrayLength(list.Get("databases")), 1u);
+  DocumentView entry = (*list.Get("databases").Array().begin()).Document();
+  EXPECT_EQ(entry.Get("name").String(), "test");
+  EXPECT_EQ(entry.Get("sizeOnDisk").NumberAsDouble(), s.Get("totalSize").NumberAsDouble());
+  EXPECT_FALSE(entry.Get("empty").Bool());
+  EXPECT_EQ(list.Get("totalSize").NumberAsDouble(), entry.Get("sizeOnDisk").NumberAsDouble());
+  EXPECT_EQ(ArrayJson(Ok(R"({"listDatabases": 1, "nameOnly": true})", "admin").Get("databases")),
+            R"([{"name": "test"}])");
+  EXPECT_EQ(ArrayLength(Ok(R"({"listDatabases": 1, "filter": {"name": "other"}})", "admin")
+                            .Get("databases")),
+            0u);
+  EXPECT_EQ(Error(R"({"listDatabases": 1})"),
+            "13 Unauthorized: listDatabases may only be run against the admin database.");
+}
+
+TEST_F(CommandTest, ServerStatusAndHostInfo) {
+  Document s = Ok(R"({"serverStatus": 1, "repl": 0, "metrics": 0})");
+  EXPECT_EQ(s.Get("process").String(), "rockdoc");
+  EXPECT_EQ(s.Get("version").String(), "7.0.0");
+  EXPECT_EQ(s.Get("pid").type(), BsonType::kInt64);
+  EXPECT_EQ(s.Get("localTime").type(), BsonType::kDateTime);
+  EXPECT_EQ(s.Get("storageEngine").Document().Get("name").String(), "rocksdb");
+  EXPECT_EQ(Error(R"({"serverStatus": 1, "repl": "x"})").substr(0, 15), "14 TypeMismatch");
+  Document h = Ok(R"({"hostInfo": 1})");
+  EXPECT_GT(h.Get("system").Document().Get("numCores").Int32(), 0);
+  EXPECT_GT(h.Get("system").Document().Get("memSizeMB").Int64(), 0);
+  EXPECT_EQ(h.Get("os").Document().Get("type").String(), "Linux");
+}
+
 }  // namespace
 }  // namespace rockdoc

@@ -372,6 +372,20 @@ struct UpdateResult {
   std::optional<Value> upserted_id;
 };
 
+// A collection's sizes, as collStats reports them (bytes).
+struct CollectionStats {
+  int64_t count = 0;
+  // The documents' BSON bytes (MongoDB's `size`), summed by a scan.
+  int64_t size = 0;
+  // What the documents take in RocksDB (compressed table files and
+  // memtables): an estimate, as RocksDB gives it.
+  int64_t storage_size = 0;
+  // Per index, in listIndexes order, the estimated bytes of its entries.
+  // The records are clustered by _id, so `_id_` has no storage of its own: 0.
+  std::vector<std::pair<std::string, int64_t>> index_sizes;
+  int64_t total_index_size = 0;
+};
+
 struct ValidateResult {
   bool valid = true;
   int64_t records = 0;       // documents seen
@@ -673,6 +687,10 @@ class Collection {
   // the document), the stored count, and every index entry against its
   // document and back.
   StatusOr<ValidateResult> Validate() const;
+
+  // Counts and sizes (collStats). NamespaceNotFound (26) when the collection
+  // does not exist.
+  StatusOr<CollectionStats> Stats() const;
 
  private:
   friend class Database;

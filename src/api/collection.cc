@@ -210,6 +210,41 @@ StatusOr<UpdateResult> Collection::ReplaceOne(DocumentView filter, DocumentView 
   return UpdateOne(filter, replacement, options);
 }
 
+StatusOr<CollectionStats> Collection::Stats() const {
+  ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "collStats"));
+  CollectionStats stats;
+  std::shared_ptr<CollectionMeta> meta;
+  {
+    auto use = engine_->Enter();
+    ROCKDOC_RETURN_IF_ERROR(use.status());
+    ROCKDOC_RETURN_IF_ERROR(internal::ValidateCollectionName(db_name_, name_));
+    meta = CatalogOf(*engine_).Find(db_name_, name_);
+    if (meta == nullptr) {
+      return Status(ErrorCode::kNamespaceNotFound, "Collection [" + full_name() + "] not found.");
+    }
+    ROCKDOC_ASSIGN_OR_RETURN(uint64_t records,
+                             engine_->ApproximateSize(internal::PrefixKey(meta->id),
+                                                      internal::PrefixKey(meta->id + 1)));
+    stats.storage_size = static_cast<int64_t>(records);
+    stats.index_sizes.emplace_back("_id_", 0);
+    for (const auto& index : *meta->indexes()) {
+      ROCKDOC_ASSIGN_OR_RETURN(uint64_t bytes,
+                               engine_->ApproximateSize(internal::IndexPrefix(*index),
+                                                        internal::PrefixKey(index->id() + 1)));
+      stats.index_sizes.emplace_back(index->name(), static_cast<int64_t>(bytes));
+      stats.total_index_size += static_cast<int64_t>(bytes);
+    }
+  }
+  // MongoDB keeps the data size with the count; rockdoc sums it.
+  ROCKDOC_ASSIGN_OR_RETURN(Cursor cursor, Find(Document()));
+  while (cursor.Next()) {
+    ++stats.count;
+    stats.size += static_cast<int64_t>(cursor.document().size());
+  }
+  ROCKDOC_RETURN_IF_ERROR(cursor.status());
+  return stats;
+}
+
 StatusOr<int64_t> Collection::EstimatedDocumentCount() const {
   // The count command, which MongoDB does not run in a transaction.
   return internal::RunOperation<StatusOr<int64_t>>(

@@ -29,6 +29,13 @@ Status RunCollMod(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
 Status RunRenameCollection(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
 Status RunValidate(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
 
+// stats_commands.cc
+Status RunCollStats(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+Status RunDbStats(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+Status RunListDatabases(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+Status RunServerStatus(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+Status RunHostInfo(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+
 // crud_commands.cc
 Status RunFind(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
 Status RunGetMore(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);

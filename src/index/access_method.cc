@@ -3,6 +3,7 @@
 #include <cmath>
 #include <map>
 
+#include "bson/append_number.h"
 #include "common/mutex.h"
 #include "rockdoc/json.h"
 
@@ -12,15 +13,6 @@ namespace {
 
 Status CannotCreateIndex(std::string message) {
   return Status(ErrorCode::kCannotCreateIndex, std::move(message));
-}
-
-// int32 when it fits, as the server shows small numbers.
-void AppendNumber(BsonBuilder* b, std::string_view key, int64_t v) {
-  if (v >= INT32_MIN && v <= INT32_MAX) {
-    b->AppendInt32(key, static_cast<int32_t>(v));
-  } else {
-    b->AppendInt64(key, v);
-  }
 }
 
 // The ordered index: keystring keys in the key pattern's directions.

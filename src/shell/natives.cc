@@ -1279,40 +1279,6 @@ NATIVE(Validate) {
 // collStats(db, coll) -> {count, size, maxObjSize, indexNames}: the sizes are
 // the documents' BSON sizes, summed over a scan (the public API has no
 // storage-size figures per collection).
-NATIVE(CollStats) {
-  ARGS;
-  std::optional<Collection> c;
-  if (!ArgCollection(cx, args, &c)) return false;
-  STATUS_OR_THROW(cursor, c->Find(Document()));
-  double count = 0, size = 0, max_size = 0;
-  while (cursor.Next()) {
-    double s = static_cast<double>(cursor.document().size());
-    count += 1;
-    size += s;
-    if (s > max_size) max_size = s;
-    // A scan of a big collection can take a while: let Ctrl-C stop it.
-    if (static_cast<int64_t>(count) % 4096 == 0 && !JS_CheckForInterrupt(cx)) return false;
-  }
-  if (!cursor.status().ok()) return ThrowStatus(cx, cursor.status());
-  STATUS_OR_THROW(indexes, c->ListIndexes());
-  std::vector<std::string> names;
-  for (const Document& index : indexes) {
-    Element name = index.Get("name");
-    if (name.type() == BsonType::kString) names.emplace_back(name.String());
-  }
-  JS::RootedObject obj(cx, JS_NewPlainObject(cx));
-  if (!obj || !SetNumber(cx, obj, "count", count) || !SetNumber(cx, obj, "size", size) ||
-      !SetNumber(cx, obj, "maxObjSize", max_size)) {
-    return false;
-  }
-  JS::RootedValue index_names(cx);
-  if (!StringsToJs(cx, names, &index_names) || !SetProp(cx, obj, "indexNames", index_names)) {
-    return false;
-  }
-  args.rval().setObject(*obj);
-  return true;
-}
-
 // createCollection(db, name, options): options decoded by the library.
 NATIVE(CreateCollection) {
   ARGS;
@@ -1592,7 +1558,6 @@ const JSFunctionSpec kNatives[] = {
     JS_FN("dropCollection", DropCollection, 2, 0),
     JS_FN("renameCollection", RenameCollection, 4, 0),
     JS_FN("validate", Validate, 2, 0),
-    JS_FN("collStats", CollStats, 2, 0),
     JS_FN("createCollection", CreateCollection, 3, 0),
     JS_FN("listCollections", ListCollections, 1, 0),
     JS_FN("listDatabases", ListDatabases, 0, 0),

@@ -435,22 +435,22 @@
       native.renameCollection(this._dbName, this._name, newName, !!dropTarget);
       return { ok: 1 };
     }
+    // collStats through the command layer: counts, the documents' bytes,
+    // RocksDB's estimates of storage and of each index.
     stats(scale) {
-      const s = native.collStats(this._dbName, this._name);
-      const k = typeof scale === 'number' && scale > 0 ? scale : 1;
-      return {
-        ns: this._fullName,
-        count: s.count,
-        size: Math.floor(s.size / k),
-        avgObjSize: s.count > 0 ? Math.floor(s.size / s.count) : 0,
-        maxObjSize: s.maxObjSize,
-        nindexes: s.indexNames.length,
-        indexNames: s.indexNames,
-        scaleFactor: k,
-        ok: 1,
-      };
+      const cmd = { collStats: this._name };
+      if (scale !== undefined) cmd.scale = scale;
+      return this._db.runCommand(cmd);
     }
     dataSize() { return this.stats().size; }
+    storageSize() { return this.stats().storageSize; }
+    totalIndexSize() { return this.stats().totalIndexSize; }
+    totalSize() { return this.stats().totalSize; }
+    // mongosh: db.c.runCommand('collStats', {scale: 1024}).
+    runCommand(name, options) {
+      if (typeof name !== 'string') return this._db.runCommand(name);
+      return this._db.runCommand({ [name]: this._name, ...(options || {}) });
+    }
     validate() {
       const r = native.validate(this._dbName, this._name);
       return {
@@ -681,27 +681,12 @@
       return { ok: 1, dropped: this._name };
     }
     stats(scale) {
-      const k = typeof scale === 'number' && scale > 0 ? scale : 1;
-      let objects = 0, dataSize = 0, indexes = 0;
-      const names = this.getCollectionNames();
-      for (const name of names) {
-        const s = native.collStats(this._target(), name);
-        objects += s.count;
-        dataSize += s.size;
-        indexes += s.indexNames.length;
-      }
-      return {
-        db: this._name,
-        collections: names.length,
-        views: 0,
-        objects,
-        avgObjSize: objects > 0 ? dataSize / objects : 0,
-        dataSize: Math.floor(dataSize / k),
-        indexes,
-        scaleFactor: k,
-        ok: 1,
-      };
+      const cmd = { dbStats: 1 };
+      if (scale !== undefined) cmd.scale = scale;
+      return this.runCommand(cmd);
     }
+    serverStatus() { return this.adminCommand({ serverStatus: 1 }); }
+    hostInfo() { return this.adminCommand({ hostInfo: 1 }); }
     version() { return kVersion; }
     getMongo() { return theMongo; }
     help() { return new ShellText(DB_HELP); }
@@ -850,8 +835,7 @@
       'createSearchIndex', 'createSearchIndexes', 'dropSearchIndex', 'getPlanCache',
       'getSearchIndexes', 'getShardDistribution', 'getShardLocation', 'getShardVersion',
       'hideIndex', 'initializeOrderedBulkOp', 'initializeUnorderedBulkOp', 'latencyStats',
-      'mapReduce', 'reIndex', 'runCommand', 'storageSize', 'totalIndexSize', 'totalSize',
-      'unhideIndex', 'updateSearchIndex', 'watch',
+      'mapReduce', 'reIndex', 'unhideIndex', 'updateSearchIndex', 'watch',
     ]],
     [DB, 'Database', [
       'aggregate', 'auth', 'changeUserPassword', 'checkMetadataConsistency',
@@ -860,11 +844,11 @@
       'dropRole', 'dropUser', 'fsyncLock', 'fsyncUnlock', 'getLastError', 'getLastErrorObj',
       'getLogComponents', 'getProfilingStatus', 'getReplicationInfo', 'getRole', 'getRoles',
       'getUser', 'getUsers', 'grantPrivilegesToRole', 'grantRolesToRole', 'grantRolesToUser',
-      'hostInfo', 'killOp', 'listCommands', 'logout', 'printCollectionStats',
+      'killOp', 'listCommands', 'logout', 'printCollectionStats',
       'printReplicationInfo', 'printSecondaryReplicationInfo', 'printShardingStatus',
       'printSlaveReplicationInfo', 'revokePrivilegesFromRole', 'revokeRolesFromRole',
       'revokeRolesFromUser', 'rotateCertificates', 'serverBits',
-      'serverCmdLineOpts', 'serverStatus', 'setLogLevel', 'setProfilingLevel', 'setSecondaryOk',
+      'serverCmdLineOpts', 'setLogLevel', 'setProfilingLevel', 'setSecondaryOk',
       'shutdownServer', 'sql', 'updateRole', 'updateUser', 'watch',
     ]],
     [Cursor, 'Cursor', [

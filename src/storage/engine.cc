@@ -506,6 +506,20 @@ StorageStats Engine::GetStorageStats() const {
   return st;
 }
 
+StatusOr<uint64_t> Engine::ApproximateSize(std::string_view begin, std::string_view end) const {
+  auto use = Enter();
+  ROCKDOC_RETURN_IF_ERROR(use.status());
+  rocksdb::SizeApproximationOptions options;
+  options.include_memtables = true;
+  options.include_files = true;
+  rocksdb::Range range{rocksdb::Slice(begin.data(), begin.size()),
+                       rocksdb::Slice(end.data(), end.size())};
+  uint64_t size = 0;
+  ROCKDOC_RETURN_IF_ERROR(FromRocks(
+      rocks_->db->GetApproximateSizes(options, rocks_->data_cf, &range, 1, &size), "size"));
+  return size;
+}
+
 void Engine::Register(EngineResource* r) const {
   MutexLock g(&resources_mu_);
   resources_.insert(r);

@@ -122,6 +122,11 @@ class Engine {
 
   StorageStats GetStorageStats() const;
 
+  // The approximate bytes the data keys in [begin, end) take: in table
+  // files (compressed, as on disk) and in memtables (not yet flushed).
+  // RocksDB's estimate: cheap (no scan), coarse for small ranges.
+  StatusOr<uint64_t> ApproximateSize(std::string_view begin, std::string_view end) const;
+
   void Register(EngineResource* r) const;
   void Unregister(EngineResource* r) const;
 

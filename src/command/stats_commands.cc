@@ -1,0 +1,265 @@
+// command/stats_commands.cc: what the server knows of itself and its data:
+// listDatabases, dbStats, collStats, serverStatus, hostInfo.
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <system_error>
+
+#include "bson/append_number.h"
+#include "command/command.h"
+#include "command/handlers.h"
+#include "common/clock.h"
+#include "query/match_expression.h"
+
+namespace rockdoc::internal {
+
+namespace {
+
+// When the library was loaded: serverStatus' uptime.
+const int64_t kStartSteadyMillis = SteadyMillis();
+
+// scale: a positive integer dividing every size (not averages).
+template <typename O>
+Status ScaleRow(const Element& e, O* o) {
+  ROCKDOC_ASSIGN_OR_RETURN(int64_t scale, IntegerField(e));
+  if (scale < 1) {
+    return Status(ErrorCode::kBadValue, "BSON field 'scale' value must be >= 1, actual value '" +
+                                            std::to_string(scale) + "'");
+  }
+  o->scale = scale;
+  return Status::OK();
+}
+
+// The sizes of one database, summed over its collections.
+struct DatabaseSizes {
+  int64_t collections = 0, objects = 0, data = 0, storage = 0, indexes = 0, index_size = 0;
+};
+
+StatusOr<DatabaseSizes> SizesOf(const Database& db) {
+  DatabaseSizes sizes;
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<std::string> names, db.ListCollectionNames());
+  for (const std::string& name : names) {
+    auto stats = db.GetCollection(name).Stats();
+    if (!stats.ok() && stats.status().code() == ErrorCode::kNamespaceNotFound) continue;  // dropped
+    ROCKDOC_RETURN_IF_ERROR(stats.status());
+    ++sizes.collections;
+    sizes.objects += stats->count;
+    sizes.data += stats->size;
+    sizes.storage += stats->storage_size;
+    sizes.indexes += static_cast<int64_t>(stats->index_sizes.size());
+    sizes.index_size += stats->total_index_size;
+  }
+  return sizes;
+}
+
+}  // namespace
+
+// ---- collStats ----
+
+namespace {
+struct CollStatsArgs {
+  std::string collection;
+  int64_t scale = 1;
+};
+constexpr OptionField<CollStatsArgs> kCollStatsFields[] = {
+    {"collStats",
+     [](const Element& e, CollStatsArgs* o) -> Status {
+       ROCKDOC_ASSIGN_OR_RETURN(o->collection, CollectionName("collStats", e));
+       return Status::OK();
+     }},
+    {"scale", &ScaleRow<CollStatsArgs>},
+    {"verbose", nullptr},
+    ROCKDOC_GENERIC_COMMAND_ROWS(CollStatsArgs)};
+}  // namespace
+
+Status RunCollStats(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
+  CollStatsArgs args;
+  ROCKDOC_RETURN_IF_ERROR(DecodeCommand("collStats", cmd, kCollStatsFields, &args));
+  ROCKDOC_ASSIGN_OR_RETURN(CollectionStats stats,
+                           ctx.database().GetCollection(args.collection).Stats());
+  const int64_t k = args.scale;
+  reply->AppendString("ns", ctx.db + "." + args.collection);
+  AppendNumber(reply, "size", stats.size / k);
+  AppendNumber(reply, "count", stats.count);
+  if (stats.count > 0) AppendNumber(reply, "avgObjSize", stats.size / stats.count);
+  AppendNumber(reply, "numOrphanDocs", 0);
+  AppendNumber(reply, "storageSize", stats.storage_size / k);
+  AppendNumber(reply, "freeStorageSize", 0);
+  reply->AppendBool("capped", false);
+  reply->AppendInt32("nindexes", static_cast<int32_t>(stats.index_sizes.size()));
+  reply->OpenArray("indexBuilds");
+  reply->Close();
+  AppendNumber(reply, "totalIndexSize", stats.total_index_size / k);
+  AppendNumber(reply, "totalSize", (stats.storage_size + stats.total_index_size) / k);
+  reply->OpenDocument("indexSizes");
+  for (const auto& [name, bytes] : stats.index_sizes) AppendNumber(reply, name, bytes / k);
+  reply->Close();
+  reply->AppendInt32("scaleFactor", static_cast<int32_t>(k));
+  return Status::OK();
+}
+
+// ---- dbStats ----
+
+namespace {
+struct DbStatsArgs {
+  int64_t scale = 1;
+};
+constexpr OptionField<DbStatsArgs> kDbStatsFields[] = {
+    {"dbStats", &Accept<DbStatsArgs>},
+    {"dbstats", &Accept<DbStatsArgs>},
+    {"scale", &ScaleRow<DbStatsArgs>},
+    {"freeStorage", &ApiBoolRow<DbStatsArgs>},  // rockdoc never has free storage to report
+    ROCKDOC_GENERIC_COMMAND_ROWS(DbStatsArgs)};
+}  // namespace
+
+Status RunDbStats(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
+  DbStatsArgs args;
+  ROCKDOC_RETURN_IF_ERROR(DecodeCommand("dbStats", cmd, kDbStatsFields, &args));
+  ROCKDOC_ASSIGN_OR_RETURN(DatabaseSizes sizes, SizesOf(ctx.database()));
+  const int64_t k = args.scale;
+  reply->AppendString("db", ctx.db);
+  AppendNumber(reply, "collections", sizes.collections);
+  AppendNumber(reply, "views", 0);
+  AppendNumber(reply, "objects", sizes.objects);
+  reply->AppendDouble("avgObjSize", sizes.objects > 0 ? static_cast<double>(sizes.data) /
+                                                            static_cast<double>(sizes.objects)
+                                                      : 0.0);
+  reply->AppendDouble("dataSize", static_cast<double>(sizes.data / k));
+  reply->AppendDouble("storageSize", static_cast<double>(sizes.storage / k));
+  AppendNumber(reply, "indexes", sizes.indexes);
+  reply->AppendDouble("indexSize", static_cast<double>(sizes.index_size / k));
+  reply->AppendDouble("totalSize", static_cast<double>((sizes.storage + sizes.index_size) / k));
+  AppendNumber(reply, "scaleFactor", k);
+  std::error_code error;
+  std::filesystem::space_info fs = std::filesystem::space(ctx.client->path(), error);
+  if (!error) {
+    reply->AppendDouble("fsUsedSize", static_cast<double>((fs.capacity - fs.free) / k));
+    reply->AppendDouble("fsTotalSize", static_cast<double>(fs.capacity / k));
+  }
+  return Status::OK();
+}
+
+// ---- listDatabases ----
+
+namespace {
+struct ListDatabasesArgs {
+  Document filter;
+  bool name_only = false;
+};
+constexpr OptionField<ListDatabasesArgs> kListDatabasesFields[] = {
+    {"listDatabases", &Accept<ListDatabasesArgs>},
+    {"filter", &DocumentRow<ListDatabasesArgs, &ListDatabasesArgs::filter>},
+    {"nameOnly", &BoolRow<ListDatabasesArgs, &ListDatabasesArgs::name_only>},
+    // Without users every database is authorized.
+    {"authorizedDatabases", &ApiBoolRow<ListDatabasesArgs>},
+    ROCKDOC_GENERIC_COMMAND_ROWS(ListDatabasesArgs)};
+}  // namespace
+
+Status RunListDatabases(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
+  ListDatabasesArgs args;
+  ROCKDOC_RETURN_IF_ERROR(DecodeCommand("listDatabases", cmd, kListDatabasesFields, &args));
+  std::unique_ptr<MatchExpression> filter;
+  if (!args.filter.empty()) {
+    ROCKDOC_ASSIGN_OR_RETURN(filter, ParseMatchExpression(args.filter));
+  }
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<std::string> names, ctx.client->ListDatabaseNames());
+  int64_t total = 0;
+  reply->OpenArray("databases");
+  for (const std::string& name : names) {
+    BsonBuilder entry;
+    entry.AppendString("name", name);
+    if (!args.name_only) {
+      ROCKDOC_ASSIGN_OR_RETURN(DatabaseSizes sizes, SizesOf(ctx.client->GetDatabase(name)));
+      AppendNumber(&entry, "sizeOnDisk", sizes.storage + sizes.index_size);
+      entry.AppendBool("empty", sizes.collections == 0);
+      total += sizes.storage + sizes.index_size;
+    }
+    Document d = std::move(entry).Build();
+    if (filter && !filter->Matches(d)) continue;
+    reply->AppendDocument("", d);
+  }
+  reply->Close();
+  if (!args.name_only) {
+    AppendNumber(reply, "totalSize", total);
+    AppendNumber(reply, "totalSizeMb", total / (1024 * 1024));
+  }
+  return Status::OK();
+}
+
+// ---- serverStatus, hostInfo ----
+
+namespace {
+struct ServerStatusArgs {};
+// serverStatus takes section switches ({repl: 0, metrics: 1}), as MongoDB:
+// a number or a bool per section name. rockdoc's sections are always those
+// below; a switch for another section changes nothing because there is no
+// such section here.
+Status SectionSwitch(const Element& e) {
+  if (e.IsNumber() || e.IsBool() || e.IsDocument()) return Status::OK();
+  return WrongType(e, "types '[bool, long, int, decimal, double, object]'");
+}
+}  // namespace
+
+Status RunServerStatus(CommandContext&, DocumentView cmd, BsonBuilder* reply) {
+  static constexpr OptionField<ServerStatusArgs> kGeneric[] = {
+      ROCKDOC_GENERIC_COMMAND_ROWS(ServerStatusArgs)};
+  for (Element e : cmd) {
+    bool generic = false;
+    for (const auto& row : kGeneric) generic = generic || row.name == e.key();
+    if (!generic && e.key() != "serverStatus") {
+      ROCKDOC_RETURN_IF_ERROR(QualifyFieldError("serverStatus", SectionSwitch(e)));
+    }
+  }
+  char host[256] = {0};
+  if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  const int64_t up_ms = SteadyMillis() - kStartSteadyMillis;
+  reply->AppendString("host", host);
+  reply->AppendString("version", kCompatibleMongoVersion);
+  reply->AppendString("process", "rockdoc");
+  reply->AppendInt64("pid", static_cast<int64_t>(getpid()));
+  reply->AppendDouble("uptime", static_cast<double>(up_ms / 1000));
+  reply->AppendInt64("uptimeMillis", up_ms);
+  reply->AppendInt64("uptimeEstimate", up_ms / 1000);
+  reply->AppendDateTime("localTime", WallMillis());
+  reply->OpenDocument("storageEngine");
+  reply->AppendString("name", "rocksdb");
+  reply->AppendBool("supportsCommittedReads", true);
+  reply->AppendBool("persistent", true);
+  reply->Close();
+  return Status::OK();
+}
+
+Status RunHostInfo(CommandContext&, DocumentView cmd, BsonBuilder* reply) {
+  struct NoArgs {};
+  static constexpr OptionField<NoArgs> kFields[] = {{"hostInfo", &Accept<NoArgs>},
+                                                    ROCKDOC_GENERIC_COMMAND_ROWS(NoArgs)};
+  NoArgs args;
+  ROCKDOC_RETURN_IF_ERROR(DecodeCommand("hostInfo", cmd, kFields, &args));
+  char host[256] = {0};
+  if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  struct utsname names;
+  const bool have_uname = uname(&names) == 0;
+  const int64_t pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
+  const int64_t mem_mb = pages > 0 && page_size > 0 ? pages / 1024 * page_size / 1024 : 0;
+  reply->OpenDocument("system");
+  reply->AppendDateTime("currentTime", WallMillis());
+  reply->AppendString("hostname", host);
+  reply->AppendInt32("cpuAddrSize", static_cast<int32_t>(sizeof(void*) * 8));
+  reply->AppendInt64("memSizeMB", mem_mb);
+  reply->AppendInt64("memLimitMB", mem_mb);
+  reply->AppendInt32("numCores", static_cast<int32_t>(sysconf(_SC_NPROCESSORS_ONLN)));
+  reply->AppendString("cpuArch", have_uname ? names.machine : "");
+  reply->AppendBool("numaEnabled", false);
+  reply->Close();
+  reply->OpenDocument("os");
+  reply->AppendString("type", have_uname ? names.sysname : "");
+  reply->AppendString("name", have_uname ? names.sysname : "");
+  reply->AppendString("version", have_uname ? names.release : "");
+  reply->Close();
+  reply->OpenDocument("extra");
+  reply->Close();
+  return Status::OK();
+}
+
+}  // namespace rockdoc::internal
