@@ -1300,10 +1300,54 @@ TEST_F(ShellTest, RunCommandRunsTheCommandLayer) {
             "IndexNotFound\n");
 }
 
+// bulkWrite: the six models as insert/update/delete commands, with
+// mongosh's result and MongoBulkWriteError.
+TEST_F(ShellTest, BulkWriteRunsTheSixModels) {
+  Ok("db.c.insertOne({_id: 1, a: 1})");
+  EXPECT_EQ(Show(R"(
+    const r = db.c.bulkWrite([
+      {insertOne: {document: {_id: 2, a: 2}}},
+      {insertOne: {document: {_id: 3}}},
+      {updateOne: {filter: {_id: 1}, update: {$set: {a: 10}}}},
+      {updateMany: {filter: {}, update: {$inc: {n: 1}}}},
+      {replaceOne: {filter: {_id: 3}, replacement: {b: 1}}},
+      {updateOne: {filter: {_id: 9}, update: {$set: {a: 9}}, upsert: true}},
+      {deleteOne: {filter: {_id: 2}}},
+      {deleteMany: {filter: {a: {$gt: 100}}}},
+    ]);
+    [r.acknowledged, r.insertedCount, r.matchedCount, r.modifiedCount, r.deletedCount,
+     r.upsertedCount, r.upsertedIds[5], r.insertedIds[0], r.insertedIds[1]].join(' ')
+  )"),
+            "true 2 5 5 1 1 9 2 3\n")
+      << err();
+  EXPECT_EQ(Show("db.c.find().sort({_id: 1}).toArray()"),
+            "[ { _id: 1, a: 10, n: 1 }, { _id: 3, b: 1 }, { _id: 9, a: 9 } ]\n");
+  // Ordered: the first error stops the rest.
+  EXPECT_EQ(Show(R"(
+    try { db.c.bulkWrite([{insertOne: {document: {_id: 1}}}, {insertOne: {document: {_id: 20}}}]) }
+    catch (e) { [e.name, e.code, e.writeErrors.length, e.writeErrors[0].index, e.result.insertedCount] }
+  )"),
+            "[ 'MongoBulkWriteError', 11000, 1, 0, 0 ]\n");
+  EXPECT_EQ(Show("db.c.countDocuments({_id: 20})"), "0\n");
+  // Unordered: every operation runs, every error is reported.
+  EXPECT_EQ(Show(R"(
+    try { db.c.bulkWrite([{insertOne: {document: {_id: 1}}}, {insertOne: {document: {_id: 21}}},
+                          {deleteOne: {filter: {_id: 21}, bogus: 1}}], {ordered: false}) }
+    catch (e) { [e.writeErrors.map((w) => w.index + ':' + w.codeName), e.result.insertedCount] }
+  )"),
+            "[ [ '0:DuplicateKey', '2:Location40415' ], 1 ]\n");
+  EXPECT_EQ(Show("db.c.countDocuments({_id: 21})"), "1\n");
+  // Options are the commands' fields: an unknown one is refused by them.
+  EXPECT_EQ(Show("try { db.c.bulkWrite([{insertOne: {document: {}}}], {bogus: 1}) } "
+                 "catch (e) { e.code + ' ' + e.message }"),
+            "40415 BSON field 'insert.bogus' is an unknown field.\n");
+  EXPECT_EQ(Show("try { db.c.bulkWrite([{frob: {}}]) } catch (e) { e.name }"),
+            "MongoInvalidArgumentError\n");
+}
+
 TEST_F(ShellTest, MongoshNamesRockdocLacksSayNotSupported) {
   Ok("db.c.insertOne({_id: 1})");
   const std::pair<const char*, const char*> kCalls[] = {
-      {"db.c.bulkWrite([])", "Collection.bulkWrite"},
       {"db.c.aggregate([])", "Collection.aggregate"},
       {"db.c.watch()", "Collection.watch"},
       {"db.c.latencyStats()", "Collection.latencyStats"},

@@ -1327,6 +1327,17 @@ NATIVE(RunCommand) {
   return ReturnDoc(cx, args, reply);
 }
 
+// codeName(code) -> MongoDB's name of an error code ("DuplicateKey").
+NATIVE(CodeName) {
+  ARGS;
+  if (args.length() < 1 || !args[0].isNumber()) return ThrowTypeError(cx, "codeName needs a number");
+  JSString* name = NewJsString(
+      cx, ErrorCodeName(static_cast<ErrorCode>(static_cast<int32_t>(args[0].toNumber()))));
+  if (!name) return false;
+  args.rval().setString(name);
+  return true;
+}
+
 NATIVE(ListDatabases) {
   ARGS;
   STATUS_OR_THROW(names, GetState(cx)->client->ListDatabaseNames());
@@ -1533,6 +1544,7 @@ const JSFunctionSpec kNatives[] = {
     JS_FN("config", Config, 0, 0),
     JS_FN("insertOne", InsertOne, 3, 0),
     JS_FN("runCommand", RunCommand, 2, 0),
+    JS_FN("codeName", CodeName, 1, 0),
     JS_FN("insertMany", InsertMany, 4, 0),
     JS_FN("find", Find, 4, 0),
     JS_FN("cursorNext", CursorNext, 2, 0),

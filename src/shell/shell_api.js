@@ -333,6 +333,93 @@
       }
       return { acknowledged: true, insertedIds: r.insertedIds };
     }
+    // mongosh's bulkWrite: the six models, run as insert, update and delete
+    // commands (consecutive operations of one kind in one command, as the
+    // drivers batch them). Ordered (the default) stops at the first error;
+    // unordered runs every operation and reports every error. The options
+    // and the models' fields are decoded by the commands, which refuse what
+    // they do not know.
+    bulkWrite(operations, options) {
+      if (!Array.isArray(operations)) throw argError('bulkWrite needs an array of operations');
+      checkBatch(operations);
+      const opts = Object.assign({}, options === undefined || options === null ? {} : options);
+      checkDocument(opts, 'options');
+      const ordered = opts.ordered === undefined ? true : Boolean(opts.ordered);
+      delete opts.ordered;
+      const result = {
+        acknowledged: true, insertedCount: 0, insertedIds: {}, matchedCount: 0,
+        modifiedCount: 0, deletedCount: 0, upsertedCount: 0, upsertedIds: {},
+      };
+      const writeErrors = [];
+      // One command per run of operations of the same command kind.
+      const batches = [];
+      operations.forEach((op, index) => {
+        checkDocument(op, 'operation');
+        const names = Object.keys(op);
+        if (names.length !== 1) throw argError('a bulkWrite operation has one field, its model name');
+        const model = names[0];
+        const args = op[model];
+        checkDocument(args, model);
+        let kind, statement;
+        const rest = Object.assign({}, args);
+        const take = (name) => { const v = rest[name]; delete rest[name]; return v; };
+        if (model === 'insertOne') {
+          kind = 'insert';
+          const doc = take('document');
+          checkDocument(doc, 'document');
+          if (doc._id === undefined) giveId(doc, new global.ObjectId());
+          if (Object.keys(rest).length > 0) throw argError(`insertOne takes only a document, not '${Object.keys(rest)[0]}'`);
+          statement = doc;
+        } else if (model === 'updateOne' || model === 'updateMany' || model === 'replaceOne') {
+          kind = 'update';
+          statement = Object.assign({ q: take('filter'), u: take(model === 'replaceOne' ? 'replacement' : 'update'),
+            multi: model === 'updateMany' }, rest);
+        } else if (model === 'deleteOne' || model === 'deleteMany') {
+          kind = 'delete';
+          statement = Object.assign({ q: take('filter'), limit: model === 'deleteOne' ? 1 : 0 }, rest);
+        } else {
+          throw argError(`unknown bulkWrite operation '${model}'`);
+        }
+        const last = batches[batches.length - 1];
+        if (last && last.kind === kind) {
+          last.statements.push(statement);
+          last.indexes.push(index);
+        } else {
+          batches.push({ kind, statements: [statement], indexes: [index] });
+        }
+      });
+      const field = { insert: 'documents', update: 'updates', delete: 'deletes' };
+      for (const batch of batches) {
+        const cmd = Object.assign({ [batch.kind]: this._name, [field[batch.kind]]: batch.statements, ordered }, opts);
+        const reply = this._db.runCommand(cmd);
+        const failed = new Set();
+        for (const e of reply.writeErrors || []) {
+          const index = batch.indexes[e.index];
+          failed.add(e.index);
+          writeErrors.push({ index, code: e.code, codeName: native.codeName(e.code), errmsg: e.errmsg,
+            op: operations[index] });
+        }
+        if (batch.kind === 'insert') {
+          result.insertedCount += reply.n;
+          batch.statements.forEach((doc, i) => {
+            if (!failed.has(i) && (!ordered || failed.size === 0 || i < Math.min(...failed))) {
+              result.insertedIds[batch.indexes[i]] = doc._id;
+            }
+          });
+        } else if (batch.kind === 'update') {
+          const upserted = reply.upserted || [];
+          result.matchedCount += reply.n - upserted.length;
+          result.modifiedCount += reply.nModified;
+          result.upsertedCount += upserted.length;
+          for (const u of upserted) result.upsertedIds[batch.indexes[u.index]] = u._id;
+        } else {
+          result.deletedCount += reply.n;
+        }
+        if (ordered && writeErrors.length > 0) break;
+      }
+      if (writeErrors.length > 0) throw new MongoBulkWriteError(writeErrors, result);
+      return result;
+    }
     find(filter, projection, options) {
       const opts = Object.assign({}, options);
       if (projection !== undefined && projection !== null) opts.projection = projection;
@@ -830,7 +917,7 @@
   // (other names still are: db.a.b is the collection "a.b").
   const NOT_SUPPORTED = [
     [Collection, 'Collection', [
-      'aggregate', 'analyzeShardKey', 'bulkWrite', 'checkMetadataConsistency',
+      'aggregate', 'analyzeShardKey', 'checkMetadataConsistency',
       'compactStructuredEncryptionData', 'configureQueryAnalyzer', 'convertToCapped',
       'createSearchIndex', 'createSearchIndexes', 'dropSearchIndex', 'getPlanCache',
       'getSearchIndexes', 'getShardDistribution', 'getShardLocation', 'getShardVersion',
@@ -964,7 +1051,7 @@
   ].join('\n');
   const COLLECTION_HELP = [
     'Collection methods:',
-    '  insertOne(doc)  insertMany(docs, {ordered})',
+    '  insertOne(doc)  insertMany(docs, {ordered})  bulkWrite([{insertOne: {document}}, ...], {ordered})',
     '  find(filter, projection, options)  findOne(filter, projection)',
     '  updateOne(filter, update, {upsert, arrayFilters})  updateMany(...)  replaceOne(filter, doc, {upsert})',
     '  deleteOne(filter)  deleteMany(filter)',
