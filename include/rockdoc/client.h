@@ -50,7 +50,7 @@ namespace rockdoc {
 namespace internal {
 class Engine;
 class CursorImpl;
-class CursorManager;
+class CommandState;
 struct ClientAccess;
 }  // namespace internal
 
@@ -208,9 +208,10 @@ class Client {
   friend struct internal::ClientAccess;
   explicit Client(std::shared_ptr<internal::Engine> engine);
   std::shared_ptr<internal::Engine> engine_;
-  // The command layer's cursors (src/command/), made on the first command.
+  // The command layer's state (src/command/: cursors, sessions), made on
+  // the first command.
   mutable std::once_flag commands_once_;
-  mutable std::shared_ptr<internal::CursorManager> cursors_;
+  mutable std::shared_ptr<internal::CommandState> commands_;
 };
 
 class Database {

@@ -33,13 +33,20 @@
 namespace rockdoc::internal {
 
 class CursorManager;
+class ServerSessions;
 
 // What one command call runs against.
 struct CommandContext {
   const Client* client = nullptr;
-  std::string db;                    // the database the command names
-  CursorManager* cursors = nullptr;  // the client's command cursors
-  Database database() const { return client->GetDatabase(db); }
+  std::string db;                      // the database the command names
+  CursorManager* cursors = nullptr;    // the client's command cursors
+  ServerSessions* sessions = nullptr;  // the client's logical sessions
+  Session* session = nullptr;          // the command's (lsid), if any
+  // The database, through the command's session when it has one (so that
+  // a transaction's commands run in it).
+  Database database() const {
+    return session != nullptr ? session->GetDatabase(db) : client->GetDatabase(db);
+  }
 };
 
 // Appends the reply's fields (not `ok`) to the open document `reply`.
@@ -78,10 +85,10 @@ Status DecodeCommand(std::string_view command, DocumentView cmd, const OptionFie
 // commands): $db (the dispatcher checks it), comment, $readPreference (one
 // node serves every mode), apiVersion/apiStrict/apiDeprecationErrors
 // (version "1", the only one), readConcern and writeConcern (the levels a
-// single node meets; others NotImplemented), maxTimeMS where a command has
-// no limit of its own is refused by leaving it out; and the session fields
-// (lsid, txnNumber, autocommit, startTransaction), which are not
-// implemented yet: they fail with NotImplemented.
+// single node meets; others NotImplemented); and the session fields (lsid,
+// txnNumber, autocommit, startTransaction), which the dispatcher applies
+// (command/server_sessions.h). maxTimeMS is a row of the commands that
+// have a time limit, and an unknown field of the others.
 Status CheckReadConcern(const Element& e);
 Status CheckWriteConcern(const Element& e);
 Status CheckApiVersion(const Element& e);
@@ -108,13 +115,13 @@ template <typename O>
 Status ApiBoolRow(const Element& e, O*) {
   return BoolField(e).status();
 }
-#define ROCKDOC_GENERIC_COMMAND_ROWS(O)                                           \
-  {"$db", &Accept<O>}, {"comment", &Accept<O>}, {"$readPreference", &Accept<O>},  \
-      {"apiVersion", &ApiVersionRow<O>}, {"apiStrict", &ApiBoolRow<O>},           \
-      {"apiDeprecationErrors", &ApiBoolRow<O>}, {"$clusterTime", &Accept<O>},     \
-      {"readConcern", &ReadConcernRow<O>}, {"writeConcern", &WriteConcernRow<O>}, \
-      {"lsid", nullptr}, {"txnNumber", nullptr}, {"autocommit", nullptr},         \
-      {"startTransaction", nullptr},
+#define ROCKDOC_GENERIC_COMMAND_ROWS(O)                                            \
+  {"$db", &Accept<O>}, {"comment", &Accept<O>}, {"$readPreference", &Accept<O>},   \
+      {"apiVersion", &ApiVersionRow<O>}, {"apiStrict", &ApiBoolRow<O>},            \
+      {"apiDeprecationErrors", &ApiBoolRow<O>}, {"$clusterTime", &Accept<O>},      \
+      {"readConcern", &ReadConcernRow<O>}, {"writeConcern", &WriteConcernRow<O>},  \
+      {"lsid", &Accept<O>}, {"txnNumber", &Accept<O>}, {"autocommit", &Accept<O>}, \
+      {"startTransaction", &Accept<O>},
 
 // Typed rows storing into a member.
 template <typename O, std::string O::*M>

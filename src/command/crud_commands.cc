@@ -238,6 +238,17 @@ void AppendWriteError(BsonBuilder* errors, size_t index, const Status& s) {
   errors->Close();
 }
 
+// A statement's error that ends the whole command: one with error labels
+// (a WriteConflict or NoSuchTransaction in a transaction, which MongoDB
+// returns as the command's error, with TransientTransactionError, so that
+// drivers retry the transaction), else OK.
+Status CommandLevelError(const std::vector<WriteError>& errors) {
+  for (const WriteError& e : errors) {
+    if (!e.status.error_labels().empty()) return e.status;
+  }
+  return Status::OK();
+}
+
 void AppendWriteErrors(BsonBuilder* reply, const std::vector<WriteError>& errors) {
   if (errors.empty()) return;
   reply->OpenArray("writeErrors");
@@ -296,6 +307,7 @@ Status RunInsert(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
   ROCKDOC_ASSIGN_OR_RETURN(
       InsertManyResult result,
       ctx.database().GetCollection(args.collection).InsertMany(args.documents, options));
+  ROCKDOC_RETURN_IF_ERROR(CommandLevelError(result.write_errors));
   reply->AppendInt32("n", static_cast<int32_t>(result.inserted_count()));
   AppendWriteErrors(reply, result.write_errors);
   return Status::OK();
@@ -448,6 +460,7 @@ Status RunUpdate(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
       upserted.Close();
     }
   }
+  ROCKDOC_RETURN_IF_ERROR(CommandLevelError(errors));
   reply->AppendInt32("n", static_cast<int32_t>(n));
   reply->AppendInt32("nModified", static_cast<int32_t>(modified));
   if (any_upserted) {
@@ -515,6 +528,7 @@ Status RunDelete(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
     }
     n += r->deleted_count;
   }
+  ROCKDOC_RETURN_IF_ERROR(CommandLevelError(errors));
   reply->AppendInt32("n", static_cast<int32_t>(n));
   AppendWriteErrors(reply, errors);
   return Status::OK();

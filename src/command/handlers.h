@@ -36,6 +36,11 @@ Status RunListDatabases(CommandContext& ctx, DocumentView cmd, BsonBuilder* repl
 Status RunServerStatus(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
 Status RunHostInfo(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
 
+// session_commands.cc
+Status RunCommitTransaction(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+Status RunAbortTransaction(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+Status RunEndSessions(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+
 // crud_commands.cc
 Status RunFind(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
 Status RunGetMore(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);

@@ -8,6 +8,7 @@
 #include "command/command.h"
 #include "command/cursor_manager.h"
 #include "command/handlers.h"
+#include "command/server_sessions.h"
 
 namespace rockdoc {
 
@@ -18,10 +19,12 @@ namespace {
 // Every command, by name (sorted: FindCommand searches it). Aliases are
 // rows of their own, as MongoDB registers them.
 constexpr CommandDefinition kCommands[] = {
+    {"abortTransaction", &RunAbortTransaction, /*admin_only=*/true},
     {"buildInfo", &RunBuildInfo},
     {"buildinfo", &RunBuildInfo},
     {"collMod", &RunCollMod},
     {"collStats", &RunCollStats},
+    {"commitTransaction", &RunCommitTransaction, /*admin_only=*/true},
     {"count", &RunCount},
     {"create", &RunCreate},
     {"createIndexes", &RunCreateIndexes},
@@ -33,6 +36,7 @@ constexpr CommandDefinition kCommands[] = {
     {"drop", &RunDrop},
     {"dropDatabase", &RunDropDatabase},
     {"dropIndexes", &RunDropIndexes},
+    {"endSessions", &RunEndSessions},
     {"explain", &RunExplain},
     {"find", &RunFind},
     {"findAndModify", &RunFindAndModify},
@@ -77,7 +81,41 @@ Document ErrorReply(const Status& s) {
   return std::move(b).Build();
 }
 
-Status RunOne(const Client& client, CursorManager* cursors, std::string_view db, DocumentView cmd,
+// The session fields of a command, checked for type.
+Status ReadSessionFields(DocumentView cmd, std::optional<std::string>* lsid, TransactionFields* t) {
+  for (Element e : cmd) {
+    if (e.key() == "lsid") {
+      std::string key;
+      ROCKDOC_RETURN_IF_ERROR(SessionKey(e, &key));
+      *lsid = std::move(key);
+    } else if (e.key() == "txnNumber") {
+      ROCKDOC_ASSIGN_OR_RETURN(t->txn_number, IntegerField(e));
+    } else if (e.key() == "autocommit") {
+      if (!e.IsBool()) return WrongType(e, "type 'bool'");
+      t->autocommit = e.Bool();
+    } else if (e.key() == "startTransaction") {
+      if (!e.IsBool()) return WrongType(e, "type 'bool'");
+      t->start_transaction = e.Bool();
+    }
+  }
+  if (t->start_transaction && t->autocommit != std::optional<bool>(false)) {
+    return Status(ErrorCode::kInvalidOptions, "startTransaction needs autocommit: false");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+// What the command layer keeps for a client.
+class CommandState {
+ public:
+  CursorManager cursors;
+  ServerSessions sessions;
+};
+
+namespace {
+
+Status RunOne(const Client& client, CommandState* state, std::string_view db, DocumentView cmd,
               BsonBuilder* reply) {
   ROCKDOC_RETURN_IF_ERROR(ValidateBson(cmd.bytes()));
   if (cmd.empty()) {
@@ -102,7 +140,26 @@ Status RunOne(const Client& client, CursorManager* cursors, std::string_view db,
   CommandContext ctx;
   ctx.client = &client;
   ctx.db = std::string(db);
-  ctx.cursors = cursors;
+  ctx.cursors = &state->cursors;
+  ctx.sessions = &state->sessions;
+  std::optional<std::string> lsid;
+  TransactionFields txn;
+  ROCKDOC_RETURN_IF_ERROR(QualifyFieldError(name, ReadSessionFields(cmd, &lsid, &txn)));
+  if (!lsid) {
+    if (txn.txn_number || txn.autocommit || txn.start_transaction) {
+      return Status(ErrorCode::kInvalidOptions,
+                    "Transaction fields (txnNumber, autocommit, startTransaction) need an lsid");
+    }
+    return command->run(ctx, cmd, reply);
+  }
+  ROCKDOC_ASSIGN_OR_RETURN(std::shared_ptr<ServerSession> session,
+                           state->sessions.Get(client, *lsid));
+  std::lock_guard<std::mutex> running(session->running);
+  if (!session->session) {
+    return Status(ErrorCode::kNoSuchTransaction, "the session has ended");
+  }
+  ROCKDOC_RETURN_IF_ERROR(EnterTransaction(session.get(), name, txn));
+  ctx.session = &*session->session;
   return command->run(ctx, cmd, reply);
 }
 
@@ -119,9 +176,9 @@ const CommandDefinition* FindCommand(std::string_view name) {
 
 Document Client::RunCommand(std::string_view db, DocumentView command) const {
   std::call_once(commands_once_,
-                 [this] { cursors_ = std::make_shared<internal::CursorManager>(); });
+                 [this] { commands_ = std::make_shared<internal::CommandState>(); });
   BsonBuilder reply;
-  Status s = internal::RunOne(*this, cursors_.get(), db, command, &reply);
+  Status s = internal::RunOne(*this, commands_.get(), db, command, &reply);
   if (!s.ok()) return internal::ErrorReply(s);
   reply.AppendDouble("ok", 1);
   return std::move(reply).Build();

@@ -1,0 +1,126 @@
+#include "command/server_sessions.h"
+
+#include <vector>
+
+#include "common/clock.h"
+
+namespace rockdoc::internal {
+
+Status SessionKey(const Element& lsid, std::string* key) {
+  if (!lsid.IsDocument()) {
+    return Status(ErrorCode::kTypeMismatch, "BSON field 'lsid' is the wrong type '" +
+                                                std::string(BsonTypeAlias(lsid.type())) +
+                                                "', expected type 'object'");
+  }
+  bool has_id = false;
+  for (Element f : lsid.Document()) {
+    if (f.key() == "id") {
+      std::optional<BinaryView> bytes = f.AsBinary();
+      if (!bytes || bytes->subtype != BinarySubtype::kUuid || bytes->data.size() != 16) {
+        return Status(ErrorCode::kBadValue, "lsid.id must be a UUID (BinData subtype 4)");
+      }
+      *key = std::string(bytes->data);
+      has_id = true;
+    } else if (f.key() == "uid") {
+      // The user of an authenticated session: rockdoc has no users.
+      return Status(ErrorCode::kNotImplemented, "lsid.uid is not supported by rockdoc");
+    } else {
+      return Status(ErrorCode::kUnknownBsonField,
+                    "BSON field 'lsid." + std::string(f.key()) + "' is an unknown field.");
+    }
+  }
+  if (!has_id) {
+    return Status(ErrorCode::kFailedToParse,
+                  "BSON field 'lsid.id' is missing but a required field");
+  }
+  return Status::OK();
+}
+
+StatusOr<std::shared_ptr<ServerSession>> ServerSessions::Get(const Client& client,
+                                                             const std::string& key) {
+  std::vector<std::shared_ptr<ServerSession>> expired;  // ended outside the lock
+  MutexLock g(&mu_);
+  const int64_t now = SteadyMillis();
+  for (auto it = sessions_.begin(); it != sessions_.end();) {
+    if (it->first != key && now - it->second->last_used_ms > idle_timeout_ms_) {
+      expired.push_back(std::move(it->second));
+      it = sessions_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  auto it = sessions_.find(key);
+  if (it == sessions_.end()) {
+    ROCKDOC_ASSIGN_OR_RETURN(Session session, client.StartSession());
+    auto made = std::make_shared<ServerSession>();
+    made->session.emplace(std::move(session));
+    it = sessions_.emplace(key, std::move(made)).first;
+  }
+  it->second->last_used_ms = now;
+  return it->second;
+}
+
+bool ServerSessions::End(const std::string& key) {
+  std::shared_ptr<ServerSession> ending;
+  {
+    MutexLock g(&mu_);
+    auto it = sessions_.find(key);
+    if (it == sessions_.end()) return false;
+    ending = std::move(it->second);
+    sessions_.erase(it);
+  }
+  // Waits for a command of the session still running, then ends it.
+  std::lock_guard<std::mutex> running(ending->running);
+  ending->session.reset();
+  return true;
+}
+
+size_t ServerSessions::size() const {
+  MutexLock g(&mu_);
+  return sessions_.size();
+}
+
+Status EnterTransaction(ServerSession* s, std::string_view command, const TransactionFields& t) {
+  const bool ends = command == "commitTransaction" || command == "abortTransaction";
+  if (!t.txn_number) {
+    if (t.autocommit || t.start_transaction || ends) {
+      return Status(ErrorCode::kInvalidOptions,
+                    "txnNumber is required for transactions (autocommit, startTransaction, " +
+                        std::string(command) + ")");
+    }
+    return Status::OK();
+  }
+  if (!t.autocommit) {
+    return Status(ErrorCode::kNotImplemented,
+                  "retryable writes (txnNumber without autocommit) are not supported by rockdoc");
+  }
+  if (*t.autocommit) {
+    return Status(ErrorCode::kInvalidOptions, "Specifying autocommit=true is not allowed.");
+  }
+  const int64_t n = *t.txn_number;
+  if (n < s->txn_number) {
+    return Status(static_cast<ErrorCode>(225),  // TransactionTooOld
+                  "txnNumber " + std::to_string(n) + " is less than last txnNumber " +
+                      std::to_string(s->txn_number) + " seen in session");
+  }
+  if (t.start_transaction) {
+    if (n == s->txn_number) {
+      return Status(static_cast<ErrorCode>(256),  // TransactionCommitted / ConflictingOperation
+                    "Transaction with txnNumber " + std::to_string(n) + " has already started");
+    }
+    if (s->session->InTransaction()) s->session->AbortTransaction().IgnoreError();  // superseded
+    s->txn_number = n;
+    return s->session->StartTransaction();
+  }
+  if (n != s->txn_number) {
+    return Status(ErrorCode::kNoSuchTransaction,
+                  "Given transaction number " + std::to_string(n) +
+                      " does not match any in-progress transactions. The active transaction "
+                      "number is " +
+                      std::to_string(s->txn_number))
+        .WithErrorLabel("TransientTransactionError");
+  }
+  return Status::OK();
+}
+
+}  // namespace rockdoc::internal

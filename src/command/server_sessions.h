@@ -1,0 +1,85 @@
+// command/server_sessions.h: logical sessions as commands carry them
+// (`lsid`, `txnNumber`, `autocommit`, `startTransaction`), over the
+// library's Session: what a driver's session becomes when it reaches the
+// command layer, in process or over the wire.
+//
+// A session is made on the first command that names its lsid ({id: UUID})
+// and ends with endSessions or after MongoDB's logicalSessionTimeoutMinutes
+// (30) without use. A transaction is numbered by the driver: the command
+// with `startTransaction: true` and a txnNumber greater than any the
+// session saw starts it; commands with the same txnNumber and
+// `autocommit: false` run in it; commitTransaction / abortTransaction end
+// it. As MongoDB:
+//   - a txnNumber lower than the session's is TransactionTooOld (225);
+//   - autocommit: false with a txnNumber that is not the active
+//     transaction's is NoSuchTransaction (251);
+//   - autocommit: true is InvalidOptions (72); startTransaction without
+//     autocommit: false is InvalidOptions too;
+//   - a txnNumber without autocommit (a retryable write) is NotImplemented.
+//
+// Thread safety: the table is thread-safe; a session runs one command at
+// a time (a second command of the same session waits for the first).
+#ifndef ROCKDOC_COMMAND_SERVER_SESSIONS_H_
+#define ROCKDOC_COMMAND_SERVER_SESSIONS_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "common/mutex.h"
+#include "rockdoc/client.h"
+#include "rockdoc/document.h"
+#include "rockdoc/status.h"
+
+namespace rockdoc::internal {
+
+// MongoDB's logicalSessionTimeoutMinutes.
+inline constexpr int64_t kSessionIdleTimeoutMs = 30 * 60 * 1000;
+
+struct ServerSession {
+  std::mutex running;  // held while one of its commands runs
+  std::optional<Session> session;
+  int64_t txn_number = -1;  // the highest txnNumber seen
+  int64_t last_used_ms = 0;
+};
+
+// The transaction fields of a command.
+struct TransactionFields {
+  std::optional<int64_t> txn_number;
+  std::optional<bool> autocommit;
+  bool start_transaction = false;
+};
+
+// Reads lsid's id (a UUID) into *key. InvalidUUID-like BadValue otherwise.
+Status SessionKey(const Element& lsid, std::string* key);
+
+class ServerSessions {
+ public:
+  explicit ServerSessions(int64_t idle_timeout_ms = kSessionIdleTimeoutMs)
+      : idle_timeout_ms_(idle_timeout_ms) {}
+
+  // The session of `key`, made with client.StartSession() on first use.
+  StatusOr<std::shared_ptr<ServerSession>> Get(const Client& client, const std::string& key)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Ends the session of `key` (aborting its transaction). False when none.
+  bool End(const std::string& key) ABSL_LOCKS_EXCLUDED(mu_);
+  size_t size() const ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  const int64_t idle_timeout_ms_;
+  mutable Mutex mu_;
+  std::map<std::string, std::shared_ptr<ServerSession>> sessions_ ABSL_GUARDED_BY(mu_);
+};
+
+// Applies a command's transaction fields to its session before it runs:
+// starts a transaction, or checks that the command belongs to the active
+// one. `command` is the command's name.
+Status EnterTransaction(ServerSession* s, std::string_view command, const TransactionFields& t);
+
+}  // namespace rockdoc::internal
+
+#endif  // ROCKDOC_COMMAND_SERVER_SESSIONS_H_
