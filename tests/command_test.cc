@@ -120,6 +120,13 @@ TEST_F(CommandTest, ErrorsCarryMongoDBsCodesAndMessages) {
             "73 InvalidNamespace: $db does not name the database the command runs against");
   EXPECT_EQ(Error(R"({"ping": 1})", "bad.db"),
             "73 InvalidNamespace: Invalid database name: 'bad.db'");
+  // maxTimeMS is a generic argument: checked everywhere, applied where a
+  // command can run long, refused where it would not be.
+  Ok(R"({"ping": 1, "maxTimeMS": 100})");
+  EXPECT_EQ(Error(R"({"ping": 1, "maxTimeMS": -1})"),
+            "2 BadValue: maxTimeMS value must be within the range [0, 2147483647]");
+  EXPECT_EQ(Error(R"({"insert": "c", "documents": [{}], "maxTimeMS": 10})"),
+            "238 NotImplemented: BSON field 'insert.maxTimeMS' is not supported by rockdoc");
   // Accepted generic fields: the ones with one meaning on one node.
   Ok(R"({"ping": 1, "$db": "test", "comment": "x", "$readPreference": {"mode": "secondary"},
          "apiVersion": "1", "readConcern": {"level": "majority"}, "writeConcern": {"w": "majority"}})");

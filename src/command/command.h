@@ -115,13 +115,24 @@ template <typename O>
 Status ApiBoolRow(const Element& e, O*) {
   return BoolField(e).status();
 }
+// maxTimeMS as a generic argument (MongoDB takes it on every command, and
+// drivers with timeoutMS send it everywhere): checked for type and range.
+// The commands that can run long have a row of their own that applies it
+// (find, count, distinct, update, delete, findAndModify) or refuses it
+// (insert); the others are one short step each (catalog and server
+// commands), which finish before any limit a client would set.
+Status CheckMaxTimeMSField(const Element& e);
+template <typename O>
+Status MaxTimeRow(const Element& e, O*) {
+  return CheckMaxTimeMSField(e);
+}
 #define ROCKDOC_GENERIC_COMMAND_ROWS(O)                                            \
   {"$db", &Accept<O>}, {"comment", &Accept<O>}, {"$readPreference", &Accept<O>},   \
       {"apiVersion", &ApiVersionRow<O>}, {"apiStrict", &ApiBoolRow<O>},            \
       {"apiDeprecationErrors", &ApiBoolRow<O>}, {"$clusterTime", &Accept<O>},      \
       {"readConcern", &ReadConcernRow<O>}, {"writeConcern", &WriteConcernRow<O>},  \
       {"lsid", &Accept<O>}, {"txnNumber", &Accept<O>}, {"autocommit", &Accept<O>}, \
-      {"startTransaction", &Accept<O>},
+      {"startTransaction", &Accept<O>}, {"maxTimeMS", &MaxTimeRow<O>},
 
 // Typed rows storing into a member.
 template <typename O, std::string O::*M>

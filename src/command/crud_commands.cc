@@ -286,6 +286,8 @@ constexpr OptionField<InsertArgs> kInsertFields[] = {
     {"ordered", &BoolRow<InsertArgs, &InsertArgs::ordered>},
     // rockdoc has no document validators yet, so there is nothing to bypass.
     {"bypassDocumentValidation", &ApiBoolRow<InsertArgs>},
+    // A batch of inserts has no time limit in rockdoc.
+    {"maxTimeMS", nullptr},
     ROCKDOC_GENERIC_COMMAND_ROWS(InsertArgs)};
 
 }  // namespace

@@ -1,5 +1,7 @@
 // command/fields.cc: decoding of command fields (command/command.h).
 #include <cmath>
+#include <cstdint>
+#include <limits>
 
 #include "catalog/catalog.h"
 #include "command/command.h"
@@ -105,6 +107,15 @@ Status CheckApiVersion(const Element& e) {
   if (e.String() != "1") {
     return Status(static_cast<ErrorCode>(322),
                   "API version must be \"1\"");  // APIVersionError
+  }
+  return Status::OK();
+}
+
+Status CheckMaxTimeMSField(const Element& e) {
+  ROCKDOC_ASSIGN_OR_RETURN(int64_t ms, IntegerField(e));
+  if (ms < 0 || ms > std::numeric_limits<int32_t>::max()) {
+    return Status(ErrorCode::kBadValue,
+                  std::string(e.key()) + " value must be within the range [0, 2147483647]");
   }
   return Status::OK();
 }
