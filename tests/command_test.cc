@@ -327,11 +327,12 @@ TEST_F(CommandTest, GetMoreOnAnotherNamespaceIsRefused) {
 
 TEST(CursorManagerTest, IdleCursorsAreClosed) {
   internal::CursorManager manager(/*idle_timeout_ms=*/50);
-  auto keep = std::make_unique<internal::CommandCursor>("db.c", std::vector<Document>{Document()});
+  auto keep =
+      std::make_unique<internal::CommandCursor>("db", "c", std::vector<Document>{Document()});
   keep->no_timeout = true;
   const int64_t kept = manager.Register(std::move(keep));
   const int64_t id = manager.Register(
-      std::make_unique<internal::CommandCursor>("db.c", std::vector<Document>{Document()}));
+      std::make_unique<internal::CommandCursor>("db", "c", std::vector<Document>{Document()}));
   ASSERT_NE(id, 0);
   ASSERT_NE(id, kept);
   std::this_thread::sleep_for(std::chrono::milliseconds(120));

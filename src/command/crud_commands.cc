@@ -110,8 +110,8 @@ Status RunFind(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
   ROCKDOC_RETURN_IF_ERROR(DecodeCommand("find", cmd, kFindFields, &args));
   Collection coll = ctx.database().GetCollection(args.collection);
   ROCKDOC_ASSIGN_OR_RETURN(Cursor cursor, coll.Find(args.filter, args.options));
-  auto c = std::make_unique<CommandCursor>(Namespace(ctx, args.collection), std::move(cursor));
-  c->no_timeout = args.no_cursor_timeout;
+  CommandCursor c(ctx.db, args.collection, std::move(cursor));
+  c.no_timeout = args.no_cursor_timeout;
   return CursorReply(ctx, std::move(c), args.batch_size, args.single_batch, reply);
 }
 

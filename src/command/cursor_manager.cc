@@ -91,10 +91,10 @@ StatusOr<std::unique_ptr<CommandCursor>> CursorManager::CheckOut(int64_t id, std
     return Status(ErrorCode::kOperationFailed,
                   "cursor id " + std::to_string(id) + " is already in use");
   }
-  if (it->second->ns != ns) {
+  if (it->second->ns() != ns) {
     return Status(ErrorCode::kUnauthorized, "Requested getMore on namespace '" + std::string(ns) +
                                                 "', but cursor belongs to a different namespace " +
-                                                it->second->ns);
+                                                it->second->ns());
   }
   return std::move(it->second);
 }
@@ -113,7 +113,7 @@ bool CursorManager::Kill(int64_t id, std::string_view ns) {
   ReapIdleLocked(SteadyMillis());
   auto it = cursors_.find(id);
   if (it == cursors_.end()) return false;
-  if (it->second != nullptr && it->second->ns != ns) return false;
+  if (it->second != nullptr && it->second->ns() != ns) return false;
   closing = std::move(it->second);
   cursors_.erase(it);
   return true;

@@ -40,7 +40,10 @@ inline constexpr int64_t kDefaultCursorTimeoutMs = 10 * 60 * 1000;
 // One open cursor: a query's library cursor, or documents already in
 // memory (listCollections, listIndexes), and what getMore needs of it.
 struct CommandCursor {
-  std::string ns;  // "db.coll", as replies name it
+  // The namespace replies name: "<db>.<collection>" (a getMore must name
+  // the same). Kept as its parts: the common case never joins them.
+  std::string db;
+  std::string collection;
   std::optional<Cursor> cursor;
   std::vector<Document> docs;  // when there is no `cursor`
   size_t next_doc = 0;
@@ -51,8 +54,11 @@ struct CommandCursor {
   int64_t remaining = -1;
   int64_t last_used_ms = 0;
 
-  CommandCursor(std::string n, Cursor c) : ns(std::move(n)), cursor(std::move(c)) {}
-  CommandCursor(std::string n, std::vector<Document> d) : ns(std::move(n)), docs(std::move(d)) {}
+  CommandCursor(std::string d, std::string c, Cursor cur)
+      : db(std::move(d)), collection(std::move(c)), cursor(std::move(cur)) {}
+  CommandCursor(std::string d, std::string c, std::vector<Document> all)
+      : db(std::move(d)), collection(std::move(c)), docs(std::move(all)) {}
+  std::string ns() const { return db + "." + collection; }
 
   // Reads the next document into `pending`; false at the end.
   StatusOr<bool> Advance();

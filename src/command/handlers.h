@@ -58,7 +58,7 @@ Status RunExplain(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
 // (negative: no count limit) under the 16 MiB rule, and keeps the cursor open
 // (registered with ctx.cursors) when documents remain and `single_batch`
 // is false.
-Status CursorReply(CommandContext& ctx, std::unique_ptr<struct CommandCursor> c, int64_t batch_size,
+Status CursorReply(CommandContext& ctx, struct CommandCursor c, int64_t batch_size,
                    bool single_batch, BsonBuilder* reply);
 
 }  // namespace rockdoc::internal

@@ -112,14 +112,17 @@ Status RunBuildInfo(CommandContext&, DocumentView cmd, BsonBuilder* reply) {
 
 // ---- Catalog ----
 
-Status CursorReply(CommandContext& ctx, std::unique_ptr<CommandCursor> c, int64_t batch_size,
-                   bool single_batch, BsonBuilder* reply) {
+Status CursorReply(CommandContext& ctx, CommandCursor c, int64_t batch_size, bool single_batch,
+                   BsonBuilder* reply) {
   reply->OpenDocument("cursor");
   reply->OpenArray("firstBatch");
-  ROCKDOC_ASSIGN_OR_RETURN(bool exhausted, FillBatch(c.get(), batch_size, reply));
+  ROCKDOC_ASSIGN_OR_RETURN(bool exhausted, FillBatch(&c, batch_size, reply));
   reply->Close();
-  const std::string ns = c->ns;
-  const int64_t id = exhausted || single_batch ? 0 : ctx.cursors->Register(std::move(c));
+  const std::string ns = c.ns();
+  // Kept on the heap only when it stays open.
+  const int64_t id = exhausted || single_batch
+                         ? 0
+                         : ctx.cursors->Register(std::make_unique<CommandCursor>(std::move(c)));
   reply->AppendInt64("id", id);
   reply->AppendString("ns", ns);
   reply->Close();
@@ -199,8 +202,8 @@ Status RunListCollections(CommandContext& ctx, DocumentView cmd, BsonBuilder* re
     if (filter && !filter->Matches(info)) continue;
     infos.push_back(std::move(info));
   }
-  auto c = std::make_unique<CommandCursor>(ctx.db + ".$cmd.listCollections", std::move(infos));
-  return CursorReply(ctx, std::move(c), args.cursor.batch_size, false, reply);
+  return CursorReply(ctx, CommandCursor(ctx.db, "$cmd.listCollections", std::move(infos)),
+                     args.cursor.batch_size, false, reply);
 }
 
 namespace {
@@ -224,7 +227,7 @@ Status RunListIndexes(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply)
   ROCKDOC_RETURN_IF_ERROR(DecodeCommand("listIndexes", cmd, kListIndexesFields, &args));
   ROCKDOC_ASSIGN_OR_RETURN(std::vector<Document> specs,
                            ctx.database().GetCollection(args.collection).ListIndexes());
-  auto c = std::make_unique<CommandCursor>(ctx.db + "." + args.collection, std::move(specs));
+  CommandCursor c(ctx.db, args.collection, std::move(specs));
   return CursorReply(ctx, std::move(c), args.cursor.batch_size, false, reply);
 }
 
