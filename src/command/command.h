@@ -26,6 +26,7 @@
 #include <string_view>
 
 #include "common/option_table.h"
+#include "query/match_expression.h"
 #include "rockdoc/client.h"
 #include "rockdoc/document.h"
 #include "rockdoc/status.h"
@@ -157,6 +158,10 @@ Status BoolRow(const Element& e, O* o) {
   ROCKDOC_ASSIGN_OR_RETURN(o->*M, BoolField(e));
   return Status::OK();
 }
+
+// A list command's `filter` (listCollections, listDatabases), matched
+// against the documents it lists: null when empty.
+StatusOr<std::unique_ptr<MatchExpression>> ListFilter(const Document& filter);
 
 // The collection a command's first field names: a non-empty string.
 // InvalidNamespace (73) for an empty or invalid one.

@@ -128,6 +128,11 @@ Status CheckAllowDiskUse(const Element& e) {
                 "memory, at most 100 MB)");
 }
 
+StatusOr<std::unique_ptr<MatchExpression>> ListFilter(const Document& filter) {
+  if (filter.empty()) return std::unique_ptr<MatchExpression>();
+  return ParseMatchExpression(filter);
+}
+
 StatusOr<std::string> CollectionName(std::string_view command, const Element& e) {
   if (!e.IsString()) {
     return Status(ErrorCode::kInvalidNamespace,

@@ -174,10 +174,7 @@ constexpr OptionField<ListCollectionsArgs> kListCollectionsFields[] = {
 Status RunListCollections(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
   ListCollectionsArgs args;
   ROCKDOC_RETURN_IF_ERROR(DecodeCommand("listCollections", cmd, kListCollectionsFields, &args));
-  std::unique_ptr<MatchExpression> filter;
-  if (!args.filter.empty()) {
-    ROCKDOC_ASSIGN_OR_RETURN(filter, ParseMatchExpression(args.filter));
-  }
+  ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<MatchExpression> filter, ListFilter(args.filter));
   ROCKDOC_ASSIGN_OR_RETURN(std::vector<std::string> names, ctx.database().ListCollectionNames());
   std::vector<Document> infos;
   for (const std::string& name : names) {

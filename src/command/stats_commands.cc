@@ -159,10 +159,7 @@ constexpr OptionField<ListDatabasesArgs> kListDatabasesFields[] = {
 Status RunListDatabases(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
   ListDatabasesArgs args;
   ROCKDOC_RETURN_IF_ERROR(DecodeCommand("listDatabases", cmd, kListDatabasesFields, &args));
-  std::unique_ptr<MatchExpression> filter;
-  if (!args.filter.empty()) {
-    ROCKDOC_ASSIGN_OR_RETURN(filter, ParseMatchExpression(args.filter));
-  }
+  ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<MatchExpression> filter, ListFilter(args.filter));
   ROCKDOC_ASSIGN_OR_RETURN(std::vector<std::string> names, ctx.client->ListDatabaseNames());
   int64_t total = 0;
   reply->OpenArray("databases");
