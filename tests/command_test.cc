@@ -549,6 +549,10 @@ TEST_F(CommandTest, StatsReportRealSizes) {
   EXPECT_EQ(db.Get("dataSize").NumberAsDouble(), static_cast<double>(bytes));
   EXPECT_EQ(db.Get("indexes").NumberAsDouble(), 2.0);
   EXPECT_GT(db.Get("fsTotalSize").NumberAsDouble(), 0);
+  EXPECT_FALSE(db.Get("freeStorageSize").ok());
+  Document free = Ok(R"({"dbStats": 1, "freeStorage": 1})");
+  EXPECT_EQ(free.Get("freeStorageSize").NumberAsDouble(), 0.0);
+  EXPECT_EQ(free.Get("totalFreeStorageSize").NumberAsDouble(), 0.0);
 
   Document list = Ok(R"({"listDatabases": 1})", "admin");
   ASSERT_EQ(ArrayLength(list.Get("databases")), 1u);

@@ -104,12 +104,13 @@ Status RunCollStats(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
 namespace {
 struct DbStatsArgs {
   int64_t scale = 1;
+  bool free_storage = false;
 };
 constexpr OptionField<DbStatsArgs> kDbStatsFields[] = {
     {"dbStats", &Accept<DbStatsArgs>},
     {"dbstats", &Accept<DbStatsArgs>},
     {"scale", &ScaleRow<DbStatsArgs>},
-    {"freeStorage", &ApiBoolRow<DbStatsArgs>},  // rockdoc never has free storage to report
+    {"freeStorage", &BoolRow<DbStatsArgs, &DbStatsArgs::free_storage>},
     ROCKDOC_GENERIC_COMMAND_ROWS(DbStatsArgs)};
 }  // namespace
 
@@ -130,6 +131,13 @@ Status RunDbStats(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
   AppendNumber(reply, "indexes", sizes.indexes);
   reply->AppendDouble("indexSize", static_cast<double>(sizes.index_size / k));
   reply->AppendDouble("totalSize", static_cast<double>((sizes.storage + sizes.index_size) / k));
+  if (args.free_storage) {
+    // Space a storage engine holds for reuse: RocksDB's table files hold
+    // none (compaction rewrites them), so it is 0 here.
+    reply->AppendDouble("freeStorageSize", 0);
+    reply->AppendDouble("indexFreeStorageSize", 0);
+    reply->AppendDouble("totalFreeStorageSize", 0);
+  }
   AppendNumber(reply, "scaleFactor", k);
   std::error_code error;
   std::filesystem::space_info fs = std::filesystem::space(ctx.client->path(), error);
