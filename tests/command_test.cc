@@ -483,7 +483,10 @@ TEST_F(CommandTest, CollModRenameAndValidate) {
   Document mod = Ok(R"({"collMod": "c", "index": {"name": "t_1", "expireAfterSeconds": 50}})");
   EXPECT_EQ(mod.Get("expireAfterSeconds_old").NumberAsDouble(), 100);
   EXPECT_EQ(mod.Get("expireAfterSeconds_new").NumberAsDouble(), 50);
-  EXPECT_EQ(Error(R"({"collMod": "c", "validator": {}})").substr(0, 4), "238 ");
+  EXPECT_EQ(Error(R"({"collMod": "c", "cappedSize": 100000})").substr(0, 4), "238 ");
+  // One "ok" in the reply, the dispatcher's.
+  Document validator = Ok(R"({"collMod": "c", "validator": {}})");
+  EXPECT_EQ(ToJson(validator), R"({"ok": 1.0})");
   EXPECT_EQ(Error(R"({"collMod": "missing", "index": {"name": "x", "expireAfterSeconds": 1}})")
                 .substr(0, 21),
             "26 NamespaceNotFound:");

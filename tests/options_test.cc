@@ -216,19 +216,16 @@ TEST_F(OptionsApiTest, CreateIndexesNeedsAtLeastOneIndex) {
   EXPECT_EQ(Coll().CreateIndexes({}).status().code(), ErrorCode::kBadValue);
 }
 
-// Each createCollection option MongoDB knows and rockdoc does not implement.
+// Each createCollection option MongoDB knows and rockdoc does not implement
+// (validators are implemented: tests/validator_test.cc).
 const char* const kUnsupportedCollectionOptions[] = {
     R"({"capped": true, "size": 4096})",
-    R"({"validator": {"a": {"$exists": true}}})",
-    R"({"validationLevel": "strict"})",
-    R"({"validationAction": "warn"})",
     R"({"timeseries": {"timeField": "t"}})",
     R"({"viewOn": "other", "pipeline": []})",
     R"({"clusteredIndex": {"key": {"_id": 1}, "unique": true}})",
     R"({"collation": {"locale": "fr"}})",
     R"({"changeStreamPreAndPostImages": {"enabled": true}})",
     R"({"expireAfterSeconds": 60})",
-    R"({"max": 10})",
     R"({"storageEngine": {}})",
     R"({"indexOptionDefaults": {}})",
     R"({"encryptedFields": {}})",

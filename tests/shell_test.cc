@@ -694,8 +694,7 @@ TEST_F(ShellTest, CreateIndexesBuildsAllOrNone) {
 
 TEST_F(ShellTest, CreateCollectionOptionsRockdocLacksAreRefused) {
   for (const char* options :
-       {"{capped: true, size: 4096}", "{validator: {a: {$exists: true}}}",
-        "{timeseries: {timeField: 't'}}", "{viewOn: 'x', pipeline: []}",
+       {"{capped: true, size: 4096}", "{timeseries: {timeField: 't'}}", "{viewOn: 'x', pipeline: []}",
         "{clusteredIndex: {key: {_id: 1}, unique: true}}", "{collation: {locale: 'fr'}}",
         "{changeStreamPreAndPostImages: {enabled: true}}", "{expireAfterSeconds: 60}"}) {
     EXPECT_EQ(
@@ -707,6 +706,24 @@ TEST_F(ShellTest, CreateCollectionOptionsRockdocLacksAreRefused) {
             "[ 40415, \"BSON field 'create.foo' is an unknown field.\" ]\n");
   EXPECT_EQ(Show("db.getCollectionNames().includes('x')"), "false\n");
   EXPECT_EQ(Show("db.createCollection('x', {})"), "{ ok: 1 }\n");
+}
+
+TEST_F(ShellTest, ValidatorsRefuseWithErrInfoAndShowInCollectionInfos) {
+  Ok("db.createCollection('s', {validator: {$jsonSchema: {required: ['name']}}})");
+  EXPECT_EQ(Show("try { db.s.insertOne({_id: 1}) } catch (e) {"
+                 " [e.code, e.codeName, e.message, e.errInfo.failingDocumentId,"
+                 "  e.errInfo.details.schemaRulesNotSatisfied[0].missingProperties] }"),
+            "[\n  121,\n  'DocumentValidationFailure',\n  'Document failed validation',\n  1,\n"
+            "  [ 'name' ]\n]\n");
+  EXPECT_EQ(Show("db.s.insertOne({_id: 2}, {bypassDocumentValidation: true}).insertedId"), "2\n");
+  EXPECT_EQ(Show("try { db.s.insertMany([{_id: 3}]) } catch (e) {"
+                 " e.writeErrors[0].errInfo.failingDocumentId }"),
+            "3\n");
+  EXPECT_EQ(Show("db.getCollectionInfos({name: 's'})[0].options"),
+            "{\n  validator: { $jsonSchema: { required: [ 'name' ] } }\n}\n");
+  EXPECT_EQ(Show("db.s.isCapped()"), "false\n");
+  EXPECT_EQ(Show("db.getCollectionInfos({}, {nameOnly: true})"),
+            "[ { name: 's', type: 'collection' } ]\n");
 }
 
 TEST_F(ShellTest, UniqueIndexRejectsDuplicates) {

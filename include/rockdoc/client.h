@@ -223,15 +223,23 @@ class Database {
   // InvalidNamespace (73) for a bad name.
   Status CreateCollection(std::string_view name) const;
   // The same with createCollection's options document, decoded from one
-  // table of known names. rockdoc implements none of MongoDB's collection
-  // options yet, so every one (capped, validator, timeseries, viewOn,
-  // clusteredIndex, collation, expireAfterSeconds, ...) is NotImplemented
-  // (238) "... is not supported by rockdoc"; an unknown name is MongoDB's
-  // Location40415 "BSON field 'create.x' is an unknown field."; `comment`
-  // is accepted.
+  // table of known names. Implemented: `validator` (query operators and
+  // $jsonSchema), `validationLevel` ("off", "strict", "moderate"),
+  // `validationAction` ("error", "warn"), `capped` with `size` (required)
+  // and `max`, `comment`. The other options MongoDB knows (timeseries,
+  // viewOn, clusteredIndex, collation, expireAfterSeconds, ...) are
+  // NotImplemented (238) "... is not supported by rockdoc"; an unknown name
+  // is MongoDB's Location40415 "BSON field 'create.x' is an unknown field.".
   Status CreateCollection(std::string_view name, DocumentView options) const;
   // Names of this database's collections, sorted.
   StatusOr<std::vector<std::string>> ListCollectionNames() const;
+  // The same with each collection's options as listCollections shows them
+  // ({capped, size, max, validator, validationLevel, validationAction}).
+  struct CollectionInfo {
+    std::string name;
+    Document options;
+  };
+  StatusOr<std::vector<CollectionInfo>> ListCollections() const;
   // Drops the collection with all its documents and indexes. OK (and
   // false in *existed) when there is none.
   Status DropCollection(std::string_view name, bool* existed = nullptr) const;
@@ -243,10 +251,11 @@ class Database {
   // Drops every collection of the database.
   Status Drop() const;
   // collMod: changes a collection's options. rockdoc implements
+  // validator, validationLevel and validationAction (reply {ok: 1}), and
   // {index: {keyPattern: {...} | name: "...", expireAfterSeconds: N}}
   // (changing a TTL index's expiry, or making a single-field index a TTL
   // index), returning {expireAfterSeconds_old?, expireAfterSeconds_new, ok};
-  // the other options MongoDB knows (validator, validationLevel, hidden,
+  // the other options MongoDB knows (cappedSize, cappedMax, hidden,
   // unique, prepareUnique, viewOn, ...) are NotImplemented (238), an unknown
   // one Location40415. NamespaceNotFound (26), IndexNotFound (27).
   StatusOr<Document> CollMod(std::string_view collection, DocumentView options) const;
@@ -360,6 +369,13 @@ struct InsertManyResult {
 
 struct InsertManyOptions {
   bool ordered = true;
+  // bypassDocumentValidation: the collection's validator is not applied.
+  bool bypass_document_validation = false;
+};
+
+struct InsertOneOptions {
+  // bypassDocumentValidation: the collection's validator is not applied.
+  bool bypass_document_validation = false;
 };
 
 struct DeleteResult {
@@ -448,6 +464,8 @@ struct UpdateOptions {
   // exceeded time limit" once it has run this long; 0 = no limit; at most
   // 2^31 - 1 (BadValue otherwise). See "Time limits" above Collection.
   int64_t max_time_ms = 0;
+  // bypassDocumentValidation: the collection's validator is not applied.
+  bool bypass_document_validation = false;
 };
 
 // deleteOne / deleteMany.
@@ -479,6 +497,8 @@ struct FindOneAndModifyOptions {
   // exceeded time limit" once it has run this long; 0 = no limit; at most
   // 2^31 - 1 (BadValue otherwise). See "Time limits" above Collection.
   int64_t max_time_ms = 0;
+  // bypassDocumentValidation: the collection's validator is not applied.
+  bool bypass_document_validation = false;
 };
 
 // The options of an index that rockdoc implements. Every option MongoDB
@@ -572,6 +592,7 @@ class Collection {
   // DuplicateKey (11000) "E11000 duplicate key error collection: db.c
   // index: _id_ dup key: { _id: 1 }".
   StatusOr<InsertOneResult> InsertOne(DocumentView doc) const;
+  StatusOr<InsertOneResult> InsertOne(DocumentView doc, const InsertOneOptions& options) const;
   // Inserts many documents. Per-document failures are reported in the
   // result (an ordered insert keeps exactly the documents before the first
   // failure; an unordered one keeps every valid document); the returned
@@ -603,6 +624,8 @@ class Collection {
   // keeps the old `_id`; a different `_id` is ImmutableField (66)).
   StatusOr<UpdateResult> ReplaceOne(DocumentView filter, DocumentView replacement,
                                     bool upsert = false) const;
+  StatusOr<UpdateResult> ReplaceOne(DocumentView filter, DocumentView replacement,
+                                    const UpdateOptions& options) const;
   StatusOr<DeleteResult> DeleteOne(DocumentView filter, const DeleteOptions& options = {}) const;
   StatusOr<DeleteResult> DeleteMany(DocumentView filter, const DeleteOptions& options = {}) const;
 

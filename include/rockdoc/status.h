@@ -78,6 +78,7 @@ enum class ErrorCode : int32_t {
   kOperationFailed = 96,
   kDBPathInUse = 98,
   kWriteConflict = 112,
+  kDocumentValidationFailure = 121,
   kCommandNotSupported = 115,
   kJSInterpreterFailure = 139,
   kExceededMemoryLimit = 146,
@@ -135,6 +136,15 @@ class [[nodiscard]] Status {
   // A copy with `label` added (once). Labels do not take part in ==.
   Status WithErrorLabel(std::string_view label) const;
 
+  // MongoDB's `errInfo`: a BSON document with the error's details (a
+  // DocumentValidationFailure's failingDocumentId and details), as its raw
+  // bytes; empty when there is none. Not part of ==.
+  std::string_view error_info() const {
+    return rep_ ? std::string_view(rep_->info) : std::string_view();
+  }
+  // A copy carrying `bson` (a valid BSON document) as its errInfo.
+  Status WithErrorInfo(std::string bson) const;
+
   // Marks a status as deliberately ignored. Searchable.
   void IgnoreError() const {}
 
@@ -148,6 +158,7 @@ class [[nodiscard]] Status {
     ErrorCode code;
     std::string message;
     std::vector<std::string> labels;
+    std::string info;
   };
   // Shared so copies are cheap; never mutated after construction.
   std::shared_ptr<const Rep> rep_;

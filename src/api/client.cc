@@ -75,9 +75,13 @@ Status Database::CreateCollection(std::string_view name) const {
 }
 
 Status Database::CreateCollection(std::string_view name, DocumentView options) const {
+  ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "create"));
+  auto use = engine_->Enter();
+  ROCKDOC_RETURN_IF_ERROR(use.status());
   // Refuse what would not hold before creating anything.
-  ROCKDOC_RETURN_IF_ERROR(internal::ParseCollectionOptions(options).status());
-  return CreateCollection(name);
+  ROCKDOC_ASSIGN_OR_RETURN(internal::CollectionOptions decoded,
+                           internal::ParseCollectionOptions(name_, options));
+  return CatalogOf(*engine_).Create(name_, name, decoded);
 }
 
 StatusOr<std::vector<std::string>> Database::ListCollectionNames() const {
@@ -86,6 +90,17 @@ StatusOr<std::vector<std::string>> Database::ListCollectionNames() const {
   ROCKDOC_RETURN_IF_ERROR(use.status());
   ROCKDOC_RETURN_IF_ERROR(internal::ValidateDatabaseName(name_));
   return CatalogOf(*engine_).CollectionNames(name_);
+}
+
+StatusOr<std::vector<Database::CollectionInfo>> Database::ListCollections() const {
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<std::string> names, ListCollectionNames());
+  std::vector<CollectionInfo> out;
+  for (std::string& name : names) {
+    std::shared_ptr<internal::CollectionMeta> meta = CatalogOf(*engine_).Find(name_, name);
+    if (meta == nullptr) continue;  // dropped meanwhile
+    out.push_back({std::move(name), meta->options()->ToDocument()});
+  }
+  return out;
 }
 
 Status Database::DropCollection(std::string_view name, bool* existed) const {
@@ -150,6 +165,9 @@ constexpr internal::OptionField<CollModIndex> kCollModIndexFields[] = {
 
 struct CollModOptions {
   std::optional<CollModIndex> index;
+  std::optional<Document> validator;  // parsed once the database is known
+  std::optional<internal::ValidationLevel> validation_level;
+  std::optional<internal::ValidationAction> validation_action;
 };
 constexpr internal::OptionField<CollModOptions> kCollModFields[] = {
     {"index",
@@ -171,9 +189,27 @@ constexpr internal::OptionField<CollModOptions> kCollModFields[] = {
        return Status::OK();
      }},
     {"comment", [](const Element&, CollModOptions*) { return Status::OK(); }},
-    {"validator", nullptr},
-    {"validationLevel", nullptr},
-    {"validationAction", nullptr},
+    {"validator",
+     [](const Element& e, CollModOptions* o) -> Status {
+       if (!e.IsDocument()) {
+         return TypeMismatch("BSON field 'collMod.validator' is the wrong type '" +
+                             std::string(BsonTypeAlias(e.type())) + "', expected type 'object'");
+       }
+       o->validator = Document::AdoptValidated(std::string(e.Document().bytes()));
+       return Status::OK();
+     }},
+    {"validationLevel",
+     [](const Element& e, CollModOptions* o) -> Status {
+       ROCKDOC_ASSIGN_OR_RETURN(o->validation_level,
+                                internal::ParseValidationLevel(e, "collMod"));
+       return Status::OK();
+     }},
+    {"validationAction",
+     [](const Element& e, CollModOptions* o) -> Status {
+       ROCKDOC_ASSIGN_OR_RETURN(o->validation_action,
+                                internal::ParseValidationAction(e, "collMod"));
+       return Status::OK();
+     }},
     {"viewOn", nullptr},
     {"pipeline", nullptr},
     {"expireAfterSeconds", nullptr},  // clustered and time-series collections
@@ -201,6 +237,11 @@ StatusOr<Document> Database::CollMod(std::string_view collection, DocumentView o
         return NotImplemented("The collMod option '" + std::string(name) +
                               "' is not supported by rockdoc");
       }));
+  std::shared_ptr<const MatchExpression> validator_expr;
+  if (decoded.validator) {
+    ROCKDOC_ASSIGN_OR_RETURN(validator_expr,
+                             internal::ParseValidator(name_, decoded.validator->view()));
+  }
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   ROCKDOC_RETURN_IF_ERROR(internal::ValidateCollectionName(name_, collection));
@@ -213,6 +254,32 @@ StatusOr<Document> Database::CollMod(std::string_view collection, DocumentView o
     return Status(ErrorCode::kNamespaceNotFound, "ns does not exist: " + ns);
   }
   BsonBuilder reply;
+  if (decoded.validator || decoded.validation_level || decoded.validation_action) {
+    // The validation settings: a new snapshot of the options, published
+    // and persisted under the exclusive lock (writers hold it shared, so
+    // none is between its check and its commit meanwhile), and taken back
+    // if it cannot be persisted.
+    std::shared_ptr<const internal::CollectionOptions> old = lock.meta()->options();
+    auto changed = std::make_shared<internal::CollectionOptions>(*old);
+    if (decoded.validator) {
+      changed->validator = *decoded.validator;
+      changed->validator_expr = validator_expr;
+    }
+    if (decoded.validation_level) {
+      changed->validation_level = *decoded.validation_level;
+      changed->has_validation_level = true;
+    }
+    if (decoded.validation_action) {
+      changed->validation_action = *decoded.validation_action;
+      changed->has_validation_action = true;
+    }
+    lock.meta()->set_options(changed);
+    Status persisted = CatalogOf(*engine_).PersistCollection(*lock.meta());
+    if (!persisted.ok()) {
+      lock.meta()->set_options(old);
+      return persisted;
+    }
+  }
   if (decoded.index) {
     const CollModIndex& want = *decoded.index;
     if (want.key_pattern.empty() == want.name.empty()) {

@@ -34,6 +34,11 @@ namespace rockdoc::internal {
 namespace rockdoc {
 
 StatusOr<InsertOneResult> Collection::InsertOne(DocumentView doc) const {
+  return InsertOne(doc, InsertOneOptions());
+}
+
+StatusOr<InsertOneResult> Collection::InsertOne(DocumentView doc,
+                                                const InsertOneOptions& options) const {
   return internal::RunOperation<StatusOr<InsertOneResult>>(
       session_, OpKind::kWrite, "insert", [&](const OpContext& op) -> StatusOr<InsertOneResult> {
         auto use = engine_->Enter();
@@ -41,8 +46,9 @@ StatusOr<InsertOneResult> Collection::InsertOne(DocumentView doc) const {
         ROCKDOC_ASSIGN_OR_RETURN(Document prepared, internal::PrepareInsert(doc));
         ROCKDOC_ASSIGN_OR_RETURN(auto guard,
                                  CollectionLock::Acquire(*engine_, db_name_, name_, CollectionLock::Mode::kShared, true));
-        ROCKDOC_RETURN_IF_ERROR(internal::InsertOneDocument(*engine_, *guard.meta(), prepared,
-                                                            internal::Deadline(), op.txn));
+        ROCKDOC_RETURN_IF_ERROR(internal::InsertOneDocument(
+            *engine_, *guard.meta(), prepared, internal::Deadline(), op.txn,
+            options.bypass_document_validation));
         return InsertOneResult{Value::FromElement(*prepared.begin())};
       });
 }
@@ -80,7 +86,8 @@ StatusOr<InsertManyResult> Collection::InsertManyImpl(const std::vector<Document
     if (s.ok()) {
       s = batch.Apply([&](internal::KvTransaction* txn, int64_t* count_delta) -> StatusOr<size_t> {
         ROCKDOC_RETURN_IF_ERROR(
-            internal::InsertDocument(*engine_, txn, meta, *prepared, count_delta));
+            internal::InsertDocument(*engine_, txn, meta, *prepared, count_delta,
+                                     options.bypass_document_validation));
         // Pending from here: Apply may commit before it returns.
         pending_ids.push_back(Value::FromElement(*prepared->begin()));
         return prepared->size();
@@ -200,6 +207,11 @@ StatusOr<UpdateResult> Collection::ReplaceOne(DocumentView filter, DocumentView 
                                               bool upsert) const {
   UpdateOptions options;
   options.upsert = upsert;
+  return ReplaceOne(filter, replacement, options);
+}
+
+StatusOr<UpdateResult> Collection::ReplaceOne(DocumentView filter, DocumentView replacement,
+                                              const UpdateOptions& options) const {
   ROCKDOC_RETURN_IF_ERROR(ValidateBson(replacement.bytes()));
   for (Element e : replacement) {
     if (!e.key().empty() && e.key()[0] == '$') {

@@ -31,6 +31,7 @@ struct UpdateRequest {
   bool want_document = false;
   bool return_after = false;
   int64_t max_time_ms = 0;
+  bool bypass_document_validation = false;
 };
 
 // The find that selects an update's targets, the same for the update and
@@ -78,7 +79,8 @@ internal::TargetWriter UpdateWriter(const internal::Engine& engine,
       ROCKDOC_RETURN_IF_ERROR(internal::CheckUpdateResultSize(
           r.doc, driver.is_replacement() ? nullptr : &r.changed_paths));
       if (txn != nullptr) {
-        ROCKDOC_RETURN_IF_ERROR(internal::ReplaceDocument(engine, txn, *meta, key, doc, r.doc));
+        ROCKDOC_RETURN_IF_ERROR(internal::ReplaceDocument(engine, txn, *meta, key, doc, r.doc,
+                                                          req.bypass_document_validation));
       }
       *bytes = r.doc.size();
       outcome = internal::TargetOutcome::kWritten;
@@ -134,7 +136,8 @@ StatusOr<UpdateResult> RunUpdateOnce(const std::shared_ptr<internal::Engine>& en
   ROCKDOC_ASSIGN_OR_RETURN(Document seeded, driver.ProduceUpsertDocument(req.filter, ctx));
   ROCKDOC_RETURN_IF_ERROR(internal::CheckUpdateResultSize(seeded));
   ROCKDOC_ASSIGN_OR_RETURN(Document doc, internal::PrepareInsert(seeded));
-  ROCKDOC_RETURN_IF_ERROR(internal::InsertOneDocument(*engine, *meta, doc, deadline, op.txn));
+  ROCKDOC_RETURN_IF_ERROR(internal::InsertOneDocument(*engine, *meta, doc, deadline, op.txn,
+                                                      req.bypass_document_validation));
   result.upserted_id = Value::FromElement(*doc.begin());
   if (req.want_document && req.return_after) *returned = std::move(doc);
   return result;
@@ -188,6 +191,7 @@ UpdateRequest RequestFor(DocumentView filter, DocumentView update, const UpdateO
   req.hint = options.hint;
   req.hint_name = options.hint_name;
   req.max_time_ms = options.max_time_ms;
+  req.bypass_document_validation = options.bypass_document_validation;
   return req;
 }
 
@@ -217,6 +221,7 @@ StatusOr<std::optional<Document>> Collection::FindOneAndUpdate(
   req.want_document = true;
   req.return_after = options.return_document == ReturnDocument::kAfter;
   req.max_time_ms = options.max_time_ms;
+  req.bypass_document_validation = options.bypass_document_validation;
   std::optional<Document> returned;
   ROCKDOC_ASSIGN_OR_RETURN(
       UpdateResult done,

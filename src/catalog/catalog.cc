@@ -161,6 +161,19 @@ Status Catalog::LoadEntry(std::string_view value) {
       }
       meta->set_indexes(std::make_shared<const IndexSet>(std::move(list)));
     }
+    Element options = doc->Get("options");
+    if (options.ok()) {
+      if (options.type() != BsonType::kDocument) {
+        return Status(ErrorCode::kDataCorruptionDetected, "catalog entry has bad options");
+      }
+      auto parsed = ParseCollectionOptions(meta->db, options.Document());
+      if (!parsed.ok()) {
+        return Status(ErrorCode::kDataCorruptionDetected,
+                      "catalog entry of " + meta->full_name() + " has options that do not parse: " +
+                          std::string(parsed.status().message()));
+      }
+      meta->set_options(std::make_shared<const CollectionOptions>(std::move(*parsed)));
+    }
     collections_[Key(meta->db, meta->name)] = std::move(meta);
   }
   return Status::OK();
@@ -209,6 +222,9 @@ Status Catalog::PersistLocked(
     }
     b.Close();
   }
+  std::shared_ptr<const CollectionOptions> options = meta.options();
+  Document options_doc = options->ToDocument();
+  if (!options_doc.view().empty()) b.AppendDocument("options", options_doc.view());
   Document doc = std::move(b).Build();
   std::vector<Engine::MetadataWrite> writes;
   writes.push_back({Engine::MetadataWrite::Op::kPut, CatalogMetaKey(meta.db, meta.name),
@@ -248,9 +264,8 @@ StatusOr<std::shared_ptr<CollectionMeta>> Catalog::GetOrCreate(std::string_view 
   return GetOrCreateLocked(db, name, nullptr);
 }
 
-StatusOr<std::shared_ptr<CollectionMeta>> Catalog::GetOrCreateLocked(std::string_view db,
-                                                                     std::string_view name,
-                                                                     bool* created) {
+StatusOr<std::shared_ptr<CollectionMeta>> Catalog::GetOrCreateLocked(
+    std::string_view db, std::string_view name, bool* created, const CollectionOptions* options) {
   if (created != nullptr) *created = false;
   auto it = collections_.find(Key(std::string(db), std::string(name)));
   if (it != collections_.end()) return it->second;
@@ -261,6 +276,7 @@ StatusOr<std::shared_ptr<CollectionMeta>> Catalog::GetOrCreateLocked(std::string
   meta->id = id;
   meta->db = std::string(db);
   meta->name = std::string(name);
+  if (options != nullptr) meta->set_options(std::make_shared<const CollectionOptions>(*options));
   ROCKDOC_RETURN_IF_ERROR(Persist(*meta));
   collections_[Key(meta->db, meta->name)] = meta;
   if (created != nullptr) *created = true;
@@ -269,19 +285,83 @@ StatusOr<std::shared_ptr<CollectionMeta>> Catalog::GetOrCreateLocked(std::string
 
 namespace {
 
+Status InvalidOptions(std::string message) {
+  return Status(ErrorCode::kInvalidOptions, std::move(message));
+}
+
+// A capped collection's size or max: a number that is a whole value.
+StatusOr<int64_t> CappedNumber(const Element& e, std::string_view command) {
+  if (!e.IsNumber()) {
+    return Status(ErrorCode::kTypeMismatch, "BSON field '" + std::string(command) + "." +
+                                                std::string(e.key()) +
+                                                "' is the wrong type '" +
+                                                std::string(BsonTypeAlias(e.type())) +
+                                                "', expected types '[long, int, decimal, double]'");
+  }
+  int64_t n = 0;
+  if (!e.ExactInt64(&n)) {
+    const double d = e.NumberAsDouble();
+    if (!(d >= -9.2e18 && d <= 9.2e18)) return BadValue(std::string(e.key()) + " is out of range");
+    n = static_cast<int64_t>(d);
+  }
+  return n;
+}
+
 // The create command's fields (MongoDB's create IDL, generic arguments
 // aside). Rows with no decoder are options rockdoc does not implement.
-constexpr OptionField<CollectionOptions> kCollectionOptionTable[] = {
+struct CreateDecoding {
+  CollectionOptions options;
+  std::string_view db;
+  bool has_size = false, has_max = false;
+};
+constexpr OptionField<CreateDecoding> kCollectionOptionTable[] = {
     // A note for the server's logs: nothing to keep.
-    {"comment", [](const Element&, CollectionOptions*) { return Status::OK(); }},
-    {"capped", nullptr},
-    {"size", nullptr},
-    {"max", nullptr},
+    {"comment", [](const Element&, CreateDecoding*) { return Status::OK(); }},
+    {"capped",
+     [](const Element& e, CreateDecoding* d) -> Status {
+       if (!e.IsNumber() && e.type() != BsonType::kBool) {
+         return TypeMismatch("BSON field 'create.capped' is the wrong type '" +
+                             std::string(BsonTypeAlias(e.type())) + "', expected type 'bool'");
+       }
+       d->options.capped = e.type() == BsonType::kBool ? e.Bool() : e.NumberAsDouble() != 0;
+       return Status::OK();
+     }},
+    {"size",
+     [](const Element& e, CreateDecoding* d) -> Status {
+       ROCKDOC_ASSIGN_OR_RETURN(d->options.capped_size, CappedNumber(e, "create"));
+       d->has_size = true;
+       return Status::OK();
+     }},
+    {"max",
+     [](const Element& e, CreateDecoding* d) -> Status {
+       ROCKDOC_ASSIGN_OR_RETURN(d->options.capped_max, CappedNumber(e, "create"));
+       d->has_max = true;
+       return Status::OK();
+     }},
     {"autoIndexId", nullptr},
     {"idIndex", nullptr},
-    {"validator", nullptr},
-    {"validationLevel", nullptr},
-    {"validationAction", nullptr},
+    {"validator",
+     [](const Element& e, CreateDecoding* d) -> Status {
+       if (e.type() != BsonType::kDocument) {
+         return TypeMismatch("BSON field 'create.validator' is the wrong type '" +
+                             std::string(BsonTypeAlias(e.type())) + "', expected type 'object'");
+       }
+       ROCKDOC_ASSIGN_OR_RETURN(d->options.validator_expr, ParseValidator(d->db, e.Document()));
+       d->options.validator = Document::AdoptValidated(std::string(e.Document().bytes()));
+       return Status::OK();
+     }},
+    {"validationLevel",
+     [](const Element& e, CreateDecoding* d) -> Status {
+       ROCKDOC_ASSIGN_OR_RETURN(d->options.validation_level, ParseValidationLevel(e, "create"));
+       d->options.has_validation_level = true;
+       return Status::OK();
+     }},
+    {"validationAction",
+     [](const Element& e, CreateDecoding* d) -> Status {
+       ROCKDOC_ASSIGN_OR_RETURN(d->options.validation_action, ParseValidationAction(e, "create"));
+       d->options.has_validation_action = true;
+       return Status::OK();
+     }},
     {"indexOptionDefaults", nullptr},
     {"viewOn", nullptr},
     {"pipeline", nullptr},
@@ -300,8 +380,65 @@ constexpr OptionField<CollectionOptions> kCollectionOptionTable[] = {
 
 }  // namespace
 
-StatusOr<CollectionOptions> ParseCollectionOptions(DocumentView options) {
-  CollectionOptions out;
+StatusOr<std::shared_ptr<const MatchExpression>> ParseValidator(std::string_view db,
+                                                                DocumentView validator) {
+  if (validator.empty()) return std::shared_ptr<const MatchExpression>();
+  if (db == "admin" || db == "local" || db == "config") {
+    return InvalidOptions("Document validators not allowed on system collection " +
+                          std::string(db) + " database");
+  }
+  ROCKDOC_ASSIGN_OR_RETURN(auto expr, ParseMatchExpression(validator));
+  return std::shared_ptr<const MatchExpression>(std::move(expr));
+}
+
+StatusOr<ValidationLevel> ParseValidationLevel(const Element& e, std::string_view command) {
+  if (e.type() != BsonType::kString) {
+    return TypeMismatch("BSON field '" + std::string(command) +
+                        ".validationLevel' is the wrong type '" +
+                        std::string(BsonTypeAlias(e.type())) + "', expected type 'string'");
+  }
+  if (e.String() == "off") return ValidationLevel::kOff;
+  if (e.String() == "strict") return ValidationLevel::kStrict;
+  if (e.String() == "moderate") return ValidationLevel::kModerate;
+  return BadValue("Enumeration value '" + std::string(e.String()) + "' for field '" +
+                  std::string(command) + ".validationLevel' is not a valid value.");
+}
+
+StatusOr<ValidationAction> ParseValidationAction(const Element& e, std::string_view command) {
+  if (e.type() != BsonType::kString) {
+    return TypeMismatch("BSON field '" + std::string(command) +
+                        ".validationAction' is the wrong type '" +
+                        std::string(BsonTypeAlias(e.type())) + "', expected type 'string'");
+  }
+  if (e.String() == "error") return ValidationAction::kError;
+  if (e.String() == "warn") return ValidationAction::kWarn;
+  return BadValue("Enumeration value '" + std::string(e.String()) + "' for field '" +
+                  std::string(command) + ".validationAction' is not a valid value.");
+}
+
+Document CollectionOptions::ToDocument() const {
+  BsonBuilder b;
+  if (capped) {
+    b.AppendBool("capped", true);
+    b.AppendInt64("size", capped_size);
+    if (capped_max > 0) b.AppendInt64("max", capped_max);
+  }
+  if (validator_expr != nullptr) b.AppendDocument("validator", validator.view());
+  if (has_validation_level) {
+    b.AppendString("validationLevel", validation_level == ValidationLevel::kOff      ? "off"
+                                      : validation_level == ValidationLevel::kStrict ? "strict"
+                                                                                     : "moderate");
+  }
+  if (has_validation_action) {
+    b.AppendString("validationAction",
+                   validation_action == ValidationAction::kError ? "error" : "warn");
+  }
+  return std::move(b).Build();
+}
+
+StatusOr<CollectionOptions> ParseCollectionOptions(std::string_view db, DocumentView options) {
+  CreateDecoding out;
+  out.db = db;
   ROCKDOC_RETURN_IF_ERROR(DecodeOptions(
       options, kCollectionOptionTable, &out,
       [](std::string_view name) {
@@ -313,21 +450,47 @@ StatusOr<CollectionOptions> ParseCollectionOptions(DocumentView options) {
                                                       std::string(name) +
                                                       "' is not supported by rockdoc");
       }));
-  return out;
+  CollectionOptions& o = out.options;
+  if (o.capped) {
+    return Status(ErrorCode::kNotImplemented,
+                  "The createCollection option 'capped' is not supported by rockdoc");
+  }
+  if (o.capped) {
+    // MongoDB's rules (create_collection.cpp): size is required, positive,
+    // at most 1 PB; max under 2^31; the size rounded up.
+    if (!out.has_size) return InvalidOptions("the 'size' field is required when 'capped' is true");
+    if (o.capped_size <= 0) return InvalidOptions("size has to be a positive number");
+    if (o.capped_size > (int64_t{1} << 50)) {
+      return InvalidOptions("size cannot exceed 1 PB");
+    }
+    if (o.capped_max >= (int64_t{1} << 31)) {
+      return InvalidOptions("max in a capped collection has to be < 2^31 or not set");
+    }
+    if (o.capped_max < 0) o.capped_max = 0;  // MongoDB: a negative max means no limit
+    o.capped_size = o.capped_size <= 4096 ? 4096 : (o.capped_size + 255) / 256 * 256;
+  } else if (out.has_size || out.has_max) {
+    // MongoDB 7.0 ignores size and max without capped; rockdoc refuses
+    // rather than accept an option that would do nothing.
+    return InvalidOptions("the 'size' and 'max' fields apply only to capped collections "
+                          "(capped: true)");
+  }
+  if (o.validator_expr == nullptr && (o.has_validation_level || o.has_validation_action)) {
+    // Allowed by MongoDB (they apply once a validator is set by collMod).
+  }
+  return std::move(out.options);
 }
 
-Status Catalog::Create(std::string_view db, std::string_view name) {
+Status Catalog::Create(std::string_view db, std::string_view name,
+                       const CollectionOptions& options) {
   ROCKDOC_RETURN_IF_ERROR(ValidateDatabaseName(db));
   ROCKDOC_RETURN_IF_ERROR(ValidateCollectionName(db, name));
   // Check and create under one lock: of racing creators exactly one wins.
   MutexLock g(&mu_);
-  bool created = false;
-  ROCKDOC_RETURN_IF_ERROR(GetOrCreateLocked(db, name, &created).status());
-  if (!created) {
+  if (collections_.count(Key(std::string(db), std::string(name))) != 0) {
     return Status(ErrorCode::kNamespaceExists,
                   "Collection " + std::string(db) + "." + std::string(name) + " already exists.");
   }
-  return Status::OK();
+  return GetOrCreateLocked(db, name, nullptr, &options).status();
 }
 
 Status Catalog::DropLocked(std::shared_ptr<CollectionMeta> meta) {

@@ -22,11 +22,43 @@
 #include "absl/base/thread_annotations.h"
 #include "common/mutex.h"
 #include "index/index_descriptor.h"
+#include "query/match_expression.h"
 #include "rockdoc/document.h"
 #include "rockdoc/status.h"
 #include "storage/engine.h"
 
 namespace rockdoc::internal {
+
+// A collection's options (createCollection / collMod), decoded and
+// checked. Each option MongoDB's create command knows is a row of the table
+// in catalog.cc: one that is implemented has a field here and a decoder
+// there; the others are refused, never accepted and dropped.
+enum class ValidationLevel { kOff, kStrict, kModerate };
+enum class ValidationAction { kError, kWarn };
+struct CollectionOptions {
+  // The validator document as given ({} when none) and its parsed form
+  // (null when none): query operators and $jsonSchema.
+  Document validator;
+  std::shared_ptr<const MatchExpression> validator_expr;
+  ValidationLevel validation_level = ValidationLevel::kStrict;
+  ValidationAction validation_action = ValidationAction::kError;
+  // Which of the three validation fields were given (listCollections shows
+  // what was set, as MongoDB does).
+  bool has_validation_level = false;
+  bool has_validation_action = false;
+
+  // Capped collections: at most `capped_size` bytes of documents (rounded
+  // as MongoDB rounds: up to 4096, then up to a multiple of 256) and, when
+  // capped_max > 0, at most that many documents; the oldest go first.
+  bool capped = false;
+  int64_t capped_size = 0;
+  int64_t capped_max = 0;
+
+  // The options as listCollections reports them ({capped, size, max,
+  // validator, validationLevel, validationAction}); also what the catalog
+  // persists.
+  Document ToDocument() const;
+};
 
 struct CollectionMeta {
   uint32_t id = 0;
@@ -52,6 +84,17 @@ struct CollectionMeta {
     indexes_ = std::move(indexes);
   }
 
+  // The collection's options (validator, capped), an immutable snapshot
+  // replaced whole by collMod.
+  std::shared_ptr<const CollectionOptions> options() const {
+    MutexLock g(&indexes_mu_);
+    return options_;
+  }
+  void set_options(std::shared_ptr<const CollectionOptions> options) {
+    MutexLock g(&indexes_mu_);
+    options_ = std::move(options);
+  }
+
   // Uses of the _id_ index by query plans ($indexStats), and since when.
   mutable std::atomic<int64_t> id_index_accesses{0};
   int64_t id_index_since_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -66,19 +109,25 @@ struct CollectionMeta {
   mutable Mutex indexes_mu_;
   std::shared_ptr<const IndexSet> indexes_ ABSL_GUARDED_BY(indexes_mu_) =
       std::make_shared<const IndexSet>();
+  std::shared_ptr<const CollectionOptions> options_ ABSL_GUARDED_BY(indexes_mu_) =
+      std::make_shared<const CollectionOptions>();
 };
 
-// createCollection's options that rockdoc implements: none yet. Each
-// option MongoDB's create command knows is a row of the table in
-// catalog.cc: one that is implemented adds a field here and a decoder
-// there; the others are refused, never accepted and dropped.
-struct CollectionOptions {};
-
 // Decodes createCollection's options document. NotImplemented (238) for an
-// option rockdoc does not implement ("The createCollection option 'capped'
-// is not supported by rockdoc"); Location40415 "BSON field 'create.x' is an
-// unknown field." for a name MongoDB does not know.
-StatusOr<CollectionOptions> ParseCollectionOptions(DocumentView options);
+// option rockdoc does not implement ("The createCollection option
+// 'timeseries' is not supported by rockdoc"); Location40415 "BSON field
+// 'create.x' is an unknown field." for a name MongoDB does not know; the
+// checks and codes of MongoDB for the others (a validator that does not
+// parse, validationLevel "x" BadValue, capped without size ...). `db` is
+// the collection's database (validators are refused in admin, local and
+// config).
+StatusOr<CollectionOptions> ParseCollectionOptions(std::string_view db, DocumentView options);
+// Parses a validator document (create's and collMod's `validator`).
+StatusOr<std::shared_ptr<const MatchExpression>> ParseValidator(std::string_view db,
+                                                                DocumentView validator);
+// "off" | "strict" | "moderate"; "error" | "warn". BadValue otherwise.
+StatusOr<ValidationLevel> ParseValidationLevel(const Element& e, std::string_view command);
+StatusOr<ValidationAction> ParseValidationAction(const Element& e, std::string_view command);
 
 // MongoDB's naming rules. InvalidNamespace (73) with MongoDB's wording.
 Status ValidateDatabaseName(std::string_view name);
@@ -99,8 +148,9 @@ class Catalog : public EngineAttachment {
   // The collection, created when missing (a first insert creates it).
   StatusOr<std::shared_ptr<CollectionMeta>> GetOrCreate(std::string_view db,
                                                         std::string_view name);
-  // Creates; NamespaceExists (48) when it exists.
-  Status Create(std::string_view db, std::string_view name);
+  // Creates with `options`; NamespaceExists (48) when it exists.
+  Status Create(std::string_view db, std::string_view name,
+                const CollectionOptions& options = CollectionOptions());
   Status Drop(std::string_view db, std::string_view name, bool* existed);
   Status Rename(std::string_view db, std::string_view from, std::string_view to,
                 bool drop_target);
@@ -132,10 +182,9 @@ class Catalog : public EngineAttachment {
   Status ReclaimUnownedPrefixes() ABSL_LOCKS_EXCLUDED(mu_);
   // Adds one persisted collection entry (Load's step).
   Status LoadEntry(std::string_view value) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_, id_mu_);
-  StatusOr<std::shared_ptr<CollectionMeta>> GetOrCreateLocked(std::string_view db,
-                                                              std::string_view name,
-                                                              bool* created)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  StatusOr<std::shared_ptr<CollectionMeta>> GetOrCreateLocked(
+      std::string_view db, std::string_view name, bool* created,
+      const CollectionOptions* options = nullptr) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Writes meta's entry (indexes with their multikey paths, or the paths in
   // `multikey_override` for the indexes it names), deleting `delete_key` in
   // the same batch. Persist takes meta.persist_mu; PersistLocked needs it.

@@ -229,11 +229,15 @@ Status RunKillCursors(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply)
 
 namespace {
 
-// One failed statement of a write command: {index, code, errmsg}.
+// One failed statement of a write command: {index, code, errInfo?, errmsg}.
 void AppendWriteError(BsonBuilder* errors, size_t index, const Status& s) {
   errors->OpenDocument("");
   errors->AppendInt32("index", static_cast<int32_t>(index));
   errors->AppendInt32("code", static_cast<int32_t>(s.code()));
+  if (!s.error_info().empty()) {
+    errors->AppendDocument("errInfo",
+                           Document::AdoptValidated(std::string(s.error_info())).view());
+  }
   errors->AppendString("errmsg", s.message());
   errors->Close();
 }
@@ -271,6 +275,7 @@ struct InsertArgs {
   std::vector<Document> documents;
   bool has_documents = false;
   bool ordered = true;
+  bool bypass_document_validation = false;
 };
 constexpr OptionField<InsertArgs> kInsertFields[] = {
     {"insert",
@@ -284,8 +289,8 @@ constexpr OptionField<InsertArgs> kInsertFields[] = {
        return DocumentArray(e, &o->documents);
      }},
     {"ordered", &BoolRow<InsertArgs, &InsertArgs::ordered>},
-    // rockdoc has no document validators yet, so there is nothing to bypass.
-    {"bypassDocumentValidation", &ApiBoolRow<InsertArgs>},
+    {"bypassDocumentValidation",
+     &BoolRow<InsertArgs, &InsertArgs::bypass_document_validation>},
     // A batch of inserts has no time limit in rockdoc.
     {"maxTimeMS", nullptr},
     ROCKDOC_GENERIC_COMMAND_ROWS(InsertArgs)};
@@ -306,6 +311,7 @@ Status RunInsert(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
   }
   InsertManyOptions options;
   options.ordered = args.ordered;
+  options.bypass_document_validation = args.bypass_document_validation;
   ROCKDOC_ASSIGN_OR_RETURN(
       InsertManyResult result,
       ctx.database().GetCollection(args.collection).InsertMany(args.documents, options));
@@ -363,6 +369,7 @@ struct WriteArgs {
   bool has_statements = false;
   bool ordered = true;
   int64_t max_time_ms = 0;
+  bool bypass_document_validation = false;  // update's (meaningless to delete)
 };
 
 template <const char* kCommand, const char* kStatements>
@@ -379,7 +386,7 @@ constexpr OptionField<WriteArgs> kWriteFields[] = {
      }},
     {"ordered", &BoolRow<WriteArgs, &WriteArgs::ordered>},
     {"maxTimeMS", &NonNegativeRow<WriteArgs, &WriteArgs::max_time_ms>},
-    {"bypassDocumentValidation", &ApiBoolRow<WriteArgs>},
+    {"bypassDocumentValidation", &BoolRow<WriteArgs, &WriteArgs::bypass_document_validation>},
     {"let", nullptr},
     ROCKDOC_GENERIC_COMMAND_ROWS(WriteArgs)};
 
@@ -428,6 +435,7 @@ Status RunUpdate(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
   for (size_t i = 0; i < args.statements.size(); ++i) {
     UpdateStatement st;
     st.options.max_time_ms = args.max_time_ms;
+    st.options.bypass_document_validation = args.bypass_document_validation;
     Status s = DecodeCommand("update.updates", args.statements[i], kUpdateStatementFields, &st);
     if (s.ok() && (!st.has_q || !st.has_u)) {
       s = Status(ErrorCode::kFailedToParse, std::string("BSON field 'update.updates.") +
@@ -593,7 +601,11 @@ constexpr OptionField<FindAndModifyArgs> kFindAndModifyFields[] = {
        return NonNegativeRow<FindOneAndModifyOptions, &FindOneAndModifyOptions::max_time_ms>(
            e, &o->options);
      }},
-    {"bypassDocumentValidation", &ApiBoolRow<FindAndModifyArgs>},
+    {"bypassDocumentValidation",
+     [](const Element& e, FindAndModifyArgs* o) {
+       return BoolRow<FindOneAndModifyOptions,
+                      &FindOneAndModifyOptions::bypass_document_validation>(e, &o->options);
+     }},
     {"hint", nullptr},
     {"collation", nullptr},
     {"let", nullptr},

@@ -175,15 +175,15 @@ Status RunListCollections(CommandContext& ctx, DocumentView cmd, BsonBuilder* re
   ListCollectionsArgs args;
   ROCKDOC_RETURN_IF_ERROR(DecodeCommand("listCollections", cmd, kListCollectionsFields, &args));
   ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<MatchExpression> filter, ListFilter(args.filter));
-  ROCKDOC_ASSIGN_OR_RETURN(std::vector<std::string> names, ctx.database().ListCollectionNames());
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<Database::CollectionInfo> collections,
+                           ctx.database().ListCollections());
   std::vector<Document> infos;
-  for (const std::string& name : names) {
+  for (const Database::CollectionInfo& collection : collections) {
     BsonBuilder b;
-    b.AppendString("name", name);
+    b.AppendString("name", collection.name);
     b.AppendString("type", "collection");
     if (!args.name_only) {
-      b.OpenDocument("options");
-      b.Close();
+      b.AppendDocument("options", collection.options.view());
       b.OpenDocument("info");
       b.AppendBool("readOnly", false);
       b.Close();
@@ -269,7 +269,9 @@ Status RunCollMod(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
   ROCKDOC_RETURN_IF_ERROR(SplitGenericFields("collMod", cmd, &changes));
   ROCKDOC_ASSIGN_OR_RETURN(Document done,
                            ctx.database().CollMod(collection, std::move(changes).Build()));
-  for (Element e : done) reply->AppendElement(e);
+  for (Element e : done) {
+    if (e.key() != "ok") reply->AppendElement(e);  // the dispatcher adds ok
+  }
   return Status::OK();
 }
 

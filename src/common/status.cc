@@ -57,6 +57,7 @@ std::string ErrorCodeName(ErrorCode code) {
     ROCKDOC_CODE_NAME(OperationFailed)
     ROCKDOC_CODE_NAME(DBPathInUse)
     ROCKDOC_CODE_NAME(WriteConflict)
+    ROCKDOC_CODE_NAME(DocumentValidationFailure)
     ROCKDOC_CODE_NAME(CommandNotSupported)
     ROCKDOC_CODE_NAME(JSInterpreterFailure)
     ROCKDOC_CODE_NAME(ExceededMemoryLimit)
@@ -84,7 +85,7 @@ std::string ErrorCodeName(ErrorCode code) {
 }
 
 Status::Status(ErrorCode code, std::string message) {
-  if (code != ErrorCode::kOk) rep_ = std::make_shared<const Rep>(Rep{code, std::move(message), {}});
+  if (code != ErrorCode::kOk) rep_ = std::make_shared<const Rep>(Rep{code, std::move(message), {}, {}});
 }
 
 std::string Status::ToString() const {
@@ -104,7 +105,7 @@ Status Status::WithContext(std::string_view prefix) const {
   msg += rep_->message;
   Status out(rep_->code, std::move(msg));
   if (!rep_->labels.empty()) {
-    out.rep_ = std::make_shared<const Rep>(Rep{rep_->code, out.rep_->message, rep_->labels});
+    out.rep_ = std::make_shared<const Rep>(Rep{rep_->code, out.rep_->message, rep_->labels, rep_->info});
   }
   return out;
 }
@@ -123,8 +124,16 @@ bool Status::HasErrorLabel(std::string_view label) const {
 
 Status Status::WithErrorLabel(std::string_view label) const {
   if (ok() || HasErrorLabel(label)) return *this;
-  Rep rep{rep_->code, rep_->message, rep_->labels};
+  Rep rep{rep_->code, rep_->message, rep_->labels, rep_->info};
   rep.labels.emplace_back(label);
+  Status out;
+  out.rep_ = std::make_shared<const Rep>(std::move(rep));
+  return out;
+}
+
+Status Status::WithErrorInfo(std::string bson) const {
+  if (ok()) return *this;
+  Rep rep{rep_->code, rep_->message, rep_->labels, std::move(bson)};
   Status out;
   out.rep_ = std::make_shared<const Rep>(std::move(rep));
   return out;

@@ -35,6 +35,7 @@ std::string_view MatchTypeName(MatchType type) {
     case MatchType::kElemMatchValue: return "$elemMatch";
     case MatchType::kAlwaysTrue: return "$alwaysTrue";
     case MatchType::kAlwaysFalse: return "$alwaysFalse";
+    case MatchType::kJsonSchema: return "$jsonSchema";
   }
   return "?";
 }

@@ -23,6 +23,7 @@
 //   {$or: [{a: 1}]}        EQ(a, 1): a one-clause $and / $or is its clause
 //   {a: {$bitsAllSet: 6}}  BITS_ALL_SET(a, [1, 2])
 //   {}                     AND() with no children, which matches everything
+//   {$jsonSchema: {...}}    JSON_SCHEMA (query/json_schema.h)
 // $comment is dropped. $expr, $where, $text and geo operators are not
 // supported (NotImplemented).
 //
@@ -82,6 +83,8 @@ enum class MatchType {
   // Constants ($alwaysTrue / $alwaysFalse, and $all: []).
   kAlwaysTrue,
   kAlwaysFalse,
+  // $jsonSchema (query/json_schema.h): tests the whole document.
+  kJsonSchema,
 };
 
 // "$and", "$eq", "$elemMatch", ... ("$elemMatch" for both $elemMatch forms).
@@ -400,6 +403,10 @@ struct MatchTypeSet {
   bool Has(BsonType t) const;
   bool empty() const { return !all_numbers && types.none(); }
 };
+
+// Adds the type MongoDB's alias names ("int", "objectId", "number", ...) to
+// `set`. BadValue "Unknown type name alias: x" otherwise.
+Status AddTypeAliasToSet(std::string_view alias, MatchTypeSet* set);
 
 // $type. Matches values of the listed types; an array field matches
 // "array" (the whole array is one of the values the walk reaches).

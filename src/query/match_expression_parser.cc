@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "query/match_expression.h"
+#include "query/json_schema.h"
 #include "rockdoc/json.h"
 
 namespace rockdoc {
@@ -177,6 +178,7 @@ StatusOr<ExprPtr> Parser::ParseTopLevelOperator(const Element& e, Level level) {
     }
     return ExprPtr(std::make_unique<AlwaysBooleanMatchExpression>(name == "$alwaysTrue"));
   }
+  if (name == "$jsonSchema") return JsonSchemaMatchExpression::Parse(e);
   if (name == "$id" || name == "$ref" || name == "$db") {
     // Fields of a DBRef queried directly ({$ref: "c", $id: 1}).
     return ParseComparison(MatchType::kEq, std::string(name), e);
@@ -317,27 +319,7 @@ StatusOr<BsonType> TypeFromCode(const Element& e) {
 }
 
 Status AddTypeToSet(const Element& e, MatchTypeSet* set) {
-  if (e.type() == BsonType::kString) {
-    std::string_view alias = e.String();
-    if (alias == "number") {
-      set->all_numbers = true;
-      return Status::OK();
-    }
-    static const BsonType kAll[] = {
-        BsonType::kDouble,    BsonType::kString,   BsonType::kDocument,  BsonType::kArray,
-        BsonType::kBinary,    BsonType::kUndefined, BsonType::kObjectId, BsonType::kBool,
-        BsonType::kDateTime,  BsonType::kNull,     BsonType::kRegex,     BsonType::kDbPointer,
-        BsonType::kCode,      BsonType::kSymbol,   BsonType::kCodeWithScope, BsonType::kInt32,
-        BsonType::kTimestamp, BsonType::kInt64,    BsonType::kDecimal128, BsonType::kMinKey,
-        BsonType::kMaxKey};
-    for (BsonType t : kAll) {
-      if (BsonTypeAlias(t) == alias) {
-        set->types.set(static_cast<uint8_t>(t));
-        return Status::OK();
-      }
-    }
-    return Bad("Unknown type name alias: " + std::string(alias));
-  }
+  if (e.type() == BsonType::kString) return AddTypeAliasToSet(e.String(), set);
   if (e.IsNumber()) {
     ROCKDOC_ASSIGN_OR_RETURN(BsonType t, TypeFromCode(e));
     set->types.set(static_cast<uint8_t>(t));
@@ -570,6 +552,27 @@ StatusOr<ExprPtr> Parser::ParseNot(const std::string& path, const Element& e, Le
 }
 
 }  // namespace
+
+Status AddTypeAliasToSet(std::string_view alias, MatchTypeSet* set) {
+  if (alias == "number") {
+    set->all_numbers = true;
+    return Status::OK();
+  }
+  static const BsonType kAll[] = {
+      BsonType::kDouble,    BsonType::kString,    BsonType::kDocument,   BsonType::kArray,
+      BsonType::kBinary,    BsonType::kUndefined, BsonType::kObjectId,   BsonType::kBool,
+      BsonType::kDateTime,  BsonType::kNull,      BsonType::kRegex,      BsonType::kDbPointer,
+      BsonType::kCode,      BsonType::kSymbol,    BsonType::kCodeWithScope, BsonType::kInt32,
+      BsonType::kTimestamp, BsonType::kInt64,     BsonType::kDecimal128, BsonType::kMinKey,
+      BsonType::kMaxKey};
+  for (BsonType t : kAll) {
+    if (BsonTypeAlias(t) == alias) {
+      set->types.set(static_cast<uint8_t>(t));
+      return Status::OK();
+    }
+  }
+  return Status(ErrorCode::kBadValue, "Unknown type name alias: " + std::string(alias));
+}
 
 StatusOr<std::unique_ptr<MatchExpression>> ParseMatchExpression(DocumentView filter) {
   Parser parser;

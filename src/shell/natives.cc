@@ -357,11 +357,20 @@ constexpr OptionField<ShellSessionOptions> kSessionOptions[] = {
 #define ROCKDOC_READ_OPTION_ROWS(O)                                       \
   ROCKDOC_COMMON_OPTION_ROWS(O){"readPreference", &AcceptMeaningless<O>}, \
       {"readConcern", &ReadConcernOption<O>},
-// Writes: rockdoc has no document validators (createCollection refuses
-// `validator`), so bypassing validation changes nothing.
+// Writes: bypassDocumentValidation skips the collection's validator (a
+// delete writes no document, so it has nothing to skip).
+template <typename O>
+Status BypassValidationOption(const Element& e, O* o) {
+  if constexpr (requires { o->bypass_document_validation; }) {
+    return BoolOption<O, &O::bypass_document_validation>(e, o);
+  } else {
+    std::optional<bool> b;
+    return BoolValue(e, &b);
+  }
+}
 #define ROCKDOC_WRITE_OPTION_ROWS(O)                                     \
   ROCKDOC_COMMON_OPTION_ROWS(O){"writeConcern", &WriteConcernOption<O>}, \
-      {"bypassDocumentValidation", &AcceptMeaningless<O>},
+      {"bypassDocumentValidation", &BypassValidationOption<O>},
 
 // find, findOne, cursor.explain(), db.c.explain().find(): the find command.
 constexpr OptionField<FindOptions> kFindOptions[] = {
@@ -427,10 +436,10 @@ constexpr OptionField<UpdateOptions> kUpdateOptions[] = {
     {"let", nullptr},
 };
 
-// replaceOne (and update with a replacement document): Collection::ReplaceOne
-// takes upsert only.
+// replaceOne (and update with a replacement document).
 struct ReplaceOptions {
   bool upsert = false;
+  bool bypass_document_validation = false;
 };
 constexpr OptionField<ReplaceOptions> kReplaceOptions[] = {
     {"upsert", &BoolOption<ReplaceOptions, &ReplaceOptions::upsert>},
@@ -826,7 +835,9 @@ NATIVE(InsertOne) {
       !ArgOptions(cx, args, 3, "insert", "insertOne", kInsertOptions, &options)) {
     return false;
   }
-  STATUS_OR_THROW(r, c->InsertOne(doc));
+  InsertOneOptions one;
+  one.bypass_document_validation = options.bypass_document_validation;
+  STATUS_OR_THROW(r, c->InsertOne(doc, one));
   return ReturnElement(cx, args, r.inserted_id);
 }
 
@@ -881,6 +892,14 @@ NATIVE(InsertMany) {
         !SetString(cx, e, "codeName", we.status.code_name()) ||
         !SetString(cx, e, "errmsg", we.status.message())) {
       return false;
+    }
+    if (!we.status.error_info().empty()) {
+      JS::RootedValue info(cx);
+      if (!GetState(cx)->converter.FromDocument(
+              cx, Document::AdoptValidated(std::string(we.status.error_info())).view(), &info) ||
+          !JS_SetProperty(cx, e, "errInfo", info)) {
+        return false;
+      }
     }
     v.setObject(*e);
     if (!JS_DefineElement(cx, errors, static_cast<uint32_t>(k), v, JSPROP_ENUMERATE)) return false;
@@ -1052,7 +1071,10 @@ NATIVE(ReplaceOne) {
       !ArgOptions(cx, args, 4, "update", "replaceOne", kReplaceOptions, &options)) {
     return false;
   }
-  STATUS_OR_THROW(r, c->ReplaceOne(filter, replacement, options.upsert));
+  UpdateOptions update_options;
+  update_options.upsert = options.upsert;
+  update_options.bypass_document_validation = options.bypass_document_validation;
+  STATUS_OR_THROW(r, c->ReplaceOne(filter, replacement, update_options));
   return ReturnUpdateResult(cx, args, r);
 }
 
@@ -1623,6 +1645,17 @@ bool ThrowStatus(JSContext* cx, const Status& status) {
   args[3].setObject(*labels);
   JS::RootedValue error(cx);
   if (!JS_CallFunctionName(cx, global, "__makeServerError", args, &error)) return false;
+  if (!status.error_info().empty() && error.isObject()) {
+    // errInfo (a DocumentValidationFailure's details), as the driver's
+    // MongoServerError carries it.
+    JS::RootedObject error_object(cx, &error.toObject());
+    JS::RootedValue info(cx);
+    if (!GetState(cx)->converter.FromDocument(
+            cx, Document::AdoptValidated(std::string(status.error_info())).view(), &info) ||
+        !JS_SetProperty(cx, error_object, "errInfo", info)) {
+      return false;
+    }
+  }
   JS_SetPendingException(cx, error);
   return false;
 }

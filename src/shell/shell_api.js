@@ -553,10 +553,13 @@
     }
     explain(verbosity) { return new Explainable(this, verbosityOf(verbosity)); }
     exists() {
-      const names = native.listCollections(this._dbName);
-      return names.includes(this._name) ? { name: this._name, type: 'collection' } : null;
+      const infos = this._db.getCollectionInfos({ name: this._name });
+      return infos.length ? infos[0] : null;
     }
-    isCapped() { return false; }  // rockdoc has no capped collections
+    isCapped() {
+      const info = this.exists();
+      return !!(info && info.options && info.options.capped);
+    }
     getIndices() { return this.getIndexes(); }
     getMongo() { return this._db.getMongo(); }
 
@@ -755,8 +758,21 @@
     hello() { return this.runCommand({ hello: 1 }); }
     isMaster() { return this.runCommand({ isMaster: 1 }); }
     serverBuildInfo() { return this.adminCommand({ buildInfo: 1 }); }
-    getCollectionInfos() {
-      return this.getCollectionNames().map((name) => ({ name, type: 'collection' }));
+    // mongosh's db.getCollectionInfos(filter, {nameOnly, authorizedCollections}).
+    getCollectionInfos(filter, options) {
+      const cmd = { listCollections: 1, filter: filter === undefined ? {} : filter,
+        ...(options || {}) };
+      const reply = this.runCommand(cmd);
+      if (!reply.ok) throw __makeServerError(reply.code, reply.codeName, reply.errmsg, []);
+      const out = reply.cursor.firstBatch.slice();
+      let id = reply.cursor.id;
+      while (id && Number(id) !== 0) {
+        const more = this.runCommand({ getMore: id, collection: '$cmd.listCollections' });
+        if (!more.ok) throw __makeServerError(more.code, more.codeName, more.errmsg, []);
+        out.push(...more.cursor.nextBatch);
+        id = more.cursor.id;
+      }
+      return out;
     }
     createCollection(name, options) {
       checkName(name, 'collection');

@@ -506,6 +506,14 @@ StorageStats Engine::GetStorageStats() const {
   return st;
 }
 
+void Engine::LogWarning(std::string_view message) const {
+  warnings_logged_.fetch_add(1, std::memory_order_relaxed);
+  std::shared_ptr<rocksdb::Logger> log = rocks_->db->GetDBOptions().info_log;
+  if (log == nullptr) return;
+  rocksdb::Log(rocksdb::InfoLogLevel::WARN_LEVEL, log, "[rockdoc] %.*s",
+               static_cast<int>(message.size()), message.data());
+}
+
 StatusOr<uint64_t> Engine::ApproximateSize(std::string_view begin, std::string_view end) const {
   auto use = Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());

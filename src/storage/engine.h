@@ -126,6 +126,12 @@ class Engine {
   // files (compressed, as on disk) and in memtables (not yet flushed).
   // RocksDB's estimate: cheap (no scan), coarse for small ranges.
   StatusOr<uint64_t> ApproximateSize(std::string_view begin, std::string_view end) const;
+  // Writes a warning line to the database's log (RocksDB's info log, the
+  // LOG file in the directory), as MongoDB writes to its server log: a
+  // write that a validator with validationAction "warn" let through.
+  void LogWarning(std::string_view message) const;
+  // How many warnings were logged since open.
+  int64_t warnings_logged() const { return warnings_logged_.load(std::memory_order_relaxed); }
 
   void Register(EngineResource* r) const;
   void Unregister(EngineResource* r) const;
@@ -149,6 +155,7 @@ class Engine {
   // not allow once a writer (Close) waits. It guards no member (closed_ is
   // atomic): it only orders Close after the operations in flight.
   mutable std::shared_mutex close_mu_;
+  mutable std::atomic<int64_t> warnings_logged_{0};
   std::atomic<bool> closed_{false};
   mutable Mutex resources_mu_;
   mutable std::set<EngineResource*> resources_ ABSL_GUARDED_BY(resources_mu_);

@@ -134,11 +134,12 @@ Status WriteBatcher::Commit() {
 }
 
 Status InsertOneDocument(const Engine& engine, const CollectionMeta& meta, const Document& doc,
-                         const Deadline& deadline, KvTransaction* outer) {
+                         const Deadline& deadline, KvTransaction* outer, bool bypass_validation) {
   WriteBatcher batch(engine, meta, deadline, {}, outer);
   ROCKDOC_RETURN_IF_ERROR(
       batch.Apply([&](KvTransaction* txn, int64_t* count_delta) -> StatusOr<size_t> {
-        ROCKDOC_RETURN_IF_ERROR(InsertDocument(engine, txn, meta, doc, count_delta));
+        ROCKDOC_RETURN_IF_ERROR(
+            InsertDocument(engine, txn, meta, doc, count_delta, bypass_validation));
         return doc.size();
       }));
   return batch.Commit();

@@ -91,7 +91,8 @@ class WriteBatcher {
 // retried through write conflicts as WriteBatcher does.
 // Inside `outer` when not null (a multi-document transaction).
 Status InsertOneDocument(const Engine& engine, const CollectionMeta& meta, const Document& doc,
-                         const Deadline& deadline, KvTransaction* outer = nullptr);
+                         const Deadline& deadline, KvTransaction* outer = nullptr,
+                         bool bypass_validation = false);
 
 enum class TargetOutcome { kNoMatch, kMatched, kWritten };
 

@@ -7,6 +7,7 @@
 #include "index/index_entry.h"
 #include "index/key_generator.h"
 #include "keystring/keystring.h"
+#include "query/json_schema.h"
 #include "rockdoc/json.h"
 
 namespace rockdoc::internal {
@@ -249,8 +250,34 @@ std::string_view IdKeyOf(std::string_view record_key) { return record_key.substr
 
 }  // namespace
 
+Status CheckValidator(const Engine& engine, const CollectionMeta& meta, DocumentView doc,
+                      const DocumentView* old_doc) {
+  std::shared_ptr<const CollectionOptions> options = meta.options();
+  const MatchExpression* validator = options->validator_expr.get();
+  if (validator == nullptr || options->validation_level == ValidationLevel::kOff) {
+    return Status::OK();
+  }
+  if (validator->Matches(doc)) return Status::OK();
+  if (old_doc != nullptr && options->validation_level == ValidationLevel::kModerate &&
+      !validator->Matches(*old_doc)) {
+    return Status::OK();
+  }
+  BsonBuilder info;
+  info.AppendElementAs("failingDocumentId", doc.Get("_id"));
+  info.AppendDocument("details", ValidationFailureDetails(*validator, doc).view());
+  Document info_doc = std::move(info).Build();
+  if (options->validation_action == ValidationAction::kWarn) {
+    engine.LogWarning("Document would fail validation in " + meta.full_name() + ": " +
+                      ToJson(info_doc.view(), JsonFormat::kRelaxed));
+    return Status::OK();
+  }
+  return Status(ErrorCode::kDocumentValidationFailure, "Document failed validation")
+      .WithErrorInfo(std::string(info_doc.bytes()));
+}
+
 Status InsertDocument(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
-                      DocumentView doc, int64_t* count_delta) {
+                      DocumentView doc, int64_t* count_delta, bool bypass_validation) {
+  if (!bypass_validation) ROCKDOC_RETURN_IF_ERROR(CheckValidator(engine, meta, doc, nullptr));
   Element id = *doc.begin();
   std::string key = DocumentKey(meta, id);
   const std::string_view id_key = IdKeyOf(key);
@@ -293,7 +320,9 @@ Status InsertDocument(const Engine& engine, KvTransaction* txn, const Collection
 }
 
 Status ReplaceDocument(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
-                       std::string_view key, DocumentView old_doc, DocumentView new_doc) {
+                       std::string_view key, DocumentView old_doc, DocumentView new_doc,
+                       bool bypass_validation) {
+  if (!bypass_validation) ROCKDOC_RETURN_IF_ERROR(CheckValidator(engine, meta, new_doc, &old_doc));
   std::shared_ptr<const IndexSet> indexes = meta.indexes();
   if (indexes->empty()) {
     return txn->Put(KeySpace::kData, key, new_doc.bytes())

@@ -47,12 +47,27 @@ std::string DocumentKey(const CollectionMeta& meta, const Element& id);
 // a transaction's indexed batch walks all the earlier ones, so one merge per
 // document makes a batch of n documents cost O(n^2) (it was 70% of the time
 // of an InsertMany of 1,000 small documents).
+//
+// The collection's validator is applied (see CheckValidator) unless
+// `bypass_validation` (bypassDocumentValidation).
 Status InsertDocument(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
-                      DocumentView doc, int64_t* count_delta = nullptr);
-// Within `txn`: replaces the stored `old_doc` at `key` by `new_doc` (same _id).
+                      DocumentView doc, int64_t* count_delta = nullptr,
+                      bool bypass_validation = false);
+// Within `txn`: replaces the stored `old_doc` at `key` by `new_doc` (same
+// _id), after the validator's check as for InsertDocument.
 Status ReplaceDocument(const Engine& engine, KvTransaction* txn,
                        const CollectionMeta& meta, std::string_view key, DocumentView old_doc,
-                       DocumentView new_doc);
+                       DocumentView new_doc, bool bypass_validation = false);
+
+// The collection validator's verdict on `doc`, about to be stored, with
+// MongoDB's rules: nothing to check without a validator or with
+// validationLevel "off"; under "moderate", an update (`old_doc` given) of a
+// document that already failed the validator is not checked. A failing
+// document is DocumentValidationFailure (121) "Document failed validation"
+// with errInfo {failingDocumentId, details} (query/json_schema.h), or, with
+// validationAction "warn", a line in the database's log and OK.
+Status CheckValidator(const Engine& engine, const CollectionMeta& meta, DocumentView doc,
+                      const DocumentView* old_doc);
 // Within `txn`: deletes the stored `old_doc` at `key`.
 // `count_delta` as for InsertDocument.
 Status DeleteDocument(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
