@@ -368,7 +368,7 @@ TEST_F(CommandTest, CreateListAndDropCollections) {
   Ok(R"({"create": "a"})");
   Ok(R"({"create": "b", "writeConcern": {"w": 1}})");
   EXPECT_EQ(Error(R"({"create": "a"})").substr(0, 19), "48 NamespaceExists:");
-  EXPECT_EQ(Error(R"({"create": "z", "capped": true, "size": 1000})").substr(0, 4), "238 ");
+  EXPECT_EQ(Error(R"({"create": "z", "timeseries": {"timeField": "t"}})").substr(0, 4), "238 ");
   Document all = Ok(R"({"listCollections": 1})");
   std::vector<std::string> infos = Batch(all, "firstBatch");
   ASSERT_EQ(infos.size(), 2u);
@@ -483,7 +483,7 @@ TEST_F(CommandTest, CollModRenameAndValidate) {
   Document mod = Ok(R"({"collMod": "c", "index": {"name": "t_1", "expireAfterSeconds": 50}})");
   EXPECT_EQ(mod.Get("expireAfterSeconds_old").NumberAsDouble(), 100);
   EXPECT_EQ(mod.Get("expireAfterSeconds_new").NumberAsDouble(), 50);
-  EXPECT_EQ(Error(R"({"collMod": "c", "cappedSize": 100000})").substr(0, 4), "238 ");
+  EXPECT_EQ(Error(R"({"collMod": "c", "timeseries": {}})").substr(0, 4), "238 ");
   // One "ok" in the reply, the dispatcher's.
   Document validator = Ok(R"({"collMod": "c", "validator": {}})");
   EXPECT_EQ(ToJson(validator), R"({"ok": 1.0})");

@@ -217,9 +217,9 @@ TEST_F(OptionsApiTest, CreateIndexesNeedsAtLeastOneIndex) {
 }
 
 // Each createCollection option MongoDB knows and rockdoc does not implement
-// (validators are implemented: tests/validator_test.cc).
+// (validators and capped collections are: tests/validator_test.cc,
+// tests/capped_test.cc).
 const char* const kUnsupportedCollectionOptions[] = {
-    R"({"capped": true, "size": 4096})",
     R"({"timeseries": {"timeField": "t"}})",
     R"({"viewOn": "other", "pipeline": []})",
     R"({"clusteredIndex": {"key": {"_id": 1}, "unique": true}})",

@@ -694,7 +694,7 @@ TEST_F(ShellTest, CreateIndexesBuildsAllOrNone) {
 
 TEST_F(ShellTest, CreateCollectionOptionsRockdocLacksAreRefused) {
   for (const char* options :
-       {"{capped: true, size: 4096}", "{timeseries: {timeField: 't'}}", "{viewOn: 'x', pipeline: []}",
+       {"{timeseries: {timeField: 't'}}", "{viewOn: 'x', pipeline: []}",
         "{clusteredIndex: {key: {_id: 1}, unique: true}}", "{collation: {locale: 'fr'}}",
         "{changeStreamPreAndPostImages: {enabled: true}}", "{expireAfterSeconds: 60}"}) {
     EXPECT_EQ(
@@ -724,6 +724,14 @@ TEST_F(ShellTest, ValidatorsRefuseWithErrInfoAndShowInCollectionInfos) {
   EXPECT_EQ(Show("db.s.isCapped()"), "false\n");
   EXPECT_EQ(Show("db.getCollectionInfos({}, {nameOnly: true})"),
             "[ { name: 's', type: 'collection' } ]\n");
+}
+
+TEST_F(ShellTest, CappedCollectionsKeepTheNewestInInsertionOrder) {
+  Ok("db.createCollection('log', {capped: true, size: 4096, max: 2});"
+     "for (const id of [5, 1, 9]) db.log.insertOne({_id: id})");
+  EXPECT_EQ(Show("db.log.find().toArray()"), "[ { _id: 1 }, { _id: 9 } ]\n");
+  EXPECT_EQ(Show("db.log.isCapped()"), "true\n");
+  EXPECT_EQ(Show("db.log.stats().maxSize"), "4096\n");
 }
 
 TEST_F(ShellTest, UniqueIndexRejectsDuplicates) {

@@ -182,7 +182,7 @@ TEST_F(TtlTest, CollModChangesTheExpiryAndPersistsIt) {
 TEST_F(TtlTest, CollModRefusesWhatItDoesNotImplement) {
   ASSERT_TRUE(Coll().CreateIndex(Json(R"({"t": 1})")).ok());
   Database db = client_->GetDatabase("db");
-  EXPECT_EQ(db.CollMod("c", Json(R"({"cappedSize": 100000})")).status().code(),
+  EXPECT_EQ(db.CollMod("c", Json(R"({"timeseries": {}})")).status().code(),
             ErrorCode::kNotImplemented);
   EXPECT_EQ(db.CollMod("c", Json(R"({"index": {"name": "t_1", "hidden": true}})")).status().code(),
             ErrorCode::kNotImplemented);

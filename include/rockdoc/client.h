@@ -251,11 +251,13 @@ class Database {
   // Drops every collection of the database.
   Status Drop() const;
   // collMod: changes a collection's options. rockdoc implements
-  // validator, validationLevel and validationAction (reply {ok: 1}), and
+  // validator, validationLevel and validationAction, a capped collection's
+  // cappedSize and cappedMax (applied from the next insert, as MongoDB
+  // does; InvalidOptions (72) on other collections) (reply {ok: 1}), and
   // {index: {keyPattern: {...} | name: "...", expireAfterSeconds: N}}
   // (changing a TTL index's expiry, or making a single-field index a TTL
   // index), returning {expireAfterSeconds_old?, expireAfterSeconds_new, ok};
-  // the other options MongoDB knows (cappedSize, cappedMax, hidden,
+  // the other options MongoDB knows (timeseries, hidden,
   // unique, prepareUnique, viewOn, ...) are NotImplemented (238), an unknown
   // one Location40415. NamespaceNotFound (26), IndexNotFound (27).
   StatusOr<Document> CollMod(std::string_view collection, DocumentView options) const;
@@ -401,6 +403,10 @@ struct CollectionStats {
   // The records are clustered by _id, so `_id_` has no storage of its own: 0.
   std::vector<std::pair<std::string, int64_t>> index_sizes;
   int64_t total_index_size = 0;
+  // A capped collection's limits: bytes of documents, and documents (0: none).
+  bool capped = false;
+  int64_t max_size = 0;
+  int64_t max = 0;
 };
 
 struct ValidateResult {

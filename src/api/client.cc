@@ -168,7 +168,22 @@ struct CollModOptions {
   std::optional<Document> validator;  // parsed once the database is known
   std::optional<internal::ValidationLevel> validation_level;
   std::optional<internal::ValidationAction> validation_action;
+  std::optional<int64_t> capped_size, capped_max;
 };
+
+Status InvalidOptions(std::string message) {
+  return Status(ErrorCode::kInvalidOptions, std::move(message));
+}
+
+// collMod's cappedSize / cappedMax: whole numbers.
+StatusOr<int64_t> CappedLimit(const Element& e) {
+  int64_t n = 0;
+  if (!e.IsNumber() || !e.ExactInt64(&n)) {
+    return TypeMismatch("BSON field 'collMod." + std::string(e.key()) + "' is the wrong type '" +
+                        std::string(BsonTypeAlias(e.type())) + "', expected type 'long'");
+  }
+  return n;
+}
 constexpr internal::OptionField<CollModOptions> kCollModFields[] = {
     {"index",
      [](const Element& e, CollModOptions* o) -> Status {
@@ -216,8 +231,22 @@ constexpr internal::OptionField<CollModOptions> kCollModFields[] = {
     {"changeStreamPreAndPostImages", nullptr},
     {"recordPreImages", nullptr},
     {"timeseries", nullptr},
-    {"cappedSize", nullptr},
-    {"cappedMax", nullptr},
+    {"cappedSize",
+     [](const Element& e, CollModOptions* o) -> Status {
+       ROCKDOC_ASSIGN_OR_RETURN(o->capped_size, CappedLimit(e));
+       if (*o->capped_size <= 0 || *o->capped_size > (int64_t{1} << 50)) {
+         return InvalidOptions("cappedSize must be greater than 0 and at most 1 PB");
+       }
+       return Status::OK();
+     }},
+    {"cappedMax",
+     [](const Element& e, CollModOptions* o) -> Status {
+       ROCKDOC_ASSIGN_OR_RETURN(o->capped_max, CappedLimit(e));
+       if (*o->capped_max >= (int64_t{1} << 31)) {
+         return InvalidOptions("cappedMax must be less than 2^31");
+       }
+       return Status::OK();
+     }},
     {"dryRun", nullptr},
     {"writeConcern", nullptr},
 };
@@ -254,7 +283,13 @@ StatusOr<Document> Database::CollMod(std::string_view collection, DocumentView o
     return Status(ErrorCode::kNamespaceNotFound, "ns does not exist: " + ns);
   }
   BsonBuilder reply;
-  if (decoded.validator || decoded.validation_level || decoded.validation_action) {
+  if ((decoded.capped_size || decoded.capped_max) && !lock.meta()->is_capped()) {
+    return Status(ErrorCode::kInvalidOptions,
+                  "Collection " + ns + " is not capped: cappedSize and cappedMax apply to capped "
+                  "collections only");
+  }
+  if (decoded.validator || decoded.validation_level || decoded.validation_action ||
+      decoded.capped_size || decoded.capped_max) {
     // The validation settings: a new snapshot of the options, published
     // and persisted under the exclusive lock (writers hold it shared, so
     // none is between its check and its commit meanwhile), and taken back
@@ -273,6 +308,9 @@ StatusOr<Document> Database::CollMod(std::string_view collection, DocumentView o
       changed->validation_action = *decoded.validation_action;
       changed->has_validation_action = true;
     }
+    // New limits apply from the next insert, as in MongoDB.
+    if (decoded.capped_size) changed->capped_size = internal::RoundCappedSize(*decoded.capped_size);
+    if (decoded.capped_max) changed->capped_max = std::max<int64_t>(0, *decoded.capped_max);
     lock.meta()->set_options(changed);
     Status persisted = CatalogOf(*engine_).PersistCollection(*lock.meta());
     if (!persisted.ok()) {

@@ -238,6 +238,10 @@ StatusOr<CollectionStats> Collection::Stats() const {
                              engine_->ApproximateSize(internal::PrefixKey(meta->id),
                                                       internal::PrefixKey(meta->id + 1)));
     stats.storage_size = static_cast<int64_t>(records);
+    std::shared_ptr<const internal::CollectionOptions> options = meta->options();
+    stats.capped = options->capped;
+    stats.max_size = options->capped_size;
+    stats.max = options->capped_max;
     stats.index_sizes.emplace_back("_id_", 0);
     for (const auto& index : *meta->indexes()) {
       ROCKDOC_ASSIGN_OR_RETURN(uint64_t bytes,

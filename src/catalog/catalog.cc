@@ -1,8 +1,8 @@
 #include "catalog/catalog.h"
 
-
 #include <set>
 
+#include "bson/append_number.h"
 #include "common/endian.h"
 #include "common/option_table.h"
 #include "storage/engine.h"
@@ -80,6 +80,7 @@ Status Catalog::ReclaimUnownedPrefixes() {
     MutexLock g(&mu_);
     for (const auto& [key, meta] : collections_) {
       owned.insert(meta->id);
+      if (meta->is_capped()) owned.insert(meta->capped_order_id);
       for (const auto& index : *meta->indexes()) owned.insert(index->id());
     }
   }
@@ -161,6 +162,15 @@ Status Catalog::LoadEntry(std::string_view value) {
       }
       meta->set_indexes(std::make_shared<const IndexSet>(std::move(list)));
     }
+    Element order = doc->Get("cappedOrderId");
+    if (order.ok()) {
+      if (order.type() != BsonType::kInt64) {
+        return Status(ErrorCode::kDataCorruptionDetected, "catalog entry has a bad cappedOrderId");
+      }
+      meta->capped_order_id = static_cast<uint32_t>(order.Int64());
+      meta->capped = std::make_shared<CappedState>();
+      if (meta->capped_order_id >= next_id_) next_id_ = meta->capped_order_id + 1;
+    }
     Element options = doc->Get("options");
     if (options.ok()) {
       if (options.type() != BsonType::kDocument) {
@@ -206,6 +216,7 @@ Status Catalog::PersistLocked(
     const std::vector<std::pair<IndexDescriptor*, MultikeyPaths>>* multikey_override) {
   BsonBuilder b;
   b.AppendInt64("id", meta.id).AppendString("db", meta.db).AppendString("name", meta.name);
+  if (meta.is_capped()) b.AppendInt64("cappedOrderId", meta.capped_order_id);
   std::shared_ptr<const IndexSet> indexes = meta.indexes();
   if (!indexes->empty()) {
     b.OpenArray("indexes");
@@ -276,7 +287,13 @@ StatusOr<std::shared_ptr<CollectionMeta>> Catalog::GetOrCreateLocked(
   meta->id = id;
   meta->db = std::string(db);
   meta->name = std::string(name);
-  if (options != nullptr) meta->set_options(std::make_shared<const CollectionOptions>(*options));
+  if (options != nullptr) {
+    meta->set_options(std::make_shared<const CollectionOptions>(*options));
+    if (options->capped) {
+      ROCKDOC_ASSIGN_OR_RETURN(meta->capped_order_id, AllocateId());
+      meta->capped = std::make_shared<CappedState>();
+    }
+  }
   ROCKDOC_RETURN_IF_ERROR(Persist(*meta));
   collections_[Key(meta->db, meta->name)] = meta;
   if (created != nullptr) *created = true;
@@ -416,12 +433,16 @@ StatusOr<ValidationAction> ParseValidationAction(const Element& e, std::string_v
                   std::string(command) + ".validationAction' is not a valid value.");
 }
 
+int64_t RoundCappedSize(int64_t size) {
+  return size <= 4096 ? 4096 : (size + 255) / 256 * 256;
+}
+
 Document CollectionOptions::ToDocument() const {
   BsonBuilder b;
   if (capped) {
     b.AppendBool("capped", true);
-    b.AppendInt64("size", capped_size);
-    if (capped_max > 0) b.AppendInt64("max", capped_max);
+    AppendNumber(&b, "size", capped_size);
+    if (capped_max > 0) AppendNumber(&b, "max", capped_max);
   }
   if (validator_expr != nullptr) b.AppendDocument("validator", validator.view());
   if (has_validation_level) {
@@ -452,10 +473,6 @@ StatusOr<CollectionOptions> ParseCollectionOptions(std::string_view db, Document
       }));
   CollectionOptions& o = out.options;
   if (o.capped) {
-    return Status(ErrorCode::kNotImplemented,
-                  "The createCollection option 'capped' is not supported by rockdoc");
-  }
-  if (o.capped) {
     // MongoDB's rules (create_collection.cpp): size is required, positive,
     // at most 1 PB; max under 2^31; the size rounded up.
     if (!out.has_size) return InvalidOptions("the 'size' field is required when 'capped' is true");
@@ -467,7 +484,7 @@ StatusOr<CollectionOptions> ParseCollectionOptions(std::string_view db, Document
       return InvalidOptions("max in a capped collection has to be < 2^31 or not set");
     }
     if (o.capped_max < 0) o.capped_max = 0;  // MongoDB: a negative max means no limit
-    o.capped_size = o.capped_size <= 4096 ? 4096 : (o.capped_size + 255) / 256 * 256;
+    o.capped_size = RoundCappedSize(o.capped_size);
   } else if (out.has_size || out.has_max) {
     // MongoDB 7.0 ignores size and max without capped; rockdoc refuses
     // rather than accept an option that would do nothing.
@@ -506,6 +523,10 @@ Status Catalog::DropLocked(std::shared_ptr<CollectionMeta> meta) {
   // Ids are never reused, so the documents and index entries are
   // unreachable from here on; the range deletions reclaim their space.
   ROCKDOC_RETURN_IF_ERROR(engine_->DeleteRange(PrefixKey(meta->id), PrefixKey(meta->id + 1)));
+  if (meta->is_capped()) {
+    ROCKDOC_RETURN_IF_ERROR(engine_->DeleteRange(PrefixKey(meta->capped_order_id),
+                                                 PrefixKey(meta->capped_order_id + 1)));
+  }
   for (const auto& index : *meta->indexes()) {
     ROCKDOC_RETURN_IF_ERROR(
         engine_->DeleteRange(PrefixKey(index->id()), PrefixKey(index->id() + 1)));
@@ -553,6 +574,10 @@ Status Catalog::Rename(std::string_view db, std::string_view from, std::string_v
   // The indexes keep their ids, entries, multikey paths and counters.
   renamed->set_indexes(old->indexes());
   renamed->id_index_since_ms = old->id_index_since_ms;
+  // And its options, and a capped collection its order and writers' state.
+  renamed->set_options(old->options());
+  renamed->capped_order_id = old->capped_order_id;
+  renamed->capped = old->capped;
   ROCKDOC_RETURN_IF_ERROR(Persist(*renamed, CatalogMetaKey(old->db, old->name)));
   old->dropped.store(true, std::memory_order_release);
   collections_.erase(src);

@@ -60,11 +60,32 @@ struct CollectionOptions {
   Document ToDocument() const;
 };
 
+// A capped collection's state in memory. Writes to a capped collection are
+// serialized by `mu` (MongoDB serializes them too), which the store's
+// WriteBatcher holds for its whole life; the other fields are read and
+// written only under it. The totals are what the order entries
+// (storage/format.h) say: loaded on first use, and marked unloaded
+// whenever a write is rolled back, so that they are read again.
+struct CappedState {
+  Mutex mu;
+  bool loaded = false;
+  uint64_t next_seq = 1;    // the sequence number of the next insert
+  uint64_t oldest_seq = 1;  // no entry below it (a seek's lower bound)
+  int64_t count = 0;
+  int64_t bytes = 0;
+};
+
 struct CollectionMeta {
   uint32_t id = 0;
   std::string db;
   std::string name;
   std::string full_name() const { return db + "." + name; }
+
+  // Capped collections: the prefix id of the insertion order entries (0
+  // for other collections) and the writers' state.
+  uint32_t capped_order_id = 0;
+  std::shared_ptr<CappedState> capped;
+  bool is_capped() const { return capped_order_id != 0; }
 
   // The collection lock (store/collection_lock.h: CollectionLock).
   mutable SharedMutex mu;
@@ -122,6 +143,9 @@ struct CollectionMeta {
 // the collection's database (validators are refused in admin, local and
 // config).
 StatusOr<CollectionOptions> ParseCollectionOptions(std::string_view db, DocumentView options);
+// A capped collection's size as MongoDB keeps it: at least 4096, else
+// rounded up to a multiple of 256.
+int64_t RoundCappedSize(int64_t size);
 // Parses a validator document (create's and collMod's `validator`).
 StatusOr<std::shared_ptr<const MatchExpression>> ParseValidator(std::string_view db,
                                                                 DocumentView validator);

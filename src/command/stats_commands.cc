@@ -86,7 +86,11 @@ Status RunCollStats(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
   AppendNumber(reply, "numOrphanDocs", 0);
   AppendNumber(reply, "storageSize", stats.storage_size / k);
   AppendNumber(reply, "freeStorageSize", 0);
-  reply->AppendBool("capped", false);
+  reply->AppendBool("capped", stats.capped);
+  if (stats.capped) {
+    AppendNumber(reply, "max", stats.max);
+    AppendNumber(reply, "maxSize", stats.max_size / k);
+  }
   reply->AppendInt32("nindexes", static_cast<int32_t>(stats.index_sizes.size()));
   reply->OpenArray("indexBuilds");
   reply->Close();

@@ -12,14 +12,19 @@ DocumentView ViewOf(std::string_view s) {
 }  // namespace
 
 CollectionScanStage::CollectionScanStage(const ReadView& view, uint32_t collection_id,
-                                         bool forward, StageFilter filter)
+                                         bool forward, StageFilter filter,
+                                         uint32_t capped_order_id)
     : view_(view),
-      lower_(PrefixKey(collection_id)),
-      upper_(PrefixKey(collection_id + 1)),
+      lower_(capped_order_id ? CappedOrderKey(capped_order_id, 0) : PrefixKey(collection_id)),
+      upper_(capped_order_id ? CappedOrderEnd(capped_order_id) : PrefixKey(collection_id + 1)),
       forward_(forward),
-      filter_(std::move(filter)) {}
+      filter_(std::move(filter)),
+      capped_(capped_order_id != 0) {}
 
-void CollectionScanStage::ReleaseOwnResources() { it_.reset(); }
+void CollectionScanStage::ReleaseOwnResources() {
+  it_.reset();
+  document_.Reset();
+}
 
 StageState CollectionScanStage::DoWork(WorkingMember** out) {
   if (!started_) {
@@ -42,10 +47,25 @@ StageState CollectionScanStage::DoWork(WorkingMember** out) {
     if (!s.ok()) return Fail(s.WithContext("collection scan"));
     return StageState::kEof;
   }
-  ++docs_examined_;
   member_.Clear();
-  member_.record_key = it_->key();
-  member_.doc = ViewOf(it_->value());
+  if (capped_) {
+    uint64_t seq = 0;
+    int64_t size = 0;
+    std::string_view record_key;
+    Status s = ParseCappedOrderEntry(it_->key(), it_->value(), &seq, &size, &record_key);
+    if (!s.ok()) return Fail(s);
+    record_key_ = std::string(record_key);
+    bool found = false;
+    s = view_.Get(record_key_, &document_, &found);
+    if (!s.ok()) return Fail(s.WithContext("collection scan"));
+    if (!found) return StageState::kNeedTime;  // deleted after the view's snapshot began
+    member_.record_key = record_key_;
+    member_.doc = ViewOf(document_.view());
+  } else {
+    member_.record_key = it_->key();
+    member_.doc = ViewOf(it_->value());
+  }
+  ++docs_examined_;
   member_.has_doc = true;
   if (filter_ && !filter_.matches(member_.doc, &member_)) return StageState::kNeedTime;
   *out = &member_;

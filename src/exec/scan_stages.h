@@ -1,6 +1,7 @@
 // exec/scan_stages.h: the leaves that read documents from storage.
 //   COLLSCAN: every document of a collection in _id order (or reverse),
-//             optionally filtered.
+//             optionally filtered; a capped collection's in insertion order
+//             (its natural order, as MongoDB's), through its order entries.
 //   IDHACK:   the one document whose _id equals a value (a point read).
 #ifndef ROCKDOC_EXEC_SCAN_STAGES_H_
 #define ROCKDOC_EXEC_SCAN_STAGES_H_
@@ -26,8 +27,10 @@ struct StageFilter {
 
 class CollectionScanStage : public PlanStage {
  public:
+  // `capped_order_id` (non-zero): the collection is capped, and the scan
+  // walks its order entries (storage/format.h) and reads each document.
   CollectionScanStage(const ReadView& view, uint32_t collection_id, bool forward,
-                      StageFilter filter);
+                      StageFilter filter, uint32_t capped_order_id = 0);
   std::string_view name() const override { return "COLLSCAN"; }
   int64_t docs_examined() const override { return docs_examined_; }
 
@@ -45,6 +48,10 @@ class CollectionScanStage : public PlanStage {
   bool started_ = false;
   int64_t docs_examined_ = 0;
   WorkingMember member_;
+  // Capped: the document read through the current order entry.
+  bool capped_ = false;
+  std::string record_key_;
+  PinnedValue document_;
 };
 
 class IdHackStage : public PlanStage {

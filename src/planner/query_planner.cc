@@ -313,7 +313,8 @@ std::unique_ptr<PlanStage> BuildStages(const QuerySolution& sol, const Canonical
       root = std::make_unique<EofStage>();
       break;
     case Access::kCollScan:
-      root = std::make_unique<CollectionScanStage>(view, meta->id, sol.forward, filter);
+      root = std::make_unique<CollectionScanStage>(view, meta->id, sol.forward, filter,
+                                                   meta->capped_order_id);
       break;
     case Access::kIdHack:
       root = std::make_unique<IdHackStage>(view, sol.id_record_key, filter);

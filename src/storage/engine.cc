@@ -26,7 +26,10 @@ namespace {
 
 constexpr char kMarkerFile[] = "ROCKDOC";
 constexpr char kMarkerTempFile[] = "ROCKDOC.tmp";
-constexpr int kFormatVersion = 1;
+// 1: the first format. 2: capped collections' order entries (format.h); a
+// format-1 database is marked 2 when this version opens it, so that an older
+// rockdoc, which would take the order entries for garbage, refuses it.
+constexpr int kFormatVersion = 2;
 constexpr char kCatalogColumnFamily[] = "catalog";
 
 // Adds signed 64-bit deltas: the per-collection document counts are kept as
@@ -283,12 +286,13 @@ StatusOr<std::shared_ptr<Engine>> Engine::OpenImpl(
     is_new = true;
   }
 
+  int version = kFormatVersion;
   if (is_new) {
     ROCKDOC_RETURN_IF_ERROR(WriteMarker(dir));
   } else {
     std::ifstream marker(dir / kMarkerFile);
     std::string word;
-    int version = 0;
+    version = 0;
     marker >> word >> version;
     if (word != "rockdoc" || version < 1) {
       return Status(ErrorCode::kUnsupportedFormat,
@@ -381,6 +385,7 @@ StatusOr<std::shared_ptr<Engine>> Engine::OpenImpl(
   engine->rocks_->catalog_cf = handles[1];
   engine->rocks_->write_options.sync = options.sync;
   engine->claim_ = std::move(claim);
+  if (version < kFormatVersion) ROCKDOC_RETURN_IF_ERROR(WriteMarker(dir));
   return engine;
 }
 

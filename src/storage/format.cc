@@ -113,6 +113,54 @@ std::string CatalogMetaKey(std::string_view db, std::string_view name) {
   return k;
 }
 
+std::string CappedOrderKey(uint32_t order_id, uint64_t seq) {
+  std::string k;
+  AppendBE32(&k, order_id);
+  k.push_back('\x01');
+  AppendBE64(&k, seq);
+  return k;
+}
+
+std::string CappedOrderEnd(uint32_t order_id) {
+  std::string k;
+  AppendBE32(&k, order_id);
+  k.push_back('\x02');
+  return k;
+}
+
+std::string CappedOrderValue(int64_t size, std::string_view record_key) {
+  std::string v;
+  AppendLE<int64_t>(&v, size);
+  v.append(record_key);
+  return v;
+}
+
+std::string CappedSeqKey(uint32_t order_id, std::string_view id_key) {
+  std::string k;
+  AppendBE32(&k, order_id);
+  k.push_back('\x02');
+  k.append(id_key);
+  return k;
+}
+
+Status ParseCappedOrderEntry(std::string_view key, std::string_view value, uint64_t* seq,
+                             int64_t* size, std::string_view* record_key) {
+  if (key.size() != 13 || key[4] != '\x01' || value.size() < 8) {
+    return Status(ErrorCode::kDataCorruptionDetected, "a capped order entry is malformed");
+  }
+  *seq = LoadBE64(reinterpret_cast<const uint8_t*>(key.data()) + 5);
+  *size = LoadLE<int64_t>(reinterpret_cast<const uint8_t*>(value.data()));
+  *record_key = value.substr(8);
+  return Status::OK();
+}
+
+StatusOr<uint64_t> ParseCappedSeq(std::string_view value) {
+  if (value.size() != 8) {
+    return Status(ErrorCode::kDataCorruptionDetected, "a capped sequence entry is malformed");
+  }
+  return LoadBE64(reinterpret_cast<const uint8_t*>(value.data()));
+}
+
 std::string CountKey(uint32_t collection_id) {
   std::string k(1, kCatalogCountPrefix);
   AppendBE32(&k, collection_id);

@@ -12,6 +12,11 @@
 //   index entry, IndexEntryFormat::kUnique (unique btree):
 //                 id(BE32) keystring(values)
 //                   -> varint32 len(keystring(_id)), keystring(_id), type bits
+//   capped order entry (a capped collection's insertion order, under a
+//   prefix id of its own, the catalog entry's cappedOrderId):
+//                 id(BE32) 0x01 seq(BE64)  -> size(LE64) record key
+//   capped sequence (the same document's seq, found from its _id):
+//                 id(BE32) 0x02 keystring(_id) -> seq(BE64)
 // The index's access method (index/access_method.h) chooses the format.
 // keystring(values) uses the index's directions; keystring(_id) is always
 // ascending, so an entry's document is RecordKey(collection, id_key). A
@@ -21,6 +26,7 @@
 //
 // Column family "catalog":
 //   'c' db \0 name   -> the collection's metadata (BSON: id, db, name,
+//                       cappedOrderId, options,
 //                       indexes with their multikey paths)
 //   'n' id(BE32)     -> the collection's document count (int64 LE, kept by
 //                       merges written in the documents' own transactions)
@@ -63,6 +69,18 @@ std::string IndexEntryValue(const IndexDescriptor& index, std::string_view id_ke
 // malformed. O(1): no decoding.
 Status ParseIndexEntry(const IndexDescriptor& index, std::string_view key, std::string_view value,
                        IndexEntryView* out);
+
+// A capped collection's order entries: the key of sequence number `seq`,
+// the end of the entries, and the value (the document's BSON size and its
+// record key); the key of a document's sequence number by its _id.
+std::string CappedOrderKey(uint32_t order_id, uint64_t seq);
+std::string CappedOrderEnd(uint32_t order_id);
+std::string CappedOrderValue(int64_t size, std::string_view record_key);
+std::string CappedSeqKey(uint32_t order_id, std::string_view id_key);
+// Splits an order entry. DataCorruptionDetected when malformed.
+Status ParseCappedOrderEntry(std::string_view key, std::string_view value, uint64_t* seq,
+                             int64_t* size, std::string_view* record_key);
+StatusOr<uint64_t> ParseCappedSeq(std::string_view value);
 
 // ---- Catalog column family ----
 

@@ -35,11 +35,38 @@ WriteBatcher::WriteBatcher(const Engine& engine, const CollectionMeta& meta,
       meta_(meta),
       deadline_(deadline),
       on_commit_(std::move(on_commit)),
-      outer_(outer) {}
+      outer_(outer) {
+  if (meta_.is_capped()) LockCapped();
+}
+
+WriteBatcher::~WriteBatcher() {
+  if (!meta_.is_capped()) return;
+  // Uncommitted work is discarded with the transaction: the totals in
+  // memory may count it.
+  if (txn_open_) meta_.capped->loaded = false;
+  UnlockCapped();
+}
+
+void WriteBatcher::LockCapped() ABSL_NO_THREAD_SAFETY_ANALYSIS { meta_.capped->mu.Lock(); }
+void WriteBatcher::UnlockCapped() ABSL_NO_THREAD_SAFETY_ANALYSIS { meta_.capped->mu.Unlock(); }
 
 Status WriteBatcher::Apply(const Change& change) {
   ROCKDOC_RETURN_IF_ERROR(failure_);
+  Status s = ApplyOnce(change);
+  // A change rolled back (or a batch lost) leaves the capped totals in
+  // memory ahead of the data: read them again at the next write.
+  if (!s.ok() && meta_.is_capped()) meta_.capped->loaded = false;
+  return s;
+}
+
+Status WriteBatcher::ApplyOnce(const Change& change) {
   if (outer_ != nullptr) {
+    if (meta_.is_capped()) {
+      return Status(ErrorCode::kOperationNotSupportedInTransaction,
+                    "Collection '" + meta_.full_name() +
+                        "' is a capped collection. Writes in transactions are not allowed on "
+                        "capped collections.");
+    }
     // Inside a multi-document transaction: no batches, no retries.
     ROCKDOC_RETURN_IF_ERROR(deadline_.Check());
     outer_->SetSavePoint();
@@ -83,6 +110,7 @@ Status WriteBatcher::Apply(const Change& change) {
     // of its locks). A transaction that cannot roll back cannot be
     // committed either: drop it all.
     Status rolled_back = txn_->RollbackToSavePoint();
+    if (meta_.is_capped()) meta_.capped->loaded = false;
     if (!rolled_back.ok()) {
       failure_ = rolled_back.WithContext("roll back one document's change");
       // Already failing with failure_; destroying the transaction releases
@@ -125,6 +153,7 @@ Status WriteBatcher::Commit() {
   pending_documents_ = pending_bytes_ = 0;
   pending_count_ = 0;
   if (!s.ok()) {
+    if (meta_.is_capped()) meta_.capped->loaded = false;
     txn_.reset();
     failure_ = s;
     return s;

@@ -61,8 +61,16 @@ class WriteBatcher {
 
   // `on_commit` runs after each successful commit: the changes made so far
   // (including one whose Apply has not returned yet) are now durable.
+  //
+  // On a capped collection the batcher holds the collection's capped mutex
+  // for its whole life (writes to a capped collection are serialized, as in
+  // MongoDB), and refuses to write inside a multi-document transaction
+  // (OperationNotSupportedInTransaction, 263, as MongoDB).
   WriteBatcher(const Engine& engine, const CollectionMeta& meta, const Deadline& deadline,
                std::function<void()> on_commit = {}, KvTransaction* outer = nullptr);
+  ~WriteBatcher();
+  WriteBatcher(const WriteBatcher&) = delete;
+  WriteBatcher& operator=(const WriteBatcher&) = delete;
 
   // Makes one document's change. On error the change is rolled back and
   // the batch stays open (the caller decides whether to Commit the rest).
@@ -74,6 +82,10 @@ class WriteBatcher {
   const Status& failure() const { return failure_; }
 
  private:
+  Status ApplyOnce(const Change& change);
+  void LockCapped();
+  void UnlockCapped();
+
   const Engine& engine_;
   const CollectionMeta& meta_;
   const Deadline& deadline_;

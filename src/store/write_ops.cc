@@ -275,9 +275,141 @@ Status CheckValidator(const Engine& engine, const CollectionMeta& meta, Document
       .WithErrorInfo(std::string(info_doc.bytes()));
 }
 
+namespace {
+
+// ---- Capped collections ----
+// The order entries (storage/format.h) keep a capped collection's
+// insertion order; CappedState (catalog.h) holds their totals while the
+// collection's writes are serialized by its mutex (WriteBatcher).
+
+// Reads the totals from the order entries as `txn` sees them, unless loaded.
+Status LoadCappedState(KvTransaction* txn, const CollectionMeta& meta) {
+  CappedState& st = *meta.capped;
+  if (st.loaded) return Status::OK();
+  st.count = st.bytes = 0;
+  st.next_seq = st.oldest_seq = 1;
+  std::unique_ptr<KvIterator> it = ReadView(txn).NewIterator(
+      CappedOrderKey(meta.capped_order_id, 0), CappedOrderEnd(meta.capped_order_id), true);
+  bool first = true;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    uint64_t seq = 0;
+    int64_t size = 0;
+    std::string_view record_key;
+    ROCKDOC_RETURN_IF_ERROR(ParseCappedOrderEntry(it->key(), it->value(), &seq, &size, &record_key));
+    if (first) st.oldest_seq = seq;
+    first = false;
+    ++st.count;
+    st.bytes += size;
+    st.next_seq = seq + 1;
+  }
+  ROCKDOC_RETURN_IF_ERROR(it->status().WithContext("reading the order of " + meta.full_name()));
+  st.loaded = true;
+  return Status::OK();
+}
+
+// The sequence number of the document at `record_key`; 0 when it has none.
+StatusOr<uint64_t> CappedSeqOf(KvTransaction* txn, const CollectionMeta& meta,
+                               std::string_view record_key) {
+  std::string value;
+  bool found = false;
+  ROCKDOC_RETURN_IF_ERROR(
+      txn->Get(CappedSeqKey(meta.capped_order_id, IdKeyOf(record_key)), &value, &found));
+  if (!found) return uint64_t{0};
+  return ParseCappedSeq(value);
+}
+
+// A document was inserted at `record_key`: it goes last in the order, and
+// the oldest documents go while the collection is over its limits (never
+// the new one: its size was checked against the limit before).
+Status CappedInserted(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
+                      std::string_view record_key, DocumentView doc, int64_t* count_delta) {
+  ROCKDOC_RETURN_IF_ERROR(LoadCappedState(txn, meta));
+  CappedState& st = *meta.capped;
+  const uint64_t seq = st.next_seq;
+  const int64_t size = static_cast<int64_t>(doc.size());
+  ROCKDOC_RETURN_IF_ERROR(txn->Put(KeySpace::kData, CappedOrderKey(meta.capped_order_id, seq),
+                                   CappedOrderValue(size, record_key)));
+  std::string seq_value;
+  AppendBE64(&seq_value, seq);
+  ROCKDOC_RETURN_IF_ERROR(txn->Put(
+      KeySpace::kData, CappedSeqKey(meta.capped_order_id, IdKeyOf(record_key)), seq_value));
+  ++st.next_seq;
+  ++st.count;
+  st.bytes += size;
+  std::shared_ptr<const CollectionOptions> options = meta.options();
+  while ((options->capped_max > 0 && st.count > options->capped_max) ||
+         st.bytes > options->capped_size) {
+    uint64_t old_seq = 0;
+    int64_t old_size = 0;
+    std::string old_key;
+    {
+      std::unique_ptr<KvIterator> it = ReadView(txn).NewIterator(
+          CappedOrderKey(meta.capped_order_id, st.oldest_seq),
+          CappedOrderEnd(meta.capped_order_id));
+      it->SeekToFirst();
+      if (!it->Valid()) return it->status();
+      std::string_view rk;
+      ROCKDOC_RETURN_IF_ERROR(ParseCappedOrderEntry(it->key(), it->value(), &old_seq, &old_size, &rk));
+      old_key = std::string(rk);
+    }
+    if (old_seq == seq) break;
+    st.oldest_seq = old_seq;
+    ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> old_doc, LockAndRead(txn, old_key));
+    if (old_doc) {
+      ROCKDOC_RETURN_IF_ERROR(DeleteDocument(engine, txn, meta, old_key, *old_doc, count_delta));
+    } else {
+      // An order entry whose document is gone: drop the entry alone.
+      ROCKDOC_RETURN_IF_ERROR(
+          txn->Delete(KeySpace::kData, CappedOrderKey(meta.capped_order_id, old_seq)));
+      --st.count;
+      st.bytes -= old_size;
+    }
+    st.oldest_seq = old_seq + 1;
+  }
+  return Status::OK();
+}
+
+// The document at `record_key` was deleted: its order entries go.
+Status CappedRemoved(KvTransaction* txn, const CollectionMeta& meta, std::string_view record_key,
+                     DocumentView old_doc) {
+  ROCKDOC_RETURN_IF_ERROR(LoadCappedState(txn, meta));
+  ROCKDOC_ASSIGN_OR_RETURN(uint64_t seq, CappedSeqOf(txn, meta, record_key));
+  if (seq == 0) return Status::OK();
+  ROCKDOC_RETURN_IF_ERROR(
+      txn->Delete(KeySpace::kData, CappedOrderKey(meta.capped_order_id, seq)));
+  ROCKDOC_RETURN_IF_ERROR(
+      txn->Delete(KeySpace::kData, CappedSeqKey(meta.capped_order_id, IdKeyOf(record_key))));
+  CappedState& st = *meta.capped;
+  --st.count;
+  st.bytes -= static_cast<int64_t>(old_doc.size());
+  return Status::OK();
+}
+
+// The document at `record_key` changed size (updates may, since MongoDB
+// 6.0; the limits are enforced at the next insert, as MongoDB does).
+Status CappedResized(KvTransaction* txn, const CollectionMeta& meta, std::string_view record_key,
+                     DocumentView old_doc, DocumentView new_doc) {
+  if (old_doc.size() == new_doc.size()) return Status::OK();
+  ROCKDOC_RETURN_IF_ERROR(LoadCappedState(txn, meta));
+  ROCKDOC_ASSIGN_OR_RETURN(uint64_t seq, CappedSeqOf(txn, meta, record_key));
+  if (seq == 0) return Status::OK();
+  ROCKDOC_RETURN_IF_ERROR(
+      txn->Put(KeySpace::kData, CappedOrderKey(meta.capped_order_id, seq),
+               CappedOrderValue(static_cast<int64_t>(new_doc.size()), record_key)));
+  meta.capped->bytes +=
+      static_cast<int64_t>(new_doc.size()) - static_cast<int64_t>(old_doc.size());
+  return Status::OK();
+}
+
+}  // namespace
+
 Status InsertDocument(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
                       DocumentView doc, int64_t* count_delta, bool bypass_validation) {
   if (!bypass_validation) ROCKDOC_RETURN_IF_ERROR(CheckValidator(engine, meta, doc, nullptr));
+  if (meta.is_capped() &&
+      static_cast<int64_t>(doc.size()) > meta.options()->capped_size) {
+    return BadValue("object to insert exceeds cappedMaxSize");
+  }
   Element id = *doc.begin();
   std::string key = DocumentKey(meta, id);
   const std::string_view id_key = IdKeyOf(key);
@@ -312,6 +444,9 @@ Status InsertDocument(const Engine& engine, KvTransaction* txn, const Collection
       ROCKDOC_RETURN_IF_ERROR(PutEntry(txn, *indexes->all()[i], k, id_key));
     }
   }
+  if (meta.is_capped()) {
+    ROCKDOC_RETURN_IF_ERROR(CappedInserted(engine, txn, meta, key, doc, count_delta));
+  }
   if (count_delta != nullptr) {
     ++*count_delta;
     return Status::OK();
@@ -323,6 +458,9 @@ Status ReplaceDocument(const Engine& engine, KvTransaction* txn, const Collectio
                        std::string_view key, DocumentView old_doc, DocumentView new_doc,
                        bool bypass_validation) {
   if (!bypass_validation) ROCKDOC_RETURN_IF_ERROR(CheckValidator(engine, meta, new_doc, &old_doc));
+  if (meta.is_capped()) {
+    ROCKDOC_RETURN_IF_ERROR(CappedResized(txn, meta, key, old_doc, new_doc));
+  }
   std::shared_ptr<const IndexSet> indexes = meta.indexes();
   if (indexes->empty()) {
     return txn->Put(KeySpace::kData, key, new_doc.bytes())
@@ -382,6 +520,7 @@ Status ReplaceDocument(const Engine& engine, KvTransaction* txn, const Collectio
 
 Status DeleteDocument(const Engine& /*engine*/, KvTransaction* txn, const CollectionMeta& meta,
                       std::string_view key, DocumentView old_doc, int64_t* count_delta) {
+  if (meta.is_capped()) ROCKDOC_RETURN_IF_ERROR(CappedRemoved(txn, meta, key, old_doc));
   std::shared_ptr<const IndexSet> indexes = meta.indexes();
   DocumentIndexKeys old_keys;
   ROCKDOC_RETURN_IF_ERROR(GenerateAllKeys(*indexes, old_doc, &old_keys, /*want_paths=*/false));
