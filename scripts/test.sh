@@ -61,13 +61,14 @@ if [ "${ROCKDOC_SKIP_SANITIZERS:-0}" != "1" ]; then
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" -DROCKDOC_ROCKSDB_SHARED=ON \
     -DROCKDOC_BUILD_BENCHMARKS=OFF -DROCKDOC_BUILD_TOOLS=OFF -DROCKDOC_BUILD_SHARED=OFF
   cmake --build build-tsan -j "$jobs" --target concurrency_test index_test max_time_test \
-    transaction_concurrency_test
+    transaction_concurrency_test capped_test
   echo "== tests under ThreadSanitizer =="
   export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ignore_noninstrumented_modules=1 suppressions=$PWD/tests/tsan.supp"
   build-tsan/tests/concurrency_test
   build-tsan/tests/index_test --gtest_filter='*Concurrent*'
   build-tsan/tests/max_time_test
   build-tsan/tests/transaction_concurrency_test
+  build-tsan/tests/capped_test --gtest_filter='*Concurrent*'
   unset TSAN_OPTIONS
   echo "== ThreadSanitizer: $(( $(date +%s) - tsan_start )) s =="
 fi

@@ -1,5 +1,6 @@
 // The CRUD specification's unified tests (mongodb/specifications,
-// source/crud/tests/unified), run against rockdoc's public API.
+// source/crud/tests/unified), run through rockdoc's command layer
+// (Client::RunCommand), as a driver runs them against a server.
 //
 // Each test of each file in ../shared/test-data/crud-unified is one
 // GoogleTest case, Spec/CrudUnifiedTest.<file>__<description>. A case opens
@@ -10,14 +11,21 @@
 // matching rules (unified_matcher.h), then checks `outcome` (each
 // collection's whole contents, in _id order, compared exactly).
 //
-// The runner plays the part of a MongoDB driver over rockdoc: it maps each
-// CRUD operation to the API in rockdoc/client.h, shapes results as the CRUD
-// spec does (InsertOneResult -> {insertedId}, UpdateResult -> {matchedCount,
-// modifiedCount, upsertedCount, upsertedId}, ...), performs the checks the
-// CRUD spec gives drivers before anything is sent ("update requires atomic
-// operators", "replacement must not contain them": client errors), and
-// implements bulkWrite as a sequence of single writes with the spec's
-// BulkWriteResult. Everything else is rockdoc's own behaviour.
+// The runner plays the part of a MongoDB driver over rockdoc: it turns each
+// CRUD operation into the command a driver sends (find with getMore,
+// insert, update, delete, findAndModify, count, distinct, createIndexes,
+// dropIndexes, create, drop), renaming the spec's arguments to the
+// command's fields and passing them on undecoded: the command layer
+// decodes every option, once. It shapes results as the CRUD spec does
+// (InsertOneResult -> {insertedId}, UpdateResult -> {matchedCount,
+// modifiedCount, upsertedCount, upsertedId}, ...), does what the spec gives
+// drivers to do (an ObjectId _id for inserts without one, the index name
+// from its keys, "update requires atomic operators" and "replacement must
+// not contain them" as client errors), and batches bulkWrite into insert,
+// update and delete commands (runs of one kind when ordered, one per kind
+// when not) with the spec's BulkWriteResult. countDocuments is the count
+// command until rockdoc has aggregation (drivers use $group). Everything
+// else is rockdoc's own behaviour.
 //
 // Which tests run: INDEX.json classes every test `core`, `optional` or
 // `not-applicable` (server-only: old-server behaviour, fail points, events
@@ -69,7 +77,7 @@ struct SkipEntry {
   const char* reason;
 };
 
-constexpr char kNoAggregate[] = "aggregate: rockdoc's API has no aggregation pipeline (client.h)";
+constexpr char kNoAggregate[] = "aggregate: rockdoc has no aggregation pipeline yet (issue 14)";
 constexpr char kNoUpdatePipeline[] =
     "update pipeline ([{$set: ...}], $replaceWith, $setField): rockdoc's updates take update "
     "operator documents or replacements only";
@@ -283,15 +291,6 @@ Value ArrayOfDocuments(const std::vector<Document>& docs) {
   BsonBuilder b;
   b.OpenArray("v");
   for (const Document& d : docs) b.AppendDocument("", d);
-  b.Close();
-  Document holder = std::move(b).Build();
-  return Value::FromElement(holder.Get("v"));
-}
-
-Value ArrayOfValues(const std::vector<Value>& values) {
-  BsonBuilder b;
-  b.OpenArray("v");
-  for (const Value& v : values) b.AppendElementAs("", v.element());
   b.Close();
   Document holder = std::move(b).Build();
   return Value::FromElement(holder.Get("v"));
@@ -532,14 +531,6 @@ class Args {
     }
     return CopyDocument(e.Document());
   }
-  int64_t Int(std::string_view key, int64_t fallback) {
-    Element e = Get(key);
-    if (!e.ok()) return fallback;
-    int64_t n = 0;
-    if (!e.ExactInt64(&n))
-      Problem(std::string(key) + " must be an integer, got " + DescribeValue(e));
-    return n;
-  }
   bool Bool(std::string_view key, bool fallback) {
     Element e = Get(key);
     if (!e.ok()) return fallback;
@@ -558,35 +549,6 @@ class Args {
     }
     return std::string(e.String());
   }
-  std::vector<Document> DocArray(std::string_view key) {
-    std::vector<Document> out;
-    Element e = Get(key);
-    if (!e.ok()) return out;
-    if (e.type() != BsonType::kArray) {
-      Problem(std::string(key) + " must be an array, got " + DescribeValue(e));
-      return out;
-    }
-    for (Element d : e.Array()) {
-      if (d.type() != BsonType::kDocument) {
-        Problem(std::string(key) + " must hold documents, got " + DescribeValue(d));
-        continue;
-      }
-      out.push_back(CopyDocument(d.Document()));
-    }
-    return out;
-  }
-  // The hint argument: a key pattern or an index name.
-  void Hint(Document* pattern, std::string* name) {
-    Element e = Get("hint");
-    if (!e.ok()) return;
-    if (e.type() == BsonType::kString) {
-      *name = std::string(e.String());
-    } else if (e.type() == BsonType::kDocument) {
-      *pattern = CopyDocument(e.Document());
-    } else {
-      Problem("hint must be a string or a document, got " + DescribeValue(e));
-    }
-  }
   // Every argument not yet used, as a document (an operation's options for
   // the library to decode), now counted as used.
   Document Rest() {
@@ -596,8 +558,6 @@ class Args {
     }
     return std::move(b).Build();
   }
-  // Arguments that change nothing for an embedded engine.
-  void Ignore(std::string_view key) { used_.insert(std::string(key)); }
   // Marks arguments rockdoc's API cannot express.
   void Unsupported(std::string_view key, std::string_view why) {
     used_.insert(std::string(key));
@@ -670,21 +630,89 @@ OpResult RunnerError(std::string why) {
 }
 
 // ---------------------------------------------------------------------------
-// Writes, shared by the single-write operations and bulkWrite.
+// The driver. Each CRUD operation becomes the command a MongoDB driver sends
+// for it (the CRUD and Bulk API specifications: find and getMore, insert,
+// update, delete, findAndModify, count, distinct, createIndexes, ...), run
+// through Client::RunCommand. The runner only renames the spec's arguments
+// to the command's fields and reads the replies, as a driver does; every
+// option is decoded once, by the command layer, which applies it or refuses
+// it with MongoDB's codes.
 
-enum class WriteKind { kInsertOne, kUpdateOne, kUpdateMany, kReplaceOne, kDeleteOne, kDeleteMany };
-
-struct WriteModel {
-  WriteKind kind = WriteKind::kInsertOne;
-  Document document;  // insertOne
-  Document filter;
-  Document update;  // the update, or the replacement
-  Document sort;    // updateOne / replaceOne
-  bool upsert = false;
-  std::vector<Document> array_filters;
-  Document hint;
-  std::string hint_name;
+// Where a spec argument goes: the command, or one statement of it (an
+// update's or delete's per-document part).
+enum class Place { kCommand, kStatement };
+struct Route {
+  std::string_view arg;    // the spec's name
+  std::string_view field;  // the command's
+  Place place;
 };
+
+// Copies the arguments `routes` names, under the command's names.
+void RouteArgs(Args& args, std::initializer_list<Route> routes, BsonBuilder* command,
+               BsonBuilder* statement) {
+  for (const Route& r : routes) {
+    Element e = args.Get(r.arg);
+    if (!e.ok()) continue;
+    (r.place == Place::kCommand ? command : statement)->AppendElementAs(r.field, e);
+  }
+}
+
+// The error of a command reply ({ok: 0, code, errmsg, errInfo?}), or of a
+// write error in it.
+Status ReplyError(DocumentView reply) {
+  Element code = reply.Get("code");
+  Element message = reply.Get("errmsg");
+  Status s(static_cast<ErrorCode>(code.ok() ? static_cast<int>(code.NumberAsDouble()) : 8),
+           std::string(message.type() == BsonType::kString ? message.String() : "no errmsg"));
+  Element info = reply.Get("errInfo");
+  if (info.type() == BsonType::kDocument) s = s.WithErrorInfo(std::string(info.Document().bytes()));
+  return s;
+}
+
+bool ReplyOk(DocumentView reply) { return reply.Get("ok").NumberAsDouble() == 1.0; }
+
+int64_t ReplyNumber(DocumentView reply, std::string_view field) {
+  Element e = reply.Get(field);
+  return e.IsNumber() ? static_cast<int64_t>(e.NumberAsDouble()) : 0;
+}
+
+// The write errors of a write command's reply, by statement index.
+std::vector<std::pair<size_t, Status>> WriteErrors(DocumentView reply) {
+  std::vector<std::pair<size_t, Status>> out;
+  Element errors = reply.Get("writeErrors");
+  if (errors.type() != BsonType::kArray) return out;
+  for (Element e : errors.Array()) {
+    if (e.type() != BsonType::kDocument) continue;
+    out.emplace_back(static_cast<size_t>(ReplyNumber(e.Document(), "index")),
+                     ReplyError(e.Document()));
+  }
+  return out;
+}
+
+// What drivers do before an insert: a document without _id gets an
+// ObjectId, so that the driver can report the id it inserted.
+Document WithId(DocumentView doc) {
+  if (doc.Has("_id")) return CopyDocument(doc);
+  BsonBuilder b;
+  b.AppendObjectId("_id", ObjectId::Generate());
+  for (Element e : doc) b.AppendElement(e);
+  return std::move(b).Build();
+}
+
+// The index name drivers derive from a key pattern: "a_1_b_-1".
+std::string IndexName(DocumentView keys) {
+  std::string name;
+  for (Element e : keys) {
+    if (!name.empty()) name += "_";
+    name += std::string(e.key()) + "_";
+    if (e.type() == BsonType::kString) {
+      name += std::string(e.String());
+    } else {
+      name += ValueToJson(e, JsonFormat::kRelaxed);
+    }
+  }
+  return name;
+}
 
 bool StartsWithDollar(DocumentView doc) {
   auto it = doc.begin();
@@ -709,168 +737,79 @@ std::string CheckReplacementDocument(DocumentView replacement) {
   return "";
 }
 
-// Reads the update argument `key`: a document, or a pipeline (unsupported).
-void ReadUpdate(Args& args, std::string_view key, Document* out) {
-  Element e = args.Get(key);
-  if (e.type() == BsonType::kArray) {
-    args.Problem(std::string(key) + " is an update pipeline: rockdoc has no update pipelines");
-    return;
-  }
-  if (e.type() != BsonType::kDocument) {
-    args.Problem(std::string(key) + " must be a document, got " + DescribeValue(e));
-    return;
-  }
-  *out = CopyDocument(e.Document());
-}
+// One write of insertOne ... deleteMany or of a bulkWrite: the command it
+// goes in, and its statement there.
+enum class WriteKind { kInsertOne, kUpdateOne, kUpdateMany, kReplaceOne, kDeleteOne, kDeleteMany };
+enum class CommandKind { kInsert, kUpdate, kDelete };
 
-// Parses one write's arguments. Returns a runner error ("" when fine) and,
-// through *client_error, the driver-side validation failure if any.
-std::string ParseWriteModel(WriteKind kind, Args& args, WriteModel* m, std::string* client_error) {
-  m->kind = kind;
-  args.Ignore("comment");
-  args.Unsupported("collation", "rockdoc has no collations");
-  args.Unsupported("let", "let variables are not supported by rockdoc's API");
-  args.Unsupported("bypassDocumentValidation", "rockdoc has no document validation");
-  switch (kind) {
-    case WriteKind::kInsertOne:
-      m->document = args.Doc("document");
-      if (!args.Get("document").ok()) args.Problem("document is required");
-      break;
-    case WriteKind::kUpdateOne:
-    case WriteKind::kUpdateMany:
-      m->filter = args.Doc("filter");
-      ReadUpdate(args, "update", &m->update);
-      m->upsert = args.Bool("upsert", false);
-      m->array_filters = args.DocArray("arrayFilters");
-      args.Hint(&m->hint, &m->hint_name);
-      if (kind == WriteKind::kUpdateOne) m->sort = args.Doc("sort");
-      if (args.Get("update").type() == BsonType::kDocument) {
-        *client_error = CheckUpdateDocument(m->update);
-      }
-      break;
-    case WriteKind::kReplaceOne:
-      m->filter = args.Doc("filter");
-      m->update = args.Doc("replacement");
-      if (!args.Get("replacement").ok()) args.Problem("replacement is required");
-      m->upsert = args.Bool("upsert", false);
-      m->sort = args.Doc("sort");
-      args.Unsupported("hint", "rockdoc's ReplaceOne takes no hint");
-      *client_error = CheckReplacementDocument(m->update);
-      break;
-    case WriteKind::kDeleteOne:
-    case WriteKind::kDeleteMany:
-      m->filter = args.Doc("filter");
-      args.Unsupported("hint", "rockdoc's DeleteOne/DeleteMany take no hint");
-      break;
-  }
-  return args.Problems();
-}
-
-// What one write did.
-struct WriteOutcome {
-  Status status;
-  int64_t inserted = 0;
-  int64_t matched = 0;
-  int64_t modified = 0;
-  int64_t deleted = 0;
-  std::optional<Value> inserted_id;
-  std::optional<Value> upserted_id;
+struct WriteModel {
+  WriteKind kind = WriteKind::kInsertOne;
+  CommandKind command = CommandKind::kInsert;
+  Document statement;  // insert: the document (with its _id)
 };
 
-// rockdoc's UpdateOne and ReplaceOne take no sort (MongoDB 8.0 added one).
-// The runner picks the first match in `sort` order with FindOne and narrows
-// the filter to that document's _id; with no match the filter is kept (an
-// upsert then seeds from it).
-StatusOr<Document> NarrowBySort(const Collection& coll, const Document& filter,
-                                const Document& sort) {
-  FindOptions fo;
-  fo.sort = sort;
-  fo.projection = Json(R"({"_id": 1})");
-  ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> first, coll.FindOne(filter, fo));
-  if (!first) return filter;
-  Element id = first->Get("_id");
-  if (!id.ok()) return InternalError("FindOne with projection {_id: 1} returned no _id");
-  BsonBuilder b;
-  b.OpenArray("$and");
-  b.AppendDocument("", filter);
-  b.OpenDocument("");
-  b.AppendElementAs("_id", id);
-  b.Close();
-  b.Close();
-  return std::move(b).Build();
-}
-
-WriteOutcome ApplyWrite(const Collection& coll, const WriteModel& m) {
-  WriteOutcome out;
-  auto take_update = [&out](const StatusOr<UpdateResult>& r) {
-    if (!r.ok()) {
-      out.status = r.status();
-      return;
-    }
-    out.matched = r->matched_count;
-    out.modified = r->modified_count;
-    if (r->upserted_id) out.upserted_id = *r->upserted_id;
-  };
-  switch (m.kind) {
+// Builds one write from its arguments. Returns a runner error ("" when
+// fine) and, through *client_error, the driver-side validation failure.
+// Command-level arguments (comment, let, bypassDocumentValidation) go to
+// *command_args.
+std::string ParseWriteModel(WriteKind kind, Args& args, WriteModel* m, std::string* client_error,
+                            BsonBuilder* command_args) {
+  m->kind = kind;
+  BsonBuilder st;
+  const std::initializer_list<Route> command_routes = {
+      {"comment", "comment", Place::kCommand},
+      {"let", "let", Place::kCommand},
+      {"bypassDocumentValidation", "bypassDocumentValidation", Place::kCommand}};
+  switch (kind) {
     case WriteKind::kInsertOne: {
-      auto r = coll.InsertOne(m.document);
-      if (!r.ok()) {
-        out.status = r.status();
-      } else {
-        out.inserted = 1;
-        out.inserted_id = r->inserted_id;
-      }
-      break;
-    }
-    case WriteKind::kUpdateOne:
-    case WriteKind::kUpdateMany: {
-      UpdateOptions uo;
-      uo.upsert = m.upsert;
-      uo.array_filters = m.array_filters;
-      uo.hint = m.hint;
-      uo.hint_name = m.hint_name;
-      if (m.kind == WriteKind::kUpdateMany) {
-        take_update(coll.UpdateMany(m.filter, m.update, uo));
+      m->command = CommandKind::kInsert;
+      Element doc = args.Get("document");
+      if (doc.type() != BsonType::kDocument) {
+        args.Problem("document is required and must be a document");
         break;
       }
-      Document filter = m.filter;
-      if (!m.sort.empty()) {
-        auto narrowed = NarrowBySort(coll, m.filter, m.sort);
-        if (!narrowed.ok()) {
-          out.status = narrowed.status();
-          break;
-        }
-        filter = std::move(narrowed).value();
-      }
-      take_update(coll.UpdateOne(filter, m.update, uo));
-      break;
+      RouteArgs(args, command_routes, command_args, nullptr);
+      m->statement = WithId(doc.Document());
+      return args.Problems();
     }
+    case WriteKind::kUpdateOne:
+    case WriteKind::kUpdateMany:
     case WriteKind::kReplaceOne: {
-      Document filter = m.filter;
-      if (!m.sort.empty()) {
-        auto narrowed = NarrowBySort(coll, m.filter, m.sort);
-        if (!narrowed.ok()) {
-          out.status = narrowed.status();
-          break;
-        }
-        filter = std::move(narrowed).value();
+      m->command = CommandKind::kUpdate;
+      const bool replace = kind == WriteKind::kReplaceOne;
+      Element u = args.Get(replace ? "replacement" : "update");
+      if (!u.ok()) args.Problem(std::string(replace ? "replacement" : "update") + " is required");
+      if (u.type() == BsonType::kArray) {
+        args.Problem("update is an update pipeline: rockdoc has no update pipelines");
+      } else if (u.type() == BsonType::kDocument) {
+        *client_error = replace ? CheckReplacementDocument(u.Document())
+                                : CheckUpdateDocument(u.Document());
       }
-      take_update(coll.ReplaceOne(filter, m.update, m.upsert));
+      st.AppendDocument("q", args.Doc("filter").view());
+      st.AppendElementAs("u", u);
+      if (kind == WriteKind::kUpdateMany) st.AppendBool("multi", true);
+      RouteArgs(args,
+                {{"upsert", "upsert", Place::kStatement},
+                 {"arrayFilters", "arrayFilters", Place::kStatement},
+                 {"hint", "hint", Place::kStatement},
+                 {"collation", "collation", Place::kStatement},
+                 {"sort", "sort", Place::kStatement}},
+                nullptr, &st);
       break;
     }
     case WriteKind::kDeleteOne:
-    case WriteKind::kDeleteMany: {
-      auto r =
-          m.kind == WriteKind::kDeleteOne ? coll.DeleteOne(m.filter) : coll.DeleteMany(m.filter);
-      if (!r.ok()) {
-        out.status = r.status();
-      } else {
-        out.deleted = r->deleted_count;
-      }
+    case WriteKind::kDeleteMany:
+      m->command = CommandKind::kDelete;
+      st.AppendDocument("q", args.Doc("filter").view());
+      st.AppendInt32("limit", kind == WriteKind::kDeleteOne ? 1 : 0);
+      RouteArgs(args,
+                {{"hint", "hint", Place::kStatement}, {"collation", "collation", Place::kStatement}},
+                nullptr, &st);
       break;
-    }
   }
-  return out;
+  RouteArgs(args, command_routes, command_args, nullptr);
+  m->statement = std::move(st).Build();
+  return args.Problems();
 }
 
 // The CRUD spec's BulkWriteResult.
@@ -915,25 +854,13 @@ OpResult BulkWriteError(const std::vector<std::pair<size_t, Status>>& errors,
   return r;
 }
 
-Value UpdateResultValue(const WriteOutcome& w) {
-  BsonBuilder b;
-  b.OpenDocument("v");
-  b.AppendInt64("matchedCount", w.matched);
-  b.AppendInt64("modifiedCount", w.modified);
-  b.AppendInt64("upsertedCount", w.upserted_id ? 1 : 0);
-  if (w.upserted_id) b.AppendElementAs("upsertedId", w.upserted_id->element());
-  b.Close();
-  Document holder = std::move(b).Build();
-  return Value::FromElement(holder.Get("v"));
-}
-
 // ---------------------------------------------------------------------------
 // The runner of one test.
 
 struct Entity {
   enum class Kind { kClient, kDatabase, kCollection } kind = Entity::Kind::kClient;
-  std::optional<Database> database;
-  std::optional<Collection> collection;
+  std::string database;
+  std::string collection;
   // Non-empty: options rockdoc cannot honour (a write concern of {w: 0},
   // ...). Creating the entity is fine; an operation on it is a runner error.
   std::string unsupported;
@@ -958,14 +885,29 @@ class UnifiedTestRunner {
   bool RunOperation(size_t index, const std::string& raw);
   void CheckOutcome(const std::string& raw);
 
+  // A command's reply (what RunCommand returns: ok 1 or 0).
+  Document Command(std::string_view db, const Document& command) {
+    return client_->RunCommand(db, command);
+  }
+  // Runs a cursor command (find, listIndexes) and every getMore to its end.
+  StatusOr<std::vector<Document>> Drain(std::string_view db, std::string_view collection,
+                                        const Document& command, const Element& batch_size);
+  // Drops a collection, ignoring NamespaceNotFound as drivers do.
+  Status DropCollection(std::string_view db, std::string_view collection);
+  // Runs write commands for `models` (one per run of one kind when ordered,
+  // one per kind when not, as drivers batch) and gathers their results.
+  OpResult RunWrites(const Entity& coll, const std::vector<WriteModel>& models,
+                     const Document& command_args, bool ordered, BulkResult* bulk,
+                     std::vector<std::pair<size_t, Status>>* errors);
+
   OpResult Execute(const std::string& name, const std::string& object, Args& args);
-  OpResult CollectionOp(const std::string& name, const Collection& coll, Args& args);
-  OpResult DatabaseOp(const std::string& name, const Database& db, Args& args);
-  OpResult Find(const Collection& coll, Args& args, bool one);
-  OpResult InsertMany(const Collection& coll, Args& args);
-  OpResult SingleWrite(WriteKind kind, const Collection& coll, Args& args);
-  OpResult FindOneAndModify(const std::string& name, const Collection& coll, Args& args);
-  OpResult BulkWrite(const Collection& coll, Args& args);
+  OpResult CollectionOp(const std::string& name, const Entity& coll, Args& args);
+  OpResult DatabaseOp(const std::string& name, const Entity& db, Args& args);
+  OpResult Find(const Entity& coll, Args& args, bool one);
+  OpResult InsertMany(const Entity& coll, Args& args);
+  OpResult SingleWrite(WriteKind kind, const Entity& coll, Args& args);
+  OpResult FindOneAndModify(const std::string& name, const Entity& coll, Args& args);
+  OpResult BulkWrite(const Entity& coll, Args& args);
 
   void CheckError(const OpResult& r, DocumentView expect_error);
 
@@ -1094,7 +1036,7 @@ bool UnifiedTestRunner::CreateEntities(const std::string& raw) {
         e.unsupported = "databaseOptions (read/write concerns) concern a server";
       }
       e.kind = Entity::Kind::kDatabase;
-      e.database = client_->GetDatabase(name.String());
+      e.database = std::string(name.String());
     } else if (type == "collection") {
       Element db = s.Get("database");
       Element name = s.Get("collectionName");
@@ -1108,7 +1050,8 @@ bool UnifiedTestRunner::CreateEntities(const std::string& raw) {
         e.unsupported = "collectionOptions (read/write concerns) concern a server";
       }
       e.kind = Entity::Kind::kCollection;
-      e.collection = entities_[std::string(db.String())].database->GetCollection(name.String());
+      e.database = entities_[std::string(db.String())].database;
+      e.collection = std::string(name.String());
     } else {
       ADD_FAILURE() << "runner error: entity type " << type << " is not supported";
       return false;
@@ -1133,37 +1076,39 @@ bool UnifiedTestRunner::LoadInitialData(const std::string& raw) {
     Element coll_name = data->Get("collectionName");
     Element db_name = data->Get("databaseName");
     Element docs = data->Get("documents");
+    Element create_options = data->Get("createOptions");
     if (coll_name.type() != BsonType::kString || db_name.type() != BsonType::kString ||
-        docs.type() != BsonType::kArray || data->Get("createOptions").ok()) {
+        docs.type() != BsonType::kArray ||
+        (create_options.ok() && create_options.type() != BsonType::kDocument)) {
       ADD_FAILURE() << "initialData: unsupported entry " << item;
       return false;
     }
-    Database db = client_->GetDatabase(db_name.String());
-    Status dropped = db.DropCollection(coll_name.String());
+    Status dropped = DropCollection(db_name.String(), coll_name.String());
     if (!dropped.ok()) {
-      ADD_FAILURE() << "initialData: DropCollection: " << dropped;
+      ADD_FAILURE() << "initialData: drop: " << dropped;
       return false;
     }
-    std::vector<Document> documents;
-    for (Element d : docs.Array()) {
-      if (d.type() != BsonType::kDocument) {
-        ADD_FAILURE() << "initialData: not a document: " << DescribeValue(d);
+    // As the unified runner specification: create the collection (with
+    // createOptions) when it has options or no documents, then insert.
+    if (create_options.ok() || docs.Array().empty()) {
+      BsonBuilder create;
+      create.AppendString("create", coll_name.String());
+      if (create_options.ok()) {
+        for (Element o : create_options.Document()) create.AppendElement(o);
+      }
+      Document reply = Command(db_name.String(), std::move(create).Build());
+      if (!ReplyOk(reply)) {
+        ADD_FAILURE() << "initialData: create: " << ToJson(reply);
         return false;
       }
-      documents.push_back(CopyDocument(d.Document()));
     }
-    if (documents.empty()) {
-      Status created = db.CreateCollection(coll_name.String());
-      if (!created.ok()) {
-        ADD_FAILURE() << "initialData: CreateCollection: " << created;
-        return false;
-      }
-      continue;
-    }
-    auto inserted = db.GetCollection(coll_name.String()).InsertMany(documents);
-    if (!inserted.ok() || !inserted->ok()) {
-      ADD_FAILURE() << "initialData: InsertMany failed: "
-                    << (inserted.ok() ? inserted->write_errors.front().status : inserted.status());
+    if (docs.Array().empty()) continue;
+    BsonBuilder insert;
+    insert.AppendString("insert", coll_name.String());
+    insert.AppendArray("documents", docs.Array());
+    Document reply = Command(db_name.String(), std::move(insert).Build());
+    if (!ReplyOk(reply) || reply.Get("writeErrors").ok()) {
+      ADD_FAILURE() << "initialData: insert: " << ToJson(reply);
       return false;
     }
   }
@@ -1292,12 +1237,11 @@ void UnifiedTestRunner::CheckOutcome(const std::string& raw) {
         << "outcome: bad entry " << item;
     std::string ns = std::string(db_name.String()) + "." + std::string(coll_name.String());
     SCOPED_TRACE("outcome of " + ns);
-    Collection coll = client_->GetDatabase(db_name.String()).GetCollection(coll_name.String());
     // Everything, in _id order: sorted here rather than by rockdoc's sort,
     // so the outcome does not depend on the planner under test.
-    auto cursor = coll.Find(Document());
-    ASSERT_TRUE(cursor.ok()) << "Find({}) on " << ns << ": " << cursor.status();
-    auto actual = cursor->ToVector();
+    BsonBuilder find;
+    find.AppendString("find", coll_name.String());
+    auto actual = Drain(db_name.String(), coll_name.String(), std::move(find).Build(), Element());
     ASSERT_TRUE(actual.ok()) << "reading " << ns << ": " << actual.status();
     std::stable_sort(actual->begin(), actual->end(), [](const Document& a, const Document& b) {
       return CompareValues(a.Get("_id"), b.Get("_id")) < 0;
@@ -1325,6 +1269,40 @@ void UnifiedTestRunner::CheckOutcome(const std::string& raw) {
   }
 }
 
+StatusOr<std::vector<Document>> UnifiedTestRunner::Drain(std::string_view db,
+                                                         std::string_view collection,
+                                                         const Document& command,
+                                                         const Element& batch_size) {
+  std::vector<Document> out;
+  Document reply = Command(db, command);
+  const char* batch_name = "firstBatch";
+  for (;;) {
+    if (!ReplyOk(reply)) return ReplyError(reply);
+    Element cursor = reply.Get("cursor");
+    if (cursor.type() != BsonType::kDocument) return InternalError("no cursor in " + ToJson(reply));
+    Element batch = cursor.Document().Get(batch_name);
+    if (batch.type() != BsonType::kArray) return InternalError("no batch in " + ToJson(reply));
+    for (Element d : batch.Array()) out.push_back(CopyDocument(d.Document()));
+    Element id = cursor.Document().Get("id");
+    if (!id.IsNumber() || id.NumberAsDouble() == 0) return out;
+    BsonBuilder more;
+    more.AppendElementAs("getMore", id);
+    more.AppendString("collection", collection);
+    if (batch_size.ok()) more.AppendElementAs("batchSize", batch_size);
+    reply = Command(db, std::move(more).Build());
+    batch_name = "nextBatch";
+  }
+}
+
+Status UnifiedTestRunner::DropCollection(std::string_view db, std::string_view collection) {
+  BsonBuilder drop;
+  drop.AppendString("drop", collection);
+  Document reply = Command(db, std::move(drop).Build());
+  if (ReplyOk(reply)) return Status::OK();
+  Status s = ReplyError(reply);
+  return s.code() == ErrorCode::kNamespaceNotFound ? Status::OK() : s;
+}
+
 OpResult UnifiedTestRunner::Execute(const std::string& name, const std::string& object,
                                     Args& args) {
   if (object == "testRunner") {
@@ -1335,12 +1313,12 @@ OpResult UnifiedTestRunner::Execute(const std::string& name, const std::string& 
   if (it == entities_.end()) return RunnerError("no entity named " + object);
   const Entity& e = it->second;
   if (!e.unsupported.empty()) return RunnerError(object + ": " + e.unsupported);
-  args.Unsupported("session", "rockdoc has no sessions");
+  args.Unsupported("session", "the runner's entities have no sessions");
   switch (e.kind) {
     case Entity::Kind::kCollection:
-      return CollectionOp(name, *e.collection, args);
+      return CollectionOp(name, e, args);
     case Entity::Kind::kDatabase:
-      return DatabaseOp(name, *e.database, args);
+      return DatabaseOp(name, e, args);
     case Entity::Kind::kClient:
       return RunnerError("client operation " + name +
                          " is not supported (clientBulkWrite, "
@@ -1349,24 +1327,31 @@ OpResult UnifiedTestRunner::Execute(const std::string& name, const std::string& 
   return RunnerError("unreachable");
 }
 
-OpResult UnifiedTestRunner::DatabaseOp(const std::string& name, const Database& db, Args& args) {
+// A command whose reply is just ok (drop, create, dropIndexes): its error
+// or success with no result.
+OpResult NoResult(const Document& reply) {
+  return ReplyOk(reply) ? Success(Value(), RootMode::kNone) : EngineError(ReplyError(reply));
+}
+
+OpResult UnifiedTestRunner::DatabaseOp(const std::string& name, const Entity& db, Args& args) {
   if (name == "dropCollection") {
     std::string coll = args.String("collection");
     if (std::string p = args.Problems(); !p.empty()) return RunnerError(p);
-    Status s = db.DropCollection(coll);
+    Status s = DropCollection(db.database, coll);
     return s.ok() ? Success(Value(), RootMode::kNone) : EngineError(s);
   }
   if (name == "createCollection") {
     std::string coll = args.String("collection");
-    Document options = args.Rest();  // decoded, and refused, by the library
+    BsonBuilder cmd;
+    cmd.AppendString("create", coll);
+    for (Element e : args.Rest()) cmd.AppendElement(e);  // decoded by the command
     if (std::string p = args.Problems(); !p.empty()) return RunnerError(p);
-    Status s = db.CreateCollection(coll, options);
-    return s.ok() ? Success(Value(), RootMode::kNone) : EngineError(s);
+    return NoResult(Command(db.database, std::move(cmd).Build()));
   }
-  return RunnerError("database operation " + name + " is not supported by rockdoc's API");
+  return RunnerError("database operation " + name + " is not supported by the runner");
 }
 
-OpResult UnifiedTestRunner::CollectionOp(const std::string& name, const Collection& coll,
+OpResult UnifiedTestRunner::CollectionOp(const std::string& name, const Entity& coll,
                                          Args& args) {
   if (name == "find") return Find(coll, args, /*one=*/false);
   if (name == "findOne") return Find(coll, args, /*one=*/true);
@@ -1381,126 +1366,210 @@ OpResult UnifiedTestRunner::CollectionOp(const std::string& name, const Collecti
     return FindOneAndModify(name, coll, args);
   }
   if (name == "bulkWrite") return BulkWrite(coll, args);
-  if (name == "countDocuments" || name == "count") {
-    Document filter = args.Doc("filter");
-    CountOptions co;
-    co.skip = args.Int("skip", 0);
-    co.limit = args.Int("limit", 0);
-    args.Hint(&co.hint, &co.hint_name);
-    args.Ignore("comment");
-    args.Unsupported("collation", "rockdoc has no collations");
-    co.max_time_ms = args.Int("maxTimeMS", 0);
+  BsonBuilder cmd;
+  if (name == "countDocuments" || name == "count" || name == "estimatedDocumentCount") {
+    // countDocuments is an aggregation in drivers ($match, $skip, $limit,
+    // $group); until rockdoc has one, the count command with the same
+    // query, skip, limit and hint gives the same number.
+    cmd.AppendString("count", coll.collection);
+    if (name != "estimatedDocumentCount") {
+      cmd.AppendDocument("query", args.Doc("filter").view());
+    }
+    RouteArgs(args,
+              {{"skip", "skip", Place::kCommand},
+               {"limit", "limit", Place::kCommand},
+               {"hint", "hint", Place::kCommand},
+               {"collation", "collation", Place::kCommand},
+               {"maxTimeMS", "maxTimeMS", Place::kCommand},
+               {"comment", "comment", Place::kCommand}},
+              &cmd, nullptr);
     if (std::string p = args.Problems(); !p.empty()) return RunnerError(p);
-    auto n = coll.CountDocuments(filter, co);
-    return n.ok() ? Success(Int64Value(*n), RootMode::kNone) : EngineError(n.status());
-  }
-  if (name == "estimatedDocumentCount") {
-    args.Ignore("comment");
-    args.Unsupported("maxTimeMS", "rockdoc's EstimatedDocumentCount takes no options");
-    if (std::string p = args.Problems(); !p.empty()) return RunnerError(p);
-    auto n = coll.EstimatedDocumentCount();
-    return n.ok() ? Success(Int64Value(*n), RootMode::kNone) : EngineError(n.status());
+    Document reply = Command(coll.database, std::move(cmd).Build());
+    if (!ReplyOk(reply)) return EngineError(ReplyError(reply));
+    return Success(Int64Value(ReplyNumber(reply, "n")), RootMode::kNone);
   }
   if (name == "distinct") {
-    std::string field = args.String("fieldName");
+    cmd.AppendString("distinct", coll.collection);
     if (!args.Get("fieldName").ok()) args.Problem("fieldName is required");
-    Document filter = args.Doc("filter");
-    args.Ignore("comment");
-    args.Unsupported("collation", "rockdoc has no collations");
+    RouteArgs(args,
+              {{"fieldName", "key", Place::kCommand},
+               {"filter", "query", Place::kCommand},
+               {"hint", "hint", Place::kCommand},
+               {"collation", "collation", Place::kCommand},
+               {"maxTimeMS", "maxTimeMS", Place::kCommand},
+               {"comment", "comment", Place::kCommand}},
+              &cmd, nullptr);
     if (std::string p = args.Problems(); !p.empty()) return RunnerError(p);
-    auto values = coll.Distinct(field, filter);
-    return values.ok() ? Success(ArrayOfValues(*values), RootMode::kNone)
-                       : EngineError(values.status());
+    Document reply = Command(coll.database, std::move(cmd).Build());
+    if (!ReplyOk(reply)) return EngineError(ReplyError(reply));
+    return Success(Value::FromElement(reply.Get("values")), RootMode::kNone);
   }
   if (name == "createIndex") {
     Document keys = args.Doc("keys");
-    Document options = args.Rest();  // decoded, and refused, by the library
+    std::string index_name = args.String("name");
+    if (index_name.empty()) index_name = IndexName(keys);
+    cmd.AppendString("createIndexes", coll.collection);
+    cmd.OpenArray("indexes").OpenDocument("");
+    cmd.AppendDocument("key", keys.view());
+    cmd.AppendString("name", index_name);
+    for (Element e : args.Rest()) cmd.AppendElement(e);  // the index's options
+    cmd.Close().Close();
     if (std::string p = args.Problems(); !p.empty()) return RunnerError(p);
-    auto created = coll.CreateIndexes({IndexModel{std::move(keys), std::move(options)}});
-    return created.ok() ? Success(StringValue(created->front()), RootMode::kNone)
-                        : EngineError(created.status());
+    Document reply = Command(coll.database, std::move(cmd).Build());
+    if (!ReplyOk(reply)) return EngineError(ReplyError(reply));
+    return Success(StringValue(index_name), RootMode::kNone);
   }
   if (name == "dropIndex") {
-    std::string index = args.String("name");
+    cmd.AppendString("dropIndexes", coll.collection);
+    RouteArgs(args, {{"name", "index", Place::kCommand}}, &cmd, nullptr);
     if (std::string p = args.Problems(); !p.empty()) return RunnerError(p);
-    Status s = coll.DropIndex(index);
-    return s.ok() ? Success(Value(), RootMode::kNone) : EngineError(s);
+    return NoResult(Command(coll.database, std::move(cmd).Build()));
   }
   if (name == "drop") {
     if (std::string p = args.Problems(); !p.empty()) return RunnerError(p);
-    Status s = coll.Drop();
+    Status s = DropCollection(coll.database, coll.collection);
     return s.ok() ? Success(Value(), RootMode::kNone) : EngineError(s);
   }
-  if (name == "aggregate") return RunnerError("aggregate: rockdoc's API has no aggregation");
+  if (name == "aggregate") return RunnerError(kNoAggregate);
   return RunnerError("collection operation " + name + " is not supported");
 }
 
-OpResult UnifiedTestRunner::Find(const Collection& coll, Args& args, bool one) {
-  Document filter = args.Doc("filter");
-  FindOptions fo;
-  fo.sort = args.Doc("sort");
-  fo.projection = args.Doc("projection");
-  fo.skip = args.Int("skip", 0);
-  fo.limit = args.Int("limit", 0);
-  args.Hint(&fo.hint, &fo.hint_name);
-  args.Ignore("batchSize");
-  args.Ignore("comment");
-  // false is what rockdoc does; true would let a blocking sort spill to
-  // disk, which rockdoc cannot (it fails past 100 MB): not dropped.
-  if (args.Bool("allowDiskUse", false)) {
-    args.Problem("argument allowDiskUse: true: rockdoc's blocking sort cannot spill to disk");
+OpResult UnifiedTestRunner::Find(const Entity& coll, Args& args, bool one) {
+  BsonBuilder cmd;
+  cmd.AppendString("find", coll.collection);
+  Element batch_size = args.Get("batchSize");
+  // A negative limit is a single batch of that many (the CRUD spec).
+  Element limit = args.Get("limit");
+  int64_t n = 0;
+  bool single_batch = one;
+  if (limit.ok() && limit.ExactInt64(&n) && n < 0) {
+    cmd.AppendInt64("limit", -n);
+    single_batch = true;
+  } else if (one) {
+    cmd.AppendInt64("limit", 1);
+  } else if (limit.ok()) {
+    cmd.AppendElement(limit);
   }
-  args.Unsupported("collation", "rockdoc has no collations");
-  args.Unsupported("let", "let variables are not supported by rockdoc's API");
-  fo.max_time_ms = args.Int("maxTimeMS", 0);
+  if (single_batch) cmd.AppendBool("singleBatch", true);
+  if (batch_size.ok()) cmd.AppendElement(batch_size);
+  // Every other argument of find is a field of the find command, by name.
+  for (Element e : args.Rest()) cmd.AppendElement(e);
   if (std::string p = args.Problems(); !p.empty()) return RunnerError(p);
-  if (one) {
-    auto doc = coll.FindOne(filter, fo);
-    if (!doc.ok()) return EngineError(doc.status());
-    return Success(*doc ? DocumentValue(**doc) : NullValue(), RootMode::kDocument);
-  }
-  auto cursor = coll.Find(filter, fo);
-  if (!cursor.ok()) return EngineError(cursor.status());
-  auto docs = cursor->ToVector();
+  auto docs = Drain(coll.database, coll.collection, std::move(cmd).Build(), batch_size);
   if (!docs.ok()) return EngineError(docs.status());
+  if (one) {
+    return Success(docs->empty() ? NullValue() : DocumentValue(docs->front()),
+                   RootMode::kDocument);
+  }
   return Success(ArrayOfDocuments(*docs), RootMode::kEachDocument);
 }
 
-OpResult UnifiedTestRunner::InsertMany(const Collection& coll, Args& args) {
-  std::vector<Document> docs = args.DocArray("documents");
-  if (!args.Get("documents").ok()) args.Problem("documents is required");
-  InsertManyOptions io;
-  io.ordered = args.Bool("ordered", true);
-  args.Ignore("comment");
-  args.Unsupported("bypassDocumentValidation", "rockdoc has no document validation");
+OpResult UnifiedTestRunner::RunWrites(const Entity& coll, const std::vector<WriteModel>& models,
+                                      const Document& command_args, bool ordered,
+                                      BulkResult* bulk,
+                                      std::vector<std::pair<size_t, Status>>* errors) {
+  // The batches: runs of one command kind in order (ordered), or one batch
+  // per kind (unordered), each a list of model indexes.
+  std::vector<std::vector<size_t>> batches;
+  if (ordered) {
+    for (size_t i = 0; i < models.size(); ++i) {
+      if (batches.empty() || models[batches.back().front()].command != models[i].command) {
+        batches.emplace_back();
+      }
+      batches.back().push_back(i);
+    }
+  } else {
+    for (CommandKind kind : {CommandKind::kInsert, CommandKind::kUpdate, CommandKind::kDelete}) {
+      std::vector<size_t> batch;
+      for (size_t i = 0; i < models.size(); ++i) {
+        if (models[i].command == kind) batch.push_back(i);
+      }
+      if (!batch.empty()) batches.push_back(std::move(batch));
+    }
+  }
+  for (const std::vector<size_t>& batch : batches) {
+    const CommandKind kind = models[batch.front()].command;
+    static constexpr const char* kNames[] = {"insert", "update", "delete"};
+    static constexpr const char* kStatements[] = {"documents", "updates", "deletes"};
+    BsonBuilder cmd;
+    cmd.AppendString(kNames[static_cast<int>(kind)], coll.collection);
+    cmd.OpenArray(kStatements[static_cast<int>(kind)]);
+    for (size_t i : batch) cmd.AppendDocument("", models[i].statement.view());
+    cmd.Close();
+    cmd.AppendBool("ordered", ordered);
+    for (Element e : command_args) cmd.AppendElement(e);
+    Document reply = Command(coll.database, std::move(cmd).Build());
+    if (!ReplyOk(reply)) return EngineError(ReplyError(reply));
+    std::vector<std::pair<size_t, Status>> batch_errors = WriteErrors(reply);
+    std::set<size_t> failed;
+    for (auto& [index, status] : batch_errors) {
+      failed.insert(index);
+      errors->emplace_back(batch[index], status);
+    }
+    const int64_t n = ReplyNumber(reply, "n");
+    switch (kind) {
+      case CommandKind::kInsert: {
+        bulk->inserted += n;
+        // Ordered: nothing after the first failure was tried.
+        size_t stop = ordered && !failed.empty() ? *failed.begin() : batch.size();
+        for (size_t k = 0; k < stop; ++k) {
+          if (failed.count(k)) continue;
+          bulk->inserted_ids.emplace_back(
+              batch[k], Value::FromElement(models[batch[k]].statement.Get("_id")));
+        }
+        break;
+      }
+      case CommandKind::kUpdate: {
+        int64_t upserted = 0;
+        Element list = reply.Get("upserted");
+        if (list.type() == BsonType::kArray) {
+          for (Element u : list.Array()) {
+            ++upserted;
+            bulk->upserted_ids.emplace_back(
+                batch[static_cast<size_t>(ReplyNumber(u.Document(), "index"))],
+                Value::FromElement(u.Document().Get("_id")));
+          }
+        }
+        bulk->matched += n - upserted;
+        bulk->modified += ReplyNumber(reply, "nModified");
+        break;
+      }
+      case CommandKind::kDelete:
+        bulk->deleted += n;
+        break;
+    }
+    if (ordered && !batch_errors.empty()) break;
+  }
+  std::sort(errors->begin(), errors->end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::sort(bulk->inserted_ids.begin(), bulk->inserted_ids.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::sort(bulk->upserted_ids.begin(), bulk->upserted_ids.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  return Success(Value(), RootMode::kNone);
+}
+
+OpResult UnifiedTestRunner::InsertMany(const Entity& coll, Args& args) {
+  Element documents = args.Get("documents");
+  if (documents.type() != BsonType::kArray) return RunnerError("documents must be an array");
+  const bool ordered = args.Bool("ordered", true);
+  BsonBuilder command_args;
+  RouteArgs(args,
+            {{"comment", "comment", Place::kCommand},
+             {"bypassDocumentValidation", "bypassDocumentValidation", Place::kCommand}},
+            &command_args, nullptr);
   if (std::string p = args.Problems(); !p.empty()) return RunnerError(p);
-  auto r = coll.InsertMany(docs, io);
-  if (!r.ok()) return EngineError(r.status());
-  // rockdoc reports the ids of the documents inserted, in input order, and
-  // the failures by input position: give each id back its position.
-  std::set<size_t> failed;
-  for (const WriteError& we : r->write_errors) failed.insert(we.index);
-  size_t stop = docs.size();
-  if (io.ordered && !r->write_errors.empty()) stop = r->write_errors.front().index;
+  std::vector<WriteModel> models;
+  for (Element d : documents.Array()) {
+    if (d.type() != BsonType::kDocument) return ClientError("documents must be documents");
+    models.push_back({WriteKind::kInsertOne, CommandKind::kInsert, WithId(d.Document())});
+  }
+  if (models.empty()) return ClientError("insertMany needs at least one document");
   BulkResult bulk;
-  size_t next = 0;
-  for (size_t i = 0; i < stop && next < r->inserted_ids.size(); ++i) {
-    if (failed.count(i) != 0) continue;
-    bulk.inserted_ids.emplace_back(i, r->inserted_ids[next++]);
-  }
-  bulk.inserted = static_cast<int64_t>(r->inserted_ids.size());
-  if (next != r->inserted_ids.size() ||
-      (r->write_errors.empty() && r->inserted_ids.size() != docs.size())) {
-    return EngineError(InternalError(
-        "InsertMany's result is inconsistent: " + std::to_string(r->inserted_ids.size()) +
-        " ids, " + std::to_string(r->write_errors.size()) + " write errors, " +
-        std::to_string(docs.size()) + " documents"));
-  }
-  if (!r->write_errors.empty()) {
-    std::vector<std::pair<size_t, Status>> errors;
-    for (const WriteError& we : r->write_errors) errors.emplace_back(we.index, we.status);
-    return BulkWriteError(errors, bulk);
-  }
+  std::vector<std::pair<size_t, Status>> errors;
+  OpResult r = RunWrites(coll, models, std::move(command_args).Build(), ordered, &bulk, &errors);
+  if (r.failed) return r;
+  if (!errors.empty()) return BulkWriteError(errors, bulk);
   BsonBuilder b;
   b.OpenDocument("v");
   b.OpenDocument("insertedIds");
@@ -1511,82 +1580,101 @@ OpResult UnifiedTestRunner::InsertMany(const Collection& coll, Args& args) {
   return Success(Value::FromElement(holder.Get("v")), RootMode::kDocument);
 }
 
-OpResult UnifiedTestRunner::SingleWrite(WriteKind kind, const Collection& coll, Args& args) {
+OpResult UnifiedTestRunner::SingleWrite(WriteKind kind, const Entity& coll, Args& args) {
   WriteModel m;
   std::string client_error;
-  if (std::string p = ParseWriteModel(kind, args, &m, &client_error); !p.empty()) {
+  BsonBuilder command_args;
+  if (std::string p = ParseWriteModel(kind, args, &m, &client_error, &command_args); !p.empty()) {
     return RunnerError(p);
   }
   if (!client_error.empty()) return ClientError(client_error);
-  WriteOutcome w = ApplyWrite(coll, m);
-  if (!w.status.ok()) return EngineError(w.status);
+  BulkResult bulk;
+  std::vector<std::pair<size_t, Status>> errors;
+  OpResult r = RunWrites(coll, {m}, std::move(command_args).Build(), true, &bulk, &errors);
+  if (r.failed) return r;
+  if (!errors.empty()) return EngineError(errors.front().second);
   BsonBuilder b;
-  switch (kind) {
-    case WriteKind::kInsertOne:
-      b.OpenDocument("v").AppendElementAs("insertedId", w.inserted_id->element()).Close();
+  b.OpenDocument("v");
+  switch (m.command) {
+    case CommandKind::kInsert:
+      b.AppendElementAs("insertedId", m.statement.Get("_id"));
       break;
-    case WriteKind::kDeleteOne:
-    case WriteKind::kDeleteMany:
-      b.OpenDocument("v").AppendInt64("deletedCount", w.deleted).Close();
+    case CommandKind::kDelete:
+      b.AppendInt64("deletedCount", bulk.deleted);
       break;
-    default:
-      return Success(UpdateResultValue(w), RootMode::kDocument);
+    case CommandKind::kUpdate:
+      b.AppendInt64("matchedCount", bulk.matched);
+      b.AppendInt64("modifiedCount", bulk.modified);
+      b.AppendInt64("upsertedCount", static_cast<int64_t>(bulk.upserted_ids.size()));
+      if (!bulk.upserted_ids.empty()) {
+        b.AppendElementAs("upsertedId", bulk.upserted_ids.front().second.element());
+      }
+      break;
   }
+  b.Close();
   Document holder = std::move(b).Build();
   return Success(Value::FromElement(holder.Get("v")), RootMode::kDocument);
 }
 
-OpResult UnifiedTestRunner::FindOneAndModify(const std::string& name, const Collection& coll,
+OpResult UnifiedTestRunner::FindOneAndModify(const std::string& name, const Entity& coll,
                                              Args& args) {
-  Document filter = args.Doc("filter");
-  FindOneAndModifyOptions fo;
-  fo.sort = args.Doc("sort");
-  fo.projection = args.Doc("projection");
-  args.Ignore("comment");
-  args.Unsupported("collation", "rockdoc has no collations");
-  args.Unsupported("let", "let variables are not supported by rockdoc's API");
-  args.Unsupported("hint", "rockdoc's FindOneAnd* take no hint");
-  fo.max_time_ms = args.Int("maxTimeMS", 0);
-  args.Unsupported("bypassDocumentValidation", "rockdoc has no document validation");
-  Document update;
+  BsonBuilder cmd;
+  cmd.AppendString("findAndModify", coll.collection);
+  cmd.AppendDocument("query", args.Doc("filter").view());
+  RouteArgs(args,
+            {{"sort", "sort", Place::kCommand},
+             {"projection", "fields", Place::kCommand},
+             {"hint", "hint", Place::kCommand},
+             {"collation", "collation", Place::kCommand},
+             {"maxTimeMS", "maxTimeMS", Place::kCommand},
+             {"comment", "comment", Place::kCommand},
+             {"let", "let", Place::kCommand},
+             {"bypassDocumentValidation", "bypassDocumentValidation", Place::kCommand}},
+            &cmd, nullptr);
   std::string client_error;
-  if (name != "findOneAndDelete") {
-    fo.upsert = args.Bool("upsert", false);
-    std::string rd = args.String("returnDocument");
-    if (rd == "After") {
-      fo.return_document = ReturnDocument::kAfter;
-    } else if (rd.empty() || rd == "Before") {
-      fo.return_document = ReturnDocument::kBefore;
+  if (name == "findOneAndDelete") {
+    cmd.AppendBool("remove", true);
+  } else {
+    const bool replace = name == "findOneAndReplace";
+    Element u = args.Get(replace ? "replacement" : "update");
+    if (u.type() == BsonType::kArray) {
+      args.Problem("update is an update pipeline: rockdoc has no update pipelines");
+    } else if (u.type() != BsonType::kDocument) {
+      args.Problem(std::string(replace ? "replacement" : "update") + " must be a document");
     } else {
+      client_error =
+          replace ? CheckReplacementDocument(u.Document()) : CheckUpdateDocument(u.Document());
+      cmd.AppendDocument("update", u.Document());
+    }
+    std::string rd = args.String("returnDocument");
+    if (rd != "" && rd != "Before" && rd != "After") {
       args.Problem("returnDocument must be Before or After, got " + rd);
     }
-    if (name == "findOneAndUpdate") {
-      ReadUpdate(args, "update", &update);
-      fo.array_filters = args.DocArray("arrayFilters");
-      if (args.Get("update").type() == BsonType::kDocument)
-        client_error = CheckUpdateDocument(update);
-    } else {
-      update = args.Doc("replacement");
-      if (!args.Get("replacement").ok()) args.Problem("replacement is required");
-      client_error = CheckReplacementDocument(update);
-    }
+    cmd.AppendBool("new", rd == "After");
+    RouteArgs(args,
+              {{"upsert", "upsert", Place::kCommand},
+               {"arrayFilters", "arrayFilters", Place::kCommand}},
+              &cmd, nullptr);
   }
   if (std::string p = args.Problems(); !p.empty()) return RunnerError(p);
   if (!client_error.empty()) return ClientError(client_error);
-  StatusOr<std::optional<Document>> r =
-      name == "findOneAndDelete"   ? coll.FindOneAndDelete(filter, fo)
-      : name == "findOneAndUpdate" ? coll.FindOneAndUpdate(filter, update, fo)
-                                   : coll.FindOneAndReplace(filter, update, fo);
-  if (!r.ok()) return EngineError(r.status());
-  return Success(*r ? DocumentValue(**r) : NullValue(), RootMode::kDocument);
+  Document reply = Command(coll.database, std::move(cmd).Build());
+  if (!ReplyOk(reply)) return EngineError(ReplyError(reply));
+  Element value = reply.Get("value");
+  return Success(value.type() == BsonType::kDocument ? DocumentValue(value.Document())
+                                                      : NullValue(),
+                 RootMode::kDocument);
 }
 
-OpResult UnifiedTestRunner::BulkWrite(const Collection& coll, Args& args) {
+OpResult UnifiedTestRunner::BulkWrite(const Entity& coll, Args& args) {
   Element requests = args.Get("requests");
   bool ordered = args.Bool("ordered", true);
-  args.Ignore("comment");
-  args.Unsupported("let", "let variables are not supported by rockdoc's API");
-  args.Unsupported("bypassDocumentValidation", "rockdoc has no document validation");
+  BsonBuilder command_args;
+  RouteArgs(args,
+            {{"comment", "comment", Place::kCommand},
+             {"let", "let", Place::kCommand},
+             {"bypassDocumentValidation", "bypassDocumentValidation", Place::kCommand}},
+            &command_args, nullptr);
   if (requests.type() != BsonType::kArray) args.Problem("requests must be an array");
   if (std::string p = args.Problems(); !p.empty()) return RunnerError(p);
   // As a driver does, every model is built and checked before any write.
@@ -1608,7 +1696,9 @@ OpResult UnifiedTestRunner::BulkWrite(const Collection& coll, Args& args) {
     Args model_args(CopyDocument(op.Document()));
     WriteModel m;
     std::string client_error;
-    if (std::string p = ParseWriteModel(kind->second, model_args, &m, &client_error); !p.empty()) {
+    BsonBuilder unused;  // a model has no command-level arguments
+    if (std::string p = ParseWriteModel(kind->second, model_args, &m, &client_error, &unused);
+        !p.empty()) {
       return RunnerError(std::string(op.key()) + ": " + p);
     }
     if (!client_error.empty()) return ClientError(client_error);
@@ -1617,20 +1707,8 @@ OpResult UnifiedTestRunner::BulkWrite(const Collection& coll, Args& args) {
   if (models.empty()) return ClientError("bulkWrite needs at least one request");
   BulkResult bulk;
   std::vector<std::pair<size_t, Status>> errors;
-  for (size_t i = 0; i < models.size(); ++i) {
-    WriteOutcome w = ApplyWrite(coll, models[i]);
-    if (!w.status.ok()) {
-      errors.emplace_back(i, w.status);
-      if (ordered) break;
-      continue;
-    }
-    bulk.inserted += w.inserted;
-    bulk.matched += w.matched;
-    bulk.modified += w.modified;
-    bulk.deleted += w.deleted;
-    if (w.inserted_id) bulk.inserted_ids.emplace_back(i, *w.inserted_id);
-    if (w.upserted_id) bulk.upserted_ids.emplace_back(i, *w.upserted_id);
-  }
+  OpResult r = RunWrites(coll, models, std::move(command_args).Build(), ordered, &bulk, &errors);
+  if (r.failed) return r;
   if (!errors.empty()) return BulkWriteError(errors, bulk);
   return Success(bulk.ToValue(), RootMode::kDocument);
 }
