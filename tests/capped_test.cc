@@ -19,16 +19,8 @@ namespace {
 using test::Json;
 using test::ScratchDir;
 
-class CappedTest : public ::testing::Test {
+class CappedTest : public test::ClientTest {
  protected:
-  void SetUp() override { Open(); }
-  void Open() {
-    client_.reset();
-    auto c = Client::Open(dir_.Sub("db"));
-    ASSERT_TRUE(c.ok()) << c.status();
-    client_ = std::move(c).value();
-  }
-  Database db() { return client_->GetDatabase("test"); }
   Collection coll(std::string_view name = "log") { return db().GetCollection(name); }
   // The documents in natural order (a collection scan), as JSON.
   std::vector<std::string> Natural(std::string_view name = "log", int direction = 1) {
@@ -42,9 +34,6 @@ class CappedTest : public ::testing::Test {
     for (const Document& d : *docs) out.push_back(ToJson(d));
     return out;
   }
-
-  ScratchDir dir_;
-  std::unique_ptr<Client> client_;
 };
 
 // The model: documents in insertion order, evicted oldest-first on insert.

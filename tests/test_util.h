@@ -12,6 +12,7 @@
 #include <random>
 #include <string>
 
+#include "rockdoc/client.h"
 #include "rockdoc/document.h"
 #include "rockdoc/json.h"
 
@@ -47,6 +48,23 @@ class ScratchDir {
 
  private:
   std::string path_;
+};
+
+// A test with a rockdoc::Client on a scratch directory, reopened by Open()
+// (what survives a restart), and the database "test".
+class ClientTest : public ::testing::Test {
+ protected:
+  void SetUp() override { Open(); }
+  void Open() {
+    client_.reset();
+    auto c = Client::Open(dir_.Sub("db"));
+    ASSERT_TRUE(c.ok()) << c.status();
+    client_ = std::move(c).value();
+  }
+  Database db() { return client_->GetDatabase("test"); }
+
+  ScratchDir dir_;
+  std::unique_ptr<Client> client_;
 };
 
 // A document from a JSON / Extended JSON literal; fails the test on error.

@@ -23,16 +23,8 @@ constexpr char kStudentSchema[] = R"({"validator": {"$jsonSchema": {
     "properties": {"name": {"bsonType": "string"},
                    "year": {"bsonType": "int", "minimum": 2017}}}}})";
 
-class ValidatorTest : public ::testing::Test {
+class ValidatorTest : public test::ClientTest {
  protected:
-  void SetUp() override { Open(); }
-  void Open() {
-    client_.reset();
-    auto c = Client::Open(dir_.Sub("db"));
-    ASSERT_TRUE(c.ok()) << c.status();
-    client_ = std::move(c).value();
-  }
-  Database db() { return client_->GetDatabase("test"); }
   Collection coll(std::string_view name = "students") { return db().GetCollection(name); }
   std::string All(std::string_view name = "students") {
     auto docs = coll(name).Find(Json("{}"), FindOptions{.sort = Json(R"({"_id": 1})")});
@@ -43,9 +35,6 @@ class ValidatorTest : public ::testing::Test {
     for (const Document& d : *v) out += ToJson(d) + ";";
     return out;
   }
-
-  ScratchDir dir_;
-  std::unique_ptr<Client> client_;
 };
 
 TEST_F(ValidatorTest, FailingInsertsAreRefusedWith121AndChangeNothing) {
