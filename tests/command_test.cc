@@ -188,7 +188,7 @@ TEST_F(CommandTest, InsertReportsCountAndWriteErrors) {
       Ok(R"({"insert": "c", "ordered": false, "documents": [{"_id": 1}, {"_id": 9}, {"_id": 2}]})");
   EXPECT_EQ(unordered.Get("n").Int32(), 1);
   EXPECT_EQ(ArrayLength(unordered.Get("writeErrors")), 2u);
-  EXPECT_EQ(Ok(R"({"count": "c"})").Get("n").Int64(), 5);  // 3 + {_id: 7} + {_id: 9}
+  EXPECT_EQ(Ok(R"({"count": "c"})").Get("n").Int32(), 5);  // 3 + {_id: 7} + {_id: 9}
   EXPECT_EQ(Error(R"({"insert": "c"})"),
             "9 FailedToParse: BSON field 'insert.documents' is missing but a required field");
   EXPECT_EQ(Error(R"({"insert": "c", "documents": [1]})"),
@@ -236,7 +236,7 @@ TEST_F(CommandTest, DeleteHonoursLimit) {
             4);
   Document bad = Ok(R"({"delete": "c", "deletes": [{"q": {}, "limit": 5}]})");
   EXPECT_EQ(ArrayLength(bad.Get("writeErrors")), 1u);
-  EXPECT_EQ(Ok(R"({"count": "c"})").Get("n").Int64(), 0);
+  EXPECT_EQ(Ok(R"({"count": "c"})").Get("n").Int32(), 0);
 }
 
 // ---- Reads and cursors ----
@@ -351,10 +351,10 @@ TEST(CursorManagerTest, IdleCursorsAreClosed) {
 
 TEST_F(CommandTest, CountAndDistinct) {
   Ok(R"({"insert": "c", "documents": [{"a": 1}, {"a": [1, 2]}, {"a": "x"}, {"b": 1}]})");
-  EXPECT_EQ(Ok(R"({"count": "c", "query": {"a": 1}})").Get("n").Int64(), 2);
-  EXPECT_EQ(Ok(R"({"count": "c", "limit": -1})").Get("n").Int64(), 1);
-  EXPECT_EQ(Ok(R"({"count": "c", "skip": 3})").Get("n").Int64(), 1);
-  EXPECT_EQ(Ok(R"({"count": "missing"})").Get("n").Int64(), 0);
+  EXPECT_EQ(Ok(R"({"count": "c", "query": {"a": 1}})").Get("n").Int32(), 2);
+  EXPECT_EQ(Ok(R"({"count": "c", "limit": -1})").Get("n").Int32(), 1);
+  EXPECT_EQ(Ok(R"({"count": "c", "skip": 3})").Get("n").Int32(), 1);
+  EXPECT_EQ(Ok(R"({"count": "missing"})").Get("n").Int32(), 0);
   EXPECT_EQ(ArrayJson(Ok(R"({"distinct": "c", "key": "a"})").Get("values")), R"([1, 2, "x"])");
   EXPECT_EQ(ArrayJson(Ok(R"({"distinct": "c", "key": "a", "query": {"a": "x"}})").Get("values")),
             R"(["x"])");
@@ -462,7 +462,7 @@ TEST_F(CommandTest, ExplainWrapsTheCommandsItExplains) {
       client_->GetDatabase("test").GetCollection("c").FindOne(Json(R"({"x": 1})"))->has_value());
   Document del = Ok(R"({"explain": {"delete": "c", "deletes": [{"q": {}, "limit": 0}]}})");
   EXPECT_NE(ToJson(del).find("\"DELETE\""), std::string::npos);
-  EXPECT_EQ(Ok(R"({"count": "c"})").Get("n").Int64(), 10);  // explain deletes nothing
+  EXPECT_EQ(Ok(R"({"count": "c"})").Get("n").Int32(), 10);  // explain deletes nothing
   Document fam = Ok(R"({"explain": {"findAndModify": "c", "query": {"_id": 2}, "remove": true}})");
   EXPECT_NE(ToJson(fam).find("\"DELETE\""), std::string::npos);
   EXPECT_EQ(Error(R"({"explain": {"find": "c", "bogus": 1}})"),
@@ -494,12 +494,12 @@ TEST_F(CommandTest, CollModRenameAndValidate) {
   EXPECT_EQ(Error(R"({"renameCollection": "test.c", "to": "test.d"})").substr(0, 15),
             "13 Unauthorized");  // admin only
   Ok(R"({"renameCollection": "test.c", "to": "test.d"})", "admin");
-  EXPECT_EQ(Ok(R"({"count": "d"})").Get("n").Int64(), 4);
+  EXPECT_EQ(Ok(R"({"count": "d"})").Get("n").Int32(), 4);
   EXPECT_EQ(Error(R"({"renameCollection": "test.d", "to": "other.d"})", "admin"),
             "238 NotImplemented: renameCollection across databases is not supported by rockdoc");
   Document v = Ok(R"({"validate": "d", "full": true})");
   EXPECT_EQ(v.Get("ns").String(), "test.d");
-  EXPECT_EQ(v.Get("nrecords").Int64(), 4);
+  EXPECT_EQ(v.Get("nrecords").Int32(), 4);
   EXPECT_EQ(v.Get("nIndexes").Int32(), 2);
   EXPECT_TRUE(v.Get("valid").Bool());
   EXPECT_EQ(ArrayJson(v.Get("errors")), "[]");
@@ -615,19 +615,19 @@ TEST_F(CommandTest, TransactionsRunOverCommands) {
   ASSERT_TRUE(ok(r)) << ToJson(r);
   ASSERT_TRUE(ok(run(WithSession(R"({"insert": "c", "documents": [{"_id": 2}]})", 1, 1))));
   // Outside the transaction nothing is visible yet; inside, both are.
-  EXPECT_EQ(Ok(R"({"count": "c"})").Get("n").Int64(), 0);
+  EXPECT_EQ(Ok(R"({"count": "c"})").Get("n").Int32(), 0);
   r = run(WithSession(R"({"find": "c"})", 1, 1));
   EXPECT_EQ(Batch(r, "firstBatch").size(), 2u) << ToJson(r);
   r = run(WithSession(R"({"commitTransaction": 1})", 1, 1), "admin");
   ASSERT_TRUE(ok(r)) << ToJson(r);
-  EXPECT_EQ(Ok(R"({"count": "c"})").Get("n").Int64(), 2);
+  EXPECT_EQ(Ok(R"({"count": "c"})").Get("n").Int32(), 2);
   // A retried commit of the same transaction succeeds.
   EXPECT_TRUE(ok(run(WithSession(R"({"commitTransaction": 1})", 1, 1), "admin")));
 
   // Abort discards.
   ASSERT_TRUE(ok(run(WithSession(R"({"insert": "c", "documents": [{"_id": 3}]})", 1, 2, true))));
   ASSERT_TRUE(ok(run(WithSession(R"({"abortTransaction": 1})", 1, 2), "admin")));
-  EXPECT_EQ(Ok(R"({"count": "c"})").Get("n").Int64(), 2);
+  EXPECT_EQ(Ok(R"({"count": "c"})").Get("n").Int32(), 2);
 
   // The drivers' numbering rules.
   auto error = [&](const Document& cmd, std::string_view db = "test") {
@@ -689,11 +689,64 @@ TEST_F(CommandTest, EndSessionsAbortsTheirTransactions) {
   end.Close();
   Document r = client_->RunCommand("admin", std::move(end).Build());
   EXPECT_EQ(r.Get("ok").NumberAsDouble(), 1) << ToJson(r);
-  EXPECT_EQ(Ok(R"({"count": "c"})").Get("n").Int64(), 0);
+  EXPECT_EQ(Ok(R"({"count": "c"})").Get("n").Int32(), 0);
   // The lsid starts a new session: the old transaction is gone.
   Document late = client_->RunCommand("admin", WithSession(R"({"commitTransaction": 1})", 3, 1));
   EXPECT_EQ(late.Get("ok").NumberAsDouble(), 0);
   EXPECT_EQ(Error(R"({"endSessions": [{"id": 1}]})").substr(0, 11), "2 BadValue:");
+}
+
+// Concerns in a transaction (MongoDB's rules): the first command may give a
+// readConcern of a transaction's levels, the others none; only the commit
+// and abort take a writeConcern.
+TEST_F(CommandTest, ConcernsInATransactionFollowMongoDBsRules) {
+  auto error = [&](const Document& cmd, std::string_view db = "test") {
+    Document e = client_->RunCommand(db, cmd);
+    if (e.Get("ok").NumberAsDouble() == 1) return std::string("ok");
+    return std::to_string(e.Get("code").Int32()) + " " + std::string(e.Get("codeName").String());
+  };
+  EXPECT_EQ(error(WithSession(R"({"find": "c", "readConcern": {"level": "linearizable"}})", 4, 1,
+                              true)),
+            "72 InvalidOptions");
+  EXPECT_EQ(
+      error(WithSession(R"({"find": "c", "readConcern": {"level": "snapshot"}})", 4, 2, true)),
+      "ok");
+  EXPECT_EQ(error(WithSession(R"({"find": "c", "readConcern": {"level": "local"}})", 4, 2)),
+            "72 InvalidOptions");
+  EXPECT_EQ(error(WithSession(R"({"insert": "c", "documents": [{"_id": 1}],
+                                  "writeConcern": {"w": 1}})",
+                              4, 2)),
+            "72 InvalidOptions");
+  EXPECT_EQ(error(WithSession(R"({"insert": "c", "documents": [{"_id": 1}]})", 4, 2)), "ok");
+  EXPECT_EQ(
+      error(WithSession(R"({"commitTransaction": 1, "writeConcern": {"w": "majority"}})", 4, 2),
+            "admin"),
+      "ok");
+  EXPECT_EQ(Ok(R"({"count": "c"})").Get("n").Int32(), 1);
+  // Outside a transaction, "snapshot" is for reads.
+  EXPECT_EQ(error(Json(R"({"insert": "c", "documents": [{}], "readConcern": {"level": "snapshot"}})")),
+            "72 InvalidOptions");
+  EXPECT_EQ(error(Json(R"({"find": "c", "readConcern": {"level": "snapshot"}})")), "ok");
+}
+
+// A session's snapshot reads (readConcern snapshot, no transaction) all see
+// the point of its first one; other sessions and plain reads see the writes.
+TEST_F(CommandTest, SnapshotReadsOfASessionSeeOnePointInTime) {
+  InsertNumbers(2);
+  auto count = [&](uint8_t session) {
+    Document r = client_->RunCommand(
+        "test", WithSession(R"({"count": "c", "readConcern": {"level": "snapshot"}})", session));
+    EXPECT_EQ(r.Get("ok").NumberAsDouble(), 1) << ToJson(r);
+    return r.Get("n").Int32();
+  };
+  EXPECT_EQ(count(5), 2);
+  Ok(R"({"insert": "c", "documents": [{"_id": 100}]})");
+  EXPECT_EQ(count(5), 2);
+  Document found = client_->RunCommand(
+      "test", WithSession(R"({"find": "c", "readConcern": {"level": "snapshot"}})", 5));
+  EXPECT_EQ(Batch(found, "firstBatch").size(), 2u) << ToJson(found);
+  EXPECT_EQ(count(6), 3);  // another session's first snapshot is later
+  EXPECT_EQ(Ok(R"({"count": "c"})").Get("n").Int32(), 3);
 }
 
 }  // namespace

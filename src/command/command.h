@@ -35,6 +35,7 @@ namespace rockdoc::internal {
 
 class CursorManager;
 class ServerSessions;
+struct ServerSession;
 
 // What one command call runs against.
 struct CommandContext {
@@ -43,6 +44,7 @@ struct CommandContext {
   CursorManager* cursors = nullptr;    // the client's command cursors
   ServerSessions* sessions = nullptr;  // the client's logical sessions
   Session* session = nullptr;          // the command's (lsid), if any
+  ServerSession* server_session = nullptr;  // and its server side
   // The database, through the command's session when it has one (so that
   // a transaction's commands run in it).
   Database database() const {
@@ -134,6 +136,16 @@ Status MaxTimeRow(const Element& e, O*) {
       {"readConcern", &ReadConcernRow<O>}, {"writeConcern", &WriteConcernRow<O>},  \
       {"lsid", &Accept<O>}, {"txnNumber", &Accept<O>}, {"autocommit", &Accept<O>}, \
       {"startTransaction", &Accept<O>}, {"maxTimeMS", &MaxTimeRow<O>},
+
+// A count in a reply as MongoDB's BSONObjBuilder::appendNumber writes it:
+// an int while it fits one, else a long.
+inline void AppendCount(BsonBuilder* reply, std::string_view name, int64_t n) {
+  if (n >= INT32_MIN && n <= INT32_MAX) {
+    reply->AppendInt32(name, static_cast<int32_t>(n));
+  } else {
+    reply->AppendInt64(name, n);
+  }
+}
 
 // Typed rows storing into a member.
 template <typename O, std::string O::*M>

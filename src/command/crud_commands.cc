@@ -701,7 +701,7 @@ Status RunCount(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
   ROCKDOC_ASSIGN_OR_RETURN(
       int64_t n,
       ctx.database().GetCollection(args.collection).CountDocuments(args.query, args.options));
-  reply->AppendInt64("n", n);
+  AppendCount(reply, "n", n);
   return Status::OK();
 }
 

@@ -15,14 +15,25 @@ Status WrongType(const Element& e, std::string_view expected) {
                     std::string(BsonTypeAlias(e.type())) + "', expected " + std::string(expected));
 }
 
+// MongoDB's integer parsing (BSONElement::parseIntegerElementToLong): any
+// number type whose value is an exact int64, so NumberLong(1) and 1 are the
+// same, and 1e300 or 1.5 are FailedToParse rather than a double cast out of
+// range.
 StatusOr<int64_t> IntegerField(const Element& e) {
   if (!e.IsNumber()) return WrongType(e, "types '[long, int, decimal, double]'");
   int64_t v = 0;
-  if (!e.ExactInt64(&v)) {
-    return Status(ErrorCode::kBadValue, "Expected an integer: " + std::string(e.key()) + ": " +
-                                            ValueToJson(e, JsonFormat::kShell));
+  if (e.ExactInt64(&v)) return v;
+  const std::string shown = std::string(e.key()) + ": " + ValueToJson(e, JsonFormat::kShell);
+  const double d = e.NumberAsDouble();
+  if (std::isnan(d)) {
+    return Status(ErrorCode::kFailedToParse, "Expected an integer, but found NaN in: " + shown);
   }
-  return v;
+  // A fractional double in range is "not an integer"; anything else (out of
+  // range, infinite, a fractional decimal) "cannot be represented".
+  if (e.type() == BsonType::kDouble && std::abs(d) < 9223372036854775808.0) {
+    return Status(ErrorCode::kFailedToParse, "Expected an integer: " + shown);
+  }
+  return Status(ErrorCode::kFailedToParse, "Cannot represent as a 64-bit integer: " + shown);
 }
 
 StatusOr<bool> BoolField(const Element& e) {
@@ -34,11 +45,14 @@ StatusOr<bool> BoolField(const Element& e) {
 namespace {
 
 // Every member of one node has the majority's data: local, available and
-// majority read the same committed state; snapshot (outside a
-// transaction) and linearizable promise more, and are not implemented.
+// majority read the same committed state; snapshot reads one point in time
+// (the dispatcher allows it where MongoDB does: ApplyReadConcern);
+// linearizable promises more, and is not implemented.
 Status CheckLevel(std::string_view level) {
-  if (level == "local" || level == "available" || level == "majority") return Status::OK();
-  if (level == "snapshot" || level == "linearizable") {
+  if (level == "local" || level == "available" || level == "majority" || level == "snapshot") {
+    return Status::OK();
+  }
+  if (level == "linearizable") {
     return Status(ErrorCode::kNotImplemented,
                   "readConcern level '" + std::string(level) + "' is not supported by rockdoc");
   }

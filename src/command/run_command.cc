@@ -107,6 +107,60 @@ Status ReadSessionFields(DocumentView cmd, std::optional<std::string>* lsid, Tra
   return Status::OK();
 }
 
+// The readConcern level a command gives ("" when none; a malformed
+// readConcern is the command's field error, reported by its table).
+std::string_view ReadConcernLevel(DocumentView cmd) {
+  Element rc = cmd.Get("readConcern");
+  if (!rc.IsDocument()) return {};
+  Element level = rc.Document().Get("level");
+  if (!level.ok()) return "local";
+  return level.IsString() ? level.String() : std::string_view();
+}
+
+// The commands that read with readConcern "snapshot" outside a transaction
+// (MongoDB 5.0+: find, aggregate, distinct; count too here, which the
+// shell's countDocuments runs until aggregation exists).
+bool ReadsSnapshots(std::string_view command) {
+  return command == "find" || command == "count" || command == "distinct" ||
+         command == "aggregate";
+}
+
+// MongoDB's rules for concerns in a transaction: the first command may give
+// a readConcern (local, majority or snapshot: every transaction reads one
+// snapshot), the others none; only commitTransaction and abortTransaction
+// take a writeConcern. Outside a transaction, "snapshot" is for reads.
+Status CheckConcerns(std::string_view command, DocumentView cmd, const TransactionFields& txn,
+                     std::string_view level) {
+  const bool in_txn = txn.autocommit.has_value();
+  const bool ends = command == "commitTransaction" || command == "abortTransaction";
+  if (!in_txn) {
+    if (level == "snapshot" && !ReadsSnapshots(command)) {
+      return Status(ErrorCode::kInvalidOptions,
+                    "Command " + std::string(command) +
+                        " does not support readConcern level 'snapshot' outside a transaction");
+    }
+    return Status::OK();
+  }
+  if (!level.empty()) {
+    if (!txn.start_transaction) {
+      return Status(ErrorCode::kInvalidOptions,
+                    "Only the first command in a transaction may specify a readConcern");
+    }
+    if (level != "local" && level != "majority" && level != "snapshot") {
+      return Status(ErrorCode::kInvalidOptions,
+                    "The readConcern level must be either 'local' (default), 'majority' or "
+                    "'snapshot' in a transaction, not '" +
+                        std::string(level) + "'");
+    }
+  }
+  if (!ends && cmd.Get("writeConcern").ok()) {
+    return Status(ErrorCode::kInvalidOptions,
+                  "Cannot set write concern after starting a transaction: " +
+                      std::string(command) + " may not specify a writeConcern in a transaction");
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 // What the command layer keeps for a client.
@@ -118,9 +172,16 @@ class CommandState {
 
 namespace {
 
+// A command may exceed the 16 MiB of a document by MongoDB's 16 KiB
+// (BSONObjMaxInternalSize), so that one insert can carry a document of the
+// largest size.
+constexpr size_t kMaxCommandSize = kMaxBsonObjectSize + 16 * 1024;
+
 Status RunOne(const Client& client, CommandState* state, std::string_view db, DocumentView cmd,
               BsonBuilder* reply) {
-  ROCKDOC_RETURN_IF_ERROR(ValidateBson(cmd.bytes()));
+  BsonValidationOptions limits;
+  limits.max_size = kMaxCommandSize;
+  ROCKDOC_RETURN_IF_ERROR(ValidateBson(cmd.bytes(), limits));
   if (cmd.empty()) {
     return Status(ErrorCode::kFailedToParse, "no such command: ''");  // MongoDB's wording
   }
@@ -148,11 +209,15 @@ Status RunOne(const Client& client, CommandState* state, std::string_view db, Do
   std::optional<std::string> lsid;
   TransactionFields txn;
   ROCKDOC_RETURN_IF_ERROR(QualifyFieldError(name, ReadSessionFields(cmd, &lsid, &txn)));
+  const std::string_view level = ReadConcernLevel(cmd);
   if (!lsid) {
     if (txn.txn_number || txn.autocommit || txn.start_transaction) {
       return Status(ErrorCode::kInvalidOptions,
                     "Transaction fields (txnNumber, autocommit, startTransaction) need an lsid");
     }
+    // Without a session a snapshot read is one command's (and its
+    // cursor's), which reads one snapshot anyway.
+    ROCKDOC_RETURN_IF_ERROR(CheckConcerns(name, cmd, txn, level));
     return command->run(ctx, cmd, reply);
   }
   ROCKDOC_ASSIGN_OR_RETURN(std::shared_ptr<ServerSession> session,
@@ -161,8 +226,20 @@ Status RunOne(const Client& client, CommandState* state, std::string_view db, Do
   if (!session->session) {
     return Status(ErrorCode::kNoSuchTransaction, "the session has ended");
   }
+  ROCKDOC_RETURN_IF_ERROR(CheckConcerns(name, cmd, txn, level));
   ROCKDOC_RETURN_IF_ERROR(EnterTransaction(session.get(), name, txn));
   ctx.session = &*session->session;
+  ctx.server_session = session.get();
+  if (level == "snapshot" && !txn.autocommit) {
+    // The session's snapshot reads all see the point of its first one.
+    if (!session->snapshot) {
+      SessionOptions options;
+      options.snapshot = true;
+      ROCKDOC_ASSIGN_OR_RETURN(Session snapshot, client.StartSession(options));
+      session->snapshot.emplace(std::move(snapshot));
+    }
+    ctx.session = &*session->snapshot;
+  }
   return command->run(ctx, cmd, reply);
 }
 

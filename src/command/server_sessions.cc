@@ -72,6 +72,7 @@ bool ServerSessions::End(const std::string& key) {
   // Waits for a command of the session still running, then ends it.
   std::lock_guard<std::mutex> running(ending->running);
   ending->session.reset();
+  ending->snapshot.reset();
   return true;
 }
 
@@ -110,6 +111,7 @@ Status EnterTransaction(ServerSession* s, std::string_view command, const Transa
     }
     if (s->session->InTransaction()) s->session->AbortTransaction().IgnoreError();  // superseded
     s->txn_number = n;
+    s->committed = false;
     return s->session->StartTransaction();
   }
   if (n != s->txn_number) {

@@ -44,6 +44,12 @@ struct ServerSession {
   std::mutex running;  // held while one of its commands runs
   std::optional<Session> session;
   int64_t txn_number = -1;  // the highest txnNumber seen
+  // Whether transaction txn_number committed: its commit may be sent again
+  // (a driver retries a commit whose outcome it did not learn).
+  bool committed = false;
+  // The session's snapshot reads (readConcern {level: "snapshot"} outside a
+  // transaction): one point in time, taken at the first such read.
+  std::optional<Session> snapshot;
   int64_t last_used_ms = 0;
 };
 

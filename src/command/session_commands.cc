@@ -36,7 +36,11 @@ Status RunCommitTransaction(CommandContext& ctx, DocumentView cmd, BsonBuilder*)
   NoArgs args;
   ROCKDOC_RETURN_IF_ERROR(DecodeCommand("commitTransaction", cmd, kCommitFields, &args));
   ROCKDOC_RETURN_IF_ERROR(NeedsTransaction(ctx, cmd, "commitTransaction"));
+  // A commit sent again answers as the first did (MongoDB's commit is
+  // retryable; the dispatcher checked the number is the session's).
+  if (ctx.server_session->committed && !ctx.session->InTransaction()) return Status::OK();
   Status s = ctx.session->CommitTransaction();
+  if (s.ok()) ctx.server_session->committed = true;
   if (s.code() == ErrorCode::kIllegalOperation) {
     // The library's "No transaction started": for the server, an unknown
     // transaction.

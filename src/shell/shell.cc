@@ -183,13 +183,6 @@ class Shell::Impl {
 
   ~Impl() {
     if (cx_) {
-      // Release every cursor's snapshot now, whatever the GC has not
-      // finalized: the directory closes below.
-      for (CursorHolder* holder : state_.cursors) {
-        holder->cursor.reset();
-        holder->registry = nullptr;
-      }
-      state_.cursors.clear();
       state_.converter.Reset();
       if (global_) {
         JS::LeaveRealm(cx_, old_realm_);

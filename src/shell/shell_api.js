@@ -85,6 +85,8 @@
       throw argError('Replacement document must not contain atomic operators');
     }
   }
+  // A command cursor's id is 0 once the server has no more.
+  function isZeroId(id) { return Number(id) === 0; }
   function hidden(obj, name, value) {
     Object.defineProperty(obj, name, { value, enumerable: false, writable: true, configurable: true });
   }
@@ -126,8 +128,8 @@
       hidden(this, '_coll', collection);
       hidden(this, '_filter', filter === undefined ? {} : filter);
       hidden(this, '_opts', Object.assign({}, options));
-      hidden(this, '_batchSize', 100);
-      hidden(this, '_native', null);
+      hidden(this, '_batchSize', undefined);  // the server's default unless set
+      hidden(this, '_id', null);  // the command cursor's id once find has run
       hidden(this, '_buffer', []);
       hidden(this, '_exhausted', false);
       hidden(this, '_transforms', []);
@@ -136,7 +138,7 @@
       hidden(this, '_closed', false);
     }
     _checkModifiable(what) {
-      if (this._native !== null || this._exhausted) {
+      if (this._id !== null || this._exhausted) {
         throw argError(`cannot call ${what}() on a cursor that has already returned results`);
       }
       return this;
@@ -166,14 +168,14 @@
     batchSize(n) {
       const size = isNumeric(n) ? Number(n) : NaN;
       if (!Number.isSafeInteger(size) || size < 0) throw argError('batchSize must be a non-negative integer');
-      this._batchSize = size === 0 ? 100 : size;
+      this._batchSize = size === 0 ? undefined : size;
       return this;
     }
     maxTimeMS(ms) {
       if (typeof ms !== 'number') throw argError('maxTimeMS must be a number');
       return this._setOption('maxTimeMS', ms);
     }
-    // Options the engine's find table decides on (natives.cc kFindOptions):
+    // Options the find command decides on (command/crud_commands.cc):
     // accepted there only where they have no effect on one embedded node.
     comment(c) { return this._setOption('comment', c); }
     readPref(mode) { return this._setOption('readPreference', mode); }
@@ -184,18 +186,43 @@
     pretty() { return this; }
     collation() { throw new MongoshUnimplementedError('Cursor.collation'); }
 
+    // The find command of this cursor (also what its explain explains):
+    // the options as the command's fields, as the drivers send them.
+    _findCommand() {
+      const cmd = { find: this._coll._name, filter: this._filter };
+      for (const [name, value] of Object.entries(this._opts)) {
+        if (value === undefined) continue;
+        if (name === 'readPreference') {
+          cmd.$readPreference = typeof value === 'string' ? { mode: value } : value;
+        } else if (name === 'limit' && isNumeric(value) && Number(value) < 0) {
+          // A negative limit: one batch of at most |n| (the drivers' rule).
+          cmd.limit = -Number(value);
+          cmd.singleBatch = true;
+        } else {
+          cmd[name] = value;
+        }
+      }
+      if (this._batchSize !== undefined) cmd.batchSize = this._batchSize;
+      return cmd;
+    }
+    // The next batch: find's first, then getMore's.
     _fill() {
       if (this._buffer.length > 0 || this._exhausted) return;
-      if (this._native === null) {
-        this._native = native.find(this._coll._dbName, this._coll._name, this._filter, this._opts);
-      }
-      const batch = native.cursorNext(this._native, this._batchSize);
-      if (batch.length === 0) {
-        this._exhausted = true;
-        native.cursorClose(this._native);
+      let cursor;
+      if (this._id === null) {
+        cursor = this._coll._db._run(this._findCommand()).cursor;
+        this._buffer = cursor.firstBatch;
+      } else if (!isZeroId(this._id)) {
+        const more = { getMore: this._id, collection: this._coll._name };
+        if (this._batchSize !== undefined) more.batchSize = this._batchSize;
+        cursor = this._coll._db._run(more).cursor;
+        this._buffer = cursor.nextBatch;
       } else {
-        this._buffer = batch;
+        this._exhausted = true;
+        return;
       }
+      this._id = cursor.id;
+      if (this._buffer.length === 0 && isZeroId(this._id)) this._exhausted = true;
     }
     _apply(doc) {
       for (const fn of this._transforms) doc = fn(doc);
@@ -247,12 +274,11 @@
         options.skip = this._opts.skip;
         options.limit = this._opts.limit;
       }
-      return native.count(this._coll._dbName, this._coll._name, this._filter, options);
+      return this._coll._count(this._filter, options);
     }
     size() { return this.count(true); }
     explain(verbosity) {
-      return native.explainFind(this._coll._dbName, this._coll._name, this._filter, this._opts,
-        verbosityOf(verbosity));
+      return this._coll._explain(this._findCommand(), verbosity);
     }
     // An explain cursor's result (mongosh's ExplainableCursor.finish()).
     finish() {
@@ -260,7 +286,10 @@
       return this.explain(this._explain);
     }
     close() {
-      if (this._native !== null) native.cursorClose(this._native);
+      if (this._id !== null && !isZeroId(this._id)) {
+        this._coll._db._run({ killCursors: this._coll._name, cursors: [this._id] });
+        this._id = 0;
+      }
       this._closed = true;
       this._buffer = [];
     }
@@ -277,10 +306,15 @@
   global.DBQuery = Cursor;  // the legacy shell's name
 
   // ---- collections ----
-  // Like the drivers (and the legacy shell), an insert gives the inserted
-  // object the _id the engine assigned, so `doc._id` works afterwards.
+  // Every method runs database commands (command/), as mongosh's run
+  // through its driver: the options go to the command as its fields, and
+  // the command layer, which decodes every option once, refuses what it
+  // does not know. What is here is the drivers' part: ids given to new
+  // documents, batching, the names mongosh's options have (projection for
+  // fields, returnDocument for new), and the result shapes.
+
   // remove(filter, justOne) or remove(filter, {justOne, ...options}) ->
-  // [justOne, the options for the engine].
+  // [justOne, the options].
   function removeArgs(justOne) {
     if (!isPlainObject(justOne)) return [!!justOne, undefined];
     const options = Object.assign({}, justOne);
@@ -290,6 +324,34 @@
   function giveId(doc, id) {
     if (doc._id === undefined && Object.isExtensible(doc)) doc._id = id;
   }
+  // [the document to send, its _id]: as the drivers do, a document without
+  // an _id gets a new ObjectId (the caller's object too, where it can).
+  function withId(doc) {
+    checkDocument(doc, 'document');
+    if (doc._id !== undefined) return [doc, doc._id];
+    const id = new global.ObjectId();
+    giveId(doc, id);
+    return [doc._id === id ? doc : Object.assign({ _id: id }, doc), id];
+  }
+  // Copies the defined fields of `from` (options may hold undefined).
+  function assignDefined(to, from) {
+    if (from === undefined || from === null) return to;
+    checkDocument(from, 'options');
+    for (const [k, v] of Object.entries(from)) if (v !== undefined) to[k] = v;
+    return to;
+  }
+  // Moves the fields `names` of `options` into `statement`.
+  function takeFields(options, names, statement) {
+    for (const name of names) {
+      if (options[name] !== undefined) statement[name] = options[name];
+      delete options[name];
+    }
+    return statement;
+  }
+  // The statement-level options of update and delete (the rest are the
+  // command's).
+  const UPDATE_STATEMENT_FIELDS = ['upsert', 'arrayFilters', 'hint', 'collation', 'sort'];
+  const DELETE_STATEMENT_FIELDS = ['hint', 'collation'];
 
   // The driver refuses an empty bulk write (mongosh's insertMany([])).
   function checkBatch(docs) {
@@ -300,10 +362,89 @@
     if (typeof name !== 'string' || name.length === 0) throw argError(`${what} name must be a non-empty string`);
   }
 
+  // A write error as the driver throws it for a one-statement write.
+  function writeErrorOf(e) {
+    const error = new MongoServerError(e.code, e.codeName, e.errmsg);
+    if (e.errInfo !== undefined) error.errInfo = e.errInfo;
+    return error;
+  }
+
+  // ---- write commands, batched as the drivers batch them ----
+  const kMaxWriteBatchSize = 100000;        // hello's maxWriteBatchSize
+  const kMaxBatchBytes = 16 * 1024 * 1024;  // hello's maxBsonObjectSize
+  const WRITE_FIELD = { insert: 'documents', update: 'updates', delete: 'deletes' };
+
+  // Runs `ops` ([{kind, statement}], kind insert, update or delete) on
+  // `coll` as insert, update and delete commands: a run of one kind in one
+  // command, split at 100,000 statements or 16 MiB. Ordered stops at the
+  // first write error. `options` are fields of every command. Returns the
+  // counts, the write errors (index: the op's), the upserted ids and the
+  // positions inserted.
+  function runWrites(coll, ops, ordered, options) {
+    const out = {
+      nInserted: 0, nMatched: 0, nModified: 0, nRemoved: 0, upserted: [], writeErrors: [], inserted: [],
+    };
+    const batches = [];
+    let last = null;
+    ops.forEach((op, index) => {
+      const size = ops.length > 1 ? native.bsonsize(op.statement) : 0;
+      if (!last || last.kind !== op.kind || last.indexes.length === kMaxWriteBatchSize ||
+          last.bytes + size > kMaxBatchBytes) {
+        last = { kind: op.kind, statements: [], indexes: [], bytes: 0 };
+        batches.push(last);
+      }
+      last.statements.push(op.statement);
+      last.indexes.push(index);
+      last.bytes += size;
+    });
+    for (const batch of batches) {
+      const cmd = { [batch.kind]: coll._name, [WRITE_FIELD[batch.kind]]: batch.statements, ordered };
+      const reply = coll._db._run(assignDefined(cmd, options));
+      const failed = new Set();
+      for (const e of reply.writeErrors || []) {
+        failed.add(e.index);
+        out.writeErrors.push(Object.assign({}, e, { index: batch.indexes[e.index], codeName: native.codeName(e.code) }));
+      }
+      if (batch.kind === 'insert') {
+        out.nInserted += reply.n;
+        const stop = ordered && failed.size > 0 ? Math.min(...failed) : Infinity;
+        batch.indexes.forEach((index, i) => { if (i < stop && !failed.has(i)) out.inserted.push(index); });
+      } else if (batch.kind === 'update') {
+        const upserted = reply.upserted || [];
+        out.nMatched += reply.n - upserted.length;
+        out.nModified += reply.nModified;
+        for (const u of upserted) out.upserted.push({ index: batch.indexes[u.index], _id: u._id });
+      } else {
+        out.nRemoved += reply.n;
+      }
+      if (ordered && out.writeErrors.length > 0) break;
+    }
+    return out;
+  }
+
+  // Reads a command cursor's reply to the end (getMore on its namespace).
+  function drainCursor(db, reply) {
+    const out = reply.cursor.firstBatch.slice();
+    const ns = reply.cursor.ns;
+    const collection = ns.slice(ns.indexOf('.') + 1);
+    let id = reply.cursor.id;
+    while (!isZeroId(id)) {
+      const more = db._run({ getMore: id, collection });
+      out.push(...more.cursor.nextBatch);
+      id = more.cursor.id;
+    }
+    return out;
+  }
+
+  // The drivers' name for an index: its fields and values, joined by _.
+  function indexName(keys) {
+    return Object.entries(keys).map(([field, value]) =>
+      `${field}_${isNumeric(value) ? Number(value) : value}`).join('_');
+  }
+
   class Collection {
     constructor(db, name) {
       hidden(this, '_db', db);
-      hidden(this, '_dbName', db._target());
       hidden(this, '_name', name);
       hidden(this, '_fullName', `${db.getName()}.${name}`);
     }
@@ -315,23 +456,95 @@
     [inspectSymbol]() { return this._fullName; }
     getCollection(sub) { checkName(sub, 'collection'); return makeCollection(this._db, `${this._name}.${sub}`); }
 
+    // -- the commands' statements --
+    _updateStatement(filter, update, options, multi) {
+      const opts = assignDefined({}, options);
+      return [takeFields(opts, UPDATE_STATEMENT_FIELDS, { q: filter, u: update, multi }), opts];
+    }
+    _deleteStatement(filter, options, many) {
+      const opts = assignDefined({}, options);
+      return [takeFields(opts, DELETE_STATEMENT_FIELDS, { q: filter, limit: many ? 0 : 1 }), opts];
+    }
+    // One update or delete statement; its write error thrown.
+    _writeOne(kind, [statement, options]) {
+      const r = runWrites(this, [{ kind, statement }], true, options);
+      if (r.writeErrors.length > 0) throw writeErrorOf(r.writeErrors[0]);
+      return r;
+    }
+    _update(filter, update, options, multi) {
+      const r = this._writeOne('update', this._updateStatement(filter, update, options, multi));
+      return {
+        acknowledged: true,
+        insertedId: r.upserted.length > 0 ? r.upserted[0]._id : null,
+        matchedCount: r.nMatched,
+        modifiedCount: r.nModified,
+        upsertedCount: r.upserted.length,
+      };
+    }
+    _delete(filter, options, many) {
+      return { acknowledged: true, deletedCount: this._writeOne('delete', this._deleteStatement(filter, options, many)).nRemoved };
+    }
+    // findAndModify with mongosh's option names: projection (fields),
+    // returnDocument 'before'/'after' and returnNewDocument (new).
+    _findAndModify(fields, options) {
+      const opts = assignDefined({}, options);
+      const cmd = Object.assign({ findAndModify: this._name }, fields);
+      if (opts.projection !== undefined) cmd.fields = opts.projection;
+      if (opts.returnDocument !== undefined) {
+        if (opts.returnDocument !== 'before' && opts.returnDocument !== 'after') {
+          throw argError("returnDocument must be either 'before' or 'after'");
+        }
+        cmd.new = opts.returnDocument === 'after';
+      }
+      if (opts.returnNewDocument !== undefined) cmd.new = opts.returnNewDocument;
+      delete opts.projection;
+      delete opts.returnDocument;
+      delete opts.returnNewDocument;
+      const value = this._db._run(Object.assign(cmd, opts)).value;
+      return value === undefined ? null : value;
+    }
+    _count(filter, options) {
+      const cmd = { count: this._name };
+      if (filter !== undefined) cmd.query = filter;
+      return this._db._run(assignDefined(cmd, options)).n;
+    }
+    _explain(command, verbosity) {
+      return this._db._run({ explain: command, verbosity: verbosityOf(verbosity) });
+    }
+    _createIndexes(keyPatterns, options, commitQuorum) {
+      const indexes = keyPatterns.map((key) => assignDefined({ key, name: indexName(key) }, options));
+      const cmd = { createIndexes: this._name, indexes };
+      if (commitQuorum !== undefined) cmd.commitQuorum = commitQuorum;
+      this._db._run(cmd);
+      return indexes.map((i) => i.name);
+    }
+
     // -- CRUD, mongosh's API --
     insertOne(doc, options) {
-      checkDocument(doc, 'document');
-      const id = native.insertOne(this._dbName, this._name, doc, options);
-      giveId(doc, id);
+      const [statement, id] = withId(doc);
+      const r = runWrites(this, [{ kind: 'insert', statement }], true, options);
+      if (r.writeErrors.length > 0) throw writeErrorOf(r.writeErrors[0]);
       return { acknowledged: true, insertedId: id };
     }
     insertMany(docs, options) {
       if (!Array.isArray(docs)) throw argError('insertMany needs an array of documents');
       checkBatch(docs);
-      docs.forEach((d) => checkDocument(d, 'document'));
-      const r = native.insertMany(this._dbName, this._name, docs, options);
-      for (const [index, id] of Object.entries(r.insertedIds)) giveId(docs[index], id);
+      const opts = assignDefined({}, options);
+      const ordered = opts.ordered === undefined ? true : opts.ordered;
+      delete opts.ordered;
+      const ids = [];
+      const ops = docs.map((d) => {
+        const [statement, id] = withId(d);
+        ids.push(id);
+        return { kind: 'insert', statement };
+      });
+      const r = runWrites(this, ops, ordered, opts);
+      const insertedIds = {};
+      for (const i of r.inserted) insertedIds[i] = ids[i];
       if (r.writeErrors.length > 0) {
-        throw new MongoBulkWriteError(r.writeErrors, { insertedCount: r.insertedCount, insertedIds: r.insertedIds });
+        throw new MongoBulkWriteError(r.writeErrors, { insertedCount: r.nInserted, insertedIds });
       }
-      return { acknowledged: true, insertedIds: r.insertedIds };
+      return { acknowledged: true, insertedIds };
     }
     // mongosh's bulkWrite: the six models, run as insert, update and delete
     // commands (consecutive operations of one kind in one command, as the
@@ -342,192 +555,138 @@
     bulkWrite(operations, options) {
       if (!Array.isArray(operations)) throw argError('bulkWrite needs an array of operations');
       checkBatch(operations);
-      const opts = Object.assign({}, options === undefined || options === null ? {} : options);
-      checkDocument(opts, 'options');
-      const ordered = opts.ordered === undefined ? true : Boolean(opts.ordered);
+      const opts = assignDefined({}, options);
+      const ordered = opts.ordered === undefined ? true : opts.ordered;
       delete opts.ordered;
-      const result = {
-        acknowledged: true, insertedCount: 0, insertedIds: {}, matchedCount: 0,
-        modifiedCount: 0, deletedCount: 0, upsertedCount: 0, upsertedIds: {},
-      };
-      const writeErrors = [];
-      // One command per run of operations of the same command kind.
-      const batches = [];
-      operations.forEach((op, index) => {
+      const ids = {};
+      const ops = operations.map((op, index) => {
         checkDocument(op, 'operation');
         const names = Object.keys(op);
         if (names.length !== 1) throw argError('a bulkWrite operation has one field, its model name');
         const model = names[0];
         const args = op[model];
         checkDocument(args, model);
-        let kind, statement;
         const rest = Object.assign({}, args);
         const take = (name) => { const v = rest[name]; delete rest[name]; return v; };
         if (model === 'insertOne') {
-          kind = 'insert';
-          const doc = take('document');
-          checkDocument(doc, 'document');
-          if (doc._id === undefined) giveId(doc, new global.ObjectId());
+          const [statement, id] = withId(take('document'));
           if (Object.keys(rest).length > 0) throw argError(`insertOne takes only a document, not '${Object.keys(rest)[0]}'`);
-          statement = doc;
-        } else if (model === 'updateOne' || model === 'updateMany' || model === 'replaceOne') {
-          kind = 'update';
-          statement = Object.assign({ q: take('filter'), u: take(model === 'replaceOne' ? 'replacement' : 'update'),
+          ids[index] = id;
+          return { kind: 'insert', statement };
+        }
+        if (model === 'updateOne' || model === 'updateMany' || model === 'replaceOne') {
+          const statement = Object.assign({ q: take('filter'), u: take(model === 'replaceOne' ? 'replacement' : 'update'),
             multi: model === 'updateMany' }, rest);
-        } else if (model === 'deleteOne' || model === 'deleteMany') {
-          kind = 'delete';
-          statement = Object.assign({ q: take('filter'), limit: model === 'deleteOne' ? 1 : 0 }, rest);
-        } else {
-          throw argError(`unknown bulkWrite operation '${model}'`);
+          return { kind: 'update', statement };
         }
-        const last = batches[batches.length - 1];
-        if (last && last.kind === kind) {
-          last.statements.push(statement);
-          last.indexes.push(index);
-        } else {
-          batches.push({ kind, statements: [statement], indexes: [index] });
+        if (model === 'deleteOne' || model === 'deleteMany') {
+          return { kind: 'delete', statement: Object.assign({ q: take('filter'), limit: model === 'deleteOne' ? 1 : 0 }, rest) };
         }
+        throw argError(`unknown bulkWrite operation '${model}'`);
       });
-      const field = { insert: 'documents', update: 'updates', delete: 'deletes' };
-      for (const batch of batches) {
-        const cmd = Object.assign({ [batch.kind]: this._name, [field[batch.kind]]: batch.statements, ordered }, opts);
-        const reply = this._db.runCommand(cmd);
-        const failed = new Set();
-        for (const e of reply.writeErrors || []) {
-          const index = batch.indexes[e.index];
-          failed.add(e.index);
-          writeErrors.push({ index, code: e.code, codeName: native.codeName(e.code), errmsg: e.errmsg,
-            op: operations[index] });
-        }
-        if (batch.kind === 'insert') {
-          result.insertedCount += reply.n;
-          batch.statements.forEach((doc, i) => {
-            if (!failed.has(i) && (!ordered || failed.size === 0 || i < Math.min(...failed))) {
-              result.insertedIds[batch.indexes[i]] = doc._id;
-            }
-          });
-        } else if (batch.kind === 'update') {
-          const upserted = reply.upserted || [];
-          result.matchedCount += reply.n - upserted.length;
-          result.modifiedCount += reply.nModified;
-          result.upsertedCount += upserted.length;
-          for (const u of upserted) result.upsertedIds[batch.indexes[u.index]] = u._id;
-        } else {
-          result.deletedCount += reply.n;
-        }
-        if (ordered && writeErrors.length > 0) break;
+      const r = runWrites(this, ops, ordered, opts);
+      const result = {
+        acknowledged: true, insertedCount: r.nInserted, insertedIds: {}, matchedCount: r.nMatched,
+        modifiedCount: r.nModified, deletedCount: r.nRemoved, upsertedCount: r.upserted.length, upsertedIds: {},
+      };
+      for (const i of r.inserted) result.insertedIds[i] = ids[i];
+      for (const u of r.upserted) result.upsertedIds[u.index] = u._id;
+      if (r.writeErrors.length > 0) {
+        throw new MongoBulkWriteError(r.writeErrors.map((e) => Object.assign(e, { op: operations[e.index] })), result);
       }
-      if (writeErrors.length > 0) throw new MongoBulkWriteError(writeErrors, result);
       return result;
     }
     find(filter, projection, options) {
       const opts = Object.assign({}, options);
       if (projection !== undefined && projection !== null) opts.projection = projection;
-      // Every option goes to the engine, which refuses what it lacks.
       const cursor = new Cursor(this, filter, opts);
-      if (opts.batchSize !== undefined) cursor.batchSize(opts.batchSize);
+      if (opts.batchSize !== undefined) {
+        delete cursor._opts.batchSize;
+        cursor.batchSize(opts.batchSize);
+      }
       return cursor;
     }
+    // The drivers' findOne: a find of one document in a single batch.
     findOne(filter, projection, options) {
-      const opts = Object.assign({}, options);
-      if (projection !== undefined && projection !== null) opts.projection = projection;
-      return native.findOne(this._dbName, this._name, filter, opts);
-    }
-    _updateResult(r) {
-      return {
-        acknowledged: true,
-        insertedId: r.upsertedId === undefined ? null : r.upsertedId,
-        matchedCount: r.matchedCount,
-        modifiedCount: r.modifiedCount,
-        upsertedCount: r.upsertedId === undefined ? 0 : 1,
-      };
+      const cursor = this.find(filter, projection, options).limit(-1);
+      return cursor.hasNext() ? cursor.next() : null;
     }
     updateOne(filter, update, options) {
       checkUpdate(update);
-      return this._updateResult(native.update(this._dbName, this._name, filter, update, options, false));
+      return this._update(filter, update, options, false);
     }
     updateMany(filter, update, options) {
       checkUpdate(update);
-      return this._updateResult(native.update(this._dbName, this._name, filter, update, options, true));
+      return this._update(filter, update, options, true);
     }
     replaceOne(filter, replacement, options) {
       checkReplacement(replacement);
-      return this._updateResult(native.replaceOne(this._dbName, this._name, filter, replacement, options));
+      return this._update(filter, replacement, options, false);
     }
-    deleteOne(filter, options) {
-      return { acknowledged: true, deletedCount: native.remove(this._dbName, this._name, filter, false, options) };
-    }
-    deleteMany(filter, options) {
-      return { acknowledged: true, deletedCount: native.remove(this._dbName, this._name, filter, true, options) };
-    }
+    deleteOne(filter, options) { return this._delete(filter, options, false); }
+    deleteMany(filter, options) { return this._delete(filter, options, true); }
     findOneAndUpdate(filter, update, options) {
       checkUpdate(update);
-      return native.findOneAndUpdate(this._dbName, this._name, filter, update, options);
+      return this._findAndModify({ query: filter, update }, options);
     }
     findOneAndReplace(filter, replacement, options) {
       checkReplacement(replacement);
-      return native.findOneAndReplace(this._dbName, this._name, filter, replacement, options);
+      return this._findAndModify({ query: filter, update: replacement }, options);
     }
     findOneAndDelete(filter, options) {
-      return native.findOneAndDelete(this._dbName, this._name, filter, options);
+      return this._findAndModify({ query: filter, remove: true }, options);
     }
     countDocuments(filter, options) {
-      return native.count(this._dbName, this._name, filter, options);
+      return this._count(filter === undefined ? {} : filter, options);
     }
-    estimatedDocumentCount(options) {
-      return native.estimatedCount(this._dbName, this._name, options);
-    }
+    estimatedDocumentCount(options) { return this._count(undefined, options); }
     distinct(field, filter, options) {
       checkName(field, 'field');
-      return native.distinct(this._dbName, this._name, field, filter, options);
+      const cmd = { distinct: this._name, key: field };
+      if (filter !== undefined) cmd.query = filter;
+      return this._db._run(assignDefined(cmd, options)).values;
     }
 
     // -- indexes --
-    createIndex(keys, options) {
+    createIndex(keys, options, commitQuorum) {
       checkDocument(keys, 'index key pattern');
-      return native.createIndexes(this._dbName, this._name, { keys: [keys] }, options)[0];
+      return this._createIndexes([keys], options, commitQuorum)[0];
     }
     // All or none, as MongoDB's createIndexes: every spec is checked first.
-    createIndexes(keyPatterns, options) {
+    createIndexes(keyPatterns, options, commitQuorum) {
       if (!Array.isArray(keyPatterns)) throw argError('createIndexes needs an array of key patterns');
       keyPatterns.forEach((k) => checkDocument(k, 'index key pattern'));
-      return native.createIndexes(this._dbName, this._name, { keys: keyPatterns }, options);
+      return this._createIndexes(keyPatterns, options, commitQuorum);
     }
-    getIndexes() { return native.listIndexes(this._dbName, this._name); }
+    getIndexes() { return drainCursor(this._db, this._db._run({ listIndexes: this._name })); }
     getIndexSpecs() { return this.getIndexes(); }
     getIndexKeys() { return this.getIndexes().map((i) => i.key); }
     dropIndex(index) {
       if (index === '*') return this.dropIndexes();
       if (typeof index !== 'string') checkDocument(index, 'index');
-      const before = this.getIndexes().length;
-      native.dropIndex(this._dbName, this._name, index);
-      return { nIndexesWas: before, ok: 1 };
+      return this._db._run({ dropIndexes: this._name, index });
     }
     dropIndexes(indexes) {
-      const before = this.getIndexes().length;
-      if (indexes === undefined || indexes === '*') {
-        native.dropIndexes(this._dbName, this._name);
-        return { nIndexesWas: before, msg: 'non-_id indexes dropped for collection', ok: 1 };
-      }
-      for (const index of Array.isArray(indexes) ? indexes : [indexes]) {
-        native.dropIndex(this._dbName, this._name, index);
-      }
-      return { nIndexesWas: before, ok: 1 };
+      return this._db._run({ dropIndexes: this._name, index: indexes === undefined ? '*' : indexes });
     }
 
     // -- the collection itself --
-    drop() { return native.dropCollection(this._dbName, this._name); }
+    drop() {
+      this._db._run({ drop: this._name });
+      return true;
+    }
     renameCollection(newName, dropTarget) {
       checkName(newName, 'collection');
-      native.renameCollection(this._dbName, this._name, newName, !!dropTarget);
-      return { ok: 1 };
+      return this._db.getSiblingDB('admin')._run({
+        renameCollection: this._fullName, to: `${this._db.getName()}.${newName}`, dropTarget: !!dropTarget,
+      });
     }
     // collStats through the command layer: counts, the documents' bytes,
     // RocksDB's estimates of storage and of each index.
     stats(scale) {
       const cmd = { collStats: this._name };
       if (scale !== undefined) cmd.scale = scale;
-      return this._db.runCommand(cmd);
+      return this._db._run(cmd);
     }
     dataSize() { return this.stats().size; }
     storageSize() { return this.stats().storageSize; }
@@ -538,18 +697,12 @@
       if (typeof name !== 'string') return this._db.runCommand(name);
       return this._db.runCommand({ [name]: this._name, ...(options || {}) });
     }
-    validate() {
-      const r = native.validate(this._dbName, this._name);
-      return {
-        ns: this._fullName,
-        nrecords: r.records,
-        nIndexes: this.getIndexes().length,
-        nIndexEntries: r.indexEntries,
-        valid: r.valid,
-        errors: r.errors,
-        warnings: r.warnings,
-        ok: 1,
-      };
+    // validate(options), or the legacy validate(full).
+    validate(options) {
+      const cmd = { validate: this._name };
+      if (typeof options === 'boolean') cmd.full = options;
+      else assignDefined(cmd, options);
+      return this._db._run(cmd);
     }
     explain(verbosity) { return new Explainable(this, verbosityOf(verbosity)); }
     exists() {
@@ -567,12 +720,14 @@
     insert(docs, options) {
       if (Array.isArray(docs)) {
         checkBatch(docs);
-        const r = native.insertMany(this._dbName, this._name, docs, options);
-        for (const [index, id] of Object.entries(r.insertedIds)) giveId(docs[index], id);
+        const opts = assignDefined({}, options);
+        const ordered = opts.ordered === undefined ? true : opts.ordered;
+        delete opts.ordered;
+        const r = runWrites(this, docs.map((d) => ({ kind: 'insert', statement: withId(d)[0] })), ordered, opts);
         return new BulkWriteResult({
           writeErrors: r.writeErrors.map((e) => ({ index: e.index, code: e.code, errmsg: e.errmsg })),
           writeConcernErrors: [],
-          nInserted: r.insertedCount,
+          nInserted: r.nInserted,
           nUpserted: 0,
           nMatched: 0,
           nModified: 0,
@@ -580,18 +735,16 @@
           upserted: [],
         });
       }
-      checkDocument(docs, 'document');
-      try {
-        giveId(docs, native.insertOne(this._dbName, this._name, docs, options));
-        return new WriteResult({ nInserted: 1 });
-      } catch (e) {
-        if (!(e instanceof MongoServerError)) throw e;
-        return new WriteResult({ nInserted: 0, writeError: { code: e.code, errmsg: e.message } });
+      const r = runWrites(this, [{ kind: 'insert', statement: withId(docs)[0] }], true, options);
+      if (r.writeErrors.length > 0) {
+        const e = r.writeErrors[0];
+        return new WriteResult({ nInserted: 0, writeError: { code: e.code, errmsg: e.errmsg } });
       }
+      return new WriteResult({ nInserted: 1 });
     }
     update(filter, update, upsertOrOptions, multiArg) {
-      // The options object goes to the engine without `multi`, which picks
-      // the method here.
+      // The options object goes to the command without `multi`, which is
+      // the statement's.
       let options;
       let multi = false;
       if (isPlainObject(upsertOrOptions)) {
@@ -603,23 +756,15 @@
         multi = !!multiArg;
       }
       checkDocument(update, 'update');
-      const replacement = !hasOperators(update);
-      if (replacement && multi) throw argError('multi update is not supported for replacement-style update');
-      let r;
-      try {
-        r = replacement
-          ? native.replaceOne(this._dbName, this._name, filter, update, options)
-          : native.update(this._dbName, this._name, filter, update, options, multi);
-      } catch (e) {
-        if (!(e instanceof MongoServerError)) throw e;
-        return new WriteResult({ nMatched: 0, nUpserted: 0, nModified: 0, writeError: { code: e.code, errmsg: e.message } });
+      if (!hasOperators(update) && multi) throw argError('multi update is not supported for replacement-style update');
+      const [statement, opts] = this._updateStatement(filter, update, options, multi);
+      const r = runWrites(this, [{ kind: 'update', statement }], true, opts);
+      if (r.writeErrors.length > 0) {
+        const e = r.writeErrors[0];
+        return new WriteResult({ nMatched: 0, nUpserted: 0, nModified: 0, writeError: { code: e.code, errmsg: e.errmsg } });
       }
-      const fields = {
-        nMatched: r.matchedCount,
-        nUpserted: r.upsertedId === undefined ? 0 : 1,
-        nModified: r.modifiedCount,
-      };
-      if (r.upsertedId !== undefined) fields._id = r.upsertedId;
+      const fields = { nMatched: r.nMatched, nUpserted: r.upserted.length, nModified: r.nModified };
+      if (r.upserted.length > 0) fields._id = r.upserted[0]._id;
       return new WriteResult(fields);
     }
     save(doc) {
@@ -629,31 +774,24 @@
     }
     remove(filter, justOne) {
       const [one, options] = removeArgs(justOne);
-      try {
-        return new WriteResult({ nRemoved: native.remove(this._dbName, this._name, filter, !one, options) });
-      } catch (e) {
-        if (!(e instanceof MongoServerError)) throw e;
-        return new WriteResult({ nRemoved: 0, writeError: { code: e.code, errmsg: e.message } });
+      const [statement, opts] = this._deleteStatement(filter, options, !one);
+      const r = runWrites(this, [{ kind: 'delete', statement }], true, opts);
+      if (r.writeErrors.length > 0) {
+        const e = r.writeErrors[0];
+        return new WriteResult({ nRemoved: 0, writeError: { code: e.code, errmsg: e.errmsg } });
       }
+      return new WriteResult({ nRemoved: r.nRemoved });
     }
-    count(filter, options) { return native.count(this._dbName, this._name, filter, options); }
+    count(filter, options) { return this._count(filter, options); }
+    // The legacy findAndModify: its argument is the command's fields.
     findAndModify(spec) {
       checkDocument(spec, 'findAndModify argument');
       if (spec.query === undefined) throw new MongoshInvalidInputError('Missing required property: "query"');
-      // The rest of the spec are the options (fields, new, sort, upsert, ...).
-      const options = Object.assign({}, spec);
-      delete options.query;
-      delete options.update;
-      delete options.remove;
-      if (spec.remove) return this.findOneAndDelete(spec.query, options);
-      if (spec.update === undefined) throw argError('findAndModify needs update or remove');
-      checkDocument(spec.update, 'update');
-      return hasOperators(spec.update)
-        ? this.findOneAndUpdate(spec.query, spec.update, options)
-        : this.findOneAndReplace(spec.query, spec.update, options);
+      const value = this._db._run(Object.assign({ findAndModify: this._name }, spec)).value;
+      return value === undefined ? null : value;
     }
     ensureIndex(keys, options) {
-      const existed = native.listCollections(this._dbName).includes(this._name);
+      const existed = this._db.getCollectionNames().includes(this._name);
       const before = existed ? this.getIndexes().length : 0;
       this.createIndex(keys, options);
       const after = this.getIndexes().length;
@@ -674,7 +812,8 @@
     return new Proxy(new Collection(db, name), collectionHandler);
   }
 
-  // explain(): db.c.explain('executionStats').find({...}) and friends.
+  // explain(): db.c.explain('executionStats').find({...}) and friends, as
+  // the explain command of the command each method runs.
   class Explainable {
     constructor(collection, verbosity) {
       hidden(this, '_coll', collection);
@@ -690,30 +829,36 @@
       return this.find(filter, projection, options).limit(1).explain(this._verbosity);
     }
     count(filter, options) {
-      return native.explainCount(this._coll._dbName, this._coll._name, filter, options, this._verbosity);
+      const cmd = { count: this._coll._name };
+      if (filter !== undefined) cmd.query = filter;
+      return this._coll._explain(assignDefined(cmd, options), this._verbosity);
     }
-    countDocuments(filter, options) { return this.count(filter, options); }
+    countDocuments(filter, options) { return this.count(filter === undefined ? {} : filter, options); }
+    _write(kind, [statement, options]) {
+      const cmd = { [kind]: this._coll._name, [WRITE_FIELD[kind]]: [statement] };
+      return this._coll._explain(Object.assign(cmd, options), this._verbosity);
+    }
     update(filter, update, options) {
-      const o = Object.assign({}, options);
+      const o = assignDefined({}, options);
       const multi = !!o.multi;
       delete o.multi;
-      return native.explainUpdate(this._coll._dbName, this._coll._name, filter, update, multi, o, this._verbosity);
+      return this._write('update', this._coll._updateStatement(filter, update, o, multi));
     }
     updateOne(filter, update, options) {
-      return native.explainUpdate(this._coll._dbName, this._coll._name, filter, update, false, options, this._verbosity);
+      return this._write('update', this._coll._updateStatement(filter, update, options, false));
     }
     updateMany(filter, update, options) {
-      return native.explainUpdate(this._coll._dbName, this._coll._name, filter, update, true, options, this._verbosity);
+      return this._write('update', this._coll._updateStatement(filter, update, options, true));
     }
     remove(filter, justOne) {
       const [one, options] = removeArgs(justOne);
-      return native.explainDelete(this._coll._dbName, this._coll._name, filter, !one, this._verbosity, options);
+      return this._write('delete', this._coll._deleteStatement(filter, options, !one));
     }
     deleteOne(filter, options) {
-      return native.explainDelete(this._coll._dbName, this._coll._name, filter, false, this._verbosity, options);
+      return this._write('delete', this._coll._deleteStatement(filter, options, false));
     }
     deleteMany(filter, options) {
-      return native.explainDelete(this._coll._dbName, this._coll._name, filter, true, this._verbosity, options);
+      return this._write('delete', this._coll._deleteStatement(filter, options, true));
     }
     getVerbosity() { return this._verbosity; }
     setVerbosity(verbosity) { this._verbosity = verbosityOf(verbosity); }
@@ -729,10 +874,10 @@
       hidden(this, '_name', name);
       hidden(this, '_session', session);
     }
-    // What the natives take for this database: its name, or the name and
-    // the session it is reached through.
-    _target() {
-      return this._session ? { name: this._name, session: this._session._id } : this._name;
+    // Runs a command on this database, through its session when it has
+    // one. A failed command throws MongoServerError.
+    _run(cmd) {
+      return this._session ? this._session._run(this._name, cmd) : native.runCommand(this._name, cmd);
     }
     getSession() { return this._session; }
     getName() { return this._name; }
@@ -748,11 +893,12 @@
       checkName(name, 'collection');
       return makeCollection(this, name);
     }
-    getCollectionNames() { return native.listCollections(this._target()); }
+    getCollectionNames() {
+      return this.getCollectionInfos({}, { nameOnly: true }).map((i) => i.name).sort();
+    }
     // mongosh: a string names a command run with the value 1.
     runCommand(command) {
-      const cmd = typeof command === 'string' ? { [command]: 1 } : command;
-      return native.runCommand(this._target(), cmd);
+      return this._run(typeof command === 'string' ? { [command]: 1 } : command);
     }
     adminCommand(command) { return this.getSiblingDB('admin').runCommand(command); }
     hello() { return this.runCommand({ hello: 1 }); }
@@ -760,27 +906,16 @@
     serverBuildInfo() { return this.adminCommand({ buildInfo: 1 }); }
     // mongosh's db.getCollectionInfos(filter, {nameOnly, authorizedCollections}).
     getCollectionInfos(filter, options) {
-      const cmd = { listCollections: 1, filter: filter === undefined ? {} : filter,
-        ...(options || {}) };
-      const reply = this.runCommand(cmd);
-      if (!reply.ok) throw __makeServerError(reply.code, reply.codeName, reply.errmsg, []);
-      const out = reply.cursor.firstBatch.slice();
-      let id = reply.cursor.id;
-      while (id && Number(id) !== 0) {
-        const more = this.runCommand({ getMore: id, collection: '$cmd.listCollections' });
-        if (!more.ok) throw __makeServerError(more.code, more.codeName, more.errmsg, []);
-        out.push(...more.cursor.nextBatch);
-        id = more.cursor.id;
-      }
-      return out;
+      const cmd = { listCollections: 1, filter: filter === undefined ? {} : filter };
+      return drainCursor(this, this._run(assignDefined(cmd, options)));
     }
     createCollection(name, options) {
       checkName(name, 'collection');
-      native.createCollection(this._target(), name, options);
+      this._run(assignDefined({ create: name }, options));
       return { ok: 1 };
     }
     dropDatabase() {
-      native.dropDatabase(this._target());
+      this._run({ dropDatabase: 1 });
       return { ok: 1, dropped: this._name };
     }
     stats(scale) {
@@ -807,7 +942,9 @@
   // db.getMongo(): the "connection", here the one database directory.
   class Mongo {
     getDB(name) { checkName(name, 'database'); return makeDb(name); }
-    getDBNames() { return native.listDatabases(); }
+    getDBNames() {
+      return native.runCommand('admin', { listDatabases: 1, nameOnly: true }).databases.map((d) => d.name);
+    }
     getCollection(ns) {
       const dot = typeof ns === 'string' ? ns.indexOf('.') : -1;
       if (dot <= 0 || dot === ns.length - 1) throw argError('getCollection needs a namespace "db.collection"');
@@ -816,19 +953,98 @@
     // mongosh's startSession: a session for transactions or snapshot reads.
     startSession(options) {
       if (options !== undefined && !isPlainObject(options)) throw argError('startSession options must be an object');
-      return new ClientSession(this, native.startSession(options), options);
+      return new ClientSession(this, options);
     }
     toString() { return `rockdoc:${config.path}`; }
     [inspectSymbol]() { return `Mongo('rockdoc:${config.path}')`; }
   }
 
   // ---- sessions and transactions (mongosh's ClientSession) ----
+  // The drivers' errors for a session's misuse, found before any command.
+  class MongoTransactionError extends Error {
+    constructor(message, code, codeName) {
+      super(message);
+      this.name = 'MongoTransactionError';
+      if (code !== undefined) {
+        this.code = code;
+        this.codeName = codeName;
+      }
+    }
+  }
+  class MongoExpiredSessionError extends Error {
+    constructor() {
+      super('Cannot use a session that has ended');
+      this.name = 'MongoExpiredSessionError';
+    }
+  }
+  global.MongoTransactionError = MongoTransactionError;
+  global.MongoExpiredSessionError = MongoExpiredSessionError;
+
+  // A logical session as the drivers keep one: an lsid sent with each of its
+  // commands, and the transaction state machine of the transactions spec
+  // (none, starting, inProgress, committed, committedEmpty, aborted): the
+  // first command of a transaction carries startTransaction (and the
+  // transaction's readConcern), every one carries txnNumber and
+  // autocommit: false; commitTransaction and abortTransaction are admin
+  // commands. A snapshot session ({snapshot: true}) sends readConcern
+  // snapshot with its commands: the command layer reads them all at the
+  // point of the first, and refuses its writes.
   class ClientSession {
-    constructor(mongo, id, options) {
+    constructor(mongo, options) {
+      // The options are the driver's (client side): decoded from a table
+      // of the names they have (natives.cc), unknown ones refused.
+      const checked = native.checkSessionOptions(options);
       hidden(this, '_mongo', mongo);
-      hidden(this, '_id', id);
+      hidden(this, '_lsid', { id: global.UUID() });
+      hidden(this, '_snapshot', checked.snapshot);
       hidden(this, '_defaults', (options && options.defaultTransactionOptions) || undefined);
+      hidden(this, '_txnNumber', 0);
+      hidden(this, '_txnOptions', undefined);
+      hidden(this, '_state', 'none');
       hidden(this, '_ended', false);
+    }
+    _checkNotEnded() {
+      if (this._ended) throw new MongoExpiredSessionError();
+    }
+    _transactionFields(cmd) {
+      cmd.lsid = this._lsid;
+      cmd.txnNumber = this._txnNumber;
+      cmd.autocommit = false;
+      return cmd;
+    }
+    // Runs a command of an operation in this session.
+    _run(dbName, command) {
+      this._checkNotEnded();
+      const cmd = Object.assign({}, command, { lsid: this._lsid });
+      if (this._state === 'starting' || this._state === 'inProgress') {
+        // The transactions spec: an operation takes the transaction's
+        // concerns and may not give its own (refused before it is sent, so
+        // the transaction goes on).
+        for (const concern of ['readConcern', 'writeConcern']) {
+          if (command[concern] !== undefined) {
+            throw new MongoTransactionError(`Cannot set ${concern} on an operation in a transaction; ` +
+              'give it to startTransaction', 72, 'InvalidOptions');
+          }
+        }
+        this._transactionFields(cmd);
+        if (this._state === 'starting') {
+          cmd.startTransaction = true;
+          const rc = this._txnOptions && this._txnOptions.readConcern;
+          if (rc !== undefined && rc !== null) cmd.readConcern = rc;
+          this._state = 'inProgress';
+        }
+      } else if (this._state !== 'none') {
+        this._state = 'none';  // a transaction ended; this operation is outside it
+      }
+      const name = Object.keys(command)[0];
+      if (this._snapshot && name !== 'getMore' && name !== 'killCursors') cmd.readConcern = { level: 'snapshot' };
+      return native.runCommand(dbName, cmd);
+    }
+    _endCommand(name) {
+      const cmd = this._transactionFields({ [name]: 1 });
+      const wc = this._txnOptions && this._txnOptions.writeConcern;
+      if (wc !== undefined && wc !== null) cmd.writeConcern = wc;
+      return native.runCommand('admin', cmd);
     }
     getDatabase(name) {
       checkName(name, 'database');
@@ -837,13 +1053,55 @@
     getClient() { return this._mongo; }
     get hasEnded() { return this._ended; }
     startTransaction(options) {
-      native.sessionStartTransaction(this._id, options === undefined ? this._defaults : options);
+      this._checkNotEnded();
+      if (this._snapshot) throw new MongoTransactionError('Transactions are not supported in snapshot sessions');
+      if (this.inTransaction()) throw new MongoTransactionError('Transaction already in progress on this session.');
+      const opts = options === undefined ? this._defaults : options;
+      native.checkTransactionOptions(opts);
+      this._txnOptions = opts;
+      this._txnNumber++;
+      this._state = 'starting';
     }
-    commitTransaction() { native.sessionCommit(this._id); return { ok: 1 }; }
-    abortTransaction() { native.sessionAbort(this._id); return { ok: 1 }; }
-    inTransaction() { return native.sessionInTransaction(this._id); }
+    commitTransaction() {
+      this._checkNotEnded();
+      switch (this._state) {
+        case 'none': throw new MongoTransactionError('No transaction started');
+        case 'aborted': throw new MongoTransactionError('Cannot call commitTransaction after calling abortTransaction');
+        case 'starting':
+        case 'committedEmpty':
+          this._state = 'committedEmpty';  // nothing ran: nothing to commit
+          return { ok: 1 };
+        default:
+          // inProgress, or committed (a commit may be sent again).
+          this._state = 'committed';
+          this._endCommand('commitTransaction');
+          return { ok: 1 };
+      }
+    }
+    abortTransaction() {
+      this._checkNotEnded();
+      switch (this._state) {
+        case 'none': throw new MongoTransactionError('No transaction started');
+        case 'committed':
+        case 'committedEmpty':
+          throw new MongoTransactionError('Cannot call abortTransaction after calling commitTransaction');
+        case 'aborted': throw new MongoTransactionError('Cannot call abortTransaction twice');
+        case 'starting':
+          this._state = 'aborted';
+          return { ok: 1 };
+        default:
+          this._state = 'aborted';
+          // As the drivers: the abort's own errors are not the caller's (the
+          // transaction is over either way).
+          try { this._endCommand('abortTransaction'); } catch (e) { /* ignored, as the drivers do */ }
+          return { ok: 1 };
+      }
+    }
+    inTransaction() { return this._state === 'starting' || this._state === 'inProgress'; }
     endSession() {
-      native.sessionEnd(this._id);
+      if (this._ended) return;
+      if (this.inTransaction()) this.abortTransaction();
+      native.runCommand('admin', { endSessions: [this._lsid] });
       this._ended = true;
     }
     // The drivers' withTransaction: runs fn(session) in a transaction and
@@ -879,8 +1137,9 @@
         }
       }
     }
-    toString() { return `ClientSession(${this._id})`; }
-    [inspectSymbol]() { return `ClientSession { id: ${this._id}${this._ended ? ', ended' : ''} }`; }
+    get id() { return this._lsid; }
+    toString() { return `ClientSession(${this._lsid.id.toString()})`; }
+    [inspectSymbol]() { return `ClientSession { id: ${inspect(this._lsid.id)}${this._ended ? ', ended' : ''} }`; }
   }
   const theMongo = new Mongo();
 
@@ -1148,11 +1407,12 @@
   }
 
   function showDatabases() {
-    const names = native.listDatabases();
+    const names = theMongo.getDBNames();
     const rows = names.map((name) => {
-      const collections = native.listCollections(name);
+      const database = makeDb(name);
+      const collections = database.getCollectionNames();
       let documents = 0;
-      for (const c of collections) documents += native.estimatedCount(name, c);
+      for (const c of collections) documents += database.getCollection(c).estimatedDocumentCount();
       return { name, collections: collections.length, documents };
     });
     if (config.json) return rows;

@@ -22,25 +22,12 @@
 
 namespace rockdoc::shell {
 
-// A rockdoc::Cursor owned by a JS cursor object (see natives.cc). The
-// registry lets the shell release every cursor's snapshot before it closes
-// the directory, whatever the garbage collector has not finalized yet.
-struct CursorHolder {
-  std::optional<Cursor> cursor;
-  std::set<CursorHolder*>* registry = nullptr;
-};
-
 struct ShellState {
   Client* client = nullptr;
   const ShellOptions* options = nullptr;
   std::ostream* out = nullptr;
   std::ostream* err = nullptr;
   BsonConverter converter;
-  std::set<CursorHolder*> cursors;
-  // Sessions started by db.getMongo().startSession(), by id (the JS
-  // ClientSession holds the id); ended sessions stay until the shell ends.
-  std::map<int64_t, Session> sessions;
-  int64_t next_session_id = 1;
 
   // exit()/quit(): the running code stops (uncatchably) and the shell ends.
   bool exit_requested = false;
