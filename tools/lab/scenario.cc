@@ -1,11 +1,14 @@
 #include "scenario.h"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 
-#include "common/option_table.h"
+#include "index/index_descriptor.h"
+#include "store/write_ops.h"
 #include "rockdoc/json.h"
 
 #ifndef ROCKDOC_LAB_SCENARIO_DIR
@@ -326,20 +329,107 @@ std::string DefaultScenarioDir() {
 
 // ---- Executor ----
 
-Collection RockdocExecutor::Coll(DocumentView op) const {
-  Element c = op.Get("collection");
-  Database db = session_ != nullptr ? session_->GetDatabase(db_) : client_->GetDatabase(db_);
-  return db.GetCollection(c.type() == BsonType::kString ? c.String() : "");
+namespace {
+
+// A fresh random UUID (version 4) for a logical session's id.
+std::string NewSessionId() {
+  std::random_device rd;
+  std::string id(16, '\0');
+  for (char& c : id) c = static_cast<char>(rd() & 0xff);
+  id[6] = static_cast<char>((id[6] & 0x0f) | 0x40);
+  id[8] = static_cast<char>((id[8] & 0x3f) | 0x80);
+  return id;
 }
 
-Status RockdocExecutor::Explain(const Collection& c, DocumentView filter,
-                                const FindOptions* find) {
+// A command reply as a Status: its error, or its first write error.
+Status ReplyStatus(const Document& reply) {
+  auto status_of = [](DocumentView d) {
+    Status s(static_cast<ErrorCode>(d.Get("code").Int32()), std::string(d.Get("errmsg").String()));
+    if (Element labels = d.Get("errorLabels"); labels.type() == BsonType::kArray) {
+      for (const Element& l : labels.Array()) s = s.WithErrorLabel(std::string(l.String()));
+    }
+    return s;
+  };
+  if (reply.Get("ok").NumberAsDouble() != 1) return status_of(reply.view());
+  if (Element errors = reply.Get("writeErrors"); errors.type() == BsonType::kArray) {
+    for (const Element& e : errors.Array()) return status_of(e.Document());
+  }
+  return Status::OK();
+}
+
+// A driver refuses a document over 16 MiB before sending it (no command
+// could carry it): with the server's error for an insert that large.
+Status CheckSize(DocumentView doc) {
+  if (doc.size() <= static_cast<size_t>(kMaxBsonObjectSize)) return Status::OK();
+  return internal::PrepareInsert(doc).status();
+}
+
+// The fields of `op` that are the lab's own, not the command's.
+bool IsLabField(std::string_view name) {
+  return name == "op" || name == "collection" || name == "as";
+}
+
+}  // namespace
+
+RockdocExecutor::RockdocExecutor(const Client* client, std::string db)
+    : client_(client), db_(std::move(db)), lsid_(NewSessionId()) {}
+
+RockdocExecutor::~RockdocExecutor() {
+  if (!session_used_) return;
+  BsonBuilder end;
+  end.OpenArray("endSessions").OpenDocument("");
+  end.AppendBinary("id", BinarySubtype::kUuid, lsid_);
+  end.Close().Close();
+  client_->RunCommand("admin", std::move(end).Build());  // ends (and aborts) what is open
+}
+
+StatusOr<Document> RockdocExecutor::Command(const Document& cmd, std::string_view db) {
+  Document reply;
+  if (in_txn_) {
+    BsonBuilder b;
+    for (const Element& e : cmd.view()) b.AppendElement(e);
+    b.OpenDocument("lsid").AppendBinary("id", BinarySubtype::kUuid, lsid_).Close();
+    b.AppendInt64("txnNumber", txn_number_);
+    b.AppendBool("autocommit", false);
+    if (!txn_started_) b.AppendBool("startTransaction", true);
+    txn_started_ = true;
+    session_used_ = true;
+    reply = client_->RunCommand(db.empty() ? db_ : db, std::move(b).Build());
+  } else {
+    reply = client_->RunCommand(db.empty() ? db_ : db, cmd);
+  }
+  ROCKDOC_RETURN_IF_ERROR(ReplyStatus(reply));
+  return reply;
+}
+
+StatusOr<std::vector<Document>> RockdocExecutor::Drain(const Document& reply) {
+  std::vector<Document> out;
+  DocumentView cursor = reply.Get("cursor").Document();
+  for (const Element& d : cursor.Get("firstBatch").Array()) {
+    out.push_back(Document::AdoptValidated(std::string(d.Document().bytes())));
+  }
+  const std::string_view ns = cursor.Get("ns").String();
+  const std::string collection(ns.substr(ns.find('.') + 1));
+  int64_t id = cursor.Get("id").Int64();
+  while (id != 0) {
+    BsonBuilder more;
+    more.AppendInt64("getMore", id).AppendString("collection", collection);
+    ROCKDOC_ASSIGN_OR_RETURN(Document next, Command(std::move(more).Build()));
+    DocumentView c = next.Get("cursor").Document();
+    for (const Element& d : c.Get("nextBatch").Array()) {
+      out.push_back(Document::AdoptValidated(std::string(d.Document().bytes())));
+    }
+    id = c.Get("id").Int64();
+  }
+  return out;
+}
+
+Status RockdocExecutor::Explain(const Document& command) {
   if (explain_ == nullptr) return Status::OK();
-  StatusOr<Document> plan =
-      find != nullptr ? c.ExplainFind(filter, *find, ExplainVerbosity::kExecutionStats)
-                      : c.ExplainCount(filter, CountOptions(), ExplainVerbosity::kExecutionStats);
-  ROCKDOC_RETURN_IF_ERROR(plan.status());
-  Element stats = plan->Get("executionStats");
+  BsonBuilder b;
+  b.AppendDocument("explain", command.view()).AppendString("verbosity", "executionStats");
+  ROCKDOC_ASSIGN_OR_RETURN(Document plan, Command(std::move(b).Build()));
+  Element stats = plan.Get("executionStats");
   if (stats.type() != BsonType::kDocument) return InternalError("explain has no executionStats");
   int64_t keys = 0, docs = 0;
   stats.Document().Get("totalKeysExamined").ExactInt64(&keys);
@@ -449,108 +539,97 @@ Status Executor::RunTransaction(const std::vector<Document>&, Env&) {
 }
 
 Status RockdocExecutor::RunTransaction(const std::vector<Document>& body, Env& env) {
-  if (session_ != nullptr) return BadValue("transactions do not nest");
-  ROCKDOC_ASSIGN_OR_RETURN(Session session, client_->StartSession());
-  session_ = &session;
-  Status s = session.WithTransaction([&](Session&) {
+  if (in_txn_) return BadValue("transactions do not nest");
+  // The drivers' withTransaction: run again while an error is labelled
+  // TransientTransactionError, for up to 120 s.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  for (;;) {
+    ++txn_number_;
+    in_txn_ = true;
+    txn_started_ = false;
     // Variables bound by the body are kept only from the attempt that commits.
     Env attempt(&env);
-    ROCKDOC_RETURN_IF_ERROR(Run(body, attempt));
-    attempt.MoveInto(env);
-    return Status::OK();
-  });
-  session_ = nullptr;
-  return s;
-}
-
-namespace {
-
-// The fields each engine operation reads, as option tables
-// (common/option_table.h): a field with no row (a typo, an option such as
-// collation that the executor does not pass on) is an error, never dropped.
-// The values are read, and checked, where the operation runs.
-struct OpFields {};
-Status ReadByTheOperation(const Element&, OpFields*) { return Status::OK(); }
-#define ROCKDOC_LAB_OP_FIELDS(...)                                              \
-  {"op", &ReadByTheOperation}, {"collection", &ReadByTheOperation},             \
-      {"as", &ReadByTheOperation}, __VA_ARGS__
-#define ROCKDOC_LAB_FIELD(name) {name, &ReadByTheOperation}
-constexpr internal::OptionField<OpFields> kInsertOneFields[] = {
-    ROCKDOC_LAB_OP_FIELDS(ROCKDOC_LAB_FIELD("document"))};
-constexpr internal::OptionField<OpFields> kInsertManyFields[] = {
-    ROCKDOC_LAB_OP_FIELDS(ROCKDOC_LAB_FIELD("documents"))};
-constexpr internal::OptionField<OpFields> kCreateIndexFields[] = {
-    ROCKDOC_LAB_OP_FIELDS(ROCKDOC_LAB_FIELD("keys"), ROCKDOC_LAB_FIELD("options"))};
-constexpr internal::OptionField<OpFields> kFindFields[] = {ROCKDOC_LAB_OP_FIELDS(
-    ROCKDOC_LAB_FIELD("filter"), ROCKDOC_LAB_FIELD("sort"), ROCKDOC_LAB_FIELD("projection"),
-    ROCKDOC_LAB_FIELD("hint"), ROCKDOC_LAB_FIELD("limit"), ROCKDOC_LAB_FIELD("skip"))};
-constexpr internal::OptionField<OpFields> kFilterFields[] = {
-    ROCKDOC_LAB_OP_FIELDS(ROCKDOC_LAB_FIELD("filter"))};
-constexpr internal::OptionField<OpFields> kUpdateFields[] = {
-    ROCKDOC_LAB_OP_FIELDS(ROCKDOC_LAB_FIELD("filter"), ROCKDOC_LAB_FIELD("update"),
-                          ROCKDOC_LAB_FIELD("upsert"), ROCKDOC_LAB_FIELD("arrayFilters"))};
-constexpr internal::OptionField<OpFields> kReplaceFields[] = {ROCKDOC_LAB_OP_FIELDS(
-    ROCKDOC_LAB_FIELD("filter"), ROCKDOC_LAB_FIELD("replacement"), ROCKDOC_LAB_FIELD("upsert"))};
-constexpr internal::OptionField<OpFields> kDropFields[] = {ROCKDOC_LAB_OP_FIELDS()};
-#undef ROCKDOC_LAB_FIELD
-#undef ROCKDOC_LAB_OP_FIELDS
-
-template <size_t N>
-Status CheckOpFields(const std::string& name, DocumentView op,
-                     const internal::OptionField<OpFields> (&table)[N]) {
-  OpFields unused;
-  return internal::DecodeOptions(
-      op, table, &unused,
-      [&](std::string_view field) {
-        return Status(ErrorCode::kUnknownBsonField, "BSON field '" + name + "." +
-                                                        std::string(field) +
-                                                        "' is an unknown field.");
-      },
-      [](std::string_view) { return Status::OK(); });
-}
-
-Status CheckEngineOpFields(const std::string& name, DocumentView op) {
-  if (name == "insertOne") return CheckOpFields(name, op, kInsertOneFields);
-  if (name == "insertMany") return CheckOpFields(name, op, kInsertManyFields);
-  if (name == "createIndex") return CheckOpFields(name, op, kCreateIndexFields);
-  if (name == "find" || name == "findOne") return CheckOpFields(name, op, kFindFields);
-  if (name == "count" || name == "deleteOne" || name == "deleteMany") {
-    return CheckOpFields(name, op, kFilterFields);
+    Status s = Run(body, attempt);
+    auto end = [&](const char* command) {
+      BsonBuilder b;
+      b.AppendInt32(command, 1);
+      return Command(std::move(b).Build(), "admin").status();
+    };
+    if (s.ok() && txn_started_) s = end("commitTransaction");
+    if (!s.ok() && txn_started_) end("abortTransaction").IgnoreError();  // may be over already
+    in_txn_ = false;
+    if (s.ok()) {
+      attempt.MoveInto(env);
+      return Status::OK();
+    }
+    if (!s.HasErrorLabel("TransientTransactionError") ||
+        std::chrono::steady_clock::now() > deadline) {
+      return s;
+    }
   }
-  if (name == "updateOne" || name == "updateMany") return CheckOpFields(name, op, kUpdateFields);
-  if (name == "replaceOne") return CheckOpFields(name, op, kReplaceFields);
-  if (name == "drop") return CheckOpFields(name, op, kDropFields);
-  return Status::OK();  // an unknown operation is refused below
 }
-
-}  // namespace
 
 Status RockdocExecutor::RunEngineOp(const std::string& name, DocumentView op, Env& env) {
-  ROCKDOC_RETURN_IF_ERROR(WithContext(CheckEngineOpFields(name, op), op));
   auto bind = [&](Value v) { Bind(op, env, std::move(v)); };
   auto with_context = [&](Status st) { return WithContext(st, op); };
-  Collection c = Coll(op);
+  Element coll = op.Get("collection");
+  const std::string collection(coll.type() == BsonType::kString ? coll.String() : "");
+  // Appends the op's fields but `skip` (and the lab's own), evaluated, to
+  // `b`: the command or statement decodes them.
+  auto append_rest = [&](BsonBuilder& b, std::initializer_list<std::string_view> skip) -> Status {
+    for (const Element& e : op) {
+      if (IsLabField(e.key()) || std::find(skip.begin(), skip.end(), e.key()) != skip.end()) {
+        continue;
+      }
+      ROCKDOC_RETURN_IF_ERROR(AppendEvaluated(e, env, e.key(), b));
+    }
+    return Status::OK();
+  };
+  // Appends the op's field `from` evaluated, as `to` (nothing when absent).
+  auto append_as = [&](BsonBuilder& b, std::string_view from, std::string_view to) -> Status {
+    Element e = op.Get(from);
+    return e.ok() ? AppendEvaluated(e, env, to, b) : Status::OK();
+  };
 
   if (name == "insertOne") {
     ROCKDOC_ASSIGN_OR_RETURN(Document doc, EvaluateDocument(op.Get("document"), env));
-    auto r = c.InsertOne(doc);
-    if (!r.ok()) return with_context(r.status());
-    bind(Value(r->inserted_id));
+    ROCKDOC_RETURN_IF_ERROR(with_context(CheckSize(doc.view())));
+    // As the drivers: a document without an _id gets an ObjectId here, so
+    // the operation can bind it.
+    Value id = Value::FromElement(doc.Get("_id"));
+    BsonBuilder b;
+    b.AppendString("insert", collection).OpenArray("documents").OpenDocument("");
+    if (!doc.Get("_id").ok()) {
+      const ObjectId oid = ObjectId::Generate();
+      b.AppendObjectId("_id", oid);
+      BsonBuilder idb;
+      idb.AppendObjectId("v", oid);
+      id = Value::FromElement(std::move(idb).Build().Get("v"));
+    }
+    for (const Element& e : doc.view()) b.AppendElement(e);
+    b.Close().Close();
+    ROCKDOC_RETURN_IF_ERROR(with_context(append_rest(b, {"document"})));
+    ROCKDOC_RETURN_IF_ERROR(with_context(Command(std::move(b).Build()).status()));
+    bind(std::move(id));
     return Status::OK();
   }
   if (name == "insertMany") {
-    // Inserted in batches as the documents are generated.
+    // Inserted in batches of 1,000 as the documents are generated.
     constexpr size_t kBatch = 1000;
     std::vector<Document> batch;
     auto flush = [&]() -> Status {
       if (batch.empty()) return Status::OK();
-      auto r = c.InsertMany(batch);
+      BsonBuilder b;
+      b.AppendString("insert", collection).OpenArray("documents");
+      for (const Document& d : batch) b.AppendDocument("", d.view());
+      b.Close();
       batch.clear();
-      if (!r.ok()) return r.status();
-      return r->ok() ? Status::OK() : r->write_errors.front().status;
+      ROCKDOC_RETURN_IF_ERROR(append_rest(b, {"documents"}));
+      return Command(std::move(b).Build()).status();
     };
     Status st = ForEachItem(op.Get("documents"), env, [&](const Element& e) -> Status {
       if (e.type() != BsonType::kDocument) return BadValue("\"documents\" holds a non-document");
+      ROCKDOC_RETURN_IF_ERROR(CheckSize(e.Document()));
       batch.push_back(Document::AdoptValidated(std::string(e.Document().bytes())));
       return batch.size() == kBatch ? flush() : Status::OK();
     });
@@ -558,91 +637,103 @@ Status RockdocExecutor::RunEngineOp(const std::string& name, DocumentView op, En
     return with_context(st);
   }
   if (name == "createIndex") {
+    // {keys, options}: one index specification of createIndexes, named as
+    // the drivers name it unless the options name it.
     ROCKDOC_ASSIGN_OR_RETURN(Document keys, EvaluateDocument(op.Get("keys"), env));
     ROCKDOC_ASSIGN_OR_RETURN(Document opts, EvaluateDocument(op.Get("options"), env));
-    // The library decodes the options: one that rockdoc lacks is an error,
-    // never silently dropped.
-    auto r = c.CreateIndexes({IndexModel{std::move(keys), std::move(opts)}});
-    return with_context(r.status());
+    BsonBuilder b;
+    b.AppendString("createIndexes", collection).OpenArray("indexes").OpenDocument("");
+    b.AppendDocument("key", keys.view());
+    if (!opts.Get("name").ok()) {
+      b.AppendString("name", internal::IndexDescriptor::DefaultName(keys.view()));
+    }
+    for (const Element& e : opts.view()) b.AppendElement(e);
+    b.Close().Close();
+    ROCKDOC_RETURN_IF_ERROR(with_context(append_rest(b, {"keys", "options"})));
+    return with_context(Command(std::move(b).Build()).status());
   }
   if (name == "find" || name == "findOne") {
-    ROCKDOC_ASSIGN_OR_RETURN(Document filter, EvaluateDocument(op.Get("filter"), env));
-    FindOptions fo;
-    ROCKDOC_ASSIGN_OR_RETURN(fo.sort, EvaluateDocument(op.Get("sort"), env));
-    ROCKDOC_ASSIGN_OR_RETURN(fo.projection, EvaluateDocument(op.Get("projection"), env));
-    ROCKDOC_ASSIGN_OR_RETURN(fo.hint, EvaluateDocument(op.Get("hint"), env));
-    for (const char* f : {"limit", "skip"}) {
-      if (Element e = op.Get(f); e.ok()) {
-        ROCKDOC_ASSIGN_OR_RETURN(Value v, Evaluate(e, env));
-        int64_t n = 0;
-        if (!v.element().ExactInt64(&n)) return with_context(BadValue(std::string(f) + " must be an integer"));
-        (std::string_view(f) == "limit" ? fo.limit : fo.skip) = n;
-      }
-    }
-    if (name == "findOne") fo.limit = 1;
-    ROCKDOC_RETURN_IF_ERROR(with_context(Explain(c, filter, &fo)));
-    auto cursor = c.Find(filter, fo);
-    if (!cursor.ok()) return with_context(cursor.status());
+    BsonBuilder b;
+    b.AppendString("find", collection);
+    ROCKDOC_RETURN_IF_ERROR(with_context(append_rest(b, {})));
+    if (name == "findOne") b.AppendInt64("limit", 1).AppendBool("singleBatch", true);
+    Document find = std::move(b).Build();
+    ROCKDOC_RETURN_IF_ERROR(with_context(Explain(find)));
+    StatusOr<Document> reply = Command(find);
+    if (!reply.ok()) return with_context(reply.status());
+    StatusOr<std::vector<Document>> docs_or = Drain(*reply);
+    if (!docs_or.ok()) return with_context(docs_or.status());
+    const std::vector<Document>& docs = *docs_or;
     if (name == "findOne") {
-      if (cursor->Next()) {
-        bind(DocumentValue(cursor->document()));
-      } else {
-        ROCKDOC_RETURN_IF_ERROR(with_context(cursor->status()));
-        bind(NullValue());
-      }
+      bind(docs.empty() ? NullValue() : DocumentValue(docs.front().view()));
       return Status::OK();
     }
-    BsonBuilder b;
-    b.OpenArray("v");
-    while (cursor->Next()) b.AppendDocument("", cursor->document());
-    ROCKDOC_RETURN_IF_ERROR(with_context(cursor->status()));
-    b.Close();
-    Document d = std::move(b).Build();
+    BsonBuilder list;
+    list.OpenArray("v");
+    for (const Document& d : docs) list.AppendDocument("", d.view());
+    list.Close();
+    Document d = std::move(list).Build();
     bind(Value::FromElement(d.Get("v")));
     return Status::OK();
   }
   if (name == "count") {
-    ROCKDOC_ASSIGN_OR_RETURN(Document filter, EvaluateDocument(op.Get("filter"), env));
-    ROCKDOC_RETURN_IF_ERROR(with_context(Explain(c, filter, nullptr)));
-    auto n = c.CountDocuments(filter);
-    if (!n.ok()) return with_context(n.status());
-    bind(IntValue(*n));
+    BsonBuilder b;
+    b.AppendString("count", collection);
+    ROCKDOC_RETURN_IF_ERROR(with_context(append_as(b, "filter", "query")));
+    ROCKDOC_RETURN_IF_ERROR(with_context(append_rest(b, {"filter"})));
+    Document count = std::move(b).Build();
+    ROCKDOC_RETURN_IF_ERROR(with_context(Explain(count)));
+    StatusOr<Document> reply = Command(count);
+    if (!reply.ok()) return with_context(reply.status());
+    int64_t n = 0;
+    reply->Get("n").ExactInt64(&n);
+    bind(IntValue(n));
     return Status::OK();
   }
   if (name == "updateOne" || name == "updateMany" || name == "replaceOne") {
-    ROCKDOC_ASSIGN_OR_RETURN(Document filter, EvaluateDocument(op.Get("filter"), env));
-    bool replace = name == "replaceOne";
-    ROCKDOC_ASSIGN_OR_RETURN(Document update,
-                             EvaluateDocument(op.Get(replace ? "replacement" : "update"), env));
-    UpdateOptions uo;
-    if (Element u = op.Get("upsert"); u.ok()) {
-      if (u.type() != BsonType::kBool) return with_context(BadValue("upsert must be a boolean"));
-      uo.upsert = u.Bool();
-    }
-    if (Element af = op.Get("arrayFilters"); af.ok()) {
-      ROCKDOC_ASSIGN_OR_RETURN(Document filters, EvaluateDocument(af, env, true));
-      for (const Element& f : filters.view()) {
-        if (f.type() != BsonType::kDocument) return with_context(BadValue("bad arrayFilters"));
-        uo.array_filters.push_back(Document::AdoptValidated(std::string(f.Document().bytes())));
-      }
-    }
-    StatusOr<UpdateResult> r = replace ? c.ReplaceOne(filter, update, uo.upsert)
-                               : name == "updateOne" ? c.UpdateOne(filter, update, uo)
-                                                     : c.UpdateMany(filter, update, uo);
-    if (!r.ok()) return with_context(r.status());
+    // One update statement: {q: filter, u: update or replacement, multi},
+    // with the op's other fields (upsert, arrayFilters, hint, ...).
     BsonBuilder b;
-    b.AppendInt64("matched", r->matched_count).AppendInt64("modified", r->modified_count);
-    bind(DocumentValue(std::move(b).Build()));
+    b.AppendString("update", collection).OpenArray("updates").OpenDocument("");
+    ROCKDOC_RETURN_IF_ERROR(with_context(append_as(b, "filter", "q")));
+    ROCKDOC_RETURN_IF_ERROR(
+        with_context(append_as(b, name == "replaceOne" ? "replacement" : "update", "u")));
+    b.AppendBool("multi", name == "updateMany");
+    ROCKDOC_RETURN_IF_ERROR(with_context(append_rest(b, {"filter", "update", "replacement"})));
+    b.Close().Close();
+    StatusOr<Document> reply = Command(std::move(b).Build());
+    if (!reply.ok()) return with_context(reply.status());
+    int64_t n = 0, modified = 0;
+    reply->Get("n").ExactInt64(&n);
+    reply->Get("nModified").ExactInt64(&modified);
+    if (Element upserted = reply->Get("upserted"); upserted.type() == BsonType::kArray) {
+      n -= upserted.Array().CountFields();
+    }
+    BsonBuilder r;
+    r.AppendInt64("matched", n).AppendInt64("modified", modified);
+    bind(DocumentValue(std::move(r).Build()));
     return Status::OK();
   }
   if (name == "deleteOne" || name == "deleteMany") {
-    ROCKDOC_ASSIGN_OR_RETURN(Document filter, EvaluateDocument(op.Get("filter"), env));
-    auto r = name == "deleteOne" ? c.DeleteOne(filter) : c.DeleteMany(filter);
-    if (!r.ok()) return with_context(r.status());
-    bind(IntValue(r->deleted_count));
+    BsonBuilder b;
+    b.AppendString("delete", collection).OpenArray("deletes").OpenDocument("");
+    ROCKDOC_RETURN_IF_ERROR(with_context(append_as(b, "filter", "q")));
+    b.AppendInt32("limit", name == "deleteOne" ? 1 : 0);
+    ROCKDOC_RETURN_IF_ERROR(with_context(append_rest(b, {"filter"})));
+    b.Close().Close();
+    StatusOr<Document> reply = Command(std::move(b).Build());
+    if (!reply.ok()) return with_context(reply.status());
+    int64_t n = 0;
+    reply->Get("n").ExactInt64(&n);
+    bind(IntValue(n));
     return Status::OK();
   }
-  if (name == "drop") return with_context(c.Drop());
+  if (name == "drop") {
+    BsonBuilder b;
+    b.AppendString("drop", collection);
+    ROCKDOC_RETURN_IF_ERROR(with_context(append_rest(b, {})));
+    return with_context(Command(std::move(b).Build()).status());
+  }
   return BadValue("unknown operation \"" + name + "\" in " + ToJson(op));
 }
 

@@ -154,25 +154,37 @@ class Executor {
 Status ForEachItem(const Element& t, const Env& env,
                    const std::function<Status(const Element&)>& fn);
 
-// rockdoc's operations (insertOne, find, updateMany, ...) on database `db`.
+// rockdoc's operations (insertOne, find, updateMany, ...) on database `db`,
+// run as MongoDB's database commands (Client::RunCommand), as a driver
+// runs them: an operation's fields become the command's (renamed where the
+// lab's names are mongosh's: filter is q for an update statement, ...), so
+// the command layer decodes them once and refuses what it does not know.
+// A transaction is a logical session's (lsid, txnNumber, autocommit).
 class RockdocExecutor : public Executor {
  public:
-  RockdocExecutor(const Client* client, std::string db) : client_(client), db_(std::move(db)) {}
+  RockdocExecutor(const Client* client, std::string db);
+  ~RockdocExecutor() override;
 
  protected:
   Status RunEngineOp(const std::string& name, DocumentView op, Env& env) override;
   Status RunTransaction(const std::vector<Document>& body, Env& env) override;
 
  private:
-  Collection Coll(DocumentView op) const;
-  // The session of the transaction being run, or null.
-  Session* session_ = nullptr;
-  // Adds the executionStats of the query's explain (a find, or with
-  // `find` null a count) to the totals.
-  Status Explain(const Collection& c, DocumentView filter, const FindOptions* find);
+  // Runs `cmd` on the database (in the open transaction, if any). A failed
+  // command, or its first write error, is the Status.
+  StatusOr<Document> Command(const Document& cmd, std::string_view db = {});
+  // The documents of a command cursor's reply, read to the end.
+  StatusOr<std::vector<Document>> Drain(const Document& reply);
+  // Adds the executionStats of `command`'s explain to the totals.
+  Status Explain(const Document& command);
 
   const Client* client_;
   std::string db_;
+  std::string lsid_;         // the executor's logical session (16 bytes of a UUID)
+  bool session_used_ = false;
+  int64_t txn_number_ = 0;
+  bool in_txn_ = false;      // a transaction is open
+  bool txn_started_ = false;  // and its first command has run
 };
 
 }  // namespace rockdoc::lab
