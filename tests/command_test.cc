@@ -465,6 +465,14 @@ TEST_F(CommandTest, ExplainWrapsTheCommandsItExplains) {
   EXPECT_EQ(Ok(R"({"count": "c"})").Get("n").Int32(), 10);  // explain deletes nothing
   Document fam = Ok(R"({"explain": {"findAndModify": "c", "query": {"_id": 2}, "remove": true}})");
   EXPECT_NE(ToJson(fam).find("\"DELETE\""), std::string::npos);
+  // A distinct's plan is its query's: an index on the filter's field.
+  Document distinct = Ok(R"({"explain": {"distinct": "c", "key": "_id", "query": {"a": 1}},
+                              "verbosity": "executionStats"})");
+  EXPECT_NE(ToJson(distinct).find("\"IXSCAN\""), std::string::npos) << ToJson(distinct);
+  EXPECT_EQ(Error(R"({"explain": {"distinct": "c", "key": "$a"}})"),
+            "2 BadValue: distinct: the key must not start with '$'");
+  EXPECT_EQ(Error(R"({"explain": {"distinct": "c"}})"),
+            "9 FailedToParse: BSON field 'distinct.key' is missing but a required field");
   EXPECT_EQ(Error(R"({"explain": {"find": "c", "bogus": 1}})"),
             "40415 Location40415: BSON field 'find.bogus' is an unknown field.");
   EXPECT_EQ(Error(R"({"explain": {"ping": 1}})"),

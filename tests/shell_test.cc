@@ -814,6 +814,10 @@ TEST_F(ShellTest, ExplainShowsTheChosenPlan) {
   EXPECT_EQ(Show("db.c.explain().updateOne({a: 4}, {$set: {x: 1}}).queryPlanner.winningPlan.stage"),
             "UPDATE\n");
   EXPECT_EQ(Show("db.c.explain().deleteMany({a: 4}).queryPlanner.winningPlan.stage"), "DELETE\n");
+  // A distinct's plan is the plan of its query.
+  EXPECT_EQ(Show("db.c.explain().distinct('b', {a: 4}).queryPlanner.winningPlan.inputStage"
+                 ".indexName"),
+            "a_1\n");
   // A count the index answers alone: COUNT over COUNT_SCAN, no document read.
   EXPECT_EQ(Show("const c = db.c.explain('executionStats').count({a: 4}); "
                  "[c.queryPlanner.winningPlan.stage, c.queryPlanner.winningPlan.inputStage.stage, "

@@ -625,6 +625,12 @@ class Collection {
   // ...}, executionStats: {...}} (the latter at the two higher verbosities).
   StatusOr<Document> ExplainFind(DocumentView filter, const FindOptions& options,
                                  ExplainVerbosity verbosity) const;
+  // MongoDB's explain of the distinct: the plan of the query that reads the
+  // documents matching `filter` (Distinct runs that find and collects the
+  // values of `field`); the key is checked as Distinct checks it.
+  StatusOr<Document> ExplainDistinct(std::string_view field, DocumentView filter,
+                                     const DistinctOptions& options,
+                                     ExplainVerbosity verbosity) const;
 
   // Replaces the first document matching `filter` by `replacement` (which
   // keeps the old `_id`; a different `_id` is ImmutableField (66)).

@@ -274,12 +274,22 @@ StatusOr<std::vector<Value>> Collection::Distinct(std::string_view field,
   return Distinct(field, filter, DistinctOptions());
 }
 
-StatusOr<std::vector<Value>> Collection::Distinct(std::string_view field, DocumentView filter,
-                                                  const DistinctOptions& options) const {
+namespace {
+
+// The find a distinct runs: its key checked, its options as a find's.
+StatusOr<FindOptions> DistinctFind(std::string_view field, const DistinctOptions& options) {
   if (field.empty()) return BadValue("distinct: the key must not be empty");
   if (field[0] == '$') return BadValue("distinct: the key must not start with '$'");
   FindOptions fo;
   fo.max_time_ms = options.max_time_ms;
+  return fo;
+}
+
+}  // namespace
+
+StatusOr<std::vector<Value>> Collection::Distinct(std::string_view field, DocumentView filter,
+                                                  const DistinctOptions& options) const {
+  ROCKDOC_ASSIGN_OR_RETURN(FindOptions fo, DistinctFind(field, options));
   ROCKDOC_ASSIGN_OR_RETURN(Cursor cursor, Find(filter, fo));
   FieldPath path{std::string(field)};
   // Ordered by MongoDB's value comparison; equal values (1 and 1.0) once.
@@ -293,6 +303,13 @@ StatusOr<std::vector<Value>> Collection::Distinct(std::string_view field, Docume
   }
   ROCKDOC_RETURN_IF_ERROR(cursor.status());
   return std::vector<Value>(values.begin(), values.end());
+}
+
+StatusOr<Document> Collection::ExplainDistinct(std::string_view field, DocumentView filter,
+                                               const DistinctOptions& options,
+                                               ExplainVerbosity verbosity) const {
+  ROCKDOC_ASSIGN_OR_RETURN(FindOptions fo, DistinctFind(field, options));
+  return ExplainFind(filter, fo, verbosity);
 }
 
 StatusOr<Document> Collection::ExplainFind(DocumentView filter, const FindOptions& options,

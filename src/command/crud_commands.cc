@@ -855,7 +855,18 @@ StatusOr<Document> ExplainInner(CommandContext& ctx, DocumentView inner,
     options.max_time_ms = args.options.max_time_ms;
     return coll.ExplainUpdate(args.query, args.update, false, options, verbosity);
   }
-  if (name == "distinct" || name == "aggregate") {
+  if (name == "distinct") {
+    DistinctArgs args;
+    ROCKDOC_RETURN_IF_ERROR(DecodeCommand("distinct", inner, kDistinctFields, &args));
+    if (!args.has_key) {
+      return Status(ErrorCode::kFailedToParse,
+                    "BSON field 'distinct.key' is missing but a required field");
+    }
+    return ctx.database()
+        .GetCollection(args.collection)
+        .ExplainDistinct(args.key, args.query, args.options, verbosity);
+  }
+  if (name == "aggregate") {
     return Status(ErrorCode::kNotImplemented,
                   "explain of " + std::string(name) + " is not supported by rockdoc yet");
   }

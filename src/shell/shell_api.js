@@ -834,6 +834,11 @@
       return this._coll._explain(assignDefined(cmd, options), this._verbosity);
     }
     countDocuments(filter, options) { return this.count(filter === undefined ? {} : filter, options); }
+    distinct(field, filter, options) {
+      const cmd = { distinct: this._coll._name, key: field };
+      if (filter !== undefined) cmd.query = filter;
+      return this._coll._explain(assignDefined(cmd, options), this._verbosity);
+    }
     _write(kind, [statement, options]) {
       const cmd = { [kind]: this._coll._name, [WRITE_FIELD[kind]]: [statement] };
       return this._coll._explain(Object.assign(cmd, options), this._verbosity);
@@ -1218,7 +1223,7 @@
       'showRecordId', 'tailable',
     ]],
     [Explainable, 'Explainable', [
-      'aggregate', 'distinct', 'estimatedDocumentCount', 'findAndModify', 'findOneAndDelete',
+      'aggregate', 'estimatedDocumentCount', 'findAndModify', 'findOneAndDelete',
       'findOneAndReplace', 'findOneAndUpdate', 'mapReduce',
     ]],
     [Mongo, 'Mongo', [
