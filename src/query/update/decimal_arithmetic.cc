@@ -224,4 +224,13 @@ Decimal128 DecimalMultiply(const Decimal128& a, const Decimal128& b) {
   return Finish(std::move(r));
 }
 
+Decimal128 NumberToDecimal(const Element& e) {
+  switch (e.type()) {
+    case BsonType::kInt32: return Decimal128::FromInt64(e.Int32());
+    case BsonType::kInt64: return Decimal128::FromInt64(e.Int64());
+    case BsonType::kDouble: return Decimal128::FromDouble(e.Double());
+    default: return e.Decimal();
+  }
+}
+
 }  // namespace rockdoc::update_internal

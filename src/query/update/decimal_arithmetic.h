@@ -9,12 +9,15 @@
 #ifndef ROCKDOC_QUERY_UPDATE_DECIMAL_ARITHMETIC_H_
 #define ROCKDOC_QUERY_UPDATE_DECIMAL_ARITHMETIC_H_
 
+#include "rockdoc/document.h"
 #include "rockdoc/types.h"
 
 namespace rockdoc::update_internal {
 
 Decimal128 DecimalAdd(const Decimal128& a, const Decimal128& b);
 Decimal128 DecimalMultiply(const Decimal128& a, const Decimal128& b);
+// A number element (int32, int64, double or decimal) as a decimal.
+Decimal128 NumberToDecimal(const Element& e);
 
 }  // namespace rockdoc::update_internal
 

@@ -153,15 +153,6 @@ Status ArithmeticNode::Init(const Element& arg) {
 
 namespace {
 
-Decimal128 ToDecimal(const Element& e) {
-  switch (e.type()) {
-    case BsonType::kInt32: return Decimal128::FromInt64(e.Int32());
-    case BsonType::kInt64: return Decimal128::FromInt64(e.Int64());
-    case BsonType::kDouble: return Decimal128::FromDouble(e.Double());
-    default: return e.Decimal();
-  }
-}
-
 int64_t ToInt64(const Element& e) {
   return e.type() == BsonType::kInt32 ? e.Int32() : e.Int64();
 }
@@ -171,7 +162,7 @@ int64_t ToInt64(const Element& e) {
 Element Compute(ArithmeticNode::Op op, const Element& lhs, const Element& rhs, Arena* arena) {
   const bool add = op == ArithmeticNode::Op::kAdd;
   if (lhs.type() == BsonType::kDecimal128 || rhs.type() == BsonType::kDecimal128) {
-    Decimal128 a = ToDecimal(lhs), b = ToDecimal(rhs);
+    Decimal128 a = NumberToDecimal(lhs), b = NumberToDecimal(rhs);
     return arena->Decimal(add ? DecimalAdd(a, b) : DecimalMultiply(a, b));
   }
   if (lhs.type() == BsonType::kDouble || rhs.type() == BsonType::kDouble) {

@@ -1,0 +1,993 @@
+// query/expression/expression.cc: parsing and evaluating aggregation
+// expressions (expression.h).
+#include "query/expression/expression.h"
+
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "query/update/decimal_arithmetic.h"
+#include "rockdoc/json.h"
+
+namespace rockdoc::internal {
+
+namespace {
+
+// ---- values ----
+
+template <typename Fn>
+Value Make(Fn&& append) {
+  BsonBuilder b;
+  append(b);
+  Document d = std::move(b).Build();
+  return Value::FromElement(d.Get("v"));
+}
+Value Int32Value(int32_t v) {
+  return Make([&](BsonBuilder& b) { b.AppendInt32("v", v); });
+}
+Value Int64Value(int64_t v) {
+  return Make([&](BsonBuilder& b) { b.AppendInt64("v", v); });
+}
+Value DoubleValue(double v) {
+  return Make([&](BsonBuilder& b) { b.AppendDouble("v", v); });
+}
+Value DecimalValue(const Decimal128& v) {
+  return Make([&](BsonBuilder& b) { b.AppendDecimal128("v", v); });
+}
+Value BoolValue(bool v) {
+  return Make([&](BsonBuilder& b) { b.AppendBool("v", v); });
+}
+Value StringValue(std::string_view v) {
+  return Make([&](BsonBuilder& b) { b.AppendString("v", v); });
+}
+Value DateValue(int64_t ms) {
+  return Make([&](BsonBuilder& b) { b.AppendDateTime("v", ms); });
+}
+Value NullValue() {
+  return Make([&](BsonBuilder& b) { b.AppendNull("v"); });
+}
+// An integer as MongoDB's arithmetic leaves one: int32 when it fits.
+Value IntegerValue(int64_t v) {
+  if (v >= std::numeric_limits<int32_t>::min() && v <= std::numeric_limits<int32_t>::max()) {
+    return Int32Value(static_cast<int32_t>(v));
+  }
+  return Int64Value(v);
+}
+
+bool IsNullish(const Value& v) { return !v.ok() || v.element().IsNull() || v.type() == BsonType::kUndefined; }
+
+std::string TypeName(const Value& v) {
+  return v.ok() ? std::string(BsonTypeAlias(v.type())) : std::string("missing");
+}
+
+Status Failed(int code, std::string message) {
+  return Status(static_cast<ErrorCode>(code), std::move(message));
+}
+
+// Missing sorts below every value (MongoDB's Value order: EOO first).
+int Compare(const Value& a, const Value& b) {
+  if (!a.ok() || !b.ok()) return static_cast<int>(a.ok()) - static_cast<int>(b.ok());
+  return CompareValues(a.element(), b.element());
+}
+
+// ---- numbers ----
+
+// A sum or product of numbers in MongoDB's widening: int32 -> int64 ->
+// double (on overflow, or a double operand) -> decimal (a decimal operand).
+class Arithmetic {
+ public:
+  explicit Arithmetic(bool multiply) : multiply_(multiply), i_(multiply ? 1 : 0), d_(multiply ? 1 : 0) {
+    dec_ = Decimal128::FromInt64(multiply ? 1 : 0);
+  }
+  void Add(const Element& e) {
+    if (e.type() == BsonType::kDecimal128 || kind_ == kDecimal) {
+      if (kind_ != kDecimal) dec_ = Current();
+      kind_ = kDecimal;
+      dec_ = multiply_ ? update_internal::DecimalMultiply(dec_, update_internal::NumberToDecimal(e))
+                       : update_internal::DecimalAdd(dec_, update_internal::NumberToDecimal(e));
+      return;
+    }
+    if (e.type() == BsonType::kDouble || kind_ == kDouble) {
+      if (kind_ != kDouble) d_ = static_cast<double>(i_);
+      kind_ = kDouble;
+      d_ = multiply_ ? d_ * e.NumberAsDouble() : d_ + e.NumberAsDouble();
+      return;
+    }
+    int64_t v = e.type() == BsonType::kInt32 ? e.Int32() : e.Int64();
+    if (e.type() == BsonType::kInt64) long_ = true;
+    int64_t r = 0;
+    if (multiply_ ? __builtin_mul_overflow(i_, v, &r) : __builtin_add_overflow(i_, v, &r)) {
+      kind_ = kDouble;
+      d_ = multiply_ ? static_cast<double>(i_) * static_cast<double>(v)
+                     : static_cast<double>(i_) + static_cast<double>(v);
+      return;
+    }
+    i_ = r;
+  }
+  Value Result() const {
+    switch (kind_) {
+      case kDecimal: return DecimalValue(dec_);
+      case kDouble: return DoubleValue(d_);
+      default:
+        if (long_) return Int64Value(i_);
+        return IntegerValue(i_);
+    }
+  }
+  // The value as a number of milliseconds (for a date's offset).
+  int64_t AsMillis() const {
+    if (kind_ == kInteger) return i_;
+    if (kind_ == kDouble) return static_cast<int64_t>(std::llround(d_));
+    return static_cast<int64_t>(std::llround(std::stod(dec_.ToString())));
+  }
+
+ private:
+  enum Kind { kInteger, kDouble, kDecimal };
+  Decimal128 Current() const {
+    return kind_ == kDouble ? Decimal128::FromDouble(d_) : Decimal128::FromInt64(i_);
+  }
+  bool multiply_;
+  Kind kind_ = kInteger;
+  bool long_ = false;
+  int64_t i_;
+  double d_;
+  Decimal128 dec_;
+};
+
+// ---- the expression tree ----
+
+class Constant : public Expression {
+ public:
+  explicit Constant(Value v) : value_(std::move(v)) {}
+  StatusOr<Value> Evaluate(const ExpressionVariables&) const override { return value_; }
+
+ private:
+  Value value_;
+};
+
+// The values along `parts` from `v`: a missing Value when nothing is
+// there; over an array, the array of what each element gives (elements
+// that are not documents or arrays, or give nothing, are left out).
+Value WalkPath(const Element& v, const std::vector<std::string>& parts, size_t i);
+
+Value WalkArray(DocumentView array, const std::vector<std::string>& parts, size_t i) {
+  BsonBuilder b;
+  b.OpenArray("v");
+  for (const Element& e : array) {
+    if (e.type() == BsonType::kDocument) {
+      Value sub = WalkPath(e, parts, i);
+      if (sub.ok()) b.AppendElementAs("", sub.element());
+    } else if (e.type() == BsonType::kArray) {
+      Value sub = WalkArray(e.Array(), parts, i);
+      b.AppendElementAs("", sub.element());
+    }
+  }
+  b.Close();
+  Document d = std::move(b).Build();
+  return Value::FromElement(d.Get("v"));
+}
+
+Value WalkPath(const Element& v, const std::vector<std::string>& parts, size_t i) {
+  if (i == parts.size()) return Value::FromElement(v);
+  if (v.type() == BsonType::kDocument) {
+    Element child = v.Document().Get(parts[i]);
+    if (!child.ok()) return Value();
+    return WalkPath(child, parts, i + 1);
+  }
+  if (v.type() == BsonType::kArray) return WalkArray(v.Array(), parts, i);
+  return Value();
+}
+
+// $$ROOT / $$CURRENT / a user variable, and an optional path inside it.
+class Variable : public Expression {
+ public:
+  static constexpr int kRoot = -1;
+  static constexpr int kRemove = -2;
+  static constexpr int kNow = -3;
+  Variable(int id, std::vector<std::string> path) : id_(id), path_(std::move(path)) {}
+  StatusOr<Value> Evaluate(const ExpressionVariables& vars) const override {
+    if (id_ == kRemove) return Value();
+    if (id_ == kRoot) {
+      if (path_.empty()) return Make([&](BsonBuilder& b) { b.AppendDocument("v", vars.root); });
+      Element child = vars.root.Get(path_[0]);
+      return child.ok() ? WalkPath(child, path_, 1) : Value();
+    }
+    Value base = id_ == kNow ? DateValue(vars.now_ms)
+                             : (static_cast<size_t>(id_) < vars.user.size() ? vars.user[id_] : Value());
+    if (path_.empty() || !base.ok()) return base;
+    return WalkPath(base.element(), path_, 0);
+  }
+
+ private:
+  int id_;
+  std::vector<std::string> path_;
+};
+
+class ObjectExpression : public Expression {
+ public:
+  explicit ObjectExpression(std::vector<std::pair<std::string, ExpressionPtr>> fields)
+      : fields_(std::move(fields)) {}
+  StatusOr<Value> Evaluate(const ExpressionVariables& vars) const override {
+    BsonBuilder b;
+    b.OpenDocument("v");
+    for (const auto& [name, expr] : fields_) {
+      ROCKDOC_ASSIGN_OR_RETURN(Value v, expr->Evaluate(vars));
+      if (v.ok()) b.AppendElementAs(name, v.element());  // a missing value leaves the field out
+    }
+    b.Close();
+    Document d = std::move(b).Build();
+    return Value::FromElement(d.Get("v"));
+  }
+
+ private:
+  std::vector<std::pair<std::string, ExpressionPtr>> fields_;
+};
+
+class ArrayExpression : public Expression {
+ public:
+  explicit ArrayExpression(std::vector<ExpressionPtr> items) : items_(std::move(items)) {}
+  StatusOr<Value> Evaluate(const ExpressionVariables& vars) const override {
+    BsonBuilder b;
+    b.OpenArray("v");
+    for (const ExpressionPtr& item : items_) {
+      ROCKDOC_ASSIGN_OR_RETURN(Value v, item->Evaluate(vars));
+      if (v.ok()) {
+        b.AppendElementAs("", v.element());
+      } else {
+        b.AppendNull("");  // MongoDB: a missing element of an array literal is null
+      }
+    }
+    b.Close();
+    Document d = std::move(b).Build();
+    return Value::FromElement(d.Get("v"));
+  }
+
+ private:
+  std::vector<ExpressionPtr> items_;
+};
+
+// An operator: its arguments, and what it does with them (given the
+// unevaluated arguments, so $cond, $and, ... evaluate only what they need).
+using Args = std::vector<ExpressionPtr>;
+using OperatorFn = StatusOr<Value> (*)(const Args& args, const ExpressionVariables& vars);
+
+class Operator : public Expression {
+ public:
+  Operator(OperatorFn fn, Args args) : fn_(fn), args_(std::move(args)) {}
+  StatusOr<Value> Evaluate(const ExpressionVariables& vars) const override {
+    return fn_(args_, vars);
+  }
+
+ private:
+  OperatorFn fn_;
+  Args args_;
+};
+
+StatusOr<std::vector<Value>> EvaluateAll(const Args& args, const ExpressionVariables& vars) {
+  std::vector<Value> out;
+  out.reserve(args.size());
+  for (const ExpressionPtr& a : args) {
+    ROCKDOC_ASSIGN_OR_RETURN(Value v, a->Evaluate(vars));
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+// ---- arithmetic ----
+
+StatusOr<Value> AddOp(const Args& args, const ExpressionVariables& vars) {
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<Value> values, EvaluateAll(args, vars));
+  Arithmetic sum(false);
+  std::optional<int64_t> date;
+  for (const Value& v : values) {
+    if (IsNullish(v)) return NullValue();
+    if (v.type() == BsonType::kDateTime) {
+      if (date) return Failed(16612, "only one date allowed in an $add expression");
+      date = v.element().DateTime();
+    } else if (v.element().IsNumber()) {
+      sum.Add(v.element());
+    } else {
+      return Failed(16554, "$add only supports numeric or date types, not " + TypeName(v));
+    }
+  }
+  if (date) return DateValue(*date + sum.AsMillis());
+  return sum.Result();
+}
+
+StatusOr<Value> MultiplyOp(const Args& args, const ExpressionVariables& vars) {
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<Value> values, EvaluateAll(args, vars));
+  Arithmetic product(true);
+  for (const Value& v : values) {
+    if (IsNullish(v)) return NullValue();
+    if (!v.element().IsNumber()) {
+      return Failed(16555, "$multiply only supports numeric types, not " + TypeName(v));
+    }
+    product.Add(v.element());
+  }
+  return product.Result();
+}
+
+StatusOr<Value> SubtractOp(const Args& args, const ExpressionVariables& vars) {
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<Value> v, EvaluateAll(args, vars));
+  if (IsNullish(v[0]) || IsNullish(v[1])) return NullValue();
+  const Element a = v[0].element(), b = v[1].element();
+  if (a.IsNumber() && b.IsNumber()) {
+    Arithmetic diff(false);
+    diff.Add(a);
+    // a - b as a + (-b): negate b in its own type.
+    if (b.type() == BsonType::kDecimal128) {
+      Decimal128 neg = update_internal::DecimalMultiply(b.Decimal(), Decimal128::FromInt64(-1));
+      diff.Add(DecimalValue(neg).element());
+    } else if (b.type() == BsonType::kDouble) {
+      diff.Add(DoubleValue(-b.Double()).element());
+    } else {
+      const int64_t n = b.type() == BsonType::kInt32 ? b.Int32() : b.Int64();
+      if (n == std::numeric_limits<int64_t>::min()) {
+        diff.Add(DoubleValue(-static_cast<double>(n)).element());
+      } else {
+        diff.Add(b.type() == BsonType::kInt64 ? Int64Value(-n).element() : IntegerValue(-n).element());
+      }
+    }
+    return diff.Result();
+  }
+  if (a.type() == BsonType::kDateTime && b.type() == BsonType::kDateTime) {
+    return Int64Value(a.DateTime() - b.DateTime());
+  }
+  if (a.type() == BsonType::kDateTime && b.IsNumber()) {
+    Arithmetic offset(false);
+    offset.Add(b);
+    return DateValue(a.DateTime() - offset.AsMillis());
+  }
+  return Failed(16556, "can't $subtract " + TypeName(v[1]) + " from " + TypeName(v[0]));
+}
+
+StatusOr<Value> DivideOp(const Args& args, const ExpressionVariables& vars) {
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<Value> v, EvaluateAll(args, vars));
+  if (IsNullish(v[0]) || IsNullish(v[1])) return NullValue();
+  const Element a = v[0].element(), b = v[1].element();
+  if (!a.IsNumber() || !b.IsNumber()) {
+    return Failed(16609, "$divide only supports numeric types, not " + TypeName(v[0]) + " and " +
+                             TypeName(v[1]));
+  }
+  if (a.type() == BsonType::kDecimal128 || b.type() == BsonType::kDecimal128) {
+    return Status(ErrorCode::kNotImplemented, "$divide of a decimal is not supported by rockdoc yet");
+  }
+  if (b.NumberAsDouble() == 0) return Failed(16608, "can't $divide by zero");
+  return DoubleValue(a.NumberAsDouble() / b.NumberAsDouble());
+}
+
+StatusOr<Value> ModOp(const Args& args, const ExpressionVariables& vars) {
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<Value> v, EvaluateAll(args, vars));
+  if (IsNullish(v[0]) || IsNullish(v[1])) return NullValue();
+  const Element a = v[0].element(), b = v[1].element();
+  if (!a.IsNumber() || !b.IsNumber()) {
+    return Failed(16611, "$mod only supports numeric types, not " + TypeName(v[0]) + " and " +
+                             TypeName(v[1]));
+  }
+  if (a.type() == BsonType::kDecimal128 || b.type() == BsonType::kDecimal128) {
+    return Status(ErrorCode::kNotImplemented, "$mod of a decimal is not supported by rockdoc yet");
+  }
+  if (b.NumberAsDouble() == 0) return Failed(16610, "can't $mod by zero");
+  if (a.type() == BsonType::kDouble || b.type() == BsonType::kDouble) {
+    return DoubleValue(std::fmod(a.NumberAsDouble(), b.NumberAsDouble()));
+  }
+  const int64_t x = a.type() == BsonType::kInt32 ? a.Int32() : a.Int64();
+  const int64_t y = b.type() == BsonType::kInt32 ? b.Int32() : b.Int64();
+  const int64_t r = y == -1 ? 0 : x % y;
+  if (a.type() == BsonType::kInt64 || b.type() == BsonType::kInt64) return Int64Value(r);
+  return IntegerValue(r);
+}
+
+// $abs, $ceil, $floor: one number; integers as they are (but |int32 min|
+// is a long), doubles rounded or made positive.
+enum class Unary { kAbs, kCeil, kFloor };
+
+template <Unary kOp>
+StatusOr<Value> UnaryNumberOp(const Args& args, const ExpressionVariables& vars) {
+  constexpr const char* kName = kOp == Unary::kAbs ? "$abs" : kOp == Unary::kCeil ? "$ceil" : "$floor";
+  ROCKDOC_ASSIGN_OR_RETURN(Value v, args[0]->Evaluate(vars));
+  if (IsNullish(v)) return NullValue();
+  const Element e = v.element();
+  if (!e.IsNumber()) {
+    return Failed(28765, std::string(kName) + " only supports numeric types, not " + TypeName(v));
+  }
+  switch (e.type()) {
+    case BsonType::kDouble:
+      return DoubleValue(kOp == Unary::kAbs    ? std::fabs(e.Double())
+                         : kOp == Unary::kCeil ? std::ceil(e.Double())
+                                               : std::floor(e.Double()));
+    case BsonType::kInt32:
+      if (kOp != Unary::kAbs) return v;
+      return e.Int32() == std::numeric_limits<int32_t>::min() ? Int64Value(-int64_t{e.Int32()})
+                                                               : Int32Value(std::abs(e.Int32()));
+    case BsonType::kInt64:
+      if (kOp != Unary::kAbs) return v;
+      if (e.Int64() == std::numeric_limits<int64_t>::min()) {
+        return Failed(28680, "can't take $abs of long long min");
+      }
+      return Int64Value(std::abs(e.Int64()));
+    default:
+      return Status(ErrorCode::kNotImplemented,
+                    std::string(kName) + " of a decimal is not supported by rockdoc yet");
+  }
+}
+
+// ---- comparison and logic ----
+
+template <int kOp>  // 0 eq, 1 ne, 2 gt, 3 gte, 4 lt, 5 lte, 6 cmp
+StatusOr<Value> CompareOp(const Args& args, const ExpressionVariables& vars) {
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<Value> v, EvaluateAll(args, vars));
+  const int c = Compare(v[0], v[1]);
+  switch (kOp) {
+    case 0: return BoolValue(c == 0);
+    case 1: return BoolValue(c != 0);
+    case 2: return BoolValue(c > 0);
+    case 3: return BoolValue(c >= 0);
+    case 4: return BoolValue(c < 0);
+    case 5: return BoolValue(c <= 0);
+    default: return Int32Value(c < 0 ? -1 : c > 0 ? 1 : 0);
+  }
+}
+
+template <bool kAnd>
+StatusOr<Value> AndOrOp(const Args& args, const ExpressionVariables& vars) {
+  for (const ExpressionPtr& a : args) {
+    ROCKDOC_ASSIGN_OR_RETURN(Value v, a->Evaluate(vars));
+    if (IsTruthy(v.element()) != kAnd) return BoolValue(!kAnd);
+  }
+  return BoolValue(kAnd);
+}
+
+StatusOr<Value> NotOp(const Args& args, const ExpressionVariables& vars) {
+  ROCKDOC_ASSIGN_OR_RETURN(Value v, args[0]->Evaluate(vars));
+  return BoolValue(!IsTruthy(v.element()));
+}
+
+StatusOr<Value> CondOp(const Args& args, const ExpressionVariables& vars) {
+  ROCKDOC_ASSIGN_OR_RETURN(Value test, args[0]->Evaluate(vars));
+  return args[IsTruthy(test.element()) ? 1 : 2]->Evaluate(vars);
+}
+
+StatusOr<Value> IfNullOp(const Args& args, const ExpressionVariables& vars) {
+  for (size_t i = 0; i + 1 < args.size(); ++i) {
+    ROCKDOC_ASSIGN_OR_RETURN(Value v, args[i]->Evaluate(vars));
+    if (!IsNullish(v)) return v;
+  }
+  return args.back()->Evaluate(vars);
+}
+
+// $switch's arguments: case, then, case, then, ..., and the default (or
+// null when there is none).
+StatusOr<Value> SwitchOp(const Args& args, const ExpressionVariables& vars) {
+  const size_t branches = (args.size() - 1) / 2;
+  for (size_t i = 0; i < branches; ++i) {
+    ROCKDOC_ASSIGN_OR_RETURN(Value test, args[2 * i]->Evaluate(vars));
+    if (IsTruthy(test.element())) return args[2 * i + 1]->Evaluate(vars);
+  }
+  if (args.back() == nullptr) {
+    return Failed(40066,
+                  "$switch could not find a matching branch for an input, and no default was "
+                  "specified.");
+  }
+  return args.back()->Evaluate(vars);
+}
+
+// ---- strings ----
+
+StatusOr<Value> ConcatOp(const Args& args, const ExpressionVariables& vars) {
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<Value> values, EvaluateAll(args, vars));
+  std::string out;
+  for (const Value& v : values) {
+    if (IsNullish(v)) return NullValue();
+    if (v.type() != BsonType::kString) {
+      return Failed(16702, "$concat only supports strings, not " + TypeName(v));
+    }
+    out += v.element().String();
+  }
+  return StringValue(out);
+}
+
+// $toUpper / $toLower: ASCII letters change (as MongoDB's, which leaves
+// other characters alone); null and missing are ""; integers their digits.
+template <bool kUpper>
+StatusOr<Value> CaseOp(const Args& args, const ExpressionVariables& vars) {
+  ROCKDOC_ASSIGN_OR_RETURN(Value v, args[0]->Evaluate(vars));
+  if (IsNullish(v)) return StringValue("");
+  std::string s;
+  switch (v.type()) {
+    case BsonType::kString: s = std::string(v.element().String()); break;
+    case BsonType::kInt32: s = std::to_string(v.element().Int32()); break;
+    case BsonType::kInt64: s = std::to_string(v.element().Int64()); break;
+    default:
+      return Failed(16007, "can't convert from BSON type " + TypeName(v) + " to String");
+  }
+  for (char& c : s) {
+    if (kUpper && c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+    if (!kUpper && c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return StringValue(s);
+}
+
+StatusOr<Value> StrLenCPOp(const Args& args, const ExpressionVariables& vars) {
+  ROCKDOC_ASSIGN_OR_RETURN(Value v, args[0]->Evaluate(vars));
+  if (v.type() != BsonType::kString) {
+    return Failed(34471, "$strLenCP requires a string argument, found: " + TypeName(v));
+  }
+  int32_t n = 0;
+  for (unsigned char c : v.element().String()) n += (c & 0xC0) != 0x80;
+  return Int32Value(n);
+}
+
+// ---- arrays ----
+
+int32_t CountElements(DocumentView array) {
+  int32_t n = 0;
+  for (const Element& e : array) {
+    (void)e;
+    ++n;
+  }
+  return n;
+}
+
+StatusOr<Value> SizeOp(const Args& args, const ExpressionVariables& vars) {
+  ROCKDOC_ASSIGN_OR_RETURN(Value v, args[0]->Evaluate(vars));
+  if (v.type() != BsonType::kArray) {
+    return Failed(17124, "The argument to $size must be an array. Type of argument is: " +
+                             TypeName(v));
+  }
+  return Int32Value(CountElements(v.element().Array()));
+}
+
+StatusOr<Value> ArrayElemAtOp(const Args& args, const ExpressionVariables& vars) {
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<Value> v, EvaluateAll(args, vars));
+  if (IsNullish(v[0]) || IsNullish(v[1])) return NullValue();
+  if (v[0].type() != BsonType::kArray) {
+    return Failed(28689, "$arrayElemAt's first argument must be an array, but is " +
+                             TypeName(v[0]));
+  }
+  int64_t index = 0;
+  if (!v[1].element().IsNumber()) {
+    return Failed(28690, "$arrayElemAt's second argument must be a numeric value, but is " +
+                             TypeName(v[1]));
+  }
+  if (!v[1].element().ExactInt64(&index) || index < std::numeric_limits<int32_t>::min() ||
+      index > std::numeric_limits<int32_t>::max()) {
+    return Failed(28691, "$arrayElemAt's second argument must be representable as a 32-bit "
+                         "integer: " + ValueToJson(v[1].element(), JsonFormat::kShell));
+  }
+  DocumentView array = v[0].element().Array();
+  const int64_t n = CountElements(array);
+  if (index < 0) index += n;
+  if (index < 0 || index >= n) return Value();
+  int64_t i = 0;
+  for (const Element& e : array) {
+    if (i++ == index) return Value::FromElement(e);
+  }
+  return Value();
+}
+
+StatusOr<Value> IsArrayOp(const Args& args, const ExpressionVariables& vars) {
+  ROCKDOC_ASSIGN_OR_RETURN(Value v, args[0]->Evaluate(vars));
+  return BoolValue(v.type() == BsonType::kArray);
+}
+
+StatusOr<Value> InOp(const Args& args, const ExpressionVariables& vars) {
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<Value> v, EvaluateAll(args, vars));
+  if (v[1].type() != BsonType::kArray) {
+    return Failed(40081, "$in requires an array as a second argument, found: " + TypeName(v[1]));
+  }
+  for (const Element& e : v[1].element().Array()) {
+    if (v[0].ok() && CompareValues(v[0].element(), e) == 0) return BoolValue(true);
+  }
+  return BoolValue(false);
+}
+
+StatusOr<Value> ConcatArraysOp(const Args& args, const ExpressionVariables& vars) {
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<Value> values, EvaluateAll(args, vars));
+  BsonBuilder b;
+  b.OpenArray("v");
+  for (const Value& v : values) {
+    if (IsNullish(v)) return NullValue();
+    if (v.type() != BsonType::kArray) {
+      return Failed(28664, "$concatArrays only supports arrays, not " + TypeName(v));
+    }
+    for (const Element& e : v.element().Array()) b.AppendElementAs("", e);
+  }
+  b.Close();
+  Document d = std::move(b).Build();
+  return Value::FromElement(d.Get("v"));
+}
+
+// ---- $let ----
+
+class LetExpression : public Expression {
+ public:
+  LetExpression(std::vector<std::pair<int, ExpressionPtr>> vars, ExpressionPtr in)
+      : vars_(std::move(vars)), in_(std::move(in)) {}
+  StatusOr<Value> Evaluate(const ExpressionVariables& vars) const override {
+    // The variables' values come from the outer scope, then `in` sees them.
+    std::vector<Value> values;
+    for (const auto& [id, expr] : vars_) {
+      ROCKDOC_ASSIGN_OR_RETURN(Value v, expr->Evaluate(vars));
+      values.push_back(std::move(v));
+    }
+    ExpressionVariables inner = vars;
+    for (size_t i = 0; i < vars_.size(); ++i) {
+      const size_t id = static_cast<size_t>(vars_[i].first);
+      if (inner.user.size() <= id) inner.user.resize(id + 1);
+      inner.user[id] = std::move(values[i]);
+    }
+    return in_->Evaluate(inner);
+  }
+
+ private:
+  std::vector<std::pair<int, ExpressionPtr>> vars_;
+  ExpressionPtr in_;
+};
+
+// ---- parsing ----
+
+// The arguments of {$op: args}: an array's elements, else the one value.
+StatusOr<Args> ParseArgs(const Element& operand, VariableScope* scope) {
+  Args args;
+  if (operand.type() == BsonType::kArray) {
+    for (const Element& e : operand.Array()) {
+      ROCKDOC_ASSIGN_OR_RETURN(ExpressionPtr a, ParseExpression(e, scope));
+      args.push_back(std::move(a));
+    }
+  } else {
+    ROCKDOC_ASSIGN_OR_RETURN(ExpressionPtr a, ParseExpression(operand, scope));
+    args.push_back(std::move(a));
+  }
+  return args;
+}
+
+Status CheckArity(std::string_view name, size_t n, size_t min, size_t max) {
+  if (n >= min && n <= max) return Status::OK();
+  if (min == max) {
+    return Failed(16020, "Expression " + std::string(name) + " takes exactly " +
+                             std::to_string(min) + " arguments. " + std::to_string(n) +
+                             " were passed in.");
+  }
+  if (max == SIZE_MAX) {
+    return Failed(16020, "Expression " + std::string(name) + " takes at least " +
+                             std::to_string(min) + " arguments. " + std::to_string(n) +
+                             " were passed in.");
+  }
+  return Failed(28667, "Expression " + std::string(name) + " takes at least " +
+                           std::to_string(min) + " arguments, and at most " + std::to_string(max) +
+                           ", but " + std::to_string(n) + " were passed in.");
+}
+
+struct OperatorDef {
+  OperatorFn fn;
+  size_t min_args;
+  size_t max_args;
+};
+
+const std::map<std::string_view, OperatorDef>& Operators() {
+  static const auto* ops = new std::map<std::string_view, OperatorDef>{
+      {"$add", {&AddOp, 0, SIZE_MAX}},
+      {"$subtract", {&SubtractOp, 2, 2}},
+      {"$multiply", {&MultiplyOp, 0, SIZE_MAX}},
+      {"$divide", {&DivideOp, 2, 2}},
+      {"$mod", {&ModOp, 2, 2}},
+      {"$abs", {&UnaryNumberOp<Unary::kAbs>, 1, 1}},
+      {"$ceil", {&UnaryNumberOp<Unary::kCeil>, 1, 1}},
+      {"$floor", {&UnaryNumberOp<Unary::kFloor>, 1, 1}},
+      {"$eq", {&CompareOp<0>, 2, 2}},
+      {"$ne", {&CompareOp<1>, 2, 2}},
+      {"$gt", {&CompareOp<2>, 2, 2}},
+      {"$gte", {&CompareOp<3>, 2, 2}},
+      {"$lt", {&CompareOp<4>, 2, 2}},
+      {"$lte", {&CompareOp<5>, 2, 2}},
+      {"$cmp", {&CompareOp<6>, 2, 2}},
+      {"$and", {&AndOrOp<true>, 0, SIZE_MAX}},
+      {"$or", {&AndOrOp<false>, 0, SIZE_MAX}},
+      {"$not", {&NotOp, 1, 1}},
+      {"$ifNull", {&IfNullOp, 2, SIZE_MAX}},
+      {"$concat", {&ConcatOp, 0, SIZE_MAX}},
+      {"$toUpper", {&CaseOp<true>, 1, 1}},
+      {"$toLower", {&CaseOp<false>, 1, 1}},
+      {"$strLenCP", {&StrLenCPOp, 1, 1}},
+      {"$size", {&SizeOp, 1, 1}},
+      {"$arrayElemAt", {&ArrayElemAtOp, 2, 2}},
+      {"$isArray", {&IsArrayOp, 1, 1}},
+      {"$in", {&InOp, 2, 2}},
+      {"$concatArrays", {&ConcatArraysOp, 0, SIZE_MAX}},
+  };
+  return *ops;
+}
+
+// MongoDB's other expression operators: known, not implemented yet.
+bool IsKnownOperator(std::string_view name) {
+  static const char* const kNames[] = {
+      "$acos", "$acosh", "$allElementsTrue", "$anyElementTrue", "$arrayToObject", "$asin",
+      "$asinh", "$atan", "$atan2", "$atanh", "$avg", "$binarySize", "$bsonSize", "$convert",
+      "$cos", "$cosh", "$dateAdd", "$dateDiff", "$dateFromParts", "$dateFromString",
+      "$dateSubtract", "$dateToParts", "$dateToString", "$dateTrunc", "$dayOfMonth",
+      "$dayOfWeek", "$dayOfYear", "$degreesToRadians", "$exp", "$filter", "$first",
+      "$firstN", "$function", "$getField", "$hour", "$indexOfArray", "$indexOfBytes",
+      "$indexOfCP", "$isNumber", "$isoDayOfWeek", "$isoWeek", "$isoWeekYear", "$last",
+      "$lastN", "$literal", "$ln", "$log", "$log10", "$ltrim", "$map", "$max", "$maxN",
+      "$median", "$mergeObjects", "$meta", "$millisecond", "$min", "$minN", "$minute",
+      "$month", "$objectToArray", "$percentile", "$pow", "$radiansToDegrees", "$rand",
+      "$range", "$reduce", "$regexFind", "$regexFindAll", "$regexMatch", "$replaceAll",
+      "$replaceOne", "$reverseArray", "$round", "$rtrim", "$sampleRate", "$second",
+      "$setDifference", "$setEquals", "$setField", "$setIntersection", "$setIsSubset",
+      "$setUnion", "$sin", "$sinh", "$slice", "$sortArray", "$split", "$sqrt", "$stdDevPop",
+      "$stdDevSamp", "$strcasecmp", "$strLenBytes", "$substr", "$substrBytes", "$substrCP",
+      "$sum", "$switch", "$tan", "$tanh", "$toBool", "$toDate", "$toDecimal", "$toDouble",
+      "$toInt", "$toLong", "$toObjectId", "$toString", "$trim", "$trunc", "$tsIncrement",
+      "$tsSecond", "$type", "$unsetField", "$week", "$year", "$zip", "$let", "$cond",
+      "$accumulator", "$bitAnd", "$bitNot", "$bitOr", "$bitXor", "$top", "$topN", "$bottom",
+      "$bottomN", "$getField", "$toHashedIndexKey", "$encStrStartsWith"};
+  for (const char* n : kNames) {
+    if (name == n) return true;
+  }
+  return false;
+}
+
+// "$a.b" (after the $) into its parts, checked as MongoDB's FieldPath.
+StatusOr<std::vector<std::string>> SplitPath(std::string_view path) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (;;) {
+    const size_t dot = path.find('.', start);
+    std::string_view part = path.substr(start, dot == std::string_view::npos ? dot : dot - start);
+    if (part.empty()) return Failed(15998, "FieldPath field names may not be empty strings.");
+    if (part[0] == '$') {
+      return Failed(16410, "FieldPath field names may not start with '$'. Consider using "
+                           "$getField or $setField.");
+    }
+    parts.emplace_back(part);
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  return parts;
+}
+
+StatusOr<ExpressionPtr> ParseString(std::string_view s, VariableScope* scope) {
+  if (s.substr(0, 2) == "$$") {
+    std::string_view rest = s.substr(2);
+    const size_t dot = rest.find('.');
+    std::string_view name = rest.substr(0, dot);
+    if (name.empty()) return Failed(16869, "empty variable names are not allowed");
+    std::vector<std::string> path;
+    if (dot != std::string_view::npos) {
+      ROCKDOC_ASSIGN_OR_RETURN(path, SplitPath(rest.substr(dot + 1)));
+    }
+    int id;
+    if (name == "ROOT" || name == "CURRENT") {
+      id = Variable::kRoot;
+    } else if (name == "REMOVE") {
+      id = Variable::kRemove;
+    } else if (name == "NOW") {
+      id = Variable::kNow;
+    } else if (name == "CLUSTER_TIME" || name == "SEARCH_META" || name == "USER_ROLES") {
+      return Status(ErrorCode::kNotImplemented,
+                    "$$" + std::string(name) + " is not supported by rockdoc");
+    } else {
+      id = scope->Find(name);
+      if (id < 0) return Failed(17276, "Use of undefined variable: " + std::string(name));
+    }
+    return ExpressionPtr(std::make_unique<Variable>(id, std::move(path)));
+  }
+  if (s.size() >= 1 && s[0] == '$') {
+    if (s.size() == 1) return Failed(16872, "'$' by itself is not a valid FieldPath");
+    ROCKDOC_ASSIGN_OR_RETURN(std::vector<std::string> path, SplitPath(s.substr(1)));
+    return ExpressionPtr(std::make_unique<Variable>(Variable::kRoot, std::move(path)));
+  }
+  return ExpressionPtr(std::make_unique<Constant>(StringValue(s)));
+}
+
+StatusOr<ExpressionPtr> ParseCond(const Element& operand, VariableScope* scope) {
+  Args args(3);
+  if (operand.type() == BsonType::kDocument) {
+    for (const Element& f : operand.Document()) {
+      const int slot = f.key() == "if" ? 0 : f.key() == "then" ? 1 : f.key() == "else" ? 2 : -1;
+      if (slot < 0) return Failed(17083, "Unrecognized parameter to $cond: " + std::string(f.key()));
+      ROCKDOC_ASSIGN_OR_RETURN(args[slot], ParseExpression(f, scope));
+    }
+    static const char* const kNames[] = {"if", "then", "else"};
+    for (int i = 0; i < 3; ++i) {
+      if (!args[i]) {
+        return Failed(17080 + i, std::string("Missing '") + kNames[i] + "' parameter to $cond");
+      }
+    }
+  } else {
+    ROCKDOC_ASSIGN_OR_RETURN(args, ParseArgs(operand, scope));
+    ROCKDOC_RETURN_IF_ERROR(CheckArity("$cond", args.size(), 3, 3));
+  }
+  return ExpressionPtr(std::make_unique<Operator>(&CondOp, std::move(args)));
+}
+
+StatusOr<ExpressionPtr> ParseSwitch(const Element& operand, VariableScope* scope) {
+  if (operand.type() != BsonType::kDocument) {
+    return Failed(40060, "$switch requires an object as an argument, found: " +
+                             std::string(BsonTypeAlias(operand.type())));
+  }
+  Args args;
+  ExpressionPtr fallback;
+  bool has_branches = false;
+  for (const Element& f : operand.Document()) {
+    if (f.key() == "branches") {
+      if (f.type() != BsonType::kArray) {
+        return Failed(40061, "$switch expected an array for 'branches', found: " +
+                                 std::string(BsonTypeAlias(f.type())));
+      }
+      has_branches = true;
+      for (const Element& branch : f.Array()) {
+        if (branch.type() != BsonType::kDocument) {
+          return Failed(40062, "$switch expected each branch to be an object, found: " +
+                                   std::string(BsonTypeAlias(branch.type())));
+        }
+        ExpressionPtr test, then;
+        for (const Element& g : branch.Document()) {
+          if (g.key() == "case") {
+            ROCKDOC_ASSIGN_OR_RETURN(test, ParseExpression(g, scope));
+          } else if (g.key() == "then") {
+            ROCKDOC_ASSIGN_OR_RETURN(then, ParseExpression(g, scope));
+          } else {
+            return Failed(40063, "$switch found an unknown argument to a branch: " +
+                                     std::string(g.key()));
+          }
+        }
+        if (!test) return Failed(40064, "$switch requires each branch have a 'case' expression");
+        if (!then) return Failed(40065, "$switch requires each branch have a 'then' expression.");
+        args.push_back(std::move(test));
+        args.push_back(std::move(then));
+      }
+    } else if (f.key() == "default") {
+      ROCKDOC_ASSIGN_OR_RETURN(fallback, ParseExpression(f, scope));
+    } else {
+      return Failed(40067, "$switch found an unknown argument: " + std::string(f.key()));
+    }
+  }
+  if (!has_branches || args.empty()) return Failed(40068, "$switch requires at least one branch.");
+  args.push_back(std::move(fallback));  // null: no default
+  return ExpressionPtr(std::make_unique<Operator>(&SwitchOp, std::move(args)));
+}
+
+StatusOr<ExpressionPtr> ParseLet(const Element& operand, VariableScope* scope) {
+  if (operand.type() != BsonType::kDocument) {
+    return Failed(16874, "$let only supports an object as its argument");
+  }
+  Element vars = operand.Document().Get("vars"), in = operand.Document().Get("in");
+  for (const Element& f : operand.Document()) {
+    if (f.key() != "vars" && f.key() != "in") {
+      return Failed(16875, "Unrecognized parameter to $let: " + std::string(f.key()));
+    }
+  }
+  if (!vars.ok()) return Failed(16876, "Missing 'vars' parameter to $let");
+  if (!in.ok()) return Failed(16877, "Missing 'in' parameter to $let");
+  if (vars.type() != BsonType::kDocument) {
+    return Failed(10065, "invalid parameter: expected an object (vars)");
+  }
+  // The values are parsed in the outer scope; `in` sees the new names.
+  std::vector<std::pair<std::string_view, ExpressionPtr>> parsed;
+  for (const Element& v : vars.Document()) {
+    ROCKDOC_ASSIGN_OR_RETURN(ExpressionPtr e, ParseExpression(v, scope));
+    parsed.emplace_back(v.key(), std::move(e));
+  }
+  const size_t outer = scope->size();
+  std::vector<std::pair<int, ExpressionPtr>> defined;
+  for (auto& [name, e] : parsed) {
+    ROCKDOC_ASSIGN_OR_RETURN(int id, scope->Define(name));
+    defined.emplace_back(id, std::move(e));
+  }
+  StatusOr<ExpressionPtr> body = ParseExpression(in, scope);
+  scope->PopTo(outer);
+  ROCKDOC_RETURN_IF_ERROR(body.status());
+  return ExpressionPtr(std::make_unique<LetExpression>(std::move(defined), std::move(*body)));
+}
+
+StatusOr<ExpressionPtr> ParseOperator(std::string_view name, const Element& operand,
+                                      VariableScope* scope) {
+  if (name == "$literal") return ExpressionPtr(std::make_unique<Constant>(Value::FromElement(operand)));
+  if (name == "$cond") return ParseCond(operand, scope);
+  if (name == "$switch") return ParseSwitch(operand, scope);
+  if (name == "$let") return ParseLet(operand, scope);
+  auto it = Operators().find(name);
+  if (it == Operators().end()) {
+    if (IsKnownOperator(name)) {
+      return Status(ErrorCode::kNotImplemented,
+                    "the expression " + std::string(name) + " is not supported by rockdoc yet");
+    }
+    return Failed(168, "Unrecognized expression '" + std::string(name) + "'");
+  }
+  ROCKDOC_ASSIGN_OR_RETURN(Args args, ParseArgs(operand, scope));
+  ROCKDOC_RETURN_IF_ERROR(CheckArity(name, args.size(), it->second.min_args, it->second.max_args));
+  return ExpressionPtr(std::make_unique<Operator>(it->second.fn, std::move(args)));
+}
+
+}  // namespace
+
+StatusOr<int> VariableScope::Define(std::string_view name) {
+  if (name.empty()) return Failed(16866, "empty variable names are not allowed");
+  const unsigned char first = static_cast<unsigned char>(name[0]);
+  if (!((first >= 'a' && first <= 'z') || first >= 0x80)) {
+    return Failed(16867, "'" + std::string(name) +
+                             "' starts with an invalid character for a user variable name");
+  }
+  for (unsigned char c : name) {
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+          c == '_' || c >= 0x80)) {
+      return Failed(16868, "'" + std::string(name) +
+                               "' contains an invalid character for a variable name: '" +
+                               std::string(1, static_cast<char>(c)) + "'");
+    }
+  }
+  names_.emplace_back(std::string(name), next_id_);
+  return next_id_++;
+}
+
+int VariableScope::Find(std::string_view name) const {
+  for (auto it = names_.rbegin(); it != names_.rend(); ++it) {
+    if (it->first == name) return it->second;
+  }
+  return -1;
+}
+
+bool IsTruthy(const Element& e) {
+  switch (e.type()) {
+    case BsonType::kEod:
+    case BsonType::kNull:
+    case BsonType::kUndefined: return false;
+    case BsonType::kBool: return e.Bool();
+    case BsonType::kInt32: return e.Int32() != 0;
+    case BsonType::kInt64: return e.Int64() != 0;
+    case BsonType::kDouble: return e.Double() != 0;
+    case BsonType::kDecimal128: return !e.Decimal().IsZero();
+    default: return true;
+  }
+}
+
+StatusOr<ExpressionPtr> ParseExpression(const Element& e, VariableScope* scope) {
+  switch (e.type()) {
+    case BsonType::kString: return ParseString(e.String(), scope);
+    case BsonType::kArray: {
+      std::vector<ExpressionPtr> items;
+      for (const Element& item : e.Array()) {
+        ROCKDOC_ASSIGN_OR_RETURN(ExpressionPtr x, ParseExpression(item, scope));
+        items.push_back(std::move(x));
+      }
+      return ExpressionPtr(std::make_unique<ArrayExpression>(std::move(items)));
+    }
+    case BsonType::kDocument: {
+      DocumentView doc = e.Document();
+      if (!doc.empty() && (*doc.begin()).key().substr(0, 1) == "$") {
+        size_t n = 0;
+        for (const Element& f : doc) {
+          (void)f;
+          ++n;
+        }
+        if (n != 1) {
+          return Failed(15983, "an expression specification must contain exactly one field, the "
+                               "name of the expression. Found " +
+                                   std::to_string(n) + " fields in " +
+                                   ValueToJson(e, JsonFormat::kShell));
+        }
+        const Element op = *doc.begin();
+        return ParseOperator(op.key(), op, scope);
+      }
+      std::vector<std::pair<std::string, ExpressionPtr>> fields;
+      for (const Element& f : doc) {
+        if (f.key().substr(0, 1) == "$") {
+          return Failed(16410, "FieldPath field names may not start with '$'. Consider using "
+                               "$getField or $setField.");
+        }
+        if (f.key().find('.') != std::string_view::npos) {
+          return Failed(16412, "FieldPath field names may not contain '.'. Consider using "
+                               "$getField or $setField.");
+        }
+        ROCKDOC_ASSIGN_OR_RETURN(ExpressionPtr x, ParseExpression(f, scope));
+        fields.emplace_back(std::string(f.key()), std::move(x));
+      }
+      return ExpressionPtr(std::make_unique<ObjectExpression>(std::move(fields)));
+    }
+    default:
+      return ExpressionPtr(std::make_unique<Constant>(Value::FromElement(e)));
+  }
+}
+
+}  // namespace rockdoc::internal

@@ -1,0 +1,93 @@
+// query/expression/expression.h: MongoDB's aggregation expressions
+// ("$a.b", "$$ROOT", {$add: [...]}, {$cond: ...}, {a: <expr>}, ...), parsed
+// once into a tree and evaluated against a document: the building block of
+// the aggregation pipeline's stages ($project, $addFields, $group, ...) and
+// of $expr (issue 14; this is its first part).
+//
+// Semantics are MongoDB's:
+//   - a field path that finds nothing is *missing*, which is not null:
+//     {$eq: ["$nope", null]} is false, and missing sorts below null; a path
+//     through an array maps over it ("$a.b" on {a: [{b: 1}, {b: 2}]} is
+//     [1, 2]);
+//   - arithmetic keeps MongoDB's numeric types: int32 + int32 stays int32
+//     unless it overflows (then int64, then double); a double makes the
+//     result a double, a decimal a decimal; a date plus a number is a date;
+//   - truthiness: false, null, missing and zero (of any numeric type) are
+//     false, everything else (empty strings and arrays too) is true;
+//   - errors carry MongoDB's codes and words: 168 "Unrecognized expression
+//     '$x'", 16020 "Expression $subtract takes exactly 2 arguments. 1 were
+//     passed in.", 16554 "$add only supports numeric or date types, not
+//     string", 16608 "can't $divide by zero", 17276 "Use of undefined
+//     variable: x", ...
+//
+// The operators this part implements: $literal, $let; $add $subtract
+// $multiply $divide $mod $abs $ceil $floor; $eq $ne $gt $gte $lt $lte $cmp;
+// $and $or $not; $cond $ifNull $switch; $concat $toUpper $toLower
+// $strLenCP; $size $arrayElemAt $isArray $in $concatArrays. Any other
+// operator name MongoDB has is NotImplemented (238); a name MongoDB does
+// not have is 168.
+//
+// Thread safety: a parsed tree is immutable and may be evaluated from
+// several threads at once.
+#ifndef ROCKDOC_QUERY_EXPRESSION_EXPRESSION_H_
+#define ROCKDOC_QUERY_EXPRESSION_EXPRESSION_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "rockdoc/document.h"
+#include "rockdoc/status.h"
+
+namespace rockdoc::internal {
+
+// What an expression reads when it is evaluated.
+struct ExpressionVariables {
+  DocumentView root;        // $$ROOT, and $$CURRENT
+  int64_t now_ms = 0;       // $$NOW (one instant for a whole pipeline)
+  std::vector<Value> user;  // $let's variables (and a pipeline's `let`), by id
+};
+
+// The variable names in scope while parsing, each with the id its value
+// has in ExpressionVariables::user.
+class VariableScope {
+ public:
+  // Declares `name` (checked as MongoDB checks user variable names: a
+  // lowercase letter or a non-ASCII character first, then letters, digits
+  // and _) and returns its id.
+  StatusOr<int> Define(std::string_view name);
+  // The id of the innermost `name` in scope, or -1.
+  int Find(std::string_view name) const;
+  // Leaves the scopes opened since size() was `size`.
+  void PopTo(size_t size) { names_.resize(size); }
+  size_t size() const { return names_.size(); }
+  // How many ids were given out: the size ExpressionVariables::user needs.
+  int id_count() const { return next_id_; }
+
+ private:
+  std::vector<std::pair<std::string, int>> names_;
+  int next_id_ = 0;
+};
+
+class Expression {
+ public:
+  virtual ~Expression() = default;
+  // The value; a missing Value (ok() false) when it evaluates to missing
+  // (a field that is not there, $$REMOVE).
+  virtual StatusOr<Value> Evaluate(const ExpressionVariables& vars) const = 0;
+};
+using ExpressionPtr = std::unique_ptr<Expression>;
+
+// Parses an expression: a constant, "$path", "$$variable[.path]", an object
+// whose fields are expressions, an array of expressions, or {$op: args}.
+StatusOr<ExpressionPtr> ParseExpression(const Element& e, VariableScope* scope);
+
+// Aggregation's truthiness (a missing Element is false).
+bool IsTruthy(const Element& e);
+
+}  // namespace rockdoc::internal
+
+#endif  // ROCKDOC_QUERY_EXPRESSION_EXPRESSION_H_
