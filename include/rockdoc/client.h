@@ -490,6 +490,16 @@ struct DistinctOptions {
   int64_t max_time_ms = 0;
 };
 
+// Collection::Aggregate's options.
+struct AggregateOptions {
+  // maxTimeMS, applied to the pipeline's finds (its leading $match/$sort/
+  // $skip/$limit, and each $lookup's); 0 = no limit.
+  int64_t max_time_ms = 0;
+  // An index for the pipeline's leading find: a key pattern, or a name.
+  Document hint;
+  std::string hint_name;
+};
+
 enum class ReturnDocument { kBefore, kAfter };
 
 struct FindOneAndModifyOptions {
@@ -625,6 +635,11 @@ class Collection {
   // ...}, executionStats: {...}} (the latter at the two higher verbosities).
   StatusOr<Document> ExplainFind(DocumentView filter, const FindOptions& options,
                                  ExplainVerbosity verbosity) const;
+  // Runs the aggregation pipeline `pipeline` (an array of stages, e.g.
+  // [{$match: ...}, {$group: ...}]) over this collection; see
+  // src/pipeline/pipeline.h for the stages rockdoc has. A malformed stage
+  // fails here, with MongoDB's code, before any document is read.
+  StatusOr<Cursor> Aggregate(DocumentView pipeline, const AggregateOptions& options = {}) const;
   // MongoDB's explain of the distinct: the plan of the query that reads the
   // documents matching `filter` (Distinct runs that find and collects the
   // values of `field`); the key is checked as Distinct checks it.

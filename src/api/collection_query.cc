@@ -4,6 +4,7 @@
 #include <set>
 
 #include "api/collection_internal.h"
+#include "pipeline/pipeline.h"
 #include "query/field_path.h"
 #include "rockdoc/client.h"
 #include "store/write_ops.h"
@@ -303,6 +304,26 @@ StatusOr<std::vector<Value>> Collection::Distinct(std::string_view field, Docume
   }
   ROCKDOC_RETURN_IF_ERROR(cursor.status());
   return std::vector<Value>(values.begin(), values.end());
+}
+
+StatusOr<Cursor> Collection::Aggregate(DocumentView pipeline,
+                                       const AggregateOptions& options) const {
+  internal::PipelineOptions po;
+  po.max_time_ms = options.max_time_ms;
+  if (!options.hint.empty()) po.hint = options.hint;
+  if (!options.hint_name.empty()) po.hint_name = options.hint_name;
+  // The pipeline's finds: this collection's, and $lookup's of its siblings,
+  // through the same session.
+  internal::FindFn find = [self = *this](std::string_view collection, DocumentView filter,
+                                         const FindOptions& fo)
+      -> StatusOr<std::unique_ptr<internal::CursorImpl>> {
+    Collection c(self.engine_, self.db_name_, std::string(collection), self.session_);
+    ROCKDOC_ASSIGN_OR_RETURN(Cursor cursor, c.Find(filter, fo));
+    return std::move(cursor.impl_);
+  };
+  ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<internal::DocumentSource> source,
+                           internal::OpenPipeline(name_, pipeline, po, std::move(find)));
+  return Cursor(internal::PipelineCursor(std::move(source)));
 }
 
 StatusOr<Document> Collection::ExplainDistinct(std::string_view field, DocumentView filter,

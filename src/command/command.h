@@ -137,6 +137,13 @@ Status MaxTimeRow(const Element& e, O*) {
       {"lsid", &Accept<O>}, {"txnNumber", &Accept<O>}, {"autocommit", &Accept<O>}, \
       {"startTransaction", &Accept<O>}, {"maxTimeMS", &MaxTimeRow<O>},
 
+// FailedToParse (9) "BSON field '<path>' is missing but a required field",
+// MongoDB's IDL error for a required field that is absent.
+inline Status MissingField(std::string_view path) {
+  return Status(ErrorCode::kFailedToParse,
+                "BSON field '" + std::string(path) + "' is missing but a required field");
+}
+
 // A count in a reply as MongoDB's BSONObjBuilder::appendNumber writes it:
 // an int while it fits one, else a long.
 inline void AppendCount(BsonBuilder* reply, std::string_view name, int64_t n) {

@@ -153,8 +153,7 @@ Status RunGetMore(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
   GetMoreArgs args;
   ROCKDOC_RETURN_IF_ERROR(DecodeCommand("getMore", cmd, kGetMoreFields, &args));
   if (args.collection.empty()) {
-    return Status(ErrorCode::kFailedToParse,
-                  "BSON field 'getMore.collection' is missing but a required field");
+    return MissingField("getMore.collection");
   }
   const std::string ns = Namespace(ctx, args.collection);
   ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<CommandCursor> c, ctx.cursors->CheckOut(args.id, ns));
@@ -212,8 +211,7 @@ Status RunKillCursors(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply)
   KillCursorsArgs args;
   ROCKDOC_RETURN_IF_ERROR(DecodeCommand("killCursors", cmd, kKillCursorsFields, &args));
   if (!args.has_ids) {
-    return Status(ErrorCode::kFailedToParse,
-                  "BSON field 'killCursors.cursors' is missing but a required field");
+    return MissingField("killCursors.cursors");
   }
   std::vector<int64_t> killed, not_found;
   const std::string ns = Namespace(ctx, args.collection);
@@ -301,8 +299,7 @@ Status RunInsert(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
   InsertArgs args;
   ROCKDOC_RETURN_IF_ERROR(DecodeCommand("insert", cmd, kInsertFields, &args));
   if (!args.has_documents) {
-    return Status(ErrorCode::kFailedToParse,
-                  "BSON field 'insert.documents' is missing but a required field");
+    return MissingField("insert.documents");
   }
   if (args.documents.empty()) {
     return Status(ErrorCode::kInvalidLength,
@@ -402,9 +399,7 @@ Status DecodeWrite(std::string_view command, std::string_view statements, Docume
                    const OptionField<WriteArgs> (&table)[N], WriteArgs* args) {
   ROCKDOC_RETURN_IF_ERROR(DecodeCommand(command, cmd, table, args));
   if (!args->has_statements) {
-    return Status(ErrorCode::kFailedToParse, "BSON field '" + std::string(command) + "." +
-                                                 std::string(statements) +
-                                                 "' is missing but a required field");
+    return MissingField(std::string(command) + "." + std::string(statements));
   }
   if (args->statements.empty()) {
     return Status(ErrorCode::kInvalidLength,
@@ -438,9 +433,7 @@ Status RunUpdate(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
     st.options.bypass_document_validation = args.bypass_document_validation;
     Status s = DecodeCommand("update.updates", args.statements[i], kUpdateStatementFields, &st);
     if (s.ok() && (!st.has_q || !st.has_u)) {
-      s = Status(ErrorCode::kFailedToParse, std::string("BSON field 'update.updates.") +
-                                                (st.has_q ? "u" : "q") +
-                                                "' is missing but a required field");
+      s = MissingField(std::string("update.updates.") + (st.has_q ? "u" : "q"));
     }
     auto run = [&]() -> StatusOr<UpdateResult> {
       ROCKDOC_RETURN_IF_ERROR(s);
@@ -522,9 +515,7 @@ Status RunDelete(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
     st.options.max_time_ms = args.max_time_ms;
     Status s = DecodeCommand("delete.deletes", args.statements[i], kDeleteStatementFields, &st);
     if (s.ok() && (!st.has_q || st.limit < 0)) {
-      s = Status(ErrorCode::kFailedToParse, std::string("BSON field 'delete.deletes.") +
-                                                (st.has_q ? "limit" : "q") +
-                                                "' is missing but a required field");
+      s = MissingField(std::string("delete.deletes.") + (st.has_q ? "limit" : "q"));
     }
     auto run = [&]() -> StatusOr<DeleteResult> {
       ROCKDOC_RETURN_IF_ERROR(s);
@@ -742,8 +733,7 @@ Status RunDistinct(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
   DistinctArgs args;
   ROCKDOC_RETURN_IF_ERROR(DecodeCommand("distinct", cmd, kDistinctFields, &args));
   if (!args.has_key) {
-    return Status(ErrorCode::kFailedToParse,
-                  "BSON field 'distinct.key' is missing but a required field");
+    return MissingField("distinct.key");
   }
   ROCKDOC_ASSIGN_OR_RETURN(
       std::vector<Value> values,
@@ -752,6 +742,72 @@ Status RunDistinct(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
   for (const Value& v : values) reply->AppendElementAs("", v.element());
   reply->Close();
   return Status::OK();
+}
+
+// ---- aggregate ----
+
+namespace {
+struct AggregateArgs {
+  std::string collection;
+  Document pipeline;
+  bool has_pipeline = false;
+  bool has_cursor = false;
+  CursorOption cursor;
+  AggregateOptions options;
+};
+constexpr OptionField<AggregateArgs> kAggregateFields[] = {
+    {"aggregate",
+     [](const Element& e, AggregateArgs* o) -> Status {
+       if (e.IsNumber() && e.NumberAsDouble() == 1) {
+         return Status(ErrorCode::kNotImplemented,
+                       "aggregate: 1 (a pipeline without a collection, $documents) is not "
+                       "supported by rockdoc yet");
+       }
+       ROCKDOC_ASSIGN_OR_RETURN(o->collection, CollectionName("aggregate", e));
+       return Status::OK();
+     }},
+    {"pipeline",
+     [](const Element& e, AggregateArgs* o) -> Status {
+       if (e.type() != BsonType::kArray) return WrongType(e, "type 'array'");
+       o->pipeline = Document::AdoptValidated(std::string(e.Array().bytes()));
+       o->has_pipeline = true;
+       return Status::OK();
+     }},
+    {"cursor",
+     [](const Element& e, AggregateArgs* o) {
+       o->has_cursor = true;
+       return DecodeCursorOption(e, &o->cursor);
+     }},
+    {"maxTimeMS",
+     [](const Element& e, AggregateArgs* o) {
+       return NonNegativeRow<AggregateOptions, &AggregateOptions::max_time_ms>(e, &o->options);
+     }},
+    {"hint", [](const Element& e, AggregateArgs* o) { return HintRow(e, &o->options); }},
+    {"allowDiskUse", [](const Element& e, AggregateArgs*) { return CheckAllowDiskUse(e); }},
+    // Only $out and $merge write, and rockdoc has neither yet.
+    {"bypassDocumentValidation", nullptr},
+    {"explain", nullptr},
+    {"let", nullptr},
+    {"collation", nullptr},
+    ROCKDOC_GENERIC_COMMAND_ROWS(AggregateArgs)};
+}  // namespace
+
+Status RunAggregate(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
+  AggregateArgs args;
+  ROCKDOC_RETURN_IF_ERROR(DecodeCommand("aggregate", cmd, kAggregateFields, &args));
+  if (!args.has_pipeline) {
+    return MissingField("aggregate.pipeline");
+  }
+  if (!args.has_cursor) {
+    return Status(ErrorCode::kFailedToParse,
+                  "The 'cursor' option is required, except for aggregate with the explain "
+                  "argument");
+  }
+  ROCKDOC_ASSIGN_OR_RETURN(
+      Cursor cursor,
+      ctx.database().GetCollection(args.collection).Aggregate(args.pipeline.view(), args.options));
+  return CursorReply(ctx, CommandCursor(ctx.db, args.collection, std::move(cursor)),
+                     args.cursor.batch_size, false, reply);
 }
 
 // ---- explain ----
@@ -859,8 +915,7 @@ StatusOr<Document> ExplainInner(CommandContext& ctx, DocumentView inner,
     DistinctArgs args;
     ROCKDOC_RETURN_IF_ERROR(DecodeCommand("distinct", inner, kDistinctFields, &args));
     if (!args.has_key) {
-      return Status(ErrorCode::kFailedToParse,
-                    "BSON field 'distinct.key' is missing but a required field");
+      return MissingField("distinct.key");
     }
     return ctx.database()
         .GetCollection(args.collection)

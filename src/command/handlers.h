@@ -50,6 +50,7 @@ Status RunUpdate(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
 Status RunDelete(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
 Status RunCount(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
 Status RunDistinct(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+Status RunAggregate(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
 Status RunFindAndModify(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
 Status RunExplain(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
 
@@ -60,6 +61,14 @@ Status RunExplain(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
 // is false.
 Status CursorReply(CommandContext& ctx, struct CommandCursor c, int64_t batch_size,
                    bool single_batch, BsonBuilder* reply);
+
+// A command's `cursor: {batchSize}` option (listCollections, listIndexes,
+// aggregate): batchSize a non-negative integer (51024 otherwise), any other
+// field 40415.
+struct CursorOption {
+  int64_t batch_size = 101;  // MongoDB's default first batch
+};
+Status DecodeCursorOption(const Element& e, CursorOption* out);
 
 }  // namespace rockdoc::internal
 

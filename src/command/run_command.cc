@@ -20,6 +20,7 @@ namespace {
 // rows of their own, as MongoDB registers them.
 constexpr CommandDefinition kCommands[] = {
     {"abortTransaction", &RunAbortTransaction, /*admin_only=*/true},
+    {"aggregate", &RunAggregate},
     {"buildInfo", &RunBuildInfo},
     {"buildinfo", &RunBuildInfo},
     {"collMod", &RunCollMod},

@@ -131,10 +131,6 @@ Status CursorReply(CommandContext& ctx, CommandCursor c, int64_t batch_size, boo
 
 namespace {
 
-// A command's `cursor: {batchSize}` option.
-struct CursorOption {
-  int64_t batch_size = kDefaultFirstBatch;
-};
 Status CursorBatchSize(const Element& e, CursorOption* o) {
   if (e.key() != "batchSize") {
     return Status(ErrorCode::kUnknownBsonField,
@@ -148,11 +144,15 @@ Status CursorBatchSize(const Element& e, CursorOption* o) {
   }
   return Status::OK();
 }
+}  // namespace
+
 Status DecodeCursorOption(const Element& e, CursorOption* out) {
   if (!e.IsDocument()) return WrongType(e, "type 'object'");
   for (Element f : e.Document()) ROCKDOC_RETURN_IF_ERROR(CursorBatchSize(f, out));
   return Status::OK();
 }
+
+namespace {
 
 struct ListCollectionsArgs {
   Document filter;
@@ -305,8 +305,7 @@ Status RunRenameCollection(CommandContext& ctx, DocumentView cmd, BsonBuilder*) 
   RenameArgs args;
   ROCKDOC_RETURN_IF_ERROR(DecodeCommand("renameCollection", cmd, kRenameFields, &args));
   if (!cmd.Get("to").ok()) {
-    return Status(ErrorCode::kFailedToParse,
-                  "BSON field 'renameCollection.to' is missing but a required field");
+    return MissingField("renameCollection.to");
   }
   std::string from_db, from, to_db, to;
   ROCKDOC_RETURN_IF_ERROR(SplitNamespace(cmd.Get("renameCollection"), &from_db, &from));
@@ -466,8 +465,7 @@ Status RunCreateIndexes(CommandContext& ctx, DocumentView cmd, BsonBuilder* repl
   CreateIndexesArgs args;
   ROCKDOC_RETURN_IF_ERROR(DecodeCommand("createIndexes", cmd, kCreateIndexesFields, &args));
   if (args.indexes.empty()) {
-    return Status(ErrorCode::kFailedToParse,
-                  "BSON field 'createIndexes.indexes' is missing but a required field");
+    return MissingField("createIndexes.indexes");
   }
   Collection c = ctx.database().GetCollection(args.collection);
   auto before = c.ListIndexes();
@@ -532,8 +530,7 @@ Status RunDropIndexes(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply)
   DropIndexesArgs args;
   ROCKDOC_RETURN_IF_ERROR(DecodeCommand("dropIndexes", cmd, kDropIndexesFields, &args));
   if (!cmd.Get("index").ok()) {
-    return Status(ErrorCode::kFailedToParse,
-                  "BSON field 'dropIndexes.index' is missing but a required field");
+    return MissingField("dropIndexes.index");
   }
   Collection c = ctx.database().GetCollection(args.collection);
   ROCKDOC_ASSIGN_OR_RETURN(std::vector<Document> before, c.ListIndexes());

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "command/command.h"
 #include "common/clock.h"
 
 namespace rockdoc::internal {
@@ -30,8 +31,7 @@ Status SessionKey(const Element& lsid, std::string* key) {
     }
   }
   if (!has_id) {
-    return Status(ErrorCode::kFailedToParse,
-                  "BSON field 'lsid.id' is missing but a required field");
+    return MissingField("lsid.id");
   }
   return Status::OK();
 }

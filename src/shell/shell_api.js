@@ -305,6 +305,29 @@
   }
   global.DBQuery = Cursor;  // the legacy shell's name
 
+  // mongosh's AggregationCursor: the aggregate command's cursor, read as a
+  // find's is (first batch, then getMore). It has no query modifiers.
+  class AggregationCursor extends Cursor {
+    constructor(collection, pipeline, options) {
+      super(collection, {}, {});
+      hidden(this, '_pipeline', pipeline);
+      hidden(this, '_aggregateOptions', options);
+    }
+    _findCommand() {
+      const cmd = { aggregate: this._coll._name, pipeline: this._pipeline, cursor: {} };
+      if (this._batchSize !== undefined) cmd.cursor.batchSize = this._batchSize;
+      return assignDefined(cmd, this._aggregateOptions);
+    }
+    toString() { return `AggregationCursor(${this._coll._fullName})`; }
+    [inspectSymbol]() { return `AggregationCursor(${this._coll._fullName})`; }
+  }
+  for (const name of ['sort', 'skip', 'limit', 'project', 'projection', 'hint', 'comment',
+    'readPref', 'readConcern', 'noCursorTimeout', 'allowDiskUse', 'allowPartialResults', 'count',
+    'size', 'collation', 'min', 'max', 'returnKey', 'showRecordId', 'tailable', 'addOption',
+    'maxAwaitTimeMS', 'maxScan', 'oplogReplay', 'maxTimeMS']) {
+    Object.defineProperty(AggregationCursor.prototype, name, { value: undefined, writable: true, configurable: true });
+  }
+
   // ---- collections ----
   // Every method runs database commands (command/), as mongosh's run
   // through its driver: the options go to the command as its fields, and
@@ -603,6 +626,18 @@
       if (opts.batchSize !== undefined) {
         delete cursor._opts.batchSize;
         cursor.batchSize(opts.batchSize);
+      }
+      return cursor;
+    }
+    // mongosh's aggregate(pipeline, options): the aggregate command; its
+    // options are the command's fields (batchSize the cursor's).
+    aggregate(pipeline, options) {
+      if (!Array.isArray(pipeline)) throw argError('aggregate needs an array of stages');
+      const opts = assignDefined({}, options);
+      const cursor = new AggregationCursor(this, pipeline, opts);
+      if (opts.batchSize !== undefined) {
+        delete opts.batchSize;
+        cursor.batchSize(options.batchSize);
       }
       return cursor;
     }
@@ -1197,7 +1232,7 @@
   // (other names still are: db.a.b is the collection "a.b").
   const NOT_SUPPORTED = [
     [Collection, 'Collection', [
-      'aggregate', 'analyzeShardKey', 'checkMetadataConsistency',
+      'analyzeShardKey', 'checkMetadataConsistency',
       'compactStructuredEncryptionData', 'configureQueryAnalyzer', 'convertToCapped',
       'createSearchIndex', 'createSearchIndexes', 'dropSearchIndex', 'getPlanCache',
       'getSearchIndexes', 'getShardDistribution', 'getShardLocation', 'getShardVersion',

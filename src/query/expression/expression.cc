@@ -11,9 +11,9 @@
 
 namespace rockdoc::internal {
 
-namespace {
-
 // ---- values ----
+
+namespace {
 
 template <typename Fn>
 Value Make(Fn&& append) {
@@ -24,12 +24,6 @@ Value Make(Fn&& append) {
 }
 Value Int32Value(int32_t v) {
   return Make([&](BsonBuilder& b) { b.AppendInt32("v", v); });
-}
-Value Int64Value(int64_t v) {
-  return Make([&](BsonBuilder& b) { b.AppendInt64("v", v); });
-}
-Value DoubleValue(double v) {
-  return Make([&](BsonBuilder& b) { b.AppendDouble("v", v); });
 }
 Value DecimalValue(const Decimal128& v) {
   return Make([&](BsonBuilder& b) { b.AppendDecimal128("v", v); });
@@ -43,16 +37,26 @@ Value StringValue(std::string_view v) {
 Value DateValue(int64_t ms) {
   return Make([&](BsonBuilder& b) { b.AppendDateTime("v", ms); });
 }
+
+}  // namespace
+
+Value Int64Value(int64_t v) {
+  return Make([&](BsonBuilder& b) { b.AppendInt64("v", v); });
+}
+Value DoubleValue(double v) {
+  return Make([&](BsonBuilder& b) { b.AppendDouble("v", v); });
+}
 Value NullValue() {
   return Make([&](BsonBuilder& b) { b.AppendNull("v"); });
 }
-// An integer as MongoDB's arithmetic leaves one: int32 when it fits.
 Value IntegerValue(int64_t v) {
   if (v >= std::numeric_limits<int32_t>::min() && v <= std::numeric_limits<int32_t>::max()) {
     return Int32Value(static_cast<int32_t>(v));
   }
   return Int64Value(v);
 }
+
+namespace {
 
 bool IsNullish(const Value& v) { return !v.ok() || v.element().IsNull() || v.type() == BsonType::kUndefined; }
 
@@ -71,67 +75,6 @@ int Compare(const Value& a, const Value& b) {
 }
 
 // ---- numbers ----
-
-// A sum or product of numbers in MongoDB's widening: int32 -> int64 ->
-// double (on overflow, or a double operand) -> decimal (a decimal operand).
-class Arithmetic {
- public:
-  explicit Arithmetic(bool multiply) : multiply_(multiply), i_(multiply ? 1 : 0), d_(multiply ? 1 : 0) {
-    dec_ = Decimal128::FromInt64(multiply ? 1 : 0);
-  }
-  void Add(const Element& e) {
-    if (e.type() == BsonType::kDecimal128 || kind_ == kDecimal) {
-      if (kind_ != kDecimal) dec_ = Current();
-      kind_ = kDecimal;
-      dec_ = multiply_ ? update_internal::DecimalMultiply(dec_, update_internal::NumberToDecimal(e))
-                       : update_internal::DecimalAdd(dec_, update_internal::NumberToDecimal(e));
-      return;
-    }
-    if (e.type() == BsonType::kDouble || kind_ == kDouble) {
-      if (kind_ != kDouble) d_ = static_cast<double>(i_);
-      kind_ = kDouble;
-      d_ = multiply_ ? d_ * e.NumberAsDouble() : d_ + e.NumberAsDouble();
-      return;
-    }
-    int64_t v = e.type() == BsonType::kInt32 ? e.Int32() : e.Int64();
-    if (e.type() == BsonType::kInt64) long_ = true;
-    int64_t r = 0;
-    if (multiply_ ? __builtin_mul_overflow(i_, v, &r) : __builtin_add_overflow(i_, v, &r)) {
-      kind_ = kDouble;
-      d_ = multiply_ ? static_cast<double>(i_) * static_cast<double>(v)
-                     : static_cast<double>(i_) + static_cast<double>(v);
-      return;
-    }
-    i_ = r;
-  }
-  Value Result() const {
-    switch (kind_) {
-      case kDecimal: return DecimalValue(dec_);
-      case kDouble: return DoubleValue(d_);
-      default:
-        if (long_) return Int64Value(i_);
-        return IntegerValue(i_);
-    }
-  }
-  // The value as a number of milliseconds (for a date's offset).
-  int64_t AsMillis() const {
-    if (kind_ == kInteger) return i_;
-    if (kind_ == kDouble) return static_cast<int64_t>(std::llround(d_));
-    return static_cast<int64_t>(std::llround(std::stod(dec_.ToString())));
-  }
-
- private:
-  enum Kind { kInteger, kDouble, kDecimal };
-  Decimal128 Current() const {
-    return kind_ == kDouble ? Decimal128::FromDouble(d_) : Decimal128::FromInt64(i_);
-  }
-  bool multiply_;
-  Kind kind_ = kInteger;
-  bool long_ = false;
-  int64_t i_;
-  double d_;
-  Decimal128 dec_;
-};
 
 // ---- the expression tree ----
 
@@ -276,7 +219,7 @@ StatusOr<std::vector<Value>> EvaluateAll(const Args& args, const ExpressionVaria
 
 StatusOr<Value> AddOp(const Args& args, const ExpressionVariables& vars) {
   ROCKDOC_ASSIGN_OR_RETURN(std::vector<Value> values, EvaluateAll(args, vars));
-  Arithmetic sum(false);
+  NumberSum sum(false);
   std::optional<int64_t> date;
   for (const Value& v : values) {
     if (IsNullish(v)) return NullValue();
@@ -295,7 +238,7 @@ StatusOr<Value> AddOp(const Args& args, const ExpressionVariables& vars) {
 
 StatusOr<Value> MultiplyOp(const Args& args, const ExpressionVariables& vars) {
   ROCKDOC_ASSIGN_OR_RETURN(std::vector<Value> values, EvaluateAll(args, vars));
-  Arithmetic product(true);
+  NumberSum product(true);
   for (const Value& v : values) {
     if (IsNullish(v)) return NullValue();
     if (!v.element().IsNumber()) {
@@ -311,7 +254,7 @@ StatusOr<Value> SubtractOp(const Args& args, const ExpressionVariables& vars) {
   if (IsNullish(v[0]) || IsNullish(v[1])) return NullValue();
   const Element a = v[0].element(), b = v[1].element();
   if (a.IsNumber() && b.IsNumber()) {
-    Arithmetic diff(false);
+    NumberSum diff(false);
     diff.Add(a);
     // a - b as a + (-b): negate b in its own type.
     if (b.type() == BsonType::kDecimal128) {
@@ -333,7 +276,7 @@ StatusOr<Value> SubtractOp(const Args& args, const ExpressionVariables& vars) {
     return Int64Value(a.DateTime() - b.DateTime());
   }
   if (a.type() == BsonType::kDateTime && b.IsNumber()) {
-    Arithmetic offset(false);
+    NumberSum offset(false);
     offset.Add(b);
     return DateValue(a.DateTime() - offset.AsMillis());
   }
@@ -901,6 +844,57 @@ StatusOr<ExpressionPtr> ParseOperator(std::string_view name, const Element& oper
 }
 
 }  // namespace
+
+NumberSum::NumberSum(bool multiply)
+    : multiply_(multiply), i_(multiply ? 1 : 0), d_(multiply ? 1 : 0),
+      dec_(Decimal128::FromInt64(multiply ? 1 : 0)) {}
+
+void NumberSum::Add(const Element& e) {
+  if (e.type() == BsonType::kDecimal128 || kind_ == kDecimal) {
+    if (kind_ != kDecimal) {
+      dec_ = kind_ == kDouble ? Decimal128::FromDouble(d_) : Decimal128::FromInt64(i_);
+    }
+    kind_ = kDecimal;
+    const Decimal128 x = update_internal::NumberToDecimal(e);
+    dec_ = multiply_ ? update_internal::DecimalMultiply(dec_, x) : update_internal::DecimalAdd(dec_, x);
+    return;
+  }
+  if (e.type() == BsonType::kDouble || kind_ == kDouble) {
+    if (kind_ != kDouble) d_ = static_cast<double>(i_);
+    kind_ = kDouble;
+    d_ = multiply_ ? d_ * e.NumberAsDouble() : d_ + e.NumberAsDouble();
+    return;
+  }
+  const int64_t v = e.type() == BsonType::kInt32 ? e.Int32() : e.Int64();
+  if (e.type() == BsonType::kInt64) long_ = true;
+  int64_t r = 0;
+  if (multiply_ ? __builtin_mul_overflow(i_, v, &r) : __builtin_add_overflow(i_, v, &r)) {
+    kind_ = kDouble;
+    d_ = multiply_ ? static_cast<double>(i_) * static_cast<double>(v)
+                   : static_cast<double>(i_) + static_cast<double>(v);
+    return;
+  }
+  i_ = r;
+}
+
+Value NumberSum::Result() const {
+  switch (kind_) {
+    case kDecimal: return DecimalValue(dec_);
+    case kDouble: return DoubleValue(d_);
+    default: return long_ ? Int64Value(i_) : IntegerValue(i_);
+  }
+}
+
+double NumberSum::AsDouble() const {
+  return kind_ == kInteger ? static_cast<double>(i_) : kind_ == kDouble ? d_ : std::stod(dec_.ToString());
+}
+
+int64_t NumberSum::AsMillis() const {
+  if (kind_ == kInteger) return i_;
+  const double d = AsDouble();
+  if (!(std::fabs(d) < 9.2e18)) return 0;  // NaN or out of range: no offset
+  return static_cast<int64_t>(std::llround(d));
+}
 
 StatusOr<int> VariableScope::Define(std::string_view name) {
   if (name.empty()) return Failed(16866, "empty variable names are not allowed");

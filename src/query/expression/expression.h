@@ -81,6 +81,39 @@ class Expression {
 };
 using ExpressionPtr = std::unique_ptr<Expression>;
 
+// Values as expressions make them (IntegerValue: int32 when it fits, else
+// int64).
+Value NullValue();
+Value IntegerValue(int64_t v);
+Value Int64Value(int64_t v);
+Value DoubleValue(double v);
+
+// A sum (or product) of numbers with MongoDB's widening ($add, $multiply,
+// $sum, $avg): int32 -> int64 on overflow -> double; a double operand makes
+// it a double, a decimal operand a decimal. Non-numbers are the caller's to
+// refuse or skip.
+class NumberSum {
+ public:
+  explicit NumberSum(bool multiply = false);
+  void Add(const Element& number);
+  // The total in its type (int32 while an all-int32 total fits one).
+  Value Result() const;
+  // The total as a double ($avg); a decimal total is NotImplemented there.
+  bool is_decimal() const { return kind_ == kDecimal; }
+  double AsDouble() const;
+  // The total rounded to an integer (a date's offset in milliseconds).
+  int64_t AsMillis() const;
+
+ private:
+  enum Kind { kInteger, kDouble, kDecimal };
+  bool multiply_;
+  Kind kind_ = kInteger;
+  bool long_ = false;
+  int64_t i_;
+  double d_;
+  Decimal128 dec_;
+};
+
 // Parses an expression: a constant, "$path", "$$variable[.path]", an object
 // whose fields are expressions, an array of expressions, or {$op: args}.
 StatusOr<ExpressionPtr> ParseExpression(const Element& e, VariableScope* scope);

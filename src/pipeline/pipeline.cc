@@ -1,0 +1,1322 @@
+// pipeline/pipeline.cc: the aggregation pipeline's stages (pipeline.h).
+#include "pipeline/pipeline.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "query/expression/expression.h"
+#include "query/match_expression.h"
+#include "query/sort_pattern.h"
+#include "rockdoc/json.h"
+
+namespace rockdoc::internal {
+
+namespace {
+
+Status Failed(int code, std::string message) {
+  return Status(static_cast<ErrorCode>(code), std::move(message));
+}
+
+std::string Shown(const Element& e) { return ValueToJson(e, JsonFormat::kShell); }
+
+std::vector<std::string> SplitDotted(std::string_view path) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (;;) {
+    const size_t dot = path.find('.', start);
+    parts.emplace_back(path.substr(start, dot == std::string_view::npos ? dot : dot - start));
+    if (dot == std::string_view::npos) return parts;
+    start = dot + 1;
+  }
+}
+
+// A field name of an output document: not empty, no '$' first, no '.'.
+Status CheckFieldName(std::string_view stage, std::string_view name) {
+  if (name.empty()) return Failed(40352, "FieldPath cannot be constructed with empty string");
+  if (name[0] == '$') {
+    return Failed(16410, std::string(stage) +
+                             ": FieldPath field names may not start with '$'. Consider using "
+                             "$getField or $setField.");
+  }
+  return Status::OK();
+}
+
+// ---- sources ----
+
+// The pipeline's find.
+class CursorSource : public DocumentSource {
+ public:
+  explicit CursorSource(std::unique_ptr<CursorImpl> cursor) : cursor_(std::move(cursor)) {}
+  StatusOr<std::optional<Document>> Next() override {
+    if (cursor_->Next()) {
+      return std::optional<Document>(
+          Document::AdoptValidated(std::string(cursor_->document().bytes())));
+    }
+    ROCKDOC_RETURN_IF_ERROR(cursor_->status());
+    return std::optional<Document>();
+  }
+
+ private:
+  std::unique_ptr<CursorImpl> cursor_;
+};
+
+// A stage over the stage before it.
+class Stage : public DocumentSource {
+ public:
+  void set_input(std::unique_ptr<DocumentSource> input) { input_ = std::move(input); }
+
+ protected:
+  std::unique_ptr<DocumentSource> input_;
+};
+
+// A stage that evaluates expressions against each document: their
+// variables ($$ROOT the document, $$NOW the pipeline's instant, room for
+// the $let variables parsed).
+class ExpressionStage : public Stage {
+ public:
+  ExpressionStage(int variables, int64_t now_ms) : variables_(variables), now_ms_(now_ms) {}
+
+ protected:
+  ExpressionVariables VariablesFor(const Document& doc) const {
+    ExpressionVariables vars;
+    vars.root = doc.view();
+    vars.now_ms = now_ms_;
+    vars.user.resize(variables_);
+    return vars;
+  }
+
+ private:
+  int variables_;
+  int64_t now_ms_;
+};
+
+// ---- $match ----
+
+class MatchStage : public Stage {
+ public:
+  explicit MatchStage(std::unique_ptr<MatchExpression> expr) : expr_(std::move(expr)) {}
+  StatusOr<std::optional<Document>> Next() override {
+    for (;;) {
+      ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> doc, input_->Next());
+      if (!doc || expr_->Matches(doc->view())) return doc;
+    }
+  }
+
+ private:
+  std::unique_ptr<MatchExpression> expr_;
+};
+
+// ---- $project, $addFields, $unset: a tree of the specification's paths ----
+
+struct ProjectionNode {
+  enum Kind { kInternal, kInclude, kExclude, kComputed };
+  Kind kind = kInternal;
+  ExpressionPtr expr;                                                      // kComputed
+  std::vector<std::pair<std::string, std::unique_ptr<ProjectionNode>>> children;  // kInternal
+
+  ProjectionNode* Child(std::string_view name) const {
+    for (const auto& [n, c] : children) {
+      if (n == name) return c.get();
+    }
+    return nullptr;
+  }
+  bool HasComputed() const {
+    if (kind == kComputed) return true;
+    for (const auto& [n, c] : children) {
+      if (c->HasComputed()) return true;
+    }
+    return false;
+  }
+};
+
+// Where `path` (dotted) goes in the tree; 31250-style path collisions as
+// MongoDB reports them.
+StatusOr<ProjectionNode*> NodeAt(ProjectionNode* root, std::string_view stage,
+                                 std::string_view path) {
+  ProjectionNode* node = root;
+  std::vector<std::string> parts = SplitDotted(path);
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const std::string& part = parts[i];
+    if (part.empty()) return Failed(40352, "FieldPath cannot be constructed with empty string");
+    if (part[0] == '$') {
+      return Failed(16410, "FieldPath field names may not start with '$'. Consider using "
+                           "$getField or $setField.");
+    }
+    if (node->kind != ProjectionNode::kInternal) {
+      return Failed(31250, "Invalid " + std::string(stage) + " :: caused by :: Path collision at " +
+                               std::string(path));
+    }
+    ProjectionNode* child = node->Child(part);
+    if (child == nullptr) {
+      node->children.emplace_back(part, std::make_unique<ProjectionNode>());
+      child = node->children.back().second.get();
+    } else if (i + 1 == parts.size() || child->kind != ProjectionNode::kInternal) {
+      return Failed(31250, "Invalid " + std::string(stage) + " :: caused by :: Path collision at " +
+                               std::string(path));
+    }
+    node = child;
+  }
+  return node;
+}
+
+class Projection {
+ public:
+  enum Mode { kInclusion, kExclusion, kAddFields };
+
+  // $project's specification.
+  static StatusOr<Projection> ParseProject(DocumentView spec, VariableScope* scope) {
+    Projection p;
+    p.mode_ = kInclusion;
+    bool any_include = false, any_exclude = false, id_seen = false;
+    std::string first_include, first_exclude;
+    std::vector<std::pair<std::string, const Element*>> flat;
+    if (spec.empty()) {
+      return Failed(51272, "Invalid $project :: caused by :: projection specification must have "
+                           "at least one field");
+    }
+    ROCKDOC_RETURN_IF_ERROR(p.AddSpec(spec, "", scope, &any_include, &any_exclude, &id_seen,
+                                      &first_include, &first_exclude));
+    if (any_exclude && any_include) {
+      return Failed(31254, "Invalid $project :: caused by :: Cannot do exclusion on field " +
+                               first_exclude + " in inclusion projection");
+    }
+    if (any_exclude) {
+      p.mode_ = kExclusion;
+    } else if (!id_seen) {
+      // _id is kept unless excluded: first, as MongoDB writes it.
+      auto id = std::make_unique<ProjectionNode>();
+      id->kind = ProjectionNode::kInclude;
+      p.root_.children.insert(p.root_.children.begin(), {"_id", std::move(id)});
+    }
+    return p;
+  }
+
+  // $addFields / $set: every field computed.
+  static StatusOr<Projection> ParseAddFields(std::string_view stage, DocumentView spec,
+                                             VariableScope* scope) {
+    Projection p;
+    p.mode_ = kAddFields;
+    for (const Element& f : spec) {
+      ROCKDOC_ASSIGN_OR_RETURN(ProjectionNode * node, NodeAt(&p.root_, stage, f.key()));
+      node->kind = ProjectionNode::kComputed;
+      ROCKDOC_ASSIGN_OR_RETURN(node->expr, ParseExpression(f, scope));
+    }
+    return p;
+  }
+
+  // $unset: the named fields removed.
+  static StatusOr<Projection> ParseUnset(const Element& spec) {
+    Projection p;
+    p.mode_ = kExclusion;
+    std::vector<std::string_view> names;
+    if (spec.type() == BsonType::kString) {
+      names.push_back(spec.String());
+    } else if (spec.type() == BsonType::kArray && !spec.Array().empty()) {
+      for (const Element& e : spec.Array()) {
+        if (e.type() != BsonType::kString) {
+          return Failed(31120, "$unset specification must be a string or an array containing "
+                               "only string values");
+        }
+        names.push_back(e.String());
+      }
+    } else {
+      return Failed(31002, "$unset specification must be a string or an array with at least one "
+                           "field");
+    }
+    for (std::string_view name : names) {
+      ROCKDOC_ASSIGN_OR_RETURN(ProjectionNode * node, NodeAt(&p.root_, "$unset", name));
+      node->kind = ProjectionNode::kExclude;
+    }
+    return p;
+  }
+
+  StatusOr<Document> Apply(DocumentView doc, const ExpressionVariables& vars) const {
+    BsonBuilder b;
+    b.OpenDocument("v");
+    ROCKDOC_RETURN_IF_ERROR(ApplyNode(root_, doc, vars, &b));
+    b.Close();
+    Document wrapped = std::move(b).Build();
+    return Document::AdoptValidated(std::string(wrapped.Get("v").Document().bytes()));
+  }
+
+ private:
+  Status AddSpec(DocumentView spec, const std::string& prefix, VariableScope* scope,
+                 bool* any_include, bool* any_exclude, bool* id_seen, std::string* first_include,
+                 std::string* first_exclude) {
+    for (const Element& f : spec) {
+      const std::string path = prefix.empty() ? std::string(f.key()) : prefix + "." + std::string(f.key());
+      if (path == "_id") *id_seen = true;
+      const bool nested = f.type() == BsonType::kDocument && !f.Document().empty() &&
+                          (*f.Document().begin()).key().substr(0, 1) != "$";
+      if (nested) {
+        ROCKDOC_RETURN_IF_ERROR(AddSpec(f.Document(), path, scope, any_include, any_exclude,
+                                        id_seen, first_include, first_exclude));
+        continue;
+      }
+      if (f.type() == BsonType::kDocument && f.Document().empty()) {
+        return Failed(51270, "Invalid $project :: caused by :: An empty sub-projection is not a "
+                             "valid value. Found empty object at path");
+      }
+      ROCKDOC_ASSIGN_OR_RETURN(ProjectionNode * node, NodeAt(&root_, "$project", path));
+      if (f.IsBool() || f.IsNumber()) {
+        const bool include = IsTruthy(f);
+        node->kind = include ? ProjectionNode::kInclude : ProjectionNode::kExclude;
+        if (path != "_id") {
+          if (include) {
+            if (!*any_include) *first_include = path;
+            *any_include = true;
+          } else {
+            if (!*any_exclude) *first_exclude = path;
+            *any_exclude = true;
+          }
+        }
+      } else {
+        node->kind = ProjectionNode::kComputed;
+        ROCKDOC_ASSIGN_OR_RETURN(node->expr, ParseExpression(f, scope));
+        if (path != "_id") {
+          if (!*any_include) *first_include = path;
+          *any_include = true;
+        }
+      }
+    }
+    return Status::OK();
+  }
+
+  // Appends `in`'s fields as `node` projects them to the open document.
+  Status ApplyNode(const ProjectionNode& node, DocumentView in, const ExpressionVariables& vars,
+                   BsonBuilder* out) const {
+    std::set<std::string_view> seen;
+    for (const Element& e : in) {
+      const ProjectionNode* child = node.Child(e.key());
+      if (child == nullptr) {
+        if (mode_ != kInclusion) out->AppendElement(e);  // kept unless included-only
+        continue;
+      }
+      seen.insert(e.key());
+      switch (child->kind) {
+        case ProjectionNode::kInclude: out->AppendElement(e); break;
+        case ProjectionNode::kExclude: break;
+        case ProjectionNode::kComputed:
+          if (mode_ == kAddFields) {
+            ROCKDOC_ASSIGN_OR_RETURN(Value v, child->expr->Evaluate(vars));
+            if (v.ok()) out->AppendElementAs(e.key(), v.element());  // $$REMOVE drops it
+          }
+          break;  // an inclusion's computed fields come after the kept ones
+        case ProjectionNode::kInternal:
+          ROCKDOC_RETURN_IF_ERROR(ApplyInternal(*child, e, vars, out));
+          break;
+      }
+    }
+    if (mode_ == kExclusion) return Status::OK();
+    // Computed fields (and paths into fields the input lacks).
+    for (const auto& [name, child] : node.children) {
+      const bool present = seen.count(name) > 0;
+      if (child->kind == ProjectionNode::kComputed && (mode_ == kInclusion || !present)) {
+        ROCKDOC_ASSIGN_OR_RETURN(Value v, child->expr->Evaluate(vars));
+        if (v.ok()) out->AppendElementAs(name, v.element());
+      } else if (child->kind == ProjectionNode::kInternal && !present && child->HasComputed()) {
+        out->OpenDocument(name);
+        ROCKDOC_RETURN_IF_ERROR(ApplyNode(*child, DocumentView(), vars, out));
+        out->Close();
+      }
+    }
+    return Status::OK();
+  }
+
+  // A field whose subfields the node names: documents recurse, arrays map
+  // over their elements; other values are dropped by an inclusion, kept by
+  // an exclusion, and replaced by a document of the new fields by
+  // $addFields.
+  Status ApplyInternal(const ProjectionNode& node, const Element& e,
+                       const ExpressionVariables& vars, BsonBuilder* out) const {
+    if (e.type() == BsonType::kDocument) {
+      out->OpenDocument(e.key());
+      ROCKDOC_RETURN_IF_ERROR(ApplyNode(node, e.Document(), vars, out));
+      out->Close();
+      return Status::OK();
+    }
+    if (e.type() == BsonType::kArray) {
+      out->OpenArray(e.key());
+      for (const Element& item : e.Array()) {
+        if (item.type() == BsonType::kDocument || item.type() == BsonType::kArray) {
+          ROCKDOC_RETURN_IF_ERROR(ApplyInternal(node, item, vars, out));
+        } else if (mode_ == kExclusion) {
+          out->AppendElement(item);
+        } else if (mode_ == kAddFields) {
+          out->OpenDocument("");
+          ROCKDOC_RETURN_IF_ERROR(ApplyNode(node, DocumentView(), vars, out));
+          out->Close();
+        }
+      }
+      out->Close();
+      return Status::OK();
+    }
+    if (mode_ == kExclusion) {
+      out->AppendElement(e);
+    } else if (mode_ == kAddFields || (mode_ == kInclusion && node.HasComputed())) {
+      out->OpenDocument(e.key());
+      ROCKDOC_RETURN_IF_ERROR(ApplyNode(node, DocumentView(), vars, out));
+      out->Close();
+    }
+    return Status::OK();
+  }
+
+  Mode mode_ = kInclusion;
+  ProjectionNode root_;
+};
+
+class ProjectStage : public ExpressionStage {
+ public:
+  ProjectStage(Projection projection, int variables, int64_t now_ms)
+      : ExpressionStage(variables, now_ms), projection_(std::move(projection)) {}
+  StatusOr<std::optional<Document>> Next() override {
+    ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> doc, input_->Next());
+    if (!doc) return doc;
+    ROCKDOC_ASSIGN_OR_RETURN(Document out, projection_.Apply(doc->view(), VariablesFor(*doc)));
+    return std::optional<Document>(std::move(out));
+  }
+
+ private:
+  Projection projection_;
+};
+
+// ---- $replaceRoot / $replaceWith ----
+
+class ReplaceRootStage : public ExpressionStage {
+ public:
+  ReplaceRootStage(ExpressionPtr expr, int variables, int64_t now_ms)
+      : ExpressionStage(variables, now_ms), expr_(std::move(expr)) {}
+  StatusOr<std::optional<Document>> Next() override {
+    ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> doc, input_->Next());
+    if (!doc) return doc;
+    ROCKDOC_ASSIGN_OR_RETURN(Value v, expr_->Evaluate(VariablesFor(*doc)));
+    if (v.type() != BsonType::kDocument) {
+      return Failed(40228, "'newRoot' expression must evaluate to an object, but resulting value "
+                           "was: " +
+                               (v.ok() ? Shown(v.element()) : std::string("MISSING")) +
+                               ". Type of resulting value: '" +
+                               (v.ok() ? std::string(BsonTypeAlias(v.type())) : "missing") +
+                               "'. Input document: " + ToJson(*doc, JsonFormat::kShell));
+    }
+    return std::optional<Document>(
+        Document::AdoptValidated(std::string(v.element().Document().bytes())));
+  }
+
+ private:
+  ExpressionPtr expr_;
+};
+
+// ---- $skip, $limit ----
+
+StatusOr<int64_t> StageCount(std::string_view stage, const Element& e) {
+  int64_t n = 0;
+  if (!e.IsNumber()) {
+    return stage == "$limit" ? Failed(15957, "the limit must be specified as a number")
+                             : Failed(15972, "Argument to $skip must be a number");
+  }
+  if (!e.ExactInt64(&n)) {
+    return Failed(stage == "$limit" ? 15957 : 15972,
+                  "invalid argument to " + std::string(stage) +
+                      " stage: Cannot represent as a 64-bit integer: " + Shown(e));
+  }
+  if (stage == "$limit" && n <= 0) return Failed(15958, "the limit must be positive");
+  if (stage == "$skip" && n < 0) return Failed(15956, "Argument to $skip cannot be negative");
+  return n;
+}
+
+class SkipLimitStage : public Stage {
+ public:
+  SkipLimitStage(int64_t skip, int64_t limit) : skip_(skip), limit_(limit) {}
+  StatusOr<std::optional<Document>> Next() override {
+    while (skip_ > 0) {
+      ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> doc, input_->Next());
+      if (!doc) return doc;
+      --skip_;
+    }
+    if (limit_ == 0) return std::optional<Document>();
+    if (limit_ > 0) --limit_;
+    return input_->Next();
+  }
+
+ private:
+  int64_t skip_;
+  int64_t limit_;  // -1: none
+};
+
+// ---- $sort ----
+
+Status MemoryExceeded(std::string_view stage) {
+  return Status(ErrorCode::kQueryExceededMemoryLimitNoDiskUseAllowed,
+                "Exceeded memory limit for " + std::string(stage) +
+                    ", but didn't allow external spilling; pass allowDiskUse:true to opt in.");
+}
+
+class SortStage : public Stage {
+ public:
+  SortStage(SortPattern pattern, int64_t memory_limit)
+      : pattern_(std::move(pattern)), memory_limit_(memory_limit) {}
+  StatusOr<std::optional<Document>> Next() override {
+    if (!sorted_) {
+      int64_t bytes = 0;
+      for (;;) {
+        ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> doc, input_->Next());
+        if (!doc) break;
+        bytes += static_cast<int64_t>(doc->size());
+        if (bytes > memory_limit_) return MemoryExceeded("$sort");
+        docs_.push_back(std::move(*doc));
+      }
+      Status failed;
+      std::stable_sort(docs_.begin(), docs_.end(), [&](const Document& a, const Document& b) {
+        StatusOr<int> c = pattern_.CompareDocuments(a.view(), b.view());
+        if (!c.ok()) {
+          if (failed.ok()) failed = c.status();
+          return false;
+        }
+        return *c < 0;
+      });
+      ROCKDOC_RETURN_IF_ERROR(failed);
+      sorted_ = true;
+    }
+    if (next_ == docs_.size()) return std::optional<Document>();
+    return std::optional<Document>(std::move(docs_[next_++]));
+  }
+
+ private:
+  SortPattern pattern_;
+  int64_t memory_limit_;
+  bool sorted_ = false;
+  std::vector<Document> docs_;
+  size_t next_ = 0;
+};
+
+// ---- $count ----
+
+class CountStage : public Stage {
+ public:
+  explicit CountStage(std::string field) : field_(std::move(field)) {}
+  StatusOr<std::optional<Document>> Next() override {
+    if (done_) return std::optional<Document>();
+    done_ = true;
+    int64_t n = 0;
+    for (;;) {
+      ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> doc, input_->Next());
+      if (!doc) break;
+      ++n;
+    }
+    if (n == 0) return std::optional<Document>();  // no input, no document (as MongoDB)
+    BsonBuilder b;
+    b.AppendElementAs(field_, IntegerValue(n).element());
+    return std::optional<Document>(std::move(b).Build());
+  }
+
+ private:
+  std::string field_;
+  bool done_ = false;
+};
+
+StatusOr<std::string> ParseCountField(const Element& e) {
+  if (e.type() != BsonType::kString) {
+    return Failed(40156, "the count field must be a non-empty string");
+  }
+  std::string_view name = e.String();
+  if (name.empty()) return Failed(40157, "the count field must be a non-empty string");
+  if (name[0] == '$') return Failed(40158, "the count field cannot be a $-prefixed path");
+  if (name.find('.') != std::string_view::npos) {
+    return Failed(40160, "the count field cannot contain '.'");
+  }
+  return std::string(name);
+}
+
+// ---- $group ----
+
+struct ValueLess {
+  bool operator()(const Value& a, const Value& b) const {
+    if (!a.ok() || !b.ok()) return !a.ok() && b.ok();
+    return CompareValues(a.element(), b.element()) < 0;
+  }
+};
+
+bool Nullish(const Value& v) {
+  return !v.ok() || v.type() == BsonType::kNull || v.type() == BsonType::kUndefined;
+}
+
+// One accumulator of one group.
+class Accumulator {
+ public:
+  enum Op { kSum, kAvg, kMin, kMax, kFirst, kLast, kPush, kAddToSet, kCount };
+  explicit Accumulator(Op op) : op_(op) {}
+
+  // Takes one document's value; returns the bytes it now holds more.
+  int64_t Add(Value v) {
+    switch (op_) {
+      case kSum:
+      case kAvg:
+        if (v.ok() && v.element().IsNumber()) {
+          sum_.Add(v.element());
+          ++count_;
+        }
+        return 0;
+      case kCount: ++count_; return 0;
+      case kMin:
+      case kMax: {
+        if (Nullish(v)) return 0;
+        if (!best_.ok() || (op_ == kMin ? CompareValues(v.element(), best_.element()) < 0
+                                        : CompareValues(v.element(), best_.element()) > 0)) {
+          best_ = std::move(v);
+        }
+        return 0;
+      }
+      case kFirst:
+        if (!seen_) best_ = std::move(v);
+        seen_ = true;
+        return 0;
+      case kLast:
+        best_ = std::move(v);
+        seen_ = true;
+        return 0;
+      case kPush: {
+        if (!v.ok()) return 0;
+        const int64_t size = static_cast<int64_t>(v.element().value_size()) + 8;
+        list_.push_back(std::move(v));
+        return size;
+      }
+      case kAddToSet: {
+        if (!v.ok()) return 0;
+        const int64_t size = static_cast<int64_t>(v.element().value_size()) + 8;
+        return set_.insert(std::move(v)).second ? size : 0;
+      }
+    }
+    return 0;
+  }
+
+  StatusOr<Value> Result() const {
+    switch (op_) {
+      case kSum: return count_ == 0 ? IntegerValue(0) : sum_.Result();
+      case kCount: return IntegerValue(count_);
+      case kAvg:
+        if (count_ == 0) return NullValue();
+        if (sum_.is_decimal()) {
+          return Status(ErrorCode::kNotImplemented,
+                        "$avg of decimal values is not supported by rockdoc yet");
+        }
+        return DoubleValue(sum_.AsDouble() / static_cast<double>(count_));
+      case kMin:
+      case kMax:
+      case kFirst:
+      case kLast: return best_.ok() ? best_ : NullValue();
+      case kPush:
+      case kAddToSet: {
+        BsonBuilder b;
+        b.OpenArray("v");
+        if (op_ == kPush) {
+          for (const Value& v : list_) b.AppendElementAs("", v.element());
+        } else {
+          for (const Value& v : set_) b.AppendElementAs("", v.element());
+        }
+        b.Close();
+        Document d = std::move(b).Build();
+        return Value::FromElement(d.Get("v"));
+      }
+    }
+    return NullValue();
+  }
+
+ private:
+  Op op_;
+  NumberSum sum_;
+  int64_t count_ = 0;
+  Value best_;
+  bool seen_ = false;
+  std::vector<Value> list_;
+  std::set<Value, ValueLess> set_;
+};
+
+struct AccumulatorSpec {
+  std::string field;
+  Accumulator::Op op;
+  ExpressionPtr arg;  // null for $count
+};
+
+StatusOr<Accumulator::Op> AccumulatorOp(std::string_view name) {
+  static const std::map<std::string_view, Accumulator::Op> kOps = {
+      {"$sum", Accumulator::kSum},       {"$avg", Accumulator::kAvg},
+      {"$min", Accumulator::kMin},       {"$max", Accumulator::kMax},
+      {"$first", Accumulator::kFirst},   {"$last", Accumulator::kLast},
+      {"$push", Accumulator::kPush},     {"$addToSet", Accumulator::kAddToSet},
+      {"$count", Accumulator::kCount}};
+  auto it = kOps.find(name);
+  if (it != kOps.end()) return it->second;
+  static const char* const kKnown[] = {"$accumulator", "$bottom", "$bottomN", "$firstN",
+                                       "$lastN",       "$maxN",   "$mergeObjects", "$minN",
+                                       "$stdDevPop",   "$stdDevSamp", "$top", "$topN",
+                                       "$median",      "$percentile"};
+  for (const char* k : kKnown) {
+    if (name == k) {
+      return Status(ErrorCode::kNotImplemented,
+                    "the accumulator " + std::string(name) + " is not supported by rockdoc yet");
+    }
+  }
+  return Failed(15952, "unknown group operator '" + std::string(name) + "'");
+}
+
+class GroupStage : public ExpressionStage {
+ public:
+  GroupStage(ExpressionPtr id, std::vector<AccumulatorSpec> accumulators, int variables,
+             int64_t now_ms, int64_t memory_limit)
+      : ExpressionStage(variables, now_ms),
+        id_(std::move(id)),
+        accumulators_(std::move(accumulators)),
+        memory_limit_(memory_limit) {}
+
+  StatusOr<std::optional<Document>> Next() override {
+    if (!grouped_) {
+      ROCKDOC_RETURN_IF_ERROR(GroupAll());
+      grouped_ = true;
+    }
+    if (next_ == groups_.size()) return std::optional<Document>();
+    const GroupState& g = groups_[next_++];
+    BsonBuilder b;
+    b.AppendElementAs("_id", g.key.ok() ? g.key.element() : NullValue().element());
+    for (size_t i = 0; i < accumulators_.size(); ++i) {
+      ROCKDOC_ASSIGN_OR_RETURN(Value v, g.accumulators[i].Result());
+      b.AppendElementAs(accumulators_[i].field, v.element());
+    }
+    return std::optional<Document>(std::move(b).Build());
+  }
+
+ private:
+  struct GroupState {
+    Value key;
+    std::vector<Accumulator> accumulators;
+  };
+
+  Status GroupAll() {
+    std::map<Value, size_t, ValueLess> index;
+    int64_t bytes = 0;
+    for (;;) {
+      ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> doc, input_->Next());
+      if (!doc) break;
+      const ExpressionVariables vars = VariablesFor(*doc);
+      ROCKDOC_ASSIGN_OR_RETURN(Value key, id_->Evaluate(vars));
+      if (!key.ok()) key = NullValue();  // a missing key groups with null
+      auto it = index.find(key);
+      if (it == index.end()) {
+        bytes += static_cast<int64_t>(key.element().value_size()) * 2 + 64;
+        GroupState g;
+        g.key = key;
+        for (const AccumulatorSpec& a : accumulators_) g.accumulators.emplace_back(a.op);
+        it = index.emplace(std::move(key), groups_.size()).first;
+        groups_.push_back(std::move(g));
+      }
+      GroupState& g = groups_[it->second];
+      for (size_t i = 0; i < accumulators_.size(); ++i) {
+        Value v;
+        if (accumulators_[i].arg) {
+          ROCKDOC_ASSIGN_OR_RETURN(v, accumulators_[i].arg->Evaluate(vars));
+        }
+        bytes += g.accumulators[i].Add(std::move(v));
+      }
+      if (bytes > memory_limit_) return MemoryExceeded("$group");
+    }
+    return Status::OK();
+  }
+
+  ExpressionPtr id_;
+  std::vector<AccumulatorSpec> accumulators_;
+  int64_t memory_limit_;
+  bool grouped_ = false;
+  std::vector<GroupState> groups_;
+  size_t next_ = 0;
+};
+
+StatusOr<std::unique_ptr<Stage>> ParseGroup(const Element& spec, VariableScope* scope,
+                                            int64_t now_ms, const PipelineOptions& options) {
+  if (spec.type() != BsonType::kDocument) {
+    return Failed(15947, "a group's fields must be specified in an object");
+  }
+  ExpressionPtr id;
+  std::vector<AccumulatorSpec> accumulators;
+  for (const Element& f : spec.Document()) {
+    if (f.key() == "_id") {
+      ROCKDOC_ASSIGN_OR_RETURN(id, ParseExpression(f, scope));
+      continue;
+    }
+    ROCKDOC_RETURN_IF_ERROR(CheckFieldName("$group", f.key()));
+    if (f.key().find('.') != std::string_view::npos) {
+      return Failed(40235, "The field name '" + std::string(f.key()) + "' cannot contain '.'");
+    }
+    if (f.type() != BsonType::kDocument || f.Document().empty()) {
+      return Failed(40234, "The field '" + std::string(f.key()) + "' must be an accumulator object");
+    }
+    size_t n = 0;
+    for (const Element& x : f.Document()) {
+      (void)x;
+      ++n;
+    }
+    if (n != 1) {
+      return Failed(40238, "The field '" + std::string(f.key()) +
+                               "' must specify one accumulator");
+    }
+    const Element acc = *f.Document().begin();
+    ROCKDOC_ASSIGN_OR_RETURN(Accumulator::Op op, AccumulatorOp(acc.key()));
+    AccumulatorSpec a{std::string(f.key()), op, nullptr};
+    if (op == Accumulator::kCount) {
+      if (acc.type() != BsonType::kDocument || !acc.Document().empty()) {
+        return Failed(40237, "$count takes no arguments, i.e. $count:{}");
+      }
+    } else {
+      if (acc.type() == BsonType::kArray) {
+        return Failed(40237, "The " + std::string(acc.key()) +
+                                 " accumulator is a unary operator");
+      }
+      ROCKDOC_ASSIGN_OR_RETURN(a.arg, ParseExpression(acc, scope));
+    }
+    accumulators.push_back(std::move(a));
+  }
+  if (!id) return Failed(15955, "a group specification must include an _id");
+  return std::unique_ptr<Stage>(std::make_unique<GroupStage>(
+      std::move(id), std::move(accumulators), scope->id_count(), now_ms, options.memory_limit));
+}
+
+// ---- paths inside documents (no traversal of arrays), for $unwind and $lookup ----
+
+Element GetField(DocumentView doc, const std::vector<std::string>& parts) {
+  Element e;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    e = doc.Get(parts[i]);
+    if (i + 1 == parts.size()) return e;
+    if (e.type() != BsonType::kDocument) return Element();
+    doc = e.Document();
+  }
+  return e;
+}
+
+// `doc` with the field at `parts` set to `value` (removed when `value` is
+// missing), creating documents along the way (a non-document in the way is
+// replaced, as $addFields does).
+void SetField(DocumentView doc, const std::vector<std::string>& parts, size_t i,
+              const Element& value, BsonBuilder* out) {
+  bool done = false;
+  for (const Element& e : doc) {
+    if (e.key() != parts[i]) {
+      out->AppendElement(e);
+      continue;
+    }
+    done = true;
+    if (i + 1 == parts.size()) {
+      if (value.ok()) out->AppendElementAs(parts[i], value);
+    } else {
+      out->OpenDocument(parts[i]);
+      SetField(e.type() == BsonType::kDocument ? e.Document() : DocumentView(), parts, i + 1,
+               value, out);
+      out->Close();
+    }
+  }
+  if (done || !value.ok()) return;
+  if (i + 1 == parts.size()) {
+    out->AppendElementAs(parts[i], value);
+  } else {
+    out->OpenDocument(parts[i]);
+    SetField(DocumentView(), parts, i + 1, value, out);
+    out->Close();
+  }
+}
+
+Document WithField(DocumentView doc, const std::vector<std::string>& parts, const Element& value) {
+  BsonBuilder b;
+  SetField(doc, parts, 0, value, &b);
+  return std::move(b).Build();
+}
+
+// ---- $unwind ----
+
+class UnwindStage : public Stage {
+ public:
+  UnwindStage(std::vector<std::string> path, std::optional<std::vector<std::string>> index,
+              bool preserve)
+      : path_(std::move(path)), index_(std::move(index)), preserve_(preserve) {}
+
+  StatusOr<std::optional<Document>> Next() override {
+    for (;;) {
+      if (current_ && position_ < elements_.size()) {
+        const size_t i = position_++;
+        Document out = WithField(current_->view(), path_, elements_[i]);
+        if (index_) out = WithField(out.view(), *index_, Int64Value(static_cast<int64_t>(i)).element());
+        return std::optional<Document>(std::move(out));
+      }
+      ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> doc, input_->Next());
+      if (!doc) return doc;
+      current_ = std::move(doc);
+      elements_.clear();
+      position_ = 0;
+      const Element value = GetField(current_->view(), path_);
+      if (value.type() == BsonType::kArray) {
+        for (const Element& e : value.Array()) elements_.push_back(e);
+        if (!elements_.empty()) continue;
+        if (!preserve_) continue;
+        // An empty array, preserved: the document without the field.
+        Document out = WithField(current_->view(), path_, Element());
+        if (index_) out = WithField(out.view(), *index_, NullValue().element());
+        return std::optional<Document>(std::move(out));
+      }
+      const bool nullish = !value.ok() || value.IsNull() || value.type() == BsonType::kUndefined;
+      if (nullish && !preserve_) continue;
+      // A value that is not an array is one element; a null or missing one
+      // (preserved) is the document as it is.
+      Document out = Document::AdoptValidated(std::string(current_->bytes()));
+      if (index_) out = WithField(out.view(), *index_, NullValue().element());
+      return std::optional<Document>(std::move(out));
+    }
+  }
+
+ private:
+  std::vector<std::string> path_;
+  std::optional<std::vector<std::string>> index_;
+  bool preserve_;
+  std::optional<Document> current_;
+  std::vector<Element> elements_;  // views into *current_
+  size_t position_ = 0;
+};
+
+StatusOr<std::vector<std::string>> UnwindPath(std::string_view what, const Element& e) {
+  if (e.type() != BsonType::kString) {
+    return Failed(28808, "Expected a string as the path for $unwind stage, got " +
+                             std::string(BsonTypeAlias(e.type())));
+  }
+  std::string_view path = e.String();
+  if (path.empty()) return Failed(28810, "No path specified to $unwind stage");
+  if (path[0] != '$') {
+    return Failed(28818, std::string(what) + " option to $unwind stage should be prefixed with a "
+                                              "'$': " +
+                             std::string(path));
+  }
+  std::vector<std::string> parts = SplitDotted(path.substr(1));
+  for (const std::string& p : parts) {
+    if (p.empty()) return Failed(15998, "FieldPath field names may not be empty strings.");
+    if (p[0] == '$') {
+      return Failed(16410, "FieldPath field names may not start with '$'. Consider using "
+                           "$getField or $setField.");
+    }
+  }
+  return parts;
+}
+
+StatusOr<std::unique_ptr<Stage>> ParseUnwind(const Element& spec) {
+  if (spec.type() == BsonType::kString) {
+    ROCKDOC_ASSIGN_OR_RETURN(std::vector<std::string> path, UnwindPath("path", spec));
+    return std::unique_ptr<Stage>(std::make_unique<UnwindStage>(std::move(path), std::nullopt, false));
+  }
+  if (spec.type() != BsonType::kDocument) {
+    return Failed(15981, "expected either a string or an object as specification for $unwind "
+                         "stage, got " +
+                             std::string(BsonTypeAlias(spec.type())));
+  }
+  std::optional<std::vector<std::string>> path, index;
+  bool preserve = false;
+  for (const Element& f : spec.Document()) {
+    if (f.key() == "path") {
+      ROCKDOC_ASSIGN_OR_RETURN(path, UnwindPath("path", f));
+    } else if (f.key() == "includeArrayIndex") {
+      if (f.type() != BsonType::kString) {
+        return Failed(28810, "expected a non-empty string for the includeArrayIndex option to "
+                             "$unwind stage");
+      }
+      if (f.String().empty() || f.String()[0] == '$') {
+        return Failed(28822, "includeArrayIndex option to $unwind stage should not be prefixed "
+                             "with a '$': " +
+                                 std::string(f.String()));
+      }
+      index = SplitDotted(f.String());
+    } else if (f.key() == "preserveNullAndEmptyArrays") {
+      if (!f.IsBool()) {
+        return Failed(28809, "expected a boolean for the preserveNullAndEmptyArrays option to "
+                             "$unwind stage");
+      }
+      preserve = f.Bool();
+    } else {
+      return Failed(28811, "unrecognized option to $unwind stage: " + std::string(f.key()));
+    }
+  }
+  if (!path) return Failed(28812, "no path specified to $unwind stage");
+  return std::unique_ptr<Stage>(
+      std::make_unique<UnwindStage>(std::move(*path), std::move(index), preserve));
+}
+
+// ---- $lookup (localField / foreignField) ----
+
+class LookupStage : public Stage {
+ public:
+  LookupStage(std::string from, ExpressionPtr local, std::string foreign, std::string as,
+              FindFn find, const PipelineOptions& options)
+      : from_(std::move(from)),
+        local_expr_(std::move(local)),
+        foreign_(std::move(foreign)),
+        as_(SplitDotted(as)),
+        find_(std::move(find)),
+        options_(options) {}
+
+  StatusOr<std::optional<Document>> Next() override {
+    ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> doc, input_->Next());
+    if (!doc) return doc;
+    // The local values: an array's elements each; missing matches null.
+    BsonBuilder filter;
+    filter.OpenDocument(foreign_).OpenArray("$in");
+    Value local = LocalValue(doc->view());
+    if (!local.ok() || local.type() == BsonType::kUndefined) {
+      filter.AppendNull("");
+    } else if (local.type() == BsonType::kArray) {
+      bool any = false;
+      for (const Element& e : local.element().Array()) {
+        if (e.type() == BsonType::kRegex) {
+          return Status(ErrorCode::kNotImplemented,
+                        "$lookup on a regular expression value is not supported by rockdoc");
+        }
+        filter.AppendElementAs("", e);
+        any = true;
+      }
+      if (!any) filter.AppendNull("");  // as MongoDB: an empty array matches null
+    } else if (local.type() == BsonType::kRegex) {
+      return Status(ErrorCode::kNotImplemented,
+                    "$lookup on a regular expression value is not supported by rockdoc");
+    } else {
+      filter.AppendElementAs("", local.element());
+    }
+    filter.Close().Close();
+    Document f = std::move(filter).Build();
+    FindOptions fo;
+    fo.max_time_ms = options_.max_time_ms;
+    ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<CursorImpl> cursor, find_(from_, f.view(), fo));
+    BsonBuilder matches;
+    matches.OpenArray("v");
+    while (cursor->Next()) matches.AppendDocument("", cursor->document());
+    ROCKDOC_RETURN_IF_ERROR(cursor->status());
+    matches.Close();
+    Document m = std::move(matches).Build();
+    Document out = WithField(doc->view(), as_, m.Get("v"));
+    if (out.size() > static_cast<size_t>(kMaxBsonObjectSize)) {
+      return Status(ErrorCode::kBSONObjectTooLarge,
+                    "$lookup: the document with its matches is " + std::to_string(out.size()) +
+                        " bytes, over the 16 MiB limit");
+    }
+    return std::optional<Document>(std::move(out));
+  }
+
+ private:
+  // The value at localField, through arrays (as a find's path would).
+  Value LocalValue(DocumentView doc) const {
+    ExpressionVariables vars;
+    vars.root = doc;
+    StatusOr<Value> v = local_expr_->Evaluate(vars);
+    return v.ok() ? *v : Value();
+  }
+
+  std::string from_;
+  ExpressionPtr local_expr_;  // "$<localField>"
+  std::string foreign_;
+  std::vector<std::string> as_;
+  FindFn find_;
+  PipelineOptions options_;
+};
+
+StatusOr<std::unique_ptr<Stage>> ParseLookup(const Element& spec, FindFn find,
+                                             const PipelineOptions& options) {
+  if (spec.type() != BsonType::kDocument) {
+    return Failed(9, "the $lookup specification must be an Object, but found " +
+                      std::string(BsonTypeAlias(spec.type())));
+  }
+  std::optional<std::string> from, local, foreign, as;
+  for (const Element& f : spec.Document()) {
+    const std::string_view k = f.key();
+    if (k == "let" || k == "pipeline") {
+      return Status(ErrorCode::kNotImplemented,
+                    "$lookup with 'let' and 'pipeline' is not supported by rockdoc yet");
+    }
+    std::optional<std::string>* slot = k == "from"           ? &from
+                                       : k == "localField"   ? &local
+                                       : k == "foreignField" ? &foreign
+                                       : k == "as"           ? &as
+                                                             : nullptr;
+    if (slot == nullptr) {
+      return Failed(9, "unknown argument to $lookup: " + std::string(k));
+    }
+    if (f.type() != BsonType::kString) {
+      return Failed(9, "$lookup argument '" + std::string(k) + ": " + Shown(f) +
+                           "' must be a string, is type " + std::string(BsonTypeAlias(f.type())));
+    }
+    *slot = std::string(f.String());
+  }
+  if (!as) return Failed(9, "must specify 'as' field for a $lookup");
+  if (!from) return Failed(9, "must specify 'from' field for a $lookup");
+  if (!local || !foreign) {
+    return Failed(9, "$lookup requires either 'pipeline' or both 'localField' and 'foreignField' "
+                     "to be specified");
+  }
+  for (const std::string* path : {&*local, &*foreign, &*as}) {
+    for (const std::string& part : SplitDotted(*path)) {
+      if (part.empty()) return Failed(15998, "FieldPath field names may not be empty strings.");
+      if (part[0] == '$') {
+        return Failed(16410, "FieldPath field names may not start with '$'. Consider using "
+                             "$getField or $setField.");
+      }
+    }
+  }
+  BsonBuilder path;
+  path.AppendString("p", "$" + *local);
+  Document path_doc = std::move(path).Build();
+  VariableScope scope;
+  ROCKDOC_ASSIGN_OR_RETURN(ExpressionPtr local_expr, ParseExpression(path_doc.Get("p"), &scope));
+  return std::unique_ptr<Stage>(std::make_unique<LookupStage>(
+      std::move(*from), std::move(local_expr), std::move(*foreign), std::move(*as),
+      std::move(find), options));
+}
+
+// ---- the pipeline ----
+
+bool IsKnownStage(std::string_view name) {
+  static const char* const kNames[] = {
+      "$bucket", "$bucketAuto", "$changeStream", "$changeStreamSplitLargeEvent", "$collStats",
+      "$currentOp", "$densify", "$documents", "$facet", "$fill", "$geoNear", "$graphLookup",
+      "$indexStats", "$listLocalSessions", "$listSampledQueries", "$listSearchIndexes",
+      "$listSessions", "$merge", "$out", "$planCacheStats", "$queryStats", "$redact", "$sample",
+      "$search", "$searchMeta", "$setWindowFields", "$shardedDataDistribution", "$unionWith",
+      "$vectorSearch"};
+  for (const char* n : kNames) {
+    if (name == n) return true;
+  }
+  return false;
+}
+
+int64_t NowMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<DocumentSource>> OpenPipeline(std::string_view collection,
+                                                       DocumentView pipeline,
+                                                       const PipelineOptions& options,
+                                                       FindFn find) {
+  // Each stage: one field, a known name.
+  std::vector<Element> stages;
+  for (const Element& s : pipeline) {
+    if (s.type() != BsonType::kDocument) {
+      return Failed(14, "Each element of the 'pipeline' array must be an object");
+    }
+    size_t n = 0;
+    for (const Element& f : s.Document()) {
+      (void)f;
+      ++n;
+    }
+    if (n != 1) {
+      return Failed(40323, "A pipeline stage specification object must contain exactly one "
+                           "field.");
+    }
+    stages.push_back(*s.Document().begin());
+  }
+
+  // The leading $match / $sort / $skip / $limit run as the find.
+  size_t i = 0;
+  BsonBuilder filter_builder;
+  std::vector<Element> matches;
+  FindOptions fo;
+  fo.max_time_ms = options.max_time_ms;
+  if (options.hint) fo.hint = *options.hint;
+  if (options.hint_name) fo.hint_name = *options.hint_name;
+  while (i < stages.size() && stages[i].key() == "$match") {
+    if (stages[i].type() != BsonType::kDocument) {
+      return Failed(15959, "the match filter must be an expression in an object");
+    }
+    // Checked here, with MongoDB's error, before anything runs.
+    ROCKDOC_RETURN_IF_ERROR(ParseMatchExpression(stages[i].Document()).status());
+    matches.push_back(stages[i]);
+    ++i;
+  }
+  if (i < stages.size() && stages[i].key() == "$sort") {
+    if (stages[i].type() != BsonType::kDocument) {
+      return Failed(15973, "the $sort key specification must be an object");
+    }
+    if (stages[i].Document().empty()) return Failed(15976, "$sort stage must have at least one sort key");
+    ROCKDOC_RETURN_IF_ERROR(SortPattern::Parse(stages[i].Document()).status());
+    fo.sort = Document::AdoptValidated(std::string(stages[i].Document().bytes()));
+    ++i;
+  }
+  bool limited = false;
+  while (i < stages.size() && (stages[i].key() == "$skip" || stages[i].key() == "$limit")) {
+    ROCKDOC_ASSIGN_OR_RETURN(int64_t n, StageCount(stages[i].key(), stages[i]));
+    if (stages[i].key() == "$skip") {
+      if (limited) break;  // a skip after a limit is not a find's
+      fo.skip += n;
+    } else {
+      fo.limit = limited ? std::min(fo.limit, n) : n;
+      limited = true;
+    }
+    ++i;
+  }
+  Document filter;
+  if (matches.size() == 1) {
+    filter = Document::AdoptValidated(std::string(matches[0].Document().bytes()));
+  } else if (matches.size() > 1) {
+    filter_builder.OpenArray("$and");
+    for (const Element& m : matches) filter_builder.AppendDocument("", m.Document());
+    filter_builder.Close();
+    filter = std::move(filter_builder).Build();
+  }
+
+  // The rest, parsed before the find opens.
+  VariableScope scope;
+  const int64_t now_ms = NowMillis();
+  std::vector<std::unique_ptr<Stage>> chain;
+  for (; i < stages.size(); ++i) {
+    const Element& s = stages[i];
+    const std::string_view name = s.key();
+    std::unique_ptr<Stage> stage;
+    if (name == "$match") {
+      if (s.type() != BsonType::kDocument) {
+        return Failed(15959, "the match filter must be an expression in an object");
+      }
+      ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<MatchExpression> m,
+                               ParseMatchExpression(s.Document()));
+      stage = std::make_unique<MatchStage>(std::move(m));
+    } else if (name == "$project") {
+      if (s.type() != BsonType::kDocument) {
+        return Failed(15969, "$project specification must be an object");
+      }
+      ROCKDOC_ASSIGN_OR_RETURN(Projection p, Projection::ParseProject(s.Document(), &scope));
+      stage = std::make_unique<ProjectStage>(std::move(p), scope.id_count(), now_ms);
+    } else if (name == "$addFields" || name == "$set") {
+      if (s.type() != BsonType::kDocument) {
+        return Failed(40272, std::string(name) + " specification stage must be an object, got " +
+                                 std::string(BsonTypeAlias(s.type())));
+      }
+      ROCKDOC_ASSIGN_OR_RETURN(Projection p, Projection::ParseAddFields(name, s.Document(), &scope));
+      stage = std::make_unique<ProjectStage>(std::move(p), scope.id_count(), now_ms);
+    } else if (name == "$unset") {
+      ROCKDOC_ASSIGN_OR_RETURN(Projection p, Projection::ParseUnset(s));
+      stage = std::make_unique<ProjectStage>(std::move(p), scope.id_count(), now_ms);
+    } else if (name == "$replaceRoot" || name == "$replaceWith") {
+      Element root = s;
+      if (name == "$replaceRoot") {
+        if (s.type() != BsonType::kDocument) {
+          return Failed(40228, "expected an object as specification for $replaceRoot stage, got " +
+                                   std::string(BsonTypeAlias(s.type())));
+        }
+        root = s.Document().Get("newRoot");
+        for (const Element& f : s.Document()) {
+          if (f.key() != "newRoot") {
+            return Failed(40415, "BSON field '$replaceRoot." + std::string(f.key()) +
+                                     "' is an unknown field.");
+          }
+        }
+        if (!root.ok()) {
+          return Failed(40414, "BSON field '$replaceRoot.newRoot' is missing but a required field");
+        }
+      }
+      ROCKDOC_ASSIGN_OR_RETURN(ExpressionPtr e, ParseExpression(root, &scope));
+      stage = std::make_unique<ReplaceRootStage>(std::move(e), scope.id_count(), now_ms);
+    } else if (name == "$sort") {
+      if (s.type() != BsonType::kDocument) {
+        return Failed(15973, "the $sort key specification must be an object");
+      }
+      if (s.Document().empty()) return Failed(15976, "$sort stage must have at least one sort key");
+      ROCKDOC_ASSIGN_OR_RETURN(SortPattern pattern, SortPattern::Parse(s.Document()));
+      stage = std::make_unique<SortStage>(std::move(pattern), options.memory_limit);
+    } else if (name == "$skip") {
+      ROCKDOC_ASSIGN_OR_RETURN(int64_t n, StageCount(name, s));
+      stage = std::make_unique<SkipLimitStage>(n, -1);
+    } else if (name == "$limit") {
+      ROCKDOC_ASSIGN_OR_RETURN(int64_t n, StageCount(name, s));
+      stage = std::make_unique<SkipLimitStage>(0, n);
+    } else if (name == "$count") {
+      ROCKDOC_ASSIGN_OR_RETURN(std::string field, ParseCountField(s));
+      stage = std::make_unique<CountStage>(std::move(field));
+    } else if (name == "$group") {
+      ROCKDOC_ASSIGN_OR_RETURN(stage, ParseGroup(s, &scope, now_ms, options));
+    } else if (name == "$sortByCount") {
+      // {$group: {_id: <expr>, count: {$sum: 1}}}, {$sort: {count: -1}}.
+      if (s.type() == BsonType::kDocument && !s.Document().empty() &&
+          (*s.Document().begin()).key().substr(0, 1) != "$") {
+        return Failed(40147, "the sortByCount field must be defined as a $-prefixed path or an "
+                             "expression");
+      }
+      if (s.type() == BsonType::kString && s.String().substr(0, 1) != "$") {
+        return Failed(40148, "the sortByCount field must be defined as a $-prefixed path or an "
+                             "expression");
+      }
+      ROCKDOC_ASSIGN_OR_RETURN(ExpressionPtr id, ParseExpression(s, &scope));
+      std::vector<AccumulatorSpec> acc;
+      BsonBuilder one;
+      one.AppendInt32("v", 1);
+      Document one_doc = std::move(one).Build();
+      ROCKDOC_ASSIGN_OR_RETURN(ExpressionPtr one_expr, ParseExpression(one_doc.Get("v"), &scope));
+      acc.push_back(AccumulatorSpec{"count", Accumulator::kSum, std::move(one_expr)});
+      auto group = std::make_unique<GroupStage>(std::move(id), std::move(acc), scope.id_count(),
+                                                now_ms, options.memory_limit);
+      chain.push_back(std::move(group));
+      BsonBuilder sort;
+      sort.AppendInt32("count", -1);
+      ROCKDOC_ASSIGN_OR_RETURN(SortPattern pattern, SortPattern::Parse(std::move(sort).Build()));
+      stage = std::make_unique<SortStage>(std::move(pattern), options.memory_limit);
+    } else if (name == "$unwind") {
+      ROCKDOC_ASSIGN_OR_RETURN(stage, ParseUnwind(s));
+    } else if (name == "$lookup") {
+      ROCKDOC_ASSIGN_OR_RETURN(stage, ParseLookup(s, find, options));
+    } else if (IsKnownStage(name)) {
+      return Status(ErrorCode::kNotImplemented,
+                    "the stage " + std::string(name) + " is not supported by rockdoc yet");
+    } else {
+      return Failed(40324, "Unrecognized pipeline stage name: '" + std::string(name) + "'");
+    }
+    chain.push_back(std::move(stage));
+  }
+
+  ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<CursorImpl> cursor, find(collection, filter.view(), fo));
+  std::unique_ptr<DocumentSource> source = std::make_unique<CursorSource>(std::move(cursor));
+  for (std::unique_ptr<Stage>& stage : chain) {
+    stage->set_input(std::move(source));
+    source = std::move(stage);
+  }
+  return source;
+}
+
+namespace {
+
+class PipelineCursorImpl : public CursorImpl {
+ public:
+  explicit PipelineCursorImpl(std::unique_ptr<DocumentSource> source) : source_(std::move(source)) {}
+  bool Next() override {
+    if (!status_.ok() || done_) return false;
+    StatusOr<std::optional<Document>> next = source_->Next();
+    if (!next.ok()) {
+      status_ = next.status();
+      return false;
+    }
+    if (!*next) {
+      done_ = true;
+      return false;
+    }
+    current_ = std::move(**next);
+    return true;
+  }
+  DocumentView document() const override { return current_.view(); }
+  Status status() const override { return status_; }
+
+ private:
+  std::unique_ptr<DocumentSource> source_;
+  Document current_;
+  Status status_;
+  bool done_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<CursorImpl> PipelineCursor(std::unique_ptr<DocumentSource> source) {
+  return std::make_unique<PipelineCursorImpl>(std::move(source));
+}
+
+}  // namespace rockdoc::internal

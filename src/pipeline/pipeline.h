@@ -1,0 +1,78 @@
+// pipeline/pipeline.h: MongoDB's aggregation pipeline ([{$match: ...},
+// {$group: ...}, ...]) as a chain of document sources, each stage one class
+// that parses its specification first (failing with MongoDB's code and
+// message before any document is read) and then pulls documents from the
+// stage before it.
+//
+// A leading run of $match, $sort, $skip and $limit is the pipeline's find:
+// it goes to the query planner (`FindFn`), so a pipeline uses indexes as the
+// equivalent find does; the rest runs here, over the expression evaluator
+// (query/expression/).
+//
+// Stages (issue 14, in progress): $match, $project, $addFields/$set,
+// $unset, $replaceRoot/$replaceWith, $sort, $skip, $limit, $count, $group
+// ($sum $avg $min $max $first $last $push $addToSet $count), $sortByCount,
+// $unwind, $lookup (localField/foreignField, through the foreign
+// collection's find, so an index on foreignField is used). MongoDB's other
+// stages are NotImplemented (238); an unknown name is 40324.
+//
+// Blocking stages ($sort, $group) hold at most 100 MB; past it they fail
+// with QueryExceededMemoryLimitNoDiskUseAllowed (292): spilling to disk is
+// not implemented yet.
+//
+// Thread safety: a Pipeline is used by one thread at a time.
+#ifndef ROCKDOC_PIPELINE_PIPELINE_H_
+#define ROCKDOC_PIPELINE_PIPELINE_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "exec/plan_executor.h"
+#include "rockdoc/client.h"
+#include "rockdoc/document.h"
+#include "rockdoc/status.h"
+
+namespace rockdoc::internal {
+
+// Opens a find on collection `collection` of the pipeline's database (the
+// caller's snapshot or transaction).
+using FindFn = std::function<StatusOr<std::unique_ptr<CursorImpl>>(
+    std::string_view collection, DocumentView filter, const FindOptions& options)>;
+
+// The memory a blocking stage may hold (MongoDB's 100 MB).
+inline constexpr int64_t kBlockingStageMemoryLimit = int64_t{100} << 20;
+
+struct PipelineOptions {
+  int64_t max_time_ms = 0;  // applied to the pipeline's finds
+  std::optional<Document> hint;
+  std::optional<std::string> hint_name;
+  int64_t memory_limit = kBlockingStageMemoryLimit;  // per blocking stage (tests lower it)
+};
+
+// A stream of documents.
+class DocumentSource {
+ public:
+  virtual ~DocumentSource() = default;
+  // The next document, or nullopt at the end.
+  virtual StatusOr<std::optional<Document>> Next() = 0;
+};
+
+// Parses `pipeline` (an array of stage documents) over `collection` and
+// opens it: the leading find runs through `find`. Errors: 40323 for a stage
+// that is not a one-field object, 40324 for an unknown stage, the stage's
+// own codes for a bad specification; all before any document is read.
+StatusOr<std::unique_ptr<DocumentSource>> OpenPipeline(std::string_view collection,
+                                                       DocumentView pipeline,
+                                                       const PipelineOptions& options,
+                                                       FindFn find);
+
+// A DocumentSource as the library's cursor implementation.
+std::unique_ptr<CursorImpl> PipelineCursor(std::unique_ptr<DocumentSource> source);
+
+}  // namespace rockdoc::internal
+
+#endif  // ROCKDOC_PIPELINE_PIPELINE_H_

@@ -1,0 +1,323 @@
+// The aggregation pipeline (pipeline/, Collection::Aggregate, the aggregate
+// command): the MongoDB manual's stage examples with the output the manual
+// shows, a property test against find, MongoDB's error codes before
+// anything is read, and the blocking stages' memory limit.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "pipeline/pipeline.h"
+#include "rockdoc/client.h"
+#include "rockdoc/json.h"
+#include "test_util.h"
+
+namespace rockdoc {
+namespace {
+
+using test::Json;
+
+class PipelineTest : public test::ClientTest {
+ protected:
+  Collection Coll(std::string_view name) { return db().GetCollection(name); }
+  void Insert(std::string_view coll, std::string_view docs_json) {
+    Document docs = Json(std::string("{\"d\": ") + std::string(docs_json) + "}");
+    std::vector<Document> v;
+    for (const Element& e : docs.Get("d").Array()) {
+      v.push_back(Document::AdoptValidated(std::string(e.Document().bytes())));
+    }
+    ASSERT_TRUE(Coll(coll).InsertMany(v).ok());
+  }
+  // The pipeline's output as JSON lines joined by ", ", or the error.
+  std::string Run(std::string_view coll, std::string_view pipeline_json) {
+    Document p = Json(std::string("{\"p\": ") + std::string(pipeline_json) + "}");
+    StatusOr<Cursor> cursor = Coll(coll).Aggregate(p.Get("p").Array());
+    if (!cursor.ok()) {
+      return std::to_string(cursor.status().code_number()) + ": " +
+             std::string(cursor.status().message());
+    }
+    std::string out;
+    while (cursor->Next()) out += (out.empty() ? "" : ", ") + ToJson(cursor->document());
+    if (!cursor->status().ok()) {
+      return std::to_string(cursor->status().code_number()) + ": " +
+             std::string(cursor->status().message());
+    }
+    return out;
+  }
+};
+
+TEST_F(PipelineTest, MatchGroupSortAsTheManualShows) {
+  // The manual's $group example: sales grouped by item, with totals.
+  Insert("sales", R"([
+    {"_id": 1, "item": "abc", "price": 10, "quantity": 2},
+    {"_id": 2, "item": "jkl", "price": 20, "quantity": 1},
+    {"_id": 3, "item": "xyz", "price": 5, "quantity": 10},
+    {"_id": 4, "item": "xyz", "price": 5, "quantity": 20},
+    {"_id": 5, "item": "abc", "price": 10, "quantity": 10}])");
+  EXPECT_EQ(Run("sales", R"([
+      {"$group": {"_id": "$item", "totalSaleAmount": {"$sum": {"$multiply": ["$price", "$quantity"]}},
+                  "count": {"$count": {}}, "avgQty": {"$avg": "$quantity"}}},
+      {"$match": {"totalSaleAmount": {"$gte": 100}}},
+      {"$sort": {"totalSaleAmount": -1}}])"),
+            R"({"_id": "xyz", "totalSaleAmount": 150, "count": 2, "avgQty": 15.0}, )"
+            R"({"_id": "abc", "totalSaleAmount": 120, "count": 2, "avgQty": 6.0})");
+  // _id: null groups everything; $min/$max/$first/$last/$push/$addToSet.
+  EXPECT_EQ(Run("sales", R"([{"$sort": {"_id": 1}},
+      {"$group": {"_id": null, "lo": {"$min": "$price"}, "hi": {"$max": "$price"},
+                  "first": {"$first": "$item"}, "last": {"$last": "$item"},
+                  "items": {"$addToSet": "$item"}, "qty": {"$push": "$quantity"}}}])"),
+            R"({"_id": null, "lo": 5, "hi": 20, "first": "abc", "last": "abc", )"
+            R"("items": ["abc", "jkl", "xyz"], "qty": [2, 1, 10, 20, 10]})");
+  // $sortByCount and $count.
+  EXPECT_EQ(Run("sales", R"([{"$sortByCount": "$item"}, {"$limit": 2}])"),
+            R"({"_id": "abc", "count": 2}, {"_id": "xyz", "count": 2})");
+  EXPECT_EQ(Run("sales", R"([{"$match": {"price": {"$lt": 20}}}, {"$count": "cheap"}])"),
+            R"({"cheap": 4})");
+  EXPECT_EQ(Run("sales", R"([{"$match": {"price": 99}}, {"$count": "none"}])"), "");
+}
+
+TEST_F(PipelineTest, ProjectAddFieldsUnsetReplaceRoot) {
+  // The manual's $project examples: inclusion (with _id), exclusion,
+  // computed and nested fields.
+  Insert("books", R"([{"_id": 1, "title": "abc123", "isbn": "0001122223334",
+      "author": {"last": "zzz", "first": "aaa"}, "copies": 5}])");
+  EXPECT_EQ(Run("books", R"([{"$project": {"title": 1, "author": 1}}])"),
+            R"({"_id": 1, "title": "abc123", "author": {"last": "zzz", "first": "aaa"}})");
+  EXPECT_EQ(Run("books", R"([{"$project": {"_id": 0, "title": 1, "author.first": 1}}])"),
+            R"({"title": "abc123", "author": {"first": "aaa"}})");
+  EXPECT_EQ(Run("books", R"([{"$project": {"isbn": 0, "author": {"first": 0}, "copies": 0}}])"),
+            R"({"_id": 1, "title": "abc123", "author": {"last": "zzz"}})");
+  EXPECT_EQ(Run("books", R"([{"$project": {"title": 1, "isbn": {
+      "prefix": {"$concat": ["x-", "$title"]}}, "lastName": "$author.last",
+      "copiesSold": {"$literal": 0}}}])"),
+            R"({"_id": 1, "title": "abc123", "isbn": {"prefix": "x-abc123"}, "lastName": "zzz", )"
+            R"("copiesSold": 0})");
+  // $addFields replaces in place and appends; $$REMOVE drops; dotted paths nest.
+  EXPECT_EQ(Run("books", R"([{"$addFields": {"copies": {"$add": ["$copies", 1]},
+      "author.middle": "b", "isbn": "$$REMOVE", "new": true}}])"),
+            R"({"_id": 1, "title": "abc123", "author": {"last": "zzz", "first": "aaa", "middle": "b"}, )"
+            R"("copies": 6, "new": true})");
+  EXPECT_EQ(Run("books", R"([{"$set": {"author": 1}}, {"$unset": ["isbn", "copies"]}])"),
+            R"({"_id": 1, "title": "abc123", "author": 1})");
+  EXPECT_EQ(Run("books", R"([{"$replaceRoot": {"newRoot": "$author"}}])"),
+            R"({"last": "zzz", "first": "aaa"})");
+  EXPECT_EQ(Run("books", R"([{"$replaceWith": {"t": "$title"}}])"), R"({"t": "abc123"})");
+  EXPECT_EQ(Run("books", R"([{"$replaceWith": "$copies"}])"),
+            "40228: 'newRoot' expression must evaluate to an object, but resulting value was: 5. "
+            "Type of resulting value: 'int'. Input document: { _id: 1, title: 'abc123', isbn: "
+            "'0001122223334', author: { last: 'zzz', first: 'aaa' }, copies: 5 }");
+  EXPECT_EQ(Run("books", R"([{"$project": {"a": 1, "b": 0}}])"),
+            "31254: Invalid $project :: caused by :: Cannot do exclusion on field b in inclusion "
+            "projection");
+}
+
+TEST_F(PipelineTest, UnwindAsTheManualShows) {
+  Insert("inventory", R"([
+    {"_id": 1, "item": "ABC", "price": 80, "sizes": ["S", "M", "L"]},
+    {"_id": 2, "item": "EFG", "price": 120, "sizes": []},
+    {"_id": 3, "item": "IJK", "price": 160, "sizes": "M"},
+    {"_id": 4, "item": "LMN", "price": 10},
+    {"_id": 5, "item": "XYZ", "price": 5.75, "sizes": null}])");
+  EXPECT_EQ(Run("inventory", R"([{"$unwind": "$sizes"}, {"$project": {"sizes": 1}}])"),
+            R"({"_id": 1, "sizes": "S"}, {"_id": 1, "sizes": "M"}, {"_id": 1, "sizes": "L"}, )"
+            R"({"_id": 3, "sizes": "M"})");
+  EXPECT_EQ(Run("inventory", R"([{"$unwind": {"path": "$sizes", "preserveNullAndEmptyArrays": true,
+      "includeArrayIndex": "i"}}, {"$project": {"price": 0}}])"),
+            R"({"_id": 1, "item": "ABC", "sizes": "S", "i": 0}, )"
+            R"({"_id": 1, "item": "ABC", "sizes": "M", "i": 1}, )"
+            R"({"_id": 1, "item": "ABC", "sizes": "L", "i": 2}, {"_id": 2, "item": "EFG", "i": null}, )"
+            R"({"_id": 3, "item": "IJK", "sizes": "M", "i": null}, {"_id": 4, "item": "LMN", "i": null}, )"
+            R"({"_id": 5, "item": "XYZ", "sizes": null, "i": null})");
+  EXPECT_EQ(Run("inventory", R"([{"$unwind": "sizes"}])"),
+            "28818: path option to $unwind stage should be prefixed with a '$': sizes");
+}
+
+TEST_F(PipelineTest, LookupJoinsAsTheManualShows) {
+  // The manual's orders / inventory example.
+  Insert("orders", R"([
+    {"_id": 1, "item": "almonds", "price": 12, "quantity": 2},
+    {"_id": 2, "item": "pecans", "price": 20, "quantity": 1},
+    {"_id": 3}])");
+  Insert("inventory", R"([
+    {"_id": 1, "sku": "almonds", "description": "product 1", "instock": 120},
+    {"_id": 2, "sku": "bread", "description": "product 2", "instock": 80},
+    {"_id": 3, "sku": "cashews", "description": "product 3", "instock": 60},
+    {"_id": 4, "sku": "pecans", "description": "product 4", "instock": 70},
+    {"_id": 5, "sku": null, "description": "Incomplete"},
+    {"_id": 6}])");
+  const std::string with_index_off = Run("orders", R"([{"$lookup": {"from": "inventory",
+      "localField": "item", "foreignField": "sku", "as": "inventory_docs"}},
+      {"$project": {"n": {"$size": "$inventory_docs"}, "ids": "$inventory_docs._id"}}])");
+  EXPECT_EQ(with_index_off, R"({"_id": 1, "n": 1, "ids": [1]}, {"_id": 2, "n": 1, "ids": [4]}, )"
+                            R"({"_id": 3, "n": 2, "ids": [5, 6]})");
+  // Through an index on foreignField: the same documents.
+  ASSERT_TRUE(Coll("inventory").CreateIndex(Json(R"({"sku": 1})")).ok());
+  EXPECT_EQ(Run("orders", R"([{"$lookup": {"from": "inventory",
+      "localField": "item", "foreignField": "sku", "as": "inventory_docs"}},
+      {"$project": {"n": {"$size": "$inventory_docs"}, "ids": "$inventory_docs._id"}}])"),
+            with_index_off);
+  // An array localField matches each element.
+  Insert("classes", R"([{"_id": 1, "enrolled": ["almonds", "bread"]}])");
+  EXPECT_EQ(Run("classes", R"([{"$lookup": {"from": "inventory", "localField": "enrolled",
+      "foreignField": "sku", "as": "x"}}, {"$project": {"ids": "$x._id"}}])"),
+            R"({"_id": 1, "ids": [1, 2]})");
+  EXPECT_EQ(Run("orders", R"([{"$lookup": {"from": "inventory", "localField": "item"}}])"),
+            "9: must specify 'as' field for a $lookup");
+  EXPECT_EQ(Run("orders", R"([{"$lookup": {"from": "inventory", "let": {}, "pipeline": [], "as": "x"}}])"),
+            "238: $lookup with 'let' and 'pipeline' is not supported by rockdoc yet");
+}
+
+TEST_F(PipelineTest, BadPipelinesFailBeforeAnythingIsRead) {
+  Insert("c", R"([{"_id": 1, "a": 0}])");
+  for (const auto& [pipeline, expected] : std::vector<std::pair<std::string, std::string>>{
+           {R"([{"$bogus": {}}])", "40324: Unrecognized pipeline stage name: '$bogus'"},
+           {R"([{"$match": {}, "$limit": 1}])",
+            "40323: A pipeline stage specification object must contain exactly one field."},
+           {R"([{"$group": {"n": {"$sum": 1}}}])", "15955: a group specification must include an _id"},
+           {R"([{"$group": {"_id": 1, "n": {"$total": 1}}}])", "15952: unknown group operator '$total'"},
+           {R"([{"$group": {"_id": 1, "n": 1}}])", "40234: The field 'n' must be an accumulator object"},
+           {R"([{"$limit": 0}])", "15958: the limit must be positive"},
+           {R"([{"$skip": -1}])", "15956: Argument to $skip cannot be negative"},
+           {R"([{"$project": {"x": {"$bogus": 1}}}])", "168: Unrecognized expression '$bogus'"},
+           {R"([{"$match": {"$bogus": 1}}])",
+            "2: unknown top level operator: $bogus. If you have a field name that starts with a "
+            "'$' symbol, consider using $getField or $setField."},
+           {R"([{"$count": "$x"}])", "40158: the count field cannot be a $-prefixed path"},
+           {R"([{"$facet": {}}])", "238: the stage $facet is not supported by rockdoc yet"},
+           // A stage that would fail on the document never runs: the bad
+           // stage after it is found first.
+           {R"([{"$project": {"x": {"$divide": [1, "$a"]}}}, {"$bogus": 1}])",
+            "40324: Unrecognized pipeline stage name: '$bogus'"},
+       }) {
+    EXPECT_EQ(Run("c", pipeline), expected) << pipeline;
+  }
+  // And an evaluation error fails the cursor.
+  EXPECT_EQ(Run("c", R"([{"$project": {"x": {"$divide": [1, "$a"]}}}])"), "16608: can't $divide by zero");
+}
+
+// [$match, $sort, $skip, $limit, $project] returns exactly what the
+// equivalent find returns, for random documents and random queries.
+TEST_F(PipelineTest, TheFindShapedPipelineEqualsFind) {
+  std::mt19937_64 rng(20261126);
+  std::vector<Document> docs;
+  for (int i = 0; i < 300; ++i) {
+    BsonBuilder b;
+    b.AppendInt32("_id", i);
+    if (rng() % 5) b.AppendInt32("a", static_cast<int32_t>(rng() % 10));
+    if (rng() % 3) b.AppendString("b", std::string(1, static_cast<char>('a' + rng() % 5)));
+    if (rng() % 4 == 0) b.OpenArray("c").AppendInt32("", static_cast<int32_t>(rng() % 10)).Close();
+    b.AppendInt32("d", static_cast<int32_t>(rng() % 100));
+    docs.push_back(std::move(b).Build());
+  }
+  ASSERT_TRUE(Coll("p").InsertMany(docs).ok());
+  ASSERT_TRUE(Coll("p").CreateIndex(Json(R"({"a": 1})")).ok());
+  const char* filters[] = {R"({})", R"({"a": {"$gt": 4}})", R"({"b": "c"})",
+                           R"({"$or": [{"a": 1}, {"c": 3}]})", R"({"a": {"$in": [1, 2, 3]}, "d": {"$lt": 50}})"};
+  const char* sorts[] = {R"({"_id": 1})", R"({"d": -1, "_id": 1})", R"({"a": 1, "_id": -1})"};
+  const char* projections[] = {R"({"a": 1, "d": 1})", R"({"b": 0, "c": 0})", R"({"_id": 0, "d": 1})"};
+  int compared = 0;
+  for (int round = 0; round < 60; ++round) {
+    const std::string filter = filters[rng() % std::size(filters)];
+    const std::string sort = sorts[rng() % std::size(sorts)];
+    const std::string projection = projections[rng() % std::size(projections)];
+    const int64_t skip = static_cast<int64_t>(rng() % 20), limit = 1 + static_cast<int64_t>(rng() % 50);
+    FindOptions fo;
+    fo.sort = Json(sort);
+    fo.projection = Json(projection);
+    fo.skip = skip;
+    fo.limit = limit;
+    auto found = Coll("p").Find(Json(filter), fo);
+    ASSERT_TRUE(found.ok());
+    std::string expected;
+    while (found->Next()) expected += (expected.empty() ? "" : ", ") + ToJson(found->document());
+    const std::string pipeline = "[{\"$match\": " + filter + "}, {\"$sort\": " + sort +
+                                 "}, {\"$skip\": " + std::to_string(skip) + "}, {\"$limit\": " +
+                                 std::to_string(limit) + "}, {\"$project\": " + projection + "}]";
+    EXPECT_EQ(Run("p", pipeline), expected) << pipeline;
+    // The same through the stages themselves (a $match that is not first
+    // runs here, not in the find).
+    const std::string later = "[{\"$project\": {\"zz\": 0}}, {\"$match\": " + filter +
+                              "}, {\"$sort\": " + sort + "}, {\"$skip\": " + std::to_string(skip) +
+                              "}, {\"$limit\": " + std::to_string(limit) + "}, {\"$project\": " +
+                              projection + "}]";
+    EXPECT_EQ(Run("p", later), expected) << later;
+    ++compared;
+  }
+  EXPECT_EQ(compared, 60);
+}
+
+// Blocking stages refuse to hold more than their limit (292), as MongoDB
+// without allowDiskUse.
+TEST(PipelineMemoryTest, BlockingStagesStopAtTheirLimit) {
+  std::vector<Document> docs;
+  for (int i = 0; i < 1000; ++i) {
+    BsonBuilder b;
+    b.AppendInt32("_id", i).AppendString("pad", std::string(100, 'x'));
+    docs.push_back(std::move(b).Build());
+  }
+  // A find over the documents above, whatever it is asked.
+  class VectorCursor : public internal::CursorImpl {
+   public:
+    explicit VectorCursor(const std::vector<Document>* docs) : docs_(docs) {}
+    bool Next() override { return ++i_ <= docs_->size(); }
+    DocumentView document() const override { return (*docs_)[i_ - 1].view(); }
+    Status status() const override { return Status::OK(); }
+
+   private:
+    const std::vector<Document>* docs_;
+    size_t i_ = 0;
+  };
+  internal::FindFn find = [&](std::string_view, DocumentView, const FindOptions&)
+      -> StatusOr<std::unique_ptr<internal::CursorImpl>> {
+    return std::unique_ptr<internal::CursorImpl>(std::make_unique<VectorCursor>(&docs));
+  };
+  internal::PipelineOptions options;
+  options.memory_limit = 50 * 1000;  // half of what the documents take
+  auto drain = [&](std::string_view json) -> Status {
+    Document p = Json(std::string("{\"p\": ") + std::string(json) + "}");
+    ROCKDOC_ASSIGN_OR_RETURN(auto source, internal::OpenPipeline("c", p.Get("p").Array(), options, find));
+    for (;;) {
+      ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> d, source->Next());
+      if (!d) return Status::OK();
+    }
+  };
+  EXPECT_EQ(drain(R"([{"$project": {"pad": 1}}, {"$sort": {"pad": 1}}])").code(),
+            ErrorCode::kQueryExceededMemoryLimitNoDiskUseAllowed);
+  EXPECT_EQ(drain(R"([{"$group": {"_id": "$_id", "all": {"$push": "$pad"}}}])").code(),
+            ErrorCode::kQueryExceededMemoryLimitNoDiskUseAllowed);
+  // Within the limit they answer.
+  EXPECT_TRUE(drain(R"([{"$group": {"_id": null, "n": {"$sum": 1}}}])").ok());
+  options.memory_limit = internal::kBlockingStageMemoryLimit;
+  EXPECT_TRUE(drain(R"([{"$project": {"pad": 1}}, {"$sort": {"pad": 1}}])").ok());
+}
+
+// The aggregate command: cursor batches and getMore, its fields decoded.
+TEST_F(PipelineTest, TheAggregateCommand) {
+  Insert("c", R"([{"_id": 1, "g": "x"}, {"_id": 2, "g": "y"}, {"_id": 3, "g": "x"}])");
+  Document r = client_->RunCommand("test", Json(R"({"aggregate": "c",
+      "pipeline": [{"$group": {"_id": "$g", "n": {"$sum": 1}}}, {"$sort": {"_id": 1}}],
+      "cursor": {"batchSize": 1}})"));
+  ASSERT_EQ(r.Get("ok").NumberAsDouble(), 1) << ToJson(r);
+  DocumentView cursor = r.Get("cursor").Document();
+  EXPECT_EQ(ToJson(cursor.Get("firstBatch").Array()), R"({"0": {"_id": "x", "n": 2}})");
+  EXPECT_EQ(cursor.Get("ns").String(), "test.c");
+  BsonBuilder more;
+  more.AppendInt64("getMore", cursor.Get("id").Int64()).AppendString("collection", "c");
+  Document next = client_->RunCommand("test", std::move(more).Build());
+  EXPECT_EQ(ToJson(next.Get("cursor").Document().Get("nextBatch").Array()),
+            R"({"0": {"_id": "y", "n": 1}})");
+  auto code = [&](std::string_view json) {
+    Document e = client_->RunCommand("test", Json(json));
+    return e.Get("ok").NumberAsDouble() == 1 ? 0 : e.Get("code").Int32();
+  };
+  EXPECT_EQ(code(R"({"aggregate": "c", "pipeline": []})"), 9);  // cursor is required
+  EXPECT_EQ(code(R"({"aggregate": "c", "cursor": {}})"), 9);   // pipeline is required
+  EXPECT_EQ(code(R"({"aggregate": "c", "pipeline": [], "cursor": {}, "bogus": 1})"), 40415);
+  EXPECT_EQ(code(R"({"aggregate": "c", "pipeline": [], "cursor": {}, "let": {}})"), 238);
+  EXPECT_EQ(code(R"({"aggregate": "c", "pipeline": [], "cursor": {}, "allowDiskUse": true})"), 238);
+  EXPECT_EQ(code(R"({"aggregate": 1, "pipeline": [], "cursor": {}})"), 238);
+  EXPECT_EQ(code(R"({"aggregate": "c", "pipeline": [{"$bogus": 1}], "cursor": {}})"), 40324);
+  EXPECT_EQ(code(R"({"aggregate": "c", "pipeline": [], "cursor": {}, "hint": {"zz": 1}})"), 2);
+}
+
+}  // namespace
+}  // namespace rockdoc
