@@ -963,29 +963,32 @@ class LookupStage : public Stage {
     ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> doc, input_->Next());
     if (!doc) return doc;
     // The local values: an array's elements each; missing matches null.
-    BsonBuilder filter;
-    filter.OpenDocument(foreign_).OpenArray("$in");
-    Value local = LocalValue(doc->view());
-    if (!local.ok() || local.type() == BsonType::kUndefined) {
-      filter.AppendNull("");
-    } else if (local.type() == BsonType::kArray) {
-      bool any = false;
-      for (const Element& e : local.element().Array()) {
-        if (e.type() == BsonType::kRegex) {
-          return Status(ErrorCode::kNotImplemented,
-                        "$lookup on a regular expression value is not supported by rockdoc");
-        }
-        filter.AppendElementAs("", e);
-        any = true;
-      }
-      if (!any) filter.AppendNull("");  // as MongoDB: an empty array matches null
-    } else if (local.type() == BsonType::kRegex) {
+    // One value is an equality ({f: {$eq: v}}: on an _id, one point read),
+    // several an $in.
+    const Value local = LocalValue(doc->view());
+    const auto refuse_regex = [] {
       return Status(ErrorCode::kNotImplemented,
                     "$lookup on a regular expression value is not supported by rockdoc");
+    };
+    if (local.type() == BsonType::kRegex) return refuse_regex();
+    BsonBuilder filter;
+    filter.OpenDocument(foreign_);
+    if (local.ok() && local.type() != BsonType::kUndefined && local.type() != BsonType::kArray) {
+      filter.AppendElementAs("$eq", local.element());
     } else {
-      filter.AppendElementAs("", local.element());
+      filter.OpenArray("$in");
+      bool any = false;
+      if (local.type() == BsonType::kArray) {
+        for (const Element& e : local.element().Array()) {
+          if (e.type() == BsonType::kRegex) return refuse_regex();
+          filter.AppendElementAs("", e);
+          any = true;
+        }
+      }
+      if (!any) filter.AppendNull("");  // missing, or an empty array: matches null (as MongoDB)
+      filter.Close();
     }
-    filter.Close().Close();
+    filter.Close();
     Document f = std::move(filter).Build();
     FindOptions fo;
     fo.max_time_ms = options_.max_time_ms;
