@@ -187,7 +187,9 @@ TEST(ExpressionTest, Conditionals) {
   // The manual's $switch: a grade's summary.
   const char* kSwitch = R"({"$switch": {"branches": [
       {"case": {"$gte": [{"$avg": "$scores"}, 90]}, "then": "Doing great!"}]}})";
-  EXPECT_EVAL(kSwitch, "{}", "238: the expression $avg is not supported by rockdoc yet");
+  EXPECT_EVAL(kSwitch, R"({"scores": [95, 92]})", R"("Doing great!")");
+  EXPECT_EVAL(kSwitch, R"({"scores": [50]})",
+              "40066: $switch could not find a matching branch for an input, and no default was specified.");
   const char* kSwitch2 = R"({"$switch": {"branches": [
       {"case": {"$gte": ["$score", 90]}, "then": "Doing great!"},
       {"case": {"$and": [{"$gte": ["$score", 80]}, {"$lt": ["$score", 90]}]}, "then": "Doing pretty well."}],
@@ -233,6 +235,87 @@ TEST(ExpressionTest, StringsAndArrays) {
               R"({"instock": ["chocolate"], "ordered": ["butter", "apple"]})", R"(["chocolate", "butter", "apple"])");
   EXPECT_EVAL(R"({"$concatArrays": [[1], null]})", "{}", "null");
   EXPECT_EVAL(R"({"$concatArrays": [[1], 2]})", "{}", "28664: $concatArrays only supports arrays, not int");
+}
+
+TEST(ExpressionTest, HigherOrderArrayAndObjectOperators) {
+  // The manual's $filter: items priced at least 100.
+  const char* kItems = R"({"items": [{"item_id": 43, "quantity": 2, "price": 10},
+      {"item_id": 2, "quantity": 1, "price": 240}, {"item_id": 23, "quantity": 3, "price": 110}]})";
+  EXPECT_EVAL(R"({"$filter": {"input": "$items", "as": "item", "cond": {"$gte": ["$$item.price", 100]}}})",
+              kItems,
+              R"([{"item_id": {"$numberInt": "2"}, "quantity": {"$numberInt": "1"}, "price": {"$numberInt": "240"}}, )"
+              R"({"item_id": {"$numberInt": "23"}, "quantity": {"$numberInt": "3"}, "price": {"$numberInt": "110"}}])");
+  EXPECT_EVAL(R"({"$filter": {"input": [1, 2, 3, 4], "cond": {"$gt": ["$$this", 1]}, "limit": 2}})", "{}",
+              R"([{"$numberInt": "2"}, {"$numberInt": "3"}])");
+  EXPECT_EVAL(R"({"$filter": {"input": "$nope", "cond": true}})", "{}", "null");
+  EXPECT_EVAL(R"({"$filter": {"input": 1, "cond": true}})", "{}", "28651: input to $filter must be an array not int");
+  EXPECT_EVAL(R"({"$filter": {"input": [], "cond": true, "x": 1}})", "{}", "28647: Unrecognized parameter to $filter: x");
+  // The manual's $map: add 2 to each quiz score.
+  EXPECT_EVAL(R"({"$map": {"input": "$quizzes", "as": "grade", "in": {"$add": ["$$grade", 2]}}})",
+              R"({"quizzes": [5, 6, 7]})", R"([{"$numberInt": "7"}, {"$numberInt": "8"}, {"$numberInt": "9"}])");
+  EXPECT_EVAL(R"({"$map": {"input": [1], "in": "$$grade"}})", "{}", "17276: Use of undefined variable: grade");
+  // The manual's $reduce: concatenate strings; sum and product.
+  EXPECT_EVAL(R"({"$reduce": {"input": ["a", "b", "c"], "initialValue": "", "in": {"$concat": ["$$value", "$$this"]}}})",
+              "{}", R"("abc")");
+  EXPECT_EVAL(R"({"$reduce": {"input": [1, 2, 3, 4], "initialValue": {"sum": 5, "product": 2},
+      "in": {"sum": {"$add": ["$$value.sum", "$$this"]}, "product": {"$multiply": ["$$value.product", "$$this"]}}}})",
+              "{}", R"({"sum": {"$numberInt": "15"}, "product": {"$numberInt": "48"}})");
+  EXPECT_EVAL(R"({"$reduce": {"input": [], "in": 1}})", "{}", "40078: Missing 'initialValue' parameter to $reduce");
+  // $sum / $avg / $max / $min as expressions: over an array, or the arguments.
+  EXPECT_EVAL(R"({"$sum": "$quizzes"})", R"({"quizzes": [10, 6, 7, "x"]})", R"({"$numberInt": "23"})");
+  EXPECT_EVAL(R"({"$sum": ["$a", "$b"]})", R"({"a": 1, "b": 2.5})", R"({"$numberDouble": "3.5"})");
+  EXPECT_EVAL(R"({"$avg": "$quizzes"})", R"({"quizzes": [10, 6, 8]})", R"({"$numberDouble": "8.0"})");
+  EXPECT_EVAL(R"({"$avg": "$nope"})", "{}", "null");
+  EXPECT_EVAL(R"({"$max": "$quizzes"})", R"({"quizzes": [10, null, 8]})", R"({"$numberInt": "10"})");
+  EXPECT_EVAL(R"({"$min": [5, "$nope", 2]})", "{}", R"({"$numberInt": "2"})");
+  // $first, $last, $slice, $reverseArray, $range, $indexOfArray.
+  EXPECT_EVAL(R"({"$first": [[1, 2]]})", "{}", R"({"$numberInt": "1"})");
+  EXPECT_EVAL(R"({"$first": [1, 2]})", "{}", "16020: Expression $first takes exactly 1 arguments. 2 were passed in.");
+  EXPECT_EVAL(R"({"$last": "$a"})", R"({"a": [1, 2]})", R"({"$numberInt": "2"})");
+  EXPECT_EVAL(R"({"$first": [[]]})", "{}", "missing");
+  EXPECT_EVAL(R"({"$slice": [[1, 2, 3], -2]})", "{}", R"([{"$numberInt": "2"}, {"$numberInt": "3"}])");
+  EXPECT_EVAL(R"({"$slice": [[1, 2, 3], 1, 1]})", "{}", R"([{"$numberInt": "2"}])");
+  EXPECT_EVAL(R"({"$reverseArray": [[1, 2]]})", "{}", R"([{"$numberInt": "2"}, {"$numberInt": "1"}])");
+  EXPECT_EVAL(R"({"$range": [0, 10, 4]})", "{}", R"([{"$numberInt": "0"}, {"$numberInt": "4"}, {"$numberInt": "8"}])");
+  EXPECT_EVAL(R"({"$range": [5, 0, -2]})", "{}", R"([{"$numberInt": "5"}, {"$numberInt": "3"}, {"$numberInt": "1"}])");
+  EXPECT_EVAL(R"({"$range": [0, 1, 0]})", "{}", "34449: $range requires a non-zero step value");
+  EXPECT_EVAL(R"({"$indexOfArray": [["a", "abc", "b"], "b"]})", "{}", R"({"$numberInt": "2"})");
+  EXPECT_EVAL(R"({"$indexOfArray": [[1, 2], 5]})", "{}", R"({"$numberInt": "-1"})");
+  // $type, $mergeObjects, $objectToArray, $arrayToObject.
+  EXPECT_EVAL(R"([{"$type": "$a"}, {"$type": "$b"}, {"$type": "$nope"}])", R"({"a": 1, "b": [1]})",
+              R"(["int", "array", "missing"])");
+  EXPECT_EVAL(R"({"$mergeObjects": [{"a": 1, "b": 2}, null, {"b": 3, "c": 4}]})", "{}",
+              R"({"a": {"$numberInt": "1"}, "b": {"$numberInt": "3"}, "c": {"$numberInt": "4"}})");
+  EXPECT_EVAL(R"({"$mergeObjects": [1]})", "{}", "40400: $mergeObjects requires object inputs, but input 1 is of type int");
+  EXPECT_EVAL(R"({"$objectToArray": {"item": "foo", "qty": 25}})", "{}",
+              R"([{"k": "item", "v": "foo"}, {"k": "qty", "v": {"$numberInt": "25"}}])");
+  EXPECT_EVAL(R"({"$arrayToObject": [[["item", "abc123"], ["qty", 25]]]})", "{}",
+              R"({"item": "abc123", "qty": {"$numberInt": "25"}})");
+  EXPECT_EVAL(R"({"$arrayToObject": {"$literal": [{"k": "a", "v": 1}, {"k": "a", "v": 2}]}})", "{}",
+              R"({"a": {"$numberInt": "2"}})");
+}
+
+TEST(ExpressionTest, DatePartsInUtc) {
+  // The manual's date example: 2014-01-01T08:15:39.736Z.
+  const char* kDoc = R"({"date": {"$date": "2014-01-01T08:15:39.736Z"}})";
+  EXPECT_EVAL(R"([{"$year": "$date"}, {"$month": "$date"}, {"$dayOfMonth": "$date"}, {"$hour": "$date"},
+      {"$minute": "$date"}, {"$second": "$date"}, {"$millisecond": "$date"}, {"$dayOfYear": "$date"},
+      {"$dayOfWeek": "$date"}])",
+              kDoc,
+              R"([{"$numberInt": "2014"}, {"$numberInt": "1"}, {"$numberInt": "1"}, {"$numberInt": "8"}, )"
+              R"({"$numberInt": "15"}, {"$numberInt": "39"}, {"$numberInt": "736"}, {"$numberInt": "1"}, )"
+              R"({"$numberInt": "4"}])");
+  EXPECT_EVAL(R"([{"$dayOfYear": "$d"}, {"$dayOfWeek": "$d"}, {"$month": "$d"}])",
+              R"({"d": {"$date": "2024-12-31T23:59:59Z"}})",
+              R"([{"$numberInt": "366"}, {"$numberInt": "3"}, {"$numberInt": "12"}])");
+  EXPECT_EVAL(R"([{"$year": "$d"}, {"$dayOfMonth": "$d"}, {"$hour": "$d"}])",
+              R"({"d": {"$date": {"$numberLong": "-1"}}})",
+              R"([{"$numberInt": "1969"}, {"$numberInt": "31"}, {"$numberInt": "23"}])");
+  EXPECT_EVAL(R"({"$year": {"date": "$date"}})", kDoc, R"({"$numberInt": "2014"})");
+  EXPECT_EVAL(R"({"$year": {"date": "$date", "timezone": "America/New_York"}})", kDoc,
+              "238: $year with a timezone is not supported by rockdoc yet (UTC only)");
+  EXPECT_EVAL(R"({"$year": "x"})", "{}", "16006: can't convert from BSON type string to Date");
+  EXPECT_EVAL(R"({"$year": null})", "{}", "null");
 }
 
 TEST(ExpressionTest, MalformedExpressionsFailWithMongoDBsCodes) {

@@ -2,6 +2,7 @@
 // expressions (expression.h).
 #include "query/expression/expression.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -540,6 +541,371 @@ StatusOr<Value> ConcatArraysOp(const Args& args, const ExpressionVariables& vars
   return Value::FromElement(d.Get("v"));
 }
 
+// ---- more arrays and objects ----
+
+// $sum / $avg / $max / $min as expressions: over one array argument's
+// elements, or over the arguments (as the accumulators, non-numbers are
+// skipped by $sum/$avg, null and missing by $max/$min).
+template <int kOp>  // 0 sum, 1 avg, 2 max, 3 min
+StatusOr<Value> ArrayAccumulatorOp(const Args& args, const ExpressionVariables& vars) {
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<Value> values, EvaluateAll(args, vars));
+  std::vector<Element> items;
+  if (values.size() == 1 && values[0].type() == BsonType::kArray) {
+    for (const Element& e : values[0].element().Array()) items.push_back(e);
+  } else {
+    for (const Value& v : values) items.push_back(v.element());
+  }
+  if (kOp <= 1) {
+    NumberSum sum;
+    int64_t n = 0;
+    for (const Element& e : items) {
+      if (e.IsNumber()) {
+        sum.Add(e);
+        ++n;
+      }
+    }
+    if (kOp == 0) return n == 0 ? Int32Value(0) : sum.Result();
+    if (n == 0) return NullValue();
+    if (sum.is_decimal()) {
+      return Status(ErrorCode::kNotImplemented, "$avg of decimal values is not supported by rockdoc yet");
+    }
+    return DoubleValue(sum.AsDouble() / static_cast<double>(n));
+  }
+  const Element* best = nullptr;
+  for (const Element& e : items) {
+    if (!e.ok() || e.IsNull() || e.type() == BsonType::kUndefined) continue;
+    const int c = best == nullptr ? 0 : CompareValues(e, *best);
+    if (best == nullptr || (kOp == 2 ? c > 0 : c < 0)) best = &e;
+  }
+  return best == nullptr ? NullValue() : Value::FromElement(*best);
+}
+
+StatusOr<Value> TypeOp(const Args& args, const ExpressionVariables& vars) {
+  ROCKDOC_ASSIGN_OR_RETURN(Value v, args[0]->Evaluate(vars));
+  return StringValue(v.ok() ? BsonTypeAlias(v.type()) : "missing");
+}
+
+StatusOr<Value> MergeObjectsOp(const Args& args, const ExpressionVariables& vars) {
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<Value> values, EvaluateAll(args, vars));
+  std::vector<Element> docs;
+  if (values.size() == 1 && values[0].type() == BsonType::kArray) {
+    for (const Element& e : values[0].element().Array()) docs.push_back(e);
+  } else {
+    for (const Value& v : values) docs.push_back(v.element());
+  }
+  // Later documents' fields win; a field keeps its first position.
+  std::vector<std::pair<std::string, Element>> fields;
+  for (size_t i = 0; i < docs.size(); ++i) {
+    const Element& d = docs[i];
+    if (!d.ok() || d.IsNull()) continue;
+    if (d.type() != BsonType::kDocument) {
+      return Failed(40400, "$mergeObjects requires object inputs, but input " +
+                               ValueToJson(d, JsonFormat::kShell) + " is of type " +
+                               std::string(BsonTypeAlias(d.type())));
+    }
+    for (const Element& f : d.Document()) {
+      auto it = std::find_if(fields.begin(), fields.end(),
+                             [&](const auto& p) { return p.first == f.key(); });
+      if (it == fields.end()) {
+        fields.emplace_back(std::string(f.key()), f);
+      } else {
+        it->second = f;
+      }
+    }
+  }
+  BsonBuilder b;
+  b.OpenDocument("v");
+  for (const auto& [name, e] : fields) b.AppendElementAs(name, e);
+  b.Close();
+  Document d = std::move(b).Build();
+  return Value::FromElement(d.Get("v"));
+}
+
+// The array argument of an array operator: null for null/missing (the
+// operator then answers null), an error naming the operator otherwise.
+StatusOr<std::optional<DocumentView>> ArrayArg(std::string_view op, const Value& v, int code) {
+  if (IsNullish(v)) return std::optional<DocumentView>();
+  if (v.type() != BsonType::kArray) {
+    return Failed(code, std::string(op) + "'s argument must be an array, but is " + TypeName(v));
+  }
+  return std::optional<DocumentView>(v.element().Array());
+}
+
+Value ArrayOf(const std::vector<Element>& items) {
+  BsonBuilder b;
+  b.OpenArray("v");
+  for (const Element& e : items) b.AppendElementAs("", e);
+  b.Close();
+  Document d = std::move(b).Build();
+  return Value::FromElement(d.Get("v"));
+}
+
+template <bool kFirst>
+StatusOr<Value> FirstLastOp(const Args& args, const ExpressionVariables& vars) {
+  ROCKDOC_ASSIGN_OR_RETURN(Value v, args[0]->Evaluate(vars));
+  if (!v.ok()) return Value();
+  ROCKDOC_ASSIGN_OR_RETURN(std::optional<DocumentView> array,
+                           ArrayArg(kFirst ? "$first" : "$last", v, 28689));
+  if (!array) return NullValue();
+  Element pick;
+  for (const Element& e : *array) {
+    pick = e;
+    if (kFirst) break;
+  }
+  return pick.ok() ? Value::FromElement(pick) : Value();
+}
+
+StatusOr<Value> ReverseArrayOp(const Args& args, const ExpressionVariables& vars) {
+  ROCKDOC_ASSIGN_OR_RETURN(Value v, args[0]->Evaluate(vars));
+  if (IsNullish(v)) return NullValue();
+  if (v.type() != BsonType::kArray) {
+    return Failed(34435, "The argument to $reverseArray must be an array, but was of type: " +
+                             TypeName(v));
+  }
+  std::vector<Element> items;
+  for (const Element& e : v.element().Array()) items.push_back(e);
+  std::reverse(items.begin(), items.end());
+  return ArrayOf(items);
+}
+
+// An int32-representable integer argument ($slice, $range, $indexOfArray).
+StatusOr<int64_t> IntArg(std::string_view op, std::string_view what, const Value& v, int code) {
+  int64_t n = 0;
+  if (!v.ok() || !v.element().IsNumber() || !v.element().ExactInt64(&n) ||
+      n < std::numeric_limits<int32_t>::min() || n > std::numeric_limits<int32_t>::max()) {
+    return Failed(code, std::string(op) + " requires " + std::string(what) +
+                            " to be a 32-bit integer, found: " +
+                            (v.ok() ? ValueToJson(v.element(), JsonFormat::kShell) : "missing"));
+  }
+  return n;
+}
+
+StatusOr<Value> SliceOp(const Args& args, const ExpressionVariables& vars) {
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<Value> v, EvaluateAll(args, vars));
+  for (const Value& x : v) {
+    if (IsNullish(x)) return NullValue();
+  }
+  if (v[0].type() != BsonType::kArray) {
+    return Failed(28724, "First argument to $slice must be an array, but is of type: " +
+                             TypeName(v[0]));
+  }
+  std::vector<Element> items;
+  for (const Element& e : v[0].element().Array()) items.push_back(e);
+  const int64_t size = static_cast<int64_t>(items.size());
+  int64_t start = 0, count = 0;
+  if (v.size() == 2) {
+    ROCKDOC_ASSIGN_OR_RETURN(int64_t n, IntArg("$slice", "the second argument", v[1], 28725));
+    if (n >= 0) {
+      count = n;
+    } else {
+      start = std::max<int64_t>(0, size + n);
+      count = size - start;
+    }
+  } else {
+    ROCKDOC_ASSIGN_OR_RETURN(int64_t pos, IntArg("$slice", "the second argument", v[1], 28725));
+    ROCKDOC_ASSIGN_OR_RETURN(count, IntArg("$slice", "the third argument", v[2], 28727));
+    if (count <= 0) {
+      return Failed(28729, "Third argument to $slice must be positive: " +
+                               ValueToJson(v[2].element(), JsonFormat::kShell));
+    }
+    start = pos >= 0 ? std::min(pos, size) : std::max<int64_t>(0, size + pos);
+  }
+  std::vector<Element> out;
+  for (int64_t i = start; i < size && i < start + count; ++i) out.push_back(items[i]);
+  return ArrayOf(out);
+}
+
+StatusOr<Value> RangeOp(const Args& args, const ExpressionVariables& vars) {
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<Value> v, EvaluateAll(args, vars));
+  ROCKDOC_ASSIGN_OR_RETURN(int64_t start, IntArg("$range", "a starting value", v[0], 34443));
+  ROCKDOC_ASSIGN_OR_RETURN(int64_t end, IntArg("$range", "an ending value", v[1], 34445));
+  int64_t step = 1;
+  if (v.size() == 3) {
+    ROCKDOC_ASSIGN_OR_RETURN(step, IntArg("$range", "a step value", v[2], 34447));
+    if (step == 0) return Failed(34449, "$range requires a non-zero step value");
+  }
+  BsonBuilder b;
+  b.OpenArray("v");
+  int64_t n = 0;
+  for (int64_t i = start; step > 0 ? i < end : i > end; i += step) {
+    if (++n > 10000000) {
+      return Failed(146, "$range would use too much memory (more than 10,000,000 values)");
+    }
+    b.AppendInt32("", static_cast<int32_t>(i));
+  }
+  b.Close();
+  Document d = std::move(b).Build();
+  return Value::FromElement(d.Get("v"));
+}
+
+StatusOr<Value> IndexOfArrayOp(const Args& args, const ExpressionVariables& vars) {
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<Value> v, EvaluateAll(args, vars));
+  if (IsNullish(v[0])) return NullValue();
+  if (v[0].type() != BsonType::kArray) {
+    return Failed(40090, "$indexOfArray requires an array as a first argument, found: " +
+                             TypeName(v[0]));
+  }
+  std::vector<Element> items;
+  for (const Element& e : v[0].element().Array()) items.push_back(e);
+  int64_t start = 0, end = static_cast<int64_t>(items.size());
+  if (v.size() >= 3) {
+    ROCKDOC_ASSIGN_OR_RETURN(start, IntArg("$indexOfArray", "a starting index", v[2], 40096));
+    if (start < 0) return Failed(40097, "$indexOfArray requires a nonnegative starting index");
+  }
+  if (v.size() == 4) {
+    ROCKDOC_ASSIGN_OR_RETURN(end, IntArg("$indexOfArray", "an ending index", v[3], 40096));
+    if (end < 0) return Failed(40097, "$indexOfArray requires a nonnegative ending index");
+    end = std::min<int64_t>(end, static_cast<int64_t>(items.size()));
+  }
+  for (int64_t i = start; i < end; ++i) {
+    if (v[1].ok() && CompareValues(items[i], v[1].element()) == 0) return Int32Value(static_cast<int32_t>(i));
+  }
+  return Int32Value(-1);
+}
+
+StatusOr<Value> ObjectToArrayOp(const Args& args, const ExpressionVariables& vars) {
+  ROCKDOC_ASSIGN_OR_RETURN(Value v, args[0]->Evaluate(vars));
+  if (IsNullish(v)) return NullValue();
+  if (v.type() != BsonType::kDocument) {
+    return Failed(40390, "$objectToArray requires a document input, found: " + TypeName(v));
+  }
+  BsonBuilder b;
+  b.OpenArray("v");
+  for (const Element& f : v.element().Document()) {
+    b.OpenDocument("").AppendString("k", f.key()).AppendElementAs("v", f).Close();
+  }
+  b.Close();
+  Document d = std::move(b).Build();
+  return Value::FromElement(d.Get("v"));
+}
+
+StatusOr<Value> ArrayToObjectOp(const Args& args, const ExpressionVariables& vars) {
+  ROCKDOC_ASSIGN_OR_RETURN(Value v, args[0]->Evaluate(vars));
+  if (IsNullish(v)) return NullValue();
+  if (v.type() != BsonType::kArray) {
+    return Failed(40386, "$arrayToObject requires an array input, found: " + TypeName(v));
+  }
+  std::vector<std::pair<std::string, Element>> fields;
+  auto put = [&](std::string_view k, const Element& value) -> Status {
+    if (k.find('\0') != std::string_view::npos) {
+      return Failed(4940401, "Key field cannot contain an embedded null byte");
+    }
+    auto it = std::find_if(fields.begin(), fields.end(), [&](const auto& p) { return p.first == k; });
+    if (it == fields.end()) {
+      fields.emplace_back(std::string(k), value);
+    } else {
+      it->second = value;
+    }
+    return Status::OK();
+  };
+  for (const Element& item : v.element().Array()) {
+    if (item.type() == BsonType::kArray) {
+      std::vector<Element> pair;
+      for (const Element& x : item.Array()) pair.push_back(x);
+      if (pair.size() != 2) {
+        return Failed(40397, "$arrayToObject requires an array of size 2 arrays,found array of "
+                             "size: " + std::to_string(pair.size()));
+      }
+      if (pair[0].type() != BsonType::kString) {
+        return Failed(40395, "$arrayToObject requires an array of key-value pairs, where the key "
+                             "must be of type string. Found key type: " +
+                                 std::string(BsonTypeAlias(pair[0].type())));
+      }
+      ROCKDOC_RETURN_IF_ERROR(put(pair[0].String(), pair[1]));
+    } else if (item.type() == BsonType::kDocument) {
+      Element k = item.Document().Get("k"), value = item.Document().Get("v");
+      size_t n = 0;
+      for (const Element& x : item.Document()) {
+        (void)x;
+        ++n;
+      }
+      if (n != 2 || !k.ok() || !value.ok()) {
+        return Failed(40392, "$arrayToObject requires an object keys of 'k' and 'v'. Found "
+                             "incorrect number of keys:" + std::to_string(n));
+      }
+      if (k.type() != BsonType::kString) {
+        return Failed(40394, "$arrayToObject requires an object with keys 'k' and 'v', where the "
+                             "value of 'k' must be of type string. Found type: " +
+                                 std::string(BsonTypeAlias(k.type())));
+      }
+      ROCKDOC_RETURN_IF_ERROR(put(k.String(), value));
+    } else {
+      return Failed(40398, "Unrecognised input type format for $arrayToObject: " +
+                               std::string(BsonTypeAlias(item.type())));
+    }
+  }
+  BsonBuilder b;
+  b.OpenDocument("v");
+  for (const auto& [name, e] : fields) b.AppendElementAs(name, e);
+  b.Close();
+  Document d = std::move(b).Build();
+  return Value::FromElement(d.Get("v"));
+}
+
+// ---- dates (UTC) ----
+
+// Year, month, day of the days since 1970-01-01 (Howard Hinnant's
+// civil_from_days).
+void CivilFromDays(int64_t z, int64_t* y, unsigned* m, unsigned* d) {
+  z += 719468;
+  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const unsigned doe = static_cast<unsigned>(z - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const int64_t yy = static_cast<int64_t>(yoe) + era * 400;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  *d = doy - (153 * mp + 2) / 5 + 1;
+  *m = mp < 10 ? mp + 3 : mp - 9;
+  *y = yy + (*m <= 2);
+}
+
+enum class DatePart { kYear, kMonth, kDayOfMonth, kHour, kMinute, kSecond, kMillisecond, kDayOfWeek, kDayOfYear };
+
+template <DatePart kPart>
+StatusOr<Value> DatePartOp(const Args& args, const ExpressionVariables& vars) {
+  ROCKDOC_ASSIGN_OR_RETURN(Value v, args[0]->Evaluate(vars));
+  if (IsNullish(v)) return NullValue();
+  int64_t ms = 0;
+  if (v.type() == BsonType::kDateTime) {
+    ms = v.element().DateTime();
+  } else if (v.type() == BsonType::kObjectId) {
+    ms = int64_t{v.element().Oid().timestamp()} * 1000;
+  } else if (v.type() == BsonType::kTimestamp) {
+    ms = int64_t{v.element().Timestamp().t} * 1000;
+  } else {
+    return Failed(16006, "can't convert from BSON type " + TypeName(v) + " to Date");
+  }
+  const int64_t days = ms >= 0 ? ms / 86400000 : -((-ms + 86399999) / 86400000);
+  const int64_t in_day = ms - days * 86400000;
+  int64_t y = 0;
+  unsigned m = 0, d = 0;
+  CivilFromDays(days, &y, &m, &d);
+  switch (kPart) {
+    case DatePart::kYear: return Int32Value(static_cast<int32_t>(y));
+    case DatePart::kMonth: return Int32Value(static_cast<int32_t>(m));
+    case DatePart::kDayOfMonth: return Int32Value(static_cast<int32_t>(d));
+    case DatePart::kHour: return Int32Value(static_cast<int32_t>(in_day / 3600000));
+    case DatePart::kMinute: return Int32Value(static_cast<int32_t>(in_day / 60000 % 60));
+    case DatePart::kSecond: return Int32Value(static_cast<int32_t>(in_day / 1000 % 60));
+    case DatePart::kMillisecond: return Int32Value(static_cast<int32_t>(in_day % 1000));
+    case DatePart::kDayOfWeek: {
+      // 1970-01-01 was a Thursday; MongoDB counts Sunday as 1.
+      const int64_t w = ((days % 7) + 7 + 4) % 7;  // 0 = Sunday
+      return Int32Value(static_cast<int32_t>(w + 1));
+    }
+    case DatePart::kDayOfYear: {
+      // Days from 1970-01-01 to January 1st of year y (days_from_civil).
+      const int64_t yy = y - 1;  // January is month 13 of the year before
+      const int64_t era = (yy >= 0 ? yy : yy - 399) / 400;
+      const int64_t yoe = yy - era * 400;
+      const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + 306;  // March 1 + 306 = Jan 1
+      const int64_t jan1 = era * 146097 + doe - 719468;
+      return Int32Value(static_cast<int32_t>(days - jan1 + 1));
+    }
+  }
+  return NullValue();
+}
+
 // ---- $let ----
 
 class LetExpression : public Expression {
@@ -565,6 +931,81 @@ class LetExpression : public Expression {
  private:
   std::vector<std::pair<int, ExpressionPtr>> vars_;
   ExpressionPtr in_;
+};
+
+// ---- $filter, $map, $reduce: an expression per element ----
+
+class IterateExpression : public Expression {
+ public:
+  enum Kind { kFilter, kMap, kReduce };
+  IterateExpression(Kind kind, ExpressionPtr input, int var, int value_var, ExpressionPtr body,
+                    ExpressionPtr initial, ExpressionPtr limit)
+      : kind_(kind), input_(std::move(input)), var_(var), value_var_(value_var),
+        body_(std::move(body)), initial_(std::move(initial)), limit_(std::move(limit)) {}
+
+  StatusOr<Value> Evaluate(const ExpressionVariables& vars) const override {
+    static constexpr const char* kNames[] = {"$filter", "$map", "$reduce"};
+    ROCKDOC_ASSIGN_OR_RETURN(Value input, input_->Evaluate(vars));
+    if (IsNullish(input)) return NullValue();
+    if (input.type() != BsonType::kArray) {
+      static constexpr int kCodes[] = {28651, 16883, 40080};
+      return Failed(kCodes[kind_], std::string("input to ") + kNames[kind_] +
+                                       " must be an array not " + TypeName(input));
+    }
+    int64_t limit = -1;
+    if (limit_) {
+      ROCKDOC_ASSIGN_OR_RETURN(Value l, limit_->Evaluate(vars));
+      if (!IsNullish(l)) {
+        if (!l.element().IsNumber() || !l.element().ExactInt64(&limit) || limit <= 0 ||
+            limit > std::numeric_limits<int32_t>::max()) {
+          return Failed(327392, "$filter: limit must be a positive 32-bit integer, got " +
+                                    ValueToJson(l.element(), JsonFormat::kShell));
+        }
+      }
+    }
+    ExpressionVariables inner = vars;
+    const size_t need = static_cast<size_t>(std::max(var_, value_var_)) + 1;
+    if (inner.user.size() < need) inner.user.resize(need);
+    Value acc;
+    if (kind_ == kReduce) {
+      ROCKDOC_ASSIGN_OR_RETURN(acc, initial_->Evaluate(vars));
+    }
+    BsonBuilder b;
+    b.OpenArray("v");
+    int64_t kept = 0;
+    for (const Element& e : input.element().Array()) {
+      inner.user[var_] = Value::FromElement(e);
+      if (kind_ == kReduce) {
+        inner.user[value_var_] = acc;
+        ROCKDOC_ASSIGN_OR_RETURN(acc, body_->Evaluate(inner));
+        continue;
+      }
+      ROCKDOC_ASSIGN_OR_RETURN(Value r, body_->Evaluate(inner));
+      if (kind_ == kMap) {
+        if (r.ok()) {
+          b.AppendElementAs("", r.element());
+        } else {
+          b.AppendNull("");
+        }
+      } else if (IsTruthy(r.element())) {
+        b.AppendElementAs("", e);
+        if (limit > 0 && ++kept == limit) break;
+      }
+    }
+    if (kind_ == kReduce) return acc;
+    b.Close();
+    Document d = std::move(b).Build();
+    return Value::FromElement(d.Get("v"));
+  }
+
+ private:
+  Kind kind_;
+  ExpressionPtr input_;
+  int var_;
+  int value_var_;
+  ExpressionPtr body_;
+  ExpressionPtr initial_;
+  ExpressionPtr limit_;
 };
 
 // ---- parsing ----
@@ -637,6 +1078,29 @@ const std::map<std::string_view, OperatorDef>& Operators() {
       {"$isArray", {&IsArrayOp, 1, 1}},
       {"$in", {&InOp, 2, 2}},
       {"$concatArrays", {&ConcatArraysOp, 0, SIZE_MAX}},
+      {"$sum", {&ArrayAccumulatorOp<0>, 1, SIZE_MAX}},
+      {"$avg", {&ArrayAccumulatorOp<1>, 1, SIZE_MAX}},
+      {"$max", {&ArrayAccumulatorOp<2>, 1, SIZE_MAX}},
+      {"$min", {&ArrayAccumulatorOp<3>, 1, SIZE_MAX}},
+      {"$type", {&TypeOp, 1, 1}},
+      {"$mergeObjects", {&MergeObjectsOp, 0, SIZE_MAX}},
+      {"$first", {&FirstLastOp<true>, 1, 1}},
+      {"$last", {&FirstLastOp<false>, 1, 1}},
+      {"$reverseArray", {&ReverseArrayOp, 1, 1}},
+      {"$slice", {&SliceOp, 2, 3}},
+      {"$range", {&RangeOp, 2, 3}},
+      {"$indexOfArray", {&IndexOfArrayOp, 2, 4}},
+      {"$objectToArray", {&ObjectToArrayOp, 1, 1}},
+      {"$arrayToObject", {&ArrayToObjectOp, 1, 1}},
+      {"$year", {&DatePartOp<DatePart::kYear>, 1, 1}},
+      {"$month", {&DatePartOp<DatePart::kMonth>, 1, 1}},
+      {"$dayOfMonth", {&DatePartOp<DatePart::kDayOfMonth>, 1, 1}},
+      {"$hour", {&DatePartOp<DatePart::kHour>, 1, 1}},
+      {"$minute", {&DatePartOp<DatePart::kMinute>, 1, 1}},
+      {"$second", {&DatePartOp<DatePart::kSecond>, 1, 1}},
+      {"$millisecond", {&DatePartOp<DatePart::kMillisecond>, 1, 1}},
+      {"$dayOfWeek", {&DatePartOp<DatePart::kDayOfWeek>, 1, 1}},
+      {"$dayOfYear", {&DatePartOp<DatePart::kDayOfYear>, 1, 1}},
   };
   return *ops;
 }
@@ -824,13 +1288,113 @@ StatusOr<ExpressionPtr> ParseLet(const Element& operand, VariableScope* scope) {
   return ExpressionPtr(std::make_unique<LetExpression>(std::move(defined), std::move(*body)));
 }
 
+// {$filter: {input, as, cond, limit}}, {$map: {input, as, in}},
+// {$reduce: {input, initialValue, in}} ($$this and $$value).
+StatusOr<ExpressionPtr> ParseIterate(std::string_view name, const Element& operand,
+                                     VariableScope* scope) {
+  const IterateExpression::Kind kind = name == "$filter" ? IterateExpression::kFilter
+                                       : name == "$map"  ? IterateExpression::kMap
+                                                         : IterateExpression::kReduce;
+  static constexpr int kObjectCodes[] = {28646, 16878, 40075};
+  if (operand.type() != BsonType::kDocument) {
+    return Failed(kObjectCodes[kind], std::string(name) + " only supports an object as its argument");
+  }
+  Element input, as, body, initial, limit;
+  const char* body_name = kind == IterateExpression::kFilter ? "cond" : "in";
+  for (const Element& f : operand.Document()) {
+    const std::string_view k = f.key();
+    if (k == "input") {
+      input = f;
+    } else if (k == "as" && kind != IterateExpression::kReduce) {
+      as = f;
+    } else if (k == body_name) {
+      body = f;
+    } else if (k == "initialValue" && kind == IterateExpression::kReduce) {
+      initial = f;
+    } else if (k == "limit" && kind == IterateExpression::kFilter) {
+      limit = f;
+    } else {
+      static constexpr int kUnknown[] = {28647, 16879, 40076};
+      return Failed(kUnknown[kind], "Unrecognized parameter to " + std::string(name) + ": " +
+                                        std::string(k));
+    }
+  }
+  if (!input.ok()) {
+    static constexpr int kNoInput[] = {28648, 16880, 40077};
+    return Failed(kNoInput[kind], "Missing 'input' parameter to " + std::string(name));
+  }
+  if (!body.ok()) {
+    static constexpr int kNoBody[] = {28650, 16882, 40079};
+    return Failed(kNoBody[kind], "Missing '" + std::string(body_name) + "' parameter to " +
+                                     std::string(name));
+  }
+  if (kind == IterateExpression::kReduce && !initial.ok()) {
+    return Failed(40078, "Missing 'initialValue' parameter to $reduce");
+  }
+  ROCKDOC_ASSIGN_OR_RETURN(ExpressionPtr input_expr, ParseExpression(input, scope));
+  ExpressionPtr initial_expr, limit_expr;
+  if (initial.ok()) {
+    ROCKDOC_ASSIGN_OR_RETURN(initial_expr, ParseExpression(initial, scope));
+  }
+  if (limit.ok()) {
+    ROCKDOC_ASSIGN_OR_RETURN(limit_expr, ParseExpression(limit, scope));
+  }
+  std::string_view var_name = "this";
+  if (as.ok()) {
+    if (as.type() != BsonType::kString) {
+      return Failed(14, "'as' must be a string in " + std::string(name));
+    }
+    var_name = as.String();
+  }
+  const size_t outer = scope->size();
+  ROCKDOC_ASSIGN_OR_RETURN(int var, scope->Define(var_name));
+  int value_var = var;
+  if (kind == IterateExpression::kReduce) {
+    ROCKDOC_ASSIGN_OR_RETURN(value_var, scope->Define("value"));
+  }
+  StatusOr<ExpressionPtr> body_expr = ParseExpression(body, scope);
+  scope->PopTo(outer);
+  ROCKDOC_RETURN_IF_ERROR(body_expr.status());
+  return ExpressionPtr(std::make_unique<IterateExpression>(
+      kind, std::move(input_expr), var, value_var, std::move(*body_expr), std::move(initial_expr),
+      std::move(limit_expr)));
+}
+
 StatusOr<ExpressionPtr> ParseOperator(std::string_view name, const Element& operand,
                                       VariableScope* scope) {
   if (name == "$literal") return ExpressionPtr(std::make_unique<Constant>(Value::FromElement(operand)));
   if (name == "$cond") return ParseCond(operand, scope);
   if (name == "$switch") return ParseSwitch(operand, scope);
   if (name == "$let") return ParseLet(operand, scope);
+  if (name == "$filter" || name == "$map" || name == "$reduce") {
+    return ParseIterate(name, operand, scope);
+  }
   auto it = Operators().find(name);
+  // The date parts' document form: {date, timezone}.
+  static const char* const kDateParts[] = {"$year", "$month", "$dayOfMonth", "$hour", "$minute",
+                                           "$second", "$millisecond", "$dayOfWeek", "$dayOfYear"};
+  const bool date_part = std::find_if(std::begin(kDateParts), std::end(kDateParts),
+                                      [&](const char* d) { return name == d; }) != std::end(kDateParts);
+  if (date_part && operand.type() == BsonType::kDocument && !operand.Document().empty() &&
+      (*operand.Document().begin()).key().substr(0, 1) != "$") {
+    Element date;
+    for (const Element& f : operand.Document()) {
+      if (f.key() == "date") {
+        date = f;
+      } else if (f.key() == "timezone") {
+        return Status(ErrorCode::kNotImplemented,
+                      std::string(name) + " with a timezone is not supported by rockdoc yet (UTC only)");
+      } else {
+        return Failed(40535, "unrecognized option to " + std::string(name) + ": \"" +
+                                 std::string(f.key()) + "\"");
+      }
+    }
+    if (!date.ok()) return Failed(40539, "missing 'date' argument to " + std::string(name) + ", provided: " + ValueToJson(operand, JsonFormat::kShell));
+    Args args;
+    ROCKDOC_ASSIGN_OR_RETURN(ExpressionPtr d, ParseExpression(date, scope));
+    args.push_back(std::move(d));
+    return ExpressionPtr(std::make_unique<Operator>(it->second.fn, std::move(args)));
+  }
   if (it == Operators().end()) {
     if (IsKnownOperator(name)) {
       return Status(ErrorCode::kNotImplemented,

@@ -23,9 +23,13 @@
 // The operators this part implements: $literal, $let; $add $subtract
 // $multiply $divide $mod $abs $ceil $floor; $eq $ne $gt $gte $lt $lte $cmp;
 // $and $or $not; $cond $ifNull $switch; $concat $toUpper $toLower
-// $strLenCP; $size $arrayElemAt $isArray $in $concatArrays. Any other
-// operator name MongoDB has is NotImplemented (238); a name MongoDB does
-// not have is 168.
+// $strLenCP; $size $arrayElemAt $isArray $in $concatArrays $first $last
+// $slice $reverseArray $range $indexOfArray $filter $map $reduce; $sum
+// $avg $max $min (over an array or the arguments); $type $mergeObjects
+// $objectToArray $arrayToObject; $year $month $dayOfMonth $hour $minute
+// $second $millisecond $dayOfWeek $dayOfYear (UTC; a timezone is
+// NotImplemented). Any other operator name MongoDB has is NotImplemented
+// (238); a name MongoDB does not have is 168.
 //
 // Thread safety: a parsed tree is immutable and may be evaluated from
 // several threads at once.
