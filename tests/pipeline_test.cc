@@ -82,6 +82,9 @@ TEST_F(PipelineTest, ProjectAddFieldsUnsetReplaceRoot) {
       "author": {"last": "zzz", "first": "aaa"}, "copies": 5}])");
   EXPECT_EQ(Run("books", R"([{"$project": {"title": 1, "author": 1}}])"),
             R"({"_id": 1, "title": "abc123", "author": {"last": "zzz", "first": "aaa"}})");
+  EXPECT_EQ(Run("books", R"([{"$project": {"_id": 0}}, {"$project": {"copies": 1, "_id": 1}}])"),
+            R"({"copies": 5})");
+  EXPECT_EQ(Run("books", R"([{"$project": {"_id": 1}}])"), R"({"_id": 1})");
   EXPECT_EQ(Run("books", R"([{"$project": {"_id": 0, "title": 1, "author.first": 1}}])"),
             R"({"title": "abc123", "author": {"first": "aaa"}})");
   EXPECT_EQ(Run("books", R"([{"$project": {"isbn": 0, "author": {"first": 0}, "copies": 0}}])"),
@@ -182,7 +185,14 @@ TEST_F(PipelineTest, BadPipelinesFailBeforeAnythingIsRead) {
             "2: unknown top level operator: $bogus. If you have a field name that starts with a "
             "'$' symbol, consider using $getField or $setField."},
            {R"([{"$count": "$x"}])", "40158: the count field cannot be a $-prefixed path"},
-           {R"([{"$facet": {}}])", "238: the stage $facet is not supported by rockdoc yet"},
+           {R"([{"$facet": {}}])",
+            "40169: the $facet specification must be a non-empty object, but found: {}"},
+           {R"([{"$facet": {"a": [{"$facet": {"b": []}}]}}])",
+            "40600: $facet is not allowed to be used within a $facet stage"},
+           {R"([{"$sample": {"size": -1}}])", "28747: size argument to $sample must not be negative"},
+           {R"([{"$unionWith": {"pipeline": []}}])",
+            "40414: BSON field '$unionWith.coll' is missing but a required field"},
+           {R"([{"$densify": {}}])", "238: the stage $densify is not supported by rockdoc yet"},
            // A stage that would fail on the document never runs: the bad
            // stage after it is found first.
            {R"([{"$project": {"x": {"$divide": [1, "$a"]}}}, {"$bogus": 1}])",
@@ -192,6 +202,34 @@ TEST_F(PipelineTest, BadPipelinesFailBeforeAnythingIsRead) {
   }
   // And an evaluation error fails the cursor.
   EXPECT_EQ(Run("c", R"([{"$project": {"x": {"$divide": [1, "$a"]}}}])"), "16608: can't $divide by zero");
+}
+
+TEST_F(PipelineTest, FacetUnionWithSample) {
+  // The manual's $facet: several aggregations over the same input.
+  Insert("artwork", R"([
+    {"_id": 1, "title": "The Pillars of Society", "year": 1926, "price": 199.99, "tags": ["painting", "satire"]},
+    {"_id": 2, "title": "Melancholy III", "year": 1902, "price": 280.00, "tags": ["woodcut", "landscape"]},
+    {"_id": 3, "title": "Dancer", "year": 1925, "price": 76.04, "tags": ["oil", "painting"]},
+    {"_id": 4, "title": "The Great Wave", "year": 1831, "price": 167.30, "tags": ["woodblock", "ocean"]}])");
+  EXPECT_EQ(Run("artwork", R"([{"$facet": {
+      "byTag": [{"$unwind": "$tags"}, {"$sortByCount": "$tags"}, {"$limit": 1}],
+      "cheap": [{"$match": {"price": {"$lt": 100}}}, {"$project": {"_id": 1}}],
+      "count": [{"$count": "n"}]}}])"),
+            R"({"byTag": [{"_id": "painting", "count": 2}], "cheap": [{"_id": 3}], "count": [{"n": 4}]})");
+  // $unionWith: this collection's documents, then the other's pipeline's.
+  Insert("sales2019", R"([{"_id": 1, "store": "A", "qty": 5}, {"_id": 2, "store": "B", "qty": 1}])");
+  Insert("sales2020", R"([{"_id": 1, "store": "A", "qty": 7}])");
+  EXPECT_EQ(Run("sales2019", R"([{"$project": {"_id": 0}},
+      {"$unionWith": {"coll": "sales2020", "pipeline": [{"$project": {"_id": 0, "store": 1, "qty": 1}}]}},
+      {"$group": {"_id": "$store", "qty": {"$sum": "$qty"}}}, {"$sort": {"_id": 1}}])"),
+            R"({"_id": "A", "qty": 12}, {"_id": "B", "qty": 1})");
+  EXPECT_EQ(Run("sales2019", R"([{"$unionWith": "sales2020"}, {"$count": "n"}])"), R"({"n": 3})");
+  // $sample: `size` distinct documents of the input (all of them when fewer).
+  const std::string sampled = Run("artwork", R"([{"$sample": {"size": 2}}, {"$project": {"_id": 1}}])");
+  EXPECT_EQ(std::count(sampled.begin(), sampled.end(), '{'), 2) << sampled;
+  EXPECT_EQ(Run("artwork", R"([{"$sample": {"size": 10}}, {"$count": "n"}])"), R"({"n": 4})");
+  EXPECT_EQ(Run("artwork", R"([{"$sample": {"size": 10}}, {"$group": {"_id": null, "ids": {"$addToSet": "$_id"}}}])"),
+            R"({"_id": null, "ids": [1, 2, 3, 4]})");
 }
 
 // [$match, $sort, $skip, $limit, $project] returns exactly what the
@@ -213,7 +251,8 @@ TEST_F(PipelineTest, TheFindShapedPipelineEqualsFind) {
   const char* filters[] = {R"({})", R"({"a": {"$gt": 4}})", R"({"b": "c"})",
                            R"({"$or": [{"a": 1}, {"c": 3}]})", R"({"a": {"$in": [1, 2, 3]}, "d": {"$lt": 50}})"};
   const char* sorts[] = {R"({"_id": 1})", R"({"d": -1, "_id": 1})", R"({"a": 1, "_id": -1})"};
-  const char* projections[] = {R"({"a": 1, "d": 1})", R"({"b": 0, "c": 0})", R"({"_id": 0, "d": 1})"};
+  const char* projections[] = {R"({"a": 1, "d": 1})", R"({"b": 0, "c": 0})", R"({"_id": 0, "d": 1})",
+                               R"({"_id": 0})", R"({"_id": 1})", R"({"c": 0, "_id": 0})"};
   int compared = 0;
   for (int round = 0; round < 60; ++round) {
     const std::string filter = filters[rng() % std::size(filters)];

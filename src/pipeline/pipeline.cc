@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <random>
 #include <set>
 #include <utility>
 #include <vector>
@@ -184,8 +185,11 @@ class Projection {
       return Failed(31254, "Invalid $project :: caused by :: Cannot do exclusion on field " +
                                first_exclude + " in inclusion projection");
     }
-    if (any_exclude) {
-      p.mode_ = kExclusion;
+    const ProjectionNode* id = p.root_.Child("_id");
+    const bool only_id_excluded =
+        !any_include && id != nullptr && id->kind == ProjectionNode::kExclude;
+    if (any_exclude || only_id_excluded) {
+      p.mode_ = kExclusion;  // {_id: 0} alone removes _id and keeps the rest
     } else if (!id_seen) {
       // _id is kept unless excluded: first, as MongoDB writes it.
       auto id = std::make_unique<ProjectionNode>();
@@ -1077,15 +1081,162 @@ StatusOr<std::unique_ptr<Stage>> ParseLookup(const Element& spec, FindFn find,
       std::move(find), options));
 }
 
+// Defined below: parsing a (sub-)pipeline.
+StatusOr<std::vector<Element>> StageElements(DocumentView pipeline);
+StatusOr<std::vector<std::unique_ptr<Stage>>> ParseStages(const std::vector<Element>& stages,
+                                                          size_t from,
+                                                          const PipelineOptions& options,
+                                                          const FindFn& find, bool in_facet);
+std::unique_ptr<DocumentSource> Connect(std::unique_ptr<DocumentSource> source,
+                                        std::vector<std::unique_ptr<Stage>> chain);
+
+// ---- $unionWith, $sample, $facet ----
+
+// The input's documents, then the other collection's pipeline's.
+class UnionWithStage : public Stage {
+ public:
+  explicit UnionWithStage(std::unique_ptr<DocumentSource> other) : other_(std::move(other)) {}
+  StatusOr<std::optional<Document>> Next() override {
+    if (!input_done_) {
+      ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> doc, input_->Next());
+      if (doc) return doc;
+      input_done_ = true;
+    }
+    return other_->Next();
+  }
+
+ private:
+  std::unique_ptr<DocumentSource> other_;
+  bool input_done_ = false;
+};
+
+// `size` documents chosen at random (reservoir sampling), in random order.
+class SampleStage : public Stage {
+ public:
+  SampleStage(int64_t size, int64_t memory_limit) : size_(size), memory_limit_(memory_limit) {}
+  StatusOr<std::optional<Document>> Next() override {
+    if (!sampled_) {
+      std::mt19937_64 rng(std::random_device{}());
+      int64_t seen = 0, bytes = 0;
+      for (;;) {
+        ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> doc, input_->Next());
+        if (!doc) break;
+        ++seen;
+        if (static_cast<int64_t>(kept_.size()) < size_) {
+          bytes += static_cast<int64_t>(doc->size());
+          kept_.push_back(std::move(*doc));
+        } else {
+          const uint64_t j = rng() % static_cast<uint64_t>(seen);
+          if (j < static_cast<uint64_t>(size_)) {
+            bytes += static_cast<int64_t>(doc->size()) - static_cast<int64_t>(kept_[j].size());
+            kept_[j] = std::move(*doc);
+          }
+        }
+        if (bytes > memory_limit_) return MemoryExceeded("$sample");
+      }
+      std::shuffle(kept_.begin(), kept_.end(), rng);
+      sampled_ = true;
+    }
+    if (next_ == kept_.size()) return std::optional<Document>();
+    return std::optional<Document>(std::move(kept_[next_++]));
+  }
+
+ private:
+  int64_t size_;
+  int64_t memory_limit_;
+  bool sampled_ = false;
+  std::vector<Document> kept_;
+  size_t next_ = 0;
+};
+
+StatusOr<int64_t> ParseSampleSize(const Element& spec) {
+  if (spec.type() != BsonType::kDocument) {
+    return Failed(28745, "the $sample stage specification must be an object");
+  }
+  std::optional<int64_t> size;
+  for (const Element& f : spec.Document()) {
+    if (f.key() != "size") {
+      return Failed(28748, "unrecognized option to $sample: " + std::string(f.key()));
+    }
+    int64_t n = 0;
+    if (!f.IsNumber() || !f.ExactInt64(&n)) {
+      return Failed(28746, "size argument to $sample must be a number");
+    }
+    if (n < 0) return Failed(28747, "size argument to $sample must not be negative");
+    size = n;
+  }
+  if (!size) return Failed(28749, "$sample stage must specify a size");
+  return *size;
+}
+
+// A buffered input, read again by each facet.
+class VectorSource : public DocumentSource {
+ public:
+  explicit VectorSource(const std::vector<Document>* docs) : docs_(docs) {}
+  StatusOr<std::optional<Document>> Next() override {
+    if (next_ == docs_->size()) return std::optional<Document>();
+    return std::optional<Document>(Document::AdoptValidated(std::string((*docs_)[next_++].bytes())));
+  }
+
+ private:
+  const std::vector<Document>* docs_;
+  size_t next_ = 0;
+};
+
+// One document: {<facet>: [its pipeline's output over the input], ...}.
+class FacetStage : public Stage {
+ public:
+  using Facets = std::vector<std::pair<std::string, std::vector<std::unique_ptr<Stage>>>>;
+  FacetStage(Facets facets, int64_t memory_limit)
+      : facets_(std::move(facets)), memory_limit_(memory_limit) {}
+  StatusOr<std::optional<Document>> Next() override {
+    if (done_) return std::optional<Document>();
+    done_ = true;
+    std::vector<Document> docs;
+    int64_t bytes = 0;
+    for (;;) {
+      ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> doc, input_->Next());
+      if (!doc) break;
+      bytes += static_cast<int64_t>(doc->size());
+      if (bytes > memory_limit_) return MemoryExceeded("$facet");
+      docs.push_back(std::move(*doc));
+    }
+    BsonBuilder out;
+    for (auto& [name, chain] : facets_) {
+      std::unique_ptr<DocumentSource> source =
+          Connect(std::make_unique<VectorSource>(&docs), std::move(chain));
+      out.OpenArray(name);
+      for (;;) {
+        ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> doc, source->Next());
+        if (!doc) break;
+        out.AppendDocument("", doc->view());
+      }
+      out.Close();
+    }
+    Document result = std::move(out).Build();
+    if (result.size() > static_cast<size_t>(kMaxBsonObjectSize)) {
+      return Status(ErrorCode::kBSONObjectTooLarge,
+                    "$facet: the output document is " + std::to_string(result.size()) +
+                        " bytes, over the 16 MiB limit");
+    }
+    return std::optional<Document>(std::move(result));
+  }
+
+ private:
+  Facets facets_;
+  int64_t memory_limit_;
+  bool done_ = false;
+};
+
 // ---- the pipeline ----
 
 bool IsKnownStage(std::string_view name) {
   static const char* const kNames[] = {
       "$bucket", "$bucketAuto", "$changeStream", "$changeStreamSplitLargeEvent", "$collStats",
-      "$currentOp", "$densify", "$documents", "$facet", "$fill", "$geoNear", "$graphLookup",
+      "$currentOp", "$densify", "$documents", "$fill", "$geoNear", "$graphLookup",
       "$indexStats", "$listLocalSessions", "$listSampledQueries", "$listSearchIndexes",
-      "$listSessions", "$merge", "$out", "$planCacheStats", "$queryStats", "$redact", "$sample",
-      "$search", "$searchMeta", "$setWindowFields", "$shardedDataDistribution", "$unionWith",
+      "$listSessions", "$merge", "$out", "$planCacheStats", "$queryStats", "$redact",
+      "$search", "$searchMeta", "$setWindowFields", "$shardedDataDistribution",
       "$vectorSearch"};
   for (const char* n : kNames) {
     if (name == n) return true;
@@ -1099,13 +1250,8 @@ int64_t NowMillis() {
       .count();
 }
 
-}  // namespace
-
-StatusOr<std::unique_ptr<DocumentSource>> OpenPipeline(std::string_view collection,
-                                                       DocumentView pipeline,
-                                                       const PipelineOptions& options,
-                                                       FindFn find) {
-  // Each stage: one field, a known name.
+// The stages of `pipeline` (each one field). 40323 otherwise.
+StatusOr<std::vector<Element>> StageElements(DocumentView pipeline) {
   std::vector<Element> stages;
   for (const Element& s : pipeline) {
     if (s.type() != BsonType::kDocument) {
@@ -1123,59 +1269,20 @@ StatusOr<std::unique_ptr<DocumentSource>> OpenPipeline(std::string_view collecti
     stages.push_back(*s.Document().begin());
   }
 
-  // The leading $match / $sort / $skip / $limit run as the find.
-  size_t i = 0;
-  BsonBuilder filter_builder;
-  std::vector<Element> matches;
-  FindOptions fo;
-  fo.max_time_ms = options.max_time_ms;
-  if (options.hint) fo.hint = *options.hint;
-  if (options.hint_name) fo.hint_name = *options.hint_name;
-  while (i < stages.size() && stages[i].key() == "$match") {
-    if (stages[i].type() != BsonType::kDocument) {
-      return Failed(15959, "the match filter must be an expression in an object");
-    }
-    // Checked here, with MongoDB's error, before anything runs.
-    ROCKDOC_RETURN_IF_ERROR(ParseMatchExpression(stages[i].Document()).status());
-    matches.push_back(stages[i]);
-    ++i;
-  }
-  if (i < stages.size() && stages[i].key() == "$sort") {
-    if (stages[i].type() != BsonType::kDocument) {
-      return Failed(15973, "the $sort key specification must be an object");
-    }
-    if (stages[i].Document().empty()) return Failed(15976, "$sort stage must have at least one sort key");
-    ROCKDOC_RETURN_IF_ERROR(SortPattern::Parse(stages[i].Document()).status());
-    fo.sort = Document::AdoptValidated(std::string(stages[i].Document().bytes()));
-    ++i;
-  }
-  bool limited = false;
-  while (i < stages.size() && (stages[i].key() == "$skip" || stages[i].key() == "$limit")) {
-    ROCKDOC_ASSIGN_OR_RETURN(int64_t n, StageCount(stages[i].key(), stages[i]));
-    if (stages[i].key() == "$skip") {
-      if (limited) break;  // a skip after a limit is not a find's
-      fo.skip += n;
-    } else {
-      fo.limit = limited ? std::min(fo.limit, n) : n;
-      limited = true;
-    }
-    ++i;
-  }
-  Document filter;
-  if (matches.size() == 1) {
-    filter = Document::AdoptValidated(std::string(matches[0].Document().bytes()));
-  } else if (matches.size() > 1) {
-    filter_builder.OpenArray("$and");
-    for (const Element& m : matches) filter_builder.AppendDocument("", m.Document());
-    filter_builder.Close();
-    filter = std::move(filter_builder).Build();
-  }
+  return stages;
+}
 
-  // The rest, parsed before the find opens.
+// Parses stages[from..] into the stages that run after a source (the
+// pipeline's find, or a $facet's input). `in_facet`: the stages $facet
+// refuses inside itself are 40600.
+StatusOr<std::vector<std::unique_ptr<Stage>>> ParseStages(const std::vector<Element>& stages,
+                                                          size_t from,
+                                                          const PipelineOptions& options,
+                                                          const FindFn& find, bool in_facet) {
   VariableScope scope;
   const int64_t now_ms = NowMillis();
   std::vector<std::unique_ptr<Stage>> chain;
-  for (; i < stages.size(); ++i) {
+  for (size_t i = from; i < stages.size(); ++i) {
     const Element& s = stages[i];
     const std::string_view name = s.key();
     std::unique_ptr<Stage> stage;
@@ -1269,6 +1376,66 @@ StatusOr<std::unique_ptr<DocumentSource>> OpenPipeline(std::string_view collecti
       ROCKDOC_ASSIGN_OR_RETURN(stage, ParseUnwind(s));
     } else if (name == "$lookup") {
       ROCKDOC_ASSIGN_OR_RETURN(stage, ParseLookup(s, find, options));
+    } else if (name == "$sample") {
+      ROCKDOC_ASSIGN_OR_RETURN(int64_t size, ParseSampleSize(s));
+      stage = std::make_unique<SampleStage>(size, options.memory_limit);
+    } else if (name == "$unionWith") {
+      std::string coll;
+      Document sub;  // the other collection's pipeline ([] by default)
+      if (s.type() == BsonType::kString) {
+        coll = std::string(s.String());
+      } else if (s.type() == BsonType::kDocument) {
+        bool has_coll = false;
+        for (const Element& f : s.Document()) {
+          if (f.key() == "coll") {
+            if (f.type() != BsonType::kString) {
+              return Failed(14, "BSON field '$unionWith.coll' is the wrong type '" +
+                                    std::string(BsonTypeAlias(f.type())) +
+                                    "', expected type 'string'");
+            }
+            coll = std::string(f.String());
+            has_coll = true;
+          } else if (f.key() == "pipeline") {
+            if (f.type() != BsonType::kArray) {
+              return Failed(14, "BSON field '$unionWith.pipeline' is the wrong type '" +
+                                    std::string(BsonTypeAlias(f.type())) +
+                                    "', expected type 'array'");
+            }
+            sub = Document::AdoptValidated(std::string(f.Array().bytes()));
+          } else {
+            return Failed(40415, "BSON field '$unionWith." + std::string(f.key()) +
+                                     "' is an unknown field.");
+          }
+        }
+        if (!has_coll) {
+          return Failed(40414, "BSON field '$unionWith.coll' is missing but a required field");
+        }
+      } else {
+        return Failed(9, "the $unionWith stage specification must be an object or string, but found " +
+                          std::string(BsonTypeAlias(s.type())));
+      }
+      ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<DocumentSource> other,
+                               OpenPipeline(coll, sub.view(), options, find));
+      stage = std::make_unique<UnionWithStage>(std::move(other));
+    } else if (name == "$facet") {
+      if (in_facet) return Failed(40600, "$facet is not allowed to be used within a $facet stage");
+      if (s.type() != BsonType::kDocument || s.Document().empty()) {
+        return Failed(40169, "the $facet specification must be a non-empty object, but found: " +
+                                 Shown(s));
+      }
+      FacetStage::Facets facets;
+      for (const Element& f : s.Document()) {
+        ROCKDOC_RETURN_IF_ERROR(CheckFieldName("$facet", f.key()));
+        if (f.type() != BsonType::kArray) {
+          return Failed(40170, "arguments to $facet must be arrays, " + std::string(f.key()) +
+                                   " is type " + std::string(BsonTypeAlias(f.type())));
+        }
+        ROCKDOC_ASSIGN_OR_RETURN(std::vector<Element> sub, StageElements(f.Array()));
+        ROCKDOC_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<Stage>> chain,
+                                 ParseStages(sub, 0, options, find, /*in_facet=*/true));
+        facets.emplace_back(std::string(f.key()), std::move(chain));
+      }
+      stage = std::make_unique<FacetStage>(std::move(facets), options.memory_limit);
     } else if (IsKnownStage(name)) {
       return Status(ErrorCode::kNotImplemented,
                     "the stage " + std::string(name) + " is not supported by rockdoc yet");
@@ -1278,13 +1445,80 @@ StatusOr<std::unique_ptr<DocumentSource>> OpenPipeline(std::string_view collecti
     chain.push_back(std::move(stage));
   }
 
-  ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<CursorImpl> cursor, find(collection, filter.view(), fo));
-  std::unique_ptr<DocumentSource> source = std::make_unique<CursorSource>(std::move(cursor));
+  return chain;
+}
+
+// The source followed by the chain.
+std::unique_ptr<DocumentSource> Connect(std::unique_ptr<DocumentSource> source,
+                                        std::vector<std::unique_ptr<Stage>> chain) {
   for (std::unique_ptr<Stage>& stage : chain) {
     stage->set_input(std::move(source));
     source = std::move(stage);
   }
   return source;
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<DocumentSource>> OpenPipeline(std::string_view collection,
+                                                       DocumentView pipeline,
+                                                       const PipelineOptions& options,
+                                                       FindFn find) {
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<Element> stages, StageElements(pipeline));
+
+  // The leading $match / $sort / $skip / $limit run as the find.
+  size_t i = 0;
+  BsonBuilder filter_builder;
+  std::vector<Element> matches;
+  FindOptions fo;
+  fo.max_time_ms = options.max_time_ms;
+  if (options.hint) fo.hint = *options.hint;
+  if (options.hint_name) fo.hint_name = *options.hint_name;
+  while (i < stages.size() && stages[i].key() == "$match") {
+    if (stages[i].type() != BsonType::kDocument) {
+      return Failed(15959, "the match filter must be an expression in an object");
+    }
+    // Checked here, with MongoDB's error, before anything runs.
+    ROCKDOC_RETURN_IF_ERROR(ParseMatchExpression(stages[i].Document()).status());
+    matches.push_back(stages[i]);
+    ++i;
+  }
+  if (i < stages.size() && stages[i].key() == "$sort") {
+    if (stages[i].type() != BsonType::kDocument) {
+      return Failed(15973, "the $sort key specification must be an object");
+    }
+    if (stages[i].Document().empty()) return Failed(15976, "$sort stage must have at least one sort key");
+    ROCKDOC_RETURN_IF_ERROR(SortPattern::Parse(stages[i].Document()).status());
+    fo.sort = Document::AdoptValidated(std::string(stages[i].Document().bytes()));
+    ++i;
+  }
+  bool limited = false;
+  while (i < stages.size() && (stages[i].key() == "$skip" || stages[i].key() == "$limit")) {
+    ROCKDOC_ASSIGN_OR_RETURN(int64_t n, StageCount(stages[i].key(), stages[i]));
+    if (stages[i].key() == "$skip") {
+      if (limited) break;  // a skip after a limit is not a find's
+      fo.skip += n;
+    } else {
+      fo.limit = limited ? std::min(fo.limit, n) : n;
+      limited = true;
+    }
+    ++i;
+  }
+  Document filter;
+  if (matches.size() == 1) {
+    filter = Document::AdoptValidated(std::string(matches[0].Document().bytes()));
+  } else if (matches.size() > 1) {
+    filter_builder.OpenArray("$and");
+    for (const Element& m : matches) filter_builder.AppendDocument("", m.Document());
+    filter_builder.Close();
+    filter = std::move(filter_builder).Build();
+  }
+
+  // The rest, parsed before the find opens.
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<Stage>> chain,
+                           ParseStages(stages, i, options, find, /*in_facet=*/false));
+  ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<CursorImpl> cursor, find(collection, filter.view(), fo));
+  return Connect(std::make_unique<CursorSource>(std::move(cursor)), std::move(chain));
 }
 
 namespace {

@@ -13,10 +13,12 @@
 // $unset, $replaceRoot/$replaceWith, $sort, $skip, $limit, $count, $group
 // ($sum $avg $min $max $first $last $push $addToSet $count), $sortByCount,
 // $unwind, $lookup (localField/foreignField, through the foreign
-// collection's find, so an index on foreignField is used). MongoDB's other
-// stages are NotImplemented (238); an unknown name is 40324.
+// collection's find, so an index on foreignField is used), $unionWith,
+// $sample, $facet. MongoDB's other stages are NotImplemented (238); an
+// unknown name is 40324.
 //
-// Blocking stages ($sort, $group) hold at most 100 MB; past it they fail
+// Blocking stages ($sort, $group, $sample, $facet) hold at most 100 MB;
+// past it they fail
 // with QueryExceededMemoryLimitNoDiskUseAllowed (292): spilling to disk is
 // not implemented yet.
 //
