@@ -329,6 +329,45 @@ TEST(PipelineMemoryTest, BlockingStagesStopAtTheirLimit) {
   EXPECT_TRUE(drain(R"([{"$project": {"pad": 1}}, {"$sort": {"pad": 1}}])").ok());
 }
 
+// explain: the find's plan under $cursor, the stages as given; run at the
+// higher verbosities, with each stage's count.
+TEST_F(PipelineTest, ExplainShowsTheFindAndTheStages) {
+  Insert("c", R"([{"_id": 1, "a": 1, "g": "x"}, {"_id": 2, "a": 2, "g": "y"}, {"_id": 3, "a": 3, "g": "x"}])");
+  ASSERT_TRUE(Coll("c").CreateIndex(Json(R"({"a": 1})")).ok());
+  Document p = Json(R"({"p": [{"$match": {"a": {"$gte": 2}}}, {"$group": {"_id": "$g"}}, {"$sort": {"_id": 1}}]})");
+  auto plan = Coll("c").ExplainAggregate(p.Get("p").Array(), {}, ExplainVerbosity::kQueryPlanner);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->Get("explainVersion").String(), "1");
+  std::vector<std::string> names;
+  for (const Element& st : plan->Get("stages").Array()) names.emplace_back((*st.Document().begin()).key());
+  EXPECT_EQ(names, (std::vector<std::string>{"$cursor", "$group", "$sort"}));
+  const std::string json = ToJson(*plan);
+  EXPECT_NE(json.find(R"("indexName": "a_1")"), std::string::npos) << json;
+  EXPECT_EQ(json.find("nReturned"), std::string::npos) << json;  // queryPlanner runs nothing
+  auto run = Coll("c").ExplainAggregate(p.Get("p").Array(), {}, ExplainVerbosity::kExecutionStats);
+  ASSERT_TRUE(run.ok()) << run.status();
+  std::vector<int64_t> counts;
+  for (const Element& st : run->Get("stages").Array()) counts.push_back(st.Document().Get("nReturned").Int64());
+  EXPECT_EQ(counts, (std::vector<int64_t>{2, 2, 2}));
+  // A pipeline the find runs whole explains as the find.
+  Document q = Json(R"({"p": [{"$match": {"a": 1}}, {"$limit": 1}]})");
+  auto whole = Coll("c").ExplainAggregate(q.Get("p").Array(), {}, ExplainVerbosity::kQueryPlanner);
+  ASSERT_TRUE(whole.ok());
+  EXPECT_TRUE(whole->Get("queryPlanner").ok()) << ToJson(*whole);
+  // Through the commands: explain {aggregate}, and aggregate with explain: true.
+  Document e = client_->RunCommand("test", Json(R"({"explain": {"aggregate": "c", "pipeline":
+      [{"$group": {"_id": "$g"}}], "cursor": {}}, "verbosity": "executionStats"})"));
+  EXPECT_EQ(e.Get("ok").NumberAsDouble(), 1) << ToJson(e);
+  EXPECT_EQ(e.Get("stages").Array().Get("1").Document().Get("nReturned").Int64(), 2) << ToJson(e);
+  Document t = client_->RunCommand("test", Json(R"({"aggregate": "c", "pipeline":
+      [{"$group": {"_id": "$g"}}], "explain": true})"));
+  EXPECT_EQ(t.Get("ok").NumberAsDouble(), 1) << ToJson(t);
+  EXPECT_TRUE(t.Get("stages").ok()) << ToJson(t);
+  EXPECT_FALSE(t.Get("cursor").ok());
+  Document bad = client_->RunCommand("test", Json(R"({"explain": {"aggregate": "c", "pipeline": [{"$bogus": 1}]}})"));
+  EXPECT_EQ(bad.Get("code").Int32(), 40324) << ToJson(bad);
+}
+
 // The aggregate command: cursor batches and getMore, its fields decoded.
 TEST_F(PipelineTest, TheAggregateCommand) {
   Insert("c", R"([{"_id": 1, "g": "x"}, {"_id": 2, "g": "y"}, {"_id": 3, "g": "x"}])");

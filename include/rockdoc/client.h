@@ -640,6 +640,13 @@ class Collection {
   // src/pipeline/pipeline.h for the stages rockdoc has. A malformed stage
   // fails here, with MongoDB's code, before any document is read.
   StatusOr<Cursor> Aggregate(DocumentView pipeline, const AggregateOptions& options = {}) const;
+  // MongoDB's explain of the aggregate: the find's explain when the find is
+  // the whole pipeline, else {explainVersion, stages: [{$cursor: <the find's
+  // explain>}, {<stage>: <spec>}...]}, with nReturned and
+  // executionTimeMillisEstimate per stage at the two higher verbosities
+  // (which run the pipeline).
+  StatusOr<Document> ExplainAggregate(DocumentView pipeline, const AggregateOptions& options,
+                                      ExplainVerbosity verbosity) const;
   // MongoDB's explain of the distinct: the plan of the query that reads the
   // documents matching `filter` (Distinct runs that find and collects the
   // values of `field`); the key is checked as Distinct checks it.
@@ -748,6 +755,10 @@ class Collection {
   StatusOr<InsertManyResult> InsertManyImpl(const std::vector<Document>& docs,
                                             const InsertManyOptions& options,
                                             const internal::OpContext& op) const;
+  // The finds an aggregation pipeline runs (internal::FindFn).
+  std::function<StatusOr<std::unique_ptr<internal::CursorImpl>>(std::string_view, DocumentView,
+                                                                const FindOptions&)>
+  PipelineFind() const;
   Collection(std::shared_ptr<internal::Engine> engine, std::string db, std::string name,
              std::shared_ptr<internal::SessionState> session = nullptr)
       : engine_(std::move(engine)),

@@ -306,24 +306,45 @@ StatusOr<std::vector<Value>> Collection::Distinct(std::string_view field, Docume
   return std::vector<Value>(values.begin(), values.end());
 }
 
-StatusOr<Cursor> Collection::Aggregate(DocumentView pipeline,
-                                       const AggregateOptions& options) const {
+namespace {
+
+internal::PipelineOptions ToPipelineOptions(const AggregateOptions& options) {
   internal::PipelineOptions po;
   po.max_time_ms = options.max_time_ms;
   if (!options.hint.empty()) po.hint = options.hint;
   if (!options.hint_name.empty()) po.hint_name = options.hint_name;
-  // The pipeline's finds: this collection's, and $lookup's of its siblings,
-  // through the same session.
-  internal::FindFn find = [self = *this](std::string_view collection, DocumentView filter,
-                                         const FindOptions& fo)
-      -> StatusOr<std::unique_ptr<internal::CursorImpl>> {
+  return po;
+}
+
+}  // namespace
+
+internal::FindFn Collection::PipelineFind() const {
+  // The pipeline's finds: this collection's, and $lookup's and
+  // $unionWith's of its siblings, through the same session.
+  return [self = *this](std::string_view collection, DocumentView filter, const FindOptions& fo)
+             -> StatusOr<std::unique_ptr<internal::CursorImpl>> {
     Collection c(self.engine_, self.db_name_, std::string(collection), self.session_);
     ROCKDOC_ASSIGN_OR_RETURN(Cursor cursor, c.Find(filter, fo));
     return std::move(cursor.impl_);
   };
-  ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<internal::DocumentSource> source,
-                           internal::OpenPipeline(name_, pipeline, po, std::move(find)));
+}
+
+StatusOr<Cursor> Collection::Aggregate(DocumentView pipeline,
+                                       const AggregateOptions& options) const {
+  ROCKDOC_ASSIGN_OR_RETURN(
+      std::unique_ptr<internal::DocumentSource> source,
+      internal::OpenPipeline(name_, pipeline, ToPipelineOptions(options), PipelineFind()));
   return Cursor(internal::PipelineCursor(std::move(source)));
+}
+
+StatusOr<Document> Collection::ExplainAggregate(DocumentView pipeline,
+                                                const AggregateOptions& options,
+                                                ExplainVerbosity verbosity) const {
+  internal::ExplainFindFn explain_find = [&](DocumentView filter, const FindOptions& fo) {
+    return ExplainFind(filter, fo, verbosity);
+  };
+  return internal::ExplainPipeline(name_, pipeline, ToPipelineOptions(options), PipelineFind(),
+                                   explain_find, verbosity != ExplainVerbosity::kQueryPlanner);
 }
 
 StatusOr<Document> Collection::ExplainDistinct(std::string_view field, DocumentView filter,

@@ -752,6 +752,7 @@ struct AggregateArgs {
   Document pipeline;
   bool has_pipeline = false;
   bool has_cursor = false;
+  bool explain = false;
   CursorOption cursor;
   AggregateOptions options;
 };
@@ -786,7 +787,7 @@ constexpr OptionField<AggregateArgs> kAggregateFields[] = {
     {"allowDiskUse", [](const Element& e, AggregateArgs*) { return CheckAllowDiskUse(e); }},
     // Only $out and $merge write, and rockdoc has neither yet.
     {"bypassDocumentValidation", nullptr},
-    {"explain", nullptr},
+    {"explain", &BoolRow<AggregateArgs, &AggregateArgs::explain>},
     {"let", nullptr},
     {"collation", nullptr},
     ROCKDOC_GENERIC_COMMAND_ROWS(AggregateArgs)};
@@ -798,14 +799,21 @@ Status RunAggregate(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
   if (!args.has_pipeline) {
     return MissingField("aggregate.pipeline");
   }
+  Collection coll = ctx.database().GetCollection(args.collection);
+  if (args.explain) {
+    // {aggregate, pipeline, explain: true}: the queryPlanner explain.
+    ROCKDOC_ASSIGN_OR_RETURN(
+        Document explained,
+        coll.ExplainAggregate(args.pipeline.view(), args.options, ExplainVerbosity::kQueryPlanner));
+    for (Element e : explained) reply->AppendElement(e);
+    return Status::OK();
+  }
   if (!args.has_cursor) {
     return Status(ErrorCode::kFailedToParse,
                   "The 'cursor' option is required, except for aggregate with the explain "
                   "argument");
   }
-  ROCKDOC_ASSIGN_OR_RETURN(
-      Cursor cursor,
-      ctx.database().GetCollection(args.collection).Aggregate(args.pipeline.view(), args.options));
+  ROCKDOC_ASSIGN_OR_RETURN(Cursor cursor, coll.Aggregate(args.pipeline.view(), args.options));
   return CursorReply(ctx, CommandCursor(ctx.db, args.collection, std::move(cursor)),
                      args.cursor.batch_size, false, reply);
 }
@@ -922,8 +930,12 @@ StatusOr<Document> ExplainInner(CommandContext& ctx, DocumentView inner,
         .ExplainDistinct(args.key, args.query, args.options, verbosity);
   }
   if (name == "aggregate") {
-    return Status(ErrorCode::kNotImplemented,
-                  "explain of " + std::string(name) + " is not supported by rockdoc yet");
+    AggregateArgs args;
+    ROCKDOC_RETURN_IF_ERROR(DecodeCommand("aggregate", inner, kAggregateFields, &args));
+    if (!args.has_pipeline) return MissingField("aggregate.pipeline");
+    return ctx.database()
+        .GetCollection(args.collection)
+        .ExplainAggregate(args.pipeline.view(), args.options, verbosity);
   }
   return Status(ErrorCode::kCommandNotFound,
                 "Explain failed due to unknown command: " + std::string(name));

@@ -68,7 +68,7 @@ class CursorSource : public DocumentSource {
 // A stage over the stage before it.
 class Stage : public DocumentSource {
  public:
-  void set_input(std::unique_ptr<DocumentSource> input) { input_ = std::move(input); }
+  virtual void set_input(std::unique_ptr<DocumentSource> input) { input_ = std::move(input); }
 
  protected:
   std::unique_ptr<DocumentSource> input_;
@@ -1090,6 +1090,21 @@ StatusOr<std::vector<std::unique_ptr<Stage>>> ParseStages(const std::vector<Elem
 std::unique_ptr<DocumentSource> Connect(std::unique_ptr<DocumentSource> source,
                                         std::vector<std::unique_ptr<Stage>> chain);
 
+// Stages that one stage name stands for ($sortByCount: $group then
+// $sort), as one stage.
+class SequenceStage : public Stage {
+ public:
+  explicit SequenceStage(std::vector<std::unique_ptr<Stage>> parts) : parts_(std::move(parts)) {}
+  void set_input(std::unique_ptr<DocumentSource> input) override {
+    tail_ = Connect(std::move(input), std::move(parts_));
+  }
+  StatusOr<std::optional<Document>> Next() override { return tail_->Next(); }
+
+ private:
+  std::vector<std::unique_ptr<Stage>> parts_;
+  std::unique_ptr<DocumentSource> tail_;
+};
+
 // ---- $unionWith, $sample, $facet ----
 
 // The input's documents, then the other collection's pipeline's.
@@ -1365,13 +1380,14 @@ StatusOr<std::vector<std::unique_ptr<Stage>>> ParseStages(const std::vector<Elem
       Document one_doc = std::move(one).Build();
       ROCKDOC_ASSIGN_OR_RETURN(ExpressionPtr one_expr, ParseExpression(one_doc.Get("v"), &scope));
       acc.push_back(AccumulatorSpec{"count", Accumulator::kSum, std::move(one_expr)});
-      auto group = std::make_unique<GroupStage>(std::move(id), std::move(acc), scope.id_count(),
-                                                now_ms, options.memory_limit);
-      chain.push_back(std::move(group));
+      std::vector<std::unique_ptr<Stage>> parts;
+      parts.push_back(std::make_unique<GroupStage>(std::move(id), std::move(acc),
+                                                   scope.id_count(), now_ms, options.memory_limit));
       BsonBuilder sort;
       sort.AppendInt32("count", -1);
       ROCKDOC_ASSIGN_OR_RETURN(SortPattern pattern, SortPattern::Parse(std::move(sort).Build()));
-      stage = std::make_unique<SortStage>(std::move(pattern), options.memory_limit);
+      parts.push_back(std::make_unique<SortStage>(std::move(pattern), options.memory_limit));
+      stage = std::make_unique<SequenceStage>(std::move(parts));
     } else if (name == "$unwind") {
       ROCKDOC_ASSIGN_OR_RETURN(stage, ParseUnwind(s));
     } else if (name == "$lookup") {
@@ -1458,15 +1474,15 @@ std::unique_ptr<DocumentSource> Connect(std::unique_ptr<DocumentSource> source,
   return source;
 }
 
-}  // namespace
+// The pipeline's find: its leading $match (several: their $and), $sort,
+// then $skip/$limit, checked with MongoDB's errors.
+struct LeadingFind {
+  Document filter;
+  FindOptions options;
+  size_t next = 0;  // the first stage the find does not run
+};
 
-StatusOr<std::unique_ptr<DocumentSource>> OpenPipeline(std::string_view collection,
-                                                       DocumentView pipeline,
-                                                       const PipelineOptions& options,
-                                                       FindFn find) {
-  ROCKDOC_ASSIGN_OR_RETURN(std::vector<Element> stages, StageElements(pipeline));
-
-  // The leading $match / $sort / $skip / $limit run as the find.
+StatusOr<LeadingFind> Pushdown(const std::vector<Element>& stages, const PipelineOptions& options) {
   size_t i = 0;
   BsonBuilder filter_builder;
   std::vector<Element> matches;
@@ -1504,7 +1520,8 @@ StatusOr<std::unique_ptr<DocumentSource>> OpenPipeline(std::string_view collecti
     }
     ++i;
   }
-  Document filter;
+  LeadingFind out;
+  Document& filter = out.filter;
   if (matches.size() == 1) {
     filter = Document::AdoptValidated(std::string(matches[0].Document().bytes()));
   } else if (matches.size() > 1) {
@@ -1514,11 +1531,127 @@ StatusOr<std::unique_ptr<DocumentSource>> OpenPipeline(std::string_view collecti
     filter = std::move(filter_builder).Build();
   }
 
+  out.options = std::move(fo);
+  out.next = i;
+  return out;
+}
+
+class CountingSource;
+void AppendStages(const std::vector<Element>& stages, size_t from, const Document& find_explain,
+                  const std::vector<const CountingSource*>& counters, BsonBuilder* out);
+
+}  // namespace
+
+StatusOr<std::unique_ptr<DocumentSource>> OpenPipeline(std::string_view collection,
+                                                       DocumentView pipeline,
+                                                       const PipelineOptions& options,
+                                                       FindFn find) {
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<Element> stages, StageElements(pipeline));
+
+  ROCKDOC_ASSIGN_OR_RETURN(LeadingFind leading, Pushdown(stages, options));
   // The rest, parsed before the find opens.
   ROCKDOC_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<Stage>> chain,
-                           ParseStages(stages, i, options, find, /*in_facet=*/false));
-  ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<CursorImpl> cursor, find(collection, filter.view(), fo));
+                           ParseStages(stages, leading.next, options, find, /*in_facet=*/false));
+  ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<CursorImpl> cursor,
+                           find(collection, leading.filter.view(), leading.options));
   return Connect(std::make_unique<CursorSource>(std::move(cursor)), std::move(chain));
+}
+
+namespace {
+
+// Counts (and times) the documents a source gives, for explain.
+class CountingSource : public DocumentSource {
+ public:
+  explicit CountingSource(std::unique_ptr<DocumentSource> input) : input_(std::move(input)) {}
+  StatusOr<std::optional<Document>> Next() override {
+    const auto start = std::chrono::steady_clock::now();
+    StatusOr<std::optional<Document>> next = input_->Next();
+    nanos_ += std::chrono::duration_cast<std::chrono::nanoseconds>(
+                  std::chrono::steady_clock::now() - start)
+                  .count();
+    if (next.ok() && *next) ++returned_;
+    return next;
+  }
+  int64_t returned() const { return returned_; }
+  int64_t millis() const { return nanos_ / 1000000; }
+
+ private:
+  std::unique_ptr<DocumentSource> input_;
+  int64_t returned_ = 0;
+  int64_t nanos_ = 0;
+};
+
+// {explainVersion: "1", stages: [{$cursor: <find explain>, nReturned?,
+// executionTimeMillisEstimate?}, {<stage>: <spec>, nReturned?, ...}]}.
+void AppendStages(const std::vector<Element>& stages, size_t from, const Document& find_explain,
+                  const std::vector<const CountingSource*>& counters, BsonBuilder* out) {
+  out->AppendString("explainVersion", "1");
+  out->OpenArray("stages");
+  auto stats = [&](size_t k) {
+    if (k < counters.size()) {
+      out->AppendInt64("nReturned", counters[k]->returned());
+      out->AppendInt64("executionTimeMillisEstimate", counters[k]->millis());
+    }
+  };
+  out->OpenDocument("");
+  // The find's plan and statistics (its command and ok belong to the
+  // aggregate's reply, not to the stage).
+  out->OpenDocument("$cursor");
+  for (const Element& e : find_explain.view()) {
+    if (e.key() != "ok" && e.key() != "command" && e.key() != "explainVersion" &&
+        e.key() != "serverInfo") {
+      out->AppendElement(e);
+    }
+  }
+  out->Close();
+  stats(0);
+  out->Close();
+  for (size_t i = from; i < stages.size(); ++i) {
+    out->OpenDocument("");
+    out->AppendElement(stages[i]);
+    stats(i - from + 1);
+    out->Close();
+  }
+  out->Close();
+}
+
+}  // namespace
+
+StatusOr<Document> ExplainPipeline(std::string_view collection, DocumentView pipeline,
+                                   const PipelineOptions& options, FindFn find,
+                                   ExplainFindFn explain_find, bool execute) {
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<Element> stages, StageElements(pipeline));
+  ROCKDOC_ASSIGN_OR_RETURN(LeadingFind leading, Pushdown(stages, options));
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<Stage>> chain,
+                           ParseStages(stages, leading.next, options, find, /*in_facet=*/false));
+  ROCKDOC_ASSIGN_OR_RETURN(Document find_explain,
+                           explain_find(leading.filter.view(), leading.options));
+  if (leading.next == stages.size()) return find_explain;  // the find is the pipeline
+
+  std::vector<const CountingSource*> counters;
+  if (execute) {
+    ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<CursorImpl> cursor,
+                             find(collection, leading.filter.view(), leading.options));
+    auto counted = std::make_unique<CountingSource>(std::make_unique<CursorSource>(std::move(cursor)));
+    counters.push_back(counted.get());
+    std::unique_ptr<DocumentSource> source = std::move(counted);
+    for (std::unique_ptr<Stage>& stage : chain) {
+      stage->set_input(std::move(source));
+      auto c = std::make_unique<CountingSource>(std::move(stage));
+      counters.push_back(c.get());
+      source = std::move(c);
+    }
+    for (;;) {
+      ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> doc, source->Next());
+      if (!doc) break;
+    }
+    BsonBuilder b;
+    AppendStages(stages, leading.next, find_explain, counters, &b);
+    return std::move(b).Build();
+  }
+  BsonBuilder b;
+  AppendStages(stages, leading.next, find_explain, counters, &b);
+  return std::move(b).Build();
 }
 
 namespace {

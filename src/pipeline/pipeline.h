@@ -72,6 +72,21 @@ StatusOr<std::unique_ptr<DocumentSource>> OpenPipeline(std::string_view collecti
                                                        const PipelineOptions& options,
                                                        FindFn find);
 
+// The explain of the pipeline's find on its collection (at the caller's
+// verbosity).
+using ExplainFindFn =
+    std::function<StatusOr<Document>(DocumentView filter, const FindOptions& options)>;
+
+// MongoDB's explain of an aggregate: when the find runs the whole pipeline,
+// the find's explain; otherwise {explainVersion: "1", stages: [{$cursor:
+// <the find's explain>}, {<stage>: <its specification>}, ...]}, and with
+// `execute` (executionStats and allPlansExecution) the pipeline is run and
+// each stage also reports nReturned and executionTimeMillisEstimate
+// (cumulative, as MongoDB's).
+StatusOr<Document> ExplainPipeline(std::string_view collection, DocumentView pipeline,
+                                   const PipelineOptions& options, FindFn find,
+                                   ExplainFindFn explain_find, bool execute);
+
 // A DocumentSource as the library's cursor implementation.
 std::unique_ptr<CursorImpl> PipelineCursor(std::unique_ptr<DocumentSource> source);
 

@@ -869,6 +869,13 @@
       return this._coll._explain(assignDefined(cmd, options), this._verbosity);
     }
     countDocuments(filter, options) { return this.count(filter === undefined ? {} : filter, options); }
+    aggregate(pipeline, options) {
+      if (!Array.isArray(pipeline)) throw argError('aggregate needs an array of stages');
+      const opts = assignDefined({}, options);
+      delete opts.batchSize;
+      return this._coll._explain(assignDefined({ aggregate: this._coll._name, pipeline, cursor: {} }, opts),
+        this._verbosity);
+    }
     distinct(field, filter, options) {
       const cmd = { distinct: this._coll._name, key: field };
       if (filter !== undefined) cmd.query = filter;
@@ -1258,7 +1265,7 @@
       'showRecordId', 'tailable',
     ]],
     [Explainable, 'Explainable', [
-      'aggregate', 'estimatedDocumentCount', 'findAndModify', 'findOneAndDelete',
+      'estimatedDocumentCount', 'findAndModify', 'findOneAndDelete',
       'findOneAndReplace', 'findOneAndUpdate', 'mapReduce',
     ]],
     [Mongo, 'Mongo', [
