@@ -126,6 +126,10 @@ TEST(ExpressionTest, ArithmeticKeepsMongoDBsTypes) {
   EXPECT_EVAL(R"({"$multiply": [{"$numberDecimal": "1.5"}, 2]})", "{}", R"({"$numberDecimal": "3.0"})");
   EXPECT_EVAL(R"({"$divide": ["$hours", 8]})", R"({"hours": 80})", R"({"$numberDouble": "10.0"})");
   EXPECT_EVAL(R"({"$divide": [1, 0]})", "{}", "16608: can't $divide by zero");
+  EXPECT_EVAL(R"({"$divide": ["$nope", 0]})", "{}", "null");
+  EXPECT_EVAL(R"({"$divide": [1, "x"]})", "{}", "16609: $divide only supports numeric types, not int and string");
+  EXPECT_EVAL(R"({"$mod": [true, 2]})", "{}", "16611: $mod only supports numeric types, not bool and int");
+  EXPECT_EVAL(R"({"$mod": [{"$numberDecimal": "1"}, 2]})", "{}", "238: $mod of a decimal is not supported by rockdoc yet");
   EXPECT_EVAL(R"({"$mod": ["$hours", "$tasks"]})", R"({"hours": 80, "tasks": 7})", R"({"$numberInt": "3"})");
   EXPECT_EVAL(R"({"$mod": [-7, 2]})", "{}", R"({"$numberInt": "-1"})");
   EXPECT_EVAL(R"({"$mod": [7.5, 2]})", "{}", R"({"$numberDouble": "1.5"})");

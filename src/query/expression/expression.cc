@@ -284,32 +284,40 @@ StatusOr<Value> SubtractOp(const Args& args, const ExpressionVariables& vars) {
   return Failed(16556, "can't $subtract " + TypeName(v[1]) + " from " + TypeName(v[0]));
 }
 
-StatusOr<Value> DivideOp(const Args& args, const ExpressionVariables& vars) {
-  ROCKDOC_ASSIGN_OR_RETURN(std::vector<Value> v, EvaluateAll(args, vars));
-  if (IsNullish(v[0]) || IsNullish(v[1])) return NullValue();
+// The operands of $divide and $mod: two numbers (`type_code` otherwise),
+// neither a decimal (not implemented yet); *null when either is null or
+// missing (the operator's answer is then null).
+Status TwoNumbers(std::string_view op, int type_code, const std::vector<Value>& v, bool* null) {
+  *null = IsNullish(v[0]) || IsNullish(v[1]);
+  if (*null) return Status::OK();
   const Element a = v[0].element(), b = v[1].element();
   if (!a.IsNumber() || !b.IsNumber()) {
-    return Failed(16609, "$divide only supports numeric types, not " + TypeName(v[0]) + " and " +
-                             TypeName(v[1]));
+    return Failed(type_code, std::string(op) + " only supports numeric types, not " +
+                                 TypeName(v[0]) + " and " + TypeName(v[1]));
   }
   if (a.type() == BsonType::kDecimal128 || b.type() == BsonType::kDecimal128) {
-    return Status(ErrorCode::kNotImplemented, "$divide of a decimal is not supported by rockdoc yet");
+    return Status(ErrorCode::kNotImplemented,
+                  std::string(op) + " of a decimal is not supported by rockdoc yet");
   }
+  return Status::OK();
+}
+
+StatusOr<Value> DivideOp(const Args& args, const ExpressionVariables& vars) {
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<Value> v, EvaluateAll(args, vars));
+  bool null = false;
+  ROCKDOC_RETURN_IF_ERROR(TwoNumbers("$divide", 16609, v, &null));
+  if (null) return NullValue();
+  const Element a = v[0].element(), b = v[1].element();
   if (b.NumberAsDouble() == 0) return Failed(16608, "can't $divide by zero");
   return DoubleValue(a.NumberAsDouble() / b.NumberAsDouble());
 }
 
 StatusOr<Value> ModOp(const Args& args, const ExpressionVariables& vars) {
   ROCKDOC_ASSIGN_OR_RETURN(std::vector<Value> v, EvaluateAll(args, vars));
-  if (IsNullish(v[0]) || IsNullish(v[1])) return NullValue();
+  bool null = false;
+  ROCKDOC_RETURN_IF_ERROR(TwoNumbers("$mod", 16611, v, &null));
+  if (null) return NullValue();
   const Element a = v[0].element(), b = v[1].element();
-  if (!a.IsNumber() || !b.IsNumber()) {
-    return Failed(16611, "$mod only supports numeric types, not " + TypeName(v[0]) + " and " +
-                             TypeName(v[1]));
-  }
-  if (a.type() == BsonType::kDecimal128 || b.type() == BsonType::kDecimal128) {
-    return Status(ErrorCode::kNotImplemented, "$mod of a decimal is not supported by rockdoc yet");
-  }
   if (b.NumberAsDouble() == 0) return Failed(16610, "can't $mod by zero");
   if (a.type() == BsonType::kDouble || b.type() == BsonType::kDouble) {
     return DoubleValue(std::fmod(a.NumberAsDouble(), b.NumberAsDouble()));
