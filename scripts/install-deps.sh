@@ -9,6 +9,8 @@ packages=(
   build-essential g++ cmake ninja-build pkg-config git
   # library dependencies
   librocksdb-dev libsimdjson-dev libabsl-dev libpcre2-dev
+  # timezones of the date expressions (absl::LoadTimeZone reads zoneinfo)
+  tzdata
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev libsqlite3-dev
   # the C API's Python example (ctypes + pymongo's BSON codec)

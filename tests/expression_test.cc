@@ -299,7 +299,7 @@ TEST(ExpressionTest, HigherOrderArrayAndObjectOperators) {
               R"({"a": {"$numberInt": "2"}})");
 }
 
-TEST(ExpressionTest, DatePartsInUtc) {
+TEST(ExpressionTest, DateParts) {
   // The manual's date example: 2014-01-01T08:15:39.736Z.
   const char* kDoc = R"({"date": {"$date": "2014-01-01T08:15:39.736Z"}})";
   EXPECT_EVAL(R"([{"$year": "$date"}, {"$month": "$date"}, {"$dayOfMonth": "$date"}, {"$hour": "$date"},
@@ -317,7 +317,7 @@ TEST(ExpressionTest, DatePartsInUtc) {
               R"([{"$numberInt": "1969"}, {"$numberInt": "31"}, {"$numberInt": "23"}])");
   EXPECT_EVAL(R"({"$year": {"date": "$date"}})", kDoc, R"({"$numberInt": "2014"})");
   EXPECT_EVAL(R"({"$year": {"date": "$date", "timezone": "America/New_York"}})", kDoc,
-              "238: $year with a timezone is not supported by rockdoc yet (UTC only)");
+              R"({"$numberInt": "2014"})");
   EXPECT_EVAL(R"({"$year": "x"})", "{}", "16006: can't convert from BSON type string to Date");
   EXPECT_EVAL(R"({"$year": null})", "{}", "null");
 }
@@ -334,9 +334,317 @@ TEST(ExpressionTest, MalformedExpressionsFailWithMongoDBsCodes) {
   EXPECT_EVAL(R"("$")", "{}", "16872: '$' by itself is not a valid FieldPath");
   EXPECT_EVAL(R"("$a..b")", "{}", "15998: FieldPath field names may not be empty strings.");
   EXPECT_EVAL(R"("$$")", "{}", "16869: empty variable names are not allowed");
-  EXPECT_EVAL(R"({"$dateToString": {}})", "{}", "238: the expression $dateToString is not supported by rockdoc yet");
+  EXPECT_EVAL(R"({"$function": {}})", "{}", "238: the expression $function is not supported by rockdoc yet");
+  EXPECT_EVAL(R"({"$dateToString": {}})", "{}", "18628: $dateToString requires 'date' to be specified");
+  EXPECT_EVAL(R"({"$trim": "x"})", "{}", "50696: $trim expects an object of named arguments but found: string");
+  EXPECT_EVAL(R"({"$trim": {"input": "x", "bogus": 1}})", "{}", "50694: $trim found an unknown argument: bogus");
+  EXPECT_EVAL(R"({"$year": {"date": "$d", "zone": "UTC"}})", "{}", "40535: unrecognized option to $year: \"zone\"");
+  EXPECT_EVAL(R"({"$sqrt": [1, 2]})", "{}", "16020: Expression $sqrt takes exactly 1 arguments. 2 were passed in.");
   // Errors inside an operand surface when it is parsed, not evaluated.
   EXPECT_EVAL(R"({"$cond": [true, 1, {"$bogus": 1}]})", "{}", "168: Unrecognized expression '$bogus'");
+}
+
+// The MongoDB manual's examples for the string operators.
+TEST(ExpressionTest, StringOperators) {
+  // "cafétéria": é is two bytes, so it is 9 code points and 11 bytes.
+  EXPECT_EVAL(R"([{"$strLenCP": "cafétéria"}, {"$strLenBytes": "cafétéria"}])", "{}",
+              R"([{"$numberInt": "9"}, {"$numberInt": "11"}])");
+  EXPECT_EVAL(R"({"$substrBytes": ["cafétéria", 0, 5]})", "{}", R"("café")");
+  EXPECT_EVAL(R"({"$substrBytes": ["cafétéria", 7, 3]})", "{}",
+              "28656: $substrBytes:  Invalid range, starting index is a UTF-8 continuation byte.");
+  EXPECT_EVAL(R"({"$substrBytes": ["cafétéria", 0, 4]})", "{}",
+              "28657: $substrBytes:  Invalid range, ending index is in the middle of a UTF-8 character.");
+  EXPECT_EVAL(R"({"$substr": ["WWWW1", 0, 2]})", "{}", R"("WW")");
+  EXPECT_EVAL(R"({"$substrBytes": ["abc", -1, 2]})", "{}", R"("")");
+  EXPECT_EVAL(R"({"$substrBytes": ["abc", 1, -1]})", "{}", R"("bc")");
+  EXPECT_EVAL(R"([{"$substrCP": ["cafétéria", 0, 5]}, {"$substrCP": ["cafétéria", 5, 4]}])", "{}",
+              R"(["cafét", "éria"])");
+  EXPECT_EVAL(R"({"$substrCP": ["abc", -1, 1]})", "{}",
+              "34455: $substrCP: the starting index must be nonnegative integer.");
+  EXPECT_EVAL(R"([{"$indexOfBytes": ["cafétéria", "t"]}, {"$indexOfCP": ["cafétéria", "t"]}])", "{}",
+              R"([{"$numberInt": "5"}, {"$numberInt": "4"}])");
+  EXPECT_EVAL(R"([{"$indexOfBytes": ["foo.bar.fi", ".", 5]}, {"$indexOfCP": ["vanilla", "ll", 0, 2]},
+                  {"$indexOfCP": ["abc", "z"]}, {"$indexOfBytes": [null, "a"]}])", "{}",
+              R"([{"$numberInt": "7"}, {"$numberInt": "-1"}, {"$numberInt": "-1"}, null])");
+  EXPECT_EVAL(R"({"$indexOfCP": [1, "a"]})", "{}",
+              "40093: $indexOfCP requires a string as the first argument, found: int");
+  EXPECT_EVAL(R"({"$split": ["June-15-2013", "-"]})", "{}", R"(["June", "15", "2013"])");
+  EXPECT_EVAL(R"({"$split": ["banana split", "a"]})", "{}", R"(["b", "n", "n", " split"])");
+  EXPECT_EVAL(R"({"$split": ["headphone jack", 7]})", "{}",
+              "40086: $split requires an expression that evaluates to a string as a second argument, found: int");
+  EXPECT_EVAL(R"({"$split": ["abc", ""]})", "{}", "40087: $split requires a non-empty separator");
+  EXPECT_EVAL(R"({"$trim": {"input": "  \n good  bye \t  "}})", "{}", R"("good  bye")");
+  EXPECT_EVAL(R"({"$trim": {"input": "ggggoodbyeeeee", "chars": "ge"}})", "{}", R"("oodby")");
+  EXPECT_EVAL(R"([{"$ltrim": {"input": "  abc  "}}, {"$rtrim": {"input": "  abc  "}}])", "{}",
+              R"(["abc  ", "  abc"])");
+  EXPECT_EVAL(R"({"$trim": {"input": "\u00a0éxé\u2003", "chars": "é\u00a0\u2003"}})", "{}", R"("x")");
+  EXPECT_EVAL(R"({"$trim": {"input": 1}})", "{}",
+              "50699: $trim requires its input to be a string, got 1 (of type int) instead.");
+  EXPECT_EVAL(R"([{"$strcasecmp": ["13Q1", "13q4"]}, {"$strcasecmp": ["13Q4", "13q4"]},
+                  {"$strcasecmp": ["14Q2", "13q4"]}])", "{}",
+              R"([{"$numberInt": "-1"}, {"$numberInt": "0"}, {"$numberInt": "1"}])");
+  EXPECT_EVAL(R"({"$replaceOne": {"input": "blue paint blue", "find": "blue", "replacement": "red"}})", "{}",
+              R"("red paint blue")");
+  EXPECT_EVAL(R"({"$replaceAll": {"input": "blue paint blue", "find": "blue", "replacement": "red"}})", "{}",
+              R"("red paint red")");
+  EXPECT_EVAL(R"({"$replaceAll": {"input": null, "find": "a", "replacement": "b"}})", "{}", "null");
+  EXPECT_EVAL(R"({"$replaceOne": {"input": 1, "find": "a", "replacement": "b"}})", "{}",
+              "51746: $replaceOne requires that 'input' be a string, found: 1");
+  EXPECT_EVAL(R"([{"$toUpper": 1.5}, {"$toLower": "ABC é"}, {"$toUpper": null}])", "{}",
+              R"(["1.5", "abc é", ""])");
+}
+
+TEST(ExpressionTest, RegexOperators) {
+  EXPECT_EVAL(R"({"$regexMatch": {"input": "Contact: jim@example.com", "regex": "@example\\.com$"}})", "{}", "true");
+  EXPECT_EVAL(R"({"$regexMatch": {"input": "Single LINE", "regex": "line"}})", "{}", "false");
+  EXPECT_EVAL(R"({"$regexMatch": {"input": "Single LINE", "regex": "line", "options": "i"}})", "{}", "true");
+  EXPECT_EVAL(R"({"$regexMatch": {"input": "Single LINE", "regex": {"$regularExpression": {"pattern": "line", "options": "i"}}}})",
+              "{}", "true");
+  EXPECT_EVAL(R"({"$regexMatch": {"input": null, "regex": "a"}})", "{}", "false");
+  EXPECT_EVAL(R"({"$regexFind": {"input": "Single LINE description.", "regex": "line", "options": "i"}})", "{}",
+              R"({"match": "LINE", "idx": {"$numberInt": "7"}, "captures": []})");
+  EXPECT_EVAL(R"({"$regexFind": {"input": "abc", "regex": "z"}})", "{}", "null");
+  // idx counts code points; captures that took no part are null.
+  EXPECT_EVAL(R"({"$regexFindAll": {"input": "cafétéria", "regex": "é"}})", "{}",
+              R"([{"match": "é", "idx": {"$numberInt": "3"}, "captures": []}, )"
+              R"({"match": "é", "idx": {"$numberInt": "5"}, "captures": []}])");
+  EXPECT_EVAL(R"({"$regexFindAll": {"input": "a1b2c", "regex": "([a-z])(\\d)?"}})", "{}",
+              R"([{"match": "a1", "idx": {"$numberInt": "0"}, "captures": ["a", "1"]}, )"
+              R"({"match": "b2", "idx": {"$numberInt": "2"}, "captures": ["b", "2"]}, )"
+              R"({"match": "c", "idx": {"$numberInt": "4"}, "captures": ["c", null]}])");
+  // An empty match moves on one character.
+  EXPECT_EVAL(R"({"$size": {"$regexFindAll": {"input": "abc", "regex": "x*"}}})", "{}", R"({"$numberInt": "4"})");
+  EXPECT_EVAL(R"({"$regexMatch": {"input": 1, "regex": "a"}})", "{}",
+              "51104: $regexMatch needs 'input' to be of type string");
+  EXPECT_EVAL(R"({"$regexMatch": {"input": "a", "regex": {"$regularExpression": {"pattern": "a", "options": "i"}}, "options": "m"}})",
+              "{}", "51107: $regexMatch found regex option(s) specified in both 'regex' and 'option' fields");
+  EXPECT_EVAL(R"({"$regexMatch": {"input": "a", "regex": "("}})", "{}",
+              "51111: $regexMatch: Regular expression is invalid: missing closing parenthesis");
+  EXPECT_EVAL(R"({"$regexMatch": {"input": "a"}})", "{}", "31022: $regexMatch requires 'regex' to be specified");
+}
+
+TEST(ExpressionTest, DatesInTimezones) {
+  // The manual's $dateToString example.
+  const char* kDoc = R"({"date": {"$date": "2014-01-01T08:15:39.736Z"}})";
+  EXPECT_EVAL(R"({"$dateToString": {"format": "%Y-%m-%d", "date": "$date"}})", kDoc, R"("2014-01-01")");
+  EXPECT_EVAL(R"({"$dateToString": {"format": "%H:%M:%S:%L%z", "date": "$date", "timezone": "America/New_York"}})",
+              kDoc, R"("03:15:39:736-0500")");
+  EXPECT_EVAL(R"({"$dateToString": {"format": "%H:%M:%S:%L%z", "date": "$date", "timezone": "+04:30"}})",
+              kDoc, R"("12:45:39:736+0430")");
+  EXPECT_EVAL(R"([{"$dateToString": {"format": "%Z", "date": "$date", "timezone": "America/New_York"}},
+                  {"$dateToString": {"format": "%Z", "date": "$date", "timezone": "+04:30"}}])",
+              kDoc, R"(["-300", "270"])");
+  EXPECT_EVAL(R"({"$dateToString": {"date": "$date"}})", kDoc, R"("2014-01-01T08:15:39.736Z")");
+  EXPECT_EVAL(R"({"$dateToString": {"format": "%j %w %u %U %V %G %%", "date": "$date"}})", kDoc,
+              R"("001 4 3 00 01 2014 %")");
+  EXPECT_EVAL(R"({"$dateToString": {"date": "$nope", "onNull": "none"}})", kDoc, R"("none")");
+  EXPECT_EVAL(R"({"$dateToString": {"date": "$date", "format": "%Q"}})", kDoc,
+              "18536: Invalid format character '%Q' in format string");
+  EXPECT_EVAL(R"({"$dateToString": {"date": "$date", "timezone": "Mars/Olympus"}})", kDoc,
+              R"(40485: unrecognized time zone identifier: "Mars/Olympus")");
+  EXPECT_EVAL(R"([{"$hour": {"date": "$date", "timezone": "America/New_York"}},
+                  {"$minute": {"date": "$date", "timezone": "+04:30"}},
+                  {"$dayOfMonth": {"date": "$date", "timezone": "-09"}}])",
+              kDoc, R"([{"$numberInt": "3"}, {"$numberInt": "45"}, {"$numberInt": "31"}])");
+  // 2016-01-01 was a Friday in ISO week 53 of 2015, and %U week 0.
+  EXPECT_EVAL(R"([{"$isoWeek": "$d"}, {"$isoWeekYear": "$d"}, {"$isoDayOfWeek": "$d"}, {"$week": "$d"}])",
+              R"({"d": {"$date": "2016-01-01T00:00:00Z"}})",
+              R"([{"$numberInt": "53"}, {"$numberLong": "2015"}, {"$numberInt": "5"}, {"$numberInt": "0"}])");
+
+  EXPECT_EVAL(R"({"$dateFromString": {"dateString": "2017-02-08T12:10:40.787", "timezone": "America/New_York"}})",
+              "{}", R"({"$date": {"$numberLong": "1486573840787"}})");
+  EXPECT_EVAL(R"({"$dateFromString": {"dateString": "2017-02-08T12:10:40.787Z"}})", "{}",
+              R"({"$date": {"$numberLong": "1486555840787"}})");
+  EXPECT_EVAL(R"({"$dateFromString": {"dateString": "2017-02-08 12:10:40+05:30"}})", "{}",
+              R"({"$date": {"$numberLong": "1486536040000"}})");
+  EXPECT_EVAL(R"({"$dateFromString": {"dateString": "15-06-2018", "format": "%d-%m-%Y"}})", "{}",
+              R"({"$date": {"$numberLong": "1529020800000"}})");
+  EXPECT_EVAL(R"({"$dateFromString": {"dateString": "not a date", "onError": "bad"}})", "{}", R"("bad")");
+  EXPECT_EVAL(R"({"$dateFromString": {"dateString": null, "onNull": "none"}})", "{}", R"("none")");
+  EXPECT_EVAL(R"({"$dateFromString": {"dateString": "2017-02-30"}})", "{}",
+              "241: Error parsing date string '2017-02-30'; The parsed date was invalid");
+  EXPECT_EVAL(R"({"$dateFromString": {"dateString": "2017-02-08Z", "timezone": "UTC"}})", "{}",
+              "40554: you cannot pass in a date/time string with GMT offset together with a timezone argument");
+
+  const char* kParts = R"({"date": {"$date": "2017-01-01T01:29:09.123Z"}})";
+  EXPECT_EVAL(R"({"$dateToParts": {"date": "$date"}})", kParts,
+              R"({"year": {"$numberInt": "2017"}, "month": {"$numberInt": "1"}, "day": {"$numberInt": "1"}, )"
+              R"("hour": {"$numberInt": "1"}, "minute": {"$numberInt": "29"}, "second": {"$numberInt": "9"}, )"
+              R"("millisecond": {"$numberInt": "123"}})");
+  EXPECT_EVAL(R"({"$dateToParts": {"date": "$date", "iso8601": true}})", kParts,
+              R"({"isoWeekYear": {"$numberInt": "2016"}, "isoWeek": {"$numberInt": "52"}, "isoDayOfWeek": {"$numberInt": "7"}, )"
+              R"("hour": {"$numberInt": "1"}, "minute": {"$numberInt": "29"}, "second": {"$numberInt": "9"}, )"
+              R"("millisecond": {"$numberInt": "123"}})");
+  EXPECT_EVAL(R"({"$dateToParts": {"date": "$date", "timezone": "America/New_York"}})", kParts,
+              R"({"year": {"$numberInt": "2016"}, "month": {"$numberInt": "12"}, "day": {"$numberInt": "31"}, )"
+              R"("hour": {"$numberInt": "20"}, "minute": {"$numberInt": "29"}, "second": {"$numberInt": "9"}, )"
+              R"("millisecond": {"$numberInt": "123"}})");
+
+  EXPECT_EVAL(R"({"$dateFromParts": {"year": 2017, "month": 2, "day": 8, "hour": 12}})", "{}",
+              R"({"$date": {"$numberLong": "1486555200000"}})");
+  EXPECT_EVAL(R"({"$dateFromParts": {"isoWeekYear": 2017, "isoWeek": 6, "isoDayOfWeek": 3, "hour": 12}})", "{}",
+              R"({"$date": {"$numberLong": "1486555200000"}})");
+  EXPECT_EVAL(R"({"$dateFromParts": {"year": 2016, "month": 12, "day": 31, "hour": 23, "minute": 46,
+                                      "second": 12, "timezone": "America/New_York"}})", "{}",
+              R"({"$date": {"$numberLong": "1483245972000"}})");
+  // Out-of-range parts carry into the next unit.
+  EXPECT_EVAL(R"([{"$dateFromParts": {"year": 2017, "month": 14, "day": 1}},
+                  {"$dateFromParts": {"year": 2017, "month": 0, "day": 0}}])", "{}",
+              R"([{"$date": {"$numberLong": "1517443200000"}}, {"$date": {"$numberLong": "1480464000000"}}])");
+  EXPECT_EVAL(R"({"$dateFromParts": {"year": 0}})", "{}",
+              "40523: 'year' must evaluate to a value in the range [1, 9999]; found 0");
+
+  // $dateTrunc: the manual's orders example (2020-05-18T14:10:30Z).
+  const char* kOrder = R"({"d": {"$date": "2020-05-18T14:10:30Z"}})";
+  EXPECT_EVAL(R"({"$dateTrunc": {"date": "$d", "unit": "week", "binSize": 2, "timezone": "America/Los_Angeles",
+                                  "startOfWeek": "Monday"}})",
+              kOrder, R"({"$date": {"$numberLong": "1589180400000"}})");
+  EXPECT_EVAL(R"([{"$dateTrunc": {"date": "$d", "unit": "month", "binSize": 6}},
+                  {"$dateTrunc": {"date": "$d", "unit": "day"}},
+                  {"$dateTrunc": {"date": "$d", "unit": "hour", "binSize": 6}},
+                  {"$dateTrunc": {"date": "$d", "unit": "quarter"}}])",
+              kOrder,
+              R"([{"$date": {"$numberLong": "1577836800000"}}, {"$date": {"$numberLong": "1589760000000"}}, )"
+              R"({"$date": {"$numberLong": "1589803200000"}}, {"$date": {"$numberLong": "1585699200000"}}])");
+  EXPECT_EVAL(R"({"$dateTrunc": {"date": "$d", "unit": "fortnight"}})", kOrder,
+              "9: $dateTrunc parameter 'unit' value parsing failed :: caused by :: unknown time unit value: fortnight");
+
+  // $dateAdd keeps the day of month, or the last day of a shorter month.
+  EXPECT_EVAL(R"([{"$dateAdd": {"startDate": {"$toDate": "2020-10-31T12:10:05Z"}, "unit": "month", "amount": 1}},
+                  {"$dateAdd": {"startDate": {"$toDate": "2020-02-29T00:00:00Z"}, "unit": "year", "amount": 1}},
+                  {"$dateSubtract": {"startDate": {"$toDate": "2021-03-01T00:00:00Z"}, "unit": "day", "amount": 1}},
+                  {"$dateAdd": {"startDate": {"$toDate": "2021-01-01T00:00:00Z"}, "unit": "hour", "amount": 25}}])",
+              "{}",
+              R"([{"$date": {"$numberLong": "1606738205000"}}, {"$date": {"$numberLong": "1614470400000"}}, )"
+              R"({"$date": {"$numberLong": "1614470400000"}}, {"$date": {"$numberLong": "1609549200000"}}])");
+  EXPECT_EVAL(R"({"$dateAdd": {"startDate": "$nope", "unit": "day", "amount": 1}})", "{}", "null");
+
+  // $dateDiff counts the unit boundaries crossed.
+  EXPECT_EVAL(R"([{"$dateDiff": {"startDate": {"$toDate": "2020-12-31T23:59:59Z"}, "endDate": {"$toDate": "2021-01-01T00:00:00Z"}, "unit": "year"}},
+                  {"$dateDiff": {"startDate": {"$toDate": "2021-01-01"}, "endDate": {"$toDate": "2021-01-31"}, "unit": "week"}},
+                  {"$dateDiff": {"startDate": {"$toDate": "2021-01-01"}, "endDate": {"$toDate": "2021-01-31"}, "unit": "week", "startOfWeek": "mon"}},
+                  {"$dateDiff": {"startDate": {"$toDate": "2021-01-01"}, "endDate": {"$toDate": "2021-01-31"}, "unit": "day"}},
+                  {"$dateDiff": {"startDate": {"$toDate": "2021-01-01T00:00:00Z"}, "endDate": {"$toDate": "2021-01-01T05:30:00Z"}, "unit": "hour"}},
+                  {"$dateDiff": {"startDate": {"$toDate": "2021-04-01"}, "endDate": {"$toDate": "2021-01-31"}, "unit": "quarter"}}])",
+              "{}",
+              R"([{"$numberLong": "1"}, {"$numberLong": "5"}, {"$numberLong": "4"}, {"$numberLong": "30"}, )"
+              R"({"$numberLong": "5"}, {"$numberLong": "-1"}])");
+}
+
+TEST(ExpressionTest, ConversionOperators) {
+  EXPECT_EVAL(R"([{"$convert": {"input": true, "to": "bool"}}, {"$convert": {"input": "5", "to": "int"}},
+                  {"$convert": {"input": 5.7, "to": 16}}, {"$convert": {"input": "abc", "to": "int", "onError": "bad"}},
+                  {"$convert": {"input": null, "to": "int", "onNull": 0}}, {"$convert": {"input": "$nope", "to": "int"}}])",
+              "{}",
+              R"([true, {"$numberInt": "5"}, {"$numberInt": "5"}, "bad", {"$numberInt": "0"}, null])");
+  EXPECT_EVAL(R"({"$convert": {"input": {"$numberLong": "2147483648"}, "to": "int"}})", "{}",
+              "241: Conversion would overflow target type in $convert with no onError value");
+  EXPECT_EVAL(R"({"$toInt": "5.5"})", "{}",
+              "241: Failed to parse number '5.5' in $convert with no onError value: Did not consume whole string.");
+  EXPECT_EVAL(R"({"$convert": {"input": 1, "to": "bogus"}})", "{}", "2: Unknown type name: bogus");
+  EXPECT_EVAL(R"({"$convert": {"input": 1, "to": "array"}})", "{}", "238: $convert to array is not supported by rockdoc yet");
+  EXPECT_EVAL(R"({"$convert": {"input": 1}})", "{}", "40414: $convert requires 'to' to be specified");
+  EXPECT_EVAL(R"([{"$toString": 2.5}, {"$toString": 1.0}, {"$toString": true},
+                  {"$toString": {"$toObjectId": "5ab9cbfa31c2ab715d42129e"}},
+                  {"$toString": {"$toDate": {"$numberLong": "0"}}}, {"$toString": {"$numberLong": "7"}}])",
+              "{}", R"(["2.5", "1", "true", "5ab9cbfa31c2ab715d42129e", "1970-01-01T00:00:00.000Z", "7"])");
+  EXPECT_EVAL(R"([{"$toDate": "2018-03-03"}, {"$toDate": {"$numberLong": "120000000000"}}, {"$toDate": 1.5e3}])", "{}",
+              R"([{"$date": {"$numberLong": "1520035200000"}}, {"$date": {"$numberLong": "120000000000"}}, )"
+              R"({"$date": {"$numberLong": "1500"}}])");
+  EXPECT_EVAL(R"({"$toDate": 1})", "{}",
+              "241: Unsupported conversion from int to date in $convert with no onError value");
+  EXPECT_EVAL(R"([{"$toBool": 0}, {"$toBool": ""}, {"$toBool": 0.5}, {"$toBool": {"$toDate": "2018-03-03"}}])", "{}",
+              R"([false, true, true, true])");
+  EXPECT_EVAL(R"([{"$toDouble": "5.5"}, {"$toDouble": true}, {"$toLong": {"$toDate": "1970-01-01T00:00:01Z"}},
+                  {"$toDecimal": "5"}, {"$toLong": -3.9}])", "{}",
+              R"([{"$numberDouble": "5.5"}, {"$numberDouble": "1.0"}, {"$numberLong": "1000"}, )"
+              R"({"$numberDecimal": "5"}, {"$numberLong": "-3"}])");
+  EXPECT_EVAL(R"({"$toObjectId": "xyz"})", "{}",
+              "241: Failed to parse objectId 'xyz' in $convert with no onError value: Invalid string length "
+              "for parsing to OID, expected 24 but found 3");
+  EXPECT_EVAL(R"([{"$isNumber": 1}, {"$isNumber": "1"}, {"$isNumber": "$nope"}, {"$isNumber": {"$numberDecimal": "1"}}])",
+              "{}", R"([true, false, false, true])");
+}
+
+TEST(ExpressionTest, MathOperators) {
+  EXPECT_EVAL(R"([{"$sqrt": 25}, {"$exp": 0}, {"$ln": 1}, {"$log": [100, 10]}, {"$log10": 1000}, {"$sqrt": null}])", "{}",
+              R"([{"$numberDouble": "5.0"}, {"$numberDouble": "1.0"}, {"$numberDouble": "0.0"}, )"
+              R"({"$numberDouble": "2.0"}, {"$numberDouble": "3.0"}, null])");
+  EXPECT_EVAL(R"({"$sqrt": -1})", "{}", "28714: $sqrt's argument must be greater than or equal to 0");
+  EXPECT_EVAL(R"({"$ln": 0})", "{}", "28766: $ln's argument must be a positive number, but is 0");
+  EXPECT_EVAL(R"({"$log": [8, 1]})", "{}", "28759: $log's base must be a positive number not equal to 1, but is 1");
+  // $pow keeps integers while they fit: int32, then int64, then double.
+  EXPECT_EVAL(R"([{"$pow": [5, 0]}, {"$pow": [2, 10]}, {"$pow": [2, 31]}, {"$pow": [2, 64]}, {"$pow": [2, -1]},
+                  {"$pow": [-1, -3]}, {"$pow": [{"$numberLong": "3"}, 2]}, {"$pow": [1.5, 2]}])", "{}",
+              R"([{"$numberInt": "1"}, {"$numberInt": "1024"}, {"$numberLong": "2147483648"}, )"
+              R"({"$numberDouble": "1.8446744073709552e+19"}, {"$numberDouble": "0.5"}, {"$numberInt": "-1"}, )"
+              R"({"$numberLong": "9"}, {"$numberDouble": "2.25"}])");
+  EXPECT_EVAL(R"({"$pow": [0, -1]})", "{}", "28764: $pow cannot take a base of 0 and a negative exponent");
+  // $round: halves go to the even neighbour; $trunc cuts toward zero.
+  EXPECT_EVAL(R"([{"$round": [19.25, 1]}, {"$round": [28.73, 1]}, {"$round": [34.32]}, {"$round": [-45.39, -1]},
+                  {"$round": [1234, -2]}, {"$round": [1250, -2]}, {"$round": [1350, -2]}, {"$round": [7, 2]}])", "{}",
+              R"([{"$numberDouble": "19.2"}, {"$numberDouble": "28.7"}, {"$numberDouble": "34.0"}, )"
+              R"({"$numberDouble": "-50.0"}, {"$numberInt": "1200"}, {"$numberInt": "1200"}, {"$numberInt": "1400"}, )"
+              R"({"$numberInt": "7"}])");
+  EXPECT_EVAL(R"([{"$trunc": [19.25, 1]}, {"$trunc": [-45.39, -1]}, {"$trunc": [-5.9]}, {"$trunc": [1299, -2]}])", "{}",
+              R"([{"$numberDouble": "19.2"}, {"$numberDouble": "-40.0"}, {"$numberDouble": "-5.0"}, {"$numberInt": "1200"}])");
+  EXPECT_EVAL(R"({"$round": [1.5, 100]})", "{}", R"(51083: $round requires "place" to be in [-20, 100), but got 100)");
+  EXPECT_EVAL(R"([{"$sin": 0}, {"$degreesToRadians": 180}, {"$radiansToDegrees": 0}, {"$atan2": [1, 1]}])", "{}",
+              R"([{"$numberDouble": "0.0"}, {"$numberDouble": "3.141592653589793"}, {"$numberDouble": "0.0"}, )"
+              R"({"$numberDouble": "0.7853981633974483"}])");
+  EXPECT_EVAL(R"({"$acos": 2})", "{}", "50989: cannot apply $acos to 2, value must be in [-1,1]");
+  EXPECT_EVAL(R"({"$sqrt": "x"})", "{}", "28765: $sqrt only supports numeric types, not string");
+}
+
+TEST(ExpressionTest, SetOperators) {
+  const char* kDoc = R"({"A": ["a", "b", "a"], "B": ["b", "a"], "C": ["b", "c"]})";
+  EXPECT_EVAL(R"([{"$setEquals": ["$A", "$B"]}, {"$setEquals": ["$A", "$C"]}, {"$setIsSubset": ["$B", "$A"]},
+                  {"$setIsSubset": [["a", "b"], [["a", "b"]]]}])", kDoc, R"([true, false, true, false])");
+  EXPECT_EVAL(R"([{"$setIntersection": ["$A", "$C"]}, {"$setUnion": ["$A", "$C"]}, {"$setDifference": ["$A", "$C"]},
+                  {"$setUnion": []}, {"$setIntersection": ["$A", "$nope"]}])", kDoc,
+              R"([["b"], ["a", "b", "c"], ["a"], [], null])");
+  EXPECT_EVAL(R"({"$setUnion": ["$A", 1]})", kDoc,
+              "17043: All operands of $setUnion must be arrays. One argument is of type: int");
+  EXPECT_EVAL(R"({"$setEquals": ["$A"]})", kDoc,
+              "16020: Expression $setEquals takes at least 2 arguments. 1 were passed in.");
+  EXPECT_EVAL(R"([{"$anyElementTrue": [[true, false]]}, {"$anyElementTrue": [[]]}, {"$allElementsTrue": [[]]},
+                  {"$allElementsTrue": [[true, [false]]]}, {"$allElementsTrue": [[null, false, 0]]}])", "{}",
+              R"([true, false, true, true, false])");
+  EXPECT_EVAL(R"({"$allElementsTrue": 1})", "{}", "17040: $allElementsTrue's argument must be an array, but is int");
+}
+
+TEST(ExpressionTest, MoreArrayAndObjectOperators) {
+  EXPECT_EVAL(R"({"$zip": {"inputs": [["a", "b"], [1, 2, 3]]}})", "{}",
+              R"([["a", {"$numberInt": "1"}], ["b", {"$numberInt": "2"}]])");
+  EXPECT_EVAL(R"({"$zip": {"inputs": [["a", "b"], [1, 2, 3]], "useLongestLength": true, "defaults": ["x", 0]}})", "{}",
+              R"([["a", {"$numberInt": "1"}], ["b", {"$numberInt": "2"}], ["x", {"$numberInt": "3"}]])");
+  EXPECT_EVAL(R"({"$zip": {"inputs": [["a"], null]}})", "{}", "null");
+  EXPECT_EVAL(R"({"$zip": {"inputs": [["a"]], "defaults": [1]}})", "{}",
+              "34466: cannot specify defaults unless useLongestLength is true");
+  EXPECT_EVAL(R"([{"$sortArray": {"input": [3, 1, 2], "sortBy": -1}},
+                  {"$sortArray": {"input": [{"a": 2, "n": "x"}, {"a": 1, "n": "y"}], "sortBy": {"a": 1}}}])", "{}",
+              R"([[{"$numberInt": "3"}, {"$numberInt": "2"}, {"$numberInt": "1"}], )"
+              R"([{"a": {"$numberInt": "1"}, "n": "y"}, {"a": {"$numberInt": "2"}, "n": "x"}]])");
+  EXPECT_EVAL(R"({"$sortArray": {"input": [1], "sortBy": 2}})", "{}",
+              "2942505: $sortArray requires sortBy to be either 1, -1, or a document of the form {field: 1} found 2");
+  EXPECT_EVAL(R"([{"$firstN": {"n": 2, "input": [1, 2, 3]}}, {"$lastN": {"n": 2, "input": [1, 2, 3]}},
+                  {"$maxN": {"n": 2, "input": [3, null, 1, 5]}}, {"$minN": {"n": 5, "input": [3, null, 1, 5]}}])", "{}",
+              R"([[{"$numberInt": "1"}, {"$numberInt": "2"}], [{"$numberInt": "2"}, {"$numberInt": "3"}], )"
+              R"([{"$numberInt": "5"}, {"$numberInt": "3"}], [{"$numberInt": "1"}, {"$numberInt": "3"}, {"$numberInt": "5"}]])");
+  EXPECT_EVAL(R"({"$firstN": {"n": 0, "input": [1]}})", "{}", "5787908: 'n' must be greater than 0, found 0");
+  // The manual's $getField/$setField examples: fields whose names have dots or $.
+  const char* kItem = R"({"price.usd": 45, "$price": 10, "qty": 3})";
+  EXPECT_EVAL(R"([{"$getField": "price.usd"}, {"$getField": {"$literal": "$price"}},
+                  {"$getField": {"field": "qty", "input": {"qty": 7}}}, {"$getField": "nope"}])", kItem,
+              R"([{"$numberInt": "45"}, {"$numberInt": "10"}, {"$numberInt": "7"}, null])");
+  EXPECT_EVAL(R"({"$setField": {"field": "price.usd", "input": "$$ROOT", "value": 50}})", kItem,
+              R"({"price.usd": {"$numberInt": "50"}, "$price": {"$numberInt": "10"}, "qty": {"$numberInt": "3"}})");
+  EXPECT_EVAL(R"([{"$unsetField": {"field": "qty", "input": {"qty": 1, "a": 2}}},
+                  {"$setField": {"field": "a", "input": {"qty": 1, "a": 2}, "value": "$$REMOVE"}},
+                  {"$setField": {"field": "z", "input": {"qty": 1}, "value": 0}}])", "{}",
+              R"([{"a": {"$numberInt": "2"}}, {"qty": {"$numberInt": "1"}}, {"qty": {"$numberInt": "1"}, "z": {"$numberInt": "0"}}])");
+  EXPECT_EVAL(R"({"$getField": {"field": 1}})", "{}",
+              "3041704: $getField requires 'field' to evaluate to type String, but got int");
 }
 
 // The corpus size, printed when the run ends (ctest runs each test alone,

@@ -77,4 +77,25 @@ bool Regex::PartialMatch(std::string_view subject) const {
   return rc >= 0;
 }
 
+bool Regex::Find(std::string_view subject, size_t start, std::vector<Span>* groups) const {
+  const auto* code = static_cast<const pcre2_code*>(code_);
+  uint32_t capture_count = 0;
+  pcre2_pattern_info(code, PCRE2_INFO_CAPTURECOUNT, &capture_count);
+  pcre2_match_data* data = pcre2_match_data_create(capture_count + 1, nullptr);
+  const int rc = pcre2_match(code, reinterpret_cast<PCRE2_SPTR>(subject.data()), subject.size(),
+                             start, 0, data, static_cast<pcre2_match_context*>(match_context_));
+  groups->clear();
+  if (rc >= 0) {
+    const PCRE2_SIZE* ovector = pcre2_get_ovector_pointer(data);
+    for (uint32_t i = 0; i <= capture_count; ++i) {
+      const bool unset = static_cast<int>(i) >= rc || ovector[2 * i] == PCRE2_UNSET;
+      groups->push_back(unset ? Span{-1, -1}
+                              : Span{static_cast<int64_t>(ovector[2 * i]),
+                                     static_cast<int64_t>(ovector[2 * i + 1])});
+    }
+  }
+  pcre2_match_data_free(data);
+  return rc >= 0;
+}
+
 }  // namespace rockdoc

@@ -15,6 +15,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "rockdoc/status.h"
 
@@ -41,6 +42,16 @@ class Regex {
   // whole-string match, as MongoDB's $regex). False on no match and also
   // when a limit is hit or the subject is not valid UTF-8.
   bool PartialMatch(std::string_view subject) const;
+
+  // The first match at or after byte `start` of `subject`: *groups gets
+  // the whole match then each capture group as byte offsets (begin, end),
+  // {-1, -1} for a group that took no part. False when there is none (or
+  // a limit is hit, or the subject is not valid UTF-8).
+  struct Span {
+    int64_t begin;
+    int64_t end;
+  };
+  bool Find(std::string_view subject, size_t start, std::vector<Span>* groups) const;
 
   const std::string& pattern() const { return pattern_; }
   const std::string& options() const { return options_; }

@@ -7,22 +7,30 @@
 #include <limits>
 #include <map>
 
+#include "query/expression/expression_internal.h"
 #include "query/update/decimal_arithmetic.h"
 #include "rockdoc/json.h"
 
 namespace rockdoc::internal {
 
-// ---- values ----
-
-namespace {
-
-template <typename Fn>
-Value Make(Fn&& append) {
-  BsonBuilder b;
-  append(b);
-  Document d = std::move(b).Build();
-  return Value::FromElement(d.Get("v"));
+Value Int64Value(int64_t v) {
+  return expression_detail::Make([&](BsonBuilder& b) { b.AppendInt64("v", v); });
 }
+Value DoubleValue(double v) {
+  return expression_detail::Make([&](BsonBuilder& b) { b.AppendDouble("v", v); });
+}
+Value NullValue() {
+  return expression_detail::Make([&](BsonBuilder& b) { b.AppendNull("v"); });
+}
+Value IntegerValue(int64_t v) {
+  if (v >= std::numeric_limits<int32_t>::min() && v <= std::numeric_limits<int32_t>::max()) {
+    return expression_detail::Int32Value(static_cast<int32_t>(v));
+  }
+  return Int64Value(v);
+}
+
+namespace expression_detail {
+
 Value Int32Value(int32_t v) {
   return Make([&](BsonBuilder& b) { b.AppendInt32("v", v); });
 }
@@ -39,25 +47,27 @@ Value DateValue(int64_t ms) {
   return Make([&](BsonBuilder& b) { b.AppendDateTime("v", ms); });
 }
 
-}  // namespace
-
-Value Int64Value(int64_t v) {
-  return Make([&](BsonBuilder& b) { b.AppendInt64("v", v); });
-}
-Value DoubleValue(double v) {
-  return Make([&](BsonBuilder& b) { b.AppendDouble("v", v); });
-}
-Value NullValue() {
-  return Make([&](BsonBuilder& b) { b.AppendNull("v"); });
-}
-Value IntegerValue(int64_t v) {
-  if (v >= std::numeric_limits<int32_t>::min() && v <= std::numeric_limits<int32_t>::max()) {
-    return Int32Value(static_cast<int32_t>(v));
-  }
-  return Int64Value(v);
+Value ArrayOfValues(const std::vector<Value>& items) {
+  return Make([&](BsonBuilder& b) {
+    b.OpenArray("v");
+    for (const Value& v : items) {
+      if (v.ok()) {
+        b.AppendElementAs("", v.element());
+      } else {
+        b.AppendNull("");
+      }
+    }
+    b.Close();
+  });
 }
 
-namespace {
+Value ObjectOf(const std::vector<std::pair<std::string, Element>>& fields) {
+  return Make([&](BsonBuilder& b) {
+    b.OpenDocument("v");
+    for (const auto& [name, e] : fields) b.AppendElementAs(name, e);
+    b.Close();
+  });
+}
 
 bool IsNullish(const Value& v) { return !v.ok() || v.element().IsNull() || v.type() == BsonType::kUndefined; }
 
@@ -65,16 +75,75 @@ std::string TypeName(const Value& v) {
   return v.ok() ? std::string(BsonTypeAlias(v.type())) : std::string("missing");
 }
 
+std::string Shown(const Value& v) {
+  return v.ok() ? ValueToJson(v.element(), JsonFormat::kShell) : std::string("missing");
+}
+
 Status Failed(int code, std::string message) {
   return Status(static_cast<ErrorCode>(code), std::move(message));
 }
 
-// Missing sorts below every value (MongoDB's Value order: EOO first).
+Status NotSupported(std::string what) {
+  return Status(ErrorCode::kNotImplemented, std::move(what) + " is not supported by rockdoc yet");
+}
+
 int Compare(const Value& a, const Value& b) {
   if (!a.ok() || !b.ok()) return static_cast<int>(a.ok()) - static_cast<int>(b.ok());
   return CompareValues(a.element(), b.element());
 }
 
+StatusOr<Value> EvaluateOptional(const ExpressionPtr& arg, const ExpressionVariables& vars) {
+  if (arg == nullptr) return Value();
+  return arg->Evaluate(vars);
+}
+
+StatusOr<std::vector<Value>> EvaluateAll(const Args& args, const ExpressionVariables& vars) {
+  std::vector<Value> out;
+  out.reserve(args.size());
+  for (const ExpressionPtr& a : args) {
+    ROCKDOC_ASSIGN_OR_RETURN(Value v, a->Evaluate(vars));
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+// The array argument of an array operator: null for null/missing (the
+// operator then answers null), an error naming the operator otherwise.
+StatusOr<std::optional<DocumentView>> ArrayArg(std::string_view op, const Value& v, int code) {
+  if (IsNullish(v)) return std::optional<DocumentView>();
+  if (v.type() != BsonType::kArray) {
+    return Failed(code, std::string(op) + "'s argument must be an array, but is " + TypeName(v));
+  }
+  return std::optional<DocumentView>(v.element().Array());
+}
+
+Value ArrayOf(const std::vector<Element>& items) {
+  BsonBuilder b;
+  b.OpenArray("v");
+  for (const Element& e : items) b.AppendElementAs("", e);
+  b.Close();
+  Document d = std::move(b).Build();
+  return Value::FromElement(d.Get("v"));
+}
+
+// An int32-representable integer argument ($slice, $range, $indexOfArray).
+StatusOr<int64_t> IntArg(std::string_view op, std::string_view what, const Value& v, int code) {
+  int64_t n = 0;
+  if (!v.ok() || !v.element().IsNumber() || !v.element().ExactInt64(&n) ||
+      n < std::numeric_limits<int32_t>::min() || n > std::numeric_limits<int32_t>::max()) {
+    return Failed(code, std::string(op) + " requires " + std::string(what) +
+                            " to be a 32-bit integer, found: " +
+                            (v.ok() ? ValueToJson(v.element(), JsonFormat::kShell) : "missing"));
+  }
+  return n;
+}
+
+
+}  // namespace expression_detail
+
+using namespace expression_detail;  // NOLINT: this folder's shared helpers
+
+namespace {
 // ---- numbers ----
 
 // ---- the expression tree ----
@@ -191,8 +260,6 @@ class ArrayExpression : public Expression {
 
 // An operator: its arguments, and what it does with them (given the
 // unevaluated arguments, so $cond, $and, ... evaluate only what they need).
-using Args = std::vector<ExpressionPtr>;
-using OperatorFn = StatusOr<Value> (*)(const Args& args, const ExpressionVariables& vars);
 
 class Operator : public Expression {
  public:
@@ -205,16 +272,6 @@ class Operator : public Expression {
   OperatorFn fn_;
   Args args_;
 };
-
-StatusOr<std::vector<Value>> EvaluateAll(const Args& args, const ExpressionVariables& vars) {
-  std::vector<Value> out;
-  out.reserve(args.size());
-  for (const ExpressionPtr& a : args) {
-    ROCKDOC_ASSIGN_OR_RETURN(Value v, a->Evaluate(vars));
-    out.push_back(std::move(v));
-  }
-  return out;
-}
 
 // ---- arithmetic ----
 
@@ -423,52 +480,6 @@ StatusOr<Value> SwitchOp(const Args& args, const ExpressionVariables& vars) {
   return args.back()->Evaluate(vars);
 }
 
-// ---- strings ----
-
-StatusOr<Value> ConcatOp(const Args& args, const ExpressionVariables& vars) {
-  ROCKDOC_ASSIGN_OR_RETURN(std::vector<Value> values, EvaluateAll(args, vars));
-  std::string out;
-  for (const Value& v : values) {
-    if (IsNullish(v)) return NullValue();
-    if (v.type() != BsonType::kString) {
-      return Failed(16702, "$concat only supports strings, not " + TypeName(v));
-    }
-    out += v.element().String();
-  }
-  return StringValue(out);
-}
-
-// $toUpper / $toLower: ASCII letters change (as MongoDB's, which leaves
-// other characters alone); null and missing are ""; integers their digits.
-template <bool kUpper>
-StatusOr<Value> CaseOp(const Args& args, const ExpressionVariables& vars) {
-  ROCKDOC_ASSIGN_OR_RETURN(Value v, args[0]->Evaluate(vars));
-  if (IsNullish(v)) return StringValue("");
-  std::string s;
-  switch (v.type()) {
-    case BsonType::kString: s = std::string(v.element().String()); break;
-    case BsonType::kInt32: s = std::to_string(v.element().Int32()); break;
-    case BsonType::kInt64: s = std::to_string(v.element().Int64()); break;
-    default:
-      return Failed(16007, "can't convert from BSON type " + TypeName(v) + " to String");
-  }
-  for (char& c : s) {
-    if (kUpper && c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
-    if (!kUpper && c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return StringValue(s);
-}
-
-StatusOr<Value> StrLenCPOp(const Args& args, const ExpressionVariables& vars) {
-  ROCKDOC_ASSIGN_OR_RETURN(Value v, args[0]->Evaluate(vars));
-  if (v.type() != BsonType::kString) {
-    return Failed(34471, "$strLenCP requires a string argument, found: " + TypeName(v));
-  }
-  int32_t n = 0;
-  for (unsigned char c : v.element().String()) n += (c & 0xC0) != 0x80;
-  return Int32Value(n);
-}
-
 // ---- arrays ----
 
 int32_t CountElements(DocumentView array) {
@@ -588,66 +599,6 @@ StatusOr<Value> ArrayAccumulatorOp(const Args& args, const ExpressionVariables& 
   return best == nullptr ? NullValue() : Value::FromElement(*best);
 }
 
-StatusOr<Value> TypeOp(const Args& args, const ExpressionVariables& vars) {
-  ROCKDOC_ASSIGN_OR_RETURN(Value v, args[0]->Evaluate(vars));
-  return StringValue(v.ok() ? BsonTypeAlias(v.type()) : "missing");
-}
-
-StatusOr<Value> MergeObjectsOp(const Args& args, const ExpressionVariables& vars) {
-  ROCKDOC_ASSIGN_OR_RETURN(std::vector<Value> values, EvaluateAll(args, vars));
-  std::vector<Element> docs;
-  if (values.size() == 1 && values[0].type() == BsonType::kArray) {
-    for (const Element& e : values[0].element().Array()) docs.push_back(e);
-  } else {
-    for (const Value& v : values) docs.push_back(v.element());
-  }
-  // Later documents' fields win; a field keeps its first position.
-  std::vector<std::pair<std::string, Element>> fields;
-  for (size_t i = 0; i < docs.size(); ++i) {
-    const Element& d = docs[i];
-    if (!d.ok() || d.IsNull()) continue;
-    if (d.type() != BsonType::kDocument) {
-      return Failed(40400, "$mergeObjects requires object inputs, but input " +
-                               ValueToJson(d, JsonFormat::kShell) + " is of type " +
-                               std::string(BsonTypeAlias(d.type())));
-    }
-    for (const Element& f : d.Document()) {
-      auto it = std::find_if(fields.begin(), fields.end(),
-                             [&](const auto& p) { return p.first == f.key(); });
-      if (it == fields.end()) {
-        fields.emplace_back(std::string(f.key()), f);
-      } else {
-        it->second = f;
-      }
-    }
-  }
-  BsonBuilder b;
-  b.OpenDocument("v");
-  for (const auto& [name, e] : fields) b.AppendElementAs(name, e);
-  b.Close();
-  Document d = std::move(b).Build();
-  return Value::FromElement(d.Get("v"));
-}
-
-// The array argument of an array operator: null for null/missing (the
-// operator then answers null), an error naming the operator otherwise.
-StatusOr<std::optional<DocumentView>> ArrayArg(std::string_view op, const Value& v, int code) {
-  if (IsNullish(v)) return std::optional<DocumentView>();
-  if (v.type() != BsonType::kArray) {
-    return Failed(code, std::string(op) + "'s argument must be an array, but is " + TypeName(v));
-  }
-  return std::optional<DocumentView>(v.element().Array());
-}
-
-Value ArrayOf(const std::vector<Element>& items) {
-  BsonBuilder b;
-  b.OpenArray("v");
-  for (const Element& e : items) b.AppendElementAs("", e);
-  b.Close();
-  Document d = std::move(b).Build();
-  return Value::FromElement(d.Get("v"));
-}
-
 template <bool kFirst>
 StatusOr<Value> FirstLastOp(const Args& args, const ExpressionVariables& vars) {
   ROCKDOC_ASSIGN_OR_RETURN(Value v, args[0]->Evaluate(vars));
@@ -674,18 +625,6 @@ StatusOr<Value> ReverseArrayOp(const Args& args, const ExpressionVariables& vars
   for (const Element& e : v.element().Array()) items.push_back(e);
   std::reverse(items.begin(), items.end());
   return ArrayOf(items);
-}
-
-// An int32-representable integer argument ($slice, $range, $indexOfArray).
-StatusOr<int64_t> IntArg(std::string_view op, std::string_view what, const Value& v, int code) {
-  int64_t n = 0;
-  if (!v.ok() || !v.element().IsNumber() || !v.element().ExactInt64(&n) ||
-      n < std::numeric_limits<int32_t>::min() || n > std::numeric_limits<int32_t>::max()) {
-    return Failed(code, std::string(op) + " requires " + std::string(what) +
-                            " to be a 32-bit integer, found: " +
-                            (v.ok() ? ValueToJson(v.element(), JsonFormat::kShell) : "missing"));
-  }
-  return n;
 }
 
 StatusOr<Value> SliceOp(const Args& args, const ExpressionVariables& vars) {
@@ -769,149 +708,6 @@ StatusOr<Value> IndexOfArrayOp(const Args& args, const ExpressionVariables& vars
     if (v[1].ok() && CompareValues(items[i], v[1].element()) == 0) return Int32Value(static_cast<int32_t>(i));
   }
   return Int32Value(-1);
-}
-
-StatusOr<Value> ObjectToArrayOp(const Args& args, const ExpressionVariables& vars) {
-  ROCKDOC_ASSIGN_OR_RETURN(Value v, args[0]->Evaluate(vars));
-  if (IsNullish(v)) return NullValue();
-  if (v.type() != BsonType::kDocument) {
-    return Failed(40390, "$objectToArray requires a document input, found: " + TypeName(v));
-  }
-  BsonBuilder b;
-  b.OpenArray("v");
-  for (const Element& f : v.element().Document()) {
-    b.OpenDocument("").AppendString("k", f.key()).AppendElementAs("v", f).Close();
-  }
-  b.Close();
-  Document d = std::move(b).Build();
-  return Value::FromElement(d.Get("v"));
-}
-
-StatusOr<Value> ArrayToObjectOp(const Args& args, const ExpressionVariables& vars) {
-  ROCKDOC_ASSIGN_OR_RETURN(Value v, args[0]->Evaluate(vars));
-  if (IsNullish(v)) return NullValue();
-  if (v.type() != BsonType::kArray) {
-    return Failed(40386, "$arrayToObject requires an array input, found: " + TypeName(v));
-  }
-  std::vector<std::pair<std::string, Element>> fields;
-  auto put = [&](std::string_view k, const Element& value) -> Status {
-    if (k.find('\0') != std::string_view::npos) {
-      return Failed(4940401, "Key field cannot contain an embedded null byte");
-    }
-    auto it = std::find_if(fields.begin(), fields.end(), [&](const auto& p) { return p.first == k; });
-    if (it == fields.end()) {
-      fields.emplace_back(std::string(k), value);
-    } else {
-      it->second = value;
-    }
-    return Status::OK();
-  };
-  for (const Element& item : v.element().Array()) {
-    if (item.type() == BsonType::kArray) {
-      std::vector<Element> pair;
-      for (const Element& x : item.Array()) pair.push_back(x);
-      if (pair.size() != 2) {
-        return Failed(40397, "$arrayToObject requires an array of size 2 arrays,found array of "
-                             "size: " + std::to_string(pair.size()));
-      }
-      if (pair[0].type() != BsonType::kString) {
-        return Failed(40395, "$arrayToObject requires an array of key-value pairs, where the key "
-                             "must be of type string. Found key type: " +
-                                 std::string(BsonTypeAlias(pair[0].type())));
-      }
-      ROCKDOC_RETURN_IF_ERROR(put(pair[0].String(), pair[1]));
-    } else if (item.type() == BsonType::kDocument) {
-      Element k = item.Document().Get("k"), value = item.Document().Get("v");
-      size_t n = 0;
-      for (const Element& x : item.Document()) {
-        (void)x;
-        ++n;
-      }
-      if (n != 2 || !k.ok() || !value.ok()) {
-        return Failed(40392, "$arrayToObject requires an object keys of 'k' and 'v'. Found "
-                             "incorrect number of keys:" + std::to_string(n));
-      }
-      if (k.type() != BsonType::kString) {
-        return Failed(40394, "$arrayToObject requires an object with keys 'k' and 'v', where the "
-                             "value of 'k' must be of type string. Found type: " +
-                                 std::string(BsonTypeAlias(k.type())));
-      }
-      ROCKDOC_RETURN_IF_ERROR(put(k.String(), value));
-    } else {
-      return Failed(40398, "Unrecognised input type format for $arrayToObject: " +
-                               std::string(BsonTypeAlias(item.type())));
-    }
-  }
-  BsonBuilder b;
-  b.OpenDocument("v");
-  for (const auto& [name, e] : fields) b.AppendElementAs(name, e);
-  b.Close();
-  Document d = std::move(b).Build();
-  return Value::FromElement(d.Get("v"));
-}
-
-// ---- dates (UTC) ----
-
-// Year, month, day of the days since 1970-01-01 (Howard Hinnant's
-// civil_from_days).
-void CivilFromDays(int64_t z, int64_t* y, unsigned* m, unsigned* d) {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const unsigned doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const int64_t yy = static_cast<int64_t>(yoe) + era * 400;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  *d = doy - (153 * mp + 2) / 5 + 1;
-  *m = mp < 10 ? mp + 3 : mp - 9;
-  *y = yy + (*m <= 2);
-}
-
-enum class DatePart { kYear, kMonth, kDayOfMonth, kHour, kMinute, kSecond, kMillisecond, kDayOfWeek, kDayOfYear };
-
-template <DatePart kPart>
-StatusOr<Value> DatePartOp(const Args& args, const ExpressionVariables& vars) {
-  ROCKDOC_ASSIGN_OR_RETURN(Value v, args[0]->Evaluate(vars));
-  if (IsNullish(v)) return NullValue();
-  int64_t ms = 0;
-  if (v.type() == BsonType::kDateTime) {
-    ms = v.element().DateTime();
-  } else if (v.type() == BsonType::kObjectId) {
-    ms = int64_t{v.element().Oid().timestamp()} * 1000;
-  } else if (v.type() == BsonType::kTimestamp) {
-    ms = int64_t{v.element().Timestamp().t} * 1000;
-  } else {
-    return Failed(16006, "can't convert from BSON type " + TypeName(v) + " to Date");
-  }
-  const int64_t days = ms >= 0 ? ms / 86400000 : -((-ms + 86399999) / 86400000);
-  const int64_t in_day = ms - days * 86400000;
-  int64_t y = 0;
-  unsigned m = 0, d = 0;
-  CivilFromDays(days, &y, &m, &d);
-  switch (kPart) {
-    case DatePart::kYear: return Int32Value(static_cast<int32_t>(y));
-    case DatePart::kMonth: return Int32Value(static_cast<int32_t>(m));
-    case DatePart::kDayOfMonth: return Int32Value(static_cast<int32_t>(d));
-    case DatePart::kHour: return Int32Value(static_cast<int32_t>(in_day / 3600000));
-    case DatePart::kMinute: return Int32Value(static_cast<int32_t>(in_day / 60000 % 60));
-    case DatePart::kSecond: return Int32Value(static_cast<int32_t>(in_day / 1000 % 60));
-    case DatePart::kMillisecond: return Int32Value(static_cast<int32_t>(in_day % 1000));
-    case DatePart::kDayOfWeek: {
-      // 1970-01-01 was a Thursday; MongoDB counts Sunday as 1.
-      const int64_t w = ((days % 7) + 7 + 4) % 7;  // 0 = Sunday
-      return Int32Value(static_cast<int32_t>(w + 1));
-    }
-    case DatePart::kDayOfYear: {
-      // Days from 1970-01-01 to January 1st of year y (days_from_civil).
-      const int64_t yy = y - 1;  // January is month 13 of the year before
-      const int64_t era = (yy >= 0 ? yy : yy - 399) / 400;
-      const int64_t yoe = yy - era * 400;
-      const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + 306;  // March 1 + 306 = Jan 1
-      const int64_t jan1 = era * 146097 + doe - 719468;
-      return Int32Value(static_cast<int32_t>(days - jan1 + 1));
-    }
-  }
-  return NullValue();
 }
 
 // ---- $let ----
@@ -1050,14 +846,15 @@ Status CheckArity(std::string_view name, size_t n, size_t min, size_t max) {
                            ", but " + std::to_string(n) + " were passed in.");
 }
 
-struct OperatorDef {
-  OperatorFn fn;
-  size_t min_args;
-  size_t max_args;
+struct OperatorTables {
+  OperatorTable positional;
+  NamedOperatorTable named;
 };
 
-const std::map<std::string_view, OperatorDef>& Operators() {
-  static const auto* ops = new std::map<std::string_view, OperatorDef>{
+const OperatorTables& Operators() {
+  static const OperatorTables* tables = [] {
+    auto* t = new OperatorTables;
+    t->positional = {
       {"$add", {&AddOp, 0, SIZE_MAX}},
       {"$subtract", {&SubtractOp, 2, 2}},
       {"$multiply", {&MultiplyOp, 0, SIZE_MAX}},
@@ -1077,10 +874,6 @@ const std::map<std::string_view, OperatorDef>& Operators() {
       {"$or", {&AndOrOp<false>, 0, SIZE_MAX}},
       {"$not", {&NotOp, 1, 1}},
       {"$ifNull", {&IfNullOp, 2, SIZE_MAX}},
-      {"$concat", {&ConcatOp, 0, SIZE_MAX}},
-      {"$toUpper", {&CaseOp<true>, 1, 1}},
-      {"$toLower", {&CaseOp<false>, 1, 1}},
-      {"$strLenCP", {&StrLenCPOp, 1, 1}},
       {"$size", {&SizeOp, 1, 1}},
       {"$arrayElemAt", {&ArrayElemAtOp, 2, 2}},
       {"$isArray", {&IsArrayOp, 1, 1}},
@@ -1090,27 +883,23 @@ const std::map<std::string_view, OperatorDef>& Operators() {
       {"$avg", {&ArrayAccumulatorOp<1>, 1, SIZE_MAX}},
       {"$max", {&ArrayAccumulatorOp<2>, 1, SIZE_MAX}},
       {"$min", {&ArrayAccumulatorOp<3>, 1, SIZE_MAX}},
-      {"$type", {&TypeOp, 1, 1}},
-      {"$mergeObjects", {&MergeObjectsOp, 0, SIZE_MAX}},
       {"$first", {&FirstLastOp<true>, 1, 1}},
       {"$last", {&FirstLastOp<false>, 1, 1}},
       {"$reverseArray", {&ReverseArrayOp, 1, 1}},
       {"$slice", {&SliceOp, 2, 3}},
       {"$range", {&RangeOp, 2, 3}},
       {"$indexOfArray", {&IndexOfArrayOp, 2, 4}},
-      {"$objectToArray", {&ObjectToArrayOp, 1, 1}},
-      {"$arrayToObject", {&ArrayToObjectOp, 1, 1}},
-      {"$year", {&DatePartOp<DatePart::kYear>, 1, 1}},
-      {"$month", {&DatePartOp<DatePart::kMonth>, 1, 1}},
-      {"$dayOfMonth", {&DatePartOp<DatePart::kDayOfMonth>, 1, 1}},
-      {"$hour", {&DatePartOp<DatePart::kHour>, 1, 1}},
-      {"$minute", {&DatePartOp<DatePart::kMinute>, 1, 1}},
-      {"$second", {&DatePartOp<DatePart::kSecond>, 1, 1}},
-      {"$millisecond", {&DatePartOp<DatePart::kMillisecond>, 1, 1}},
-      {"$dayOfWeek", {&DatePartOp<DatePart::kDayOfWeek>, 1, 1}},
-      {"$dayOfYear", {&DatePartOp<DatePart::kDayOfYear>, 1, 1}},
-  };
-  return *ops;
+    };
+    AddStringOperators(&t->positional, &t->named);
+    AddSetOperators(&t->positional, &t->named);
+    AddConvertOperators(&t->positional, &t->named);
+    AddObjectOperators(&t->positional, &t->named);
+    AddMathOperators(&t->positional, &t->named);
+    AddDateOperators(&t->positional, &t->named);
+    AddArrayOperators(&t->positional, &t->named);
+    return t;
+  }();
+  return *tables;
 }
 
 // MongoDB's other expression operators: known, not implemented yet.
@@ -1368,6 +1157,41 @@ StatusOr<ExpressionPtr> ParseIterate(std::string_view name, const Element& opera
       std::move(limit_expr)));
 }
 
+// {$op: {name: expr, ...}}: the arguments in the definition's order.
+StatusOr<ExpressionPtr> ParseNamed(std::string_view op, const NamedOperatorDef& def,
+                                   const Element& operand, VariableScope* scope) {
+  const bool operator_object = operand.type() == BsonType::kDocument &&
+                               !operand.Document().empty() &&
+                               (*operand.Document().begin()).key().substr(0, 1) == "$";
+  if (!def.shorthand.empty() && (operand.type() != BsonType::kDocument || operator_object)) {
+    Args args(def.names.size());
+    const size_t slot = std::find(def.names.begin(), def.names.end(), def.shorthand) - def.names.begin();
+    ROCKDOC_ASSIGN_OR_RETURN(args[slot], ParseExpression(operand, scope));
+    return ExpressionPtr(std::make_unique<Operator>(def.fn, std::move(args)));
+  }
+  if (operand.type() != BsonType::kDocument) {
+    return Failed(def.not_object_code, std::string(op) +
+                                           " expects an object of named arguments but found: " +
+                                           std::string(BsonTypeAlias(operand.type())));
+  }
+  Args args(def.names.size());
+  for (const Element& f : operand.Document()) {
+    auto at = std::find(def.names.begin(), def.names.end(), f.key());
+    if (at == def.names.end()) {
+      return Failed(def.unknown_code, std::string(op) + " found an unknown argument: " +
+                                          std::string(f.key()));
+    }
+    ROCKDOC_ASSIGN_OR_RETURN(args[at - def.names.begin()], ParseExpression(f, scope));
+  }
+  for (size_t i = 0; i < def.required; ++i) {
+    if (args[i] == nullptr) {
+      return Failed(def.missing_code, std::string(op) + " requires '" + std::string(def.names[i]) +
+                                          "' to be specified");
+    }
+  }
+  return ExpressionPtr(std::make_unique<Operator>(def.fn, std::move(args)));
+}
+
 StatusOr<ExpressionPtr> ParseOperator(std::string_view name, const Element& operand,
                                       VariableScope* scope) {
   if (name == "$literal") return ExpressionPtr(std::make_unique<Constant>(Value::FromElement(operand)));
@@ -1377,33 +1201,29 @@ StatusOr<ExpressionPtr> ParseOperator(std::string_view name, const Element& oper
   if (name == "$filter" || name == "$map" || name == "$reduce") {
     return ParseIterate(name, operand, scope);
   }
-  auto it = Operators().find(name);
-  // The date parts' document form: {date, timezone}.
-  static const char* const kDateParts[] = {"$year", "$month", "$dayOfMonth", "$hour", "$minute",
-                                           "$second", "$millisecond", "$dayOfWeek", "$dayOfYear"};
-  const bool date_part = std::find_if(std::begin(kDateParts), std::end(kDateParts),
-                                      [&](const char* d) { return name == d; }) != std::end(kDateParts);
-  if (date_part && operand.type() == BsonType::kDocument && !operand.Document().empty() &&
-      (*operand.Document().begin()).key().substr(0, 1) != "$") {
-    Element date;
+  // The date parts' document form: {date, timezone}, as Args {date, timezone}.
+  if (IsDatePartOperator(name) && operand.type() == BsonType::kDocument &&
+      !operand.Document().empty() && (*operand.Document().begin()).key().substr(0, 1) != "$") {
+    Args args(2);
     for (const Element& f : operand.Document()) {
-      if (f.key() == "date") {
-        date = f;
-      } else if (f.key() == "timezone") {
-        return Status(ErrorCode::kNotImplemented,
-                      std::string(name) + " with a timezone is not supported by rockdoc yet (UTC only)");
-      } else {
+      const int slot = f.key() == "date" ? 0 : f.key() == "timezone" ? 1 : -1;
+      if (slot < 0) {
         return Failed(40535, "unrecognized option to " + std::string(name) + ": \"" +
                                  std::string(f.key()) + "\"");
       }
+      ROCKDOC_ASSIGN_OR_RETURN(args[slot], ParseExpression(f, scope));
     }
-    if (!date.ok()) return Failed(40539, "missing 'date' argument to " + std::string(name) + ", provided: " + ValueToJson(operand, JsonFormat::kShell));
-    Args args;
-    ROCKDOC_ASSIGN_OR_RETURN(ExpressionPtr d, ParseExpression(date, scope));
-    args.push_back(std::move(d));
-    return ExpressionPtr(std::make_unique<Operator>(it->second.fn, std::move(args)));
+    if (args[0] == nullptr) {
+      return Failed(40539, "missing 'date' argument to " + std::string(name) + ", provided: " +
+                               ValueToJson(operand, JsonFormat::kShell));
+    }
+    return ExpressionPtr(std::make_unique<Operator>(Operators().positional.at(name).fn, std::move(args)));
   }
-  if (it == Operators().end()) {
+  if (auto named = Operators().named.find(name); named != Operators().named.end()) {
+    return ParseNamed(name, named->second, operand, scope);
+  }
+  auto it = Operators().positional.find(name);
+  if (it == Operators().positional.end()) {
     if (IsKnownOperator(name)) {
       return Status(ErrorCode::kNotImplemented,
                     "the expression " + std::string(name) + " is not supported by rockdoc yet");

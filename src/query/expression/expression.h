@@ -20,16 +20,28 @@
 //     string", 16608 "can't $divide by zero", 17276 "Use of undefined
 //     variable: x", ...
 //
-// The operators this part implements: $literal, $let; $add $subtract
+// The operators, by family (one file each, expression_internal.h):
+// expression.cc: $literal $let $cond $ifNull $switch; $add $subtract
 // $multiply $divide $mod $abs $ceil $floor; $eq $ne $gt $gte $lt $lte $cmp;
-// $and $or $not; $cond $ifNull $switch; $concat $toUpper $toLower
-// $strLenCP; $size $arrayElemAt $isArray $in $concatArrays $first $last
-// $slice $reverseArray $range $indexOfArray $filter $map $reduce; $sum
-// $avg $max $min (over an array or the arguments); $type $mergeObjects
-// $objectToArray $arrayToObject; $year $month $dayOfMonth $hour $minute
-// $second $millisecond $dayOfWeek $dayOfYear (UTC; a timezone is
-// NotImplemented). Any other operator name MongoDB has is NotImplemented
-// (238); a name MongoDB does not have is 168.
+// $and $or $not; $size $arrayElemAt $isArray $in $concatArrays $first $last
+// $slice $reverseArray $range $indexOfArray $filter $map $reduce; $sum $avg
+// $max $min (over an array or the arguments). string_operators.cc: $concat
+// $substr $substrBytes $substrCP $strLenBytes $strLenCP $indexOfBytes
+// $indexOfCP $split $trim $ltrim $rtrim $toUpper $toLower $strcasecmp
+// $replaceOne $replaceAll $regexMatch $regexFind $regexFindAll.
+// set_operators.cc: $setUnion $setIntersection $setDifference $setEquals
+// $setIsSubset $allElementsTrue $anyElementTrue $zip $sortArray $firstN
+// $lastN $maxN $minN. convert_operators.cc: $type $isNumber $convert $toBool
+// $toInt $toLong $toDouble $toDecimal $toString $toDate $toObjectId.
+// object_operators.cc: $mergeObjects $objectToArray $arrayToObject
+// $getField $setField $unsetField. math_operators.cc: $sqrt $exp $ln $log
+// $log10 $pow $round $trunc and the trigonometric operators.
+// date_operators.cc: $year ... $millisecond $dayOfWeek $dayOfYear $week
+// $isoWeek $isoWeekYear $isoDayOfWeek (each with an optional timezone: an
+// Olson name or a UTC offset), $dateToString $dateFromString $dateToParts
+// $dateFromParts $dateTrunc $dateAdd $dateSubtract $dateDiff. Any other
+// operator name MongoDB has is NotImplemented (238); a name MongoDB does not
+// have is 168.
 //
 // Thread safety: a parsed tree is immutable and may be evaluated from
 // several threads at once.
