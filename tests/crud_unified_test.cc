@@ -77,67 +77,10 @@ struct SkipEntry {
   const char* reason;
 };
 
-constexpr char kNoUpdatePipeline[] =
-    "update pipeline ([{$set: ...}], $replaceWith, $setField): rockdoc's updates take update "
-    "operator documents or replacements only";
-
 constexpr SkipEntry kSkips[] = {
     {"db-aggregate.json", "Aggregate with $listLocalSessions",
-     "database aggregate over $listLocalSessions: server sessions and aggregation, neither "
-     "exists in rockdoc"},
-    {"bulkWrite-updateMany-dots_and_dollars.json",
-     "Updating document to set top-level dollar-prefixed key on 5.0+ server", kNoUpdatePipeline},
-    {"bulkWrite-updateMany-dots_and_dollars.json",
-     "Updating document to set top-level dotted key on 5.0+ server", kNoUpdatePipeline},
-    {"bulkWrite-updateMany-dots_and_dollars.json",
-     "Updating document to set dollar-prefixed key in embedded doc on 5.0+ server",
-     kNoUpdatePipeline},
-    {"bulkWrite-updateMany-dots_and_dollars.json",
-     "Updating document to set dotted key in embedded doc on 5.0+ server", kNoUpdatePipeline},
-    {"bulkWrite-updateMany-pipeline.json", "UpdateMany in bulk write using pipelines",
-     kNoUpdatePipeline},
-    {"bulkWrite-updateOne-dots_and_dollars.json",
-     "Updating document to set top-level dollar-prefixed key on 5.0+ server", kNoUpdatePipeline},
-    {"bulkWrite-updateOne-dots_and_dollars.json",
-     "Updating document to set top-level dotted key on 5.0+ server", kNoUpdatePipeline},
-    {"bulkWrite-updateOne-dots_and_dollars.json",
-     "Updating document to set dollar-prefixed key in embedded doc on 5.0+ server",
-     kNoUpdatePipeline},
-    {"bulkWrite-updateOne-dots_and_dollars.json",
-     "Updating document to set dotted key in embedded doc on 5.0+ server", kNoUpdatePipeline},
-    {"bulkWrite-updateOne-pipeline.json", "UpdateOne in bulk write using pipelines",
-     kNoUpdatePipeline},
-    {"bulkWrite-updateOne-sort.json", "BulkWrite updateOne with sort option", kNoUpdatePipeline},
-    {"findOneAndUpdate-dots_and_dollars.json",
-     "Updating document to set top-level dollar-prefixed key on 5.0+ server", kNoUpdatePipeline},
-    {"findOneAndUpdate-dots_and_dollars.json",
-     "Updating document to set top-level dotted key on 5.0+ server", kNoUpdatePipeline},
-    {"findOneAndUpdate-dots_and_dollars.json",
-     "Updating document to set dollar-prefixed key in embedded doc on 5.0+ server",
-     kNoUpdatePipeline},
-    {"findOneAndUpdate-dots_and_dollars.json",
-     "Updating document to set dotted key in embedded doc on 5.0+ server", kNoUpdatePipeline},
-    {"findOneAndUpdate-pipeline.json", "FindOneAndUpdate using pipelines", kNoUpdatePipeline},
-    {"updateMany-dots_and_dollars.json",
-     "Updating document to set top-level dollar-prefixed key on 5.0+ server", kNoUpdatePipeline},
-    {"updateMany-dots_and_dollars.json",
-     "Updating document to set top-level dotted key on 5.0+ server", kNoUpdatePipeline},
-    {"updateMany-dots_and_dollars.json",
-     "Updating document to set dollar-prefixed key in embedded doc on 5.0+ server",
-     kNoUpdatePipeline},
-    {"updateMany-dots_and_dollars.json",
-     "Updating document to set dotted key in embedded doc on 5.0+ server", kNoUpdatePipeline},
-    {"updateMany-pipeline.json", "UpdateMany using pipelines", kNoUpdatePipeline},
-    {"updateOne-dots_and_dollars.json",
-     "Updating document to set top-level dollar-prefixed key on 5.0+ server", kNoUpdatePipeline},
-    {"updateOne-dots_and_dollars.json",
-     "Updating document to set top-level dotted key on 5.0+ server", kNoUpdatePipeline},
-    {"updateOne-dots_and_dollars.json",
-     "Updating document to set dollar-prefixed key in embedded doc on 5.0+ server",
-     kNoUpdatePipeline},
-    {"updateOne-dots_and_dollars.json",
-     "Updating document to set dotted key in embedded doc on 5.0+ server", kNoUpdatePipeline},
-    {"updateOne-pipeline.json", "UpdateOne using pipelines", kNoUpdatePipeline},
+     "$listLocalSessions lists a server's logical sessions: rockdoc is in-process and keeps "
+     "no server session registry to list"},
 };
 
 const SkipEntry* FindSkip(const std::string& file, const std::string& description) {
@@ -776,8 +719,8 @@ std::string ParseWriteModel(WriteKind kind, Args& args, WriteModel* m, std::stri
       const bool replace = kind == WriteKind::kReplaceOne;
       Element u = args.Get(replace ? "replacement" : "update");
       if (!u.ok()) args.Problem(std::string(replace ? "replacement" : "update") + " is required");
-      if (u.type() == BsonType::kArray) {
-        args.Problem("update is an update pipeline: rockdoc has no update pipelines");
+      if (u.type() == BsonType::kArray && replace) {
+        args.Problem("a replacement must be a document, not a pipeline");
       } else if (u.type() == BsonType::kDocument) {
         *client_error = replace ? CheckReplacementDocument(u.Document())
                                 : CheckUpdateDocument(u.Document());
@@ -1670,8 +1613,8 @@ OpResult UnifiedTestRunner::FindOneAndModify(const std::string& name, const Enti
   } else {
     const bool replace = name == "findOneAndReplace";
     Element u = args.Get(replace ? "replacement" : "update");
-    if (u.type() == BsonType::kArray) {
-      args.Problem("update is an update pipeline: rockdoc has no update pipelines");
+    if (u.type() == BsonType::kArray && !replace) {
+      cmd.AppendArray("update", u.Array());  // an update pipeline
     } else if (u.type() != BsonType::kDocument) {
       args.Problem(std::string(replace ? "replacement" : "update") + " must be a document");
     } else {

@@ -397,5 +397,110 @@ TEST_F(PipelineTest, TheAggregateCommand) {
   EXPECT_EQ(code(R"({"aggregate": "c", "pipeline": [], "cursor": {}, "hint": {"zz": 1}})"), 2);
 }
 
+// Update pipelines (UpdatePipeline): the manual's examples, MongoDB's _id
+// rule, index maintenance, upserts, and the stages an update refuses.
+class UpdatePipelineTest : public PipelineTest {
+ protected:
+  Document Stages(std::string_view json) {
+    return Json(std::string("{\"p\": ") + std::string(json) + "}");
+  }
+  std::string Docs(std::string_view coll) {
+    std::string out;
+    Cursor c = Coll(coll).Find(Json("{}"), FindOptions{}).value();
+    while (c.Next()) out += (out.empty() ? "" : ", ") + ToJson(c.document());
+    return out;
+  }
+};
+
+TEST_F(UpdatePipelineTest, TheManualsExamples) {
+  // The manual's updateMany with an aggregation pipeline: total the scores
+  // and stamp the change.
+  Insert("students", R"([{"_id": 1, "tests": [95, 92, 90]}, {"_id": 2, "tests": [94, 88, 90]}])");
+  Document p = Stages(R"([{"$set": {"average": {"$trunc": [{"$avg": "$tests"}, 0]}}},
+                         {"$set": {"grade": {"$switch": {"branches": [
+                             {"case": {"$gte": ["$average", 93]}, "then": "A"},
+                             {"case": {"$gte": ["$average", 90]}, "then": "B"}], "default": "F"}}}}])");
+  StatusOr<UpdateResult> r = Coll("students").UpdateMany(Json("{}"), UpdatePipeline{p.Get("p").Array()});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->modified_count, 2);
+  EXPECT_EQ(Docs("students"),
+            R"({"_id": 1, "tests": [95, 92, 90], "average": 92.0, "grade": "B"}, )"
+            R"({"_id": 2, "tests": [94, 88, 90], "average": 90.0, "grade": "B"})");
+  // A stage that changes nothing modifies nothing.
+  p = Stages(R"([{"$set": {"grade": "$grade"}}])");
+  r = Coll("students").UpdateMany(Json("{}"), UpdatePipeline{p.Get("p").Array()});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->matched_count, 2);
+  EXPECT_EQ(r->modified_count, 0);
+}
+
+TEST_F(UpdatePipelineTest, IdStaysAndIndexesFollow) {
+  Insert("c", R"([{"_id": 1, "a": 1, "b": 5}, {"_id": 2, "a": 2, "b": 6}])");
+  ASSERT_TRUE(Coll("c").CreateIndex(Json(R"({"b": 1})")).ok());
+  // $replaceWith without _id: the original _id is kept, first.
+  Document p = Stages(R"([{"$replaceWith": {"b": {"$multiply": ["$b", 10]}}}])");
+  ASSERT_TRUE(Coll("c").UpdateOne(Json(R"({"_id": 1})"), UpdatePipeline{p.Get("p").Array()}).ok());
+  EXPECT_EQ(Docs("c"), R"({"_id": 1, "b": 50}, {"_id": 2, "a": 2, "b": 6})");
+  // The index on b saw the change.
+  FindOptions by_b;
+  by_b.hint = Json(R"({"b": 1})");
+  Cursor c = Coll("c").Find(Json(R"({"b": 50})"), by_b).value();
+  ASSERT_TRUE(c.Next());
+  EXPECT_EQ(c.document().Get("_id").Int32(), 1);
+  EXPECT_FALSE(c.Next());
+  EXPECT_FALSE(Coll("c").Find(Json(R"({"b": 5})"), by_b).value().Next());
+  // Changing _id is ImmutableField, and the document stays as it was.
+  p = Stages(R"([{"$set": {"_id": 9}}])");
+  StatusOr<UpdateResult> r = Coll("c").UpdateOne(Json(R"({"_id": 2})"), UpdatePipeline{p.Get("p").Array()});
+  EXPECT_EQ(r.status().code(), ErrorCode::kImmutableField);
+  EXPECT_EQ(Docs("c"), R"({"_id": 1, "b": 50}, {"_id": 2, "a": 2, "b": 6})");
+  // Fields named with $ or dots can be made ($setField, MongoDB 5.0+).
+  p = Stages(R"([{"$replaceWith": {"$setField": {"field": {"$literal": "$x.y"}, "value": 1, "input": "$$ROOT"}}}])");
+  ASSERT_TRUE(Coll("c").UpdateOne(Json(R"({"_id": 2})"), UpdatePipeline{p.Get("p").Array()}).ok());
+  EXPECT_EQ(Docs("c"), R"({"_id": 1, "b": 50}, {"_id": 2, "a": 2, "b": 6, "$x.y": 1})");
+}
+
+TEST_F(UpdatePipelineTest, UpsertSeedsFromTheFilter) {
+  Document p = Stages(R"([{"$set": {"n": {"$add": [{"$ifNull": ["$n", 0]}, 1]}, "k": "$k"}}])");
+  UpdateOptions upsert;
+  upsert.upsert = true;
+  StatusOr<UpdateResult> r = Coll("u").UpdateOne(Json(R"({"_id": "x", "k": 7})"), UpdatePipeline{p.Get("p").Array()}, upsert);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->upserted_id.has_value());
+  EXPECT_EQ(Docs("u"), R"({"_id": "x", "k": 7, "n": 1})");
+  r = Coll("u").UpdateOne(Json(R"({"_id": "x", "k": 7})"), UpdatePipeline{p.Get("p").Array()}, upsert);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(Docs("u"), R"({"_id": "x", "k": 7, "n": 2})");
+}
+
+TEST_F(UpdatePipelineTest, RefusedBeforeAnythingIsWritten) {
+  Insert("c", R"([{"_id": 1, "a": 1}])");
+  const std::pair<const char*, std::string> kCases[] = {
+      {R"([{"$match": {}}])", "72: $match is not allowed to be used within an update"},
+      {R"([{"$bogus": {}}])", "40324: Unrecognized pipeline stage name: '$bogus'"},
+      {R"([{"$set": {"a": 1}, "$unset": "b"}])",
+       "40323: A pipeline stage specification object must contain exactly one field."},
+      {R"([1])", "14: Each element of the 'pipeline' array must be an object"},
+      {R"([{"$set": {"a": {"$bogus": 1}}}])", "168: Unrecognized expression '$bogus'"},
+      {R"([{"$project": {"a": 1, "b": 0}}])",
+       "31254: Invalid $project :: caused by :: Cannot do exclusion on field b in inclusion projection"},
+  };
+  for (const auto& [json, expected] : kCases) {
+    Document p = Stages(json);
+    StatusOr<UpdateResult> r = Coll("c").UpdateMany(Json("{}"), UpdatePipeline{p.Get("p").Array()});
+    ASSERT_FALSE(r.ok()) << json;
+    EXPECT_EQ(std::to_string(r.status().code_number()) + ": " + std::string(r.status().message()), expected) << json;
+  }
+  Document p = Stages(R"([{"$set": {"a": 2}}])");
+  UpdateOptions with_filters;
+  with_filters.array_filters.push_back(Json(R"({"x": 1})"));
+  EXPECT_EQ(Coll("c").UpdateOne(Json("{}"), UpdatePipeline{p.Get("p").Array()}, with_filters).status().code(),
+            ErrorCode::kFailedToParse);
+  // An evaluation error on one document leaves it as it was.
+  p = Stages(R"([{"$set": {"a": {"$divide": [1, 0]}}}])");
+  EXPECT_EQ(Coll("c").UpdateOne(Json("{}"), UpdatePipeline{p.Get("p").Array()}).status().code_number(), 16608);
+  EXPECT_EQ(Docs("c"), R"({"_id": 1, "a": 1})");
+}
+
 }  // namespace
 }  // namespace rockdoc

@@ -455,6 +455,16 @@ struct CountOptions {
   int64_t max_time_ms = 0;
 };
 
+// An update pipeline: the array of stages [{$set: ...}, {$unset: ...}] (its
+// bytes: a BSON array is a document keyed "0", "1", ...). The stages are
+// $addFields/$set, $project, $unset, $replaceRoot/$replaceWith over
+// aggregation expressions; the result keeps the original `_id`. Fields may
+// be created with `$` or `.` in their names ($setField, $replaceWith), as
+// in MongoDB 5.0+. arrayFilters are refused (FailedToParse).
+struct UpdatePipeline {
+  DocumentView stages;
+};
+
 struct UpdateOptions {
   // Insert a document when none matches, seeded from the filter's equality
   // fields with the update applied ($setOnInsert included).
@@ -673,12 +683,22 @@ class Collection {
                                    const UpdateOptions& options = {}) const;
   StatusOr<UpdateResult> UpdateMany(DocumentView filter, DocumentView update,
                                     const UpdateOptions& options = {}) const;
+  // The same with an update pipeline ([{$set: {total: {$add: ["$a", "$b"]}}}]):
+  // each target becomes what the stages make of it (UpdatePipeline).
+  StatusOr<UpdateResult> UpdateOne(DocumentView filter, const UpdatePipeline& update,
+                                   const UpdateOptions& options = {}) const;
+  StatusOr<UpdateResult> UpdateMany(DocumentView filter, const UpdatePipeline& update,
+                                    const UpdateOptions& options = {}) const;
   // Atomically find one document (the first in `sort` order), change it
   // and return it before or after the change (projected), or nullopt.
   // `result`, if not null, receives what the change did (matched,
   // modified, and the _id of an upserted document): findAndModify's
   // lastErrorObject.
   StatusOr<std::optional<Document>> FindOneAndUpdate(DocumentView filter, DocumentView update,
+                                                     const FindOneAndModifyOptions& options = {},
+                                                     UpdateResult* result = nullptr) const;
+  StatusOr<std::optional<Document>> FindOneAndUpdate(DocumentView filter,
+                                                     const UpdatePipeline& update,
                                                      const FindOneAndModifyOptions& options = {},
                                                      UpdateResult* result = nullptr) const;
   StatusOr<std::optional<Document>> FindOneAndReplace(DocumentView filter,
@@ -689,6 +709,9 @@ class Collection {
       DocumentView filter, const FindOneAndModifyOptions& options = {}) const;
   // Explain of the plan that finds an update's or a delete's targets.
   StatusOr<Document> ExplainUpdate(DocumentView filter, DocumentView update, bool multi,
+                                   const UpdateOptions& options,
+                                   ExplainVerbosity verbosity) const;
+  StatusOr<Document> ExplainUpdate(DocumentView filter, const UpdatePipeline& update, bool multi,
                                    const UpdateOptions& options,
                                    ExplainVerbosity verbosity) const;
   StatusOr<Document> ExplainDelete(DocumentView filter, bool multi,
@@ -755,6 +778,14 @@ class Collection {
   StatusOr<InsertManyResult> InsertManyImpl(const std::vector<Document>& docs,
                                             const InsertManyOptions& options,
                                             const internal::OpContext& op) const;
+  // FindOneAndUpdate / ExplainUpdate of operators or a pipeline.
+  StatusOr<std::optional<Document>> FindOneAndUpdateImpl(DocumentView filter, DocumentView update,
+                                                         bool pipeline,
+                                                         const FindOneAndModifyOptions& options,
+                                                         UpdateResult* result) const;
+  StatusOr<Document> ExplainUpdateImpl(DocumentView filter, DocumentView update, bool pipeline,
+                                       bool multi, const UpdateOptions& options,
+                                       ExplainVerbosity verbosity) const;
   // The finds an aggregation pipeline runs (internal::FindFn).
   std::function<StatusOr<std::unique_ptr<internal::CursorImpl>>(std::string_view, DocumentView,
                                                                 const FindOptions&)>

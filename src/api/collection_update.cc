@@ -21,6 +21,7 @@ namespace {
 struct UpdateRequest {
   DocumentView filter;
   DocumentView update;
+  bool pipeline = false;  // `update` is an update pipeline's array
   bool multi = false;
   bool upsert = false;
   const std::vector<Document>* array_filters = nullptr;
@@ -33,6 +34,19 @@ struct UpdateRequest {
   int64_t max_time_ms = 0;
   bool bypass_document_validation = false;
 };
+
+// The update of a request: operators, a replacement, or a pipeline.
+StatusOr<UpdateDriver> ParseUpdate(const UpdateRequest& req) {
+  static const std::vector<Document> kNoFilters;
+  if (!req.pipeline) {
+    return UpdateDriver::Parse(req.update, req.array_filters ? *req.array_filters : kNoFilters);
+  }
+  if (req.array_filters != nullptr && !req.array_filters->empty()) {
+    return Status(ErrorCode::kFailedToParse,
+                  "arrayFilters may not be specified for pipeline-style updates");
+  }
+  return UpdateDriver::ParsePipeline(req.update);
+}
 
 // The find that selects an update's targets, the same for the update and
 // its explain: the sort (which document a single-document update changes),
@@ -99,11 +113,8 @@ StatusOr<UpdateResult> RunUpdateOnce(const std::shared_ptr<internal::Engine>& en
   auto use = engine->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   ROCKDOC_RETURN_IF_ERROR(ValidateBson(req.update.bytes()));
-  static const std::vector<Document> kNoFilters;
   // The update is parsed and checked before anything is read.
-  ROCKDOC_ASSIGN_OR_RETURN(
-      UpdateDriver driver,
-      UpdateDriver::Parse(req.update, req.array_filters ? *req.array_filters : kNoFilters));
+  ROCKDOC_ASSIGN_OR_RETURN(UpdateDriver driver, ParseUpdate(req));
   if (req.multi && driver.is_replacement()) {
     return FailedToParse("multi update is not supported for replacement-style update");
   }
@@ -180,10 +191,11 @@ namespace {
 // updateOne / updateMany's request: `sort` picks the one document an
 // updateOne changes; updateMany ignores it.
 UpdateRequest RequestFor(DocumentView filter, DocumentView update, const UpdateOptions& options,
-                         bool multi) {
+                         bool multi, bool pipeline = false) {
   UpdateRequest req;
   req.filter = filter;
   req.update = update;
+  req.pipeline = pipeline;
   req.multi = multi;
   req.upsert = options.upsert;
   req.array_filters = &options.array_filters;
@@ -209,12 +221,37 @@ StatusOr<UpdateResult> Collection::UpdateMany(DocumentView filter, DocumentView 
                    session_, "update");
 }
 
+StatusOr<UpdateResult> Collection::UpdateOne(DocumentView filter, const UpdatePipeline& update,
+                                             const UpdateOptions& options) const {
+  return RunUpdate(engine_, db_name_, name_, RequestFor(filter, update.stages, options, false, true),
+                   nullptr, session_, "update");
+}
+
+StatusOr<UpdateResult> Collection::UpdateMany(DocumentView filter, const UpdatePipeline& update,
+                                              const UpdateOptions& options) const {
+  return RunUpdate(engine_, db_name_, name_, RequestFor(filter, update.stages, options, true, true),
+                   nullptr, session_, "update");
+}
+
+StatusOr<std::optional<Document>> Collection::FindOneAndUpdate(
+    DocumentView filter, const UpdatePipeline& update, const FindOneAndModifyOptions& options,
+    UpdateResult* result) const {
+  return FindOneAndUpdateImpl(filter, update.stages, true, options, result);
+}
+
 StatusOr<std::optional<Document>> Collection::FindOneAndUpdate(
     DocumentView filter, DocumentView update, const FindOneAndModifyOptions& options,
+    UpdateResult* result) const {
+  return FindOneAndUpdateImpl(filter, update, false, options, result);
+}
+
+StatusOr<std::optional<Document>> Collection::FindOneAndUpdateImpl(
+    DocumentView filter, DocumentView update, bool pipeline, const FindOneAndModifyOptions& options,
     UpdateResult* result) const {
   UpdateRequest req;
   req.filter = filter;
   req.update = update;
+  req.pipeline = pipeline;
   req.upsert = options.upsert;
   req.array_filters = &options.array_filters;
   req.sort = options.sort;
@@ -263,16 +300,29 @@ StatusOr<Document> ExplainWrite(const std::shared_ptr<internal::Engine>& engine,
 
 }  // namespace
 
+StatusOr<Document> Collection::ExplainUpdate(DocumentView filter, const UpdatePipeline& update,
+                                             bool multi, const UpdateOptions& options,
+                                             ExplainVerbosity verbosity) const {
+  return ExplainUpdateImpl(filter, update.stages, true, multi, options, verbosity);
+}
+
 StatusOr<Document> Collection::ExplainUpdate(DocumentView filter, DocumentView update, bool multi,
                                              const UpdateOptions& options,
                                              ExplainVerbosity verbosity) const {
+  return ExplainUpdateImpl(filter, update, false, multi, options, verbosity);
+}
+
+StatusOr<Document> Collection::ExplainUpdateImpl(DocumentView filter, DocumentView update,
+                                                 bool pipeline, bool multi,
+                                                 const UpdateOptions& options,
+                                                 ExplainVerbosity verbosity) const {
   ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "explain"));
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   ROCKDOC_RETURN_IF_ERROR(ValidateBson(update.bytes()));
-  ROCKDOC_ASSIGN_OR_RETURN(UpdateDriver driver, UpdateDriver::Parse(update, options.array_filters));
   // The plan the update itself would run: its sort and hint included.
-  const UpdateRequest req = RequestFor(filter, update, options, multi);
+  const UpdateRequest req = RequestFor(filter, update, options, multi, pipeline);
+  ROCKDOC_ASSIGN_OR_RETURN(UpdateDriver driver, ParseUpdate(req));
   ROCKDOC_ASSIGN_OR_RETURN(FindOptions fo, TargetFindOptions(req));
   const internal::Deadline no_deadline;
   const int64_t now = internal::WallMillis();

@@ -322,6 +322,7 @@ namespace {
 
 struct UpdateStatement {
   Document q, u;
+  bool pipeline = false;  // `u` is an array of stages
   UpdateOptions options;
   bool multi = false;
   bool has_q = false, has_u = false;
@@ -336,8 +337,9 @@ constexpr OptionField<UpdateStatement> kUpdateStatementFields[] = {
      [](const Element& e, UpdateStatement* o) -> Status {
        o->has_u = true;
        if (e.type() == BsonType::kArray) {
-         return Status(ErrorCode::kNotImplemented,
-                       "update pipelines are not supported by rockdoc (no aggregation yet)");
+         o->pipeline = true;
+         o->u = Document::AdoptValidated(std::string(e.Array().bytes()));
+         return Status::OK();
        }
        return DocumentRow<UpdateStatement, &UpdateStatement::u>(e, o);
      }},
@@ -438,6 +440,11 @@ Status RunUpdate(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
     auto run = [&]() -> StatusOr<UpdateResult> {
       ROCKDOC_RETURN_IF_ERROR(s);
       // UpdateOne takes operators or a replacement; a replacement has one target.
+      if (st.pipeline) {
+        const UpdatePipeline pipeline{st.u.view()};
+        return st.multi ? coll.UpdateMany(st.q, pipeline, st.options)
+                        : coll.UpdateOne(st.q, pipeline, st.options);
+      }
       if (st.multi && IsReplacement(st.u)) {
         return Status(ErrorCode::kFailedToParse,
                       "multi update is not supported for replacement-style update");
@@ -542,6 +549,7 @@ struct FindAndModifyArgs {
   std::string collection;
   Document query;
   Document update;
+  bool pipeline = false;  // `update` is an array of stages
   bool has_update = false;
   bool remove = false;
   bool return_new = false;
@@ -561,11 +569,12 @@ constexpr OptionField<FindAndModifyArgs> kFindAndModifyFields[] = {
     {"query", &DocumentRow<FindAndModifyArgs, &FindAndModifyArgs::query>},
     {"update",
      [](const Element& e, FindAndModifyArgs* o) -> Status {
-       if (e.type() == BsonType::kArray) {
-         return Status(ErrorCode::kNotImplemented,
-                       "update pipelines are not supported by rockdoc (no aggregation yet)");
-       }
        o->has_update = true;
+       if (e.type() == BsonType::kArray) {
+         o->pipeline = true;
+         o->update = Document::AdoptValidated(std::string(e.Array().bytes()));
+         return Status::OK();
+       }
        return DocumentRow<FindAndModifyArgs, &FindAndModifyArgs::update>(e, o);
      }},
     {"remove", &BoolRow<FindAndModifyArgs, &FindAndModifyArgs::remove>},
@@ -635,8 +644,10 @@ Status RunFindAndModify(CommandContext& ctx, DocumentView cmd, BsonBuilder* repl
     reply->AppendInt32("n", value ? 1 : 0);
   } else {
     UpdateResult result;
-    ROCKDOC_ASSIGN_OR_RETURN(value,
-                             coll.FindOneAndUpdate(args.query, args.update, args.options, &result));
+    ROCKDOC_ASSIGN_OR_RETURN(
+        value, args.pipeline
+                   ? coll.FindOneAndUpdate(args.query, UpdatePipeline{args.update.view()}, args.options, &result)
+                   : coll.FindOneAndUpdate(args.query, args.update, args.options, &result));
     reply->AppendInt32("n", result.matched_count > 0 || result.upserted_id ? 1 : 0);
     reply->AppendBool("updatedExisting", result.matched_count > 0);
     if (result.upserted_id) reply->AppendElementAs("upserted", result.upserted_id->element());
@@ -891,9 +902,9 @@ StatusOr<Document> ExplainInner(CommandContext& ctx, DocumentView inner,
     UpdateStatement st;
     ROCKDOC_RETURN_IF_ERROR(
         DecodeCommand("update.updates", statement, kUpdateStatementFields, &st));
-    return ctx.database()
-        .GetCollection(args.collection)
-        .ExplainUpdate(st.q, st.u, st.multi, st.options, verbosity);
+    Collection coll = ctx.database().GetCollection(args.collection);
+    if (st.pipeline) return coll.ExplainUpdate(st.q, UpdatePipeline{st.u.view()}, st.multi, st.options, verbosity);
+    return coll.ExplainUpdate(st.q, st.u, st.multi, st.options, verbosity);
   }
   if (name == "delete") {
     WriteArgs args;
@@ -917,6 +928,9 @@ StatusOr<Document> ExplainInner(CommandContext& ctx, DocumentView inner,
     options.sort = args.options.sort;
     options.array_filters = args.options.array_filters;
     options.max_time_ms = args.options.max_time_ms;
+    if (args.pipeline) {
+      return coll.ExplainUpdate(args.query, UpdatePipeline{args.update.view()}, false, options, verbosity);
+    }
     return coll.ExplainUpdate(args.query, args.update, false, options, verbosity);
   }
   if (name == "distinct") {

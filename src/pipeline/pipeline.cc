@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "query/expression/document_transform.h"
 #include "query/expression/expression.h"
 #include "query/match_expression.h"
 #include "query/sort_pattern.h"
@@ -111,307 +112,23 @@ class MatchStage : public Stage {
   std::unique_ptr<MatchExpression> expr_;
 };
 
-// ---- $project, $addFields, $unset: a tree of the specification's paths ----
+// ---- $project, $addFields/$set, $unset, $replaceRoot/$replaceWith ----
 
-struct ProjectionNode {
-  enum Kind { kInternal, kInclude, kExclude, kComputed };
-  Kind kind = kInternal;
-  ExpressionPtr expr;                                                      // kComputed
-  std::vector<std::pair<std::string, std::unique_ptr<ProjectionNode>>> children;  // kInternal
-
-  ProjectionNode* Child(std::string_view name) const {
-    for (const auto& [n, c] : children) {
-      if (n == name) return c.get();
-    }
-    return nullptr;
-  }
-  bool HasComputed() const {
-    if (kind == kComputed) return true;
-    for (const auto& [n, c] : children) {
-      if (c->HasComputed()) return true;
-    }
-    return false;
-  }
-};
-
-// Where `path` (dotted) goes in the tree; 31250-style path collisions as
-// MongoDB reports them.
-StatusOr<ProjectionNode*> NodeAt(ProjectionNode* root, std::string_view stage,
-                                 std::string_view path) {
-  ProjectionNode* node = root;
-  std::vector<std::string> parts = SplitDotted(path);
-  for (size_t i = 0; i < parts.size(); ++i) {
-    const std::string& part = parts[i];
-    if (part.empty()) return Failed(40352, "FieldPath cannot be constructed with empty string");
-    if (part[0] == '$') {
-      return Failed(16410, "FieldPath field names may not start with '$'. Consider using "
-                           "$getField or $setField.");
-    }
-    if (node->kind != ProjectionNode::kInternal) {
-      return Failed(31250, "Invalid " + std::string(stage) + " :: caused by :: Path collision at " +
-                               std::string(path));
-    }
-    ProjectionNode* child = node->Child(part);
-    if (child == nullptr) {
-      node->children.emplace_back(part, std::make_unique<ProjectionNode>());
-      child = node->children.back().second.get();
-    } else if (i + 1 == parts.size() || child->kind != ProjectionNode::kInternal) {
-      return Failed(31250, "Invalid " + std::string(stage) + " :: caused by :: Path collision at " +
-                               std::string(path));
-    }
-    node = child;
-  }
-  return node;
-}
-
-class Projection {
+// One document in, one reshaped document out (query/expression/
+// document_transform.h, shared with update pipelines).
+class TransformStage : public ExpressionStage {
  public:
-  enum Mode { kInclusion, kExclusion, kAddFields };
-
-  // $project's specification.
-  static StatusOr<Projection> ParseProject(DocumentView spec, VariableScope* scope) {
-    Projection p;
-    p.mode_ = kInclusion;
-    bool any_include = false, any_exclude = false, id_seen = false;
-    std::string first_include, first_exclude;
-    std::vector<std::pair<std::string, const Element*>> flat;
-    if (spec.empty()) {
-      return Failed(51272, "Invalid $project :: caused by :: projection specification must have "
-                           "at least one field");
-    }
-    ROCKDOC_RETURN_IF_ERROR(p.AddSpec(spec, "", scope, &any_include, &any_exclude, &id_seen,
-                                      &first_include, &first_exclude));
-    if (any_exclude && any_include) {
-      return Failed(31254, "Invalid $project :: caused by :: Cannot do exclusion on field " +
-                               first_exclude + " in inclusion projection");
-    }
-    const ProjectionNode* id = p.root_.Child("_id");
-    const bool only_id_excluded =
-        !any_include && id != nullptr && id->kind == ProjectionNode::kExclude;
-    if (any_exclude || only_id_excluded) {
-      p.mode_ = kExclusion;  // {_id: 0} alone removes _id and keeps the rest
-    } else if (!id_seen) {
-      // _id is kept unless excluded: first, as MongoDB writes it.
-      auto id = std::make_unique<ProjectionNode>();
-      id->kind = ProjectionNode::kInclude;
-      p.root_.children.insert(p.root_.children.begin(), {"_id", std::move(id)});
-    }
-    return p;
-  }
-
-  // $addFields / $set: every field computed.
-  static StatusOr<Projection> ParseAddFields(std::string_view stage, DocumentView spec,
-                                             VariableScope* scope) {
-    Projection p;
-    p.mode_ = kAddFields;
-    for (const Element& f : spec) {
-      ROCKDOC_ASSIGN_OR_RETURN(ProjectionNode * node, NodeAt(&p.root_, stage, f.key()));
-      node->kind = ProjectionNode::kComputed;
-      ROCKDOC_ASSIGN_OR_RETURN(node->expr, ParseExpression(f, scope));
-    }
-    return p;
-  }
-
-  // $unset: the named fields removed.
-  static StatusOr<Projection> ParseUnset(const Element& spec) {
-    Projection p;
-    p.mode_ = kExclusion;
-    std::vector<std::string_view> names;
-    if (spec.type() == BsonType::kString) {
-      names.push_back(spec.String());
-    } else if (spec.type() == BsonType::kArray && !spec.Array().empty()) {
-      for (const Element& e : spec.Array()) {
-        if (e.type() != BsonType::kString) {
-          return Failed(31120, "$unset specification must be a string or an array containing "
-                               "only string values");
-        }
-        names.push_back(e.String());
-      }
-    } else {
-      return Failed(31002, "$unset specification must be a string or an array with at least one "
-                           "field");
-    }
-    for (std::string_view name : names) {
-      ROCKDOC_ASSIGN_OR_RETURN(ProjectionNode * node, NodeAt(&p.root_, "$unset", name));
-      node->kind = ProjectionNode::kExclude;
-    }
-    return p;
-  }
-
-  StatusOr<Document> Apply(DocumentView doc, const ExpressionVariables& vars) const {
-    BsonBuilder b;
-    b.OpenDocument("v");
-    ROCKDOC_RETURN_IF_ERROR(ApplyNode(root_, doc, vars, &b));
-    b.Close();
-    Document wrapped = std::move(b).Build();
-    return Document::AdoptValidated(std::string(wrapped.Get("v").Document().bytes()));
-  }
-
- private:
-  Status AddSpec(DocumentView spec, const std::string& prefix, VariableScope* scope,
-                 bool* any_include, bool* any_exclude, bool* id_seen, std::string* first_include,
-                 std::string* first_exclude) {
-    for (const Element& f : spec) {
-      const std::string path = prefix.empty() ? std::string(f.key()) : prefix + "." + std::string(f.key());
-      if (path == "_id") *id_seen = true;
-      const bool nested = f.type() == BsonType::kDocument && !f.Document().empty() &&
-                          (*f.Document().begin()).key().substr(0, 1) != "$";
-      if (nested) {
-        ROCKDOC_RETURN_IF_ERROR(AddSpec(f.Document(), path, scope, any_include, any_exclude,
-                                        id_seen, first_include, first_exclude));
-        continue;
-      }
-      if (f.type() == BsonType::kDocument && f.Document().empty()) {
-        return Failed(51270, "Invalid $project :: caused by :: An empty sub-projection is not a "
-                             "valid value. Found empty object at path");
-      }
-      ROCKDOC_ASSIGN_OR_RETURN(ProjectionNode * node, NodeAt(&root_, "$project", path));
-      if (f.IsBool() || f.IsNumber()) {
-        const bool include = IsTruthy(f);
-        node->kind = include ? ProjectionNode::kInclude : ProjectionNode::kExclude;
-        if (path != "_id") {
-          if (include) {
-            if (!*any_include) *first_include = path;
-            *any_include = true;
-          } else {
-            if (!*any_exclude) *first_exclude = path;
-            *any_exclude = true;
-          }
-        }
-      } else {
-        node->kind = ProjectionNode::kComputed;
-        ROCKDOC_ASSIGN_OR_RETURN(node->expr, ParseExpression(f, scope));
-        if (path != "_id") {
-          if (!*any_include) *first_include = path;
-          *any_include = true;
-        }
-      }
-    }
-    return Status::OK();
-  }
-
-  // Appends `in`'s fields as `node` projects them to the open document.
-  Status ApplyNode(const ProjectionNode& node, DocumentView in, const ExpressionVariables& vars,
-                   BsonBuilder* out) const {
-    std::set<std::string_view> seen;
-    for (const Element& e : in) {
-      const ProjectionNode* child = node.Child(e.key());
-      if (child == nullptr) {
-        if (mode_ != kInclusion) out->AppendElement(e);  // kept unless included-only
-        continue;
-      }
-      seen.insert(e.key());
-      switch (child->kind) {
-        case ProjectionNode::kInclude: out->AppendElement(e); break;
-        case ProjectionNode::kExclude: break;
-        case ProjectionNode::kComputed:
-          if (mode_ == kAddFields) {
-            ROCKDOC_ASSIGN_OR_RETURN(Value v, child->expr->Evaluate(vars));
-            if (v.ok()) out->AppendElementAs(e.key(), v.element());  // $$REMOVE drops it
-          }
-          break;  // an inclusion's computed fields come after the kept ones
-        case ProjectionNode::kInternal:
-          ROCKDOC_RETURN_IF_ERROR(ApplyInternal(*child, e, vars, out));
-          break;
-      }
-    }
-    if (mode_ == kExclusion) return Status::OK();
-    // Computed fields (and paths into fields the input lacks).
-    for (const auto& [name, child] : node.children) {
-      const bool present = seen.count(name) > 0;
-      if (child->kind == ProjectionNode::kComputed && (mode_ == kInclusion || !present)) {
-        ROCKDOC_ASSIGN_OR_RETURN(Value v, child->expr->Evaluate(vars));
-        if (v.ok()) out->AppendElementAs(name, v.element());
-      } else if (child->kind == ProjectionNode::kInternal && !present && child->HasComputed()) {
-        out->OpenDocument(name);
-        ROCKDOC_RETURN_IF_ERROR(ApplyNode(*child, DocumentView(), vars, out));
-        out->Close();
-      }
-    }
-    return Status::OK();
-  }
-
-  // A field whose subfields the node names: documents recurse, arrays map
-  // over their elements; other values are dropped by an inclusion, kept by
-  // an exclusion, and replaced by a document of the new fields by
-  // $addFields.
-  Status ApplyInternal(const ProjectionNode& node, const Element& e,
-                       const ExpressionVariables& vars, BsonBuilder* out) const {
-    if (e.type() == BsonType::kDocument) {
-      out->OpenDocument(e.key());
-      ROCKDOC_RETURN_IF_ERROR(ApplyNode(node, e.Document(), vars, out));
-      out->Close();
-      return Status::OK();
-    }
-    if (e.type() == BsonType::kArray) {
-      out->OpenArray(e.key());
-      for (const Element& item : e.Array()) {
-        if (item.type() == BsonType::kDocument || item.type() == BsonType::kArray) {
-          ROCKDOC_RETURN_IF_ERROR(ApplyInternal(node, item, vars, out));
-        } else if (mode_ == kExclusion) {
-          out->AppendElement(item);
-        } else if (mode_ == kAddFields) {
-          out->OpenDocument("");
-          ROCKDOC_RETURN_IF_ERROR(ApplyNode(node, DocumentView(), vars, out));
-          out->Close();
-        }
-      }
-      out->Close();
-      return Status::OK();
-    }
-    if (mode_ == kExclusion) {
-      out->AppendElement(e);
-    } else if (mode_ == kAddFields || (mode_ == kInclusion && node.HasComputed())) {
-      out->OpenDocument(e.key());
-      ROCKDOC_RETURN_IF_ERROR(ApplyNode(node, DocumentView(), vars, out));
-      out->Close();
-    }
-    return Status::OK();
-  }
-
-  Mode mode_ = kInclusion;
-  ProjectionNode root_;
-};
-
-class ProjectStage : public ExpressionStage {
- public:
-  ProjectStage(Projection projection, int variables, int64_t now_ms)
-      : ExpressionStage(variables, now_ms), projection_(std::move(projection)) {}
+  TransformStage(std::unique_ptr<DocumentTransform> transform, int variables, int64_t now_ms)
+      : ExpressionStage(variables, now_ms), transform_(std::move(transform)) {}
   StatusOr<std::optional<Document>> Next() override {
     ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> doc, input_->Next());
     if (!doc) return doc;
-    ROCKDOC_ASSIGN_OR_RETURN(Document out, projection_.Apply(doc->view(), VariablesFor(*doc)));
+    ROCKDOC_ASSIGN_OR_RETURN(Document out, transform_->Apply(doc->view(), VariablesFor(*doc)));
     return std::optional<Document>(std::move(out));
   }
 
  private:
-  Projection projection_;
-};
-
-// ---- $replaceRoot / $replaceWith ----
-
-class ReplaceRootStage : public ExpressionStage {
- public:
-  ReplaceRootStage(ExpressionPtr expr, int variables, int64_t now_ms)
-      : ExpressionStage(variables, now_ms), expr_(std::move(expr)) {}
-  StatusOr<std::optional<Document>> Next() override {
-    ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> doc, input_->Next());
-    if (!doc) return doc;
-    ROCKDOC_ASSIGN_OR_RETURN(Value v, expr_->Evaluate(VariablesFor(*doc)));
-    if (v.type() != BsonType::kDocument) {
-      return Failed(40228, "'newRoot' expression must evaluate to an object, but resulting value "
-                           "was: " +
-                               (v.ok() ? Shown(v.element()) : std::string("MISSING")) +
-                               ". Type of resulting value: '" +
-                               (v.ok() ? std::string(BsonTypeAlias(v.type())) : "missing") +
-                               "'. Input document: " + ToJson(*doc, JsonFormat::kShell));
-    }
-    return std::optional<Document>(
-        Document::AdoptValidated(std::string(v.element().Document().bytes())));
-  }
-
- private:
-  ExpressionPtr expr_;
+  std::unique_ptr<DocumentTransform> transform_;
 };
 
 // ---- $skip, $limit ----
@@ -1308,42 +1025,10 @@ StatusOr<std::vector<std::unique_ptr<Stage>>> ParseStages(const std::vector<Elem
       ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<MatchExpression> m,
                                ParseMatchExpression(s.Document()));
       stage = std::make_unique<MatchStage>(std::move(m));
-    } else if (name == "$project") {
-      if (s.type() != BsonType::kDocument) {
-        return Failed(15969, "$project specification must be an object");
-      }
-      ROCKDOC_ASSIGN_OR_RETURN(Projection p, Projection::ParseProject(s.Document(), &scope));
-      stage = std::make_unique<ProjectStage>(std::move(p), scope.id_count(), now_ms);
-    } else if (name == "$addFields" || name == "$set") {
-      if (s.type() != BsonType::kDocument) {
-        return Failed(40272, std::string(name) + " specification stage must be an object, got " +
-                                 std::string(BsonTypeAlias(s.type())));
-      }
-      ROCKDOC_ASSIGN_OR_RETURN(Projection p, Projection::ParseAddFields(name, s.Document(), &scope));
-      stage = std::make_unique<ProjectStage>(std::move(p), scope.id_count(), now_ms);
-    } else if (name == "$unset") {
-      ROCKDOC_ASSIGN_OR_RETURN(Projection p, Projection::ParseUnset(s));
-      stage = std::make_unique<ProjectStage>(std::move(p), scope.id_count(), now_ms);
-    } else if (name == "$replaceRoot" || name == "$replaceWith") {
-      Element root = s;
-      if (name == "$replaceRoot") {
-        if (s.type() != BsonType::kDocument) {
-          return Failed(40228, "expected an object as specification for $replaceRoot stage, got " +
-                                   std::string(BsonTypeAlias(s.type())));
-        }
-        root = s.Document().Get("newRoot");
-        for (const Element& f : s.Document()) {
-          if (f.key() != "newRoot") {
-            return Failed(40415, "BSON field '$replaceRoot." + std::string(f.key()) +
-                                     "' is an unknown field.");
-          }
-        }
-        if (!root.ok()) {
-          return Failed(40414, "BSON field '$replaceRoot.newRoot' is missing but a required field");
-        }
-      }
-      ROCKDOC_ASSIGN_OR_RETURN(ExpressionPtr e, ParseExpression(root, &scope));
-      stage = std::make_unique<ReplaceRootStage>(std::move(e), scope.id_count(), now_ms);
+    } else if (IsDocumentTransformStage(name)) {
+      ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<DocumentTransform> t,
+                               ParseDocumentTransform(name, s, &scope));
+      stage = std::make_unique<TransformStage>(std::move(t), scope.id_count(), now_ms);
     } else if (name == "$sort") {
       if (s.type() != BsonType::kDocument) {
         return Failed(15973, "the $sort key specification must be an object");

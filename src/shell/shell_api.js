@@ -75,7 +75,7 @@
     return keys.length > 0 && keys[0].startsWith('$');
   }
   function checkUpdate(update) {
-    if (Array.isArray(update)) throw new MongoshUnimplementedError('an update pipeline');
+    if (Array.isArray(update)) return;  // an update pipeline: its stages are the server's to check
     checkDocument(update, 'update');
     if (!hasOperators(update)) throw argError('Update document requires atomic operators');
   }

@@ -16,6 +16,7 @@
 #include <deque>
 #include <map>
 
+#include "query/expression/document_transform.h"
 #include "query/match_expression.h"
 #include "query/update/modifier_nodes.h"
 #include "query/update/mutable_document.h"
@@ -245,6 +246,10 @@ void CollectFilterIds(DocumentView filter, std::vector<std::string>* ids) {
 struct UpdateDriver::Impl {
   Document update;
   bool replacement = false;
+  // An update pipeline: its stages, and the $let variables they declare.
+  bool is_pipeline = false;
+  std::vector<std::unique_ptr<internal::DocumentTransform>> pipeline;
+  int pipeline_variables = 0;
   bool uses_positional = false;
   TrieNode root;
   // A deque: matchers view into these documents, which must never move.
@@ -511,6 +516,49 @@ UpdateDriver::~UpdateDriver() = default;
 bool UpdateDriver::is_replacement() const { return impl_->replacement; }
 bool UpdateDriver::uses_positional() const { return impl_->uses_positional; }
 
+StatusOr<UpdateDriver> UpdateDriver::ParsePipeline(DocumentView stages) {
+  auto impl = std::make_unique<Impl>();
+  impl->is_pipeline = true;
+  impl->update = Document::AdoptValidated(std::string(stages.bytes()));
+  internal::VariableScope scope;
+  for (Element stage : impl->update.view()) {
+    if (stage.type() != BsonType::kDocument) {
+      return Status(ErrorCode::kTypeMismatch, "Each element of the 'pipeline' array must be an object");
+    }
+    DocumentView spec = stage.Document();
+    size_t fields = 0;
+    for (Element f : spec) {
+      (void)f;
+      ++fields;
+    }
+    if (fields != 1) {
+      return Status(static_cast<ErrorCode>(40323),
+                    "A pipeline stage specification object must contain exactly one field.");
+    }
+    const Element s = *spec.begin();
+    if (!internal::IsDocumentTransformStage(s.key())) {
+      static const char* const kStages[] = {
+          "$match", "$group", "$sort", "$limit", "$skip", "$lookup", "$unwind", "$facet",
+          "$count", "$sortByCount", "$sample", "$unionWith", "$bucket", "$bucketAuto",
+          "$graphLookup", "$out", "$merge", "$redact", "$setWindowFields", "$densify", "$fill",
+          "$documents", "$geoNear", "$indexStats", "$collStats"};
+      for (const char* known : kStages) {
+        if (s.key() == known) {
+          return Status(ErrorCode::kInvalidOptions,
+                        std::string(s.key()) + " is not allowed to be used within an update");
+        }
+      }
+      return Status(static_cast<ErrorCode>(40324),
+                    "Unrecognized pipeline stage name: '" + std::string(s.key()) + "'");
+    }
+    ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<internal::DocumentTransform> t,
+                             internal::ParseDocumentTransform(s.key(), s, &scope));
+    impl->pipeline.push_back(std::move(t));
+  }
+  impl->pipeline_variables = scope.id_count();
+  return UpdateDriver(std::move(impl));
+}
+
 StatusOr<UpdateDriver> UpdateDriver::Parse(DocumentView update,
                                            const std::vector<Document>& array_filters) {
   auto impl = std::make_unique<Impl>();
@@ -659,8 +707,11 @@ void AppendRaw(const Element& e, std::string* out) {
   out->append(reinterpret_cast<const char*>(e.raw()), e.size());
 }
 
+// `from_pipeline`: the replacement is an update pipeline's result, whose
+// top-level fields may start with `$` (MongoDB 5.0+, through $setField or
+// $replaceWith).
 StatusOr<UpdateDriver::Result> ApplyReplacement(DocumentView replacement, DocumentView doc,
-                                                const UpdateContext& ctx) {
+                                                const UpdateContext& ctx, bool from_pipeline = false) {
   Element old_id = doc.Get("_id");
   Element new_id = replacement.Get("_id");
   if (old_id.ok() && new_id.ok() &&
@@ -680,7 +731,7 @@ StatusOr<UpdateDriver::Result> ApplyReplacement(DocumentView replacement, Docume
   }
   for (Element e : replacement) {
     if (e.key() == "_id") continue;
-    if (!ctx.is_upsert_insert && e.key().substr(0, 1) == "$") {
+    if (!ctx.is_upsert_insert && !from_pipeline && e.key().substr(0, 1) == "$") {
       return Status(ErrorCode::kDollarPrefixedFieldName,
                     "The dollar ($) prefixed field '" + std::string(e.key()) + "' in '" +
                         std::string(e.key()) +
@@ -716,6 +767,18 @@ StatusOr<UpdateDriver::Result> ApplyReplacement(DocumentView replacement, Docume
 
 StatusOr<UpdateDriver::Result> UpdateDriver::Apply(DocumentView doc, const UpdateContext& ctx) const {
   if (impl_->replacement) return ApplyReplacement(impl_->update.view(), doc, ctx);
+  if (impl_->is_pipeline) {
+    Document current = Document::AdoptValidated(std::string(doc.bytes()));
+    for (const auto& stage : impl_->pipeline) {
+      internal::ExpressionVariables vars;
+      vars.root = current.view();
+      vars.now_ms = ctx.now_millis;
+      vars.user.resize(impl_->pipeline_variables);
+      ROCKDOC_ASSIGN_OR_RETURN(Document next, stage->Apply(current.view(), vars));
+      current = std::move(next);
+    }
+    return ApplyReplacement(current.view(), doc, ctx, /*from_pipeline=*/true);
+  }
 
   ApplyState state;
   state.original = doc;

@@ -96,11 +96,22 @@ class UpdateDriver {
   static StatusOr<UpdateDriver> Parse(DocumentView update,
                                       const std::vector<Document>& array_filters);
 
+  // Parses an update pipeline: `stages` is the array [{$set: ...}, ...]
+  // (its bytes, as a BSON array). Each stage is one of $addFields/$set,
+  // $project, $unset, $replaceRoot/$replaceWith (query/expression/
+  // document_transform.h); any other stage is InvalidOptions (72) "<stage>
+  // is not allowed to be used within an update", an unknown name 40324.
+  // Apply runs the stages over the document (a missing `_id` comes back
+  // from the original, a changed one is ImmutableField (66)); fields may
+  // then have `$` or `.` in their names, as MongoDB 5.0+ allows there.
+  static StatusOr<UpdateDriver> ParsePipeline(DocumentView stages);
+
   UpdateDriver(UpdateDriver&&) noexcept;
   UpdateDriver& operator=(UpdateDriver&&) noexcept;
   ~UpdateDriver();
 
-  // True for a replacement document (no `$` operators).
+  // True for a replacement document (no `$` operators); false for an
+  // operator update and a pipeline.
   bool is_replacement() const;
   // True when the update uses the positional `$` (the caller must then pass
   // the matched array position in UpdateContext::positional_index).
