@@ -502,5 +502,55 @@ TEST_F(UpdatePipelineTest, RefusedBeforeAnythingIsWritten) {
   EXPECT_EQ(Docs("c"), R"({"_id": 1, "a": 1})");
 }
 
+// $expr in find filters, $match, updates, deletes and validators.
+TEST_F(PipelineTest, ExprInFiltersEverywhere) {
+  // The manual's $expr example: budgets where spent exceeds budget.
+  Insert("monthlyBudget", R"([
+    {"_id": 1, "category": "food", "budget": 400, "spent": 450},
+    {"_id": 2, "category": "drinks", "budget": 100, "spent": 150},
+    {"_id": 3, "category": "clothes", "budget": 100, "spent": 50},
+    {"_id": 4, "category": "misc", "budget": 500, "spent": 300},
+    {"_id": 5, "category": "travel", "budget": 200, "spent": 650}])");
+  Collection c = Coll("monthlyBudget");
+  auto ids = [&](std::string_view filter) {
+    StatusOr<Cursor> cur = c.Find(Json(filter), FindOptions{});
+    if (!cur.ok()) return std::to_string(cur.status().code_number()) + ": " + std::string(cur.status().message());
+    std::string out;
+    while (cur->Next()) out += (out.empty() ? "" : ",") + std::to_string(cur->document().Get("_id").Int32());
+    if (!cur->status().ok()) return std::to_string(cur->status().code_number()) + ": " + std::string(cur->status().message());
+    return out;
+  };
+  EXPECT_EQ(ids(R"({"$expr": {"$gt": ["$spent", "$budget"]}})"), "1,2,5");
+  // A conditional: half the budget from 200 up, three quarters below.
+  EXPECT_EQ(ids(R"({"$expr": {"$lt": [{"$cond": {"if": {"$gte": ["$budget", 200]}, "then": {"$multiply": ["$budget", 0.5]},
+                                                 "else": {"$multiply": ["$budget", 0.75]}}}, "$spent"]}})"),
+            "1,2,4,5");
+  // Beside ordinary predicates, inside $or, and through an index.
+  ASSERT_TRUE(c.CreateIndex(Json(R"({"category": 1})")).ok());
+  EXPECT_EQ(ids(R"({"category": {"$in": ["food", "misc"]}, "$expr": {"$gt": ["$spent", "$budget"]}})"), "1");
+  EXPECT_EQ(ids(R"({"$or": [{"_id": 3}, {"$expr": {"$eq": ["$spent", 650]}}]})"), "3,5");
+  // An evaluation error fails the find, not silently the document.
+  EXPECT_EQ(ids(R"({"$expr": {"$divide": ["$spent", {"$subtract": ["$budget", 100]}]}})"),
+            "16608: can't $divide by zero");
+  EXPECT_EQ(ids(R"({"a": {"$elemMatch": {"$expr": {"$eq": [1, 1]}}}})"),
+            "2: $expr can only be applied to the top-level document");
+  EXPECT_EQ(ids(R"({"$expr": {"$bogus": 1}})"), "168: Unrecognized expression '$bogus'");
+  EXPECT_EQ(c.CountDocuments(Json(R"({"$expr": {"$lte": ["$spent", "$budget"]}})")).value(), 2);
+  EXPECT_EQ(Run("monthlyBudget", R"([{"$match": {"$expr": {"$gt": ["$spent", 600]}}}, {"$project": {"_id": 1}}])"),
+            R"({"_id": 5})");
+  // Updates and deletes select with it too; an error leaves everything as it was.
+  EXPECT_EQ(c.UpdateMany(Json(R"({"$expr": {"$gt": ["$spent", "$budget"]}})"), Json(R"({"$set": {"over": true}})"))
+                .value().modified_count, 3);
+  EXPECT_EQ(c.DeleteMany(Json(R"({"$expr": {"$divide": [1, 0]}})")).status().code_number(), 16608);
+  EXPECT_EQ(c.CountDocuments(Json("{}")).value(), 5);
+  EXPECT_EQ(c.DeleteMany(Json(R"({"$expr": {"$eq": ["$over", true]}})")).value().deleted_count, 3);
+  // arrayFilters and $pull conditions test elements, not documents.
+  EXPECT_EQ(c.UpdateOne(Json("{}"), Json(R"({"$pull": {"a": {"$expr": {"$eq": [1, 1]}}}})")).status().code_number(), 224);
+  // A validator with $expr.
+  ASSERT_TRUE(db().CreateCollection("checked", Json(R"({"validator": {"$expr": {"$lte": ["$spent", "$budget"]}}})")).ok());
+  EXPECT_TRUE(Coll("checked").InsertOne(Json(R"({"budget": 10, "spent": 5})")).ok());
+  EXPECT_EQ(Coll("checked").InsertOne(Json(R"({"budget": 10, "spent": 50})")).status().code_number(), 121);
+}
+
 }  // namespace
 }  // namespace rockdoc

@@ -79,7 +79,10 @@ internal::TargetWriter UpdateWriter(const internal::Engine& engine,
     if (req.want_document) returned->reset();  // from an attempt rolled back
     MatchDetails details;
     if (driver.uses_positional()) details.RequestElemMatchKey();
-    if (!cq.root->Matches(doc, &details)) return internal::TargetOutcome::kNoMatch;
+    if (!cq.root->Matches(doc, &details)) {
+      ROCKDOC_RETURN_IF_ERROR(TakeMatchError());  // $expr could not be evaluated
+      return internal::TargetOutcome::kNoMatch;
+    }
     UpdateContext ctx;
     ctx.now_millis = now;
     ctx.deadline = &deadline;
@@ -346,8 +349,9 @@ StatusOr<Document> Collection::ExplainDelete(DocumentView filter, bool multi,
         // Run dry only: says which documents would go.
         return [&cq](internal::KvTransaction*, std::string_view, const Document& current,
                      int64_t*, size_t*) -> StatusOr<internal::TargetOutcome> {
-          return cq.root->Matches(current) ? internal::TargetOutcome::kWritten
-                                           : internal::TargetOutcome::kNoMatch;
+          if (cq.root->Matches(current)) return internal::TargetOutcome::kWritten;
+          ROCKDOC_RETURN_IF_ERROR(TakeMatchError());
+          return internal::TargetOutcome::kNoMatch;
         };
       });
 }

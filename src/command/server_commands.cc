@@ -196,7 +196,10 @@ Status RunListCollections(CommandContext& ctx, DocumentView cmd, BsonBuilder* re
       b.Close();
     }
     Document info = std::move(b).Build();
-    if (filter && !filter->Matches(info)) continue;
+    if (filter && !filter->Matches(info)) {
+      ROCKDOC_RETURN_IF_ERROR(TakeMatchError());
+      continue;
+    }
     infos.push_back(std::move(info));
   }
   return CursorReply(ctx, CommandCursor(ctx.db, "$cmd.listCollections", std::move(infos)),

@@ -185,7 +185,10 @@ Status RunListDatabases(CommandContext& ctx, DocumentView cmd, BsonBuilder* repl
       total += sizes.storage + sizes.index_size;
     }
     Document d = std::move(entry).Build();
-    if (filter && !filter->Matches(d)) continue;
+    if (filter && !filter->Matches(d)) {
+      ROCKDOC_RETURN_IF_ERROR(TakeMatchError());
+      continue;
+    }
     reply->AppendDocument("", d);
   }
   reply->Close();

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "query/match_expression.h"
 #include "rockdoc/client.h"
 #include "rockdoc/document.h"
 #include "rockdoc/status.h"
@@ -116,6 +117,13 @@ class PlanStage {
   StageState Fail(Status s) {
     status_ = std::move(s);
     return StageState::kFailure;
+  }
+  // What a stage answers when its filter rejected the member: `otherwise`,
+  // or a failure when the filter could not decide ($expr's evaluation
+  // error, TakeMatchError).
+  StageState Rejected(StageState otherwise = StageState::kNeedTime) {
+    Status error = TakeMatchError();
+    return error.ok() ? otherwise : Fail(std::move(error));
   }
   // Works a child, passing failure up.
   void AddChild(std::unique_ptr<PlanStage> child) { children_.push_back(std::move(child)); }

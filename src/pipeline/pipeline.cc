@@ -105,6 +105,7 @@ class MatchStage : public Stage {
     for (;;) {
       ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> doc, input_->Next());
       if (!doc || expr_->Matches(doc->view())) return doc;
+      ROCKDOC_RETURN_IF_ERROR(TakeMatchError());
     }
   }
 

@@ -36,6 +36,7 @@ std::string_view MatchTypeName(MatchType type) {
     case MatchType::kAlwaysTrue: return "$alwaysTrue";
     case MatchType::kAlwaysFalse: return "$alwaysFalse";
     case MatchType::kJsonSchema: return "$jsonSchema";
+    case MatchType::kExpr: return "$expr";
   }
   return "?";
 }
@@ -686,6 +687,20 @@ void ElemMatchValueMatchExpression::SerializeRhs(BsonBuilder* builder) const {
 
 std::string ElemMatchValueMatchExpression::DebugLine() const {
   return path() + " $elemMatch (value)";
+}
+
+namespace {
+thread_local Status match_error;
+}  // namespace
+
+void RecordMatchError(const Status& error) {
+  if (match_error.ok()) match_error = error;
+}
+
+Status TakeMatchError() {
+  Status error = std::move(match_error);
+  match_error = Status::OK();
+  return error;
 }
 
 }  // namespace rockdoc

@@ -24,8 +24,9 @@
 //   {a: {$bitsAllSet: 6}}  BITS_ALL_SET(a, [1, 2])
 //   {}                     AND() with no children, which matches everything
 //   {$jsonSchema: {...}}    JSON_SCHEMA (query/json_schema.h)
-// $comment is dropped. $expr, $where, $text and geo operators are not
-// supported (NotImplemented).
+//   {$expr: {...}}         EXPR (query/expr_match_expression.h)
+// $comment is dropped. $where, $text and geo operators are not supported
+// (NotImplemented).
 //
 // Ownership and threading: a tree owns copies of all constants it refers
 // to, so it does not depend on the filter's bytes after parsing. A parsed
@@ -85,6 +86,8 @@ enum class MatchType {
   kAlwaysFalse,
   // $jsonSchema (query/json_schema.h): tests the whole document.
   kJsonSchema,
+  // $expr (query/expr_match_expression.h): an aggregation expression.
+  kExpr,
 };
 
 // "$and", "$eq", "$elemMatch", ... ("$elemMatch" for both $elemMatch forms).
@@ -497,6 +500,19 @@ class ElemMatchValueMatchExpression : public PathMatchExpression {
 //     integer: $bitsAllSet: 1.5", "Expected a non-negative number in: ...")
 //   NotImplemented (238): $expr, $where, $text and geo operators.
 StatusOr<std::unique_ptr<MatchExpression>> ParseMatchExpression(DocumentView filter);
+// The same, where $expr may use the variables `variables` binds ($lookup's
+// `let`); their values are read at each match.
+struct FilterVariables;
+StatusOr<std::unique_ptr<MatchExpression>> ParseMatchExpression(
+    DocumentView filter, std::shared_ptr<FilterVariables> variables);
+
+// A match that could not be decided ($expr failing to evaluate) answers
+// false and records its error for the calling thread: RecordMatchError
+// keeps the first, TakeMatchError returns it (OK when none) and clears it.
+// Every caller that runs a filter a user wrote checks it after a false
+// answer and fails the operation with it.
+void RecordMatchError(const Status& error);
+Status TakeMatchError();
 
 }  // namespace rockdoc
 

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "query/match_expression.h"
+#include "query/expr_match_expression.h"
 #include "query/json_schema.h"
 #include "rockdoc/json.h"
 
@@ -98,9 +99,12 @@ bool IsExpressionDocument(const Element& e, bool allow_incomplete_dbref) {
 
 class Parser {
  public:
+  explicit Parser(std::shared_ptr<FilterVariables> variables = nullptr)
+      : variables_(std::move(variables)) {}
   StatusOr<ExprPtr> ParseDocument(DocumentView obj, Level level);
 
  private:
+  std::shared_ptr<FilterVariables> variables_;
   Status ParseField(const Element& e, Level level, ExprList* out);
   StatusOr<ExprPtr> ParseTopLevelOperator(const Element& e, Level level);
   Status ParseSub(const std::string& path, DocumentView sub, Level level, ExprList* out);
@@ -186,6 +190,7 @@ StatusOr<ExprPtr> Parser::ParseTopLevelOperator(const Element& e, Level level) {
   if (level == Level::kSubDocument && (name == "$where" || name == "$text" || name == "$expr")) {
     return Bad(std::string(name) + " can only be applied to the top-level document");
   }
+  if (name == "$expr") return ExprMatchExpression::Parse(e, variables_);
   return Status(ErrorCode::kNotImplemented, std::string(name) + " is not supported by rockdoc");
 }
 
@@ -576,6 +581,12 @@ Status AddTypeAliasToSet(std::string_view alias, MatchTypeSet* set) {
 
 StatusOr<std::unique_ptr<MatchExpression>> ParseMatchExpression(DocumentView filter) {
   Parser parser;
+  return parser.ParseDocument(filter, Level::kTop);
+}
+
+StatusOr<std::unique_ptr<MatchExpression>> ParseMatchExpression(
+    DocumentView filter, std::shared_ptr<FilterVariables> variables) {
+  Parser parser(std::move(variables));
   return parser.ParseDocument(filter, Level::kTop);
 }
 

@@ -258,8 +258,11 @@ Status CheckValidator(const Engine& engine, const CollectionMeta& meta, Document
     return Status::OK();
   }
   if (validator->Matches(doc)) return Status::OK();
+  // A validator's $expr that cannot be evaluated fails the write.
+  ROCKDOC_RETURN_IF_ERROR(TakeMatchError());
   if (old_doc != nullptr && options->validation_level == ValidationLevel::kModerate &&
       !validator->Matches(*old_doc)) {
+    (void)TakeMatchError();  // the old document failing either way: the write is allowed
     return Status::OK();
   }
   BsonBuilder info;

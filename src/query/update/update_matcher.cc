@@ -17,10 +17,23 @@ class MatchExpressionMatcher : public UpdateMatcher {
   std::unique_ptr<MatchExpression> expr_;
 };
 
+bool HasExpr(const MatchExpression& e) {
+  if (e.type() == MatchType::kExpr) return true;
+  for (size_t i = 0; i < e.num_children(); ++i) {
+    if (HasExpr(*e.child(i))) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 StatusOr<std::unique_ptr<UpdateMatcher>> ParseUpdateMatcher(DocumentView query) {
   ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<MatchExpression> expr, ParseMatchExpression(query));
+  // $expr tests whole documents; these conditions test array elements.
+  if (HasExpr(*expr)) {
+    return Status(static_cast<ErrorCode>(224),  // QueryFeatureNotAllowed
+                  "$expr is not allowed in the context of an array filter or $pull condition");
+  }
   return std::unique_ptr<UpdateMatcher>(std::make_unique<MatchExpressionMatcher>(std::move(expr)));
 }
 
