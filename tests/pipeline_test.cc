@@ -502,6 +502,78 @@ TEST_F(UpdatePipelineTest, RefusedBeforeAnythingIsWritten) {
   EXPECT_EQ(Docs("c"), R"({"_id": 1, "a": 1})");
 }
 
+// $lookup with let and pipeline: the manual's three examples.
+TEST_F(PipelineTest, LookupPipelinesAsTheManualShows) {
+  Insert("orders", R"([
+    {"_id": 1, "item": "almonds", "price": 12, "ordered": 2},
+    {"_id": 2, "item": "pecans", "price": 20, "ordered": 1},
+    {"_id": 3, "item": "cookies", "price": 10, "ordered": 60}])");
+  Insert("warehouses", R"([
+    {"_id": 1, "stock_item": "almonds", "warehouse": "A", "instock": 120},
+    {"_id": 2, "stock_item": "pecans", "warehouse": "A", "instock": 80},
+    {"_id": 3, "stock_item": "almonds", "warehouse": "B", "instock": 60},
+    {"_id": 4, "stock_item": "cookies", "warehouse": "B", "instock": 40},
+    {"_id": 5, "stock_item": "cookies", "warehouse": "A", "instock": 80}])");
+  // Correlated: several join conditions through let and $expr.
+  EXPECT_EQ(Run("orders", R"([{"$lookup": {"from": "warehouses",
+      "let": {"order_item": "$item", "order_qty": "$ordered"},
+      "pipeline": [{"$match": {"$expr": {"$and": [{"$eq": ["$stock_item", "$$order_item"]},
+                                                  {"$gte": ["$instock", "$$order_qty"]}]}}},
+                   {"$project": {"stock_item": 0, "_id": 0}}],
+      "as": "stockdata"}}])"),
+            R"({"_id": 1, "item": "almonds", "price": 12, "ordered": 2, "stockdata": [{"warehouse": "A", "instock": 120}, {"warehouse": "B", "instock": 60}]}, )"
+            R"({"_id": 2, "item": "pecans", "price": 20, "ordered": 1, "stockdata": [{"warehouse": "A", "instock": 80}]}, )"
+            R"({"_id": 3, "item": "cookies", "price": 10, "ordered": 60, "stockdata": [{"warehouse": "A", "instock": 80}]})");
+  // Uncorrelated: the same sub-pipeline for every document.
+  Insert("absences", R"([
+    {"_id": 1, "student": "Ann Aardvark", "sickdays": [{"$date": "2018-05-01T00:00:00Z"}]},
+    {"_id": 2, "student": "Zoe Zebra", "sickdays": [{"$date": "2018-02-01T00:00:00Z"}]}])");
+  Insert("holidays", R"([
+    {"_id": 1, "year": 2018, "name": "New Years", "date": {"$date": "2018-01-01T00:00:00Z"}},
+    {"_id": 2, "year": 2018, "name": "Pi Day", "date": {"$date": "2018-03-14T00:00:00Z"}},
+    {"_id": 4, "year": 2017, "name": "New Years", "date": {"$date": "2017-01-01T00:00:00Z"}}])");
+  EXPECT_EQ(Run("absences", R"([{"$lookup": {"from": "holidays",
+      "pipeline": [{"$match": {"year": 2018}}, {"$project": {"_id": 0, "date": {"name": "$name", "date": "$date"}}},
+                   {"$replaceRoot": {"newRoot": "$date"}}],
+      "as": "holidays"}}, {"$project": {"student": 1, "holidays.name": 1}}])"),
+            R"({"_id": 1, "student": "Ann Aardvark", "holidays": [{"name": "New Years"}, {"name": "Pi Day"}]}, )"
+            R"({"_id": 2, "student": "Zoe Zebra", "holidays": [{"name": "New Years"}, {"name": "Pi Day"}]})");
+  // The combined form: the equality, then the pipeline on what it found.
+  Insert("restaurants", R"([
+    {"_id": 1, "name": "American Steak House", "food": ["filet", "sirloin"], "beverages": ["beer", "wine"]},
+    {"_id": 2, "name": "Honest John Pizza", "food": ["cheese pizza", "pepperoni pizza"], "beverages": ["soda"]}])");
+  Insert("porders", R"([
+    {"_id": 1, "item": "filet", "restaurant_name": "American Steak House"},
+    {"_id": 2, "item": "cheese pizza", "restaurant_name": "Honest John Pizza", "drink": "lemonade"},
+    {"_id": 3, "item": "cheese pizza", "restaurant_name": "Honest John Pizza", "drink": "soda"}])");
+  EXPECT_EQ(Run("porders", R"([{"$lookup": {"from": "restaurants", "localField": "restaurant_name",
+      "foreignField": "name", "let": {"orders_drink": "$drink"},
+      "pipeline": [{"$match": {"$expr": {"$in": ["$$orders_drink", "$beverages"]}}}, {"$project": {"name": 1}}],
+      "as": "matches"}}, {"$project": {"matches": 1}}])"),
+            R"({"_id": 1, "matches": []}, {"_id": 2, "matches": []}, {"_id": 3, "matches": [{"_id": 2, "name": "Honest John Pizza"}]})");
+  // A nested $lookup sees the outer let's names.
+  EXPECT_EQ(Run("orders", R"([{"$match": {"_id": 2}}, {"$lookup": {"from": "warehouses", "let": {"it": "$item"},
+      "pipeline": [{"$match": {"$expr": {"$eq": ["$stock_item", "$$it"]}}},
+                   {"$lookup": {"from": "orders", "let": {"w": "$warehouse"},
+                                "pipeline": [{"$match": {"$expr": {"$eq": ["$item", "$$it"]}}},
+                                             {"$project": {"_id": 0, "tag": {"$concat": ["$$it", "@", "$$w"]}}}],
+                                "as": "again"}},
+                   {"$project": {"_id": 0, "again": 1}}],
+      "as": "w"}}, {"$project": {"w": 1}}])"),
+            R"({"_id": 2, "w": [{"again": [{"tag": "pecans@A"}]}]})");
+  // Checked before anything is read.
+  EXPECT_EQ(Run("orders", R"([{"$lookup": {"from": "warehouses", "let": {"x": 1}, "as": "a"}}])"),
+            "9: $lookup with 'let' requires a 'pipeline'");
+  EXPECT_EQ(Run("orders", R"([{"$lookup": {"from": "warehouses", "pipeline": {}, "as": "a"}}])"),
+            "9: 'pipeline' option must be specified as an array");
+  EXPECT_EQ(Run("orders", R"([{"$lookup": {"from": "warehouses", "pipeline": [{"$match": {"$expr": "$$nope"}}], "as": "a"}}])"),
+            "17276: Use of undefined variable: nope");
+  EXPECT_EQ(Run("orders", R"([{"$lookup": {"from": "warehouses", "let": {"Bad": 1}, "pipeline": [], "as": "a"}}])"),
+            "16867: 'Bad' starts with an invalid character for a user variable name");
+  EXPECT_EQ(Run("orders", R"([{"$lookup": {"from": "warehouses", "pipeline": [{"$out": "x"}], "as": "a"}}])"),
+            "51047: $out is not allowed within a $lookup's sub-pipeline");
+}
+
 // $expr in find filters, $match, updates, deletes and validators.
 TEST_F(PipelineTest, ExprInFiltersEverywhere) {
   // The manual's $expr example: budgets where spent exceeds budget.

@@ -11,6 +11,7 @@
 
 #include "query/expression/document_transform.h"
 #include "query/expression/expression.h"
+#include "query/expr_match_expression.h"
 #include "query/match_expression.h"
 #include "query/sort_pattern.h"
 #include "rockdoc/json.h"
@@ -80,20 +81,25 @@ class Stage : public DocumentSource {
 // the $let variables parsed).
 class ExpressionStage : public Stage {
  public:
-  ExpressionStage(int variables, int64_t now_ms) : variables_(variables), now_ms_(now_ms) {}
+  // `bound`: the variables bound outside the pipeline ($lookup's let), whose
+  // ids come first.
+  ExpressionStage(int variables, int64_t now_ms, std::shared_ptr<FilterVariables> bound)
+      : variables_(variables), now_ms_(now_ms), bound_(std::move(bound)) {}
 
  protected:
   ExpressionVariables VariablesFor(const Document& doc) const {
     ExpressionVariables vars;
     vars.root = doc.view();
     vars.now_ms = now_ms_;
-    vars.user.resize(variables_);
+    if (bound_ != nullptr) vars.user = bound_->values;
+    if (vars.user.size() < static_cast<size_t>(variables_)) vars.user.resize(variables_);
     return vars;
   }
 
  private:
   int variables_;
   int64_t now_ms_;
+  std::shared_ptr<FilterVariables> bound_;
 };
 
 // ---- $match ----
@@ -119,8 +125,9 @@ class MatchStage : public Stage {
 // document_transform.h, shared with update pipelines).
 class TransformStage : public ExpressionStage {
  public:
-  TransformStage(std::unique_ptr<DocumentTransform> transform, int variables, int64_t now_ms)
-      : ExpressionStage(variables, now_ms), transform_(std::move(transform)) {}
+  TransformStage(std::unique_ptr<DocumentTransform> transform, int variables, int64_t now_ms,
+                 std::shared_ptr<FilterVariables> bound)
+      : ExpressionStage(variables, now_ms, std::move(bound)), transform_(std::move(transform)) {}
   StatusOr<std::optional<Document>> Next() override {
     ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> doc, input_->Next());
     if (!doc) return doc;
@@ -388,8 +395,8 @@ StatusOr<Accumulator::Op> AccumulatorOp(std::string_view name) {
 class GroupStage : public ExpressionStage {
  public:
   GroupStage(ExpressionPtr id, std::vector<AccumulatorSpec> accumulators, int variables,
-             int64_t now_ms, int64_t memory_limit)
-      : ExpressionStage(variables, now_ms),
+             int64_t now_ms, int64_t memory_limit, std::shared_ptr<FilterVariables> bound)
+      : ExpressionStage(variables, now_ms, std::move(bound)),
         id_(std::move(id)),
         accumulators_(std::move(accumulators)),
         memory_limit_(memory_limit) {}
@@ -501,7 +508,8 @@ StatusOr<std::unique_ptr<Stage>> ParseGroup(const Element& spec, VariableScope* 
   }
   if (!id) return Failed(15955, "a group specification must include an _id");
   return std::unique_ptr<Stage>(std::make_unique<GroupStage>(
-      std::move(id), std::move(accumulators), scope->id_count(), now_ms, options.memory_limit));
+      std::move(id), std::move(accumulators), scope->id_count(), now_ms, options.memory_limit,
+      options.variables));
 }
 
 // ---- paths inside documents (no traversal of arrays), for $unwind and $lookup ----
@@ -668,7 +676,57 @@ StatusOr<std::unique_ptr<Stage>> ParseUnwind(const Element& spec) {
       std::make_unique<UnwindStage>(std::move(*path), std::move(index), preserve));
 }
 
-// ---- $lookup (localField / foreignField) ----
+// ---- $lookup ----
+
+// The value at localField, through arrays (as a find's path would).
+Value LocalValue(const Expression& local_expr, DocumentView doc) {
+  ExpressionVariables vars;
+  vars.root = doc;
+  StatusOr<Value> v = local_expr.Evaluate(vars);
+  return v.ok() ? *v : Value();
+}
+
+// The foreign side's filter for a local value: an array's elements each;
+// missing matches null. One value is an equality ({f: {$eq: v}}: on an
+// _id, one point read), several an $in.
+StatusOr<Document> LocalMatchFilter(const Value& local, const std::string& foreign) {
+  const auto refuse_regex = [] {
+    return Status(ErrorCode::kNotImplemented,
+                  "$lookup on a regular expression value is not supported by rockdoc");
+  };
+  if (local.type() == BsonType::kRegex) return refuse_regex();
+  BsonBuilder filter;
+  filter.OpenDocument(foreign);
+  if (local.ok() && local.type() != BsonType::kUndefined && local.type() != BsonType::kArray) {
+    filter.AppendElementAs("$eq", local.element());
+  } else {
+    filter.OpenArray("$in");
+    bool any = false;
+    if (local.type() == BsonType::kArray) {
+      for (const Element& e : local.element().Array()) {
+        if (e.type() == BsonType::kRegex) return refuse_regex();
+        filter.AppendElementAs("", e);
+        any = true;
+      }
+    }
+    if (!any) filter.AppendNull("");  // missing, or an empty array: matches null (as MongoDB)
+    filter.Close();
+  }
+  filter.Close();
+  return std::move(filter).Build();
+}
+
+// The input document with its matches at `as` (16 MiB at most).
+StatusOr<Document> WithMatches(DocumentView doc, const std::vector<std::string>& as,
+                               const Element& matches) {
+  Document out = WithField(doc, as, matches);
+  if (out.size() > static_cast<size_t>(kMaxBsonObjectSize)) {
+    return Status(ErrorCode::kBSONObjectTooLarge,
+                  "$lookup: the document with its matches is " + std::to_string(out.size()) +
+                      " bytes, over the 16 MiB limit");
+  }
+  return out;
+}
 
 class LookupStage : public Stage {
  public:
@@ -687,31 +745,7 @@ class LookupStage : public Stage {
     // The local values: an array's elements each; missing matches null.
     // One value is an equality ({f: {$eq: v}}: on an _id, one point read),
     // several an $in.
-    const Value local = LocalValue(doc->view());
-    const auto refuse_regex = [] {
-      return Status(ErrorCode::kNotImplemented,
-                    "$lookup on a regular expression value is not supported by rockdoc");
-    };
-    if (local.type() == BsonType::kRegex) return refuse_regex();
-    BsonBuilder filter;
-    filter.OpenDocument(foreign_);
-    if (local.ok() && local.type() != BsonType::kUndefined && local.type() != BsonType::kArray) {
-      filter.AppendElementAs("$eq", local.element());
-    } else {
-      filter.OpenArray("$in");
-      bool any = false;
-      if (local.type() == BsonType::kArray) {
-        for (const Element& e : local.element().Array()) {
-          if (e.type() == BsonType::kRegex) return refuse_regex();
-          filter.AppendElementAs("", e);
-          any = true;
-        }
-      }
-      if (!any) filter.AppendNull("");  // missing, or an empty array: matches null (as MongoDB)
-      filter.Close();
-    }
-    filter.Close();
-    Document f = std::move(filter).Build();
+    ROCKDOC_ASSIGN_OR_RETURN(Document f, LocalMatchFilter(LocalValue(*local_expr_, doc->view()), foreign_));
     FindOptions fo;
     fo.max_time_ms = options_.max_time_ms;
     ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<CursorImpl> cursor, find_(from_, f.view(), fo));
@@ -721,28 +755,92 @@ class LookupStage : public Stage {
     ROCKDOC_RETURN_IF_ERROR(cursor->status());
     matches.Close();
     Document m = std::move(matches).Build();
-    Document out = WithField(doc->view(), as_, m.Get("v"));
-    if (out.size() > static_cast<size_t>(kMaxBsonObjectSize)) {
-      return Status(ErrorCode::kBSONObjectTooLarge,
-                    "$lookup: the document with its matches is " + std::to_string(out.size()) +
-                        " bytes, over the 16 MiB limit");
-    }
+    ROCKDOC_ASSIGN_OR_RETURN(Document out, WithMatches(doc->view(), as_, m.Get("v")));
     return std::optional<Document>(std::move(out));
   }
 
  private:
-  // The value at localField, through arrays (as a find's path would).
-  Value LocalValue(DocumentView doc) const {
-    ExpressionVariables vars;
-    vars.root = doc;
-    StatusOr<Value> v = local_expr_->Evaluate(vars);
-    return v.ok() ? *v : Value();
-  }
-
   std::string from_;
   ExpressionPtr local_expr_;  // "$<localField>"
   std::string foreign_;
   std::vector<std::string> as_;
+  FindFn find_;
+  PipelineOptions options_;
+};
+
+// Defined below: parsing a (sub-)pipeline.
+StatusOr<std::vector<Element>> StageElements(DocumentView pipeline);
+StatusOr<std::vector<std::unique_ptr<Stage>>> ParseStages(const std::vector<Element>& stages,
+                                                          size_t from,
+                                                          const PipelineOptions& options,
+                                                          const FindFn& find, bool in_facet);
+
+// {$lookup: {from, let, pipeline, as}} and the combined form with
+// localField/foreignField: for each input document, the let variables are
+// evaluated against it and the pipeline runs over `from` with them bound
+// (after the foreignField equality, in the combined form, which the
+// pipeline's find uses an index for).
+class LookupPipelineStage : public Stage {
+ public:
+  struct Spec {
+    std::string from;
+    ExpressionPtr local;  // null unless the combined form
+    std::string foreign;
+    std::vector<std::string> as;
+    std::vector<std::pair<int, ExpressionPtr>> let;  // ids in `scope`
+    VariableScope scope;  // the outer names, then let's
+    Document pipeline;    // the array
+  };
+  LookupPipelineStage(Spec spec, FindFn find, const PipelineOptions& options)
+      : spec_(std::move(spec)), find_(std::move(find)), options_(options) {}
+
+  StatusOr<std::optional<Document>> Next() override {
+    ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> doc, input_->Next());
+    if (!doc) return doc;
+    auto bound = std::make_shared<FilterVariables>();
+    bound->scope = spec_.scope;
+    if (options_.variables != nullptr) bound->values = options_.variables->values;
+    bound->values.resize(static_cast<size_t>(spec_.scope.id_count()));
+    ExpressionVariables vars;
+    vars.root = doc->view();
+    vars.user = bound->values;
+    for (const auto& [id, expr] : spec_.let) {
+      ROCKDOC_ASSIGN_OR_RETURN(Value v, expr->Evaluate(vars));
+      bound->values[static_cast<size_t>(id)] = std::move(v);
+    }
+    Document pipeline = spec_.pipeline;
+    if (spec_.local != nullptr) {
+      // The foreignField equality first, as a $match the find runs.
+      ROCKDOC_ASSIGN_OR_RETURN(Document f, LocalMatchFilter(LocalValue(*spec_.local, doc->view()), spec_.foreign));
+      BsonBuilder b;
+      b.OpenDocument("0").AppendDocument("$match", f.view()).Close();
+      int i = 1;
+      for (const Element& stage : spec_.pipeline.view()) {
+        b.AppendElementAs(std::to_string(i++), stage);
+      }
+      pipeline = std::move(b).Build();
+    }
+    PipelineOptions sub = options_;
+    sub.variables = std::move(bound);
+    sub.hint.reset();
+    sub.hint_name.reset();
+    ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<DocumentSource> source,
+                             OpenPipeline(spec_.from, pipeline.view(), sub, find_));
+    BsonBuilder matches;
+    matches.OpenArray("v");
+    for (;;) {
+      ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> match, source->Next());
+      if (!match) break;
+      matches.AppendDocument("", match->view());
+    }
+    matches.Close();
+    Document m = std::move(matches).Build();
+    ROCKDOC_ASSIGN_OR_RETURN(Document out, WithMatches(doc->view(), spec_.as, m.Get("v")));
+    return std::optional<Document>(std::move(out));
+  }
+
+ private:
+  Spec spec_;
   FindFn find_;
   PipelineOptions options_;
 };
@@ -754,11 +852,23 @@ StatusOr<std::unique_ptr<Stage>> ParseLookup(const Element& spec, FindFn find,
                       std::string(BsonTypeAlias(spec.type())));
   }
   std::optional<std::string> from, local, foreign, as;
+  Element let, pipeline;
   for (const Element& f : spec.Document()) {
     const std::string_view k = f.key();
-    if (k == "let" || k == "pipeline") {
-      return Status(ErrorCode::kNotImplemented,
-                    "$lookup with 'let' and 'pipeline' is not supported by rockdoc yet");
+    if (k == "let") {
+      if (f.type() != BsonType::kDocument) {
+        return Failed(9, "$lookup argument 'let' must be an object, is type " +
+                          std::string(BsonTypeAlias(f.type())));
+      }
+      let = f;
+      continue;
+    }
+    if (k == "pipeline") {
+      if (f.type() != BsonType::kArray) {
+        return Failed(9, "'pipeline' option must be specified as an array");
+      }
+      pipeline = f;
+      continue;
     }
     std::optional<std::string>* slot = k == "from"           ? &from
                                        : k == "localField"   ? &local
@@ -776,11 +886,23 @@ StatusOr<std::unique_ptr<Stage>> ParseLookup(const Element& spec, FindFn find,
   }
   if (!as) return Failed(9, "must specify 'as' field for a $lookup");
   if (!from) return Failed(9, "must specify 'from' field for a $lookup");
-  if (!local || !foreign) {
+  if (local.has_value() != foreign.has_value()) {
+    return Failed(9, "$lookup requires both or neither of 'localField' and 'foreignField' to be "
+                     "specified");
+  }
+  if (let.ok() && !pipeline.ok()) {
+    return Failed(9, "$lookup with 'let' requires a 'pipeline'");
+  }
+  if (!pipeline.ok() && !local) {
     return Failed(9, "$lookup requires either 'pipeline' or both 'localField' and 'foreignField' "
                      "to be specified");
   }
-  for (const std::string* path : {&*local, &*foreign, &*as}) {
+  std::vector<const std::string*> paths = {&*as};
+  if (local) {
+    paths.push_back(&*local);
+    paths.push_back(&*foreign);
+  }
+  for (const std::string* path : paths) {
     for (const std::string& part : SplitDotted(*path)) {
       if (part.empty()) return Failed(15998, "FieldPath field names may not be empty strings.");
       if (part[0] == '$') {
@@ -789,22 +911,59 @@ StatusOr<std::unique_ptr<Stage>> ParseLookup(const Element& spec, FindFn find,
       }
     }
   }
-  BsonBuilder path;
-  path.AppendString("p", "$" + *local);
-  Document path_doc = std::move(path).Build();
-  VariableScope scope;
-  ROCKDOC_ASSIGN_OR_RETURN(ExpressionPtr local_expr, ParseExpression(path_doc.Get("p"), &scope));
+  ExpressionPtr local_expr;
+  if (local) {
+    BsonBuilder path;
+    path.AppendString("p", "$" + *local);
+    Document path_doc = std::move(path).Build();
+    VariableScope scope;
+    ROCKDOC_ASSIGN_OR_RETURN(local_expr, ParseExpression(path_doc.Get("p"), &scope));
+  }
+  if (pipeline.ok()) {
+    LookupPipelineStage::Spec s;
+    s.from = std::move(*from);
+    s.local = std::move(local_expr);
+    s.foreign = local ? std::move(*foreign) : std::string();
+    s.as = SplitDotted(*as);
+    s.pipeline = Document::AdoptValidated(std::string(pipeline.Array().bytes()));
+    if (options.variables != nullptr) s.scope = options.variables->scope;
+    if (let.ok()) {
+      // The values are expressions over the input document (and the
+      // outer variables); the pipeline sees the names.
+      std::vector<std::pair<std::string_view, ExpressionPtr>> parsed;
+      VariableScope outer = s.scope;
+      for (const Element& v : let.Document()) {
+        ROCKDOC_ASSIGN_OR_RETURN(ExpressionPtr e, ParseExpression(v, &outer));
+        parsed.emplace_back(v.key(), std::move(e));
+      }
+      for (auto& [name, e] : parsed) {
+        ROCKDOC_ASSIGN_OR_RETURN(int id, s.scope.Define(name));
+        s.let.emplace_back(id, std::move(e));
+      }
+    }
+    for (const Element& stage : s.pipeline.view()) {
+      if (stage.type() == BsonType::kDocument && !stage.Document().empty()) {
+        const std::string_view name = (*stage.Document().begin()).key();
+        if (name == "$out" || name == "$merge") {
+          return Failed(51047, std::string(name) + " is not allowed within a $lookup's sub-pipeline");
+        }
+      }
+    }
+    // The sub-pipeline is checked now, before anything is read: parsed with
+    // the names bound (their values do not matter to parsing).
+    PipelineOptions check = options;
+    check.variables = std::make_shared<FilterVariables>();
+    check.variables->scope = s.scope;
+    ROCKDOC_ASSIGN_OR_RETURN(std::vector<Element> stages, StageElements(s.pipeline.view()));
+    ROCKDOC_RETURN_IF_ERROR(ParseStages(stages, 0, check, find, /*in_facet=*/false).status());
+    return std::unique_ptr<Stage>(
+        std::make_unique<LookupPipelineStage>(std::move(s), std::move(find), options));
+  }
   return std::unique_ptr<Stage>(std::make_unique<LookupStage>(
       std::move(*from), std::move(local_expr), std::move(*foreign), std::move(*as),
       std::move(find), options));
 }
 
-// Defined below: parsing a (sub-)pipeline.
-StatusOr<std::vector<Element>> StageElements(DocumentView pipeline);
-StatusOr<std::vector<std::unique_ptr<Stage>>> ParseStages(const std::vector<Element>& stages,
-                                                          size_t from,
-                                                          const PipelineOptions& options,
-                                                          const FindFn& find, bool in_facet);
 std::unique_ptr<DocumentSource> Connect(std::unique_ptr<DocumentSource> source,
                                         std::vector<std::unique_ptr<Stage>> chain);
 
@@ -1012,7 +1171,8 @@ StatusOr<std::vector<std::unique_ptr<Stage>>> ParseStages(const std::vector<Elem
                                                           size_t from,
                                                           const PipelineOptions& options,
                                                           const FindFn& find, bool in_facet) {
-  VariableScope scope;
+  // Names bound outside ($lookup's let) are in scope, with the first ids.
+  VariableScope scope = options.variables != nullptr ? options.variables->scope : VariableScope();
   const int64_t now_ms = NowMillis();
   std::vector<std::unique_ptr<Stage>> chain;
   for (size_t i = from; i < stages.size(); ++i) {
@@ -1024,12 +1184,13 @@ StatusOr<std::vector<std::unique_ptr<Stage>>> ParseStages(const std::vector<Elem
         return Failed(15959, "the match filter must be an expression in an object");
       }
       ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<MatchExpression> m,
-                               ParseMatchExpression(s.Document()));
+                               ParseMatchExpression(s.Document(), options.variables));
       stage = std::make_unique<MatchStage>(std::move(m));
     } else if (IsDocumentTransformStage(name)) {
       ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<DocumentTransform> t,
                                ParseDocumentTransform(name, s, &scope));
-      stage = std::make_unique<TransformStage>(std::move(t), scope.id_count(), now_ms);
+      stage = std::make_unique<TransformStage>(std::move(t), scope.id_count(), now_ms,
+                                               options.variables);
     } else if (name == "$sort") {
       if (s.type() != BsonType::kDocument) {
         return Failed(15973, "the $sort key specification must be an object");
@@ -1068,7 +1229,8 @@ StatusOr<std::vector<std::unique_ptr<Stage>>> ParseStages(const std::vector<Elem
       acc.push_back(AccumulatorSpec{"count", Accumulator::kSum, std::move(one_expr)});
       std::vector<std::unique_ptr<Stage>> parts;
       parts.push_back(std::make_unique<GroupStage>(std::move(id), std::move(acc),
-                                                   scope.id_count(), now_ms, options.memory_limit));
+                                                   scope.id_count(), now_ms, options.memory_limit,
+                                                   options.variables));
       BsonBuilder sort;
       sort.AppendInt32("count", -1);
       ROCKDOC_ASSIGN_OR_RETURN(SortPattern pattern, SortPattern::Parse(std::move(sort).Build()));
@@ -1162,6 +1324,19 @@ std::unique_ptr<DocumentSource> Connect(std::unique_ptr<DocumentSource> source,
 
 // The pipeline's find: its leading $match (several: their $and), $sort,
 // then $skip/$limit, checked with MongoDB's errors.
+// Whether a filter has an $expr (at its top or inside $and/$or/$nor).
+bool MentionsExpr(DocumentView filter) {
+  for (const Element& f : filter) {
+    if (f.key() == "$expr") return true;
+    if ((f.key() == "$and" || f.key() == "$or" || f.key() == "$nor") && f.type() == BsonType::kArray) {
+      for (const Element& clause : f.Array()) {
+        if (clause.type() == BsonType::kDocument && MentionsExpr(clause.Document())) return true;
+      }
+    }
+  }
+  return false;
+}
+
 struct LeadingFind {
   Document filter;
   FindOptions options;
@@ -1180,6 +1355,9 @@ StatusOr<LeadingFind> Pushdown(const std::vector<Element>& stages, const Pipelin
     if (stages[i].type() != BsonType::kDocument) {
       return Failed(15959, "the match filter must be an expression in an object");
     }
+    // A $match that may read variables bound outside ($lookup's let) runs
+    // as a stage: the find knows no variables.
+    if (options.variables != nullptr && MentionsExpr(stages[i].Document())) break;
     // Checked here, with MongoDB's error, before anything runs.
     ROCKDOC_RETURN_IF_ERROR(ParseMatchExpression(stages[i].Document()).status());
     matches.push_back(stages[i]);

@@ -9,13 +9,17 @@
 // equivalent find does; the rest runs here, over the expression evaluator
 // (query/expression/).
 //
-// Stages (issue 14, in progress): $match, $project, $addFields/$set,
-// $unset, $replaceRoot/$replaceWith, $sort, $skip, $limit, $count, $group
-// ($sum $avg $min $max $first $last $push $addToSet $count), $sortByCount,
-// $unwind, $lookup (localField/foreignField, through the foreign
-// collection's find, so an index on foreignField is used), $unionWith,
-// $sample, $facet. MongoDB's other stages are NotImplemented (238); an
-// unknown name is 40324.
+// Stages (issue 14, in progress): $match (with $expr), $project,
+// $addFields/$set, $unset, $replaceRoot/$replaceWith (those four shared
+// with update pipelines: query/expression/document_transform.h), $sort,
+// $skip, $limit, $count, $group ($sum $avg $min $max $first $last $push
+// $addToSet $count), $sortByCount, $unwind, $lookup (localField/
+// foreignField through the foreign collection's find, so an index on
+// foreignField is used; let + pipeline, the sub-pipeline run per input
+// document with the let variables bound; and the combined form, whose
+// equality runs first as the sub-pipeline's find), $unionWith, $sample,
+// $facet. MongoDB's other stages are NotImplemented (238); an unknown name
+// is 40324.
 //
 // Blocking stages ($sort, $group, $sample, $facet) hold at most 100 MB;
 // past it they fail
@@ -34,6 +38,7 @@
 #include <string_view>
 
 #include "exec/plan_executor.h"
+#include "query/expr_match_expression.h"
 #include "rockdoc/client.h"
 #include "rockdoc/document.h"
 #include "rockdoc/status.h"
@@ -53,6 +58,9 @@ struct PipelineOptions {
   std::optional<Document> hint;
   std::optional<std::string> hint_name;
   int64_t memory_limit = kBlockingStageMemoryLimit;  // per blocking stage (tests lower it)
+  // Variables bound outside the pipeline: a $lookup sub-pipeline's `let`
+  // (names and, per outer document, values). Null: none.
+  std::shared_ptr<FilterVariables> variables;
 };
 
 // A stream of documents.
