@@ -165,8 +165,10 @@ TEST_F(PipelineTest, LookupJoinsAsTheManualShows) {
             R"({"_id": 1, "ids": [1, 2]})");
   EXPECT_EQ(Run("orders", R"([{"$lookup": {"from": "inventory", "localField": "item"}}])"),
             "9: must specify 'as' field for a $lookup");
-  EXPECT_EQ(Run("orders", R"([{"$lookup": {"from": "inventory", "let": {}, "pipeline": [], "as": "x"}}])"),
-            "238: $lookup with 'let' and 'pipeline' is not supported by rockdoc yet");
+  // An uncorrelated pipeline sees the whole foreign collection.
+  EXPECT_EQ(Run("orders", R"([{"$lookup": {"from": "inventory", "let": {}, "pipeline": [{"$count": "n"}], "as": "x"}},
+                              {"$project": {"x": 1}}])"),
+            R"({"_id": 1, "x": [{"n": 6}]}, {"_id": 2, "x": [{"n": 6}]}, {"_id": 3, "x": [{"n": 6}]})");
 }
 
 TEST_F(PipelineTest, BadPipelinesFailBeforeAnythingIsRead) {
