@@ -576,6 +576,106 @@ TEST_F(PipelineTest, LookupPipelinesAsTheManualShows) {
             "51047: $out is not allowed within a $lookup's sub-pipeline");
 }
 
+// The accumulators beyond the first nine: the manual's examples.
+TEST_F(PipelineTest, MoreAccumulatorsAsTheManualShows) {
+  Insert("gamescores", R"([
+    {"_id": 1, "playerId": "PlayerA", "gameId": "G1", "score": 31},
+    {"_id": 2, "playerId": "PlayerB", "gameId": "G1", "score": 33},
+    {"_id": 3, "playerId": "PlayerC", "gameId": "G1", "score": 99},
+    {"_id": 4, "playerId": "PlayerD", "gameId": "G1", "score": 1},
+    {"_id": 5, "playerId": "PlayerA", "gameId": "G2", "score": 10},
+    {"_id": 6, "playerId": "PlayerB", "gameId": "G2", "score": 14},
+    {"_id": 7, "playerId": "PlayerC", "gameId": "G2", "score": 66},
+    {"_id": 8, "playerId": "PlayerD", "gameId": "G2", "score": 80}])");
+  EXPECT_EQ(Run("gamescores", R"([{"$group": {"_id": "$gameId",
+      "top": {"$top": {"output": ["$playerId", "$score"], "sortBy": {"score": -1}}},
+      "bottom": {"$bottom": {"output": ["$playerId", "$score"], "sortBy": {"score": -1}}}}},
+      {"$sort": {"_id": 1}}])"),
+            R"({"_id": "G1", "top": ["PlayerC", 99], "bottom": ["PlayerD", 1]}, )"
+            R"({"_id": "G2", "top": ["PlayerD", 80], "bottom": ["PlayerA", 10]})");
+  EXPECT_EQ(Run("gamescores", R"([{"$group": {"_id": "$gameId",
+      "topN": {"$topN": {"output": ["$playerId", "$score"], "sortBy": {"score": -1}, "n": 3}},
+      "bottomN": {"$bottomN": {"output": ["$playerId", "$score"], "sortBy": {"score": -1}, "n": 3}}}},
+      {"$sort": {"_id": 1}}])"),
+            R"({"_id": "G1", "topN": [["PlayerC", 99], ["PlayerB", 33], ["PlayerA", 31]], )"
+            R"("bottomN": [["PlayerB", 33], ["PlayerA", 31], ["PlayerD", 1]]}, )"
+            R"({"_id": "G2", "topN": [["PlayerD", 80], ["PlayerC", 66], ["PlayerB", 14]], )"
+            R"("bottomN": [["PlayerC", 66], ["PlayerB", 14], ["PlayerA", 10]]})");
+  EXPECT_EQ(Run("gamescores", R"([{"$match": {"gameId": "G1"}}, {"$group": {"_id": "$gameId",
+      "firstN": {"$firstN": {"input": ["$playerId", "$score"], "n": 3}},
+      "lastN": {"$lastN": {"input": "$playerId", "n": 3}},
+      "maxN": {"$maxN": {"input": "$score", "n": 3}},
+      "minN": {"$minN": {"input": "$score", "n": 3}}}}])"),
+            R"({"_id": "G1", "firstN": [["PlayerA", 31], ["PlayerB", 33], ["PlayerC", 99]], )"
+            R"("lastN": ["PlayerB", "PlayerC", "PlayerD"], "maxN": [99, 33, 31], "minN": [1, 31, 33]})");
+  // n from the group key (the manual's "n depends on _id" example).
+  EXPECT_EQ(Run("gamescores", R"([{"$group": {"_id": {"gameId": "$gameId"},
+      "s": {"$firstN": {"input": "$score", "n": {"$cond": {"if": {"$eq": ["$gameId", "G2"]}, "then": 1, "else": 3}}}}}},
+      {"$sort": {"_id.gameId": 1}}])"),
+            R"({"_id": {"gameId": "G1"}, "s": [31, 33, 99]}, {"_id": {"gameId": "G2"}, "s": [10]})");
+  // Standard deviations (the manual's quiz scores).
+  Insert("users", R"([
+    {"_id": 1, "quiz": 1, "score": 85}, {"_id": 2, "quiz": 1, "score": 90}, {"_id": 3, "quiz": 1, "score": 71},
+    {"_id": 4, "quiz": 2, "score": 96}, {"_id": 5, "quiz": 2, "score": 77}, {"_id": 6, "quiz": 2, "score": 82},
+    {"_id": 7, "quiz": 3, "score": "n/a"}])");
+  EXPECT_EQ(Run("users", R"([{"$group": {"_id": "$quiz", "pop": {"$stdDevPop": "$score"},
+                                         "samp": {"$stdDevSamp": "$score"}}}, {"$sort": {"_id": 1}}])"),
+            R"({"_id": 1, "pop": 8.04155872120988, "samp": 9.848857801796104}, )"
+            R"({"_id": 2, "pop": 8.04155872120988, "samp": 9.848857801796104}, )"
+            R"({"_id": 3, "pop": null, "samp": null})");
+  // $mergeObjects (the manual's quarterly sales).
+  Insert("sales", R"([
+    {"_id": 1, "year": 2017, "item": "A", "quantity": {"2017Q1": 500, "2017Q2": 500}},
+    {"_id": 2, "year": 2016, "item": "A", "quantity": {"2016Q1": 400, "2016Q2": 300, "2016Q3": 0, "2016Q4": 0}},
+    {"_id": 3, "year": 2017, "item": "B", "quantity": {"2017Q1": 300}},
+    {"_id": 4, "year": 2016, "item": "B", "quantity": {"2016Q3": 100, "2016Q4": 250}}])");
+  EXPECT_EQ(Run("sales", R"([{"$group": {"_id": "$item", "mergedSales": {"$mergeObjects": "$quantity"}}},
+                            {"$sort": {"_id": 1}}])"),
+            R"({"_id": "A", "mergedSales": {"2017Q1": 500, "2017Q2": 500, "2016Q1": 400, "2016Q2": 300, "2016Q3": 0, "2016Q4": 0}}, )"
+            R"({"_id": "B", "mergedSales": {"2017Q1": 300, "2016Q3": 100, "2016Q4": 250}})");
+  // Malformed accumulators fail before anything is read.
+  EXPECT_EQ(Run("sales", R"([{"$group": {"_id": 1, "x": {"$topN": {"output": "$a", "sortBy": {"a": 1}}}}}])"),
+            "5787906: $topN requires 'n' to be specified");
+  EXPECT_EQ(Run("sales", R"([{"$group": {"_id": 1, "x": {"$top": {"output": "$a"}}}}])"),
+            "5788004: $top requires 'sortBy' to be specified");
+  EXPECT_EQ(Run("sales", R"([{"$group": {"_id": 1, "x": {"$firstN": {"input": "$a", "n": 1, "z": 1}}}}])"),
+            "5787901: Unknown argument to $firstN 'z'");
+  EXPECT_EQ(Run("sales", R"([{"$group": {"_id": 1, "x": {"$firstN": {"input": "$a", "n": 0}}}}])"),
+            "5787908: 'n' must be greater than 0, found 0");
+  EXPECT_EQ(Run("sales", R"([{"$group": {"_id": 1, "x": {"$mergeObjects": "$year"}}}])"),
+            "40400: $mergeObjects requires object inputs, but input 2017 is of type int");
+  EXPECT_EQ(Run("sales", R"([{"$group": {"_id": 1, "x": {"$median": "$year"}}}])"),
+            "238: the accumulator $median is not supported by rockdoc yet");
+}
+
+// $topN/$bottomN/$maxN/$minN keep only n per group while running: the
+// answer over many documents equals sorting them all (brute force).
+TEST_F(PipelineTest, RankedAccumulatorsAgreeWithASort) {
+  std::vector<Document> docs;
+  std::vector<int> scores;
+  for (int i = 0; i < 400; ++i) {
+    const int score = (i * 37) % 101;
+    scores.push_back(score);
+    docs.push_back(Json("{\"_id\": " + std::to_string(i) + ", \"score\": " + std::to_string(score) + "}"));
+  }
+  ASSERT_TRUE(Coll("many").InsertMany(docs).ok());
+  std::vector<int> sorted = scores;
+  std::stable_sort(sorted.begin(), sorted.end(), std::greater<int>());
+  auto list = [](std::vector<int>::const_iterator from, std::vector<int>::const_iterator to) {
+    std::string out;
+    for (auto it = from; it != to; ++it) out += (out.empty() ? "" : ", ") + std::to_string(*it);
+    return "[" + out + "]";
+  };
+  EXPECT_EQ(Run("many", R"([{"$group": {"_id": null,
+      "top": {"$topN": {"n": 7, "sortBy": {"score": -1}, "output": "$score"}},
+      "bottom": {"$bottomN": {"n": 7, "sortBy": {"score": -1}, "output": "$score"}},
+      "max": {"$maxN": {"n": 7, "input": "$score"}},
+      "last": {"$lastN": {"n": 3, "input": "$_id"}}}}])"),
+            "{\"_id\": null, \"top\": " + list(sorted.begin(), sorted.begin() + 7) +
+                ", \"bottom\": " + list(sorted.end() - 7, sorted.end()) +
+                ", \"max\": " + list(sorted.begin(), sorted.begin() + 7) + ", \"last\": [397, 398, 399]}");
+}
+
 // $expr in find filters, $match, updates, deletes and validators.
 TEST_F(PipelineTest, ExprInFiltersEverywhere) {
   // The manual's $expr example: budgets where spent exceeds budget.

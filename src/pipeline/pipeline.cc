@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "pipeline/accumulators.h"
 #include "query/expression/document_transform.h"
 #include "query/expression/expression.h"
 #include "query/expr_match_expression.h"
@@ -262,136 +263,6 @@ StatusOr<std::string> ParseCountField(const Element& e) {
 
 // ---- $group ----
 
-struct ValueLess {
-  bool operator()(const Value& a, const Value& b) const {
-    if (!a.ok() || !b.ok()) return !a.ok() && b.ok();
-    return CompareValues(a.element(), b.element()) < 0;
-  }
-};
-
-bool Nullish(const Value& v) {
-  return !v.ok() || v.type() == BsonType::kNull || v.type() == BsonType::kUndefined;
-}
-
-// One accumulator of one group.
-class Accumulator {
- public:
-  enum Op { kSum, kAvg, kMin, kMax, kFirst, kLast, kPush, kAddToSet, kCount };
-  explicit Accumulator(Op op) : op_(op) {}
-
-  // Takes one document's value; returns the bytes it now holds more.
-  int64_t Add(Value v) {
-    switch (op_) {
-      case kSum:
-      case kAvg:
-        if (v.ok() && v.element().IsNumber()) {
-          sum_.Add(v.element());
-          ++count_;
-        }
-        return 0;
-      case kCount: ++count_; return 0;
-      case kMin:
-      case kMax: {
-        if (Nullish(v)) return 0;
-        if (!best_.ok() || (op_ == kMin ? CompareValues(v.element(), best_.element()) < 0
-                                        : CompareValues(v.element(), best_.element()) > 0)) {
-          best_ = std::move(v);
-        }
-        return 0;
-      }
-      case kFirst:
-        if (!seen_) best_ = std::move(v);
-        seen_ = true;
-        return 0;
-      case kLast:
-        best_ = std::move(v);
-        seen_ = true;
-        return 0;
-      case kPush: {
-        if (!v.ok()) return 0;
-        const int64_t size = static_cast<int64_t>(v.element().value_size()) + 8;
-        list_.push_back(std::move(v));
-        return size;
-      }
-      case kAddToSet: {
-        if (!v.ok()) return 0;
-        const int64_t size = static_cast<int64_t>(v.element().value_size()) + 8;
-        return set_.insert(std::move(v)).second ? size : 0;
-      }
-    }
-    return 0;
-  }
-
-  StatusOr<Value> Result() const {
-    switch (op_) {
-      case kSum: return count_ == 0 ? IntegerValue(0) : sum_.Result();
-      case kCount: return IntegerValue(count_);
-      case kAvg:
-        if (count_ == 0) return NullValue();
-        if (sum_.is_decimal()) {
-          return Status(ErrorCode::kNotImplemented,
-                        "$avg of decimal values is not supported by rockdoc yet");
-        }
-        return DoubleValue(sum_.AsDouble() / static_cast<double>(count_));
-      case kMin:
-      case kMax:
-      case kFirst:
-      case kLast: return best_.ok() ? best_ : NullValue();
-      case kPush:
-      case kAddToSet: {
-        BsonBuilder b;
-        b.OpenArray("v");
-        if (op_ == kPush) {
-          for (const Value& v : list_) b.AppendElementAs("", v.element());
-        } else {
-          for (const Value& v : set_) b.AppendElementAs("", v.element());
-        }
-        b.Close();
-        Document d = std::move(b).Build();
-        return Value::FromElement(d.Get("v"));
-      }
-    }
-    return NullValue();
-  }
-
- private:
-  Op op_;
-  NumberSum sum_;
-  int64_t count_ = 0;
-  Value best_;
-  bool seen_ = false;
-  std::vector<Value> list_;
-  std::set<Value, ValueLess> set_;
-};
-
-struct AccumulatorSpec {
-  std::string field;
-  Accumulator::Op op;
-  ExpressionPtr arg;  // null for $count
-};
-
-StatusOr<Accumulator::Op> AccumulatorOp(std::string_view name) {
-  static const std::map<std::string_view, Accumulator::Op> kOps = {
-      {"$sum", Accumulator::kSum},       {"$avg", Accumulator::kAvg},
-      {"$min", Accumulator::kMin},       {"$max", Accumulator::kMax},
-      {"$first", Accumulator::kFirst},   {"$last", Accumulator::kLast},
-      {"$push", Accumulator::kPush},     {"$addToSet", Accumulator::kAddToSet},
-      {"$count", Accumulator::kCount}};
-  auto it = kOps.find(name);
-  if (it != kOps.end()) return it->second;
-  static const char* const kKnown[] = {"$accumulator", "$bottom", "$bottomN", "$firstN",
-                                       "$lastN",       "$maxN",   "$mergeObjects", "$minN",
-                                       "$stdDevPop",   "$stdDevSamp", "$top", "$topN",
-                                       "$median",      "$percentile"};
-  for (const char* k : kKnown) {
-    if (name == k) {
-      return Status(ErrorCode::kNotImplemented,
-                    "the accumulator " + std::string(name) + " is not supported by rockdoc yet");
-    }
-  }
-  return Failed(15952, "unknown group operator '" + std::string(name) + "'");
-}
-
 class GroupStage : public ExpressionStage {
  public:
   GroupStage(ExpressionPtr id, std::vector<AccumulatorSpec> accumulators, int variables,
@@ -437,17 +308,14 @@ class GroupStage : public ExpressionStage {
         bytes += static_cast<int64_t>(key.element().value_size()) * 2 + 64;
         GroupState g;
         g.key = key;
-        for (const AccumulatorSpec& a : accumulators_) g.accumulators.emplace_back(a.op);
+        for (const AccumulatorSpec& a : accumulators_) g.accumulators.emplace_back(&a);
         it = index.emplace(std::move(key), groups_.size()).first;
         groups_.push_back(std::move(g));
       }
       GroupState& g = groups_[it->second];
       for (size_t i = 0; i < accumulators_.size(); ++i) {
-        Value v;
-        if (accumulators_[i].arg) {
-          ROCKDOC_ASSIGN_OR_RETURN(v, accumulators_[i].arg->Evaluate(vars));
-        }
-        bytes += g.accumulators[i].Add(std::move(v));
+        ROCKDOC_ASSIGN_OR_RETURN(int64_t more, g.accumulators[i].Add(doc->view(), vars));
+        bytes += more;
       }
       if (bytes > memory_limit_) return MemoryExceeded("$group");
     }
@@ -490,20 +358,7 @@ StatusOr<std::unique_ptr<Stage>> ParseGroup(const Element& spec, VariableScope* 
       return Failed(40238, "The field '" + std::string(f.key()) +
                                "' must specify one accumulator");
     }
-    const Element acc = *f.Document().begin();
-    ROCKDOC_ASSIGN_OR_RETURN(Accumulator::Op op, AccumulatorOp(acc.key()));
-    AccumulatorSpec a{std::string(f.key()), op, nullptr};
-    if (op == Accumulator::kCount) {
-      if (acc.type() != BsonType::kDocument || !acc.Document().empty()) {
-        return Failed(40237, "$count takes no arguments, i.e. $count:{}");
-      }
-    } else {
-      if (acc.type() == BsonType::kArray) {
-        return Failed(40237, "The " + std::string(acc.key()) +
-                                 " accumulator is a unary operator");
-      }
-      ROCKDOC_ASSIGN_OR_RETURN(a.arg, ParseExpression(acc, scope));
-    }
+    ROCKDOC_ASSIGN_OR_RETURN(AccumulatorSpec a, ParseAccumulator(f.key(), *f.Document().begin(), scope));
     accumulators.push_back(std::move(a));
   }
   if (!id) return Failed(15955, "a group specification must include an _id");
@@ -1226,7 +1081,11 @@ StatusOr<std::vector<std::unique_ptr<Stage>>> ParseStages(const std::vector<Elem
       one.AppendInt32("v", 1);
       Document one_doc = std::move(one).Build();
       ROCKDOC_ASSIGN_OR_RETURN(ExpressionPtr one_expr, ParseExpression(one_doc.Get("v"), &scope));
-      acc.push_back(AccumulatorSpec{"count", Accumulator::kSum, std::move(one_expr)});
+      AccumulatorSpec count;
+      count.field = "count";
+      count.op = AccumulatorSpec::kSum;
+      count.arg = std::move(one_expr);
+      acc.push_back(std::move(count));
       std::vector<std::unique_ptr<Stage>> parts;
       parts.push_back(std::make_unique<GroupStage>(std::move(id), std::move(acc),
                                                    scope.id_count(), now_ms, options.memory_limit,

@@ -12,8 +12,8 @@
 // Stages (issue 14, in progress): $match (with $expr), $project,
 // $addFields/$set, $unset, $replaceRoot/$replaceWith (those four shared
 // with update pipelines: query/expression/document_transform.h), $sort,
-// $skip, $limit, $count, $group ($sum $avg $min $max $first $last $push
-// $addToSet $count), $sortByCount, $unwind, $lookup (localField/
+// $skip, $limit, $count, $group (the accumulators of
+// pipeline/accumulators.h), $sortByCount, $unwind, $lookup (localField/
 // foreignField through the foreign collection's find, so an index on
 // foreignField is used; let + pipeline, the sub-pipeline run per input
 // document with the let variables bound; and the combined form, whose
