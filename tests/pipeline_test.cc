@@ -676,6 +676,66 @@ TEST_F(PipelineTest, RankedAccumulatorsAgreeWithASort) {
                 ", \"max\": " + list(sorted.begin(), sorted.begin() + 7) + ", \"last\": [397, 398, 399]}");
 }
 
+// $bucket and $bucketAuto: the manual's artists, and bucketAuto's rules.
+TEST_F(PipelineTest, BucketsAsTheManualShows) {
+  Insert("artists", R"([
+    {"_id": 1, "last_name": "Bernard", "first_name": "Emil", "year_born": 1868},
+    {"_id": 2, "last_name": "Rippl-Ronai", "first_name": "Joszef", "year_born": 1861},
+    {"_id": 3, "last_name": "Ostroumova", "first_name": "Anna", "year_born": 1871},
+    {"_id": 4, "last_name": "Van Gogh", "first_name": "Vincent", "year_born": 1853},
+    {"_id": 5, "last_name": "Maurer", "first_name": "Alfred", "year_born": 1868},
+    {"_id": 6, "last_name": "Munch", "first_name": "Edvard", "year_born": 1863},
+    {"_id": 7, "last_name": "Redon", "first_name": "Odilon", "year_born": 1840},
+    {"_id": 8, "last_name": "Diriks", "first_name": "Edvard", "year_born": 1855},
+    {"_id": 9, "last_name": "Anon"}])");
+  EXPECT_EQ(Run("artists", R"([{"$bucket": {"groupBy": "$year_born", "boundaries": [1840, 1850, 1860, 1870, 1880],
+      "default": "Other", "output": {"count": {"$sum": 1},
+      "artists": {"$push": {"name": {"$concat": ["$first_name", " ", "$last_name"]}, "year_born": "$year_born"}}}}},
+      {"$match": {"count": {"$gt": 3}}}])"),
+            R"({"_id": 1860, "count": 4, "artists": [{"name": "Emil Bernard", "year_born": 1868}, )"
+            R"({"name": "Joszef Rippl-Ronai", "year_born": 1861}, {"name": "Alfred Maurer", "year_born": 1868}, )"
+            R"({"name": "Edvard Munch", "year_born": 1863}]})");
+  // Without output: a count; the default bucket sorts by its value.
+  EXPECT_EQ(Run("artists", R"([{"$bucket": {"groupBy": "$year_born", "boundaries": [1840, 1850, 1860, 1870, 1880],
+      "default": "Other"}}])"),
+            R"({"_id": 1840, "count": 1}, {"_id": 1850, "count": 2}, {"_id": 1860, "count": 4}, )"
+            R"({"_id": 1870, "count": 1}, {"_id": "Other", "count": 1})");
+  EXPECT_EQ(Run("artists", R"([{"$bucket": {"groupBy": "$year_born", "boundaries": [1840, 1880]}}])"),
+            "40066: $switch could not find a matching branch for an input, and no default was specified.");
+  EXPECT_EQ(Run("artists", R"([{"$bucket": {"groupBy": "$year_born", "boundaries": [1880, 1840]}}])"),
+            "40194: The 'boundaries' option to $bucket must be sorted in ascending order, but elements 1880 "
+            "and 1840 are not in ascending order.");
+  EXPECT_EQ(Run("artists", R"([{"$bucket": {"groupBy": "$year_born", "boundaries": [1, "a"]}}])"),
+            "40193: All values in the the 'boundaries' option to $bucket must have the same type. Found "
+            "conflicting types int and string.");
+  EXPECT_EQ(Run("artists", R"([{"$bucket": {"groupBy": "$year_born", "boundaries": [1, 5], "default": 3}}])"),
+            "40199: The $bucket 'default' field must be less than the lowest boundary or greater than or "
+            "equal to the highest boundary.");
+  EXPECT_EQ(Run("artists", R"([{"$bucket": {"groupBy": "year_born", "boundaries": [1, 5]}}])"),
+            "40202: The $bucket 'groupBy' field must be defined as a $-prefixed path or an expression, but "
+            "found: 'year_born'.");
+  EXPECT_EQ(Run("artists", R"([{"$bucket": {"groupBy": "$a", "boundaries": [1, 5], "bogus": 1}}])"),
+            "40197: Unrecognized option to $bucket: bogus.");
+
+  // $bucketAuto: about n/buckets each; a bucket's max is the next one's
+  // min (the last's is its own maximum); missing sorts first, as null.
+  Insert("artwork", R"([
+    {"_id": 1, "price": 199.99}, {"_id": 2, "price": 280}, {"_id": 3, "price": 76.04},
+    {"_id": 4, "price": 167.3}, {"_id": 5, "price": 483}, {"_id": 6, "price": 385},
+    {"_id": 7}, {"_id": 8, "price": 159}])");
+  EXPECT_EQ(Run("artwork", R"([{"$bucketAuto": {"groupBy": "$price", "buckets": 4}}])"),
+            R"({"_id": {"min": null, "max": 159}, "count": 2}, {"_id": {"min": 159, "max": 199.99}, "count": 2}, )"
+            R"({"_id": {"min": 199.99, "max": 385}, "count": 2}, {"_id": {"min": 385, "max": 483}, "count": 2})");
+  // Equal values stay in one bucket, so there may be fewer buckets.
+  Insert("same", R"([{"v": 1}, {"v": 1}, {"v": 1}, {"v": 1}, {"v": 2}, {"v": 3}])");
+  EXPECT_EQ(Run("same", R"([{"$bucketAuto": {"groupBy": "$v", "buckets": 3, "output": {"n": {"$sum": 1}, "vs": {"$addToSet": "$v"}}}}])"),
+            R"({"_id": {"min": 1, "max": 2}, "n": 4, "vs": [1]}, {"_id": {"min": 2, "max": 3}, "n": 2, "vs": [2, 3]})");
+  EXPECT_EQ(Run("same", R"([{"$bucketAuto": {"groupBy": "$v", "buckets": 0}}])"),
+            "40243: The $bucketAuto 'buckets' field must be greater than 0, but found: 0.");
+  EXPECT_EQ(Run("same", R"([{"$bucketAuto": {"groupBy": "$v", "buckets": 2, "granularity": "R5"}}])"),
+            "238: $bucketAuto's granularity is not supported by rockdoc yet");
+}
+
 // $expr in find filters, $match, updates, deletes and validators.
 TEST_F(PipelineTest, ExprInFiltersEverywhere) {
   // The manual's $expr example: budgets where spent exceeds budget.

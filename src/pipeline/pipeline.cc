@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "pipeline/accumulators.h"
+#include "pipeline/stage.h"
 #include "query/expression/document_transform.h"
 #include "query/expression/expression.h"
 #include "query/expr_match_expression.h"
@@ -68,40 +69,7 @@ class CursorSource : public DocumentSource {
   std::unique_ptr<CursorImpl> cursor_;
 };
 
-// A stage over the stage before it.
-class Stage : public DocumentSource {
- public:
-  virtual void set_input(std::unique_ptr<DocumentSource> input) { input_ = std::move(input); }
 
- protected:
-  std::unique_ptr<DocumentSource> input_;
-};
-
-// A stage that evaluates expressions against each document: their
-// variables ($$ROOT the document, $$NOW the pipeline's instant, room for
-// the $let variables parsed).
-class ExpressionStage : public Stage {
- public:
-  // `bound`: the variables bound outside the pipeline ($lookup's let), whose
-  // ids come first.
-  ExpressionStage(int variables, int64_t now_ms, std::shared_ptr<FilterVariables> bound)
-      : variables_(variables), now_ms_(now_ms), bound_(std::move(bound)) {}
-
- protected:
-  ExpressionVariables VariablesFor(const Document& doc) const {
-    ExpressionVariables vars;
-    vars.root = doc.view();
-    vars.now_ms = now_ms_;
-    if (bound_ != nullptr) vars.user = bound_->values;
-    if (vars.user.size() < static_cast<size_t>(variables_)) vars.user.resize(variables_);
-    return vars;
-  }
-
- private:
-  int variables_;
-  int64_t now_ms_;
-  std::shared_ptr<FilterVariables> bound_;
-};
 
 // ---- $match ----
 
@@ -179,11 +147,6 @@ class SkipLimitStage : public Stage {
 
 // ---- $sort ----
 
-Status MemoryExceeded(std::string_view stage) {
-  return Status(ErrorCode::kQueryExceededMemoryLimitNoDiskUseAllowed,
-                "Exceeded memory limit for " + std::string(stage) +
-                    ", but didn't allow external spilling; pass allowDiskUse:true to opt in.");
-}
 
 class SortStage : public Stage {
  public:
@@ -819,24 +782,6 @@ StatusOr<std::unique_ptr<Stage>> ParseLookup(const Element& spec, FindFn find,
       std::move(find), options));
 }
 
-std::unique_ptr<DocumentSource> Connect(std::unique_ptr<DocumentSource> source,
-                                        std::vector<std::unique_ptr<Stage>> chain);
-
-// Stages that one stage name stands for ($sortByCount: $group then
-// $sort), as one stage.
-class SequenceStage : public Stage {
- public:
-  explicit SequenceStage(std::vector<std::unique_ptr<Stage>> parts) : parts_(std::move(parts)) {}
-  void set_input(std::unique_ptr<DocumentSource> input) override {
-    tail_ = Connect(std::move(input), std::move(parts_));
-  }
-  StatusOr<std::optional<Document>> Next() override { return tail_->Next(); }
-
- private:
-  std::vector<std::unique_ptr<Stage>> parts_;
-  std::unique_ptr<DocumentSource> tail_;
-};
-
 // ---- $unionWith, $sample, $facet ----
 
 // The input's documents, then the other collection's pipeline's.
@@ -927,6 +872,20 @@ class VectorSource : public DocumentSource {
 
  private:
   const std::vector<Document>* docs_;
+  size_t next_ = 0;
+};
+
+// The same, owning its documents.
+class OwnedVectorSource : public DocumentSource {
+ public:
+  explicit OwnedVectorSource(std::vector<Document> docs) : docs_(std::move(docs)) {}
+  StatusOr<std::optional<Document>> Next() override {
+    if (next_ == docs_.size()) return std::optional<Document>();
+    return std::optional<Document>(std::move(docs_[next_++]));
+  }
+
+ private:
+  std::vector<Document> docs_;
   size_t next_ = 0;
 };
 
@@ -1095,6 +1054,10 @@ StatusOr<std::vector<std::unique_ptr<Stage>>> ParseStages(const std::vector<Elem
       ROCKDOC_ASSIGN_OR_RETURN(SortPattern pattern, SortPattern::Parse(std::move(sort).Build()));
       parts.push_back(std::make_unique<SortStage>(std::move(pattern), options.memory_limit));
       stage = std::make_unique<SequenceStage>(std::move(parts));
+    } else if (name == "$bucket") {
+      ROCKDOC_ASSIGN_OR_RETURN(stage, ParseBucket(s, StageContext{&scope, now_ms, options, find}));
+    } else if (name == "$bucketAuto") {
+      ROCKDOC_ASSIGN_OR_RETURN(stage, ParseBucketAuto(s, StageContext{&scope, now_ms, options, find}));
     } else if (name == "$unwind") {
       ROCKDOC_ASSIGN_OR_RETURN(stage, ParseUnwind(s));
     } else if (name == "$lookup") {
@@ -1171,15 +1134,6 @@ StatusOr<std::vector<std::unique_ptr<Stage>>> ParseStages(const std::vector<Elem
   return chain;
 }
 
-// The source followed by the chain.
-std::unique_ptr<DocumentSource> Connect(std::unique_ptr<DocumentSource> source,
-                                        std::vector<std::unique_ptr<Stage>> chain) {
-  for (std::unique_ptr<Stage>& stage : chain) {
-    stage->set_input(std::move(source));
-    source = std::move(stage);
-  }
-  return source;
-}
 
 // The pipeline's find: its leading $match (several: their $and), $sort,
 // then $skip/$limit, checked with MongoDB's errors.
@@ -1410,6 +1364,42 @@ class PipelineCursorImpl : public CursorImpl {
 
 std::unique_ptr<CursorImpl> PipelineCursor(std::unique_ptr<DocumentSource> source) {
   return std::make_unique<PipelineCursorImpl>(std::move(source));
+}
+
+// ---- shared with the other stage files (stage.h) ----
+
+std::unique_ptr<DocumentSource> Connect(std::unique_ptr<DocumentSource> source,
+                                        std::vector<std::unique_ptr<Stage>> chain) {
+  for (std::unique_ptr<Stage>& stage : chain) {
+    stage->set_input(std::move(source));
+    source = std::move(stage);
+  }
+  return source;
+}
+
+Status MemoryExceeded(std::string_view stage) {
+  return Status(ErrorCode::kQueryExceededMemoryLimitNoDiskUseAllowed,
+                "Exceeded memory limit for " + std::string(stage) +
+                    ", but didn't allow external spilling; pass allowDiskUse:true to opt in.");
+}
+
+Status StageFailed(int code, std::string message) {
+  return Status(static_cast<ErrorCode>(code), std::move(message));
+}
+
+std::unique_ptr<Stage> MakeGroupStage(ExpressionPtr id, std::vector<AccumulatorSpec> accumulators,
+                                      const StageContext& ctx) {
+  return std::make_unique<GroupStage>(std::move(id), std::move(accumulators),
+                                      ctx.scope->id_count(), ctx.now_ms, ctx.options.memory_limit,
+                                      ctx.options.variables);
+}
+
+std::unique_ptr<Stage> MakeSortStage(SortPattern pattern, int64_t memory_limit) {
+  return std::make_unique<SortStage>(std::move(pattern), memory_limit);
+}
+
+std::unique_ptr<DocumentSource> MakeVectorSource(std::vector<Document> docs) {
+  return std::make_unique<OwnedVectorSource>(std::move(docs));
 }
 
 }  // namespace rockdoc::internal

@@ -18,7 +18,7 @@
 // foreignField is used; let + pipeline, the sub-pipeline run per input
 // document with the let variables bound; and the combined form, whose
 // equality runs first as the sub-pipeline's find), $unionWith, $sample,
-// $facet. MongoDB's other stages are NotImplemented (238); an unknown name
+// $facet, $bucket, $bucketAuto (bucket_stages.cc). MongoDB's other stages are NotImplemented (238); an unknown name
 // is 40324.
 //
 // Blocking stages ($sort, $group, $sample, $facet) hold at most 100 MB;

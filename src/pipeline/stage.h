@@ -1,0 +1,101 @@
+// pipeline/stage.h: what the pipeline's stage files share (pipeline.cc has
+// the core stages and the parser; bucket_stages.cc, graph_lookup.cc, ...
+// one family each). Not part of the layer's interface.
+#ifndef ROCKDOC_PIPELINE_STAGE_H_
+#define ROCKDOC_PIPELINE_STAGE_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "pipeline/accumulators.h"
+#include "pipeline/pipeline.h"
+#include "query/expression/expression.h"
+#include "query/sort_pattern.h"
+
+namespace rockdoc::internal {
+
+// A stage over the stage before it.
+class Stage : public DocumentSource {
+ public:
+  virtual void set_input(std::unique_ptr<DocumentSource> input) { input_ = std::move(input); }
+
+ protected:
+  std::unique_ptr<DocumentSource> input_;
+};
+
+// A stage that evaluates expressions against each document: their
+// variables ($$ROOT the document, $$NOW the pipeline's instant, the names
+// bound outside the pipeline, room for the $let variables parsed).
+class ExpressionStage : public Stage {
+ public:
+  // `bound`: the variables bound outside the pipeline ($lookup's let), whose
+  // ids come first.
+  ExpressionStage(int variables, int64_t now_ms, std::shared_ptr<FilterVariables> bound)
+      : variables_(variables), now_ms_(now_ms), bound_(std::move(bound)) {}
+
+ protected:
+  ExpressionVariables VariablesFor(const Document& doc) const {
+    ExpressionVariables vars;
+    vars.root = doc.view();
+    vars.now_ms = now_ms_;
+    if (bound_ != nullptr) vars.user = bound_->values;
+    if (vars.user.size() < static_cast<size_t>(variables_)) vars.user.resize(variables_);
+    return vars;
+  }
+
+ private:
+  int variables_;
+  int64_t now_ms_;
+  std::shared_ptr<FilterVariables> bound_;
+};
+
+// The source followed by the chain.
+std::unique_ptr<DocumentSource> Connect(std::unique_ptr<DocumentSource> source,
+                                        std::vector<std::unique_ptr<Stage>> chain);
+
+// Stages that one stage name stands for ($sortByCount: $group then $sort),
+// as one stage.
+class SequenceStage : public Stage {
+ public:
+  explicit SequenceStage(std::vector<std::unique_ptr<Stage>> parts) : parts_(std::move(parts)) {}
+  void set_input(std::unique_ptr<DocumentSource> input) override {
+    tail_ = Connect(std::move(input), std::move(parts_));
+  }
+  StatusOr<std::optional<Document>> Next() override { return tail_->Next(); }
+
+ private:
+  std::vector<std::unique_ptr<Stage>> parts_;
+  std::unique_ptr<DocumentSource> tail_;
+};
+
+// What parsing one stage may use.
+struct StageContext {
+  VariableScope* scope;  // the pipeline's names
+  int64_t now_ms;        // $$NOW
+  const PipelineOptions& options;
+  const FindFn& find;
+};
+
+// MongoDB's QueryExceededMemoryLimitNoDiskUseAllowed (292) for `stage`.
+Status MemoryExceeded(std::string_view stage);
+Status StageFailed(int code, std::string message);
+
+// Stages other files build on (pipeline.cc).
+std::unique_ptr<Stage> MakeGroupStage(ExpressionPtr id, std::vector<AccumulatorSpec> accumulators,
+                                      const StageContext& ctx);
+std::unique_ptr<Stage> MakeSortStage(SortPattern pattern, int64_t memory_limit);
+// The documents of a vector, as a source.
+std::unique_ptr<DocumentSource> MakeVectorSource(std::vector<Document> docs);
+
+// The stage parsers of the other files.
+StatusOr<std::unique_ptr<Stage>> ParseBucket(const Element& spec, const StageContext& ctx);
+StatusOr<std::unique_ptr<Stage>> ParseBucketAuto(const Element& spec, const StageContext& ctx);
+
+}  // namespace rockdoc::internal
+
+#endif  // ROCKDOC_PIPELINE_STAGE_H_
