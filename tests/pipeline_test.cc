@@ -392,9 +392,11 @@ TEST_F(PipelineTest, TheAggregateCommand) {
   EXPECT_EQ(code(R"({"aggregate": "c", "pipeline": []})"), 9);  // cursor is required
   EXPECT_EQ(code(R"({"aggregate": "c", "cursor": {}})"), 9);   // pipeline is required
   EXPECT_EQ(code(R"({"aggregate": "c", "pipeline": [], "cursor": {}, "bogus": 1})"), 40415);
-  EXPECT_EQ(code(R"({"aggregate": "c", "pipeline": [], "cursor": {}, "let": {}})"), 238);
+  EXPECT_EQ(code(R"({"aggregate": "c", "pipeline": [], "cursor": {}, "let": {}})"), 0);
+  EXPECT_EQ(code(R"({"aggregate": "c", "pipeline": [], "cursor": {}, "let": 1})"), 14);
   EXPECT_EQ(code(R"({"aggregate": "c", "pipeline": [], "cursor": {}, "allowDiskUse": true})"), 238);
-  EXPECT_EQ(code(R"({"aggregate": 1, "pipeline": [], "cursor": {}})"), 238);
+  EXPECT_EQ(code(R"({"aggregate": 1, "pipeline": [], "cursor": {}})"), 73);  // no $documents
+  EXPECT_EQ(code(R"({"aggregate": 1, "pipeline": [{"$documents": []}], "cursor": {}})"), 0);
   EXPECT_EQ(code(R"({"aggregate": "c", "pipeline": [{"$bogus": 1}], "cursor": {}})"), 40324);
   EXPECT_EQ(code(R"({"aggregate": "c", "pipeline": [], "cursor": {}, "hint": {"zz": 1}})"), 2);
 }
@@ -734,6 +736,45 @@ TEST_F(PipelineTest, BucketsAsTheManualShows) {
             "40243: The $bucketAuto 'buckets' field must be greater than 0, but found: 0.");
   EXPECT_EQ(Run("same", R"([{"$bucketAuto": {"groupBy": "$v", "buckets": 2, "granularity": "R5"}}])"),
             "238: $bucketAuto's granularity is not supported by rockdoc yet");
+}
+
+// $documents (Database::Aggregate, {aggregate: 1}) and an aggregate's let.
+TEST_F(PipelineTest, DocumentsAndLet) {
+  auto run_db = [&](std::string_view pipeline_json) {
+    Document p = Json(std::string("{\"p\": ") + std::string(pipeline_json) + "}");
+    StatusOr<Cursor> cursor = db().Aggregate(p.Get("p").Array());
+    if (!cursor.ok()) {
+      return std::to_string(cursor.status().code_number()) + ": " + std::string(cursor.status().message());
+    }
+    std::string out;
+    while (cursor->Next()) out += (out.empty() ? "" : ", ") + ToJson(cursor->document());
+    return out;
+  };
+  // The manual's example: $documents then $bucketAuto.
+  EXPECT_EQ(run_db(R"([{"$documents": [{"x": 10}, {"x": 2}, {"x": 5}]}, {"$bucketAuto": {"groupBy": "$x", "buckets": 4}}])"),
+            R"({"_id": {"min": 2, "max": 5}, "count": 1}, {"_id": {"min": 5, "max": 10}, "count": 1}, )"
+            R"({"_id": {"min": 10, "max": 10}, "count": 1})");
+  // ... and joined to a collection.
+  Insert("locations", R"([{"_id": 1, "name": "Berkeley", "state": "CA"}, {"_id": 2, "name": "Boston", "state": "MA"}])");
+  EXPECT_EQ(run_db(R"([{"$documents": [{"city": "Berkeley"}, {"city": "Nowhere"}]},
+                       {"$lookup": {"from": "locations", "localField": "city", "foreignField": "name", "as": "l"}},
+                       {"$project": {"city": 1, "state": {"$first": "$l.state"}}}])"),
+            R"({"city": "Berkeley", "state": "CA"}, {"city": "Nowhere"})");
+  EXPECT_EQ(run_db(R"([{"$match": {}}])"), "73: {aggregate: 1} is not valid for '$match'; a collection is required.");
+  EXPECT_EQ(run_db(R"([{"$documents": [1]}])"),
+            "5858202: error during $documents stage: $documents must evaluate to an array of objects");
+  EXPECT_EQ(Run("locations", R"([{"$documents": []}])"), "40602: $documents is only valid as the first stage in a pipeline");
+  // let: variables for the whole pipeline, $match's $expr included.
+  AggregateOptions with_let;
+  with_let.let = Json(R"({"min": 1, "label": {"$concat": ["st", "ate"]}})");
+  Document p = Json(R"({"p": [{"$match": {"$expr": {"$gt": ["$_id", "$$min"]}}}, {"$project": {"_id": 0, "v": "$$label"}}]})");
+  StatusOr<Cursor> c = Coll("locations").Aggregate(p.Get("p").Array(), with_let);
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_TRUE(c->Next());
+  EXPECT_EQ(ToJson(c->document()), R"({"v": "state"})");
+  EXPECT_FALSE(c->Next());
+  with_let.let = Json(R"({"Min": 1})");
+  EXPECT_EQ(Coll("locations").Aggregate(p.Get("p").Array(), with_let).status().code_number(), 16867);
 }
 
 // $expr in find filters, $match, updates, deletes and validators.

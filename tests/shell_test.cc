@@ -1408,6 +1408,17 @@ TEST_F(ShellTest, BulkWriteRunsTheSixModels) {
             "MongoInvalidArgumentError\n");
 }
 
+// mongosh's db.aggregate: a pipeline without a collection.
+TEST_F(ShellTest, DatabaseAggregate) {
+  EXPECT_EQ(Show("db.aggregate([{$documents: [{a: 1}, {a: 2}]}, {$match: {a: {$gt: 1}}}]).toArray()"),
+            "[ { a: 2 } ]\n");
+  EXPECT_EQ(Show("db.aggregate([{$documents: [{a: 1}, {a: 2}, {a: 3}]}], {batchSize: 1}).toArray().length"),
+            "3\n");
+  EXPECT_EQ(Show("db.c.aggregate([{$project: {_id: 0, v: '$$x'}}], {let: {x: 5}}).toArray()"), "[]\n");
+  Ok("db.c.insertOne({_id: 1})");
+  EXPECT_EQ(Show("db.c.aggregate([{$project: {_id: 0, v: '$$x'}}], {let: {x: 5}}).toArray()"), "[ { v: 5 } ]\n");
+}
+
 // mongosh's update pipelines: an array of stages instead of operators.
 TEST_F(ShellTest, UpdatePipelines) {
   Ok("db.c.insertMany([{_id: 1, a: 2, b: 3}, {_id: 2, a: 10, b: 1, old: true}])");

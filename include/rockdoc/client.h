@@ -57,6 +57,8 @@ struct ClientAccess;
 class Database;
 class Collection;
 class Session;
+class Cursor;
+struct AggregateOptions;
 namespace internal {
 class SessionState;
 struct OpContext;
@@ -240,6 +242,11 @@ class Database {
     Document options;
   };
   StatusOr<std::vector<CollectionInfo>> ListCollections() const;
+  // A pipeline without a collection (MongoDB's db.aggregate, {aggregate:
+  // 1}): its first stage is {$documents: [...]}, the documents it runs over;
+  // $lookup and $unionWith read this database's collections.
+  StatusOr<Cursor> Aggregate(DocumentView pipeline) const;
+  StatusOr<Cursor> Aggregate(DocumentView pipeline, const AggregateOptions& options) const;
   // Drops the collection with all its documents and indexes. OK (and
   // false in *existed) when there is none.
   Status DropCollection(std::string_view name, bool* existed = nullptr) const;
@@ -508,6 +515,9 @@ struct AggregateOptions {
   // An index for the pipeline's leading find: a key pattern, or a name.
   Document hint;
   std::string hint_name;
+  // Variables for the pipeline's expressions ({$$name}): {name: <expression>},
+  // each evaluated once before the pipeline runs.
+  Document let;
 };
 
 enum class ReturnDocument { kBefore, kAfter };
@@ -588,6 +598,7 @@ class Cursor {
 
  private:
   friend class Collection;
+  friend class Database;
   explicit Cursor(std::unique_ptr<internal::CursorImpl> impl);
   std::unique_ptr<internal::CursorImpl> impl_;
 };

@@ -308,11 +308,14 @@ StatusOr<std::vector<Value>> Collection::Distinct(std::string_view field, Docume
 
 namespace {
 
-internal::PipelineOptions ToPipelineOptions(const AggregateOptions& options) {
+StatusOr<internal::PipelineOptions> ToPipelineOptions(const AggregateOptions& options) {
   internal::PipelineOptions po;
   po.max_time_ms = options.max_time_ms;
   if (!options.hint.empty()) po.hint = options.hint;
   if (!options.hint_name.empty()) po.hint_name = options.hint_name;
+  if (!options.let.empty()) {
+    ROCKDOC_ASSIGN_OR_RETURN(po.variables, internal::BindLet(options.let.view()));
+  }
   return po;
 }
 
@@ -331,9 +334,22 @@ internal::FindFn Collection::PipelineFind() const {
 
 StatusOr<Cursor> Collection::Aggregate(DocumentView pipeline,
                                        const AggregateOptions& options) const {
-  ROCKDOC_ASSIGN_OR_RETURN(
-      std::unique_ptr<internal::DocumentSource> source,
-      internal::OpenPipeline(name_, pipeline, ToPipelineOptions(options), PipelineFind()));
+  ROCKDOC_ASSIGN_OR_RETURN(internal::PipelineOptions po, ToPipelineOptions(options));
+  ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<internal::DocumentSource> source,
+                           internal::OpenPipeline(name_, pipeline, po, PipelineFind()));
+  return Cursor(internal::PipelineCursor(std::move(source)));
+}
+
+StatusOr<Cursor> Database::Aggregate(DocumentView pipeline) const {
+  return Aggregate(pipeline, AggregateOptions{});
+}
+
+StatusOr<Cursor> Database::Aggregate(DocumentView pipeline, const AggregateOptions& options) const {
+  ROCKDOC_ASSIGN_OR_RETURN(internal::PipelineOptions po, ToPipelineOptions(options));
+  // The finds of its $lookup and $unionWith stages: this database's.
+  const Collection any = GetCollection("$cmd.aggregate");
+  ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<internal::DocumentSource> source,
+                           internal::OpenCollectionlessPipeline(pipeline, po, any.PipelineFind()));
   return Cursor(internal::PipelineCursor(std::move(source)));
 }
 
@@ -343,8 +359,9 @@ StatusOr<Document> Collection::ExplainAggregate(DocumentView pipeline,
   internal::ExplainFindFn explain_find = [&](DocumentView filter, const FindOptions& fo) {
     return ExplainFind(filter, fo, verbosity);
   };
-  return internal::ExplainPipeline(name_, pipeline, ToPipelineOptions(options), PipelineFind(),
-                                   explain_find, verbosity != ExplainVerbosity::kQueryPlanner);
+  ROCKDOC_ASSIGN_OR_RETURN(internal::PipelineOptions po, ToPipelineOptions(options));
+  return internal::ExplainPipeline(name_, pipeline, po, PipelineFind(), explain_find,
+                                   verbosity != ExplainVerbosity::kQueryPlanner);
 }
 
 StatusOr<Document> Collection::ExplainDistinct(std::string_view field, DocumentView filter,

@@ -760,6 +760,7 @@ Status RunDistinct(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
 namespace {
 struct AggregateArgs {
   std::string collection;
+  bool collectionless = false;  // {aggregate: 1}
   Document pipeline;
   bool has_pipeline = false;
   bool has_cursor = false;
@@ -771,9 +772,8 @@ constexpr OptionField<AggregateArgs> kAggregateFields[] = {
     {"aggregate",
      [](const Element& e, AggregateArgs* o) -> Status {
        if (e.IsNumber() && e.NumberAsDouble() == 1) {
-         return Status(ErrorCode::kNotImplemented,
-                       "aggregate: 1 (a pipeline without a collection, $documents) is not "
-                       "supported by rockdoc yet");
+         o->collectionless = true;
+         return Status::OK();
        }
        ROCKDOC_ASSIGN_OR_RETURN(o->collection, CollectionName("aggregate", e));
        return Status::OK();
@@ -799,7 +799,10 @@ constexpr OptionField<AggregateArgs> kAggregateFields[] = {
     // Only $out and $merge write, and rockdoc has neither yet.
     {"bypassDocumentValidation", nullptr},
     {"explain", &BoolRow<AggregateArgs, &AggregateArgs::explain>},
-    {"let", nullptr},
+    {"let",
+     [](const Element& e, AggregateArgs* o) {
+       return DocumentRow<AggregateOptions, &AggregateOptions::let>(e, &o->options);
+     }},
     {"collation", nullptr},
     ROCKDOC_GENERIC_COMMAND_ROWS(AggregateArgs)};
 }  // namespace
@@ -809,6 +812,20 @@ Status RunAggregate(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
   ROCKDOC_RETURN_IF_ERROR(DecodeCommand("aggregate", cmd, kAggregateFields, &args));
   if (!args.has_pipeline) {
     return MissingField("aggregate.pipeline");
+  }
+  if (args.collectionless) {
+    if (args.explain) {
+      return Status(ErrorCode::kNotImplemented,
+                    "explain of an aggregate without a collection is not supported by rockdoc yet");
+    }
+    if (!args.has_cursor) {
+      return Status(ErrorCode::kFailedToParse,
+                    "The 'cursor' option is required, except for aggregate with the explain "
+                    "argument");
+    }
+    ROCKDOC_ASSIGN_OR_RETURN(Cursor cursor, ctx.database().Aggregate(args.pipeline.view(), args.options));
+    return CursorReply(ctx, CommandCursor(ctx.db, "$cmd.aggregate", std::move(cursor)),
+                       args.cursor.batch_size, false, reply);
   }
   Collection coll = ctx.database().GetCollection(args.collection);
   if (args.explain) {
@@ -947,6 +964,10 @@ StatusOr<Document> ExplainInner(CommandContext& ctx, DocumentView inner,
     AggregateArgs args;
     ROCKDOC_RETURN_IF_ERROR(DecodeCommand("aggregate", inner, kAggregateFields, &args));
     if (!args.has_pipeline) return MissingField("aggregate.pipeline");
+    if (args.collectionless) {
+      return Status(ErrorCode::kNotImplemented,
+                    "explain of an aggregate without a collection is not supported by rockdoc yet");
+    }
     return ctx.database()
         .GetCollection(args.collection)
         .ExplainAggregate(args.pipeline.view(), args.options, verbosity);

@@ -1054,6 +1054,8 @@ StatusOr<std::vector<std::unique_ptr<Stage>>> ParseStages(const std::vector<Elem
       ROCKDOC_ASSIGN_OR_RETURN(SortPattern pattern, SortPattern::Parse(std::move(sort).Build()));
       parts.push_back(std::make_unique<SortStage>(std::move(pattern), options.memory_limit));
       stage = std::make_unique<SequenceStage>(std::move(parts));
+    } else if (name == "$documents") {
+      return Failed(40602, "$documents is only valid as the first stage in a pipeline");
     } else if (name == "$bucket") {
       ROCKDOC_ASSIGN_OR_RETURN(stage, ParseBucket(s, StageContext{&scope, now_ms, options, find}));
     } else if (name == "$bucketAuto") {
@@ -1364,6 +1366,58 @@ class PipelineCursorImpl : public CursorImpl {
 
 std::unique_ptr<CursorImpl> PipelineCursor(std::unique_ptr<DocumentSource> source) {
   return std::make_unique<PipelineCursorImpl>(std::move(source));
+}
+
+StatusOr<std::unique_ptr<DocumentSource>> OpenCollectionlessPipeline(DocumentView pipeline,
+                                                                     const PipelineOptions& options,
+                                                                     FindFn find) {
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<Element> stages, StageElements(pipeline));
+  if (stages.empty() || stages[0].key() != "$documents") {
+    return Failed(73, "{aggregate: 1} is not valid for '" +
+                          (stages.empty() ? std::string("an empty pipeline") : std::string(stages[0].key())) +
+                          "'; a collection is required.");
+  }
+  VariableScope scope = options.variables != nullptr ? options.variables->scope : VariableScope();
+  ROCKDOC_ASSIGN_OR_RETURN(ExpressionPtr expr, ParseExpression(stages[0], &scope));
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<Stage>> chain,
+                           ParseStages(stages, 1, options, find, /*in_facet=*/false));
+  ExpressionVariables vars;
+  vars.now_ms = NowMillis();
+  if (options.variables != nullptr) vars.user = options.variables->values;
+  vars.user.resize(std::max<size_t>(vars.user.size(), static_cast<size_t>(scope.id_count())));
+  ROCKDOC_ASSIGN_OR_RETURN(Value docs, expr->Evaluate(vars));
+  std::vector<Document> out;
+  bool objects = docs.type() == BsonType::kArray;
+  if (objects) {
+    for (const Element& d : docs.element().Array()) {
+      if (d.type() != BsonType::kDocument) {
+        objects = false;
+        break;
+      }
+      out.push_back(Document::AdoptValidated(std::string(d.Document().bytes())));
+    }
+  }
+  if (!objects) {
+    return Failed(5858202, "error during $documents stage: $documents must evaluate to an array "
+                           "of objects");
+  }
+  return Connect(MakeVectorSource(std::move(out)), std::move(chain));
+}
+
+StatusOr<std::shared_ptr<FilterVariables>> BindLet(DocumentView let) {
+  auto bound = std::make_shared<FilterVariables>();
+  ExpressionVariables vars;
+  vars.now_ms = NowMillis();
+  for (const Element& v : let) {
+    ROCKDOC_ASSIGN_OR_RETURN(ExpressionPtr e, ParseExpression(v, &bound->scope));
+    vars.user.resize(static_cast<size_t>(bound->scope.id_count()));
+    ROCKDOC_ASSIGN_OR_RETURN(Value value, e->Evaluate(vars));
+    ROCKDOC_ASSIGN_OR_RETURN(int id, bound->scope.Define(v.key()));
+    vars.user.resize(static_cast<size_t>(id) + 1);
+    vars.user[static_cast<size_t>(id)] = std::move(value);
+  }
+  bound->values = vars.user;
+  return bound;
 }
 
 // ---- shared with the other stage files (stage.h) ----

@@ -18,7 +18,8 @@
 // foreignField is used; let + pipeline, the sub-pipeline run per input
 // document with the let variables bound; and the combined form, whose
 // equality runs first as the sub-pipeline's find), $unionWith, $sample,
-// $facet, $bucket, $bucketAuto (bucket_stages.cc). MongoDB's other stages are NotImplemented (238); an unknown name
+// $facet, $bucket, $bucketAuto (bucket_stages.cc), and $documents first in
+// a pipeline without a collection (OpenCollectionlessPipeline). MongoDB's other stages are NotImplemented (238); an unknown name
 // is 40324.
 //
 // Blocking stages ($sort, $group, $sample, $facet) hold at most 100 MB;
@@ -79,6 +80,19 @@ StatusOr<std::unique_ptr<DocumentSource>> OpenPipeline(std::string_view collecti
                                                        DocumentView pipeline,
                                                        const PipelineOptions& options,
                                                        FindFn find);
+
+// A pipeline without a collection (aggregate: 1): its first stage is
+// {$documents: <an expression giving an array of documents>}, which is its
+// source. Errors: 73 when the first stage is not $documents; 5858202 when
+// $documents does not give an array of objects.
+StatusOr<std::unique_ptr<DocumentSource>> OpenCollectionlessPipeline(DocumentView pipeline,
+                                                                     const PipelineOptions& options,
+                                                                     FindFn find);
+
+// The variables of an aggregate's `let` ({name: <expression>}): each
+// expression evaluated once, without a document (it may use $$NOW and the
+// names before it). Errors: the names' (16866-16868) and expressions'.
+StatusOr<std::shared_ptr<FilterVariables>> BindLet(DocumentView let);
 
 // The explain of the pipeline's find on its collection (at the caller's
 // verbosity).

@@ -314,7 +314,7 @@
       hidden(this, '_aggregateOptions', options);
     }
     _findCommand() {
-      const cmd = { aggregate: this._coll._name, pipeline: this._pipeline, cursor: {} };
+      const cmd = { aggregate: this._collectionless ? 1 : this._coll._name, pipeline: this._pipeline, cursor: {} };
       if (this._batchSize !== undefined) cmd.cursor.batchSize = this._batchSize;
       return assignDefined(cmd, this._aggregateOptions);
     }
@@ -939,6 +939,19 @@
     getCollection(name) {
       checkName(name, 'collection');
       return makeCollection(this, name);
+    }
+    // mongosh's db.aggregate(pipeline, options): {aggregate: 1}, a pipeline
+    // whose first stage ($documents) gives its documents.
+    aggregate(pipeline, options) {
+      if (!Array.isArray(pipeline)) throw argError('aggregate needs an array of stages');
+      const opts = assignDefined({}, options);
+      const cursor = new AggregationCursor(this.getCollection('$cmd.aggregate'), pipeline, opts);
+      hidden(cursor, '_collectionless', true);
+      if (opts.batchSize !== undefined) {
+        delete opts.batchSize;
+        cursor.batchSize(options.batchSize);
+      }
+      return cursor;
     }
     getCollectionNames() {
       return this.getCollectionInfos({}, { nameOnly: true }).map((i) => i.name).sort();
