@@ -777,6 +777,54 @@ TEST_F(PipelineTest, DocumentsAndLet) {
   EXPECT_EQ(Coll("locations").Aggregate(p.Get("p").Array(), with_let).status().code_number(), 16867);
 }
 
+// $redact and $graphLookup: the manual's examples.
+TEST_F(PipelineTest, RedactAndGraphLookupAsTheManualShows) {
+  Insert("forecasts", R"([{"_id": 1, "title": "123 Department Report", "tags": ["G", "STLW"], "year": 2014,
+    "subsections": [
+      {"subtitle": "Section 1: Overview", "tags": ["SI", "G"], "content": "Section 1: This is the content of section 1."},
+      {"subtitle": "Section 2: Analysis", "tags": ["STLW"], "content": "Section 2: This is the content of section 2."},
+      {"subtitle": "Section 3: Budgeting", "tags": ["TK"],
+       "content": {"text": "Section 3: This is the content of section 3.", "tags": ["HCS"]}}]}])");
+  EXPECT_EQ(Run("forecasts", R"([{"$match": {"year": 2014}}, {"$redact": {"$cond": {
+      "if": {"$gt": [{"$size": {"$setIntersection": ["$tags", ["STLW", "G"]]}}, 0]},
+      "then": "$$DESCEND", "else": "$$PRUNE"}}}])"),
+            R"({"_id": 1, "title": "123 Department Report", "tags": ["G", "STLW"], "year": 2014, "subsections": [)"
+            R"({"subtitle": "Section 1: Overview", "tags": ["SI", "G"], "content": "Section 1: This is the content of section 1."}, )"
+            R"({"subtitle": "Section 2: Analysis", "tags": ["STLW"], "content": "Section 2: This is the content of section 2."}]})");
+  // $$KEEP keeps a level whole; $$ROOT stays the top document while "$path" reads the current level.
+  EXPECT_EQ(Run("forecasts", R"([{"$redact": {"$cond": [{"$eq": ["$$ROOT.year", 2014]}, "$$KEEP", "$$PRUNE"]}},
+                                 {"$project": {"n": {"$size": "$subsections"}}}])"),
+            R"({"_id": 1, "n": 3})");
+  EXPECT_EQ(Run("forecasts", R"([{"$redact": 1}])"),
+            "17053: $redact's expression should not return anything aside from the variables $$KEEP, "
+            "$$DESCEND, and $$PRUNE, but returned 1");
+
+  Insert("employees", R"([
+    {"_id": 1, "name": "Dev"}, {"_id": 2, "name": "Eliot", "reportsTo": "Dev"},
+    {"_id": 3, "name": "Ron", "reportsTo": "Eliot"}, {"_id": 4, "name": "Andrew", "reportsTo": "Eliot"},
+    {"_id": 5, "name": "Asya", "reportsTo": "Ron"}, {"_id": 6, "name": "Dan", "reportsTo": "Andrew"}])");
+  EXPECT_EQ(Run("employees", R"([{"$graphLookup": {"from": "employees", "startWith": "$reportsTo",
+      "connectFromField": "reportsTo", "connectToField": "name", "as": "reportingHierarchy"}},
+      {"$project": {"name": 1, "chain": {"$sortArray": {"input": "$reportingHierarchy.name", "sortBy": 1}}}}])"),
+            R"({"_id": 1, "name": "Dev", "chain": []}, {"_id": 2, "name": "Eliot", "chain": ["Dev"]}, )"
+            R"({"_id": 3, "name": "Ron", "chain": ["Dev", "Eliot"]}, {"_id": 4, "name": "Andrew", "chain": ["Dev", "Eliot"]}, )"
+            R"({"_id": 5, "name": "Asya", "chain": ["Dev", "Eliot", "Ron"]}, {"_id": 6, "name": "Dan", "chain": ["Andrew", "Dev", "Eliot"]})");
+  // maxDepth and depthField; restrictSearchWithMatch.
+  EXPECT_EQ(Run("employees", R"([{"$match": {"name": "Asya"}}, {"$graphLookup": {"from": "employees", "startWith": "$reportsTo",
+      "connectFromField": "reportsTo", "connectToField": "name", "as": "up", "maxDepth": 1, "depthField": "d"}},
+      {"$project": {"up": {"$sortArray": {"input": {"$map": {"input": "$up", "in": {"n": "$$this.name", "d": "$$this.d"}}}, "sortBy": {"d": 1}}}}}])"),
+            R"({"_id": 5, "up": [{"n": "Ron", "d": 0}, {"n": "Eliot", "d": 1}]})");
+  EXPECT_EQ(Run("employees", R"([{"$match": {"name": "Asya"}}, {"$graphLookup": {"from": "employees", "startWith": "$reportsTo",
+      "connectFromField": "reportsTo", "connectToField": "name", "as": "up", "restrictSearchWithMatch": {"name": {"$ne": "Eliot"}}}},
+      {"$project": {"up.name": 1}}])"),
+            R"({"_id": 5, "up": [{"name": "Ron"}]})");
+  EXPECT_EQ(Run("employees", R"([{"$graphLookup": {"from": "employees", "startWith": "$a", "as": "x"}}])"),
+            "40105: must specify 'startWith', 'connectFromField', 'connectToField', 'from', and 'as' for $graphLookup");
+  EXPECT_EQ(Run("employees", R"([{"$graphLookup": {"from": "employees", "startWith": "$a", "connectFromField": "a",
+      "connectToField": "b", "as": "x", "maxDepth": -1}}])"),
+            "40101: maxDepth requires a nonnegative argument, found: -1");
+}
+
 // $expr in find filters, $match, updates, deletes and validators.
 TEST_F(PipelineTest, ExprInFiltersEverywhere) {
   // The manual's $expr example: budgets where spent exceeds budget.

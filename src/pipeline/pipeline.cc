@@ -1056,6 +1056,10 @@ StatusOr<std::vector<std::unique_ptr<Stage>>> ParseStages(const std::vector<Elem
       stage = std::make_unique<SequenceStage>(std::move(parts));
     } else if (name == "$documents") {
       return Failed(40602, "$documents is only valid as the first stage in a pipeline");
+    } else if (name == "$redact") {
+      ROCKDOC_ASSIGN_OR_RETURN(stage, ParseRedact(s, StageContext{&scope, now_ms, options, find}));
+    } else if (name == "$graphLookup") {
+      ROCKDOC_ASSIGN_OR_RETURN(stage, ParseGraphLookup(s, StageContext{&scope, now_ms, options, find}));
     } else if (name == "$bucket") {
       ROCKDOC_ASSIGN_OR_RETURN(stage, ParseBucket(s, StageContext{&scope, now_ms, options, find}));
     } else if (name == "$bucketAuto") {

@@ -18,7 +18,9 @@
 // foreignField is used; let + pipeline, the sub-pipeline run per input
 // document with the let variables bound; and the combined form, whose
 // equality runs first as the sub-pipeline's find), $unionWith, $sample,
-// $facet, $bucket, $bucketAuto (bucket_stages.cc), and $documents first in
+// $facet, $bucket, $bucketAuto (bucket_stages.cc), $redact, $graphLookup
+// (recursive_stages.cc: breadth first through the foreign collection's
+// finds, so an index on connectToField is used), and $documents first in
 // a pipeline without a collection (OpenCollectionlessPipeline). MongoDB's other stages are NotImplemented (238); an unknown name
 // is 40324.
 //

@@ -196,12 +196,14 @@ class Variable : public Expression {
   static constexpr int kRoot = -1;
   static constexpr int kRemove = -2;
   static constexpr int kNow = -3;
+  static constexpr int kCurrent = -4;
   Variable(int id, std::vector<std::string> path) : id_(id), path_(std::move(path)) {}
   StatusOr<Value> Evaluate(const ExpressionVariables& vars) const override {
     if (id_ == kRemove) return Value();
-    if (id_ == kRoot) {
-      if (path_.empty()) return Make([&](BsonBuilder& b) { b.AppendDocument("v", vars.root); });
-      Element child = vars.root.Get(path_[0]);
+    if (id_ == kRoot || id_ == kCurrent) {
+      const DocumentView doc = id_ == kCurrent && vars.current != nullptr ? *vars.current : vars.root;
+      if (path_.empty()) return Make([&](BsonBuilder& b) { b.AppendDocument("v", doc); });
+      Element child = doc.Get(path_[0]);
       return child.ok() ? WalkPath(child, path_, 1) : Value();
     }
     Value base = id_ == kNow ? DateValue(vars.now_ms)
@@ -961,8 +963,16 @@ StatusOr<ExpressionPtr> ParseString(std::string_view s, VariableScope* scope) {
       ROCKDOC_ASSIGN_OR_RETURN(path, SplitPath(rest.substr(dot + 1)));
     }
     int id;
-    if (name == "ROOT" || name == "CURRENT") {
+    if (name == "ROOT") {
       id = Variable::kRoot;
+    } else if (name == "CURRENT") {
+      id = Variable::kCurrent;
+    } else if (name == "DESCEND" || name == "PRUNE" || name == "KEEP") {
+      // $redact's answers.
+      if (dot != std::string_view::npos) return Failed(17276, "Use of undefined variable: " + std::string(rest));
+      std::string lower(name);
+      for (char& c : lower) c = static_cast<char>(c - 'A' + 'a');
+      return ExpressionPtr(std::make_unique<Constant>(StringValue(lower)));
     } else if (name == "REMOVE") {
       id = Variable::kRemove;
     } else if (name == "NOW") {
@@ -979,7 +989,7 @@ StatusOr<ExpressionPtr> ParseString(std::string_view s, VariableScope* scope) {
   if (s.size() >= 1 && s[0] == '$') {
     if (s.size() == 1) return Failed(16872, "'$' by itself is not a valid FieldPath");
     ROCKDOC_ASSIGN_OR_RETURN(std::vector<std::string> path, SplitPath(s.substr(1)));
-    return ExpressionPtr(std::make_unique<Variable>(Variable::kRoot, std::move(path)));
+    return ExpressionPtr(std::make_unique<Variable>(Variable::kCurrent, std::move(path)));
   }
   return ExpressionPtr(std::make_unique<Constant>(StringValue(s)));
 }

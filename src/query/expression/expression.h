@@ -62,7 +62,10 @@ namespace rockdoc::internal {
 
 // What an expression reads when it is evaluated.
 struct ExpressionVariables {
-  DocumentView root;        // $$ROOT, and $$CURRENT
+  DocumentView root;        // $$ROOT
+  // $$CURRENT, which "$path" reads: the root unless set ($redact walks
+  // subdocuments with it).
+  const DocumentView* current = nullptr;
   int64_t now_ms = 0;       // $$NOW (one instant for a whole pipeline)
   std::vector<Value> user;  // $let's variables (and a pipeline's `let`), by id
 };

@@ -139,7 +139,8 @@ StatusOr<Value> GetFieldOp(const Args& args, const ExpressionVariables& vars) {
     Element e = input.element().Document().Get(field);
     return e.ok() ? Value::FromElement(e) : Value();
   }
-  Element e = vars.root.Get(field);
+  const DocumentView current = vars.current != nullptr ? *vars.current : vars.root;
+  Element e = current.Get(field);
   return e.ok() ? Value::FromElement(e) : Value();
 }
 
