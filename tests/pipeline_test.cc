@@ -825,6 +825,86 @@ TEST_F(PipelineTest, RedactAndGraphLookupAsTheManualShows) {
             "40101: maxDepth requires a nonnegative argument, found: -1");
 }
 
+// $out and $merge: the manual's examples, each whenMatched/whenNotMatched
+// mode, and all-or-nothing failures.
+TEST_F(PipelineTest, OutAndMergeAsTheManualShows) {
+  Insert("books", R"([
+    {"_id": 8751, "title": "The Banquet", "author": "Dante", "copies": 2},
+    {"_id": 8752, "title": "Divine Comedy", "author": "Dante", "copies": 1},
+    {"_id": 8645, "title": "Eclogues", "author": "Dante", "copies": 2},
+    {"_id": 7000, "title": "The Odyssey", "author": "Homer", "copies": 10},
+    {"_id": 7020, "title": "Iliad", "author": "Homer", "copies": 10}])");
+  // The target exists, with an index: $out replaces its documents, keeps the index.
+  Insert("authors", R"([{"_id": "old"}])");
+  ASSERT_TRUE(Coll("authors").CreateIndex(Json(R"({"books": 1})")).ok());
+  EXPECT_EQ(Run("books", R"([{"$sort": {"_id": 1}}, {"$group": {"_id": "$author", "books": {"$push": "$title"}}},
+                             {"$out": "authors"}])"), "");
+  EXPECT_EQ(Run("authors", R"([{"$sort": {"_id": 1}}])"),
+            R"({"_id": "Dante", "books": ["Eclogues", "The Banquet", "Divine Comedy"]}, {"_id": "Homer", "books": ["The Odyssey", "Iliad"]})");
+  EXPECT_EQ(Coll("authors").ListIndexes().value().size(), 2u);
+  // A failing $out (two documents with one _id) leaves the target as it was, and no temporary collection.
+  EXPECT_EQ(Run("books", R"([{"$project": {"_id": "same"}}, {"$out": "authors"}])").substr(0, 6), "11000:");
+  EXPECT_EQ(Coll("authors").CountDocuments(Json("{}")).value(), 2);
+  const auto collections = db().ListCollections().value();
+  for (const auto& info : collections) EXPECT_EQ(info.name.find("tmp.agg_out"), std::string::npos);
+  EXPECT_EQ(Run("books", R"([{"$out": "authors"}, {"$match": {}}])"), "40601: $out can only be the final stage in the pipeline");
+  EXPECT_EQ(Run("books", R"([{"$facet": {"a": [{"$out": "x"}]}}])"), "40600: $out is not allowed to be used within a $facet stage");
+  EXPECT_EQ(Run("books", R"([{"$out": "system.x"}])"), "17385: Can't $out to special collection: system.x");
+  EXPECT_EQ(Run("books", R"([{"$out": {"db": "other", "coll": "copy"}}])"), "");
+  EXPECT_EQ(client_->GetDatabase("other").GetCollection("copy").CountDocuments(Json("{}")).value(), 5);
+
+  // $merge: the manual's budgets roll-up.
+  Insert("salaries", R"([
+    {"_id": 1, "employee": "Ant", "dept": "A", "salary": 100000, "fiscal_year": 2017},
+    {"_id": 2, "employee": "Bee", "dept": "A", "salary": 120000, "fiscal_year": 2017},
+    {"_id": 3, "employee": "Cat", "dept": "Z", "salary": 115000, "fiscal_year": 2017},
+    {"_id": 4, "employee": "Ant", "dept": "A", "salary": 115000, "fiscal_year": 2018},
+    {"_id": 5, "employee": "Bee", "dept": "Z", "salary": 145000, "fiscal_year": 2018},
+    {"_id": 6, "employee": "Cat", "dept": "Z", "salary": 135000, "fiscal_year": 2018}])");
+  EXPECT_EQ(Run("salaries", R"([{"$group": {"_id": {"fiscal_year": "$fiscal_year", "dept": "$dept"}, "salaries": {"$sum": "$salary"}}},
+      {"$merge": {"into": "budgets", "on": "_id", "whenMatched": "replace", "whenNotMatched": "insert"}}])"), "");
+  EXPECT_EQ(Run("budgets", R"([{"$sort": {"_id.fiscal_year": 1, "_id.dept": 1}}])"),
+            R"({"_id": {"fiscal_year": 2017, "dept": "A"}, "salaries": 220000}, {"_id": {"fiscal_year": 2017, "dept": "Z"}, "salaries": 115000}, )"
+            R"({"_id": {"fiscal_year": 2018, "dept": "A"}, "salaries": 115000}, {"_id": {"fiscal_year": 2018, "dept": "Z"}, "salaries": 280000})");
+
+  // Each mode, merging [{_id: 1, a: 10, b: 1}, {_id: 3, a: 3}] into [{_id: 1, a: 1, keep: "x"}, {_id: 2, a: 2}].
+  auto merge = [&](std::string_view how) {
+    EXPECT_TRUE(Coll("t").Drop().ok());
+    Insert("t", R"([{"_id": 1, "a": 1, "keep": "x"}, {"_id": 2, "a": 2}])");
+    Document p = Json(std::string(R"({"p": [{"$documents": [{"_id": 1, "a": 10, "b": 1}, {"_id": 3, "a": 3}]},
+                                            {"$merge": {"into": "t", )") + std::string(how) + "}}]}");
+    StatusOr<Cursor> c = db().Aggregate(p.Get("p").Array());
+    std::string out = c.ok() ? "" : std::to_string(c.status().code_number()) + ": ";
+    return out + Run("t", R"([{"$sort": {"_id": 1}}])");
+  };
+  EXPECT_EQ(merge(R"("whenMatched": "merge")"),
+            R"({"_id": 1, "a": 10, "keep": "x", "b": 1}, {"_id": 2, "a": 2}, {"_id": 3, "a": 3})");
+  EXPECT_EQ(merge(R"("whenMatched": "replace")"),
+            R"({"_id": 1, "a": 10, "b": 1}, {"_id": 2, "a": 2}, {"_id": 3, "a": 3})");
+  EXPECT_EQ(merge(R"("whenMatched": "keepExisting", "whenNotMatched": "discard")"),
+            R"({"_id": 1, "a": 1, "keep": "x"}, {"_id": 2, "a": 2})");
+  EXPECT_EQ(merge(R"("whenMatched": [{"$set": {"a": {"$add": ["$a", "$$new.a"]}}}])"),
+            R"({"_id": 1, "a": 11, "keep": "x"}, {"_id": 2, "a": 2}, {"_id": 3, "a": 3})");
+  EXPECT_EQ(merge(R"("let": {"incoming": "$a"}, "whenMatched": [{"$set": {"from": "$$incoming"}}])"),
+            R"({"_id": 1, "a": 1, "keep": "x", "from": 10}, {"_id": 2, "a": 2}, {"_id": 3, "a": 3})");
+  // fail modes: all or nothing.
+  EXPECT_EQ(merge(R"("whenMatched": "fail")").substr(0, 7), "11000: ");
+  EXPECT_EQ(Run("t", "[]"), R"({"_id": 1, "a": 1, "keep": "x"}, {"_id": 2, "a": 2})");
+  EXPECT_EQ(merge(R"("whenMatched": "merge", "whenNotMatched": "fail")"),
+            "13113: " R"({"_id": 1, "a": 1, "keep": "x"}, {"_id": 2, "a": 2})");
+  // `on` other than _id needs a unique index on those fields.
+  EXPECT_EQ(merge(R"("on": "a")").substr(0, 7), "51183: ");
+  ASSERT_TRUE(Coll("u").CreateIndex(Json(R"({"k": 1})"), IndexOptions{.unique = true}).ok());
+  Insert("u", R"([{"_id": 1, "k": "x", "n": 1}])");
+  Document p = Json(R"({"p": [{"$documents": [{"k": "x", "n": 2}, {"k": "y", "n": 3}]}, {"$merge": {"into": "u", "on": "k"}}]})");
+  ASSERT_TRUE(db().Aggregate(p.Get("p").Array()).ok()) << db().Aggregate(p.Get("p").Array()).status();
+  EXPECT_EQ(Run("u", R"([{"$project": {"_id": 0}}, {"$sort": {"k": 1}}])"), R"({"k": "x", "n": 2}, {"k": "y", "n": 3})");
+  EXPECT_EQ(Run("books", R"([{"$merge": {"into": "t", "whenMatched": "bogus"}}])"),
+            "2: Enumeration value 'bogus' for field '$merge.whenMatched' is not a valid value.");
+  EXPECT_EQ(Run("books", R"([{"$merge": {"into": "t", "let": {"x": 1}}}])"),
+            "51199: Cannot use 'let' variables with 'whenMatched: merge' mode");
+}
+
 // $expr in find filters, $match, updates, deletes and validators.
 TEST_F(PipelineTest, ExprInFiltersEverywhere) {
   // The manual's $expr example: budgets where spent exceeds budget.

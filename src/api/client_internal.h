@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "pipeline/pipeline.h"
 #include "rockdoc/client.h"
 #include "rockdoc/status.h"
 #include "storage/engine.h"
@@ -16,6 +17,8 @@ class FileSystem;
 
 namespace rockdoc::internal {
 
+class SessionState;
+
 struct ClientAccess {
   // Client::Open with RocksDB's files read and written through
   // `file_system` (nullptr: the real file system). The fault-injection
@@ -25,8 +28,14 @@ struct ClientAccess {
                                                 std::shared_ptr<rocksdb::FileSystem> file_system);
   // A Database handle on an engine, for the library's own tasks (the TTL
   // monitor) that run without a Client object.
-  static Database DatabaseOf(std::shared_ptr<Engine> engine, std::string name);
+  static Database DatabaseOf(std::shared_ptr<Engine> engine, std::string name,
+                             std::shared_ptr<SessionState> session = nullptr);
 };
+
+// $out's and $merge's targets (pipeline/pipeline.h's OpenTargetFn) in the
+// engine's databases. `session`: the aggregate's (they refuse to run in its
+// transaction, as MongoDB's: OperationNotSupportedInTransaction 263).
+OpenTargetFn MakeOpenTarget(std::shared_ptr<Engine> engine, std::shared_ptr<SessionState> session);
 
 // Registers the TTL monitor on the engine's background runner (every
 // ClientOptions::ttl_monitor_period_ms; not at all when 0).

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <set>
 
+#include "api/client_internal.h"
 #include "api/collection_internal.h"
 #include "pipeline/pipeline.h"
 #include "query/field_path.h"
@@ -308,8 +309,15 @@ StatusOr<std::vector<Value>> Collection::Distinct(std::string_view field, Docume
 
 namespace {
 
-StatusOr<internal::PipelineOptions> ToPipelineOptions(const AggregateOptions& options) {
+// `engine` (null for explain, which runs no $out/$merge): where $out and
+// $merge write.
+StatusOr<internal::PipelineOptions> ToPipelineOptions(
+    const AggregateOptions& options, const std::string& db,
+    const std::shared_ptr<internal::Engine>& engine = nullptr,
+    const std::shared_ptr<internal::SessionState>& session = nullptr) {
   internal::PipelineOptions po;
+  po.database = db;
+  if (engine != nullptr) po.open_target = internal::MakeOpenTarget(engine, session);
   po.max_time_ms = options.max_time_ms;
   if (!options.hint.empty()) po.hint = options.hint;
   if (!options.hint_name.empty()) po.hint_name = options.hint_name;
@@ -334,7 +342,8 @@ internal::FindFn Collection::PipelineFind() const {
 
 StatusOr<Cursor> Collection::Aggregate(DocumentView pipeline,
                                        const AggregateOptions& options) const {
-  ROCKDOC_ASSIGN_OR_RETURN(internal::PipelineOptions po, ToPipelineOptions(options));
+  ROCKDOC_ASSIGN_OR_RETURN(internal::PipelineOptions po,
+                           ToPipelineOptions(options, db_name_, engine_, session_));
   ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<internal::DocumentSource> source,
                            internal::OpenPipeline(name_, pipeline, po, PipelineFind()));
   return Cursor(internal::PipelineCursor(std::move(source)));
@@ -345,7 +354,8 @@ StatusOr<Cursor> Database::Aggregate(DocumentView pipeline) const {
 }
 
 StatusOr<Cursor> Database::Aggregate(DocumentView pipeline, const AggregateOptions& options) const {
-  ROCKDOC_ASSIGN_OR_RETURN(internal::PipelineOptions po, ToPipelineOptions(options));
+  ROCKDOC_ASSIGN_OR_RETURN(internal::PipelineOptions po,
+                           ToPipelineOptions(options, name_, engine_, session_));
   // The finds of its $lookup and $unionWith stages: this database's.
   const Collection any = GetCollection("$cmd.aggregate");
   ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<internal::DocumentSource> source,
@@ -359,7 +369,7 @@ StatusOr<Document> Collection::ExplainAggregate(DocumentView pipeline,
   internal::ExplainFindFn explain_find = [&](DocumentView filter, const FindOptions& fo) {
     return ExplainFind(filter, fo, verbosity);
   };
-  ROCKDOC_ASSIGN_OR_RETURN(internal::PipelineOptions po, ToPipelineOptions(options));
+  ROCKDOC_ASSIGN_OR_RETURN(internal::PipelineOptions po, ToPipelineOptions(options, db_name_));
   return internal::ExplainPipeline(name_, pipeline, po, PipelineFind(), explain_find,
                                    verbosity != ExplainVerbosity::kQueryPlanner);
 }

@@ -68,8 +68,9 @@ void StartTtlMonitor(const std::shared_ptr<Engine>& engine) {
   });
 }
 
-Database ClientAccess::DatabaseOf(std::shared_ptr<Engine> engine, std::string name) {
-  return Database(std::move(engine), std::move(name));
+Database ClientAccess::DatabaseOf(std::shared_ptr<Engine> engine, std::string name,
+                                  std::shared_ptr<SessionState> session) {
+  return Database(std::move(engine), std::move(name), std::move(session));
 }
 
 }  // namespace rockdoc::internal

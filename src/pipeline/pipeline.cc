@@ -1056,6 +1056,15 @@ StatusOr<std::vector<std::unique_ptr<Stage>>> ParseStages(const std::vector<Elem
       stage = std::make_unique<SequenceStage>(std::move(parts));
     } else if (name == "$documents") {
       return Failed(40602, "$documents is only valid as the first stage in a pipeline");
+    } else if (name == "$out" || name == "$merge") {
+      if (in_facet) {
+        return Failed(40600, std::string(name) + " is not allowed to be used within a $facet stage");
+      }
+      if (i + 1 != stages.size()) {
+        return Failed(40601, std::string(name) + " can only be the final stage in the pipeline");
+      }
+      const StageContext ctx{&scope, now_ms, options, find};
+      ROCKDOC_ASSIGN_OR_RETURN(stage, name == "$out" ? ParseOut(s, ctx) : ParseMerge(s, ctx));
     } else if (name == "$redact") {
       ROCKDOC_ASSIGN_OR_RETURN(stage, ParseRedact(s, StageContext{&scope, now_ms, options, find}));
     } else if (name == "$graphLookup") {
@@ -1225,6 +1234,16 @@ void AppendStages(const std::vector<Element>& stages, size_t from, const Documen
 
 }  // namespace
 
+// A pipeline ending in $out or $merge writes when it is opened, as the
+// aggregate command does (its cursor is then empty); an error is the open's.
+StatusOr<std::unique_ptr<DocumentSource>> RunWrites(const std::vector<Element>& stages,
+                                                    std::unique_ptr<DocumentSource> source) {
+  if (!stages.empty() && (stages.back().key() == "$out" || stages.back().key() == "$merge")) {
+    ROCKDOC_RETURN_IF_ERROR(source->Next().status());
+  }
+  return source;
+}
+
 StatusOr<std::unique_ptr<DocumentSource>> OpenPipeline(std::string_view collection,
                                                        DocumentView pipeline,
                                                        const PipelineOptions& options,
@@ -1237,7 +1256,7 @@ StatusOr<std::unique_ptr<DocumentSource>> OpenPipeline(std::string_view collecti
                            ParseStages(stages, leading.next, options, find, /*in_facet=*/false));
   ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<CursorImpl> cursor,
                            find(collection, leading.filter.view(), leading.options));
-  return Connect(std::make_unique<CursorSource>(std::move(cursor)), std::move(chain));
+  return RunWrites(stages, Connect(std::make_unique<CursorSource>(std::move(cursor)), std::move(chain)));
 }
 
 namespace {
@@ -1405,7 +1424,7 @@ StatusOr<std::unique_ptr<DocumentSource>> OpenCollectionlessPipeline(DocumentVie
     return Failed(5858202, "error during $documents stage: $documents must evaluate to an array "
                            "of objects");
   }
-  return Connect(MakeVectorSource(std::move(out)), std::move(chain));
+  return RunWrites(stages, Connect(MakeVectorSource(std::move(out)), std::move(chain)));
 }
 
 StatusOr<std::shared_ptr<FilterVariables>> BindLet(DocumentView let) {

@@ -20,7 +20,9 @@
 // equality runs first as the sub-pipeline's find), $unionWith, $sample,
 // $facet, $bucket, $bucketAuto (bucket_stages.cc), $redact, $graphLookup
 // (recursive_stages.cc: breadth first through the foreign collection's
-// finds, so an index on connectToField is used), and $documents first in
+// finds, so an index on connectToField is used), $out and $merge (every
+// whenMatched/whenNotMatched mode; write_stages.cc, all or nothing through
+// a PipelineTarget, run when the pipeline is opened), and $documents first in
 // a pipeline without a collection (OpenCollectionlessPipeline). MongoDB's other stages are NotImplemented (238); an unknown name
 // is 40324.
 //
@@ -53,6 +55,30 @@ namespace rockdoc::internal {
 using FindFn = std::function<StatusOr<std::unique_ptr<CursorImpl>>(
     std::string_view collection, DocumentView filter, const FindOptions& options)>;
 
+// Where $out and $merge write: a collection opened by the caller (the api
+// layer) for one all-or-nothing write. Destroying it without Commit undoes
+// every write made through it.
+class PipelineTarget {
+ public:
+  virtual ~PipelineTarget() = default;
+  // The target's document matching `filter` (as its writes so far left it).
+  virtual StatusOr<std::optional<Document>> FindOne(DocumentView filter) = 0;
+  // Inserts (an _id is added when missing); replaces the one document
+  // matching `filter` (keeping its _id).
+  virtual Status Insert(DocumentView doc) = 0;
+  virtual Status Replace(DocumentView filter, DocumentView doc) = 0;
+  // The target's index specifications (listIndexes; none when it does not
+  // exist yet).
+  virtual StatusOr<std::vector<Document>> Indexes() = 0;
+  virtual Status Commit() = 0;
+};
+// Opens collection `coll` of database `db` for $merge (`replace` false: its
+// writes join the collection in one transaction) or $out (`replace` true:
+// the writes go to a new collection that, on Commit, takes the target's
+// place and indexes).
+using OpenTargetFn = std::function<StatusOr<std::unique_ptr<PipelineTarget>>(
+    std::string_view db, std::string_view coll, bool replace)>;
+
 // The memory a blocking stage may hold (MongoDB's 100 MB).
 inline constexpr int64_t kBlockingStageMemoryLimit = int64_t{100} << 20;
 
@@ -64,6 +90,10 @@ struct PipelineOptions {
   // Variables bound outside the pipeline: a $lookup sub-pipeline's `let`
   // (names and, per outer document, values). Null: none.
   std::shared_ptr<FilterVariables> variables;
+  // The database the pipeline runs in, and how $out/$merge open their
+  // target (null: $out and $merge are refused, as in explain).
+  std::string database;
+  OpenTargetFn open_target;
 };
 
 // A stream of documents.

@@ -96,6 +96,8 @@ std::unique_ptr<DocumentSource> MakeVectorSource(std::vector<Document> docs);
 StatusOr<std::unique_ptr<Stage>> ParseBucket(const Element& spec, const StageContext& ctx);
 StatusOr<std::unique_ptr<Stage>> ParseBucketAuto(const Element& spec, const StageContext& ctx);
 StatusOr<std::unique_ptr<Stage>> ParseRedact(const Element& spec, const StageContext& ctx);
+StatusOr<std::unique_ptr<Stage>> ParseOut(const Element& spec, const StageContext& ctx);
+StatusOr<std::unique_ptr<Stage>> ParseMerge(const Element& spec, const StageContext& ctx);
 StatusOr<std::unique_ptr<Stage>> ParseGraphLookup(const Element& spec, const StageContext& ctx);
 
 }  // namespace rockdoc::internal
