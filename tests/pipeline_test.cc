@@ -905,6 +905,60 @@ TEST_F(PipelineTest, OutAndMergeAsTheManualShows) {
             "51199: Cannot use 'let' variables with 'whenMatched: merge' mode");
 }
 
+// $setWindowFields: the manual's cake sales.
+TEST_F(PipelineTest, SetWindowFieldsAsTheManualShows) {
+  Insert("cakeSales", R"([
+    {"_id": 0, "type": "chocolate", "orderDate": {"$date": "2020-05-18T14:10:30Z"}, "state": "CA", "price": 13, "quantity": 120},
+    {"_id": 1, "type": "chocolate", "orderDate": {"$date": "2021-03-20T11:30:05Z"}, "state": "WA", "price": 14, "quantity": 140},
+    {"_id": 2, "type": "vanilla", "orderDate": {"$date": "2021-01-11T06:31:15Z"}, "state": "CA", "price": 12, "quantity": 145},
+    {"_id": 3, "type": "vanilla", "orderDate": {"$date": "2020-02-08T13:13:23Z"}, "state": "WA", "price": 13, "quantity": 104},
+    {"_id": 4, "type": "strawberry", "orderDate": {"$date": "2019-05-18T16:09:01Z"}, "state": "CA", "price": 41, "quantity": 162},
+    {"_id": 5, "type": "strawberry", "orderDate": {"$date": "2019-01-08T06:12:03Z"}, "state": "WA", "price": 43, "quantity": 134}])");
+  // Cumulative quantity per state.
+  EXPECT_EQ(Run("cakeSales", R"([{"$setWindowFields": {"partitionBy": "$state", "sortBy": {"orderDate": 1},
+      "output": {"cumulativeQuantityForState": {"$sum": "$quantity", "window": {"documents": ["unbounded", "current"]}}}}},
+      {"$project": {"c": "$cumulativeQuantityForState"}}])"),
+            R"({"_id": 4, "c": 162}, {"_id": 0, "c": 282}, {"_id": 2, "c": 427}, )"
+            R"({"_id": 5, "c": 134}, {"_id": 3, "c": 238}, {"_id": 1, "c": 378})");
+  // Moving average of the order and the one before, per year.
+  EXPECT_EQ(Run("cakeSales", R"([{"$setWindowFields": {"partitionBy": {"$year": "$orderDate"}, "sortBy": {"orderDate": 1},
+      "output": {"averageQuantity": {"$avg": "$quantity", "window": {"documents": [-1, 0]}}}}},
+      {"$project": {"a": "$averageQuantity"}}])"),
+            R"({"_id": 5, "a": 134.0}, {"_id": 4, "a": 148.0}, {"_id": 3, "a": 104.0}, {"_id": 0, "a": 112.0}, )"
+            R"({"_id": 2, "a": 145.0}, {"_id": 1, "a": 142.5})");
+  // Rank, dense rank, document number, shift, and a whole-partition total.
+  EXPECT_EQ(Run("cakeSales", R"([{"$setWindowFields": {"partitionBy": "$state", "sortBy": {"quantity": -1},
+      "output": {"rank": {"$rank": {}}, "dense": {"$denseRank": {}}, "n": {"$documentNumber": {}},
+                 "next": {"$shift": {"output": "$quantity", "by": 1, "default": "Not available"}},
+                 "total": {"$sum": "$quantity"}}}},
+      {"$project": {"rank": 1, "dense": 1, "n": 1, "next": 1, "total": 1}}])"),
+            R"({"_id": 4, "rank": 1, "dense": 1, "n": 1, "next": 145, "total": 427}, )"
+            R"({"_id": 2, "rank": 2, "dense": 2, "n": 2, "next": 120, "total": 427}, )"
+            R"({"_id": 0, "rank": 3, "dense": 3, "n": 3, "next": "Not available", "total": 427}, )"
+            R"({"_id": 1, "rank": 1, "dense": 1, "n": 1, "next": 134, "total": 378}, )"
+            R"({"_id": 5, "rank": 2, "dense": 2, "n": 2, "next": 104, "total": 378}, )"
+            R"({"_id": 3, "rank": 3, "dense": 3, "n": 3, "next": "Not available", "total": 378})");
+  // Ties share a rank; $rank leaves a gap after them, $denseRank does not.
+  EXPECT_EQ(Run("cakeSales", R"([{"$setWindowFields": {"sortBy": {"price": 1},
+      "output": {"rank": {"$rank": {}}, "dense": {"$denseRank": {}}, "near": {"$count": {}, "window": {"range": [-1, 1]}}}}},
+      {"$project": {"price": 1, "rank": 1, "dense": 1, "near": 1}}])"),
+            R"({"_id": 2, "price": 12, "rank": 1, "dense": 1, "near": 3}, {"_id": 0, "price": 13, "rank": 2, "dense": 2, "near": 4}, )"
+            R"({"_id": 3, "price": 13, "rank": 2, "dense": 2, "near": 4}, {"_id": 1, "price": 14, "rank": 4, "dense": 3, "near": 3}, )"
+            R"({"_id": 4, "price": 41, "rank": 5, "dense": 4, "near": 1}, {"_id": 5, "price": 43, "rank": 6, "dense": 5, "near": 1})");
+  // Range in a date unit: orders within 400 days before each.
+  EXPECT_EQ(Run("cakeSales", R"([{"$setWindowFields": {"sortBy": {"orderDate": 1},
+      "output": {"recent": {"$push": "$_id", "window": {"range": [-400, 0], "unit": "day"}}}}},
+      {"$project": {"recent": 1}}])"),
+            R"({"_id": 5, "recent": [5]}, {"_id": 4, "recent": [5, 4]}, {"_id": 3, "recent": [5, 4, 3]}, )"
+            R"({"_id": 0, "recent": [4, 3, 0]}, {"_id": 2, "recent": [3, 0, 2]}, {"_id": 1, "recent": [0, 2, 1]})");
+  EXPECT_EQ(Run("cakeSales", R"([{"$setWindowFields": {"output": {"r": {"$rank": {}}}}}])"),
+            "5371602: $rank must be specified with a top level sortBy expression with exactly one element");
+  EXPECT_EQ(Run("cakeSales", R"([{"$setWindowFields": {"sortBy": {"a": 1}, "output": {"r": {"$bogus": {}}}}}])"),
+            "5397900: Unrecognized window function, $bogus");
+  EXPECT_EQ(Run("cakeSales", R"([{"$setWindowFields": {"sortBy": {"a": 1}, "output": {"r": {"$sum": 1, "window": {"documents": [1, -1]}}}}}])"),
+            "5339900: Lower bound must not exceed upper bound");
+}
+
 // $expr in find filters, $match, updates, deletes and validators.
 TEST_F(PipelineTest, ExprInFiltersEverywhere) {
   // The manual's $expr example: budgets where spent exceeds budget.

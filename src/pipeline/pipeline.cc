@@ -1065,6 +1065,8 @@ StatusOr<std::vector<std::unique_ptr<Stage>>> ParseStages(const std::vector<Elem
       }
       const StageContext ctx{&scope, now_ms, options, find};
       ROCKDOC_ASSIGN_OR_RETURN(stage, name == "$out" ? ParseOut(s, ctx) : ParseMerge(s, ctx));
+    } else if (name == "$setWindowFields") {
+      ROCKDOC_ASSIGN_OR_RETURN(stage, ParseSetWindowFields(s, StageContext{&scope, now_ms, options, find}));
     } else if (name == "$redact") {
       ROCKDOC_ASSIGN_OR_RETURN(stage, ParseRedact(s, StageContext{&scope, now_ms, options, find}));
     } else if (name == "$graphLookup") {

@@ -22,7 +22,8 @@
 // (recursive_stages.cc: breadth first through the foreign collection's
 // finds, so an index on connectToField is used), $out and $merge (every
 // whenMatched/whenNotMatched mode; write_stages.cc, all or nothing through
-// a PipelineTarget, run when the pipeline is opened), and $documents first in
+// a PipelineTarget, run when the pipeline is opened), $setWindowFields
+// (window_stage.cc), and $documents first in
 // a pipeline without a collection (OpenCollectionlessPipeline). MongoDB's other stages are NotImplemented (238); an unknown name
 // is 40324.
 //

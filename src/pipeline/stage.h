@@ -97,6 +97,7 @@ StatusOr<std::unique_ptr<Stage>> ParseBucket(const Element& spec, const StageCon
 StatusOr<std::unique_ptr<Stage>> ParseBucketAuto(const Element& spec, const StageContext& ctx);
 StatusOr<std::unique_ptr<Stage>> ParseRedact(const Element& spec, const StageContext& ctx);
 StatusOr<std::unique_ptr<Stage>> ParseOut(const Element& spec, const StageContext& ctx);
+StatusOr<std::unique_ptr<Stage>> ParseSetWindowFields(const Element& spec, const StageContext& ctx);
 StatusOr<std::unique_ptr<Stage>> ParseMerge(const Element& spec, const StageContext& ctx);
 StatusOr<std::unique_ptr<Stage>> ParseGraphLookup(const Element& spec, const StageContext& ctx);
 
