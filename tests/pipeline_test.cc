@@ -959,6 +959,25 @@ TEST_F(PipelineTest, SetWindowFieldsAsTheManualShows) {
             "5339900: Lower bound must not exceed upper bound");
 }
 
+// $collStats and $indexStats: a collection's figures as documents.
+TEST_F(PipelineTest, CollStatsAndIndexStats) {
+  Insert("s", R"([{"_id": 1, "a": 1}, {"_id": 2, "a": 2}, {"_id": 3, "a": 3}])");
+  ASSERT_TRUE(Coll("s").CreateIndex(Json(R"({"a": 1})")).ok());
+  ASSERT_TRUE(Coll("s").Find(Json(R"({"a": 2})"), FindOptions{}).value().Next());  // one use of a_1
+  EXPECT_EQ(Run("s", R"([{"$collStats": {"count": {}, "storageStats": {}}},
+      {"$project": {"_id": 0, "ns": 1, "count": 1, "n": "$storageStats.count", "nindexes": "$storageStats.nindexes",
+                    "sizes": {"$objectToArray": "$storageStats.indexSizes"}}},
+      {"$project": {"ns": 1, "count": 1, "n": 1, "nindexes": 1, "names": "$sizes.k"}}])"),
+            R"({"ns": "test.s", "count": 3, "n": 3, "nindexes": 2, "names": ["_id_", "a_1"]})");
+  EXPECT_EQ(Run("s", R"([{"$indexStats": {}}, {"$project": {"_id": 0, "name": 1, "ops": "$accesses.ops"}}, {"$sort": {"name": 1}}])"),
+            R"({"name": "_id_", "ops": 0}, {"name": "a_1", "ops": 1})");
+  EXPECT_EQ(Run("s", R"([{"$match": {}}, {"$indexStats": {}}])"),
+            "40602: $indexStats is only valid as the first stage in a pipeline");
+  EXPECT_EQ(Run("s", R"([{"$collStats": {"latencyStats": {}}}])"),
+            "238: $collStats latencyStats is not supported by rockdoc (it keeps no operation latencies)");
+  EXPECT_EQ(Run("s", R"([{"$collStats": {"bogus": {}}}])"), "40415: BSON field '$collStats.bogus' is an unknown field.");
+}
+
 // $expr in find filters, $match, updates, deletes and validators.
 TEST_F(PipelineTest, ExprInFiltersEverywhere) {
   // The manual's $expr example: budgets where spent exceeds budget.

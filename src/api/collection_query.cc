@@ -317,7 +317,12 @@ StatusOr<internal::PipelineOptions> ToPipelineOptions(
     const std::shared_ptr<internal::SessionState>& session = nullptr) {
   internal::PipelineOptions po;
   po.database = db;
-  if (engine != nullptr) po.open_target = internal::MakeOpenTarget(engine, session);
+  if (engine != nullptr) {
+    po.open_target = internal::MakeOpenTarget(engine, session);
+    Database database = internal::ClientAccess::DatabaseOf(engine, db, session);
+    po.collection_stats = [database](std::string_view coll) { return database.GetCollection(coll).Stats(); };
+    po.index_stats = [database](std::string_view coll) { return database.GetCollection(coll).IndexStats(); };
+  }
   po.max_time_ms = options.max_time_ms;
   if (!options.hint.empty()) po.hint = options.hint;
   if (!options.hint_name.empty()) po.hint_name = options.hint_name;

@@ -27,6 +27,7 @@
 
 #include "common/option_table.h"
 #include "query/match_expression.h"
+#include "bson/append_number.h"
 #include "rockdoc/client.h"
 #include "rockdoc/document.h"
 #include "rockdoc/status.h"
@@ -144,15 +145,6 @@ inline Status MissingField(std::string_view path) {
                 "BSON field '" + std::string(path) + "' is missing but a required field");
 }
 
-// A count in a reply as MongoDB's BSONObjBuilder::appendNumber writes it:
-// an int while it fits one, else a long.
-inline void AppendCount(BsonBuilder* reply, std::string_view name, int64_t n) {
-  if (n >= INT32_MIN && n <= INT32_MAX) {
-    reply->AppendInt32(name, static_cast<int32_t>(n));
-  } else {
-    reply->AppendInt64(name, n);
-  }
-}
 
 // Typed rows storing into a member.
 template <typename O, std::string O::*M>

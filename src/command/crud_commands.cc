@@ -703,7 +703,7 @@ Status RunCount(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
   ROCKDOC_ASSIGN_OR_RETURN(
       int64_t n,
       ctx.database().GetCollection(args.collection).CountDocuments(args.query, args.options));
-  AppendCount(reply, "n", n);
+  AppendNumber(reply, "n", n);
   return Status::OK();
 }
 

@@ -356,7 +356,7 @@ Status RunValidate(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
   ROCKDOC_ASSIGN_OR_RETURN(std::vector<Document> indexes, c.ListIndexes());
   ROCKDOC_ASSIGN_OR_RETURN(ValidateResult result, c.Validate());
   reply->AppendString("ns", ctx.db + "." + args.collection);
-  AppendCount(reply, "nrecords", static_cast<int64_t>(result.records));
+  AppendNumber(reply, "nrecords", static_cast<int64_t>(result.records));
   reply->AppendInt32("nIndexes", static_cast<int32_t>(indexes.size()));
   reply->AppendBool("valid", result.valid);
   reply->AppendBool("repaired", false);

@@ -10,6 +10,7 @@
 #include "command/command.h"
 #include "command/handlers.h"
 #include "common/clock.h"
+#include "pipeline/pipeline.h"
 #include "query/match_expression.h"
 
 namespace rockdoc::internal {
@@ -78,28 +79,8 @@ Status RunCollStats(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
   ROCKDOC_RETURN_IF_ERROR(DecodeCommand("collStats", cmd, kCollStatsFields, &args));
   ROCKDOC_ASSIGN_OR_RETURN(CollectionStats stats,
                            ctx.database().GetCollection(args.collection).Stats());
-  const int64_t k = args.scale;
   reply->AppendString("ns", ctx.db + "." + args.collection);
-  AppendNumber(reply, "size", stats.size / k);
-  AppendNumber(reply, "count", stats.count);
-  if (stats.count > 0) AppendNumber(reply, "avgObjSize", stats.size / stats.count);
-  AppendNumber(reply, "numOrphanDocs", 0);
-  AppendNumber(reply, "storageSize", stats.storage_size / k);
-  AppendNumber(reply, "freeStorageSize", 0);
-  reply->AppendBool("capped", stats.capped);
-  if (stats.capped) {
-    AppendNumber(reply, "max", stats.max);
-    AppendNumber(reply, "maxSize", stats.max_size / k);
-  }
-  reply->AppendInt32("nindexes", static_cast<int32_t>(stats.index_sizes.size()));
-  reply->OpenArray("indexBuilds");
-  reply->Close();
-  AppendNumber(reply, "totalIndexSize", stats.total_index_size / k);
-  AppendNumber(reply, "totalSize", (stats.storage_size + stats.total_index_size) / k);
-  reply->OpenDocument("indexSizes");
-  for (const auto& [name, bytes] : stats.index_sizes) AppendNumber(reply, name, bytes / k);
-  reply->Close();
-  reply->AppendInt32("scaleFactor", static_cast<int32_t>(k));
+  AppendStorageStats(stats, args.scale, reply);  // as $collStats's storageStats
   return Status::OK();
 }
 

@@ -17,7 +17,7 @@ StageState SkipStage::DoWork(WorkingMember** out) {
 }
 
 void SkipStage::ExplainFields(BsonBuilder* out, ExplainVerbosity) const {
-  AppendCount(out, "skipAmount", skip_);
+  AppendNumber(out, "skipAmount", skip_);
 }
 
 LimitStage::LimitStage(std::unique_ptr<PlanStage> child, int64_t limit) : limit_(limit) {
@@ -33,7 +33,7 @@ StageState LimitStage::DoWork(WorkingMember** out) {
 }
 
 void LimitStage::ExplainFields(BsonBuilder* out, ExplainVerbosity) const {
-  AppendCount(out, "limitAmount", limit_);
+  AppendNumber(out, "limitAmount", limit_);
 }
 
 OrStage::OrStage(std::vector<std::unique_ptr<PlanStage>> children) {
@@ -61,8 +61,8 @@ StageState OrStage::DoWork(WorkingMember** out) {
 
 void OrStage::ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity) const {
   if (verbosity != ExplainVerbosity::kQueryPlanner) {
-    AppendCount(out, "dupsTested", static_cast<int64_t>(seen_.size() + dups_dropped_));
-    AppendCount(out, "dupsDropped", dups_dropped_);
+    AppendNumber(out, "dupsTested", static_cast<int64_t>(seen_.size() + dups_dropped_));
+    AppendNumber(out, "dupsDropped", dups_dropped_);
   }
 }
 

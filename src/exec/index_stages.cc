@@ -85,10 +85,10 @@ void IndexScanStage::ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity)
   out->AppendString("direction", forward_ ? "forward" : "backward");
   out->AppendDocument("indexBounds", bounds_.ToExplain(index_->descending_bits(), !forward_));
   if (verbosity != ExplainVerbosity::kQueryPlanner) {
-    AppendCount(out, "keysExamined", keys_examined_);
-    AppendCount(out, "seeks", walk_.seeks());
-    AppendCount(out, "dupsTested", dups_tested_);
-    AppendCount(out, "dupsDropped", dups_dropped_);
+    AppendNumber(out, "keysExamined", keys_examined_);
+    AppendNumber(out, "seeks", walk_.seeks());
+    AppendNumber(out, "dupsTested", dups_tested_);
+    AppendNumber(out, "dupsDropped", dups_dropped_);
   }
 }
 
@@ -124,7 +124,7 @@ StageState FetchStage::DoWork(WorkingMember** out) {
 void FetchStage::ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity) const {
   if (filter_) filter_.describe(out);
   if (verbosity != ExplainVerbosity::kQueryPlanner)
-    AppendCount(out, "docsExamined", docs_examined_);
+    AppendNumber(out, "docsExamined", docs_examined_);
 }
 
 ProjectionStage::ProjectionStage(std::unique_ptr<PlanStage> child, std::string stage_name,

@@ -32,11 +32,11 @@ void PlanStage::Explain(BsonBuilder* out, ExplainVerbosity verbosity) const {
   out->AppendString("stage", name());
   ExplainFields(out, verbosity);
   if (verbosity != ExplainVerbosity::kQueryPlanner) {
-    AppendCount(out, "nReturned", stats_.advanced);
-    AppendCount(out, "executionTimeMillisEstimate", stats_.execution_nanos / 1000000);
-    AppendCount(out, "works", stats_.works);
-    AppendCount(out, "advanced", stats_.advanced);
-    AppendCount(out, "needTime", stats_.need_time);
+    AppendNumber(out, "nReturned", stats_.advanced);
+    AppendNumber(out, "executionTimeMillisEstimate", stats_.execution_nanos / 1000000);
+    AppendNumber(out, "works", stats_.works);
+    AppendNumber(out, "advanced", stats_.advanced);
+    AppendNumber(out, "needTime", stats_.need_time);
     out->AppendBool("isEOF", stats_.is_eof);
   }
   if (children_.size() == 1) {

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "bson/append_number.h"
 #include "query/match_expression.h"
 #include "rockdoc/client.h"
 #include "rockdoc/document.h"
@@ -135,16 +136,6 @@ class PlanStage {
   bool timed_ = false;
   bool released_ = false;
 };
-
-// Explain's counters: int32 when they fit, as the server sends them (the
-// shell then prints 5, not Long('5')), int64 past that.
-inline void AppendCount(BsonBuilder* out, std::string_view key, int64_t value) {
-  if (value >= INT32_MIN && value <= INT32_MAX) {
-    out->AppendInt32(key, static_cast<int32_t>(value));
-  } else {
-    out->AppendInt64(key, value);
-  }
-}
 
 // Sums keys/documents examined over a tree.
 int64_t TotalKeysExamined(const PlanStage& root);

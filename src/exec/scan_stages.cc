@@ -75,7 +75,7 @@ StageState CollectionScanStage::DoWork(WorkingMember** out) {
 void CollectionScanStage::ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity) const {
   if (filter_) filter_.describe(out);
   out->AppendString("direction", forward_ ? "forward" : "backward");
-  if (verbosity != ExplainVerbosity::kQueryPlanner) AppendCount(out, "docsExamined", docs_examined_);
+  if (verbosity != ExplainVerbosity::kQueryPlanner) AppendNumber(out, "docsExamined", docs_examined_);
 }
 
 IdHackStage::IdHackStage(const ReadView& view, std::string record_key, StageFilter filter)
@@ -102,8 +102,8 @@ StageState IdHackStage::DoWork(WorkingMember** out) {
 void IdHackStage::ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity) const {
   if (filter_) filter_.describe(out);
   if (verbosity != ExplainVerbosity::kQueryPlanner) {
-    AppendCount(out, "keysExamined", keys_examined_);
-    AppendCount(out, "docsExamined", docs_examined_);
+    AppendNumber(out, "keysExamined", keys_examined_);
+    AppendNumber(out, "docsExamined", docs_examined_);
   }
 }
 
@@ -216,9 +216,9 @@ void ClusteredScanStage::ExplainFields(BsonBuilder* out, ExplainVerbosity verbos
   out->AppendString("direction", forward_ ? "forward" : "backward");
   out->AppendDocument("indexBounds", bounds_.ToExplain(0, !forward_));
   if (verbosity != ExplainVerbosity::kQueryPlanner) {
-    AppendCount(out, "keysExamined", keys_examined_);
-    AppendCount(out, "docsExamined", docs_examined_);
-    AppendCount(out, "seeks", walk_.seeks());
+    AppendNumber(out, "keysExamined", keys_examined_);
+    AppendNumber(out, "docsExamined", docs_examined_);
+    AppendNumber(out, "seeks", walk_.seeks());
   }
 }
 

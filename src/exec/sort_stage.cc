@@ -81,13 +81,13 @@ StageState SortStage::DoWork(WorkingMember** out) {
 
 void SortStage::ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity) const {
   out->AppendDocument("sortPattern", pattern_);
-  AppendCount(out, "memLimit", max_memory_);
-  if (limit_ > 0) AppendCount(out, "limitAmount", limit_);
+  AppendNumber(out, "memLimit", max_memory_);
+  if (limit_ > 0) AppendNumber(out, "limitAmount", limit_);
   out->AppendString("type", "simple");
   if (verbosity != ExplainVerbosity::kQueryPlanner) {
-    AppendCount(out, "totalDataSizeSorted", peak_memory_);
+    AppendNumber(out, "totalDataSizeSorted", peak_memory_);
     out->AppendBool("usedDisk", false);
-    AppendCount(out, "spills", 0);
+    AppendNumber(out, "spills", 0);
   }
 }
 

@@ -69,11 +69,11 @@ StageState WriteStage::DryStep() {
 void WriteStage::ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity) const {
   if (verbosity == ExplainVerbosity::kQueryPlanner) return;
   if (kind_ == Kind::kUpdate) {
-    AppendCount(out, "nMatched", counts_.matched);
-    AppendCount(out, "nWouldModify", counts_.written);
-    AppendCount(out, "nWouldUpsert", upserts_);
+    AppendNumber(out, "nMatched", counts_.matched);
+    AppendNumber(out, "nWouldModify", counts_.written);
+    AppendNumber(out, "nWouldUpsert", upserts_);
   } else {
-    AppendCount(out, "nWouldDelete", counts_.written);
+    AppendNumber(out, "nWouldDelete", counts_.written);
   }
 }
 
@@ -92,8 +92,8 @@ StageState CountStage::DoWork(WorkingMember** /*out*/) {
 
 void CountStage::ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity) const {
   if (verbosity == ExplainVerbosity::kQueryPlanner) return;
-  AppendCount(out, "nCounted", counted_);
-  AppendCount(out, "nSkipped", 0);
+  AppendNumber(out, "nCounted", counted_);
+  AppendNumber(out, "nSkipped", 0);
 }
 
 }  // namespace rockdoc::internal

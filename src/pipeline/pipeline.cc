@@ -1,6 +1,8 @@
 // pipeline/pipeline.cc: the aggregation pipeline's stages (pipeline.h).
 #include "pipeline/pipeline.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <map>
@@ -9,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "bson/append_number.h"
 #include "pipeline/accumulators.h"
 #include "pipeline/stage.h"
 #include "query/expression/document_transform.h"
@@ -1054,8 +1057,8 @@ StatusOr<std::vector<std::unique_ptr<Stage>>> ParseStages(const std::vector<Elem
       ROCKDOC_ASSIGN_OR_RETURN(SortPattern pattern, SortPattern::Parse(std::move(sort).Build()));
       parts.push_back(std::make_unique<SortStage>(std::move(pattern), options.memory_limit));
       stage = std::make_unique<SequenceStage>(std::move(parts));
-    } else if (name == "$documents") {
-      return Failed(40602, "$documents is only valid as the first stage in a pipeline");
+    } else if (name == "$documents" || name == "$collStats" || name == "$indexStats") {
+      return Failed(40602, std::string(name) + " is only valid as the first stage in a pipeline");
     } else if (name == "$out" || name == "$merge") {
       if (in_facet) {
         return Failed(40600, std::string(name) + " is not allowed to be used within a $facet stage");
@@ -1236,6 +1239,66 @@ void AppendStages(const std::vector<Element>& stages, size_t from, const Documen
 
 }  // namespace
 
+// $collStats's one document, or $indexStats's one per index.
+StatusOr<std::vector<Document>> StatsDocuments(std::string_view collection, const Element& stage,
+                                               const PipelineOptions& options) {
+  std::vector<Document> out;
+  if (stage.key() == "$indexStats") {
+    if (stage.type() != BsonType::kDocument || !stage.Document().empty()) {
+      return Failed(28803, "The $indexStats stage specification must be an empty object");
+    }
+    if (!options.index_stats) return Status(ErrorCode::kNotImplemented, "$indexStats is not supported here");
+    return options.index_stats(collection);
+  }
+  if (stage.type() != BsonType::kDocument) {
+    return Failed(5447000, "$collStats must take a nested object but found: " + Shown(stage));
+  }
+  if (!options.collection_stats) return Status(ErrorCode::kNotImplemented, "$collStats is not supported here");
+  BsonBuilder b;
+  b.AppendString("ns", options.database + "." + std::string(collection));
+  char host[256] = {0};
+  if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  b.AppendString("host", host);
+  b.AppendDateTime("localTime", NowMillis());
+  std::optional<CollectionStats> stats;
+  for (const Element& f : stage.Document()) {
+    if (f.key() == "storageStats" || f.key() == "count") {
+      if (f.type() != BsonType::kDocument) {
+        return Failed(14, "BSON field '$collStats." + std::string(f.key()) + "' is the wrong type '" +
+                              std::string(BsonTypeAlias(f.type())) + "', expected type 'object'");
+      }
+      if (!stats) {
+        ROCKDOC_ASSIGN_OR_RETURN(CollectionStats s, options.collection_stats(collection));
+        stats = std::move(s);
+      }
+      if (f.key() == "count") {
+        if (!f.Document().empty()) return Failed(40415, "BSON field '$collStats.count' takes no arguments");
+        b.AppendInt64("count", stats->count);
+        continue;
+      }
+      int64_t scale = 1;
+      for (const Element& o : f.Document()) {
+        if (o.key() != "scale") {
+          return Failed(40415, "BSON field '$collStats.storageStats." + std::string(o.key()) + "' is an unknown field.");
+        }
+        if (!o.IsNumber() || !o.ExactInt64(&scale) || scale < 1) {
+          return Failed(51024, "BSON field 'scale' value must be >= 1, actual value '" + Shown(o) + "'");
+        }
+      }
+      b.OpenDocument("storageStats");
+      AppendStorageStats(*stats, scale, &b);
+      b.Close();
+    } else if (f.key() == "latencyStats" || f.key() == "queryExecStats") {
+      return Status(ErrorCode::kNotImplemented,
+                    "$collStats " + std::string(f.key()) + " is not supported by rockdoc (it keeps no operation latencies)");
+    } else {
+      return Failed(40415, "BSON field '$collStats." + std::string(f.key()) + "' is an unknown field.");
+    }
+  }
+  out.push_back(std::move(b).Build());
+  return out;
+}
+
 // A pipeline ending in $out or $merge writes when it is opened, as the
 // aggregate command does (its cursor is then empty); an error is the open's.
 StatusOr<std::unique_ptr<DocumentSource>> RunWrites(const std::vector<Element>& stages,
@@ -1251,6 +1314,13 @@ StatusOr<std::unique_ptr<DocumentSource>> OpenPipeline(std::string_view collecti
                                                        const PipelineOptions& options,
                                                        FindFn find) {
   ROCKDOC_ASSIGN_OR_RETURN(std::vector<Element> stages, StageElements(pipeline));
+  if (!stages.empty() && (stages[0].key() == "$collStats" || stages[0].key() == "$indexStats")) {
+    // A source of its own: the collection's statistics, then the rest.
+    ROCKDOC_ASSIGN_OR_RETURN(std::vector<Document> docs, StatsDocuments(collection, stages[0], options));
+    ROCKDOC_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<Stage>> chain,
+                             ParseStages(stages, 1, options, find, /*in_facet=*/false));
+    return RunWrites(stages, Connect(MakeVectorSource(std::move(docs)), std::move(chain)));
+  }
 
   ROCKDOC_ASSIGN_OR_RETURN(LeadingFind leading, Pushdown(stages, options));
   // The rest, parsed before the find opens.
@@ -1443,6 +1513,30 @@ StatusOr<std::shared_ptr<FilterVariables>> BindLet(DocumentView let) {
   }
   bound->values = vars.user;
   return bound;
+}
+
+void AppendStorageStats(const CollectionStats& stats, int64_t k, BsonBuilder* out) {
+  auto number = [&](std::string_view name, int64_t v) { AppendNumber(out, name, v); };
+  number("size", stats.size / k);
+  number("count", stats.count);
+  if (stats.count > 0) number("avgObjSize", stats.size / stats.count);
+  number("numOrphanDocs", 0);
+  number("storageSize", stats.storage_size / k);
+  number("freeStorageSize", 0);
+  out->AppendBool("capped", stats.capped);
+  if (stats.capped) {
+    number("max", stats.max);
+    number("maxSize", stats.max_size / k);
+  }
+  out->AppendInt32("nindexes", static_cast<int32_t>(stats.index_sizes.size()));
+  out->OpenArray("indexBuilds");
+  out->Close();
+  number("totalIndexSize", stats.total_index_size / k);
+  number("totalSize", (stats.storage_size + stats.total_index_size) / k);
+  out->OpenDocument("indexSizes");
+  for (const auto& [name, bytes] : stats.index_sizes) number(name, bytes / k);
+  out->Close();
+  out->AppendInt32("scaleFactor", static_cast<int32_t>(k));
 }
 
 // ---- shared with the other stage files (stage.h) ----

@@ -23,7 +23,8 @@
 // finds, so an index on connectToField is used), $out and $merge (every
 // whenMatched/whenNotMatched mode; write_stages.cc, all or nothing through
 // a PipelineTarget, run when the pipeline is opened), $setWindowFields
-// (window_stage.cc), and $documents first in
+// (window_stage.cc), $collStats (storageStats, count) and $indexStats first
+// in a collection's pipeline, and $documents first in
 // a pipeline without a collection (OpenCollectionlessPipeline). MongoDB's other stages are NotImplemented (238); an unknown name
 // is 40324.
 //
@@ -95,7 +96,16 @@ struct PipelineOptions {
   // target (null: $out and $merge are refused, as in explain).
   std::string database;
   OpenTargetFn open_target;
+  // The sources of $collStats and $indexStats: the collection's statistics
+  // and its indexes' ({name, key, accesses: {ops, since}, spec}). Null:
+  // those stages are refused.
+  std::function<StatusOr<CollectionStats>(std::string_view collection)> collection_stats;
+  std::function<StatusOr<std::vector<Document>>(std::string_view collection)> index_stats;
 };
+
+// collStats' figures as the command and $collStats's storageStats show
+// them (sizes divided by `scale`).
+void AppendStorageStats(const CollectionStats& stats, int64_t scale, BsonBuilder* out);
 
 // A stream of documents.
 class DocumentSource {

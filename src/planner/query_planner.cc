@@ -719,10 +719,10 @@ Document BuildExplain(const std::string& ns, const CanonicalQuery& cq, PreparedP
   if (verbosity != ExplainVerbosity::kQueryPlanner) {
     b.OpenDocument("executionStats");
     b.AppendBool("executionSuccess", true);
-    AppendCount(&b, "nReturned", n_returned);
-    AppendCount(&b, "executionTimeMillis", execution_millis);
-    AppendCount(&b, "totalKeysExamined", TotalKeysExamined(*plan.root));
-    AppendCount(&b, "totalDocsExamined", TotalDocsExamined(*plan.root));
+    AppendNumber(&b, "nReturned", n_returned);
+    AppendNumber(&b, "executionTimeMillis", execution_millis);
+    AppendNumber(&b, "totalKeysExamined", TotalKeysExamined(*plan.root));
+    AppendNumber(&b, "totalDocsExamined", TotalDocsExamined(*plan.root));
     b.OpenDocument("executionStages");
     plan.root->Explain(&b, verbosity);
     b.Close();
@@ -730,10 +730,10 @@ Document BuildExplain(const std::string& ns, const CanonicalQuery& cq, PreparedP
       b.OpenArray("allPlansExecution");
       auto trial = [&](const PlanStage& s) {
         b.OpenDocument("");
-        AppendCount(&b, "nReturned", s.stats().advanced);
-        AppendCount(&b, "executionTimeMillisEstimate", s.stats().execution_nanos / 1000000);
-        AppendCount(&b, "totalKeysExamined", TotalKeysExamined(s));
-        AppendCount(&b, "totalDocsExamined", TotalDocsExamined(s));
+        AppendNumber(&b, "nReturned", s.stats().advanced);
+        AppendNumber(&b, "executionTimeMillisEstimate", s.stats().execution_nanos / 1000000);
+        AppendNumber(&b, "totalKeysExamined", TotalKeysExamined(s));
+        AppendNumber(&b, "totalDocsExamined", TotalDocsExamined(s));
         b.OpenDocument("executionStages");
         s.Explain(&b, verbosity);
         b.Close();
@@ -751,8 +751,8 @@ Document BuildExplain(const std::string& ns, const CanonicalQuery& cq, PreparedP
   b.AppendDocument("filter", cq.filter);
   if (!cq.sort_spec.empty()) b.AppendDocument("sort", cq.sort_spec);
   if (cq.projection) b.AppendDocument("projection", cq.projection->spec);
-  if (cq.skip > 0) AppendCount(&b, "skip", cq.skip);
-  if (cq.limit > 0) AppendCount(&b, "limit", cq.limit);
+  if (cq.skip > 0) AppendNumber(&b, "skip", cq.skip);
+  if (cq.limit > 0) AppendNumber(&b, "limit", cq.limit);
   b.Close();
   b.AppendDouble("ok", 1.0);
   return std::move(b).Build();
