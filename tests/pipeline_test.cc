@@ -978,6 +978,55 @@ TEST_F(PipelineTest, CollStatsAndIndexStats) {
   EXPECT_EQ(Run("s", R"([{"$collStats": {"bogus": {}}}])"), "40415: BSON field '$collStats.bogus' is an unknown field.");
 }
 
+// $densify and $fill: the manual's examples.
+TEST_F(PipelineTest, DensifyAndFillAsTheManualShows) {
+  Insert("weather", R"([
+    {"_id": 1, "timestamp": {"$date": "2021-05-18T00:00:00Z"}, "temp": 12},
+    {"_id": 2, "timestamp": {"$date": "2021-05-18T04:00:00Z"}, "temp": 11},
+    {"_id": 3, "timestamp": {"$date": "2021-05-18T08:00:00Z"}, "temp": 11},
+    {"_id": 4, "timestamp": {"$date": "2021-05-18T12:00:00Z"}, "temp": 12}])");
+  EXPECT_EQ(Run("weather", R"([{"$densify": {"field": "timestamp", "range": {"step": 1, "unit": "hour",
+      "bounds": [{"$date": "2021-05-18T00:00:00Z"}, {"$date": "2021-05-18T08:00:00Z"}]}}},
+      {"$project": {"_id": 0, "h": {"$hour": "$timestamp"}, "temp": 1}}])"),
+            R"({"temp": 12, "h": 0}, {"h": 1}, {"h": 2}, {"h": 3}, {"temp": 11, "h": 4}, {"h": 5}, {"h": 6}, {"h": 7}, )"
+            R"({"temp": 11, "h": 8}, {"temp": 12, "h": 12})");
+  Insert("coffee", R"([{"_id": 1, "v": "a", "x": 1}, {"_id": 2, "v": "a", "x": 4}, {"_id": 3, "v": "b", "x": 10}, {"_id": 4, "v": "b", "x": 12}])");
+  EXPECT_EQ(Run("coffee", R"([{"$densify": {"field": "x", "partitionByFields": ["v"], "range": {"step": 1, "bounds": "partition"}}}])"),
+            R"({"_id": 1, "v": "a", "x": 1}, {"x": 2, "v": "a"}, {"x": 3, "v": "a"}, {"_id": 2, "v": "a", "x": 4}, )"
+            R"({"_id": 3, "v": "b", "x": 10}, {"x": 11, "v": "b"}, {"_id": 4, "v": "b", "x": 12})");
+  EXPECT_EQ(Run("coffee", R"([{"$densify": {"field": "x", "range": {"step": 0, "bounds": "full"}}}])"),
+            "5733401: the step parameter in a range statement must be a strictly positive numeric value");
+  EXPECT_EQ(Run("coffee", R"([{"$densify": {"field": "x", "range": {"step": 1, "bounds": "partition"}}}])"),
+            "5733408: one may not specify the bounds as 'partition' without specifying a non-empty array of partitionByFields");
+
+  Insert("dailySales", R"([
+    {"_id": 1, "bootsSold": 10, "sandalsSold": 20, "sneakersSold": 12},
+    {"_id": 2, "bootsSold": 7, "sneakersSold": 18},
+    {"_id": 3, "sneakersSold": 5}])");
+  EXPECT_EQ(Run("dailySales", R"([{"$fill": {"output": {"bootsSold": {"value": 0}, "sandalsSold": {"value": 0},
+      "sneakersSold": {"value": 0}}}}])"),
+            R"({"_id": 1, "bootsSold": 10, "sandalsSold": 20, "sneakersSold": 12}, )"
+            R"({"_id": 2, "bootsSold": 7, "sneakersSold": 18, "sandalsSold": 0}, {"_id": 3, "sneakersSold": 5, "bootsSold": 0, "sandalsSold": 0})");
+  Insert("stock", R"([
+    {"_id": 1, "time": {"$date": "2021-03-08T09:00:00Z"}, "price": 500},
+    {"_id": 2, "time": {"$date": "2021-03-08T09:05:00Z"}, "price": 550},
+    {"_id": 3, "time": {"$date": "2021-03-08T09:10:00Z"}},
+    {"_id": 4, "time": {"$date": "2021-03-08T09:15:00Z"}},
+    {"_id": 5, "time": {"$date": "2021-03-08T09:20:00Z"}, "price": 600}])");
+  EXPECT_EQ(Run("stock", R"([{"$fill": {"sortBy": {"time": 1}, "output": {"price": {"method": "linear"}}}},
+                            {"$project": {"p": {"$round": ["$price", 2]}}}])"),
+            R"({"_id": 1, "p": 500}, {"_id": 2, "p": 550}, {"_id": 3, "p": 566.67}, {"_id": 4, "p": 583.33}, {"_id": 5, "p": 600})");
+  Insert("reviews", R"([{"_id": 1, "d": 8, "score": 90}, {"_id": 2, "d": 9, "score": 92}, {"_id": 3, "d": 10},
+                        {"_id": 4, "d": 11}, {"_id": 5, "d": 12, "score": 85}, {"_id": 6, "d": 13}])");
+  EXPECT_EQ(Run("reviews", R"([{"$fill": {"sortBy": {"d": 1}, "output": {"score": {"method": "locf"}}}}, {"$project": {"score": 1}}])"),
+            R"({"_id": 1, "score": 90}, {"_id": 2, "score": 92}, {"_id": 3, "score": 92}, {"_id": 4, "score": 92}, )"
+            R"({"_id": 5, "score": 85}, {"_id": 6, "score": 85})");
+  EXPECT_EQ(Run("reviews", R"([{"$fill": {"output": {"score": {"method": "locf"}}}}])"),
+            "6050201: 'sortBy' is required for the 'locf' and 'linear' methods of '$fill'");
+  EXPECT_EQ(Run("reviews", R"([{"$fill": {"output": {"score": {"method": "mean"}}}}])"),
+            "6050202: Method must be either 'linear' or 'locf'");
+}
+
 // $expr in find filters, $match, updates, deletes and validators.
 TEST_F(PipelineTest, ExprInFiltersEverywhere) {
   // The manual's $expr example: budgets where spent exceeds budget.

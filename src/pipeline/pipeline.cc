@@ -1068,6 +1068,10 @@ StatusOr<std::vector<std::unique_ptr<Stage>>> ParseStages(const std::vector<Elem
       }
       const StageContext ctx{&scope, now_ms, options, find};
       ROCKDOC_ASSIGN_OR_RETURN(stage, name == "$out" ? ParseOut(s, ctx) : ParseMerge(s, ctx));
+    } else if (name == "$densify") {
+      ROCKDOC_ASSIGN_OR_RETURN(stage, ParseDensify(s, StageContext{&scope, now_ms, options, find}));
+    } else if (name == "$fill") {
+      ROCKDOC_ASSIGN_OR_RETURN(stage, ParseFill(s, StageContext{&scope, now_ms, options, find}));
     } else if (name == "$setWindowFields") {
       ROCKDOC_ASSIGN_OR_RETURN(stage, ParseSetWindowFields(s, StageContext{&scope, now_ms, options, find}));
     } else if (name == "$redact") {

@@ -98,6 +98,8 @@ StatusOr<std::unique_ptr<Stage>> ParseBucketAuto(const Element& spec, const Stag
 StatusOr<std::unique_ptr<Stage>> ParseRedact(const Element& spec, const StageContext& ctx);
 StatusOr<std::unique_ptr<Stage>> ParseOut(const Element& spec, const StageContext& ctx);
 StatusOr<std::unique_ptr<Stage>> ParseSetWindowFields(const Element& spec, const StageContext& ctx);
+StatusOr<std::unique_ptr<Stage>> ParseDensify(const Element& spec, const StageContext& ctx);
+StatusOr<std::unique_ptr<Stage>> ParseFill(const Element& spec, const StageContext& ctx);
 StatusOr<std::unique_ptr<Stage>> ParseMerge(const Element& spec, const StageContext& ctx);
 StatusOr<std::unique_ptr<Stage>> ParseGraphLookup(const Element& spec, const StageContext& ctx);
 
