@@ -352,7 +352,7 @@ const std::map<std::string, Elsewhere>& ShownElsewhere() {
       {"findAndModify.writeConcern", {kWriteConcern}},
       {"findAndModify.maxTimeMS", {kMaxTime}},
       {"findAndModify.comment", {kComment}},
-      {"aggregate.maxTimeMS", {"passed to the pipeline's finds as theirs (MaxTimeTest.* shows a find's limit)"}},
+      {"aggregate.maxTimeMS", {"MaxTimeTest.AggregateHasOneDeadlineForAllItsFinds"}},
       {"aggregate.let", {"PipelineTest.DocumentsAndLet and ShellTest.DatabaseAggregate"}},
       {"aggregate.readConcern", {kReadConcern}},
       {"aggregate.writeConcern", {kWriteConcern}},

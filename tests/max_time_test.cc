@@ -209,6 +209,35 @@ TEST_F(MaxTimeTest, LongUpdateOperatorsExpireAndLeaveTheDocument) {
   EXPECT_EQ((*stored)->bytes(), doc.bytes());
 }
 
+// An aggregate's maxTimeMS is one deadline for the whole pipeline: the
+// finds of its $lookup stages share it (each used to get a fresh limit, so
+// a pipeline of many short lookups never expired).
+TEST_F(MaxTimeTest, AggregateHasOneDeadlineForAllItsFinds) {
+  Fill(300);
+  std::vector<Document> others;
+  for (int i = 0; i < 100; ++i) others.push_back(Json("{\"_id\": " + std::to_string(i) + "}"));
+  ASSERT_TRUE(Coll("other").InsertMany(others)->ok());
+  const Document pipeline = Json(R"({"p": [{"$lookup": {"from": "other", "localField": "a",
+                                                         "foreignField": "_id", "as": "j"}},
+                                           {"$group": {"_id": null, "n": {"$sum": {"$size": "$j"}}}}]})");
+  UseFakeClock(1);
+  AggregateOptions options;
+  options.max_time_ms = 200;  // more than any one lookup's find takes, less than all of them
+  StatusOr<Cursor> cursor = Coll().Aggregate(pipeline.Get("p").Array(), options);
+  if (cursor.ok()) {
+    EXPECT_FALSE(cursor->Next());
+    ExpectExpired(cursor->status());
+  } else {
+    ExpectExpired(cursor.status());
+  }
+  // With room for all of it, the same pipeline answers.
+  options.max_time_ms = 1000000;
+  cursor = Coll().Aggregate(pipeline.Get("p").Array(), options);
+  ASSERT_TRUE(cursor.ok()) << cursor.status();
+  ASSERT_TRUE(cursor->Next()) << cursor->status();
+  EXPECT_EQ(cursor->document().Get("n").Int32(), 300);
+}
+
 TEST_F(MaxTimeTest, GenerousLimitsSucceed) {
   Fill(100);
   constexpr int64_t kGenerous = 600000;

@@ -509,8 +509,8 @@ struct DistinctOptions {
 
 // Collection::Aggregate's options.
 struct AggregateOptions {
-  // maxTimeMS, applied to the pipeline's finds (its leading $match/$sort/
-  // $skip/$limit, and each $lookup's); 0 = no limit.
+  // maxTimeMS: one deadline for the whole pipeline, its stages' work and
+  // all its finds (the leading one, each $lookup's, ...); 0 = no limit.
   int64_t max_time_ms = 0;
   // An index for the pipeline's leading find: a key pattern, or a name.
   Document hint;

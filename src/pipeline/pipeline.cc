@@ -568,7 +568,7 @@ class LookupStage : public Stage {
     // several an $in.
     ROCKDOC_ASSIGN_OR_RETURN(Document f, LocalMatchFilter(LocalValue(*local_expr_, doc->view()), foreign_));
     FindOptions fo;
-    fo.max_time_ms = options_.max_time_ms;
+    fo.max_time_ms = options_.FindMaxTimeMS();
     ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<CursorImpl> cursor, find_(from_, f.view(), fo));
     BsonBuilder matches;
     matches.OpenArray("v");
@@ -1152,6 +1152,7 @@ StatusOr<std::vector<std::unique_ptr<Stage>>> ParseStages(const std::vector<Elem
     } else {
       return Failed(40324, "Unrecognized pipeline stage name: '" + std::string(name) + "'");
     }
+    if (options.deadline.is_set()) chain.push_back(std::make_unique<DeadlineStage>(options.deadline));
     chain.push_back(std::move(stage));
   }
 
@@ -1185,7 +1186,7 @@ StatusOr<LeadingFind> Pushdown(const std::vector<Element>& stages, const Pipelin
   BsonBuilder filter_builder;
   std::vector<Element> matches;
   FindOptions fo;
-  fo.max_time_ms = options.max_time_ms;
+  fo.max_time_ms = options.FindMaxTimeMS();
   if (options.hint) fo.hint = *options.hint;
   if (options.hint_name) fo.hint_name = *options.hint_name;
   while (i < stages.size() && stages[i].key() == "$match") {
@@ -1303,6 +1304,14 @@ StatusOr<std::vector<Document>> StatsDocuments(std::string_view collection, cons
   return out;
 }
 
+// The options with maxTimeMS's deadline set, once, at the outermost open
+// (sub-pipelines inherit it).
+PipelineOptions WithDeadline(const PipelineOptions& options) {
+  PipelineOptions out = options;
+  if (!out.deadline.is_set() && out.max_time_ms > 0) out.deadline = Deadline::AfterMillis(out.max_time_ms);
+  return out;
+}
+
 // A pipeline ending in $out or $merge writes when it is opened, as the
 // aggregate command does (its cursor is then empty); an error is the open's.
 StatusOr<std::unique_ptr<DocumentSource>> RunWrites(const std::vector<Element>& stages,
@@ -1315,8 +1324,9 @@ StatusOr<std::unique_ptr<DocumentSource>> RunWrites(const std::vector<Element>& 
 
 StatusOr<std::unique_ptr<DocumentSource>> OpenPipeline(std::string_view collection,
                                                        DocumentView pipeline,
-                                                       const PipelineOptions& options,
+                                                       const PipelineOptions& given,
                                                        FindFn find) {
+  const PipelineOptions options = WithDeadline(given);
   ROCKDOC_ASSIGN_OR_RETURN(std::vector<Element> stages, StageElements(pipeline));
   if (!stages.empty() && (stages[0].key() == "$collStats" || stages[0].key() == "$indexStats")) {
     // A source of its own: the collection's statistics, then the rest.
@@ -1396,8 +1406,9 @@ void AppendStages(const std::vector<Element>& stages, size_t from, const Documen
 }  // namespace
 
 StatusOr<Document> ExplainPipeline(std::string_view collection, DocumentView pipeline,
-                                   const PipelineOptions& options, FindFn find,
+                                   const PipelineOptions& given, FindFn find,
                                    ExplainFindFn explain_find, bool execute) {
+  const PipelineOptions options = WithDeadline(given);
   ROCKDOC_ASSIGN_OR_RETURN(std::vector<Element> stages, StageElements(pipeline));
   ROCKDOC_ASSIGN_OR_RETURN(LeadingFind leading, Pushdown(stages, options));
   ROCKDOC_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<Stage>> chain,
@@ -1468,8 +1479,9 @@ std::unique_ptr<CursorImpl> PipelineCursor(std::unique_ptr<DocumentSource> sourc
 }
 
 StatusOr<std::unique_ptr<DocumentSource>> OpenCollectionlessPipeline(DocumentView pipeline,
-                                                                     const PipelineOptions& options,
+                                                                     const PipelineOptions& given,
                                                                      FindFn find) {
+  const PipelineOptions options = WithDeadline(given);
   ROCKDOC_ASSIGN_OR_RETURN(std::vector<Element> stages, StageElements(pipeline));
   if (stages.empty() || stages[0].key() != "$documents") {
     return Failed(73, "{aggregate: 1} is not valid for '" +

@@ -44,6 +44,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/deadline.h"
 #include "exec/plan_executor.h"
 #include "query/expr_match_expression.h"
 #include "rockdoc/client.h"
@@ -85,7 +86,12 @@ using OpenTargetFn = std::function<StatusOr<std::unique_ptr<PipelineTarget>>(
 inline constexpr int64_t kBlockingStageMemoryLimit = int64_t{100} << 20;
 
 struct PipelineOptions {
-  int64_t max_time_ms = 0;  // applied to the pipeline's finds
+  // maxTimeMS: one deadline for the whole pipeline, its stages' work and
+  // every find it runs ($lookup's, $graphLookup's, $unionWith's included).
+  int64_t max_time_ms = 0;
+  Deadline deadline;  // set from max_time_ms when the pipeline opens
+  // The maxTimeMS a find of the pipeline gets: what is left of the deadline.
+  int64_t FindMaxTimeMS() const { return deadline.is_set() ? deadline.RemainingMillis() : 0; }
   std::optional<Document> hint;
   std::optional<std::string> hint_name;
   int64_t memory_limit = kBlockingStageMemoryLimit;  // per blocking stage (tests lower it)

@@ -182,7 +182,7 @@ class GraphLookupStage : public ExpressionStage {
       filter.Close();
       Document f = std::move(filter).Build();
       FindOptions fo;
-      fo.max_time_ms = options_.max_time_ms;
+      fo.max_time_ms = options_.FindMaxTimeMS();
       ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<CursorImpl> cursor, find_(spec_.from, f.view(), fo));
       std::vector<Value> next;
       while (cursor->Next()) {

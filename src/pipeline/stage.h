@@ -73,6 +73,21 @@ class SequenceStage : public Stage {
   std::unique_ptr<DocumentSource> tail_;
 };
 
+// Before each stage when a deadline is set: stops the pipeline with
+// MaxTimeMSExpired (50) once it passes, however the stages spend the time.
+class DeadlineStage : public Stage {
+ public:
+  explicit DeadlineStage(const Deadline& deadline) : deadline_(deadline), checker_(&deadline_) {}
+  StatusOr<std::optional<Document>> Next() override {
+    ROCKDOC_RETURN_IF_ERROR(checker_.Tick());
+    return input_->Next();
+  }
+
+ private:
+  Deadline deadline_;
+  DeadlineChecker checker_;
+};
+
 // What parsing one stage may use.
 struct StageContext {
   VariableScope* scope;  // the pipeline's names
