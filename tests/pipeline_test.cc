@@ -194,7 +194,8 @@ TEST_F(PipelineTest, BadPipelinesFailBeforeAnythingIsRead) {
            {R"([{"$sample": {"size": -1}}])", "28747: size argument to $sample must not be negative"},
            {R"([{"$unionWith": {"pipeline": []}}])",
             "40414: BSON field '$unionWith.coll' is missing but a required field"},
-           {R"([{"$densify": {}}])", "238: the stage $densify is not supported by rockdoc yet"},
+           {R"([{"$geoNear": {}}])", "238: the stage $geoNear is not supported by rockdoc yet"},
+           {R"([{"$densify": {}}])", "40414: BSON field '$densify.field' is missing but a required field"},
            // A stage that would fail on the document never runs: the bad
            // stage after it is found first.
            {R"([{"$project": {"x": {"$divide": [1, "$a"]}}}, {"$bogus": 1}])",
