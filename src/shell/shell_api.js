@@ -671,8 +671,20 @@
     findOneAndDelete(filter, options) {
       return this._findAndModify({ query: filter, remove: true }, options);
     }
+    // The drivers' countDocuments: an aggregate, [$match, $skip, $limit,
+    // $group {_id: 1, n: {$sum: 1}}]; skip and limit become stages, the
+    // other options (hint, maxTimeMS, ...) the command's.
     countDocuments(filter, options) {
-      return this._count(filter === undefined ? {} : filter, options);
+      const opts = assignDefined({}, options);
+      const pipeline = [{ $match: filter === undefined ? {} : filter }];
+      if (opts.skip !== undefined) pipeline.push({ $skip: opts.skip });
+      if (opts.limit !== undefined) pipeline.push({ $limit: opts.limit });
+      delete opts.skip;
+      delete opts.limit;
+      pipeline.push({ $group: { _id: 1, n: { $sum: 1 } } });
+      const reply = this._db._run(assignDefined({ aggregate: this._name, pipeline, cursor: {} }, opts));
+      const batch = reply.cursor.firstBatch;
+      return batch.length === 0 ? 0 : batch[0].n;
     }
     estimatedDocumentCount(options) { return this._count(undefined, options); }
     distinct(field, filter, options) {
