@@ -31,20 +31,6 @@ int64_t Accumulator::SizeOf(const Ranked& r) {
 
 namespace {
 
-Value ArrayOfValues(const std::vector<Value>& items) {
-  BsonBuilder b;
-  b.OpenArray("v");
-  for (const Value& v : items) {
-    if (v.ok()) {
-      b.AppendElementAs("", v.element());
-    } else {
-      b.AppendNull("");
-    }
-  }
-  b.Close();
-  Document d = std::move(b).Build();
-  return Value::FromElement(d.Get("v"));
-}
 
 bool IsNForm(AccumulatorSpec::Op op) {
   return op == AccumulatorSpec::kFirstN || op == AccumulatorSpec::kLastN ||

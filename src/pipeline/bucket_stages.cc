@@ -81,24 +81,15 @@ StatusOr<std::vector<AccumulatorSpec>> ParseOutput(const Element& output, std::s
 
 // ---- $bucketAuto ----
 
-class BucketAutoStage : public ExpressionStage {
+class BucketAutoStage : public BlockingStage {
  public:
   BucketAutoStage(ExpressionPtr group_by, int64_t buckets, std::vector<AccumulatorSpec> output,
                   const StageContext& ctx)
-      : ExpressionStage(ctx.scope->id_count(), ctx.now_ms, ctx.options.variables),
+      : BlockingStage(ctx.scope->id_count(), ctx.now_ms, ctx.options.variables),
         group_by_(std::move(group_by)),
         buckets_(buckets),
         output_(std::move(output)),
         memory_limit_(ctx.options.memory_limit) {}
-
-  StatusOr<std::optional<Document>> Next() override {
-    if (!built_) {
-      ROCKDOC_RETURN_IF_ERROR(Build());
-      built_ = true;
-    }
-    if (next_ == results_.size()) return std::optional<Document>();
-    return std::optional<Document>(std::move(results_[next_++]));
-  }
 
  private:
   struct Item {
@@ -106,7 +97,7 @@ class BucketAutoStage : public ExpressionStage {
     Document doc;
   };
 
-  Status Build() {
+  Status Build(std::vector<Document>* results) override {
     std::vector<Item> items;
     int64_t bytes = 0;
     for (;;) {
@@ -156,7 +147,7 @@ class BucketAutoStage : public ExpressionStage {
         ROCKDOC_ASSIGN_OR_RETURN(Value v, accs[i].Result());
         b.AppendElementAs(output_[i].field, v.element());
       }
-      results_.push_back(std::move(b).Build());
+      results->push_back(std::move(b).Build());
     }
     return Status::OK();
   }
@@ -165,9 +156,6 @@ class BucketAutoStage : public ExpressionStage {
   int64_t buckets_;
   std::vector<AccumulatorSpec> output_;
   int64_t memory_limit_;
-  bool built_ = false;
-  std::vector<Document> results_;
-  size_t next_ = 0;
 };
 
 }  // namespace

@@ -97,18 +97,10 @@ struct DensifySpec {
   double lo = 0, hi = 0;  // kExplicit: [lo, hi)
 };
 
-class DensifyStage : public Stage {
+class DensifyStage : public BlockingStage {
  public:
-  DensifyStage(DensifySpec spec, int64_t memory_limit) : spec_(std::move(spec)), memory_limit_(memory_limit) {}
-
-  StatusOr<std::optional<Document>> Next() override {
-    if (!built_) {
-      ROCKDOC_RETURN_IF_ERROR(Build());
-      built_ = true;
-    }
-    if (next_ == out_.size()) return std::optional<Document>();
-    return std::optional<Document>(std::move(out_[next_++]));
-  }
+  DensifyStage(DensifySpec spec, int64_t memory_limit)
+      : BlockingStage(0, 0, nullptr), spec_(std::move(spec)), memory_limit_(memory_limit) {}
 
  private:
   double Number(const Element& e) const {
@@ -127,7 +119,7 @@ class DensifyStage : public Stage {
     return Value::FromElement(d.Get("v"));
   }
 
-  Status Build() {
+  Status Build(std::vector<Document>* out) override {
     std::map<Value, std::vector<std::pair<double, Document>>, ValueLess> partitions;
     std::vector<Value> order;
     int64_t bytes = 0;
@@ -138,7 +130,7 @@ class DensifyStage : public Stage {
       if (!doc) break;
       const Element v = At(doc->view(), spec_.field);
       if (!v.ok() || v.IsNull()) {
-        out_.push_back(std::move(*doc));  // nothing to densify by: passed through
+        out->push_back(std::move(*doc));  // nothing to densify by: passed through
         continue;
       }
       const bool date = v.type() == BsonType::kDateTime;
@@ -178,7 +170,7 @@ class DensifyStage : public Stage {
       }
       size_t i = 0;
       for (double v = lo; hi_inclusive ? v <= hi : v < hi; v += step) {
-        while (i < docs.size() && docs[i].first < v) out_.push_back(std::move(docs[i++].second));
+        while (i < docs.size() && docs[i].first < v) out->push_back(std::move(docs[i++].second));
         if (i < docs.size() && docs[i].first == v) continue;  // present
         if (++generated > 10'000'000) {
           return StageFailed(5897900, "$densify would generate more than 10,000,000 documents");
@@ -190,18 +182,15 @@ class DensifyStage : public Stage {
           if (!p.IsNull()) d = WithPath(d.view(), spec_.partition_by[k], p);
           ++k;
         }
-        out_.push_back(std::move(d));
+        out->push_back(std::move(d));
       }
-      while (i < docs.size()) out_.push_back(std::move(docs[i++].second));
+      while (i < docs.size()) out->push_back(std::move(docs[i++].second));
     }
     return Status::OK();
   }
 
   DensifySpec spec_;
   int64_t memory_limit_;
-  bool built_ = false;
-  std::vector<Document> out_;
-  size_t next_ = 0;
 };
 
 // ---- $fill ----
@@ -212,28 +201,19 @@ struct FillOutput {
   enum Method { kValue, kLocf, kLinear } method = kValue;
 };
 
-class FillStage : public ExpressionStage {
+class FillStage : public BlockingStage {
  public:
   FillStage(ExpressionPtr partition_by, std::vector<std::string> partition_fields, SortPattern sort_by,
             std::vector<FillOutput> outputs, const StageContext& ctx)
-      : ExpressionStage(ctx.scope->id_count(), ctx.now_ms, ctx.options.variables),
+      : BlockingStage(ctx.scope->id_count(), ctx.now_ms, ctx.options.variables),
         partition_by_(std::move(partition_by)),
         partition_fields_(std::move(partition_fields)),
         sort_by_(std::move(sort_by)),
         outputs_(std::move(outputs)),
         memory_limit_(ctx.options.memory_limit) {}
 
-  StatusOr<std::optional<Document>> Next() override {
-    if (!built_) {
-      ROCKDOC_RETURN_IF_ERROR(Build());
-      built_ = true;
-    }
-    if (next_ == docs_.size()) return std::optional<Document>();
-    return std::optional<Document>(std::move(docs_[next_++]));
-  }
-
  private:
-  Status Build() {
+  Status Build(std::vector<Document>* docs) override {
     std::vector<std::pair<Value, Document>> rows;
     int64_t bytes = 0;
     for (;;) {
@@ -270,7 +250,7 @@ class FillStage : public ExpressionStage {
       for (const FillOutput& o : outputs_) ROCKDOC_RETURN_IF_ERROR(FillPartition(o, &rows, begin, end));
       begin = end;
     }
-    for (auto& r : rows) docs_.push_back(std::move(r.second));
+    for (auto& r : rows) docs->push_back(std::move(r.second));
     return Status::OK();
   }
 
@@ -331,9 +311,6 @@ class FillStage : public ExpressionStage {
   SortPattern sort_by_;
   std::vector<FillOutput> outputs_;
   int64_t memory_limit_;
-  bool built_ = false;
-  std::vector<Document> docs_;
-  size_t next_ = 0;
 };
 
 StatusOr<std::vector<std::string>> FieldList(std::string_view what, const Element& e) {
@@ -358,17 +335,12 @@ StatusOr<std::unique_ptr<Stage>> ParseDensify(const Element& spec, const StageCo
     return StageFailed(14, "the $densify stage specification must be an object");
   }
   DensifySpec d;
-  Element field, range;
-  for (const Element& f : spec.Document()) {
-    if (f.key() == "field") {
-      field = f;
-    } else if (f.key() == "partitionByFields") {
-      ROCKDOC_ASSIGN_OR_RETURN(d.partition_by, FieldList("$densify.partitionByFields", f));
-    } else if (f.key() == "range") {
-      range = f;
-    } else {
-      return StageFailed(40415, "BSON field '$densify." + std::string(f.key()) + "' is an unknown field.");
-    }
+  Element field, range, partition_by;
+  ROCKDOC_RETURN_IF_ERROR(DecodeStageFields(
+      "$densify", spec.Document(),
+      {{"field", &field}, {"partitionByFields", &partition_by}, {"range", &range}}));
+  if (partition_by.ok()) {
+    ROCKDOC_ASSIGN_OR_RETURN(d.partition_by, FieldList("$densify.partitionByFields", partition_by));
   }
   if (!field.ok() || field.type() != BsonType::kString) {
     return StageFailed(40414, "BSON field '$densify.field' is missing but a required field");
@@ -378,17 +350,8 @@ StatusOr<std::unique_ptr<Stage>> ParseDensify(const Element& spec, const StageCo
     return StageFailed(40414, "BSON field '$densify.range' is missing but a required field");
   }
   Element step, unit, bounds;
-  for (const Element& f : range.Document()) {
-    if (f.key() == "step") {
-      step = f;
-    } else if (f.key() == "unit") {
-      unit = f;
-    } else if (f.key() == "bounds") {
-      bounds = f;
-    } else {
-      return StageFailed(40415, "BSON field '$densify.range." + std::string(f.key()) + "' is an unknown field.");
-    }
-  }
+  ROCKDOC_RETURN_IF_ERROR(DecodeStageFields("$densify.range", range.Document(),
+                                            {{"step", &step}, {"unit", &unit}, {"bounds", &bounds}}));
   if (!step.ok() || !step.IsNumber() || !(step.NumberAsDouble() > 0)) {
     return StageFailed(5733401, "the step parameter in a range statement must be a strictly positive numeric value");
   }

@@ -19,6 +19,7 @@
 #include "query/expr_match_expression.h"
 #include "query/match_expression.h"
 #include "query/sort_pattern.h"
+#include "query/field_path.h"
 #include "rockdoc/json.h"
 
 namespace rockdoc::internal {
@@ -31,16 +32,6 @@ Status Failed(int code, std::string message) {
 
 std::string Shown(const Element& e) { return ValueToJson(e, JsonFormat::kShell); }
 
-std::vector<std::string> SplitDotted(std::string_view path) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  for (;;) {
-    const size_t dot = path.find('.', start);
-    parts.emplace_back(path.substr(start, dot == std::string_view::npos ? dot : dot - start));
-    if (dot == std::string_view::npos) return parts;
-    start = dot + 1;
-  }
-}
 
 // A field name of an output document: not empty, no '$' first, no '.'.
 Status CheckFieldName(std::string_view stage, std::string_view name) {
@@ -1570,6 +1561,20 @@ Status MemoryExceeded(std::string_view stage) {
   return Status(ErrorCode::kQueryExceededMemoryLimitNoDiskUseAllowed,
                 "Exceeded memory limit for " + std::string(stage) +
                     ", but didn't allow external spilling; pass allowDiskUse:true to opt in.");
+}
+
+Status DecodeStageFields(std::string_view stage, DocumentView spec,
+                         std::initializer_list<StageField> fields) {
+  for (const Element& f : spec) {
+    auto it = std::find_if(fields.begin(), fields.end(),
+                           [&](const StageField& s) { return s.name == f.key(); });
+    if (it == fields.end()) {
+      return Failed(40415, "BSON field '" + std::string(stage) + "." + std::string(f.key()) +
+                               "' is an unknown field.");
+    }
+    *it->slot = f;
+  }
+  return Status::OK();
 }
 
 Status StageFailed(int code, std::string message) {

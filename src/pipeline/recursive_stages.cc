@@ -4,6 +4,7 @@
 #include <set>
 
 #include "pipeline/stage.h"
+#include "query/field_path.h"
 #include "rockdoc/json.h"
 
 namespace rockdoc::internal {
@@ -117,16 +118,6 @@ struct GraphSpec {
   Document restrict;  // restrictSearchWithMatch ({} when none)
 };
 
-std::vector<std::string> Split(std::string_view path) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  for (;;) {
-    const size_t dot = path.find('.', start);
-    parts.emplace_back(path.substr(start, dot == std::string_view::npos ? dot : dot - start));
-    if (dot == std::string_view::npos) return parts;
-    start = dot + 1;
-  }
-}
 
 // The values at a dotted path, through arrays (each element one value).
 void ValuesAt(const Element& e, const std::vector<std::string>& parts, size_t i, std::vector<Value>* out) {
@@ -170,7 +161,7 @@ class GraphLookupStage : public ExpressionStage {
     BsonBuilder found;
     found.OpenArray("v");
     int64_t bytes = 0;
-    const std::vector<std::string> from_parts = Split(spec_.connect_from);
+    const std::vector<std::string> from_parts = SplitDotted(spec_.connect_from);
     for (int64_t depth = 0; !frontier.empty() && (spec_.max_depth < 0 || depth <= spec_.max_depth); ++depth) {
       // {$and: [{connectToField: {$in: frontier}}, restrictSearchWithMatch]}
       BsonBuilder filter;
@@ -303,7 +294,7 @@ StatusOr<std::unique_ptr<Stage>> ParseGraphLookup(const Element& spec, const Sta
     } else if (k == "as") {
       std::string as;
       ROCKDOC_RETURN_IF_ERROR(string_arg(&as));
-      g.as = Split(as);
+      g.as = SplitDotted(as);
       has_as = true;
     } else if (k == "depthField") {
       ROCKDOC_RETURN_IF_ERROR(string_arg(&g.depth_field));
@@ -332,7 +323,7 @@ StatusOr<std::unique_ptr<Stage>> ParseGraphLookup(const Element& spec, const Sta
   }
   for (const std::string* path : {&g.connect_from, &g.connect_to, &g.depth_field}) {
     if (path->empty() && path == &g.depth_field) continue;
-    for (const std::string& part : Split(*path)) {
+    for (const std::string& part : SplitDotted(*path)) {
       if (part.empty() || part[0] == '$') {
         return StageFailed(16410, "FieldPath field names may not be empty or start with '$'.");
       }

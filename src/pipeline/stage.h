@@ -5,6 +5,7 @@
 #define ROCKDOC_PIPELINE_STAGE_H_
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -54,6 +55,29 @@ class ExpressionStage : public Stage {
   std::shared_ptr<FilterVariables> bound_;
 };
 
+// A stage that reads its whole input before it answers ($bucketAuto,
+// $setWindowFields, $densify, $fill): Build makes the output, once.
+class BlockingStage : public ExpressionStage {
+ public:
+  using ExpressionStage::ExpressionStage;
+  StatusOr<std::optional<Document>> Next() final {
+    if (!built_) {
+      ROCKDOC_RETURN_IF_ERROR(Build(&results_));
+      built_ = true;
+    }
+    if (next_ == results_.size()) return std::optional<Document>();
+    return std::optional<Document>(std::move(results_[next_++]));
+  }
+
+ protected:
+  virtual Status Build(std::vector<Document>* out) = 0;
+
+ private:
+  bool built_ = false;
+  std::vector<Document> results_;
+  size_t next_ = 0;
+};
+
 // The source followed by the chain.
 std::unique_ptr<DocumentSource> Connect(std::unique_ptr<DocumentSource> source,
                                         std::vector<std::unique_ptr<Stage>> chain);
@@ -95,6 +119,16 @@ struct StageContext {
   const PipelineOptions& options;
   const FindFn& find;
 };
+
+// A stage's named arguments, decoded from a table of the names it knows:
+// each field of `spec` (an object) goes to its slot; a name not in the
+// table is 40415 "BSON field '<stage>.<name>' is an unknown field.".
+struct StageField {
+  std::string_view name;
+  Element* slot;
+};
+Status DecodeStageFields(std::string_view stage, DocumentView spec,
+                         std::initializer_list<StageField> fields);
 
 // MongoDB's QueryExceededMemoryLimitNoDiskUseAllowed (292) for `stage`.
 Status MemoryExceeded(std::string_view stage);

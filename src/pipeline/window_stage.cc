@@ -184,24 +184,15 @@ StatusOr<OutputSpec> ParseOutputField(std::string_view field, const Element& spe
   return out;
 }
 
-class SetWindowFieldsStage : public ExpressionStage {
+class SetWindowFieldsStage : public BlockingStage {
  public:
   SetWindowFieldsStage(ExpressionPtr partition_by, SortPattern sort_by, std::vector<OutputSpec> outputs,
                        const StageContext& ctx)
-      : ExpressionStage(ctx.scope->id_count(), ctx.now_ms, ctx.options.variables),
+      : BlockingStage(ctx.scope->id_count(), ctx.now_ms, ctx.options.variables),
         partition_by_(std::move(partition_by)),
         sort_by_(std::move(sort_by)),
         outputs_(std::move(outputs)),
         memory_limit_(ctx.options.memory_limit) {}
-
-  StatusOr<std::optional<Document>> Next() override {
-    if (!built_) {
-      ROCKDOC_RETURN_IF_ERROR(Build());
-      built_ = true;
-    }
-    if (next_ == results_.size()) return std::optional<Document>();
-    return std::optional<Document>(std::move(results_[next_++]));
-  }
 
  private:
   struct Row {
@@ -217,7 +208,7 @@ class SetWindowFieldsStage : public ExpressionStage {
     return sort_by_.CompareKeys(ka, kb);
   }
 
-  Status Build() {
+  Status Build(std::vector<Document>* results) override {
     std::vector<Row> rows;
     int64_t bytes = 0;
     for (;;) {
@@ -250,7 +241,7 @@ class SetWindowFieldsStage : public ExpressionStage {
                                    CompareValues(rows[end].partition.element(), rows[begin].partition.element()) == 0)) {
         ++end;
       }
-      ROCKDOC_RETURN_IF_ERROR(Partition(rows, begin, end));
+      ROCKDOC_RETURN_IF_ERROR(Partition(rows, begin, end, results));
       begin = end;
     }
     return Status::OK();
@@ -290,7 +281,7 @@ class SetWindowFieldsStage : public ExpressionStage {
     return {from, std::max(from, to)};
   }
 
-  Status Partition(const std::vector<Row>& rows, size_t begin, size_t end) {
+  Status Partition(const std::vector<Row>& rows, size_t begin, size_t end, std::vector<Document>* results) {
     const size_t n = end - begin;
     std::vector<std::vector<Value>> values(outputs_.size(), std::vector<Value>(n));
     for (size_t k = 0; k < outputs_.size(); ++k) {
@@ -372,7 +363,7 @@ class SetWindowFieldsStage : public ExpressionStage {
           b.AppendElementAs(outputs_[k].field, values[k][i].element());
         }
       }
-      results_.push_back(std::move(b).Build());
+      results->push_back(std::move(b).Build());
     }
     return Status::OK();
   }
@@ -381,9 +372,6 @@ class SetWindowFieldsStage : public ExpressionStage {
   SortPattern sort_by_;
   std::vector<OutputSpec> outputs_;
   int64_t memory_limit_;
-  bool built_ = false;
-  std::vector<Document> results_;
-  size_t next_ = 0;
 };
 
 }  // namespace
@@ -393,17 +381,9 @@ StatusOr<std::unique_ptr<Stage>> ParseSetWindowFields(const Element& spec, const
     return StageFailed(9, "the $setWindowFields stage specification must be an object");
   }
   Element partition, sort, output;
-  for (const Element& f : spec.Document()) {
-    if (f.key() == "partitionBy") {
-      partition = f;
-    } else if (f.key() == "sortBy") {
-      sort = f;
-    } else if (f.key() == "output") {
-      output = f;
-    } else {
-      return StageFailed(40415, "BSON field '$setWindowFields." + std::string(f.key()) + "' is an unknown field.");
-    }
-  }
+  ROCKDOC_RETURN_IF_ERROR(DecodeStageFields(
+      "$setWindowFields", spec.Document(),
+      {{"partitionBy", &partition}, {"sortBy", &sort}, {"output", &output}}));
   if (!output.ok()) return StageFailed(40414, "BSON field '$setWindowFields.output' is missing but a required field");
   if (output.type() != BsonType::kDocument) {
     return StageFailed(14, "BSON field '$setWindowFields.output' is the wrong type '" +

@@ -26,4 +26,15 @@ void FieldPath::Split() {
   }
 }
 
+std::vector<std::string> SplitDotted(std::string_view path) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (;;) {
+    const size_t dot = path.find('.', start);
+    parts.emplace_back(path.substr(start, dot == std::string_view::npos ? dot : dot - start));
+    if (dot == std::string_view::npos) return parts;
+    start = dot + 1;
+  }
+}
+
 }  // namespace rockdoc

@@ -149,6 +149,9 @@ bool ForEachPathValue(DocumentView doc, const FieldPath& path, LeafArrayMode mod
   return path_internal::WalkDocument(doc, path, 0, kNoArrayOffset, mode, fn);
 }
 
+// "a.b.c" -> {"a", "b", "c"} ("" parts kept, for the caller to refuse).
+std::vector<std::string> SplitDotted(std::string_view path);
+
 }  // namespace rockdoc
 
 #endif  // ROCKDOC_QUERY_FIELD_PATH_H_

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "query/field_path.h"
 #include "rockdoc/json.h"
 
 namespace rockdoc::internal {
@@ -17,16 +18,6 @@ Status Failed(int code, std::string message) {
   return Status(static_cast<ErrorCode>(code), std::move(message));
 }
 
-std::vector<std::string> SplitDotted(std::string_view path) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  for (;;) {
-    const size_t dot = path.find('.', start);
-    parts.emplace_back(path.substr(start, dot == std::string_view::npos ? dot : dot - start));
-    if (dot == std::string_view::npos) return parts;
-    start = dot + 1;
-  }
-}
 
 // A tree of the specification's paths.
 struct ProjectionNode {

@@ -29,6 +29,20 @@ Value IntegerValue(int64_t v) {
   return Int64Value(v);
 }
 
+Value ArrayOfValues(const std::vector<Value>& items) {
+  return expression_detail::Make([&](BsonBuilder& b) {
+    b.OpenArray("v");
+    for (const Value& v : items) {
+      if (v.ok()) {
+        b.AppendElementAs("", v.element());
+      } else {
+        b.AppendNull("");
+      }
+    }
+    b.Close();
+  });
+}
+
 namespace expression_detail {
 
 Value Int32Value(int32_t v) {
@@ -47,19 +61,6 @@ Value DateValue(int64_t ms) {
   return Make([&](BsonBuilder& b) { b.AppendDateTime("v", ms); });
 }
 
-Value ArrayOfValues(const std::vector<Value>& items) {
-  return Make([&](BsonBuilder& b) {
-    b.OpenArray("v");
-    for (const Value& v : items) {
-      if (v.ok()) {
-        b.AppendElementAs("", v.element());
-      } else {
-        b.AppendNull("");
-      }
-    }
-    b.Close();
-  });
-}
 
 Value ObjectOf(const std::vector<std::pair<std::string, Element>>& fields) {
   return Make([&](BsonBuilder& b) {

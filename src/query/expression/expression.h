@@ -106,6 +106,8 @@ Value NullValue();
 Value IntegerValue(int64_t v);
 Value Int64Value(int64_t v);
 Value DoubleValue(double v);
+// An array of these values (a missing one becomes null).
+Value ArrayOfValues(const std::vector<Value>& items);
 
 // A sum (or product) of numbers with MongoDB's widening ($add, $multiply,
 // $sum, $avg): int32 -> int64 on overflow -> double; a double operand makes

@@ -34,7 +34,7 @@ Value StringValue(std::string_view v);
 Value DateValue(int64_t ms);
 // An array of these elements (or values; a missing value becomes null).
 Value ArrayOf(const std::vector<Element>& items);
-Value ArrayOfValues(const std::vector<Value>& items);
+
 // A document of these fields, in this order.
 Value ObjectOf(const std::vector<std::pair<std::string, Element>>& fields);
 

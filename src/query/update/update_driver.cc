@@ -961,7 +961,7 @@ bool MayAffect(const std::vector<std::string_view>& c, size_t i,
   return IsNumericName(c[i]) && MayAffect(c, i + 1, p, j);
 }
 
-std::vector<std::string_view> SplitDotted(std::string_view path) {
+std::vector<std::string_view> SplitDottedViews(std::string_view path) {
   std::vector<std::string_view> parts;
   size_t start = 0;
   while (true) {
@@ -976,7 +976,7 @@ std::vector<std::string_view> SplitDotted(std::string_view path) {
 }  // namespace
 
 bool PathMayAffect(std::string_view changed_path, std::string_view index_path) {
-  return MayAffect(SplitDotted(changed_path), 0, SplitDotted(index_path), 0);
+  return MayAffect(SplitDottedViews(changed_path), 0, SplitDottedViews(index_path), 0);
 }
 
 }  // namespace rockdoc
