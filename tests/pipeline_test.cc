@@ -1028,6 +1028,70 @@ TEST_F(PipelineTest, DensifyAndFillAsTheManualShows) {
             "6050202: Method must be either 'linear' or 'locf'");
 }
 
+// Every $lookup strategy returns the same documents: the hash join (no
+// index on foreignField), the indexed loop (with one), and a find per
+// document with the equality MongoDB defines (the reference), over random
+// values: numbers of several types, strings, null, missing, arrays, paths
+// through arrays of documents.
+TEST_F(PipelineTest, LookupStrategiesAgree) {
+  std::mt19937 rng(20261126);
+  auto value = [&]() -> std::string {
+    static const char* const kValues[] = {"0", "1", "2", "1.0", "{\"$numberLong\": \"2\"}", "\"a\"", "\"b\"",
+                                          "null", "[1, 2]", "[]", "[\"a\", null]", "{\"x\": 1}"};
+    return kValues[rng() % std::size(kValues)];
+  };
+  std::vector<Document> local, foreign;
+  for (int i = 0; i < 60; ++i) {
+    const int shape = static_cast<int>(rng() % 4);
+    std::string l = "{\"_id\": " + std::to_string(i);
+    if (shape != 0) l += ", \"k\": " + value();
+    local.push_back(Json(l + "}"));
+    std::string f = "{\"_id\": " + std::to_string(i);
+    if (shape == 1) f += ", \"f\": {\"g\": " + value() + "}";
+    if (shape == 2) f += ", \"f\": [{\"g\": " + value() + "}, {\"g\": " + value() + "}]";
+    if (shape == 3) f += ", \"f\": {\"h\": 1}";
+    foreign.push_back(Json(f + "}"));
+  }
+  ASSERT_TRUE(Coll("l").InsertMany(local).ok());
+  ASSERT_TRUE(Coll("fr").InsertMany(foreign).ok());
+  // Each local document's matched _ids, sorted (a join's order is not defined).
+  auto joined = [&]() {
+    std::vector<std::string> out;
+    const std::string r = Run("l", R"([{"$lookup": {"from": "fr", "localField": "k", "foreignField": "f.g", "as": "m"}},
+        {"$project": {"ids": {"$sortArray": {"input": "$m._id", "sortBy": 1}}}}])");
+    return r;
+  };
+  const std::string hash = joined();
+  ASSERT_TRUE(Coll("fr").CreateIndex(Json(R"({"f.g": 1})")).ok());
+  const std::string indexed = joined();
+  EXPECT_EQ(hash, indexed);
+  // The reference: a find per local document, {f.g: {$in: <its values>}}.
+  std::string reference;
+  for (const Document& d : local) {
+    Element k = d.Get("k");
+    BsonBuilder filter;
+    filter.OpenDocument("f.g").OpenArray("$in");
+    if (k.type() == BsonType::kArray && !k.Array().empty()) {
+      for (const Element& e : k.Array()) filter.AppendElementAs("", e);
+    } else if (k.ok() && k.type() != BsonType::kArray) {
+      filter.AppendElementAs("", k);
+    } else {
+      filter.AppendNull("");
+    }
+    filter.Close().Close();
+    std::vector<int> ids;
+    Cursor c = Coll("fr").Find(std::move(filter).Build(), FindOptions{}).value();
+    while (c.Next()) ids.push_back(c.document().Get("_id").Int32());
+    std::sort(ids.begin(), ids.end());
+    std::string list;
+    for (int id : ids) list += (list.empty() ? "" : ", ") + std::to_string(id);
+    reference += (reference.empty() ? "" : ", ") + std::string("{\"_id\": ") + std::to_string(d.Get("_id").Int32()) +
+                 ", \"ids\": [" + list + "]}";
+  }
+  EXPECT_EQ(hash, reference);
+  EXPECT_NE(hash.find("\"ids\": [4, 7"), std::string::npos) << hash;  // documents did match
+}
+
 // $expr in find filters, $match, updates, deletes and validators.
 TEST_F(PipelineTest, ExprInFiltersEverywhere) {
   // The manual's $expr example: budgets where spent exceeds budget.

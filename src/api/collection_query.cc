@@ -322,6 +322,19 @@ StatusOr<internal::PipelineOptions> ToPipelineOptions(
     Database database = internal::ClientAccess::DatabaseOf(engine, db, session);
     po.collection_stats = [database](std::string_view coll) { return database.GetCollection(coll).Stats(); };
     po.index_stats = [database](std::string_view coll) { return database.GetCollection(coll).IndexStats(); };
+    po.has_index_on = [database](std::string_view coll, std::string_view field) {
+      if (field == "_id") return true;
+      StatusOr<std::vector<Document>> indexes = database.GetCollection(coll).ListIndexes();
+      if (!indexes.ok()) return false;
+      for (const Document& spec : *indexes) {
+        const Element key = spec.Get("key");
+        if (key.type() == BsonType::kDocument && !key.Document().empty() &&
+            (*key.Document().begin()).key() == field && !spec.Get("partialFilterExpression").ok()) {
+          return true;
+        }
+      }
+      return false;
+    };
   }
   po.max_time_ms = options.max_time_ms;
   if (!options.hint.empty()) po.hint = options.hint;

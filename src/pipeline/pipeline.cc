@@ -554,10 +554,13 @@ class LookupStage : public Stage {
   StatusOr<std::optional<Document>> Next() override {
     ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> doc, input_->Next());
     if (!doc) return doc;
+    if (strategy_ == Strategy::kUndecided) ROCKDOC_RETURN_IF_ERROR(Decide());
+    const Value local = LocalValue(*local_expr_, doc->view());
+    if (strategy_ == Strategy::kHash) return HashMatches(*doc, local);
     // The local values: an array's elements each; missing matches null.
     // One value is an equality ({f: {$eq: v}}: on an _id, one point read),
     // several an $in.
-    ROCKDOC_ASSIGN_OR_RETURN(Document f, LocalMatchFilter(LocalValue(*local_expr_, doc->view()), foreign_));
+    ROCKDOC_ASSIGN_OR_RETURN(Document f, LocalMatchFilter(local, foreign_));
     FindOptions fo;
     fo.max_time_ms = options_.FindMaxTimeMS();
     ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<CursorImpl> cursor, find_(from_, f.view(), fo));
@@ -572,12 +575,107 @@ class LookupStage : public Stage {
   }
 
  private:
+  // MongoDB's three: an indexed loop when foreignField has an index (a find
+  // per input document, which uses it), a hash join when not and the
+  // foreign collection fits the memory limit (read once, keyed by
+  // foreignField), a nested loop (a find, a scan, per input document)
+  // otherwise.
+  enum class Strategy { kUndecided, kIndexedLoop, kHash, kNestedLoop };
+
+  Status Decide() {
+    strategy_ = Strategy::kIndexedLoop;
+    if (options_.has_index_on && options_.has_index_on(from_, foreign_)) return Status::OK();
+    FindOptions fo;
+    fo.max_time_ms = options_.FindMaxTimeMS();
+    ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<CursorImpl> cursor, find_(from_, DocumentView(), fo));
+    const std::vector<std::string> parts = SplitDotted(foreign_);
+    int64_t bytes = 0;
+    while (cursor->Next()) {
+      const DocumentView d = cursor->document();
+      bytes += static_cast<int64_t>(d.size()) + 64;
+      if (bytes > options_.memory_limit) {
+        foreign_docs_.clear();
+        table_.clear();
+        strategy_ = Strategy::kNestedLoop;
+        return Status::OK();
+      }
+      const size_t ordinal = foreign_docs_.size();
+      foreign_docs_.push_back(Document::AdoptValidated(std::string(d.bytes())));
+      std::vector<Value> keys;
+      BsonBuilder wrap;
+      wrap.AppendDocument("d", d);
+      Document w = std::move(wrap).Build();
+      KeysAt(w.Get("d"), parts, 0, &keys);
+      if (keys.empty()) keys.push_back(NullValue());  // missing matches null
+      for (Value& k : keys) {
+        std::vector<size_t>& slot = table_[std::move(k)];
+        if (slot.empty() || slot.back() != ordinal) slot.push_back(ordinal);
+      }
+    }
+    ROCKDOC_RETURN_IF_ERROR(cursor->status());
+    strategy_ = Strategy::kHash;
+    return Status::OK();
+  }
+
+  // The values a find's equality on `parts` compares with: through arrays
+  // of documents, and an array's elements (and the array itself).
+  static void KeysAt(const Element& e, const std::vector<std::string>& parts, size_t i,
+                     std::vector<Value>* out) {
+    if (i == parts.size()) {
+      out->push_back(Value::FromElement(e));
+      if (e.type() == BsonType::kArray) {
+        for (const Element& x : e.Array()) out->push_back(Value::FromElement(x));
+      }
+      return;
+    }
+    if (e.type() == BsonType::kDocument) {
+      Element child = e.Document().Get(parts[i]);
+      if (child.ok()) KeysAt(child, parts, i + 1, out);
+    } else if (e.type() == BsonType::kArray) {
+      for (const Element& x : e.Array()) {
+        if (x.type() == BsonType::kDocument || x.type() == BsonType::kArray) KeysAt(x, parts, i, out);
+      }
+    }
+  }
+
+  StatusOr<std::optional<Document>> HashMatches(const Document& doc, const Value& local) {
+    std::vector<Value> wanted;
+    if (local.type() == BsonType::kArray) {
+      for (const Element& e : local.element().Array()) wanted.push_back(Value::FromElement(e));
+    } else if (local.ok() && local.type() != BsonType::kUndefined) {
+      wanted.push_back(local);
+    }
+    if (wanted.empty()) wanted.push_back(NullValue());  // missing, or []: matches null
+    std::vector<size_t> hits;
+    for (const Value& w : wanted) {
+      if (w.type() == BsonType::kRegex) {
+        return Status(ErrorCode::kNotImplemented,
+                      "$lookup on a regular expression value is not supported by rockdoc");
+      }
+      const Value key = w.type() == BsonType::kUndefined ? NullValue() : w;
+      auto it = table_.find(key);
+      if (it != table_.end()) hits.insert(hits.end(), it->second.begin(), it->second.end());
+    }
+    std::sort(hits.begin(), hits.end());
+    hits.erase(std::unique(hits.begin(), hits.end()), hits.end());
+    BsonBuilder matches;
+    matches.OpenArray("v");
+    for (size_t h : hits) matches.AppendDocument("", foreign_docs_[h].view());
+    matches.Close();
+    Document m = std::move(matches).Build();
+    ROCKDOC_ASSIGN_OR_RETURN(Document out, WithMatches(doc.view(), as_, m.Get("v")));
+    return std::optional<Document>(std::move(out));
+  }
+
   std::string from_;
   ExpressionPtr local_expr_;  // "$<localField>"
   std::string foreign_;
   std::vector<std::string> as_;
   FindFn find_;
   PipelineOptions options_;
+  Strategy strategy_ = Strategy::kUndecided;
+  std::vector<Document> foreign_docs_;                         // kHash
+  std::map<Value, std::vector<size_t>, ValueLess> table_;      // kHash: key -> ordinals
 };
 
 // Defined below: parsing a (sub-)pipeline.

@@ -14,8 +14,9 @@
 // with update pipelines: query/expression/document_transform.h), $sort,
 // $skip, $limit, $count, $group (the accumulators of
 // pipeline/accumulators.h), $sortByCount, $unwind, $lookup (localField/
-// foreignField through the foreign collection's find, so an index on
-// foreignField is used; let + pipeline, the sub-pipeline run per input
+// foreignField: an indexed loop, a find per document, when foreignField
+// leads an index; else a hash join of the foreign collection read once,
+// when it fits the memory limit; else a find (a scan) per document; let + pipeline, the sub-pipeline run per input
 // document with the let variables bound; and the combined form, whose
 // equality runs first as the sub-pipeline's find), $unionWith, $sample,
 // $facet, $bucket, $bucketAuto (bucket_stages.cc), $redact, $graphLookup
@@ -107,6 +108,9 @@ struct PipelineOptions {
   // those stages are refused.
   std::function<StatusOr<CollectionStats>(std::string_view collection)> collection_stats;
   std::function<StatusOr<std::vector<Document>>(std::string_view collection)> index_stats;
+  // Whether `field` of `collection` leads an index (or is _id): $lookup
+  // then joins through it, else by a hash join. Null: no index is assumed.
+  std::function<bool(std::string_view collection, std::string_view field)> has_index_on;
 };
 
 // collStats' figures as the command and $collStats's storageStats show
