@@ -1092,6 +1092,35 @@ TEST_F(PipelineTest, LookupStrategiesAgree) {
   EXPECT_NE(hash.find("\"ids\": [4, 7"), std::string::npos) << hash;  // documents did match
 }
 
+// Explain names each $lookup's strategy; with maxTimeMS (deadline checks
+// between the stages) the per-stage counts still line up with the stages.
+TEST_F(PipelineTest, ExplainNamesTheLookupStrategy) {
+  Insert("o", R"([{"_id": 1, "p": 10}, {"_id": 2, "p": 11}, {"_id": 3, "p": 10}])");
+  Insert("prod", R"([{"_id": 10, "code": 10}, {"_id": 11, "code": 11}])");
+  Document p = Json(R"({"p": [{"$lookup": {"from": "prod", "localField": "p", "foreignField": "_id", "as": "a"}},
+                              {"$lookup": {"from": "prod", "localField": "p", "foreignField": "code", "as": "b"}},
+                              {"$match": {"_id": {"$gte": 2}}}]})");
+  AggregateOptions timed;
+  timed.max_time_ms = 60000;
+  for (ExplainVerbosity v : {ExplainVerbosity::kQueryPlanner, ExplainVerbosity::kExecutionStats}) {
+    auto plan = Coll("o").ExplainAggregate(p.Get("p").Array(), timed, v);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    DocumentView stages = plan->Get("stages").Array();
+    EXPECT_EQ(stages.Get("1").Document().Get("strategy").String(), "IndexedLoopJoin") << ToJson(*plan);
+    EXPECT_EQ(stages.Get("2").Document().Get("strategy").String(), "HashJoin") << ToJson(*plan);
+    if (v == ExplainVerbosity::kExecutionStats) {
+      std::vector<int64_t> counts;
+      for (const Element& st : stages) counts.push_back(st.Document().Get("nReturned").Int64());
+      EXPECT_EQ(counts, (std::vector<int64_t>{3, 3, 3, 2}));
+      EXPECT_EQ(stages.Get("2").Document().Get("foreignDocsRead").Int32(), 2);
+    }
+  }
+  ASSERT_TRUE(Coll("prod").CreateIndex(Json(R"({"code": 1})")).ok());
+  auto plan = Coll("o").ExplainAggregate(p.Get("p").Array(), {}, ExplainVerbosity::kQueryPlanner);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->Get("stages").Array().Get("2").Document().Get("strategy").String(), "IndexedLoopJoin");
+}
+
 // $expr in find filters, $match, updates, deletes and validators.
 TEST_F(PipelineTest, ExprInFiltersEverywhere) {
   // The manual's $expr example: budgets where spent exceeds budget.

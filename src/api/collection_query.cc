@@ -309,16 +309,15 @@ StatusOr<std::vector<Value>> Collection::Distinct(std::string_view field, Docume
 
 namespace {
 
-// `engine` (null for explain, which runs no $out/$merge): where $out and
-// $merge write.
+// `writes`: $out and $merge may write (not in explain, which runs none).
 StatusOr<internal::PipelineOptions> ToPipelineOptions(
     const AggregateOptions& options, const std::string& db,
-    const std::shared_ptr<internal::Engine>& engine = nullptr,
-    const std::shared_ptr<internal::SessionState>& session = nullptr) {
+    const std::shared_ptr<internal::Engine>& engine,
+    const std::shared_ptr<internal::SessionState>& session, bool writes) {
   internal::PipelineOptions po;
   po.database = db;
-  if (engine != nullptr) {
-    po.open_target = internal::MakeOpenTarget(engine, session);
+  {
+    if (writes) po.open_target = internal::MakeOpenTarget(engine, session);
     Database database = internal::ClientAccess::DatabaseOf(engine, db, session);
     po.collection_stats = [database](std::string_view coll) { return database.GetCollection(coll).Stats(); };
     po.index_stats = [database](std::string_view coll) { return database.GetCollection(coll).IndexStats(); };
@@ -361,7 +360,7 @@ internal::FindFn Collection::PipelineFind() const {
 StatusOr<Cursor> Collection::Aggregate(DocumentView pipeline,
                                        const AggregateOptions& options) const {
   ROCKDOC_ASSIGN_OR_RETURN(internal::PipelineOptions po,
-                           ToPipelineOptions(options, db_name_, engine_, session_));
+                           ToPipelineOptions(options, db_name_, engine_, session_, true));
   ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<internal::DocumentSource> source,
                            internal::OpenPipeline(name_, pipeline, po, PipelineFind()));
   return Cursor(internal::PipelineCursor(std::move(source)));
@@ -373,7 +372,7 @@ StatusOr<Cursor> Database::Aggregate(DocumentView pipeline) const {
 
 StatusOr<Cursor> Database::Aggregate(DocumentView pipeline, const AggregateOptions& options) const {
   ROCKDOC_ASSIGN_OR_RETURN(internal::PipelineOptions po,
-                           ToPipelineOptions(options, name_, engine_, session_));
+                           ToPipelineOptions(options, name_, engine_, session_, true));
   // The finds of its $lookup and $unionWith stages: this database's.
   const Collection any = GetCollection("$cmd.aggregate");
   ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<internal::DocumentSource> source,
@@ -387,7 +386,8 @@ StatusOr<Document> Collection::ExplainAggregate(DocumentView pipeline,
   internal::ExplainFindFn explain_find = [&](DocumentView filter, const FindOptions& fo) {
     return ExplainFind(filter, fo, verbosity);
   };
-  ROCKDOC_ASSIGN_OR_RETURN(internal::PipelineOptions po, ToPipelineOptions(options, db_name_));
+  ROCKDOC_ASSIGN_OR_RETURN(internal::PipelineOptions po,
+                           ToPipelineOptions(options, db_name_, engine_, session_, false));
   return internal::ExplainPipeline(name_, pipeline, po, PipelineFind(), explain_find,
                                    verbosity != ExplainVerbosity::kQueryPlanner);
 }

@@ -638,6 +638,21 @@ class LookupStage : public Stage {
     }
   }
 
+  // MongoDB's names for the strategies (the one it will use, before it runs).
+  void AppendExplain(BsonBuilder* out) const override {
+    Strategy s = strategy_;
+    if (s == Strategy::kUndecided) {
+      s = options_.has_index_on && options_.has_index_on(from_, foreign_) ? Strategy::kIndexedLoop
+                                                                          : Strategy::kHash;
+    }
+    out->AppendString("strategy", s == Strategy::kIndexedLoop ? "IndexedLoopJoin"
+                                  : s == Strategy::kHash      ? "HashJoin"
+                                                              : "NestedLoopJoin");
+    if (s == Strategy::kHash && strategy_ == Strategy::kHash) {
+      AppendNumber(out, "foreignDocsRead", static_cast<int64_t>(foreign_docs_.size()));
+    }
+  }
+
   StatusOr<std::optional<Document>> HashMatches(const Document& doc, const Value& local) {
     std::vector<Value> wanted;
     if (local.type() == BsonType::kArray) {
@@ -1329,7 +1344,8 @@ StatusOr<LeadingFind> Pushdown(const std::vector<Element>& stages, const Pipelin
 
 class CountingSource;
 void AppendStages(const std::vector<Element>& stages, size_t from, const Document& find_explain,
-                  const std::vector<const CountingSource*>& counters, BsonBuilder* out);
+                  const std::vector<const CountingSource*>& counters,
+                  const std::vector<const Stage*>& explained, BsonBuilder* out);
 
 }  // namespace
 
@@ -1461,7 +1477,8 @@ class CountingSource : public DocumentSource {
 // {explainVersion: "1", stages: [{$cursor: <find explain>, nReturned?,
 // executionTimeMillisEstimate?}, {<stage>: <spec>, nReturned?, ...}]}.
 void AppendStages(const std::vector<Element>& stages, size_t from, const Document& find_explain,
-                  const std::vector<const CountingSource*>& counters, BsonBuilder* out) {
+                  const std::vector<const CountingSource*>& counters,
+                  const std::vector<const Stage*>& explained, BsonBuilder* out) {
   out->AppendString("explainVersion", "1");
   out->OpenArray("stages");
   auto stats = [&](size_t k) {
@@ -1486,6 +1503,7 @@ void AppendStages(const std::vector<Element>& stages, size_t from, const Documen
   for (size_t i = from; i < stages.size(); ++i) {
     out->OpenDocument("");
     out->AppendElement(stages[i]);
+    if (i - from < explained.size()) explained[i - from]->AppendExplain(out);
     stats(i - from + 1);
     out->Close();
   }
@@ -1506,6 +1524,12 @@ StatusOr<Document> ExplainPipeline(std::string_view collection, DocumentView pip
                            explain_find(leading.filter.view(), leading.options));
   if (leading.next == stages.size()) return find_explain;  // the find is the pipeline
 
+  // The stages as the pipeline lists them (the deadline checks between
+  // them aside).
+  std::vector<const Stage*> explained;
+  for (const std::unique_ptr<Stage>& s : chain) {
+    if (dynamic_cast<const DeadlineStage*>(s.get()) == nullptr) explained.push_back(s.get());
+  }
   std::vector<const CountingSource*> counters;
   if (execute) {
     ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<CursorImpl> cursor,
@@ -1515,6 +1539,10 @@ StatusOr<Document> ExplainPipeline(std::string_view collection, DocumentView pip
     std::unique_ptr<DocumentSource> source = std::move(counted);
     for (std::unique_ptr<Stage>& stage : chain) {
       stage->set_input(std::move(source));
+      if (dynamic_cast<const DeadlineStage*>(stage.get()) != nullptr) {
+        source = std::move(stage);  // not a stage of the pipeline's own
+        continue;
+      }
       auto c = std::make_unique<CountingSource>(std::move(stage));
       counters.push_back(c.get());
       source = std::move(c);
@@ -1524,11 +1552,11 @@ StatusOr<Document> ExplainPipeline(std::string_view collection, DocumentView pip
       if (!doc) break;
     }
     BsonBuilder b;
-    AppendStages(stages, leading.next, find_explain, counters, &b);
+    AppendStages(stages, leading.next, find_explain, counters, explained, &b);
     return std::move(b).Build();
   }
   BsonBuilder b;
-  AppendStages(stages, leading.next, find_explain, counters, &b);
+  AppendStages(stages, leading.next, find_explain, counters, explained, &b);
   return std::move(b).Build();
 }
 

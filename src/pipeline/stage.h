@@ -24,6 +24,9 @@ namespace rockdoc::internal {
 class Stage : public DocumentSource {
  public:
   virtual void set_input(std::unique_ptr<DocumentSource> input) { input_ = std::move(input); }
+  // Fields explain shows beside the stage's specification ($lookup's
+  // strategy).
+  virtual void AppendExplain(BsonBuilder* out) const { (void)out; }
 
  protected:
   std::unique_ptr<DocumentSource> input_;
