@@ -1151,6 +1151,14 @@ TEST_F(PipelineTest, ExprInFiltersEverywhere) {
   // An evaluation error fails the find, not silently the document.
   EXPECT_EQ(ids(R"({"$expr": {"$divide": ["$spent", {"$subtract": ["$budget", 100]}]}})"),
             "16608: can't $divide by zero");
+  // The error is the operation's even where a $or or $nor would answer
+  // without it, and it does not linger into the next operation.
+  EXPECT_EQ(ids(R"({"$or": [{"$expr": {"$divide": [1, 0]}}, {"_id": 1}]})"), "16608: can't $divide by zero");
+  EXPECT_EQ(ids(R"({"$nor": [{"$expr": {"$divide": [1, 0]}}]})"), "16608: can't $divide by zero");
+  EXPECT_EQ(ids(R"({"_id": 1})"), "1");
+  EXPECT_EQ(Run("monthlyBudget", R"([{"$match": {"$nor": [{"$expr": {"$divide": [1, 0]}}]}}])"),
+            "16608: can't $divide by zero");
+  EXPECT_EQ(c.CountDocuments(Json(R"({"_id": 2})")).value(), 1);
   EXPECT_EQ(ids(R"({"a": {"$elemMatch": {"$expr": {"$eq": [1, 1]}}}})"),
             "2: $expr can only be applied to the top-level document");
   EXPECT_EQ(ids(R"({"$expr": {"$bogus": 1}})"), "168: Unrecognized expression '$bogus'");

@@ -148,10 +148,8 @@ StatusOr<DeleteResult> DeleteImpl(const std::shared_ptr<Engine>& engine, const s
   const CollectionMeta& meta = *guard.meta();
   auto write = [&](internal::KvTransaction* txn, std::string_view key, const Document& current,
                    int64_t* count_delta, size_t* bytes) -> StatusOr<internal::TargetOutcome> {
-    if (!cq->root->Matches(current)) {  // changed since the plan found it
-      ROCKDOC_RETURN_IF_ERROR(TakeMatchError());
-      return internal::TargetOutcome::kNoMatch;
-    }
+    ROCKDOC_ASSIGN_OR_RETURN(bool matched, MatchesOrError(*cq->root, current));
+    if (!matched) return internal::TargetOutcome::kNoMatch;  // changed since the plan found it
     ROCKDOC_RETURN_IF_ERROR(
         internal::DeleteDocument(*engine, txn, meta, key, current, count_delta));
     *bytes = current.size();

@@ -79,10 +79,8 @@ internal::TargetWriter UpdateWriter(const internal::Engine& engine,
     if (req.want_document) returned->reset();  // from an attempt rolled back
     MatchDetails details;
     if (driver.uses_positional()) details.RequestElemMatchKey();
-    if (!cq.root->Matches(doc, &details)) {
-      ROCKDOC_RETURN_IF_ERROR(TakeMatchError());  // $expr could not be evaluated
-      return internal::TargetOutcome::kNoMatch;
-    }
+    ROCKDOC_ASSIGN_OR_RETURN(bool matched, MatchesOrError(*cq.root, doc, &details));
+    if (!matched) return internal::TargetOutcome::kNoMatch;
     UpdateContext ctx;
     ctx.now_millis = now;
     ctx.deadline = &deadline;
@@ -349,9 +347,8 @@ StatusOr<Document> Collection::ExplainDelete(DocumentView filter, bool multi,
         // Run dry only: says which documents would go.
         return [&cq](internal::KvTransaction*, std::string_view, const Document& current,
                      int64_t*, size_t*) -> StatusOr<internal::TargetOutcome> {
-          if (cq.root->Matches(current)) return internal::TargetOutcome::kWritten;
-          ROCKDOC_RETURN_IF_ERROR(TakeMatchError());
-          return internal::TargetOutcome::kNoMatch;
+          ROCKDOC_ASSIGN_OR_RETURN(bool matched, MatchesOrError(*cq.root, current));
+          return matched ? internal::TargetOutcome::kWritten : internal::TargetOutcome::kNoMatch;
         };
       });
 }

@@ -796,7 +796,7 @@ constexpr OptionField<AggregateArgs> kAggregateFields[] = {
      }},
     {"hint", [](const Element& e, AggregateArgs* o) { return HintRow(e, &o->options); }},
     {"allowDiskUse", [](const Element& e, AggregateArgs*) { return CheckAllowDiskUse(e); }},
-    // Only $out and $merge write, and rockdoc has neither yet.
+    // $out and $merge write through the collection API, which applies validators: refused.
     {"bypassDocumentValidation", nullptr},
     {"explain", &BoolRow<AggregateArgs, &AggregateArgs::explain>},
     {"let",

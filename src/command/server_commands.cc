@@ -196,9 +196,9 @@ Status RunListCollections(CommandContext& ctx, DocumentView cmd, BsonBuilder* re
       b.Close();
     }
     Document info = std::move(b).Build();
-    if (filter && !filter->Matches(info)) {
-      ROCKDOC_RETURN_IF_ERROR(TakeMatchError());
-      continue;
+    if (filter) {
+      ROCKDOC_ASSIGN_OR_RETURN(bool matched, MatchesOrError(*filter, info));
+      if (!matched) continue;
     }
     infos.push_back(std::move(info));
   }

@@ -166,9 +166,9 @@ Status RunListDatabases(CommandContext& ctx, DocumentView cmd, BsonBuilder* repl
       total += sizes.storage + sizes.index_size;
     }
     Document d = std::move(entry).Build();
-    if (filter && !filter->Matches(d)) {
-      ROCKDOC_RETURN_IF_ERROR(TakeMatchError());
-      continue;
+    if (filter) {
+      ROCKDOC_ASSIGN_OR_RETURN(bool matched, MatchesOrError(*filter, d));
+      if (!matched) continue;
     }
     reply->AppendDocument("", d);
   }

@@ -73,7 +73,7 @@ StageState IndexScanStage::DoWork(WorkingMember** out) {
     s = index_->access_method().DecodeKey(*index_, entry, &b);
     if (!s.ok()) return Fail(s);
     member_.SetOwned(std::move(b).Build());
-    if (key_filter_ && !key_filter_.matches(member_.doc, &member_)) return Rejected(StageState::kNeedTime);
+    if (StageState s; FilteredOut(key_filter_, &member_, StageState::kNeedTime, &s)) return s;
   }
   *out = &member_;
   return StageState::kAdvanced;
@@ -116,7 +116,7 @@ StageState FetchStage::DoWork(WorkingMember** out) {
   member_.record_key = record_key_;
   member_.doc = DocumentView(reinterpret_cast<const uint8_t*>(value_.view().data()));
   member_.has_doc = true;
-  if (filter_ && !filter_.matches(member_.doc, &member_)) return Rejected(StageState::kNeedTime);
+  if (StageState s; FilteredOut(filter_, &member_, StageState::kNeedTime, &s)) return s;
   *out = &member_;
   return StageState::kAdvanced;
 }

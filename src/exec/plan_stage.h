@@ -119,12 +119,20 @@ class PlanStage {
     status_ = std::move(s);
     return StageState::kFailure;
   }
-  // What a stage answers when its filter rejected the member: `otherwise`,
-  // or a failure when the filter could not decide ($expr's evaluation
-  // error, TakeMatchError).
-  StageState Rejected(StageState otherwise = StageState::kNeedTime) {
-    Status error = TakeMatchError();
-    return error.ok() ? otherwise : Fail(std::move(error));
+  // Runs the stage's filter on the member: false when it passes; true with
+  // *state set when it does not (`otherwise`) or could not decide ($expr's
+  // evaluation error fails the stage, whatever the filter answered).
+  template <typename Filter>
+  bool FilteredOut(const Filter& filter, WorkingMember* member, StageState otherwise,
+                   StageState* state) {
+    if (!filter) return false;
+    const bool passes = filter.matches(member->doc, member);
+    if (MatchErrorPending()) {
+      *state = Fail(TakeMatchError());
+      return true;
+    }
+    if (!passes) *state = otherwise;
+    return !passes;
   }
   // Works a child, passing failure up.
   void AddChild(std::unique_ptr<PlanStage> child) { children_.push_back(std::move(child)); }

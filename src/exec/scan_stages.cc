@@ -67,7 +67,7 @@ StageState CollectionScanStage::DoWork(WorkingMember** out) {
   }
   ++docs_examined_;
   member_.has_doc = true;
-  if (filter_ && !filter_.matches(member_.doc, &member_)) return Rejected(StageState::kNeedTime);
+  if (StageState s; FilteredOut(filter_, &member_, StageState::kNeedTime, &s)) return s;
   *out = &member_;
   return StageState::kAdvanced;
 }
@@ -94,7 +94,7 @@ StageState IdHackStage::DoWork(WorkingMember** out) {
   member_.record_key = key_;
   member_.doc = ViewOf(value_.view());
   member_.has_doc = true;
-  if (filter_ && !filter_.matches(member_.doc, &member_)) return Rejected(StageState::kEof);
+  if (StageState s; FilteredOut(filter_, &member_, StageState::kEof, &s)) return s;
   *out = &member_;
   return StageState::kAdvanced;
 }
@@ -184,7 +184,7 @@ StageState ClusteredScanStage::DoPointWork(WorkingMember** out) {
   member_.record_key = walk_.ranges()[batch_ranges_[i]].start;
   member_.doc = ViewOf(batch_values_[i].view());
   member_.has_doc = true;
-  if (filter_ && !filter_.matches(member_.doc, &member_)) return Rejected(StageState::kNeedTime);
+  if (StageState s; FilteredOut(filter_, &member_, StageState::kNeedTime, &s)) return s;
   *out = &member_;
   return StageState::kAdvanced;
 }
@@ -203,7 +203,7 @@ StageState ClusteredScanStage::DoWork(WorkingMember** out) {
   member_.record_key = std::string_view(walk_.key().data(), walk_.key().size());
   member_.doc = DocumentView(reinterpret_cast<const uint8_t*>(walk_.value().data()));
   member_.has_doc = true;
-  if (filter_ && !filter_.matches(member_.doc, &member_)) return Rejected(StageState::kNeedTime);
+  if (StageState s; FilteredOut(filter_, &member_, StageState::kNeedTime, &s)) return s;
   *out = &member_;
   return StageState::kAdvanced;
 }

@@ -135,10 +135,7 @@ StatusOr<AccumulatorSpec> ParseAccumulator(std::string_view field, const Element
 }
 
 bool Accumulator::RankedLess(const Ranked& a, const Ranked& b) const {
-  std::vector<Element> ka, kb;
-  for (const Value& v : a.key) ka.push_back(v.ok() ? v.element() : NullValue().element());
-  for (const Value& v : b.key) kb.push_back(v.ok() ? v.element() : NullValue().element());
-  return spec_->sort_by.CompareKeys(ka, kb) < 0;
+  return spec_->sort_by.CompareKeys(a.key, b.key) < 0;
 }
 
 // Keeps the n that can still be the answer (the first n in sort order for
@@ -280,7 +277,8 @@ StatusOr<int64_t> Accumulator::Add(DocumentView doc, const ExpressionVariables& 
       std::vector<Element> key;
       ROCKDOC_RETURN_IF_ERROR(spec_->sort_by.ExtractKey(doc, &key));
       Ranked r;
-      for (const Element& k : key) r.key.push_back(k.ok() ? Value::FromElement(k) : Value());
+      // A missing key part sorts as null.
+      for (const Element& k : key) r.key.push_back(k.ok() ? Value::FromElement(k) : NullValue());
       r.value = v.ok() ? std::move(v) : NullValue();
       const int64_t size = SizeOf(r);
       ranked_.push_back(std::move(r));

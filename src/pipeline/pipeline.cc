@@ -73,8 +73,9 @@ class MatchStage : public Stage {
   StatusOr<std::optional<Document>> Next() override {
     for (;;) {
       ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> doc, input_->Next());
-      if (!doc || expr_->Matches(doc->view())) return doc;
-      ROCKDOC_RETURN_IF_ERROR(TakeMatchError());
+      if (!doc) return doc;
+      ROCKDOC_ASSIGN_OR_RETURN(bool matched, MatchesOrError(*expr_, doc->view()));
+      if (matched) return doc;
     }
   }
 

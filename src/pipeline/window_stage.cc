@@ -202,10 +202,7 @@ class SetWindowFieldsStage : public BlockingStage {
   };
 
   int CompareSort(const Row& a, const Row& b) const {
-    std::vector<Element> ka, kb;
-    for (const Value& v : a.sort_key) ka.push_back(v.ok() ? v.element() : NullValue().element());
-    for (const Value& v : b.sort_key) kb.push_back(v.ok() ? v.element() : NullValue().element());
-    return sort_by_.CompareKeys(ka, kb);
+    return sort_by_.CompareKeys(a.sort_key, b.sort_key);
   }
 
   Status Build(std::vector<Document>* results) override {
@@ -221,7 +218,8 @@ class SetWindowFieldsStage : public BlockingStage {
       }
       std::vector<Element> key;
       ROCKDOC_RETURN_IF_ERROR(sort_by_.ExtractKey(doc->view(), &key));
-      for (const Element& k : key) r.sort_key.push_back(k.ok() ? Value::FromElement(k) : Value());
+      // A missing key part sorts as null.
+      for (const Element& k : key) r.sort_key.push_back(k.ok() ? Value::FromElement(k) : NullValue());
       bytes += static_cast<int64_t>(doc->size()) * 2 + 64;
       if (bytes > memory_limit_) return MemoryExceeded("$setWindowFields");
       r.doc = std::move(*doc);

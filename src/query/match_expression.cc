@@ -689,17 +689,25 @@ std::string ElemMatchValueMatchExpression::DebugLine() const {
   return path() + " $elemMatch (value)";
 }
 
+namespace match_internal {
+thread_local bool error_pending = false;
+}  // namespace match_internal
+
 namespace {
 thread_local Status match_error;
 }  // namespace
 
 void RecordMatchError(const Status& error) {
-  if (match_error.ok()) match_error = error;
+  if (match_internal::error_pending) return;
+  match_error = error;
+  match_internal::error_pending = true;
 }
 
 Status TakeMatchError() {
+  if (!match_internal::error_pending) return Status::OK();
   Status error = std::move(match_error);
   match_error = Status::OK();
+  match_internal::error_pending = false;
   return error;
 }
 

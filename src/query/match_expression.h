@@ -509,10 +509,23 @@ StatusOr<std::unique_ptr<MatchExpression>> ParseMatchExpression(
 // A match that could not be decided ($expr failing to evaluate) answers
 // false and records its error for the calling thread: RecordMatchError
 // keeps the first, TakeMatchError returns it (OK when none) and clears it.
-// Every caller that runs a filter a user wrote checks it after a false
-// answer and fails the operation with it.
+// The error is the operation's whatever the filter's answer (a $or or a
+// $not around the $expr may still answer true): every caller that runs a
+// filter a user wrote checks MatchErrorPending after each Matches.
 void RecordMatchError(const Status& error);
 Status TakeMatchError();
+namespace match_internal {
+extern thread_local bool error_pending;
+}  // namespace match_internal
+inline bool MatchErrorPending() { return match_internal::error_pending; }
+
+// Matches, then the error a $expr met on the way, if any.
+inline StatusOr<bool> MatchesOrError(const MatchExpression& expr, DocumentView doc,
+                                     MatchDetails* details = nullptr) {
+  const bool matched = expr.Matches(doc, details);
+  if (MatchErrorPending()) return TakeMatchError();
+  return matched;
+}
 
 }  // namespace rockdoc
 

@@ -216,6 +216,14 @@ int SortPattern::CompareKeys(const Element* a, const Element* b) const {
   return 0;
 }
 
+int SortPattern::CompareKeys(const std::vector<Value>& a, const std::vector<Value>& b) const {
+  for (size_t i = 0; i < parts_.size(); ++i) {
+    int c = CompareValues(a[i].element(), b[i].element());
+    if (c != 0) return parts_[i].ascending ? c : -c;
+  }
+  return 0;
+}
+
 StatusOr<int> SortPattern::CompareDocuments(DocumentView a, DocumentView b) const {
   std::vector<Element> ka, kb;
   ROCKDOC_RETURN_IF_ERROR(ExtractKey(a, &ka));

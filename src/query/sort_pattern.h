@@ -75,6 +75,9 @@ class SortPattern {
     return CompareKeys(a.data(), b.data());
   }
   int CompareKeys(const Element* a, const Element* b) const;
+  // The same over keys kept as Values (each present: a missing key part is
+  // stored as null), without building Element vectors per comparison.
+  int CompareKeys(const std::vector<Value>& a, const std::vector<Value>& b) const;
 
   // Convenience: extracts both keys and compares them.
   StatusOr<int> CompareDocuments(DocumentView a, DocumentView b) const;

@@ -257,13 +257,13 @@ Status CheckValidator(const Engine& engine, const CollectionMeta& meta, Document
   if (validator == nullptr || options->validation_level == ValidationLevel::kOff) {
     return Status::OK();
   }
-  if (validator->Matches(doc)) return Status::OK();
   // A validator's $expr that cannot be evaluated fails the write.
-  ROCKDOC_RETURN_IF_ERROR(TakeMatchError());
-  if (old_doc != nullptr && options->validation_level == ValidationLevel::kModerate &&
-      !validator->Matches(*old_doc)) {
-    (void)TakeMatchError();  // the old document failing either way: the write is allowed
-    return Status::OK();
+  ROCKDOC_ASSIGN_OR_RETURN(bool valid, MatchesOrError(*validator, doc));
+  if (valid) return Status::OK();
+  if (old_doc != nullptr && options->validation_level == ValidationLevel::kModerate) {
+    // An old document that fails (or cannot be judged) lets the write through.
+    const StatusOr<bool> old_valid = MatchesOrError(*validator, *old_doc);
+    if (!old_valid.ok() || !*old_valid) return Status::OK();
   }
   BsonBuilder info;
   info.AppendElementAs("failingDocumentId", doc.Get("_id"));
