@@ -2,7 +2,9 @@
 # The whole test suite from a clean clone: installs the Debian packages,
 # builds (RelWithDebInfo), runs every test through CTest, then builds the
 # unit tests again with AddressSanitizer + UndefinedBehaviorSanitizer and
-# runs them too, and the multi-threaded tests with ThreadSanitizer. Exits
+# runs them too (a clang build that also checks the lock annotations and
+# builds the fuzz targets), the multi-threaded tests with ThreadSanitizer, and
+# each fuzz target for a bounded time. Exits
 # non-zero on any failure.
 #
 #   scripts/test.sh            # everything
@@ -27,26 +29,26 @@ echo "== tests =="
 ctest --test-dir build -j "$jobs" --output-on-failure --timeout 900
 
 if [ "${ROCKDOC_SKIP_SANITIZERS:-0}" != "1" ]; then
-  echo "== build (ASan + UBSan) =="
-  # -O1 keeps the sanitized build and its run short on two cores.
-  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DROCKDOC_SANITIZE=ON \
+  echo "== build (clang: ASan + UBSan, -Wthread-safety, libFuzzer targets) =="
+  # One clang build serves three checks, so the library is compiled once for
+  # them (clang also compiles these sanitized sources in half gcc's time):
+  # - the unit tests under AddressSanitizer + UndefinedBehaviorSanitizer
+  #   (-O1 keeps the build and the run short on two cores);
+  # - the lock annotations (ABSL_GUARDED_BY and friends; the protocol is in
+  #   src/store/collection_lock.h), checked by clang at compile time as errors;
+  # - the libFuzzer targets (the library carries coverage instrumentation,
+  #   which the tests ignore), run by scripts/fuzz.sh below.
+  asan_start=$(date +%s)
+  CC=clang CXX=clang++ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+    -DROCKDOC_SANITIZE=ON -DROCKDOC_THREAD_SAFETY=ON -DROCKDOC_BUILD_FUZZERS=ON \
     -DCMAKE_CXX_FLAGS="-O1" -DROCKDOC_BUILD_BENCHMARKS=OFF -DROCKDOC_BUILD_TOOLS=OFF \
     -DROCKDOC_BUILD_SHARED=OFF
   cmake --build build-asan -j "$jobs"
+  echo "== build took $(( $(date +%s) - asan_start )) s =="
   echo "== tests under ASan + UBSan =="
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir build-asan -j "$jobs" --output-on-failure --timeout 1800 \
       -E 'install_find_package|Slow'
-
-  echo "== build (clang -Wthread-safety) =="
-  # The lock annotations (ABSL_GUARDED_BY and friends; the protocol is in
-  # src/store/collection_lock.h) are checked by clang at compile time, as
-  # errors. The library and the shell library: compiling is the check.
-  tsa_start=$(date +%s)
-  CC=clang CXX=clang++ cmake -S . -B build-tsa -G Ninja -DCMAKE_BUILD_TYPE=Debug \
-    -DROCKDOC_THREAD_SAFETY=ON -DROCKDOC_BUILD_BENCHMARKS=OFF -DROCKDOC_BUILD_TESTS=OFF
-  cmake --build build-tsa -j "$jobs" --target rockdoc rockdoc_shell
-  echo "== thread-safety analysis: $(( $(date +%s) - tsa_start )) s =="
 
   echo "== build (ThreadSanitizer) =="
   # Only the multi-threaded tests: the concurrency suites (plain writes and
@@ -55,8 +57,9 @@ if [ "${ROCKDOC_SKIP_SANITIZERS:-0}" != "1" ]; then
   # Debian's, not instrumented, so the build links its shared library
   # (ROCKDOC_ROCKSDB_SHARED) and ignore_noninstrumented_modules=1 makes
   # ThreadSanitizer ignore what librocksdb.so does: tests/tsan.supp says why.
+  # clang, like the build above: it compiles these in half gcc's time.
   tsan_start=$(date +%s)
-  cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+  CC=clang CXX=clang++ cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug \
     -DCMAKE_CXX_FLAGS="-O1 -fsanitize=thread" -DCMAKE_C_FLAGS="-O1 -fsanitize=thread" \
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" -DROCKDOC_ROCKSDB_SHARED=ON \
     -DROCKDOC_BUILD_BENCHMARKS=OFF -DROCKDOC_BUILD_TOOLS=OFF -DROCKDOC_BUILD_SHARED=OFF
@@ -77,7 +80,7 @@ fi
 # corpora (scripts/fuzz.sh; ROCKDOC_FUZZ_SECONDS sets the time per target).
 # Skipped with ROCKDOC_SKIP_SANITIZERS=1 or ROCKDOC_SKIP_FUZZ=1.
 if [ "${ROCKDOC_SKIP_SANITIZERS:-0}" != "1" ] && [ "${ROCKDOC_SKIP_FUZZ:-0}" != "1" ]; then
-  bash scripts/fuzz.sh
+  ROCKDOC_FUZZ_BUILD_DIR=build-asan bash scripts/fuzz.sh
 fi
 # --- end fuzz
 
