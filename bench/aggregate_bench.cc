@@ -6,6 +6,12 @@
 //   - $lookup of each order's product through the products' _id index vs
 //     the same application-level join through the API (a FindOne per
 //     order; goal: at least as fast), and vs SQLite's JOIN on the same data.
+//   - a $group that spills (allowDiskUse; a group per document, each
+//     holding its padding, so the groups outgrow a 16 MB limit about three
+//     times over) against the same $group held in memory: its peak memory
+//     (the process's peak resident set above its resident set before the
+//     run, /proc/self/status VmHWM after clear_refs) must stay under 2x the
+//     limit, and its time is reported against the in-memory run.
 // Items are documents in (group) or orders joined (lookup), per second.
 //
 //   build/bench/aggregate_bench [--benchmark_repetitions=N]
@@ -13,8 +19,11 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 
+#include <malloc.h>
+
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <random>
 #include <string>
@@ -139,6 +148,58 @@ void GroupRockdoc(benchmark::State& state) {
     if (groups != kCategories) state.SkipWithError("wrong number of groups");
   }
   state.SetItemsProcessed(state.iterations() * kDocs);
+}
+
+// ---- a spilling $group: its peak memory ----
+
+constexpr int64_t kSpillLimit = int64_t{16} << 20;
+
+int64_t StatusKb(const std::string& field) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind(field + ":", 0) == 0) return std::stoll(line.substr(field.size() + 1));
+  }
+  return -1;
+}
+
+// The highest resident set the process reached while `fn` ran, above the
+// resident set before it (freed heap returned first, and the peak reset).
+template <typename Fn>
+int64_t PeakBytesDuring(Fn fn) {
+  malloc_trim(0);
+  { std::ofstream("/proc/self/clear_refs") << "5"; }
+  const int64_t before = StatusKb("VmRSS");
+  fn();
+  return (StatusKb("VmHWM") - before) * 1024;
+}
+
+double g_spill_peak = 0, g_memory_peak = 0;
+
+void GroupByDocument(benchmark::State& state, int64_t limit, double* peak) {
+  rockdoc::Collection c = TheEnv().Coll("sales");
+  auto pipeline = rockdoc::FromJson(R"({"p": [{"$group": {"_id": "$_id",
+      "pads": {"$push": "$pad"}, "n": {"$sum": 1}}}]})");
+  rockdoc::AggregateOptions options;
+  options.allow_disk_use = true;
+  options.max_blocking_stage_bytes = limit;
+  Drain(c.Find(rockdoc::Document()), state);  // the block cache holds the collection
+  int64_t most = 0;
+  for (auto _ : state) {
+    const int64_t bytes = PeakBytesDuring([&] {
+      const int64_t groups = Drain(c.Aggregate(pipeline->Get("p").Array(), options), state);
+      if (groups != kDocs) state.SkipWithError("wrong number of groups");
+    });
+    most = std::max(most, bytes);
+  }
+  state.counters["peak_MiB"] = static_cast<double>(most) / (1 << 20);
+  *peak = static_cast<double>(most);
+  state.SetItemsProcessed(state.iterations() * kDocs);
+}
+
+void GroupSpilling(benchmark::State& state) { GroupByDocument(state, kSpillLimit, &g_spill_peak); }
+void GroupInMemory(benchmark::State& state) {
+  GroupByDocument(state, int64_t{1} << 30, &g_memory_peak);
 }
 
 void GroupSqlite(benchmark::State& state) {
@@ -266,6 +327,9 @@ int main(int argc, char** argv) {
       ->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("LookupUnindexed/sqlite", LookupUnindexedSqlite)
       ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("GroupSpill/memory", GroupInMemory)->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("GroupSpill/spilling", GroupSpilling)
+      ->Unit(benchmark::kMillisecond);
   rockdoc::bench::RatioReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   std::printf("\naggregation, rockdoc / reference (items per second):\n");
@@ -275,6 +339,17 @@ int main(int argc, char** argv) {
   reporter.Ratio("$lookup / SQLite JOIN", "Lookup/rockdoc", "Lookup/sqlite");
   reporter.Ratio("$lookup hash join (no index) / SQLite JOIN on an unindexed field",
                  "LookupUnindexed/rockdoc", "LookupUnindexed/sqlite");
+  reporter.Ratio("$group spilling (16 MB limit) / in memory", "GroupSpill/spilling",
+                 "GroupSpill/memory");
+  if (g_spill_peak > 0) {
+    const double limit = static_cast<double>(kSpillLimit);
+    std::printf("  %-46s %8.1f MiB = %5.2fx the %lld MiB limit  (goal < 2x: %s)\n",
+                "peak memory of the spilling $group", g_spill_peak / (1 << 20),
+                g_spill_peak / limit, static_cast<long long>(kSpillLimit >> 20),
+                g_spill_peak < 2 * limit ? "met" : "MISSED");
+    std::printf("  %-46s %8.1f MiB\n", "peak memory of the same $group in memory",
+                g_memory_peak / (1 << 20));
+  }
   benchmark::Shutdown();
   delete &TheEnv();
   return 0;

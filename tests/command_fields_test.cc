@@ -354,6 +354,7 @@ const std::map<std::string, Elsewhere>& ShownElsewhere() {
       {"findAndModify.comment", {kComment}},
       {"aggregate.maxTimeMS", {"MaxTimeTest.AggregateHasOneDeadlineForAllItsFinds"}},
       {"aggregate.let", {"PipelineTest.DocumentsAndLet and ShellTest.DatabaseAggregate"}},
+      {"aggregate.allowDiskUse", {"SpillTest.* (spilled $sort and $group answer as in memory) and SpillApiTest.AllowDiskUseThroughTheApiAndTheCommand"}},
       {"aggregate.readConcern", {kReadConcern}},
       {"aggregate.writeConcern", {kWriteConcern}},
       {"aggregate.comment", {kComment}},

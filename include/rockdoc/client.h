@@ -518,6 +518,16 @@ struct AggregateOptions {
   // Variables for the pipeline's expressions ({$$name}): {name: <expression>},
   // each evaluated once before the pipeline runs.
   Document let;
+  // allowDiskUse: $sort and $group that outgrow their 100 MB write sorted
+  // runs to the database directory's _tmp/ folder and still answer (then
+  // $group's output is in _id order); false, they fail with
+  // QueryExceededMemoryLimitNoDiskUseAllowed (292), as every other blocking
+  // stage does past 100 MB either way.
+  bool allow_disk_use = false;
+  // The memory each blocking stage may hold, as MongoDB's 100 MB (its
+  // internalDocumentSourceGroupMaxMemoryBytes and friends); lower it to see
+  // spilling on small data. At least 1 (BadValue otherwise).
+  int64_t max_blocking_stage_bytes = int64_t{100} << 20;
 };
 
 enum class ReturnDocument { kBefore, kAfter };

@@ -8,6 +8,7 @@
 #include "pipeline/pipeline.h"
 #include "query/field_path.h"
 #include "rockdoc/client.h"
+#include "storage/spill.h"
 #include "store/write_ops.h"
 
 namespace rockdoc {
@@ -336,6 +337,12 @@ StatusOr<internal::PipelineOptions> ToPipelineOptions(
     };
   }
   po.max_time_ms = options.max_time_ms;
+  if (options.max_blocking_stage_bytes < 1) {
+    return Status(ErrorCode::kBadValue, "max_blocking_stage_bytes must be at least 1");
+  }
+  po.memory_limit = options.max_blocking_stage_bytes;
+  po.allow_disk_use = options.allow_disk_use;
+  po.new_spill_run = [engine] { return internal::NewSpillRun(*engine); };
   if (!options.hint.empty()) po.hint = options.hint;
   if (!options.hint_name.empty()) po.hint_name = options.hint_name;
   if (!options.let.empty()) {

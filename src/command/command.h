@@ -96,8 +96,9 @@ Status DecodeCommand(std::string_view command, DocumentView cmd, const OptionFie
 Status CheckReadConcern(const Element& e);
 Status CheckWriteConcern(const Element& e);
 Status CheckApiVersion(const Element& e);
-// allowDiskUse: false is what rockdoc does (a blocking sort past 100 MB
-// fails with 292); true, spilling to disk, is NotImplemented.
+// find's allowDiskUse: false is what rockdoc does (a blocking sort past
+// 100 MB fails with 292); true, spilling a find's sort, is NotImplemented
+// (an aggregate's $sort and $group do spill).
 Status CheckAllowDiskUse(const Element& e);
 template <typename O>
 Status Accept(const Element&, O*) {

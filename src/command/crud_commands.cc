@@ -795,7 +795,12 @@ constexpr OptionField<AggregateArgs> kAggregateFields[] = {
        return NonNegativeRow<AggregateOptions, &AggregateOptions::max_time_ms>(e, &o->options);
      }},
     {"hint", [](const Element& e, AggregateArgs* o) { return HintRow(e, &o->options); }},
-    {"allowDiskUse", [](const Element& e, AggregateArgs*) { return CheckAllowDiskUse(e); }},
+    // $sort and $group spill past their memory limit (pipeline/pipeline.h).
+    {"allowDiskUse",
+     [](const Element& e, AggregateArgs* o) {
+       ROCKDOC_ASSIGN_OR_RETURN(o->options.allow_disk_use, BoolField(e));
+       return Status::OK();
+     }},
     // $out and $merge write through the collection API, which applies validators: refused.
     {"bypassDocumentValidation", nullptr},
     {"explain", &BoolRow<AggregateArgs, &AggregateArgs::explain>},

@@ -19,7 +19,12 @@ bool Nullish(const Value& v) {
   return !v.ok() || v.type() == BsonType::kNull || v.type() == BsonType::kUndefined;
 }
 
-int64_t SizeOfValue(const Value& v) { return v.ok() ? static_cast<int64_t>(v.element().value_size()) + 16 : 16; }
+// A held Value: the object, and its bytes on the heap (with the
+// allocator's overhead) when they outgrow the object's own buffer.
+int64_t SizeOfValue(const Value& v) {
+  const int64_t bytes = v.ok() ? static_cast<int64_t>(v.element().value_size()) + 7 : 5;
+  return static_cast<int64_t>(sizeof(Value)) + (bytes > 15 ? bytes + 16 : 0);
+}
 
 }  // namespace
 
@@ -132,6 +137,22 @@ StatusOr<AccumulatorSpec> ParseAccumulator(std::string_view field, const Element
   }
   ROCKDOC_ASSIGN_OR_RETURN(spec.arg, ParseExpression(acc, scope));
   return spec;
+}
+
+// $lastN keeps up to 2n values and drops the oldest n at once (amortized
+// O(1) per value). Returns the bytes freed.
+int64_t Accumulator::TrimLastN() {
+  if (static_cast<int64_t>(list_.size()) <= 2 * n_) return 0;
+  const auto drop = list_.end() - static_cast<ptrdiff_t>(n_);
+  int64_t freed = 0;
+  for (auto it = list_.begin(); it != drop; ++it) freed += SizeOfValue(*it);
+  list_.erase(list_.begin(), drop);
+  return freed;
+}
+
+std::vector<Value> Accumulator::LastN() const {
+  const size_t keep = std::min(list_.size(), static_cast<size_t>(std::max<int64_t>(n_, 0)));
+  return std::vector<Value>(list_.end() - static_cast<ptrdiff_t>(keep), list_.end());
 }
 
 bool Accumulator::RankedLess(const Ranked& a, const Ranked& b) const {
@@ -250,12 +271,7 @@ StatusOr<int64_t> Accumulator::Add(DocumentView doc, const ExpressionVariables& 
     case Op::kLastN: {
       const int64_t size = SizeOfValue(v);
       list_.push_back(v.ok() ? std::move(v) : NullValue());
-      if (static_cast<int64_t>(list_.size()) > n_) {
-        const int64_t dropped = SizeOfValue(list_.front());
-        list_.pop_front();
-        return size - dropped;
-      }
-      return size;
+      return size - TrimLastN();
     }
     case Op::kMaxN:
     case Op::kMinN: {
@@ -312,8 +328,8 @@ StatusOr<Value> Accumulator::Result() const {
     case Op::kFirst:
     case Op::kLast: return best_.ok() ? best_ : NullValue();
     case Op::kPush:
-    case Op::kFirstN:
-    case Op::kLastN: return ArrayOfValues(std::vector<Value>(list_.begin(), list_.end()));
+    case Op::kFirstN: return ArrayOfValues(list_);
+    case Op::kLastN: return ArrayOfValues(LastN());
     case Op::kAddToSet:
     case Op::kMinN: return ArrayOfValues(std::vector<Value>(set_.begin(), set_.end()));
     case Op::kMaxN: return ArrayOfValues(std::vector<Value>(set_.rbegin(), set_.rend()));
@@ -345,6 +361,201 @@ StatusOr<Value> Accumulator::Result() const {
     }
   }
   return NullValue();
+}
+
+// ---- partial states (a spilled $group) ----
+//
+// {c: count, s: <sum state>, m: mean, q: sum of squared deviations, v: the
+// held value or values, f: seen, n: the N forms' n, r: [[key..., value]...]}
+// with only the fields the operator uses.
+
+namespace {
+
+void AppendValues(std::string_view key, const auto& values, BsonBuilder* out) {
+  out->OpenArray(key);
+  for (const Value& v : values) {
+    if (v.ok()) {
+      out->AppendElementAs("", v.element());
+    } else {
+      out->AppendNull("");
+    }
+  }
+  out->Close();
+}
+
+Status DamagedState() {
+  return Status(ErrorCode::kInternalError, "a spilled $group state is damaged");
+}
+
+}  // namespace
+
+void Accumulator::AppendState(std::string_view key, BsonBuilder* out) const {
+  using Op = AccumulatorSpec::Op;
+  out->OpenDocument(key);
+  out->AppendInt64("c", count_);
+  out->AppendInt64("n", n_);
+  switch (spec_->op) {
+    case Op::kSum:
+    case Op::kAvg: sum_.AppendState("s", out); break;
+    case Op::kStdDevPop:
+    case Op::kStdDevSamp:
+      out->AppendDouble("m", mean_);
+      out->AppendDouble("q", m2_);
+      break;
+    case Op::kMin:
+    case Op::kMax:
+    case Op::kFirst:
+    case Op::kLast:
+      out->AppendBool("f", seen_);
+      if (best_.ok()) out->AppendElementAs("v", best_.element());
+      break;
+    case Op::kPush:
+    case Op::kFirstN: AppendValues("v", list_, out); break;
+    case Op::kLastN: AppendValues("v", LastN(), out); break;
+    case Op::kAddToSet:
+    case Op::kMaxN:
+    case Op::kMinN: AppendValues("v", set_, out); break;
+    case Op::kMergeObjects:
+      out->OpenDocument("v");
+      for (const auto& [name, value] : fields_) out->AppendElementAs(name, value.element());
+      out->Close();
+      break;
+    case Op::kTop:
+    case Op::kBottom:
+    case Op::kTopN:
+    case Op::kBottomN:
+      out->OpenArray("r");
+      for (const Ranked& r : ranked_) {
+        out->OpenArray("");
+        AppendValues("", r.key, out);
+        out->AppendElementAs("", r.value.element());
+        out->Close();
+      }
+      out->Close();
+      break;
+    case Op::kCount: break;
+  }
+  out->Close();
+}
+
+StatusOr<int64_t> Accumulator::MergeState(const Element& state) {
+  using Op = AccumulatorSpec::Op;
+  if (state.type() != BsonType::kDocument) return DamagedState();
+  const DocumentView s = state.Document();
+  const Element c = s.Get("c"), n = s.Get("n"), v = s.Get("v");
+  if (c.type() != BsonType::kInt64 || n.type() != BsonType::kInt64) return DamagedState();
+  const int64_t count = c.Int64();
+  if (n_ < 0) n_ = n.Int64();
+  auto values = [&]() -> StatusOr<DocumentView> {
+    if (v.type() != BsonType::kArray) return DamagedState();
+    return v.Document();
+  };
+  int64_t added = 0;
+  switch (spec_->op) {
+    case Op::kCount: count_ += count; break;
+    case Op::kSum:
+    case Op::kAvg:
+      ROCKDOC_RETURN_IF_ERROR(sum_.MergeState(s.Get("s")));
+      count_ += count;
+      break;
+    case Op::kStdDevPop:
+    case Op::kStdDevSamp: {
+      // Chan et al.'s pairwise combination of running means and squares.
+      const Element m = s.Get("m"), q = s.Get("q");
+      if (m.type() != BsonType::kDouble || q.type() != BsonType::kDouble) return DamagedState();
+      if (count == 0) break;
+      const double na = static_cast<double>(count_), nb = static_cast<double>(count);
+      const double delta = m.Double() - mean_;
+      mean_ += delta * nb / (na + nb);
+      m2_ += q.Double() + delta * delta * na * nb / (na + nb);
+      count_ += count;
+      break;
+    }
+    case Op::kMin:
+    case Op::kMax:
+      if (v.ok()) {
+        const Value x = Value::FromElement(v);
+        if (!best_.ok() || (spec_->op == Op::kMin ? CompareValues(x.element(), best_.element()) < 0
+                                                  : CompareValues(x.element(), best_.element()) > 0)) {
+          best_ = x;
+        }
+      }
+      break;
+    case Op::kFirst:
+      if (!seen_ && s.Get("f").IsBool() && s.Get("f").Bool()) {
+        if (v.ok()) best_ = Value::FromElement(v);
+        seen_ = true;
+      }
+      break;
+    case Op::kLast:
+      if (s.Get("f").IsBool() && s.Get("f").Bool()) {
+        best_ = v.ok() ? Value::FromElement(v) : Value();
+        seen_ = true;
+      }
+      break;
+    case Op::kPush:
+    case Op::kFirstN:
+    case Op::kLastN: {
+      ROCKDOC_ASSIGN_OR_RETURN(DocumentView items, values());
+      for (const Element& x : items) {
+        if (spec_->op == Op::kFirstN && static_cast<int64_t>(list_.size()) >= n_) break;
+        list_.push_back(Value::FromElement(x));
+        added += SizeOfValue(list_.back());
+        if (spec_->op == Op::kLastN) added -= TrimLastN();
+      }
+      break;
+    }
+    case Op::kAddToSet:
+    case Op::kMaxN:
+    case Op::kMinN: {
+      ROCKDOC_ASSIGN_OR_RETURN(DocumentView items, values());
+      for (const Element& x : items) {
+        Value item = Value::FromElement(x);
+        if (spec_->op == Op::kAddToSet && set_.count(item) > 0) continue;
+        added += SizeOfValue(item);
+        set_.insert(std::move(item));
+        if (spec_->op != Op::kAddToSet && static_cast<int64_t>(set_.size()) > n_) {
+          auto drop = spec_->op == Op::kMaxN ? set_.begin() : std::prev(set_.end());
+          added -= SizeOfValue(*drop);
+          set_.erase(drop);
+        }
+      }
+      break;
+    }
+    case Op::kMergeObjects:
+      if (v.type() != BsonType::kDocument) return DamagedState();
+      for (const Element& f : v.Document()) {
+        auto at = std::find_if(fields_.begin(), fields_.end(),
+                               [&](const auto& p) { return p.first == f.key(); });
+        if (at == fields_.end()) {
+          fields_.emplace_back(std::string(f.key()), Value::FromElement(f));
+          added += static_cast<int64_t>(f.size()) + 32;
+        } else {
+          at->second = Value::FromElement(f);
+        }
+      }
+      break;
+    case Op::kTop:
+    case Op::kBottom:
+    case Op::kTopN:
+    case Op::kBottomN: {
+      const Element r = s.Get("r");
+      if (r.type() != BsonType::kArray) return DamagedState();
+      for (const Element& entry : r.Document()) {
+        if (entry.type() != BsonType::kArray) return DamagedState();
+        const Element key = entry.Document().Get("0"), value = entry.Document().Get("1");
+        if (key.type() != BsonType::kArray || !value.ok()) return DamagedState();
+        Ranked ranked;
+        for (const Element& k : key.Document()) ranked.key.push_back(Value::FromElement(k));
+        ranked.value = Value::FromElement(value);
+        added += SizeOf(ranked);
+        ranked_.push_back(std::move(ranked));
+        added -= TrimRanked();
+      }
+      break;
+    }
+  }
+  return added;
 }
 
 }  // namespace rockdoc::internal

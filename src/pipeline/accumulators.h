@@ -21,7 +21,6 @@
 #define ROCKDOC_PIPELINE_ACCUMULATORS_H_
 
 #include <cstdint>
-#include <deque>
 #include <optional>
 #include <set>
 #include <string>
@@ -69,6 +68,15 @@ class Accumulator {
   StatusOr<int64_t> Add(DocumentView doc, const ExpressionVariables& vars);
   StatusOr<Value> Result() const;
 
+  // A spilled $group (allowDiskUse): the accumulator's partial state as a
+  // document in field `key`, and the merge of such a state into this one,
+  // as if this accumulator had also seen that state's documents after its
+  // own (so $first, $last, $push and the N forms keep the input order when
+  // states are merged in the order they were spilled). Returns the bytes
+  // held more.
+  void AppendState(std::string_view key, BsonBuilder* out) const;
+  StatusOr<int64_t> MergeState(const Element& state);
+
  private:
   struct Ranked {
     std::vector<Value> key;
@@ -76,6 +84,8 @@ class Accumulator {
   };
   bool RankedLess(const Ranked& a, const Ranked& b) const;
   int64_t TrimRanked();
+  int64_t TrimLastN();
+  std::vector<Value> LastN() const;
   static int64_t SizeOf(const Ranked& r);
 
   const AccumulatorSpec* spec_;
@@ -85,7 +95,7 @@ class Accumulator {
   Value best_;
   bool seen_ = false;
   int64_t n_ = -1;  // the N forms, once evaluated
-  std::deque<Value> list_;
+  std::vector<Value> list_;  // $push, $firstN, $lastN (up to 2n: TrimLastN)
   std::multiset<Value, ValueLess> set_;  // $addToSet (unique), $maxN/$minN
   std::vector<std::pair<std::string, Value>> fields_;  // $mergeObjects
   std::vector<Ranked> ranked_;  // $top/$bottom(N)

@@ -89,7 +89,7 @@ class BucketAutoStage : public BlockingStage {
         group_by_(std::move(group_by)),
         buckets_(buckets),
         output_(std::move(output)),
-        memory_limit_(ctx.options.memory_limit) {}
+        policy_(SpillPolicy::Of(ctx.options)) {}
 
  private:
   struct Item {
@@ -106,7 +106,7 @@ class BucketAutoStage : public BlockingStage {
       ROCKDOC_ASSIGN_OR_RETURN(Value key, group_by_->Evaluate(VariablesFor(*doc)));
       if (!key.ok()) key = NullValue();
       bytes += static_cast<int64_t>(doc->size() + key.element().value_size()) + 32;
-      if (bytes > memory_limit_) return MemoryExceeded("$bucketAuto");
+      if (bytes > policy_.memory_limit) return MemoryExceeded("$bucketAuto", policy_.allow_disk_use);
       items.push_back(Item{std::move(key), std::move(*doc)});
     }
     std::stable_sort(items.begin(), items.end(),
@@ -155,7 +155,7 @@ class BucketAutoStage : public BlockingStage {
   ExpressionPtr group_by_;
   int64_t buckets_;
   std::vector<AccumulatorSpec> output_;
-  int64_t memory_limit_;
+  SpillPolicy policy_;
 };
 
 }  // namespace
@@ -230,7 +230,7 @@ StatusOr<std::unique_ptr<Stage>> ParseBucket(const Element& spec, const StageCon
   BsonBuilder sort;
   sort.AppendInt32("_id", 1);
   ROCKDOC_ASSIGN_OR_RETURN(SortPattern pattern, SortPattern::Parse(std::move(sort).Build()));
-  parts.push_back(MakeSortStage(std::move(pattern), ctx.options.memory_limit));
+  parts.push_back(MakeSortStage(std::move(pattern), ctx.options));
   return std::unique_ptr<Stage>(std::make_unique<SequenceStage>(std::move(parts)));
 }
 

@@ -99,8 +99,8 @@ struct DensifySpec {
 
 class DensifyStage : public BlockingStage {
  public:
-  DensifyStage(DensifySpec spec, int64_t memory_limit)
-      : BlockingStage(0, 0, nullptr), spec_(std::move(spec)), memory_limit_(memory_limit) {}
+  DensifyStage(DensifySpec spec, SpillPolicy policy)
+      : BlockingStage(0, 0, nullptr), spec_(std::move(spec)), policy_(std::move(policy)) {}
 
  private:
   double Number(const Element& e) const {
@@ -144,7 +144,7 @@ class DensifyStage : public BlockingStage {
       if (!any || x > max) max = x;
       any = true;
       bytes += static_cast<int64_t>(doc->size()) + 32;
-      if (bytes > memory_limit_) return MemoryExceeded("$densify");
+      if (bytes > policy_.memory_limit) return MemoryExceeded("$densify", policy_.allow_disk_use);
       Value key = PartitionKey(doc->view(), spec_.partition_by);
       auto it = partitions.find(key);
       if (it == partitions.end()) {
@@ -190,7 +190,7 @@ class DensifyStage : public BlockingStage {
   }
 
   DensifySpec spec_;
-  int64_t memory_limit_;
+  SpillPolicy policy_;
 };
 
 // ---- $fill ----
@@ -210,7 +210,7 @@ class FillStage : public BlockingStage {
         partition_fields_(std::move(partition_fields)),
         sort_by_(std::move(sort_by)),
         outputs_(std::move(outputs)),
-        memory_limit_(ctx.options.memory_limit) {}
+        policy_(SpillPolicy::Of(ctx.options)) {}
 
  private:
   Status Build(std::vector<Document>* docs) override {
@@ -227,7 +227,7 @@ class FillStage : public BlockingStage {
       }
       if (!key.ok()) key = NullValue();
       bytes += static_cast<int64_t>(doc->size()) + 32;
-      if (bytes > memory_limit_) return MemoryExceeded("$fill");
+      if (bytes > policy_.memory_limit) return MemoryExceeded("$fill", policy_.allow_disk_use);
       rows.emplace_back(std::move(key), std::move(*doc));
     }
     Status failed;
@@ -310,7 +310,7 @@ class FillStage : public BlockingStage {
   std::vector<std::string> partition_fields_;
   SortPattern sort_by_;
   std::vector<FillOutput> outputs_;
-  int64_t memory_limit_;
+  SpillPolicy policy_;
 };
 
 StatusOr<std::vector<std::string>> FieldList(std::string_view what, const Element& e) {
@@ -387,7 +387,7 @@ StatusOr<std::unique_ptr<Stage>> ParseDensify(const Element& spec, const StageCo
   if (d.bounds == DensifySpec::kPartition && d.partition_by.empty()) {
     return StageFailed(5733408, "one may not specify the bounds as 'partition' without specifying a non-empty array of partitionByFields");
   }
-  return std::unique_ptr<Stage>(std::make_unique<DensifyStage>(std::move(d), ctx.options.memory_limit));
+  return std::unique_ptr<Stage>(std::make_unique<DensifyStage>(std::move(d), SpillPolicy::Of(ctx.options)));
 }
 
 StatusOr<std::unique_ptr<Stage>> ParseFill(const Element& spec, const StageContext& ctx) {

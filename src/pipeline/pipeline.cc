@@ -143,42 +143,95 @@ class SkipLimitStage : public Stage {
 // ---- $sort ----
 
 
+// A held document: its object and its bytes on the heap.
+int64_t DocumentBytes(const Document& doc) {
+  return static_cast<int64_t>(sizeof(Document) + doc.size() + 16);
+}
+
 class SortStage : public Stage {
  public:
-  SortStage(SortPattern pattern, int64_t memory_limit)
-      : pattern_(std::move(pattern)), memory_limit_(memory_limit) {}
+  SortStage(SortPattern pattern, SpillPolicy policy)
+      : pattern_(std::move(pattern)), policy_(std::move(policy)) {}
   StatusOr<std::optional<Document>> Next() override {
     if (!sorted_) {
-      int64_t bytes = 0;
-      for (;;) {
-        ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> doc, input_->Next());
-        if (!doc) break;
-        bytes += static_cast<int64_t>(doc->size());
-        if (bytes > memory_limit_) return MemoryExceeded("$sort");
-        docs_.push_back(std::move(*doc));
-      }
-      Status failed;
-      std::stable_sort(docs_.begin(), docs_.end(), [&](const Document& a, const Document& b) {
-        StatusOr<int> c = pattern_.CompareDocuments(a.view(), b.view());
-        if (!c.ok()) {
-          if (failed.ok()) failed = c.status();
-          return false;
-        }
-        return *c < 0;
-      });
-      ROCKDOC_RETURN_IF_ERROR(failed);
+      ROCKDOC_RETURN_IF_ERROR(ReadAll());
       sorted_ = true;
     }
+    if (!runs_.empty()) return NextMerged();
     if (next_ == docs_.size()) return std::optional<Document>();
     return std::optional<Document>(std::move(docs_[next_++]));
   }
 
  private:
+  StatusOr<int> Compare(DocumentView a, DocumentView b) const {
+    return pattern_.CompareDocuments(a, b);
+  }
+
+  Status SortBuffer() {
+    Status failed;
+    std::stable_sort(docs_.begin(), docs_.end(), [&](const Document& a, const Document& b) {
+      StatusOr<int> c = Compare(a.view(), b.view());
+      if (!c.ok()) {
+        if (failed.ok()) failed = c.status();
+        return false;
+      }
+      return *c < 0;
+    });
+    return failed;
+  }
+
+  // The whole input: in memory while it fits, else as sorted runs on disk
+  // (allowDiskUse) and the last part in memory.
+  Status ReadAll() {
+    int64_t bytes = 0;
+    for (;;) {
+      ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> doc, input_->Next());
+      if (!doc) break;
+      bytes += DocumentBytes(*doc);
+      if (bytes > policy_.memory_limit) {
+        if (!policy_.can_spill()) return MemoryExceeded("$sort", policy_.allow_disk_use);
+        ROCKDOC_RETURN_IF_ERROR(SortBuffer());
+        ROCKDOC_RETURN_IF_ERROR(runs_.Spill(policy_, [&](SpillWriter* w) -> Status {
+          for (const Document& d : docs_) ROCKDOC_RETURN_IF_ERROR(w->Add(d.bytes()));
+          return Status::OK();
+        }));
+        docs_.clear();
+        docs_.shrink_to_fit();
+        bytes = DocumentBytes(*doc);
+      }
+      docs_.push_back(std::move(*doc));
+    }
+    ROCKDOC_RETURN_IF_ERROR(SortBuffer());
+    if (!runs_.empty()) ROCKDOC_RETURN_IF_ERROR(runs_.Start());
+    return Status::OK();
+  }
+
+  // The least of the runs' heads and the buffer's; a tie goes to the runs,
+  // which hold earlier input.
+  StatusOr<std::optional<Document>> NextMerged() {
+    ROCKDOC_ASSIGN_OR_RETURN(int run, runs_.Least([this](DocumentView a, DocumentView b) {
+                               return Compare(a, b);
+                             }));
+    const bool buffered = next_ < docs_.size();
+    if (run >= 0 && buffered) {
+      ROCKDOC_ASSIGN_OR_RETURN(int c, Compare(docs_[next_].view(), runs_.head(run).view()));
+      if (c < 0) run = -1;
+    }
+    if (run < 0) {
+      if (!buffered) return std::optional<Document>();
+      return std::optional<Document>(std::move(docs_[next_++]));
+    }
+    std::optional<Document> out(runs_.head(run));
+    ROCKDOC_RETURN_IF_ERROR(runs_.Advance(run));
+    return out;
+  }
+
   SortPattern pattern_;
-  int64_t memory_limit_;
+  SpillPolicy policy_;
   bool sorted_ = false;
   std::vector<Document> docs_;
   size_t next_ = 0;
+  SpilledRuns runs_;
 };
 
 // ---- $count ----
@@ -224,19 +277,36 @@ StatusOr<std::string> ParseCountField(const Element& e) {
 class GroupStage : public ExpressionStage {
  public:
   GroupStage(ExpressionPtr id, std::vector<AccumulatorSpec> accumulators, int variables,
-             int64_t now_ms, int64_t memory_limit, std::shared_ptr<FilterVariables> bound)
+             int64_t now_ms, SpillPolicy policy, std::shared_ptr<FilterVariables> bound)
       : ExpressionStage(variables, now_ms, std::move(bound)),
         id_(std::move(id)),
         accumulators_(std::move(accumulators)),
-        memory_limit_(memory_limit) {}
+        policy_(std::move(policy)) {}
 
   StatusOr<std::optional<Document>> Next() override {
     if (!grouped_) {
       ROCKDOC_RETURN_IF_ERROR(GroupAll());
       grouped_ = true;
     }
+    if (!runs_.empty()) return NextMerged();
     if (next_ == groups_.size()) return std::optional<Document>();
-    const GroupState& g = groups_[next_++];
+    return Output(groups_[next_++]);
+  }
+
+ private:
+  struct GroupState {
+    Value key;
+    std::vector<Accumulator> accumulators;
+  };
+
+  GroupState NewGroup(Value key) const {
+    GroupState g;
+    g.key = std::move(key);
+    for (const AccumulatorSpec& a : accumulators_) g.accumulators.emplace_back(&a);
+    return g;
+  }
+
+  StatusOr<std::optional<Document>> Output(const GroupState& g) const {
     BsonBuilder b;
     b.AppendElementAs("_id", g.key.ok() ? g.key.element() : NullValue().element());
     for (size_t i = 0; i < accumulators_.size(); ++i) {
@@ -246,14 +316,7 @@ class GroupStage : public ExpressionStage {
     return std::optional<Document>(std::move(b).Build());
   }
 
- private:
-  struct GroupState {
-    Value key;
-    std::vector<Accumulator> accumulators;
-  };
-
   Status GroupAll() {
-    std::map<Value, size_t, ValueLess> index;
     int64_t bytes = 0;
     for (;;) {
       ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> doc, input_->Next());
@@ -261,31 +324,103 @@ class GroupStage : public ExpressionStage {
       const ExpressionVariables vars = VariablesFor(*doc);
       ROCKDOC_ASSIGN_OR_RETURN(Value key, id_->Evaluate(vars));
       if (!key.ok()) key = NullValue();  // a missing key groups with null
-      auto it = index.find(key);
-      if (it == index.end()) {
-        bytes += static_cast<int64_t>(key.element().value_size()) * 2 + 64;
-        GroupState g;
-        g.key = key;
-        for (const AccumulatorSpec& a : accumulators_) g.accumulators.emplace_back(&a);
-        it = index.emplace(std::move(key), groups_.size()).first;
-        groups_.push_back(std::move(g));
+      auto it = index_.find(key);
+      if (it == index_.end()) {
+        // The group, its accumulators, the key twice (the group's and the
+        // index's, on the heap past 15 bytes) and the index's tree node.
+        const int64_t key_bytes = static_cast<int64_t>(key.element().value_size()) + 7;
+        bytes += static_cast<int64_t>(sizeof(GroupState) + sizeof(Value) + 48 +
+                                      accumulators_.size() * sizeof(Accumulator)) +
+                 (key_bytes > 15 ? 2 * (key_bytes + 16) : 0);
+        groups_.push_back(NewGroup(key));
+        it = index_.emplace(std::move(key), groups_.size() - 1).first;
       }
       GroupState& g = groups_[it->second];
       for (size_t i = 0; i < accumulators_.size(); ++i) {
         ROCKDOC_ASSIGN_OR_RETURN(int64_t more, g.accumulators[i].Add(doc->view(), vars));
         bytes += more;
       }
-      if (bytes > memory_limit_) return MemoryExceeded("$group");
+      if (bytes > policy_.memory_limit) {
+        if (!policy_.can_spill()) return MemoryExceeded("$group", policy_.allow_disk_use);
+        ROCKDOC_RETURN_IF_ERROR(SpillGroups());
+        bytes = 0;
+      }
+    }
+    if (!runs_.empty()) {
+      // The rest joins the runs, so that one merge makes every group.
+      if (!groups_.empty()) ROCKDOC_RETURN_IF_ERROR(SpillGroups());
+      ROCKDOC_RETURN_IF_ERROR(runs_.Start());
     }
     return Status::OK();
   }
 
+  // Writes the groups held, in key order, as {k: key, s: [state, ...]}, and
+  // forgets them.
+  Status SpillGroups() {
+    ROCKDOC_RETURN_IF_ERROR(runs_.Spill(policy_, [&](SpillWriter* w) -> Status {
+      for (const auto& [key, at] : index_) {
+        const GroupState& g = groups_[at];
+        BsonBuilder b;
+        b.AppendElementAs("k", g.key.element());
+        b.OpenArray("s");
+        for (const Accumulator& a : g.accumulators) a.AppendState("", &b);
+        b.Close();
+        ROCKDOC_RETURN_IF_ERROR(w->Add(std::move(b).Build().bytes()));
+      }
+      return Status::OK();
+    }));
+    index_.clear();
+    groups_.clear();
+    groups_.shrink_to_fit();
+    return Status::OK();
+  }
+
+  // The next group of the merged runs: the least key's states, merged in
+  // spill order (earlier input first).
+  StatusOr<std::optional<Document>> NextMerged() {
+    auto by_key = [](DocumentView a, DocumentView b) -> StatusOr<int> {
+      return CompareValues(a.Get("k"), b.Get("k"));
+    };
+    ROCKDOC_ASSIGN_OR_RETURN(int run, runs_.Least(by_key));
+    if (run < 0) return std::optional<Document>();
+    GroupState g = NewGroup(Value::FromElement(runs_.head(run).Get("k")));
+    int64_t held = 0;
+    for (int r = run; r >= 0;) {
+      const Element states = runs_.head(r).Get("s");
+      if (states.type() != BsonType::kArray) {
+        return Status(ErrorCode::kInternalError, "a spilled $group state is damaged");
+      }
+      size_t i = 0;
+      for (const Element& state : states.Document()) {
+        if (i == g.accumulators.size()) break;
+        ROCKDOC_ASSIGN_OR_RETURN(int64_t more, g.accumulators[i++].MergeState(state));
+        held += more;
+      }
+      // One group alone past the limit ($push of everything): merging it
+      // cannot spill, as MongoDB's $push cannot (ExceededMemoryLimit).
+      if (held > policy_.memory_limit) {
+        return Status(ErrorCode::kExceededMemoryLimit,
+                      "$group's group " + ValueToJson(g.key.element(), JsonFormat::kShell) +
+                          " holds more than the memory limit (" +
+                          std::to_string(policy_.memory_limit) + " bytes) and cannot spill");
+      }
+      ROCKDOC_RETURN_IF_ERROR(runs_.Advance(r));
+      // The next run (after r) whose head has the same key.
+      ROCKDOC_ASSIGN_OR_RETURN(int least, runs_.Least(by_key));
+      r = -1;
+      if (least >= 0 && CompareValues(runs_.head(least).Get("k"), g.key.element()) == 0) r = least;
+    }
+    return Output(g);
+  }
+
   ExpressionPtr id_;
   std::vector<AccumulatorSpec> accumulators_;
-  int64_t memory_limit_;
+  SpillPolicy policy_;
   bool grouped_ = false;
+  std::map<Value, size_t, ValueLess> index_;
   std::vector<GroupState> groups_;
   size_t next_ = 0;
+  SpilledRuns runs_;
 };
 
 StatusOr<std::unique_ptr<Stage>> ParseGroup(const Element& spec, VariableScope* scope,
@@ -321,7 +456,7 @@ StatusOr<std::unique_ptr<Stage>> ParseGroup(const Element& spec, VariableScope* 
   }
   if (!id) return Failed(15955, "a group specification must include an _id");
   return std::unique_ptr<Stage>(std::make_unique<GroupStage>(
-      std::move(id), std::move(accumulators), scope->id_count(), now_ms, options.memory_limit,
+      std::move(id), std::move(accumulators), scope->id_count(), now_ms, SpillPolicy::Of(options),
       options.variables));
 }
 
@@ -913,7 +1048,7 @@ class UnionWithStage : public Stage {
 // `size` documents chosen at random (reservoir sampling), in random order.
 class SampleStage : public Stage {
  public:
-  SampleStage(int64_t size, int64_t memory_limit) : size_(size), memory_limit_(memory_limit) {}
+  SampleStage(int64_t size, SpillPolicy policy) : size_(size), policy_(std::move(policy)) {}
   StatusOr<std::optional<Document>> Next() override {
     if (!sampled_) {
       std::mt19937_64 rng(std::random_device{}());
@@ -932,7 +1067,7 @@ class SampleStage : public Stage {
             kept_[j] = std::move(*doc);
           }
         }
-        if (bytes > memory_limit_) return MemoryExceeded("$sample");
+        if (bytes > policy_.memory_limit) return MemoryExceeded("$sample", policy_.allow_disk_use);
       }
       std::shuffle(kept_.begin(), kept_.end(), rng);
       sampled_ = true;
@@ -943,7 +1078,7 @@ class SampleStage : public Stage {
 
  private:
   int64_t size_;
-  int64_t memory_limit_;
+  SpillPolicy policy_;
   bool sampled_ = false;
   std::vector<Document> kept_;
   size_t next_ = 0;
@@ -1001,8 +1136,8 @@ class OwnedVectorSource : public DocumentSource {
 class FacetStage : public Stage {
  public:
   using Facets = std::vector<std::pair<std::string, std::vector<std::unique_ptr<Stage>>>>;
-  FacetStage(Facets facets, int64_t memory_limit)
-      : facets_(std::move(facets)), memory_limit_(memory_limit) {}
+  FacetStage(Facets facets, SpillPolicy policy)
+      : facets_(std::move(facets)), policy_(std::move(policy)) {}
   StatusOr<std::optional<Document>> Next() override {
     if (done_) return std::optional<Document>();
     done_ = true;
@@ -1012,7 +1147,7 @@ class FacetStage : public Stage {
       ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> doc, input_->Next());
       if (!doc) break;
       bytes += static_cast<int64_t>(doc->size());
-      if (bytes > memory_limit_) return MemoryExceeded("$facet");
+      if (bytes > policy_.memory_limit) return MemoryExceeded("$facet", policy_.allow_disk_use);
       docs.push_back(std::move(*doc));
     }
     BsonBuilder out;
@@ -1038,7 +1173,7 @@ class FacetStage : public Stage {
 
  private:
   Facets facets_;
-  int64_t memory_limit_;
+  SpillPolicy policy_;
   bool done_ = false;
 };
 
@@ -1119,7 +1254,7 @@ StatusOr<std::vector<std::unique_ptr<Stage>>> ParseStages(const std::vector<Elem
       }
       if (s.Document().empty()) return Failed(15976, "$sort stage must have at least one sort key");
       ROCKDOC_ASSIGN_OR_RETURN(SortPattern pattern, SortPattern::Parse(s.Document()));
-      stage = std::make_unique<SortStage>(std::move(pattern), options.memory_limit);
+      stage = std::make_unique<SortStage>(std::move(pattern), SpillPolicy::Of(options));
     } else if (name == "$skip") {
       ROCKDOC_ASSIGN_OR_RETURN(int64_t n, StageCount(name, s));
       stage = std::make_unique<SkipLimitStage>(n, -1);
@@ -1155,12 +1290,12 @@ StatusOr<std::vector<std::unique_ptr<Stage>>> ParseStages(const std::vector<Elem
       acc.push_back(std::move(count));
       std::vector<std::unique_ptr<Stage>> parts;
       parts.push_back(std::make_unique<GroupStage>(std::move(id), std::move(acc),
-                                                   scope.id_count(), now_ms, options.memory_limit,
+                                                   scope.id_count(), now_ms, SpillPolicy::Of(options),
                                                    options.variables));
       BsonBuilder sort;
       sort.AppendInt32("count", -1);
       ROCKDOC_ASSIGN_OR_RETURN(SortPattern pattern, SortPattern::Parse(std::move(sort).Build()));
-      parts.push_back(std::make_unique<SortStage>(std::move(pattern), options.memory_limit));
+      parts.push_back(std::make_unique<SortStage>(std::move(pattern), SpillPolicy::Of(options)));
       stage = std::make_unique<SequenceStage>(std::move(parts));
     } else if (name == "$documents" || name == "$collStats" || name == "$indexStats") {
       return Failed(40602, std::string(name) + " is only valid as the first stage in a pipeline");
@@ -1193,7 +1328,7 @@ StatusOr<std::vector<std::unique_ptr<Stage>>> ParseStages(const std::vector<Elem
       ROCKDOC_ASSIGN_OR_RETURN(stage, ParseLookup(s, find, options));
     } else if (name == "$sample") {
       ROCKDOC_ASSIGN_OR_RETURN(int64_t size, ParseSampleSize(s));
-      stage = std::make_unique<SampleStage>(size, options.memory_limit);
+      stage = std::make_unique<SampleStage>(size, SpillPolicy::Of(options));
     } else if (name == "$unionWith") {
       std::string coll;
       Document sub;  // the other collection's pipeline ([] by default)
@@ -1250,7 +1385,7 @@ StatusOr<std::vector<std::unique_ptr<Stage>>> ParseStages(const std::vector<Elem
                                  ParseStages(sub, 0, options, find, /*in_facet=*/true));
         facets.emplace_back(std::string(f.key()), std::move(chain));
       }
-      stage = std::make_unique<FacetStage>(std::move(facets), options.memory_limit);
+      stage = std::make_unique<FacetStage>(std::move(facets), SpillPolicy::Of(options));
     } else if (IsKnownStage(name)) {
       return Status(ErrorCode::kNotImplemented,
                     "the stage " + std::string(name) + " is not supported by rockdoc yet");
@@ -1684,7 +1819,13 @@ std::unique_ptr<DocumentSource> Connect(std::unique_ptr<DocumentSource> source,
   return source;
 }
 
-Status MemoryExceeded(std::string_view stage) {
+Status MemoryExceeded(std::string_view stage, bool allow_disk_use) {
+  if (allow_disk_use) {
+    return Status(ErrorCode::kQueryExceededMemoryLimitNoDiskUseAllowed,
+                  "Exceeded memory limit for " + std::string(stage) +
+                      "; rockdoc does not spill this stage to disk (only $sort and $group do), "
+                      "so allowDiskUse cannot help it.");
+  }
   return Status(ErrorCode::kQueryExceededMemoryLimitNoDiskUseAllowed,
                 "Exceeded memory limit for " + std::string(stage) +
                     ", but didn't allow external spilling; pass allowDiskUse:true to opt in.");
@@ -1711,12 +1852,51 @@ Status StageFailed(int code, std::string message) {
 std::unique_ptr<Stage> MakeGroupStage(ExpressionPtr id, std::vector<AccumulatorSpec> accumulators,
                                       const StageContext& ctx) {
   return std::make_unique<GroupStage>(std::move(id), std::move(accumulators),
-                                      ctx.scope->id_count(), ctx.now_ms, ctx.options.memory_limit,
-                                      ctx.options.variables);
+                                      ctx.scope->id_count(), ctx.now_ms,
+                                      SpillPolicy::Of(ctx.options), ctx.options.variables);
 }
 
-std::unique_ptr<Stage> MakeSortStage(SortPattern pattern, int64_t memory_limit) {
-  return std::make_unique<SortStage>(std::move(pattern), memory_limit);
+std::unique_ptr<Stage> MakeSortStage(SortPattern pattern, const PipelineOptions& options) {
+  return std::make_unique<SortStage>(std::move(pattern), SpillPolicy::Of(options));
+}
+
+Status SpilledRuns::Spill(const SpillPolicy& policy,
+                          const std::function<Status(SpillWriter*)>& write) {
+  ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<SpillWriter> writer, policy.new_run());
+  ROCKDOC_RETURN_IF_ERROR(write(writer.get()));
+  ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<SpillReader> reader, writer->Finish());
+  runs_.push_back(std::move(reader));
+  return Status::OK();
+}
+
+Status SpilledRuns::Start() {
+  heads_.resize(runs_.size());
+  for (size_t i = 0; i < runs_.size(); ++i) ROCKDOC_RETURN_IF_ERROR(Advance(static_cast<int>(i)));
+  return Status::OK();
+}
+
+Status SpilledRuns::Advance(int run) {
+  ROCKDOC_ASSIGN_OR_RETURN(std::optional<std::string_view> record, runs_[run]->Next());
+  if (!record) {
+    heads_[run].reset();
+    return Status::OK();
+  }
+  heads_[run] = Document::AdoptValidated(std::string(*record));
+  return Status::OK();
+}
+
+StatusOr<int> SpilledRuns::Least(
+    const std::function<StatusOr<int>(DocumentView, DocumentView)>& compare) const {
+  int least = -1;
+  for (size_t i = 0; i < heads_.size(); ++i) {
+    if (!heads_[i]) continue;
+    if (least >= 0) {
+      ROCKDOC_ASSIGN_OR_RETURN(int c, compare(heads_[i]->view(), heads_[least]->view()));
+      if (c >= 0) continue;
+    }
+    least = static_cast<int>(i);
+  }
+  return least;
 }
 
 std::unique_ptr<DocumentSource> MakeVectorSource(std::vector<Document> docs) {

@@ -29,10 +29,16 @@
 // a pipeline without a collection (OpenCollectionlessPipeline). MongoDB's other stages are NotImplemented (238); an unknown name
 // is 40324.
 //
-// Blocking stages ($sort, $group, $sample, $facet) hold at most 100 MB;
-// past it they fail
-// with QueryExceededMemoryLimitNoDiskUseAllowed (292): spilling to disk is
-// not implemented yet.
+// Blocking stages ($sort, $group, $sample, $facet, $bucketAuto,
+// $setWindowFields, $densify, $fill, a hash join's table) hold at most
+// 100 MB each; past it they fail with QueryExceededMemoryLimitNoDiskUseAllowed
+// (292). With allowDiskUse, $sort (and the sorts of $sortByCount and
+// $bucketAuto) and $group spill instead: $sort writes each full buffer as a
+// sorted run and merges the runs (stable: ties keep input order); $group
+// writes its groups, ordered by key, with each accumulator's partial state,
+// and merges the runs key by key in spill order (so $first, $last, $push
+// keep input order); its output is then in _id order. The others refuse
+// allowDiskUse's extra room with 292 all the same, saying they do not spill.
 //
 // Thread safety: a Pipeline is used by one thread at a time.
 #ifndef ROCKDOC_PIPELINE_PIPELINE_H_
@@ -51,6 +57,7 @@
 #include "rockdoc/client.h"
 #include "rockdoc/document.h"
 #include "rockdoc/status.h"
+#include "storage/spill.h"
 
 namespace rockdoc::internal {
 
@@ -86,6 +93,9 @@ using OpenTargetFn = std::function<StatusOr<std::unique_ptr<PipelineTarget>>(
 // The memory a blocking stage may hold (MongoDB's 100 MB).
 inline constexpr int64_t kBlockingStageMemoryLimit = int64_t{100} << 20;
 
+// Opens a new temporary run for a blocking stage to spill to.
+using NewSpillRunFn = std::function<StatusOr<std::unique_ptr<SpillWriter>>()>;
+
 struct PipelineOptions {
   // maxTimeMS: one deadline for the whole pipeline, its stages' work and
   // every find it runs ($lookup's, $graphLookup's, $unionWith's included).
@@ -96,6 +106,10 @@ struct PipelineOptions {
   std::optional<Document> hint;
   std::optional<std::string> hint_name;
   int64_t memory_limit = kBlockingStageMemoryLimit;  // per blocking stage (tests lower it)
+  // allowDiskUse: $sort and $group past memory_limit spill sorted runs
+  // through new_spill_run (storage/spill.h) instead of failing with 292.
+  bool allow_disk_use = false;
+  NewSpillRunFn new_spill_run;
   // Variables bound outside the pipeline: a $lookup sub-pipeline's `let`
   // (names and, per outer document, values). Null: none.
   std::shared_ptr<FilterVariables> variables;

@@ -191,7 +191,7 @@ class GraphLookupStage : public ExpressionStage {
           found.Close();
         }
         bytes += static_cast<int64_t>(match.size());
-        if (bytes > options_.memory_limit) return MemoryExceeded("$graphLookup");
+        if (bytes > options_.memory_limit) return MemoryExceeded("$graphLookup", options_.allow_disk_use);
         BsonBuilder wrap;
         wrap.AppendDocument("d", match);
         Document w = std::move(wrap).Build();

@@ -5,6 +5,7 @@
 #define ROCKDOC_PIPELINE_STAGE_H_
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <optional>
@@ -133,14 +134,48 @@ struct StageField {
 Status DecodeStageFields(std::string_view stage, DocumentView spec,
                          std::initializer_list<StageField> fields);
 
-// MongoDB's QueryExceededMemoryLimitNoDiskUseAllowed (292) for `stage`.
-Status MemoryExceeded(std::string_view stage);
+// MongoDB's QueryExceededMemoryLimitNoDiskUseAllowed (292) for `stage`
+// (`allow_disk_use`: the pipeline allowed spilling, which `stage` cannot).
+Status MemoryExceeded(std::string_view stage, bool allow_disk_use = false);
+
+// How a blocking stage that can spill ($sort, $group) holds its input.
+struct SpillPolicy {
+  int64_t memory_limit = kBlockingStageMemoryLimit;
+  bool allow_disk_use = false;
+  NewSpillRunFn new_run;
+  static SpillPolicy Of(const PipelineOptions& options) {
+    return {options.memory_limit, options.allow_disk_use, options.new_spill_run};
+  }
+  bool can_spill() const { return allow_disk_use && new_run != nullptr; }
+};
+
+// The sorted runs a stage spilled, read back together: each run's head
+// record, the least of the heads, and the next record of one run.
+class SpilledRuns {
+ public:
+  // Writes one more run: `write` adds its records, in order.
+  Status Spill(const SpillPolicy& policy, const std::function<Status(SpillWriter*)>& write);
+  bool empty() const { return runs_.empty(); }
+  size_t size() const { return runs_.size(); }
+  // Reads every run's first record; once, after the last Spill.
+  Status Start();
+  // The run whose head is least by `compare` (ties: the earliest run), or
+  // -1 once every run is spent.
+  StatusOr<int> Least(
+      const std::function<StatusOr<int>(DocumentView, DocumentView)>& compare) const;
+  const Document& head(int run) const { return *heads_[run]; }
+  Status Advance(int run);
+
+ private:
+  std::vector<std::unique_ptr<SpillReader>> runs_;
+  std::vector<std::optional<Document>> heads_;
+};
 Status StageFailed(int code, std::string message);
 
 // Stages other files build on (pipeline.cc).
 std::unique_ptr<Stage> MakeGroupStage(ExpressionPtr id, std::vector<AccumulatorSpec> accumulators,
                                       const StageContext& ctx);
-std::unique_ptr<Stage> MakeSortStage(SortPattern pattern, int64_t memory_limit);
+std::unique_ptr<Stage> MakeSortStage(SortPattern pattern, const PipelineOptions& options);
 // The documents of a vector, as a source.
 std::unique_ptr<DocumentSource> MakeVectorSource(std::vector<Document> docs);
 

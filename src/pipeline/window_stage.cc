@@ -192,7 +192,7 @@ class SetWindowFieldsStage : public BlockingStage {
         partition_by_(std::move(partition_by)),
         sort_by_(std::move(sort_by)),
         outputs_(std::move(outputs)),
-        memory_limit_(ctx.options.memory_limit) {}
+        policy_(SpillPolicy::Of(ctx.options)) {}
 
  private:
   struct Row {
@@ -221,7 +221,7 @@ class SetWindowFieldsStage : public BlockingStage {
       // A missing key part sorts as null.
       for (const Element& k : key) r.sort_key.push_back(k.ok() ? Value::FromElement(k) : NullValue());
       bytes += static_cast<int64_t>(doc->size()) * 2 + 64;
-      if (bytes > memory_limit_) return MemoryExceeded("$setWindowFields");
+      if (bytes > policy_.memory_limit) return MemoryExceeded("$setWindowFields", policy_.allow_disk_use);
       r.doc = std::move(*doc);
       rows.push_back(std::move(r));
     }
@@ -369,7 +369,7 @@ class SetWindowFieldsStage : public BlockingStage {
   ExpressionPtr partition_by_;
   SortPattern sort_by_;
   std::vector<OutputSpec> outputs_;
-  int64_t memory_limit_;
+  SpillPolicy policy_;
 };
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "storage/wal_check.h"
 #include "storage/file_system.h"
 #include "storage/rocks.h"
+#include "storage/spill.h"
 
 namespace rockdoc::internal {
 
@@ -273,6 +274,8 @@ StatusOr<std::shared_ptr<Engine>> Engine::OpenImpl(
   ROCKDOC_ASSIGN_OR_RETURN(DirectoryClaim claim, DirectoryClaim::Acquire(path));
   ROCKDOC_RETURN_IF_ERROR(CheckDirectoryAccess(path));
   ROCKDOC_RETURN_IF_ERROR(CheckDirectoryEntries(path));
+  // What a killed process spilled (aggregate's allowDiskUse) is garbage now.
+  ROCKDOC_RETURN_IF_ERROR(RemoveSpillFolder(path));
   if (!is_new && !fs::exists(dir / kMarkerFile, ec)) {
     if (!IsEmptyDirectory(dir)) {
       return Status(ErrorCode::kUnsupportedFormat,

@@ -1288,6 +1288,36 @@ Value NumberSum::Result() const {
   }
 }
 
+void NumberSum::AppendState(std::string_view key, BsonBuilder* out) const {
+  out->OpenDocument(key);
+  out->AppendInt32("k", static_cast<int32_t>(kind_));
+  out->AppendBool("l", long_);
+  out->AppendInt64("i", i_);
+  out->AppendDouble("d", d_);
+  out->AppendDecimal128("m", dec_);
+  out->Close();
+}
+
+Status NumberSum::MergeState(const Element& state) {
+  if (state.type() != BsonType::kDocument) {
+    return Status(ErrorCode::kInternalError, "a spilled partial sum is damaged");
+  }
+  const DocumentView s = state.Document();
+  const Element k = s.Get("k"), l = s.Get("l"), i = s.Get("i"), d = s.Get("d"), m = s.Get("m");
+  if (k.type() != BsonType::kInt32 || l.type() != BsonType::kBool || i.type() != BsonType::kInt64 ||
+      d.type() != BsonType::kDouble || m.type() != BsonType::kDecimal128) {
+    return Status(ErrorCode::kInternalError, "a spilled partial sum is damaged");
+  }
+  const bool was_long = long_ || l.Bool();
+  switch (k.Int32()) {
+    case kDecimal: Add(DecimalValue(m.Decimal()).element()); break;
+    case kDouble: Add(d); break;
+    default: Add(i); break;
+  }
+  long_ = was_long;
+  return Status::OK();
+}
+
 double NumberSum::AsDouble() const {
   return kind_ == kInteger ? static_cast<double>(i_) : kind_ == kDouble ? d_ : std::stod(dec_.ToString());
 }

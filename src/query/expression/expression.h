@@ -124,6 +124,11 @@ class NumberSum {
   double AsDouble() const;
   // The total rounded to an integer (a date's offset in milliseconds).
   int64_t AsMillis() const;
+  // A partial sum, written as {k, l, i, d, m} into field `key` and read back
+  // by Merge (a spilled $group's accumulators), which adds it as if its
+  // numbers had been added here (a sum only, not a product).
+  void AppendState(std::string_view key, BsonBuilder* out) const;
+  Status MergeState(const Element& state);
 
  private:
   enum Kind { kInteger, kDouble, kDecimal };

@@ -1,0 +1,60 @@
+// storage/spill.h: temporary sorted runs for blocking stages that outgrow
+// their memory limit (aggregate's allowDiskUse). A run is a sequence of
+// byte strings written once, in order, then read back once, in the same
+// order; it lives in the database directory's _tmp/ folder as a RocksDB
+// table file (SstFileWriter / SstFileReader, keyed by a sequence number),
+// written through the engine's file system, so a full disk or an I/O error
+// is a Status, never a crash or a wrong answer.
+//
+// A run's file is deleted when its reader (or an unfinished writer) is
+// destroyed; whatever a killed process left in _tmp/ is removed when the
+// database is next opened (Engine::Open, which holds the directory's lock).
+//
+// Thread safety: a SpillWriter or SpillReader is used by one thread at a
+// time; runs of one engine may be written and read concurrently.
+#ifndef ROCKDOC_STORAGE_SPILL_H_
+#define ROCKDOC_STORAGE_SPILL_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "rockdoc/status.h"
+
+namespace rockdoc::internal {
+
+class Engine;
+
+// Reads a finished run back, in the order it was written.
+class SpillReader {
+ public:
+  virtual ~SpillReader() = default;
+  // The next record, or nullopt at the end. The view stays valid until the
+  // next call.
+  virtual StatusOr<std::optional<std::string_view>> Next() = 0;
+};
+
+// Writes one run.
+class SpillWriter {
+ public:
+  virtual ~SpillWriter() = default;
+  virtual Status Add(std::string_view record) = 0;
+  // The bytes added so far.
+  virtual int64_t bytes() const = 0;
+  // Closes the run (syncing nothing: it is temporary) and opens it for
+  // reading. The writer is spent afterwards.
+  virtual StatusOr<std::unique_ptr<SpillReader>> Finish() = 0;
+};
+
+// A new run in `engine`'s _tmp/ folder (created when missing).
+StatusOr<std::unique_ptr<SpillWriter>> NewSpillRun(const Engine& engine);
+
+// Removes `path`/_tmp and everything in it (Engine::Open, before anything
+// could spill).
+Status RemoveSpillFolder(const std::string& path);
+
+}  // namespace rockdoc::internal
+
+#endif  // ROCKDOC_STORAGE_SPILL_H_
