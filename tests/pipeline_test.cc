@@ -10,6 +10,7 @@
 #include "rockdoc/client.h"
 #include "rockdoc/json.h"
 #include "test_util.h"
+#include "vector_find.h"
 
 namespace rockdoc {
 namespace {
@@ -296,22 +297,7 @@ TEST(PipelineMemoryTest, BlockingStagesStopAtTheirLimit) {
     b.AppendInt32("_id", i).AppendString("pad", std::string(100, 'x'));
     docs.push_back(std::move(b).Build());
   }
-  // A find over the documents above, whatever it is asked.
-  class VectorCursor : public internal::CursorImpl {
-   public:
-    explicit VectorCursor(const std::vector<Document>* docs) : docs_(docs) {}
-    bool Next() override { return ++i_ <= docs_->size(); }
-    DocumentView document() const override { return (*docs_)[i_ - 1].view(); }
-    Status status() const override { return Status::OK(); }
-
-   private:
-    const std::vector<Document>* docs_;
-    size_t i_ = 0;
-  };
-  internal::FindFn find = [&](std::string_view, DocumentView, const FindOptions&)
-      -> StatusOr<std::unique_ptr<internal::CursorImpl>> {
-    return std::unique_ptr<internal::CursorImpl>(std::make_unique<VectorCursor>(&docs));
-  };
+  internal::FindFn find = test::VectorFind(&docs);
   internal::PipelineOptions options;
   options.memory_limit = 50 * 1000;  // half of what the documents take
   auto drain = [&](std::string_view json) -> Status {

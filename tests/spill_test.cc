@@ -15,24 +15,12 @@
 #include "storage/engine.h"
 #include "storage/spill.h"
 #include "test_util.h"
+#include "vector_find.h"
 
 namespace rockdoc {
 namespace {
 
 using test::Json;
-
-// A find over a vector of documents, whatever it is asked.
-class VectorCursor : public internal::CursorImpl {
- public:
-  explicit VectorCursor(const std::vector<Document>* docs) : docs_(docs) {}
-  bool Next() override { return ++i_ <= docs_->size(); }
-  DocumentView document() const override { return (*docs_)[i_ - 1].view(); }
-  Status status() const override { return Status::OK(); }
-
- private:
-  const std::vector<Document>* docs_;
-  size_t i_ = 0;
-};
 
 // Random documents: a group key g (40 values, some missing or null), a
 // number v (some missing, null or double), a string s from a few, an
@@ -109,12 +97,8 @@ class SpillTest : public ::testing::Test {
                                       const internal::PipelineOptions& options,
                                       int* files_seen = nullptr) {
     Document p = Json(std::string("{\"p\": ") + std::string(pipeline_json) + "}");
-    internal::FindFn find = [this](std::string_view, DocumentView, const FindOptions&)
-        -> StatusOr<std::unique_ptr<internal::CursorImpl>> {
-      return std::unique_ptr<internal::CursorImpl>(std::make_unique<VectorCursor>(&docs_));
-    };
-    ROCKDOC_ASSIGN_OR_RETURN(auto source,
-                             internal::OpenPipeline("c", p.Get("p").Array(), options, find));
+    ROCKDOC_ASSIGN_OR_RETURN(auto source, internal::OpenPipeline("c", p.Get("p").Array(), options,
+                                                                 test::VectorFind(&docs_)));
     std::vector<Document> out;
     for (;;) {
       ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> d, source->Next());

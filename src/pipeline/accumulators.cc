@@ -139,6 +139,23 @@ StatusOr<AccumulatorSpec> ParseAccumulator(std::string_view field, const Element
   return spec;
 }
 
+// $mergeObjects: the fields of `object` over those held (a field already
+// held keeps its place). Returns the bytes held more.
+int64_t Accumulator::MergeFields(DocumentView object) {
+  int64_t added = 0;
+  for (const Element& f : object) {
+    auto at = std::find_if(fields_.begin(), fields_.end(),
+                           [&](const auto& p) { return p.first == f.key(); });
+    if (at == fields_.end()) {
+      fields_.emplace_back(std::string(f.key()), Value::FromElement(f));
+      added += static_cast<int64_t>(f.size()) + 32;
+    } else {
+      at->second = Value::FromElement(f);
+    }
+  }
+  return added;
+}
+
 // $lastN keeps up to 2n values and drops the oldest n at once (amortized
 // O(1) per value). Returns the bytes freed.
 int64_t Accumulator::TrimLastN() {
@@ -249,18 +266,7 @@ StatusOr<int64_t> Accumulator::Add(DocumentView doc, const ExpressionVariables& 
                                  ValueToJson(v.element(), JsonFormat::kShell) + " is of type " +
                                  std::string(BsonTypeAlias(v.type())));
       }
-      int64_t added = 0;
-      for (const Element& f : v.element().Document()) {
-        auto at = std::find_if(fields_.begin(), fields_.end(),
-                               [&](const auto& p) { return p.first == f.key(); });
-        if (at == fields_.end()) {
-          fields_.emplace_back(std::string(f.key()), Value::FromElement(f));
-          added += static_cast<int64_t>(f.size()) + 32;
-        } else {
-          at->second = Value::FromElement(f);
-        }
-      }
-      return added;
+      return MergeFields(v.element().Document());
     }
     case Op::kFirstN: {
       if (static_cast<int64_t>(list_.size()) >= n_) return 0;
@@ -524,16 +530,7 @@ StatusOr<int64_t> Accumulator::MergeState(const Element& state) {
     }
     case Op::kMergeObjects:
       if (v.type() != BsonType::kDocument) return DamagedState();
-      for (const Element& f : v.Document()) {
-        auto at = std::find_if(fields_.begin(), fields_.end(),
-                               [&](const auto& p) { return p.first == f.key(); });
-        if (at == fields_.end()) {
-          fields_.emplace_back(std::string(f.key()), Value::FromElement(f));
-          added += static_cast<int64_t>(f.size()) + 32;
-        } else {
-          at->second = Value::FromElement(f);
-        }
-      }
+      added += MergeFields(v.Document());
       break;
     case Op::kTop:
     case Op::kBottom:

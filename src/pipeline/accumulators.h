@@ -85,6 +85,7 @@ class Accumulator {
   bool RankedLess(const Ranked& a, const Ranked& b) const;
   int64_t TrimRanked();
   int64_t TrimLastN();
+  int64_t MergeFields(DocumentView object);
   std::vector<Value> LastN() const;
   static int64_t SizeOf(const Ranked& r);
 
