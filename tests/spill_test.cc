@@ -300,6 +300,16 @@ TEST(SpillApiTest, AllowDiskUseThroughTheApiAndTheCommand) {
   ASSERT_TRUE(spilled.ok());
   ASSERT_TRUE(spilled->Next()) << spilled->status();
   EXPECT_EQ(ToJson(spilled->document()), R"({"_id": "a", "n": 2})");
+  // explain's executionStats says whether each stage spilled, and how often.
+  auto plan = coll.ExplainAggregate(p.Get("p").Array(), options, ExplainVerbosity::kExecutionStats);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const DocumentView group = plan->Get("stages").Array().Get("1").Document();
+  EXPECT_TRUE(group.Get("usedDisk").Bool()) << ToJson(*plan);
+  EXPECT_EQ(group.Get("spills").Int64(), 2) << ToJson(*plan);  // a run per group
+  options.max_blocking_stage_bytes = int64_t{100} << 20;
+  auto roomy = coll.ExplainAggregate(p.Get("p").Array(), options, ExplainVerbosity::kExecutionStats);
+  ASSERT_TRUE(roomy.ok());
+  EXPECT_FALSE(roomy->Get("stages").Array().Get("1").Document().Get("usedDisk").Bool());
 
   Document reply = (*c)->RunCommand("test", Json(
       R"({"aggregate": "c", "pipeline": [{"$sort": {"g": 1}}], "allowDiskUse": true, "cursor": {}})"));

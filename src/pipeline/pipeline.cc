@@ -152,6 +152,7 @@ class SortStage : public Stage {
  public:
   SortStage(SortPattern pattern, SpillPolicy policy)
       : pattern_(std::move(pattern)), policy_(std::move(policy)) {}
+  void AppendExecutionStats(BsonBuilder* out) const override { runs_.AppendExecutionStats(out); }
   StatusOr<std::optional<Document>> Next() override {
     if (!sorted_) {
       ROCKDOC_RETURN_IF_ERROR(ReadAll());
@@ -282,6 +283,7 @@ class GroupStage : public ExpressionStage {
         id_(std::move(id)),
         accumulators_(std::move(accumulators)),
         policy_(std::move(policy)) {}
+  void AppendExecutionStats(BsonBuilder* out) const override { runs_.AppendExecutionStats(out); }
 
   StatusOr<std::optional<Document>> Next() override {
     if (!grouped_) {
@@ -1641,6 +1643,9 @@ void AppendStages(const std::vector<Element>& stages, size_t from, const Documen
     out->AppendElement(stages[i]);
     if (i - from < explained.size()) explained[i - from]->AppendExplain(out);
     stats(i - from + 1);
+    if (!counters.empty() && i - from < explained.size()) {
+      explained[i - from]->AppendExecutionStats(out);
+    }
     out->Close();
   }
   out->Close();

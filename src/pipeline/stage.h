@@ -28,6 +28,9 @@ class Stage : public DocumentSource {
   // Fields explain shows beside the stage's specification ($lookup's
   // strategy).
   virtual void AppendExplain(BsonBuilder* out) const { (void)out; }
+  // What explain's executionStats adds once the stage has run ($sort's and
+  // $group's usedDisk and spills).
+  virtual void AppendExecutionStats(BsonBuilder* out) const { (void)out; }
 
  protected:
   std::unique_ptr<DocumentSource> input_;
@@ -157,6 +160,11 @@ class SpilledRuns {
   Status Spill(const SpillPolicy& policy, const std::function<Status(SpillWriter*)>& write);
   bool empty() const { return runs_.empty(); }
   size_t size() const { return runs_.size(); }
+  // explain's {usedDisk, spills}.
+  void AppendExecutionStats(BsonBuilder* out) const {
+    out->AppendBool("usedDisk", !runs_.empty());
+    out->AppendInt64("spills", static_cast<int64_t>(runs_.size()));
+  }
   // Reads every run's first record; once, after the last Spill.
   Status Start();
   // The run whose head is least by `compare` (ties: the earliest run), or
