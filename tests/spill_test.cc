@@ -166,17 +166,22 @@ TEST_F(SpillTest, GroupSpillsPartialStatesAndMergesThem) {
       "bn": {"$bottomN": {"sortBy": {"v": -1}, "output": "$_id", "n": 3}}}},
     {"$set": {"a": {"$round": ["$a", 9]}, "sd": {"$round": ["$sd", 9]},
               "ss": {"$round": ["$ss", 9]}}}])";
-  auto truth = Run(pipeline, Options(kRoomEnough, false));
-  ASSERT_TRUE(truth.ok()) << truth.status();
-  ASSERT_EQ(truth->size(), 41u);  // 40 keys and null (with missing)
-  int files = 0;
-  auto spilled = Run(pipeline, Options(400 * 1000, true), &files);
-  ASSERT_TRUE(spilled.ok()) << spilled.status();
-  EXPECT_GE(runs_opened_, 5);
-  EXPECT_GE(files, 5);
-  // Spilled, the groups come in _id order; their contents are the same.
-  EXPECT_EQ(Lines(*spilled), Lines(ById(*truth)));
-  EXPECT_EQ(SpilledFiles(), 0);
+  for (uint32_t seed : {7u, 11u, 13u}) {
+    SCOPED_TRACE(seed);
+    docs_ = RandomDocuments(seed, 3000);
+    runs_opened_ = 0;
+    auto truth = Run(pipeline, Options(kRoomEnough, false));
+    ASSERT_TRUE(truth.ok()) << truth.status();
+    ASSERT_EQ(truth->size(), 41u);  // 40 keys and null (with missing)
+    int files = 0;
+    auto spilled = Run(pipeline, Options(400 * 1000, true), &files);
+    ASSERT_TRUE(spilled.ok()) << spilled.status();
+    EXPECT_GE(runs_opened_, 5);
+    EXPECT_GE(files, 5);
+    // Spilled, the groups come in _id order; their contents are the same.
+    EXPECT_EQ(Lines(*spilled), Lines(ById(*truth)));
+    EXPECT_EQ(SpilledFiles(), 0);
+  }
 
   // One group past the limit on its own cannot spill: a clear error.
   auto one = Run(R"([{"$group": {"_id": null, "all": {"$push": "$pad"}}}])", Options(20 * 1000, true));
