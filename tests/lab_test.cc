@@ -256,6 +256,9 @@ void CheckProductParts(const ScenarioResult& r) {
   const int64_t n = r.sizes.front();
   // The join reads the product and its n parts; the other two one document.
   EXPECT_EQ(Row(r, "references").docs_examined, n + 1);
+  // $lookup reads the same: the product, and its parts through _id.
+  EXPECT_EQ(Row(r, "lookup").docs_examined, n + 1);
+  EXPECT_EQ(Row(r, "lookup").documents, Row(r, "references").documents);
   EXPECT_EQ(Row(r, "embedded").docs_examined, 1);
   EXPECT_EQ(Row(r, "denormalized").docs_examined, 1);
   EXPECT_EQ(Row(r, "references").documents, Row(r, "denormalized").documents);

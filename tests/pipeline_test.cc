@@ -1099,6 +1099,12 @@ TEST_F(PipelineTest, ExplainNamesTheLookupStrategy) {
       for (const Element& st : stages) counts.push_back(st.Document().Get("nReturned").Int64());
       EXPECT_EQ(counts, (std::vector<int64_t>{3, 3, 3, 2}));
       EXPECT_EQ(stages.Get("2").Document().Get("foreignDocsRead").Int32(), 2);
+      // What the joins' finds examined: a point read of _id per order (3
+      // keys, 3 documents); the hash join's one scan of the 2 products.
+      EXPECT_EQ(stages.Get("1").Document().Get("totalKeysExamined").Int64(), 3) << ToJson(*plan);
+      EXPECT_EQ(stages.Get("1").Document().Get("totalDocsExamined").Int64(), 3);
+      EXPECT_EQ(stages.Get("2").Document().Get("totalKeysExamined").Int64(), 0);
+      EXPECT_EQ(stages.Get("2").Document().Get("totalDocsExamined").Int64(), 2);
     }
   }
   ASSERT_TRUE(Coll("prod").CreateIndex(Json(R"({"code": 1})")).ok());

@@ -11,6 +11,11 @@ PlanExecutor::PlanExecutor(std::shared_ptr<const Engine> engine,
   engine_->Register(this);
 }
 
+CursorImpl::Examined PlanExecutor::examined() const {
+  if (root_ == nullptr) return {};
+  return {TotalKeysExamined(*root_), TotalDocsExamined(*root_)};
+}
+
 PlanExecutor::~PlanExecutor() {
   // Hold off Close() while the iterators go, then drop them in order.
   if (registry_) registry_->RemoveExecutor(this);

@@ -21,6 +21,13 @@ class CursorImpl {
   virtual bool Next() = 0;
   virtual DocumentView document() const = 0;
   virtual Status status() const = 0;
+  // What the cursor's plan examined so far (index keys, documents): the
+  // figures a $lookup's explain sums over its finds.
+  struct Examined {
+    int64_t keys = 0;
+    int64_t docs = 0;
+  };
+  virtual Examined examined() const { return {}; }
 };
 
 // A snapshot of the engine and the view of it that plans read.
@@ -67,6 +74,7 @@ class PlanExecutor : public CursorImpl, public EngineResource {
   const WorkingMember* current() const { return current_; }
 
   PlanStage* root() const { return root_.get(); }
+  Examined examined() const override;
   int64_t n_returned() const { return n_returned_; }
 
   void ReleaseEngineResources() override;

@@ -706,6 +706,7 @@ class LookupStage : public Stage {
     matches.OpenArray("v");
     while (cursor->Next()) matches.AppendDocument("", cursor->document());
     ROCKDOC_RETURN_IF_ERROR(cursor->status());
+    Count(*cursor);
     matches.Close();
     Document m = std::move(matches).Build();
     ROCKDOC_ASSIGN_OR_RETURN(Document out, WithMatches(doc->view(), as_, m.Get("v")));
@@ -751,6 +752,7 @@ class LookupStage : public Stage {
       }
     }
     ROCKDOC_RETURN_IF_ERROR(cursor->status());
+    Count(*cursor);
     strategy_ = Strategy::kHash;
     return Status::OK();
   }
@@ -791,6 +793,18 @@ class LookupStage : public Stage {
     }
   }
 
+  // explain's executionStats: what its finds examined, over all of them
+  // (MongoDB's $lookup figures).
+  void AppendExecutionStats(BsonBuilder* out) const override {
+    out->AppendInt64("totalKeysExamined", examined_.keys);
+    out->AppendInt64("totalDocsExamined", examined_.docs);
+  }
+  void Count(const CursorImpl& cursor) {
+    const CursorImpl::Examined e = cursor.examined();
+    examined_.keys += e.keys;
+    examined_.docs += e.docs;
+  }
+
   StatusOr<std::optional<Document>> HashMatches(const Document& doc, const Value& local) {
     std::vector<Value> wanted;
     if (local.type() == BsonType::kArray) {
@@ -829,6 +843,7 @@ class LookupStage : public Stage {
   Strategy strategy_ = Strategy::kUndecided;
   std::vector<Document> foreign_docs_;                         // kHash
   std::map<Value, std::vector<size_t>, ValueLess> table_;      // kHash: key -> ordinals
+  CursorImpl::Examined examined_;
 };
 
 // Defined below: parsing a (sub-)pipeline.

@@ -206,14 +206,16 @@ void Summarize(ScenarioResult& r) {
                                       [&](Measurement* m) { return m->variant == c.variant; });
           if (claimed == rows.end()) continue;  // e.g. it cannot hold this size
           Measurement* w = best([&](Measurement* m) { return value(m, c.metric); }, true);
-          RuleCheck check{rule.text, c.variant, c.metric, size, w->variant, w == *claimed};
+          const bool alike =
+              std::find(c.alike.begin(), c.alike.end(), w->variant) != c.alike.end();
+          RuleCheck check{rule.text, c.variant, c.metric, size, w->variant, w == *claimed || alike};
           // Within kTie of the winner is a tie, not a loss: rates vary by a
           // few percent between runs.
           constexpr double kTie = 0.05;
           const double a = value(*claimed, c.metric), b = value(w, c.metric);
           check.tie = !check.agrees && std::fabs(a - b) <= kTie * std::fabs(b);
           if (check.agrees) {
-            parts.push_back(absl::StrFormat("agrees: %s has %s", c.variant, what(c.metric)));
+            parts.push_back(absl::StrFormat("agrees: %s has %s", w->variant, what(c.metric)));
           } else if (check.tie) {
             parts.push_back(absl::StrFormat("ties: %s within 5%% of %s for %s", c.variant,
                                             w->variant, what(c.metric)));

@@ -234,6 +234,17 @@ StatusOr<Scenario> ParseScenario(std::string_view json) {
             })) {
           return Invalid(rw, "no rockdoc variant named " + c.variant);
         }
+        if (Element alike = cd.Get("or"); alike.ok()) {
+          if (alike.type() != BsonType::kArray) return Invalid(rw, "\"or\" must be an array of variant names");
+          for (const Element& a : alike.Array()) {
+            if (a.type() != BsonType::kString ||
+                std::none_of(s.variants.begin(), s.variants.end(),
+                             [&](const Variant& v) { return v.name == a.String(); })) {
+              return Invalid(rw, "\"or\" names no variant: " + std::string(a.type() == BsonType::kString ? a.String() : "a non-string"));
+            }
+            c.alike.emplace_back(a.String());
+          }
+        }
         rule.claims.push_back(std::move(c));
       }
       s.rules.push_back(std::move(rule));
@@ -429,13 +440,31 @@ Status RockdocExecutor::Explain(const Document& command) {
   BsonBuilder b;
   b.AppendDocument("explain", command.view()).AppendString("verbosity", "executionStats");
   ROCKDOC_ASSIGN_OR_RETURN(Document plan, Command(std::move(b).Build()));
-  Element stats = plan.Get("executionStats");
-  if (stats.type() != BsonType::kDocument) return InternalError("explain has no executionStats");
-  int64_t keys = 0, docs = 0;
-  stats.Document().Get("totalKeysExamined").ExactInt64(&keys);
-  stats.Document().Get("totalDocsExamined").ExactInt64(&docs);
-  explain_->keys_examined += keys;
-  explain_->docs_examined += docs;
+  // A find's (or count's) executionStats; an aggregate's stages: its
+  // find's under $cursor, and what each stage's own finds examined ($lookup).
+  auto add = [&](DocumentView stats) {
+    int64_t keys = 0, docs = 0;
+    stats.Get("totalKeysExamined").ExactInt64(&keys);
+    stats.Get("totalDocsExamined").ExactInt64(&docs);
+    explain_->keys_examined += keys;
+    explain_->docs_examined += docs;
+  };
+  if (Element stats = plan.Get("executionStats"); stats.type() == BsonType::kDocument) {
+    add(stats.Document());
+    return Status::OK();
+  }
+  Element stages = plan.Get("stages");
+  if (stages.type() != BsonType::kArray) return InternalError("explain has no executionStats");
+  for (const Element& stage : stages.Array()) {
+    if (stage.type() != BsonType::kDocument) continue;
+    Element cursor = stage.Document().Get("$cursor");
+    if (cursor.type() == BsonType::kDocument) {
+      Element stats = cursor.Document().Get("executionStats");
+      if (stats.type() == BsonType::kDocument) add(stats.Document());
+    } else {
+      add(stage.Document());
+    }
+  }
   return Status::OK();
 }
 
@@ -571,6 +600,15 @@ Status RockdocExecutor::RunTransaction(const std::vector<Document>& body, Env& e
 
 Status RockdocExecutor::RunEngineOp(const std::string& name, DocumentView op, Env& env) {
   auto bind = [&](Value v) { Bind(op, env, std::move(v)); };
+  // Binds the documents a query answered, as an array.
+  auto bind_documents = [&](const std::vector<Document>& docs) {
+    BsonBuilder list;
+    list.OpenArray("v");
+    for (const Document& d : docs) list.AppendDocument("", d.view());
+    list.Close();
+    Document d = std::move(list).Build();
+    bind(Value::FromElement(d.Get("v")));
+  };
   auto with_context = [&](Status st) { return WithContext(st, op); };
   Element coll = op.Get("collection");
   const std::string collection(coll.type() == BsonType::kString ? coll.String() : "");
@@ -668,12 +706,21 @@ Status RockdocExecutor::RunEngineOp(const std::string& name, DocumentView op, En
       bind(docs.empty() ? NullValue() : DocumentValue(docs.front().view()));
       return Status::OK();
     }
-    BsonBuilder list;
-    list.OpenArray("v");
-    for (const Document& d : docs) list.AppendDocument("", d.view());
-    list.Close();
-    Document d = std::move(list).Build();
-    bind(Value::FromElement(d.Get("v")));
+    bind_documents(docs);
+    return Status::OK();
+  }
+  if (name == "aggregate") {
+    BsonBuilder b;
+    b.AppendString("aggregate", collection);
+    ROCKDOC_RETURN_IF_ERROR(with_context(append_rest(b, {})));
+    b.OpenDocument("cursor").Close();
+    Document aggregate = std::move(b).Build();
+    ROCKDOC_RETURN_IF_ERROR(with_context(Explain(aggregate)));
+    StatusOr<Document> reply = Command(aggregate);
+    if (!reply.ok()) return with_context(reply.status());
+    StatusOr<std::vector<Document>> docs = Drain(*reply);
+    if (!docs.ok()) return with_context(docs.status());
+    bind_documents(*docs);
     return Status::OK();
   }
   if (name == "count") {

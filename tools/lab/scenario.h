@@ -74,6 +74,9 @@ struct LimitStep {
 // "1000:1") among the rockdoc variants.
 struct Claim {
   std::string variant;
+  // Variants that count as the claimed one's ("or": the same join run by
+  // the server, say): the claim agrees when any of them wins.
+  std::vector<std::string> alike;
   std::string metric;
   int64_t from = 0;
   int64_t to = INT64_MAX;
