@@ -199,6 +199,10 @@ void CheckPreAggregation(const ScenarioResult& r) {
   EXPECT_EQ(Row(r, "counter").docs_examined, 1);
   EXPECT_GE(Row(r, "events").keys_examined, views);
   EXPECT_EQ(Row(r, "events").docs_examined, 1);  // the page
+  // The same count in one aggregate: the page, and through the $lookup's
+  // find every view's key and (its $count reads them) document.
+  EXPECT_EQ(Row(r, "computed-pipeline").keys_examined, Row(r, "events").keys_examined);
+  EXPECT_EQ(Row(r, "computed-pipeline").docs_examined, views + 1);
 }
 
 void CheckBlogCommentsAndTheSixteenMebibyteLimit(const ScenarioResult& r) {

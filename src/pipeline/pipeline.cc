@@ -678,6 +678,47 @@ StatusOr<Document> WithMatches(DocumentView doc, const std::vector<std::string>&
   return out;
 }
 
+// What the finds of a $lookup examined, over all of them (MongoDB's
+// totalKeysExamined and totalDocsExamined in its executionStats): each
+// cursor of a Counting find adds its figures when it goes.
+class ExaminedTotal {
+ public:
+  ExaminedTotal() : total_(std::make_shared<CursorImpl::Examined>()) {}
+  FindFn Counting(FindFn find) const {
+    return [find = std::move(find), total = total_](std::string_view coll, DocumentView filter,
+                                                    const FindOptions& options)
+               -> StatusOr<std::unique_ptr<CursorImpl>> {
+      ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<CursorImpl> cursor, find(coll, filter, options));
+      return std::unique_ptr<CursorImpl>(std::make_unique<Counted>(std::move(cursor), total));
+    };
+  }
+  void Append(BsonBuilder* out) const {
+    out->AppendInt64("totalKeysExamined", total_->keys);
+    out->AppendInt64("totalDocsExamined", total_->docs);
+  }
+
+ private:
+  class Counted : public CursorImpl {
+   public:
+    Counted(std::unique_ptr<CursorImpl> inner, std::shared_ptr<CursorImpl::Examined> total)
+        : inner_(std::move(inner)), total_(std::move(total)) {}
+    ~Counted() override {
+      const Examined e = inner_->examined();
+      total_->keys += e.keys;
+      total_->docs += e.docs;
+    }
+    bool Next() override { return inner_->Next(); }
+    DocumentView document() const override { return inner_->document(); }
+    Status status() const override { return inner_->status(); }
+    Examined examined() const override { return inner_->examined(); }
+
+   private:
+    std::unique_ptr<CursorImpl> inner_;
+    std::shared_ptr<CursorImpl::Examined> total_;
+  };
+  std::shared_ptr<CursorImpl::Examined> total_;
+};
+
 class LookupStage : public Stage {
  public:
   LookupStage(std::string from, ExpressionPtr local, std::string foreign, std::string as,
@@ -686,7 +727,7 @@ class LookupStage : public Stage {
         local_expr_(std::move(local)),
         foreign_(std::move(foreign)),
         as_(SplitDotted(as)),
-        find_(std::move(find)),
+        find_(examined_.Counting(std::move(find))),
         options_(options) {}
 
   StatusOr<std::optional<Document>> Next() override {
@@ -706,7 +747,6 @@ class LookupStage : public Stage {
     matches.OpenArray("v");
     while (cursor->Next()) matches.AppendDocument("", cursor->document());
     ROCKDOC_RETURN_IF_ERROR(cursor->status());
-    Count(*cursor);
     matches.Close();
     Document m = std::move(matches).Build();
     ROCKDOC_ASSIGN_OR_RETURN(Document out, WithMatches(doc->view(), as_, m.Get("v")));
@@ -752,7 +792,6 @@ class LookupStage : public Stage {
       }
     }
     ROCKDOC_RETURN_IF_ERROR(cursor->status());
-    Count(*cursor);
     strategy_ = Strategy::kHash;
     return Status::OK();
   }
@@ -793,17 +832,7 @@ class LookupStage : public Stage {
     }
   }
 
-  // explain's executionStats: what its finds examined, over all of them
-  // (MongoDB's $lookup figures).
-  void AppendExecutionStats(BsonBuilder* out) const override {
-    out->AppendInt64("totalKeysExamined", examined_.keys);
-    out->AppendInt64("totalDocsExamined", examined_.docs);
-  }
-  void Count(const CursorImpl& cursor) {
-    const CursorImpl::Examined e = cursor.examined();
-    examined_.keys += e.keys;
-    examined_.docs += e.docs;
-  }
+  void AppendExecutionStats(BsonBuilder* out) const override { examined_.Append(out); }
 
   StatusOr<std::optional<Document>> HashMatches(const Document& doc, const Value& local) {
     std::vector<Value> wanted;
@@ -834,6 +863,7 @@ class LookupStage : public Stage {
     return std::optional<Document>(std::move(out));
   }
 
+  ExaminedTotal examined_;  // before find_, which counts into it
   std::string from_;
   ExpressionPtr local_expr_;  // "$<localField>"
   std::string foreign_;
@@ -843,7 +873,6 @@ class LookupStage : public Stage {
   Strategy strategy_ = Strategy::kUndecided;
   std::vector<Document> foreign_docs_;                         // kHash
   std::map<Value, std::vector<size_t>, ValueLess> table_;      // kHash: key -> ordinals
-  CursorImpl::Examined examined_;
 };
 
 // Defined below: parsing a (sub-)pipeline.
@@ -870,7 +899,8 @@ class LookupPipelineStage : public Stage {
     Document pipeline;    // the array
   };
   LookupPipelineStage(Spec spec, FindFn find, const PipelineOptions& options)
-      : spec_(std::move(spec)), find_(std::move(find)), options_(options) {}
+      : spec_(std::move(spec)), find_(examined_.Counting(std::move(find))), options_(options) {}
+  void AppendExecutionStats(BsonBuilder* out) const override { examined_.Append(out); }
 
   StatusOr<std::optional<Document>> Next() override {
     ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> doc, input_->Next());
@@ -918,6 +948,7 @@ class LookupPipelineStage : public Stage {
   }
 
  private:
+  ExaminedTotal examined_;  // before find_, which counts into it
   Spec spec_;
   FindFn find_;
   PipelineOptions options_;
