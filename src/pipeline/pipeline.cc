@@ -353,6 +353,7 @@ class GroupStage : public ExpressionStage {
       if (!groups_.empty()) ROCKDOC_RETURN_IF_ERROR(SpillGroups());
       ROCKDOC_RETURN_IF_ERROR(runs_.Start());
     }
+    index_.clear();  // the output reads groups_ (or the runs) alone
     return Status::OK();
   }
 

@@ -105,7 +105,7 @@ struct PipelineOptions {
   int64_t FindMaxTimeMS() const { return deadline.is_set() ? deadline.RemainingMillis() : 0; }
   std::optional<Document> hint;
   std::optional<std::string> hint_name;
-  int64_t memory_limit = kBlockingStageMemoryLimit;  // per blocking stage (tests lower it)
+  int64_t memory_limit = kBlockingStageMemoryLimit;  // per blocking stage (AggregateOptions::max_blocking_stage_bytes)
   // allowDiskUse: $sort and $group past memory_limit spill sorted runs
   // through new_spill_run (storage/spill.h) instead of failing with 292.
   bool allow_disk_use = false;
