@@ -83,6 +83,21 @@ constexpr SkipEntry kSkips[] = {
      "no server session registry to list"},
 };
 
+// Tests INDEX.json classes not-applicable that rockdoc runs all the same:
+// it has what they need (views, for this one: INDEX.json judged it by its
+// createCollection and dropCollection operations).
+constexpr SkipEntry kRunAnyway[] = {
+    {"estimatedDocumentCount.json", "estimatedDocumentCount works correctly on views",
+     "rockdoc has views"},
+};
+
+bool RunsAnyway(const std::string& file, const std::string& description) {
+  for (const SkipEntry& s : kRunAnyway) {
+    if (file == s.file && description == s.description) return true;
+  }
+  return false;
+}
+
 const SkipEntry* FindSkip(const std::string& file, const std::string& description) {
   for (const SkipEntry& s : kSkips) {
     if (file == s.file && description == s.description) return &s;
@@ -1718,7 +1733,7 @@ class CrudUnifiedTest : public ::testing::TestWithParam<CaseParam> {
 TEST_P(CrudUnifiedTest, Run) {
   const CaseParam& p = GetParam();
   ASSERT_FALSE(p.cls.empty()) << "INDEX.json does not list this test";
-  if (p.cls == "not-applicable") {
+  if (p.cls == "not-applicable" && !RunsAnyway(p.file, p.description)) {
     skip_reason_ = "not-applicable (INDEX.json): " + p.reasons;
     GTEST_SKIP() << skip_reason_;
   }

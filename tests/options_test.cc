@@ -221,7 +221,6 @@ TEST_F(OptionsApiTest, CreateIndexesNeedsAtLeastOneIndex) {
 // tests/capped_test.cc).
 const char* const kUnsupportedCollectionOptions[] = {
     R"({"timeseries": {"timeField": "t"}})",
-    R"({"viewOn": "other", "pipeline": []})",
     R"({"clusteredIndex": {"key": {"_id": 1}, "unique": true}})",
     R"({"collation": {"locale": "fr"}})",
     R"({"changeStreamPreAndPostImages": {"enabled": true}})",

@@ -694,7 +694,7 @@ TEST_F(ShellTest, CreateIndexesBuildsAllOrNone) {
 
 TEST_F(ShellTest, CreateCollectionOptionsRockdocLacksAreRefused) {
   for (const char* options :
-       {"{timeseries: {timeField: 't'}}", "{viewOn: 'x', pipeline: []}",
+       {"{timeseries: {timeField: 't'}}",
         "{clusteredIndex: {key: {_id: 1}, unique: true}}", "{collation: {locale: 'fr'}}",
         "{changeStreamPreAndPostImages: {enabled: true}}", "{expireAfterSeconds: 60}"}) {
     EXPECT_EQ(
@@ -706,6 +706,24 @@ TEST_F(ShellTest, CreateCollectionOptionsRockdocLacksAreRefused) {
             "[ 40415, \"BSON field 'create.foo' is an unknown field.\" ]\n");
   EXPECT_EQ(Show("db.getCollectionNames().includes('x')"), "false\n");
   EXPECT_EQ(Show("db.createCollection('x', {})"), "{ ok: 1 }\n");
+}
+
+// mongosh's db.createView, and a view read as a collection is.
+TEST_F(ShellTest, CreateViewMakesAReadOnlyView) {
+  Ok("db.people.insertMany([{_id: 1, name: 'Ann', age: 31}, {_id: 2, name: 'Bo', age: 17}])");
+  EXPECT_EQ(Show("db.createView('adults', 'people', [{$match: {age: {$gte: 18}}}, {$project: {age: 0}}])"),
+            "{ ok: 1 }\n");
+  EXPECT_EQ(Show("db.adults.find().toArray()"), "[ { _id: 1, name: 'Ann' } ]\n");
+  EXPECT_EQ(Show("db.adults.countDocuments()"), "1\n");
+  EXPECT_EQ(Show("db.adults.aggregate([{$count: 'n'}]).toArray()"), "[ { n: 1 } ]\n");
+  EXPECT_EQ(Show("show collections"), "adults\npeople\n");
+  EXPECT_EQ(Show("db.getCollectionInfos({type: 'view'})[0].options.viewOn"), "people\n");
+  EXPECT_EQ(Show("try { db.adults.insertOne({_id: 3}) } catch (e) { [e.code, e.message] }"),
+            "[ 166, 'Namespace test.adults is a view, not a collection' ]\n");
+  EXPECT_EQ(Show("try { db.createView('bad', 'people', [{$out: 'x'}]) } catch (e) { e.code }"),
+            "167\n");
+  EXPECT_EQ(Show("db.adults.drop()"), "true\n");
+  EXPECT_EQ(Show("db.getCollectionNames()"), "[ 'people' ]\n");
 }
 
 TEST_F(ShellTest, ValidatorsRefuseWithErrInfoAndShowInCollectionInfos) {

@@ -319,17 +319,19 @@ TEST(OpenTest, RegularFileIsRefusedAndLeftUntouched) {
 TEST_F(StorageTest, DamagedOrNewerMarkerIsUnsupportedFormat) {
   Insert(Coll(), R"({"_id": 1})");
   CloseClient();
-  WriteFile(dir_.Sub("ROCKDOC"), "rockdoc 3\n");
+  WriteFile(dir_.Sub("ROCKDOC"), "rockdoc 4\n");
   EXPECT_THAT(Client::Open(dir_.path()), StatusIs(ErrorCode::kUnsupportedFormat, HasSubstr("newer")));
   WriteFile(dir_.Sub("ROCKDOC"), "garbage");
   EXPECT_THAT(Client::Open(dir_.path()), StatusIs(ErrorCode::kUnsupportedFormat, HasSubstr("damaged")));
   EXPECT_EQ(ReadFile(dir_.Sub("ROCKDOC")), "garbage");
-  // A format-1 database opens, and is marked format 2 (capped collections'
-  // order entries), which an older rockdoc would refuse.
-  WriteFile(dir_.Sub("ROCKDOC"), "rockdoc 1\n");
-  Reopen();
-  EXPECT_EQ(Count(Coll()), 1);
-  EXPECT_EQ(ReadFile(dir_.Sub("ROCKDOC")), "rockdoc 2\n");
+  // A format-1 or -2 database opens, and is marked format 3 (capped
+  // collections' order entries, views), which an older rockdoc would refuse.
+  for (const char* old : {"rockdoc 1\n", "rockdoc 2\n"}) {
+    WriteFile(dir_.Sub("ROCKDOC"), old);
+    Reopen();
+    EXPECT_EQ(Count(Coll()), 1);
+    EXPECT_EQ(ReadFile(dir_.Sub("ROCKDOC")), "rockdoc 3\n");
+  }
 }
 
 // ---- Damaged databases: a clear error, never a crash ----

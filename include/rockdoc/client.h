@@ -228,18 +228,35 @@ class Database {
   // table of known names. Implemented: `validator` (query operators and
   // $jsonSchema), `validationLevel` ("off", "strict", "moderate"),
   // `validationAction` ("error", "warn"), `capped` with `size` (required)
-  // and `max`, `comment`. The other options MongoDB knows (timeseries,
-  // viewOn, clusteredIndex, collation, expireAfterSeconds, ...) are
+  // and `max`, `comment`, and `viewOn` with `pipeline` (a view, as
+  // CreateView). The other options MongoDB knows (timeseries,
+  // clusteredIndex, collation, expireAfterSeconds, ...) are
   // NotImplemented (238) "... is not supported by rockdoc"; an unknown name
   // is MongoDB's Location40415 "BSON field 'create.x' is an unknown field.".
   Status CreateCollection(std::string_view name, DocumentView options) const;
-  // Names of this database's collections, sorted.
+  // Creates a view (db.createView): a read-only collection whose documents
+  // are those of `pipeline` (an array of stages) run over `view_on` (a
+  // collection or view of this database, existing or not), computed on
+  // every read. Finds, counts, distinct, aggregates and their explains
+  // work on a view (rewritten into an aggregate of the collection under
+  // it); writes, index commands and Stats fail with
+  // CommandNotSupportedOnView (166). NamespaceExists (48) when the name is
+  // taken; OptionNotSupportedOnView (167) for $out or $merge in the
+  // pipeline; GraphContainsCycle (93) when the view would read itself
+  // (through viewOn, $lookup, $graphLookup or $unionWith);
+  // ViewDepthLimitExceeded (165) past 20 nested views; the pipeline's own
+  // parse errors. CreateCollection(name, {viewOn, pipeline}) does the same.
+  // DropCollection drops a view; RenameCollection refuses one (166).
+  Status CreateView(std::string_view name, std::string_view view_on, DocumentView pipeline) const;
+  // Names of this database's collections and views, sorted.
   StatusOr<std::vector<std::string>> ListCollectionNames() const;
   // The same with each collection's options as listCollections shows them
-  // ({capped, size, max, validator, validationLevel, validationAction}).
+  // ({capped, size, max, validator, validationLevel, validationAction}), and
+  // each view's ({viewOn, pipeline}).
   struct CollectionInfo {
     std::string name;
     Document options;
+    bool is_view = false;
   };
   StatusOr<std::vector<CollectionInfo>> ListCollections() const;
   // A pipeline without a collection (MongoDB's db.aggregate, {aggregate:
@@ -264,8 +281,9 @@ class Database {
   // {index: {keyPattern: {...} | name: "...", expireAfterSeconds: N}}
   // (changing a TTL index's expiry, or making a single-field index a TTL
   // index), returning {expireAfterSeconds_old?, expireAfterSeconds_new, ok};
-  // the other options MongoDB knows (timeseries, hidden,
-  // unique, prepareUnique, viewOn, ...) are NotImplemented (238), an unknown
+  // a view's `viewOn` and `pipeline` (both, and nothing else: InvalidOptions
+  // otherwise; the checks of CreateView); the other options MongoDB knows
+  // (timeseries, hidden, unique, prepareUnique, ...) are NotImplemented (238), an unknown
   // one Location40415. NamespaceNotFound (26), IndexNotFound (27).
   StatusOr<Document> CollMod(std::string_view collection, DocumentView options) const;
 
@@ -807,6 +825,20 @@ class Collection {
   StatusOr<Document> ExplainUpdateImpl(DocumentView filter, DocumentView update, bool pipeline,
                                        bool multi, const UpdateOptions& options,
                                        ExplainVerbosity verbosity) const;
+  // A read of a view: the collection under it (nested views resolved) and
+  // the views' pipeline over it. ResolveView: nullopt when this is no view.
+  // The reads below run a read of a view (api/views.cc).
+  using ViewRead = std::pair<Collection, Document>;
+  StatusOr<std::optional<ViewRead>> ResolveView() const;
+  StatusOr<Cursor> FindOnView(const ViewRead& view, DocumentView filter,
+                              const FindOptions& options) const;
+  StatusOr<Document> ExplainFindOnView(const ViewRead& view, DocumentView filter,
+                                       const FindOptions& options, ExplainVerbosity verbosity) const;
+  StatusOr<int64_t> CountOnView(const ViewRead& view, DocumentView filter,
+                                const CountOptions& options) const;
+  StatusOr<Document> ExplainCountOnView(const ViewRead& view, DocumentView filter,
+                                        const CountOptions& options,
+                                        ExplainVerbosity verbosity) const;
   // The finds an aggregation pipeline runs (internal::FindFn).
   std::function<StatusOr<std::unique_ptr<internal::CursorImpl>>(std::string_view, DocumentView,
                                                                 const FindOptions&)>

@@ -1,6 +1,9 @@
 // Client and Database: opening a directory, naming databases, and the
 // catalog operations on collections.
+#include <algorithm>
+
 #include "api/client_internal.h"
+#include "api/collection_internal.h"
 #include "api/session_internal.h"
 #include "catalog/catalog.h"
 #include "common/option_table.h"
@@ -81,6 +84,12 @@ Status Database::CreateCollection(std::string_view name, DocumentView options) c
   // Refuse what would not hold before creating anything.
   ROCKDOC_ASSIGN_OR_RETURN(internal::CollectionOptions decoded,
                            internal::ParseCollectionOptions(name_, options));
+  if (decoded.is_view()) {
+    ROCKDOC_ASSIGN_OR_RETURN(
+        internal::ViewDefinition view,
+        internal::MakeViewDefinition(name_, name, decoded.view_on, decoded.pipeline.view()));
+    return CatalogOf(*engine_).CreateView(std::move(view));
+  }
   return CatalogOf(*engine_).Create(name_, name, decoded);
 }
 
@@ -89,7 +98,10 @@ StatusOr<std::vector<std::string>> Database::ListCollectionNames() const {
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   ROCKDOC_RETURN_IF_ERROR(internal::ValidateDatabaseName(name_));
-  return CatalogOf(*engine_).CollectionNames(name_);
+  std::vector<std::string> names = CatalogOf(*engine_).CollectionNames(name_);
+  for (std::string& view : CatalogOf(*engine_).ViewNames(name_)) names.push_back(std::move(view));
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 StatusOr<std::vector<Database::CollectionInfo>> Database::ListCollections() const {
@@ -97,8 +109,15 @@ StatusOr<std::vector<Database::CollectionInfo>> Database::ListCollections() cons
   std::vector<CollectionInfo> out;
   for (std::string& name : names) {
     std::shared_ptr<internal::CollectionMeta> meta = CatalogOf(*engine_).Find(name_, name);
-    if (meta == nullptr) continue;  // dropped meanwhile
-    out.push_back({std::move(name), meta->options()->ToDocument()});
+    if (meta != nullptr) {
+      out.push_back({std::move(name), meta->options()->ToDocument()});
+      continue;
+    }
+    std::shared_ptr<const internal::ViewDefinition> view = CatalogOf(*engine_).FindView(name_, name);
+    if (view == nullptr) continue;  // dropped meanwhile
+    BsonBuilder options;
+    options.AppendString("viewOn", view->view_on).AppendArray("pipeline", view->pipeline.view());
+    out.push_back({std::move(name), std::move(options).Build(), /*is_view=*/true});
   }
   return out;
 }
@@ -125,6 +144,9 @@ Status Database::Drop() const {
   ROCKDOC_RETURN_IF_ERROR(internal::ValidateDatabaseName(name_));
   for (const std::string& c : CatalogOf(*engine_).CollectionNames(name_)) {
     ROCKDOC_RETURN_IF_ERROR(CatalogOf(*engine_).Drop(name_, c, nullptr));
+  }
+  for (const std::string& v : CatalogOf(*engine_).ViewNames(name_)) {
+    ROCKDOC_RETURN_IF_ERROR(CatalogOf(*engine_).Drop(name_, v, nullptr));
   }
   return Status::OK();
 }
@@ -169,6 +191,8 @@ struct CollModOptions {
   std::optional<internal::ValidationLevel> validation_level;
   std::optional<internal::ValidationAction> validation_action;
   std::optional<int64_t> capped_size, capped_max;
+  std::optional<std::string> view_on;
+  std::optional<Document> pipeline;
 };
 
 Status InvalidOptions(std::string message) {
@@ -225,8 +249,24 @@ constexpr internal::OptionField<CollModOptions> kCollModFields[] = {
                                 internal::ParseValidationAction(e, "collMod"));
        return Status::OK();
      }},
-    {"viewOn", nullptr},
-    {"pipeline", nullptr},
+    {"viewOn",
+     [](const Element& e, CollModOptions* o) -> Status {
+       if (e.type() != BsonType::kString) {
+         return TypeMismatch("BSON field 'collMod.viewOn' is the wrong type '" +
+                             std::string(BsonTypeAlias(e.type())) + "', expected type 'string'");
+       }
+       o->view_on = std::string(e.String());
+       return Status::OK();
+     }},
+    {"pipeline",
+     [](const Element& e, CollModOptions* o) -> Status {
+       if (e.type() != BsonType::kArray) {
+         return TypeMismatch("BSON field 'collMod.pipeline' is the wrong type '" +
+                             std::string(BsonTypeAlias(e.type())) + "', expected type 'array'");
+       }
+       o->pipeline = Document::AdoptValidated(std::string(e.Array().bytes()));
+       return Status::OK();
+     }},
     {"expireAfterSeconds", nullptr},  // clustered and time-series collections
     {"changeStreamPreAndPostImages", nullptr},
     {"recordPreImages", nullptr},
@@ -275,6 +315,29 @@ StatusOr<Document> Database::CollMod(std::string_view collection, DocumentView o
   ROCKDOC_RETURN_IF_ERROR(use.status());
   ROCKDOC_RETURN_IF_ERROR(internal::ValidateCollectionName(name_, collection));
   const std::string ns = name_ + "." + std::string(collection);
+  if (CatalogOf(*engine_).FindView(name_, collection) != nullptr) {
+    // A view's definition: viewOn and pipeline together, nothing else.
+    if (decoded.index || decoded.validator || decoded.validation_level ||
+        decoded.validation_action || decoded.capped_size || decoded.capped_max) {
+      return Status(ErrorCode::kInvalidOptions,
+                    "a view's collMod takes viewOn and pipeline only: " + ns + " is a view");
+    }
+    if (!decoded.view_on || !decoded.pipeline) {
+      return Status(ErrorCode::kInvalidOptions,
+                    "must specify both 'viewOn' and 'pipeline' when modifying a view");
+    }
+    ROCKDOC_ASSIGN_OR_RETURN(internal::ViewDefinition view,
+                             internal::MakeViewDefinition(name_, collection, *decoded.view_on,
+                                                          decoded.pipeline->view()));
+    ROCKDOC_RETURN_IF_ERROR(CatalogOf(*engine_).ModifyView(std::move(view)));
+    BsonBuilder done;
+    done.AppendDouble("ok", 1.0);
+    return std::move(done).Build();
+  }
+  if (decoded.view_on || decoded.pipeline) {
+    return Status(ErrorCode::kInvalidOptions,
+                  "'viewOn' and 'pipeline' apply to views only: " + ns + " is not a view");
+  }
   ROCKDOC_ASSIGN_OR_RETURN(
       internal::CollectionLock lock,
       internal::CollectionLock::Acquire(*engine_, name_, std::string(collection),

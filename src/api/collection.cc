@@ -109,6 +109,12 @@ StatusOr<InsertManyResult> Collection::InsertManyImpl(const std::vector<Document
 
 StatusOr<std::optional<Document>> Collection::FindById(const Element& id) const {
   using Result = StatusOr<std::optional<Document>>;
+  ROCKDOC_ASSIGN_OR_RETURN(std::optional<ViewRead> view, ResolveView());
+  if (view) {
+    BsonBuilder filter;
+    filter.AppendElementAs("_id", id);
+    return FindOne(std::move(filter).Build().view(), FindOptions());
+  }
   return internal::RunOperation<Result>(
       session_, OpKind::kRead, "find", [&](const OpContext& op) -> Result {
         auto use = engine_->Enter();
@@ -233,6 +239,9 @@ StatusOr<CollectionStats> Collection::Stats() const {
     ROCKDOC_RETURN_IF_ERROR(internal::ValidateCollectionName(db_name_, name_));
     meta = CatalogOf(*engine_).Find(db_name_, name_);
     if (meta == nullptr) {
+      if (CatalogOf(*engine_).FindView(db_name_, name_) != nullptr) {
+        return internal::ViewNotCollection(db_name_, name_);
+      }
       return Status(ErrorCode::kNamespaceNotFound, "Collection [" + full_name() + "] not found.");
     }
     ROCKDOC_ASSIGN_OR_RETURN(uint64_t records,
@@ -263,6 +272,9 @@ StatusOr<CollectionStats> Collection::Stats() const {
 }
 
 StatusOr<int64_t> Collection::EstimatedDocumentCount() const {
+  // A view's count is its pipeline's.
+  ROCKDOC_ASSIGN_OR_RETURN(std::optional<ViewRead> view, ResolveView());
+  if (view) return CountOnView(*view, DocumentView(), CountOptions());
   // The count command, which MongoDB does not run in a transaction.
   return internal::RunOperation<StatusOr<int64_t>>(
       session_, OpKind::kCommand, "count", [&](const OpContext& op) -> StatusOr<int64_t> {
@@ -299,6 +311,9 @@ StatusOr<ValidateResult> Collection::Validate() const {
   ROCKDOC_RETURN_IF_ERROR(internal::ValidateDatabaseName(db_name_));
   std::shared_ptr<CollectionMeta> meta = CatalogOf(*engine_).Find(db_name_, name_);
   if (meta == nullptr) {
+    if (CatalogOf(*engine_).FindView(db_name_, name_) != nullptr) {
+      return internal::ViewNotCollection(db_name_, name_);
+    }
     return Status(ErrorCode::kNamespaceNotFound,
                   "Collection '" + full_name() + "' does not exist to validate.");
   }

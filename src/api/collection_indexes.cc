@@ -231,7 +231,12 @@ StatusOr<std::vector<Document>> Collection::ListIndexes() const {
   ROCKDOC_RETURN_IF_ERROR(use.status());
   ROCKDOC_RETURN_IF_ERROR(internal::ValidateDatabaseName(db_name_));
   std::shared_ptr<CollectionMeta> meta = CatalogOf(*engine_).Find(db_name_, name_);
-  if (meta == nullptr) return NamespaceNotFound(full_name());
+  if (meta == nullptr) {
+    if (CatalogOf(*engine_).FindView(db_name_, name_) != nullptr) {
+      return internal::ViewNotCollection(db_name_, name_);
+    }
+    return NamespaceNotFound(full_name());
+  }
   std::vector<Document> out;
   out.push_back(IdIndexSpec());
   for (const auto& index : *meta->indexes()) out.push_back(index->ToSpec());

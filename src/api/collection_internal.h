@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,26 @@
 namespace rockdoc::internal {
 
 // A target of a write and the write loop: store/write_batcher.h.
+
+// ---- Views (api/views.cc) ----
+
+// A view resolved: the collection under it (through nested views) and the
+// pipeline over that collection (the innermost view's stages first).
+struct ResolvedView {
+  std::string collection;
+  Document pipeline;
+};
+// nullopt when `name` is not a view; ViewDepthLimitExceeded (165) past
+// kMaxViewDepth.
+StatusOr<std::optional<ResolvedView>> ResolveView(const Engine& engine, const std::string& db,
+                                                  const std::string& name);
+// One array of the stages of `first`, then of `second`.
+Document ConcatPipelines(DocumentView first, DocumentView second);
+// A view's definition, checked as MongoDB checks it: names, a pipeline that
+// parses and writes nothing (167 for a top-level $out or $merge), and its
+// dependencies (for the catalog's cycle check).
+StatusOr<ViewDefinition> MakeViewDefinition(const std::string& db, std::string_view name,
+                                            std::string_view view_on, DocumentView pipeline);
 
 // Plans and opens a cursor over `cq` (which the cursor then owns), limited to
 // `max_time_ms` of processing (0 = none; out of range: BadValue).

@@ -136,7 +136,11 @@ using internal::CollectionMeta;
 using internal::OpContext;
 using internal::OpKind;
 
+// Each read first asks whether it reads a view (free when there is none);
+// a view's read is an aggregate of the collection under it (api/views.cc).
 StatusOr<Cursor> Collection::Find(DocumentView filter, const FindOptions& options) const {
+  ROCKDOC_ASSIGN_OR_RETURN(std::optional<ViewRead> view, ResolveView());
+  if (view) return FindOnView(*view, filter, options);
   return internal::RunOperation<StatusOr<Cursor>>(
       session_, OpKind::kRead, "find", [&](const OpContext& op) -> StatusOr<Cursor> {
         auto use = engine_->Enter();
@@ -184,6 +188,8 @@ StatusOr<std::unique_ptr<internal::CanonicalQuery>> CountQuery(DocumentView filt
 StatusOr<int64_t> Collection::CountDocuments(DocumentView filter,
                                              const CountOptions& options) const {
   ROCKDOC_RETURN_IF_ERROR(internal::CheckMaxTimeMS(options.max_time_ms));
+  ROCKDOC_ASSIGN_OR_RETURN(std::optional<ViewRead> view, ResolveView());
+  if (view) return CountOnView(*view, filter, options);
   // countDocuments is an aggregation in MongoDB, allowed in a transaction.
   return internal::RunOperation<StatusOr<int64_t>>(
       session_, OpKind::kRead, "aggregate", [&](const OpContext& op) -> StatusOr<int64_t> {
@@ -221,6 +227,8 @@ StatusOr<int64_t> Collection::CountDocuments(DocumentView filter,
 StatusOr<Document> Collection::ExplainCount(DocumentView filter, const CountOptions& options,
                                             ExplainVerbosity verbosity) const {
   ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "explain"));
+  ROCKDOC_ASSIGN_OR_RETURN(std::optional<ViewRead> view, ResolveView());
+  if (view) return ExplainCountOnView(*view, filter, options, verbosity);
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   ROCKDOC_ASSIGN_OR_RETURN(auto cq, CountQuery(filter, options));
@@ -366,6 +374,11 @@ internal::FindFn Collection::PipelineFind() const {
 
 StatusOr<Cursor> Collection::Aggregate(DocumentView pipeline,
                                        const AggregateOptions& options) const {
+  ROCKDOC_ASSIGN_OR_RETURN(std::optional<ViewRead> view, ResolveView());
+  if (view) {
+    return view->first.Aggregate(
+        internal::ConcatPipelines(view->second.view(), pipeline).view(), options);
+  }
   ROCKDOC_ASSIGN_OR_RETURN(internal::PipelineOptions po,
                            ToPipelineOptions(options, db_name_, engine_, session_, true));
   ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<internal::DocumentSource> source,
@@ -390,6 +403,11 @@ StatusOr<Cursor> Database::Aggregate(DocumentView pipeline, const AggregateOptio
 StatusOr<Document> Collection::ExplainAggregate(DocumentView pipeline,
                                                 const AggregateOptions& options,
                                                 ExplainVerbosity verbosity) const {
+  ROCKDOC_ASSIGN_OR_RETURN(std::optional<ViewRead> view, ResolveView());
+  if (view) {
+    return view->first.ExplainAggregate(
+        internal::ConcatPipelines(view->second.view(), pipeline).view(), options, verbosity);
+  }
   internal::ExplainFindFn explain_find = [&](DocumentView filter, const FindOptions& fo) {
     return ExplainFind(filter, fo, verbosity);
   };
@@ -409,6 +427,8 @@ StatusOr<Document> Collection::ExplainDistinct(std::string_view field, DocumentV
 StatusOr<Document> Collection::ExplainFind(DocumentView filter, const FindOptions& options,
                                            ExplainVerbosity verbosity) const {
   ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "explain"));
+  ROCKDOC_ASSIGN_OR_RETURN(std::optional<ViewRead> view, ResolveView());
+  if (view) return ExplainFindOnView(*view, filter, options, verbosity);
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   ROCKDOC_ASSIGN_OR_RETURN(auto cq, internal::MakeCanonicalQuery(filter, options));

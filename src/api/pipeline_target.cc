@@ -10,6 +10,7 @@
 
 #include "api/client_internal.h"
 #include "api/session_internal.h"
+#include "catalog/catalog.h"
 
 namespace rockdoc::internal {
 
@@ -124,6 +125,8 @@ OpenTargetFn MakeOpenTarget(std::shared_ptr<Engine> engine, std::shared_ptr<Sess
       return Status(ErrorCode::kOperationNotSupportedInTransaction,
                     std::string(replace ? "$out" : "$merge") + " cannot be used in a transaction");
     }
+    // A view takes no write (before any document is read).
+    if (CatalogOf(*engine).FindView(db, coll) != nullptr) return ViewNotCollection(db, coll);
     Database database = ClientAccess::DatabaseOf(engine, std::string(db));
     if (replace) {
       std::string temp = TempName();

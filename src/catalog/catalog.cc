@@ -1,5 +1,6 @@
 #include "catalog/catalog.h"
 
+#include <functional>
 #include <set>
 
 #include "bson/append_number.h"
@@ -126,6 +127,14 @@ Status Catalog::Load() {
         return Status::OK();
       }));
   for (const std::string& entry : entries) ROCKDOC_RETURN_IF_ERROR(LoadEntry(entry));
+  entries.clear();
+  ROCKDOC_RETURN_IF_ERROR(engine_->ScanMetadata(
+      std::string(1, kCatalogViewPrefix), [&](std::string_view, std::string_view value) {
+        entries.emplace_back(value);
+        return Status::OK();
+      }));
+  for (const std::string& entry : entries) ROCKDOC_RETURN_IF_ERROR(LoadView(entry));
+  view_count_.store(views_.size(), std::memory_order_release);
   return Status::OK();
 }
 
@@ -280,6 +289,7 @@ StatusOr<std::shared_ptr<CollectionMeta>> Catalog::GetOrCreateLocked(
   if (created != nullptr) *created = false;
   auto it = collections_.find(Key(std::string(db), std::string(name)));
   if (it != collections_.end()) return it->second;
+  if (views_.count(Key(std::string(db), std::string(name))) != 0) return ViewNotCollection(db, name);
   ROCKDOC_RETURN_IF_ERROR(ValidateDatabaseName(db));
   ROCKDOC_RETURN_IF_ERROR(ValidateCollectionName(db, name));
   ROCKDOC_ASSIGN_OR_RETURN(uint32_t id, AllocateId());
@@ -329,7 +339,7 @@ StatusOr<int64_t> CappedNumber(const Element& e, std::string_view command) {
 struct CreateDecoding {
   CollectionOptions options;
   std::string_view db;
-  bool has_size = false, has_max = false;
+  bool has_size = false, has_max = false, has_pipeline = false;
 };
 constexpr OptionField<CreateDecoding> kCollectionOptionTable[] = {
     // A note for the server's logs: nothing to keep.
@@ -380,8 +390,31 @@ constexpr OptionField<CreateDecoding> kCollectionOptionTable[] = {
        return Status::OK();
      }},
     {"indexOptionDefaults", nullptr},
-    {"viewOn", nullptr},
-    {"pipeline", nullptr},
+    {"viewOn",
+     [](const Element& e, CreateDecoding* d) -> Status {
+       if (e.type() != BsonType::kString) {
+         return TypeMismatch("BSON field 'create.viewOn' is the wrong type '" +
+                             std::string(BsonTypeAlias(e.type())) + "', expected type 'string'");
+       }
+       if (e.String().empty()) return BadValue("'viewOn' cannot be empty");
+       d->options.view_on = std::string(e.String());
+       return Status::OK();
+     }},
+    {"pipeline",
+     [](const Element& e, CreateDecoding* d) -> Status {
+       if (e.type() != BsonType::kArray) {
+         return TypeMismatch("BSON field 'create.pipeline' is the wrong type '" +
+                             std::string(BsonTypeAlias(e.type())) + "', expected type 'array'");
+       }
+       for (const Element& stage : e.Array()) {
+         if (stage.type() != BsonType::kDocument) {
+           return TypeMismatch("'pipeline' must be an array of objects");
+         }
+       }
+       d->options.pipeline = Document::AdoptValidated(std::string(e.Array().bytes()));
+       d->has_pipeline = true;
+       return Status::OK();
+     }},
     {"collation", nullptr},
     {"changeStreamPreAndPostImages", nullptr},
     {"timeseries", nullptr},
@@ -472,6 +505,18 @@ StatusOr<CollectionOptions> ParseCollectionOptions(std::string_view db, Document
                                                       "' is not supported by rockdoc");
       }));
   CollectionOptions& o = out.options;
+  if (out.has_pipeline && !o.is_view()) {
+    return InvalidOptions("'pipeline' requires 'viewOn' to also be specified");
+  }
+  if (o.is_view()) {
+    // A view is its definition alone.
+    if (o.capped || out.has_size || out.has_max || o.validator_expr != nullptr ||
+        o.has_validation_level || o.has_validation_action) {
+      return InvalidOptions("a view takes no option but viewOn and pipeline (and collation, "
+                            "which rockdoc does not support)");
+    }
+    return std::move(out.options);
+  }
   if (o.capped) {
     // MongoDB's rules (create_collection.cpp): size is required, positive,
     // at most 1 PB; max under 2^31; the size rounded up.
@@ -503,7 +548,8 @@ Status Catalog::Create(std::string_view db, std::string_view name,
   ROCKDOC_RETURN_IF_ERROR(ValidateCollectionName(db, name));
   // Check and create under one lock: of racing creators exactly one wins.
   MutexLock g(&mu_);
-  if (collections_.count(Key(std::string(db), std::string(name))) != 0) {
+  const Key key{std::string(db), std::string(name)};
+  if (collections_.count(key) != 0 || views_.count(key) != 0) {
     return Status(ErrorCode::kNamespaceExists,
                   "Collection " + std::string(db) + "." + std::string(name) + " already exists.");
   }
@@ -536,7 +582,17 @@ Status Catalog::DropLocked(std::shared_ptr<CollectionMeta> meta) {
 
 Status Catalog::Drop(std::string_view db, std::string_view name, bool* existed) {
   MutexLock g(&mu_);
-  auto it = collections_.find(Key(std::string(db), std::string(name)));
+  const Key key{std::string(db), std::string(name)};
+  if (auto view = views_.find(key); view != views_.end()) {
+    if (existed != nullptr) *existed = true;
+    ROCKDOC_RETURN_IF_ERROR(
+        engine_->WriteMetadata({{Engine::MetadataWrite::Op::kDelete, CatalogViewKey(db, name), {}}})
+            .WithContext("dropping the view " + view->second->full_name()));
+    views_.erase(view);
+    view_count_.store(views_.size(), std::memory_order_release);
+    return Status::OK();
+  }
+  auto it = collections_.find(key);
   if (existed != nullptr) *existed = it != collections_.end();
   if (it == collections_.end()) return Status::OK();
   return DropLocked(it->second);
@@ -546,6 +602,14 @@ Status Catalog::Rename(std::string_view db, std::string_view from, std::string_v
                        bool drop_target) {
   ROCKDOC_RETURN_IF_ERROR(ValidateCollectionName(db, to));
   MutexLock g(&mu_);
+  if (views_.count(Key(std::string(db), std::string(from))) != 0) {
+    return Status(ErrorCode::kCommandNotSupportedOnView,
+                  "cannot rename view: " + std::string(db) + "." + std::string(from));
+  }
+  if (views_.count(Key(std::string(db), std::string(to))) != 0) {
+    return Status(ErrorCode::kNamespaceExists,
+                  "a view already exists with that name: " + std::string(db) + "." + std::string(to));
+  }
   auto src = collections_.find(Key(std::string(db), std::string(from)));
   if (src == collections_.end()) {
     return Status(ErrorCode::kNamespaceNotFound,
@@ -589,6 +653,7 @@ std::vector<std::string> Catalog::DatabaseNames() const {
   MutexLock g(&mu_);
   std::set<std::string> names;
   for (const auto& [key, meta] : collections_) names.insert(key.first);
+  for (const auto& [key, view] : views_) names.insert(key.first);
   return std::vector<std::string>(names.begin(), names.end());
 }
 
@@ -598,6 +663,149 @@ std::vector<std::string> Catalog::CollectionNames(std::string_view db) const {
   for (const auto& [key, meta] : collections_)
     if (key.first == db) names.push_back(key.second);
   return names;
+}
+
+// ---- Views ----
+
+Status ViewNotCollection(std::string_view db, std::string_view name) {
+  return Status(ErrorCode::kCommandNotSupportedOnView,
+                "Namespace " + std::string(db) + "." + std::string(name) +
+                    " is a view, not a collection");
+}
+
+Status Catalog::LoadView(std::string_view value) {
+  auto doc = Document::FromBytes(value);
+  auto damaged = [](std::string why) {
+    return Status(ErrorCode::kDataCorruptionDetected, "a view's catalog entry is damaged: " + why);
+  };
+  if (!doc.ok()) return damaged(std::string(doc.status().message()));
+  const Element db = doc->Get("db"), name = doc->Get("name"), on = doc->Get("viewOn"),
+                pipeline = doc->Get("pipeline"), depends = doc->Get("dependsOn");
+  if (db.type() != BsonType::kString || name.type() != BsonType::kString ||
+      on.type() != BsonType::kString || pipeline.type() != BsonType::kArray ||
+      depends.type() != BsonType::kArray) {
+    return damaged("it lacks db, name, viewOn, pipeline or dependsOn");
+  }
+  auto view = std::make_shared<ViewDefinition>();
+  view->db = std::string(db.String());
+  view->name = std::string(name.String());
+  view->view_on = std::string(on.String());
+  view->pipeline = Document::AdoptValidated(std::string(pipeline.Array().bytes()));
+  for (const Element& d : depends.Array()) {
+    if (d.type() != BsonType::kString) return damaged("dependsOn holds a non-string");
+    view->depends_on.emplace_back(d.String());
+  }
+  views_[Key(view->db, view->name)] = std::move(view);
+  return Status::OK();
+}
+
+std::shared_ptr<const ViewDefinition> Catalog::FindView(std::string_view db,
+                                                        std::string_view name) const {
+  if (view_count_.load(std::memory_order_acquire) == 0) return nullptr;
+  MutexLock g(&mu_);
+  auto it = views_.find(Key(std::string(db), std::string(name)));
+  return it == views_.end() ? nullptr : it->second;
+}
+
+std::vector<std::string> Catalog::ViewNames(std::string_view db) const {
+  MutexLock g(&mu_);
+  std::vector<std::string> names;
+  for (const auto& [key, view] : views_)
+    if (key.first == db) names.push_back(key.second);
+  return names;
+}
+
+Status Catalog::CheckViewGraph(const ViewDefinition& view) const {
+  // A cycle: some path of dependencies from the new definition leads back
+  // to it (MongoDB's GraphContainsCycle). Depth: the chain of viewOn.
+  std::vector<std::string> path = {view.full_name()};
+  std::set<std::string> done;
+  std::function<Status(const std::vector<std::string>&)> visit =
+      [&](const std::vector<std::string>& deps) -> Status {
+    for (const std::string& dep : deps) {
+      if (dep == view.name) {
+        std::string shown = "[";
+        for (const std::string& p : path) shown += p + " => ";
+        shown += view.full_name() + "]";
+        return Status(ErrorCode::kGraphContainsCycle, "View cycle detected: " + shown);
+      }
+      if (done.count(dep) != 0) continue;
+      done.insert(dep);
+      auto it = views_.find(Key(view.db, dep));
+      if (it == views_.end()) continue;
+      path.push_back(it->second->full_name());
+      ROCKDOC_RETURN_IF_ERROR(visit(it->second->depends_on));
+      path.pop_back();
+    }
+    return Status::OK();
+  };
+  ROCKDOC_RETURN_IF_ERROR(visit(view.depends_on));
+  int depth = 1;
+  for (std::string on = view.view_on;; ++depth) {
+    auto it = views_.find(Key(view.db, on));
+    if (it == views_.end()) break;
+    if (depth >= kMaxViewDepth) {
+      return Status(ErrorCode::kViewDepthLimitExceeded,
+                    "View depth too deep or view cycle detected. Maximum depth is " +
+                        std::to_string(kMaxViewDepth));
+    }
+    on = it->second->view_on;
+  }
+  // Views defined on this one grow deeper too.
+  std::function<int(const std::string&, int)> deepest = [&](const std::string& name, int d) {
+    int most = d;
+    for (const auto& [key, other] : views_) {
+      if (key.first == view.db && other->view_on == name && other->name != view.name) {
+        most = std::max(most, deepest(other->name, d + 1));
+      }
+    }
+    return most;
+  };
+  if (deepest(view.name, depth) > kMaxViewDepth) {
+    return Status(ErrorCode::kViewDepthLimitExceeded,
+                  "View depth too deep or view cycle detected. Maximum depth is " +
+                      std::to_string(kMaxViewDepth));
+  }
+  return Status::OK();
+}
+
+Status Catalog::PersistView(const ViewDefinition& view) {
+  BsonBuilder b;
+  b.AppendString("db", view.db).AppendString("name", view.name).AppendString("viewOn", view.view_on);
+  b.AppendArray("pipeline", view.pipeline.view());
+  b.OpenArray("dependsOn");
+  for (const std::string& d : view.depends_on) b.AppendString("", d);
+  b.Close();
+  Document doc = std::move(b).Build();
+  return engine_->WriteMetadata({{Engine::MetadataWrite::Op::kPut,
+                                  CatalogViewKey(view.db, view.name), std::string(doc.bytes())}});
+}
+
+Status Catalog::CreateView(ViewDefinition view) {
+  ROCKDOC_RETURN_IF_ERROR(ValidateDatabaseName(view.db));
+  ROCKDOC_RETURN_IF_ERROR(ValidateCollectionName(view.db, view.name));
+  MutexLock g(&mu_);
+  const Key key(view.db, view.name);
+  if (collections_.count(key) != 0 || views_.count(key) != 0) {
+    return Status(ErrorCode::kNamespaceExists, "Namespace " + view.full_name() + " already exists");
+  }
+  ROCKDOC_RETURN_IF_ERROR(CheckViewGraph(view));
+  ROCKDOC_RETURN_IF_ERROR(PersistView(view));
+  views_[key] = std::make_shared<const ViewDefinition>(std::move(view));
+  view_count_.store(views_.size(), std::memory_order_release);
+  return Status::OK();
+}
+
+Status Catalog::ModifyView(ViewDefinition view) {
+  MutexLock g(&mu_);
+  const Key key(view.db, view.name);
+  if (views_.count(key) == 0) {
+    return Status(ErrorCode::kNamespaceNotFound, "ns does not exist: " + view.full_name());
+  }
+  ROCKDOC_RETURN_IF_ERROR(CheckViewGraph(view));
+  ROCKDOC_RETURN_IF_ERROR(PersistView(view));
+  views_[key] = std::make_shared<const ViewDefinition>(std::move(view));
+  return Status::OK();
 }
 
 StatusOr<int64_t> Catalog::ReadCount(uint32_t collection_id) const {

@@ -47,6 +47,13 @@ struct CollectionOptions {
   bool has_validation_level = false;
   bool has_validation_action = false;
 
+  // A view's definition (create with viewOn): `view_on` non-empty, and
+  // `pipeline` the array of stages (empty when not given). A view takes
+  // no other option.
+  std::string view_on;
+  Document pipeline;
+  bool is_view() const { return !view_on.empty(); }
+
   // Capped collections: at most `capped_size` bytes of documents (rounded
   // as MongoDB rounds: up to 4096, then up to a multiple of 256) and, when
   // capped_max > 0, at most that many documents; the oldest go first.
@@ -134,6 +141,26 @@ struct CollectionMeta {
       std::make_shared<const CollectionOptions>();
 };
 
+// A view (db.createView, create with viewOn + pipeline): read-only, its
+// documents those of `pipeline` run over `view_on`, a collection or
+// another view of the same database. `depends_on` is every namespace the
+// definition reads (viewOn, and the `from`/`coll` of its $lookup,
+// $graphLookup and $unionWith stages, at any depth), kept so that a cycle
+// is refused when a view is defined.
+struct ViewDefinition {
+  std::string db;
+  std::string name;
+  std::string view_on;
+  Document pipeline;  // the array of stages
+  std::vector<std::string> depends_on;
+  std::string full_name() const { return db + "." + name; }
+};
+// The longest chain of views MongoDB resolves.
+inline constexpr int kMaxViewDepth = 20;
+// CommandNotSupportedOnView (166): "Namespace db.v is a view, not a
+// collection", what writes and collection-only commands get on a view.
+Status ViewNotCollection(std::string_view db, std::string_view name);
+
 // Decodes createCollection's options document. NotImplemented (238) for an
 // option rockdoc does not implement ("The createCollection option
 // 'timeseries' is not supported by rockdoc"); Location40415 "BSON field
@@ -182,6 +209,18 @@ class Catalog : public EngineAttachment {
   std::vector<std::string> DatabaseNames() const;
   std::vector<std::string> CollectionNames(std::string_view db) const;
 
+  // Views. FindView: the view, or nullptr (cheap when there are none, as
+  // on every read of a missing collection). CreateView: NamespaceExists
+  // (48) when a collection or view has the name; GraphContainsCycle (93)
+  // when the definition would read itself; ViewDepthLimitExceeded (165)
+  // past kMaxViewDepth views. ModifyView (collMod's viewOn + pipeline):
+  // NamespaceNotFound when there is no such view, the same checks. Drop
+  // and DropView remove a view; Rename refuses one (166).
+  std::shared_ptr<const ViewDefinition> FindView(std::string_view db, std::string_view name) const;
+  Status CreateView(ViewDefinition view);
+  Status ModifyView(ViewDefinition view);
+  std::vector<std::string> ViewNames(std::string_view db) const;
+
   // A new prefix id (for an index), never used before and never reused.
   StatusOr<uint32_t> AllocateId();
   // Writes the collection's catalog entry (its index definitions and
@@ -220,10 +259,19 @@ class Catalog : public EngineAttachment {
   // Takes `meta` by value: the caller's reference is usually the map entry
   // that the drop erases.
   Status DropLocked(std::shared_ptr<CollectionMeta> meta) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Adds one persisted view entry (Load's step).
+  Status LoadView(std::string_view value) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Refuses a definition that would read itself or nest too deep.
+  Status CheckViewGraph(const ViewDefinition& view) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  Status PersistView(const ViewDefinition& view) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   Engine* engine_;
   mutable Mutex mu_;
   std::map<Key, std::shared_ptr<CollectionMeta>, std::less<>> collections_ ABSL_GUARDED_BY(mu_);
+  std::map<Key, std::shared_ptr<const ViewDefinition>, std::less<>> views_ ABSL_GUARDED_BY(mu_);
+  // views_.size(), read without mu_: a read of a missing collection asks
+  // for a view only when there is one.
+  std::atomic<size_t> view_count_{0};
   // Guards next_id_. A leaf lock: index builds allocate ids while holding a
   // collection's lock, which drop and rename take while holding mu_.
   mutable Mutex id_mu_;

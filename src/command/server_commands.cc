@@ -181,8 +181,13 @@ Status RunListCollections(CommandContext& ctx, DocumentView cmd, BsonBuilder* re
   for (const Database::CollectionInfo& collection : collections) {
     BsonBuilder b;
     b.AppendString("name", collection.name);
-    b.AppendString("type", "collection");
-    if (!args.name_only) {
+    b.AppendString("type", collection.is_view ? "view" : "collection");
+    if (!args.name_only && collection.is_view) {
+      b.AppendDocument("options", collection.options.view());
+      b.OpenDocument("info");
+      b.AppendBool("readOnly", true);
+      b.Close();
+    } else if (!args.name_only) {
       b.AppendDocument("options", collection.options.view());
       b.OpenDocument("info");
       b.AppendBool("readOnly", false);

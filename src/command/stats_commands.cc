@@ -34,14 +34,18 @@ Status ScaleRow(const Element& e, O* o) {
 
 // The sizes of one database, summed over its collections.
 struct DatabaseSizes {
-  int64_t collections = 0, objects = 0, data = 0, storage = 0, indexes = 0, index_size = 0;
+  int64_t collections = 0, views = 0, objects = 0, data = 0, storage = 0, indexes = 0, index_size = 0;
 };
 
 StatusOr<DatabaseSizes> SizesOf(const Database& db) {
   DatabaseSizes sizes;
-  ROCKDOC_ASSIGN_OR_RETURN(std::vector<std::string> names, db.ListCollectionNames());
-  for (const std::string& name : names) {
-    auto stats = db.GetCollection(name).Stats();
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<Database::CollectionInfo> infos, db.ListCollections());
+  for (const Database::CollectionInfo& info : infos) {
+    if (info.is_view) {
+      ++sizes.views;  // a definition: nothing stored
+      continue;
+    }
+    auto stats = db.GetCollection(info.name).Stats();
     if (!stats.ok() && stats.status().code() == ErrorCode::kNamespaceNotFound) continue;  // dropped
     ROCKDOC_RETURN_IF_ERROR(stats.status());
     ++sizes.collections;
@@ -106,7 +110,7 @@ Status RunDbStats(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
   const int64_t k = args.scale;
   reply->AppendString("db", ctx.db);
   AppendNumber(reply, "collections", sizes.collections);
-  AppendNumber(reply, "views", 0);
+  AppendNumber(reply, "views", sizes.views);
   AppendNumber(reply, "objects", sizes.objects);
   reply->AppendDouble("avgObjSize", sizes.objects > 0 ? static_cast<double>(sizes.data) /
                                                             static_cast<double>(sizes.objects)

@@ -1635,6 +1635,23 @@ StatusOr<std::unique_ptr<DocumentSource>> OpenPipeline(std::string_view collecti
   return RunWrites(stages, Connect(std::make_unique<CursorSource>(std::move(cursor)), std::move(chain)));
 }
 
+Status CheckPipeline(DocumentView pipeline, const PipelineOptions& options) {
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<Element> stages, StageElements(pipeline));
+  // $unionWith opens its pipeline as it is parsed: over nothing, here.
+  const FindFn no_find = [](std::string_view, DocumentView, const FindOptions&)
+      -> StatusOr<std::unique_ptr<CursorImpl>> {
+    return PipelineCursor(MakeVectorSource({}));
+  };
+  size_t from = 0;
+  if (!stages.empty() && (stages[0].key() == "$collStats" || stages[0].key() == "$indexStats")) {
+    from = 1;
+  } else {
+    ROCKDOC_ASSIGN_OR_RETURN(LeadingFind leading, Pushdown(stages, options));
+    from = leading.next;
+  }
+  return ParseStages(stages, from, options, no_find, /*in_facet=*/false).status();
+}
+
 namespace {
 
 // Counts (and times) the documents a source gives, for explain.

@@ -148,6 +148,10 @@ StatusOr<std::unique_ptr<DocumentSource>> OpenPipeline(std::string_view collecti
                                                        const PipelineOptions& options,
                                                        FindFn find);
 
+// Parses `pipeline` as OpenPipeline does, opening and reading nothing: the
+// errors a view's definition gets when it is created.
+Status CheckPipeline(DocumentView pipeline, const PipelineOptions& options);
+
 // A pipeline without a collection (aggregate: 1): its first stage is
 // {$documents: <an expression giving an array of documents>}, which is its
 // source. Errors: 73 when the first stage is not $documents; 5858202 when

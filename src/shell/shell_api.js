@@ -986,6 +986,12 @@
       this._run(assignDefined({ create: name }, options));
       return { ok: 1 };
     }
+    // mongosh's db.createView(name, source, pipeline, options).
+    createView(name, source, pipeline, options) {
+      checkName(name, 'view');
+      this._run(assignDefined({ create: name, viewOn: source, pipeline: pipeline === undefined ? [] : pipeline }, options));
+      return { ok: 1 };
+    }
     dropDatabase() {
       this._run({ dropDatabase: 1 });
       return { ok: 1, dropped: this._name };
@@ -1274,7 +1280,7 @@
     [DB, 'Database', [
       'aggregate', 'auth', 'changeUserPassword', 'checkMetadataConsistency',
       'cloneCollection', 'cloneDatabase', 'commandHelp', 'copyDatabase', 'createEncryptedCollection',
-      'createRole', 'createUser', 'createView', 'currentOp', 'dropAllRoles', 'dropAllUsers',
+      'createRole', 'createUser', 'currentOp', 'dropAllRoles', 'dropAllUsers',
       'dropRole', 'dropUser', 'fsyncLock', 'fsyncUnlock', 'getLastError', 'getLastErrorObj',
       'getLogComponents', 'getProfilingStatus', 'getReplicationInfo', 'getRole', 'getRoles',
       'getUser', 'getUsers', 'grantPrivilegesToRole', 'grantRolesToRole', 'grantRolesToUser',

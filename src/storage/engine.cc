@@ -30,7 +30,9 @@ constexpr char kMarkerTempFile[] = "ROCKDOC.tmp";
 // 1: the first format. 2: capped collections' order entries (format.h); a
 // format-1 database is marked 2 when this version opens it, so that an older
 // rockdoc, which would take the order entries for garbage, refuses it.
-constexpr int kFormatVersion = 2;
+// 3: views' entries in the catalog (format.h); an older rockdoc would not
+// see them, and would let a collection take a view's name.
+constexpr int kFormatVersion = 3;
 constexpr char kCatalogColumnFamily[] = "catalog";
 
 // Adds signed 64-bit deltas: the per-collection document counts are kept as

@@ -113,6 +113,14 @@ std::string CatalogMetaKey(std::string_view db, std::string_view name) {
   return k;
 }
 
+std::string CatalogViewKey(std::string_view db, std::string_view name) {
+  std::string k(1, kCatalogViewPrefix);
+  k.append(db);
+  k.push_back('\0');
+  k.append(name);
+  return k;
+}
+
 std::string CappedOrderKey(uint32_t order_id, uint64_t seq) {
   std::string k;
   AppendBE32(&k, order_id);

@@ -28,6 +28,8 @@
 //   'c' db \0 name   -> the collection's metadata (BSON: id, db, name,
 //                       cappedOrderId, options,
 //                       indexes with their multikey paths)
+//   'v' db \0 name   -> a view's definition (BSON: db, name, viewOn,
+//                       pipeline, dependsOn); format 3
 //   'n' id(BE32)     -> the collection's document count (int64 LE, kept by
 //                       merges written in the documents' own transactions)
 //   "next_id"        -> the id allocator (uint32 LE)
@@ -86,10 +88,13 @@ StatusOr<uint64_t> ParseCappedSeq(std::string_view value);
 
 inline constexpr char kCatalogMetaPrefix = 'c';
 inline constexpr char kCatalogCountPrefix = 'n';
+inline constexpr char kCatalogViewPrefix = 'v';
 inline constexpr char kCatalogNextIdKey[] = "next_id";
 
 // The key of a collection's metadata entry.
 std::string CatalogMetaKey(std::string_view db, std::string_view name);
+// The key of a view's definition.
+std::string CatalogViewKey(std::string_view db, std::string_view name);
 // The key of a collection's document count.
 std::string CountKey(uint32_t collection_id);
 

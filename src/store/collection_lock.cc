@@ -12,7 +12,12 @@ StatusOr<CollectionLock> CollectionLock::Acquire(const Engine& engine, const std
       ROCKDOC_ASSIGN_OR_RETURN(meta, CatalogOf(engine).GetOrCreate(db, name));
     } else {
       meta = CatalogOf(engine).Find(db, name);
-      if (meta == nullptr) return CollectionLock(nullptr, mode);
+      if (meta == nullptr) {
+        // A view is read-only: no write reaches it, not even one that
+        // finds nothing.
+        if (CatalogOf(engine).FindView(db, name) != nullptr) return ViewNotCollection(db, name);
+        return CollectionLock(nullptr, mode);
+      }
     }
     CollectionLock lock(std::move(meta), mode);
     if (!lock.dropped()) return lock;
