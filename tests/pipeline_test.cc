@@ -1078,6 +1078,61 @@ TEST_F(PipelineTest, LookupStrategiesAgree) {
   EXPECT_NE(hash.find("\"ids\": [4, 7"), std::string::npos) << hash;  // documents did match
 }
 
+// A $lookup on _id reads each single value's match by a point read: the
+// same documents as the find MongoDB defines ({_id: {$in: <values>}}), for
+// numbers equal across types, strings, documents, null, missing and arrays;
+// explain counts one key per point read.
+TEST_F(PipelineTest, LookupOnIdByPointReadsMatchesTheFind) {
+  ASSERT_TRUE(Coll("fid").InsertMany({Json(R"({"_id": 1, "n": "int"})"), Json(R"({"_id": 2.5})"),
+                                      Json(R"({"_id": {"$numberLong": "3"}})"), Json(R"({"_id": "a"})"),
+                                      Json(R"({"_id": {"x": 1}})"), Json(R"({"_id": null})"),
+                                      Json(R"({"_id": {"$numberDecimal": "4"}})")})
+                  .ok());
+  const char* const kLocal[] = {"1.0", R"({"$numberLong": "1"})", "2.5", "3", "4.0", R"("a")", R"("b")",
+                                R"({"x": 1})", R"({"x": 2})", "null", R"([1, "a"])", "[]", R"({"$numberDecimal": "3"})"};
+  std::vector<Document> local;
+  for (size_t i = 0; i < std::size(kLocal); ++i) {
+    local.push_back(Json("{\"_id\": " + std::to_string(i) + ", \"k\": " + kLocal[i] + "}"));
+  }
+  local.push_back(Json(R"({"_id": 100})"));  // k missing
+  ASSERT_TRUE(Coll("lid").InsertMany(local).ok());
+  const std::string joined = Run("lid", R"([{"$lookup": {"from": "fid", "localField": "k", "foreignField": "_id", "as": "m"}},
+      {"$project": {"ids": "$m._id"}}])");
+  std::string reference;
+  for (const Document& d : local) {
+    const Element k = d.Get("k");
+    BsonBuilder filter;
+    filter.OpenDocument("_id").OpenArray("$in");
+    if (k.type() == BsonType::kArray && !k.Array().empty()) {
+      for (const Element& e : k.Array()) filter.AppendElementAs("", e);
+    } else if (k.ok() && k.type() != BsonType::kArray) {
+      filter.AppendElementAs("", k);
+    } else {
+      filter.AppendNull("");
+    }
+    filter.Close().Close();
+    BsonBuilder ids;
+    ids.AppendElementAs("_id", d.Get("_id")).OpenArray("ids");
+    Cursor c = Coll("fid").Find(std::move(filter).Build(), FindOptions{}).value();
+    while (c.Next()) ids.AppendElementAs("", c.document().Get("_id"));
+    ids.Close();
+    reference += (reference.empty() ? "" : ", ") + ToJson(std::move(ids).Build());
+  }
+  EXPECT_EQ(joined, reference);
+  EXPECT_NE(joined.find(R"({"_id": 0, "ids": [1]})"), std::string::npos) << joined;
+  EXPECT_NE(joined.find(R"({"_id": 12, "ids": [3]})"), std::string::npos) << joined;  // decimal 3 = long 3
+  // Explain: a key per point read, a document per match.
+  Document p = Json(R"({"p": [{"$match": {"_id": {"$lt": 3}}},
+      {"$lookup": {"from": "fid", "localField": "k", "foreignField": "_id", "as": "m"}}]})");
+  auto plan = Coll("lid").ExplainAggregate(p.Get("p").Array(), AggregateOptions{},
+                                           ExplainVerbosity::kExecutionStats);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const Document lookup = Document::AdoptValidated(
+      std::string(plan->Get("stages").Array().Get("1").Document().bytes()));
+  EXPECT_EQ(lookup.Get("totalKeysExamined").Int64(), 3) << ToJson(*plan);
+  EXPECT_EQ(lookup.Get("totalDocsExamined").Int64(), 3) << ToJson(*plan);
+}
+
 // Explain names each $lookup's strategy; with maxTimeMS (deadline checks
 // between the stages) the per-stage counts still line up with the stages.
 TEST_F(PipelineTest, ExplainNamesTheLookupStrategy) {

@@ -330,6 +330,12 @@ StatusOr<internal::PipelineOptions> ToPipelineOptions(
     Database database = internal::ClientAccess::DatabaseOf(engine, db, session);
     po.collection_stats = [database](std::string_view coll) { return database.GetCollection(coll).Stats(); };
     po.index_stats = [database](std::string_view coll) { return database.GetCollection(coll).IndexStats(); };
+    // The handle of the last collection read, kept: a $lookup reads one.
+    po.find_by_id = [database, last = std::make_shared<std::optional<Collection>>()](
+                        std::string_view coll, const Element& id) {
+      if (!*last || (*last)->name() != coll) *last = database.GetCollection(coll);
+      return (*last)->FindById(id);
+    };
     po.has_index_on = [database](std::string_view coll, std::string_view field) {
       if (field == "_id") return true;
       StatusOr<std::vector<Document>> indexes = database.GetCollection(coll).ListIndexes();

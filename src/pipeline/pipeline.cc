@@ -693,6 +693,12 @@ class ExaminedTotal {
       return std::unique_ptr<CursorImpl>(std::make_unique<Counted>(std::move(cursor), total));
     };
   }
+  // What a read outside a find examined (a point read: a key, and the
+  // document when there was one).
+  void Add(int64_t keys, int64_t docs) const {
+    total_->keys += keys;
+    total_->docs += docs;
+  }
   void Append(BsonBuilder* out) const {
     out->AppendInt64("totalKeysExamined", total_->keys);
     out->AppendInt64("totalDocsExamined", total_->docs);
@@ -737,17 +743,25 @@ class LookupStage : public Stage {
     if (strategy_ == Strategy::kUndecided) ROCKDOC_RETURN_IF_ERROR(Decide());
     const Value local = LocalValue(*local_expr_, doc->view());
     if (strategy_ == Strategy::kHash) return HashMatches(*doc, local);
-    // The local values: an array's elements each; missing matches null.
-    // One value is an equality ({f: {$eq: v}}: on an _id, one point read),
-    // several an $in.
-    ROCKDOC_ASSIGN_OR_RETURN(Document f, LocalMatchFilter(local, foreign_));
-    FindOptions fo;
-    fo.max_time_ms = options_.FindMaxTimeMS();
-    ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<CursorImpl> cursor, find_(from_, f.view(), fo));
     BsonBuilder matches;
     matches.OpenArray("v");
-    while (cursor->Next()) matches.AppendDocument("", cursor->document());
-    ROCKDOC_RETURN_IF_ERROR(cursor->status());
+    if (foreign_ == "_id" && options_.find_by_id && IsPointValue(local)) {
+      // One value on _id: its document, if any, by a point read (the
+      // equality's one match, a find would plan the same IDHACK per document).
+      ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> match,
+                               options_.find_by_id(from_, local.element()));
+      examined_.Add(1, match ? 1 : 0);
+      if (match) matches.AppendDocument("", match->view());
+    } else {
+      // The local values: an array's elements each; missing matches null.
+      // One value is an equality ({f: {$eq: v}}), several an $in.
+      ROCKDOC_ASSIGN_OR_RETURN(Document f, LocalMatchFilter(local, foreign_));
+      FindOptions fo;
+      fo.max_time_ms = options_.FindMaxTimeMS();
+      ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<CursorImpl> cursor, find_(from_, f.view(), fo));
+      while (cursor->Next()) matches.AppendDocument("", cursor->document());
+      ROCKDOC_RETURN_IF_ERROR(cursor->status());
+    }
     matches.Close();
     Document m = std::move(matches).Build();
     ROCKDOC_ASSIGN_OR_RETURN(Document out, WithMatches(doc->view(), as_, m.Get("v")));
@@ -755,6 +769,16 @@ class LookupStage : public Stage {
   }
 
  private:
+  // A value whose equality on _id is one point read: present, and not an
+  // array ($in of its elements), a regex (a pattern match), null or
+  // undefined (which match null and missing).
+  static bool IsPointValue(const Value& v) {
+    if (!v.ok()) return false;
+    const BsonType t = v.type();
+    return t != BsonType::kArray && t != BsonType::kRegex && t != BsonType::kNull &&
+           t != BsonType::kUndefined;
+  }
+
   // MongoDB's three: an indexed loop when foreignField has an index (a find
   // per input document, which uses it), a hash join when not and the
   // foreign collection fits the memory limit (read once, keyed by

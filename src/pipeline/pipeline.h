@@ -122,6 +122,11 @@ struct PipelineOptions {
   // those stages are refused.
   std::function<StatusOr<CollectionStats>(std::string_view collection)> collection_stats;
   std::function<StatusOr<std::vector<Document>>(std::string_view collection)> index_stats;
+  // A point read of `collection`'s document whose _id equals `id`: a
+  // $lookup on _id reads each single local value's match this way (as
+  // MongoDB's IDHACK), with no find planned per document. Null: a find.
+  std::function<StatusOr<std::optional<Document>>(std::string_view collection, const Element& id)>
+      find_by_id;
   // Whether `field` of `collection` leads an index (or is _id): $lookup
   // then joins through it, else by a hash join. Null: no index is assumed.
   std::function<bool(std::string_view collection, std::string_view field)> has_index_on;
