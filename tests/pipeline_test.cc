@@ -1078,6 +1078,55 @@ TEST_F(PipelineTest, LookupStrategiesAgree) {
   EXPECT_NE(hash.find("\"ids\": [4, 7"), std::string::npos) << hash;  // documents did match
 }
 
+// $sort then $limit (or $skip, $limit) keeps only what the limit needs (a
+// top-k), and answers exactly what the full sort does, ties in input order;
+// the truth is the same pipeline with an empty $match between them, which
+// stops the coalescence. Also when the kept documents outgrow the memory
+// limit (the top-k gives way to the full, spilling, sort).
+TEST_F(PipelineTest, SortThenLimitIsATopKWithTheFullSortsAnswer) {
+  std::mt19937 rng(5);
+  std::vector<Document> docs;
+  for (int i = 0; i < 500; ++i) {
+    BsonBuilder b;
+    b.AppendInt32("_id", i).AppendInt32("a", static_cast<int>(rng() % 10));
+    if (rng() % 3 != 0) b.AppendInt32("b", static_cast<int>(rng() % 4));
+    b.AppendString("pad", std::string(rng() % 50, 'x'));
+    docs.push_back(std::move(b).Build());
+  }
+  ASSERT_TRUE(Coll("k").InsertMany(docs).ok());
+  auto run = [&](const std::string& pipeline, int64_t memory) {
+    Document p = Json("{\"p\": " + pipeline + "}");
+    AggregateOptions o;
+    o.max_blocking_stage_bytes = memory;
+    o.allow_disk_use = true;
+    StatusOr<Cursor> c = Coll("k").Aggregate(p.Get("p").Array(), o);
+    if (!c.ok()) return c.status().ToString();
+    std::string out;
+    while (c->Next()) out += ToJson(c->document()) + "\n";
+    return c->status().ok() ? out : c->status().ToString();
+  };
+  int cases = 0;
+  for (const char* sort : {R"({"a": 1})", R"({"b": -1, "a": 1})", R"({"b": 1})"}) {
+    for (const char* tail : {R"({"$limit": 7})", R"({"$skip": 3}, {"$limit": 20})", R"({"$limit": 1000})"}) {
+      for (int64_t memory : {int64_t{100} << 20, int64_t{2000}}) {
+        // A leading $set keeps the sort out of the find.
+        const std::string head = std::string(R"([{"$set": {"c": 1}}, {"$sort": )") + sort + "}, ";
+        const std::string topk = run(head + tail + "]", memory);
+        const std::string full = run(head + R"({"$match": {}}, )" + tail + "]", memory);
+        ASSERT_EQ(topk, full) << sort << " " << tail << " " << memory;
+        ASSERT_NE(topk.find("_id"), std::string::npos) << topk;
+        ++cases;
+      }
+    }
+  }
+  EXPECT_EQ(cases, 18);
+  Document p = Json(R"({"p": [{"$set": {"c": 1}}, {"$sort": {"a": 1}}, {"$skip": 2}, {"$limit": 5}]})");
+  auto plan = Coll("k").ExplainAggregate(p.Get("p").Array(), AggregateOptions{},
+                                         ExplainVerbosity::kQueryPlanner);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->Get("stages").Array().Get("2").Document().Get("limit").Int64(), 7) << ToJson(*plan);
+}
+
 // A $lookup on _id reads each single value's match by a point read: the
 // same documents as the find MongoDB defines ({_id: {$in: <values>}}), for
 // numbers equal across types, strings, documents, null, missing and arrays;

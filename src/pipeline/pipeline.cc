@@ -150,8 +150,13 @@ int64_t DocumentBytes(const Document& doc) {
 
 class SortStage : public Stage {
  public:
-  SortStage(SortPattern pattern, SpillPolicy policy)
-      : pattern_(std::move(pattern)), policy_(std::move(policy)) {}
+  // `keep`: when a $limit follows (after a $skip or not), the output needs
+  // only the first `keep` documents: a top-k (0: all).
+  SortStage(SortPattern pattern, SpillPolicy policy, int64_t keep = 0)
+      : pattern_(std::move(pattern)), policy_(std::move(policy)), keep_(keep) {}
+  void AppendExplain(BsonBuilder* out) const override {
+    if (keep_ > 0) out->AppendInt64("limit", keep_);  // MongoDB's $sort + $limit coalescence
+  }
   void AppendExecutionStats(BsonBuilder* out) const override { runs_.AppendExecutionStats(out); }
   StatusOr<std::optional<Document>> Next() override {
     if (!sorted_) {
@@ -181,10 +186,66 @@ class SortStage : public Stage {
     return failed;
   }
 
+  // A top-k: the `keep_` least documents seen so far in a heap whose top is
+  // the greatest (ties: the later input is greater, so the first kept
+  // wins, as the stable sort). True when the input is read and docs_ holds
+  // the answer sorted; false when the kept documents outgrew the memory
+  // limit (huge documents): docs_ then holds them, sorted, for the full
+  // sort to go on from (*bytes: their size).
+  StatusOr<bool> ReadTopK(int64_t* bytes) {
+    struct Kept {
+      Document doc;
+      int64_t seq;
+    };
+    std::vector<Kept> heap;
+    Status failed;
+    auto before = [&](const Kept& a, const Kept& b) {
+      StatusOr<int> c = Compare(a.doc.view(), b.doc.view());
+      if (!c.ok()) {
+        if (failed.ok()) failed = c.status();
+        return false;
+      }
+      return *c < 0 || (*c == 0 && a.seq < b.seq);
+    };
+    auto sorted_out = [&]() -> Status {
+      std::sort_heap(heap.begin(), heap.end(), before);
+      ROCKDOC_RETURN_IF_ERROR(failed);
+      docs_.reserve(heap.size());
+      for (Kept& k : heap) docs_.push_back(std::move(k.doc));
+      return Status::OK();
+    };
+    for (int64_t seq = 0;; ++seq) {
+      ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> doc, input_->Next());
+      if (!doc) break;
+      Kept k{std::move(*doc), seq};
+      if (static_cast<int64_t>(heap.size()) < keep_) {
+        *bytes += DocumentBytes(k.doc);
+        heap.push_back(std::move(k));
+        std::push_heap(heap.begin(), heap.end(), before);
+      } else if (before(k, heap.front())) {
+        *bytes += DocumentBytes(k.doc) - DocumentBytes(heap.front().doc);
+        std::pop_heap(heap.begin(), heap.end(), before);
+        heap.back() = std::move(k);
+        std::push_heap(heap.begin(), heap.end(), before);
+      }
+      ROCKDOC_RETURN_IF_ERROR(failed);
+      if (*bytes > policy_.memory_limit) {
+        ROCKDOC_RETURN_IF_ERROR(sorted_out());
+        return false;
+      }
+    }
+    ROCKDOC_RETURN_IF_ERROR(sorted_out());
+    return true;
+  }
+
   // The whole input: in memory while it fits, else as sorted runs on disk
   // (allowDiskUse) and the last part in memory.
   Status ReadAll() {
     int64_t bytes = 0;
+    if (keep_ > 0) {
+      ROCKDOC_ASSIGN_OR_RETURN(bool done, ReadTopK(&bytes));
+      if (done) return Status::OK();
+    }
     for (;;) {
       ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> doc, input_->Next());
       if (!doc) break;
@@ -229,6 +290,7 @@ class SortStage : public Stage {
 
   SortPattern pattern_;
   SpillPolicy policy_;
+  int64_t keep_ = 0;
   bool sorted_ = false;
   std::vector<Document> docs_;
   size_t next_ = 0;
@@ -1294,6 +1356,23 @@ StatusOr<std::vector<Element>> StageElements(DocumentView pipeline) {
   return stages;
 }
 
+// How many documents a $sort's output needs when stages[next] is a $limit
+// or a $skip then a $limit (the sort is then a top-k; the stages still
+// run); 0 when all.
+int64_t TopK(const std::vector<Element>& stages, size_t next) {
+  int64_t skip = 0;
+  if (next < stages.size() && stages[next].key() == "$skip") {
+    StatusOr<int64_t> n = StageCount("$skip", stages[next]);
+    if (!n.ok()) return 0;
+    skip = *n;
+    ++next;
+  }
+  if (next >= stages.size() || stages[next].key() != "$limit") return 0;
+  StatusOr<int64_t> n = StageCount("$limit", stages[next]);
+  if (!n.ok() || *n > INT64_MAX - skip) return 0;
+  return skip + *n;
+}
+
 // Parses stages[from..] into the stages that run after a source (the
 // pipeline's find, or a $facet's input). `in_facet`: the stages $facet
 // refuses inside itself are 40600.
@@ -1327,7 +1406,8 @@ StatusOr<std::vector<std::unique_ptr<Stage>>> ParseStages(const std::vector<Elem
       }
       if (s.Document().empty()) return Failed(15976, "$sort stage must have at least one sort key");
       ROCKDOC_ASSIGN_OR_RETURN(SortPattern pattern, SortPattern::Parse(s.Document()));
-      stage = std::make_unique<SortStage>(std::move(pattern), SpillPolicy::Of(options));
+      stage = std::make_unique<SortStage>(std::move(pattern), SpillPolicy::Of(options),
+                                          TopK(stages, i + 1));
     } else if (name == "$skip") {
       ROCKDOC_ASSIGN_OR_RETURN(int64_t n, StageCount(name, s));
       stage = std::make_unique<SkipLimitStage>(n, -1);
