@@ -380,6 +380,13 @@ TEST_F(ViewTest, ExplainShowsTheResolvedPipeline) {
   EXPECT_NE(shown.find("IXSCAN"), std::string::npos) << shown;
   EXPECT_NE(shown.find(R"({"$set": {"b": 1})"), std::string::npos) << shown;
   EXPECT_NE(shown.find(R"({"$match": {"b": 1})"), std::string::npos) << shown;
+  // A find's filter on a field the view does not change moves ahead of the
+  // view's stages, to the index.
+  ASSERT_TRUE(CreateView("w", "c", R"([{"$set": {"b": 1}}, {"$sort": {"_id": -1}}])").ok());
+  auto w = Coll("w").ExplainFind(Json(R"({"a": 2})"), FindOptions(), ExplainVerbosity::kQueryPlanner);
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_NE(ToJson(*w).find("IXSCAN"), std::string::npos) << ToJson(*w);
+  EXPECT_EQ(Find("w", R"({"a": 2})"), R"({"_id": 2, "a": 2, "b": 1})");
   auto c = Coll("v").ExplainCount(Json("{}"), CountOptions(), ExplainVerbosity::kQueryPlanner);
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_NE(ToJson(*c).find("$count"), std::string::npos);

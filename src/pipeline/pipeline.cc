@@ -1335,6 +1335,102 @@ int64_t NowMillis() {
 }
 
 // The stages of `pipeline` (each one field). 40323 otherwise.
+// ---- $match movement ----
+//
+// A $match moves ahead of the stages before it that do not change what it
+// reads (as MongoDB's optimizer moves it), so that it filters earlier and,
+// reaching the front, becomes the find's filter and uses an index (a view's
+// reads gain the most). It passes a $sort, an $addFields/$set or $unset of
+// other fields, an $unwind of another path, a $lookup into another field:
+// each keeps the other fields of a document as they were, one output per
+// input or copies of it, in order. The $match must parse, and name its
+// fields plainly (no $expr, $where, $text: those stay where they are).
+
+// The root fields `filter` reads (its paths' first parts); false when it
+// reads something unnamed.
+bool MatchRoots(DocumentView filter, std::set<std::string>* roots) {
+  for (const Element& e : filter) {
+    const std::string_view k = e.key();
+    if (k == "$and" || k == "$or" || k == "$nor") {
+      if (e.type() != BsonType::kArray) return false;
+      for (const Element& clause : e.Array()) {
+        if (clause.type() != BsonType::kDocument || !MatchRoots(clause.Document(), roots)) return false;
+      }
+    } else if (k == "$comment") {
+      continue;
+    } else if (k.empty() || k[0] == '$') {
+      return false;
+    } else {
+      roots->insert(std::string(k.substr(0, k.find('.'))));
+    }
+  }
+  return true;
+}
+
+// The root fields `stage` may change, when it is one a $match may pass
+// (and well formed enough to say); false otherwise.
+bool ChangedRoots(const Element& stage, std::set<std::string>* changed) {
+  const std::string_view name = stage.key();
+  auto root = [](std::string_view path) { return std::string(path.substr(0, path.find('.'))); };
+  if (name == "$sort") return stage.type() == BsonType::kDocument && !stage.Document().empty();
+  if (name == "$addFields" || name == "$set") {
+    if (stage.type() != BsonType::kDocument) return false;
+    for (const Element& f : stage.Document()) changed->insert(root(f.key()));
+    return true;
+  }
+  if (name == "$unset") {
+    if (stage.type() == BsonType::kString) {
+      changed->insert(root(stage.String()));
+      return true;
+    }
+    if (stage.type() != BsonType::kArray) return false;
+    for (const Element& f : stage.Array()) {
+      if (f.type() != BsonType::kString) return false;
+      changed->insert(root(f.String()));
+    }
+    return true;
+  }
+  if (name == "$unwind") {
+    Element path = stage;
+    if (stage.type() == BsonType::kDocument) {
+      path = stage.Document().Get("path");
+      const Element index = stage.Document().Get("includeArrayIndex");
+      if (index.ok()) {
+        if (index.type() != BsonType::kString) return false;
+        changed->insert(root(index.String()));
+      }
+    }
+    if (path.type() != BsonType::kString || path.String().size() < 2 || path.String()[0] != '$') return false;
+    changed->insert(root(path.String().substr(1)));
+    return true;
+  }
+  if (name == "$lookup") {
+    if (stage.type() != BsonType::kDocument) return false;
+    const Element as = stage.Document().Get("as");
+    if (as.type() != BsonType::kString) return false;
+    changed->insert(root(as.String()));
+    return true;
+  }
+  return false;
+}
+
+void MoveMatchesEarlier(std::vector<Element>* stages) {
+  for (size_t i = 1; i < stages->size(); ++i) {
+    if ((*stages)[i].key() != "$match" || (*stages)[i].type() != BsonType::kDocument) continue;
+    std::set<std::string> reads;
+    if (!MatchRoots((*stages)[i].Document(), &reads)) continue;
+    if (!ParseMatchExpression((*stages)[i].Document()).ok()) continue;
+    for (size_t j = i; j > 0; --j) {
+      std::set<std::string> changed;
+      if (!ChangedRoots((*stages)[j - 1], &changed)) break;
+      bool disjoint = true;
+      for (const std::string& r : reads) disjoint = disjoint && changed.count(r) == 0;
+      if (!disjoint) break;
+      std::swap((*stages)[j - 1], (*stages)[j]);
+    }
+  }
+}
+
 StatusOr<std::vector<Element>> StageElements(DocumentView pipeline) {
   std::vector<Element> stages;
   for (const Element& s : pipeline) {
@@ -1352,7 +1448,7 @@ StatusOr<std::vector<Element>> StageElements(DocumentView pipeline) {
     }
     stages.push_back(*s.Document().begin());
   }
-
+  MoveMatchesEarlier(&stages);
   return stages;
 }
 

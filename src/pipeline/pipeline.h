@@ -7,7 +7,12 @@
 // A leading run of $match, $sort, $skip and $limit is the pipeline's find:
 // it goes to the query planner (`FindFn`), so a pipeline uses indexes as the
 // equivalent find does; the rest runs here, over the expression evaluator
-// (query/expression/).
+// (query/expression/). Before that, each $match moves ahead of the stages
+// that do not change what it reads ($sort; $addFields/$set/$unset, $unwind
+// and $lookup of other fields), so it filters early and, at the front,
+// reaches the find (a view's reads gain the most); a $sort followed by
+// $limit (or $skip, $limit) keeps only what the limit needs (a top-k); a
+// $lookup on _id reads each single value's match by a point read.
 //
 // Stages (issue 14, in progress): $match (with $expr), $project,
 // $addFields/$set, $unset, $replaceRoot/$replaceWith (those four shared
