@@ -213,10 +213,68 @@ TEST_F(SpillTest, WithoutAllowDiskUseOrForOtherStagesTheLimitHolds) {
   EXPECT_EQ(no_disk.status().code(), ErrorCode::kQueryExceededMemoryLimitNoDiskUseAllowed);
   EXPECT_NE(no_disk.status().message().find("pass allowDiskUse:true"), std::string::npos);
   EXPECT_EQ(runs_opened_, 0);
-  // $facet does not spill: allowDiskUse does not help it, and it says so.
-  auto facet = Run(R"([{"$facet": {"all": [{"$match": {}}]}}])", Options(20 * 1000, true));
-  EXPECT_EQ(facet.status().code(), ErrorCode::kQueryExceededMemoryLimitNoDiskUseAllowed);
-  EXPECT_NE(facet.status().message().find("does not spill"), std::string::npos);
+  // $sample does not spill: allowDiskUse does not help it, and it says so.
+  auto sample = Run(R"([{"$sample": {"size": 3000}}])", Options(20 * 1000, true));
+  EXPECT_EQ(sample.status().code(), ErrorCode::kQueryExceededMemoryLimitNoDiskUseAllowed);
+  EXPECT_NE(sample.status().message().find("does not spill"), std::string::npos);
+}
+
+TEST_F(SpillTest, FacetSpillsItsInputToARunPerFacet) {
+  const char* pipeline = R"([{"$facet": {
+      "groups": [{"$group": {"_id": "$g", "n": {"$sum": 1}, "s": {"$sum": "$v"}}}, {"$sort": {"_id": 1}}],
+      "count": [{"$match": {"v": {"$gt": 10}}}, {"$count": "n"}],
+      "last": [{"$sort": {"_id": -1}}, {"$limit": 3}, {"$project": {"_id": 1}}]}}])";
+  auto truth = Run(pipeline, Options(kRoomEnough, false));
+  ASSERT_TRUE(truth.ok()) << truth.status();
+  auto refused = Run(pipeline, Options(50 * 1000, false));
+  EXPECT_EQ(refused.status().code(), ErrorCode::kQueryExceededMemoryLimitNoDiskUseAllowed);
+  runs_opened_ = 0;
+  int files = 0;
+  auto spilled = Run(pipeline, Options(50 * 1000, true), &files);
+  ASSERT_TRUE(spilled.ok()) << spilled.status();
+  EXPECT_GE(runs_opened_, 3);  // one per facet
+  EXPECT_EQ(Lines(*spilled), Lines(*truth));
+  EXPECT_EQ(SpilledFiles(), 0);
+}
+
+TEST_F(SpillTest, BucketAutoSpillsSortedRunsAndBucketsAsTheyStream) {
+  for (const char* pipeline :
+       {R"([{"$bucketAuto": {"groupBy": "$v", "buckets": 7, "output": {"n": {"$sum": 1}, "ids": {"$push": "$_id"}, "s": {"$addToSet": "$s"}}}}])",
+        R"([{"$bucketAuto": {"groupBy": "$g", "buckets": 5}}])",
+        R"([{"$bucketAuto": {"groupBy": "$_id", "buckets": 3000}}])"}) {
+    SCOPED_TRACE(pipeline);
+    auto truth = Run(pipeline, Options(kRoomEnough, false));
+    ASSERT_TRUE(truth.ok()) << truth.status();
+    runs_opened_ = 0;
+    auto spilled = Run(pipeline, Options(50 * 1000, true));
+    ASSERT_TRUE(spilled.ok()) << spilled.status();
+    EXPECT_GE(runs_opened_, 5);
+    EXPECT_EQ(Lines(*spilled), Lines(*truth));
+    EXPECT_EQ(SpilledFiles(), 0);
+  }
+}
+
+TEST_F(SpillTest, SetWindowFieldsSpillsBetweenPartitions) {
+  const char* pipeline = R"([{"$setWindowFields": {"partitionBy": "$g", "sortBy": {"v": 1},
+      "output": {"run": {"$sum": "$v", "window": {"documents": ["unbounded", "current"]}},
+                 "r": {"$rank": {}}, "near": {"$push": "$_id", "window": {"documents": [-1, 1]}},
+                 "whole": {"$max": "$s"}}}}])";
+  auto truth = Run(pipeline, Options(kRoomEnough, false));
+  ASSERT_TRUE(truth.ok()) << truth.status();
+  ASSERT_EQ(truth->size(), 3000u);
+  auto refused = Run(pipeline, Options(100 * 1000, false));
+  EXPECT_EQ(refused.status().code(), ErrorCode::kQueryExceededMemoryLimitNoDiskUseAllowed);
+  runs_opened_ = 0;
+  auto spilled = Run(pipeline, Options(100 * 1000, true));
+  ASSERT_TRUE(spilled.ok()) << spilled.status();
+  EXPECT_GE(runs_opened_, 5);
+  EXPECT_EQ(Lines(*spilled), Lines(*truth));
+  EXPECT_EQ(SpilledFiles(), 0);
+  // One partition past the limit cannot spill (rockdoc spills between
+  // partitions): ExceededMemoryLimit, as $group's one oversized group.
+  auto one = Run(R"([{"$setWindowFields": {"sortBy": {"v": 1}, "output": {"r": {"$rank": {}}}}}])",
+                 Options(100 * 1000, true));
+  EXPECT_EQ(one.status().code(), ErrorCode::kExceededMemoryLimit) << one.status();
 }
 
 TEST_F(SpillTest, AFailedSpillIsAnErrorAndLeavesNoFile) {

@@ -97,20 +97,103 @@ class BucketAutoStage : public BlockingStage {
     Document doc;
   };
 
+  static int64_t ItemBytes(const Document& doc, const Value& key) {
+    return static_cast<int64_t>(doc.size() + key.element().value_size()) + 32;
+  }
+  static void SortItems(std::vector<Item>* items) {
+    std::stable_sort(items->begin(), items->end(),
+                     [](const Item& a, const Item& b) { return ValueLess()(a.key, b.key); });
+  }
+  // Sorts the items and writes them as one more run of {k: key, d: doc}.
+  Status SpillItems(std::vector<Item>* items) {
+    SortItems(items);
+    ROCKDOC_RETURN_IF_ERROR(runs_.Spill(policy_, [&](SpillWriter* w) -> Status {
+      for (const Item& i : *items) {
+        BsonBuilder b;
+        b.AppendElementAs("k", i.key.element()).AppendDocument("d", i.doc.view());
+        ROCKDOC_RETURN_IF_ERROR(w->Add(std::move(b).Build().bytes()));
+      }
+      return Status::OK();
+    }));
+    items->clear();
+    items->shrink_to_fit();
+    return Status::OK();
+  }
+
+  // After spilling: the runs merged by key (stable), the buckets formed as
+  // the items stream by (the count is known: each bucket's size is), with
+  // only the open bucket's accumulators in memory.
+  Status BuildFromRuns(int64_t total, std::vector<Document>* results) {
+    ROCKDOC_RETURN_IF_ERROR(runs_.Start());
+    const double approx = static_cast<double>(total) / static_cast<double>(buckets_);
+    const int64_t size = std::max<int64_t>(1, std::llround(approx));
+    std::vector<Accumulator> accs;
+    std::optional<Value> min, last;
+    int64_t in_bucket = 0, closed = 0;
+    auto close = [&](const Value& max) -> Status {
+      BsonBuilder b;
+      b.OpenDocument("_id").AppendElementAs("min", min->element()).AppendElementAs("max", max.element()).Close();
+      for (size_t i = 0; i < output_.size(); ++i) {
+        ROCKDOC_ASSIGN_OR_RETURN(Value v, accs[i].Result());
+        b.AppendElementAs(output_[i].field, v.element());
+      }
+      results->push_back(std::move(b).Build());
+      ++closed;
+      accs.clear();
+      min.reset();
+      in_bucket = 0;
+      return Status::OK();
+    };
+    const auto compare = [](DocumentView a, DocumentView b) -> StatusOr<int> {
+      return CompareValues(a.Get("k"), b.Get("k"));
+    };
+    for (;;) {
+      ROCKDOC_ASSIGN_OR_RETURN(int run, runs_.Least(compare));
+      if (run < 0) break;
+      const Document item = runs_.head(run);
+      ROCKDOC_RETURN_IF_ERROR(runs_.Advance(run));
+      const Value key = Value::FromElement(item.Get("k"));
+      // Equal values never split; the last bucket takes the rest.
+      if (min && in_bucket >= size && closed < buckets_ - 1 &&
+          CompareValues(key.element(), last->element()) != 0) {
+        ROCKDOC_RETURN_IF_ERROR(close(key));
+      }
+      if (!min) {
+        min = key;
+        for (const AccumulatorSpec& a : output_) accs.emplace_back(&a);
+      }
+      const Document doc = Document::AdoptValidated(std::string(item.Get("d").Document().bytes()));
+      const ExpressionVariables vars = VariablesFor(doc);
+      for (Accumulator& acc : accs) ROCKDOC_RETURN_IF_ERROR(acc.Add(doc.view(), vars).status());
+      last = key;
+      ++in_bucket;
+    }
+    if (min) ROCKDOC_RETURN_IF_ERROR(close(*last));
+    return Status::OK();
+  }
+
   Status Build(std::vector<Document>* results) override {
     std::vector<Item> items;
-    int64_t bytes = 0;
+    int64_t bytes = 0, total = 0;
     for (;;) {
       ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> doc, input_->Next());
       if (!doc) break;
       ROCKDOC_ASSIGN_OR_RETURN(Value key, group_by_->Evaluate(VariablesFor(*doc)));
       if (!key.ok()) key = NullValue();
-      bytes += static_cast<int64_t>(doc->size() + key.element().value_size()) + 32;
-      if (bytes > policy_.memory_limit) return MemoryExceeded("$bucketAuto", policy_.allow_disk_use);
+      ++total;
+      bytes += ItemBytes(*doc, key);
+      if (bytes > policy_.memory_limit) {
+        if (!policy_.can_spill()) return MemoryExceeded("$bucketAuto", policy_.allow_disk_use);
+        ROCKDOC_RETURN_IF_ERROR(SpillItems(&items));
+        bytes = ItemBytes(*doc, key);
+      }
       items.push_back(Item{std::move(key), std::move(*doc)});
     }
-    std::stable_sort(items.begin(), items.end(),
-                     [](const Item& a, const Item& b) { return ValueLess()(a.key, b.key); });
+    if (!runs_.empty()) {
+      ROCKDOC_RETURN_IF_ERROR(SpillItems(&items));
+      return BuildFromRuns(total, results);
+    }
+    SortItems(&items);
     if (items.empty()) return Status::OK();
     // MongoDB's distribution: about n/buckets per bucket, and equal values
     // never split across two buckets.
@@ -152,10 +235,13 @@ class BucketAutoStage : public BlockingStage {
     return Status::OK();
   }
 
+  void AppendExecutionStats(BsonBuilder* out) const override { runs_.AppendExecutionStats(out); }
+
   ExpressionPtr group_by_;
   int64_t buckets_;
   std::vector<AccumulatorSpec> output_;
   SpillPolicy policy_;
+  SpilledRuns runs_;
 };
 
 }  // namespace

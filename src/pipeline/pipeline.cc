@@ -1273,22 +1273,50 @@ class FacetStage : public Stage {
   using Facets = std::vector<std::pair<std::string, std::vector<std::unique_ptr<Stage>>>>;
   FacetStage(Facets facets, SpillPolicy policy)
       : facets_(std::move(facets)), policy_(std::move(policy)) {}
+  void AppendExecutionStats(BsonBuilder* out) const override { out->AppendBool("usedDisk", spilled_); }
   StatusOr<std::optional<Document>> Next() override {
     if (done_) return std::optional<Document>();
     done_ = true;
+    // The input, in memory while it fits; past the limit (allowDiskUse) a
+    // run per facet, each read once by its facet.
     std::vector<Document> docs;
+    std::vector<std::unique_ptr<SpillWriter>> runs;
     int64_t bytes = 0;
     for (;;) {
       ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> doc, input_->Next());
       if (!doc) break;
-      bytes += static_cast<int64_t>(doc->size());
-      if (bytes > policy_.memory_limit) return MemoryExceeded("$facet", policy_.allow_disk_use);
+      if (spilled_) {
+        for (auto& run : runs) ROCKDOC_RETURN_IF_ERROR(run->Add(doc->bytes()));
+        continue;
+      }
+      bytes += DocumentBytes(*doc);
+      if (bytes > policy_.memory_limit) {
+        if (!policy_.can_spill()) return MemoryExceeded("$facet", policy_.allow_disk_use);
+        docs.push_back(std::move(*doc));
+        for (size_t i = 0; i < facets_.size(); ++i) {
+          ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<SpillWriter> run, policy_.new_run());
+          for (const Document& d : docs) ROCKDOC_RETURN_IF_ERROR(run->Add(d.bytes()));
+          runs.push_back(std::move(run));
+        }
+        docs.clear();
+        docs.shrink_to_fit();
+        spilled_ = true;
+        continue;
+      }
       docs.push_back(std::move(*doc));
     }
     BsonBuilder out;
+    size_t i = 0;
     for (auto& [name, chain] : facets_) {
-      std::unique_ptr<DocumentSource> source =
-          Connect(std::make_unique<VectorSource>(&docs), std::move(chain));
+      std::unique_ptr<DocumentSource> input;
+      if (spilled_) {
+        ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<SpillReader> run, runs[i]->Finish());
+        input = MakeSpillSource(std::move(run));
+      } else {
+        input = std::make_unique<VectorSource>(&docs);
+      }
+      ++i;
+      std::unique_ptr<DocumentSource> source = Connect(std::move(input), std::move(chain));
       out.OpenArray(name);
       for (;;) {
         ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> doc, source->Next());
@@ -1310,6 +1338,7 @@ class FacetStage : public Stage {
   Facets facets_;
   SpillPolicy policy_;
   bool done_ = false;
+  bool spilled_ = false;
 };
 
 // ---- the pipeline ----
@@ -2127,6 +2156,26 @@ std::unique_ptr<Stage> MakeGroupStage(ExpressionPtr id, std::vector<AccumulatorS
 
 std::unique_ptr<Stage> MakeSortStage(SortPattern pattern, const PipelineOptions& options) {
   return std::make_unique<SortStage>(std::move(pattern), SpillPolicy::Of(options));
+}
+
+namespace {
+class SpillSource : public DocumentSource {
+ public:
+  explicit SpillSource(std::unique_ptr<SpillReader> run) : run_(std::move(run)) {}
+  StatusOr<std::optional<Document>> Next() override {
+    ROCKDOC_ASSIGN_OR_RETURN(std::optional<std::string_view> record, run_->Next());
+    if (!record) return std::optional<Document>();
+    // Written by this process from documents it holds: valid BSON.
+    return std::optional<Document>(Document::AdoptValidated(std::string(*record)));
+  }
+
+ private:
+  std::unique_ptr<SpillReader> run_;
+};
+}  // namespace
+
+std::unique_ptr<DocumentSource> MakeSpillSource(std::unique_ptr<SpillReader> run) {
+  return std::make_unique<SpillSource>(std::move(run));
 }
 
 Status SpilledRuns::Spill(const SpillPolicy& policy,

@@ -38,12 +38,16 @@
 // $setWindowFields, $densify, $fill, a hash join's table) hold at most
 // 100 MB each; past it they fail with QueryExceededMemoryLimitNoDiskUseAllowed
 // (292). With allowDiskUse, $sort (and the sorts of $sortByCount and
-// $bucketAuto) and $group spill instead: $sort writes each full buffer as a
+// $bucket), $group, $bucketAuto, $setWindowFields and $facet spill instead: $sort writes each full buffer as a
 // sorted run and merges the runs (stable: ties keep input order); $group
 // writes its groups, ordered by key, with each accumulator's partial state,
 // and merges the runs key by key in spill order (so $first, $last, $push
-// keep input order); its output is then in _id order. The others refuse
-// allowDiskUse's extra room with 292 all the same, saying they do not spill.
+// keep input order); its output is then in _id order. $bucketAuto writes
+// sorted runs and forms its buckets as the merged runs stream by. $setWindowFields
+// writes sorted runs of its rows and merges them one partition at a time (a
+// partition must fit; its results go to a run); $facet writes its input to
+// a run per facet. The others refuse allowDiskUse's extra room with 292 all
+// the same, saying they do not spill.
 //
 // Thread safety: a Pipeline is used by one thread at a time.
 #ifndef ROCKDOC_PIPELINE_PIPELINE_H_

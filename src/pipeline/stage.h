@@ -72,17 +72,24 @@ class BlockingStage : public ExpressionStage {
       ROCKDOC_RETURN_IF_ERROR(Build(&results_));
       built_ = true;
     }
+    if (spilled_results_ != nullptr) return spilled_results_->Next();
     if (next_ == results_.size()) return std::optional<Document>();
     return std::optional<Document>(std::move(results_[next_++]));
   }
 
  protected:
   virtual Status Build(std::vector<Document>* out) = 0;
+  // A Build that wrote its results to a spill run (more than the memory
+  // limit holds) hands the run's reader here instead of filling `out`.
+  void set_spilled_results(std::unique_ptr<DocumentSource> source) {
+    spilled_results_ = std::move(source);
+  }
 
  private:
   bool built_ = false;
   std::vector<Document> results_;
   size_t next_ = 0;
+  std::unique_ptr<DocumentSource> spilled_results_;
 };
 
 // The source followed by the chain.
@@ -186,6 +193,8 @@ std::unique_ptr<Stage> MakeGroupStage(ExpressionPtr id, std::vector<AccumulatorS
 std::unique_ptr<Stage> MakeSortStage(SortPattern pattern, const PipelineOptions& options);
 // The documents of a vector, as a source.
 std::unique_ptr<DocumentSource> MakeVectorSource(std::vector<Document> docs);
+// The documents of a spill run (each record one document's BSON), as a source.
+std::unique_ptr<DocumentSource> MakeSpillSource(std::unique_ptr<SpillReader> run);
 
 // The stage parsers of the other files.
 StatusOr<std::unique_ptr<Stage>> ParseBucket(const Element& spec, const StageContext& ctx);

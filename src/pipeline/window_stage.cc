@@ -205,6 +205,110 @@ class SetWindowFieldsStage : public BlockingStage {
     return sort_by_.CompareKeys(a.sort_key, b.sort_key);
   }
 
+  void AppendExecutionStats(BsonBuilder* out) const override { runs_.AppendExecutionStats(out); }
+
+  static int64_t RowBytes(const Document& doc) { return static_cast<int64_t>(doc.size()) * 2 + 64; }
+
+  // By partition, then by sortBy (stable: ties keep input order).
+  void SortRows(std::vector<Row>* rows) const {
+    std::stable_sort(rows->begin(), rows->end(), [&](const Row& a, const Row& b) {
+      if (partition_by_ != nullptr) {
+        const int c = CompareValues(a.partition.element(), b.partition.element());
+        if (c != 0) return c < 0;
+      }
+      return !sort_by_.empty() && CompareSort(a, b) < 0;
+    });
+  }
+
+  // A row as a spilled record: {p: partition, k: [sort key], d: document}.
+  static Document Carrier(const Row& r) {
+    BsonBuilder b;
+    if (r.partition.ok()) {
+      b.AppendElementAs("p", r.partition.element());
+    } else {
+      b.AppendNull("p");
+    }
+    b.OpenArray("k");
+    for (const Value& v : r.sort_key) b.AppendElementAs("", v.element());
+    b.Close();
+    b.AppendDocument("d", r.doc.view());
+    return std::move(b).Build();
+  }
+  // A carrier's keys alone (comparisons), or its whole row.
+  Row KeysOf(DocumentView c) const {
+    Row r;
+    if (partition_by_ != nullptr) r.partition = Value::FromElement(c.Get("p"));
+    for (const Element& k : c.Get("k").Array()) r.sort_key.push_back(Value::FromElement(k));
+    return r;
+  }
+  Row FromCarrier(DocumentView c) const {
+    Row r = KeysOf(c);
+    r.doc = Document::AdoptValidated(std::string(c.Get("d").Document().bytes()));
+    return r;
+  }
+
+  // Sorts the rows and writes them as one more run.
+  Status SpillRows(std::vector<Row>* rows) {
+    SortRows(rows);
+    ROCKDOC_RETURN_IF_ERROR(runs_.Spill(policy_, [&](SpillWriter* w) -> Status {
+      for (const Row& r : *rows) ROCKDOC_RETURN_IF_ERROR(w->Add(Carrier(r).bytes()));
+      return Status::OK();
+    }));
+    rows->clear();
+    rows->shrink_to_fit();
+    return Status::OK();
+  }
+
+  // After spilling: the runs merged in (partition, sortBy) order, one
+  // partition at a time in memory (MongoDB spills within a partition too;
+  // rockdoc does not: one partition past the limit is ExceededMemoryLimit),
+  // its results written to a run of their own that the output reads.
+  Status BuildFromRuns() {
+    ROCKDOC_RETURN_IF_ERROR(runs_.Start());
+    ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<SpillWriter> out, policy_.new_run());
+    std::vector<Row> part;
+    int64_t part_bytes = 0;
+    std::vector<Document> results;
+    auto flush = [&]() -> Status {
+      results.clear();
+      ROCKDOC_RETURN_IF_ERROR(Partition(part, 0, part.size(), &results));
+      for (const Document& d : results) ROCKDOC_RETURN_IF_ERROR(out->Add(d.bytes()));
+      part.clear();
+      part_bytes = 0;
+      return Status::OK();
+    };
+    const auto compare = [this](DocumentView a, DocumentView b) -> StatusOr<int> {
+      const Row x = KeysOf(a), y = KeysOf(b);
+      if (partition_by_ != nullptr) {
+        const int c = CompareValues(x.partition.element(), y.partition.element());
+        if (c != 0) return c;
+      }
+      return sort_by_.empty() ? 0 : CompareSort(x, y);
+    };
+    for (;;) {
+      ROCKDOC_ASSIGN_OR_RETURN(int run, runs_.Least(compare));
+      if (run < 0) break;
+      Row r = FromCarrier(runs_.head(run).view());
+      ROCKDOC_RETURN_IF_ERROR(runs_.Advance(run));
+      if (!part.empty() && partition_by_ != nullptr &&
+          CompareValues(part.front().partition.element(), r.partition.element()) != 0) {
+        ROCKDOC_RETURN_IF_ERROR(flush());
+      }
+      part_bytes += RowBytes(r.doc);
+      if (part_bytes > policy_.memory_limit) {
+        return Status(ErrorCode::kExceededMemoryLimit,
+                      "$setWindowFields: one partition holds more than the memory limit of " +
+                          std::to_string(policy_.memory_limit) +
+                          " bytes; rockdoc spills between partitions, not within one");
+      }
+      part.push_back(std::move(r));
+    }
+    if (!part.empty()) ROCKDOC_RETURN_IF_ERROR(flush());
+    ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<SpillReader> reader, out->Finish());
+    set_spilled_results(MakeSpillSource(std::move(reader)));
+    return Status::OK();
+  }
+
   Status Build(std::vector<Document>* results) override {
     std::vector<Row> rows;
     int64_t bytes = 0;
@@ -220,18 +324,20 @@ class SetWindowFieldsStage : public BlockingStage {
       ROCKDOC_RETURN_IF_ERROR(sort_by_.ExtractKey(doc->view(), &key));
       // A missing key part sorts as null.
       for (const Element& k : key) r.sort_key.push_back(k.ok() ? Value::FromElement(k) : NullValue());
-      bytes += static_cast<int64_t>(doc->size()) * 2 + 64;
-      if (bytes > policy_.memory_limit) return MemoryExceeded("$setWindowFields", policy_.allow_disk_use);
+      bytes += RowBytes(*doc);
+      if (bytes > policy_.memory_limit) {
+        if (!policy_.can_spill()) return MemoryExceeded("$setWindowFields", policy_.allow_disk_use);
+        ROCKDOC_RETURN_IF_ERROR(SpillRows(&rows));
+        bytes = RowBytes(*doc);
+      }
       r.doc = std::move(*doc);
       rows.push_back(std::move(r));
     }
-    std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
-      if (partition_by_ != nullptr) {
-        const int c = CompareValues(a.partition.element(), b.partition.element());
-        if (c != 0) return c < 0;
-      }
-      return !sort_by_.empty() && CompareSort(a, b) < 0;
-    });
+    if (!runs_.empty()) {
+      ROCKDOC_RETURN_IF_ERROR(SpillRows(&rows));
+      return BuildFromRuns();
+    }
+    SortRows(&rows);
     size_t begin = 0;
     while (begin < rows.size()) {
       size_t end = begin + 1;
@@ -370,6 +476,7 @@ class SetWindowFieldsStage : public BlockingStage {
   SortPattern sort_by_;
   std::vector<OutputSpec> outputs_;
   SpillPolicy policy_;
+  SpilledRuns runs_;
 };
 
 }  // namespace
