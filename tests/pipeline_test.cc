@@ -21,12 +21,7 @@ class PipelineTest : public test::ClientTest {
  protected:
   Collection Coll(std::string_view name) { return db().GetCollection(name); }
   void Insert(std::string_view coll, std::string_view docs_json) {
-    Document docs = Json(std::string("{\"d\": ") + std::string(docs_json) + "}");
-    std::vector<Document> v;
-    for (const Element& e : docs.Get("d").Array()) {
-      v.push_back(Document::AdoptValidated(std::string(e.Document().bytes())));
-    }
-    ASSERT_TRUE(Coll(coll).InsertMany(v).ok());
+    ASSERT_TRUE(Coll(coll).InsertMany(test::JsonArray(docs_json)).ok());
   }
   // The pipeline's output as JSON lines joined by ", ", or the error.
   std::string Run(std::string_view coll, std::string_view pipeline_json) {
@@ -1014,6 +1009,22 @@ TEST_F(PipelineTest, DensifyAndFillAsTheManualShows) {
             "6050202: Method must be either 'linear' or 'locf'");
 }
 
+// The reference filter of a $lookup's equality for local value `k`:
+// {<field>: {$in: <k's elements, or k, or null when missing or []>}}.
+Document LookupReference(const Element& k, std::string_view field) {
+  BsonBuilder filter;
+  filter.OpenDocument(field).OpenArray("$in");
+  if (k.type() == BsonType::kArray && !k.Array().empty()) {
+    for (const Element& e : k.Array()) filter.AppendElementAs("", e);
+  } else if (k.ok() && k.type() != BsonType::kArray) {
+    filter.AppendElementAs("", k);
+  } else {
+    filter.AppendNull("");
+  }
+  filter.Close().Close();
+  return std::move(filter).Build();
+}
+
 // Every $lookup strategy returns the same documents: the hash join (no
 // index on foreignField), the indexed loop (with one), and a find per
 // document with the equality MongoDB defines (the reference), over random
@@ -1054,19 +1065,8 @@ TEST_F(PipelineTest, LookupStrategiesAgree) {
   // The reference: a find per local document, {f.g: {$in: <its values>}}.
   std::string reference;
   for (const Document& d : local) {
-    Element k = d.Get("k");
-    BsonBuilder filter;
-    filter.OpenDocument("f.g").OpenArray("$in");
-    if (k.type() == BsonType::kArray && !k.Array().empty()) {
-      for (const Element& e : k.Array()) filter.AppendElementAs("", e);
-    } else if (k.ok() && k.type() != BsonType::kArray) {
-      filter.AppendElementAs("", k);
-    } else {
-      filter.AppendNull("");
-    }
-    filter.Close().Close();
     std::vector<int> ids;
-    Cursor c = Coll("fr").Find(std::move(filter).Build(), FindOptions{}).value();
+    Cursor c = Coll("fr").Find(LookupReference(d.Get("k"), "f.g"), FindOptions{}).value();
     while (c.Next()) ids.push_back(c.document().Get("_id").Int32());
     std::sort(ids.begin(), ids.end());
     std::string list;
@@ -1149,20 +1149,9 @@ TEST_F(PipelineTest, LookupOnIdByPointReadsMatchesTheFind) {
       {"$project": {"ids": "$m._id"}}])");
   std::string reference;
   for (const Document& d : local) {
-    const Element k = d.Get("k");
-    BsonBuilder filter;
-    filter.OpenDocument("_id").OpenArray("$in");
-    if (k.type() == BsonType::kArray && !k.Array().empty()) {
-      for (const Element& e : k.Array()) filter.AppendElementAs("", e);
-    } else if (k.ok() && k.type() != BsonType::kArray) {
-      filter.AppendElementAs("", k);
-    } else {
-      filter.AppendNull("");
-    }
-    filter.Close().Close();
     BsonBuilder ids;
     ids.AppendElementAs("_id", d.Get("_id")).OpenArray("ids");
-    Cursor c = Coll("fid").Find(std::move(filter).Build(), FindOptions{}).value();
+    Cursor c = Coll("fid").Find(LookupReference(d.Get("k"), "_id"), FindOptions{}).value();
     while (c.Next()) ids.AppendElementAs("", c.document().Get("_id"));
     ids.Close();
     reference += (reference.empty() ? "" : ", ") + ToJson(std::move(ids).Build());

@@ -74,6 +74,17 @@ inline Document Json(std::string_view text) {
   return doc.ok() ? std::move(doc).value() : Document();
 }
 
+// The documents of a JSON array literal ("[{...}, {...}]").
+inline std::vector<Document> JsonArray(std::string_view text) {
+  Document docs = Json(std::string("{\"d\": ") + std::string(text) + "}");
+  std::vector<Document> v;
+  if (docs.Get("d").type() != BsonType::kArray) return v;
+  for (const Element& e : docs.Get("d").Array()) {
+    v.push_back(Document::AdoptValidated(std::string(e.Document().bytes())));
+  }
+  return v;
+}
+
 // Random documents with every BSON type, nested documents and arrays, and
 // edge-case numbers. Deterministic for a given seed.
 class RandomDocuments {

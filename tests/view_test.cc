@@ -20,12 +20,7 @@ class ViewTest : public test::ClientTest {
  protected:
   Collection Coll(std::string_view name) { return db().GetCollection(name); }
   void Insert(std::string_view coll, std::string_view docs_json) {
-    Document docs = Json(std::string("{\"d\": ") + std::string(docs_json) + "}");
-    std::vector<Document> v;
-    for (const Element& e : docs.Get("d").Array()) {
-      v.push_back(Document::AdoptValidated(std::string(e.Document().bytes())));
-    }
-    ASSERT_TRUE(Coll(coll).InsertMany(v).ok());
+    ASSERT_TRUE(Coll(coll).InsertMany(test::JsonArray(docs_json)).ok());
   }
   static Document Array(std::string_view json) {
     Document d = Json(std::string("{\"a\": ") + std::string(json) + "}");

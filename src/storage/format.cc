@@ -105,20 +105,23 @@ Status ParseIndexEntry(const IndexDescriptor& index, std::string_view key, std::
   return Status::OK();
 }
 
-std::string CatalogMetaKey(std::string_view db, std::string_view name) {
-  std::string k(1, kCatalogMetaPrefix);
+namespace {
+// prefix db \0 name: a catalog entry's key.
+std::string NamespaceKey(char prefix, std::string_view db, std::string_view name) {
+  std::string k(1, prefix);
   k.append(db);
   k.push_back('\0');
   k.append(name);
   return k;
 }
+}  // namespace
+
+std::string CatalogMetaKey(std::string_view db, std::string_view name) {
+  return NamespaceKey(kCatalogMetaPrefix, db, name);
+}
 
 std::string CatalogViewKey(std::string_view db, std::string_view name) {
-  std::string k(1, kCatalogViewPrefix);
-  k.append(db);
-  k.push_back('\0');
-  k.append(name);
-  return k;
+  return NamespaceKey(kCatalogViewPrefix, db, name);
 }
 
 std::string CappedOrderKey(uint32_t order_id, uint64_t seq) {
