@@ -720,6 +720,8 @@ Status Catalog::CheckViewGraph(const ViewDefinition& view) const {
   // to it (MongoDB's GraphContainsCycle). Depth: the chain of viewOn.
   std::vector<std::string> path = {view.full_name()};
   std::set<std::string> done;
+  // The walks below read a copy (the lock is held; the lambdas cannot say so).
+  const std::map<Key, std::shared_ptr<const ViewDefinition>, std::less<>> views = views_;
   std::function<Status(const std::vector<std::string>&)> visit =
       [&](const std::vector<std::string>& deps) -> Status {
     for (const std::string& dep : deps) {
@@ -731,8 +733,8 @@ Status Catalog::CheckViewGraph(const ViewDefinition& view) const {
       }
       if (done.count(dep) != 0) continue;
       done.insert(dep);
-      auto it = views_.find(Key(view.db, dep));
-      if (it == views_.end()) continue;
+      auto it = views.find(Key(view.db, dep));
+      if (it == views.end()) continue;
       path.push_back(it->second->full_name());
       ROCKDOC_RETURN_IF_ERROR(visit(it->second->depends_on));
       path.pop_back();
@@ -742,8 +744,8 @@ Status Catalog::CheckViewGraph(const ViewDefinition& view) const {
   ROCKDOC_RETURN_IF_ERROR(visit(view.depends_on));
   int depth = 1;
   for (std::string on = view.view_on;; ++depth) {
-    auto it = views_.find(Key(view.db, on));
-    if (it == views_.end()) break;
+    auto it = views.find(Key(view.db, on));
+    if (it == views.end()) break;
     if (depth >= kMaxViewDepth) {
       return Status(ErrorCode::kViewDepthLimitExceeded,
                     "View depth too deep or view cycle detected. Maximum depth is " +
@@ -754,7 +756,7 @@ Status Catalog::CheckViewGraph(const ViewDefinition& view) const {
   // Views defined on this one grow deeper too.
   std::function<int(const std::string&, int)> deepest = [&](const std::string& name, int d) {
     int most = d;
-    for (const auto& [key, other] : views_) {
+    for (const auto& [key, other] : views) {
       if (key.first == view.db && other->view_on == name && other->name != view.name) {
         most = std::max(most, deepest(other->name, d + 1));
       }
