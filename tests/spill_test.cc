@@ -270,11 +270,40 @@ TEST_F(SpillTest, SetWindowFieldsSpillsBetweenPartitions) {
   EXPECT_GE(runs_opened_, 5);
   EXPECT_EQ(Lines(*spilled), Lines(*truth));
   EXPECT_EQ(SpilledFiles(), 0);
-  // One partition past the limit cannot spill (rockdoc spills between
-  // partitions): ExceededMemoryLimit, as $group's one oversized group.
-  auto one = Run(R"([{"$setWindowFields": {"sortBy": {"v": 1}, "output": {"r": {"$rank": {}}}}}])",
-                 Options(100 * 1000, true));
-  EXPECT_EQ(one.status().code(), ErrorCode::kExceededMemoryLimit) << one.status();
+}
+
+// A partition past the limit (here the whole input: no partitionBy) goes to
+// a run of its own, read back by position through a cache of half the
+// limit; each output's values to a run, then the documents assembled.
+TEST_F(SpillTest, SetWindowFieldsSpillsWithinAPartition) {
+  for (const char* pipeline : {
+           R"([{"$setWindowFields": {"sortBy": {"v": 1}, "output": {
+               "run": {"$sum": "$v", "window": {"documents": ["unbounded", "current"]}},
+               "near": {"$push": "$_id", "window": {"documents": [-2, 1]}},
+               "r": {"$rank": {}}, "d": {"$denseRank": {}}, "n": {"$documentNumber": {}},
+               "prev": {"$shift": {"output": "$_id", "by": -1, "default": "none"}},
+               "next3": {"$shift": {"output": "$s", "by": 3}},
+               "whole": {"$avg": "$v"}}}}])",
+           // One partition of many fits, one does not.
+           R"([{"$set": {"big": {"$cond": [{"$lt": ["$_id", 2500]}, 1, "$_id"]}}},
+               {"$setWindowFields": {"partitionBy": "$big", "sortBy": {"_id": -1}, "output": {
+                 "r": {"$rank": {}}, "s": {"$sum": 1, "window": {"documents": [-5, 5]}}}}}])"}) {
+    SCOPED_TRACE(pipeline);
+    auto truth = Run(pipeline, Options(kRoomEnough, false));
+    ASSERT_TRUE(truth.ok()) << truth.status();
+    ASSERT_EQ(truth->size(), 3000u);
+    runs_opened_ = 0;
+    int files = 0;
+    auto spilled = Run(pipeline, Options(100 * 1000, true), &files);
+    ASSERT_TRUE(spilled.ok()) << spilled.status();
+    EXPECT_GE(runs_opened_, 5);
+    EXPECT_EQ(Lines(*spilled), Lines(*truth));
+    EXPECT_EQ(SpilledFiles(), 0);
+  }
+  // A range window over such a partition: refused, not answered slowly.
+  auto range = Run(R"([{"$setWindowFields": {"sortBy": {"v": 1}, "output": {
+      "a": {"$avg": "$v", "window": {"range": [-1, 1]}}}}}])", Options(100 * 1000, true));
+  EXPECT_EQ(range.status().code(), ErrorCode::kExceededMemoryLimit) << range.status();
 }
 
 TEST_F(SpillTest, AFailedSpillIsAnErrorAndLeavesNoFile) {

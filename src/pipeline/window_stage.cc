@@ -10,8 +10,12 @@
 // Cost: a window over the whole partition is computed once per partition,
 // [unbounded, current] incrementally; other windows accumulate their
 // documents for each document (O(partition x window)). The stage holds
-// its input (blocking, 100 MB).
+// its input (blocking, 100 MB); with allowDiskUse it spills sorted runs and
+// merges them a partition at a time, and a partition past the limit is read
+// back by position from a run of its own (range windows excepted).
 #include <algorithm>
+#include <functional>
+#include <iterator>
 #include <map>
 
 #include "pipeline/stage.h"
@@ -260,9 +264,9 @@ class SetWindowFieldsStage : public BlockingStage {
   }
 
   // After spilling: the runs merged in (partition, sortBy) order, one
-  // partition at a time in memory (MongoDB spills within a partition too;
-  // rockdoc does not: one partition past the limit is ExceededMemoryLimit),
-  // its results written to a run of their own that the output reads.
+  // partition at a time in memory, or, one past the memory limit, in a run
+  // read back by position (SpilledPartition); the results are written to a
+  // run of their own that the output reads.
   Status BuildFromRuns() {
     ROCKDOC_RETURN_IF_ERROR(runs_.Start());
     ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<SpillWriter> out, policy_.new_run());
@@ -285,24 +289,49 @@ class SetWindowFieldsStage : public BlockingStage {
       }
       return sort_by_.empty() ? 0 : CompareSort(x, y);
     };
+    // A partition past the limit goes to a run of its own (big), its rows
+    // counted in big_rows, its key in big_key.
+    std::unique_ptr<SpillWriter> big;
+    size_t big_rows = 0;
+    Value big_key;
+    auto end_big = [&]() -> Status {
+      ROCKDOC_RETURN_IF_ERROR(SpilledPartition(std::move(big), big_rows, out.get()));
+      big.reset();
+      big_rows = 0;
+      return Status::OK();
+    };
     for (;;) {
       ROCKDOC_ASSIGN_OR_RETURN(int run, runs_.Least(compare));
       if (run < 0) break;
       Row r = FromCarrier(runs_.head(run).view());
       ROCKDOC_RETURN_IF_ERROR(runs_.Advance(run));
-      if (!part.empty() && partition_by_ != nullptr &&
-          CompareValues(part.front().partition.element(), r.partition.element()) != 0) {
+      const bool same = partition_by_ == nullptr ||
+                        CompareValues((big ? big_key : part.empty() ? r.partition : part.front().partition).element(),
+                                      r.partition.element()) == 0;
+      if (big) {
+        if (same) {
+          ROCKDOC_RETURN_IF_ERROR(big->Add(Carrier(r).bytes()));
+          ++big_rows;
+          continue;
+        }
+        ROCKDOC_RETURN_IF_ERROR(end_big());
+      } else if (!part.empty() && !same) {
         ROCKDOC_RETURN_IF_ERROR(flush());
       }
       part_bytes += RowBytes(r.doc);
-      if (part_bytes > policy_.memory_limit) {
-        return Status(ErrorCode::kExceededMemoryLimit,
-                      "$setWindowFields: one partition holds more than the memory limit of " +
-                          std::to_string(policy_.memory_limit) +
-                          " bytes; rockdoc spills between partitions, not within one");
-      }
       part.push_back(std::move(r));
+      if (part_bytes > policy_.memory_limit) {
+        // This partition does not fit: its rows so far, and the rest, to a run.
+        ROCKDOC_ASSIGN_OR_RETURN(big, policy_.new_run());
+        big_key = part.front().partition;
+        for (const Row& row : part) ROCKDOC_RETURN_IF_ERROR(big->Add(Carrier(row).bytes()));
+        big_rows = part.size();
+        part.clear();
+        part.shrink_to_fit();
+        part_bytes = 0;
+      }
     }
+    if (big) ROCKDOC_RETURN_IF_ERROR(end_big());
     if (!part.empty()) ROCKDOC_RETURN_IF_ERROR(flush());
     ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<SpillReader> reader, out->Finish());
     set_spilled_results(MakeSpillSource(std::move(reader)));
@@ -351,72 +380,142 @@ class SetWindowFieldsStage : public BlockingStage {
     return Status::OK();
   }
 
-  // The window of row i (positions [from, to) of the partition).
-  std::pair<size_t, size_t> Window(const OutputSpec& o, const std::vector<Row>& rows, size_t begin,
-                                   size_t end, size_t i) const {
+  // A partition's rows by position: a slice of a vector in memory, or (a
+  // partition past the memory limit) a spill run read by position through
+  // a cache of at most half the limit. A row from Get is valid until the
+  // next Get.
+  class Rows {
+   public:
+    virtual ~Rows() = default;
+    virtual size_t size() const = 0;
+    virtual StatusOr<const Row*> Get(size_t i) = 0;
+  };
+  class MemoryRows : public Rows {
+   public:
+    MemoryRows(const std::vector<Row>& rows, size_t begin, size_t end)
+        : rows_(rows), begin_(begin), n_(end - begin) {}
+    size_t size() const override { return n_; }
+    StatusOr<const Row*> Get(size_t i) override { return &rows_[begin_ + i]; }
+
+   private:
+    const std::vector<Row>& rows_;
+    size_t begin_, n_;
+  };
+  class SpilledRows : public Rows {
+   public:
+    SpilledRows(const SetWindowFieldsStage* stage, std::unique_ptr<SpillReader> run, size_t n,
+                int64_t budget)
+        : stage_(stage), run_(std::move(run)), n_(n), budget_(budget) {}
+    size_t size() const override { return n_; }
+    StatusOr<const Row*> Get(size_t i) override {
+      if (auto it = cache_.find(i); it != cache_.end()) return &it->second;
+      ROCKDOC_ASSIGN_OR_RETURN(std::optional<std::string_view> record, run_->At(i));
+      if (!record) return Status(ErrorCode::kInternalError, "a spilled partition lost a row");
+      const Document carrier = Document::AdoptValidated(std::string(*record));
+      Row r = stage_->FromCarrier(carrier.view());
+      bytes_ += RowBytes(r.doc);
+      // Evict the rows farthest from this one: windows move forward.
+      auto distance = [i](size_t p) { return p > i ? p - i : i - p; };
+      while (bytes_ > budget_ && !cache_.empty()) {
+        auto victim = distance(cache_.begin()->first) >= distance(std::prev(cache_.end())->first)
+                          ? cache_.begin()
+                          : std::prev(cache_.end());
+        bytes_ -= RowBytes(victim->second.doc);
+        cache_.erase(victim);
+      }
+      return &cache_.emplace(i, std::move(r)).first->second;
+    }
+
+   private:
+    const SetWindowFieldsStage* stage_;
+    std::unique_ptr<SpillReader> run_;
+    size_t n_;
+    int64_t budget_, bytes_ = 0;
+    std::map<size_t, Row> cache_;
+  };
+
+  static double RangeNumber(const Value& v) {
+    if (!v.ok()) return 0;
+    if (v.type() == BsonType::kDateTime) return static_cast<double>(v.element().DateTime());
+    return v.element().NumberAsDouble();
+  }
+
+  // The window of row i: positions [from, to) of the partition.
+  StatusOr<std::pair<size_t, size_t>> Window(const OutputSpec& o, Rows& rows, size_t i) const {
+    const size_t n = rows.size();
     if (!o.range) {
       auto at = [&](const Bound& b, bool upper) -> int64_t {
-        if (b.kind == Bound::kUnbounded) return upper ? static_cast<int64_t>(end) : static_cast<int64_t>(begin);
+        if (b.kind == Bound::kUnbounded) return upper ? static_cast<int64_t>(n) : 0;
         const int64_t pos = static_cast<int64_t>(i) + (b.kind == Bound::kCurrent ? 0 : static_cast<int64_t>(b.offset));
         return upper ? pos + 1 : pos;
       };
-      const int64_t from = std::max<int64_t>(at(o.lo, false), static_cast<int64_t>(begin));
-      const int64_t to = std::min<int64_t>(at(o.hi, true), static_cast<int64_t>(end));
-      return {static_cast<size_t>(from), static_cast<size_t>(std::max(from, to))};
+      const int64_t from = std::max<int64_t>(at(o.lo, false), 0);
+      const int64_t to = std::min<int64_t>(at(o.hi, true), static_cast<int64_t>(n));
+      return std::pair<size_t, size_t>(static_cast<size_t>(from), static_cast<size_t>(std::max(from, to)));
     }
     // Range: sortBy values within [v + lo, v + hi].
-    auto number = [&](const Value& v) -> double {
-      if (!v.ok()) return 0;
-      if (v.type() == BsonType::kDateTime) return static_cast<double>(v.element().DateTime());
-      return v.element().NumberAsDouble();
-    };
-    const double v = number(rows[i].sort_key[0]);
+    ROCKDOC_ASSIGN_OR_RETURN(const Row* current, rows.Get(i));
+    const double v = RangeNumber(current->sort_key[0]);
     const double scale = o.unit_ms > 0 ? static_cast<double>(o.unit_ms) : 1.0;
-    size_t from = begin, to = end;
+    size_t from = 0, to = n;
     if (o.lo.kind != Bound::kUnbounded) {
       const double lo = v + (o.lo.kind == Bound::kCurrent ? 0 : o.lo.offset * scale);
-      while (from < end && number(rows[from].sort_key[0]) < lo) ++from;
+      for (; from < n; ++from) {
+        ROCKDOC_ASSIGN_OR_RETURN(const Row* r, rows.Get(from));
+        if (!(RangeNumber(r->sort_key[0]) < lo)) break;
+      }
     }
     if (o.hi.kind != Bound::kUnbounded) {
       const double hi = v + (o.hi.kind == Bound::kCurrent ? 0 : o.hi.offset * scale);
-      to = from;
-      while (to < end && number(rows[to].sort_key[0]) <= hi) ++to;
+      for (to = from; to < n; ++to) {
+        ROCKDOC_ASSIGN_OR_RETURN(const Row* r, rows.Get(to));
+        if (!(RangeNumber(r->sort_key[0]) <= hi)) break;
+      }
     }
-    return {from, std::max(from, to)};
+    return std::pair<size_t, size_t>(from, std::max(from, to));
   }
 
-  Status Partition(const std::vector<Row>& rows, size_t begin, size_t end, std::vector<Document>* results) {
-    const size_t n = end - begin;
-    std::vector<std::vector<Value>> values(outputs_.size(), std::vector<Value>(n));
+  // Each output's value for each row of the partition: emit(k, i, value)
+  // (missing: not set), output by output, rows in order.
+  using Emit = std::function<Status(size_t k, size_t i, Value v)>;
+  Status ComputeOutputs(Rows& rows, const Emit& emit) const {
+    const size_t n = rows.size();
     for (size_t k = 0; k < outputs_.size(); ++k) {
       const OutputSpec& o = outputs_[k];
       switch (o.fn) {
         case Fn::kDocumentNumber:
-          for (size_t i = 0; i < n; ++i) values[k][i] = IntegerValue(static_cast<int64_t>(i + 1));
+          for (size_t i = 0; i < n; ++i) ROCKDOC_RETURN_IF_ERROR(emit(k, i, IntegerValue(static_cast<int64_t>(i + 1))));
           break;
         case Fn::kRank:
         case Fn::kDenseRank: {
           int64_t rank = 0, dense = 0;
+          std::vector<Value> previous;
           for (size_t i = 0; i < n; ++i) {
-            if (i == 0 || CompareSort(rows[begin + i - 1], rows[begin + i]) != 0) {
+            ROCKDOC_ASSIGN_OR_RETURN(const Row* r, rows.Get(i));
+            if (i == 0 || sort_by_.CompareKeys(previous, r->sort_key) != 0) {
               rank = static_cast<int64_t>(i + 1);
               ++dense;
             }
-            values[k][i] = IntegerValue(o.fn == Fn::kRank ? rank : dense);
+            previous = r->sort_key;
+            ROCKDOC_RETURN_IF_ERROR(emit(k, i, IntegerValue(o.fn == Fn::kRank ? rank : dense)));
           }
           break;
         }
         case Fn::kShift:
           for (size_t i = 0; i < n; ++i) {
             const int64_t j = static_cast<int64_t>(i) + o.shift_by;
+            Value v;
             if (j >= 0 && j < static_cast<int64_t>(n)) {
-              ROCKDOC_ASSIGN_OR_RETURN(values[k][i], o.shift_output->Evaluate(VariablesFor(rows[begin + j].doc)));
-              if (!values[k][i].ok()) values[k][i] = NullValue();
+              ROCKDOC_ASSIGN_OR_RETURN(const Row* r, rows.Get(static_cast<size_t>(j)));
+              ROCKDOC_ASSIGN_OR_RETURN(v, o.shift_output->Evaluate(VariablesFor(r->doc)));
+              if (!v.ok()) v = NullValue();
             } else if (o.shift_default != nullptr) {
-              ROCKDOC_ASSIGN_OR_RETURN(values[k][i], o.shift_default->Evaluate(VariablesFor(rows[begin + i].doc)));
+              ROCKDOC_ASSIGN_OR_RETURN(const Row* r, rows.Get(i));
+              ROCKDOC_ASSIGN_OR_RETURN(v, o.shift_default->Evaluate(VariablesFor(r->doc)));
             } else {
-              values[k][i] = NullValue();
+              v = NullValue();
             }
+            ROCKDOC_RETURN_IF_ERROR(emit(k, i, std::move(v)));
           }
           break;
         case Fn::kAccumulator: {
@@ -426,48 +525,110 @@ class SetWindowFieldsStage : public BlockingStage {
           if (whole || running) {
             Accumulator acc(&o.acc);
             for (size_t i = 0; i < n; ++i) {
-              ROCKDOC_RETURN_IF_ERROR(acc.Add(rows[begin + i].doc.view(), VariablesFor(rows[begin + i].doc)).status());
+              ROCKDOC_ASSIGN_OR_RETURN(const Row* r, rows.Get(i));
+              ROCKDOC_RETURN_IF_ERROR(acc.Add(r->doc.view(), VariablesFor(r->doc)).status());
               if (running) {
-                ROCKDOC_ASSIGN_OR_RETURN(values[k][i], acc.Result());
+                ROCKDOC_ASSIGN_OR_RETURN(Value v, acc.Result());
+                ROCKDOC_RETURN_IF_ERROR(emit(k, i, std::move(v)));
               }
             }
             if (whole) {
               ROCKDOC_ASSIGN_OR_RETURN(Value all, acc.Result());
-              for (size_t i = 0; i < n; ++i) values[k][i] = all;
+              for (size_t i = 0; i < n; ++i) ROCKDOC_RETURN_IF_ERROR(emit(k, i, all));
             }
             break;
           }
           for (size_t i = 0; i < n; ++i) {
-            const auto [from, to] = Window(o, rows, begin, end, begin + i);
+            ROCKDOC_ASSIGN_OR_RETURN(auto window, Window(o, rows, i));
             Accumulator acc(&o.acc);
-            for (size_t j = from; j < to; ++j) {
-              ROCKDOC_RETURN_IF_ERROR(acc.Add(rows[j].doc.view(), VariablesFor(rows[j].doc)).status());
+            for (size_t j = window.first; j < window.second; ++j) {
+              ROCKDOC_ASSIGN_OR_RETURN(const Row* r, rows.Get(j));
+              ROCKDOC_RETURN_IF_ERROR(acc.Add(r->doc.view(), VariablesFor(r->doc)).status());
             }
-            ROCKDOC_ASSIGN_OR_RETURN(values[k][i], acc.Result());
+            ROCKDOC_ASSIGN_OR_RETURN(Value v, acc.Result());
+            ROCKDOC_RETURN_IF_ERROR(emit(k, i, std::move(v)));
           }
           break;
         }
       }
     }
-    for (size_t i = 0; i < n; ++i) {
-      // The document with the output fields set (replaced in place, or added).
+    return Status::OK();
+  }
+
+  // The document with the output fields set (replaced in place, or added);
+  // values[k] is output k's (missing: not set).
+  Document WithOutputs(DocumentView doc, const std::vector<Value>& values) const {
+    BsonBuilder b;
+    for (const Element& e : doc) {
+      auto it = std::find_if(outputs_.begin(), outputs_.end(), [&](const OutputSpec& o) { return o.field == e.key(); });
+      if (it == outputs_.end()) {
+        b.AppendElement(e);
+      } else {
+        const Value& v = values[static_cast<size_t>(it - outputs_.begin())];
+        if (v.ok()) b.AppendElementAs(e.key(), v.element());
+      }
+    }
+    for (size_t k = 0; k < outputs_.size(); ++k) {
+      if (!doc.Get(outputs_[k].field).ok() && values[k].ok()) {
+        b.AppendElementAs(outputs_[k].field, values[k].element());
+      }
+    }
+    return std::move(b).Build();
+  }
+
+  Status Partition(const std::vector<Row>& rows, size_t begin, size_t end, std::vector<Document>* results) {
+    const size_t n = end - begin;
+    std::vector<std::vector<Value>> values(n, std::vector<Value>(outputs_.size()));
+    MemoryRows memory(rows, begin, end);
+    ROCKDOC_RETURN_IF_ERROR(ComputeOutputs(memory, [&](size_t k, size_t i, Value v) {
+      values[i][k] = std::move(v);
+      return Status::OK();
+    }));
+    for (size_t i = 0; i < n; ++i) results->push_back(WithOutputs(rows[begin + i].doc.view(), values[i]));
+    return Status::OK();
+  }
+
+  // A partition past the memory limit, spilled to `run` (its rows, as
+  // carriers, in order): the rows read back by position through a cache,
+  // each output's values written to a run of its own, then the documents
+  // assembled row by row into `out`. Memory: the cache (half the limit).
+  Status SpilledPartition(std::unique_ptr<SpillWriter> run, size_t n, SpillWriter* out) {
+    for (const OutputSpec& o : outputs_) {
+      if (o.range && o.has_window) {
+        return Status(ErrorCode::kExceededMemoryLimit,
+                      "$setWindowFields: a range window over a partition larger than the memory "
+                      "limit (" + std::to_string(policy_.memory_limit) +
+                          " bytes) is not supported by rockdoc");
+      }
+    }
+    ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<SpillReader> rows_run, run->Finish());
+    SpilledRows rows(this, std::move(rows_run), n, std::max<int64_t>(policy_.memory_limit / 2, 1));
+    std::vector<std::unique_ptr<SpillWriter>> columns;
+    for (size_t k = 0; k < outputs_.size(); ++k) {
+      ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<SpillWriter> column, policy_.new_run());
+      columns.push_back(std::move(column));
+    }
+    ROCKDOC_RETURN_IF_ERROR(ComputeOutputs(rows, [&](size_t k, size_t, Value v) {
       BsonBuilder b;
-      const DocumentView doc = rows[begin + i].doc.view();
-      for (const Element& e : doc) {
-        auto it = std::find_if(outputs_.begin(), outputs_.end(), [&](const OutputSpec& o) { return o.field == e.key(); });
-        if (it == outputs_.end()) {
-          b.AppendElement(e);
-        } else {
-          const Value& v = values[static_cast<size_t>(it - outputs_.begin())][i];
-          if (v.ok()) b.AppendElementAs(e.key(), v.element());
-        }
+      if (v.ok()) b.AppendElementAs("v", v.element());
+      return columns[k]->Add(std::move(b).Build().bytes());
+    }));
+    std::vector<std::unique_ptr<SpillReader>> values;
+    for (auto& column : columns) {
+      ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<SpillReader> reader, column->Finish());
+      values.push_back(std::move(reader));
+    }
+    std::vector<Value> row_values(outputs_.size());
+    for (size_t i = 0; i < n; ++i) {
+      for (size_t k = 0; k < values.size(); ++k) {
+        ROCKDOC_ASSIGN_OR_RETURN(std::optional<std::string_view> record, values[k]->Next());
+        if (!record) return Status(ErrorCode::kInternalError, "a spilled window output lost a value");
+        const Document holder = Document::AdoptValidated(std::string(*record));
+        const Element v = holder.Get("v");
+        row_values[k] = v.ok() ? Value::FromElement(v) : Value();
       }
-      for (size_t k = 0; k < outputs_.size(); ++k) {
-        if (!doc.Get(outputs_[k].field).ok() && values[k][i].ok()) {
-          b.AppendElementAs(outputs_[k].field, values[k][i].element());
-        }
-      }
-      results->push_back(std::move(b).Build());
+      ROCKDOC_ASSIGN_OR_RETURN(const Row* r, rows.Get(i));
+      ROCKDOC_RETURN_IF_ERROR(out->Add(WithOutputs(r->doc.view(), row_values).bytes()));
     }
     return Status::OK();
   }

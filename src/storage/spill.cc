@@ -44,6 +44,9 @@ class EmptySpillReader : public SpillReader {
   StatusOr<std::optional<std::string_view>> Next() override {
     return std::optional<std::string_view>();
   }
+  StatusOr<std::optional<std::string_view>> At(uint64_t) override {
+    return std::optional<std::string_view>();
+  }
 };
 
 class TableSpillReader : public SpillReader {
@@ -71,6 +74,22 @@ class TableSpillReader : public SpillReader {
     if (started_) it_->Next();
     started_ = true;
     if (!it_->Valid()) {
+      ROCKDOC_RETURN_IF_ERROR(FromRocks(it_->status(), "reading a spilled run"));
+      return std::optional<std::string_view>();
+    }
+    const rocksdb::Slice v = it_->value();
+    return std::optional<std::string_view>(std::string_view(v.data(), v.size()));
+  }
+
+  StatusOr<std::optional<std::string_view>> At(uint64_t position) override {
+    const std::string key = PositionKey(position);
+    if (started_ && it_->Valid() && position > 0 && it_->key() == rocksdb::Slice(PositionKey(position - 1))) {
+      it_->Next();  // the next record: a step, not a seek
+    } else if (!started_ || !it_->Valid() || it_->key() != rocksdb::Slice(key)) {
+      it_->Seek(key);
+    }
+    started_ = true;
+    if (!it_->Valid() || it_->key() != rocksdb::Slice(key)) {
       ROCKDOC_RETURN_IF_ERROR(FromRocks(it_->status(), "reading a spilled run"));
       return std::optional<std::string_view>();
     }

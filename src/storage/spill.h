@@ -34,6 +34,10 @@ class SpillReader {
   // The next record, or nullopt at the end. The view stays valid until the
   // next call.
   virtual StatusOr<std::optional<std::string_view>> Next() = 0;
+  // The record written at `position` (0 first), or nullopt past the end:
+  // random access, a seek (or a step, right after the previous position).
+  // The view stays valid until the next call.
+  virtual StatusOr<std::optional<std::string_view>> At(uint64_t position) = 0;
 };
 
 // Writes one run.
