@@ -300,10 +300,27 @@ TEST_F(SpillTest, SetWindowFieldsSpillsWithinAPartition) {
     EXPECT_EQ(Lines(*spilled), Lines(*truth));
     EXPECT_EQ(SpilledFiles(), 0);
   }
-  // A range window over such a partition: refused, not answered slowly.
-  auto range = Run(R"([{"$setWindowFields": {"sortBy": {"v": 1}, "output": {
+  // A range window over such a partition: its bounds by two pointers over
+  // ascending numbers; values that do not ascend (nulls first, a
+  // descending sort) are refused rather than answered by quadratic seeks.
+  // (The $project keeps the $match out of the find, which these tests' finds ignore.)
+  const char* range = R"([{"$project": {"v": 1}}, {"$match": {"v": {"$gte": 30}}}, {"$setWindowFields": {"sortBy": {"v": 1},
+      "output": {"a": {"$sum": "$v", "window": {"range": [-2, 1]}}, "b": {"$push": "$_id", "window": {"range": ["unbounded", -19]}},
+                 "c": {"$count": {}, "window": {"range": [15, "unbounded"]}}}}}])";
+  auto truth = Run(range, Options(kRoomEnough, false));
+  ASSERT_TRUE(truth.ok()) << truth.status();
+  ASSERT_GT(truth->size(), 300u);
+  runs_opened_ = 0;
+  auto spilled = Run(range, Options(20 * 1000, true));
+  EXPECT_GE(runs_opened_, 3);
+  ASSERT_TRUE(spilled.ok()) << spilled.status();
+  EXPECT_EQ(Lines(*spilled), Lines(*truth));
+  auto nulls = Run(R"([{"$setWindowFields": {"sortBy": {"v": 1}, "output": {
       "a": {"$avg": "$v", "window": {"range": [-1, 1]}}}}}])", Options(100 * 1000, true));
-  EXPECT_EQ(range.status().code(), ErrorCode::kExceededMemoryLimit) << range.status();
+  EXPECT_EQ(nulls.status().code(), ErrorCode::kExceededMemoryLimit) << nulls.status();
+  auto descending = Run(R"([{"$project": {"v": 1}}, {"$match": {"v": {"$type": "number"}}}, {"$setWindowFields": {"sortBy": {"v": -1}, "output": {
+      "a": {"$avg": "$v", "window": {"range": [-1, 1]}}}}}])", Options(100 * 1000, true));
+  EXPECT_EQ(descending.status().code(), ErrorCode::kExceededMemoryLimit) << descending.status();
 }
 
 TEST_F(SpillTest, AFailedSpillIsAnErrorAndLeavesNoFile) {

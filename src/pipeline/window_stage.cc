@@ -12,7 +12,8 @@
 // documents for each document (O(partition x window)). The stage holds
 // its input (blocking, 100 MB); with allowDiskUse it spills sorted runs and
 // merges them a partition at a time, and a partition past the limit is read
-// back by position from a run of its own (range windows excepted).
+// back by position from a run of its own (a range window there needs
+// ascending numeric sortBy values: its bounds move forward by two pointers).
 #include <algorithm>
 #include <functional>
 #include <iterator>
@@ -389,6 +390,7 @@ class SetWindowFieldsStage : public BlockingStage {
     virtual ~Rows() = default;
     virtual size_t size() const = 0;
     virtual StatusOr<const Row*> Get(size_t i) = 0;
+    virtual bool on_disk() const { return false; }
   };
   class MemoryRows : public Rows {
    public:
@@ -407,6 +409,7 @@ class SetWindowFieldsStage : public BlockingStage {
                 int64_t budget)
         : stage_(stage), run_(std::move(run)), n_(n), budget_(budget) {}
     size_t size() const override { return n_; }
+    bool on_disk() const override { return true; }
     StatusOr<const Row*> Get(size_t i) override {
       if (auto it = cache_.find(i); it != cache_.end()) return &it->second;
       ROCKDOC_ASSIGN_OR_RETURN(std::optional<std::string_view> record, run_->At(i));
@@ -538,8 +541,46 @@ class SetWindowFieldsStage : public BlockingStage {
             }
             break;
           }
+          // A range window over a partition on disk: its bounds only move
+          // forward while the sortBy values ascend, so two pointers find them
+          // (a scan from the start per document would seek quadratically);
+          // values that do not ascend are refused.
+          size_t range_from = 0, range_to = 0;
+          double previous = 0;
           for (size_t i = 0; i < n; ++i) {
-            ROCKDOC_ASSIGN_OR_RETURN(auto window, Window(o, rows, i));
+            std::pair<size_t, size_t> window;
+            if (o.range && rows.on_disk()) {
+              ROCKDOC_ASSIGN_OR_RETURN(const Row* current, rows.Get(i));
+              const double v = RangeNumber(current->sort_key[0]);
+              if (!(i == 0 || v >= previous)) {
+                return Status(ErrorCode::kExceededMemoryLimit,
+                              "$setWindowFields: a range window over a partition larger than the "
+                              "memory limit needs ascending numeric sortBy values in rockdoc");
+              }
+              previous = v;
+              const double scale = o.unit_ms > 0 ? static_cast<double>(o.unit_ms) : 1.0;
+              if (o.lo.kind == Bound::kUnbounded) {
+                range_from = 0;
+              } else {
+                const double lo = v + (o.lo.kind == Bound::kCurrent ? 0 : o.lo.offset * scale);
+                for (; range_from < n; ++range_from) {
+                  ROCKDOC_ASSIGN_OR_RETURN(const Row* r, rows.Get(range_from));
+                  if (!(RangeNumber(r->sort_key[0]) < lo)) break;
+                }
+              }
+              if (o.hi.kind == Bound::kUnbounded) {
+                range_to = n;
+              } else {
+                const double hi = v + (o.hi.kind == Bound::kCurrent ? 0 : o.hi.offset * scale);
+                for (range_to = std::max(range_to, range_from); range_to < n; ++range_to) {
+                  ROCKDOC_ASSIGN_OR_RETURN(const Row* r, rows.Get(range_to));
+                  if (!(RangeNumber(r->sort_key[0]) <= hi)) break;
+                }
+              }
+              window = {range_from, std::max(range_from, range_to)};
+            } else {
+              ROCKDOC_ASSIGN_OR_RETURN(window, Window(o, rows, i));
+            }
             Accumulator acc(&o.acc);
             for (size_t j = window.first; j < window.second; ++j) {
               ROCKDOC_ASSIGN_OR_RETURN(const Row* r, rows.Get(j));
@@ -593,14 +634,6 @@ class SetWindowFieldsStage : public BlockingStage {
   // each output's values written to a run of its own, then the documents
   // assembled row by row into `out`. Memory: the cache (half the limit).
   Status SpilledPartition(std::unique_ptr<SpillWriter> run, size_t n, SpillWriter* out) {
-    for (const OutputSpec& o : outputs_) {
-      if (o.range && o.has_window) {
-        return Status(ErrorCode::kExceededMemoryLimit,
-                      "$setWindowFields: a range window over a partition larger than the memory "
-                      "limit (" + std::to_string(policy_.memory_limit) +
-                          " bytes) is not supported by rockdoc");
-      }
-    }
     ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<SpillReader> rows_run, run->Finish());
     SpilledRows rows(this, std::move(rows_run), n, std::max<int64_t>(policy_.memory_limit / 2, 1));
     std::vector<std::unique_ptr<SpillWriter>> columns;
