@@ -1448,15 +1448,20 @@ void MoveMatchesEarlier(std::vector<Element>* stages) {
     if ((*stages)[i].key() != "$match" || (*stages)[i].type() != BsonType::kDocument) continue;
     std::set<std::string> reads;
     if (!MatchRoots((*stages)[i].Document(), &reads)) continue;
-    if (!ParseMatchExpression((*stages)[i].Document()).ok()) continue;
-    for (size_t j = i; j > 0; --j) {
+    // How far it may move; parsed (to move only a well-formed one) only
+    // when it moves at all: a $lookup's sub-pipeline opens per document.
+    size_t to = i;
+    for (; to > 0; --to) {
       std::set<std::string> changed;
-      if (!ChangedRoots((*stages)[j - 1], &changed)) break;
+      if (!ChangedRoots((*stages)[to - 1], &changed)) break;
       bool disjoint = true;
       for (const std::string& r : reads) disjoint = disjoint && changed.count(r) == 0;
       if (!disjoint) break;
-      std::swap((*stages)[j - 1], (*stages)[j]);
     }
+    if (to == i || !ParseMatchExpression((*stages)[i].Document()).ok()) continue;
+    std::rotate(stages->begin() + static_cast<std::ptrdiff_t>(to),
+                stages->begin() + static_cast<std::ptrdiff_t>(i),
+                stages->begin() + static_cast<std::ptrdiff_t>(i + 1));
   }
 }
 
