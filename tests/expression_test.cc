@@ -283,6 +283,38 @@ TEST(ExpressionTest, HigherOrderArrayAndObjectOperators) {
   EXPECT_EVAL(R"({"$range": [0, 10, 4]})", "{}", R"([{"$numberInt": "0"}, {"$numberInt": "4"}, {"$numberInt": "8"}])");
   EXPECT_EVAL(R"({"$range": [5, 0, -2]})", "{}", R"([{"$numberInt": "5"}, {"$numberInt": "3"}, {"$numberInt": "1"}])");
   EXPECT_EVAL(R"({"$range": [0, 1, 0]})", "{}", "34449: $range requires a non-zero step value");
+  // The memory bound is checked on the count, before anything is built:
+  // 2^31 values at MongoDB's 16 bytes each, against its 64 MiB default.
+  EXPECT_EVAL(R"({"$range": [-2147483648, 2147483647]})", "{}",
+              "146: $range would use too much memory (68719476720 bytes) and cannot spill to "
+              "disk. Memory limit: 67108864 bytes");
+  {
+    // Lowered to 5 values: 5 fit (either direction, any step), 6 do not.
+    const int64_t saved = rockdoc::internal::RangeMemoryLimitBytes();
+    rockdoc::internal::SetRangeMemoryLimitBytes(5 * rockdoc::internal::kRangeBytesPerValue);
+    EXPECT_EVAL(R"({"$size": {"$range": [0, 5]}})", "{}", R"({"$numberInt": "5"})");
+    EXPECT_EVAL(R"({"$size": {"$range": [10, -10, -4]}})", "{}", R"({"$numberInt": "5"})");
+    EXPECT_EVAL(R"({"$size": {"$range": [0, 100, 20]}})", "{}", R"({"$numberInt": "5"})");
+    EXPECT_EVAL(R"({"$range": [0, 101, 20]})", "{}",
+                "146: $range would use too much memory (96 bytes) and cannot spill to disk. "
+                "Memory limit: 80 bytes");
+    EXPECT_EVAL(R"({"$range": [5, 0]})", "{}", "[]");
+    rockdoc::internal::SetRangeMemoryLimitBytes(saved);
+  }
+  // A value that doubles each step stops at 64 MiB (MongoDB's BufBuilder
+  // bound; a string's value bytes are its length, the string and a NUL) instead of exhausting memory: a string by $concat, an array by
+  // $concatArrays.
+  EXPECT_EVAL(R"({"$strLenBytes": {"$reduce": {"input": {"$range": [0, 40]}, "initialValue": "ab",
+                  "in": {"$concat": ["$$value", "$$value"]}}}})",
+              "{}", "13548: BufBuilder attempted to grow() to 67108869 bytes, past the 64MB limit.");
+  EXPECT_EVAL(R"({"$strLenBytes": {"$reduce": {"input": {"$range": [0, 24]}, "initialValue": "ab",
+                  "in": {"$concat": ["$$value", "$$value"]}}}})",
+              "{}", R"({"$numberInt": "33554432"})");
+  const std::string doubled_array = Eval(
+      R"({"$size": {"$reduce": {"input": {"$range": [0, 40]}, "initialValue": [1],
+           "in": {"$concatArrays": ["$$value", "$$value"]}}}})",
+      "{}");
+  EXPECT_EQ(doubled_array.substr(0, 41), "13548: BufBuilder attempted to grow() to ") << doubled_array;
   EXPECT_EVAL(R"({"$indexOfArray": [["a", "abc", "b"], "b"]})", "{}", R"({"$numberInt": "2"})");
   EXPECT_EVAL(R"({"$indexOfArray": [[1, 2], 5]})", "{}", R"({"$numberInt": "-1"})");
   // $type, $mergeObjects, $objectToArray, $arrayToObject.

@@ -3,6 +3,7 @@
 #include "query/expression/expression.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -127,6 +128,12 @@ Value ArrayOf(const std::vector<Element>& items) {
   return Value::FromElement(d.Get("v"));
 }
 
+Status CheckValueBytes(size_t bytes) {
+  if (bytes <= kMaxExpressionValueBytes) return Status::OK();
+  return Failed(13548, "BufBuilder attempted to grow() to " + std::to_string(bytes) +
+                           " bytes, past the 64MB limit.");
+}
+
 // An int32-representable integer argument ($slice, $range, $indexOfArray).
 StatusOr<int64_t> IntArg(std::string_view op, std::string_view what, const Value& v, int code) {
   int64_t n = 0;
@@ -143,6 +150,18 @@ StatusOr<int64_t> IntArg(std::string_view op, std::string_view what, const Value
 }  // namespace expression_detail
 
 using namespace expression_detail;  // NOLINT: this folder's shared helpers
+
+namespace {
+
+std::atomic<int64_t> range_memory_limit_bytes{int64_t{64} << 20};
+
+}  // namespace
+
+int64_t RangeMemoryLimitBytes() { return range_memory_limit_bytes.load(std::memory_order_relaxed); }
+
+void SetRangeMemoryLimitBytes(int64_t bytes) {
+  range_memory_limit_bytes.store(bytes, std::memory_order_relaxed);
+}
 
 namespace {
 // ---- numbers ----
@@ -251,6 +270,7 @@ class ArrayExpression : public Expression {
       } else {
         b.AppendNull("");  // MongoDB: a missing element of an array literal is null
       }
+      ROCKDOC_RETURN_IF_ERROR(CheckValueBytes(b.size()));
     }
     b.Close();
     Document d = std::move(b).Build();
@@ -268,7 +288,12 @@ class Operator : public Expression {
  public:
   Operator(OperatorFn fn, Args args) : fn_(fn), args_(std::move(args)) {}
   StatusOr<Value> Evaluate(const ExpressionVariables& vars) const override {
-    return fn_(args_, vars);
+    ROCKDOC_ASSIGN_OR_RETURN(Value v, fn_(args_, vars));
+    // Every operator's result is bounded (kMaxExpressionValueBytes); those
+    // that can grow a value fast ($concat, $concatArrays) check before
+    // building too.
+    if (v.ok()) ROCKDOC_RETURN_IF_ERROR(CheckValueBytes(v.element().value_size()));
+    return v;
   }
 
  private:
@@ -557,6 +582,7 @@ StatusOr<Value> ConcatArraysOp(const Args& args, const ExpressionVariables& vars
       return Failed(28664, "$concatArrays only supports arrays, not " + TypeName(v));
     }
     for (const Element& e : v.element().Array()) b.AppendElementAs("", e);
+    ROCKDOC_RETURN_IF_ERROR(CheckValueBytes(b.size()));
   }
   b.Close();
   Document d = std::move(b).Build();
@@ -674,13 +700,21 @@ StatusOr<Value> RangeOp(const Args& args, const ExpressionVariables& vars) {
     ROCKDOC_ASSIGN_OR_RETURN(step, IntArg("$range", "a step value", v[2], 34447));
     if (step == 0) return Failed(34449, "$range requires a non-zero step value");
   }
+  // The count first, so a range too large fails before anything is built
+  // (MongoDB's internalQueryMaxRangeBytes, charging each value as its
+  // 16-byte Value).
+  const int64_t span = step > 0 ? end - start : start - end;
+  const int64_t magnitude = step > 0 ? step : -step;
+  const int64_t count = span <= 0 ? 0 : (span + magnitude - 1) / magnitude;
+  const int64_t bytes = count * kRangeBytesPerValue;
+  if (bytes > RangeMemoryLimitBytes()) {
+    return Failed(146, "$range would use too much memory (" + std::to_string(bytes) +
+                           " bytes) and cannot spill to disk. Memory limit: " +
+                           std::to_string(RangeMemoryLimitBytes()) + " bytes");
+  }
   BsonBuilder b;
   b.OpenArray("v");
-  int64_t n = 0;
-  for (int64_t i = start; step > 0 ? i < end : i > end; i += step) {
-    if (++n > 10000000) {
-      return Failed(146, "$range would use too much memory (more than 10,000,000 values)");
-    }
+  for (int64_t k = 0, i = start; k < count; ++k, i += step) {
     b.AppendInt32("", static_cast<int32_t>(i));
   }
   b.Close();

@@ -144,6 +144,14 @@ class NumberSum {
 // whose fields are expressions, an array of expressions, or {$op: args}.
 StatusOr<ExpressionPtr> ParseExpression(const Element& e, VariableScope* scope);
 
+// $range's memory bound (MongoDB's internalQueryMaxRangeBytes, 64 MiB by
+// default; each value is charged kRangeBytesPerValue): past it $range fails
+// with ExceededMemoryLimit (146) before building anything. Process-wide;
+// tests and the fuzz target lower it.
+inline constexpr int64_t kRangeBytesPerValue = 16;
+int64_t RangeMemoryLimitBytes();
+void SetRangeMemoryLimitBytes(int64_t bytes);
+
 // Aggregation's truthiness (a missing Element is false).
 bool IsTruthy(const Element& e);
 

@@ -45,6 +45,13 @@ std::string TypeName(const Value& v);
 // The value as the shell prints it (error messages), or "missing".
 std::string Shown(const Value& v);
 Status Failed(int code, std::string message);
+// A value an expression builds is at most 64 MiB, MongoDB's BufBuilder
+// bound (an intermediate may exceed the 16 MiB of a stored document; the
+// result document may not): past it, 13548 with MongoDB's message, so a
+// $reduce that doubles a string or an array fails instead of exhausting
+// memory.
+inline constexpr size_t kMaxExpressionValueBytes = size_t{64} << 20;
+Status CheckValueBytes(size_t bytes);
 Status NotSupported(std::string what);
 // Missing sorts below every value (MongoDB's Value order: EOO first).
 int Compare(const Value& a, const Value& b);

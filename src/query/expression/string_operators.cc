@@ -67,14 +67,18 @@ size_t ByteOfCodePoint(std::string_view s, int64_t cp) {
 
 StatusOr<Value> ConcatOp(const Args& args, const ExpressionVariables& vars) {
   ROCKDOC_ASSIGN_OR_RETURN(std::vector<Value> values, EvaluateAll(args, vars));
-  std::string out;
+  size_t total = 0;
   for (const Value& v : values) {
     if (IsNullish(v)) return NullValue();
     if (v.type() != BsonType::kString) {
       return Failed(16702, "$concat only supports strings, not " + TypeName(v));
     }
-    out += v.element().String();
+    total += v.element().String().size();
   }
+  ROCKDOC_RETURN_IF_ERROR(CheckValueBytes(total + 5));  // + its length and NUL
+  std::string out;
+  out.reserve(total);
+  for (const Value& v : values) out += v.element().String();
   return StringValue(out);
 }
 
