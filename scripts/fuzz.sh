@@ -8,7 +8,7 @@
 # failing input is kept in <build>/artifacts/<target>/ and the script
 # prints how to replay it.
 #
-#   scripts/fuzz.sh                                   # every target, 50 s each
+#   scripts/fuzz.sh                                   # every target, 40 s each
 #   ROCKDOC_FUZZ_SECONDS=600 scripts/fuzz.sh update   # one target, longer
 #   ROCKDOC_FUZZ_SEED=0 scripts/fuzz.sh               # a new seed each run (CI uses seed 1)
 #   ROCKDOC_FUZZ_BUILD_DIR=build-asan scripts/fuzz.sh # targets from a build configured
@@ -20,8 +20,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# 50 s a target keeps CI's fuzz stage near 3 minutes with seven targets.
-seconds=${ROCKDOC_FUZZ_SECONDS:-50}
+# 40 s a target keeps CI's fuzz stage near 2.5 minutes with seven targets.
+seconds=${ROCKDOC_FUZZ_SECONDS:-40}
 # A fixed seed makes a run replay the same sequence of inputs, so CI's verdict
 # is about the code, not about which inputs a run happened to try; explore
 # with ROCKDOC_FUZZ_SEED=0 (a new seed each run) and longer times.
