@@ -21,10 +21,12 @@
 #include "json/json_internal.h"
 #include "rockdoc/document.h"
 #include "rockdoc/json.h"
+#include "simdjson_walk.h"
 
 namespace {
 
 namespace od = simdjson::ondemand;
+using rockdoc::bench::WalkObject;
 
 constexpr size_t kCorpusBytes = 1 << 20;  // about 1 MiB of JSON per corpus
 
@@ -108,40 +110,6 @@ const Corpus& GetCorpus(int size) {
     c.line_views.emplace_back(c.lines.data() + offsets[i], c.json[i].size());
   }
   return c;
-}
-
-// simdjson's own full walk: every key unescaped, every value read.
-size_t Walk(od::value v);
-size_t WalkObject(od::object o) {
-  size_t n = 0;
-  for (auto field : o) {
-    std::string_view key = field.unescaped_key().value_unsafe();
-    n += key.size() + Walk(field.value().value_unsafe());
-  }
-  return n;
-}
-size_t Walk(od::value v) {
-  switch (v.type().value_unsafe()) {
-    case od::json_type::object:
-      return WalkObject(v.get_object().value_unsafe());
-    case od::json_type::array: {
-      size_t n = 0;
-      for (auto e : v.get_array()) n += Walk(e.value_unsafe());
-      return n;
-    }
-    case od::json_type::string:
-      return v.get_string().value_unsafe().size();
-    case od::json_type::number:
-      if (v.get_number_type().value_unsafe() == od::number_type::floating_point_number) {
-        return static_cast<size_t>(v.get_double().value_unsafe());
-      }
-      return static_cast<size_t>(v.get_int64().value_unsafe());
-    case od::json_type::boolean:
-      return v.get_bool().value_unsafe();
-    case od::json_type::null:
-      return v.is_null().value_unsafe();
-  }
-  return 0;
 }
 
 size_t SimdjsonWalkAll(od::parser& parser, const Corpus& c) {
