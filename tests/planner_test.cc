@@ -233,6 +233,61 @@ TEST_F(PlannerTest, OrOfIndexedBranchesIsAnOrOfIxscans) {
   EXPECT_EQ(Count(e, "executionStats.nReturned"), 2);
 }
 
+// findOne({_id: v}) reads the record by its key without planning (the
+// fast path in Collection::FindOne); whatever v is, it answers what the
+// planned find answers, and fails where find fails.
+TEST_F(PlannerTest, FindOneByIdAnswersWhatTheQueryAnswers) {
+  Insert({R"({"_id": 1, "v": "int"})", R"({"_id": 2.5, "v": "double"})",
+          R"({"_id": "s", "v": "string"})", R"({"_id": {"a": 1, "b": 2}, "v": "doc"})",
+          R"({"_id": {"$oid": "5f1d7f0b9d3c2a1b2c3d4e5f"}, "v": "oid"})",
+          R"({"_id": null, "v": "null"})", R"({"_id": true, "v": "bool"})",
+          R"({"_id": {"$date": "2020-01-01T00:00:00Z"}, "v": "date"})"});
+  const char* const filters[] = {
+      R"({"_id": 1})", R"({"_id": 1.0})", R"({"_id": {"$numberLong": "1"}})",
+      R"({"_id": {"$numberDecimal": "1.00"}})", R"({"_id": 2.5})", R"({"_id": 3})",
+      R"({"_id": "s"})", R"({"_id": "S"})", R"({"_id": {"a": 1, "b": 2}})",
+      R"({"_id": {"b": 2, "a": 1}})", R"({"_id": {"$gt": 1}})", R"({"_id": {"$eq": "s"}})",
+      R"({"_id": {"$oid": "5f1d7f0b9d3c2a1b2c3d4e5f"}})", R"({"_id": null})", R"({"_id": true})",
+      R"({"_id": {"$date": "2020-01-01T00:00:00Z"}})", R"({"_id": [1]})",
+      R"({"_id": {"$regularExpression": {"pattern": "^s", "options": ""}}})",
+      R"({"_id": {"$minKey": 1}})", R"({"_id": 1, "v": "int"})", R"({"_id": {"$bad": 1}})",
+      R"({"_id": {"a": 1, "$b": 2}})"};
+  for (const char* f : filters) {
+    auto one = coll_->FindOne(Json(f));
+    FindOptions limit1;
+    limit1.limit = 1;
+    auto cursor = coll_->Find(Json(f), limit1);
+    ASSERT_EQ(one.ok(), cursor.ok()) << f << ": " << (one.ok() ? cursor.status() : one.status());
+    if (!one.ok()) {
+      EXPECT_EQ(one.status().code(), cursor.status().code()) << f;
+      continue;
+    }
+    auto all = cursor->ToVector();
+    ASSERT_TRUE(all.ok()) << f;
+    ASSERT_EQ(one->has_value(), !all->empty()) << f;
+    if (one->has_value()) EXPECT_EQ(**one, all->front()) << f;
+  }
+  // A missing collection, and a name no collection may have, as find.
+  Collection missing = client_->GetDatabase("test").GetCollection("missing");
+  auto none = missing.FindOne(Json(R"({"_id": 1})"));
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_FALSE(none->has_value());
+  Collection bad = client_->GetDatabase("test").GetCollection("a$b");
+  auto bad_one = bad.FindOne(Json(R"({"_id": 1})"));
+  auto bad_find = bad.Find(Json(R"({"_id": 1})"));
+  ASSERT_FALSE(bad_one.ok());
+  ASSERT_FALSE(bad_find.ok());
+  EXPECT_EQ(bad_one.status().code(), bad_find.status().code());
+  // On a view, through the view's pipeline.
+  ASSERT_TRUE(client_->GetDatabase("test")
+                  .CreateView("v", "c", Json(R"({"p": [{"$set": {"w": "$v"}}]})").Get("p").Document())
+                  .ok());
+  auto via_view = client_->GetDatabase("test").GetCollection("v").FindOne(Json(R"({"_id": "s"})"));
+  ASSERT_TRUE(via_view.ok()) << via_view.status();
+  ASSERT_TRUE(via_view->has_value());
+  EXPECT_EQ((*via_view)->Get("w").String(), "string");
+}
+
 TEST_F(PlannerTest, IdQueriesUseTheClusteredOrder) {
   Insert({R"({"_id": 1})", R"({"_id": 2})", R"({"_id": 3})", R"({"_id": 4})"});
   EXPECT_THAT(Stages(Explain(R"({"_id": 3})")), ::testing::ElementsAre("IDHACK"));

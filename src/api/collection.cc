@@ -111,16 +111,25 @@ StatusOr<std::optional<Document>> Collection::FindById(const Element& id) const 
   using Result = StatusOr<std::optional<Document>>;
   ROCKDOC_ASSIGN_OR_RETURN(std::optional<ViewRead> view, ResolveView());
   if (view) {
-    BsonBuilder filter;
-    filter.AppendElementAs("_id", id);
-    return FindOne(std::move(filter).Build().view(), FindOptions());
+    BsonBuilder b;
+    b.AppendElementAs("_id", id);
+    const Document filter = std::move(b).Build();
+    FindOptions one;
+    one.limit = 1;
+    ROCKDOC_ASSIGN_OR_RETURN(Cursor cursor, FindOnView(*view, filter, one));
+    if (cursor.Next()) {
+      return std::optional<Document>(
+          Document::AdoptValidated(std::string(cursor.document().bytes())));
+    }
+    ROCKDOC_RETURN_IF_ERROR(cursor.status());
+    return std::optional<Document>();
   }
   return internal::RunOperation<Result>(
       session_, OpKind::kRead, "find", [&](const OpContext& op) -> Result {
         auto use = engine_->Enter();
         ROCKDOC_RETURN_IF_ERROR(use.status());
-        ROCKDOC_RETURN_IF_ERROR(internal::ValidateDatabaseName(db_name_));
-        std::shared_ptr<CollectionMeta> meta = CatalogOf(*engine_).Find(db_name_, name_);
+        ROCKDOC_ASSIGN_OR_RETURN(std::shared_ptr<CollectionMeta> meta,
+                                 internal::LookupForRead(*engine_, db_name_, name_));
         if (meta == nullptr) return std::optional<Document>();
         internal::PinnedValue value;
         bool found = false;

@@ -153,8 +153,46 @@ StatusOr<Cursor> Collection::Find(DocumentView filter, const FindOptions& option
       });
 }
 
+namespace {
+
+// findOne({_id: v}) with no option that needs a plan: a point read, as
+// MongoDB's IDHACK, without parsing a query, planning or opening a cursor
+// (the planner's IDHACK plan gives the same document; this skips the work
+// around it). v is a value the planner also reads by its key: not an
+// operator object, array, regex, null, undefined, MinKey or MaxKey.
+bool IsIdLookup(DocumentView filter, const FindOptions& options, Element* id) {
+  if (!options.sort.empty() || !options.projection.empty() || options.skip != 0 ||
+      !options.hint.empty() || !options.hint_name.empty() || options.max_time_ms != 0) {
+    return false;
+  }
+  auto it = filter.begin();
+  if (it == filter.end()) return false;
+  *id = *it;
+  if (id->key() != "_id" || ++it != filter.end()) return false;
+  switch (id->type()) {
+    case BsonType::kArray:
+    case BsonType::kRegex:
+    case BsonType::kNull:
+    case BsonType::kUndefined:
+    case BsonType::kMinKey:
+    case BsonType::kMaxKey:
+      return false;
+    case BsonType::kDocument:
+      for (const Element& e : id->Document()) {
+        if (!e.key().empty() && e.key()[0] == '$') return false;
+      }
+      return true;
+    default:
+      return true;
+  }
+}
+
+}  // namespace
+
 StatusOr<std::optional<Document>> Collection::FindOne(DocumentView filter,
                                                       const FindOptions& options) const {
+  Element id;
+  if (IsIdLookup(filter, options, &id)) return FindById(id);
   FindOptions one = options;
   one.limit = 1;
   ROCKDOC_ASSIGN_OR_RETURN(Cursor cursor, Find(filter, one));
