@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <rocksdb/cache.h>
 #include <rocksdb/db.h>
 #include <rocksdb/options.h>
 #include <sys/wait.h>
@@ -29,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "api/client_internal.h"
 #include "rockdoc/client.h"
 #include "rockdoc/json.h"
 #include "storage/engine.h"
@@ -215,6 +217,28 @@ class StorageTest : public ::testing::Test {
 };
 
 // ======================= Opening and closing =======================
+
+// The default block cache follows MongoDB's WiredTiger rule: half of
+// (memory - 1 GiB), at least 256 MiB; a client opens with the cache its
+// options ask for.
+TEST(BlockCacheTest, SizedFromMemoryAsWiredTigersCacheAndOpenedAsAsked) {
+  constexpr uint64_t kMiB = uint64_t{1} << 20, kGiB = uint64_t{1} << 30;
+  EXPECT_EQ(internal::BlockCacheBytesForMemory(24 * kGiB), 23 * kGiB / 2);
+  EXPECT_EQ(internal::BlockCacheBytesForMemory(3 * kGiB), 1 * kGiB);
+  EXPECT_EQ(internal::BlockCacheBytesForMemory(1536 * kMiB), 256 * kMiB);
+  EXPECT_EQ(internal::BlockCacheBytesForMemory(1 * kGiB), 256 * kMiB);
+  EXPECT_EQ(internal::BlockCacheBytesForMemory(0), 256 * kMiB);
+  EXPECT_EQ(ClientOptions().block_cache_bytes, DefaultBlockCacheBytes());
+  EXPECT_GE(DefaultBlockCacheBytes(), 256 * kMiB);
+
+  test::ScratchDir dir;
+  ClientOptions options;
+  options.block_cache_bytes = 8 * kMiB;
+  auto client = Client::Open(dir.path(), options);
+  ASSERT_TRUE(client.ok()) << client.status();
+  const auto& engine = internal::ClientAccess::EngineOf((*client)->GetDatabase("db"));
+  EXPECT_EQ(engine->rocks().block_cache->GetCapacity(), 8 * kMiB);
+}
 
 TEST_F(StorageTest, DataPersistsAcrossCloseAndReopen) {
   Insert(Coll(), R"({"_id": 1, "name": "Ada", "tags": ["math", "code"]})");

@@ -64,6 +64,13 @@ class SessionState;
 struct OpContext;
 }
 
+// The block cache a ClientOptions starts with: sized from memory as MongoDB
+// sizes WiredTiger's cache, half of (memory - 1 GiB) and at least 256 MiB,
+// where memory is the machine's RAM or the cgroup's memory limit when that
+// is lower (24 GiB of RAM: 11.5 GiB). The cache takes memory only as blocks
+// are read into it; every Client has its own.
+size_t DefaultBlockCacheBytes();
+
 struct ClientOptions {
   // Create the directory (and a new database in it) when missing. When
   // false, opening a missing directory fails with NonExistentPath.
@@ -79,7 +86,7 @@ struct ClientOptions {
   //    write (batched writes such as InsertMany share one).
   bool sync = false;
   // RocksDB block cache (uncompressed data blocks), shared by all collections.
-  size_t block_cache_bytes = size_t{256} << 20;
+  size_t block_cache_bytes = DefaultBlockCacheBytes();
   // How long a write waits for a document lock held by another writer
   // before failing with LockTimeout (24).
   int64_t lock_timeout_ms = 10000;

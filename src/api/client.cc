@@ -17,6 +17,8 @@ namespace rockdoc {
 
 using internal::Engine;
 
+size_t DefaultBlockCacheBytes() { return internal::AutoBlockCacheBytes(); }
+
 StatusOr<std::unique_ptr<Client>> Client::Open(const std::string& path,
                                                const ClientOptions& options) {
   return internal::ClientAccess::Open(path, options, nullptr);

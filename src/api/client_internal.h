@@ -30,6 +30,11 @@ struct ClientAccess {
   // monitor) that run without a Client object.
   static Database DatabaseOf(std::shared_ptr<Engine> engine, std::string name,
                              std::shared_ptr<SessionState> session = nullptr);
+  // The engine under a Database handle (benchmarks read RocksDB's state
+  // through it, white-box tests their storage).
+  static const std::shared_ptr<Engine>& EngineOf(const Database& database) {
+    return database.engine_;
+  }
 };
 
 // $out's and $merge's targets (pipeline/pipeline.h's OpenTargetFn) in the

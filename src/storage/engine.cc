@@ -9,6 +9,7 @@
 #include <rocksdb/table.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
@@ -163,6 +164,38 @@ Status FromRocks(const rocksdb::Status& s, std::string_view context) {
     return Status(ErrorCode::kOperationFailed, std::move(msg));
   }
   return Status(ErrorCode::kInternalError, std::move(msg));
+}
+
+namespace {
+
+// The memory this process may use: RAM, or the cgroup's limit when lower
+// (cgroup v2 memory.max, or v1 memory.limit_in_bytes; "max" and absurd v1
+// values mean none).
+uint64_t MemoryBytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page = sysconf(_SC_PAGE_SIZE);
+  uint64_t memory = pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * page : 0;
+  for (const char* path :
+       {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+    std::ifstream in(path);
+    uint64_t limit = 0;
+    if (in >> limit && limit > 0 && (memory == 0 || limit < memory)) memory = limit;
+  }
+  return memory;
+}
+
+}  // namespace
+
+size_t BlockCacheBytesForMemory(uint64_t memory_bytes) {
+  constexpr uint64_t kGiB = uint64_t{1} << 30;
+  constexpr uint64_t kFloor = uint64_t{256} << 20;
+  const uint64_t half = memory_bytes > kGiB ? (memory_bytes - kGiB) / 2 : 0;
+  return static_cast<size_t>(std::max(half, kFloor));
+}
+
+size_t AutoBlockCacheBytes() {
+  static const size_t bytes = BlockCacheBytesForMemory(MemoryBytes());
+  return bytes;
 }
 
 rocksdb::Options MakeRocksOptions(const ClientOptions& options) {

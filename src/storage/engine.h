@@ -48,6 +48,14 @@ class EngineResource {
   virtual void ReleaseEngineResources() = 0;
 };
 
+// The default block cache (rockdoc::DefaultBlockCacheBytes): sized from
+// memory as MongoDB sizes WiredTiger's cache, half of (memory - 1 GiB) and
+// at least 256 MiB, where memory is the machine's RAM or the cgroup's limit
+// when that is lower.
+size_t AutoBlockCacheBytes();
+// The rule alone, for `memory_bytes` of memory (tests).
+size_t BlockCacheBytesForMemory(uint64_t memory_bytes);
+
 // What a layer above storage keeps with the engine for its whole life (the
 // catalog): storage owns it without knowing what it is.
 class EngineAttachment {
