@@ -1,5 +1,7 @@
 #include "exec/range_iterator.h"
 
+#include <algorithm>
+
 
 namespace rockdoc::internal {
 
@@ -8,6 +10,14 @@ RangeIterator::RangeIterator(std::string lower, std::string upper, std::vector<K
     : lower_(std::move(lower)), upper_(std::move(upper)), ranges_(std::move(ranges)),
       forward_(forward) {
   range_ = forward_ ? 0 : ranges_.size();
+  // The storage iterator is bounded by the ranges themselves, not by the
+  // whole index or collection: RocksDB then stops at the last range's end
+  // without reading on into the next data block or file (an equality's scan
+  // ends at its one entry instead of loading what follows it).
+  if (!ranges_.empty()) {
+    lower_ = std::max(lower_, ranges_.front().start);
+    upper_ = std::min(upper_, ranges_.back().end);
+  }
 }
 
 Status RangeIterator::status() const {
