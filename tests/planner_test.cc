@@ -5,7 +5,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
+#include <set>
 
 #include "rockdoc/client.h"
 #include "rockdoc/json.h"
@@ -126,6 +128,64 @@ TEST_F(PlannerTest, CoveredQueryReadsNoDocument) {
   std::vector<Document> fetched = All(R"({"a": {"$gte": 2}})", o);
   ASSERT_EQ(covered.size(), 2u);
   EXPECT_EQ(covered, fetched);
+}
+
+// A covered projection of exactly the index's fields passes the key
+// documents through unprojected; of fewer fields it projects them. Either
+// way the answer is the fetched plan's, over values of every kind, for both
+// field orders of the projection, a descending field and _id in the index.
+// (Covered results name their fields in the index's order, as MongoDB's
+// covered projection: the comparison is by field.)
+TEST_F(PlannerTest, CoveredAnswersEqualTheFetchedAnswersWhetherOrNotTheyAreProjected) {
+  const char* values[] = {"1", "2.5", "{\"$numberLong\": \"7\"}", "\"s\"", "null",
+                          "{\"x\": 1}", "true", "{\"$date\": \"2020-01-01T00:00:00Z\"}"};
+  int id = 0;
+  for (const char* a : values) {
+    for (const char* b : values) {
+      std::string doc = "{\"_id\": " + std::to_string(id++) + ", \"a\": " + a + ", \"b\": " + b +
+                        ", \"c\": 0}";
+      ASSERT_TRUE(coll_->InsertOne(Json(doc)).ok()) << doc;
+    }
+  }
+  ASSERT_TRUE(coll_->CreateIndex(Json(R"({"a": 1, "b": -1})")).ok());
+  ASSERT_TRUE(coll_->CreateIndex(Json(R"({"b": 1, "_id": 1})")).ok());
+  struct Case {
+    const char* filter;
+    const char* projection;
+  };
+  const Case cases[] = {
+      {R"({"a": {"$gte": 2}})", R"({"_id": 0, "a": 1, "b": 1})"},
+      {R"({"a": {"$gte": 2}})", R"({"_id": 0, "b": 1, "a": 1})"},
+      {R"({"a": {"$gte": 2}})", R"({"_id": 0, "a": 1})"},
+      {R"({"a": {"$gte": 2}})", R"({"_id": 0, "b": true, "a": true})"},
+      {R"({"a": "s"})", R"({"_id": 0, "a": 1, "b": 1})"},
+      {R"({"a": {"$lt": 2}, "b": {"$gt": 1}})", R"({"_id": 0, "a": 1, "b": 1})"},
+      {R"({"b": {"$lte": 2}})", R"({"b": 1})"},
+      {R"({"b": {"$lte": 2}})", R"({"_id": 1, "b": 1})"},
+      {R"({"b": {"$lte": 2}})", R"({"_id": 0, "b": 1})"},
+  };
+  auto by_field = [](const Document& d) {
+    std::map<std::string, std::string> fields;
+    for (const Element& e : d) {
+      BsonBuilder b;
+      b.AppendElement(e);
+      fields[std::string(e.key())] = ToJson(std::move(b).Build(), JsonFormat::kCanonical);
+    }
+    return fields;
+  };
+  for (const Case& c : cases) {
+    FindOptions o;
+    o.projection = Json(c.projection);
+    Document e = Explain(c.filter, o);
+    EXPECT_THAT(Stages(e), ::testing::ElementsAre("PROJECTION_COVERED", "IXSCAN"))
+        << c.filter << " " << c.projection;
+    std::multiset<std::map<std::string, std::string>> covered, fetched;
+    for (const Document& d : All(c.filter, o)) covered.insert(by_field(d));
+    o.hint = Json(R"({"$natural": 1})");
+    for (const Document& d : All(c.filter, o)) fetched.insert(by_field(d));
+    EXPECT_FALSE(covered.empty()) << c.filter;
+    EXPECT_EQ(covered, fetched) << c.filter << " " << c.projection;
+  }
 }
 
 TEST_F(PlannerTest, CoveredKeepsOriginalNumericTypes) {

@@ -69,10 +69,10 @@ StageState IndexScanStage::DoWork(WorkingMember** out) {
   member_.index_key = entry.values_key;
   member_.index_type_bits = entry.type_bits;
   if (output_ == Output::kKeyDocument) {
-    BsonBuilder b;
-    s = index_->access_method().DecodeKey(*index_, entry, &b);
+    key_builder_.Reset();
+    s = index_->access_method().DecodeKey(*index_, entry, &key_builder_);
     if (!s.ok()) return Fail(s);
-    member_.SetOwned(std::move(b).Build());
+    member_.SetOwned(std::move(key_builder_).Build());
     if (StageState s; FilteredOut(key_filter_, &member_, StageState::kNeedTime, &s)) return s;
   }
   *out = &member_;
@@ -136,7 +136,7 @@ ProjectionStage::ProjectionStage(std::unique_ptr<PlanStage> child, std::string s
 StageState ProjectionStage::DoWork(WorkingMember** out) {
   StageState s = child()->Work(out);
   if (s == StageState::kFailure) return Fail(child()->status());
-  if (s != StageState::kAdvanced) return s;
+  if (s != StageState::kAdvanced || !fn_) return s;
   StatusOr<Document> projected = fn_(**out);
   if (!projected.ok()) return Fail(projected.status());
   (*out)->SetOwned(std::move(projected).value());

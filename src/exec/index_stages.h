@@ -60,6 +60,7 @@ class IndexScanStage : public PlanStage {
   int64_t dups_dropped_ = 0;
   std::unordered_set<std::string> seen_;  // multikey: one result per record
   std::string record_key_;
+  BsonBuilder key_builder_;  // kKeyDocument: one builder for every entry
   WorkingMember member_;
 };
 
@@ -86,6 +87,9 @@ class ProjectionStage : public PlanStage {
  public:
   using Function = std::function<StatusOr<Document>(const WorkingMember&)>;
   // `stage_name`: PROJECTION_SIMPLE, PROJECTION_DEFAULT or PROJECTION_COVERED.
+  // A null `fn`: the child's documents are already the projection's output
+  // (a covered plan whose key documents hold exactly the projected fields);
+  // the stage passes them through and still explains the projection.
   ProjectionStage(std::unique_ptr<PlanStage> child, std::string stage_name, Document spec,
                   Function fn);
   std::string_view name() const override { return stage_name_; }

@@ -302,6 +302,19 @@ bool IsPlainIdEquality(const CanonicalQuery& cq) {
 
 // ---- Building stages ----
 
+// A covered plan's key documents hold the index's fields: when an inclusion
+// projection asks for exactly those (with _id when the index has it), its
+// output is the key document itself, so the projection need not run.
+bool KeyDocumentIsProjection(const ProjectionInfo& p, const IndexDescriptor& index) {
+  if (!p.inclusion || !p.simple || p.needs_elem_match_key) return false;
+  std::vector<std::string> wanted = p.coverable_fields;
+  if (p.include_id) wanted.push_back("_id");
+  std::vector<std::string> have = index.field_names();
+  std::sort(wanted.begin(), wanted.end());
+  std::sort(have.begin(), have.end());
+  return wanted == have;
+}
+
 std::unique_ptr<PlanStage> BuildStages(const QuerySolution& sol, const CanonicalQuery& cq,
                                        const CollectionMeta* meta, const ReadView& view) {
   bool want_key = cq.projection && cq.projection->needs_elem_match_key;
@@ -376,7 +389,11 @@ std::unique_ptr<PlanStage> BuildStages(const QuerySolution& sol, const Canonical
     const ProjectionInfo* p = &*cq.projection;
     std::string name = sol.covered ? "PROJECTION_COVERED"
                                    : (p->simple ? "PROJECTION_SIMPLE" : "PROJECTION_DEFAULT");
-    auto fn = [p](const WorkingMember& m) { return p->apply(m.doc, m.matched_array_index); };
+    ProjectionStage::Function fn;
+    if (!(sol.covered && sol.access == Access::kIndex &&
+          KeyDocumentIsProjection(*p, *sol.parts[0].index))) {
+      fn = [p](const WorkingMember& m) { return p->apply(m.doc, m.matched_array_index); };
+    }
     root = std::make_unique<ProjectionStage>(std::move(root), name, p->spec, fn);
   }
   return root;
