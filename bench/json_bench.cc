@@ -133,7 +133,7 @@ size_t FromJsonAll(const Corpus& c) {
 size_t FromPaddedJsonAll(const Corpus& c) {
   size_t sum = 0;
   for (std::string_view line : c.line_views) {
-    auto bson = rockdoc::json_internal::FromPaddedJson(line);
+    auto bson = rockdoc::FromPaddedJson(line);
     sum += bson->size();
   }
   return sum;

@@ -264,12 +264,12 @@ TEST(JsonParseTest, PaddedInputNeedsNoCopyAndIgnoresWhatFollows) {
   const std::string text = R"({"a": [1, "x", {"b": 2.5}], "c": "d"})";
   for (const char* tail : {"}", "\"", "]", "{\"z\": 1}", "\\"}) {
     std::string buffer = text + tail + std::string(64, *tail);
-    auto padded = json_internal::FromPaddedJson(std::string_view(buffer.data(), text.size()));
+    auto padded = FromPaddedJson(std::string_view(buffer.data(), text.size()));
     ASSERT_TRUE(padded.ok()) << padded.status() << " with " << tail;
     EXPECT_EQ(padded->bytes(), Parse(text).bytes()) << tail;
   }
   std::string bad = std::string(R"({"a": tru)") + std::string(64, 'e');
-  EXPECT_FALSE(json_internal::FromPaddedJson(std::string_view(bad.data(), 9)).ok());
+  EXPECT_FALSE(FromPaddedJson(std::string_view(bad.data(), 9)).ok());
 }
 
 // ---------------------------------------------------------------------------

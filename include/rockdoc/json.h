@@ -38,6 +38,14 @@ enum class JsonFormat {
 // name the byte offset, line and column, and what was wrong.
 StatusOr<Document> FromJson(std::string_view json);
 
+// The bytes FromPaddedJson may read past the end of its text.
+inline constexpr size_t kJsonPadding = 64;
+// FromJson without copying the text: for text that lies in a larger buffer
+// (a file of JSON lines read whole, a network buffer). Precondition: the
+// kJsonPadding bytes after `json` are readable (their contents do not
+// matter); the parser reads up to them, never writes. The same errors.
+StatusOr<Document> FromPaddedJson(std::string_view json);
+
 // Writes a document on one line ({"a": 1, "b": "x"}, a space after ':' and
 // ','), in the given format.
 std::string ToJson(DocumentView doc, JsonFormat format = JsonFormat::kRelaxed);

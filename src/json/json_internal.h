@@ -13,12 +13,6 @@
 
 namespace rockdoc::json_internal {
 
-// FromJson without the copy of the input: for callers whose text lies in a
-// larger buffer (a file of JSON lines read whole, for example).
-// Precondition: the 64 bytes after `json` (simdjson::SIMDJSON_PADDING) are
-// readable; their contents do not matter.
-StatusOr<Document> FromPaddedJson(std::string_view json);
-
 // Appends the RFC 4648 base64 encoding of `data` (with '=' padding).
 void AppendBase64(std::string_view data, std::string* out);
 // Decodes strict RFC 4648 base64: length a multiple of 4, padding only at

@@ -1014,10 +1014,11 @@ Reader& ThreadReader() {
 
 StatusOr<Document> FromJson(std::string_view json) { return ThreadReader().Parse(json, false); }
 
-namespace json_internal {
+static_assert(kJsonPadding >= simdjson::SIMDJSON_PADDING,
+              "the public padding must cover what simdjson reads past the end");
+
 StatusOr<Document> FromPaddedJson(std::string_view json) {
   return ThreadReader().Parse(json, true);
 }
-}  // namespace json_internal
 
 }  // namespace rockdoc
