@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -495,6 +497,62 @@ TEST(PushTest, LargeArrayWithEachSortAndNegativeSlice) {
   }
   EXPECT_EQ(count, 1000u);
   EXPECT_EQ(result->changed_paths, std::vector<std::string>{"a"});
+}
+
+// $push with $sort against a brute-force stable sort, over old arrays that
+// are sorted already (new values merged in) and that are not (a full sort),
+// $position, ties (kept in array order, old before new), missing sort fields
+// (sorted as null), both directions, whole elements and embedded fields.
+TEST(PushTest, SortAgreesWithAStableSortOfTheWholeArray) {
+  std::mt19937 rng(15);
+  for (int round = 0; round < 400; ++round) {
+    SCOPED_TRACE(round);
+    const bool by_field = rng() % 2 == 0;
+    const int dir = rng() % 2 == 0 ? 1 : -1;
+    struct Item {
+      std::optional<int> k;  // by_field: missing when empty
+      int tag;
+    };
+    // null (a missing field) sorts below every number.
+    auto key_less = [&](const Item& a, const Item& b) {
+      const long ka = a.k ? *a.k : -1000, kb = b.k ? *b.k : -1000;
+      return dir > 0 ? ka < kb : ka > kb;
+    };
+    int tag = 0;
+    auto make = [&] {
+      Item it{static_cast<int>(rng() % 6), tag++};
+      if (by_field && rng() % 10 == 0) it.k.reset();
+      return it;
+    };
+    std::vector<Item> old(rng() % 40), fresh(rng() % 5);
+    for (Item& it : old) it = make();
+    for (Item& it : fresh) it = make();
+    if (rng() % 3 != 0) std::stable_sort(old.begin(), old.end(), key_less);
+    std::optional<int> position;
+    if (rng() % 4 == 0) position = static_cast<int>(rng() % (old.size() + 1));
+    auto json = [&](const Item& it) {
+      if (!by_field) return std::to_string(*it.k);
+      return std::string("{") + (it.k ? "\"k\": " + std::to_string(*it.k) + ", " : "") +
+             "\"tag\": " + std::to_string(it.tag) + "}";
+    };
+    auto array = [&](const std::vector<Item>& items) {
+      std::string out = "[";
+      for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + json(items[i]);
+      return out + "]";
+    };
+    std::vector<Item> want = old;
+    want.insert(want.begin() + (position ? *position : static_cast<int>(old.size())),
+                fresh.begin(), fresh.end());
+    std::stable_sort(want.begin(), want.end(), key_less);
+    std::string update = R"({"$push": {"a": {"$each": )" + array(fresh) + R"(, "$sort": )" +
+                         (by_field ? R"({"k": )" + std::to_string(dir) + "}" : std::to_string(dir));
+    if (position) update += R"(, "$position": )" + std::to_string(*position);
+    update += "}}}";
+    auto result = RunUpdate(R"({"_id": 1, "a": )" + array(old) + "}", update);
+    ASSERT_TRUE(result.ok()) << result.status() << " " << update;
+    EXPECT_EQ(Canonical(result->doc), Canonical(Json(R"({"_id": 1, "a": )" + array(want) + "}")))
+        << update << " on " << array(old);
+  }
 }
 
 // ------------------------------------------------------------------ $addToSet

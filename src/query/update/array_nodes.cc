@@ -145,16 +145,31 @@ Status PushNode::PushInto(MutableNode* array, ApplyState* state, bool* changed) 
     }
     std::vector<size_t> order(n);
     std::iota(order.begin(), order.end(), 0);
-    // The sort itself cannot stop part-way: the limit is checked around it.
-    if (state->deadline != nullptr) ROCKDOC_RETURN_IF_ERROR(state->deadline->Check());
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    auto less = [&](size_t a, size_t b) {
       for (size_t f = 0; f < width; ++f) {
         int c = CompareValues(keys[a * width + f], keys[b * width + f]);
         int dir = whole_sort_ != 0 ? whole_sort_ : sort_fields_[f].direction;
         if (c != 0) return dir > 0 ? c < 0 : c > 0;
       }
       return false;
-    });
+    };
+    // The sort itself cannot stop part-way: the limit is checked around it.
+    if (state->deadline != nullptr) ROCKDOC_RETURN_IF_ERROR(state->deadline->Check());
+    // The array a $push with $sort keeps is usually sorted already (the last
+    // such $push sorted it): when the new values went to the end and the old
+    // elements are in order, sorting the new ones and merging them in is the
+    // stable sort's answer (on ties the old elements, earlier, come first)
+    // in linear time instead of n log n comparisons.
+    const size_t fresh = values_.size();
+    const size_t old = n - fresh;
+    bool old_sorted = pos == size && old > 0;
+    for (size_t i = 1; old_sorted && i < old; ++i) old_sorted = !less(i, i - 1);
+    if (old_sorted) {
+      std::stable_sort(order.begin() + old, order.end(), less);
+      std::inplace_merge(order.begin(), order.begin() + old, order.end(), less);
+    } else {
+      std::stable_sort(order.begin(), order.end(), less);
+    }
     if (state->deadline != nullptr) ROCKDOC_RETURN_IF_ERROR(state->deadline->Check());
     bool reordered = false;
     for (size_t i = 0; i < n; ++i) reordered |= order[i] != i;
