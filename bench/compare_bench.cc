@@ -5,7 +5,8 @@
 //
 //   find_id        findOne({_id: x})              raw Get          SELECT doc WHERE id = ?
 //                  (and rockdoc's FindById, the same read without planner or cursor)
-//   index_eq       find({k: v}), 1 result        new iterator, Seek, Get of the record
+//   index_eq       find({k: v}), 1 result        new iterator, Seek, Get of the record,
+//                                                Next (to the key past v)
 //                                                                  ... WHERE json_extract(doc, '$.k') = ?
 //   range_100      find({a: {$gte: x, $lt: x + 100}}): 100 documents through the index {a: 1, b: 1}
 //                                                raw: the index entries, a Get each
@@ -28,7 +29,8 @@
 //   insert_0       insertMany in batches of 1,000 into an empty collection without indexes
 //                                                raw WriteBatch   BEGIN; 1,000 INSERTs; COMMIT
 //   insert_2       the same with the two secondary indexes {k: 1} and {a: 1, b: 1}
-//   json_to_bson   FromJson over every document's JSON text (MB/s)
+//   json_to_bson   FromPaddedJson over every document's JSON text (MB/s), and
+//                  FromJson (which copies the text to pad it)
 //                                                simdjson On-Demand, every key and value walked
 //
 // Each row runs every engine `--reps` times, the engines interleaved and
@@ -40,6 +42,10 @@
 // rockdoc/raw and rockdoc/SQLite beside the goals of issue 15.
 //
 //   compare_bench [--docs N] [--reps R] [--seconds S] [--rows find_id,index_eq,...] [--dir D]
+//                 [--cache-mib M] [--only rockdoc|raw|sqlite|FindById|simdjson]
+//
+// --only runs one engine's side of each row alone and prints its rate (to
+// profile it: perf record -g -p PID while it runs).
 //
 // N defaults to 1,000,000 (ROCKDOC_BENCH_DOCS too). The data set is loaded
 // once per engine (rockdoc and raw are flushed and reopened, so reads start
@@ -63,8 +69,10 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "api/client_internal.h"
 #include "keystring/keystring.h"
 #include "rockdoc/client.h"
 #include "rockdoc/json.h"
@@ -115,7 +123,14 @@ struct Options {
   double seconds = 0.5;
   std::vector<std::string> rows;
   std::string dir = "/tmp";
+  std::string only;  // --only ENGINE: that engine's side of each row alone
 };
+
+// The options every engine opens with: rockdoc's, raw RocksDB's (the same
+// RocksDB options through MakeRocksOptions) and SQLite's page cache, the
+// same size as the block cache (--cache-mib; rockdoc's default otherwise,
+// rockdoc::DefaultBlockCacheBytes).
+rockdoc::ClientOptions g_client_options;
 
 // Raw RocksDB's layout is rockdoc's (storage/format.h): records under the
 // collection's prefix, index i's entries under its own prefix as keystring
@@ -214,7 +229,7 @@ Data MakeData(int64_t n) {
 // ---- the three engines ----
 
 rocksdb::DB* OpenRaw(const std::string& path) {
-  rocksdb::Options o = rockdoc::internal::MakeRocksOptions(rockdoc::ClientOptions());
+  rocksdb::Options o = rockdoc::internal::MakeRocksOptions(g_client_options);
   o.create_if_missing = true;
   rocksdb::DB* db = nullptr;
   Check(rocksdb::DB::Open(o, path, &db), "raw open");
@@ -233,7 +248,9 @@ sqlite3* OpenSqlite(const std::string& path) {
   if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) Die("sqlite open " + path);
   Exec(db, "PRAGMA journal_mode=WAL");
   Exec(db, "PRAGMA synchronous=NORMAL");
-  Exec(db, "PRAGMA cache_size=-262144");  // 256 MiB, rockdoc's block cache
+  // A negative cache_size is in KiB: the block cache's size.
+  Exec(db, "PRAGMA cache_size=-" +
+               std::to_string(g_client_options.block_cache_bytes >> 10));
   return db;
 }
 
@@ -329,6 +346,31 @@ void InsertSqlite(sqlite3* db, const std::string& table, const Data& d, size_t f
   }
 }
 
+// Waits until RocksDB has no flush or compaction running or pending (at most
+// 10 minutes), so that no row is measured beside the load's background work,
+// then prints the files per level: the sorted runs a read merges.
+void Settle(const char* name, rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf) {
+  auto busy = [&] {
+    uint64_t v = 0;
+    for (const char* p : {"rocksdb.compaction-pending", "rocksdb.num-running-compactions",
+                          "rocksdb.num-running-flushes", "rocksdb.mem-table-flush-pending"}) {
+      if (db->GetIntProperty(cf, p, &v) && v != 0) return true;
+    }
+    return false;
+  };
+  auto t0 = std::chrono::steady_clock::now();
+  while (busy() && std::chrono::steady_clock::now() - t0 < std::chrono::minutes(10)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  std::printf("%s: files per level", name);
+  for (int level = 0; level < 7; ++level) {
+    std::string v;
+    db->GetProperty(cf, "rocksdb.num-files-at-level" + std::to_string(level), &v);
+    std::printf(" L%d=%s", level, v.c_str());
+  }
+  std::printf("\n");
+}
+
 void Load(const Data& d, Engines* e) {
   auto t0 = std::chrono::steady_clock::now();
   auto since = [&] {
@@ -336,7 +378,7 @@ void Load(const Data& d, Engines* e) {
   };
   // rockdoc
   {
-    auto client = Check(rockdoc::Client::Open(e->root + "/rockdoc"), "open");
+    auto client = Check(rockdoc::Client::Open(e->root + "/rockdoc", g_client_options), "open");
     rockdoc::Collection c = client->GetDatabase("bench").GetCollection("docs");
     Check(c.CreateIndex(Json(R"({"k": 1})")), "createIndex");
     Check(c.CreateIndex(Json(R"({"a": 1, "b": 1})")), "createIndex");
@@ -345,7 +387,7 @@ void Load(const Data& d, Engines* e) {
                   d.push_docs.size());
     if (!client->Close().ok()) Die("close");
   }
-  e->client = Check(rockdoc::Client::Open(e->root + "/rockdoc"), "reopen");
+  e->client = Check(rockdoc::Client::Open(e->root + "/rockdoc", g_client_options), "reopen");
   e->docs = std::make_unique<rockdoc::Collection>(
       e->client->GetDatabase("bench").GetCollection("docs"));
   e->pushes = std::make_unique<rockdoc::Collection>(
@@ -385,6 +427,10 @@ void Load(const Data& d, Engines* e) {
   }
   Exec(e->sql, "ANALYZE");
   std::printf("loaded SQLite: %.1f s\n", since());
+  const auto& rocks =
+      rockdoc::internal::ClientAccess::EngineOf(e->client->GetDatabase("bench"))->rocks();
+  Settle("rockdoc", rocks.db, rocks.data_cf);
+  Settle("raw RocksDB", e->raw, e->raw->DefaultColumnFamily());
 }
 
 // ---- measuring ----
@@ -432,7 +478,27 @@ double TimedRate(Side& side, uint64_t seed, double seconds, int64_t max_ops) {
 }
 
 void RunRow(Row& row, const Options& o) {
+  if (!o.only.empty()) {  // one engine alone, for a profiler: its rate, no ratios
+    for (Side& side : row.sides) {
+      if (side.engine != o.only) continue;
+      std::vector<double> rates;
+      for (int rep = 0; rep < o.reps; ++rep) {
+        rates.push_back(TimedRate(side, 1000 + rep, o.seconds, row.max_ops) / row.scale);
+      }
+      std::printf("%-13s %-9s | %-8s %10.0f\n", row.name.c_str(), row.unit.c_str(),
+                  side.engine.c_str(), Median(rates));
+    }
+    std::fflush(stdout);
+    return;
+  }
   const size_t engines = row.sides.size();
+  // A warm-up run of each engine first (not counted; not for the insert rows,
+  // whose setup empties their collection): otherwise whichever engine runs
+  // first pays for filling the caches the row touches.
+  // Two seconds each: a block cache fills at about 100k blocks a second.
+  for (Side& side : row.sides) {
+    if (!side.setup) TimedRate(side, 999, std::max(2.0, o.seconds), row.max_ops);
+  }
   std::vector<std::vector<double>> rates(engines);
   for (int rep = 0; rep < o.reps; ++rep) {
     for (size_t k = 0; k < engines; ++k) {
@@ -595,15 +661,21 @@ std::vector<Row> MakeRows(const Data& d, Engines& e) {
            }},
           {"raw",
            [raw, uniform](std::mt19937_64& rng) {
+             // Every entry of the value, as the query returns every match:
+             // the scan reads on to the first key past the value.
              const std::string prefix = IndexKey(kRawIndexK, uniform(rng), false);
              std::unique_ptr<rocksdb::Iterator> it(raw->NewIterator(rocksdb::ReadOptions()));
-             it->Seek(prefix);
-             if (!it->Valid() || !it->key().starts_with(prefix)) Die("raw index_eq: not found");
-             const size_t id_len = static_cast<unsigned char>(it->value()[0]);
-             std::string record = BE32(kRawRecords);
-             record.append(it->key().data() + it->key().size() - id_len, id_len);
-             rocksdb::PinnableSlice v;
-             Check(raw->Get(rocksdb::ReadOptions(), raw->DefaultColumnFamily(), record, &v), "get");
+             int64_t n = 0;
+             for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+               const size_t id_len = static_cast<unsigned char>(it->value()[0]);
+               std::string record = BE32(kRawRecords);
+               record.append(it->key().data() + it->key().size() - id_len, id_len);
+               rocksdb::PinnableSlice v;
+               Check(raw->Get(rocksdb::ReadOptions(), raw->DefaultColumnFamily(), record, &v),
+                     "get");
+               ++n;
+             }
+             if (n != 1) Die("raw index_eq: not 1 result");
              return int64_t{1};
            }},
           {"sqlite",
@@ -898,13 +970,16 @@ std::vector<Row> MakeRows(const Data& d, Engines& e) {
     const int64_t batch = 1000;
     rows.push_back(
         {"json_to_bson", "MB/s",
-         {{"rockdoc",
-           [&d, batch](std::mt19937_64& rng) {
+         {{"rockdoc",  // FromPaddedJson over the texts simdjson reads: no copy
+           [&d, padded, batch](std::mt19937_64& rng) {
              size_t from = rng() % (d.json.size() - std::min<size_t>(d.json.size() - 1, batch));
              int64_t bytes = 0;
              for (size_t i = from; i < from + batch && i < d.json.size(); ++i) {
                bytes += static_cast<int64_t>(d.json[i].size());
-               if (!rockdoc::FromJson(d.json[i]).ok()) Die("FromJson");
+               const simdjson::padded_string& text = (*padded)[i];
+               if (!rockdoc::FromPaddedJson(std::string_view(text.data(), text.size())).ok()) {
+                 Die("FromPaddedJson");
+               }
              }
              return bytes;
            }},
@@ -916,6 +991,16 @@ std::vector<Row> MakeRows(const Data& d, Engines& e) {
                bytes += static_cast<int64_t>(d.json[i].size());
                od::document doc = parser->iterate((*padded)[i]).value_unsafe();
                if (WalkObject(doc.get_object().value_unsafe()) == 0) Die("walk");
+             }
+             return bytes;
+           }},
+          {"FromJson",  // rockdoc from a std::string_view alone: a padded copy first
+           [&d, batch](std::mt19937_64& rng) {
+             size_t from = rng() % (d.json.size() - std::min<size_t>(d.json.size() - 1, batch));
+             int64_t bytes = 0;
+             for (size_t i = from; i < from + batch && i < d.json.size(); ++i) {
+               bytes += static_cast<int64_t>(d.json[i].size());
+               if (!rockdoc::FromJson(d.json[i]).ok()) Die("FromJson");
              }
              return bytes;
            }}},
@@ -955,9 +1040,15 @@ Options ParseArgs(int argc, char** argv) {
       o.rows = Split(value());
     } else if (arg == "--dir") {
       o.dir = value();
+    } else if (arg == "--only") {
+      o.only = value();
+    } else if (arg == "--cache-mib") {
+      const long long mib = std::atoll(value().c_str());
+      if (mib < 1) Die("--cache-mib must be positive");
+      g_client_options.block_cache_bytes = static_cast<size_t>(mib) << 20;
     } else {
       Die("unknown argument " + arg +
-          " (--docs N, --reps R, --seconds S, --rows a,b,..., --dir D)");
+          " (--docs N, --reps R, --seconds S, --rows a,b,..., --dir D, --cache-mib M, --only E)");
     }
   }
   if (o.docs < 20000) Die("--docs must be at least 20,000");
@@ -969,9 +1060,12 @@ Options ParseArgs(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress shows as it happens, even into a file
   Options o = ParseArgs(argc, argv);
   std::printf("compare_bench: %lld documents, %d repetitions of %.2f s per engine and row, SQLite %s\n",
               static_cast<long long>(o.docs), o.reps, o.seconds, sqlite3_libversion());
+  std::printf("block cache and SQLite page cache: %zu MiB each\n",
+              g_client_options.block_cache_bytes >> 20);
   Data d = MakeData(o.docs);
   std::printf("documents: %.0f B of JSON each on average\n",
               static_cast<double>(d.json_bytes) / static_cast<double>(d.n));
