@@ -237,6 +237,7 @@ rocksdb::Options MakeRocksOptions(const ClientOptions& options) {
   t.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
   t.cache_index_and_filter_blocks = true;
   t.pin_l0_filter_and_index_blocks_in_cache = true;
+  t.metadata_cache_options.unpartitioned_pinning = rocksdb::PinningTier::kAll;
   t.format_version = 5;
   o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(t));
   return o;
