@@ -955,6 +955,63 @@ TEST_F(StorageTest, NestingDepthLimit) {
   EXPECT_TRUE(Coll().Validate()->valid);
 }
 
+// The depth check skips containers too small to reach the limit (7 bytes a
+// level at least): chains of the smallest containers possible (empty keys,
+// a null innermost), alone, among large siblings, inside an array and under
+// an updated path, are still refused at 101 levels and accepted at 100.
+TEST_F(StorageTest, NestingLimitHoldsForTheSmallestContainers) {
+  // {_id, pad..., "": {"": ... {"": null}}}: `levels` levels in all.
+  auto doc = [](int id, int levels, bool in_array, int pads) {
+    BsonBuilder b;
+    b.AppendInt32("_id", id);
+    for (int i = 0; i < pads; ++i) {
+      b.OpenDocument("p" + std::to_string(i)).AppendString("s", std::string(200, 'x')).Close();
+    }
+    int opened = 0;
+    if (in_array) {
+      b.OpenArray("arr");
+      for (int i = 0; i < pads; ++i) b.OpenDocument("").AppendInt32("n", i).Close();
+      ++opened;
+    }
+    const int chain = levels - 1 - opened;  // below the top-level document
+    for (int i = 0; i < chain; ++i) {
+      b.OpenDocument("");
+      ++opened;
+    }
+    b.AppendNull("");
+    for (int i = 0; i < opened; ++i) b.Close();
+    return std::move(b).Build();
+  };
+  int id = 0;
+  for (bool in_array : {false, true}) {
+    for (int pads : {0, 3, 40}) {
+      SCOPED_TRACE(std::to_string(in_array) + " " + std::to_string(pads));
+      EXPECT_TRUE(Coll().InsertOne(doc(++id, 100, in_array, pads)).ok());
+      EXPECT_THAT(Coll().InsertOne(doc(++id, 101, in_array, pads)),
+                  StatusIs(ErrorCode::kOverflow, HasSubstr("levels of nesting")));
+    }
+  }
+  // An update whose changed path (50 parts: the value at level 51) holds
+  // the chain: 50 + chain levels.
+  ASSERT_TRUE(Coll().InsertOne(Json(R"({"_id": "u"})")).ok());
+  std::string path = "a";
+  for (int i = 1; i < 50; ++i) path += ".a";
+  for (int chain : {50, 51}) {
+    BsonBuilder value;
+    for (int i = 1; i < chain; ++i) value.OpenDocument("");
+    value.AppendNull("");
+    for (int i = 1; i < chain; ++i) value.Close();
+    BsonBuilder update;
+    update.OpenDocument("$set").AppendDocument(path, std::move(value).Build()).Close();
+    auto r = Coll().UpdateOne(Json(R"({"_id": "u"})"), std::move(update).Build());
+    if (chain == 50) {
+      EXPECT_TRUE(r.ok()) << r.status();
+    } else {
+      EXPECT_THAT(r, StatusIs(ErrorCode::kOverflow, HasSubstr("levels of nesting")));
+    }
+  }
+}
+
 // A replacement (and any update result) obeys the insert rule, as in
 // MongoDB. Disabled until the update path (api/collection_update.cc, which
 // ReplaceOne now goes through) calls internal::CheckStorageDepth on the

@@ -23,11 +23,25 @@ std::string CountDelta(int64_t delta) {
 // True when no non-empty container below `doc` (at `level`) goes deeper
 // than kMaxNestingDepth. Recursion is bounded: ValidateBson already limits
 // nesting to kMaxNestingDepth + 1 levels.
+//
+// Most containers are far too small to be that deep: a non-empty container
+// takes at least 7 bytes (its length, its terminator and one element of a
+// type byte, an empty key and no value), and each container around it 7
+// more, so one of n bytes holds a chain of at most n / 7 of them. When that
+// chain cannot reach the limit from `level`, the container is not walked
+// (a 300-byte document is never walked; a $push onto an array of small
+// documents walks the array, not each document).
+constexpr size_t kMinContainerBytes = 7;
+
+bool CannotReachLimit(size_t container_bytes, int level) {
+  return level + static_cast<int64_t>(container_bytes / kMinContainerBytes) < kMaxNestingDepth;
+}
+
 bool WithinStorageDepth(DocumentView doc, int level) {
   for (Element e : doc) {
     if (!e.IsContainer()) continue;
     DocumentView sub = e.Document();
-    if (sub.empty()) continue;
+    if (sub.empty() || CannotReachLimit(sub.size(), level)) continue;
     if (level >= kMaxNestingDepth || !WithinStorageDepth(sub, level + 1)) return false;
   }
   return true;
@@ -53,6 +67,7 @@ Status CheckStorageDepthOfPaths(DocumentView doc, const std::vector<std::string>
     if (level > kMaxNestingDepth) return DepthError();
     Element e = doc.GetPath(path);
     if (!e.IsContainer() || e.Document().empty()) continue;
+    if (CannotReachLimit(e.Document().size(), level)) continue;
     if (level >= kMaxNestingDepth || !WithinStorageDepth(e.Document(), level + 1)) {
       return DepthError();
     }
