@@ -1171,6 +1171,23 @@ TEST_F(PipelineTest, LookupOnIdByPointReadsMatchesTheFind) {
   EXPECT_EQ(lookup.Get("totalDocsExamined").Int64(), 3) << ToJson(*plan);
 }
 
+// A point-read $lookup builds its output in one pass: `as` replaces a field
+// of that name where it stands (as $addFields), is added at the end when
+// absent, and holds [] when nothing matches; a localField inside a
+// document (read through the expression) gives the same documents.
+TEST_F(PipelineTest, LookupOnIdSetsAsWhereTheFieldStands) {
+  ASSERT_TRUE(Coll("pf").InsertMany({Json(R"({"_id": 1, "v": "one"})")}).ok());
+  ASSERT_TRUE(Coll("pl").InsertMany({Json(R"({"_id": "a", "k": 1, "m": "old", "z": 0, "in": {"k": 1}})"),
+                                     Json(R"({"_id": "b", "k": 2, "z": 0, "in": {"k": 2}})")})
+                  .ok());
+  EXPECT_EQ(Run("pl", R"([{"$lookup": {"from": "pf", "localField": "k", "foreignField": "_id", "as": "m"}}])"),
+            R"({"_id": "a", "k": 1, "m": [{"_id": 1, "v": "one"}], "z": 0, "in": {"k": 1}}, )"
+            R"({"_id": "b", "k": 2, "z": 0, "in": {"k": 2}, "m": []})");
+  EXPECT_EQ(Run("pl", R"([{"$lookup": {"from": "pf", "localField": "in.k", "foreignField": "_id", "as": "m"}}])"),
+            R"({"_id": "a", "k": 1, "m": [{"_id": 1, "v": "one"}], "z": 0, "in": {"k": 1}}, )"
+            R"({"_id": "b", "k": 2, "z": 0, "in": {"k": 2}, "m": []})");
+}
+
 // A $match moves ahead of the stages that do not change what it reads
 // ($sort, $set/$addFields/$unset of other fields, $unwind of another path,
 // $lookup into another field), reaching the find and its index; the

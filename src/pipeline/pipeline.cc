@@ -730,14 +730,19 @@ StatusOr<Document> LocalMatchFilter(const Value& local, const std::string& forei
 }
 
 // The input document with its matches at `as` (16 MiB at most).
-StatusOr<Document> WithMatches(DocumentView doc, const std::vector<std::string>& as,
-                               const Element& matches) {
-  Document out = WithField(doc, as, matches);
+Status CheckJoinedSize(const Document& out) {
   if (out.size() > static_cast<size_t>(kMaxBsonObjectSize)) {
     return Status(ErrorCode::kBSONObjectTooLarge,
                   "$lookup: the document with its matches is " + std::to_string(out.size()) +
                       " bytes, over the 16 MiB limit");
   }
+  return Status::OK();
+}
+
+StatusOr<Document> WithMatches(DocumentView doc, const std::vector<std::string>& as,
+                               const Element& matches) {
+  Document out = WithField(doc, as, matches);
+  ROCKDOC_RETURN_IF_ERROR(CheckJoinedSize(out));
   return out;
 }
 
@@ -790,19 +795,33 @@ class ExaminedTotal {
 
 class LookupStage : public Stage {
  public:
-  LookupStage(std::string from, ExpressionPtr local, std::string foreign, std::string as,
-              FindFn find, const PipelineOptions& options)
+  LookupStage(std::string from, std::string local_field, ExpressionPtr local,
+              std::string foreign, std::string as, FindFn find, const PipelineOptions& options)
       : from_(std::move(from)),
+        local_field_(std::move(local_field)),
         local_expr_(std::move(local)),
         foreign_(std::move(foreign)),
         as_(SplitDotted(as)),
         find_(examined_.Counting(std::move(find))),
-        options_(options) {}
+        options_(options) {
+    point_reads_ = foreign_ == "_id" && options_.find_by_id && as_.size() == 1 &&
+                   local_field_.find('.') == std::string::npos;
+  }
 
   StatusOr<std::optional<Document>> Next() override {
     ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> doc, input_->Next());
     if (!doc) return doc;
     if (strategy_ == Strategy::kUndecided) ROCKDOC_RETURN_IF_ERROR(Decide());
+    if (point_reads_ && strategy_ != Strategy::kHash) {
+      // A top-level localField holding one value: read in place, no
+      // expression evaluated and no copy of it made.
+      const Element v = doc->view().Get(local_field_);
+      if (v.ok() && IsPointType(v.type())) {
+        ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> match, options_.find_by_id(from_, v));
+        examined_.Add(1, match ? 1 : 0);
+        return WithPointMatch(doc->view(), match);
+      }
+    }
     const Value local = LocalValue(*local_expr_, doc->view());
     if (strategy_ == Strategy::kHash) return HashMatches(*doc, local);
     BsonBuilder matches;
@@ -813,6 +832,7 @@ class LookupStage : public Stage {
       ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> match,
                                options_.find_by_id(from_, local.element()));
       examined_.Add(1, match ? 1 : 0);
+      if (as_.size() == 1) return WithPointMatch(doc->view(), match);
       if (match) matches.AppendDocument("", match->view());
     } else {
       // The local values: an array's elements each; missing matches null.
@@ -831,12 +851,37 @@ class LookupStage : public Stage {
   }
 
  private:
+  // The input document with `as` (one top-level name) set to [match] or [],
+  // built in one pass: what WithMatches gives (the field replaced where it
+  // is, else added at the end) without the matches array built first.
+  StatusOr<std::optional<Document>> WithPointMatch(DocumentView doc,
+                                                   const std::optional<Document>& match) const {
+    BsonBuilder out;
+    auto append_matches = [&] {
+      out.OpenArray(as_[0]);
+      if (match) out.AppendDocument("", match->view());
+      out.Close();
+    };
+    bool done = false;
+    for (const Element& e : doc) {
+      if (e.key() != as_[0]) {
+        out.AppendElement(e);
+      } else {
+        append_matches();
+        done = true;
+      }
+    }
+    if (!done) append_matches();
+    Document d = std::move(out).Build();
+    ROCKDOC_RETURN_IF_ERROR(CheckJoinedSize(d));
+    return std::optional<Document>(std::move(d));
+  }
+
   // A value whose equality on _id is one point read: present, and not an
   // array ($in of its elements), a regex (a pattern match), null or
   // undefined (which match null and missing).
-  static bool IsPointValue(const Value& v) {
-    if (!v.ok()) return false;
-    const BsonType t = v.type();
+  static bool IsPointValue(const Value& v) { return v.ok() && IsPointType(v.type()); }
+  static bool IsPointType(BsonType t) {
     return t != BsonType::kArray && t != BsonType::kRegex && t != BsonType::kNull &&
            t != BsonType::kUndefined;
   }
@@ -952,7 +997,11 @@ class LookupStage : public Stage {
 
   ExaminedTotal examined_;  // before find_, which counts into it
   std::string from_;
+  std::string local_field_;
   ExpressionPtr local_expr_;  // "$<localField>"
+  // Point reads by _id into a top-level `as`, the local value read in place
+  // when localField is a top-level name.
+  bool point_reads_ = false;
   std::string foreign_;
   std::vector<std::string> as_;
   FindFn find_;
@@ -1156,7 +1205,7 @@ StatusOr<std::unique_ptr<Stage>> ParseLookup(const Element& spec, FindFn find,
         std::make_unique<LookupPipelineStage>(std::move(s), std::move(find), options));
   }
   return std::unique_ptr<Stage>(std::make_unique<LookupStage>(
-      std::move(*from), std::move(local_expr), std::move(*foreign), std::move(*as),
+      std::move(*from), *local, std::move(local_expr), std::move(*foreign), std::move(*as),
       std::move(find), options));
 }
 
