@@ -236,7 +236,8 @@ TEST(BlockCacheTest, SizedFromMemoryAsWiredTigersCacheAndOpenedAsAsked) {
   options.block_cache_bytes = 8 * kMiB;
   auto client = Client::Open(dir.path(), options);
   ASSERT_TRUE(client.ok()) << client.status();
-  const auto& engine = internal::ClientAccess::EngineOf((*client)->GetDatabase("db"));
+  const std::shared_ptr<internal::Engine> engine =
+      internal::ClientAccess::EngineOf((*client)->GetDatabase("db"));
   EXPECT_EQ(engine->rocks().block_cache->GetCapacity(), 8 * kMiB);
 }
 

@@ -32,7 +32,7 @@ struct ClientAccess {
                              std::shared_ptr<SessionState> session = nullptr);
   // The engine under a Database handle (benchmarks read RocksDB's state
   // through it, white-box tests their storage).
-  static const std::shared_ptr<Engine>& EngineOf(const Database& database) {
+  static std::shared_ptr<Engine> EngineOf(const Database& database) {
     return database.engine_;
   }
 };
