@@ -1174,7 +1174,8 @@ TEST_F(PipelineTest, LookupOnIdByPointReadsMatchesTheFind) {
 // A point-read $lookup builds its output in one pass: `as` replaces a field
 // of that name where it stands (as $addFields), is added at the end when
 // absent, and holds [] when nothing matches; a localField inside a
-// document (read through the expression) gives the same documents.
+// document (read through the expression) gives the same documents; a
+// dotted `as` enters the document along it.
 TEST_F(PipelineTest, LookupOnIdSetsAsWhereTheFieldStands) {
   ASSERT_TRUE(Coll("pf").InsertMany({Json(R"({"_id": 1, "v": "one"})")}).ok());
   ASSERT_TRUE(Coll("pl").InsertMany({Json(R"({"_id": "a", "k": 1, "m": "old", "z": 0, "in": {"k": 1}})"),
@@ -1186,6 +1187,10 @@ TEST_F(PipelineTest, LookupOnIdSetsAsWhereTheFieldStands) {
   EXPECT_EQ(Run("pl", R"([{"$lookup": {"from": "pf", "localField": "in.k", "foreignField": "_id", "as": "m"}}])"),
             R"({"_id": "a", "k": 1, "m": [{"_id": 1, "v": "one"}], "z": 0, "in": {"k": 1}}, )"
             R"({"_id": "b", "k": 2, "z": 0, "in": {"k": 2}, "m": []})");
+  // A dotted `as`: the documents along it made or entered, as $addFields.
+  EXPECT_EQ(Run("pl", R"([{"$lookup": {"from": "pf", "localField": "k", "foreignField": "_id", "as": "in.m"}}])"),
+            R"({"_id": "a", "k": 1, "m": "old", "z": 0, "in": {"k": 1, "m": [{"_id": 1, "v": "one"}]}}, )"
+            R"({"_id": "b", "k": 2, "z": 0, "in": {"k": 2, "m": []}})");
 }
 
 // A $match moves ahead of the stages that do not change what it reads

@@ -538,11 +538,15 @@ Element GetField(DocumentView doc, const std::vector<std::string>& parts) {
   return e;
 }
 
-// `doc` with the field at `parts` set to `value` (removed when `value` is
-// missing), creating documents along the way (a non-document in the way is
-// replaced, as $addFields does).
-void SetField(DocumentView doc, const std::vector<std::string>& parts, size_t i,
-              const Element& value, BsonBuilder* out) {
+// Appends the value of a field, named `key`, to `out`.
+using FieldWriter = std::function<void(std::string_view key, BsonBuilder* out)>;
+
+// `doc` with the field at `parts` set to what `write` appends (removed when
+// `write` is null), creating documents along the way (a non-document in the
+// way is replaced, as $addFields does). The field keeps its place when it
+// exists and is added at the end when not.
+void SetFieldWith(DocumentView doc, const std::vector<std::string>& parts, size_t i,
+                  const FieldWriter& write, BsonBuilder* out) {
   bool done = false;
   for (const Element& e : doc) {
     if (e.key() != parts[i]) {
@@ -551,22 +555,32 @@ void SetField(DocumentView doc, const std::vector<std::string>& parts, size_t i,
     }
     done = true;
     if (i + 1 == parts.size()) {
-      if (value.ok()) out->AppendElementAs(parts[i], value);
+      if (write) write(parts[i], out);
     } else {
       out->OpenDocument(parts[i]);
-      SetField(e.type() == BsonType::kDocument ? e.Document() : DocumentView(), parts, i + 1,
-               value, out);
+      SetFieldWith(e.type() == BsonType::kDocument ? e.Document() : DocumentView(), parts, i + 1,
+                   write, out);
       out->Close();
     }
   }
-  if (done || !value.ok()) return;
+  if (done || !write) return;
   if (i + 1 == parts.size()) {
-    out->AppendElementAs(parts[i], value);
+    write(parts[i], out);
   } else {
     out->OpenDocument(parts[i]);
-    SetField(DocumentView(), parts, i + 1, value, out);
+    SetFieldWith(DocumentView(), parts, i + 1, write, out);
     out->Close();
   }
+}
+
+// SetFieldWith for a value at hand (removed when `value` is missing).
+void SetField(DocumentView doc, const std::vector<std::string>& parts, size_t i,
+              const Element& value, BsonBuilder* out) {
+  FieldWriter write;
+  if (value.ok()) {
+    write = [&value](std::string_view key, BsonBuilder* o) { o->AppendElementAs(key, value); };
+  }
+  SetFieldWith(doc, parts, i, write, out);
 }
 
 Document WithField(DocumentView doc, const std::vector<std::string>& parts, const Element& value) {
@@ -803,47 +817,53 @@ class LookupStage : public Stage {
         foreign_(std::move(foreign)),
         as_(SplitDotted(as)),
         find_(examined_.Counting(std::move(find))),
-        options_(options) {
-    point_reads_ = foreign_ == "_id" && options_.find_by_id && as_.size() == 1 &&
-                   local_field_.find('.') == std::string::npos;
-  }
+        options_(options),
+        local_top_level_(local_field_.find('.') == std::string::npos) {}
 
   StatusOr<std::optional<Document>> Next() override {
     ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> doc, input_->Next());
     if (!doc) return doc;
     if (strategy_ == Strategy::kUndecided) ROCKDOC_RETURN_IF_ERROR(Decide());
-    if (point_reads_ && strategy_ != Strategy::kHash) {
-      // A top-level localField holding one value: read in place, no
-      // expression evaluated and no copy of it made.
-      const Element v = doc->view().Get(local_field_);
-      if (v.ok() && IsPointType(v.type())) {
-        ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> match, options_.find_by_id(from_, v));
-        examined_.Add(1, match ? 1 : 0);
-        return WithPointMatch(doc->view(), match);
-      }
+    // The local value: a top-level localField read in place (no expression
+    // evaluated, no copy), a dotted one through the expression (paths
+    // through arrays, as a find's).
+    Value evaluated;
+    Element local;
+    if (local_top_level_) {
+      local = doc->view().Get(local_field_);
+    } else {
+      evaluated = LocalValue(*local_expr_, doc->view());
+      if (evaluated.ok()) local = evaluated.element();
     }
-    const Value local = LocalValue(*local_expr_, doc->view());
-    if (strategy_ == Strategy::kHash) return HashMatches(*doc, local);
-    BsonBuilder matches;
-    matches.OpenArray("v");
+    if (strategy_ == Strategy::kHash) return HashMatches(*doc, ValueOf(local));
     if (foreign_ == "_id" && options_.find_by_id && IsPointValue(local)) {
       // One value on _id: its document, if any, by a point read (the
-      // equality's one match, a find would plan the same IDHACK per document).
-      ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> match,
-                               options_.find_by_id(from_, local.element()));
+      // equality's one match, a find would plan the same IDHACK per
+      // document), written straight into the output.
+      ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> match, options_.find_by_id(from_, local));
       examined_.Add(1, match ? 1 : 0);
-      if (as_.size() == 1) return WithPointMatch(doc->view(), match);
-      if (match) matches.AppendDocument("", match->view());
-    } else {
-      // The local values: an array's elements each; missing matches null.
-      // One value is an equality ({f: {$eq: v}}), several an $in.
-      ROCKDOC_ASSIGN_OR_RETURN(Document f, LocalMatchFilter(local, foreign_));
-      FindOptions fo;
-      fo.max_time_ms = options_.FindMaxTimeMS();
-      ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<CursorImpl> cursor, find_(from_, f.view(), fo));
-      while (cursor->Next()) matches.AppendDocument("", cursor->document());
-      ROCKDOC_RETURN_IF_ERROR(cursor->status());
+      BsonBuilder out;
+      SetFieldWith(doc->view(), as_, 0,
+                   [&match](std::string_view key, BsonBuilder* o) {
+                     o->OpenArray(key);
+                     if (match) o->AppendDocument("", match->view());
+                     o->Close();
+                   },
+                   &out);
+      Document joined = std::move(out).Build();
+      ROCKDOC_RETURN_IF_ERROR(CheckJoinedSize(joined));
+      return std::optional<Document>(std::move(joined));
     }
+    // The local values: an array's elements each; missing matches null.
+    // One value is an equality ({f: {$eq: v}}), several an $in.
+    ROCKDOC_ASSIGN_OR_RETURN(Document f, LocalMatchFilter(ValueOf(local), foreign_));
+    FindOptions fo;
+    fo.max_time_ms = options_.FindMaxTimeMS();
+    ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<CursorImpl> cursor, find_(from_, f.view(), fo));
+    BsonBuilder matches;
+    matches.OpenArray("v");
+    while (cursor->Next()) matches.AppendDocument("", cursor->document());
+    ROCKDOC_RETURN_IF_ERROR(cursor->status());
     matches.Close();
     Document m = std::move(matches).Build();
     ROCKDOC_ASSIGN_OR_RETURN(Document out, WithMatches(doc->view(), as_, m.Get("v")));
@@ -851,40 +871,16 @@ class LookupStage : public Stage {
   }
 
  private:
-  // The input document with `as` (one top-level name) set to [match] or [],
-  // built in one pass: what WithMatches gives (the field replaced where it
-  // is, else added at the end) without the matches array built first.
-  StatusOr<std::optional<Document>> WithPointMatch(DocumentView doc,
-                                                   const std::optional<Document>& match) const {
-    BsonBuilder out;
-    auto append_matches = [&] {
-      out.OpenArray(as_[0]);
-      if (match) out.AppendDocument("", match->view());
-      out.Close();
-    };
-    bool done = false;
-    for (const Element& e : doc) {
-      if (e.key() != as_[0]) {
-        out.AppendElement(e);
-      } else {
-        append_matches();
-        done = true;
-      }
-    }
-    if (!done) append_matches();
-    Document d = std::move(out).Build();
-    ROCKDOC_RETURN_IF_ERROR(CheckJoinedSize(d));
-    return std::optional<Document>(std::move(d));
-  }
-
   // A value whose equality on _id is one point read: present, and not an
   // array ($in of its elements), a regex (a pattern match), null or
   // undefined (which match null and missing).
-  static bool IsPointValue(const Value& v) { return v.ok() && IsPointType(v.type()); }
-  static bool IsPointType(BsonType t) {
+  static bool IsPointValue(const Element& v) {
+    if (!v.ok()) return false;
+    const BsonType t = v.type();
     return t != BsonType::kArray && t != BsonType::kRegex && t != BsonType::kNull &&
            t != BsonType::kUndefined;
   }
+  static Value ValueOf(const Element& e) { return e.ok() ? Value::FromElement(e) : Value(); }
 
   // MongoDB's three: an indexed loop when foreignField has an index (a find
   // per input document, which uses it), a hash join when not and the
@@ -999,13 +995,11 @@ class LookupStage : public Stage {
   std::string from_;
   std::string local_field_;
   ExpressionPtr local_expr_;  // "$<localField>"
-  // Point reads by _id into a top-level `as`, the local value read in place
-  // when localField is a top-level name.
-  bool point_reads_ = false;
   std::string foreign_;
   std::vector<std::string> as_;
   FindFn find_;
   PipelineOptions options_;
+  bool local_top_level_;  // localField names a top-level field
   Strategy strategy_ = Strategy::kUndecided;
   std::vector<Document> foreign_docs_;                         // kHash
   std::map<Value, std::vector<size_t>, ValueLess> table_;      // kHash: key -> ordinals
