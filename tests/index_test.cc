@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <filesystem>
+#include <random>
 #include <thread>
 
 #include "catalog/catalog.h"
@@ -469,8 +471,8 @@ class IndexApiTest : public ::testing::Test {
  protected:
   void SetUp() override { Open(); }
 
-  void Open() {
-    auto c = Client::Open(dir_.Sub("db"));
+  void Open(const ClientOptions& options = {}) {
+    auto c = Client::Open(dir_.Sub("db"), options);
     ASSERT_TRUE(c.ok()) << c.status();
     client_ = std::move(c).value();
   }
@@ -989,6 +991,85 @@ TEST_F(IndexApiTest, BuildsOverManyDocumentsWithProgress) {
   EXPECT_TRUE(std::is_sorted(progress.begin(), progress.end()));
   EXPECT_EQ(progress.back(), kDocs);
   ExpectValid(c, kDocs);
+}
+
+// A build whose sort spills (a budget of 4 KiB: dozens of runs, merged)
+// writes exactly the entries of one sorted in memory, over multikey,
+// missing, mixed-type and descending keys; a unique build over duplicates
+// fails the same way spilled or not, and leaves nothing behind (no entries,
+// no temporary files).
+TEST_F(IndexApiTest, SpilledBuildEqualsInMemoryBuild) {
+  Collection c = Coll();
+  std::mt19937_64 rng(7);
+  std::vector<Document> docs;
+  for (int i = 0; i < 3000; ++i) {
+    std::string tags = "[";
+    for (int t = 0, n = static_cast<int>(rng() % 4); t < n; ++t) {
+      tags += (t ? ", " : "") + std::to_string(rng() % 50);
+    }
+    tags += "]";
+    std::string s = rng() % 10 == 0 ? "" : ", \"s\": \"w" + std::to_string(rng() % 700) + "\"";
+    std::string u = i == 2990 ? "17" : std::to_string(i);  // one duplicate, late
+    docs.push_back(Json("{\"_id\": " + std::to_string((i * 7919) % 3000) + ", \"tags\": " + tags +
+                        s + ", \"u\": " + (i % 2 || i == 2990 ? u : "\"" + u + "\"") + "}"));
+  }
+  auto inserted = c.InsertMany(docs);
+  ASSERT_TRUE(inserted.ok() && inserted->ok());
+  Close();
+  auto build = [&](const ClientOptions& options) {
+    Open(options);
+    Collection coll = Coll();
+    EXPECT_EQ(Create(coll, R"({"tags": 1, "s": -1})"), "tags_1_s_-1");
+    IndexOptions unique;
+    unique.unique = true;
+    auto r = coll.CreateIndex(Json(R"({"u": 1})"), unique);
+    EXPECT_EQ(r.status().code(), ErrorCode::kDuplicateKey);
+    EXPECT_EQ(r.status().message(),
+              "E11000 duplicate key error collection: db.c index: u_1 dup key: { u: 17 }");
+    auto v = coll.Validate();
+    EXPECT_TRUE(v.ok() && v->valid);
+    EXPECT_TRUE(coll.DropIndex("tags_1_s_-1").ok());
+    const int64_t entries = v.ok() ? v->index_entries : -1;
+    Close();
+    // Before anything reopens the directory (an open empties _tmp/).
+    const std::filesystem::path tmp = std::filesystem::path(dir_.Sub("db")) / "_tmp";
+    EXPECT_FALSE(std::filesystem::exists(tmp) && !std::filesystem::is_empty(tmp))
+        << "temporary files left behind";
+    auto engine = OpenEngine();
+    auto meta = internal::CatalogOf(*engine).Find("db", "c");
+    EXPECT_EQ(CountNonRecordKeys(*engine, meta->id), 0) << "the failed unique build left entries";
+    return entries;
+  };
+  // Entries listed while the index exists, for both builds.
+  auto entries_of = [&](const ClientOptions& options) {
+    Open(options);
+    EXPECT_EQ(Create(Coll(), R"({"tags": 1, "s": -1})"), "tags_1_s_-1");
+    Close();
+    auto engine = OpenEngine();
+    std::vector<std::string> out = ScanIndex(*engine, "tags_1_s_-1");
+    engine.reset();
+    Open();
+    EXPECT_TRUE(Coll().DropIndex("tags_1_s_-1").ok());
+    Close();
+    return out;
+  };
+  ClientOptions spill;
+  spill.max_index_build_memory_bytes = 4096;
+  const int64_t in_memory_entries = build(ClientOptions{});
+  EXPECT_GT(in_memory_entries, 3000);
+  EXPECT_EQ(build(spill), in_memory_entries);
+  std::vector<std::string> in_memory = entries_of(ClientOptions{});
+  std::vector<std::string> spilled = entries_of(spill);
+  EXPECT_EQ(in_memory.size(), static_cast<size_t>(in_memory_entries));
+  EXPECT_TRUE(spilled == in_memory);
+  Open();
+}
+
+TEST(IndexBuildOptionsTest, NonPositiveMemoryBudgetIsBadValue) {
+  test::ScratchDir dir;
+  ClientOptions o;
+  o.max_index_build_memory_bytes = 0;
+  EXPECT_EQ(Client::Open(dir.path(), o).status().code(), ErrorCode::kBadValue);
 }
 
 }  // namespace

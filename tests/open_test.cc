@@ -111,9 +111,9 @@ fs::path CurrentManifest(const std::string& dir) {
 // ---- Documents ----
 
 // {_id: i, pad: ~1 KB}: 300 of them fill a log of ten 32 KB blocks.
-Document Doc(int i) {
+Document Doc(int i, size_t pad = 1000) {
   BsonBuilder b;
-  b.AppendInt32("_id", i).AppendString("pad", std::string(1000, static_cast<char>('a' + i % 26)));
+  b.AppendInt32("_id", i).AppendString("pad", std::string(pad, static_cast<char>('a' + i % 26)));
   return std::move(b).Build();
 }
 
@@ -286,14 +286,19 @@ class WalDamageTest : public ::testing::Test {
  protected:
   // Inserts kDocs documents with sync = true into a live directory and
   // copies it while the client is still open: a crash image in image_.
-  void MakeCrashImage() {
+  // `pad`: the length of each document's string (the log's layout).
+  void MakeCrashImage(size_t pad = 1000) {
+    for (const fs::path& dir : {live_.path(), image_.path()}) {
+      fs::remove_all(dir);
+      fs::create_directories(dir);
+    }
     ClientOptions o;
     o.sync = true;
     auto client = Client::Open(live_.path(), o);
     ASSERT_TRUE(client.ok()) << client.status();
     Collection c = (*client)->GetDatabase("db").GetCollection("c");
     ASSERT_TRUE(c.CreateIndex(Json(R"({"pad": 1})")).ok());
-    for (int i = 0; i < kDocs; ++i) ASSERT_TRUE(c.InsertOne(Doc(i)).ok());
+    for (int i = 0; i < kDocs; ++i) ASSERT_TRUE(c.InsertOne(Doc(i, pad)).ok());
     fs::copy(live_.path(), image_.path(),
              fs::copy_options::recursive | fs::copy_options::overwrite_existing);
     log_ = LiveLog(image_.path());
@@ -370,32 +375,42 @@ TEST_F(WalDamageTest, ZeroedBlockInTheMiddleFails) {
 // space and reports nothing, in every RocksDB recovery mode. Only the gap
 // in sequence numbers shows the loss.
 TEST_F(WalDamageTest, SilentlySkippedZeroedRecordsFail) {
-  MakeCrashImage();
-  std::string bytes = ReadFile(log_);
   // The log format: 32 KB blocks of records, each a 7-byte header
   // (checksum 4, length 2, type 1: 1 full, 2 first, 3 middle, 4 last) and
   // its payload; a block's last < 7 bytes are padding.
   constexpr size_t kBlock = 32768, kHeader = 7;
-  std::vector<size_t> starts;  // offsets of record headers
-  for (size_t pos = 0; pos + kHeader <= bytes.size();) {
-    size_t left = kBlock - pos % kBlock;
-    if (left < kHeader) {
-      pos += left;
-      continue;
+  // The start of a record in the middle of the log that is the last of its
+  // block, the next block starting a new record; 0 when there is none.
+  auto find_zero_from = [&](const std::string& bytes) -> size_t {
+    std::vector<size_t> starts;  // offsets of record headers
+    for (size_t pos = 0; pos + kHeader <= bytes.size();) {
+      size_t left = kBlock - pos % kBlock;
+      if (left < kHeader) {
+        pos += left;
+        continue;
+      }
+      starts.push_back(pos);
+      size_t length =
+          static_cast<uint8_t>(bytes[pos + 4]) | (static_cast<uint8_t>(bytes[pos + 5]) << 8);
+      pos += kHeader + length;
     }
-    starts.push_back(pos);
-    size_t length =
-        static_cast<uint8_t>(bytes[pos + 4]) | (static_cast<uint8_t>(bytes[pos + 5]) << 8);
-    pos += kHeader + length;
-  }
+    for (size_t i = 1; i + 1 < starts.size(); ++i) {
+      size_t block_end = (starts[i] / kBlock + 1) * kBlock;
+      bool middle_of_log = starts[i] > 2 * kBlock && block_end + 4 * kBlock < bytes.size();
+      bool next_block_starts_a_record =
+          starts[i + 1] == block_end && (bytes[block_end + 6] == 1 || bytes[block_end + 6] == 2);
+      if (middle_of_log && starts[i] % kBlock != 0 && next_block_starts_a_record) return starts[i];
+    }
+    return 0;
+  };
+  // Such a boundary depends on the records' sizes: documents of a few
+  // lengths are tried until one layout has it.
+  std::string bytes;
   size_t zero_from = 0;
-  for (size_t i = 1; i + 1 < starts.size() && zero_from == 0; ++i) {
-    size_t block_end = (starts[i] / kBlock + 1) * kBlock;
-    bool middle_of_log = starts[i] > 2 * kBlock && block_end + 4 * kBlock < bytes.size();
-    bool next_block_starts_a_record =
-        starts[i + 1] == block_end && (bytes[block_end + 6] == 1 || bytes[block_end + 6] == 2);
-    if (middle_of_log && starts[i] % kBlock != 0 && next_block_starts_a_record)
-      zero_from = starts[i];
+  for (size_t pad = 1000; pad < 1400 && zero_from == 0; ++pad) {
+    MakeCrashImage(pad);
+    bytes = ReadFile(log_);
+    zero_from = find_zero_from(bytes);
   }
   ASSERT_NE(zero_from, 0u) << "no block of the log ends with a whole record";
   std::fill(bytes.begin() + zero_from, bytes.begin() + (zero_from / kBlock + 1) * kBlock, '\0');

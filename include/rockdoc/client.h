@@ -99,6 +99,10 @@ struct ClientOptions {
   // (MongoDB's ttlMonitorSleepSecs, 60 s). 0 turns the monitor off;
   // negative is BadValue at Open.
   int64_t ttl_monitor_period_ms = 60000;
+  // What an index build's sort holds in memory before it spills sorted runs
+  // to the directory's _tmp/ (MongoDB's maxIndexBuildMemoryUsageMegabytes,
+  // 200 MB). Must be positive (BadValue at Open).
+  int64_t max_index_build_memory_bytes = int64_t{200} << 20;
 };
 
 // Client::StartSession's options (mongosh's startSession({...})).

@@ -30,6 +30,9 @@ StatusOr<std::unique_ptr<Client>> internal::ClientAccess::Open(
   if (options.ttl_monitor_period_ms < 0) {
     return BadValue("ttl_monitor_period_ms must be >= 0 (0 turns the TTL monitor off)");
   }
+  if (options.max_index_build_memory_bytes <= 0) {
+    return BadValue("max_index_build_memory_bytes must be positive");
+  }
   ROCKDOC_ASSIGN_OR_RETURN(std::shared_ptr<Engine> engine,
                            Engine::Open(path, options, std::move(file_system)));
   // The client core: the storage engine and, attached to it, the catalog.

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <filesystem>
 #include <system_error>
+#include <vector>
 
 #include "storage/engine.h"
 #include "storage/open_checks.h"
@@ -147,15 +148,84 @@ class TableSpillWriter : public SpillWriter {
   bool handed_over_ = false;
 };
 
-}  // namespace
-
-StatusOr<std::unique_ptr<SpillWriter>> NewSpillRun(const Engine& engine) {
-  static std::atomic<uint64_t> runs{0};
+// A new file name in the engine's _tmp/ folder (created when missing).
+StatusOr<std::string> NewTempFile(const Engine& engine, std::string_view kind,
+                                  std::string_view extension) {
+  static std::atomic<uint64_t> files{0};
   rocksdb::Env* env = engine.rocks().env.get();
   const std::string folder = engine.path() + "/" + kSpillFolder;
   ROCKDOC_RETURN_IF_ERROR(FromRocks(env->CreateDirIfMissing(folder), "creating " + folder));
-  const std::string file = folder + "/run-" + std::to_string(::getpid()) + "-" +
-                           std::to_string(runs.fetch_add(1)) + ".spill";
+  return folder + "/" + std::string(kind) + "-" + std::to_string(::getpid()) + "-" +
+         std::to_string(files.fetch_add(1)) + std::string(extension);
+}
+
+// A file of a bulk load holds at most this much: compactions later work on
+// pieces of a sensible size.
+constexpr uint64_t kBulkLoadFileBytes = uint64_t{256} << 20;
+
+class TableBulkLoad : public BulkLoad {
+ public:
+  explicit TableBulkLoad(const Engine& engine)
+      : engine_(engine),
+        options_(engine.rocks().db->GetOptions(engine.rocks().data_cf)) {}
+  ~TableBulkLoad() override {
+    writer_.reset();
+    // After a successful ingestion RocksDB has removed these links already.
+    for (const std::string& file : files_) {
+      engine_.rocks().env->DeleteFile(file).PermitUncheckedError();
+    }
+  }
+
+  Status Add(std::string_view key, std::string_view value) override {
+    if (finished_) return Status(ErrorCode::kInternalError, "bulk load: Add after Finish");
+    if (writer_ == nullptr) ROCKDOC_RETURN_IF_ERROR(OpenFile());
+    ROCKDOC_RETURN_IF_ERROR(FromRocks(
+        writer_->Put(rocksdb::Slice(key.data(), key.size()), rocksdb::Slice(value.data(), value.size())),
+        "bulk load into " + files_.back()));
+    if (writer_->FileSize() >= kBulkLoadFileBytes) ROCKDOC_RETURN_IF_ERROR(CloseFile());
+    return Status::OK();
+  }
+
+  Status Finish() override {
+    if (finished_) return Status(ErrorCode::kInternalError, "bulk load: Finish twice");
+    finished_ = true;
+    if (writer_ != nullptr) ROCKDOC_RETURN_IF_ERROR(CloseFile());
+    if (files_.empty()) return Status::OK();
+    rocksdb::IngestExternalFileOptions ingest;
+    ingest.move_files = true;  // hard links: the bytes are written once
+    return FromRocks(engine_.rocks().db->IngestExternalFile(engine_.rocks().data_cf, files_, ingest),
+                     "ingesting a bulk load");
+  }
+
+ private:
+  Status OpenFile() {
+    ROCKDOC_ASSIGN_OR_RETURN(std::string file, NewTempFile(engine_, "load", ".sst"));
+    files_.push_back(std::move(file));
+    writer_ = std::make_unique<rocksdb::SstFileWriter>(rocksdb::EnvOptions(options_), options_);
+    return FromRocks(writer_->Open(files_.back()), "bulk load into " + files_.back());
+  }
+  Status CloseFile() {  // Finish syncs the file
+    Status s = FromRocks(writer_->Finish(), "bulk load into " + files_.back());
+    writer_.reset();
+    return s;
+  }
+
+  const Engine& engine_;
+  rocksdb::Options options_;
+  std::unique_ptr<rocksdb::SstFileWriter> writer_;
+  std::vector<std::string> files_;
+  bool finished_ = false;
+};
+
+}  // namespace
+
+StatusOr<std::unique_ptr<BulkLoad>> NewBulkLoad(const Engine& engine) {
+  return std::unique_ptr<BulkLoad>(std::make_unique<TableBulkLoad>(engine));
+}
+
+StatusOr<std::unique_ptr<SpillWriter>> NewSpillRun(const Engine& engine) {
+  rocksdb::Env* env = engine.rocks().env.get();
+  ROCKDOC_ASSIGN_OR_RETURN(std::string file, NewTempFile(engine, "run", ".spill"));
   auto writer = std::make_unique<TableSpillWriter>(env, file);
   ROCKDOC_RETURN_IF_ERROR(writer->Open());
   return std::unique_ptr<SpillWriter>(std::move(writer));

@@ -55,6 +55,26 @@ class SpillWriter {
 // A new run in `engine`'s _tmp/ folder (created when missing).
 StatusOr<std::unique_ptr<SpillWriter>> NewSpillRun(const Engine& engine);
 
+// A sorted bulk load into the data column family: table files written in
+// the _tmp/ folder with the data column family's options, then ingested in
+// one step (RocksDB's IngestExternalFile: linked into the database, synced,
+// recorded in the manifest; no write-ahead log, no memtable). For keys
+// nobody else reads or writes while the load runs (an index build's
+// unpublished prefix): the files land in the lowest level whose key range
+// they do not overlap, so a built index is one sorted run.
+//
+// Keys must arrive in strictly ascending bytewise order (a key out of order
+// is an error, never a wrong table). Nothing is visible before Finish; an
+// unfinished or failed load removes its files.
+class BulkLoad {
+ public:
+  virtual ~BulkLoad() = default;
+  virtual Status Add(std::string_view key, std::string_view value) = 0;
+  // Ingests every key added (none: nothing to do). The load is spent afterwards.
+  virtual Status Finish() = 0;
+};
+StatusOr<std::unique_ptr<BulkLoad>> NewBulkLoad(const Engine& engine);
+
 // Removes `path`/_tmp and everything in it (Engine::Open, before anything
 // could spill).
 Status RemoveSpillFolder(const std::string& path);

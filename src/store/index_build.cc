@@ -1,17 +1,114 @@
 // store/index_build.cc: index builds and drops (store/index_build.h).
 #include "store/index_build.h"
 
+#include <algorithm>
+#include <optional>
+
+#include "common/endian.h"
 #include "index/access_method.h"
 #include "index/key_generator.h"
 #include "storage/format.h"
 #include "storage/kv.h"
+#include "storage/spill.h"
 #include "store/write_ops.h"
 
 namespace rockdoc::internal {
 
 namespace {
-constexpr int64_t kBuildBatchDocuments = 1000;
-constexpr size_t kBuildBatchBytes = size_t{8} << 20;
+
+// The scan reports progress every this many documents.
+constexpr int64_t kProgressDocuments = 1000;
+
+// An index's entries in ascending key order: sorted in memory up to a
+// budget, in sorted runs on disk past it (storage/spill.h), merged when
+// drained. Equal keys come out adjacent.
+class EntrySorter {
+ public:
+  EntrySorter(const Engine& engine, size_t memory_bytes)
+      : engine_(engine), memory_bytes_(memory_bytes) {}
+
+  Status Add(std::string_view key, std::string_view value) {
+    entries_.push_back({arena_.size(), static_cast<uint32_t>(key.size()),
+                        static_cast<uint32_t>(value.size())});
+    arena_.append(key);
+    arena_.append(value);
+    if (arena_.size() + entries_.size() * sizeof(Entry) >= memory_bytes_) return Spill();
+    return Status::OK();
+  }
+
+  // Calls `fn` on every entry in ascending key order.
+  Status Drain(const std::function<Status(std::string_view key, std::string_view value)>& fn) {
+    SortBuffer();
+    if (runs_.empty()) {
+      for (const Entry& e : entries_) ROCKDOC_RETURN_IF_ERROR(fn(KeyOf(e), ValueOf(e)));
+      return Status::OK();
+    }
+    if (!entries_.empty()) ROCKDOC_RETURN_IF_ERROR(Spill());
+    // A k-way merge of the runs' heads (a handful: a linear pick is enough).
+    std::vector<std::optional<std::string_view>> heads(runs_.size());
+    for (size_t r = 0; r < runs_.size(); ++r) {
+      ROCKDOC_ASSIGN_OR_RETURN(heads[r], runs_[r]->Next());
+    }
+    while (true) {
+      int least = -1;
+      for (size_t r = 0; r < heads.size(); ++r) {
+        if (heads[r] && (least < 0 || RecordKey(*heads[r]) < RecordKey(*heads[least]))) {
+          least = static_cast<int>(r);
+        }
+      }
+      if (least < 0) return Status::OK();
+      std::string_view record = *heads[least];
+      ROCKDOC_RETURN_IF_ERROR(fn(RecordKey(record), record.substr(4 + RecordKey(record).size())));
+      ROCKDOC_ASSIGN_OR_RETURN(heads[least], runs_[least]->Next());
+    }
+  }
+
+ private:
+  struct Entry {
+    size_t offset;
+    uint32_t key_size, value_size;
+  };
+  std::string_view KeyOf(const Entry& e) const {
+    return std::string_view(arena_).substr(e.offset, e.key_size);
+  }
+  std::string_view ValueOf(const Entry& e) const {
+    return std::string_view(arena_).substr(e.offset + e.key_size, e.value_size);
+  }
+  // A run's record: the key's length (4 bytes, little-endian), the key, the value.
+  static std::string_view RecordKey(std::string_view record) {
+    return record.substr(4, LoadLE<uint32_t>(reinterpret_cast<const uint8_t*>(record.data())));
+  }
+
+  void SortBuffer() {
+    std::sort(entries_.begin(), entries_.end(),
+              [this](const Entry& a, const Entry& b) { return KeyOf(a) < KeyOf(b); });
+  }
+
+  Status Spill() {
+    SortBuffer();
+    ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<SpillWriter> run, NewSpillRun(engine_));
+    std::string record;
+    for (const Entry& e : entries_) {
+      record.clear();
+      AppendLE<uint32_t>(&record, e.key_size);
+      record.append(KeyOf(e));
+      record.append(ValueOf(e));
+      ROCKDOC_RETURN_IF_ERROR(run->Add(record));
+    }
+    ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<SpillReader> reader, run->Finish());
+    runs_.push_back(std::move(reader));
+    entries_.clear();
+    arena_.clear();
+    return Status::OK();
+  }
+
+  const Engine& engine_;
+  const size_t memory_bytes_;
+  std::string arena_;
+  std::vector<Entry> entries_;
+  std::vector<std::unique_ptr<SpillReader>> runs_;
+};
+
 }  // namespace
 
 Status RemoveIndexEntries(const Engine& engine, const IndexDescriptor& index) {
@@ -19,8 +116,10 @@ Status RemoveIndexEntries(const Engine& engine, const IndexDescriptor& index) {
 }
 
 // Writes the entries of every document of the collection into `index`
-// (not yet published: no one else reads or writes its prefix), in batches.
-// On error the caller removes whatever was written.
+// (not yet published: no one else reads or writes its prefix) as a sorted
+// bulk load: the entries generated in one scan, sorted, and ingested as
+// table files in one step, the way MongoDB's index builds feed a bulk
+// builder from an external sort. On error nothing has been written.
 Status BuildIndexEntries(const Engine& engine, const CollectionMeta& meta, IndexDescriptor* index,
                          const std::function<void(int64_t)>& progress) {
   // The collection's lock is held exclusively: no writer can change it, so
@@ -34,31 +133,42 @@ Status BuildIndexEntries(const Engine& engine, const CollectionMeta& meta, Index
   MultikeyPaths all_paths(index->num_fields());
   MultikeyPaths paths;
   std::vector<IndexKey> keys;
-  std::unique_ptr<KvTransaction> txn = engine.Begin();
+  EntrySorter sorter(engine, static_cast<size_t>(engine.options().max_index_build_memory_bytes));
   int64_t indexed = 0;
-  int64_t batch_docs = 0;
-  size_t batch_bytes = 0;
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     DocumentView doc(reinterpret_cast<const uint8_t*>(it->value().data()));
     std::string_view id_key = it->key().substr(lower.size());
     ROCKDOC_RETURN_IF_ERROR(index->access_method().GetKeys(*index, doc, &keys, &paths));
     for (size_t f = 0; f < paths.size(); ++f) all_paths[f].insert(paths[f].begin(), paths[f].end());
     for (const IndexKey& key : keys) {
-      ROCKDOC_RETURN_IF_ERROR(
-          AddEntryToUnpublishedIndex(txn.get(), meta, *index, key, id_key, &batch_bytes));
+      ROCKDOC_RETURN_IF_ERROR(sorter.Add(IndexEntryKey(*index, key.bytes, id_key),
+                                         IndexEntryValue(*index, id_key, key.type_bits)));
     }
-    ++indexed;
-    if (++batch_docs >= kBuildBatchDocuments || batch_bytes >= kBuildBatchBytes) {
-      ROCKDOC_RETURN_IF_ERROR(txn->Commit());
-      txn = engine.Begin({}, std::move(txn));
-      batch_docs = 0;
-      batch_bytes = 0;
-      if (progress) progress(indexed);
-    }
+    if (++indexed % kProgressDocuments == 0 && progress) progress(indexed);
   }
   ROCKDOC_RETURN_IF_ERROR(it->status().WithContext("index build scan"));
-  ROCKDOC_RETURN_IF_ERROR(txn->Commit());
   if (progress) progress(indexed);
+
+  // Entries of a unique index carry no record id in their key: two equal
+  // keys in the sorted stream are two documents with the same values.
+  const bool unique = OneEntryPerValue(*index);
+  ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<BulkLoad> load, NewBulkLoad(engine));
+  std::string previous;
+  bool first = true;
+  ROCKDOC_RETURN_IF_ERROR(sorter.Drain([&](std::string_view key, std::string_view value) -> Status {
+    if (unique && !first && key == previous) {
+      IndexEntryView entry;
+      ROCKDOC_RETURN_IF_ERROR(ParseIndexEntry(*index, key, value, &entry));
+      return DuplicateKeyError(
+          meta, index->name(),
+          KeyValuesDocument(*index, IndexKey{std::string(entry.values_key),
+                                             std::string(entry.type_bits)}));
+    }
+    if (unique) previous.assign(key);
+    first = false;
+    return load->Add(key, value);
+  }));
+  ROCKDOC_RETURN_IF_ERROR(load->Finish());
   index->SetMultikeyPaths(std::move(all_paths));
   return Status::OK();
 }

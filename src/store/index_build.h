@@ -1,8 +1,8 @@
 // store/index_build.h: building and dropping a collection's secondary
 // indexes. A build scans the collection (its lock held exclusively, so the
-// latest state is as stable as a snapshot) and writes each document's
-// entries through the write path (store/write_ops.h), in batched
-// transactions, into a prefix nobody else can reach until it is published.
+// latest state is as stable as a snapshot), sorts the entries and ingests
+// them as table files into a prefix nobody else can reach until it is
+// published.
 //
 // Thread safety: the caller holds the collection's CollectionLock
 // exclusively.
@@ -22,9 +22,12 @@
 namespace rockdoc::internal {
 
 // Writes the entries of every document of the collection into `index` (not
-// yet published), and records its multikey paths. DuplicateKey for a unique
-// index over duplicates; on any error the caller removes what was written
-// (RemoveIndexEntries). `progress` gets the documents indexed so far.
+// yet published), and records its multikey paths: one scan, the entries
+// sorted (in memory up to ClientOptions::max_index_build_memory_bytes, in
+// sorted runs on disk past it) and ingested as one bulk load
+// (storage/spill.h), so nothing is written unless the whole build succeeds.
+// DuplicateKey for a unique index over duplicates. `progress` gets the
+// documents scanned so far.
 Status BuildIndexEntries(const Engine& engine, const CollectionMeta& meta, IndexDescriptor* index,
                          const std::function<void(int64_t)>& progress);
 // Range-deletes every entry of `index`.

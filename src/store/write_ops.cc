@@ -217,12 +217,15 @@ Status PublishMultikeyPaths(const Engine& engine, const CollectionMeta& meta,
   return CatalogOf(engine).PersistMultikeyPaths(meta, updates);
 }
 
-// Whether the index keeps one entry per key value, shared by whichever
-// document holds that value: such entries are locked, and a second
-// document with the value is a DuplicateKey.
+}  // namespace
+
+// Entries of such an index are shared by whichever document holds the
+// value: they are locked.
 bool OneEntryPerValue(const IndexDescriptor& index) {
   return index.entry_format() == IndexEntryFormat::kUnique;
 }
+
+namespace {
 
 // Locks the entry of `key` in the unique `index` for the rest of `txn` and
 // fails with DuplicateKey when another document holds it. The lock is taken
@@ -555,22 +558,6 @@ Status DeleteDocument(const Engine& /*engine*/, KvTransaction* txn, const Collec
     return Status::OK();
   }
   return txn->MergeUntracked(KeySpace::kCatalog, CountKey(meta.id), CountDelta(-1));
-}
-
-Status AddEntryToUnpublishedIndex(KvTransaction* txn, const CollectionMeta& meta,
-                                  const IndexDescriptor& index, const IndexKey& key,
-                                  std::string_view id_key, size_t* bytes) {
-  std::string entry_key = IndexEntryKey(index, key.bytes, id_key);
-  if (OneEntryPerValue(index)) {
-    // Reads this batch's writes and the committed batches alike.
-    std::string existing;
-    bool found = false;
-    ROCKDOC_RETURN_IF_ERROR(txn->Get(entry_key, &existing, &found).WithContext("index build"));
-    if (found) return DuplicateKeyError(meta, index.name(), KeyValuesDocument(index, key));
-  }
-  std::string value = IndexEntryValue(index, id_key, key.type_bits);
-  *bytes += entry_key.size() + value.size();
-  return txn->PutUntracked(KeySpace::kData, entry_key, value).WithContext("index build");
 }
 
 StatusOr<std::optional<Document>> LockAndRead(KvTransaction* txn, std::string_view key) {

@@ -73,14 +73,9 @@ Status CheckValidator(const Engine& engine, const CollectionMeta& meta, Document
 Status DeleteDocument(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
                       std::string_view key, DocumentView old_doc, int64_t* count_delta = nullptr);
 
-// Within `txn`: the entry of `key` for the document whose _id has keystring
-// `id_key`, in an index being built (its prefix is not published, so no
-// other writer reaches it and the entry takes no lock). A unique key
-// already present (this batch's or an earlier batch's) is DuplicateKey.
-// Adds the bytes written to *bytes.
-Status AddEntryToUnpublishedIndex(KvTransaction* txn, const CollectionMeta& meta,
-                                  const IndexDescriptor& index, const IndexKey& key,
-                                  std::string_view id_key, size_t* bytes);
+// Whether the index keeps one entry per key value (its entry key holds no
+// record id): a second document with the value is a DuplicateKey.
+bool OneEntryPerValue(const IndexDescriptor& index);
 
 // Reads the current version of the document at `key` and locks it for the
 // rest of `txn`. nullopt when it no longer exists.
