@@ -507,7 +507,7 @@ std::unique_ptr<KvTransaction> Engine::Begin(const KvTransaction::Options& optio
     reuse->txn_ = nullptr;
   }
   rocksdb::Transaction* txn = rocks_->db->BeginTransaction(rocks_->write_options, to, old);
-  return std::unique_ptr<KvTransaction>(new KvTransaction(this, txn));
+  return std::unique_ptr<KvTransaction>(new KvTransaction(this, txn, options.unindexed_writes));
 }
 
 Status Engine::DeleteRange(std::string_view begin, std::string_view end) const {

@@ -126,6 +126,11 @@ std::unique_ptr<KvIterator> ReadView::NewIterator(std::string_view lower, std::s
   ro.adaptive_readahead = sequential;
   ro.fill_cache = fill_cache;
   if (txn_ != nullptr) {
+    Status indexed = txn_->IndexOwnWrites();
+    if (!indexed.ok()) {
+      rep->it.reset(rocksdb::NewErrorIterator(rocksdb::Status::Aborted(indexed.ToString())));
+      return std::unique_ptr<KvIterator>(new KvIterator(std::move(rep)));
+    }
     rep->it.reset(Txn(txn_->txn_)->GetIterator(ro, engine_->rocks().data_cf));
     rep->check_bounds = true;
   } else {
@@ -136,6 +141,7 @@ std::unique_ptr<KvIterator> ReadView::NewIterator(std::string_view lower, std::s
 
 Status ReadView::Get(std::string_view key, PinnedValue* value, bool* found) const {
   value->Reset();
+  if (txn_ != nullptr) ROCKDOC_RETURN_IF_ERROR(txn_->IndexOwnWrites(key));
   rocksdb::ReadOptions ro =
       ReadOptionsFor(snapshot_, txn_, txn_ != nullptr ? txn_->txn_ : nullptr);
   rocksdb::Status s =
@@ -149,6 +155,7 @@ Status ReadView::Get(std::string_view key, PinnedValue* value, bool* found) cons
 
 Status ReadView::MultiGet(const std::vector<std::string_view>& keys,
                           std::vector<PinnedValue>* values, std::vector<bool>* found) const {
+  if (txn_ != nullptr) ROCKDOC_RETURN_IF_ERROR(txn_->IndexOwnWrites());
   const size_t n = keys.size();
   std::vector<rocksdb::Slice> slices;
   slices.reserve(n);
@@ -191,7 +198,8 @@ Status ReadView::GetCatalog(std::string_view key, std::string* value, bool* foun
 
 // ---- KvTransaction ----
 
-KvTransaction::KvTransaction(const Engine* engine, void* txn) : engine_(engine), txn_(txn) {}
+KvTransaction::KvTransaction(const Engine* engine, void* txn, bool unindexed_writes)
+    : engine_(engine), txn_(txn), unindexed_writes_(unindexed_writes) {}
 
 KvTransaction::~KvTransaction() {
   // An unfinished transaction is rolled back by RocksDB's destructor.
@@ -231,7 +239,35 @@ Status KvTransaction::MergeUntracked(KeySpace space, std::string_view key,
                    "merge");
 }
 
+Status KvTransaction::PutUnindexed(std::string_view key, std::string_view value, bool track) {
+  if (!unindexed_writes_) {
+    return track ? Put(KeySpace::kData, key, value) : PutUntracked(KeySpace::kData, key, value);
+  }
+  rocksdb::Transaction* txn = Txn(txn_);
+  txn->DisableIndexing();
+  rocksdb::Status s = track ? txn->Put(engine_->rocks().data_cf, AsSlice(key), AsSlice(value))
+                            : txn->PutUntracked(engine_->rocks().data_cf, AsSlice(key), AsSlice(value));
+  txn->EnableIndexing();
+  if (s.ok()) unindexed_.emplace(key);
+  return FromRocks(s, "write");
+}
+
+Status KvTransaction::IndexOwnWrites(std::string_view key) {
+  if (unindexed_.empty() || (!key.empty() && !unindexed_.contains(std::string(key)))) {
+    return Status::OK();
+  }
+  // Rolling back to a savepoint just set removes nothing and rebuilds the
+  // write batch's index from every entry in it (WriteBatchWithIndex::
+  // RollbackToSavePoint), the unindexed ones included.
+  Txn(txn_)->SetSavePoint();
+  ROCKDOC_RETURN_IF_ERROR(
+      FromRocks(Txn(txn_)->RollbackToSavePoint(), "index a transaction's writes"));
+  unindexed_.clear();
+  return Status::OK();
+}
+
 Status KvTransaction::GetForUpdate(std::string_view key, std::string* value, bool* found) {
+  ROCKDOC_RETURN_IF_ERROR(IndexOwnWrites(key));
   rocksdb::ReadOptions ro;
   ro.snapshot = Txn(txn_)->GetSnapshot();
   rocksdb::Status s = Txn(txn_)->GetForUpdate(ro, engine_->rocks().data_cf, AsSlice(key), value);
@@ -241,6 +277,7 @@ Status KvTransaction::GetForUpdate(std::string_view key, std::string* value, boo
 }
 
 Status KvTransaction::Lock(std::string_view key) {
+  ROCKDOC_RETURN_IF_ERROR(IndexOwnWrites(key));
   rocksdb::ReadOptions ro;
   ro.snapshot = Txn(txn_)->GetSnapshot();
   rocksdb::PinnableSlice ignored;
@@ -250,6 +287,7 @@ Status KvTransaction::Lock(std::string_view key) {
 }
 
 Status KvTransaction::Get(std::string_view key, std::string* value, bool* found) {
+  ROCKDOC_RETURN_IF_ERROR(IndexOwnWrites(key));
   rocksdb::ReadOptions ro;
   ro.snapshot = Txn(txn_)->GetSnapshot();
   rocksdb::Status s = Txn(txn_)->Get(ro, engine_->rocks().data_cf, AsSlice(key), value);
@@ -261,7 +299,9 @@ Status KvTransaction::Get(std::string_view key, std::string* value, bool* found)
 void KvTransaction::SetSavePoint() { Txn(txn_)->SetSavePoint(); }
 
 Status KvTransaction::RollbackToSavePoint() {
-  return FromRocks(Txn(txn_)->RollbackToSavePoint(), "roll back to a savepoint");
+  ROCKDOC_RETURN_IF_ERROR(FromRocks(Txn(txn_)->RollbackToSavePoint(), "roll back to a savepoint"));
+  unindexed_.clear();  // the rollback rebuilt the index from what remains
+  return Status::OK();
 }
 
 Status KvTransaction::PopSavePoint() {
@@ -270,9 +310,15 @@ Status KvTransaction::PopSavePoint() {
 
 void KvTransaction::SetLockTimeout(int64_t ms) { Txn(txn_)->SetLockTimeout(ms); }
 
-Status KvTransaction::Commit() { return FromRocks(Txn(txn_)->Commit(), "commit"); }
+Status KvTransaction::Commit() {
+  unindexed_.clear();
+  return FromRocks(Txn(txn_)->Commit(), "commit");
+}
 
-Status KvTransaction::Rollback() { return FromRocks(Txn(txn_)->Rollback(), "roll back"); }
+Status KvTransaction::Rollback() {
+  unindexed_.clear();
+  return FromRocks(Txn(txn_)->Rollback(), "roll back");
+}
 
 size_t KvTransaction::write_bytes() const {
   return Txn(txn_)->GetWriteBatch()->GetWriteBatch()->GetDataSize();

@@ -22,6 +22,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "rockdoc/status.h"
@@ -154,6 +155,11 @@ class KvTransaction {
     // After this long (ms; negative: never) another writer may take this
     // transaction's locks, and its commit then fails.
     int64_t expiration_ms = -1;
+    // PutUnindexed skips the index of the transaction's own writes (one
+    // skip-list insert per key, compared key by key): for a transaction
+    // that seldom reads back what it wrote, such as a batch of inserts.
+    // Without it PutUnindexed is an indexed write.
+    bool unindexed_writes = false;
   };
 
   ~KvTransaction();
@@ -169,6 +175,13 @@ class KvTransaction {
   Status PutUntracked(KeySpace space, std::string_view key, std::string_view value);
   Status DeleteUntracked(KeySpace space, std::string_view key);
   Status MergeUntracked(KeySpace space, std::string_view key, std::string_view value);
+  // Put (`track`: locking the key) or PutUntracked of a data key whose
+  // entry skips the index of the transaction's own writes (with
+  // Options::unindexed_writes). Reads through the transaction stay exact:
+  // one that could see such a write (a Get, GetForUpdate or Lock of its key,
+  // any iterator or multi-get through the transaction) first indexes them
+  // all, one pass over the batch.
+  Status PutUnindexed(std::string_view key, std::string_view value, bool track);
   // Locks `key` (data space) for the rest of the transaction and reads its
   // current version (with Options::snapshot: fails with WriteConflict when
   // it changed after the snapshot). *found false when it does not exist.
@@ -195,9 +208,15 @@ class KvTransaction {
  private:
   friend class Engine;
   friend class ReadView;
-  KvTransaction(const Engine* engine, void* txn);
+  KvTransaction(const Engine* engine, void* txn, bool unindexed_writes);
+  // Indexes the writes PutUnindexed left out (all of them; `key` empty) or,
+  // when `key` is one of them, all of them too; otherwise nothing.
+  Status IndexOwnWrites(std::string_view key = {});
   const Engine* engine_;
   void* txn_;  // a rocksdb::Transaction, owned
+  const bool unindexed_writes_;
+  // The keys written by PutUnindexed since the index was last complete.
+  std::unordered_set<std::string> unindexed_;
 };
 
 }  // namespace rockdoc::internal

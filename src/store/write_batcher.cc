@@ -86,7 +86,12 @@ Status WriteBatcher::ApplyOnce(const Change& change) {
   }
   for (int attempt = 1;; ++attempt) {
     if (!txn_open_) {
-      txn_ = engine_.Begin({}, std::move(txn_));  // recycles the last one
+      // The batch's own transaction reads back little of what it wrote
+      // (an insert's duplicate check, a document changed twice): its
+      // writes skip the write batch's index until such a read.
+      KvTransaction::Options options;
+      options.unindexed_writes = true;
+      txn_ = engine_.Begin(options, std::move(txn_));  // recycles the last one
       txn_open_ = true;
     }
     if (deadline_.is_set()) {

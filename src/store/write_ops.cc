@@ -253,7 +253,7 @@ Status PutEntry(KvTransaction* txn, const IndexDescriptor& index, const IndexKey
   std::string k = IndexEntryKey(index, key.bytes, id_key);
   std::string v = IndexEntryValue(index, id_key, key.type_bits);
   return OneEntryPerValue(index) ? txn->Put(KeySpace::kData, k, v)
-                                 : txn->PutUntracked(KeySpace::kData, k, v);
+                                 : txn->PutUnindexed(k, v, /*track=*/false);
 }
 
 Status DeleteEntry(KvTransaction* txn, const IndexDescriptor& index, const IndexKey& key,
@@ -458,7 +458,10 @@ Status InsertDocument(const Engine& engine, KvTransaction* txn, const Collection
   if (!indexes->empty()) {
     ROCKDOC_RETURN_IF_ERROR(PublishMultikeyPaths(engine, meta, *indexes, doc_keys));
   }
-  s = txn->Put(KeySpace::kData, key, doc.bytes());
+  // A capped collection's inserts read their order entries back through the
+  // transaction; other inserts seldom read what they wrote.
+  s = meta.is_capped() ? txn->Put(KeySpace::kData, key, doc.bytes())
+                       : txn->PutUnindexed(key, doc.bytes(), /*track=*/true);
   if (!s.ok()) return s.WithContext("insert into " + meta.full_name());
   for (size_t i = 0; i < indexes->size(); ++i) {
     for (const IndexKey& k : doc_keys.keys[i]) {
