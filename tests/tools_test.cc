@@ -13,9 +13,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "test_util.h"
 #include "tools/archive.h"
@@ -1138,6 +1140,59 @@ TEST(ToolsMain, ExportAndImportPrograms) {
   EXPECT_THAT(err, HasSubstr("--legacy is not supported by rockdoc"));
   EXPECT_EQ(RunTool(ExportMain, {"rockdoc-export", "--jsonFormat=loose"}, &err), 3);
   EXPECT_THAT(err, HasSubstr("choose relaxed or canonical"));
+}
+
+}  // namespace
+}  // namespace rockdoc::tools
+
+namespace rockdoc::tools {
+namespace {
+
+// Client::Checkpoint: a hot, openable copy while a writer goes on.
+TEST(ClientCheckpoint, HotCopyOpensWithItsDataAndIndexes) {
+  ScratchDir dir;
+  auto client = OpenAt(dir.Sub("db"));
+  Collection c = client->GetDatabase("b").GetCollection("c");
+  ASSERT_TRUE(c.CreateIndex(Json(R"({"n": 1})")).ok());
+  std::vector<Document> docs;
+  for (int i = 0; i < 1000; ++i) docs.push_back(Json("{\"_id\": " + std::to_string(i) + ", \"n\": " + std::to_string(i % 7) + "}"));
+  ASSERT_TRUE(c.InsertMany(docs).ok());
+  std::atomic<bool> stop{false};
+  std::atomic<int> written{0};
+  std::thread writer([&] {
+    for (int i = 1000; !stop.load(); ++i) {
+      if (c.InsertOne(Json("{\"_id\": " + std::to_string(i) + ", \"n\": 1}")).ok()) ++written;
+    }
+  });
+  while (written.load() < 50) std::this_thread::yield();
+  Status st = client->Checkpoint(dir.Sub("copy"));
+  int at_checkpoint_end = written.load();
+  stop = true;
+  writer.join();
+  ASSERT_TRUE(st.ok()) << st;
+  // The directory exists now: a second checkpoint there is refused.
+  Status again = client->Checkpoint(dir.Sub("copy"));
+  EXPECT_EQ(again.code(), ErrorCode::kIllegalOperation);
+  EXPECT_THAT(std::string(again.message()), HasSubstr("already exists"));
+
+  auto copy = OpenAt(dir.Sub("copy"));
+  ASSERT_NE(copy, nullptr);
+  Collection cc = copy->GetDatabase("b").GetCollection("c");
+  auto n = cc.CountDocuments(Document());
+  ASSERT_TRUE(n.ok());
+  EXPECT_GE(*n, 1050);
+  EXPECT_LE(*n, 1000 + at_checkpoint_end + 1);
+  // A prefix of the writer's inserts: ids 0..n-1, no gaps.
+  auto last = cc.FindById(Value::FromElement(Json("{\"x\": " + std::to_string(*n - 1) + "}").Get("x")).element());
+  ASSERT_TRUE(last.ok());
+  EXPECT_TRUE(last->has_value());
+  EXPECT_THAT(IndexNames(cc), ::testing::ElementsAre("_id_", "n_1"));
+  auto v = cc.Validate();
+  ASSERT_TRUE(v.ok());
+  EXPECT_TRUE(v->valid);
+  // The copy is independent of the original.
+  ASSERT_TRUE(cc.InsertOne(Json(R"({"_id": "only-in-copy"})")).ok());
+  EXPECT_FALSE(c.FindById(Json(R"({"x": "only-in-copy"})").Get("x")).value().has_value());
 }
 
 }  // namespace
