@@ -1197,3 +1197,41 @@ TEST(ClientCheckpoint, HotCopyOpensWithItsDataAndIndexes) {
 
 }  // namespace
 }  // namespace rockdoc::tools
+
+namespace rockdoc::tools {
+namespace {
+
+TEST(ToolsProgress, LinesOnlyWhenAsked) {
+  ProgressOptions quiet;
+  Progress none(quiet, "t.c", 100);
+  none.Add(1, 50);
+  EXPECT_THAT(none.Line(), ::testing::StartsWith("[############............]  t.c  50B/100B (50.0%)  1 docs"));
+
+  ScratchDir dir;
+  auto client = OpenAt(dir.Sub("db"));
+  ASSERT_TRUE(client->GetDatabase("p").GetCollection("c").InsertMany(
+      test::JsonArray(R"([{"_id": 1}, {"_id": 2}, {"_id": 3}])")).ok());
+  std::ostringstream log;
+  DumpOptions d;
+  d.out = dir.Sub("dump");
+  d.log = &log;
+  ASSERT_TRUE(Dump(*client, d).ok());
+  EXPECT_THAT(log.str(), ::testing::Not(HasSubstr(" docs ")));  // off by default
+  std::ostringstream shown;
+  d.progress.out = &shown;
+  d.progress.interval = std::chrono::milliseconds(0);
+  ASSERT_TRUE(Dump(*client, d).ok());
+  EXPECT_THAT(shown.str(), HasSubstr("p.c"));
+  EXPECT_THAT(shown.str(), HasSubstr("3 docs"));
+  std::ostringstream restored;
+  RestoreOptions r;
+  r.dir = dir.Sub("dump");
+  r.drop = true;
+  r.progress.out = &restored;
+  r.progress.interval = std::chrono::milliseconds(0);
+  ASSERT_TRUE(Restore(*client, r).ok());
+  EXPECT_THAT(restored.str(), HasSubstr("(100.0%)  3 docs"));
+}
+
+}  // namespace
+}  // namespace rockdoc::tools

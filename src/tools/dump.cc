@@ -87,6 +87,7 @@ template <typename Emit>
 Status ForEachDocument(const Session& snapshot, const Intent& intent, const DumpOptions& options,
                        int64_t* count, int64_t* bytes, Emit emit) {
   if (intent.is_view) return Status::OK();
+  Progress progress(options.progress, intent.db + "." + intent.collection, intent.size);
   Collection coll = snapshot.GetDatabase(intent.db).GetCollection(intent.collection);
   ROCKDOC_ASSIGN_OR_RETURN(Cursor cursor, coll.Find(options.query));
   while (cursor.Next()) {
@@ -94,6 +95,7 @@ Status ForEachDocument(const Session& snapshot, const Intent& intent, const Dump
     ROCKDOC_RETURN_IF_ERROR(emit(doc));
     ++*count;
     *bytes += static_cast<int64_t>(doc.size());
+    progress.Add(1, static_cast<int64_t>(doc.size()));
   }
   return cursor.status();
 }

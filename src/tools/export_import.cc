@@ -581,6 +581,7 @@ StatusOr<int64_t> Export(const Client& client, const ExportOptions& options) {
   ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<OutputStream> out, OpenOutput(options.out, false));
   int64_t n = 0;
   std::string line;
+  Progress progress(options.progress, options.db + "." + options.collection, 0);
   if (options.type == ExportType::kCsv) {
     if (!options.no_header_line) {
       line.clear();
@@ -612,6 +613,7 @@ StatusOr<int64_t> Export(const Client& client, const ExportOptions& options) {
     }
     ROCKDOC_RETURN_IF_ERROR(out->Write(line));
     ++n;
+    progress.Add(1, static_cast<int64_t>(line.size()));
   }
   ROCKDOC_RETURN_IF_ERROR(cursor.status());
   if (options.type == ExportType::kJson && options.json_array) {
@@ -660,6 +662,9 @@ StatusOr<ImportReport> Import(const Client& client, const ImportOptions& options
     if (options.stop_on_error) return s.WithContext(p.where);
     return Status::OK();
   };
+  int64_t total_bytes = 0;
+  for (const Parsed& p : docs) total_bytes += static_cast<int64_t>(p.doc.size());
+  Progress progress(options.progress, options.db + "." + options.collection, total_bytes);
   const std::vector<std::string> keys =
       options.upsert_fields.empty() ? std::vector<std::string>{"_id"} : options.upsert_fields;
   if (options.mode == ImportMode::kInsert) {
@@ -668,7 +673,10 @@ StatusOr<ImportReport> Import(const Client& client, const ImportOptions& options
     for (size_t start = 0; start < docs.size(); start += 1000) {
       size_t end = std::min(docs.size(), start + 1000);
       std::vector<Document> batch;
-      for (size_t i = start; i < end; ++i) batch.push_back(docs[i].doc);
+      for (size_t i = start; i < end; ++i) {
+        batch.push_back(docs[i].doc);
+        progress.Add(1, static_cast<int64_t>(docs[i].doc.size()));
+      }
       ROCKDOC_ASSIGN_OR_RETURN(InsertManyResult r, coll.InsertMany(batch, insert));
       report.imported += static_cast<int64_t>(r.inserted_count());
       for (const WriteError& w : r.write_errors) {
@@ -689,6 +697,7 @@ StatusOr<ImportReport> Import(const Client& client, const ImportOptions& options
     }
   } else {
     for (const Parsed& p : docs) {
+      progress.Add(1, static_cast<int64_t>(p.doc.size()));
       bool complete = false;
       Document filter = FilterFor(p.doc, keys, &complete);
       Status st;

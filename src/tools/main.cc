@@ -576,6 +576,8 @@ int DumpMain(int argc, const char* const* argv, std::ostream& err) {
     config.options.query = *std::move(q);
   }
   if (!config.common.quiet) config.options.log = &err;
+  // Progress lines only on a terminal, as mongo-tools.
+  if (!config.common.quiet && isatty(STDERR_FILENO)) config.options.progress.out = &err;
   auto client = OpenClient(config.common.dbpath, /*create=*/false);
   if (!client.ok()) {
     err << "rockdoc-dump: Failed: " << client.status() << "\n";
@@ -603,6 +605,8 @@ int RestoreMain(int argc, const char* const* argv, std::ostream& err) {
   }
   if (positional.size() == 1) config.options.dir = positional[0];
   if (!config.common.quiet) config.options.log = &err;
+  // Progress lines only on a terminal, as mongo-tools.
+  if (!config.common.quiet && isatty(STDERR_FILENO)) config.options.progress.out = &err;
   auto client = OpenClient(config.common.dbpath, /*create=*/true);
   if (!client.ok()) {
     err << "rockdoc-restore: Failed: " << client.status() << "\n";
@@ -649,6 +653,8 @@ int ExportMain(int argc, const char* const* argv, std::ostream& err) {
     *target = *std::move(q);
   }
   if (!config.common.quiet) config.options.log = &err;
+  // Progress lines only on a terminal, as mongo-tools.
+  if (!config.common.quiet && isatty(STDERR_FILENO)) config.options.progress.out = &err;
   auto client = OpenClient(config.common.dbpath, /*create=*/false);
   if (!client.ok()) {
     err << "rockdoc-export: Failed: " << client.status() << "\n";
@@ -698,6 +704,8 @@ int ImportMain(int argc, const char* const* argv, std::ostream& err) {
   }
   if (config.options.db.empty()) config.options.db = "test";
   if (!config.common.quiet) config.options.log = &err;
+  // Progress lines only on a terminal, as mongo-tools.
+  if (!config.common.quiet && isatty(STDERR_FILENO)) config.options.progress.out = &err;
   auto client = OpenClient(config.common.dbpath, /*create=*/true);
   if (!client.ok()) {
     err << "rockdoc-import: Failed: " << client.status() << "\n";

@@ -33,6 +33,8 @@ struct Source {
   // What errors call the documents and the metadata.
   std::string documents_name;
   std::string metadata_name;
+  // The documents' bytes when known (0: unknown, as for a gzipped file).
+  int64_t size = 0;
 };
 
 bool EndsWith(std::string_view s, std::string_view suffix) {
@@ -91,6 +93,8 @@ Status ScanDatabaseDir(const std::string& dir, const std::string& db, const Rest
       bool gzip = options.gzip;
       s.documents_name = path;
       s.open_documents = [path, gzip]() { return OpenInput(path, gzip); };
+      std::error_code ec;
+      if (!gzip) s.size = static_cast<int64_t>(fs::file_size(path, ec));
     }
     out->push_back(std::move(s));
   }
@@ -192,6 +196,7 @@ StatusOr<std::vector<Source>> ScanArchive(const RestoreOptions& options,
     ROCKDOC_ASSIGN_OR_RETURN(s.metadata, ParseMetadata(ns.metadata_json, s.metadata_name));
     s.documents_name = name + " documents of " + ns.db + "." + ns.collection;
     std::string_view bytes = ns.documents;
+    s.size = static_cast<int64_t>(bytes.size());
     std::string docs_name = s.documents_name;
     s.open_documents = [bytes, docs_name]() -> StatusOr<std::unique_ptr<InputStream>> {
       return StringInput(bytes, docs_name);
@@ -304,6 +309,7 @@ Status InsertDocuments(const Source& s, const Collection& coll, const RestoreOpt
   if (!s.open_documents) return Status::OK();
   ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<InputStream> in, s.open_documents());
   BsonReader reader(in.get());
+  Progress progress(options.progress, s.db + "." + s.collection, s.size);
   std::vector<Document> batch;
   size_t batch_bytes = 0;
   InsertManyOptions insert_options;
@@ -329,6 +335,7 @@ Status InsertDocuments(const Source& s, const Collection& coll, const RestoreOpt
     ROCKDOC_ASSIGN_OR_RETURN(bool have, reader.Next(&doc));
     if (!have) break;
     batch_bytes += doc.size();
+    progress.Add(1, static_cast<int64_t>(doc.size()));
     batch.push_back(std::move(doc));
     if (batch.size() >= 1000 || batch_bytes >= (8u << 20)) ROCKDOC_RETURN_IF_ERROR(flush());
   }

@@ -40,6 +40,7 @@
 #include "rockdoc/document.h"
 #include "rockdoc/json.h"
 #include "rockdoc/status.h"
+#include "tools/progress.h"
 
 namespace rockdoc::tools {
 
@@ -66,6 +67,8 @@ struct DumpOptions {
   bool gzip = false;
   // Log lines (mongo-tools' "<time>\twriting db.coll to ..."); null: none.
   std::ostream* log = nullptr;
+  // Progress lines while it runs (tools/progress.h); off by default.
+  ProgressOptions progress;
 };
 
 struct DumpReport {
@@ -98,6 +101,8 @@ struct RestoreOptions {
   // --convertLegacyIndexes does; without it they are errors.
   bool convert_legacy_indexes = false;
   std::ostream* log = nullptr;
+  // Progress lines while it runs (tools/progress.h); off by default.
+  ProgressOptions progress;
 };
 
 struct RestoreReport {
@@ -135,6 +140,8 @@ struct ExportOptions {
   // --out: "" or "-" is stdout.
   std::string out;
   std::ostream* log = nullptr;
+  // Progress lines while it runs (tools/progress.h); off by default.
+  ProgressOptions progress;
 };
 
 // Exports one collection as mongoexport does: JSON lines (relaxed Extended
@@ -164,6 +171,8 @@ struct ImportOptions {
   bool stop_on_error = false;
   bool maintain_insertion_order = false;
   std::ostream* log = nullptr;
+  // Progress lines while it runs (tools/progress.h); off by default.
+  ProgressOptions progress;
 };
 
 struct ImportReport {
