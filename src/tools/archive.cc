@@ -79,8 +79,11 @@ Status ArchiveWriter::WriteEof(const std::string& db, const std::string& collect
   return out_->Write(Int32Bytes(kArchiveTerminator));
 }
 
-StatusOr<ArchiveContents> ReadArchive(InputStream* in) {
+StatusOr<ArchiveContents> ReadArchive(InputStream* in, const std::string& spill_dir) {
   ArchiveContents out;
+  // Per namespace: the CRC so far and, when spilling, its open file.
+  std::vector<uint64_t> crcs;
+  std::vector<std::unique_ptr<OutputStream>> spills;
   char magic_bytes[4];
   size_t got = 0;
   ROCKDOC_RETURN_IF_ERROR(in->ReadFull(magic_bytes, 4, &got));
@@ -128,7 +131,13 @@ StatusOr<ArchiveContents> ReadArchive(InputStream* in) {
       return ArchiveError(in, at, "namespace " + *db + "." + *coll + " has two metadata documents");
     }
     index[{*db, *coll}] = out.namespaces.size();
-    out.namespaces.push_back(ArchiveNamespace{*db, *coll, *meta, {}, 0, false});
+    ArchiveNamespace ns;
+    ns.db = *db;
+    ns.collection = *coll;
+    ns.metadata_json = *meta;
+    out.namespaces.push_back(std::move(ns));
+    crcs.push_back(0);
+    spills.emplace_back();
   }
   BsonReader& body = reader;
   while (true) {
@@ -146,14 +155,23 @@ StatusOr<ArchiveContents> ReadArchive(InputStream* in) {
     if (it == index.end()) {
       return ArchiveError(in, at, "a segment of " + *db + "." + *coll + ", which has no metadata");
     }
-    ArchiveNamespace& ns = out.namespaces[it->second];
+    const size_t ns_index = it->second;
+    ArchiveNamespace& ns = out.namespaces[ns_index];
     if (ns.eof_seen) {
       return ArchiveError(in, at, "a segment of " + *db + "." + *coll + " after its EOF");
     }
-    if (eof.Bool()) {
+    // `doc` is reused for the segment's documents below: keep what the
+    // header says, not views into it.
+    const bool is_eof = eof.Bool();
+    const std::string ns_name = *db + "." + *coll;
+    if (is_eof) {
       ns.eof_seen = true;
       ns.crc = static_cast<uint64_t>(crc.Int64());
-      uint64_t actual = Crc64Update(0, ns.documents);
+      uint64_t actual = crcs[ns_index];
+      if (spills[ns_index]) {
+        ROCKDOC_RETURN_IF_ERROR(spills[ns_index]->Close());
+        spills[ns_index].reset();
+      }
       if (actual != ns.crc) {
         char buf[80];
         std::snprintf(buf, sizeof(buf), "stored 0x%016llx, computed 0x%016llx",
@@ -167,16 +185,26 @@ StatusOr<ArchiveContents> ReadArchive(InputStream* in) {
       uint64_t doc_at = in->offset();
       ROCKDOC_ASSIGN_OR_RETURN(std::optional<int32_t> len, body.PeekLength());
       if (!len) {
-        return ArchiveError(in, doc_at, "archive cut short inside a segment of " + *db + "." +
-                                            *coll + " (no terminator)");
+        return ArchiveError(in, doc_at,
+                            "archive cut short inside a segment of " + ns_name + " (no terminator)");
       }
       if (*len == kArchiveTerminator) {
         body.DropPeeked();
         break;
       }
-      if (eof.Bool()) return ArchiveError(in, doc_at, "documents after an EOF header");
+      if (is_eof) return ArchiveError(in, doc_at, "documents after an EOF header");
       ROCKDOC_ASSIGN_OR_RETURN(have, body.Next(&doc));
-      ns.documents.append(doc.bytes());
+      crcs[ns_index] = Crc64Update(crcs[ns_index], doc.bytes());
+      ns.size += static_cast<int64_t>(doc.size());
+      if (spill_dir.empty()) {
+        ns.documents.append(doc.bytes());
+      } else {
+        if (!spills[ns_index]) {
+          ns.spill_path = spill_dir + "/" + std::to_string(ns_index) + ".bson";
+          ROCKDOC_ASSIGN_OR_RETURN(spills[ns_index], OpenOutput(ns.spill_path, false));
+        }
+        ROCKDOC_RETURN_IF_ERROR(spills[ns_index]->Write(doc.bytes()));
+      }
     }
   }
   for (const ArchiveNamespace& ns : out.namespaces) {

@@ -62,8 +62,12 @@ struct ArchiveNamespace {
   std::string db;
   std::string collection;
   std::string metadata_json;
-  std::string documents;  // concatenated BSON, as a .bson file holds them
-  uint64_t crc = 0;       // as the EOF header stored it
+  // The documents, concatenated BSON as a .bson file holds them: in
+  // `documents`, or in the file `spill_path` when ReadArchive spilled them.
+  std::string documents;
+  std::string spill_path;
+  int64_t size = 0;       // bytes of the documents
+  uint64_t crc = 0;       // as the EOF header stored it (checked)
   bool eof_seen = false;
 };
 struct ArchiveContents {
@@ -74,7 +78,10 @@ struct ArchiveContents {
 // a wrong magic number, a truncated archive (a namespace without its EOF, a
 // document cut short), a segment of a namespace with no metadata, a CRC
 // mismatch, invalid BSON.
-StatusOr<ArchiveContents> ReadArchive(InputStream* in);
+// With `spill_dir`, each namespace's documents go to a file in that
+// (existing) directory instead of memory, so an archive of any size reads in
+// bounded memory; the caller removes the directory.
+StatusOr<ArchiveContents> ReadArchive(InputStream* in, const std::string& spill_dir = "");
 
 }  // namespace rockdoc::tools
 

@@ -8,6 +8,8 @@
 #include <map>
 #include <memory>
 
+#include <stdlib.h>
+
 #include "rockdoc/json.h"
 #include "tools/archive.h"
 #include "tools/formats.h"
@@ -179,13 +181,37 @@ StatusOr<std::vector<Source>> ScanDirectory(const RestoreOptions& options) {
   return sources;
 }
 
-// The documents of archive namespaces live in `contents`, which outlives
-// the sources.
-StatusOr<std::vector<Source>> ScanArchive(const RestoreOptions& options,
+// A directory that is removed with everything in it when it goes.
+class TempDir {
+ public:
+  TempDir() {
+    std::error_code ec;
+    std::string tmpl = (fs::temp_directory_path(ec) / "rockdoc-restore-XXXXXX").string();
+    if (mkdtemp(tmpl.data()) != nullptr) path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    if (!path_.empty()) fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// The documents of archive namespaces are spilled into `spill` (an archive
+// on stdin cannot be read twice, and need not fit in memory); `contents`
+// and `spill` outlive the sources.
+StatusOr<std::vector<Source>> ScanArchive(const RestoreOptions& options, const TempDir& spill,
                                           ArchiveContents* contents) {
   const std::string& path = *options.archive;
+  if (spill.path().empty()) {
+    return Status(ErrorCode::kFileNotOpen, "cannot create a temporary directory for the archive");
+  }
   ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<InputStream> in, OpenInput(path, options.gzip));
-  ROCKDOC_ASSIGN_OR_RETURN(*contents, ReadArchive(in.get()));
+  ROCKDOC_ASSIGN_OR_RETURN(*contents, ReadArchive(in.get(), spill.path()));
   std::string name = path.empty() || path == "-" ? "archive on stdin" : "archive '" + path + "'";
   std::vector<Source> sources;
   for (const ArchiveNamespace& ns : contents->namespaces) {
@@ -195,12 +221,13 @@ StatusOr<std::vector<Source>> ScanArchive(const RestoreOptions& options,
     s.metadata_name = name + " metadata of " + ns.db + "." + ns.collection;
     ROCKDOC_ASSIGN_OR_RETURN(s.metadata, ParseMetadata(ns.metadata_json, s.metadata_name));
     s.documents_name = name + " documents of " + ns.db + "." + ns.collection;
-    std::string_view bytes = ns.documents;
-    s.size = static_cast<int64_t>(bytes.size());
-    std::string docs_name = s.documents_name;
-    s.open_documents = [bytes, docs_name]() -> StatusOr<std::unique_ptr<InputStream>> {
-      return StringInput(bytes, docs_name);
-    };
+    s.size = ns.size;
+    if (!ns.spill_path.empty()) {
+      std::string spill_path = ns.spill_path;
+      s.open_documents = [spill_path]() -> StatusOr<std::unique_ptr<InputStream>> {
+        return OpenInput(spill_path, false);
+      };
+    }
     sources.push_back(std::move(s));
   }
   return sources;
@@ -422,9 +449,11 @@ Status RestoreOne(const Client& client, const Source& s, const RestoreOptions& o
 
 StatusOr<RestoreReport> Restore(const Client& client, const RestoreOptions& options) {
   ArchiveContents contents;
+  std::unique_ptr<TempDir> spill;
   std::vector<Source> sources;
   if (options.archive) {
-    ROCKDOC_ASSIGN_OR_RETURN(sources, ScanArchive(options, &contents));
+    spill = std::make_unique<TempDir>();
+    ROCKDOC_ASSIGN_OR_RETURN(sources, ScanArchive(options, *spill, &contents));
   } else {
     ROCKDOC_ASSIGN_OR_RETURN(sources, ScanDirectory(options));
   }
