@@ -19,6 +19,8 @@
 #include <sstream>
 #include <thread>
 
+#include <unistd.h>
+
 #include "test_util.h"
 #include "tools/archive.h"
 #include "tools/flags.h"
@@ -1231,6 +1233,50 @@ TEST(ToolsProgress, LinesOnlyWhenAsked) {
   r.progress.interval = std::chrono::milliseconds(0);
   ASSERT_TRUE(Restore(*client, r).ok());
   EXPECT_THAT(restored.str(), HasSubstr("(100.0%)  3 docs"));
+}
+
+}  // namespace
+}  // namespace rockdoc::tools
+
+namespace rockdoc::tools {
+namespace {
+
+// mongodump --out - and mongorestore --dir -: one collection's BSON through
+// stdout and stdin (redirected here to files).
+TEST(ToolsStdio, DumpToStdoutRestoreFromStdin) {
+  ScratchDir dir;
+  auto client = OpenAt(dir.Sub("db"));
+  auto docs = test::JsonArray(R"([{"_id": 1, "a": "x"}, {"_id": 2, "a": "y"}])");
+  ASSERT_TRUE(client->GetDatabase("s").GetCollection("c").InsertMany(docs).ok());
+  DumpOptions d;
+  d.out = "-";
+  auto whole = Dump(*client, d);
+  ASSERT_FALSE(whole.ok());
+  EXPECT_THAT(std::string(whole.status().message()), HasSubstr("single collection to stdout"));
+  d.ns.db = "s";
+  d.ns.collection = "c";
+  std::fflush(stdout);
+  int saved_out = dup(STDOUT_FILENO);
+  ASSERT_TRUE(std::freopen(dir.Sub("out.bson").c_str(), "wb", stdout) != nullptr);
+  auto r = Dump(*client, d);
+  std::fflush(stdout);
+  dup2(saved_out, STDOUT_FILENO);
+  close(saved_out);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(BsonFileDocs(dir.Sub("out.bson")), docs);
+
+  RestoreOptions o;
+  o.dir = "-";
+  o.ns.db = "s2";
+  o.ns.collection = "c2";
+  int saved_in = dup(STDIN_FILENO);
+  ASSERT_TRUE(std::freopen(dir.Sub("out.bson").c_str(), "rb", stdin) != nullptr);
+  auto restored = Restore(*client, o);
+  dup2(saved_in, STDIN_FILENO);
+  close(saved_in);
+  clearerr(stdin);
+  ASSERT_TRUE(restored.ok()) << restored.status();
+  EXPECT_EQ(AllDocs(client->GetDatabase("s2").GetCollection("c2")), docs);
 }
 
 }  // namespace

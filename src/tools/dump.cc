@@ -163,6 +163,26 @@ StatusOr<DumpReport> Dump(const Client& client, const DumpOptions& options) {
     return report;
   }
 
+  if (options.out == "-") {
+    // One collection's documents to stdout (mongodump --out -).
+    if (options.ns.collection.empty()) {
+      return BadValue("can only dump a single collection to stdout");
+    }
+    ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<OutputStream> out, OpenOutput("-", options.gzip));
+    for (const Intent& intent : intents) {
+      int64_t count = 0;
+      ROCKDOC_RETURN_IF_ERROR(ForEachDocument(
+          snapshot, intent, options, &count, &report.bytes, [&](DocumentView doc) {
+            return out->Write(
+                std::string_view(reinterpret_cast<const char*>(doc.data()), doc.size()));
+          }));
+      report.documents += count;
+      ++report.collections;
+    }
+    ROCKDOC_RETURN_IF_ERROR(out->Close());
+    return report;
+  }
+
   const std::string gz = options.gzip ? ".gz" : "";
   {
     ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<OutputStream> prelude,

@@ -103,6 +103,57 @@ Status ScanDatabaseDir(const std::string& dir, const std::string& db, const Rest
   return Status::OK();
 }
 
+// A directory that is removed with everything in it when it goes.
+class TempDir {
+ public:
+  TempDir() {
+    std::error_code ec;
+    std::string tmpl = (fs::temp_directory_path(ec) / "rockdoc-restore-XXXXXX").string();
+    if (mkdtemp(tmpl.data()) != nullptr) path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    if (!path_.empty()) fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// `--dir -`: one collection's documents on stdin, copied into `spill` (they
+// are read twice: validated whole, then inserted).
+StatusOr<std::vector<Source>> ScanStdin(const RestoreOptions& options, const TempDir& spill) {
+  if (options.ns.db.empty() || options.ns.collection.empty()) {
+    return BadValue("restoring from stdin (--dir -) needs --db and --collection");
+  }
+  if (spill.path().empty()) {
+    return Status(ErrorCode::kFileNotOpen, "cannot create a temporary directory for stdin");
+  }
+  ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<InputStream> in, OpenInput("-", options.gzip));
+  const std::string path = spill.path() + "/stdin.bson";
+  ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<OutputStream> out, OpenOutput(path, false));
+  char buf[1 << 16];
+  while (true) {
+    ROCKDOC_ASSIGN_OR_RETURN(size_t n, in->Read(buf, sizeof(buf)));
+    if (n == 0) break;
+    ROCKDOC_RETURN_IF_ERROR(out->Write(std::string_view(buf, n)));
+  }
+  ROCKDOC_RETURN_IF_ERROR(out->Close());
+  Source s;
+  s.db = options.ns.db;
+  s.collection = options.ns.collection;
+  s.documents_name = "stdin";
+  std::error_code ec;
+  s.size = static_cast<int64_t>(fs::file_size(path, ec));
+  s.open_documents = [path]() -> StatusOr<std::unique_ptr<InputStream>> {
+    return OpenInput(path, false);
+  };
+  return std::vector<Source>{std::move(s)};
+}
+
 StatusOr<std::vector<Source>> ScanDirectory(const RestoreOptions& options) {
   std::vector<Source> sources;
   const std::string& dir = options.dir;
@@ -180,26 +231,6 @@ StatusOr<std::vector<Source>> ScanDirectory(const RestoreOptions& options) {
   }
   return sources;
 }
-
-// A directory that is removed with everything in it when it goes.
-class TempDir {
- public:
-  TempDir() {
-    std::error_code ec;
-    std::string tmpl = (fs::temp_directory_path(ec) / "rockdoc-restore-XXXXXX").string();
-    if (mkdtemp(tmpl.data()) != nullptr) path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 // The documents of archive namespaces are spilled into `spill` (an archive
 // on stdin cannot be read twice, and need not fit in memory); `contents`
@@ -454,6 +485,9 @@ StatusOr<RestoreReport> Restore(const Client& client, const RestoreOptions& opti
   if (options.archive) {
     spill = std::make_unique<TempDir>();
     ROCKDOC_ASSIGN_OR_RETURN(sources, ScanArchive(options, *spill, &contents));
+  } else if (options.dir == "-") {
+    spill = std::make_unique<TempDir>();
+    ROCKDOC_ASSIGN_OR_RETURN(sources, ScanStdin(options, *spill));
   } else {
     ROCKDOC_ASSIGN_OR_RETURN(sources, ScanDirectory(options));
   }

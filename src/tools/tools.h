@@ -59,7 +59,8 @@ struct DumpOptions {
   NamespaceFilter ns;
   // A find filter (only with a collection), as --query.
   Document query;
-  // Directory output (--out): "dump" by default.
+  // Directory output (--out): "dump" by default; "-" writes one
+  // collection's documents (ns.collection required) to stdout.
   std::string out = "dump";
   // Archive output (--archive[=FILE]): set to write one archive instead of
   // a directory; "" or "-" is stdout.
@@ -85,7 +86,8 @@ struct RestoreOptions {
   NamespaceFilter ns;
   // The dump directory (--dir or the positional argument): "dump" by
   // default. It may also be a database's directory (with ns.db) or one
-  // .bson file (with ns.db and ns.collection, or the file's base name).
+  // .bson file (with ns.db and ns.collection, or the file's base name), or
+  // "-": one collection's documents on stdin (ns.db and ns.collection).
   std::string dir = "dump";
   std::optional<std::string> archive;
   bool gzip = false;
