@@ -1281,3 +1281,31 @@ TEST(ToolsStdio, DumpToStdoutRestoreFromStdin) {
 
 }  // namespace
 }  // namespace rockdoc::tools
+
+namespace rockdoc::tools {
+namespace {
+
+// With nothing in flight, RocksDB leaves the (empty) live log out of a
+// checkpoint; the copy must open all the same.
+TEST(ClientCheckpoint, QuietDatabaseCopyOpens) {
+  ScratchDir dir;
+  {
+    auto client = OpenAt(dir.Sub("db"));
+    ASSERT_TRUE(client->Checkpoint(dir.Sub("empty-copy")).ok());
+    ASSERT_TRUE(client->GetDatabase("q").GetCollection("c").InsertOne(Json(R"({"_id": 1})")).ok());
+  }
+  auto client = OpenAt(dir.Sub("db"));  // reopened: everything flushed, an empty live log
+  ASSERT_TRUE(client->Checkpoint(dir.Sub("copy")).ok());
+  ASSERT_TRUE(client->Checkpoint(dir.Sub("copy2")).ok());
+  auto empty = OpenAt(dir.Sub("empty-copy"));
+  ASSERT_NE(empty, nullptr);
+  EXPECT_TRUE(empty->ListDatabaseNames()->empty());
+  for (const char* name : {"copy", "copy2"}) {
+    auto copy = OpenAt(dir.Sub(name));
+    ASSERT_NE(copy, nullptr) << name;
+    EXPECT_EQ(AllDocs(copy->GetDatabase("q").GetCollection("c")).size(), 1u) << name;
+  }
+}
+
+}  // namespace
+}  // namespace rockdoc::tools

@@ -543,6 +543,36 @@ Status Engine::Checkpoint(const std::string& dir) const {
   // acknowledged write in its table files.
   s = checkpoint->CreateCheckpoint(dir, /*log_size_for_flush=*/0);
   if (!s.ok()) return FromRocks(s, "checkpoint " + dir);
+  // RocksDB leaves the live write-ahead log out of the copy when it is
+  // empty (everything was just flushed), but a rockdoc directory always has
+  // its live log (Open refuses one without: storage/wal_check.h). An empty
+  // log under the number of the source's live one is what RocksDB would
+  // have had: nothing to replay, and the number the MANIFEST expects.
+  auto newest_log = [](const fs::path& d) -> std::string {
+    std::string newest;
+    std::error_code ec;
+    for (const fs::directory_entry& e : fs::directory_iterator(d, ec)) {
+      std::string name = e.path().filename().string();
+      if (name.size() > 4 && name.compare(name.size() - 4, 4, ".log") == 0 &&
+          (newest.empty() || name.size() > newest.size() ||
+           (name.size() == newest.size() && name > newest))) {
+        newest = name;
+      }
+    }
+    return newest;
+  };
+  if (newest_log(dir).empty()) {
+    std::string live = newest_log(path_);
+    if (live.empty()) {
+      return Status(ErrorCode::kInternalError, "checkpoint: no write-ahead log in " + path_);
+    }
+    fs::path empty_log = fs::path(dir) / live;
+    int fd = ::open(empty_log.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) return FileError("create", empty_log.string(), errno);
+    bool ok = ::fsync(fd) == 0;
+    ok = ::close(fd) == 0 && ok;
+    if (!ok) return FileError("write", empty_log.string(), errno);
+  }
   // The copy is a rockdoc directory of this one's format: its marker too.
   std::ifstream marker(fs::path(path_) / kMarkerFile, std::ios::binary);
   std::string text((std::istreambuf_iterator<char>(marker)), std::istreambuf_iterator<char>());
