@@ -1138,6 +1138,26 @@ TEST(ToolsMain, ExportAndImportPrograms) {
             0)
       << err;
   EXPECT_EQ(Slurp(dir.Sub("o.csv")), "1,2\n3,5.4\n5,6\n");
+  // --fieldFile: one name per line; "$" is not a field name.
+  ASSERT_EQ(RunTool(ImportMain, {"rockdoc-import", "--dbpath", dir.Sub("db"), "--type=csv", "-d", "x",
+                                 "-c", "ff", "--fieldFile", ImportFixture("test_fields_valid.txt"),
+                                 "--file", ImportFixture("test.csv")},
+                    &err),
+            0)
+      << err;
+  EXPECT_EQ(RunTool(ImportMain, {"rockdoc-import", "--dbpath", dir.Sub("db"), "--type=csv", "-d", "x",
+                                 "-c", "bad", "--fieldFile", ImportFixture("test_fields_invalid.txt"),
+                                 "--file", ImportFixture("test.csv")},
+                    &err),
+            1);
+  EXPECT_THAT(err, HasSubstr("invalid field name '$'"));
+  ASSERT_EQ(RunTool(ExportMain, {"rockdoc-export", "--dbpath", dir.Sub("db"), "-d", "x", "-c", "ff",
+                                 "--type=csv", "--fields=a,c", "--noHeaderLine", "--sort={\"a\": -1}",
+                                 "--limit=1", "--out", dir.Sub("ff.csv")},
+                    &err),
+            0)
+      << err;
+  EXPECT_EQ(Slurp(dir.Sub("ff.csv")), "5,6\n");
   EXPECT_EQ(RunTool(ImportMain, {"rockdoc-import", "--dbpath", dir.Sub("db"), "--legacy"}, &err), 3);
   EXPECT_THAT(err, HasSubstr("--legacy is not supported by rockdoc"));
   EXPECT_EQ(RunTool(ExportMain, {"rockdoc-export", "--jsonFormat=loose"}, &err), 3);

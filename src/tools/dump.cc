@@ -58,6 +58,9 @@ StatusOr<std::vector<Intent>> CollectIntents(const Client& client, const Session
       if (!options.ns.Matches(db_name, info.name)) continue;
       // As mongodump: <db>.system.* are the server's own, not data.
       if (info.name.rfind("system.", 0) == 0) continue;
+      // A restore's collection being built aside (tools/restore.cc) is not
+      // data yet.
+      if (info.name.rfind("tmp.rockdoc_restore.", 0) == 0) continue;
       Intent intent;
       intent.db = db_name;
       intent.collection = info.name;
