@@ -1329,3 +1329,44 @@ TEST(ClientCheckpoint, QuietDatabaseCopyOpens) {
 
 }  // namespace
 }  // namespace rockdoc::tools
+
+namespace rockdoc::tools {
+namespace {
+
+// Every flag a program lists (its table of mongo-tools' names) has a row in
+// its decoder table: decoded, or refused as not supported; none is unknown
+// to the decoder, and none is silently taken with a value it ignores.
+TEST(ToolsMain, EveryListedFlagIsDecodedOrRefused) {
+  using MainFn = int (*)(int, const char* const*, std::ostream&);
+  for (auto [program, fn] : {std::pair<std::string, MainFn>{"rockdoc-dump", DumpMain},
+                             {"rockdoc-restore", RestoreMain},
+                             {"rockdoc-export", ExportMain},
+                             {"rockdoc-import", ImportMain}}) {
+    std::string help;
+    ASSERT_EQ(RunTool(fn, {program, "--help"}, &help), 0);
+    std::istringstream words(help.substr(help.find("names):") + 7));
+    int flags = 0;
+    for (std::string word; words >> word;) {
+      ASSERT_EQ(word.rfind("--", 0), 0u) << word;
+      // --dbpath is the run's own (empty, below); --help and --version end it.
+      if (word == "--help" || word == "--version" || word == "--dbpath") continue;
+      ++flags;
+      std::string err;
+      // The empty --dbpath keeps every run from opening anything.
+      int rc = RunTool(fn, {program, "--dbpath=", word}, &err);
+      if (err.find("expected argument") != std::string::npos) {
+        rc = RunTool(fn, {program, "--dbpath=", word + "=1"}, &err);
+      }
+      EXPECT_THAT(err, ::testing::Not(HasSubstr("unknown option"))) << program << " " << word;
+      if (err.find("not supported by rockdoc") == std::string::npos) {
+        // Decoded: the run gets as far as opening the directory, or to a
+        // check of the flag's value.
+        EXPECT_NE(rc, 0) << program << " " << word << ": " << err;
+      }
+    }
+    EXPECT_GT(flags, 15) << program;
+  }
+}
+
+}  // namespace
+}  // namespace rockdoc::tools
