@@ -932,6 +932,36 @@ TEST_F(ToolsImportTest, TypedColumnsAndParseGrace) {
             R"({"level1": {"level2": {"key1": "34532", "key2": "aabb"}}})");
 }
 
+TEST_F(ToolsImportTest, BinaryColumns) {
+  ScratchDir d;
+  Spit(d.Sub("b.csv"), "k.string(),b64.binary(base64),hex.binary(hex)\nx,aGVsbG8=,68656c6c6f\ny,aGk=,\n");
+  ImportOptions o;
+  o.type = ExportType::kCsv;
+  o.header_line = true;
+  o.columns_have_types = true;
+  o.ignore_blanks = true;
+  o.file = d.Sub("b.csv");
+  auto r = RunImport(o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  auto docs = AllDocs(C());
+  ASSERT_EQ(docs.size(), 2u);
+  EXPECT_EQ(ToJson(DropId(docs[0]), JsonFormat::kCanonical),
+            R"({"k": "x", "b64": {"$binary": {"base64": "aGVsbG8=", "subType": "00"}}, )"
+            R"("hex": {"$binary": {"base64": "aGVsbG8=", "subType": "00"}}})");
+  EXPECT_EQ(ToJson(DropId(docs[1]), JsonFormat::kCanonical),
+            R"({"k": "y", "b64": {"$binary": {"base64": "aGk=", "subType": "00"}}})");
+  Spit(d.Sub("bad.csv"), "k.binary(hex)\nzz\n");
+  o.file = d.Sub("bad.csv");
+  r = RunImport(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(std::string(r.status().message()), HasSubstr("bad.csv:2"));
+  Spit(d.Sub("b32.csv"), "k.binary(base32)\nAA\n");
+  o.file = d.Sub("b32.csv");
+  r = RunImport(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), ErrorCode::kNotImplemented);
+}
+
 TEST_F(ToolsImportTest, BadCsvAndWrongFieldCounts) {
   ImportOptions o;
   o.type = ExportType::kCsv;

@@ -300,7 +300,9 @@ StatusOr<bool> NextRecord(std::string_view text, size_t* pos, char delim, bool q
   return true;
 }
 
-enum class ColumnType { kAuto, kString, kInt32, kInt64, kDouble, kDecimal, kBoolean };
+enum class ColumnType {
+  kAuto, kString, kInt32, kInt64, kDouble, kDecimal, kBoolean, kBinaryBase64, kBinaryHex
+};
 
 struct Column {
   std::string name;
@@ -330,12 +332,76 @@ StatusOr<Column> ParseTypedColumn(const std::string& spec) {
       return col;
     }
   }
-  if (type == "date" || type == "date_go" || type == "date_ms" || type == "date_oracle" ||
-      type == "binary") {
+  if (type == "binary") {
+    if (arg == "base64") {
+      col.type = ColumnType::kBinaryBase64;
+      return col;
+    }
+    if (arg == "hex") {
+      col.type = ColumnType::kBinaryHex;
+      return col;
+    }
+    if (arg == "base32") {
+      return Status(ErrorCode::kNotImplemented,
+                    "binary(base32) is not supported by rockdoc yet ('" + spec + "')");
+    }
+    return BadValue("binary() takes base64, base32 or hex, not '" + arg + "' in '" + spec + "'");
+  }
+  if (type == "date" || type == "date_go" || type == "date_ms" || type == "date_oracle") {
     return Status(ErrorCode::kNotImplemented,
                   "column type " + type + "() is not supported by rockdoc yet ('" + spec + "')");
   }
   return BadValue("unknown column type '" + type + "' in '" + spec + "'");
+}
+
+// Standard base64 with padding (Go's base64.StdEncoding); false when malformed.
+bool DecodeBase64(const std::string& text, std::string* out) {
+  auto value = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+  };
+  if (text.size() % 4 != 0) return false;
+  for (size_t i = 0; i < text.size(); i += 4) {
+    int v[4];
+    int pad = 0;
+    for (int k = 0; k < 4; ++k) {
+      char c = text[i + static_cast<size_t>(k)];
+      if (c == '=' && i + 4 == text.size() && k >= 2) {
+        v[k] = 0;
+        ++pad;
+      } else {
+        if (pad > 0) return false;
+        v[k] = value(c);
+        if (v[k] < 0) return false;
+      }
+    }
+    uint32_t n = (static_cast<uint32_t>(v[0]) << 18) | (static_cast<uint32_t>(v[1]) << 12) |
+                 (static_cast<uint32_t>(v[2]) << 6) | static_cast<uint32_t>(v[3]);
+    out->push_back(static_cast<char>(n >> 16));
+    if (pad < 2) out->push_back(static_cast<char>((n >> 8) & 0xff));
+    if (pad < 1) out->push_back(static_cast<char>(n & 0xff));
+  }
+  return true;
+}
+
+bool DecodeHex(const std::string& text, std::string* out) {
+  auto value = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  if (text.size() % 2 != 0) return false;
+  for (size_t i = 0; i < text.size(); i += 2) {
+    int hi = value(text[i]), lo = value(text[i + 1]);
+    if (hi < 0 || lo < 0) return false;
+    out->push_back(static_cast<char>(hi * 16 + lo));
+  }
+  return true;
 }
 
 // Appends `text` typed as `type`; false when it does not parse as that type.
@@ -385,6 +451,15 @@ bool AppendTyped(BsonBuilder* b, std::string_view key, const std::string& text, 
         return false;
       }
       return true;
+    case ColumnType::kBinaryBase64:
+    case ColumnType::kBinaryHex: {
+      std::string bytes;
+      bool ok = type == ColumnType::kBinaryBase64 ? DecodeBase64(text, &bytes)
+                                                  : DecodeHex(text, &bytes);
+      if (!ok) return false;
+      b->AppendBinary(key, BinarySubtype::kGeneric, bytes);
+      return true;
+    }
     case ColumnType::kAuto:
       // mongoimport's guess: an integer (int32 when it fits), a float, or a string.
       if (as_int64(&i)) {
