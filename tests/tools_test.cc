@@ -962,6 +962,40 @@ TEST_F(ToolsImportTest, BinaryColumns) {
   EXPECT_EQ(r.status().code(), ErrorCode::kNotImplemented);
 }
 
+TEST_F(ToolsImportTest, DateColumnsWithGoLayouts) {
+  ScratchDir d;
+  Spit(d.Sub("d.csv"),
+       "a.date(2006-01-02T15:04:05Z07:00),b.date(Jan _2 2006 3:04PM),c.date_go(2006-01-02 15:04:05.000)\n"
+       "2020-02-29T23:59:58+01:30,Mar  5 1999 1:07AM,2021-12-31 23:59:59.123\n"
+       "1969-12-31T23:59:59Z,Dec 25 2000 12:00PM,1970-01-01 00:00:00.000\n");
+  ImportOptions o;
+  o.type = ExportType::kCsv;
+  o.header_line = true;
+  o.columns_have_types = true;
+  o.file = d.Sub("d.csv");
+  auto r = RunImport(o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  auto docs = AllDocs(C());
+  ASSERT_EQ(docs.size(), 2u);
+  EXPECT_EQ(ToJson(DropId(docs[0])), R"({"a": {"$date": "2020-02-29T22:29:58Z"}, )"
+                                     R"("b": {"$date": "1999-03-05T01:07:00Z"}, )"
+                                     R"("c": {"$date": "2021-12-31T23:59:59.123Z"}})");
+  EXPECT_EQ(docs[1].Get("a").DateTime(), -1000);
+  EXPECT_EQ(docs[1].Get("b").DateTime(), 977745600000);  // 2000-12-25T12:00:00Z: 12PM is noon
+  EXPECT_EQ(docs[1].Get("c").DateTime(), 0);
+  // A value that does not fit its layout, and a layout rockdoc cannot read.
+  Spit(d.Sub("bad.csv"), "a.date(2006-01-02)\n2021-02-30\n");
+  o.file = d.Sub("bad.csv");
+  r = RunImport(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(std::string(r.status().message()), HasSubstr("bad.csv:2"));
+  Spit(d.Sub("mst.csv"), "a.date(2006-01-02 MST)\n2021-02-03 UTC\n");
+  o.file = d.Sub("mst.csv");
+  r = RunImport(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), ErrorCode::kNotImplemented);
+}
+
 TEST_F(ToolsImportTest, BadCsvAndWrongFieldCounts) {
   ImportOptions o;
   o.type = ExportType::kCsv;

@@ -301,13 +301,166 @@ StatusOr<bool> NextRecord(std::string_view text, size_t* pos, char delim, bool q
 }
 
 enum class ColumnType {
-  kAuto, kString, kInt32, kInt64, kDouble, kDecimal, kBoolean, kBinaryBase64, kBinaryHex
+  kAuto, kString, kInt32, kInt64, kDouble, kDecimal, kBoolean, kBinaryBase64, kBinaryHex, kDate
 };
 
 struct Column {
   std::string name;
   ColumnType type = ColumnType::kAuto;
+  std::string layout;  // kDate: a Go time layout
 };
+
+// The elements of Go's time layouts that date()/date_go() columns accept
+// (Go's reference time Mon Jan 2 15:04:05 MST 2006), longest first.
+constexpr std::string_view kLayoutTokens[] = {
+    "Z07:00", "-07:00", "Z0700", "-0700", "January", "2006", "Jan", "15", "01", "02", "03", "04",
+    "05", "06", "PM", "pm", "_2", "1", "2", "3", "4", "5"};
+
+// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
+// algorithm).
+int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const int64_t yoe = y - era * 400;
+  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
+// Parses `text` by a Go layout into milliseconds since the epoch; false
+// when it does not match. Unsupported layout elements are refused when the
+// column is declared (CheckLayout).
+bool ParseGoTime(std::string_view layout, std::string_view text, int64_t* millis) {
+  int64_t year = 1, month = 1, day = 1, hour = 0, minute = 0, second = 0, frac_ms = 0;
+  int64_t offset_s = 0;
+  bool pm = false, has_pm = false;
+  size_t t = 0;
+  auto digits = [&](size_t min_n, size_t max_n, int64_t* out) {
+    size_t n = 0;
+    int64_t v = 0;
+    while (n < max_n && t + n < text.size() && std::isdigit(static_cast<unsigned char>(text[t + n]))) {
+      v = v * 10 + (text[t + n] - '0');
+      ++n;
+    }
+    if (n < min_n) return false;
+    t += n;
+    *out = v;
+    return true;
+  };
+  static const char* kMonths[] = {"January", "February", "March",     "April",   "May",      "June",
+                                  "July",    "August",   "September", "October", "November", "December"};
+  size_t l = 0;
+  while (l < layout.size()) {
+    // Fractional seconds: ".000" / ".999" (any count).
+    if (layout[l] == '.' && l + 1 < layout.size() && (layout[l + 1] == '0' || layout[l + 1] == '9')) {
+      char z = layout[l + 1];
+      size_t n = 1;
+      while (l + n < layout.size() && layout[l + n] == z) ++n;
+      l += n;
+      if (t < text.size() && text[t] == '.') {
+        ++t;
+        size_t start = t;
+        int64_t v = 0;
+        while (t < text.size() && std::isdigit(static_cast<unsigned char>(text[t]))) {
+          if (t - start < 3) v = v * 10 + (text[t] - '0');
+          ++t;
+        }
+        if (t == start) return false;
+        for (size_t k = t - start; k < 3; ++k) v *= 10;
+        frac_ms = v;
+      } else if (z == '0') {
+        return false;
+      }
+      continue;
+    }
+    std::string_view token;
+    for (std::string_view tok : kLayoutTokens) {
+      if (layout.substr(l, tok.size()) == tok) {
+        token = tok;
+        break;
+      }
+    }
+    if (token.empty()) {
+      if (t >= text.size() || text[t] != layout[l]) return false;
+      ++t;
+      ++l;
+      continue;
+    }
+    l += token.size();
+    if (token == "2006") {
+      if (!digits(4, 4, &year)) return false;
+    } else if (token == "06") {
+      if (!digits(2, 2, &year)) return false;
+      year += year >= 69 ? 1900 : 2000;
+    } else if (token == "01" || token == "1") {
+      if (!digits(token.size(), 2, &month)) return false;
+    } else if (token == "January" || token == "Jan") {
+      bool found = false;
+      for (int m = 0; m < 12 && !found; ++m) {
+        std::string_view name = kMonths[m];
+        if (token == "Jan") name = name.substr(0, 3);
+        if (text.substr(t, name.size()) == name) {
+          month = m + 1;
+          t += name.size();
+          found = true;
+        }
+      }
+      if (!found) return false;
+    } else if (token == "02" || token == "2" || token == "_2") {
+      if (token == "_2" && t < text.size() && text[t] == ' ') ++t;
+      if (!digits(token == "02" ? 2 : 1, 2, &day)) return false;
+    } else if (token == "15") {
+      if (!digits(2, 2, &hour)) return false;
+    } else if (token == "03" || token == "3") {
+      if (!digits(token.size(), 2, &hour)) return false;
+    } else if (token == "04" || token == "4") {
+      if (!digits(token.size(), 2, &minute)) return false;
+    } else if (token == "05" || token == "5") {
+      if (!digits(token.size(), 2, &second)) return false;
+    } else if (token == "PM" || token == "pm") {
+      std::string_view ap = text.substr(t, 2);
+      if (ap == "PM" || ap == "pm") {
+        pm = true;
+      } else if (ap != "AM" && ap != "am") {
+        return false;
+      }
+      has_pm = true;
+      t += 2;
+    } else {  // zone offsets
+      if (token[0] == 'Z' && t < text.size() && text[t] == 'Z') {
+        ++t;
+        continue;
+      }
+      if (t >= text.size() || (text[t] != '+' && text[t] != '-')) return false;
+      int sign = text[t] == '-' ? -1 : 1;
+      ++t;
+      int64_t hh = 0, mm = 0;
+      if (!digits(2, 2, &hh)) return false;
+      if (token.find(':') != std::string_view::npos) {
+        if (t >= text.size() || text[t] != ':') return false;
+        ++t;
+      }
+      if (!digits(2, 2, &mm)) return false;
+      offset_s = sign * (hh * 3600 + mm * 60);
+    }
+  }
+  if (t != text.size()) return false;
+  if (has_pm) {
+    if (hour < 1 || hour > 12) return false;
+    hour = hour % 12 + (pm ? 12 : 0);
+  }
+  static const int kDays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (month < 1 || month > 12 || day < 1 || day > kDays[month - 1] || hour > 23 || minute > 59 ||
+      second > 59) {
+    return false;
+  }
+  bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  if (month == 2 && day == 29 && !leap) return false;
+  int64_t secs = DaysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second -
+                 offset_s;
+  *millis = secs * 1000 + frac_ms;
+  return true;
+}
 
 // "name.type(arg)" of --columnsHaveTypes.
 StatusOr<Column> ParseTypedColumn(const std::string& spec) {
@@ -347,7 +500,18 @@ StatusOr<Column> ParseTypedColumn(const std::string& spec) {
     }
     return BadValue("binary() takes base64, base32 or hex, not '" + arg + "' in '" + spec + "'");
   }
-  if (type == "date" || type == "date_go" || type == "date_ms" || type == "date_oracle") {
+  if (type == "date" || type == "date_go") {
+    if (arg.empty()) return BadValue("date() needs a layout in '" + spec + "'");
+    if (arg.find("MST") != std::string::npos || arg.find("Mon") != std::string::npos) {
+      return Status(ErrorCode::kNotImplemented,
+                    "zone names and weekdays in date layouts are not supported by rockdoc yet ('" +
+                        spec + "')");
+    }
+    col.type = ColumnType::kDate;
+    col.layout = arg;
+    return col;
+  }
+  if (type == "date_ms" || type == "date_oracle") {
     return Status(ErrorCode::kNotImplemented,
                   "column type " + type + "() is not supported by rockdoc yet ('" + spec + "')");
   }
@@ -405,7 +569,8 @@ bool DecodeHex(const std::string& text, std::string* out) {
 }
 
 // Appends `text` typed as `type`; false when it does not parse as that type.
-bool AppendTyped(BsonBuilder* b, std::string_view key, const std::string& text, ColumnType type) {
+bool AppendTyped(BsonBuilder* b, std::string_view key, const std::string& text, ColumnType type,
+                 const std::string& layout = "") {
   auto as_int64 = [&](int64_t* v) {
     auto r = std::from_chars(text.data(), text.data() + text.size(), *v);
     return r.ec == std::errc() && r.ptr == text.data() + text.size() && !text.empty();
@@ -451,6 +616,12 @@ bool AppendTyped(BsonBuilder* b, std::string_view key, const std::string& text, 
         return false;
       }
       return true;
+    case ColumnType::kDate: {
+      int64_t ms = 0;
+      if (!ParseGoTime(layout, text, &ms)) return false;
+      b->AppendDateTime(key, ms);
+      return true;
+    }
     case ColumnType::kBinaryBase64:
     case ColumnType::kBinaryHex: {
       std::string bytes;
@@ -578,7 +749,7 @@ Status ParseDelimited(const std::string& name, std::string_view text, const Impo
         }
         const Column& col = columns[static_cast<size_t>(c.cell)];
         const std::string& cell = cells[static_cast<size_t>(c.cell)];
-        if (AppendTyped(&b, c.name, cell, col.type)) continue;
+        if (AppendTyped(&b, c.name, cell, col.type, col.layout)) continue;
         switch (o.parse_grace) {
           case ParseGrace::kAutoCast:
             AppendTyped(&b, c.name, cell, ColumnType::kAuto);
