@@ -13,6 +13,8 @@ packages=(
   tzdata
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev libsqlite3-dev
+  # the tools: gzip (--gzip); libbson reads what they write, in tests
+  zlib1g-dev libbson-dev
   # the C API's Python example (ctypes + pymongo's BSON codec)
   python3 python3-bson
   # fuzzing (libFuzzer ships with clang) and sanitizer runtimes

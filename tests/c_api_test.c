@@ -199,6 +199,18 @@ static void test_open_and_close(const char* dir) {
   CHECK(rockdoc_open(path, NULL, &err) == NULL);
   CHECK_CODE(err, 98);
   rockdoc_error_clear(&err);
+  /* A hot copy opens while the original stays open; not over an existing
+   * directory (IllegalOperation, 20). */
+  char copy[512];
+  snprintf(copy, sizeof copy, "%s/copy", dir);
+  CHECK(rockdoc_checkpoint(db, copy, &err) == 1);
+  CHECK(rockdoc_checkpoint(db, copy, &err) == 0);
+  CHECK_CODE(err, 20);
+  rockdoc_error_clear(&err);
+  rockdoc_client_t* copy_db = rockdoc_open(copy, NULL, &err);
+  if (copy_db == NULL) fprintf(stderr, "open copy: %d %s\n", err.code, err.message);
+  CHECK(copy_db != NULL);
+  CHECK(rockdoc_close(copy_db, &err) == 1);
   CHECK(rockdoc_close(db, &err) == 1);
   CHECK(rockdoc_close(NULL, &err) == 1);
   rockdoc_options_destroy(NULL);

@@ -91,6 +91,11 @@ rockdoc_client_t* rockdoc_open(const char* path, const rockdoc_options_t* option
  * or 0 when closing failed (the client is released all the same). */
 int rockdoc_close(rockdoc_client_t* client, rockdoc_error_t* err);
 
+/* Hot backup (Client::Checkpoint): writes an openable copy of the whole
+ * database into the new directory `dir` while the client stays in use.
+ * Returns 1, or 0 with the error: IllegalOperation (20) when `dir` exists. */
+int rockdoc_checkpoint(rockdoc_client_t* client, const char* dir, rockdoc_error_t* err);
+
 /* ---- Commands ---- */
 
 /* Runs a MongoDB database command (BSON) against database `db`. On success

@@ -201,6 +201,18 @@ class Client {
   const std::string& path() const;
   StorageStats GetStorageStats() const;
 
+  // Hot backup: writes an openable copy of the whole database, as it is at
+  // one moment, into the new directory `dir`, while other threads go on
+  // reading and writing (a RocksDB checkpoint: the memtables are flushed,
+  // then the table files are hard-linked when `dir` is on the same file
+  // system, copied otherwise). Client::Open(dir) opens the copy.
+  // IllegalOperation (20) when `dir` exists; FileNotOpen or OperationFailed
+  // naming the path when it cannot be written. A failed checkpoint may
+  // leave a partial `dir` behind, which is not a database: remove it.
+  // Example:
+  //   ROCKDOC_RETURN_IF_ERROR(client->Checkpoint("/backups/library-2026-11-27"));
+  Status Checkpoint(const std::string& dir) const;
+
   // Runs a MongoDB database command against database `db` and returns its
   // reply, as a MongoDB server would: {..., ok: 1}, or on failure
   // {ok: 0, errmsg, code, codeName, errorLabels?} (write commands report

@@ -59,6 +59,8 @@ const std::string& Client::path() const { return engine_->path(); }
 
 StorageStats Client::GetStorageStats() const { return engine_->GetStorageStats(); }
 
+Status Client::Checkpoint(const std::string& dir) const { return engine_->Checkpoint(dir); }
+
 Database Client::GetDatabase(std::string_view name) const {
   return Database(engine_, std::string(name));
 }

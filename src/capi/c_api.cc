@@ -230,6 +230,18 @@ int rockdoc_close(rockdoc_client_t* client, rockdoc_error_t* err) {
   return ok;
 }
 
+int rockdoc_checkpoint(rockdoc_client_t* client, const char* dir, rockdoc_error_t* err) {
+  return Guard<int>(err, 0, [&]() -> int {
+    if (!CheckClient(client, err) || !NotNull(dir, "dir", err)) return 0;
+    Status s = client->client->Checkpoint(dir);
+    if (!s.ok()) {
+      SetError(err, s);
+      return 0;
+    }
+    return 1;
+  });
+}
+
 int rockdoc_run_command(rockdoc_client_t* client, const char* db, const uint8_t* command,
                         size_t command_len, uint8_t** reply, size_t* reply_len,
                         rockdoc_error_t* err) {

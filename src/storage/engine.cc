@@ -7,6 +7,7 @@
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/merge_operator.h>
 #include <rocksdb/table.h>
+#include <rocksdb/utilities/checkpoint.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -58,9 +59,9 @@ class Int64AddOperator : public rocksdb::AssociativeMergeOperator {
 // Writes the marker so that a crash leaves no marker or a whole one (never
 // an empty one, which would make the directory unopenable): a temporary
 // file, synced, renamed into place, and the directory synced.
-Status WriteMarker(const fs::path& dir) {
+Status WriteMarker(const fs::path& dir,
+                   const std::string& text = "rockdoc " + std::to_string(kFormatVersion) + "\n") {
   fs::path tmp = dir / kMarkerTempFile;
-  std::string text = "rockdoc " + std::to_string(kFormatVersion) + "\n";
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return FileError("write", tmp.string(), errno);
   bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
@@ -523,6 +524,62 @@ Status Engine::DeleteRange(std::string_view begin, std::string_view end) const {
   rocksdb::Slice b(begin.data(), begin.size()), e(end.data(), end.size());
   rocksdb::CompactRangeOptions co;
   return FromRocks(rocks_->db->CompactRange(co, rocks_->data_cf, &b, &e), "compact dropped range");
+}
+
+Status Engine::Checkpoint(const std::string& dir) const {
+  auto use = Enter();
+  ROCKDOC_RETURN_IF_ERROR(use.status());
+  if (dir.empty()) return BadValue("checkpoint: an empty directory name");
+  std::error_code ec;
+  if (std::filesystem::exists(dir, ec) || std::filesystem::is_symlink(dir, ec)) {
+    return Status(ErrorCode::kIllegalOperation,
+                  "checkpoint: " + dir + " already exists; a checkpoint needs a new directory");
+  }
+  rocksdb::Checkpoint* raw = nullptr;
+  rocksdb::Status s = rocksdb::Checkpoint::Create(rocks_->db, &raw);
+  if (!s.ok()) return FromRocks(s, "checkpoint " + dir);
+  std::unique_ptr<rocksdb::Checkpoint> checkpoint(raw);
+  // log_size_for_flush 0: flush the memtables first, so the copy holds every
+  // acknowledged write in its table files.
+  s = checkpoint->CreateCheckpoint(dir, /*log_size_for_flush=*/0);
+  if (!s.ok()) return FromRocks(s, "checkpoint " + dir);
+  // RocksDB leaves the live write-ahead log out of the copy when it is
+  // empty (everything was just flushed), but a rockdoc directory always has
+  // its live log (Open refuses one without: storage/wal_check.h). An empty
+  // log under the number of the source's live one is what RocksDB would
+  // have had: nothing to replay, and the number the MANIFEST expects.
+  auto newest_log = [](const fs::path& d) -> std::string {
+    std::string newest;
+    std::error_code ec;
+    for (const fs::directory_entry& e : fs::directory_iterator(d, ec)) {
+      std::string name = e.path().filename().string();
+      if (name.size() > 4 && name.compare(name.size() - 4, 4, ".log") == 0 &&
+          (newest.empty() || name.size() > newest.size() ||
+           (name.size() == newest.size() && name > newest))) {
+        newest = name;
+      }
+    }
+    return newest;
+  };
+  if (newest_log(dir).empty()) {
+    std::string live = newest_log(path_);
+    if (live.empty()) {
+      return Status(ErrorCode::kInternalError, "checkpoint: no write-ahead log in " + path_);
+    }
+    fs::path empty_log = fs::path(dir) / live;
+    int fd = ::open(empty_log.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) return FileError("create", empty_log.string(), errno);
+    bool ok = ::fsync(fd) == 0;
+    ok = ::close(fd) == 0 && ok;
+    if (!ok) return FileError("write", empty_log.string(), errno);
+  }
+  // The copy is a rockdoc directory of this one's format: its marker too.
+  std::ifstream marker(fs::path(path_) / kMarkerFile, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(marker)), std::istreambuf_iterator<char>());
+  if (!marker.good() && !marker.eof()) {
+    return FileError("read", (fs::path(path_) / kMarkerFile).string(), errno);
+  }
+  return WriteMarker(dir, text);
 }
 
 StorageStats Engine::GetStorageStats() const {

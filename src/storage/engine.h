@@ -130,6 +130,11 @@ class Engine {
 
   StorageStats GetStorageStats() const;
 
+  // Client::Checkpoint: a RocksDB checkpoint of the whole database in `dir`
+  // (which must not exist): table files hard-linked where the file system
+  // allows, copied otherwise, after a flush so that no log is needed.
+  Status Checkpoint(const std::string& dir) const;
+
   // The approximate bytes the data keys in [begin, end) take: in table
   // files (compressed, as on disk) and in memtables (not yet flushed).
   // RocksDB's estimate: cheap (no scan), coarse for small ranges.

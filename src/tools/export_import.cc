@@ -1,0 +1,983 @@
+// Export and import in mongoexport's and mongoimport's formats
+// (tools/tools.h): JSON lines, JSON arrays, CSV and TSV.
+#include <cctype>
+#include <charconv>
+#include <functional>
+#include <cmath>
+#include <cstring>
+#include <ctime>
+#include <memory>
+
+#include "rockdoc/json.h"
+#include "tools/formats.h"
+#include "tools/streams.h"
+#include "tools/tools.h"
+
+namespace rockdoc::tools {
+namespace {
+
+void Log(std::ostream* log, const std::string& line) {
+  if (log != nullptr) *log << LogTimestamp() << '\t' << line << '\n';
+}
+
+// ---- export ----
+
+// Go's json.Indent(dst, src, "", "\t") of compact JSON, as mongoexport
+// --pretty writes.
+std::string Indent(std::string_view compact) {
+  std::string out;
+  int depth = 0;
+  bool in_string = false;
+  auto newline = [&]() {
+    out.push_back('\n');
+    out.append(static_cast<size_t>(depth), '\t');
+  };
+  for (size_t i = 0; i < compact.size(); ++i) {
+    char c = compact[i];
+    if (in_string) {
+      out.push_back(c);
+      if (c == '\\' && i + 1 < compact.size()) {
+        out.push_back(compact[++i]);
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    switch (c) {
+      case '"':
+        in_string = true;
+        out.push_back(c);
+        break;
+      case '{':
+      case '[':
+        out.push_back(c);
+        if (i + 1 < compact.size() && (compact[i + 1] == '}' || compact[i + 1] == ']')) {
+          out.push_back(compact[++i]);
+        } else {
+          ++depth;
+          newline();
+        }
+        break;
+      case '}':
+      case ']':
+        --depth;
+        newline();
+        out.push_back(c);
+        break;
+      case ',':
+        out.push_back(c);
+        newline();
+        break;
+      case ':':
+        out.append(": ");
+        break;
+      default:
+        out.push_back(c);
+    }
+  }
+  return out;
+}
+
+// A value as mongoexport writes it in a CSV cell: strings as they are,
+// numbers and booleans bare, ObjectId(hex), dates in ISO-8601, documents
+// and arrays as relaxed Extended JSON; a missing value is empty.
+std::string CsvCell(const Element& e) {
+  switch (e.type()) {
+    case BsonType::kEod:
+    case BsonType::kNull:
+    case BsonType::kUndefined:
+      return "";
+    case BsonType::kString:
+    case BsonType::kSymbol:
+    case BsonType::kCode:
+      return std::string(e.String());
+    case BsonType::kObjectId:
+      return "ObjectId(" + e.Oid().ToHex() + ")";
+    case BsonType::kBool:
+      return e.Bool() ? "true" : "false";
+    case BsonType::kInt32:
+      return std::to_string(e.Int32());
+    case BsonType::kInt64:
+      return std::to_string(e.Int64());
+    case BsonType::kDateTime: {
+      // ISO-8601 with milliseconds, UTC ("2020-01-02T03:04:05.000Z"), for
+      // years 0 to 9999; other dates as Extended JSON.
+      int64_t ms = e.DateTime();
+      int64_t secs = ms >= 0 ? ms / 1000 : (ms - 999) / 1000;
+      int milli = static_cast<int>(ms - secs * 1000);
+      std::time_t t = static_cast<std::time_t>(secs);
+      std::tm tm;
+      if (gmtime_r(&t, &tm) != nullptr && tm.tm_year >= -1900 && tm.tm_year <= 9999 - 1900) {
+        char buf[40];
+        std::snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+                      tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, milli);
+        return buf;
+      }
+      return CompactJson(ValueToJson(e, JsonFormat::kRelaxed));
+    }
+    default:
+      return CompactJson(ValueToJson(e, JsonFormat::kRelaxed));
+  }
+}
+
+// Go's encoding/csv quoting rule.
+std::string CsvQuote(const std::string& cell, char delimiter) {
+  bool quote = !cell.empty() && (cell[0] == ' ' || cell[0] == '\t');
+  for (char c : cell) {
+    if (c == delimiter || c == '"' || c == '\n' || c == '\r') quote = true;
+  }
+  if (!quote) return cell;
+  std::string out = "\"";
+  for (char c : cell) {
+    if (c == '"') out.push_back('"');
+    out.push_back(c);
+  }
+  out.push_back('"');
+  return out;
+}
+
+// ---- import ----
+
+// Legacy Extended JSON v1 that mongoimport reads and v2 does not:
+// {"$date": <milliseconds>} becomes {"$date": {"$numberLong": "<ms>"}}.
+std::string UpgradeLegacyJson(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      out.push_back(c);
+      if (c == '\\' && i + 1 < text.size()) {
+        out.push_back(text[++i]);
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"' && text.substr(i, 7) == "\"$date\"") {
+      size_t j = i + 7;
+      while (j < text.size() && std::isspace(static_cast<unsigned char>(text[j]))) ++j;
+      if (j < text.size() && text[j] == ':') {
+        size_t k = j + 1;
+        while (k < text.size() && std::isspace(static_cast<unsigned char>(text[k]))) ++k;
+        size_t start = k;
+        if (k < text.size() && text[k] == '-') ++k;
+        while (k < text.size() && std::isdigit(static_cast<unsigned char>(text[k]))) ++k;
+        bool integral = k > start && std::isdigit(static_cast<unsigned char>(text[k - 1])) &&
+                        (k >= text.size() || (text[k] != '.' && text[k] != 'e' && text[k] != 'E'));
+        if (integral) {
+          out.append("\"$date\": {\"$numberLong\": \"");
+          out.append(text.substr(start, k - start));
+          out.append("\"}");
+          i = k - 1;
+          continue;
+        }
+      }
+    }
+    if (c == '"') in_string = true;
+    out.push_back(c);
+  }
+  return out;
+}
+
+struct Parsed {
+  Document doc;
+  std::string where;  // "file:line"
+};
+
+std::string_view StripBom(std::string_view text) {
+  if (text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  return text;
+}
+
+Status ParseJson(const std::string& name, std::string_view text, bool array,
+                 std::vector<Parsed>* out) {
+  text = StripBom(text);
+  if (array) {
+    std::string wrapped = "{\"a\": " + UpgradeLegacyJson(text) + "}";
+    auto doc = FromJson(wrapped);
+    if (!doc.ok()) {
+      return Status(ErrorCode::kFailedToParse,
+                    name + ": error parsing the JSON array: " + std::string(doc.status().message()));
+    }
+    Element a = doc->Get("a");
+    if (!a.IsArray()) return Status(ErrorCode::kFailedToParse, name + ": not a JSON array");
+    size_t i = 0;
+    for (Element e : a.Array()) {
+      ++i;
+      if (!e.IsDocument()) {
+        return Status(ErrorCode::kFailedToParse,
+                      name + ": element " + std::to_string(i) + " of the array is not a document");
+      }
+      out->push_back({Document::AdoptValidated(std::string(e.Document().bytes())),
+                      name + ": element " + std::to_string(i)});
+    }
+    return Status::OK();
+  }
+  size_t line_no = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++line_no;
+    size_t first = line.find_first_not_of(" \t\r");
+    if (first == std::string_view::npos) continue;
+    auto doc = FromJson(UpgradeLegacyJson(line));
+    std::string where = name + ":" + std::to_string(line_no);
+    if (!doc.ok()) {
+      return Status(ErrorCode::kFailedToParse, where + ": " + std::string(doc.status().message()));
+    }
+    out->push_back({*std::move(doc), where});
+  }
+  return Status::OK();
+}
+
+// One CSV/TSV record's cells. Go's encoding/csv rules (RFC 4180): quoted
+// cells may hold the delimiter, newlines and doubled quotes; a quote inside
+// an unquoted cell is an error. TSV has no quoting.
+StatusOr<bool> NextRecord(std::string_view text, size_t* pos, char delim, bool quoting,
+                          size_t* line_no, std::vector<std::string>* cells) {
+  cells->clear();
+  if (*pos >= text.size()) return false;
+  std::string cell;
+  bool quoted = false, after_quote = false, cell_start = true;
+  const size_t start_line = *line_no + 1;
+  while (*pos < text.size()) {
+    char c = text[(*pos)++];
+    if (quoted) {
+      if (c == '"') {
+        if (*pos < text.size() && text[*pos] == '"') {
+          cell.push_back('"');
+          ++*pos;
+        } else {
+          quoted = false;
+          after_quote = true;
+        }
+      } else {
+        if (c == '\n') ++*line_no;
+        cell.push_back(c);
+      }
+      continue;
+    }
+    if (c == delim) {
+      cells->push_back(std::move(cell));
+      cell.clear();
+      cell_start = true;
+      after_quote = false;
+      continue;
+    }
+    if (c == '\n' || c == '\r') {
+      if (c == '\r' && *pos < text.size() && text[*pos] == '\n') ++*pos;
+      ++*line_no;
+      cells->push_back(std::move(cell));
+      return true;
+    }
+    if (quoting && c == '"') {
+      if (cell_start) {
+        quoted = true;
+        cell_start = false;
+        continue;
+      }
+      return Status(ErrorCode::kFailedToParse,
+                    "line " + std::to_string(start_line) + ": bare \" in non-quoted field");
+    }
+    if (after_quote) {
+      return Status(ErrorCode::kFailedToParse,
+                    "line " + std::to_string(start_line) + ": extraneous \" in field");
+    }
+    cell_start = false;
+    cell.push_back(c);
+  }
+  if (quoted) {
+    return Status(ErrorCode::kFailedToParse,
+                  "line " + std::to_string(start_line) + ": quoted field not closed");
+  }
+  ++*line_no;
+  cells->push_back(std::move(cell));
+  return true;
+}
+
+enum class ColumnType {
+  kAuto, kString, kInt32, kInt64, kDouble, kDecimal, kBoolean, kBinaryBase64, kBinaryHex, kDate
+};
+
+struct Column {
+  std::string name;
+  ColumnType type = ColumnType::kAuto;
+  std::string layout;  // kDate: a Go time layout
+};
+
+// The elements of Go's time layouts that date()/date_go() columns accept
+// (Go's reference time Mon Jan 2 15:04:05 MST 2006), longest first.
+constexpr std::string_view kLayoutTokens[] = {
+    "Z07:00", "-07:00", "Z0700", "-0700", "January", "2006", "Jan", "15", "01", "02", "03", "04",
+    "05", "06", "PM", "pm", "_2", "1", "2", "3", "4", "5"};
+
+// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
+// algorithm).
+int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const int64_t yoe = y - era * 400;
+  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
+// Parses `text` by a Go layout into milliseconds since the epoch; false
+// when it does not match. Unsupported layout elements are refused when the
+// column is declared (CheckLayout).
+bool ParseGoTime(std::string_view layout, std::string_view text, int64_t* millis) {
+  int64_t year = 1, month = 1, day = 1, hour = 0, minute = 0, second = 0, frac_ms = 0;
+  int64_t offset_s = 0;
+  bool pm = false, has_pm = false;
+  size_t t = 0;
+  auto digits = [&](size_t min_n, size_t max_n, int64_t* out) {
+    size_t n = 0;
+    int64_t v = 0;
+    while (n < max_n && t + n < text.size() && std::isdigit(static_cast<unsigned char>(text[t + n]))) {
+      v = v * 10 + (text[t + n] - '0');
+      ++n;
+    }
+    if (n < min_n) return false;
+    t += n;
+    *out = v;
+    return true;
+  };
+  static const char* kMonths[] = {"January", "February", "March",     "April",   "May",      "June",
+                                  "July",    "August",   "September", "October", "November", "December"};
+  size_t l = 0;
+  while (l < layout.size()) {
+    // Fractional seconds: ".000" / ".999" (any count).
+    if (layout[l] == '.' && l + 1 < layout.size() && (layout[l + 1] == '0' || layout[l + 1] == '9')) {
+      char z = layout[l + 1];
+      size_t n = 1;
+      while (l + n < layout.size() && layout[l + n] == z) ++n;
+      l += n;
+      if (t < text.size() && text[t] == '.') {
+        ++t;
+        size_t start = t;
+        int64_t v = 0;
+        while (t < text.size() && std::isdigit(static_cast<unsigned char>(text[t]))) {
+          if (t - start < 3) v = v * 10 + (text[t] - '0');
+          ++t;
+        }
+        if (t == start) return false;
+        for (size_t k = t - start; k < 3; ++k) v *= 10;
+        frac_ms = v;
+      } else if (z == '0') {
+        return false;
+      }
+      continue;
+    }
+    std::string_view token;
+    for (std::string_view tok : kLayoutTokens) {
+      if (layout.substr(l, tok.size()) == tok) {
+        token = tok;
+        break;
+      }
+    }
+    if (token.empty()) {
+      if (t >= text.size() || text[t] != layout[l]) return false;
+      ++t;
+      ++l;
+      continue;
+    }
+    l += token.size();
+    if (token == "2006") {
+      if (!digits(4, 4, &year)) return false;
+    } else if (token == "06") {
+      if (!digits(2, 2, &year)) return false;
+      year += year >= 69 ? 1900 : 2000;
+    } else if (token == "01" || token == "1") {
+      if (!digits(token.size(), 2, &month)) return false;
+    } else if (token == "January" || token == "Jan") {
+      bool found = false;
+      for (int m = 0; m < 12 && !found; ++m) {
+        std::string_view name = kMonths[m];
+        if (token == "Jan") name = name.substr(0, 3);
+        if (text.substr(t, name.size()) == name) {
+          month = m + 1;
+          t += name.size();
+          found = true;
+        }
+      }
+      if (!found) return false;
+    } else if (token == "02" || token == "2" || token == "_2") {
+      if (token == "_2" && t < text.size() && text[t] == ' ') ++t;
+      if (!digits(token == "02" ? 2 : 1, 2, &day)) return false;
+    } else if (token == "15") {
+      if (!digits(2, 2, &hour)) return false;
+    } else if (token == "03" || token == "3") {
+      if (!digits(token.size(), 2, &hour)) return false;
+    } else if (token == "04" || token == "4") {
+      if (!digits(token.size(), 2, &minute)) return false;
+    } else if (token == "05" || token == "5") {
+      if (!digits(token.size(), 2, &second)) return false;
+    } else if (token == "PM" || token == "pm") {
+      std::string_view ap = text.substr(t, 2);
+      if (ap == "PM" || ap == "pm") {
+        pm = true;
+      } else if (ap != "AM" && ap != "am") {
+        return false;
+      }
+      has_pm = true;
+      t += 2;
+    } else {  // zone offsets
+      if (token[0] == 'Z' && t < text.size() && text[t] == 'Z') {
+        ++t;
+        continue;
+      }
+      if (t >= text.size() || (text[t] != '+' && text[t] != '-')) return false;
+      int sign = text[t] == '-' ? -1 : 1;
+      ++t;
+      int64_t hh = 0, mm = 0;
+      if (!digits(2, 2, &hh)) return false;
+      if (token.find(':') != std::string_view::npos) {
+        if (t >= text.size() || text[t] != ':') return false;
+        ++t;
+      }
+      if (!digits(2, 2, &mm)) return false;
+      offset_s = sign * (hh * 3600 + mm * 60);
+    }
+  }
+  if (t != text.size()) return false;
+  if (has_pm) {
+    if (hour < 1 || hour > 12) return false;
+    hour = hour % 12 + (pm ? 12 : 0);
+  }
+  static const int kDays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (month < 1 || month > 12 || day < 1 || day > kDays[month - 1] || hour > 23 || minute > 59 ||
+      second > 59) {
+    return false;
+  }
+  bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  if (month == 2 && day == 29 && !leap) return false;
+  int64_t secs = DaysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second -
+                 offset_s;
+  *millis = secs * 1000 + frac_ms;
+  return true;
+}
+
+// "name.type(arg)" of --columnsHaveTypes.
+StatusOr<Column> ParseTypedColumn(const std::string& spec) {
+  size_t paren = spec.rfind('(');
+  size_t dot = spec.rfind('.', paren);
+  if (paren == std::string::npos || spec.back() != ')' || dot == std::string::npos) {
+    return BadValue("field '" + spec + "' has no type: expected name.type()");
+  }
+  Column col;
+  col.name = spec.substr(0, dot);
+  std::string type = spec.substr(dot + 1, paren - dot - 1);
+  std::string arg = spec.substr(paren + 1, spec.size() - paren - 2);
+  static const std::pair<const char*, ColumnType> kTypes[] = {
+      {"auto", ColumnType::kAuto},       {"string", ColumnType::kString},
+      {"int32", ColumnType::kInt32},     {"int64", ColumnType::kInt64},
+      {"double", ColumnType::kDouble},   {"decimal", ColumnType::kDecimal},
+      {"boolean", ColumnType::kBoolean}};
+  for (const auto& [n, t] : kTypes) {
+    if (type == n) {
+      if (!arg.empty()) return BadValue("type " + type + " takes no argument in '" + spec + "'");
+      col.type = t;
+      return col;
+    }
+  }
+  if (type == "binary") {
+    if (arg == "base64") {
+      col.type = ColumnType::kBinaryBase64;
+      return col;
+    }
+    if (arg == "hex") {
+      col.type = ColumnType::kBinaryHex;
+      return col;
+    }
+    if (arg == "base32") {
+      return Status(ErrorCode::kNotImplemented,
+                    "binary(base32) is not supported by rockdoc yet ('" + spec + "')");
+    }
+    return BadValue("binary() takes base64, base32 or hex, not '" + arg + "' in '" + spec + "'");
+  }
+  if (type == "date" || type == "date_go") {
+    if (arg.empty()) return BadValue("date() needs a layout in '" + spec + "'");
+    if (arg.find("MST") != std::string::npos || arg.find("Mon") != std::string::npos) {
+      return Status(ErrorCode::kNotImplemented,
+                    "zone names and weekdays in date layouts are not supported by rockdoc yet ('" +
+                        spec + "')");
+    }
+    col.type = ColumnType::kDate;
+    col.layout = arg;
+    return col;
+  }
+  if (type == "date_ms" || type == "date_oracle") {
+    return Status(ErrorCode::kNotImplemented,
+                  "column type " + type + "() is not supported by rockdoc yet ('" + spec + "')");
+  }
+  return BadValue("unknown column type '" + type + "' in '" + spec + "'");
+}
+
+// Standard base64 with padding (Go's base64.StdEncoding); false when malformed.
+bool DecodeBase64(const std::string& text, std::string* out) {
+  auto value = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+  };
+  if (text.size() % 4 != 0) return false;
+  for (size_t i = 0; i < text.size(); i += 4) {
+    int v[4];
+    int pad = 0;
+    for (int k = 0; k < 4; ++k) {
+      char c = text[i + static_cast<size_t>(k)];
+      if (c == '=' && i + 4 == text.size() && k >= 2) {
+        v[k] = 0;
+        ++pad;
+      } else {
+        if (pad > 0) return false;
+        v[k] = value(c);
+        if (v[k] < 0) return false;
+      }
+    }
+    uint32_t n = (static_cast<uint32_t>(v[0]) << 18) | (static_cast<uint32_t>(v[1]) << 12) |
+                 (static_cast<uint32_t>(v[2]) << 6) | static_cast<uint32_t>(v[3]);
+    out->push_back(static_cast<char>(n >> 16));
+    if (pad < 2) out->push_back(static_cast<char>((n >> 8) & 0xff));
+    if (pad < 1) out->push_back(static_cast<char>(n & 0xff));
+  }
+  return true;
+}
+
+bool DecodeHex(const std::string& text, std::string* out) {
+  auto value = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  if (text.size() % 2 != 0) return false;
+  for (size_t i = 0; i < text.size(); i += 2) {
+    int hi = value(text[i]), lo = value(text[i + 1]);
+    if (hi < 0 || lo < 0) return false;
+    out->push_back(static_cast<char>(hi * 16 + lo));
+  }
+  return true;
+}
+
+// Appends `text` typed as `type`; false when it does not parse as that type.
+bool AppendTyped(BsonBuilder* b, std::string_view key, const std::string& text, ColumnType type,
+                 const std::string& layout = "") {
+  auto as_int64 = [&](int64_t* v) {
+    auto r = std::from_chars(text.data(), text.data() + text.size(), *v);
+    return r.ec == std::errc() && r.ptr == text.data() + text.size() && !text.empty();
+  };
+  auto as_double = [&](double* v) {
+    if (text.empty()) return false;
+    char* end = nullptr;
+    *v = std::strtod(text.c_str(), &end);
+    return end == text.c_str() + text.size();
+  };
+  int64_t i = 0;
+  double d = 0;
+  switch (type) {
+    case ColumnType::kString:
+      b->AppendString(key, text);
+      return true;
+    case ColumnType::kInt32:
+      if (!as_int64(&i) || i < INT32_MIN || i > INT32_MAX) return false;
+      b->AppendInt32(key, static_cast<int32_t>(i));
+      return true;
+    case ColumnType::kInt64:
+      if (!as_int64(&i)) return false;
+      b->AppendInt64(key, i);
+      return true;
+    case ColumnType::kDouble:
+      if (!as_double(&d)) return false;
+      b->AppendDouble(key, d);
+      return true;
+    case ColumnType::kDecimal: {
+      auto dec = Decimal128::FromString(text);
+      if (!dec.ok()) return false;
+      b->AppendDecimal128(key, *dec);
+      return true;
+    }
+    case ColumnType::kBoolean:
+      if (text == "true" || text == "TRUE" || text == "True" || text == "1" || text == "t" ||
+          text == "T") {
+        b->AppendBool(key, true);
+      } else if (text == "false" || text == "FALSE" || text == "False" || text == "0" ||
+                 text == "f" || text == "F") {
+        b->AppendBool(key, false);
+      } else {
+        return false;
+      }
+      return true;
+    case ColumnType::kDate: {
+      int64_t ms = 0;
+      if (!ParseGoTime(layout, text, &ms)) return false;
+      b->AppendDateTime(key, ms);
+      return true;
+    }
+    case ColumnType::kBinaryBase64:
+    case ColumnType::kBinaryHex: {
+      std::string bytes;
+      bool ok = type == ColumnType::kBinaryBase64 ? DecodeBase64(text, &bytes)
+                                                  : DecodeHex(text, &bytes);
+      if (!ok) return false;
+      b->AppendBinary(key, BinarySubtype::kGeneric, bytes);
+      return true;
+    }
+    case ColumnType::kAuto:
+      // mongoimport's guess: an integer (int32 when it fits), a float, or a string.
+      if (as_int64(&i)) {
+        if (i >= INT32_MIN && i <= INT32_MAX) {
+          b->AppendInt32(key, static_cast<int32_t>(i));
+        } else {
+          b->AppendInt64(key, i);
+        }
+      } else if (as_double(&d) && text.find_first_not_of("0123456789+-.eE") == std::string::npos) {
+        b->AppendDouble(key, d);
+      } else {
+        b->AppendString(key, text);
+      }
+      return true;
+  }
+  return false;
+}
+
+// Builds a document from dotted names ("a.b.c") and values: a tree of
+// nested documents, fields in first-seen order.
+struct Node {
+  std::string name;
+  std::vector<Node> children;
+  // Leaf: the cell index and its column.
+  int cell = -1;
+};
+
+void Insert(Node* root, const std::string& path, int cell) {
+  Node* n = root;
+  size_t start = 0;
+  while (true) {
+    size_t dot = path.find('.', start);
+    std::string part = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    Node* child = nullptr;
+    for (Node& c : n->children) {
+      if (c.name == part) child = &c;
+    }
+    if (child == nullptr) {
+      n->children.push_back(Node{part, {}, -1});
+      child = &n->children.back();
+    }
+    if (dot == std::string::npos) {
+      child->cell = cell;
+      return;
+    }
+    n = child;
+    start = dot + 1;
+  }
+}
+
+Status ParseDelimited(const std::string& name, std::string_view text, const ImportOptions& o,
+                      std::vector<Parsed>* out) {
+  text = StripBom(text);
+  const char delim = o.type == ExportType::kTsv ? '\t' : ',';
+  const bool quoting = o.type == ExportType::kCsv;
+  size_t pos = 0, line_no = 0;
+  std::vector<std::string> cells;
+  std::vector<std::string> names = o.fields;
+  auto fail = [&](const Status& s) {
+    return Status(s.code(), name + ": " + std::string(s.message()));
+  };
+  if (o.header_line) {
+    auto have = NextRecord(text, &pos, delim, quoting, &line_no, &cells);
+    if (!have.ok()) return fail(have.status());
+    if (!*have) return Status(ErrorCode::kFailedToParse, name + ": no header line");
+    names = cells;
+  }
+  if (names.empty()) {
+    return BadValue("must specify --fields, --fieldFile or --headerline to import this file type");
+  }
+  std::vector<Column> columns;
+  for (const std::string& n : names) {
+    if (o.columns_have_types) {
+      auto col = ParseTypedColumn(n);
+      if (!col.ok()) return fail(col.status());
+      columns.push_back(*col);
+    } else {
+      columns.push_back(Column{n, ColumnType::kAuto});
+    }
+    const std::string& field = columns.back().name;
+    if (field.empty() || field.front() == '$' || field.find("..") != std::string::npos ||
+        field.front() == '.' || field.back() == '.') {
+      return BadValue(name + ": invalid field name '" + field + "'");
+    }
+  }
+  while (true) {
+    size_t record_line = line_no + 1;
+    auto have = NextRecord(text, &pos, delim, quoting, &line_no, &cells);
+    if (!have.ok()) return fail(have.status());
+    if (!*have) break;
+    if (cells.size() == 1 && cells[0].empty()) continue;  // a blank line
+    std::string where = name + ":" + std::to_string(record_line);
+    if (cells.size() > columns.size()) {
+      // mongoimport names extra cells field<N>; rockdoc refuses them rather
+      // than invent names.
+      return Status(ErrorCode::kFailedToParse,
+                    where + ": " + std::to_string(cells.size()) + " fields, but " +
+                        std::to_string(columns.size()) + " field names");
+    }
+    Node root;
+    for (size_t i = 0; i < cells.size(); ++i) {
+      if (o.ignore_blanks && cells[i].empty()) continue;
+      Insert(&root, columns[i].name, static_cast<int>(i));
+    }
+    bool skip_row = false;
+    Status err;
+    BsonBuilder b;
+    std::function<void(const Node&)> emit = [&](const Node& n) {
+      for (const Node& c : n.children) {
+        if (!err.ok() || skip_row) return;
+        if (c.cell < 0) {
+          b.OpenDocument(c.name);
+          emit(c);
+          b.Close();
+          continue;
+        }
+        const Column& col = columns[static_cast<size_t>(c.cell)];
+        const std::string& cell = cells[static_cast<size_t>(c.cell)];
+        if (AppendTyped(&b, c.name, cell, col.type, col.layout)) continue;
+        switch (o.parse_grace) {
+          case ParseGrace::kAutoCast:
+            AppendTyped(&b, c.name, cell, ColumnType::kAuto);
+            break;
+          case ParseGrace::kSkipField:
+            break;
+          case ParseGrace::kSkipRow:
+            skip_row = true;
+            break;
+          case ParseGrace::kStop:
+            err = Status(ErrorCode::kFailedToParse,
+                         where + ": value '" + cell + "' of field " + col.name +
+                             " does not parse as its type");
+            break;
+        }
+      }
+    };
+    emit(root);
+    if (!err.ok()) return err;
+    if (skip_row) continue;
+    out->push_back({std::move(b).Build(), where});
+  }
+  return Status::OK();
+}
+
+Document FilterFor(DocumentView doc, const std::vector<std::string>& fields, bool* complete) {
+  BsonBuilder f;
+  *complete = true;
+  for (const std::string& field : fields) {
+    Element e = doc.GetPath(field);
+    if (!e.ok()) {
+      *complete = false;
+      continue;
+    }
+    f.AppendElementAs(field, e);
+  }
+  return std::move(f).Build();
+}
+
+Document WithoutId(DocumentView doc) {
+  BsonBuilder b;
+  for (Element e : doc) {
+    if (e.key() != "_id") b.AppendElement(e);
+  }
+  return std::move(b).Build();
+}
+
+}  // namespace
+
+StatusOr<int64_t> Export(const Client& client, const ExportOptions& options) {
+  if (options.db.empty() || options.collection.empty()) {
+    return BadValue("must specify a database (--db) and a collection (--collection)");
+  }
+  if (options.type == ExportType::kTsv) {
+    return BadValue("invalid output type 'tsv', choose 'json' or 'csv'");
+  }
+  if (options.type == ExportType::kCsv && options.fields.empty()) {
+    return BadValue("CSV mode requires a field list");
+  }
+  if (options.type == ExportType::kCsv && (options.json_array || options.pretty)) {
+    return BadValue("--jsonArray and --pretty apply to JSON output only");
+  }
+  ROCKDOC_ASSIGN_OR_RETURN(Session snapshot, client.StartSession(SessionOptions{.snapshot = true}));
+  Collection coll = snapshot.GetDatabase(options.db).GetCollection(options.collection);
+  FindOptions find;
+  find.sort = options.sort;
+  find.skip = options.skip;
+  find.limit = options.limit;
+  if (options.type == ExportType::kJson && !options.fields.empty()) {
+    BsonBuilder p;
+    for (const std::string& f : options.fields) p.AppendInt32(f, 1);
+    find.projection = std::move(p).Build();
+  }
+  ROCKDOC_ASSIGN_OR_RETURN(Cursor cursor, coll.Find(options.query, find));
+  ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<OutputStream> out, OpenOutput(options.out, false));
+  int64_t n = 0;
+  std::string line;
+  Progress progress(options.progress, options.db + "." + options.collection, 0);
+  if (options.type == ExportType::kCsv) {
+    if (!options.no_header_line) {
+      line.clear();
+      for (size_t i = 0; i < options.fields.size(); ++i) {
+        if (i > 0) line.push_back(',');
+        line += CsvQuote(options.fields[i], ',');
+      }
+      line.push_back('\n');
+      ROCKDOC_RETURN_IF_ERROR(out->Write(line));
+    }
+  } else if (options.json_array) {
+    ROCKDOC_RETURN_IF_ERROR(out->Write("["));
+  }
+  while (cursor.Next()) {
+    DocumentView doc = cursor.document();
+    line.clear();
+    if (options.type == ExportType::kCsv) {
+      for (size_t i = 0; i < options.fields.size(); ++i) {
+        if (i > 0) line.push_back(',');
+        line += CsvQuote(CsvCell(doc.GetPath(options.fields[i])), ',');
+      }
+      line.push_back('\n');
+    } else {
+      std::string json = CompactJson(ToJson(doc, options.json_format));
+      if (options.pretty) json = Indent(json);
+      if (options.json_array && n > 0) line.push_back(',');
+      line += json;
+      if (!options.json_array || options.pretty) line.push_back('\n');
+    }
+    ROCKDOC_RETURN_IF_ERROR(out->Write(line));
+    ++n;
+    progress.Add(1, static_cast<int64_t>(line.size()));
+  }
+  ROCKDOC_RETURN_IF_ERROR(cursor.status());
+  if (options.type == ExportType::kJson && options.json_array) {
+    ROCKDOC_RETURN_IF_ERROR(out->Write("]\n"));
+  }
+  ROCKDOC_RETURN_IF_ERROR(out->Close());
+  Log(options.log, "exported " + std::to_string(n) + " record" + (n == 1 ? "" : "s"));
+  return n;
+}
+
+StatusOr<ImportReport> Import(const Client& client, const ImportOptions& options) {
+  if (options.db.empty() || options.collection.empty()) {
+    return BadValue("must specify a database (--db) and a collection (--collection)");
+  }
+  if (options.type != ExportType::kJson && options.json_array) {
+    return BadValue("cannot use --jsonArray except with JSON input");
+  }
+  if (options.type == ExportType::kJson &&
+      (options.header_line || !options.fields.empty() || options.columns_have_types)) {
+    return BadValue("--fields, --fieldFile, --headerline and --columnsHaveTypes apply to CSV and "
+                    "TSV input only");
+  }
+  if (!options.upsert_fields.empty() && options.mode == ImportMode::kInsert) {
+    return BadValue("--upsertFields needs --mode upsert, merge or delete");
+  }
+  // The whole input is parsed before anything is written.
+  ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<InputStream> in, OpenInput(options.file, false));
+  ROCKDOC_ASSIGN_OR_RETURN(std::string text, ReadAll(in.get()));
+  const std::string name = in->name();
+  std::vector<Parsed> docs;
+  if (options.type == ExportType::kJson) {
+    ROCKDOC_RETURN_IF_ERROR(ParseJson(name, text, options.json_array, &docs));
+  } else {
+    ROCKDOC_RETURN_IF_ERROR(ParseDelimited(name, text, options, &docs));
+  }
+  Collection coll = client.GetDatabase(options.db).GetCollection(options.collection);
+  if (options.drop) {
+    Log(options.log, "dropping: " + options.db + "." + options.collection);
+    ROCKDOC_RETURN_IF_ERROR(coll.Drop());
+  }
+  ImportReport report;
+  auto failed = [&](const Parsed& p, const Status& s) -> Status {
+    ++report.failed;
+    report.failures.push_back(p.where + ": " + s.ToString());
+    Log(options.log, "continuing through error: " + p.where + ": " + s.ToString());
+    if (options.stop_on_error) return s.WithContext(p.where);
+    return Status::OK();
+  };
+  int64_t total_bytes = 0;
+  for (const Parsed& p : docs) total_bytes += static_cast<int64_t>(p.doc.size());
+  Progress progress(options.progress, options.db + "." + options.collection, total_bytes);
+  const std::vector<std::string> keys =
+      options.upsert_fields.empty() ? std::vector<std::string>{"_id"} : options.upsert_fields;
+  if (options.mode == ImportMode::kInsert) {
+    InsertManyOptions insert;
+    insert.ordered = options.stop_on_error || options.maintain_insertion_order;
+    for (size_t start = 0; start < docs.size(); start += 1000) {
+      size_t end = std::min(docs.size(), start + 1000);
+      std::vector<Document> batch;
+      for (size_t i = start; i < end; ++i) {
+        batch.push_back(docs[i].doc);
+        progress.Add(1, static_cast<int64_t>(docs[i].doc.size()));
+      }
+      ROCKDOC_ASSIGN_OR_RETURN(InsertManyResult r, coll.InsertMany(batch, insert));
+      report.imported += static_cast<int64_t>(r.inserted_count());
+      for (const WriteError& w : r.write_errors) {
+        ROCKDOC_RETURN_IF_ERROR(failed(docs[start + w.index], w.status));
+      }
+      if (insert.ordered && !r.write_errors.empty()) {
+        // An ordered batch stops at its first failure: the rest of the
+        // batch was not tried; go on with it one by one.
+        for (size_t i = start + r.write_errors.back().index + 1; i < end; ++i) {
+          auto one = coll.InsertOne(docs[i].doc);
+          if (one.ok()) {
+            ++report.imported;
+          } else {
+            ROCKDOC_RETURN_IF_ERROR(failed(docs[i], one.status()));
+          }
+        }
+      }
+    }
+  } else {
+    for (const Parsed& p : docs) {
+      progress.Add(1, static_cast<int64_t>(p.doc.size()));
+      bool complete = false;
+      Document filter = FilterFor(p.doc, keys, &complete);
+      Status st;
+      if (options.mode == ImportMode::kDelete) {
+        if (!complete) {
+          st = BadValue("the document lacks an --upsertFields field");
+        } else {
+          auto r = coll.DeleteOne(filter);
+          st = r.status();
+        }
+      } else if (!complete) {
+        // Nothing to match on: insert, as mongoimport does.
+        st = coll.InsertOne(p.doc).status();
+      } else if (options.mode == ImportMode::kUpsert) {
+        st = coll.ReplaceOne(filter, p.doc, /*upsert=*/true).status();
+      } else {
+        BsonBuilder u;
+        u.AppendDocument("$set", WithoutId(p.doc));
+        UpdateOptions upsert;
+        upsert.upsert = true;
+        Document set_doc = WithoutId(p.doc);
+        st = set_doc.empty() ? coll.ReplaceOne(filter, p.doc, true).status()
+                             : coll.UpdateOne(filter, std::move(u).Build(), upsert).status();
+      }
+      if (st.ok()) {
+        ++report.imported;
+      } else {
+        ROCKDOC_RETURN_IF_ERROR(failed(p, st));
+      }
+    }
+  }
+  Log(options.log, std::to_string(report.imported) + " document(s) imported successfully. " +
+                       std::to_string(report.failed) + " document(s) failed to import.");
+  return report;
+}
+
+}  // namespace rockdoc::tools

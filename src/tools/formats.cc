@@ -1,0 +1,333 @@
+#include "tools/formats.h"
+
+#include <array>
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <random>
+
+#include "common/option_table.h"
+
+namespace rockdoc::tools {
+
+std::string QueryEscape(std::string_view name) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(name.size());
+  for (unsigned char c : name) {
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+        c == '_' || c == '.' || c == '~') {
+      out.push_back(static_cast<char>(c));
+    } else if (c == ' ') {
+      out.push_back('+');
+    } else {
+      out.push_back('%');
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 15]);
+    }
+  }
+  return out;
+}
+
+std::optional<std::string> QueryUnescape(std::string_view escaped) {
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  std::string out;
+  for (size_t i = 0; i < escaped.size(); ++i) {
+    char c = escaped[i];
+    if (c == '+') {
+      out.push_back(' ');
+    } else if (c == '%') {
+      if (i + 2 >= escaped.size()) return std::nullopt;
+      int hi = hex(escaped[i + 1]), lo = hex(escaped[i + 2]);
+      if (hi < 0 || lo < 0) return std::nullopt;
+      out.push_back(static_cast<char>(hi * 16 + lo));
+      i += 2;
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+std::string Sha1(std::string_view data) {
+  uint32_t h[5] = {0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0};
+  std::string msg(data);
+  uint64_t bit_len = static_cast<uint64_t>(data.size()) * 8;
+  msg.push_back(static_cast<char>(0x80));
+  while (msg.size() % 64 != 56) msg.push_back('\0');
+  for (int i = 7; i >= 0; --i) msg.push_back(static_cast<char>(bit_len >> (8 * i)));
+  auto rotl = [](uint32_t x, int n) { return (x << n) | (x >> (32 - n)); };
+  for (size_t block = 0; block < msg.size(); block += 64) {
+    uint32_t w[80];
+    for (int t = 0; t < 16; ++t) {
+      const auto* p = reinterpret_cast<const unsigned char*>(msg.data() + block + 4 * t);
+      w[t] = (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
+    }
+    for (int t = 16; t < 80; ++t) w[t] = rotl(w[t - 3] ^ w[t - 8] ^ w[t - 14] ^ w[t - 16], 1);
+    uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4];
+    for (int t = 0; t < 80; ++t) {
+      uint32_t f, k;
+      if (t < 20) {
+        f = (b & c) | (~b & d);
+        k = 0x5A827999;
+      } else if (t < 40) {
+        f = b ^ c ^ d;
+        k = 0x6ED9EBA1;
+      } else if (t < 60) {
+        f = (b & c) | (b & d) | (c & d);
+        k = 0x8F1BBCDC;
+      } else {
+        f = b ^ c ^ d;
+        k = 0xCA62C1D6;
+      }
+      uint32_t tmp = rotl(a, 5) + f + e + k + w[t];
+      e = d;
+      d = c;
+      c = rotl(b, 30);
+      b = a;
+      a = tmp;
+    }
+    h[0] += a;
+    h[1] += b;
+    h[2] += c;
+    h[3] += d;
+    h[4] += e;
+  }
+  std::string out;
+  for (uint32_t v : h) {
+    for (int i = 3; i >= 0; --i) out.push_back(static_cast<char>(v >> (8 * i)));
+  }
+  return out;
+}
+
+namespace {
+
+std::string Base64UrlRaw(std::string_view data) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  std::string out;
+  size_t i = 0;
+  for (; i + 3 <= data.size(); i += 3) {
+    uint32_t v = (uint32_t{static_cast<uint8_t>(data[i])} << 16) |
+                 (uint32_t{static_cast<uint8_t>(data[i + 1])} << 8) | static_cast<uint8_t>(data[i + 2]);
+    for (int s = 18; s >= 0; s -= 6) out.push_back(kAlphabet[(v >> s) & 63]);
+  }
+  size_t rest = data.size() - i;
+  if (rest > 0) {
+    uint32_t v = uint32_t{static_cast<uint8_t>(data[i])} << 16;
+    if (rest == 2) v |= uint32_t{static_cast<uint8_t>(data[i + 1])} << 8;
+    out.push_back(kAlphabet[(v >> 18) & 63]);
+    out.push_back(kAlphabet[(v >> 12) & 63]);
+    if (rest == 2) out.push_back(kAlphabet[(v >> 6) & 63]);
+  }
+  return out;
+}
+
+std::array<uint64_t, 256> MakeCrc64Table() {
+  // ECMA-182's polynomial 0x42F0E1EBA9EA3693, bit-reversed (Go's crc64.ECMA).
+  constexpr uint64_t kPoly = 0xC96C5795D7870F42ULL;
+  std::array<uint64_t, 256> table{};
+  for (uint64_t i = 0; i < 256; ++i) {
+    uint64_t crc = i;
+    for (int j = 0; j < 8; ++j) crc = (crc & 1) ? (crc >> 1) ^ kPoly : crc >> 1;
+    table[i] = crc;
+  }
+  return table;
+}
+
+}  // namespace
+
+std::string CollectionFileName(std::string_view name) {
+  std::string escaped = QueryEscape(name);
+  if (escaped.size() <= 238) return escaped;
+  return escaped.substr(0, 208) + "%24" + Base64UrlRaw(Sha1(name));
+}
+
+uint64_t Crc64Update(uint64_t crc, std::string_view data) {
+  static const std::array<uint64_t, 256> kTable = MakeCrc64Table();
+  crc = ~crc;
+  for (unsigned char c : data) crc = kTable[(crc ^ c) & 0xff] ^ (crc >> 8);
+  return ~crc;
+}
+
+StatusOr<std::optional<int32_t>> BsonReader::PeekLength() {
+  if (peeked_) return peeked_;
+  char len[4];
+  size_t got = 0;
+  uint64_t at = in_->offset();
+  ROCKDOC_RETURN_IF_ERROR(in_->ReadFull(len, 4, &got));
+  if (got == 0) return std::optional<int32_t>();
+  if (got < 4) {
+    return Status(ErrorCode::kFailedToParse,
+                  in_->name() + ": at offset " + std::to_string(at) +
+                      ": the last document is cut short: " + std::to_string(got) +
+                      " bytes remain, fewer than a length prefix");
+  }
+  int32_t n;
+  std::memcpy(&n, len, 4);  // little-endian hosts only, as the rest of rockdoc
+  peeked_ = n;
+  peeked_offset_ = at;
+  return peeked_;
+}
+
+StatusOr<bool> BsonReader::Next(Document* doc) {
+  ROCKDOC_ASSIGN_OR_RETURN(std::optional<int32_t> len, PeekLength());
+  if (!len) return false;
+  peeked_.reset();
+  last_offset_ = peeked_offset_;
+  std::string where = in_->name() + ": at offset " + std::to_string(last_offset_);
+  if (*len < 5 || static_cast<size_t>(*len) > kMaxBsonObjectSize + 16 * 1024) {
+    return Status(ErrorCode::kFailedToParse,
+                  where + ": invalid document length " + std::to_string(*len));
+  }
+  buf_.resize(static_cast<size_t>(*len));
+  std::memcpy(buf_.data(), &*len, 4);
+  size_t got = 0;
+  ROCKDOC_RETURN_IF_ERROR(in_->ReadFull(buf_.data() + 4, buf_.size() - 4, &got));
+  if (got < buf_.size() - 4) {
+    return Status(ErrorCode::kFailedToParse,
+                  where + ": the last document is cut short: its length says " +
+                      std::to_string(*len) + " bytes, " + std::to_string(got + 4) + " remain");
+  }
+  Status valid = ValidateBson(buf_);
+  if (!valid.ok()) return Status(valid.code(), where + ": " + std::string(valid.message()));
+  *doc = Document::AdoptValidated(buf_);
+  return true;
+}
+
+std::string CompactJson(std::string_view json) {
+  std::string out;
+  out.reserve(json.size());
+  bool in_string = false;
+  for (size_t i = 0; i < json.size(); ++i) {
+    char c = json[i];
+    if (in_string) {
+      out.push_back(c);
+      if (c == '\\' && i + 1 < json.size()) {
+        out.push_back(json[++i]);
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+      out.push_back(c);
+    } else if (c != ' ' && c != '\n' && c != '\t' && c != '\r') {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+std::string CompactCanonicalJson(DocumentView doc) {
+  return CompactJson(ToJson(doc, JsonFormat::kCanonical));
+}
+
+Document MetadataToBson(const CollectionMetadata& m) {
+  BsonBuilder b;
+  if (!m.options.empty()) b.AppendDocument("options", m.options);
+  b.OpenArray("indexes");
+  for (const Document& index : m.indexes) b.AppendDocument("", index);
+  b.Close();
+  if (!m.uuid.empty()) b.AppendString("uuid", m.uuid);
+  b.AppendString("collectionName", m.collection_name);
+  if (!m.type.empty()) b.AppendString("type", m.type);
+  return std::move(b).Build();
+}
+
+StatusOr<CollectionMetadata> ParseMetadata(std::string_view json, const std::string& source) {
+  auto doc = FromJson(json);
+  if (!doc.ok()) {
+    return Status(ErrorCode::kFailedToParse,
+                  source + ": error parsing metadata: " + std::string(doc.status().message()));
+  }
+  using internal::OptionField;
+  static constexpr OptionField<CollectionMetadata> kFields[] = {
+      {"options",
+       [](const Element& e, CollectionMetadata* m) {
+         if (!e.IsDocument()) return TypeMismatch("'options' must be a document");
+         m->options = Document::AdoptValidated(std::string(e.Document().bytes()));
+         return Status::OK();
+       }},
+      {"indexes",
+       [](const Element& e, CollectionMetadata* m) {
+         if (!e.IsArray()) return TypeMismatch("'indexes' must be an array");
+         size_t i = 0;
+         for (Element index : e.Array()) {
+           std::string at = "index " + std::to_string(i++);
+           if (!index.IsDocument()) return TypeMismatch(at + " is not a document");
+           if (!index.Document().Get("key").IsDocument()) {
+             return Status(ErrorCode::kFailedToParse, at + " has no 'key' document");
+           }
+           if (!index.Document().Get("name").IsString()) {
+             return Status(ErrorCode::kFailedToParse, at + " has no string 'name'");
+           }
+           m->indexes.push_back(Document::AdoptValidated(std::string(index.Document().bytes())));
+         }
+         return Status::OK();
+       }},
+      {"uuid",
+       [](const Element& e, CollectionMetadata* m) {
+         if (!e.IsString()) return TypeMismatch("'uuid' must be a string");
+         m->uuid = std::string(e.String());
+         return Status::OK();
+       }},
+      {"collectionName",
+       [](const Element& e, CollectionMetadata* m) {
+         if (!e.IsString()) return TypeMismatch("'collectionName' must be a string");
+         m->collection_name = std::string(e.String());
+         return Status::OK();
+       }},
+      {"type",
+       [](const Element& e, CollectionMetadata* m) {
+         if (!e.IsString()) return TypeMismatch("'type' must be a string");
+         m->type = std::string(e.String());
+         if (m->type != "view" && m->type != "collection") {
+           return Status(ErrorCode::kNotImplemented,
+                         "collection type '" + m->type + "' is not supported by rockdoc");
+         }
+         return Status::OK();
+       }},
+  };
+  CollectionMetadata out;
+  Status s = internal::DecodeValidatedOptions(
+      doc->view(), kFields, &out,
+      [&](std::string_view name) {
+        return Status(ErrorCode::kFailedToParse,
+                      "unknown metadata field '" + std::string(name) + "'");
+      },
+      [](std::string_view) { return Status::OK(); });
+  if (!s.ok()) return Status(s.code(), source + ": " + std::string(s.message()));
+  return out;
+}
+
+std::string RandomUuidHex() {
+  static thread_local std::mt19937_64 rng(std::random_device{}());
+  uint64_t hi = rng(), lo = rng();
+  hi = (hi & ~0xF000ULL) | 0x4000ULL;              // version 4
+  lo = (lo & ~(3ULL << 62)) | (2ULL << 62);        // RFC 4122 variant
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (uint64_t v : {hi, lo}) {
+    for (int s = 60; s >= 0; s -= 4) out.push_back(kHex[(v >> s) & 15]);
+  }
+  return out;
+}
+
+std::string LogTimestamp() {
+  auto now = std::chrono::system_clock::now();
+  std::time_t t = std::chrono::system_clock::to_time_t(now);
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm tm;
+  gmtime_r(&t, &tm);
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%03d+0000", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
+  return buf;
+}
+
+}  // namespace rockdoc::tools

@@ -1,0 +1,722 @@
+// The programs' mains: flags decoded from one table per program, then one
+// library call (tools/tools.h).
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <iostream>
+
+#include "common/option_table.h"
+#include "rockdoc/c.h"
+#include "rockdoc/json.h"
+#include "tools/flags.h"
+#include "tools/formats.h"
+#include "tools/streams.h"
+#include "tools/tools.h"
+
+namespace rockdoc::tools {
+namespace {
+
+constexpr int kExitFailure = 1;
+constexpr int kExitBadOptions = 3;  // mongo-tools' exit status for option errors
+
+using internal::OptionField;
+
+Status String(const Element& e, std::string* out) {
+  if (!e.IsString()) return BadValue("expected a value");
+  *out = std::string(e.String());
+  return Status::OK();
+}
+
+// What every program shares.
+struct Common {
+  std::string dbpath;
+  bool help = false;
+  bool version = false;
+  bool quiet = false;
+};
+
+StatusOr<Document> ParseQuery(const std::string& text) {
+  auto q = FromJson(text);
+  if (!q.ok()) {
+    return BadValue("error parsing query as Extended JSON: " + std::string(q.status().message()));
+  }
+  return q;
+}
+
+template <typename Config, size_t N>
+Status DecodeFlags(const ParsedFlags& parsed, const OptionField<Config> (&table)[N], Config* config) {
+  return internal::DecodeValidatedOptions(
+      parsed.flags.view(), table, config,
+      [](std::string_view name) {
+        return BadValue("error parsing command line options: unknown option \"--" +
+                        std::string(name) + "\"");
+      },
+      [](std::string_view name) {
+        return Status(ErrorCode::kNotImplemented,
+                      "the option --" + std::string(name) + " is not supported by rockdoc");
+      });
+}
+
+// Opens the database directory; it must exist (a dump of a missing
+// directory would otherwise create an empty database).
+StatusOr<std::unique_ptr<Client>> OpenClient(const std::string& dbpath, bool create) {
+  if (dbpath.empty()) return BadValue("--dbpath is required: the rockdoc database directory");
+  ClientOptions options;
+  options.create_if_missing = create;
+  options.ttl_monitor_period_ms = 0;  // a tool must not delete documents behind its reader
+  return Client::Open(dbpath, options);
+}
+
+// ---- rockdoc-dump ----
+
+struct DumpConfig {
+  Common common;
+  DumpOptions options;
+  std::string query;
+};
+
+#define ROCKDOC_COMMON_FLAGS(Config)                                                       \
+  {"dbpath", [](const Element& e, Config* c) { return String(e, &c->common.dbpath); }},    \
+      {"help", [](const Element&, Config* c) { c->common.help = true; return Status::OK(); }}, \
+      {"version",                                                                          \
+       [](const Element&, Config* c) {                                                     \
+         c->common.version = true;                                                         \
+         return Status::OK();                                                              \
+       }},                                                                                 \
+      {"quiet", [](const Element&, Config* c) {                                            \
+         c->common.quiet = true;                                                           \
+         return Status::OK();                                                              \
+       }},                                                                                 \
+      {"verbose", nullptr}, {"host", nullptr}, {"port", nullptr}, {"uri", nullptr},        \
+      {"username", nullptr}, {"password", nullptr}, {"authenticationDatabase", nullptr},   \
+      {"authenticationMechanism", nullptr}, {"ssl", nullptr}, {"tls", nullptr}
+
+const std::vector<FlagSpec> kCommonSpecs = {
+    {"dbpath", 0, FlagArity::kRequired},   {"help", 'h', FlagArity::kNone},
+    {"version", 0, FlagArity::kNone},      {"quiet", 0, FlagArity::kNone},
+    {"verbose", 'v', FlagArity::kOptional}, {"host", 0, FlagArity::kRequired},
+    {"port", 0, FlagArity::kRequired},     {"uri", 0, FlagArity::kRequired},
+    {"username", 'u', FlagArity::kRequired}, {"password", 'p', FlagArity::kRequired},
+    {"authenticationDatabase", 0, FlagArity::kRequired},
+    {"authenticationMechanism", 0, FlagArity::kRequired},
+    {"ssl", 0, FlagArity::kNone},          {"tls", 0, FlagArity::kNone},
+};
+
+std::vector<FlagSpec> With(std::vector<FlagSpec> more) {
+  std::vector<FlagSpec> all = kCommonSpecs;
+  all.insert(all.end(), more.begin(), more.end());
+  return all;
+}
+
+constexpr OptionField<DumpConfig> kDumpFlags[] = {
+    ROCKDOC_COMMON_FLAGS(DumpConfig),
+    {"db", [](const Element& e, DumpConfig* c) { return String(e, &c->options.ns.db); }},
+    {"collection",
+     [](const Element& e, DumpConfig* c) { return String(e, &c->options.ns.collection); }},
+    {"query", [](const Element& e, DumpConfig* c) { return String(e, &c->query); }},
+    {"out", [](const Element& e, DumpConfig* c) { return String(e, &c->options.out); }},
+    {"archive",
+     [](const Element& e, DumpConfig* c) {
+       std::string v;
+       ROCKDOC_RETURN_IF_ERROR(String(e, &v));
+       c->options.archive = v;
+       return Status::OK();
+     }},
+    {"gzip",
+     [](const Element&, DumpConfig* c) {
+       c->options.gzip = true;
+       return Status::OK();
+     }},
+    {"nsInclude",
+     [](const Element& e, DumpConfig* c) {
+       c->options.ns.include.emplace_back();
+       return String(e, &c->options.ns.include.back());
+     }},
+    {"nsExclude",
+     [](const Element& e, DumpConfig* c) {
+       c->options.ns.exclude.emplace_back();
+       return String(e, &c->options.ns.exclude.back());
+     }},
+    {"excludeCollection",
+     [](const Element& e, DumpConfig* c) {
+       std::string v;
+       ROCKDOC_RETURN_IF_ERROR(String(e, &v));
+       std::string escaped;
+       for (char ch : v) {
+         if (ch == '*' || ch == '\\') escaped.push_back('\\');
+         escaped.push_back(ch);
+       }
+       c->options.ns.exclude.push_back("*." + escaped);
+       return Status::OK();
+     }},
+    {"excludeCollectionsWithPrefix",
+     [](const Element& e, DumpConfig* c) {
+       std::string v;
+       ROCKDOC_RETURN_IF_ERROR(String(e, &v));
+       std::string escaped;
+       for (char ch : v) {
+         if (ch == '*' || ch == '\\') escaped.push_back('\\');
+         escaped.push_back(ch);
+       }
+       c->options.ns.exclude.push_back("*." + escaped + "*");
+       return Status::OK();
+     }},
+    {"queryFile", nullptr},
+    {"readPreference", nullptr},
+    {"oplog", nullptr},
+    {"dumpDbUsersAndRoles", nullptr},
+    {"numParallelCollections", nullptr},
+    {"viewsAsCollections", nullptr},
+    {"forceTableScan", nullptr},
+};
+
+const std::vector<FlagSpec> kDumpSpecs = With({
+    {"db", 'd', FlagArity::kRequired},
+    {"collection", 'c', FlagArity::kRequired},
+    {"query", 'q', FlagArity::kRequired},
+    {"out", 'o', FlagArity::kRequired},
+    {"archive", 0, FlagArity::kOptional},
+    {"gzip", 0, FlagArity::kNone},
+    {"nsInclude", 0, FlagArity::kRequired},
+    {"nsExclude", 0, FlagArity::kRequired},
+    {"excludeCollection", 0, FlagArity::kRequired},
+    {"excludeCollectionsWithPrefix", 0, FlagArity::kRequired},
+    {"queryFile", 0, FlagArity::kRequired},
+    {"readPreference", 0, FlagArity::kRequired},
+    {"oplog", 0, FlagArity::kNone},
+    {"dumpDbUsersAndRoles", 0, FlagArity::kNone},
+    {"numParallelCollections", 'j', FlagArity::kRequired},
+    {"viewsAsCollections", 0, FlagArity::kNone},
+    {"forceTableScan", 0, FlagArity::kNone},
+});
+
+// ---- rockdoc-restore ----
+
+struct RestoreConfig {
+  Common common;
+  RestoreOptions options;
+  bool dir_given = false;
+};
+
+constexpr OptionField<RestoreConfig> kRestoreFlags[] = {
+    ROCKDOC_COMMON_FLAGS(RestoreConfig),
+    {"db", [](const Element& e, RestoreConfig* c) { return String(e, &c->options.ns.db); }},
+    {"collection",
+     [](const Element& e, RestoreConfig* c) { return String(e, &c->options.ns.collection); }},
+    {"dir",
+     [](const Element& e, RestoreConfig* c) {
+       c->dir_given = true;
+       return String(e, &c->options.dir);
+     }},
+    {"archive",
+     [](const Element& e, RestoreConfig* c) {
+       std::string v;
+       ROCKDOC_RETURN_IF_ERROR(String(e, &v));
+       c->options.archive = v;
+       return Status::OK();
+     }},
+    {"gzip",
+     [](const Element&, RestoreConfig* c) {
+       c->options.gzip = true;
+       return Status::OK();
+     }},
+    {"drop",
+     [](const Element&, RestoreConfig* c) {
+       c->options.drop = true;
+       return Status::OK();
+     }},
+    {"stopOnError",
+     [](const Element&, RestoreConfig* c) {
+       c->options.stop_on_error = true;
+       return Status::OK();
+     }},
+    {"noIndexRestore",
+     [](const Element&, RestoreConfig* c) {
+       c->options.no_index_restore = true;
+       return Status::OK();
+     }},
+    {"convertLegacyIndexes",
+     [](const Element&, RestoreConfig* c) {
+       c->options.convert_legacy_indexes = true;
+       return Status::OK();
+     }},
+    {"maintainInsertionOrder",
+     // What the flag asks for is rockdoc-restore's only way: one writer
+     // inserting every collection's documents in file order.
+     [](const Element&, RestoreConfig*) { return Status::OK(); }},
+    {"nsInclude",
+     [](const Element& e, RestoreConfig* c) {
+       c->options.ns.include.emplace_back();
+       return String(e, &c->options.ns.include.back());
+     }},
+    {"nsExclude",
+     [](const Element& e, RestoreConfig* c) {
+       c->options.ns.exclude.emplace_back();
+       return String(e, &c->options.ns.exclude.back());
+     }},
+    {"nsFrom", nullptr},
+    {"nsTo", nullptr},
+    {"objcheck", nullptr},
+    {"oplogReplay", nullptr},
+    {"oplogLimit", nullptr},
+    {"oplogFile", nullptr},
+    {"restoreDbUsersAndRoles", nullptr},
+    {"dryRun", nullptr},
+    {"writeConcern", nullptr},
+    {"noOptionsRestore", nullptr},
+    {"keepIndexVersion", nullptr},
+    {"numParallelCollections", nullptr},
+    {"numInsertionWorkersPerCollection", nullptr},
+    {"bypassDocumentValidation", nullptr},
+    {"preserveUUID", nullptr},
+    {"fixDottedHashIndex", nullptr},
+};
+
+const std::vector<FlagSpec> kRestoreSpecs = With({
+    {"db", 'd', FlagArity::kRequired},
+    {"collection", 'c', FlagArity::kRequired},
+    {"dir", 0, FlagArity::kRequired},
+    {"archive", 0, FlagArity::kOptional},
+    {"gzip", 0, FlagArity::kNone},
+    {"drop", 0, FlagArity::kNone},
+    {"stopOnError", 0, FlagArity::kNone},
+    {"noIndexRestore", 0, FlagArity::kNone},
+    {"convertLegacyIndexes", 0, FlagArity::kNone},
+    {"maintainInsertionOrder", 0, FlagArity::kNone},
+    {"nsInclude", 0, FlagArity::kRequired},
+    {"nsExclude", 0, FlagArity::kRequired},
+    {"nsFrom", 0, FlagArity::kRequired},
+    {"nsTo", 0, FlagArity::kRequired},
+    {"objcheck", 0, FlagArity::kNone},
+    {"oplogReplay", 0, FlagArity::kNone},
+    {"oplogLimit", 0, FlagArity::kRequired},
+    {"oplogFile", 0, FlagArity::kRequired},
+    {"restoreDbUsersAndRoles", 0, FlagArity::kNone},
+    {"dryRun", 0, FlagArity::kNone},
+    {"writeConcern", 0, FlagArity::kRequired},
+    {"noOptionsRestore", 0, FlagArity::kNone},
+    {"keepIndexVersion", 0, FlagArity::kNone},
+    {"numParallelCollections", 'j', FlagArity::kRequired},
+    {"numInsertionWorkersPerCollection", 0, FlagArity::kRequired},
+    {"bypassDocumentValidation", 0, FlagArity::kNone},
+    {"preserveUUID", 0, FlagArity::kNone},
+    {"fixDottedHashIndex", 0, FlagArity::kNone},
+});
+
+// ---- rockdoc-export and rockdoc-import ----
+
+std::vector<std::string> SplitFields(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string::npos) comma = text.size();
+    std::string f = text.substr(start, comma - start);
+    while (!f.empty() && f.front() == ' ') f.erase(f.begin());
+    while (!f.empty() && f.back() == ' ') f.pop_back();
+    if (!f.empty()) out.push_back(f);
+    start = comma + 1;
+  }
+  return out;
+}
+
+// --fieldFile: one field name per line.
+StatusOr<std::vector<std::string>> ReadFieldFile(const std::string& path) {
+  auto in = OpenInput(path, false);
+  if (!in.ok()) return in.status();
+  ROCKDOC_ASSIGN_OR_RETURN(std::string text, ReadAll(in->get()));
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t nl = text.find('\n', start);
+    if (nl == std::string::npos) nl = text.size();
+    std::string f = text.substr(start, nl - start);
+    if (!f.empty() && f.back() == '\r') f.pop_back();
+    if (!f.empty()) out.push_back(f);
+    start = nl + 1;
+  }
+  return out;
+}
+
+Status ParseType(const Element& e, ExportType* type) {
+  std::string v;
+  ROCKDOC_RETURN_IF_ERROR(String(e, &v));
+  if (v == "json") {
+    *type = ExportType::kJson;
+  } else if (v == "csv") {
+    *type = ExportType::kCsv;
+  } else if (v == "tsv") {
+    *type = ExportType::kTsv;
+  } else {
+    return BadValue("unknown type " + v);
+  }
+  return Status::OK();
+}
+
+Status ParseInt(const Element& e, int64_t* out, const char* flag) {
+  std::string v;
+  ROCKDOC_RETURN_IF_ERROR(String(e, &v));
+  char* end = nullptr;
+  errno = 0;
+  long long n = std::strtoll(v.c_str(), &end, 10);
+  if (v.empty() || *end != '\0' || errno != 0) {
+    return BadValue(std::string("invalid value for --") + flag + ": " + v);
+  }
+  *out = n;
+  return Status::OK();
+}
+
+struct ExportConfig {
+  Common common;
+  ExportOptions options;
+  std::string query, sort, fields, field_file;
+};
+
+constexpr OptionField<ExportConfig> kExportFlags[] = {
+    ROCKDOC_COMMON_FLAGS(ExportConfig),
+    {"db", [](const Element& e, ExportConfig* c) { return String(e, &c->options.db); }},
+    {"collection",
+     [](const Element& e, ExportConfig* c) { return String(e, &c->options.collection); }},
+    {"fields", [](const Element& e, ExportConfig* c) { return String(e, &c->fields); }},
+    {"fieldFile", [](const Element& e, ExportConfig* c) { return String(e, &c->field_file); }},
+    {"query", [](const Element& e, ExportConfig* c) { return String(e, &c->query); }},
+    {"type", [](const Element& e, ExportConfig* c) { return ParseType(e, &c->options.type); }},
+    {"out", [](const Element& e, ExportConfig* c) { return String(e, &c->options.out); }},
+    {"jsonFormat",
+     [](const Element& e, ExportConfig* c) {
+       std::string v;
+       ROCKDOC_RETURN_IF_ERROR(String(e, &v));
+       if (v == "relaxed") {
+         c->options.json_format = JsonFormat::kRelaxed;
+       } else if (v == "canonical") {
+         c->options.json_format = JsonFormat::kCanonical;
+       } else {
+         return BadValue("invalid --jsonFormat '" + v + "': choose relaxed or canonical");
+       }
+       return Status::OK();
+     }},
+    {"jsonArray",
+     [](const Element&, ExportConfig* c) {
+       c->options.json_array = true;
+       return Status::OK();
+     }},
+    {"pretty",
+     [](const Element&, ExportConfig* c) {
+       c->options.pretty = true;
+       return Status::OK();
+     }},
+    {"noHeaderLine",
+     [](const Element&, ExportConfig* c) {
+       c->options.no_header_line = true;
+       return Status::OK();
+     }},
+    {"sort", [](const Element& e, ExportConfig* c) { return String(e, &c->sort); }},
+    {"skip", [](const Element& e, ExportConfig* c) { return ParseInt(e, &c->options.skip, "skip"); }},
+    {"limit",
+     [](const Element& e, ExportConfig* c) { return ParseInt(e, &c->options.limit, "limit"); }},
+    {"queryFile", nullptr},
+    {"readPreference", nullptr},
+    {"forceTableScan", nullptr},
+};
+
+const std::vector<FlagSpec> kExportSpecs = With({
+    {"db", 'd', FlagArity::kRequired},       {"collection", 'c', FlagArity::kRequired},
+    {"fields", 'f', FlagArity::kRequired},   {"fieldFile", 0, FlagArity::kRequired},
+    {"query", 'q', FlagArity::kRequired},    {"type", 0, FlagArity::kRequired},
+    {"out", 'o', FlagArity::kRequired},      {"jsonFormat", 0, FlagArity::kRequired},
+    {"jsonArray", 0, FlagArity::kNone},      {"pretty", 0, FlagArity::kNone},
+    {"noHeaderLine", 0, FlagArity::kNone},   {"sort", 0, FlagArity::kRequired},
+    {"skip", 0, FlagArity::kRequired},       {"limit", 0, FlagArity::kRequired},
+    {"queryFile", 0, FlagArity::kRequired},  {"readPreference", 0, FlagArity::kRequired},
+    {"forceTableScan", 0, FlagArity::kNone},
+});
+
+struct ImportConfig {
+  Common common;
+  ImportOptions options;
+  std::string fields, field_file, upsert_fields;
+  bool file_given = false;
+};
+
+#define ROCKDOC_IMPORT_BOOL(flag, member)                  \
+  {                                                        \
+    flag, [](const Element&, ImportConfig* c) {            \
+      c->options.member = true;                            \
+      return Status::OK();                                 \
+    }                                                      \
+  }
+
+constexpr OptionField<ImportConfig> kImportFlags[] = {
+    ROCKDOC_COMMON_FLAGS(ImportConfig),
+    {"db", [](const Element& e, ImportConfig* c) { return String(e, &c->options.db); }},
+    {"collection",
+     [](const Element& e, ImportConfig* c) { return String(e, &c->options.collection); }},
+    {"file",
+     [](const Element& e, ImportConfig* c) {
+       c->file_given = true;
+       return String(e, &c->options.file);
+     }},
+    {"fields", [](const Element& e, ImportConfig* c) { return String(e, &c->fields); }},
+    {"fieldFile", [](const Element& e, ImportConfig* c) { return String(e, &c->field_file); }},
+    {"type", [](const Element& e, ImportConfig* c) { return ParseType(e, &c->options.type); }},
+    ROCKDOC_IMPORT_BOOL("headerline", header_line),
+    ROCKDOC_IMPORT_BOOL("jsonArray", json_array),
+    ROCKDOC_IMPORT_BOOL("columnsHaveTypes", columns_have_types),
+    ROCKDOC_IMPORT_BOOL("ignoreBlanks", ignore_blanks),
+    ROCKDOC_IMPORT_BOOL("drop", drop),
+    ROCKDOC_IMPORT_BOOL("stopOnError", stop_on_error),
+    ROCKDOC_IMPORT_BOOL("maintainInsertionOrder", maintain_insertion_order),
+    {"parseGrace",
+     [](const Element& e, ImportConfig* c) {
+       std::string v;
+       ROCKDOC_RETURN_IF_ERROR(String(e, &v));
+       if (v == "autoCast") {
+         c->options.parse_grace = ParseGrace::kAutoCast;
+       } else if (v == "skipField") {
+         c->options.parse_grace = ParseGrace::kSkipField;
+       } else if (v == "skipRow") {
+         c->options.parse_grace = ParseGrace::kSkipRow;
+       } else if (v == "stop") {
+         c->options.parse_grace = ParseGrace::kStop;
+       } else {
+         return BadValue("invalid --parseGrace '" + v + "'");
+       }
+       return Status::OK();
+     }},
+    {"mode",
+     [](const Element& e, ImportConfig* c) {
+       std::string v;
+       ROCKDOC_RETURN_IF_ERROR(String(e, &v));
+       if (v == "insert") {
+         c->options.mode = ImportMode::kInsert;
+       } else if (v == "upsert") {
+         c->options.mode = ImportMode::kUpsert;
+       } else if (v == "merge") {
+         c->options.mode = ImportMode::kMerge;
+       } else if (v == "delete") {
+         c->options.mode = ImportMode::kDelete;
+       } else {
+         return BadValue("invalid --mode '" + v + "': choose insert, upsert, merge or delete");
+       }
+       return Status::OK();
+     }},
+    {"upsertFields", [](const Element& e, ImportConfig* c) { return String(e, &c->upsert_fields); }},
+    {"numInsertionWorkers", nullptr},
+    {"writeConcern", nullptr},
+    {"bypassDocumentValidation", nullptr},
+    {"legacy", nullptr},
+    {"useArrayIndexFields", nullptr},
+    {"upsert", nullptr},
+};
+
+const std::vector<FlagSpec> kImportSpecs = With({
+    {"db", 'd', FlagArity::kRequired},         {"collection", 'c', FlagArity::kRequired},
+    {"file", 0, FlagArity::kRequired},         {"fields", 'f', FlagArity::kRequired},
+    {"fieldFile", 0, FlagArity::kRequired},    {"type", 0, FlagArity::kRequired},
+    {"headerline", 0, FlagArity::kNone},       {"jsonArray", 0, FlagArity::kNone},
+    {"columnsHaveTypes", 0, FlagArity::kNone}, {"ignoreBlanks", 0, FlagArity::kNone},
+    {"drop", 0, FlagArity::kNone},             {"stopOnError", 0, FlagArity::kNone},
+    {"maintainInsertionOrder", 0, FlagArity::kNone},
+    {"parseGrace", 0, FlagArity::kRequired},   {"mode", 0, FlagArity::kRequired},
+    {"upsertFields", 0, FlagArity::kRequired}, {"numInsertionWorkers", 'j', FlagArity::kRequired},
+    {"writeConcern", 0, FlagArity::kRequired}, {"bypassDocumentValidation", 0, FlagArity::kNone},
+    {"legacy", 0, FlagArity::kNone},           {"useArrayIndexFields", 0, FlagArity::kNone},
+    {"upsert", 0, FlagArity::kNone},
+});
+
+// Parses and decodes; on --help/--version or an error prints and returns
+// the exit status to use.
+template <typename Config, size_t N>
+std::optional<int> Prepare(const char* program, int argc, const char* const* argv,
+                           const std::vector<FlagSpec>& specs,
+                           const OptionField<Config> (&table)[N], Config* config,
+                           std::vector<std::string>* positional, std::ostream& err) {
+  auto parsed = ParseFlags(argc, argv, specs);
+  Status st = parsed.ok() ? DecodeFlags(*parsed, table, config) : parsed.status();
+  if (!st.ok()) {
+    err << program << ": " << st.message() << "\ntry '" << program
+        << " --help' for more information\n";
+    return kExitBadOptions;
+  }
+  if (config->common.help) {
+    err << "Usage: " << program << " --dbpath DIR <options>\nFlags (mongo-tools' names):";
+    for (const FlagSpec& s : specs) err << " --" << s.name;
+    err << "\n";
+    return 0;
+  }
+  if (config->common.version) {
+    err << program << " version: " << rockdoc_version() << "\n";
+    return 0;
+  }
+  *positional = parsed->positional;
+  return std::nullopt;
+}
+
+}  // namespace
+
+int DumpMain(int argc, const char* const* argv, std::ostream& err) {
+  DumpConfig config;
+  std::vector<std::string> positional;
+  if (auto exit = Prepare("rockdoc-dump", argc, argv, kDumpSpecs, kDumpFlags, &config,
+                          &positional, err)) {
+    return *exit;
+  }
+  if (!positional.empty()) {
+    err << "rockdoc-dump: error parsing positional arguments: unexpected \"" << positional[0]
+        << "\"\n";
+    return kExitBadOptions;
+  }
+  if (!config.query.empty()) {
+    auto q = ParseQuery(config.query);
+    if (!q.ok()) {
+      err << "rockdoc-dump: " << q.status().message() << "\n";
+      return kExitBadOptions;
+    }
+    config.options.query = *std::move(q);
+  }
+  if (!config.common.quiet) config.options.log = &err;
+  // Progress lines only on a terminal, as mongo-tools.
+  if (!config.common.quiet && isatty(STDERR_FILENO)) config.options.progress.out = &err;
+  auto client = OpenClient(config.common.dbpath, /*create=*/false);
+  if (!client.ok()) {
+    err << "rockdoc-dump: Failed: " << client.status() << "\n";
+    return kExitFailure;
+  }
+  auto report = Dump(**client, config.options);
+  if (!report.ok()) {
+    err << LogTimestamp() << "\tFailed: " << report.status() << "\n";
+    return kExitFailure;
+  }
+  return 0;
+}
+
+int RestoreMain(int argc, const char* const* argv, std::ostream& err) {
+  RestoreConfig config;
+  std::vector<std::string> positional;
+  if (auto exit = Prepare("rockdoc-restore", argc, argv, kRestoreSpecs, kRestoreFlags, &config,
+                          &positional, err)) {
+    return *exit;
+  }
+  if (positional.size() > 1 || (positional.size() == 1 && config.dir_given)) {
+    err << "rockdoc-restore: error parsing positional arguments: provide only one file or "
+           "directory\n";
+    return kExitBadOptions;
+  }
+  if (positional.size() == 1) config.options.dir = positional[0];
+  if (!config.common.quiet) config.options.log = &err;
+  // Progress lines only on a terminal, as mongo-tools.
+  if (!config.common.quiet && isatty(STDERR_FILENO)) config.options.progress.out = &err;
+  auto client = OpenClient(config.common.dbpath, /*create=*/true);
+  if (!client.ok()) {
+    err << "rockdoc-restore: Failed: " << client.status() << "\n";
+    return kExitFailure;
+  }
+  auto report = Restore(**client, config.options);
+  if (!report.ok()) {
+    err << LogTimestamp() << "\tFailed: " << report.status() << "\n";
+    return kExitFailure;
+  }
+  return 0;
+}
+
+}  // namespace rockdoc::tools
+
+namespace rockdoc::tools {
+
+int ExportMain(int argc, const char* const* argv, std::ostream& err) {
+  ExportConfig config;
+  std::vector<std::string> positional;
+  if (auto exit = Prepare("rockdoc-export", argc, argv, kExportSpecs, kExportFlags, &config,
+                          &positional, err)) {
+    return *exit;
+  }
+  auto bad = [&](const std::string& message) {
+    err << "rockdoc-export: " << message << "\n";
+    return kExitBadOptions;
+  };
+  if (!positional.empty()) return bad("unexpected positional argument \"" + positional[0] + "\"");
+  if (!config.fields.empty() && !config.field_file.empty()) {
+    return bad("cannot use both --fields and --fieldFile");
+  }
+  config.options.fields = SplitFields(config.fields);
+  if (!config.field_file.empty()) {
+    auto f = ReadFieldFile(config.field_file);
+    if (!f.ok()) return bad(std::string(f.status().message()));
+    config.options.fields = *f;
+  }
+  for (auto [text, target] : {std::pair{&config.query, &config.options.query},
+                              std::pair{&config.sort, &config.options.sort}}) {
+    if (text->empty()) continue;
+    auto q = ParseQuery(*text);
+    if (!q.ok()) return bad(std::string(q.status().message()));
+    *target = *std::move(q);
+  }
+  if (!config.common.quiet) config.options.log = &err;
+  // Progress lines only on a terminal, as mongo-tools.
+  if (!config.common.quiet && isatty(STDERR_FILENO)) config.options.progress.out = &err;
+  auto client = OpenClient(config.common.dbpath, /*create=*/false);
+  if (!client.ok()) {
+    err << "rockdoc-export: Failed: " << client.status() << "\n";
+    return kExitFailure;
+  }
+  auto n = Export(**client, config.options);
+  if (!n.ok()) {
+    err << LogTimestamp() << "\tFailed: " << n.status() << "\n";
+    return kExitFailure;
+  }
+  return 0;
+}
+
+int ImportMain(int argc, const char* const* argv, std::ostream& err) {
+  ImportConfig config;
+  std::vector<std::string> positional;
+  if (auto exit = Prepare("rockdoc-import", argc, argv, kImportSpecs, kImportFlags, &config,
+                          &positional, err)) {
+    return *exit;
+  }
+  auto bad = [&](const std::string& message) {
+    err << "rockdoc-import: " << message << "\n";
+    return kExitBadOptions;
+  };
+  if (positional.size() > 1 || (positional.size() == 1 && config.file_given)) {
+    return bad("error parsing positional arguments: provide only one file name");
+  }
+  if (positional.size() == 1) config.options.file = positional[0];
+  if (!config.fields.empty() && !config.field_file.empty()) {
+    return bad("incompatible options: --fields and --fieldFile");
+  }
+  if ((!config.fields.empty() || !config.field_file.empty()) && config.options.header_line) {
+    return bad("incompatible options: --fields/--fieldFile and --headerline");
+  }
+  config.options.fields = SplitFields(config.fields);
+  if (!config.field_file.empty()) {
+    auto f = ReadFieldFile(config.field_file);
+    if (!f.ok()) return bad(std::string(f.status().message()));
+    config.options.fields = *f;
+  }
+  config.options.upsert_fields = SplitFields(config.upsert_fields);
+  if (config.options.collection.empty() && !config.options.file.empty() &&
+      config.options.file != "-") {
+    // mongoimport's default collection: the file's base name.
+    std::string base = config.options.file.substr(config.options.file.find_last_of('/') + 1);
+    config.options.collection = base.substr(0, base.find('.'));
+  }
+  if (config.options.db.empty()) config.options.db = "test";
+  if (!config.common.quiet) config.options.log = &err;
+  // Progress lines only on a terminal, as mongo-tools.
+  if (!config.common.quiet && isatty(STDERR_FILENO)) config.options.progress.out = &err;
+  auto client = OpenClient(config.common.dbpath, /*create=*/true);
+  if (!client.ok()) {
+    err << "rockdoc-import: Failed: " << client.status() << "\n";
+    return kExitFailure;
+  }
+  auto report = Import(**client, config.options);
+  if (!report.ok()) {
+    err << LogTimestamp() << "\tFailed: " << report.status() << "\n";
+    return kExitFailure;
+  }
+  return report->failed > 0 && config.options.stop_on_error ? kExitFailure : 0;
+}
+
+}  // namespace rockdoc::tools

@@ -1,0 +1,208 @@
+// tools/tools.h: moving data between rockdoc and MongoDB in mongo-tools'
+// formats: dump and restore (mongodump's directory layout and archive
+// format, optionally gzipped), as library calls over the public API, and
+// the command-line programs' mains (rockdoc-dump, rockdoc-restore).
+//
+// The formats are mongo-tools' own, so a rockdoc dump restores into MongoDB
+// with mongorestore and a mongodump of a deployment restores into rockdoc:
+//   <out>/<db>/<collection>.bson           the documents, concatenated BSON
+//   <out>/<db>/<collection>.metadata.json  {options?, indexes, uuid,
+//                                           collectionName, type?} as
+//                                           single-line canonical Extended JSON
+//   <out>/prelude.json                     {"ServerVersion", "ToolVersion"}
+// Collection file names are escaped as mongodump escapes them
+// (CollectionFileName in tools/formats.h); with gzip every file gets ".gz".
+//
+// Consistency: a dump reads every collection from one snapshot (a snapshot
+// session), so writers may go on while it runs.
+//
+// Safety of restore: each collection's files are read and validated whole
+// (every document, the metadata, the index specifications) before anything
+// changes; then the documents and indexes are built into a temporary
+// collection that replaces the target by a rename. A failure at any point
+// leaves the target as it was (with drop, the old collection is dropped only
+// by the rename that puts its complete replacement in place).
+//
+// The tools layer sees only the public API (include/rockdoc/) and the
+// header-only option table of common/.
+//
+// Thread safety: each call is independent; a Client may be shared.
+#ifndef ROCKDOC_TOOLS_TOOLS_H_
+#define ROCKDOC_TOOLS_TOOLS_H_
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "rockdoc/client.h"
+#include "rockdoc/document.h"
+#include "rockdoc/json.h"
+#include "rockdoc/status.h"
+#include "tools/progress.h"
+
+namespace rockdoc::tools {
+
+// Which namespaces a dump or restore takes: --db, --collection,
+// --nsInclude and --nsExclude (patterns "db.coll" where '*' matches any
+// run of characters, as mongo-tools' namespace patterns; '\' escapes).
+struct NamespaceFilter {
+  std::string db;
+  std::string collection;
+  std::vector<std::string> include;
+  std::vector<std::string> exclude;
+  bool Matches(std::string_view db_name, std::string_view coll_name) const;
+};
+
+struct DumpOptions {
+  NamespaceFilter ns;
+  // A find filter (only with a collection), as --query.
+  Document query;
+  // Directory output (--out): "dump" by default; "-" writes one
+  // collection's documents (ns.collection required) to stdout.
+  std::string out = "dump";
+  // Archive output (--archive[=FILE]): set to write one archive instead of
+  // a directory; "" or "-" is stdout.
+  std::optional<std::string> archive;
+  bool gzip = false;
+  // Log lines (mongo-tools' "<time>\twriting db.coll to ..."); null: none.
+  std::ostream* log = nullptr;
+  // Progress lines while it runs (tools/progress.h); off by default.
+  ProgressOptions progress;
+};
+
+struct DumpReport {
+  int64_t collections = 0;
+  int64_t documents = 0;
+  int64_t bytes = 0;  // BSON bytes of the documents written
+};
+
+// Dumps the databases and collections `options.ns` selects (every database
+// by default) from one snapshot.
+StatusOr<DumpReport> Dump(const Client& client, const DumpOptions& options);
+
+struct RestoreOptions {
+  NamespaceFilter ns;
+  // The dump directory (--dir or the positional argument): "dump" by
+  // default. It may also be a database's directory (with ns.db) or one
+  // .bson file (with ns.db and ns.collection, or the file's base name), or
+  // "-": one collection's documents on stdin (ns.db and ns.collection).
+  std::string dir = "dump";
+  std::optional<std::string> archive;
+  bool gzip = false;
+  // Drop each collection before restoring it (--drop); see "Safety" above.
+  bool drop = false;
+  // Stop at the first document that fails to insert (--stopOnError);
+  // otherwise such documents (duplicate _id, validation) are counted.
+  bool stop_on_error = false;
+  // Do not restore indexes (--noIndexRestore).
+  bool no_index_restore = false;
+  // Rewrite legacy index specifications (v:1, key values such as true or
+  // "", options MongoDB no longer knows) as mongorestore's
+  // --convertLegacyIndexes does; without it they are errors.
+  bool convert_legacy_indexes = false;
+  std::ostream* log = nullptr;
+  // Progress lines while it runs (tools/progress.h); off by default.
+  ProgressOptions progress;
+};
+
+struct RestoreReport {
+  int64_t collections = 0;
+  int64_t documents_restored = 0;
+  int64_t documents_failed = 0;
+  // One line per failed document or collection ("test.foo: E11000 ...").
+  std::vector<std::string> failures;
+};
+
+// Restores what a dump holds. The first error that concerns a whole
+// collection (its files unreadable or malformed, an index that cannot be
+// built, options rockdoc does not support) is returned, naming the file and
+// position; that collection is unchanged, and collections restored before it
+// stay restored, as with mongorestore.
+StatusOr<RestoreReport> Restore(const Client& client, const RestoreOptions& options);
+
+enum class ExportType { kJson, kCsv, kTsv };
+
+struct ExportOptions {
+  std::string db;
+  std::string collection;
+  // --query, --fields (a projection for JSON, the columns for CSV),
+  // --sort, --skip, --limit.
+  Document query;
+  std::vector<std::string> fields;
+  Document sort;
+  int64_t skip = 0;
+  int64_t limit = 0;
+  ExportType type = ExportType::kJson;
+  JsonFormat json_format = JsonFormat::kRelaxed;  // --jsonFormat
+  bool json_array = false;                        // --jsonArray
+  bool pretty = false;                            // --pretty
+  bool no_header_line = false;                    // --noHeaderLine (CSV)
+  // --out: "" or "-" is stdout.
+  std::string out;
+  std::ostream* log = nullptr;
+  // Progress lines while it runs (tools/progress.h); off by default.
+  ProgressOptions progress;
+};
+
+// Exports one collection as mongoexport does: JSON lines (relaxed Extended
+// JSON v2 by default), a JSON array, or CSV/TSV with mongoexport's value
+// formatting. Reads one snapshot. Returns the number of documents.
+StatusOr<int64_t> Export(const Client& client, const ExportOptions& options);
+
+enum class ImportMode { kInsert, kUpsert, kMerge, kDelete };
+enum class ParseGrace { kAutoCast, kSkipField, kSkipRow, kStop };
+
+struct ImportOptions {
+  std::string db;
+  std::string collection;
+  // --file: "" or "-" is stdin.
+  std::string file;
+  ExportType type = ExportType::kJson;
+  bool json_array = false;
+  // CSV/TSV columns: --fields / --fieldFile, or --headerline.
+  std::vector<std::string> fields;
+  bool header_line = false;
+  bool columns_have_types = false;
+  ParseGrace parse_grace = ParseGrace::kStop;
+  bool ignore_blanks = false;
+  ImportMode mode = ImportMode::kInsert;
+  std::vector<std::string> upsert_fields;  // default: _id
+  bool drop = false;
+  bool stop_on_error = false;
+  bool maintain_insertion_order = false;
+  std::ostream* log = nullptr;
+  // Progress lines while it runs (tools/progress.h); off by default.
+  ProgressOptions progress;
+};
+
+struct ImportReport {
+  int64_t imported = 0;
+  int64_t failed = 0;
+  // "file:line: reason", one per failed document.
+  std::vector<std::string> failures;
+};
+
+// Imports JSON lines (Extended JSON v2, and the v1 forms mongoimport
+// reads), a JSON array, or CSV/TSV into one collection. Input that cannot
+// be parsed is an error naming the file and line before anything is written
+// (the whole input is parsed first); documents that fail to write
+// (duplicate _id, validation) are counted, or stop the import with
+// stop_on_error.
+StatusOr<ImportReport> Import(const Client& client, const ImportOptions& options);
+
+// The programs' mains: argv as given to main (argv[0] is the program).
+// Flags are mongo-tools' names, decoded from one table per program; an
+// unknown flag, or a mongo-tools flag rockdoc does not implement, is an
+// error (exit status 3, as mongo-tools' option errors), never ignored.
+// Returns the exit status. Output: `out` (archive or export data to stdout
+// uses the process's stdout), log and errors: `err`.
+int DumpMain(int argc, const char* const* argv, std::ostream& err);
+int RestoreMain(int argc, const char* const* argv, std::ostream& err);
+int ExportMain(int argc, const char* const* argv, std::ostream& err);
+int ImportMain(int argc, const char* const* argv, std::ostream& err);
+
+}  // namespace rockdoc::tools
+
+#endif  // ROCKDOC_TOOLS_TOOLS_H_

@@ -1,0 +1,7 @@
+// rockdoc-export: mongoexport's flags over a rockdoc directory (--dbpath). All
+// of it lives in src/tools/ so that tests can drive it.
+#include <iostream>
+
+#include "tools/tools.h"
+
+int main(int argc, char** argv) { return rockdoc::tools::ExportMain(argc, argv, std::cerr); }

@@ -1,0 +1,7 @@
+// rockdoc-restore: mongorestore's flags over a rockdoc directory (--dbpath). All
+// of it lives in src/tools/ so that tests can drive it.
+#include <iostream>
+
+#include "tools/tools.h"
+
+int main(int argc, char** argv) { return rockdoc::tools::RestoreMain(argc, argv, std::cerr); }
