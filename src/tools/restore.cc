@@ -434,11 +434,16 @@ Status RestoreOne(const Client& client, const Source& s, const RestoreOptions& o
       specs.push_back(PrepareIndexSpec(spec, options.convert_legacy_indexes));
     }
   }
-  // The new collection is built aside, with its options and indexes first
-  // (which checks them before any document moves), then renamed over the
-  // target. Without --drop into an existing collection, the documents are
-  // added to it, as mongorestore does; the options and indexes are still
-  // checked on the aside collection first.
+  // The new collection is built aside, then renamed over the target: its
+  // options and unique indexes first (a document that violates one fails
+  // alone and is counted, as its insert would; with the indexes listed
+  // before them, to keep the dump's order), then the documents, then the
+  // other indexes, each built over the loaded documents as one sorted bulk
+  // load (as mongorestore creates indexes after the data). A bad
+  // option, index or document drops the aside collection and leaves the
+  // target as it was. Without --drop into an existing collection, the
+  // documents are added to it, as mongorestore does; the options and
+  // indexes are still checked on an empty aside collection first.
   const std::string temp = TempName();
   auto drop_temp = [&]() { db.DropCollection(temp).IgnoreError(); };
   Status st = s.metadata.options.empty() ? db.CreateCollection(temp)
@@ -446,21 +451,46 @@ Status RestoreOne(const Client& client, const Source& s, const RestoreOptions& o
   if (!st.ok()) {
     return st.WithContext(s.metadata_name.empty() ? ns : s.metadata_name);
   }
-  st = CreateIndexes(client, s.db, temp, specs);
+  // In the dump's order (listIndexes shows creation order): those up to the
+  // last unique one before the documents, the rest after them.
+  size_t before_data = 0;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    Element u = specs[i].Get("unique");  // booleanish, as createIndexes reads it
+    if (u.ok() && ((u.IsBool() && u.Bool()) || (u.IsNumber() && u.NumberAsDouble() != 0))) {
+      before_data = i + 1;
+    }
+  }
+  const std::vector<Document> specs_before_data(specs.begin(), specs.begin() + static_cast<long>(before_data));
+  const std::vector<Document> specs_after_data(specs.begin() + static_cast<long>(before_data), specs.end());
+  auto create_indexes = [&](const std::string& coll, const std::vector<Document>& which) -> Status {
+    Status created = CreateIndexes(client, s.db, coll, which);
+    if (created.ok()) return created;
+    return created.WithContext((s.metadata_name.empty() ? ns : s.metadata_name) +
+                               ": error creating indexes for " + ns);
+  };
+  Log(options.log, "restoring " + ns + " from " + s.documents_name);
+  st = create_indexes(temp, specs_before_data);
   if (!st.ok()) {
     drop_temp();
-    return st.WithContext((s.metadata_name.empty() ? ns : s.metadata_name) +
-                          ": error creating indexes for " + ns);
+    return st;
   }
-  Log(options.log, "restoring " + ns + " from " + s.documents_name);
   if (exists && !options.drop) {
+    st = create_indexes(temp, specs_after_data);
+    if (!st.ok()) {
+      drop_temp();
+      return st;
+    }
     drop_temp();
+    // The same order here.
+    st = CreateIndexes(client, s.db, s.collection, specs_before_data);
+    if (!st.ok()) return st.WithContext("error creating indexes for " + ns);
     st = InsertDocuments(s, db.GetCollection(s.collection), options, report);
     if (!st.ok()) return st;
-    st = CreateIndexes(client, s.db, s.collection, specs);
+    st = CreateIndexes(client, s.db, s.collection, specs_after_data);
     if (!st.ok()) return st.WithContext("error creating indexes for " + ns);
   } else {
     st = InsertDocuments(s, db.GetCollection(temp), options, report);
+    if (st.ok()) st = create_indexes(temp, specs_after_data);
     if (!st.ok()) {
       drop_temp();
       return st;
