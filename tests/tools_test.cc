@@ -311,6 +311,26 @@ TEST_F(ToolsFixtureTest, HashedIndexesAreRefusedCleanly) {
   EXPECT_EQ(AllDocs(Coll("test", "hashedIndexes")), BsonFileDocs(RestoreFixture("hashedIndexes.bson")));
 }
 
+// A collection a killed restore left aside (another process's pid in its
+// name) is removed by the next restore into that database; one named with
+// this process's pid (a restore running beside it) and other collections
+// are left alone; dump never writes any of them.
+TEST_F(ToolsFixtureTest, RestoreRemovesWhatAnInterruptedRestoreLeft) {
+  Database test = client_->GetDatabase("test");
+  const std::string ours = "tmp.rockdoc_restore." + std::to_string(::getpid()) + ".live";
+  for (const std::string& name : {std::string("tmp.rockdoc_restore.0.dead"), ours,
+                                  std::string("tmp.rockdoc_restorex"), std::string("kept")}) {
+    ASSERT_TRUE(test.CreateCollection(name).ok()) << name;
+  }
+  RestoreOptions o;
+  o.dir = RestoreFixture("coll_with_index");
+  auto r = RunRestore(o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  auto names = test.ListCollectionNames();
+  ASSERT_TRUE(names.ok());
+  EXPECT_THAT(*names, ::testing::UnorderedElementsAre("foo", ours, "tmp.rockdoc_restorex", "kept"));
+}
+
 TEST_F(ToolsFixtureTest, DuplicateKeysAreCountedOrStop) {
   RestoreOptions o;
   o.dir = RestoreFixture("duplicate_index_key_with_oplog");

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "rockdoc/json.h"
 #include "tools/archive.h"
@@ -343,7 +344,25 @@ Status CreateIndexes(const Client& client, const std::string& db, const std::str
   return CommandStatus(client.RunCommand(db, std::move(cmd).Build()));
 }
 
-std::string TempName() { return "tmp.rockdoc_restore." + RandomUuidHex().substr(0, 12); }
+// A collection built aside is named tmp.rockdoc_restore.<pid>.<random>: one
+// process opens a directory at a time, so one whose pid is not ours was
+// left by a restore that died (a crash, a kill) and is removed by the next
+// restore into its database (RemoveAbandoned).
+constexpr char kTempPrefix[] = "tmp.rockdoc_restore.";
+std::string TempName() {
+  return kTempPrefix + std::to_string(::getpid()) + "." + RandomUuidHex().substr(0, 12);
+}
+
+Status RemoveAbandoned(const Database& db, const RestoreOptions& options) {
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<std::string> names, db.ListCollectionNames());
+  const std::string ours = kTempPrefix + std::to_string(::getpid()) + ".";
+  for (const std::string& name : names) {
+    if (name.rfind(kTempPrefix, 0) != 0 || name.rfind(ours, 0) == 0) continue;
+    Log(options.log, "removing " + name + ", left by an interrupted restore");
+    ROCKDOC_RETURN_IF_ERROR(db.DropCollection(name));
+  }
+  return Status::OK();
+}
 
 // Reads every document once, validating: nothing changes before the whole
 // input is known good.
@@ -418,6 +437,7 @@ Status RestoreOne(const Client& client, const Source& s, const RestoreOptions& o
   const std::string ns = s.db + "." + s.collection;
   ROCKDOC_ASSIGN_OR_RETURN(int64_t count, ValidateDocuments(s));
   Database db = client.GetDatabase(s.db);
+  ROCKDOC_RETURN_IF_ERROR(RemoveAbandoned(db, options));
   ROCKDOC_ASSIGN_OR_RETURN(std::vector<std::string> names, db.ListCollectionNames());
   bool exists = std::find(names.begin(), names.end(), s.collection) != names.end();
   if (s.metadata.type == "view") {
