@@ -555,6 +555,27 @@ std::optional<int> Prepare(const char* program, int argc, const char* const* arg
 
 }  // namespace
 
+// The end every program shares: the log and the progress lines set as
+// mongo-tools set them (progress only on a terminal), the directory opened,
+// the operation run (`run` returns the exit code, or a failure to report).
+template <typename ToolOptions, typename Run>
+int RunTool(const char* program, const Common& common, ToolOptions* options, bool create,
+            std::ostream& err, const Run& run) {
+  if (!common.quiet) options->log = &err;
+  if (!common.quiet && isatty(STDERR_FILENO)) options->progress.out = &err;
+  auto client = OpenClient(common.dbpath, create);
+  if (!client.ok()) {
+    err << program << ": Failed: " << client.status() << "\n";
+    return kExitFailure;
+  }
+  StatusOr<int> exit = run(**client);
+  if (!exit.ok()) {
+    err << LogTimestamp() << "\tFailed: " << exit.status() << "\n";
+    return kExitFailure;
+  }
+  return *exit;
+}
+
 int DumpMain(int argc, const char* const* argv, std::ostream& err) {
   DumpConfig config;
   std::vector<std::string> positional;
@@ -575,20 +596,11 @@ int DumpMain(int argc, const char* const* argv, std::ostream& err) {
     }
     config.options.query = *std::move(q);
   }
-  if (!config.common.quiet) config.options.log = &err;
-  // Progress lines only on a terminal, as mongo-tools.
-  if (!config.common.quiet && isatty(STDERR_FILENO)) config.options.progress.out = &err;
-  auto client = OpenClient(config.common.dbpath, /*create=*/false);
-  if (!client.ok()) {
-    err << "rockdoc-dump: Failed: " << client.status() << "\n";
-    return kExitFailure;
-  }
-  auto report = Dump(**client, config.options);
-  if (!report.ok()) {
-    err << LogTimestamp() << "\tFailed: " << report.status() << "\n";
-    return kExitFailure;
-  }
-  return 0;
+  return RunTool("rockdoc-dump", config.common, &config.options, /*create=*/false, err,
+                 [&](const Client& client) -> StatusOr<int> {
+                   ROCKDOC_RETURN_IF_ERROR(Dump(client, config.options).status());
+                   return 0;
+                 });
 }
 
 int RestoreMain(int argc, const char* const* argv, std::ostream& err) {
@@ -604,20 +616,11 @@ int RestoreMain(int argc, const char* const* argv, std::ostream& err) {
     return kExitBadOptions;
   }
   if (positional.size() == 1) config.options.dir = positional[0];
-  if (!config.common.quiet) config.options.log = &err;
-  // Progress lines only on a terminal, as mongo-tools.
-  if (!config.common.quiet && isatty(STDERR_FILENO)) config.options.progress.out = &err;
-  auto client = OpenClient(config.common.dbpath, /*create=*/true);
-  if (!client.ok()) {
-    err << "rockdoc-restore: Failed: " << client.status() << "\n";
-    return kExitFailure;
-  }
-  auto report = Restore(**client, config.options);
-  if (!report.ok()) {
-    err << LogTimestamp() << "\tFailed: " << report.status() << "\n";
-    return kExitFailure;
-  }
-  return 0;
+  return RunTool("rockdoc-restore", config.common, &config.options, /*create=*/true, err,
+                 [&](const Client& client) -> StatusOr<int> {
+                   ROCKDOC_RETURN_IF_ERROR(Restore(client, config.options).status());
+                   return 0;
+                 });
 }
 
 }  // namespace rockdoc::tools
@@ -652,20 +655,11 @@ int ExportMain(int argc, const char* const* argv, std::ostream& err) {
     if (!q.ok()) return bad(std::string(q.status().message()));
     *target = *std::move(q);
   }
-  if (!config.common.quiet) config.options.log = &err;
-  // Progress lines only on a terminal, as mongo-tools.
-  if (!config.common.quiet && isatty(STDERR_FILENO)) config.options.progress.out = &err;
-  auto client = OpenClient(config.common.dbpath, /*create=*/false);
-  if (!client.ok()) {
-    err << "rockdoc-export: Failed: " << client.status() << "\n";
-    return kExitFailure;
-  }
-  auto n = Export(**client, config.options);
-  if (!n.ok()) {
-    err << LogTimestamp() << "\tFailed: " << n.status() << "\n";
-    return kExitFailure;
-  }
-  return 0;
+  return RunTool("rockdoc-export", config.common, &config.options, /*create=*/false, err,
+                 [&](const Client& client) -> StatusOr<int> {
+                   ROCKDOC_RETURN_IF_ERROR(Export(client, config.options).status());
+                   return 0;
+                 });
 }
 
 int ImportMain(int argc, const char* const* argv, std::ostream& err) {
@@ -703,20 +697,11 @@ int ImportMain(int argc, const char* const* argv, std::ostream& err) {
     config.options.collection = base.substr(0, base.find('.'));
   }
   if (config.options.db.empty()) config.options.db = "test";
-  if (!config.common.quiet) config.options.log = &err;
-  // Progress lines only on a terminal, as mongo-tools.
-  if (!config.common.quiet && isatty(STDERR_FILENO)) config.options.progress.out = &err;
-  auto client = OpenClient(config.common.dbpath, /*create=*/true);
-  if (!client.ok()) {
-    err << "rockdoc-import: Failed: " << client.status() << "\n";
-    return kExitFailure;
-  }
-  auto report = Import(**client, config.options);
-  if (!report.ok()) {
-    err << LogTimestamp() << "\tFailed: " << report.status() << "\n";
-    return kExitFailure;
-  }
-  return report->failed > 0 && config.options.stop_on_error ? kExitFailure : 0;
+  return RunTool("rockdoc-import", config.common, &config.options, /*create=*/true, err,
+                 [&](const Client& client) -> StatusOr<int> {
+                   ROCKDOC_ASSIGN_OR_RETURN(ImportReport report, Import(client, config.options));
+                   return report.failed > 0 && config.options.stop_on_error ? kExitFailure : 0;
+                 });
 }
 
 }  // namespace rockdoc::tools
