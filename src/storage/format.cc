@@ -60,23 +60,32 @@ std::string IndexPrefix(const IndexDescriptor& index) {
   return p;
 }
 
+void AppendIndexEntryKey(const IndexDescriptor& index, std::string_view values_key,
+                         std::string_view id_key, std::string* out) {
+  AppendBE32(out, index.id());
+  out->append(values_key);
+  if (index.entry_format() != IndexEntryFormat::kUnique) out->append(id_key);
+}
+
+void AppendIndexEntryValue(const IndexDescriptor& index, std::string_view id_key,
+                           std::string_view type_bits, std::string* out) {
+  AppendVarint32(out, static_cast<uint32_t>(id_key.size()));
+  if (index.entry_format() == IndexEntryFormat::kUnique) out->append(id_key);
+  out->append(type_bits);
+}
+
 std::string IndexEntryKey(const IndexDescriptor& index, std::string_view values_key,
                           std::string_view id_key) {
   std::string k;
-  const bool unique = index.entry_format() == IndexEntryFormat::kUnique;
-  k.reserve(kPrefixBytes + values_key.size() + (unique ? 0 : id_key.size()));
-  AppendBE32(&k, index.id());
-  k.append(values_key);
-  if (!unique) k.append(id_key);
+  k.reserve(kPrefixBytes + values_key.size() + id_key.size());
+  AppendIndexEntryKey(index, values_key, id_key, &k);
   return k;
 }
 
 std::string IndexEntryValue(const IndexDescriptor& index, std::string_view id_key,
                             std::string_view type_bits) {
   std::string v;
-  AppendVarint32(&v, static_cast<uint32_t>(id_key.size()));
-  if (index.entry_format() == IndexEntryFormat::kUnique) v.append(id_key);
-  v.append(type_bits);
+  AppendIndexEntryValue(index, id_key, type_bits, &v);
   return v;
 }
 

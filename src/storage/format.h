@@ -65,6 +65,11 @@ std::string IndexEntryKey(const IndexDescriptor& index, std::string_view values_
                           std::string_view id_key);
 std::string IndexEntryValue(const IndexDescriptor& index, std::string_view id_key,
                             std::string_view type_bits);
+// The same, appended to *out (a build's sort writes entries into one buffer).
+void AppendIndexEntryKey(const IndexDescriptor& index, std::string_view values_key,
+                         std::string_view id_key, std::string* out);
+void AppendIndexEntryValue(const IndexDescriptor& index, std::string_view id_key,
+                           std::string_view type_bits, std::string* out);
 
 // Splits a stored entry of `index` into its parts. DataCorruptionDetected
 // (296) when the key does not carry the index's prefix or the value is

@@ -253,7 +253,7 @@ Status KvTransaction::PutUnindexed(std::string_view key, std::string_view value,
 }
 
 Status KvTransaction::IndexOwnWrites(std::string_view key) {
-  if (unindexed_.empty() || (!key.empty() && !unindexed_.contains(std::string(key)))) {
+  if (unindexed_.empty() || (!key.empty() && !unindexed_.contains(key))) {
     return Status::OK();
   }
   // Rolling back to a savepoint just set removes nothing and rebuilds the

@@ -19,6 +19,7 @@
 #define ROCKDOC_STORAGE_KV_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -215,8 +216,13 @@ class KvTransaction {
   const Engine* engine_;
   void* txn_;  // a rocksdb::Transaction, owned
   const bool unindexed_writes_;
-  // The keys written by PutUnindexed since the index was last complete.
-  std::unordered_set<std::string> unindexed_;
+  // The keys written by PutUnindexed since the index was last complete;
+  // looked up by string_view (no string built per read).
+  struct ViewHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  std::unordered_set<std::string, ViewHash, std::equal_to<>> unindexed_;
 };
 
 }  // namespace rockdoc::internal

@@ -27,11 +27,16 @@ class EntrySorter {
   EntrySorter(const Engine& engine, size_t memory_bytes)
       : engine_(engine), memory_bytes_(memory_bytes) {}
 
-  Status Add(std::string_view key, std::string_view value) {
-    entries_.push_back({arena_.size(), static_cast<uint32_t>(key.size()),
-                        static_cast<uint32_t>(value.size())});
-    arena_.append(key);
-    arena_.append(value);
+  // Adds one entry, written in place into the sort's buffer: `append_key`
+  // and `append_value` each append their bytes to the string they are given.
+  template <typename AppendKey, typename AppendValue>
+  Status Emplace(const AppendKey& append_key, const AppendValue& append_value) {
+    const size_t offset = arena_.size();
+    append_key(&arena_);
+    const size_t key_end = arena_.size();
+    append_value(&arena_);
+    entries_.push_back({offset, static_cast<uint32_t>(key_end - offset),
+                        static_cast<uint32_t>(arena_.size() - key_end)});
     if (arena_.size() + entries_.size() * sizeof(Entry) >= memory_bytes_) return Spill();
     return Status::OK();
   }
@@ -57,8 +62,9 @@ class EntrySorter {
         }
       }
       if (least < 0) return Status::OK();
-      std::string_view record = *heads[least];
-      ROCKDOC_RETURN_IF_ERROR(fn(RecordKey(record), record.substr(4 + RecordKey(record).size())));
+      const std::string_view record = *heads[least];
+      const std::string_view key = RecordKey(record);
+      ROCKDOC_RETURN_IF_ERROR(fn(key, record.substr(4 + key.size())));
       ROCKDOC_ASSIGN_OR_RETURN(heads[least], runs_[least]->Next());
     }
   }
@@ -141,8 +147,9 @@ Status BuildIndexEntries(const Engine& engine, const CollectionMeta& meta, Index
     ROCKDOC_RETURN_IF_ERROR(index->access_method().GetKeys(*index, doc, &keys, &paths));
     for (size_t f = 0; f < paths.size(); ++f) all_paths[f].insert(paths[f].begin(), paths[f].end());
     for (const IndexKey& key : keys) {
-      ROCKDOC_RETURN_IF_ERROR(sorter.Add(IndexEntryKey(*index, key.bytes, id_key),
-                                         IndexEntryValue(*index, id_key, key.type_bits)));
+      ROCKDOC_RETURN_IF_ERROR(sorter.Emplace(
+          [&](std::string* out) { AppendIndexEntryKey(*index, key.bytes, id_key, out); },
+          [&](std::string* out) { AppendIndexEntryValue(*index, id_key, key.type_bits, out); }));
     }
     if (++indexed % kProgressDocuments == 0 && progress) progress(indexed);
   }
