@@ -1,11 +1,13 @@
 // Export and import in mongoexport's and mongoimport's formats
 // (tools/tools.h): JSON lines, JSON arrays, CSV and TSV.
 #include <cctype>
+#include <cerrno>
 #include <charconv>
-#include <functional>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <functional>
 #include <memory>
 
 #include "rockdoc/json.h"
@@ -27,27 +29,18 @@ void Log(std::ostream* log, const std::string& line) {
 std::string Indent(std::string_view compact) {
   std::string out;
   int depth = 0;
-  bool in_string = false;
+  JsonStringTracker strings;
   auto newline = [&]() {
     out.push_back('\n');
     out.append(static_cast<size_t>(depth), '\t');
   };
   for (size_t i = 0; i < compact.size(); ++i) {
     char c = compact[i];
-    if (in_string) {
+    if (strings.Feed(c)) {
       out.push_back(c);
-      if (c == '\\' && i + 1 < compact.size()) {
-        out.push_back(compact[++i]);
-      } else if (c == '"') {
-        in_string = false;
-      }
       continue;
     }
     switch (c) {
-      case '"':
-        in_string = true;
-        out.push_back(c);
-        break;
       case '{':
       case '[':
         out.push_back(c);
@@ -143,19 +136,10 @@ std::string CsvQuote(const std::string& cell, char delimiter) {
 std::string UpgradeLegacyJson(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  bool in_string = false;
+  JsonStringTracker strings;
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
-    if (in_string) {
-      out.push_back(c);
-      if (c == '\\' && i + 1 < text.size()) {
-        out.push_back(text[++i]);
-      } else if (c == '"') {
-        in_string = false;
-      }
-      continue;
-    }
-    if (c == '"' && text.substr(i, 7) == "\"$date\"") {
+    if (!strings.in_string() && c == '"' && text.substr(i, 7) == "\"$date\"") {
       size_t j = i + 7;
       while (j < text.size() && std::isspace(static_cast<unsigned char>(text[j]))) ++j;
       if (j < text.size() && text[j] == ':') {
@@ -175,7 +159,7 @@ std::string UpgradeLegacyJson(std::string_view text) {
         }
       }
     }
-    if (c == '"') in_string = true;
+    strings.Feed(c);
     out.push_back(c);
   }
   return out;
@@ -186,72 +170,122 @@ struct Parsed {
   std::string where;  // "file:line"
 };
 
-std::string_view StripBom(std::string_view text) {
-  if (text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
-  return text;
-}
+// Receives each parsed document and the line it starts on.
+using Emit = std::function<Status(Document doc, uint64_t line)>;
 
-Status ParseJson(const std::string& name, std::string_view text, bool array,
-                 std::vector<Parsed>* out) {
-  text = StripBom(text);
-  if (array) {
-    std::string wrapped = "{\"a\": " + UpgradeLegacyJson(text) + "}";
-    auto doc = FromJson(wrapped);
-    if (!doc.ok()) {
-      return Status(ErrorCode::kFailedToParse,
-                    name + ": error parsing the JSON array: " + std::string(doc.status().message()));
-    }
-    Element a = doc->Get("a");
-    if (!a.IsArray()) return Status(ErrorCode::kFailedToParse, name + ": not a JSON array");
-    size_t i = 0;
-    for (Element e : a.Array()) {
-      ++i;
-      if (!e.IsDocument()) {
-        return Status(ErrorCode::kFailedToParse,
-                      name + ": element " + std::to_string(i) + " of the array is not a document");
+// The longest JSON text of one document: a 16 MiB document of escaped
+// control characters (\u0000, six bytes each) fits; past it the text is
+// not a document the server could hold, whatever follows.
+constexpr size_t kMaxDocumentText = size_t{128} << 20;
+
+// Splits JSON input into its documents as mongoimport's streaming decoder
+// does: a sequence of documents separated by white space (one per line as
+// mongoexport writes them, or spanning lines as --pretty writes them), or
+// with `array` one JSON array of documents. Holds one document's text at a
+// time. Errors name the file and the line where the document starts.
+Status ParseJson(const std::string& name, ByteReader* in, bool array, const Emit& emit) {
+  in->SkipBom();
+  uint64_t line = 1;
+  auto get = [&]() {
+    int c = in->Get();
+    if (c == '\n') ++line;
+    return c;
+  };
+  auto skip_space = [&]() {
+    int c;
+    while ((c = in->Peek()) != -1 && std::isspace(c)) get();
+    return c;
+  };
+  auto fail = [&](uint64_t at, const std::string& what) {
+    return Status(ErrorCode::kFailedToParse, name + ":" + std::to_string(at) + ": " + what);
+  };
+  auto found = [](int c) {
+    return c == -1 ? std::string("the end of the input") : "'" + std::string(1, char(c)) + "'";
+  };
+  std::string text;
+  // One document: from its '{' to the bracket that closes it.
+  auto read_document = [&]() -> Status {
+    const uint64_t start = line;
+    text.clear();
+    JsonStringTracker strings;
+    int depth = 0;
+    int c;
+    while ((c = get()) != -1) {
+      text.push_back(static_cast<char>(c));
+      if (text.size() > kMaxDocumentText) {
+        return fail(start, "a document's JSON text is over " +
+                               std::to_string(kMaxDocumentText >> 20) + " MiB");
       }
-      out->push_back({Document::AdoptValidated(std::string(e.Document().bytes())),
-                      name + ": element " + std::to_string(i)});
+      if (strings.Feed(static_cast<char>(c))) continue;
+      if (c == '{' || c == '[') {
+        ++depth;
+      } else if ((c == '}' || c == ']') && --depth == 0) {
+        break;
+      }
     }
-    return Status::OK();
-  }
-  size_t line_no = 0;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(pos, end - pos);
-    pos = end + 1;
-    ++line_no;
-    size_t first = line.find_first_not_of(" \t\r");
-    if (first == std::string_view::npos) continue;
-    auto doc = FromJson(UpgradeLegacyJson(line));
-    std::string where = name + ":" + std::to_string(line_no);
-    if (!doc.ok()) {
-      return Status(ErrorCode::kFailedToParse, where + ": " + std::string(doc.status().message()));
+    ROCKDOC_RETURN_IF_ERROR(in->status());
+    auto doc = FromJson(UpgradeLegacyJson(text));
+    if (!doc.ok()) return fail(start, std::string(doc.status().message()));
+    return emit(*std::move(doc), start);
+  };
+  if (!array) {
+    for (int c = skip_space(); c != -1; c = skip_space()) {
+      if (c != '{') return fail(line, "expected a document ('{'), found " + found(c));
+      ROCKDOC_RETURN_IF_ERROR(read_document());
     }
-    out->push_back({*std::move(doc), where});
+    return in->status();
   }
-  return Status::OK();
+  int c = skip_space();
+  if (c != '[') return fail(line, "expected a JSON array ('['), found " + found(c));
+  get();
+  c = skip_space();
+  if (c == ']') {
+    get();
+  } else {
+    for (uint64_t n = 1;; ++n) {
+      if (c != '{') {
+        return fail(line, "element " + std::to_string(n) + " of the array is not a document (found " +
+                              found(c) + ")");
+      }
+      ROCKDOC_RETURN_IF_ERROR(read_document());
+      c = skip_space();
+      if (c == ']') {
+        get();
+        break;
+      }
+      if (c != ',') {
+        return fail(line, "expected ',' or ']' after element " + std::to_string(n) + ", found " +
+                              found(c));
+      }
+      get();
+      c = skip_space();
+    }
+  }
+  c = skip_space();
+  if (c != -1) return fail(line, "text after the JSON array: " + found(c));
+  return in->status();
 }
 
 // One CSV/TSV record's cells. Go's encoding/csv rules (RFC 4180): quoted
 // cells may hold the delimiter, newlines and doubled quotes; a quote inside
 // an unquoted cell is an error. TSV has no quoting.
-StatusOr<bool> NextRecord(std::string_view text, size_t* pos, char delim, bool quoting,
-                          size_t* line_no, std::vector<std::string>* cells) {
+StatusOr<bool> NextRecord(ByteReader* in, char delim, bool quoting, uint64_t* line_no,
+                          std::vector<std::string>* cells) {
   cells->clear();
-  if (*pos >= text.size()) return false;
+  if (in->Peek() == -1) {
+    ROCKDOC_RETURN_IF_ERROR(in->status());
+    return false;
+  }
   std::string cell;
   bool quoted = false, after_quote = false, cell_start = true;
-  const size_t start_line = *line_no + 1;
-  while (*pos < text.size()) {
-    char c = text[(*pos)++];
+  const uint64_t start_line = *line_no + 1;
+  for (int ci = in->Get(); ci != -1; ci = in->Get()) {
+    char c = static_cast<char>(ci);
     if (quoted) {
       if (c == '"') {
-        if (*pos < text.size() && text[*pos] == '"') {
+        if (in->Peek() == '"') {
           cell.push_back('"');
-          ++*pos;
+          in->Get();
         } else {
           quoted = false;
           after_quote = true;
@@ -270,7 +304,7 @@ StatusOr<bool> NextRecord(std::string_view text, size_t* pos, char delim, bool q
       continue;
     }
     if (c == '\n' || c == '\r') {
-      if (c == '\r' && *pos < text.size() && text[*pos] == '\n') ++*pos;
+      if (c == '\r' && in->Peek() == '\n') in->Get();
       ++*line_no;
       cells->push_back(std::move(cell));
       return true;
@@ -291,6 +325,7 @@ StatusOr<bool> NextRecord(std::string_view text, size_t* pos, char delim, bool q
     cell_start = false;
     cell.push_back(c);
   }
+  ROCKDOC_RETURN_IF_ERROR(in->status());
   if (quoted) {
     return Status(ErrorCode::kFailedToParse,
                   "line " + std::to_string(start_line) + ": quoted field not closed");
@@ -681,19 +716,19 @@ void Insert(Node* root, const std::string& path, int cell) {
   }
 }
 
-Status ParseDelimited(const std::string& name, std::string_view text, const ImportOptions& o,
-                      std::vector<Parsed>* out) {
-  text = StripBom(text);
+Status ParseDelimited(const std::string& name, ByteReader* in, const ImportOptions& o,
+                      const Emit& emit) {
+  in->SkipBom();
   const char delim = o.type == ExportType::kTsv ? '\t' : ',';
   const bool quoting = o.type == ExportType::kCsv;
-  size_t pos = 0, line_no = 0;
+  uint64_t line_no = 0;
   std::vector<std::string> cells;
   std::vector<std::string> names = o.fields;
   auto fail = [&](const Status& s) {
     return Status(s.code(), name + ": " + std::string(s.message()));
   };
   if (o.header_line) {
-    auto have = NextRecord(text, &pos, delim, quoting, &line_no, &cells);
+    auto have = NextRecord(in, delim, quoting, &line_no, &cells);
     if (!have.ok()) return fail(have.status());
     if (!*have) return Status(ErrorCode::kFailedToParse, name + ": no header line");
     names = cells;
@@ -708,7 +743,7 @@ Status ParseDelimited(const std::string& name, std::string_view text, const Impo
       if (!col.ok()) return fail(col.status());
       columns.push_back(*col);
     } else {
-      columns.push_back(Column{n, ColumnType::kAuto});
+      columns.push_back(Column{n, ColumnType::kAuto, {}});
     }
     const std::string& field = columns.back().name;
     if (field.empty() || field.front() == '$' || field.find("..") != std::string::npos ||
@@ -717,8 +752,8 @@ Status ParseDelimited(const std::string& name, std::string_view text, const Impo
     }
   }
   while (true) {
-    size_t record_line = line_no + 1;
-    auto have = NextRecord(text, &pos, delim, quoting, &line_no, &cells);
+    uint64_t record_line = line_no + 1;
+    auto have = NextRecord(in, delim, quoting, &line_no, &cells);
     if (!have.ok()) return fail(have.status());
     if (!*have) break;
     if (cells.size() == 1 && cells[0].empty()) continue;  // a blank line
@@ -738,12 +773,12 @@ Status ParseDelimited(const std::string& name, std::string_view text, const Impo
     bool skip_row = false;
     Status err;
     BsonBuilder b;
-    std::function<void(const Node&)> emit = [&](const Node& n) {
+    std::function<void(const Node&)> append_node = [&](const Node& n) {
       for (const Node& c : n.children) {
         if (!err.ok() || skip_row) return;
         if (c.cell < 0) {
           b.OpenDocument(c.name);
-          emit(c);
+          append_node(c);
           b.Close();
           continue;
         }
@@ -767,10 +802,10 @@ Status ParseDelimited(const std::string& name, std::string_view text, const Impo
         }
       }
     };
-    emit(root);
+    append_node(root);
     if (!err.ok()) return err;
     if (skip_row) continue;
-    out->push_back({std::move(b).Build(), where});
+    ROCKDOC_RETURN_IF_ERROR(emit(std::move(b).Build(), record_line));
   }
   return Status::OK();
 }
@@ -870,6 +905,79 @@ StatusOr<int64_t> Export(const Client& client, const ExportOptions& options) {
   return n;
 }
 
+// Documents per InsertMany of an import (mongoimport's batches are up to
+// 1,000 documents as well).
+constexpr size_t kImportBatch = 1000;
+
+// Where an import's parsed documents wait between the parse and the writes:
+// an anonymous temporary file (tmpfile(3): in $TMPDIR, gone when closed,
+// even if the process dies), so that an import holds one batch in memory,
+// not its input. Each record: the line (8 bytes, little-endian), then the
+// document's BSON.
+class ParsedSpill {
+ public:
+  explicit ParsedSpill(std::string name) : name_(std::move(name)) {}
+  ~ParsedSpill() {
+    if (f_ != nullptr) std::fclose(f_);
+  }
+  ParsedSpill(const ParsedSpill&) = delete;
+  ParsedSpill& operator=(const ParsedSpill&) = delete;
+
+  Status Open() {
+    f_ = std::tmpfile();
+    if (f_ == nullptr) return Error("creating a temporary file for");
+    return Status::OK();
+  }
+  Status Add(DocumentView doc, uint64_t line) {
+    char prefix[8];
+    std::memcpy(prefix, &line, 8);  // read back by this process only
+    if (std::fwrite(prefix, 1, 8, f_) != 8 ||
+        std::fwrite(doc.bytes().data(), 1, doc.size(), f_) != doc.size()) {
+      return Error("writing the temporary file of");
+    }
+    bytes_ += static_cast<int64_t>(doc.size());
+    return Status::OK();
+  }
+  Status Rewind() {
+    if (std::fflush(f_) != 0 || std::fseek(f_, 0, SEEK_SET) != 0) {
+      return Error("reading the temporary file of");
+    }
+    return Status::OK();
+  }
+  // The next document and where it came from; false at the end.
+  StatusOr<bool> Next(Parsed* p) {
+    char head[12];
+    size_t got = std::fread(head, 1, sizeof(head), f_);
+    if (got == 0 && !std::ferror(f_)) return false;
+    if (got != sizeof(head)) return Error("reading the temporary file of");
+    uint64_t line;
+    int32_t len;
+    std::memcpy(&line, head, 8);
+    std::memcpy(&len, head + 8, 4);
+    if (len < 5) return Status(ErrorCode::kInternalError, "corrupt temporary file of " + name_);
+    std::string bytes(static_cast<size_t>(len), '\0');
+    std::memcpy(bytes.data(), head + 8, 4);
+    if (std::fread(bytes.data() + 4, 1, bytes.size() - 4, f_) != bytes.size() - 4) {
+      return Error("reading the temporary file of");
+    }
+    // Written by Add from a valid document, in this process.
+    p->doc = Document::AdoptValidated(std::move(bytes));
+    p->where = name_ + ":" + std::to_string(line);
+    return true;
+  }
+  // BSON bytes of every document added.
+  int64_t bytes() const { return bytes_; }
+
+ private:
+  Status Error(const std::string& what) const {
+    return Status(ErrorCode::kFileNotOpen, "error " + what + " " + name_ + ": " +
+                                               std::strerror(errno));
+  }
+  std::string name_;
+  FILE* f_ = nullptr;
+  int64_t bytes_ = 0;
+};
+
 StatusOr<ImportReport> Import(const Client& client, const ImportOptions& options) {
   if (options.db.empty() || options.collection.empty()) {
     return BadValue("must specify a database (--db) and a collection (--collection)");
@@ -885,16 +993,22 @@ StatusOr<ImportReport> Import(const Client& client, const ImportOptions& options
   if (!options.upsert_fields.empty() && options.mode == ImportMode::kInsert) {
     return BadValue("--upsertFields needs --mode upsert, merge or delete");
   }
-  // The whole input is parsed before anything is written.
+  // The whole input is parsed before anything is written, into a spill
+  // file; then the documents are written from it, a batch at a time.
   ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<InputStream> in, OpenInput(options.file, false));
-  ROCKDOC_ASSIGN_OR_RETURN(std::string text, ReadAll(in.get()));
   const std::string name = in->name();
-  std::vector<Parsed> docs;
-  if (options.type == ExportType::kJson) {
-    ROCKDOC_RETURN_IF_ERROR(ParseJson(name, text, options.json_array, &docs));
-  } else {
-    ROCKDOC_RETURN_IF_ERROR(ParseDelimited(name, text, options, &docs));
+  ParsedSpill spill(name);
+  ROCKDOC_RETURN_IF_ERROR(spill.Open());
+  {
+    ByteReader reader(in.get());
+    Emit emit = [&spill](Document doc, uint64_t line) { return spill.Add(doc, line); };
+    if (options.type == ExportType::kJson) {
+      ROCKDOC_RETURN_IF_ERROR(ParseJson(name, &reader, options.json_array, emit));
+    } else {
+      ROCKDOC_RETURN_IF_ERROR(ParseDelimited(name, &reader, options, emit));
+    }
   }
+  ROCKDOC_RETURN_IF_ERROR(spill.Rewind());
   Collection coll = client.GetDatabase(options.db).GetCollection(options.collection);
   if (options.drop) {
     Log(options.log, "dropping: " + options.db + "." + options.collection);
@@ -908,41 +1022,49 @@ StatusOr<ImportReport> Import(const Client& client, const ImportOptions& options
     if (options.stop_on_error) return s.WithContext(p.where);
     return Status::OK();
   };
-  int64_t total_bytes = 0;
-  for (const Parsed& p : docs) total_bytes += static_cast<int64_t>(p.doc.size());
-  Progress progress(options.progress, options.db + "." + options.collection, total_bytes);
+  Progress progress(options.progress, options.db + "." + options.collection, spill.bytes());
   const std::vector<std::string> keys =
       options.upsert_fields.empty() ? std::vector<std::string>{"_id"} : options.upsert_fields;
   if (options.mode == ImportMode::kInsert) {
     InsertManyOptions insert;
     insert.ordered = options.stop_on_error || options.maintain_insertion_order;
-    for (size_t start = 0; start < docs.size(); start += 1000) {
-      size_t end = std::min(docs.size(), start + 1000);
-      std::vector<Document> batch;
-      for (size_t i = start; i < end; ++i) {
-        batch.push_back(docs[i].doc);
-        progress.Add(1, static_cast<int64_t>(docs[i].doc.size()));
+    std::vector<Parsed> parsed;
+    std::vector<Document> batch;
+    while (true) {
+      parsed.clear();
+      batch.clear();
+      Parsed p;
+      while (parsed.size() < kImportBatch) {
+        ROCKDOC_ASSIGN_OR_RETURN(bool more, spill.Next(&p));
+        if (!more) break;
+        progress.Add(1, static_cast<int64_t>(p.doc.size()));
+        batch.push_back(p.doc);
+        parsed.push_back(std::move(p));
       }
+      if (batch.empty()) break;
       ROCKDOC_ASSIGN_OR_RETURN(InsertManyResult r, coll.InsertMany(batch, insert));
       report.imported += static_cast<int64_t>(r.inserted_count());
       for (const WriteError& w : r.write_errors) {
-        ROCKDOC_RETURN_IF_ERROR(failed(docs[start + w.index], w.status));
+        ROCKDOC_RETURN_IF_ERROR(failed(parsed[w.index], w.status));
       }
       if (insert.ordered && !r.write_errors.empty()) {
         // An ordered batch stops at its first failure: the rest of the
         // batch was not tried; go on with it one by one.
-        for (size_t i = start + r.write_errors.back().index + 1; i < end; ++i) {
-          auto one = coll.InsertOne(docs[i].doc);
+        for (size_t i = r.write_errors.back().index + 1; i < batch.size(); ++i) {
+          auto one = coll.InsertOne(batch[i]);
           if (one.ok()) {
             ++report.imported;
           } else {
-            ROCKDOC_RETURN_IF_ERROR(failed(docs[i], one.status()));
+            ROCKDOC_RETURN_IF_ERROR(failed(parsed[i], one.status()));
           }
         }
       }
     }
   } else {
-    for (const Parsed& p : docs) {
+    Parsed p;
+    while (true) {
+      ROCKDOC_ASSIGN_OR_RETURN(bool more, spill.Next(&p));
+      if (!more) break;
       progress.Add(1, static_cast<int64_t>(p.doc.size()));
       bool complete = false;
       Document filter = FilterFor(p.doc, keys, &complete);

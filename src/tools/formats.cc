@@ -203,22 +203,9 @@ StatusOr<bool> BsonReader::Next(Document* doc) {
 std::string CompactJson(std::string_view json) {
   std::string out;
   out.reserve(json.size());
-  bool in_string = false;
-  for (size_t i = 0; i < json.size(); ++i) {
-    char c = json[i];
-    if (in_string) {
-      out.push_back(c);
-      if (c == '\\' && i + 1 < json.size()) {
-        out.push_back(json[++i]);
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-      out.push_back(c);
-    } else if (c != ' ' && c != '\n' && c != '\t' && c != '\r') {
-      out.push_back(c);
-    }
+  JsonStringTracker strings;
+  for (char c : json) {
+    if (strings.Feed(c) || (c != ' ' && c != '\n' && c != '\t' && c != '\r')) out.push_back(c);
   }
   return out;
 }

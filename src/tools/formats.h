@@ -72,6 +72,35 @@ class BsonReader {
   std::string buf_;
 };
 
+// Whether each byte of JSON text is inside a string literal, fed one byte
+// at a time (so that text may arrive in pieces). Every walker of JSON text
+// in the tools (compacting, indenting, upgrading legacy forms, splitting a
+// stream into documents) asks it, so that none rewrites a string's bytes.
+class JsonStringTracker {
+ public:
+  // Consumes `c`; true when it belongs to a string literal (quotes included).
+  bool Feed(char c) {
+    if (in_string_) {
+      if (escaped_) {
+        escaped_ = false;
+      } else if (c == '\\') {
+        escaped_ = true;
+      } else if (c == '"') {
+        in_string_ = false;
+      }
+      return true;
+    }
+    in_string_ = c == '"';
+    return in_string_;
+  }
+  // True between a string's opening quote and its closing one.
+  bool in_string() const { return in_string_; }
+
+ private:
+  bool in_string_ = false;
+  bool escaped_ = false;
+};
+
 // Canonical Extended JSON on one line without spaces, as mongodump writes
 // metadata (Go's bson.MarshalExtJSON(v, canonical=true, escapeHTML=false)).
 std::string CompactCanonicalJson(DocumentView doc);

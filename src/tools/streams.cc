@@ -198,6 +198,21 @@ Status InputStream::ReadFull(char* buf, size_t n, size_t* got) {
   return Status::OK();
 }
 
+bool ByteReader::Fill() {
+  if (!status_.ok()) return false;
+  size_t got = 0;
+  // ReadFull: a short read only at the end, so that SkipBom sees 3 bytes.
+  status_ = in_->ReadFull(buf_.data(), buf_.size(), &got);
+  pos_ = 0;
+  end_ = status_.ok() ? got : 0;
+  return end_ > 0;
+}
+
+void ByteReader::SkipBom() {
+  if (pos_ == end_ && !Fill()) return;
+  if (end_ - pos_ >= 3 && std::memcmp(buf_.data() + pos_, "\xEF\xBB\xBF", 3) == 0) pos_ += 3;
+}
+
 StatusOr<std::unique_ptr<InputStream>> OpenInput(const std::string& path, bool gzip) {
   std::unique_ptr<InputStream> in;
   if (path.empty() || path == "-") {

@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "rockdoc/status.h"
 
@@ -52,6 +53,36 @@ class OutputStream {
   explicit OutputStream(std::string name) : name_(std::move(name)) {}
   std::string name_;
   uint64_t written_ = 0;
+};
+
+// An input stream read a byte at a time, through a buffer: for the text
+// formats' parsers, which hold one record at a time, never the whole input.
+class ByteReader {
+ public:
+  explicit ByteReader(InputStream* in, size_t buffer_size = 1 << 16)
+      : in_(in), buf_(buffer_size) {}
+  // The next byte, consumed; -1 at the end of the stream or after a read
+  // error (then status() says which).
+  int Get() {
+    if (pos_ == end_ && !Fill()) return -1;
+    return static_cast<unsigned char>(buf_[pos_++]);
+  }
+  // The next byte, not consumed; -1 as Get.
+  int Peek() {
+    if (pos_ == end_ && !Fill()) return -1;
+    return static_cast<unsigned char>(buf_[pos_]);
+  }
+  // Skips a UTF-8 byte order mark; call before the first Get.
+  void SkipBom();
+  const Status& status() const { return status_; }
+
+ private:
+  bool Fill();
+  InputStream* in_;
+  std::vector<char> buf_;
+  size_t pos_ = 0;
+  size_t end_ = 0;
+  Status status_;
 };
 
 // Opens `path` for reading ("-" or "": stdin). With `gzip`, the bytes are

@@ -184,10 +184,12 @@ struct ImportReport {
   std::vector<std::string> failures;
 };
 
-// Imports JSON lines (Extended JSON v2, and the v1 forms mongoimport
-// reads), a JSON array, or CSV/TSV into one collection. Input that cannot
-// be parsed is an error naming the file and line before anything is written
-// (the whole input is parsed first); documents that fail to write
+// Imports JSON (Extended JSON v2, and the v1 forms mongoimport reads) as a
+// stream of documents separated by white space or as one array, or CSV/TSV,
+// into one collection. Input that cannot be parsed is an error naming the
+// file and line before anything is written: the whole input is parsed
+// first, into a temporary file ($TMPDIR), so memory holds one record and one
+// batch, never the input. Documents that fail to write
 // (duplicate _id, validation) are counted, or stop the import with
 // stop_on_error.
 StatusOr<ImportReport> Import(const Client& client, const ImportOptions& options);
