@@ -975,11 +975,28 @@ TEST_F(ToolsImportTest, BinaryColumns) {
   r = RunImport(o);
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(std::string(r.status().message()), HasSubstr("bad.csv:2"));
-  Spit(d.Sub("b32.csv"), "k.binary(base32)\nAA\n");
+  // base32 (RFC 4648's alphabet and padding, its test vectors): "", "f",
+  // "fo", ..., "foobar".
+  Spit(d.Sub("b32.csv"),
+       "_id.int32(),k.binary(base32)\n0,\n1,MY======\n2,MZXQ====\n3,MZXW6===\n4,MZXW6YQ=\n"
+       "5,MZXW6YTB\n6,MZXW6YTBOI======\n");
   o.file = d.Sub("b32.csv");
+  o.drop = true;
   r = RunImport(o);
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().code(), ErrorCode::kNotImplemented);
+  ASSERT_TRUE(r.ok()) << r.status();
+  docs = AllDocs(C());
+  const std::string foobar = "foobar";
+  ASSERT_EQ(docs.size(), 7u);
+  EXPECT_FALSE(docs[0].Get("k").ok());  // a blank, ignored
+  for (size_t i = 1; i < 7; ++i) {
+    EXPECT_EQ(docs[i].Get("k").Binary().data, foobar.substr(0, i)) << i;
+  }
+  for (const char* bad : {"MY=====", "MY=======", "my======", "M1======", "MY==MY==", "MZXW6YQ"}) {
+    Spit(d.Sub("b32.csv"), std::string("k.binary(base32)\n") + bad + "\n");
+    r = RunImport(o);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_THAT(std::string(r.status().message()), HasSubstr("b32.csv:2")) << bad;
+  }
 }
 
 TEST_F(ToolsImportTest, DateColumnsWithGoLayouts) {
@@ -1014,6 +1031,52 @@ TEST_F(ToolsImportTest, DateColumnsWithGoLayouts) {
   r = RunImport(o);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), ErrorCode::kNotImplemented);
+}
+
+// date_ms(): Microsoft's custom format specifiers; date_oracle(): Oracle's
+// format elements, case-insensitive, month names in any case (as TO_DATE).
+TEST_F(ToolsImportTest, DateMsAndOracleColumns) {
+  ScratchDir d;
+  Spit(d.Sub("d.csv"),
+       "a.date_ms(yyyy-MM-dd HH:mm:ss.fff),b.date_ms(M/d/yyyy h:mm tt),"
+       "c.date_oracle(DD-MON-YYYY HH24:MI:SS),d.date_oracle(yyyy-mm-ddThh24:mi:ss.ff3tzh:tzm),"
+       "e.date_ms(dd MMMM yy)\n"
+       "2021-12-31 23:59:59.123,3/5/1999 1:07 PM,05-MAR-1999 13:07:00,"
+       "2020-02-29T23:59:58.500+01:30,07 July 69\n");
+  ImportOptions o;
+  o.type = ExportType::kCsv;
+  o.header_line = true;
+  o.columns_have_types = true;
+  o.file = d.Sub("d.csv");
+  auto r = RunImport(o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  auto docs = AllDocs(C());
+  ASSERT_EQ(docs.size(), 1u);
+  EXPECT_EQ(ToJson(DropId(docs[0])), R"({"a": {"$date": "2021-12-31T23:59:59.123Z"}, )"
+                                     R"("b": {"$date": "1999-03-05T13:07:00Z"}, )"
+                                     R"("c": {"$date": "1999-03-05T13:07:00Z"}, )"
+                                     R"("d": {"$date": "2020-02-29T22:29:58.500Z"}, )"
+                                     // 1969-07-07: yy 69 is 1969, as Go reads it
+                                     R"("e": {"$date": {"$numberLong": "-15379200000"}}})");
+  struct Bad {
+    const char* column;
+    ErrorCode code;
+    const char* message;
+  };
+  for (const Bad& bad : {Bad{"e.date_ms(dddd yyyy)", ErrorCode::kNotImplemented, "'dddd'"},
+                         Bad{"e.date_oracle(YYYY-Q)", ErrorCode::kNotImplemented, "'Q'"},
+                         Bad{"e.date_ms(yyyy 'at' HH)", ErrorCode::kNotImplemented, "quoted"},
+                         Bad{"e.date_ms(yyyy-MM-ddXHH)", ErrorCode::kBadValue, "'X'"},
+                         Bad{"e.date_ms(ss fff)", ErrorCode::kBadValue, "must follow a '.'"},
+                         Bad{"e.date_oracle()", ErrorCode::kBadValue, "needs a format"}}) {
+    SCOPED_TRACE(bad.column);
+    Spit(d.Sub("bad.csv"), std::string(bad.column) + "\n1\n");
+    o.file = d.Sub("bad.csv");
+    r = RunImport(o);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), bad.code);
+    EXPECT_THAT(std::string(r.status().message()), HasSubstr(bad.message));
+  }
 }
 
 TEST_F(ToolsImportTest, BadCsvAndWrongFieldCounts) {

@@ -336,7 +336,8 @@ StatusOr<bool> NextRecord(ByteReader* in, char delim, bool quoting, uint64_t* li
 }
 
 enum class ColumnType {
-  kAuto, kString, kInt32, kInt64, kDouble, kDecimal, kBoolean, kBinaryBase64, kBinaryHex, kDate
+  kAuto, kString, kInt32, kInt64, kDouble, kDecimal, kBoolean, kBinaryBase64, kBinaryBase32, kBinaryHex,
+  kDate
 };
 
 struct Column {
@@ -360,6 +361,16 @@ int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d) {
   const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
   const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
   return era * 146097 + doe - 719468;
+}
+
+bool EqualsIgnoringAsciiCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) {
+      return false;
+    }
+  }
+  return true;
 }
 
 // Parses `text` by a Go layout into milliseconds since the epoch; false
@@ -434,7 +445,7 @@ bool ParseGoTime(std::string_view layout, std::string_view text, int64_t* millis
       for (int m = 0; m < 12 && !found; ++m) {
         std::string_view name = kMonths[m];
         if (token == "Jan") name = name.substr(0, 3);
-        if (text.substr(t, name.size()) == name) {
+        if (EqualsIgnoringAsciiCase(text.substr(t, name.size()), name)) {  // as Go's
           month = m + 1;
           t += name.size();
           found = true;
@@ -445,7 +456,7 @@ bool ParseGoTime(std::string_view layout, std::string_view text, int64_t* millis
       if (token == "_2" && t < text.size() && text[t] == ' ') ++t;
       if (!digits(token == "02" ? 2 : 1, 2, &day)) return false;
     } else if (token == "15") {
-      if (!digits(2, 2, &hour)) return false;
+      if (!digits(1, 2, &hour)) return false;  // Go: one or two digits
     } else if (token == "03" || token == "3") {
       if (!digits(token.size(), 2, &hour)) return false;
     } else if (token == "04" || token == "4") {
@@ -497,6 +508,85 @@ bool ParseGoTime(std::string_view layout, std::string_view text, int64_t* millis
   return true;
 }
 
+// A date format of another system, as the Go layout that means the same:
+// date_ms() takes Microsoft's custom date and time format specifiers (SQL
+// Server's FORMAT, .NET), date_oracle() Oracle's datetime format elements
+// (TO_DATE; case-insensitive). `tokens` maps each to Go's element, longest
+// first; an empty Go element is one rockdoc cannot read (weekdays, zone
+// names, ...): NotImplemented. Between elements, only separators stand for
+// themselves (a letter or digit there would read as a Go element).
+struct DateToken {
+  std::string_view token;
+  std::string_view go;
+};
+
+StatusOr<std::string> ToGoLayout(std::string_view format, const DateToken* tokens, size_t n,
+                                  bool case_insensitive, const std::string& spec) {
+  auto matches = [&](size_t at, std::string_view tok) {
+    if (format.size() - at < tok.size()) return false;
+    for (size_t k = 0; k < tok.size(); ++k) {
+      char c = format[at + k];
+      if (case_insensitive) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      if (c != tok[k]) return false;
+    }
+    return true;
+  };
+  std::string layout;
+  for (size_t i = 0; i < format.size();) {
+    const DateToken* hit = nullptr;
+    for (size_t k = 0; k < n && hit == nullptr; ++k) {
+      if (matches(i, tokens[k].token)) hit = &tokens[k];
+    }
+    if (hit != nullptr) {
+      if (hit->go.empty()) {
+        return Status(ErrorCode::kNotImplemented, "the date format element '" +
+                                                      std::string(format.substr(i, hit->token.size())) +
+                                                      "' is not supported by rockdoc ('" + spec + "')");
+      }
+      if (hit->go.find_first_not_of('0') == std::string_view::npos &&
+          (layout.empty() || layout.back() != '.')) {
+        return BadValue("fractional seconds must follow a '.' in '" + spec + "'");
+      }
+      layout.append(hit->go);
+      i += hit->token.size();
+      continue;
+    }
+    char c = format[i];
+    if (c == '"' || c == '\'' || c == '\\' || c == '%') {
+      return Status(ErrorCode::kNotImplemented,
+                    "quoted text and escapes in date formats are not supported by rockdoc ('" +
+                        spec + "')");
+    }
+    if (std::isalnum(static_cast<unsigned char>(c)) && c != 'T') {
+      return BadValue("'" + std::string(1, c) + "' is not a date format element in '" + spec + "'");
+    }
+    layout.push_back(c);
+    ++i;
+  }
+  return layout;
+}
+
+// Microsoft's custom format specifiers.
+constexpr DateToken kMsTokens[] = {
+    {"dddd", ""},      {"ddd", ""},    {"dd", "02"},    {"d", "2"},          {"MMMM", "January"},
+    {"MMM", "Jan"},    {"MM", "01"},   {"M", "1"},      {"yyyy", "2006"},    {"yy", "06"},
+    {"HH", "15"},      {"H", "15"},    {"hh", "03"},    {"h", "3"},          {"mm", "04"},
+    {"m", "4"},        {"ss", "05"},   {"s", "5"},      {"fff", "000"},      {"ff", "00"},
+    {"f", "0"},        {"tt", "PM"},   {"zzz", "-07:00"}, {"zz", ""},        {"z", ""},
+    {"K", ""},         {"gg", ""},     {"g", ""},       {"FFF", ""},         {"FF", ""},
+    {"F", ""},         {"t", ""},      {"y", ""}};
+// Oracle's datetime format elements (upper-cased before matching).
+constexpr DateToken kOracleTokens[] = {
+    {"YYYY", "2006"}, {"YY", "06"},      {"MONTH", "January"}, {"MON", "Jan"}, {"MM", "01"},
+    {"DDD", ""},      {"DD", "02"},      {"DAY", ""},          {"DY", ""},     {"D", ""},
+    {"HH24", "15"},   {"HH12", "03"},    {"HH", "03"},         {"MI", "04"},   {"SSSSS", ""},
+    {"SS", "05"},     {"FF3", "000"},    {"FF2", "00"},        {"FF1", "0"},   {"FF", ""},
+    {"AM", "PM"},     {"PM", "PM"},      {"A.M.", ""},         {"P.M.", ""},   {"TZH:TZM", "-07:00"},
+    {"TZH", ""},      {"TZD", ""},       {"TZR", ""},          {"RRRR", ""},   {"RR", ""},
+    {"Y", ""},        {"J", ""},         {"Q", ""},            {"WW", ""},     {"W", ""},
+    {"IW", ""},       {"I", ""},         {"BC", ""},           {"AD", ""},     {"CC", ""},
+    {"SCC", ""},      {"SYYYY", ""},     {"X", ""},            {"E", ""}};
+
 // "name.type(arg)" of --columnsHaveTypes.
 StatusOr<Column> ParseTypedColumn(const std::string& spec) {
   size_t paren = spec.rfind('(');
@@ -530,8 +620,8 @@ StatusOr<Column> ParseTypedColumn(const std::string& spec) {
       return col;
     }
     if (arg == "base32") {
-      return Status(ErrorCode::kNotImplemented,
-                    "binary(base32) is not supported by rockdoc yet ('" + spec + "')");
+      col.type = ColumnType::kBinaryBase32;
+      return col;
     }
     return BadValue("binary() takes base64, base32 or hex, not '" + arg + "' in '" + spec + "'");
   }
@@ -547,15 +637,26 @@ StatusOr<Column> ParseTypedColumn(const std::string& spec) {
     return col;
   }
   if (type == "date_ms" || type == "date_oracle") {
-    return Status(ErrorCode::kNotImplemented,
-                  "column type " + type + "() is not supported by rockdoc yet ('" + spec + "')");
+    if (arg.empty()) return BadValue(type + "() needs a format in '" + spec + "'");
+    const bool ms = type == "date_ms";
+    ROCKDOC_ASSIGN_OR_RETURN(
+        col.layout, ms ? ToGoLayout(arg, kMsTokens, std::size(kMsTokens), false, spec)
+                       : ToGoLayout(arg, kOracleTokens, std::size(kOracleTokens), true, spec));
+    col.type = ColumnType::kDate;
+    return col;
   }
   return BadValue("unknown column type '" + type + "' in '" + spec + "'");
 }
 
-// Standard base64 with padding (Go's base64.StdEncoding); false when malformed.
-bool DecodeBase64(const std::string& text, std::string* out) {
-  auto value = [](char c) -> int {
+// RFC 4648 base64 and base32 with padding, as Go's StdEncodings decode
+// them (bits past the last whole byte are ignored); false when malformed.
+bool DecodeRfc4648(const std::string& text, int bits, std::string* out) {
+  auto value = [bits](char c) -> int {
+    if (bits == 5) {  // A-Z 2-7
+      if (c >= 'A' && c <= 'Z') return c - 'A';
+      if (c >= '2' && c <= '7') return c - '2' + 26;
+      return -1;
+    }
     if (c >= 'A' && c <= 'Z') return c - 'A';
     if (c >= 'a' && c <= 'z') return c - 'a' + 26;
     if (c >= '0' && c <= '9') return c - '0' + 52;
@@ -563,26 +664,26 @@ bool DecodeBase64(const std::string& text, std::string* out) {
     if (c == '/') return 63;
     return -1;
   };
-  if (text.size() % 4 != 0) return false;
-  for (size_t i = 0; i < text.size(); i += 4) {
-    int v[4];
-    int pad = 0;
-    for (int k = 0; k < 4; ++k) {
-      char c = text[i + static_cast<size_t>(k)];
-      if (c == '=' && i + 4 == text.size() && k >= 2) {
-        v[k] = 0;
-        ++pad;
-      } else {
-        if (pad > 0) return false;
-        v[k] = value(c);
-        if (v[k] < 0) return false;
-      }
+  const size_t group = bits == 6 ? 4 : 8;  // characters per padded group
+  if (text.size() % group != 0) return false;
+  size_t end = text.size();
+  while (end > 0 && text[end - 1] == '=') --end;
+  const size_t pad = text.size() - end;
+  // The paddings a last group can have: 1 or 2 bytes short of 3 (base64),
+  // 1 to 4 bytes short of 5 (base32).
+  const bool pad_ok = bits == 6 ? pad <= 2 : (pad == 0 || pad == 1 || pad == 3 || pad == 4 || pad == 6);
+  if (!pad_ok) return false;
+  uint32_t acc = 0;
+  int have = 0;
+  for (size_t i = 0; i < end; ++i) {
+    int v = value(text[i]);
+    if (v < 0) return false;
+    acc = (acc << bits) | static_cast<uint32_t>(v);
+    have += bits;
+    if (have >= 8) {
+      have -= 8;
+      out->push_back(static_cast<char>((acc >> have) & 0xff));
     }
-    uint32_t n = (static_cast<uint32_t>(v[0]) << 18) | (static_cast<uint32_t>(v[1]) << 12) |
-                 (static_cast<uint32_t>(v[2]) << 6) | static_cast<uint32_t>(v[3]);
-    out->push_back(static_cast<char>(n >> 16));
-    if (pad < 2) out->push_back(static_cast<char>((n >> 8) & 0xff));
-    if (pad < 1) out->push_back(static_cast<char>(n & 0xff));
   }
   return true;
 }
@@ -658,10 +759,12 @@ bool AppendTyped(BsonBuilder* b, std::string_view key, const std::string& text, 
       return true;
     }
     case ColumnType::kBinaryBase64:
+    case ColumnType::kBinaryBase32:
     case ColumnType::kBinaryHex: {
       std::string bytes;
-      bool ok = type == ColumnType::kBinaryBase64 ? DecodeBase64(text, &bytes)
-                                                  : DecodeHex(text, &bytes);
+      bool ok = type == ColumnType::kBinaryHex      ? DecodeHex(text, &bytes)
+                : type == ColumnType::kBinaryBase64 ? DecodeRfc4648(text, 6, &bytes)
+                                                    : DecodeRfc4648(text, 5, &bytes);
       if (!ok) return false;
       b->AppendBinary(key, BinarySubtype::kGeneric, bytes);
       return true;
