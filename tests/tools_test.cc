@@ -794,8 +794,12 @@ TEST(ToolsMain, FlagsFromATable) {
   EXPECT_THAT(err, HasSubstr("unknown option \"--bogus\""));
   EXPECT_EQ(RunTool(DumpMain, {"rockdoc-dump", "--oplog"}, &err), 3);
   EXPECT_THAT(err, HasSubstr("--oplog is not supported by rockdoc"));
-  EXPECT_EQ(RunTool(RestoreMain, {"rockdoc-restore", "--nsFrom=a.*"}, &err), 3);
-  EXPECT_THAT(err, HasSubstr("--nsFrom is not supported by rockdoc"));
+  EXPECT_EQ(RunTool(RestoreMain, {"rockdoc-restore", "--oplogReplay"}, &err), 3);
+  EXPECT_THAT(err, HasSubstr("--oplogReplay is not supported by rockdoc"));
+  EXPECT_EQ(RunTool(RestoreMain, {"rockdoc-restore", "--nsFrom=a.*", "--nsFrom=b.*", "--nsTo=c.*"},
+                    &err),
+            3);
+  EXPECT_THAT(err, HasSubstr("--nsFrom and --nsTo arguments must be specified an equal number"));
   EXPECT_EQ(RunTool(RestoreMain, {"rockdoc-restore", "--gzip=yes"}, &err), 3);
   EXPECT_THAT(err, HasSubstr("does not take an argument"));
   EXPECT_EQ(RunTool(DumpMain, {"rockdoc-dump", "--db"}, &err), 3);
@@ -805,6 +809,64 @@ TEST(ToolsMain, FlagsFromATable) {
   // A restore-only flag is unknown to dump.
   EXPECT_EQ(RunTool(DumpMain, {"rockdoc-dump", "--drop"}, &err), 3);
   EXPECT_THAT(err, HasSubstr("unknown option \"--drop\""));
+}
+
+TEST(ToolsNamespaces, RenamedNamespace) {
+  auto renamed = [](std::vector<NamespaceRename> r, std::string_view ns) {
+    auto out = RenamedNamespace(r, ns);
+    return out.ok() ? *out : "error: " + std::string(out.status().message());
+  };
+  EXPECT_EQ(renamed({{"shop.$c$", "archive.2026_$c$"}}, "shop.orders"), "archive.2026_orders");
+  EXPECT_EQ(renamed({{"shop.$c$", "archive.$c$"}}, "shops.orders"), "shops.orders");  // no match
+  // Shortest runs first; several variables, reordered; '*' captures nothing.
+  EXPECT_EQ(renamed({{"$db$.$a$_$b$", "$db$_new.$b$_$a$"}}, "d.x_y_z"), "d_new.y_z_x");
+  EXPECT_EQ(renamed({{"*.logs_$year$", "logs.$year$"}}, "app.logs_2026"), "logs.2026");
+  // The first rename that matches wins; escapes are literal in both.
+  EXPECT_EQ(renamed({{"a.b", "x.y"}, {"a.*", "z.z"}}, "a.b"), "x.y");
+  EXPECT_EQ(renamed({{"a.\\$p\\$", "b.\\*\\$"}}, "a.$p$"), "b.*$");
+  EXPECT_EQ(renamed({{"a.$c", "b.c"}}, "a.x"), "error: namespace pattern 'a.$c': '$' opens a "
+                                                "variable that needs a name and a closing '$'");
+  EXPECT_THAT(renamed({{"a.$c$", "b.$d$"}}, "a.x"), HasSubstr("uses $d$, which --nsFrom"));
+  // A malformed pair is an error even when an earlier one matches nothing.
+  EXPECT_THAT(renamed({{"q.r", "s.t"}, {"a.$$", "b.c"}}, "a.x"), HasSubstr("needs a name"));
+}
+
+TEST_F(ToolsFixtureTest, RestoreRenamesWithNsFromNsTo) {
+  ASSERT_TRUE(Coll("shop", "orders").InsertMany(test::JsonArray(R"([{"_id": 1}, {"_id": 2}])")).ok());
+  ASSERT_TRUE(Coll("shop", "orders").CreateIndex(Json(R"({"k": 1})")).ok());
+  ASSERT_TRUE(Coll("shop", "items").InsertOne(Json(R"({"_id": 3})")).ok());
+  ASSERT_TRUE(Coll("sales", "q1").InsertOne(Json(R"({"_id": 4})")).ok());
+  DumpOptions d;
+  d.out = dir_.Sub("dump");
+  ASSERT_TRUE(Dump(*client_, d).ok());
+  auto target = OpenAt(dir_.Sub("target"));
+  RestoreOptions o;
+  o.dir = d.out;
+  o.ns.include = {"shop.*"};  // selects by the dump's names
+  o.renames = {{"shop.$c$", "archive.2026_$c$"}};
+  auto r = Restore(*target, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->documents_restored, 3);
+  auto names = target->GetDatabase("archive").ListCollectionNames();
+  ASSERT_TRUE(names.ok());
+  EXPECT_THAT(*names, ::testing::UnorderedElementsAre("2026_orders", "2026_items"));
+  Collection orders = target->GetDatabase("archive").GetCollection("2026_orders");
+  EXPECT_EQ(AllDocs(orders), test::JsonArray(R"([{"_id": 1}, {"_id": 2}])"));
+  EXPECT_THAT(IndexNames(orders), ::testing::ElementsAre("_id_", "k_1"));
+  auto dbs = target->ListDatabaseNames();
+  ASSERT_TRUE(dbs.ok());
+  EXPECT_THAT(*dbs, ::testing::ElementsAre("archive"));
+  // A rename to something that is not db.collection, and a malformed
+  // pattern, are refused before anything is written.
+  for (NamespaceRename bad : {NamespaceRename{"sales.$c$", "$c$"}, NamespaceRename{"sales.$c", "x.y"}}) {
+    o.ns.include = {"sales.*"};
+    o.renames = {bad};
+    r = Restore(*target, o);
+    ASSERT_FALSE(r.ok()) << bad.to;
+    EXPECT_EQ(r.status().code(), ErrorCode::kBadValue);
+    dbs = target->ListDatabaseNames();
+    EXPECT_THAT(*dbs, ::testing::ElementsAre("archive"));
+  }
 }
 
 TEST(ToolsMain, DumpAndRestorePrograms) {

@@ -1,5 +1,6 @@
 // Dump: the selected collections, from one snapshot, as a directory or an
 // archive (tools/tools.h).
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 
@@ -26,6 +27,90 @@ bool PatternMatches(std::string_view pattern, std::string_view text) {
   if (text.empty() || text[0] != pattern[skip]) return false;
   return PatternMatches(pattern.substr(skip + 1), text.substr(1));
 }
+
+// Matches `pattern` (NamespaceRename's: '*', '\', "$var$") against `text`,
+// recording what each variable matched; shortest runs first.
+bool MatchRenamePattern(std::string_view pattern, std::string_view text,
+                        std::vector<std::pair<std::string, std::string>>* vars) {
+  if (pattern.empty()) return text.empty();
+  if (pattern[0] == '*' || pattern[0] == '$') {
+    std::string name;
+    size_t rest = 1;
+    if (pattern[0] == '$') {
+      size_t close = pattern.find('$', 1);
+      name = std::string(pattern.substr(1, close - 1));
+      rest = close + 1;
+    }
+    for (size_t i = 0; i <= text.size(); ++i) {
+      if (!name.empty()) vars->emplace_back(name, std::string(text.substr(0, i)));
+      if (MatchRenamePattern(pattern.substr(rest), text.substr(i), vars)) return true;
+      if (!name.empty()) vars->pop_back();
+    }
+    return false;
+  }
+  size_t skip = 0;
+  if (pattern[0] == '\\' && pattern.size() > 1) skip = 1;
+  if (text.empty() || text[0] != pattern[skip]) return false;
+  return MatchRenamePattern(pattern.substr(skip + 1), text.substr(1), vars);
+}
+
+// The variables of a pattern, in order; BadValue for an unclosed '$' or an
+// empty name.
+StatusOr<std::vector<std::string>> RenameVariables(std::string_view pattern) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] == '\\') {
+      ++i;
+      continue;
+    }
+    if (pattern[i] != '$') continue;
+    size_t close = pattern.find('$', i + 1);
+    if (close == std::string_view::npos || close == i + 1) {
+      return BadValue("namespace pattern '" + std::string(pattern) +
+                      "': '$' opens a variable that needs a name and a closing '$'");
+    }
+    names.emplace_back(pattern.substr(i + 1, close - i - 1));
+    i = close;
+  }
+  return names;
+}
+
+}  // namespace
+
+StatusOr<std::string> RenamedNamespace(const std::vector<NamespaceRename>& renames,
+                                       std::string_view ns) {
+  for (const NamespaceRename& r : renames) {
+    ROCKDOC_ASSIGN_OR_RETURN(std::vector<std::string> from_vars, RenameVariables(r.from));
+    ROCKDOC_ASSIGN_OR_RETURN(std::vector<std::string> to_vars, RenameVariables(r.to));
+    for (const std::string& v : to_vars) {
+      if (std::find(from_vars.begin(), from_vars.end(), v) == from_vars.end()) {
+        return BadValue("--nsTo '" + r.to + "' uses $" + v + "$, which --nsFrom '" + r.from +
+                        "' does not have");
+      }
+    }
+    std::vector<std::pair<std::string, std::string>> vars;
+    if (!MatchRenamePattern(r.from, ns, &vars)) continue;
+    std::string out;
+    for (size_t i = 0; i < r.to.size(); ++i) {
+      char c = r.to[i];
+      if (c == '\\' && i + 1 < r.to.size()) {
+        out.push_back(r.to[++i]);
+      } else if (c == '$') {
+        size_t close = r.to.find('$', i + 1);
+        std::string name = r.to.substr(i + 1, close - i - 1);
+        auto var = std::find_if(vars.begin(), vars.end(), [&](const auto& v) { return v.first == name; });
+        out += var->second;  // every variable of `to` is one of `from`, checked above
+        i = close;
+      } else {
+        out.push_back(c);
+      }
+    }
+    return out;
+  }
+  return std::string(ns);
+}
+
+namespace {
 
 // One collection or view to dump.
 struct Intent {

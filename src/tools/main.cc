@@ -197,6 +197,8 @@ struct RestoreConfig {
   Common common;
   RestoreOptions options;
   bool dir_given = false;
+  std::vector<std::string> ns_from;  // paired in order into options.renames
+  std::vector<std::string> ns_to;
 };
 
 constexpr OptionField<RestoreConfig> kRestoreFlags[] = {
@@ -255,8 +257,16 @@ constexpr OptionField<RestoreConfig> kRestoreFlags[] = {
        c->options.ns.exclude.emplace_back();
        return String(e, &c->options.ns.exclude.back());
      }},
-    {"nsFrom", nullptr},
-    {"nsTo", nullptr},
+    {"nsFrom",
+     [](const Element& e, RestoreConfig* c) {
+       c->ns_from.emplace_back();
+       return String(e, &c->ns_from.back());
+     }},
+    {"nsTo",
+     [](const Element& e, RestoreConfig* c) {
+       c->ns_to.emplace_back();
+       return String(e, &c->ns_to.back());
+     }},
     {"objcheck", nullptr},
     {"oplogReplay", nullptr},
     {"oplogLimit", nullptr},
@@ -616,6 +626,14 @@ int RestoreMain(int argc, const char* const* argv, std::ostream& err) {
     return kExitBadOptions;
   }
   if (positional.size() == 1) config.options.dir = positional[0];
+  if (config.ns_from.size() != config.ns_to.size()) {
+    err << "rockdoc-restore: error parsing options: --nsFrom and --nsTo arguments must be "
+           "specified an equal number of times\n";
+    return kExitBadOptions;
+  }
+  for (size_t i = 0; i < config.ns_from.size(); ++i) {
+    config.options.renames.push_back({config.ns_from[i], config.ns_to[i]});
+  }
   return RunTool("rockdoc-restore", config.common, &config.options, /*create=*/true, err,
                  [&](const Client& client) -> StatusOr<int> {
                    ROCKDOC_RETURN_IF_ERROR(Restore(client, config.options).status());

@@ -541,13 +541,26 @@ StatusOr<RestoreReport> Restore(const Client& client, const RestoreOptions& opti
   } else {
     ROCKDOC_ASSIGN_OR_RETURN(sources, ScanDirectory(options));
   }
+  // Malformed --nsFrom/--nsTo patterns are refused before anything is written.
+  ROCKDOC_RETURN_IF_ERROR(RenamedNamespace(options.renames, "").status());
   RestoreReport report;
-  for (const Source& s : sources) {
+  for (Source& s : sources) {
     if (!options.ns.Matches(s.db, s.collection)) continue;
     if (s.collection.rfind("system.", 0) == 0) {
       Log(options.log, "skipping restoring " + s.db + "." + s.collection +
                            ", a system collection rockdoc does not have");
       continue;
+    }
+    const std::string from = s.db + "." + s.collection;
+    ROCKDOC_ASSIGN_OR_RETURN(std::string to, RenamedNamespace(options.renames, from));
+    if (to != from) {
+      size_t dot = to.find('.');
+      if (dot == std::string::npos || dot == 0 || dot + 1 == to.size()) {
+        return BadValue("--nsTo makes '" + to + "' of " + from + ": not a namespace (db.collection)");
+      }
+      Log(options.log, "restoring " + from + " as " + to);
+      s.db = to.substr(0, dot);
+      s.collection = to.substr(dot + 1);
     }
     Status st = RestoreOne(client, s, options, &report);
     if (!st.ok()) return st;

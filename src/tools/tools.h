@@ -55,6 +55,22 @@ struct NamespaceFilter {
   bool Matches(std::string_view db_name, std::string_view coll_name) const;
 };
 
+// --nsFrom/--nsTo: a restore writes what `from` matches under the name
+// `to` makes of it. Patterns as NamespaceFilter's ('*' any run, '\'
+// escapes), plus variables: "$name$" in `from` matches any run of
+// characters (the shortest that lets the rest match), and in `to` stands
+// for what it matched; every variable of `to` must be one of `from`.
+//   from "sales.$coll$", to "archive.2026_$coll$": sales.orders -> archive.2026_orders
+struct NamespaceRename {
+  std::string from;
+  std::string to;
+};
+// The namespace "db.coll" becomes under the first rename whose `from`
+// matches it; `ns` itself when none does. BadValue for a malformed pattern
+// (an unclosed '$', a variable of `to` that `from` lacks).
+StatusOr<std::string> RenamedNamespace(const std::vector<NamespaceRename>& renames,
+                                       std::string_view ns);
+
 struct DumpOptions {
   NamespaceFilter ns;
   // A find filter (only with a collection), as --query.
@@ -102,6 +118,8 @@ struct RestoreOptions {
   // "", options MongoDB no longer knows) as mongorestore's
   // --convertLegacyIndexes does; without it they are errors.
   bool convert_legacy_indexes = false;
+  // --nsFrom/--nsTo pairs, applied after `ns` selects by the dump's names.
+  std::vector<NamespaceRename> renames;
   std::ostream* log = nullptr;
   // Progress lines while it runs (tools/progress.h); off by default.
   ProgressOptions progress;
