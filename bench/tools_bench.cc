@@ -20,7 +20,7 @@
 #include "bench_util.h"
 #include "rockdoc/client.h"
 #include "rockdoc/json.h"
-#include "tools/tools.h"
+#include "rockdoc/tools.h"
 
 namespace rockdoc::bench {
 namespace {

@@ -26,7 +26,9 @@
 #include "tools/flags.h"
 #include "tools/formats.h"
 #include "tools/streams.h"
-#include "tools/tools.h"
+#include "rockdoc/tools.h"
+#include "tools/mains.h"
+#include "tools/progress.h"
 
 namespace rockdoc::tools {
 namespace {

@@ -2,6 +2,6 @@
 // of it lives in src/tools/ so that tests can drive it.
 #include <iostream>
 
-#include "tools/tools.h"
+#include "tools/mains.h"
 
 int main(int argc, char** argv) { return rockdoc::tools::RestoreMain(argc, argv, std::cerr); }

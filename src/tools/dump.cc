@@ -1,5 +1,5 @@
 // Dump: the selected collections, from one snapshot, as a directory or an
-// archive (tools/tools.h).
+// archive (rockdoc/tools.h).
 #include <algorithm>
 #include <filesystem>
 #include <memory>
@@ -8,7 +8,8 @@
 #include "rockdoc/json.h"
 #include "tools/archive.h"
 #include "tools/formats.h"
-#include "tools/tools.h"
+#include "tools/progress.h"
+#include "rockdoc/tools.h"
 
 namespace rockdoc::tools {
 namespace {

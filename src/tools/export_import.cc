@@ -1,5 +1,5 @@
 // Export and import in mongoexport's and mongoimport's formats
-// (tools/tools.h): JSON lines, JSON arrays, CSV and TSV.
+// (rockdoc/tools.h): JSON lines, JSON arrays, CSV and TSV.
 #include <cctype>
 #include <cerrno>
 #include <charconv>
@@ -12,8 +12,9 @@
 
 #include "rockdoc/json.h"
 #include "tools/formats.h"
+#include "tools/progress.h"
 #include "tools/streams.h"
-#include "tools/tools.h"
+#include "rockdoc/tools.h"
 
 namespace rockdoc::tools {
 namespace {

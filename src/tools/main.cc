@@ -1,5 +1,5 @@
 // The programs' mains: flags decoded from one table per program, then one
-// library call (tools/tools.h).
+// library call (rockdoc/tools.h).
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,7 +12,8 @@
 #include "tools/flags.h"
 #include "tools/formats.h"
 #include "tools/streams.h"
-#include "tools/tools.h"
+#include "rockdoc/tools.h"
+#include "tools/mains.h"
 
 namespace rockdoc::tools {
 namespace {

@@ -13,14 +13,9 @@
 #include <ostream>
 #include <string>
 
-namespace rockdoc::tools {
+#include "rockdoc/tools.h"  // ProgressOptions
 
-struct ProgressOptions {
-  // Where progress lines go; null: none.
-  std::ostream* out = nullptr;
-  // Time between lines.
-  std::chrono::milliseconds interval{1000};
-};
+namespace rockdoc::tools {
 
 class Progress {
  public:

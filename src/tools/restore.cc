@@ -1,5 +1,5 @@
 // Restore: a dump directory, one .bson file, or an archive, into a client
-// (tools/tools.h). Each collection is read and validated whole before
+// (rockdoc/tools.h). Each collection is read and validated whole before
 // anything changes, then built in a temporary collection that replaces the
 // target by a rename.
 #include <algorithm>
@@ -14,7 +14,8 @@
 #include "rockdoc/json.h"
 #include "tools/archive.h"
 #include "tools/formats.h"
-#include "tools/tools.h"
+#include "tools/progress.h"
+#include "rockdoc/tools.h"
 
 namespace rockdoc::tools {
 namespace {

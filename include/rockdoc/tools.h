@@ -1,7 +1,10 @@
-// tools/tools.h: moving data between rockdoc and MongoDB in mongo-tools'
+// rockdoc/tools.h: moving data between rockdoc and MongoDB in mongo-tools'
 // formats: dump and restore (mongodump's directory layout and archive
-// format, optionally gzipped), as library calls over the public API, and
-// the command-line programs' mains (rockdoc-dump, rockdoc-restore).
+// format, optionally gzipped), export and import (mongoexport's and
+// mongoimport's JSON, CSV and TSV), as library calls over the public API.
+// The rockdoc-dump, -restore, -export and -import programs are these calls
+// behind mongo-tools' flags. Link the library `rockdoc::tools`
+// (find_package(rockdoc)), built with the programs.
 //
 // The formats are mongo-tools' own, so a rockdoc dump restores into MongoDB
 // with mongorestore and a mongodump of a deployment restores into rockdoc:
@@ -23,26 +26,33 @@
 // leaves the target as it was (with drop, the old collection is dropped only
 // by the rename that puts its complete replacement in place).
 //
-// The tools layer sees only the public API (include/rockdoc/) and the
-// header-only option table of common/.
-//
 // Thread safety: each call is independent; a Client may be shared.
-#ifndef ROCKDOC_TOOLS_TOOLS_H_
-#define ROCKDOC_TOOLS_TOOLS_H_
+#ifndef ROCKDOC_TOOLS_H_
+#define ROCKDOC_TOOLS_H_
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rockdoc/client.h"
 #include "rockdoc/document.h"
 #include "rockdoc/json.h"
 #include "rockdoc/status.h"
-#include "tools/progress.h"
 
 namespace rockdoc::tools {
+
+// Progress lines while a call runs (documents and bytes done, rate, ETA),
+// as mongo-tools print them on a terminal; off unless `out` is set.
+struct ProgressOptions {
+  // Where progress lines go; null: none.
+  std::ostream* out = nullptr;
+  // Time between lines.
+  std::chrono::milliseconds interval{1000};
+};
 
 // Which namespaces a dump or restore takes: --db, --collection,
 // --nsInclude and --nsExclude (patterns "db.coll" where '*' matches any
@@ -84,7 +94,7 @@ struct DumpOptions {
   bool gzip = false;
   // Log lines (mongo-tools' "<time>\twriting db.coll to ..."); null: none.
   std::ostream* log = nullptr;
-  // Progress lines while it runs (tools/progress.h); off by default.
+  // Progress lines while it runs; off by default.
   ProgressOptions progress;
 };
 
@@ -121,7 +131,7 @@ struct RestoreOptions {
   // --nsFrom/--nsTo pairs, applied after `ns` selects by the dump's names.
   std::vector<NamespaceRename> renames;
   std::ostream* log = nullptr;
-  // Progress lines while it runs (tools/progress.h); off by default.
+  // Progress lines while it runs; off by default.
   ProgressOptions progress;
 };
 
@@ -160,7 +170,7 @@ struct ExportOptions {
   // --out: "" or "-" is stdout.
   std::string out;
   std::ostream* log = nullptr;
-  // Progress lines while it runs (tools/progress.h); off by default.
+  // Progress lines while it runs; off by default.
   ProgressOptions progress;
 };
 
@@ -191,7 +201,7 @@ struct ImportOptions {
   bool stop_on_error = false;
   bool maintain_insertion_order = false;
   std::ostream* log = nullptr;
-  // Progress lines while it runs (tools/progress.h); off by default.
+  // Progress lines while it runs; off by default.
   ProgressOptions progress;
 };
 
@@ -212,17 +222,6 @@ struct ImportReport {
 // stop_on_error.
 StatusOr<ImportReport> Import(const Client& client, const ImportOptions& options);
 
-// The programs' mains: argv as given to main (argv[0] is the program).
-// Flags are mongo-tools' names, decoded from one table per program; an
-// unknown flag, or a mongo-tools flag rockdoc does not implement, is an
-// error (exit status 3, as mongo-tools' option errors), never ignored.
-// Returns the exit status. Output: `out` (archive or export data to stdout
-// uses the process's stdout), log and errors: `err`.
-int DumpMain(int argc, const char* const* argv, std::ostream& err);
-int RestoreMain(int argc, const char* const* argv, std::ostream& err);
-int ExportMain(int argc, const char* const* argv, std::ostream& err);
-int ImportMain(int argc, const char* const* argv, std::ostream& err);
-
 }  // namespace rockdoc::tools
 
-#endif  // ROCKDOC_TOOLS_TOOLS_H_
+#endif  // ROCKDOC_TOOLS_H_

@@ -1,0 +1,23 @@
+// tools/mains.h: the programs' mains (rockdoc-dump, -restore, -export,
+// -import), over the calls of rockdoc/tools.h.
+#ifndef ROCKDOC_TOOLS_MAINS_H_
+#define ROCKDOC_TOOLS_MAINS_H_
+
+#include <ostream>
+
+namespace rockdoc::tools {
+
+// The programs' mains: argv as given to main (argv[0] is the program).
+// Flags are mongo-tools' names, decoded from one table per program; an
+// unknown flag, or a mongo-tools flag rockdoc does not implement, is an
+// error (exit status 3, as mongo-tools' option errors), never ignored.
+// Returns the exit status. Output: `out` (archive or export data to stdout
+// uses the process's stdout), log and errors: `err`.
+int DumpMain(int argc, const char* const* argv, std::ostream& err);
+int RestoreMain(int argc, const char* const* argv, std::ostream& err);
+int ExportMain(int argc, const char* const* argv, std::ostream& err);
+int ImportMain(int argc, const char* const* argv, std::ostream& err);
+
+}  // namespace rockdoc::tools
+
+#endif  // ROCKDOC_TOOLS_MAINS_H_
