@@ -372,8 +372,12 @@ TEST_F(CommandTest, CreateListAndDropCollections) {
   Document all = Ok(R"({"listCollections": 1})");
   std::vector<std::string> infos = Batch(all, "firstBatch");
   ASSERT_EQ(infos.size(), 2u);
+  // info.uuid: the collection's (CollectionUuids below).
+  Element uuid = all.Get("cursor").Document().GetPath("firstBatch.0.info.uuid");
+  ASSERT_TRUE(uuid.IsBinary());
   EXPECT_EQ(infos[0],
-            R"({"name": "a", "type": "collection", "options": {}, "info": {"readOnly": false}, )"
+            R"({"name": "a", "type": "collection", "options": {}, "info": {"readOnly": false, )"
+            R"("uuid": )" + ValueToJson(uuid) + R"(}, )"
             R"("idIndex": {"v": 2, "key": {"_id": 1}, "name": "_id_"}})");
   EXPECT_EQ(all.Get("cursor").Document().Get("ns").String(), "test.$cmd.listCollections");
   Document names = Ok(R"({"listCollections": 1, "nameOnly": true, "filter": {"name": "b"}})");
@@ -386,6 +390,57 @@ TEST_F(CommandTest, CreateListAndDropCollections) {
   Document dropped = Ok(R"({"dropDatabase": 1})");
   EXPECT_EQ(dropped.Get("dropped").String(), "test");
   EXPECT_TRUE(Batch(Ok(R"({"listCollections": 1})"), "firstBatch").empty());
+}
+
+// Every collection has a UUID (listCollections' info.uuid, binary subtype
+// 4): random (version 4) at creation, kept by a rename and by reopening, a
+// caller's own with CreateCollectionWithUuid; a view has none.
+TEST_F(CommandTest, CollectionUuids) {
+  auto uuids = [&]() {
+    std::map<std::string, std::string> out;
+    Document r = Ok(R"({"listCollections": 1})");
+    for (Element e : r.Get("cursor").Document().Get("firstBatch").Array()) {
+      Element u = e.Document().GetPath("info.uuid");
+      out[std::string(e.Document().Get("name").String())] =
+          u.ok() ? std::string(u.Binary().data) : std::string("none");
+      if (u.ok()) EXPECT_EQ(u.Binary().subtype, BinarySubtype::kUuid);
+    }
+    return out;
+  };
+  Ok(R"({"create": "a"})");
+  Ok(R"({"insert": "b", "documents": [{}]})");  // created by its first insert
+  Ok(R"({"create": "v", "viewOn": "a", "pipeline": []})");
+  auto first = uuids();
+  ASSERT_EQ(first.size(), 3u);
+  EXPECT_EQ(first["a"].size(), 16u);
+  EXPECT_EQ(first["b"].size(), 16u);
+  EXPECT_NE(first["a"], first["b"]);
+  EXPECT_EQ(static_cast<unsigned char>(first["a"][6]) >> 4, 4u);       // version 4
+  EXPECT_EQ(static_cast<unsigned char>(first["a"][8]) & 0xc0, 0x80u);  // RFC variant
+  EXPECT_EQ(first["v"], "none");
+  Ok(R"({"renameCollection": "test.a", "to": "test.c"})", "admin");
+  ASSERT_TRUE(client_->Close().ok());
+  client_ = std::move(Client::Open(dir_.Sub("db"))).value();
+  auto later = uuids();
+  EXPECT_EQ(later["c"], first["a"]);
+  EXPECT_EQ(later["b"], first["b"]);
+  EXPECT_EQ(later.count("a"), 0u);
+  // A given UUID (restore --preserveUUID).
+  Database db = client_->GetDatabase("test");
+  const std::string mine = "0123456789abcdef";
+  ASSERT_TRUE(db.CreateCollectionWithUuid("d", Json(R"({"capped": true, "size": 4096})"), mine).ok());
+  EXPECT_EQ(uuids()["d"], mine);
+  auto listed = db.ListCollections();
+  ASSERT_TRUE(listed.ok());
+  for (const auto& info : *listed) {
+    if (info.name == "d") EXPECT_EQ(info.uuid, mine);
+    if (info.name == "v") EXPECT_TRUE(info.uuid.empty());
+  }
+  EXPECT_EQ(db.CreateCollectionWithUuid("e", Document(), "short").code(), ErrorCode::kBadValue);
+  EXPECT_EQ(db.CreateCollectionWithUuid("e", Json(R"({"viewOn": "c", "pipeline": []})"), mine).code(),
+            ErrorCode::kBadValue);
+  // No command field sets it.
+  EXPECT_EQ(Error(R"({"create": "e", "uuid": 1})").substr(0, 6), "40415 ");
 }
 
 TEST_F(CommandTest, CreateListAndDropIndexes) {

@@ -34,6 +34,7 @@
 #include "rockdoc/client.h"
 #include "rockdoc/json.h"
 #include "storage/engine.h"
+#include "storage/format.h"
 #include "storage/kv.h"
 #include "storage/rocks.h"
 #include "test_util.h"
@@ -240,6 +241,63 @@ TEST(BlockCacheTest, SizedFromMemoryAsWiredTigersCacheAndOpenedAsAsked) {
   const std::shared_ptr<internal::Engine> engine =
       internal::ClientAccess::EngineOf((*client)->GetDatabase("db"));
   EXPECT_EQ(engine->rocks().block_cache->GetCapacity(), 8 * kMiB);
+}
+
+// A catalog entry written before collections had UUIDs (no "uuid" field)
+// gets one derived from its prefix id: the same at every open, different
+// per collection, RFC 9562 version 8; the next write of the entry keeps it.
+TEST(CatalogUuidTest, EntriesWithoutAUuidGetAStableDerivedOne) {
+  test::ScratchDir dir;
+  auto uuid_of = [&](const Client& client, const std::string& name) {
+    auto infos = client.GetDatabase("db").ListCollections();
+    for (const auto& info : *infos) {
+      if (info.name == name) return info.uuid;
+    }
+    return std::string();
+  };
+  {
+    auto client = Client::Open(dir.path());
+    ASSERT_TRUE(client.ok()) << client.status();
+    for (const char* name : {"a", "b"}) {
+      ASSERT_TRUE((*client)->GetDatabase("db").CreateCollection(name).ok());
+      // Rewrite the entry as an older rockdoc wrote it: without "uuid".
+      const std::shared_ptr<internal::Engine> engine =
+          internal::ClientAccess::EngineOf((*client)->GetDatabase("db"));
+      std::string value;
+      bool found = false;
+      ASSERT_TRUE(engine->ReadMetadata(internal::CatalogMetaKey("db", name), &value, &found).ok());
+      ASSERT_TRUE(found);
+      Document entry = Document::AdoptValidated(value);
+      ASSERT_TRUE(entry.Get("uuid").IsBinary());
+      BsonBuilder old;
+      for (Element e : entry) {
+        if (e.key() != "uuid") old.AppendElement(e);
+      }
+      Document old_entry = std::move(old).Build();
+      ASSERT_TRUE(engine->WriteMetadata({{internal::Engine::MetadataWrite::Op::kPut,
+                                          internal::CatalogMetaKey("db", name),
+                                          std::string(old_entry.bytes())}})
+                      .ok());
+    }
+  }
+  std::string a, b;
+  for (int open = 0; open < 2; ++open) {
+    auto client = Client::Open(dir.path());
+    ASSERT_TRUE(client.ok()) << client.status();
+    if (open == 0) {
+      a = uuid_of(**client, "a");
+      b = uuid_of(**client, "b");
+      ASSERT_EQ(a.size(), 16u);
+      EXPECT_NE(a, b);
+      EXPECT_EQ(static_cast<unsigned char>(a[6]) >> 4, 8u);
+      EXPECT_EQ(static_cast<unsigned char>(a[8]) & 0xc0, 0x80u);
+      // A write of the entry (an index) persists the derived UUID as it is.
+      ASSERT_TRUE((*client)->GetDatabase("db").GetCollection("a").CreateIndex(Json(R"({"k": 1})")).ok());
+    } else {
+      EXPECT_EQ(uuid_of(**client, "a"), a);
+      EXPECT_EQ(uuid_of(**client, "b"), b);
+    }
+  }
 }
 
 TEST_F(StorageTest, DataPersistsAcrossCloseAndReopen) {

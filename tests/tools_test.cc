@@ -871,6 +871,51 @@ TEST_F(ToolsFixtureTest, RestoreRenamesWithNsFromNsTo) {
   }
 }
 
+// A dump names each collection's UUID; restore gives it back with
+// --preserveUUID (which needs --drop), a new one without.
+TEST_F(ToolsFixtureTest, DumpNamesUuidsRestorePreservesThem) {
+  ASSERT_TRUE(Coll("shop", "orders").InsertOne(Json(R"({"_id": 1})")).ok());
+  auto uuid_of = [](const Client& client, const std::string& db, const std::string& name) {
+    auto infos = client.GetDatabase(db).ListCollections();
+    for (const auto& info : *infos) {
+      if (info.name == name) return info.uuid;
+    }
+    return std::string("missing");
+  };
+  const std::string uuid = uuid_of(*client_, "shop", "orders");
+  ASSERT_EQ(uuid.size(), 16u);
+  DumpOptions d;
+  d.out = dir_.Sub("dump");
+  ASSERT_TRUE(Dump(*client_, d).ok());
+  EXPECT_THAT(Slurp(d.out + "/shop/orders.metadata.json"),
+              HasSubstr("\"uuid\":\"" + UuidToHex(uuid) + "\""));
+  auto target = OpenAt(dir_.Sub("target"));
+  RestoreOptions o;
+  o.dir = d.out;
+  o.preserve_uuid = true;
+  auto r = Restore(*target, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(std::string(r.status().message()), HasSubstr("--preserveUUID without --drop"));
+  o.drop = true;
+  for (int round = 0; round < 2; ++round) {  // the second over the first
+    r = Restore(*target, o);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(uuid_of(*target, "shop", "orders"), uuid);
+  }
+  o.preserve_uuid = false;
+  ASSERT_TRUE(Restore(*target, o).ok());
+  const std::string fresh = uuid_of(*target, "shop", "orders");
+  EXPECT_EQ(fresh.size(), 16u);
+  EXPECT_NE(fresh, uuid);
+  // A dump without UUIDs (older mongodump) cannot be restored preserving them.
+  Spit(d.out + "/shop/orders.metadata.json", R"({"indexes":[{"v":2,"key":{"_id":1},"name":"_id_"}]})");
+  o.preserve_uuid = true;
+  r = Restore(*target, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(std::string(r.status().message()), HasSubstr("names no UUID"));
+  EXPECT_EQ(uuid_of(*target, "shop", "orders"), fresh);
+}
+
 TEST(ToolsMain, DumpAndRestorePrograms) {
   ScratchDir dir;
   {

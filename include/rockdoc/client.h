@@ -257,6 +257,13 @@ class Database {
   // NotImplemented (238) "... is not supported by rockdoc"; an unknown name
   // is MongoDB's Location40415 "BSON field 'create.x' is an unknown field.".
   Status CreateCollection(std::string_view name, DocumentView options) const;
+  // The same, giving the collection's UUID (16 bytes) instead of a new
+  // random one, as mongorestore --preserveUUID creates collections (no
+  // create command field does this: MongoDB's applyOps `ui`). BadValue for
+  // another length, or for a view's options (a view has no UUID). rockdoc
+  // finds collections by name: the caller keeps UUIDs unique if it needs.
+  Status CreateCollectionWithUuid(std::string_view name, DocumentView options,
+                                  std::string_view uuid) const;
   // Creates a view (db.createView): a read-only collection whose documents
   // are those of `pipeline` (an array of stages) run over `view_on` (a
   // collection or view of this database, existing or not), computed on
@@ -275,11 +282,13 @@ class Database {
   StatusOr<std::vector<std::string>> ListCollectionNames() const;
   // The same with each collection's options as listCollections shows them
   // ({capped, size, max, validator, validationLevel, validationAction}), and
-  // each view's ({viewOn, pipeline}).
+  // each view's ({viewOn, pipeline}), and each collection's UUID
+  // (listCollections' info.uuid).
   struct CollectionInfo {
     std::string name;
     Document options;
     bool is_view = false;
+    std::string uuid;  // 16 bytes; empty for a view
   };
   StatusOr<std::vector<CollectionInfo>> ListCollections() const;
   // A pipeline without a collection (MongoDB's db.aggregate, {aggregate:
@@ -317,6 +326,9 @@ class Database {
   Database(std::shared_ptr<internal::Engine> engine, std::string name,
            std::shared_ptr<internal::SessionState> session = nullptr)
       : engine_(std::move(engine)), name_(std::move(name)), session_(std::move(session)) {}
+  // CreateCollection's and CreateCollectionWithUuid's work (uuid: null for
+  // a new random one).
+  Status Create(std::string_view name, DocumentView options, const std::string* uuid) const;
   std::shared_ptr<internal::Engine> engine_;
   std::string name_;
   // The session whose operations these are (null: none).

@@ -128,6 +128,9 @@ struct RestoreOptions {
   // "", options MongoDB no longer knows) as mongorestore's
   // --convertLegacyIndexes does; without it they are errors.
   bool convert_legacy_indexes = false;
+  // Give each restored collection the UUID its metadata names
+  // (--preserveUUID; needs `drop`), instead of a new one.
+  bool preserve_uuid = false;
   // --nsFrom/--nsTo pairs, applied after `ns` selects by the dump's names.
   std::vector<NamespaceRename> renames;
   std::ostream* log = nullptr;

@@ -85,12 +85,30 @@ Status Database::CreateCollection(std::string_view name) const {
 }
 
 Status Database::CreateCollection(std::string_view name, DocumentView options) const {
+  return Create(name, options, nullptr);
+}
+
+Status Database::CreateCollectionWithUuid(std::string_view name, DocumentView options,
+                                          std::string_view uuid) const {
+  if (uuid.size() != 16) {
+    return Status(ErrorCode::kBadValue,
+                  "a collection UUID is 16 bytes, not " + std::to_string(uuid.size()));
+  }
+  const std::string bytes(uuid);
+  return Create(name, options, &bytes);
+}
+
+Status Database::Create(std::string_view name, DocumentView options, const std::string* uuid) const {
   ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "create"));
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   // Refuse what would not hold before creating anything.
   ROCKDOC_ASSIGN_OR_RETURN(internal::CollectionOptions decoded,
                            internal::ParseCollectionOptions(name_, options));
+  if (uuid != nullptr) {
+    if (decoded.is_view()) return Status(ErrorCode::kBadValue, "a view has no UUID");
+    decoded.uuid = *uuid;
+  }
   if (decoded.is_view()) {
     ROCKDOC_ASSIGN_OR_RETURN(
         internal::ViewDefinition view,
@@ -117,14 +135,14 @@ StatusOr<std::vector<Database::CollectionInfo>> Database::ListCollections() cons
   for (std::string& name : names) {
     std::shared_ptr<internal::CollectionMeta> meta = CatalogOf(*engine_).Find(name_, name);
     if (meta != nullptr) {
-      out.push_back({std::move(name), meta->options()->ToDocument()});
+      out.push_back({std::move(name), meta->options()->ToDocument(), false, meta->uuid});
       continue;
     }
     std::shared_ptr<const internal::ViewDefinition> view = CatalogOf(*engine_).FindView(name_, name);
     if (view == nullptr) continue;  // dropped meanwhile
     BsonBuilder options;
     options.AppendString("viewOn", view->view_on).AppendArray("pipeline", view->pipeline.view());
-    out.push_back({std::move(name), std::move(options).Build(), /*is_view=*/true});
+    out.push_back({std::move(name), std::move(options).Build(), /*is_view=*/true, {}});
   }
   return out;
 }

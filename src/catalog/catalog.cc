@@ -1,6 +1,8 @@
 #include "catalog/catalog.h"
 
+#include <cstring>
 #include <functional>
+#include <random>
 #include <set>
 
 #include "bson/append_number.h"
@@ -19,6 +21,41 @@ constexpr size_t kMaxDatabaseNameBytes = 63;
 
 Status InvalidNamespace(std::string message) {
   return Status(ErrorCode::kInvalidNamespace, std::move(message));
+}
+
+// RFC 9562's version and variant bits over 16 bytes.
+std::string MarkUuid(std::string bytes, unsigned version) {
+  bytes[6] = static_cast<char>((static_cast<unsigned char>(bytes[6]) & 0x0f) | (version << 4));
+  bytes[8] = static_cast<char>((static_cast<unsigned char>(bytes[8]) & 0x3f) | 0x80);
+  return bytes;
+}
+
+// A random (version 4) UUID, as MongoDB gives a new collection.
+std::string RandomUuid() {
+  std::random_device rd;
+  std::string bytes(16, '\0');
+  for (size_t i = 0; i < 16; i += 4) {
+    uint32_t r = rd();
+    std::memcpy(bytes.data() + i, &r, 4);
+  }
+  return MarkUuid(std::move(bytes), 4);
+}
+
+// SplitMix64's output function: a bijective mix of 64 bits.
+uint64_t Mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// The UUID of a collection whose catalog entry predates UUIDs: a function
+// of its prefix id (unique in the directory), so the same at every open
+// (version 8: RFC 9562's custom layout).
+std::string DerivedUuid(uint32_t id) {
+  std::string bytes;
+  AppendBE64(&bytes, Mix64(id));
+  AppendBE64(&bytes, Mix64(id ^ 0x726f636b646f6375ULL));  // "rockdocu"
+  return MarkUuid(std::move(bytes), 8);
 }
 
 }  // namespace
@@ -155,6 +192,18 @@ Status Catalog::LoadEntry(std::string_view value) {
     meta->db = std::string(db.String());
     meta->name = std::string(name.String());
     if (meta->id >= next_id_) next_id_ = meta->id + 1;
+    Element uuid = doc->Get("uuid");
+    if (uuid.ok()) {
+      std::optional<BinaryView> bin = uuid.AsBinary();
+      if (!bin.has_value() || bin->subtype != BinarySubtype::kUuid || bin->data.size() != 16) {
+        return Status(ErrorCode::kDataCorruptionDetected, "catalog entry has a bad uuid");
+      }
+      meta->uuid = std::string(bin->data);
+    } else {
+      // Written before collections had UUIDs: one derived from the prefix
+      // id, the same at every open until the entry is next written.
+      meta->uuid = DerivedUuid(meta->id);
+    }
     Element indexes = doc->Get("indexes");
     if (indexes.ok()) {
       if (indexes.type() != BsonType::kArray) {
@@ -225,6 +274,7 @@ Status Catalog::PersistLocked(
     const std::vector<std::pair<IndexDescriptor*, MultikeyPaths>>* multikey_override) {
   BsonBuilder b;
   b.AppendInt64("id", meta.id).AppendString("db", meta.db).AppendString("name", meta.name);
+  b.AppendBinary("uuid", BinarySubtype::kUuid, meta.uuid);
   if (meta.is_capped()) b.AppendInt64("cappedOrderId", meta.capped_order_id);
   std::shared_ptr<const IndexSet> indexes = meta.indexes();
   if (!indexes->empty()) {
@@ -297,6 +347,7 @@ StatusOr<std::shared_ptr<CollectionMeta>> Catalog::GetOrCreateLocked(
   meta->id = id;
   meta->db = std::string(db);
   meta->name = std::string(name);
+  meta->uuid = options != nullptr && !options->uuid.empty() ? options->uuid : RandomUuid();
   if (options != nullptr) {
     meta->set_options(std::make_shared<const CollectionOptions>(*options));
     if (options->capped) {
@@ -635,6 +686,7 @@ Status Catalog::Rename(std::string_view db, std::string_view from, std::string_v
   renamed->id = old->id;
   renamed->db = old->db;
   renamed->name = std::string(to);
+  renamed->uuid = old->uuid;  // as MongoDB's rename within a database
   // The indexes keep their ids, entries, multikey paths and counters.
   renamed->set_indexes(old->indexes());
   renamed->id_index_since_ms = old->id_index_since_ms;

@@ -61,6 +61,12 @@ struct CollectionOptions {
   int64_t capped_size = 0;
   int64_t capped_max = 0;
 
+  // The collection's UUID (16 bytes) when its creator gives one (restore
+  // with --preserveUUID, as MongoDB's applyOps create with `ui`); empty:
+  // the catalog makes a random one. Not a user option: no create command
+  // field sets it, and ToDocument leaves it out.
+  std::string uuid;
+
   // The options as listCollections reports them ({capped, size, max,
   // validator, validationLevel, validationAction}); also what the catalog
   // persists.
@@ -86,6 +92,11 @@ struct CollectionMeta {
   uint32_t id = 0;
   std::string db;
   std::string name;
+  // MongoDB's collection UUID (16 bytes, listCollections' info.uuid): set
+  // at creation, kept by renames, persisted in the catalog entry. rockdoc
+  // finds collections by name, never by UUID, so it need not be unique
+  // (a restore with --preserveUUID builds a copy aside under the same one).
+  std::string uuid;
   std::string full_name() const { return db + "." + name; }
 
   // Capped collections: the prefix id of the insertion order entries (0

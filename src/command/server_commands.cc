@@ -191,6 +191,7 @@ Status RunListCollections(CommandContext& ctx, DocumentView cmd, BsonBuilder* re
       b.AppendDocument("options", collection.options.view());
       b.OpenDocument("info");
       b.AppendBool("readOnly", false);
+      b.AppendBinary("uuid", BinarySubtype::kUuid, collection.uuid);
       b.Close();
       b.OpenDocument("idIndex");
       b.AppendInt32("v", 2);

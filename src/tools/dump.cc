@@ -153,10 +153,9 @@ StatusOr<std::vector<Intent>> CollectIntents(const Client& client, const Session
       intent.is_view = info.is_view;
       intent.metadata.options = std::move(info.options);
       intent.metadata.collection_name = info.name;
-      // rockdoc's catalog keeps no collection UUID: each dump names the
-      // collection with a fresh one (mongorestore uses it only with
-      // --preserveUUID).
-      intent.metadata.uuid = RandomUuidHex();
+      // The collection's UUID (a view has none), which mongorestore (and
+      // rockdoc-restore) give the restored collection with --preserveUUID.
+      if (!info.is_view) intent.metadata.uuid = UuidToHex(info.uuid);
       if (info.is_view) {
         intent.metadata.type = "view";
       } else {

@@ -292,6 +292,33 @@ StatusOr<CollectionMetadata> ParseMetadata(std::string_view json, const std::str
   return out;
 }
 
+std::string UuidToHex(std::string_view bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : bytes) {
+    out.push_back(kHex[c >> 4]);
+    out.push_back(kHex[c & 15]);
+  }
+  return out;
+}
+
+std::optional<std::string> UuidFromHex(std::string_view hex) {
+  if (hex.size() != 32) return std::nullopt;
+  auto nibble = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  std::string out;
+  for (size_t i = 0; i < 32; i += 2) {
+    int hi = nibble(hex[i]), lo = nibble(hex[i + 1]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    out.push_back(static_cast<char>(hi << 4 | lo));
+  }
+  return out;
+}
+
 std::string RandomUuidHex() {
   static thread_local std::mt19937_64 rng(std::random_device{}());
   uint64_t hi = rng(), lo = rng();

@@ -126,6 +126,10 @@ StatusOr<CollectionMetadata> ParseMetadata(std::string_view json, const std::str
 
 // A fresh random (version 4) UUID as 32 lower-case hex digits.
 std::string RandomUuidHex();
+// 16 bytes as 32 lower-case hex digits (metadata.json's "uuid"), and back:
+// nullopt unless `hex` is 32 hex digits.
+std::string UuidToHex(std::string_view bytes);
+std::optional<std::string> UuidFromHex(std::string_view hex);
 
 // The time as mongo-tools' log lines start ("2026-11-27T02:15:22.123+0000").
 std::string LogTimestamp();

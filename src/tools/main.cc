@@ -280,7 +280,11 @@ constexpr OptionField<RestoreConfig> kRestoreFlags[] = {
     {"numParallelCollections", nullptr},
     {"numInsertionWorkersPerCollection", nullptr},
     {"bypassDocumentValidation", nullptr},
-    {"preserveUUID", nullptr},
+    {"preserveUUID",
+     [](const Element&, RestoreConfig* c) {
+       c->options.preserve_uuid = true;
+       return Status::OK();
+     }},
     {"fixDottedHashIndex", nullptr},
 };
 

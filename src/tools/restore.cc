@@ -467,8 +467,19 @@ Status RestoreOne(const Client& client, const Source& s, const RestoreOptions& o
   // indexes are still checked on an empty aside collection first.
   const std::string temp = TempName();
   auto drop_temp = [&]() { db.DropCollection(temp).IgnoreError(); };
-  Status st = s.metadata.options.empty() ? db.CreateCollection(temp)
-                                         : db.CreateCollection(temp, s.metadata.options);
+  Status st;
+  if (options.preserve_uuid) {
+    std::optional<std::string> uuid = UuidFromHex(s.metadata.uuid);
+    if (!uuid) {
+      return BadValue("--preserveUUID: " + (s.metadata_name.empty() ? ns : s.metadata_name) +
+                      (s.metadata.uuid.empty() ? " names no UUID"
+                                               : " has a UUID that is not 32 hex digits"));
+    }
+    st = db.CreateCollectionWithUuid(temp, s.metadata.options, *uuid);
+  } else {
+    st = s.metadata.options.empty() ? db.CreateCollection(temp)
+                                    : db.CreateCollection(temp, s.metadata.options);
+  }
   if (!st.ok()) {
     return st.WithContext(s.metadata_name.empty() ? ns : s.metadata_name);
   }
@@ -541,6 +552,9 @@ StatusOr<RestoreReport> Restore(const Client& client, const RestoreOptions& opti
     ROCKDOC_ASSIGN_OR_RETURN(sources, ScanStdin(options, *spill));
   } else {
     ROCKDOC_ASSIGN_OR_RETURN(sources, ScanDirectory(options));
+  }
+  if (options.preserve_uuid && !options.drop) {
+    return BadValue("cannot specify --preserveUUID without --drop");
   }
   // Malformed --nsFrom/--nsTo patterns are refused before anything is written.
   ROCKDOC_RETURN_IF_ERROR(RenamedNamespace(options.renames, "").status());
