@@ -25,6 +25,7 @@
 #include "tools/archive.h"
 #include "tools/flags.h"
 #include "tools/formats.h"
+#include "tools/legacy_json.h"
 #include "tools/streams.h"
 #include "rockdoc/tools.h"
 #include "tools/mains.h"
@@ -1384,6 +1385,87 @@ TEST_F(ToolsImportTest, MalformedJsonStreamsNameTheLineAndWriteNothing) {
   }
 }
 
+// --legacy: the shell's Extended JSON v1, each form against the v2 value it
+// stands for.
+TEST(ToolsLegacyJson, ShellFormsBecomeTheirV2Values) {
+  struct Case {
+    const char* legacy;
+    const char* v2;
+  };
+  const Case cases[] = {
+      {R"({a: ObjectId("5f0f0f0f0f0f0f0f0f0f0f0f")})", R"({"a": {"$oid": "5f0f0f0f0f0f0f0f0f0f0f0f"}})"},
+      {R"({a: new Date(1409836258000), b: Date(-1)})",
+       R"({"a": {"$date": {"$numberLong": "1409836258000"}}, "b": {"$date": {"$numberLong": "-1"}}})"},
+      {R"({a: ISODate("2020-01-02T03:04:05.006Z")})", R"({"a": {"$date": "2020-01-02T03:04:05.006Z"}})"},
+      {R"({a: NumberLong(5), b: NumberLong("-9223372036854775808"), c: NumberInt('7')})",
+       R"({"a": {"$numberLong": "5"}, "b": {"$numberLong": "-9223372036854775808"}, "c": 7})"},
+      {R"({a: NumberDecimal("1.10")})", R"({"a": {"$numberDecimal": "1.10"}})"},
+      {R"({a: Timestamp(1, 2)})", R"({"a": {"$timestamp": {"t": 1, "i": 2}}})"},
+      {R"({a: BinData(0, "aGk="), b: HexData(5, "6869")})",
+       R"({"a": {"$binary": {"base64": "aGk=", "subType": "00"}}, "b": {"$binary": {"base64": "aGk=", "subType": "05"}}})"},
+      {R"({a: UUID("0123456789abcdef-0123456789abcdef")})",
+       R"({"a": {"$binary": {"base64": "ASNFZ4mrze8BI0VniavN7w==", "subType": "04"}}})"},
+      {R"({a: /x{2}[/]y/mi, b: /\//})",
+       R"({"a": {"$regularExpression": {"pattern": "x{2}[/]y", "options": "im"}}, "b": {"$regularExpression": {"pattern": "\\/", "options": ""}}})"},
+      {R"({a: MinKey, b: MaxKey(), c: undefined, d: NaN, e: -Infinity, f: Infinity})",
+       R"({"a": {"$minKey": 1}, "b": {"$maxKey": 1}, "c": {"$undefined": true}, "d": {"$numberDouble": "NaN"}, "e": {"$numberDouble": "-Infinity"}, "f": {"$numberDouble": "Infinity"}})"},
+      {R"({'single': 'it\'s "q" {', $k_2: [1, .5, -.5, +3, true, null], u: '\u00e9\ud83d\ude00'})",
+       "{\"single\": \"it's \\\"q\\\" {\", \"$k_2\": [1, 0.5, -0.5, 3, true, null], \"u\": \"\u00e9\U0001F600\"}"},
+      {R"({r: DBRef("c", ObjectId("5f0f0f0f0f0f0f0f0f0f0f0f"))})",
+       R"({"r": {"$ref": "c", "$id": {"$oid": "5f0f0f0f0f0f0f0f0f0f0f0f"}}})"},
+      {R"({"$date-like": {"$date": 5}, s: Symbol("x")})", R"({"$date-like": {"$date": {"$numberLong": "5"}}, "s": {"$symbol": "x"}})"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.legacy);
+    auto v2 = LegacyJsonToV2(c.legacy);
+    ASSERT_TRUE(v2.ok()) << v2.status();
+    auto got = FromJson(UpgradeLegacyJson(*v2));
+    ASSERT_TRUE(got.ok()) << got.status() << "\n" << *v2;
+    auto want = FromJson(c.v2);
+    ASSERT_TRUE(want.ok()) << want.status();
+    EXPECT_EQ(ToJson(*got, JsonFormat::kCanonical), ToJson(*want, JsonFormat::kCanonical));
+  }
+  for (const char* bad : {"{a: Code(\"x\")}", "{a: ObjectId()}", "{a: NumberLong(1.5)}", "{a: 'open}",
+                          "{a: foo}", "{a: /x}", "{a: 1,}", "{a: 1} x", "{a: HexData(0, \"zz\")}",
+                          "{a: '\\ud800'}", "{a: BinData(256, \"\")}"}) {
+    auto v2 = LegacyJsonToV2(bad);
+    EXPECT_FALSE(v2.ok()) << bad << " -> " << *v2;
+    if (!v2.ok()) {
+      EXPECT_THAT(std::string(v2.status().message()), HasSubstr("legacy JSON at offset")) << bad;
+    }
+  }
+}
+
+TEST_F(ToolsImportTest, LegacyImport) {
+  ScratchDir d;
+  Spit(d.Sub("l.json"),
+       "{_id: 1, when: ISODate('2020-01-02T03:04:05Z'), s: '}{'}\n"
+       "{_id: NumberLong(2), oid: ObjectId(\"5f0f0f0f0f0f0f0f0f0f0f0f\"),\n re: /a}b/i}\n");
+  ImportOptions o;
+  o.file = d.Sub("l.json");
+  auto r = RunImport(o);
+  ASSERT_FALSE(r.ok());  // not without --legacy
+  EXPECT_THAT(std::string(r.status().message()), HasSubstr("l.json:1"));
+  o.legacy = true;
+  r = RunImport(o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  auto docs = AllDocs(C());
+  ASSERT_EQ(docs.size(), 2u);
+  EXPECT_EQ(ToJson(docs[0]), R"({"_id": 1, "when": {"$date": "2020-01-02T03:04:05Z"}, "s": "}{"})");
+  EXPECT_EQ(docs[1].Get("_id").Int64(), 2);
+  EXPECT_EQ(docs[1].Get("re").Regex().pattern, "a}b");
+  Spit(d.Sub("bad.json"), "{_id: 1}\n\n{_id: Code('x')}\n");
+  o.file = d.Sub("bad.json");
+  o.drop = true;
+  r = RunImport(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(std::string(r.status().message()), HasSubstr("bad.json:3: legacy JSON at offset"));
+  EXPECT_EQ(AllDocs(C()).size(), 2u);  // nothing written, the drop included
+  o.type = ExportType::kCsv;
+  o.fields = {"a"};
+  EXPECT_THAT(std::string(RunImport(o).status().message()), HasSubstr("--legacy applies to JSON"));
+}
+
 TEST_F(ToolsImportTest, UpsertMergeDelete) {
   ScratchDir d;
   ASSERT_TRUE(C().InsertMany(test::JsonArray(
@@ -1527,8 +1609,21 @@ TEST(ToolsMain, ExportAndImportPrograms) {
             0)
       << err;
   EXPECT_EQ(Slurp(dir.Sub("ff.csv")), "5,6\n");
-  EXPECT_EQ(RunTool(ImportMain, {"rockdoc-import", "--dbpath", dir.Sub("db"), "--legacy"}, &err), 3);
-  EXPECT_THAT(err, HasSubstr("--legacy is not supported by rockdoc"));
+  EXPECT_EQ(RunTool(ImportMain, {"rockdoc-import", "--dbpath", dir.Sub("db"), "--useArrayIndexFields"},
+                    &err),
+            3);
+  EXPECT_THAT(err, HasSubstr("--useArrayIndexFields is not supported by rockdoc"));
+  Spit(dir.Sub("legacy.json"), "{_id: NumberLong(7), when: new Date(0)}\n");
+  ASSERT_EQ(RunTool(ImportMain, {"rockdoc-import", "--dbpath", dir.Sub("db"), "-d", "x", "-c", "legacy",
+                                 "--legacy", "--file", dir.Sub("legacy.json")},
+                    &err),
+            0)
+      << err;
+  {
+    auto client = OpenAt(dir.Sub("db"));
+    EXPECT_EQ(AllDocs(client->GetDatabase("x").GetCollection("legacy")),
+              test::JsonArray(R"([{"_id": {"$numberLong": "7"}, "when": {"$date": "1970-01-01T00:00:00Z"}}])"));
+  }
   EXPECT_EQ(RunTool(ExportMain, {"rockdoc-export", "--jsonFormat=loose"}, &err), 3);
   EXPECT_THAT(err, HasSubstr("choose relaxed or canonical"));
 }

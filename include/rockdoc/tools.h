@@ -192,6 +192,9 @@ struct ImportOptions {
   std::string file;
   ExportType type = ExportType::kJson;
   bool json_array = false;
+  // --legacy: Extended JSON v1 as the mongo shell writes it (ObjectId("..."),
+  // ISODate(...), NumberLong(...), /regex/, single quotes, unquoted keys).
+  bool legacy = false;
   // CSV/TSV columns: --fields / --fieldFile, or --headerline.
   std::vector<std::string> fields;
   bool header_line = false;

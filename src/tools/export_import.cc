@@ -12,6 +12,7 @@
 
 #include "rockdoc/json.h"
 #include "tools/formats.h"
+#include "tools/legacy_json.h"
 #include "tools/progress.h"
 #include "tools/streams.h"
 #include "rockdoc/tools.h"
@@ -132,40 +133,6 @@ std::string CsvQuote(const std::string& cell, char delimiter) {
 
 // ---- import ----
 
-// Legacy Extended JSON v1 that mongoimport reads and v2 does not:
-// {"$date": <milliseconds>} becomes {"$date": {"$numberLong": "<ms>"}}.
-std::string UpgradeLegacyJson(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  JsonStringTracker strings;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (!strings.in_string() && c == '"' && text.substr(i, 7) == "\"$date\"") {
-      size_t j = i + 7;
-      while (j < text.size() && std::isspace(static_cast<unsigned char>(text[j]))) ++j;
-      if (j < text.size() && text[j] == ':') {
-        size_t k = j + 1;
-        while (k < text.size() && std::isspace(static_cast<unsigned char>(text[k]))) ++k;
-        size_t start = k;
-        if (k < text.size() && text[k] == '-') ++k;
-        while (k < text.size() && std::isdigit(static_cast<unsigned char>(text[k]))) ++k;
-        bool integral = k > start && std::isdigit(static_cast<unsigned char>(text[k - 1])) &&
-                        (k >= text.size() || (text[k] != '.' && text[k] != 'e' && text[k] != 'E'));
-        if (integral) {
-          out.append("\"$date\": {\"$numberLong\": \"");
-          out.append(text.substr(start, k - start));
-          out.append("\"}");
-          i = k - 1;
-          continue;
-        }
-      }
-    }
-    strings.Feed(c);
-    out.push_back(c);
-  }
-  return out;
-}
-
 struct Parsed {
   Document doc;
   std::string where;  // "file:line"
@@ -184,7 +151,8 @@ constexpr size_t kMaxDocumentText = size_t{128} << 20;
 // mongoexport writes them, or spanning lines as --pretty writes them), or
 // with `array` one JSON array of documents. Holds one document's text at a
 // time. Errors name the file and the line where the document starts.
-Status ParseJson(const std::string& name, ByteReader* in, bool array, const Emit& emit) {
+Status ParseJson(const std::string& name, ByteReader* in, bool array, bool legacy,
+                 const Emit& emit) {
   in->SkipBom();
   uint64_t line = 1;
   auto get = [&]() {
@@ -208,7 +176,11 @@ Status ParseJson(const std::string& name, ByteReader* in, bool array, const Emit
   auto read_document = [&]() -> Status {
     const uint64_t start = line;
     text.clear();
-    JsonStringTracker strings;
+    JsonStringTracker strings(/*single_quotes=*/legacy);
+    // Legacy text has regular expression literals, whose brackets do not
+    // count either: a '/' where a value starts opens one.
+    char last = 0;  // the last byte outside strings and white space
+    bool in_regex = false, regex_escape = false, regex_class = false;
     int depth = 0;
     int c;
     while ((c = get()) != -1) {
@@ -217,7 +189,30 @@ Status ParseJson(const std::string& name, ByteReader* in, bool array, const Emit
         return fail(start, "a document's JSON text is over " +
                                std::to_string(kMaxDocumentText >> 20) + " MiB");
       }
+      if (in_regex) {
+        if (regex_escape) {
+          regex_escape = false;
+        } else if (c == '\\') {
+          regex_escape = true;
+        } else if (c == '[') {
+          regex_class = true;
+        } else if (c == ']') {
+          regex_class = false;
+        } else if (c == '/' && !regex_class) {
+          in_regex = false;
+        } else if (c == '\n') {
+          in_regex = false;  // not a regular expression: the converter says so
+        }
+        continue;
+      }
       if (strings.Feed(static_cast<char>(c))) continue;
+      if (std::isspace(c)) continue;
+      if (legacy && c == '/' && (last == ':' || last == '[' || last == ',' || last == '(')) {
+        in_regex = true;
+        regex_escape = regex_class = false;
+        continue;
+      }
+      last = static_cast<char>(c);
       if (c == '{' || c == '[') {
         ++depth;
       } else if ((c == '}' || c == ']') && --depth == 0) {
@@ -225,6 +220,11 @@ Status ParseJson(const std::string& name, ByteReader* in, bool array, const Emit
       }
     }
     ROCKDOC_RETURN_IF_ERROR(in->status());
+    if (legacy) {
+      auto v2 = LegacyJsonToV2(text);
+      if (!v2.ok()) return fail(start, std::string(v2.status().message()));
+      text = *std::move(v2);
+    }
     auto doc = FromJson(UpgradeLegacyJson(text));
     if (!doc.ok()) return fail(start, std::string(doc.status().message()));
     return emit(*std::move(doc), start);
@@ -1089,6 +1089,9 @@ StatusOr<ImportReport> Import(const Client& client, const ImportOptions& options
   if (options.type != ExportType::kJson && options.json_array) {
     return BadValue("cannot use --jsonArray except with JSON input");
   }
+  if (options.type != ExportType::kJson && options.legacy) {
+    return BadValue("--legacy applies to JSON input only");
+  }
   if (options.type == ExportType::kJson &&
       (options.header_line || !options.fields.empty() || options.columns_have_types)) {
     return BadValue("--fields, --fieldFile, --headerline and --columnsHaveTypes apply to CSV and "
@@ -1107,7 +1110,7 @@ StatusOr<ImportReport> Import(const Client& client, const ImportOptions& options
     ByteReader reader(in.get());
     Emit emit = [&spill](Document doc, uint64_t line) { return spill.Add(doc, line); };
     if (options.type == ExportType::kJson) {
-      ROCKDOC_RETURN_IF_ERROR(ParseJson(name, &reader, options.json_array, emit));
+      ROCKDOC_RETURN_IF_ERROR(ParseJson(name, &reader, options.json_array, options.legacy, emit));
     } else {
       ROCKDOC_RETURN_IF_ERROR(ParseDelimited(name, &reader, options, emit));
     }

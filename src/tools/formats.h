@@ -76,28 +76,32 @@ class BsonReader {
 // at a time (so that text may arrive in pieces). Every walker of JSON text
 // in the tools (compacting, indenting, upgrading legacy forms, splitting a
 // stream into documents) asks it, so that none rewrites a string's bytes.
+// With `single_quotes`, strings may also be single-quoted (the shell's
+// legacy JSON).
 class JsonStringTracker {
  public:
+  explicit JsonStringTracker(bool single_quotes = false) : single_quotes_(single_quotes) {}
   // Consumes `c`; true when it belongs to a string literal (quotes included).
   bool Feed(char c) {
-    if (in_string_) {
+    if (quote_ != 0) {
       if (escaped_) {
         escaped_ = false;
       } else if (c == '\\') {
         escaped_ = true;
-      } else if (c == '"') {
-        in_string_ = false;
+      } else if (c == quote_) {
+        quote_ = 0;
       }
       return true;
     }
-    in_string_ = c == '"';
-    return in_string_;
+    if (c == '"' || (single_quotes_ && c == '\'')) quote_ = c;
+    return quote_ != 0;
   }
   // True between a string's opening quote and its closing one.
-  bool in_string() const { return in_string_; }
+  bool in_string() const { return quote_ != 0; }
 
  private:
-  bool in_string_ = false;
+  bool single_quotes_;
+  char quote_ = 0;  // the open string's quote; 0 outside strings
   bool escaped_ = false;
 };
 

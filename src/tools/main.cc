@@ -520,7 +520,7 @@ constexpr OptionField<ImportConfig> kImportFlags[] = {
     {"numInsertionWorkers", nullptr},
     {"writeConcern", nullptr},
     {"bypassDocumentValidation", nullptr},
-    {"legacy", nullptr},
+    ROCKDOC_IMPORT_BOOL("legacy", legacy),
     {"useArrayIndexFields", nullptr},
     {"upsert", nullptr},
 };
