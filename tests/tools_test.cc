@@ -1230,6 +1230,38 @@ TEST_F(ToolsImportTest, DuplicateIdsCountedOrStop) {
   EXPECT_EQ(AllDocs(C()).size(), 3u);
 }
 
+// --maintainInsertionOrder makes the inserts ordered: a batch stops at its
+// first failure, and the import goes on from there one document at a time.
+// Either way every good document is in, and the failures are reported in
+// input order, across batch boundaries.
+TEST_F(ToolsImportTest, MaintainInsertionOrderGoesOnAfterEachFailure) {
+  ScratchDir d;
+  std::string text;
+  const std::vector<int> duplicates = {2, 5, 999, 1000, 1001, 2400};  // input positions
+  for (int i = 0; i < 2500; ++i) {
+    bool dup = std::find(duplicates.begin(), duplicates.end(), i) != duplicates.end();
+    text += "{\"_id\": " + std::to_string(dup ? 0 : i) + ", \"n\": " + std::to_string(i) + "}\n";
+  }
+  Spit(d.Sub("o.json"), text);
+  for (bool ordered : {true, false}) {
+    SCOPED_TRACE(ordered);
+    ImportOptions o;
+    o.file = d.Sub("o.json");
+    o.drop = true;
+    o.maintain_insertion_order = ordered;
+    auto r = RunImport(o);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->imported, 2500 - static_cast<int64_t>(duplicates.size()));
+    ASSERT_EQ(r->failed, static_cast<int64_t>(duplicates.size()));
+    for (size_t k = 0; k < duplicates.size(); ++k) {
+      EXPECT_THAT(r->failures[k], HasSubstr("o.json:" + std::to_string(duplicates[k] + 1) + ": DuplicateKey"));
+    }
+    auto docs = AllDocs(C());
+    ASSERT_EQ(docs.size(), 2500 - duplicates.size());
+    EXPECT_EQ(docs[0].Get("n").Int32(), 0);  // the first _id 0 won
+  }
+}
+
 TEST_F(ToolsImportTest, JsonFixtures) {
   ImportOptions o;
   o.file = ImportFixture("test_plain.json");
