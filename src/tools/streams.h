@@ -72,6 +72,15 @@ class ByteReader {
     if (pos_ == end_ && !Fill()) return -1;
     return static_cast<unsigned char>(buf_[pos_]);
   }
+  // The buffered bytes not yet consumed, refilled when none are left;
+  // empty at the end (or after an error). For parsers that scan a run of
+  // bytes at a time, with Consume.
+  std::string_view Available() {
+    if (pos_ == end_ && !Fill()) return {};
+    return {buf_.data() + pos_, end_ - pos_};
+  }
+  // Consumes `n` bytes of those Available returned.
+  void Consume(size_t n) { pos_ += n; }
   // Skips a UTF-8 byte order mark; call before the first Get.
   void SkipBom();
   const Status& status() const { return status_; }
