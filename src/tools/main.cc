@@ -12,6 +12,7 @@
 #include "tools/flags.h"
 #include "tools/formats.h"
 #include "tools/streams.h"
+#include "rockdoc/advisor.h"
 #include "rockdoc/tools.h"
 #include "tools/mains.h"
 
@@ -20,6 +21,7 @@ namespace {
 
 constexpr int kExitFailure = 1;
 constexpr int kExitBadOptions = 3;  // mongo-tools' exit status for option errors
+constexpr int kExitFindings = 2;    // rockdoc-advise: findings at or above --failOn
 
 using internal::OptionField;
 
@@ -725,6 +727,81 @@ int ImportMain(int argc, const char* const* argv, std::ostream& err) {
                    ROCKDOC_ASSIGN_OR_RETURN(ImportReport report, Import(client, config.options));
                    return report.failed > 0 && config.options.stop_on_error ? kExitFailure : 0;
                  });
+}
+
+// ---- rockdoc-advise ----
+
+namespace {
+
+struct AdviseConfig {
+  Common common;
+  advisor::AdviseOptions options;
+  bool json = false;
+  std::string fail_on = "warning";
+};
+
+constexpr OptionField<AdviseConfig> kAdviseFlags[] = {
+    ROCKDOC_COMMON_FLAGS(AdviseConfig),
+    {"db",
+     [](const Element& e, AdviseConfig* c) {
+       c->options.dbs.emplace_back();
+       return String(e, &c->options.dbs.back());
+     }},
+    {"json",
+     [](const Element&, AdviseConfig* c) {
+       c->json = true;
+       return Status::OK();
+     }},
+    {"full",
+     [](const Element&, AdviseConfig* c) {
+       c->options.full = true;
+       return Status::OK();
+     }},
+    {"sample", [](const Element& e, AdviseConfig* c) { return ParseInt(e, &c->options.sample_size, "sample"); }},
+    {"failOn", [](const Element& e, AdviseConfig* c) { return String(e, &c->fail_on); }},
+};
+
+const std::vector<FlagSpec> kAdviseSpecs = With({
+    {"db", 'd', FlagArity::kRequired},
+    {"json", 0, FlagArity::kNone},
+    {"full", 0, FlagArity::kNone},
+    {"sample", 0, FlagArity::kRequired},
+    {"failOn", 0, FlagArity::kRequired},
+});
+
+}  // namespace
+
+int AdviseMain(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  AdviseConfig config;
+  std::vector<std::string> positional;
+  if (auto exit = Prepare("rockdoc-advise", argc, argv, kAdviseSpecs, kAdviseFlags, &config,
+                          &positional, err)) {
+    return *exit;
+  }
+  if (positional.size() > 1 || (positional.size() == 1 && !config.common.dbpath.empty())) {
+    err << "rockdoc-advise: give the database directory once (DIR or --dbpath)\n";
+    return kExitBadOptions;
+  }
+  if (positional.size() == 1) config.common.dbpath = positional[0];
+  auto fail_on = advisor::ParseSeverity(config.fail_on);
+  if (!fail_on.ok()) {
+    err << "rockdoc-advise: --failOn: " << fail_on.status().message() << "\n";
+    return kExitBadOptions;
+  }
+  if (!config.common.quiet && isatty(STDERR_FILENO)) config.options.progress = &err;
+  auto client = OpenClient(config.common.dbpath, /*create=*/false);
+  if (!client.ok()) {
+    err << "rockdoc-advise: Failed: " << client.status() << "\n";
+    return kExitFailure;
+  }
+  auto report = advisor::Advise(**client, config.options);
+  if (!report.ok()) {
+    err << "rockdoc-advise: Failed: " << report.status() << "\n";
+    return kExitFailure;
+  }
+  out << (config.json ? ToJson(advisor::ToDocument(*report), JsonFormat::kRelaxed) + "\n"
+                      : advisor::FormatText(*report));
+  return report->Any(*fail_on) ? kExitFindings : 0;
 }
 
 }  // namespace rockdoc::tools

@@ -1,5 +1,5 @@
 // tools/mains.h: the programs' mains (rockdoc-dump, -restore, -export,
-// -import), over the calls of rockdoc/tools.h.
+// -import, -advise), over the calls of rockdoc/tools.h and rockdoc/advisor.h.
 #ifndef ROCKDOC_TOOLS_MAINS_H_
 #define ROCKDOC_TOOLS_MAINS_H_
 
@@ -17,6 +17,12 @@ int DumpMain(int argc, const char* const* argv, std::ostream& err);
 int RestoreMain(int argc, const char* const* argv, std::ostream& err);
 int ExportMain(int argc, const char* const* argv, std::ostream& err);
 int ImportMain(int argc, const char* const* argv, std::ostream& err);
+// rockdoc-advise DIR [--db NAME]... [--json] [--full] [--sample N]
+// [--failOn info|warning|critical]: the schema advisor (rockdoc/advisor.h);
+// the report on `out`. Exit status: 0 when nothing at or above --failOn
+// (warning by default) was found, 2 when something was, 1 on a failure, 3
+// for bad options.
+int AdviseMain(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
 
 }  // namespace rockdoc::tools
 

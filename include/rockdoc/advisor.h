@@ -1,0 +1,92 @@
+// rockdoc/advisor.h: the schema advisor. It examines a database's
+// collections and reports the schema-design anti-patterns it finds in them,
+// each backed by measurements, as MongoDB's hosted schema advice and
+// Compass' performance insights do against a live server, but offline, on
+// a rockdoc directory. Link `rockdoc::tools` (find_package(rockdoc)); the
+// program is `rockdoc-advise DIR`.
+//
+// Findings (rule ids), from the documents and the catalog:
+//   large-array          an array path holding 250 or more documents,
+//                        ObjectIds or strings in some document (Compass'
+//                        rule); critical from 10,000
+//   bloated-documents    the 90th percentile document is 1 MiB or more;
+//                        critical when the largest reaches 8 MiB (half the
+//                        16 MiB limit)
+//   redundant-index      an index whose key pattern is a prefix of another
+//                        index's (same fields, order and directions), and
+//                        that adds nothing of its own (not unique, partial,
+//                        sparse, TTL or hidden)
+//   too-many-indexes     more than 10 indexes on a collection (besides _id)
+//   too-many-collections 10,000 or more collections in a database
+// Each finding quotes its rule of thumb, gives the evidence as numbers, a
+// severity and the remedy, with the lab scenario (rockdoc-lab) that
+// measures that trade-off.
+//
+// Documents are examined by a uniform random sample of `sample_size` per
+// collection ($sample: the collection is read once, `sample_size` documents
+// are kept), or all of them with `full`.
+//
+// Thread safety: each call is independent; a Client may be shared.
+#ifndef ROCKDOC_ADVISOR_H_
+#define ROCKDOC_ADVISOR_H_
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "rockdoc/client.h"
+#include "rockdoc/document.h"
+#include "rockdoc/status.h"
+
+namespace rockdoc::advisor {
+
+enum class Severity { kInfo = 0, kWarning = 1, kCritical = 2 };
+// "info", "warning", "critical"; and back (BadValue for another name).
+const char* SeverityName(Severity s);
+StatusOr<Severity> ParseSeverity(std::string_view name);
+
+struct Finding {
+  std::string rule;        // the rule id ("large-array", ...)
+  Severity severity = Severity::kWarning;
+  std::string ns;          // "db.collection", or "db" for a database's finding
+  std::string summary;     // one line: what was found, with its numbers
+  std::string rule_of_thumb;  // the rule of thumb it breaks, one line
+  Document evidence;       // the measurements ({path, p50, p90, max, ...})
+  std::string remedy;      // what to do, one or two sentences
+  std::string lab_scenario;  // the rockdoc-lab scenario that measures it ("" if none)
+};
+
+struct AdviseOptions {
+  // Databases to examine; empty: every database.
+  std::vector<std::string> dbs;
+  // Documents examined per collection, chosen at random ($sample).
+  int64_t sample_size = 1000;
+  // Every document instead of a sample.
+  bool full = false;
+  // Progress lines per collection (to `progress`), when not null.
+  std::ostream* progress = nullptr;
+};
+
+struct AdviseReport {
+  std::vector<Finding> findings;  // most severe first, then by namespace
+  int64_t databases = 0;
+  int64_t collections = 0;
+  int64_t documents_examined = 0;
+  // The most severe finding's severity; nullopt-like kInfo with no findings.
+  bool Any(Severity at_least) const;
+};
+
+// Examines the databases `options` names.
+StatusOr<AdviseReport> Advise(const Client& client, const AdviseOptions& options);
+
+// The report for people: one block per finding.
+std::string FormatText(const AdviseReport& report);
+// The report for tools: {databases, collections, documentsExamined,
+// findings: [{rule, severity, ns, summary, ruleOfThumb, evidence, remedy,
+// labScenario}]}.
+Document ToDocument(const AdviseReport& report);
+
+}  // namespace rockdoc::advisor
+
+#endif  // ROCKDOC_ADVISOR_H_

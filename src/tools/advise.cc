@@ -1,0 +1,426 @@
+// The schema advisor (rockdoc/advisor.h): statistics of a sample of each
+// collection's documents and of its indexes, judged by the rules below.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <random>
+#include <sstream>
+
+#include "rockdoc/advisor.h"
+#include "rockdoc/json.h"
+
+namespace rockdoc::advisor {
+namespace {
+
+// ---- Thresholds (the header lists them; the tests pin them) ----
+constexpr int64_t kLargeArray = 250;            // Compass' unbounded-array rule
+constexpr int64_t kHugeArray = 10000;
+constexpr int64_t kBloatedP90 = int64_t{1} << 20;  // 1 MiB
+constexpr int64_t kMaxBsonSize = int64_t{16} << 20;
+constexpr int64_t kNearLimit = kMaxBsonSize / 2;   // 8 MiB
+constexpr size_t kManyIndexes = 10;
+constexpr size_t kManyCollections = 10000;
+// Lengths and sizes kept per path (a uniform reservoir) for percentiles.
+constexpr size_t kReservoir = 10000;
+
+// A value's distribution: count, max and a uniform sample for percentiles.
+class Distribution {
+ public:
+  void Add(int64_t v, std::mt19937_64* rng) {
+    ++count_;
+    max_ = std::max(max_, v);
+    sum_ += static_cast<double>(v);
+    if (sample_.size() < kReservoir) {
+      sample_.push_back(v);
+    } else {
+      uint64_t j = (*rng)() % static_cast<uint64_t>(count_);
+      if (j < kReservoir) sample_[j] = v;
+    }
+    sorted_ = false;
+  }
+  int64_t count() const { return count_; }
+  int64_t max() const { return max_; }
+  double mean() const { return count_ == 0 ? 0 : sum_ / static_cast<double>(count_); }
+  // The nearest-rank percentile (p in (0, 100]) of the sample.
+  int64_t Percentile(double p) {
+    if (sample_.empty()) return 0;
+    if (!sorted_) {
+      std::sort(sample_.begin(), sample_.end());
+      sorted_ = true;
+    }
+    size_t rank = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(sample_.size())));
+    return sample_[std::clamp<size_t>(rank, 1, sample_.size()) - 1];
+  }
+  void AppendTo(BsonBuilder* b) {
+    b->AppendInt64("count", count_)
+        .AppendInt64("p50", Percentile(50))
+        .AppendInt64("p90", Percentile(90))
+        .AppendInt64("p99", Percentile(99))
+        .AppendInt64("max", max_);
+  }
+
+ private:
+  int64_t count_ = 0;
+  int64_t max_ = 0;
+  double sum_ = 0;
+  std::vector<int64_t> sample_;
+  bool sorted_ = false;
+};
+
+// An array path's statistics: its lengths, and what its elements are.
+struct ArrayStats {
+  Distribution lengths;
+  int64_t large = 0;  // arrays of kLargeArray elements or more
+  std::map<std::string, int64_t> element_types;  // "document", "objectId", ...
+};
+
+const char* ElementKind(BsonType t) {
+  switch (t) {
+    case BsonType::kDocument: return "document";
+    case BsonType::kObjectId: return "objectId";
+    case BsonType::kString: return "string";
+    case BsonType::kArray: return "array";
+    default: return "other";
+  }
+}
+
+// Every array of `doc`, by path ("a.b"; positions inside arrays left out, so
+// the arrays of every element of "comments" are "comments.replies").
+void CollectArrays(DocumentView doc, const std::string& prefix, std::map<std::string, ArrayStats>* out,
+                   std::mt19937_64* rng, int depth = 0) {
+  if (depth > 100) return;  // BSON nests at most 100 levels deep
+  for (Element e : doc) {
+    std::string path = prefix.empty() ? std::string(e.key()) : prefix + "." + std::string(e.key());
+    if (e.IsDocument()) {
+      CollectArrays(e.Document(), path, out, rng, depth + 1);
+    } else if (e.IsArray()) {
+      ArrayStats& s = (*out)[path];
+      int64_t n = 0;
+      for (Element item : e.Array()) {
+        ++n;
+        ++s.element_types[ElementKind(item.type())];
+        if (item.IsDocument()) CollectArrays(item.Document(), path, out, rng, depth + 1);
+      }
+      s.lengths.Add(n, rng);
+      if (n >= kLargeArray) ++s.large;
+    }
+  }
+}
+
+std::string Bytes(int64_t n) {
+  char buf[32];
+  if (n >= (int64_t{1} << 20)) {
+    std::snprintf(buf, sizeof(buf), "%.1f MiB", static_cast<double>(n) / (1 << 20));
+  } else if (n >= 1024) {
+    std::snprintf(buf, sizeof(buf), "%.1f KiB", static_cast<double>(n) / 1024);
+  } else {
+    std::snprintf(buf, sizeof(buf), "%lld B", static_cast<long long>(n));
+  }
+  return buf;
+}
+
+// An index's key fields and directions, in order.
+std::vector<std::pair<std::string, std::string>> KeyFields(DocumentView key) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (Element e : key) out.emplace_back(std::string(e.key()), ValueToJson(e));
+  return out;
+}
+
+bool Truthy(DocumentView spec, std::string_view field) {
+  Element e = spec.Get(field);
+  if (!e.ok()) return false;
+  if (e.IsBool()) return e.Bool();
+  if (e.IsNumber()) return e.NumberAsDouble() != 0;
+  return true;
+}
+
+// What makes an index more than its key: then it is not redundant.
+bool HasOwnOptions(DocumentView spec) {
+  return Truthy(spec, "unique") || Truthy(spec, "sparse") || Truthy(spec, "hidden") ||
+         spec.Get("partialFilterExpression").ok() || spec.Get("expireAfterSeconds").ok() ||
+         spec.Get("collation").ok();
+}
+
+class Examiner {
+ public:
+  Examiner(const AdviseOptions& options, AdviseReport* report) : options_(options), report_(report) {}
+
+  Status ExamineDatabase(const Client& client, const std::string& db_name) {
+    ++report_->databases;
+    Database db = client.GetDatabase(db_name);
+    ROCKDOC_ASSIGN_OR_RETURN(std::vector<Database::CollectionInfo> infos, db.ListCollections());
+    size_t collections = 0;
+    for (const Database::CollectionInfo& info : infos) {
+      if (info.is_view) continue;
+      ++collections;
+      ++report_->collections;
+      ROCKDOC_RETURN_IF_ERROR(ExamineCollection(db.GetCollection(info.name), db_name + "." + info.name));
+    }
+    if (collections >= kManyCollections) {
+      Finding f;
+      f.rule = "too-many-collections";
+      f.severity = Severity::kWarning;
+      f.ns = db_name;
+      f.summary = std::to_string(collections) + " collections in database " + db_name;
+      f.rule_of_thumb =
+          "Avoid a massive number of collections: each has its own indexes and files, whatever "
+          "it holds.";
+      BsonBuilder e;
+      e.AppendInt64("collections", static_cast<int64_t>(collections))
+          .AppendInt64("threshold", static_cast<int64_t>(kManyCollections));
+      f.evidence = std::move(e).Build();
+      f.remedy =
+          "Merge collections of the same shape into one, with a field that tells them apart "
+          "(indexed first where queries select by it); drop collections no longer used.";
+      report_->findings.push_back(std::move(f));
+    }
+    return Status::OK();
+  }
+
+ private:
+  Status ExamineCollection(const Collection& coll, const std::string& ns) {
+    if (options_.progress != nullptr) *options_.progress << "examining " << ns << "\n";
+    std::map<std::string, ArrayStats> arrays;
+    Distribution sizes;
+    std::mt19937_64 rng(0x5eed);  // a fixed seed: the same statistics of the same sample
+    StatusOr<Cursor> cursor = [&]() -> StatusOr<Cursor> {
+      if (options_.full) return coll.Find(Document());
+      BsonBuilder p;
+      p.OpenArray("p").OpenDocument("").OpenDocument("$sample").AppendInt64("size", options_.sample_size);
+      p.Close().Close().Close();
+      Document pipeline = std::move(p).Build();
+      return coll.Aggregate(pipeline.Get("p").Array());
+    }();
+    ROCKDOC_RETURN_IF_ERROR(cursor.status());
+    while (cursor->Next()) {
+      DocumentView doc = cursor->document();
+      sizes.Add(static_cast<int64_t>(doc.size()), &rng);
+      CollectArrays(doc, "", &arrays, &rng);
+      ++report_->documents_examined;
+    }
+    ROCKDOC_RETURN_IF_ERROR(cursor->status());
+    for (auto& [path, stats] : arrays) LargeArray(ns, path, &stats, sizes.count());
+    Bloated(ns, &sizes);
+    ROCKDOC_ASSIGN_OR_RETURN(std::vector<Document> indexes, coll.ListIndexes());
+    Indexes(ns, indexes);
+    return Status::OK();
+  }
+
+  void LargeArray(const std::string& ns, const std::string& path, ArrayStats* s, int64_t docs) {
+    if (s->large == 0) return;
+    // Compass counts arrays of documents, ObjectIds (references) and strings.
+    int64_t counted = 0, all = 0;
+    for (const auto& [kind, n] : s->element_types) {
+      all += n;
+      if (kind == "document" || kind == "objectId" || kind == "string") counted += n;
+    }
+    if (counted * 2 < all) return;  // mostly numbers or nested arrays
+    Finding f;
+    f.rule = "large-array";
+    f.severity = s->lengths.max() >= kHugeArray ? Severity::kCritical : Severity::kWarning;
+    f.ns = ns;
+    std::string kind = std::max_element(s->element_types.begin(), s->element_types.end(),
+                                        [](const auto& a, const auto& b) { return a.second < b.second; })
+                           ->first;
+    f.summary = "array '" + path + "' holds up to " + std::to_string(s->lengths.max()) + " " + kind +
+                "s (90th percentile " + std::to_string(s->lengths.Percentile(90)) + "); " +
+                std::to_string(s->large) + " of " + std::to_string(docs) +
+                " documents examined have " + std::to_string(kLargeArray) + " or more";
+    f.rule_of_thumb =
+        "Avoid unbounded arrays: an array that grows without limit makes every read and write of "
+        "its document slower and ends at the 16 MiB document limit.";
+    BsonBuilder e;
+    e.AppendString("path", path).AppendString("elements", kind);
+    s->lengths.AppendTo(&e);
+    e.AppendInt64("documentsExamined", docs)
+        .AppendInt64("documentsAtOrOverThreshold", s->large)
+        .AppendInt64("threshold", kLargeArray);
+    f.evidence = std::move(e).Build();
+    f.remedy =
+        "Keep a bounded subset embedded (the most recent or most used, subset pattern) and the rest "
+        "in a collection of its own that references the parent (one-to-squillions); or bucket the "
+        "elements (bucket pattern); or move only the outliers out (outlier pattern).";
+    f.lab_scenario = "subset-reviews";
+    report_->findings.push_back(std::move(f));
+  }
+
+  void Bloated(const std::string& ns, Distribution* sizes) {
+    if (sizes->count() == 0) return;
+    const int64_t p90 = sizes->Percentile(90);
+    if (p90 < kBloatedP90 && sizes->max() < kNearLimit) return;
+    Finding f;
+    f.rule = "bloated-documents";
+    f.severity = sizes->max() >= kNearLimit ? Severity::kCritical : Severity::kWarning;
+    f.ns = ns;
+    f.summary = "documents of " + Bytes(sizes->Percentile(50)) + " at the median, " + Bytes(p90) +
+                " at the 90th percentile, the largest " + Bytes(sizes->max()) + " (" +
+                std::to_string(sizes->max() * 100 / kMaxBsonSize) + "% of the 16 MiB limit)";
+    f.rule_of_thumb =
+        "Keep the working set small: data that is read together belongs together, data that is "
+        "rarely read does not belong in the documents every query loads.";
+    BsonBuilder e;
+    sizes->AppendTo(&e);
+    e.AppendDouble("mean", sizes->mean())
+        .AppendInt64("limit", kMaxBsonSize)
+        .AppendInt64("p90Threshold", kBloatedP90);
+    f.evidence = std::move(e).Build();
+    f.remedy =
+        "Move rarely used large fields (long texts, histories, attachments) into a collection of "
+        "their own, read only where they are needed; keep the fields the hot queries return in the "
+        "main document.";
+    f.lab_scenario = "bloated-documents";
+    report_->findings.push_back(std::move(f));
+  }
+
+  void Indexes(const std::string& ns, const std::vector<Document>& indexes) {
+    std::vector<const Document*> secondary;
+    for (const Document& spec : indexes) {
+      if (spec.Get("name").ok() && spec.Get("name").String() != "_id_") secondary.push_back(&spec);
+    }
+    for (const Document* a : secondary) {
+      auto a_key = KeyFields(a->Get("key").Document());
+      if (HasOwnOptions(*a)) continue;
+      for (const Document* b : secondary) {
+        if (a == b) continue;
+        auto b_key = KeyFields(b->Get("key").Document());
+        if (b_key.size() <= a_key.size() || !std::equal(a_key.begin(), a_key.end(), b_key.begin())) continue;
+        if (Truthy(*b, "sparse") || Truthy(*b, "hidden") || b->Get("partialFilterExpression").ok()) continue;
+        Finding f;
+        f.rule = "redundant-index";
+        f.severity = Severity::kWarning;
+        f.ns = ns;
+        std::string a_name(a->Get("name").String()), b_name(b->Get("name").String());
+        f.summary = "index " + a_name + " " + ToJson(a->Get("key").Document()) +
+                    " is a prefix of index " + b_name + " " + ToJson(b->Get("key").Document());
+        f.rule_of_thumb =
+            "Remove unnecessary indexes: every index costs each write and takes disk and cache, "
+            "and an index that is the prefix of another serves no query the other cannot.";
+        BsonBuilder e;
+        e.AppendString("index", a_name)
+            .AppendDocument("key", a->Get("key").Document())
+            .AppendString("coveredBy", b_name)
+            .AppendDocument("coveredByKey", b->Get("key").Document());
+        f.evidence = std::move(e).Build();
+        f.remedy = "Drop index " + a_name + ": queries on its fields use " + b_name + " instead.";
+        f.lab_scenario = "index-count";
+        report_->findings.push_back(std::move(f));
+        break;  // one finding per redundant index
+      }
+    }
+    if (secondary.size() > kManyIndexes) {
+      Finding f;
+      f.rule = "too-many-indexes";
+      f.severity = Severity::kWarning;
+      f.ns = ns;
+      f.summary = std::to_string(secondary.size()) + " indexes besides _id";
+      f.rule_of_thumb =
+          "Remove unnecessary indexes: each one is written by every insert and by every update of "
+          "its fields.";
+      BsonBuilder e;
+      e.AppendInt64("indexes", static_cast<int64_t>(secondary.size()))
+          .AppendInt64("threshold", static_cast<int64_t>(kManyIndexes));
+      e.OpenArray("names");
+      for (const Document* spec : secondary) e.AppendString("", spec->Get("name").String());
+      e.Close();
+      f.evidence = std::move(e).Build();
+      f.remedy =
+          "Drop the indexes no query needs ($indexStats shows each one's uses), and merge indexes "
+          "that share a prefix into one compound index.";
+      f.lab_scenario = "index-count";
+      report_->findings.push_back(std::move(f));
+    }
+  }
+
+  const AdviseOptions& options_;
+  AdviseReport* report_;
+};
+
+}  // namespace
+
+const char* SeverityName(Severity s) {
+  switch (s) {
+    case Severity::kInfo: return "info";
+    case Severity::kWarning: return "warning";
+    case Severity::kCritical: return "critical";
+  }
+  return "?";
+}
+
+StatusOr<Severity> ParseSeverity(std::string_view name) {
+  for (Severity s : {Severity::kInfo, Severity::kWarning, Severity::kCritical}) {
+    if (name == SeverityName(s)) return s;
+  }
+  return Status(ErrorCode::kBadValue,
+                "severity must be info, warning or critical, not '" + std::string(name) + "'");
+}
+
+bool AdviseReport::Any(Severity at_least) const {
+  return std::any_of(findings.begin(), findings.end(),
+                     [&](const Finding& f) { return f.severity >= at_least; });
+}
+
+StatusOr<AdviseReport> Advise(const Client& client, const AdviseOptions& options) {
+  if (!options.full && options.sample_size <= 0) {
+    return Status(ErrorCode::kBadValue, "the sample size must be positive, not " +
+                                            std::to_string(options.sample_size));
+  }
+  std::vector<std::string> dbs = options.dbs;
+  if (dbs.empty()) {
+    ROCKDOC_ASSIGN_OR_RETURN(dbs, client.ListDatabaseNames());
+  }
+  AdviseReport report;
+  Examiner examiner(options, &report);
+  for (const std::string& db : dbs) ROCKDOC_RETURN_IF_ERROR(examiner.ExamineDatabase(client, db));
+  std::stable_sort(report.findings.begin(), report.findings.end(), [](const Finding& a, const Finding& b) {
+    if (a.severity != b.severity) return a.severity > b.severity;
+    return a.ns < b.ns;
+  });
+  return report;
+}
+
+std::string FormatText(const AdviseReport& report) {
+  std::ostringstream out;
+  out << "Examined " << report.databases << " database(s), " << report.collections
+      << " collection(s), " << report.documents_examined << " document(s).\n";
+  if (report.findings.empty()) {
+    out << "No findings.\n";
+    return out.str();
+  }
+  out << report.findings.size() << " finding(s):\n";
+  for (const Finding& f : report.findings) {
+    out << "\n[" << SeverityName(f.severity) << "] " << f.rule << " in " << f.ns << "\n"
+        << "  " << f.summary << "\n"
+        << "  rule:     " << f.rule_of_thumb << "\n"
+        << "  evidence: " << ToJson(f.evidence) << "\n"
+        << "  remedy:   " << f.remedy << "\n";
+    if (!f.lab_scenario.empty()) {
+      out << "  measure:  rockdoc-lab --scenario " << f.lab_scenario << "\n";
+    }
+  }
+  return out.str();
+}
+
+Document ToDocument(const AdviseReport& report) {
+  BsonBuilder b;
+  b.AppendInt64("databases", report.databases)
+      .AppendInt64("collections", report.collections)
+      .AppendInt64("documentsExamined", report.documents_examined);
+  b.OpenArray("findings");
+  for (const Finding& f : report.findings) {
+    b.OpenDocument("")
+        .AppendString("rule", f.rule)
+        .AppendString("severity", SeverityName(f.severity))
+        .AppendString("ns", f.ns)
+        .AppendString("summary", f.summary)
+        .AppendString("ruleOfThumb", f.rule_of_thumb)
+        .AppendDocument("evidence", f.evidence)
+        .AppendString("remedy", f.remedy);
+    if (!f.lab_scenario.empty()) b.AppendString("labScenario", f.lab_scenario);
+    b.Close();
+  }
+  b.Close();
+  return std::move(b).Build();
+}
+
+}  // namespace rockdoc::advisor

@@ -1,0 +1,236 @@
+// The schema advisor (rockdoc/advisor.h, rockdoc-advise): one database per
+// finding, built here, on which the advisor reports exactly that finding
+// with its evidence; a clean database on which it reports nothing; each
+// threshold from both sides.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "rockdoc/advisor.h"
+#include "rockdoc/client.h"
+#include "rockdoc/json.h"
+#include "test_util.h"
+#include "tools/mains.h"
+
+namespace rockdoc::advisor {
+namespace {
+
+using ::testing::HasSubstr;
+using test::Json;
+
+class AdvisorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto c = Client::Open(dir_.Sub("db"));
+    ASSERT_TRUE(c.ok()) << c.status();
+    client_ = std::move(c).value();
+  }
+  Collection Coll(const std::string& name, const std::string& db = "app") {
+    return client_->GetDatabase(db).GetCollection(name);
+  }
+  AdviseReport Run(AdviseOptions options = {}) {
+    auto r = Advise(*client_, options);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? *std::move(r) : AdviseReport();
+  }
+  // The rules of the findings, in report order.
+  static std::vector<std::string> Rules(const AdviseReport& r) {
+    std::vector<std::string> out;
+    for (const Finding& f : r.findings) out.push_back(f.rule + " " + f.ns);
+    return out;
+  }
+  // A document {_id, <field>: [n elements made by `element`]}.
+  static Document WithArray(int id, const std::string& field, int n, const std::string& element) {
+    std::string json = "{\"_id\": " + std::to_string(id) + ", \"" + field + "\": [";
+    for (int i = 0; i < n; ++i) json += (i ? ", " : "") + element;
+    return Json(json + "]}");
+  }
+  // A clean database: small documents, short arrays, distinct indexes.
+  void FillClean() {
+    std::vector<Document> docs;
+    for (int i = 0; i < 200; ++i) docs.push_back(WithArray(i, "tags", i % 20, "\"t\""));
+    ASSERT_TRUE(Coll("posts").InsertMany(docs).ok());
+    ASSERT_TRUE(Coll("posts").CreateIndex(Json(R"({"author": 1, "date": -1})")).ok());
+    ASSERT_TRUE(Coll("posts").CreateIndex(Json(R"({"tags": 1})")).ok());
+    ASSERT_TRUE(Coll("users").InsertOne(Json(R"({"_id": "ada", "name": "Ada"})")).ok());
+  }
+
+  test::ScratchDir dir_;
+  std::unique_ptr<Client> client_;
+};
+
+TEST_F(AdvisorTest, CleanDatabaseHasNoFindings) {
+  FillClean();
+  AdviseReport r = Run();
+  EXPECT_TRUE(r.findings.empty()) << FormatText(r);
+  EXPECT_EQ(r.databases, 1);
+  EXPECT_EQ(r.collections, 2);
+  EXPECT_EQ(r.documents_examined, 201);
+  EXPECT_FALSE(r.Any(Severity::kInfo));
+  EXPECT_THAT(FormatText(r), HasSubstr("No findings."));
+}
+
+TEST_F(AdvisorTest, LargeArraysAtTheThresholds) {
+  FillClean();
+  // 249 comments: under Compass' 250; 250 references: at it.
+  ASSERT_TRUE(Coll("blog").InsertOne(WithArray(1, "comments", 249, R"({"by": "x", "text": "hi"})")).ok());
+  EXPECT_TRUE(Run().findings.empty());
+  ASSERT_TRUE(Coll("blog").InsertOne(WithArray(2, "likes", 250, R"({"$oid": "5f0f0f0f0f0f0f0f0f0f0f0f"})")).ok());
+  // Numbers are not what the rule counts, however many.
+  ASSERT_TRUE(Coll("blog").InsertOne(WithArray(3, "readings", 5000, "1.5")).ok());
+  AdviseReport r = Run();
+  ASSERT_EQ(Rules(r), std::vector<std::string>{"large-array app.blog"}) << FormatText(r);
+  const Finding& f = r.findings[0];
+  EXPECT_EQ(f.severity, Severity::kWarning);
+  EXPECT_EQ(f.evidence.Get("path").String(), "likes");
+  EXPECT_EQ(f.evidence.Get("elements").String(), "objectId");
+  EXPECT_EQ(f.evidence.Get("max").Int64(), 250);
+  EXPECT_EQ(f.evidence.Get("documentsAtOrOverThreshold").Int64(), 1);
+  EXPECT_EQ(f.lab_scenario, "subset-reviews");
+  EXPECT_THAT(f.summary, HasSubstr("array 'likes' holds up to 250 objectIds"));
+  // 10,000 nested documents' strings: critical, by their dotted path.
+  ASSERT_TRUE(Coll("blog").InsertOne(Json(R"({"_id": 4, "thread": [{"replies": []}]})")).ok());
+  std::string replies;
+  for (int i = 0; i < 10000; ++i) replies += std::string(i ? ", " : "") + "\"r\"";
+  ASSERT_TRUE(Coll("blog").InsertOne(Json("{\"_id\": 5, \"thread\": [{\"replies\": [" + replies + "]}]}")).ok());
+  r = Run();
+  ASSERT_EQ(r.findings.size(), 2u) << FormatText(r);
+  EXPECT_EQ(r.findings[0].severity, Severity::kCritical);  // most severe first
+  EXPECT_EQ(r.findings[0].evidence.Get("path").String(), "thread.replies");
+  EXPECT_EQ(r.findings[0].evidence.Get("max").Int64(), 10000);
+  EXPECT_EQ(r.findings[0].evidence.Get("count").Int64(), 2);  // two documents have the path
+}
+
+TEST_F(AdvisorTest, BloatedDocuments) {
+  FillClean();
+  const std::string mib(1 << 20, 'x');
+  // Nine documents of 1 MiB among 91 small ones: the 90th percentile is small.
+  std::vector<Document> big, small;
+  for (int i = 0; i < 9; ++i) {
+    BsonBuilder b;
+    b.AppendInt32("_id", i).AppendString("body", mib);
+    big.push_back(std::move(b).Build());
+  }
+  for (int i = 100; i < 191; ++i) small.push_back(Json("{\"_id\": " + std::to_string(i) + "}"));
+  ASSERT_TRUE(Coll("pages").InsertMany(big).ok());
+  ASSERT_TRUE(Coll("pages").InsertMany(small).ok());
+  EXPECT_TRUE(Run().findings.empty()) << FormatText(Run());
+  // Two more big ones: the 90th percentile (the 92nd of 102) is 1 MiB.
+  for (int i : {9, 10}) {
+    BsonBuilder more;
+    more.AppendInt32("_id", i).AppendString("body", mib);
+    ASSERT_TRUE(Coll("pages").InsertOne(std::move(more).Build()).ok());
+  }
+  AdviseReport r = Run();
+  ASSERT_EQ(Rules(r), std::vector<std::string>{"bloated-documents app.pages"}) << FormatText(r);
+  EXPECT_EQ(r.findings[0].severity, Severity::kWarning);
+  EXPECT_GT(r.findings[0].evidence.Get("p90").Int64(), 1 << 20);
+  EXPECT_EQ(r.findings[0].lab_scenario, "bloated-documents");
+  // One document of half the 16 MiB limit: critical, whatever the others.
+  BsonBuilder huge;
+  huge.AppendInt32("_id", 100).AppendString("body", std::string(8 << 20, 'y'));
+  ASSERT_TRUE(Coll("users").InsertOne(std::move(huge).Build()).ok());
+  r = Run();
+  ASSERT_EQ(r.findings.size(), 2u) << FormatText(r);
+  EXPECT_EQ(r.findings[0].rule, "bloated-documents");
+  EXPECT_EQ(r.findings[0].ns, "app.users");
+  EXPECT_EQ(r.findings[0].severity, Severity::kCritical);
+  EXPECT_THAT(r.findings[0].summary, HasSubstr("50% of the 16 MiB limit"));
+}
+
+TEST_F(AdvisorTest, RedundantAndTooManyIndexes) {
+  FillClean();
+  Collection c = Coll("orders");
+  ASSERT_TRUE(c.InsertOne(Json(R"({"_id": 1})")).ok());
+  // Not redundant: unique, opposite direction, partial; redundant: a_1.
+  ASSERT_TRUE(c.CreateIndex(Json(R"({"a": 1, "b": 1})")).ok());
+  ASSERT_TRUE(c.CreateIndex(Json(R"({"a": -1})")).ok());
+  IndexOptions unique;
+  unique.unique = true;
+  ASSERT_TRUE(c.CreateIndex(Json(R"({"b": 1})"), unique).ok());
+  ASSERT_TRUE(c.CreateIndex(Json(R"({"b": 1, "c": 1})")).ok());
+  AdviseReport r = Run();
+  EXPECT_TRUE(r.findings.empty()) << FormatText(r);
+  ASSERT_TRUE(c.CreateIndex(Json(R"({"a": 1})")).ok());
+  r = Run();
+  ASSERT_EQ(Rules(r), std::vector<std::string>{"redundant-index app.orders"}) << FormatText(r);
+  EXPECT_EQ(r.findings[0].evidence.Get("index").String(), "a_1");
+  EXPECT_EQ(r.findings[0].evidence.Get("coveredBy").String(), "a_1_b_1");
+  EXPECT_EQ(r.findings[0].remedy, "Drop index a_1: queries on its fields use a_1_b_1 instead.");
+  // Ten secondary indexes are fine; eleven are too many.
+  Collection w = Coll("wide");
+  for (int i = 0; i < 10; ++i) {
+    ASSERT_TRUE(w.CreateIndex(Json("{\"f" + std::to_string(i) + "\": 1}")).ok());
+  }
+  EXPECT_EQ(Run().findings.size(), 1u);
+  ASSERT_TRUE(w.CreateIndex(Json(R"({"f10": 1})")).ok());
+  r = Run();
+  ASSERT_EQ(r.findings.size(), 2u);
+  EXPECT_EQ(r.findings[1].rule, "too-many-indexes");
+  EXPECT_EQ(r.findings[1].evidence.Get("indexes").Int64(), 11);
+}
+
+// "Slow" in the name: the sanitizer run leaves it out (10,000 creates).
+TEST_F(AdvisorTest, SlowTooManyCollections) {
+  Database db = client_->GetDatabase("many");
+  for (int i = 0; i < 9999; ++i) ASSERT_TRUE(db.CreateCollection("c" + std::to_string(i)).ok());
+  AdviseOptions o;
+  o.dbs = {"many"};
+  EXPECT_TRUE(Run(o).findings.empty());
+  ASSERT_TRUE(db.CreateCollection("c9999").ok());
+  AdviseReport r = Run(o);
+  ASSERT_EQ(Rules(r), std::vector<std::string>{"too-many-collections many"});
+  EXPECT_EQ(r.findings[0].evidence.Get("collections").Int64(), 10000);
+}
+
+TEST_F(AdvisorTest, SampleOrEverything) {
+  std::vector<Document> docs;
+  for (int i = 0; i < 1000; ++i) docs.push_back(WithArray(i, "x", i == 500 ? 300 : 1, "\"s\""));
+  ASSERT_TRUE(Coll("c").InsertMany(docs).ok());
+  AdviseOptions o;
+  o.sample_size = 10;
+  EXPECT_EQ(Run(o).documents_examined, 10);
+  o.full = true;
+  AdviseReport r = Run(o);
+  EXPECT_EQ(r.documents_examined, 1000);
+  ASSERT_EQ(r.findings.size(), 1u);  // the one outlier, which only --full is sure to see
+  o.full = false;
+  o.sample_size = 0;
+  EXPECT_EQ(Advise(*client_, o).status().code(), ErrorCode::kBadValue);
+}
+
+TEST_F(AdvisorTest, ProgramExitStatusTextAndJson) {
+  ASSERT_TRUE(Coll("blog").InsertOne(WithArray(1, "comments", 300, R"({"t": 1})")).ok());
+  ASSERT_TRUE(client_->Close().ok());
+  client_.reset();
+  auto run = [&](std::vector<std::string> args, std::string* out, std::string* err) {
+    std::vector<const char*> argv = {"rockdoc-advise"};
+    for (const std::string& a : args) argv.push_back(a.c_str());
+    std::ostringstream o, e;
+    int rc = tools::AdviseMain(static_cast<int>(argv.size()), argv.data(), o, e);
+    *out = o.str();
+    *err = e.str();
+    return rc;
+  };
+  std::string out, err;
+  EXPECT_EQ(run({dir_.Sub("db")}, &out, &err), 2) << err;
+  EXPECT_THAT(out, HasSubstr("[warning] large-array in app.blog"));
+  EXPECT_THAT(out, HasSubstr("measure:  rockdoc-lab --scenario subset-reviews"));
+  EXPECT_EQ(run({dir_.Sub("db"), "--failOn", "critical"}, &out, &err), 0) << err;
+  EXPECT_EQ(run({"--dbpath", dir_.Sub("db"), "--json"}, &out, &err), 2) << err;
+  auto json = FromJson(out);
+  ASSERT_TRUE(json.ok()) << json.status() << out;
+  EXPECT_EQ(json->GetPath("findings.0.rule").String(), "large-array");
+  EXPECT_EQ(json->GetPath("findings.0.evidence.max").NumberAsDouble(), 300);  // relaxed JSON: an int
+  EXPECT_EQ(run({dir_.Sub("db"), "--failOn", "severe"}, &out, &err), 3);
+  EXPECT_THAT(err, HasSubstr("severity must be info, warning or critical"));
+  EXPECT_EQ(run({dir_.Sub("db"), "--sample", "x"}, &out, &err), 3);
+  EXPECT_EQ(run({dir_.Sub("db"), "--bogus"}, &out, &err), 3);
+  EXPECT_EQ(run({dir_.Sub("missing")}, &out, &err), 1);
+}
+
+}  // namespace
+}  // namespace rockdoc::advisor
