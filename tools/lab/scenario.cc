@@ -245,6 +245,28 @@ StatusOr<Scenario> ParseScenario(std::string_view json) {
             c.alike.emplace_back(a.String());
           }
         }
+        if (Element against = cd.Get("against"); against.ok()) {
+          if (against.type() != BsonType::kArray) {
+            return Invalid(rw, "\"against\" must be an array of variant names");
+          }
+          for (const Element& a : against.Array()) {
+            if (a.type() != BsonType::kString ||
+                std::none_of(s.variants.begin(), s.variants.end(), [&](const Variant& v) {
+                  return v.name == a.String() && v.engine == EngineKind::kRockdoc;
+                })) {
+              return Invalid(rw, "\"against\" names no rockdoc variant: " +
+                                     ValueToJson(a));
+            }
+            c.against.emplace_back(a.String());
+          }
+        }
+        for (const Element& f : cd) {
+          const std::string_view k = f.key();
+          if (k != "variant" && k != "wins" && k != "from" && k != "to" && k != "or" &&
+              k != "against") {
+            return Invalid(rw, "unknown field \"" + std::string(k) + "\" in a claim");
+          }
+        }
         rule.claims.push_back(std::move(c));
       }
       s.rules.push_back(std::move(rule));
@@ -283,6 +305,16 @@ StatusOr<Scenario> ParseScenario(std::string_view json) {
       LimitStep l;
       ROCKDOC_ASSIGN_OR_RETURN(l.title, GetString(ld, "title", lw, false));
       ROCKDOC_ASSIGN_OR_RETURN(l.variant, GetString(ld, "variant", lw, true));
+      ROCKDOC_ASSIGN_OR_RETURN(l.label, GetString(ld, "label", lw, false));
+      for (const Element& f : ld) {
+        static const char* const kKnown[] = {"title",   "variant", "label",    "size",
+                                             "target",  "step",    "measure",  "maxSteps",
+                                             "expectCode"};
+        if (std::none_of(std::begin(kKnown), std::end(kKnown),
+                         [&](const char* k) { return f.key() == k; })) {
+          return Invalid(lw, "unknown field \"" + std::string(f.key()) + "\"");
+        }
+      }
       if (std::none_of(s.variants.begin(), s.variants.end(),
                        [&](const Variant& v) { return v.name == l.variant; })) {
         return Invalid(lw, "no variant named " + l.variant);
