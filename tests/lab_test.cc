@@ -870,12 +870,13 @@ TEST(LabOutputTest, ProseResolvesEveryPlaceholder) {
   ScenarioResult r;
   r.size_label = "comments per post";
   r.sizes = {10, 100};
+  r.sizes = {10, 1000};
   r.params = {{"pageSize", "10"}, {"limitCommentBytes", "262,144 bytes"},
-              {"coldBytes", "10 / 100 bytes (at comments per post 10 / 100)"}};
+              {"coldBytes", "20 / 2,000 bytes (at comments per post 10 / 1,000)"}};
   EXPECT_EQ(ResolveProse(r, "pages of pageSize, comments of limitCommentBytes bytes, `pageSize` "
-                            "and $$pageSize; about coldBytes bytes, the size $$n; {\"$$x\": 1}"),
-            "pages of 10, comments of 262,144 bytes, 10 and 10; about 10 / 100 bytes (at "
-            "comments per post 10 / 100) bytes, the size n (the comments per post: 10, 100); "
+                            "and $$pageSize; about coldBytes, the size $$n; {\"$$x\": 1}"),
+            "pages of 10, comments of 262,144 bytes, 10 and 10; about 20 / 2,000 bytes (at "
+            "comments per post 10 / 1,000), the size n (the comments per post: 10, 1,000); "
             "{\"x\": 1}");
 }
 

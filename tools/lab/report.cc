@@ -601,8 +601,11 @@ std::string HtmlReport(const std::vector<ScenarioResult>& results, const Provena
     std::string cells;
     for (const auto& [size, v] : row.at) {
       const std::string cls = v == "agrees" ? "agrees" : v == "tie" ? "tie" : "disagrees";
-      cells += absl::StrFormat("<span class=\"%s\">%s %d: %s</span><br>", cls,
-                               HtmlEscape(row.r->size_label), size, v);
+      cells += absl::StrFormat("<span class=\"%s\">%s: %s</span><br>", cls,
+                               HtmlEscape(Human(static_cast<double>(size))), v);
+    }
+    if (!cells.empty()) {
+      cells = "<small>" + HtmlEscape(row.r->size_label) + "</small><br>" + cells;
     }
     h += absl::StrFormat(
         "<tr><td>%s</td><td>%s</td><td><a href=\"#%s\">%s</a></td><td>%s</td><td>%s</td></tr>\n",

@@ -399,10 +399,15 @@ std::vector<std::pair<std::string, std::string>> ParamTexts(const Scenario& s, M
     }
     const bool same = std::all_of(values.begin(), values.end(),
                                   [&](const std::string& x) { return x == values.front(); });
+    std::vector<std::string> size_texts;
+    for (int64_t size : sizes) size_texts.push_back(Thousands(size));
     std::string text = same ? values.front() : absl::StrJoin(values, " / ");
     const std::string unit = UnitOf(name);
     if (!unit.empty()) text += " " + unit;
-    if (!same) text += absl::StrFormat(" (at %s %s)", s.size_label, absl::StrJoin(sizes, " / "));
+    // Values that follow the size: say at which sizes, unless they are the sizes.
+    if (!same && values != size_texts) {
+      text += absl::StrFormat(" (at %s %s)", s.size_label, absl::StrJoin(size_texts, " / "));
+    }
     out.emplace_back(name, std::move(text));
   }
   return out;
@@ -440,15 +445,16 @@ std::string ResolveProse(const ScenarioResult& r, std::string_view text) {
                         std::isupper(static_cast<unsigned char>(name[k])));
     }
     if (dollars && name == "n") {
-      out += absl::StrFormat("n (the %s: %s)", r.size_label, absl::StrJoin(r.sizes, ", "));
+      std::vector<std::string> sizes;
+      for (int64_t size : r.sizes) sizes.push_back(Thousands(size));
+      out += absl::StrFormat("n (the %s: %s)", r.size_label, absl::StrJoin(sizes, ", "));
       i = end;
     } else if (value != nullptr && (dollars || tick || camel)) {
       std::string v = *value;
       // "coldBytes bytes": the unit is in the prose already.
-      const size_t space = v.find(' ');
-      if (space != std::string::npos && v.find(" (at") == std::string::npos) {
-        const std::string unit = v.substr(space + 1);
-        if (text.substr(after).substr(0, unit.size() + 1) == " " + unit) v = v.substr(0, space);
+      const std::string unit = " " + UnitOf(name);
+      if (unit.size() > 1 && text.substr(after).substr(0, unit.size()) == unit) {
+        if (size_t at = v.find(unit); at != std::string::npos) v.erase(at, unit.size());
       }
       out += v;
       i = after;
