@@ -16,14 +16,29 @@ namespace {
 std::string Human(double v) {
   if (std::isnan(v)) return "-";
   const double a = std::fabs(v);
-  if (a >= 1e9) return absl::StrFormat("%.1fG", v / 1e9);
-  if (a >= 1e6) return absl::StrFormat("%.1fM", v / 1e6);
-  if (a >= 1e4) return absl::StrFormat("%.1fk", v / 1e3);
+  // Round values (chart ticks) without a trailing ".0": "100k", not "100.0k".
+  auto scaled = [&](double unit, const char* suffix) {
+    const double x = v / unit;
+    return x == std::floor(x) ? absl::StrFormat("%.0f%s", x, suffix)
+                              : absl::StrFormat("%.1f%s", x, suffix);
+  };
+  if (a >= 1e9) return scaled(1e9, "G");
+  if (a >= 1e6) return scaled(1e6, "M");
+  if (a >= 1e4) return scaled(1e3, "k");
   if (a >= 100 || v == std::floor(v)) return absl::StrFormat("%.0f", v);
   return absl::StrFormat("%.1f", v);
 }
 
 std::string XmlEscape(std::string_view s);
+
+std::string Thousands(int64_t v) {
+  std::string digits = std::to_string(v < 0 ? -v : v), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return v < 0 ? "-" + out : out;
+}
 
 void AppendInterval(BsonBuilder& b, std::string_view key, const Interval& i) {
   b.OpenDocument(key);
@@ -591,7 +606,8 @@ std::string HtmlReport(const std::vector<ScenarioResult>& results, const Provena
       "td.num{text-align:right;white-space:nowrap}.agrees{background:#e3f4e3}"
       ".tie{background:#f4f4f4}.disagrees{background:#f9dede}.charts{display:flex;"
       "flex-wrap:wrap;gap:8px}.prov{font-size:13px;color:#444}pre#check{font-size:11px;"
-      "color:#666}section{border-top:2px solid #ddd;margin-top:2em}</style>\n"
+      "color:#666}section{border-top:2px solid #ddd;margin-top:2em}"
+      ".wide{overflow-x:auto;max-width:100%}</style>\n"
       "</head><body>\n<h1>rockdoc-lab: schema patterns measured</h1>\n";
   h += "<p class=\"prov\">" + HtmlEscape(ProvenanceText(p)) + "</p>\n";
   h += "<h2 id=\"summary\">Summary: the rules of thumb</h2>\n<table><tr><th>rule of thumb</th>"
@@ -602,7 +618,7 @@ std::string HtmlReport(const std::vector<ScenarioResult>& results, const Provena
     for (const auto& [size, v] : row.at) {
       const std::string cls = v == "agrees" ? "agrees" : v == "tie" ? "tie" : "disagrees";
       cells += absl::StrFormat("<span class=\"%s\">%s: %s</span><br>", cls,
-                               HtmlEscape(Human(static_cast<double>(size))), v);
+                               HtmlEscape(Thousands(size)), v);
     }
     if (!cells.empty()) {
       cells = "<small>" + HtmlEscape(row.r->size_label) + "</small><br>" + cells;
@@ -649,7 +665,7 @@ std::string HtmlReport(const std::vector<ScenarioResult>& results, const Provena
           100.0 * l.last_doc_bytes / kMaxBsonObjectSize,
           l.unchanged_after_failure ? "byte-identical" : "<b>changed</b>");
     }
-    h += "<h3>Measurements</h3>\n<table><tr>";
+    h += "<h3>Measurements</h3>\n<div class=\"wide\"><table><tr>";
     for (const std::string& c : Header(r)) h += "<th>" + HtmlEscape(c) + "</th>";
     h += "</tr>\n";
     for (const Measurement& m : r.rows) {
@@ -661,7 +677,7 @@ std::string HtmlReport(const std::vector<ScenarioResult>& results, const Provena
       }
       h += "</tr>\n";
     }
-    h += "</table>\n<div class=\"charts\">\n";
+    h += "</table></div>\n<div class=\"charts\">\n";
     for (const Figure& f : Figures()) {
       if (Informative(r, f)) h += SvgChart(r, f);
     }

@@ -230,9 +230,16 @@ void Summarize(ScenarioResult& r) {
       }
       if (m == bd && disk.kind == VerdictKind::kAgrees) parts.push_back("smallest on disk");
       if (parts.empty()) {
-        parts.push_back(absl::StrFormat("reads %s, writes %s of best",
-                                        Ratio(m->read_ops_per_sec, br->read_ops_per_sec),
-                                        Ratio(m->write_ops_per_sec, bw->write_ops_per_sec)));
+        // A ratio to the best says nothing when the two tie.
+        auto vs = [&](const std::vector<double>& mine, const std::vector<double>& best,
+                      double effect) {
+          return CompareRates(best, mine, effect) == Order::kTie ? " (tie)" : "";
+        };
+        parts.push_back(absl::StrFormat(
+            "reads %s%s, writes %s%s of best", Ratio(m->read_ops_per_sec, br->read_ops_per_sec),
+            vs(m->read_samples, br->read_samples, read_effect),
+            Ratio(m->write_ops_per_sec, bw->write_ops_per_sec),
+            vs(m->write_samples, bw->write_samples, write_effect)));
       }
       m->verdict = absl::StrJoin(parts, ", ");
     }
