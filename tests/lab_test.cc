@@ -993,6 +993,29 @@ TEST(LabScenarioTest, ClaimsAgainstAndUnknownFields) {
       "agianst": ["b"]}]}])").status().code_number(), 2);
   EXPECT_EQ(parse(R"("limits": [{"variant": "a", "target": {"collection": "c", "filter": {}},
       "step": [{"op": "find", "collection": "c"}], "lable": "x"}])").status().code_number(), 2);
+  // Everywhere else too: the top level, a variant, a profile, a rule.
+  auto bad = [](const std::string& text, const char* field) {
+    auto r = ParseScenario(text);
+    EXPECT_EQ(r.status().code_number(), 2) << text;
+    EXPECT_THAT(std::string(r.status().message()),
+                ::testing::HasSubstr("unknown field \"" + std::string(field) + "\""));
+  };
+  const std::string variant = R"({"name": "a", "read": [{"op": "find", "collection": "c"}],
+      "write": [{"op": "insertOne", "collection": "c", "document": {}}]})";
+  bad(R"({"name": "x", "sizelabel": "n", "profiles": {"full": {"sizes": [1]}}, "variants": [)" +
+          variant + "]}",
+      "sizelabel");
+  bad(R"({"name": "x", "profiles": {"full": {"sizes": [1], "reps": 5}}, "variants": [)" +
+          variant + "]}",
+      "reps");
+  bad(R"({"name": "x", "profiles": {"fast": {"sizes": [1]}, "full": {"sizes": [1]}},
+          "variants": [)" + variant + "]}",
+      "fast");
+  bad(R"({"name": "x", "profiles": {"full": {"sizes": [1]}}, "variants": [{"name": "a",
+          "read": [{"op": "find", "collection": "c"}], "writes": [],
+          "write": [{"op": "insertOne", "collection": "c", "document": {}}]}]})",
+      "writes");
+  bad(head + R"("rulesOfThumb": [{"text": "t", "claim": []}]})", "claim");
 }
 
 }  // namespace
