@@ -937,15 +937,27 @@ TEST(LabRunTest, RepetitionsAreKeptAndTheNoiseFloorMeasured) {
   RunOptions o;
   o.mode = Mode::kFull;
   o.work_dir = work.path();
-  std::vector<std::string> keys;
+  std::vector<std::string> keys, reads;
+  double last = 0;
   o.progress = [&](const std::string& key, const std::string& what, double done) {
-    EXPECT_GE(done, 0);
+    EXPECT_GE(done, last);  // never backwards
     EXPECT_LE(done, 1);
+    last = done;
     if (keys.empty() || keys.back() != key) keys.push_back(key);
+    if (what.rfind("reads ", 0) == 0) reads.push_back(what);
   };
   auto r = RunScenario(*s, o);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_THAT(keys, ::testing::ElementsAre("sizes, KiB 4"));
+  EXPECT_EQ(last, 1);
+  // Interleaved: each round runs every variant (and the A/A copy) once, in
+  // an order that rotates and reverses from round to round.
+  EXPECT_THAT(std::vector<std::string>(reads.begin(), reads.begin() + 6),
+              ::testing::ElementsAre("reads 1/5: split", "reads 1/5: grow",
+                                     "reads 1/5: split (A/A copy)",
+                                     "reads 2/5: split", "reads 2/5: split (A/A copy)",
+                                     "reads 2/5: grow"));
+  EXPECT_EQ(reads.size(), 15u);
   for (const Measurement& m : r->rows) {
     EXPECT_EQ(m.read_samples.size(), 5u) << m.variant;
     EXPECT_EQ(m.write_samples.size(), 5u) << m.variant;

@@ -782,7 +782,8 @@ StatusOr<ScenarioResult> RunScenario(const Scenario& s, const RunOptions& option
         }
         if (k % 2 == 1) std::reverse(round.begin(), round.end());
         for (size_t i : round) {
-          say(absl::StrFormat("%s %d/%d", reads ? "reads" : "writes", k + 1, repetitions));
+          say(absl::StrFormat("%s %d/%d: %s%s", reads ? "reads" : "writes", k + 1, repetitions,
+                              live[i].v->name, i < s.variants.size() ? "" : " (A/A copy)"));
           Status st = Repetition(s, options, reads, k, live[i]);
           if (!st.ok()) return context(st, live[i].v->name);
           ++done;
