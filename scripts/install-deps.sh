@@ -15,6 +15,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libsqlite3-dev
   # the tools: gzip (--gzip); libbson reads what they write, in tests
   zlib1g-dev libbson-dev
+  # the lab's report.html is rendered and checked in headless Chromium
+  chromium
   # the C API's Python example (ctypes + pymongo's BSON codec)
   python3 python3-bson
   # fuzzing (libFuzzer ships with clang) and sanitizer runtimes

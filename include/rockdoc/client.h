@@ -201,6 +201,17 @@ class Client {
   const std::string& path() const;
   StorageStats GetStorageStats() const;
 
+  // Compacts the whole database: flushes the memtables, then rewrites every
+  // table file down to the last level, dropping overwritten and deleted
+  // versions. Afterwards GetStorageStats().live_sst_bytes is the size of the
+  // live data alone (what the documents and indexes cost), not what write
+  // amplification left behind. Blocks until done; other threads may go on
+  // reading and writing meanwhile. Costs a full rewrite of the data: an
+  // administrative call (MongoDB's compact command), not one for hot paths.
+  // Errors: IllegalOperation after Close; OperationFailed (with RocksDB's
+  // message) when the rewrite fails, e.g. on a full disk.
+  Status Compact();
+
   // Hot backup: writes an openable copy of the whole database, as it is at
   // one moment, into the new directory `dir`, while other threads go on
   // reading and writing (a RocksDB checkpoint: the memtables are flushed,

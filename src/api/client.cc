@@ -61,6 +61,8 @@ StorageStats Client::GetStorageStats() const { return engine_->GetStorageStats()
 
 Status Client::Checkpoint(const std::string& dir) const { return engine_->Checkpoint(dir); }
 
+Status Client::Compact() { return engine_->Compact(); }
+
 Database Client::GetDatabase(std::string_view name) const {
   return Database(engine_, std::string(name));
 }

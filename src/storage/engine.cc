@@ -526,6 +526,20 @@ Status Engine::DeleteRange(std::string_view begin, std::string_view end) const {
   return FromRocks(rocks_->db->CompactRange(co, rocks_->data_cf, &b, &e), "compact dropped range");
 }
 
+Status Engine::Compact() const {
+  auto use = Enter();
+  ROCKDOC_RETURN_IF_ERROR(use.status());
+  rocksdb::CompactRangeOptions co;
+  // Rewrite the last level too: that is where overwritten versions of a
+  // document that was updated in place end up waiting.
+  co.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
+  for (rocksdb::ColumnFamilyHandle* cf : {rocks_->data_cf, rocks_->catalog_cf}) {
+    ROCKDOC_RETURN_IF_ERROR(
+        FromRocks(rocks_->db->CompactRange(co, cf, nullptr, nullptr), "compact"));
+  }
+  return Status::OK();
+}
+
 Status Engine::Checkpoint(const std::string& dir) const {
   auto use = Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());

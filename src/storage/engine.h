@@ -130,6 +130,10 @@ class Engine {
 
   StorageStats GetStorageStats() const;
 
+  // Client::Compact: a full manual compaction of the data and catalog key
+  // spaces (bottommost level forced, so overwritten versions are dropped).
+  Status Compact() const;
+
   // Client::Checkpoint: a RocksDB checkpoint of the whole database in `dir`
   // (which must not exist): table files hard-linked where the file system
   // allows, copied otherwise, after a flush so that no log is needed.

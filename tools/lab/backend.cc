@@ -76,6 +76,7 @@ class RockdocBackend : public Backend {
   }
 
   StatusOr<uint64_t> DiskBytes() override { return client_->GetStorageStats().live_sst_bytes; }
+  Status Compact() override { return client_->Compact(); }
 
  private:
   std::string dir_;
@@ -356,6 +357,14 @@ class SqliteBackend : public Backend {
       if (!ec) bytes += n;
     }
     return bytes;
+  }
+
+  Status Compact() override {
+    if (sqlite3_exec(db_, "VACUUM; PRAGMA wal_checkpoint(TRUNCATE);", nullptr, nullptr,
+                     nullptr) != SQLITE_OK) {
+      return SqliteError(db_, "vacuum");
+    }
+    return Status::OK();
   }
 
  private:

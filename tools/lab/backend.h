@@ -56,8 +56,12 @@ class Backend {
   virtual Status Close() = 0;
   virtual IoCounters Io() const = 0;
   virtual StatusOr<DocSizes> Sizes() = 0;
-  // The database's size on disk; call right after Reopen.
+  // The database's size on disk; call right after Reopen (or Compact).
   virtual StatusOr<uint64_t> DiskBytes() = 0;
+  // Rewrites the database without overwritten or deleted versions (rockdoc:
+  // Client::Compact; SQLite: VACUUM and a WAL checkpoint), so that DiskBytes
+  // is what the live data costs.
+  virtual Status Compact() = 0;
 };
 
 }  // namespace rockdoc::lab

@@ -2,12 +2,16 @@
 // costs. Usage: rockdoc-lab [--scenario NAME|FILE] [--scenarios DIR]
 //                           [--out DIR] [--work DIR] [--quick] [--tiny]
 //                           [--repetitions N] [--list]
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "provenance.h"
 #include "report.h"
 #include "runner.h"
 #include "scenario.h"
@@ -21,14 +25,58 @@ int Usage(const char* argv0, int status) {
          " [--quick] [--tiny] [--repetitions N] [--list]\n"
          "  --scenario   run only this scenario (by name, or a scenario file)\n"
          "  --scenarios  directory of scenario files (default: the bundled ones)\n"
-         "  --out        write results.json and report.md there\n"
+         "  --out        write results.json, report.md and report.html there\n"
          "  --work       scratch directory for the databases (default: a temporary one)\n"
          "  --quick      small sizes and few repetitions (under 2 minutes)\n"
          "  --tiny       the tests' sizes (seconds; checks the scenario runs)\n"
-         "  --repetitions N  override every profile's repetitions (rates are medians)\n"
+         "  --repetitions N  override every profile's repetitions (at least 5 but with\n"
+         "               --tiny: a median's confidence interval needs 5)\n"
          "  --list       list the scenarios and exit\n";
   return status;
 }
+
+// Progress on a terminal: one line per scenario and size, rewritten in place
+// ("\r", erase line) with the fraction done and an estimate of the time
+// left; a new key starts a new line. Nothing when stderr is not a terminal
+// (a log file or CI gets the results, not a thousand carriage returns).
+class ProgressLine {
+ public:
+  void Update(const std::string& key, const std::string& what, double done) {
+    const auto now = std::chrono::steady_clock::now();
+    if (key != key_) {
+      if (!key_.empty()) std::cerr << "\n";
+      key_ = key;
+      start_ = now;
+    }
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    std::string eta = "ETA -";
+    if (done >= 1) {
+      eta = "done in " + Seconds(elapsed);
+    } else if (done > 0.02 && elapsed > 0.5) {
+      eta = "ETA " + Seconds(elapsed * (1 - done) / done);
+    }
+    std::string line = key + ": " + what + "  " + std::to_string(static_cast<int>(done * 100)) +
+                       "%  " + eta;
+    std::cerr << "\r\033[K" << line << std::flush;
+  }
+  void End() {
+    if (!key_.empty()) std::cerr << "\n";
+    key_.clear();
+  }
+
+ private:
+  static std::string Seconds(double s) {
+    char buf[32];
+    if (s >= 60) {
+      std::snprintf(buf, sizeof buf, "%dm%02ds", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
+    } else {
+      std::snprintf(buf, sizeof buf, "%.0fs", s);
+    }
+    return buf;
+  }
+  std::string key_;
+  std::chrono::steady_clock::time_point start_;
+};
 
 }  // namespace
 
@@ -50,8 +98,13 @@ int main(int argc, char** argv) {
       list = true;
     } else if (arg == "--repetitions") {
       const char* v = next();
-      repetitions = v != nullptr ? std::atoi(v) : 0;
-      if (repetitions < 1) return Usage(argv[0], 2);
+      char* end = nullptr;
+      const long n = v != nullptr ? std::strtol(v, &end, 10) : 0;
+      if (v == nullptr || *end != '\0' || n < 1 || n > 1000) {
+        std::cerr << "--repetitions takes a number from 1 to 1000\n";
+        return Usage(argv[0], 2);
+      }
+      repetitions = static_cast<int>(n);
     } else if (arg == "--help" || arg == "-h") {
       return Usage(argv[0], 0);
     } else if (arg == "--scenario" || arg == "--scenarios" || arg == "--out" || arg == "--work") {
@@ -100,6 +153,12 @@ int main(int argc, char** argv) {
     }
   }
   if (wanted.empty()) selected = all;
+  if (repetitions > 0 && repetitions < 5 && !tiny) {
+    std::cerr << "--repetitions " << repetitions
+              << ": at least 5 (fewer give no 95% confidence interval of a median); "
+                 "only --tiny runs fewer\n";
+    return 2;
+  }
   if (list) {
     for (const Scenario& s : all) std::cout << s.name << "\t" << s.title << "\n";
     return 0;
@@ -124,12 +183,24 @@ int main(int argc, char** argv) {
                          : rockdoc::lab::Mode::kFull;
   options.work_dir = work_dir;
   options.repetitions = repetitions;
-  options.progress = [](const std::string& line) { std::cerr << line << std::endl; };
+  ProgressLine progress_line;
+  if (isatty(STDERR_FILENO)) {
+    options.progress = [&](const std::string& key, const std::string& what, double done) {
+      progress_line.Update(key, what, done);
+    };
+  }
+  rockdoc::lab::Provenance provenance = rockdoc::lab::CollectProvenance();
+  provenance.mode = rockdoc::lab::ModeName(options.mode);
+  provenance.repetitions = repetitions;
+  for (int i = 1; i < argc; ++i) {
+    provenance.command_line += (i > 1 ? " " : "") + std::string(argv[i]);
+  }
 
   std::vector<rockdoc::lab::ScenarioResult> results;
   int status = 0;
   for (const Scenario& s : selected) {
     auto r = rockdoc::lab::RunScenario(s, options);
+    progress_line.End();
     if (!r.ok()) {
       std::cerr << r.status() << "\n";
       status = 1;
@@ -139,13 +210,17 @@ int main(int argc, char** argv) {
     if (!r->consistent) status = 1;
     results.push_back(std::move(r).value());
   }
+  rockdoc::lab::FinishProvenance(provenance);
+  std::cout << rockdoc::lab::ProvenanceText(provenance) << "\n"
+            << rockdoc::lab::SummaryText(results) << std::flush;
   if (!out_dir.empty()) {
-    rockdoc::Status st = rockdoc::lab::WriteOutputs(results, out_dir);
+    rockdoc::Status st = rockdoc::lab::WriteOutputs(results, out_dir, provenance);
     if (!st.ok()) {
       std::cerr << st << "\n";
       status = 1;
     } else {
-      std::cerr << "wrote " << out_dir << "/results.json and " << out_dir << "/report.md\n";
+      std::cerr << "wrote " << out_dir << "/results.json, " << out_dir << "/report.md and "
+                << out_dir << "/report.html\n";
     }
   }
   if (own_work) {

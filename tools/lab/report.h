@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "rockdoc/document.h"
+#include "provenance.h"
 #include "rockdoc/status.h"
 #include "runner.h"
 
@@ -17,21 +18,43 @@ struct Figure {
   const char* key;    // field name in results.json
   const char* title;  // chart title
   double (*get)(const Measurement&);
+  const char* unit;   // the y axis title's unit ("ops/s", "bytes")
+  // The 95% confidence interval of a timed figure (error bars), or nullptr.
+  const Interval* (*interval)(const Measurement&) = nullptr;
 };
 const std::vector<Figure>& Figures();
 
-// results.json: {"lab": "rockdoc-lab", "scenarios": [{name, ..., results: [...]}]}.
-Document ResultsToBson(const std::vector<ScenarioResult>& results);
-// report.md.
-std::string MarkdownReport(const std::vector<ScenarioResult>& results);
+// results.json: {"lab": "rockdoc-lab", "provenance": {...}, "scenarios":
+// [{name, ..., results: [...]}]}.
+Document ResultsToBson(const std::vector<ScenarioResult>& results,
+                       const Provenance& provenance = {});
+// report.md: provenance, the summary of the rules of thumb, then each
+// scenario with its informative charts.
+std::string MarkdownReport(const std::vector<ScenarioResult>& results,
+                           const Provenance& provenance = {});
+// report.html: the same, self-contained (inline SVG and CSS, no network),
+// with a table of contents and a self-check script that writes its findings
+// into <pre id="check"> ("OK: N charts" or "FAIL" and the problems).
+std::string HtmlReport(const std::vector<ScenarioResult>& results,
+                       const Provenance& provenance = {});
+// The summary: one line per claim of a rule of thumb, its scenario and its
+// verdict at each size, and the evidence at the largest size.
+std::string SummaryText(const std::vector<ScenarioResult>& results);
+std::string ProvenanceText(const Provenance& p);
+// Whether a chart of `f` carries information: some value is measured and
+// not every measured value is the same.
+bool Informative(const ScenarioResult& r, const Figure& f);
 // An SVG line chart of one figure against size: log-scale x, one polyline
-// per variant, a legend.
+// per variant with error bars where the figure has intervals, a legend,
+// the unit in the y axis title.
 std::string SvgChart(const ScenarioResult& r, const Figure& f);
 // The terminal table of one scenario, with its verdict lines.
 std::string TextTable(const ScenarioResult& r);
 
-// Writes results.json and report.md into `dir` (created when missing).
-Status WriteOutputs(const std::vector<ScenarioResult>& results, const std::string& dir);
+// Writes results.json, report.md and report.html into `dir` (created when
+// missing).
+Status WriteOutputs(const std::vector<ScenarioResult>& results, const std::string& dir,
+                    const Provenance& provenance = {});
 
 }  // namespace rockdoc::lab
 

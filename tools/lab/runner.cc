@@ -4,6 +4,7 @@
 #include <absl/strings/str_join.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -22,13 +23,6 @@ constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
 
 constexpr char kDb[] = "lab";
 
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  size_t mid = v.size() / 2;
-  return v.size() % 2 == 1 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
-}
-
 // The per-operation variables: $$op, then the scenario's let block.
 StatusOr<Env> OpEnv(const Env& base, DocumentView let, int64_t op) {
   Env env(&base);
@@ -40,45 +34,33 @@ StatusOr<Env> OpEnv(const Env& base, DocumentView let, int64_t op) {
   return env;
 }
 
-// One timed phase (the reads or the writes): `repetitions` runs of `count`
-// operations, op numbers continuing from run to run. The let blocks are
-// evaluated before the clock starts, only the operations inside it.
-struct Phase {
-  double median_ops_per_sec = 0;
-  IoCounters io;  // summed over the runs (known when the engine has counters)
-};
-
-StatusOr<Phase> RunPhase(Backend& backend, const Env& base, DocumentView let,
-                         const std::vector<Document>& ops, int count, int repetitions,
-                         const std::function<void(int)>& progress) {
-  Phase phase;
-  phase.io.known = true;
-  std::vector<double> rates;
-  for (int r = 0; r < repetitions; ++r) {
-    progress(r);
-    std::vector<Env> envs;
-    envs.reserve(count);
-    for (int k = 0; k < count; ++k) {
-      ROCKDOC_ASSIGN_OR_RETURN(Env e, OpEnv(base, let, int64_t{r} * count + k));
-      envs.push_back(std::move(e));
-    }
-    const IoCounters before = backend.Io();
-    const auto start = std::chrono::steady_clock::now();
-    for (const Env& e : envs) {
-      Env run(&e);
-      ROCKDOC_RETURN_IF_ERROR(backend.executor().Run(ops, run));
-    }
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const IoCounters after = backend.Io();
-    rates.push_back(count / std::max(seconds, 1e-9));
-    phase.io.known = phase.io.known && after.known;
-    phase.io.bytes_read += after.bytes_read - before.bytes_read;
-    phase.io.bytes_written += after.bytes_written - before.bytes_written;
-    phase.io.wal_bytes += after.wal_bytes - before.wal_bytes;
+// One timed repetition (of the reads or the writes): `count` operations,
+// op numbers continuing from repetition to repetition. The let blocks are
+// evaluated before the clock starts, only the operations inside it. Adds the
+// I/O counters' deltas to *io; returns the rate (ops/s).
+StatusOr<double> RunRepetition(Backend& backend, const Env& base, DocumentView let,
+                               const std::vector<Document>& ops, int count, int repetition,
+                               IoCounters* io) {
+  std::vector<Env> envs;
+  envs.reserve(count);
+  for (int k = 0; k < count; ++k) {
+    ROCKDOC_ASSIGN_OR_RETURN(Env e, OpEnv(base, let, int64_t{repetition} * count + k));
+    envs.push_back(std::move(e));
   }
-  phase.median_ops_per_sec = Median(rates);
-  return phase;
+  const IoCounters before = backend.Io();
+  const auto start = std::chrono::steady_clock::now();
+  for (const Env& e : envs) {
+    Env run(&e);
+    ROCKDOC_RETURN_IF_ERROR(backend.executor().Run(ops, run));
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const IoCounters after = backend.Io();
+  io->known = io->known && after.known;
+  io->bytes_read += after.bytes_read - before.bytes_read;
+  io->bytes_written += after.bytes_written - before.bytes_written;
+  io->wal_bytes += after.wal_bytes - before.wal_bytes;
+  return count / std::max(seconds, 1e-9);
 }
 
 StatusOr<std::string> Dump(Executor& exec, const Variant& v, const Env& base) {
@@ -95,19 +77,82 @@ std::string Ratio(double a, double b) {
   return x >= 0.1 ? absl::StrFormat("%.1fx", x) : absl::StrFormat("%.2gx", x);
 }
 
-// Throughput of a read:write mix from the separately measured rates.
-double MixedRate(const Measurement& m, int64_t reads, int64_t writes) {
-  if (m.failed() || m.read_ops_per_sec <= 0 || m.write_ops_per_sec <= 0) {
-    return std::numeric_limits<double>::quiet_NaN();
+// Throughput of a read:write mix from two rates.
+double MixedRate(double read_rate, double write_rate, int64_t reads, int64_t writes) {
+  if (!(read_rate > 0) || !(write_rate > 0)) return std::numeric_limits<double>::quiet_NaN();
+  return static_cast<double>(reads + writes) / (reads / read_rate + writes / write_rate);
+}
+
+std::string What(const std::string& metric) {
+  if (metric == "reads") return "the fastest reads";
+  if (metric == "writes") return "the fastest writes";
+  if (metric == "disk") return "the least disk";
+  return "the most ops/s at " + metric;
+}
+
+// The candidates of a metric, as the verdict module sees them: the
+// deterministic costs first (lower is better), then the timed samples.
+struct MetricView {
+  JudgeOptions options;
+  std::function<Candidate(const Measurement&)> candidate;
+};
+
+MetricView ViewOf(const ScenarioResult& r, const std::string& metric, double read_effect,
+                  double write_effect) {
+  MetricView view;
+  if (metric == "reads") {
+    view.options.cost_names = {"keys + docs examined/read", "bytes read/read"};
+    view.options.time_name = "reads/s";
+    view.options.min_effect = read_effect;
+    view.candidate = [](const Measurement& m) {
+      return Candidate{m.variant, {m.keys_examined + m.docs_examined, m.read_bytes_per_op},
+                       m.read_samples};
+    };
+  } else if (metric == "writes") {
+    view.options.cost_names = {"bytes written/write"};
+    view.options.time_name = "writes/s";
+    view.options.min_effect = write_effect;
+    view.candidate = [](const Measurement& m) {
+      return Candidate{m.variant, {m.written_bytes_per_op}, m.write_samples};
+    };
+  } else if (metric == "disk") {
+    view.options.cost_names = {"disk after compaction (bytes)"};
+    view.options.time_name = "";
+    view.candidate = [](const Measurement& m) {
+      return Candidate{m.variant, {static_cast<double>(m.storage_bytes)}, {}};
+    };
+  } else {
+    for (size_t i = 0; i < r.mixes.size(); ++i) {
+      const auto [reads, writes] = r.mixes[i];
+      if (metric != absl::StrFormat("%d:%d", reads, writes)) continue;
+      view.options.cost_names = {absl::StrFormat("bytes read+written/op at %s", metric)};
+      view.options.time_name = "ops/s at " + metric;
+      view.options.min_effect = std::max(read_effect, write_effect);
+      view.candidate = [i, reads, writes](const Measurement& m) {
+        const double bytes =
+            (reads * m.read_bytes_per_op + writes * m.written_bytes_per_op) / (reads + writes);
+        return Candidate{m.variant, {bytes},
+                         i < m.mixed_samples.size() ? m.mixed_samples[i] : std::vector<double>()};
+      };
+    }
   }
-  return static_cast<double>(reads + writes) /
-         (reads / m.read_ops_per_sec + writes / m.write_ops_per_sec);
+  return view;
 }
 
 void Summarize(ScenarioResult& r) {
   for (Measurement& m : r.rows) {
     m.mixed_ops_per_sec.clear();
-    for (auto [reads, writes] : r.mixes) m.mixed_ops_per_sec.push_back(MixedRate(m, reads, writes));
+    m.mixed_samples.clear();
+    for (auto [reads, writes] : r.mixes) {
+      m.mixed_ops_per_sec.push_back(
+          m.failed() ? std::numeric_limits<double>::quiet_NaN()
+                     : MixedRate(m.read_ops_per_sec, m.write_ops_per_sec, reads, writes));
+      std::vector<double> samples;
+      for (size_t k = 0; k < std::min(m.read_samples.size(), m.write_samples.size()); ++k) {
+        samples.push_back(MixedRate(m.read_samples[k], m.write_samples[k], reads, writes));
+      }
+      m.mixed_samples.push_back(std::move(samples));
+    }
   }
   for (int64_t size : r.sizes) {
     // The verdict ranks rockdoc's variants; SQLite rows are compared with the
@@ -133,95 +178,139 @@ void Summarize(ScenarioResult& r) {
                                           m->variant, m->error_code, m->error));
     }
     if (rows.empty()) continue;
-    auto best = [&](auto key, bool higher) {
+    // The smallest difference of rates called a difference at this size:
+    // kMinEffect, or more when the A/A check saw more.
+    double read_effect = kMinEffect, write_effect = kMinEffect;
+    for (const NoiseCheck& n : r.noise) {
+      if (n.size != size) continue;
+      read_effect = std::max(read_effect, n.read_floor);
+      write_effect = std::max(write_effect, n.write_floor);
+      r.verdict.push_back(absl::StrFormat(
+          "%s %d, noise floor (A/A: %s run twice): reads differ by %.1f%% (%s), writes by %.1f%% "
+          "(%s); rates closer than %.0f%% (reads) / %.0f%% (writes) are ties here",
+          r.size_label, size, n.variant, 100 * n.read_floor,
+          n.reads_tie ? "a tie, as it must be" : "NOT a tie: noisy run",
+          100 * n.write_floor, n.writes_tie ? "a tie, as it must be" : "NOT a tie: noisy run",
+          100 * read_effect, 100 * write_effect));
+    }
+    // Who wins a metric, with no claim: the best median, judged as a claim.
+    auto judge = [&](const std::string& metric, const std::vector<std::string>& claimed,
+                     const std::vector<Measurement*>& among, bool time_only) {
+      MetricView view = ViewOf(r, metric, read_effect, write_effect);
+      std::vector<Candidate> cands;
+      for (Measurement* m : among) {
+        Candidate c = view.candidate(*m);
+        if (time_only) c.costs.clear();
+        cands.push_back(std::move(c));
+      }
+      if (time_only) view.options.cost_names.clear();
+      return JudgeClaim(cands, claimed, view.options);
+    };
+    auto best_median = [&](auto key) {
       return *std::max_element(rows.begin(), rows.end(), [&](Measurement* a, Measurement* b) {
-        return higher ? key(a) < key(b) : key(a) > key(b);
+        return key(a) != key(b) ? key(a) < key(b) : a->variant > b->variant;
       });
     };
-    auto worst = [&](auto key, bool higher) { return best(key, !higher); };
-    auto reads = [](Measurement* m) { return m->read_ops_per_sec; };
-    auto writes = [](Measurement* m) { return m->write_ops_per_sec; };
-    auto disk = [](Measurement* m) { return static_cast<double>(m->storage_bytes); };
-    auto doc = [](Measurement* m) { return static_cast<double>(m->max_doc_bytes); };
-    Measurement* br = best(reads, true);
-    Measurement* bw = best(writes, true);
-    Measurement* bd = best(disk, false);
-    Measurement* big = best(doc, true);
+    Measurement* br = best_median([](Measurement* m) { return m->read_ops_per_sec; });
+    Measurement* bw = best_median([](Measurement* m) { return m->write_ops_per_sec; });
+    Measurement* bd = best_median([](Measurement* m) { return -double(m->storage_bytes); });
+    Measurement* big = best_median([](Measurement* m) { return double(m->max_doc_bytes); });
+    const ClaimVerdict reads = judge("reads", {br->variant}, rows, true);
+    const ClaimVerdict writes = judge("writes", {bw->variant}, rows, true);
+    const ClaimVerdict disk = judge("disk", {bd->variant}, rows, false);
     for (Measurement* m : rows) {
       std::vector<std::string> parts;
-      if (m == br) parts.push_back("fastest reads");
-      if (m == bw) parts.push_back("fastest writes");
-      if (m == bd) parts.push_back("smallest on disk");
+      if (m == br) {
+        parts.push_back(reads.kind == VerdictKind::kAgrees ? "fastest reads"
+                                                           : "reads: tie for fastest");
+      }
+      if (m == bw) {
+        parts.push_back(writes.kind == VerdictKind::kAgrees ? "fastest writes"
+                                                            : "writes: tie for fastest");
+      }
+      if (m == bd && disk.kind == VerdictKind::kAgrees) parts.push_back("smallest on disk");
       if (parts.empty()) {
-        parts.push_back(absl::StrFormat("reads %s, writes %s of best",
-                                        Ratio(m->read_ops_per_sec, br->read_ops_per_sec),
-                                        Ratio(m->write_ops_per_sec, bw->write_ops_per_sec)));
+        // A ratio to the best says nothing when the two tie.
+        auto vs = [&](const std::vector<double>& mine, const std::vector<double>& best,
+                      double effect) {
+          return CompareRates(best, mine, effect) == Order::kTie ? " (tie)" : "";
+        };
+        parts.push_back(absl::StrFormat(
+            "reads %s%s, writes %s%s of best", Ratio(m->read_ops_per_sec, br->read_ops_per_sec),
+            vs(m->read_samples, br->read_samples, read_effect),
+            Ratio(m->write_ops_per_sec, bw->write_ops_per_sec),
+            vs(m->write_samples, bw->write_samples, write_effect)));
       }
       m->verdict = absl::StrJoin(parts, ", ");
     }
     if (rows.size() >= 2) {
+      auto line = [&](const char* what, const ClaimVerdict& v) {
+        return v.kind == VerdictKind::kAgrees
+                   ? absl::StrFormat("%s fastest with %s (%s)", what, v.winner, v.evidence)
+                   : absl::StrFormat("%s: no variant significantly fastest (%s)", what,
+                                     v.evidence);
+      };
       r.verdict.push_back(absl::StrFormat(
-          "%s %d: reads fastest with %s (%s the slowest), writes fastest with %s (%s the "
-          "slowest); least disk: %s; largest document: %s, %d bytes (%.3f%% of 16 MiB)",
-          r.size_label, size, br->variant,
-          Ratio(br->read_ops_per_sec, worst(reads, true)->read_ops_per_sec), bw->variant,
-          Ratio(bw->write_ops_per_sec, worst(writes, true)->write_ops_per_sec), bd->variant,
+          "%s %d: %s; %s; least disk after compaction: %s; largest document: %s, %d bytes "
+          "(%.3f%% of 16 MiB)",
+          r.size_label, size, line("reads", reads), line("writes", writes),
+          disk.kind == VerdictKind::kAgrees ? bd->variant + " (" + disk.evidence + ")"
+                                            : "tie (" + disk.evidence + ")",
           big->variant, big->max_doc_bytes, 100 * big->max_doc_share));
       std::vector<std::string> mixes;
       for (size_t i = 0; i < r.mixes.size(); ++i) {
-        auto mixed = [i](Measurement* m) { return m->mixed_ops_per_sec[i]; };
-        Measurement* bm = best(mixed, true);
-        mixes.push_back(absl::StrFormat("%d:%d %s (%s the slowest)", r.mixes[i].first,
-                                        r.mixes[i].second, bm->variant,
-                                        Ratio(mixed(bm), worst(mixed, true)->mixed_ops_per_sec[i])));
+        const std::string metric = absl::StrFormat("%d:%d", r.mixes[i].first, r.mixes[i].second);
+        Measurement* bm = best_median([i](Measurement* m) { return m->mixed_ops_per_sec[i]; });
+        const ClaimVerdict v = judge(metric, {bm->variant}, rows, true);
+        mixes.push_back(v.kind == VerdictKind::kAgrees
+                            ? absl::StrFormat("%s %s (%s)", metric, bm->variant, v.evidence)
+                            : absl::StrFormat("%s tie (%s)", metric, v.evidence));
       }
       if (!mixes.empty()) {
         r.verdict.push_back(absl::StrFormat("%s %d, best at read:write %s", r.size_label, size,
                                             absl::StrJoin(mixes, "; ")));
       }
-      // The rules of thumb: does the claimed variant win here?
-      // The figure a metric ranks by (higher is better but for disk).
-      auto value = [&](Measurement* m, const std::string& metric) -> double {
-        if (metric == "reads") return m->read_ops_per_sec;
-        if (metric == "writes") return m->write_ops_per_sec;
-        if (metric == "disk") return -static_cast<double>(m->storage_bytes);
-        for (size_t i = 0; i < r.mixes.size(); ++i) {
-          if (metric == absl::StrFormat("%d:%d", r.mixes[i].first, r.mixes[i].second)) {
-            return m->mixed_ops_per_sec[i];
-          }
-        }
-        return std::numeric_limits<double>::quiet_NaN();
-      };
-      auto what = [](const std::string& metric) -> std::string {
-        if (metric == "reads") return "the fastest reads";
-        if (metric == "writes") return "the fastest writes";
-        if (metric == "disk") return "the least disk";
-        return "the most ops/s at " + metric;
-      };
+      // The rules of thumb: does the claimed variant win here, first on the
+      // deterministic costs, then on time?
       for (const RuleOfThumb& rule : r.rules) {
         std::vector<std::string> parts;
         for (const Claim& c : rule.claims) {
           if (size < c.from || size > c.to) continue;
-          auto claimed = std::find_if(rows.begin(), rows.end(),
-                                      [&](Measurement* m) { return m->variant == c.variant; });
-          if (claimed == rows.end()) continue;  // e.g. it cannot hold this size
-          Measurement* w = best([&](Measurement* m) { return value(m, c.metric); }, true);
-          const bool alike =
-              std::find(c.alike.begin(), c.alike.end(), w->variant) != c.alike.end();
-          RuleCheck check{rule.text, c.variant, c.metric, size, w->variant, w == *claimed || alike};
-          // Within kTie of the winner is a tie, not a loss: rates vary by a
-          // few percent between runs.
-          constexpr double kTie = 0.05;
-          const double a = value(*claimed, c.metric), b = value(w, c.metric);
-          check.tie = !check.agrees && std::fabs(a - b) <= kTie * std::fabs(b);
+          if (std::none_of(rows.begin(), rows.end(),
+                           [&](Measurement* m) { return m->variant == c.variant; })) {
+            continue;  // e.g. it cannot hold this size
+          }
+          std::vector<std::string> claimed = {c.variant};
+          claimed.insert(claimed.end(), c.alike.begin(), c.alike.end());
+          std::vector<Measurement*> among;
+          for (Measurement* m : rows) {
+            const bool in = c.against.empty() ||
+                            std::count(claimed.begin(), claimed.end(), m->variant) > 0 ||
+                            std::count(c.against.begin(), c.against.end(), m->variant) > 0;
+            if (in) among.push_back(m);
+          }
+          const ClaimVerdict v = judge(c.metric, claimed, among, false);
+          RuleCheck check;
+          check.rule = rule.text;
+          check.variant = c.variant;
+          check.metric = c.metric;
+          check.size = size;
+          check.winner = v.winner;
+          check.agrees = v.kind == VerdictKind::kAgrees;
+          check.tie = v.kind == VerdictKind::kTie;
+          check.decided_by = v.decided_by;
+          check.evidence = v.evidence;
+          check.caveat = v.caveat;
+          const std::string caveat = v.caveat.empty() ? "" : "; " + v.caveat;
           if (check.agrees) {
-            parts.push_back(absl::StrFormat("agrees: %s has %s", w->variant, what(c.metric)));
+            parts.push_back(absl::StrFormat("agrees: %s has %s (%s%s)", v.winner,
+                                            What(c.metric), v.evidence, caveat));
           } else if (check.tie) {
-            parts.push_back(absl::StrFormat("ties: %s within 5%% of %s for %s", c.variant,
-                                            w->variant, what(c.metric)));
+            parts.push_back(absl::StrFormat("tie (within noise) for %s: %s", What(c.metric),
+                                            v.evidence));
           } else {
-            parts.push_back(absl::StrFormat("DISAGREES: %s has %s, not %s", w->variant,
-                                            what(c.metric), c.variant));
+            parts.push_back(absl::StrFormat("DISAGREES: %s has %s, not %s (%s%s)", v.winner,
+                                            What(c.metric), c.variant, v.evidence, caveat));
           }
           r.rule_checks.push_back(std::move(check));
         }
@@ -238,12 +327,28 @@ void Summarize(ScenarioResult& r) {
       if (mirrored == rows.end()) continue;
       q->rockdoc_read_ratio = (*mirrored)->read_ops_per_sec / q->read_ops_per_sec;
       q->rockdoc_write_ratio = (*mirrored)->write_ops_per_sec / q->write_ops_per_sec;
-      q->verdict = absl::StrFormat("rockdoc %s: reads %s, writes %s of SQLite", q->mirrors,
+      auto order = [&](const std::vector<double>& a, const std::vector<double>& b,
+                       double effect) {
+        switch (CompareRates(a, b, effect)) {
+          case Order::kFirst: return "faster";
+          case Order::kSecond: return "slower";
+          default: return "tie";
+        }
+      };
+      const std::string reads_cmp = order((*mirrored)->read_samples, q->read_samples, read_effect);
+      const std::string writes_cmp =
+          order((*mirrored)->write_samples, q->write_samples, write_effect);
+      q->verdict = absl::StrFormat("rockdoc %s: reads %s (%s), writes %s (%s) of SQLite",
+                                   q->mirrors,
                                    Ratio((*mirrored)->read_ops_per_sec, q->read_ops_per_sec),
-                                   Ratio((*mirrored)->write_ops_per_sec, q->write_ops_per_sec));
-      vs.push_back(absl::StrFormat("%s reads %s, writes %s", q->mirrors,
+                                   reads_cmp,
+                                   Ratio((*mirrored)->write_ops_per_sec, q->write_ops_per_sec),
+                                   writes_cmp);
+      vs.push_back(absl::StrFormat("%s reads %s (%s), writes %s (%s)", q->mirrors,
                                    Ratio((*mirrored)->read_ops_per_sec, q->read_ops_per_sec),
-                                   Ratio((*mirrored)->write_ops_per_sec, q->write_ops_per_sec)));
+                                   reads_cmp,
+                                   Ratio((*mirrored)->write_ops_per_sec, q->write_ops_per_sec),
+                                   writes_cmp));
     }
     if (!vs.empty()) {
       r.verdict.push_back(absl::StrFormat("%s %d, rockdoc vs SQLite: %s", r.size_label, size,
@@ -252,7 +357,123 @@ void Summarize(ScenarioResult& r) {
   }
 }
 
+// A param's unit, from its name's ending (the scenarios' convention).
+std::string UnitOf(std::string_view name) {
+  auto ends = [&](std::string_view suffix) {
+    return name.size() >= suffix.size() && name.substr(name.size() - suffix.size()) == suffix;
+  };
+  if (ends("Bytes")) return "bytes";
+  if (ends("PerSecond")) return "per second";
+  if (ends("Seconds")) return "s";
+  if (ends("Millis") || ends("Ms")) return "ms";
+  return "";
+}
+
+std::string Thousands(int64_t v) {
+  std::string digits = std::to_string(v < 0 ? -v : v), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return v < 0 ? "-" + out : out;
+}
+
+std::string ValueText(const Value& v) {
+  const Element e = v.element();
+  int64_t i = 0;
+  if (e.ExactInt64(&i)) return Thousands(i);
+  if (e.type() == BsonType::kString) return std::string(e.String());
+  return ValueToJson(e);
+}
+
 }  // namespace
+
+std::vector<std::pair<std::string, std::string>> ParamTexts(const Scenario& s, Mode mode,
+                                                            const std::vector<int64_t>& sizes) {
+  std::vector<std::string> names;
+  for (const Element& e : s.params) names.emplace_back(e.key());
+  for (const Element& e : ProfileFor(s, mode).params) {
+    if (!s.params.Get(e.key()).ok()) names.emplace_back(e.key());
+  }
+  std::vector<Env> envs;
+  for (int64_t size : sizes) envs.push_back(BaseEnv(s, mode, size));
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const std::string& name : names) {
+    std::vector<std::string> values;
+    for (const Env& env : envs) {
+      const Value* v = env.Find(name);
+      values.push_back(v != nullptr ? ValueText(*v) : "?");
+    }
+    const bool same = std::all_of(values.begin(), values.end(),
+                                  [&](const std::string& x) { return x == values.front(); });
+    std::vector<std::string> size_texts;
+    for (int64_t size : sizes) size_texts.push_back(Thousands(size));
+    std::string text = same ? values.front() : absl::StrJoin(values, " / ");
+    const std::string unit = UnitOf(name);
+    if (!unit.empty()) text += " " + unit;
+    // Values that follow the size: say at which sizes, unless they are the sizes.
+    if (!same && values != size_texts) {
+      text += absl::StrFormat(" (at %s %s)", s.size_label, absl::StrJoin(size_texts, " / "));
+    }
+    out.emplace_back(name, std::move(text));
+  }
+  return out;
+}
+
+std::string ResolveProse(const ScenarioResult& r, std::string_view text) {
+  auto param = [&](std::string_view name) -> const std::string* {
+    for (const auto& [n, t] : r.params) {
+      if (n == name) return &t;
+    }
+    return nullptr;
+  };
+  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  std::string out;
+  size_t i = 0;
+  while (i < text.size()) {
+    const bool dollars = text.compare(i, 2, "$$") == 0;
+    const bool tick = text[i] == '`';
+    const bool bare = !dollars && !tick && ident(text[i]) && (i == 0 || !ident(text[i - 1]));
+    if (!dollars && !tick && !bare) {
+      out += text[i++];
+      continue;
+    }
+    size_t start = dollars ? i + 2 : tick ? i + 1 : i;
+    size_t end = start;
+    while (end < text.size() && ident(text[end])) ++end;
+    const std::string_view name = text.substr(start, end - start);
+    const bool closed = !tick || (end < text.size() && text[end] == '`');
+    const size_t after = tick ? end + 1 : end;
+    const std::string* value = closed && !name.empty() ? param(name) : nullptr;
+    // Only true camelCase is a param name when bare ("pageSize"; not "B").
+    bool camel = false;
+    for (size_t k = 1; k < name.size(); ++k) {
+      camel = camel || (std::islower(static_cast<unsigned char>(name[k - 1])) &&
+                        std::isupper(static_cast<unsigned char>(name[k])));
+    }
+    if (dollars && name == "n") {
+      std::vector<std::string> sizes;
+      for (int64_t size : r.sizes) sizes.push_back(Thousands(size));
+      out += absl::StrFormat("n (the %s: %s)", r.size_label, absl::StrJoin(sizes, ", "));
+      i = end;
+    } else if (value != nullptr && (dollars || tick || camel)) {
+      std::string v = *value;
+      // "coldBytes bytes": the unit is in the prose already.
+      const std::string unit = " " + UnitOf(name);
+      if (unit.size() > 1 && text.substr(after).substr(0, unit.size()) == unit) {
+        if (size_t at = v.find(unit); at != std::string::npos) v.erase(at, unit.size());
+      }
+      out += v;
+      i = after;
+    } else if (dollars) {
+      i += 2;  // an unknown "$$x": "x", never template text
+    } else {
+      out.append(text.substr(i, std::max<size_t>(end, i + 1) - i));
+      i = std::max<size_t>(end, i + 1);
+    }
+  }
+  return out;
+}
 
 Env BaseEnv(const Scenario& s, Mode mode, int64_t size) {
   Env env;
@@ -275,119 +496,165 @@ Env BaseEnv(const Scenario& s, Mode mode, int64_t size) {
   return env;
 }
 
-StatusOr<Measurement> RunVariant(const Scenario& s, const Variant& v, int64_t size,
-                                 const RunOptions& options) {
-  const Profile& profile = ProfileFor(s, options.mode);
-  const int repetitions = options.repetitions > 0 ? options.repetitions : profile.repetitions;
-  const std::string dir = options.work_dir + "/" + s.name + "/" + v.name + "-" +
-                          std::to_string(size);
-  std::error_code ec;
-  std::filesystem::remove_all(dir, ec);
-  std::filesystem::create_directories(dir, ec);
-  auto say = [&](const std::string& what) {
-    if (options.progress) {
-      options.progress(absl::StrFormat("[%s] %s %s=%d: %s", s.name, v.name, s.size_label, size,
-                                       what));
-    }
-  };
+namespace {
 
+// One variant at one size while it is being measured: its open database,
+// between setup and the final figures.
+struct LiveVariant {
+  const Variant* v = nullptr;
+  std::string dir;
+  Env base;
+  std::unique_ptr<Backend> db;
   Measurement m;
+  IoCounters read_io{.known = true};
+  IoCounters write_io{.known = true};
+  bool done() const { return db == nullptr; }  // unmeasured (or finished)
+};
+
+void Unmeasured(Measurement& m, std::string why, int32_t code) {
+  m.error = std::move(why);
+  m.error_code = code;
+  for (double* f : {&m.read_ops_per_sec, &m.write_ops_per_sec, &m.keys_examined,
+                    &m.docs_examined, &m.read_bytes_per_op, &m.written_bytes_per_op,
+                    &m.wal_bytes_per_op, &m.avg_doc_bytes, &m.max_doc_share}) {
+    *f = kUnknown;
+  }
+}
+
+// Fresh directory, setup, the dump, close and reopen, the first reads'
+// answers and explain figures. A variant that cannot hold the size (or is
+// not run at it) is left done() with its row saying why.
+Status Prepare(const Scenario& s, const Variant& v, int64_t size, const RunOptions& options,
+               const std::string& dir_suffix, LiveVariant& live) {
+  const Profile& profile = ProfileFor(s, options.mode);
+  live.v = &v;
+  live.dir = options.work_dir + "/" + s.name + "/" + v.name + "-" + std::to_string(size) +
+             dir_suffix;
+  std::error_code ec;
+  std::filesystem::remove_all(live.dir, ec);
+  std::filesystem::create_directories(live.dir, ec);
+  Measurement& m = live.m;
   m.variant = v.name;
   m.size = size;
   m.engine = v.engine == EngineKind::kSqlite ? "sqlite" : "rockdoc";
   m.mirrors = v.mirrors;
-  auto unmeasured = [&](std::string why, int32_t code) {
-    m.error = std::move(why);
-    m.error_code = code;
-    for (double* f : {&m.read_ops_per_sec, &m.write_ops_per_sec, &m.keys_examined,
-                      &m.docs_examined, &m.read_bytes_per_op, &m.written_bytes_per_op,
-                      &m.wal_bytes_per_op, &m.avg_doc_bytes, &m.max_doc_share}) {
-      *f = kUnknown;
-    }
-  };
   if (v.max_size > 0 && size > v.max_size) {
-    say("not run: above the variant's maxSize");
-    unmeasured(absl::StrFormat("not run above the variant's maxSize (%d)", v.max_size), 0);
-    return m;
+    Unmeasured(m, absl::StrFormat("not run above the variant's maxSize (%d)", v.max_size), 0);
+    return Status::OK();
   }
-  const Env base = BaseEnv(s, options.mode, size);
-  ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<Backend> db, Backend::Open(v.engine, dir));
-
-  say("setup");
+  live.base = BaseEnv(s, options.mode, size);
+  ROCKDOC_ASSIGN_OR_RETURN(live.db, Backend::Open(v.engine, live.dir));
   {
-    Env env(&base);
-    Status st = db->executor().Run(v.setup.ops, env);
+    Env env(&live.base);
+    Status st = live.db->executor().Run(v.setup.ops, env);
     if (!st.ok() && std::count(v.setup_may_fail.begin(), v.setup_may_fail.end(),
                                st.code_number()) > 0) {
-      // The variant cannot hold this size: a row that says so.
-      // The error without the operation it came from (the whole template).
+      // The variant cannot hold this size: a row that says so. The error
+      // without the operation it came from (the whole template).
       std::string why(st.message());
       if (size_t at = why.rfind("}: "); at != std::string::npos) why = why.substr(at + 3);
-      unmeasured(why, st.code_number());
-      say("setup failed as allowed: " + st.ToString());
-      db->Close().IgnoreError();
-      db.reset();
-      std::filesystem::remove_all(dir, ec);
-      return m;
+      Unmeasured(m, why, st.code_number());
+      live.db->Close().IgnoreError();
+      live.db.reset();
+      std::filesystem::remove_all(live.dir, ec);
+      return Status::OK();
     }
     ROCKDOC_RETURN_IF_ERROR(st);
-    ROCKDOC_ASSIGN_OR_RETURN(m.dump_before, Dump(db->executor(), v, base));
+    ROCKDOC_ASSIGN_OR_RETURN(m.dump_before, Dump(live.db->executor(), v, live.base));
   }
-  ROCKDOC_RETURN_IF_ERROR(db->Reopen());
+  ROCKDOC_RETURN_IF_ERROR(live.db->Reopen());
 
   // The answers of the first reads, with their explain figures (averaged
   // over the same reads; rockdoc only), untimed; this also warms the cache.
   const int answered = std::min(options.answers_compared, profile.read_ops);
-  {
-    ExplainTotals totals;
-    Executor& exec = db->executor();
-    exec.set_explain(&totals);
-    for (int k = 0; k < answered; ++k) {
-      ROCKDOC_ASSIGN_OR_RETURN(Env e, OpEnv(base, s.read_let, k));
-      Env run(&e);
-      StatusOr<Value> answer = exec.RunForAnswer(v.read, run);
-      if (!answer.ok()) {
-        exec.set_explain(nullptr);
-        return answer.status();
-      }
-      m.answers.push_back(CanonicalJson(answer->element()));
+  ExplainTotals totals;
+  Executor& exec = live.db->executor();
+  exec.set_explain(&totals);
+  for (int k = 0; k < answered; ++k) {
+    ROCKDOC_ASSIGN_OR_RETURN(Env e, OpEnv(live.base, s.read_let, k));
+    Env run(&e);
+    StatusOr<Value> answer = exec.RunForAnswer(v.read, run);
+    if (!answer.ok()) {
+      exec.set_explain(nullptr);
+      return answer.status();
     }
-    exec.set_explain(nullptr);
-    const bool explained = db->engine() == EngineKind::kRockdoc && answered > 0;
-    m.keys_examined = explained ? static_cast<double>(totals.keys_examined) / answered : kUnknown;
-    m.docs_examined = explained ? static_cast<double>(totals.docs_examined) / answered : kUnknown;
+    m.answers.push_back(CanonicalJson(answer->element()));
   }
+  exec.set_explain(nullptr);
+  const bool explained = live.db->engine() == EngineKind::kRockdoc && answered > 0;
+  m.keys_examined = explained ? static_cast<double>(totals.keys_examined) / answered : kUnknown;
+  m.docs_examined = explained ? static_cast<double>(totals.docs_examined) / answered : kUnknown;
+  return Status::OK();
+}
 
-  auto progress = [&](const char* what, int reps) {
-    return [&say, what, reps](int r) { say(absl::StrFormat("%s %d/%d", what, r + 1, reps)); };
-  };
-  ROCKDOC_ASSIGN_OR_RETURN(Phase reads, RunPhase(*db, base, s.read_let, v.read.ops,
-                                                 profile.read_ops, repetitions,
-                                                 progress("reads", repetitions)));
-  ROCKDOC_ASSIGN_OR_RETURN(Phase writes, RunPhase(*db, base, s.write_let, v.write.ops,
-                                                  profile.write_ops, repetitions,
-                                                  progress("writes", repetitions)));
-  const double n_reads = static_cast<double>(repetitions) * profile.read_ops;
-  const double n_writes = static_cast<double>(repetitions) * profile.write_ops;
-  m.read_ops_per_sec = reads.median_ops_per_sec;
-  m.write_ops_per_sec = writes.median_ops_per_sec;
-  m.read_bytes_per_op = reads.io.known ? reads.io.bytes_read / n_reads : kUnknown;
-  m.written_bytes_per_op = writes.io.known ? writes.io.bytes_written / n_writes : kUnknown;
-  m.wal_bytes_per_op = writes.io.known ? writes.io.wal_bytes / n_writes : kUnknown;
-  ROCKDOC_ASSIGN_OR_RETURN(m.dump_after, Dump(db->executor(), v, base));
+Status Repetition(const Scenario& s, const RunOptions& options, bool reads, int repetition,
+                  LiveVariant& live) {
+  const Profile& profile = ProfileFor(s, options.mode);
+  if (reads) {
+    ROCKDOC_ASSIGN_OR_RETURN(double rate,
+                             RunRepetition(*live.db, live.base, s.read_let, live.v->read.ops,
+                                           profile.read_ops, repetition, &live.read_io));
+    live.m.read_samples.push_back(rate);
+  } else {
+    ROCKDOC_ASSIGN_OR_RETURN(double rate,
+                             RunRepetition(*live.db, live.base, s.write_let, live.v->write.ops,
+                                           profile.write_ops, repetition, &live.write_io));
+    live.m.write_samples.push_back(rate);
+  }
+  return Status::OK();
+}
 
-  ROCKDOC_ASSIGN_OR_RETURN(DocSizes sizes, db->Sizes());
+// The figures after the timed phases: rates, bytes per operation, the dump,
+// document sizes, disk before and after a full compaction. Closes the
+// database and removes its directory.
+Status Finish(const Scenario& s, const RunOptions& options, LiveVariant& live) {
+  const Profile& profile = ProfileFor(s, options.mode);
+  Measurement& m = live.m;
+  m.read_interval = MedianInterval(m.read_samples);
+  m.write_interval = MedianInterval(m.write_samples);
+  m.read_ops_per_sec = m.read_interval.median;
+  m.write_ops_per_sec = m.write_interval.median;
+  const double n_reads = static_cast<double>(m.read_samples.size()) * profile.read_ops;
+  const double n_writes = static_cast<double>(m.write_samples.size()) * profile.write_ops;
+  m.read_bytes_per_op = live.read_io.known ? live.read_io.bytes_read / n_reads : kUnknown;
+  m.written_bytes_per_op =
+      live.write_io.known ? live.write_io.bytes_written / n_writes : kUnknown;
+  m.wal_bytes_per_op = live.write_io.known ? live.write_io.wal_bytes / n_writes : kUnknown;
+  Backend& db = *live.db;
+  ROCKDOC_ASSIGN_OR_RETURN(m.dump_after, Dump(db.executor(), *live.v, live.base));
+  ROCKDOC_ASSIGN_OR_RETURN(DocSizes sizes, db.Sizes());
   m.documents = sizes.documents;
   m.avg_doc_bytes = sizes.avg_bytes;
   m.max_doc_bytes = sizes.max_bytes;
   m.max_doc_share = static_cast<double>(m.max_doc_bytes) / kMaxBsonObjectSize;
 
-  ROCKDOC_RETURN_IF_ERROR(db->Reopen());
-  ROCKDOC_ASSIGN_OR_RETURN(m.storage_bytes, db->DiskBytes());
-  ROCKDOC_RETURN_IF_ERROR(db->Close());
-  db.reset();
-  std::filesystem::remove_all(dir, ec);
-  return m;
+  ROCKDOC_RETURN_IF_ERROR(db.Reopen());
+  ROCKDOC_ASSIGN_OR_RETURN(m.storage_bytes_before_compaction, db.DiskBytes());
+  ROCKDOC_RETURN_IF_ERROR(db.Compact());
+  ROCKDOC_ASSIGN_OR_RETURN(m.storage_bytes, db.DiskBytes());
+  ROCKDOC_RETURN_IF_ERROR(db.Close());
+  live.db.reset();
+  std::error_code ec;
+  std::filesystem::remove_all(live.dir, ec);
+  return Status::OK();
+}
+
+}  // namespace
+
+StatusOr<Measurement> RunVariant(const Scenario& s, const Variant& v, int64_t size,
+                                 const RunOptions& options) {
+  const Profile& profile = ProfileFor(s, options.mode);
+  const int repetitions = options.repetitions > 0 ? options.repetitions : profile.repetitions;
+  LiveVariant live;
+  ROCKDOC_RETURN_IF_ERROR(Prepare(s, v, size, options, "", live));
+  if (live.done()) return std::move(live.m);
+  for (bool reads : {true, false}) {
+    for (int r = 0; r < repetitions; ++r) {
+      ROCKDOC_RETURN_IF_ERROR(Repetition(s, options, reads, r, live));
+    }
+  }
+  ROCKDOC_RETURN_IF_ERROR(Finish(s, options, live));
+  return std::move(live.m);
 }
 
 StatusOr<LimitResult> RunLimit(const Scenario& s, const LimitStep& l, const RunOptions& options) {
@@ -404,6 +671,7 @@ StatusOr<LimitResult> RunLimit(const Scenario& s, const LimitStep& l, const RunO
 
   LimitResult r;
   r.title = l.title;
+  r.label = l.label;
   r.variant = l.variant;
   const Env base = BaseEnv(s, options.mode, l.size);
   std::unique_ptr<Client> client;
@@ -420,8 +688,10 @@ StatusOr<LimitResult> RunLimit(const Scenario& s, const LimitStep& l, const RunO
     if (!before.has_value()) return BadValue("limit: the target document does not exist");
     last = std::move(*before);
     if (options.progress && step % 16 == 0) {
-      options.progress(absl::StrFormat("[%s] limit %s: step %d, document %d bytes", s.name,
-                                       l.variant, step, last.size()));
+      // The fraction is unknown until the step fails: how full the document is.
+      options.progress(s.name + ", limit", absl::StrFormat("step %d, document %d bytes", step,
+                                                           last.size()),
+                       std::min(1.0, static_cast<double>(last.size()) / kMaxBsonObjectSize));
     }
     Env env(&base);
     env.Set("step", IntValue(step));
@@ -429,7 +699,12 @@ StatusOr<LimitResult> RunLimit(const Scenario& s, const LimitStep& l, const RunO
     if (!st.ok()) {
       r.failed = true;
       r.code = st.code_number();
+      // The error without the operation it came from: the context is the
+      // whole step template ({"$$generate": ...}), not prose for a reader.
       r.message = std::string(st.message());
+      if (size_t at = r.message.rfind("}: "); at != std::string::npos) {
+        r.message = r.message.substr(at + 3);
+      }
       r.steps_ok = step;
       ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> after, target.FindOne(l.target_filter));
       r.unchanged_after_failure = after.has_value() && *after == last;
@@ -463,16 +738,84 @@ StatusOr<ScenarioResult> RunScenario(const Scenario& s, const RunOptions& option
   r.sizes = ProfileFor(s, options.mode).sizes;
   r.mixes = s.mixes;
   r.rules = s.rules;
+  r.params = ParamTexts(s, options.mode, r.sizes);
   for (const Variant& v : s.variants) {
     r.variants.push_back(v.name);
-    for (int64_t size : r.sizes) {
-      StatusOr<Measurement> m = RunVariant(s, v, size, options);
-      if (!m.ok()) {
-        return m.status().WithContext(
-            absl::StrFormat("scenario %s, variant %s, size %d", s.name, v.name, size));
-      }
-      r.rows.push_back(std::move(m).value());
+    r.variant_descriptions.push_back(v.description);
+  }
+  const Profile& profile = ProfileFor(s, options.mode);
+  const int repetitions = options.repetitions > 0 ? options.repetitions : profile.repetitions;
+  const bool noise_check = options.noise_check && options.mode != Mode::kTest;
+  std::vector<std::vector<Measurement>> by_variant(s.variants.size());
+  for (int64_t size : r.sizes) {
+    auto context = [&](const Status& st, const std::string& variant) {
+      return st.WithContext(
+          absl::StrFormat("scenario %s, variant %s, size %d", s.name, variant, size));
+    };
+    const std::string key = absl::StrFormat("%s, %s %d", s.name, s.size_label, size);
+    // Every variant (and the A/A copy of the first) is set up first, then
+    // their repetitions alternate: round k runs each variant once, in an
+    // order that rotates and reverses from round to round, so that drift
+    // (another process, a warming cache, thermal limits) hits all alike.
+    std::vector<LiveVariant> live(s.variants.size() + (noise_check ? 1 : 0));
+    const double units = static_cast<double>(live.size()) * (2 * repetitions + 2);
+    double done = 0;
+    auto say = [&](const std::string& what) {
+      if (options.progress) options.progress(key, what, std::min(1.0, done / units));
+    };
+    for (size_t i = 0; i < live.size(); ++i) {
+      const Variant& v = i < s.variants.size() ? s.variants[i] : s.variants.front();
+      say("setup " + v.name);
+      Status st = Prepare(s, v, size, options, i < s.variants.size() ? "" : "-again", live[i]);
+      if (!st.ok()) return context(st, v.name);
+      ++done;
     }
+    std::vector<size_t> order;
+    for (size_t i = 0; i < live.size(); ++i) {
+      if (!live[i].done()) order.push_back(i);
+    }
+    for (bool reads : {true, false}) {
+      for (int k = 0; k < repetitions; ++k) {
+        std::vector<size_t> round = order;
+        if (!round.empty()) {
+          std::rotate(round.begin(), round.begin() + k % round.size(), round.end());
+        }
+        if (k % 2 == 1) std::reverse(round.begin(), round.end());
+        for (size_t i : round) {
+          say(absl::StrFormat("%s %d/%d: %s%s", reads ? "reads" : "writes", k + 1, repetitions,
+                              live[i].v->name, i < s.variants.size() ? "" : " (A/A copy)"));
+          Status st = Repetition(s, options, reads, k, live[i]);
+          if (!st.ok()) return context(st, live[i].v->name);
+          ++done;
+        }
+      }
+    }
+    for (size_t i = 0; i < live.size(); ++i) {
+      if (live[i].done()) continue;
+      say("disk, compaction " + live[i].v->name);
+      Status st = Finish(s, options, live[i]);
+      if (!st.ok()) return context(st, live[i].v->name);
+      ++done;
+    }
+    say("done");
+    for (size_t i = 0; i < s.variants.size(); ++i) by_variant[i].push_back(std::move(live[i].m));
+    if (noise_check && !live.back().m.failed() && !by_variant[0].back().failed()) {
+      const Measurement& a = by_variant[0].back();
+      const Measurement& again = live.back().m;
+      NoiseCheck n;
+      n.variant = a.variant;
+      n.size = size;
+      n.read_samples_again = again.read_samples;
+      n.write_samples_again = again.write_samples;
+      n.read_floor = NoiseFloor(a.read_samples, again.read_samples);
+      n.write_floor = NoiseFloor(a.write_samples, again.write_samples);
+      n.reads_tie = CompareRates(a.read_samples, again.read_samples) == Order::kTie;
+      n.writes_tie = CompareRates(a.write_samples, again.write_samples) == Order::kTie;
+      r.noise.push_back(std::move(n));
+    }
+  }
+  for (auto& rows : by_variant) {
+    for (Measurement& m : rows) r.rows.push_back(std::move(m));
   }
   // Every variant must hold the same logical data and answer the same.
   for (const Measurement& m : r.rows) {

@@ -16,6 +16,7 @@
 
 #include "rockdoc/status.h"
 #include "scenario.h"
+#include "verdict.h"
 
 namespace rockdoc::lab {
 
@@ -33,6 +34,12 @@ struct Measurement {
   int32_t error_code = 0;
   double read_ops_per_sec = 0;   // median over repetitions
   double write_ops_per_sec = 0;  // median over repetitions
+  // Every repetition's rate (ops/s), in the order they ran, and the median's
+  // confidence interval (verdict.h).
+  std::vector<double> read_samples;
+  std::vector<double> write_samples;
+  Interval read_interval;
+  Interval write_interval;
   double keys_examined = 0;      // per read, from explain (all queries of one read)
   double docs_examined = 0;
   double read_bytes_per_op = 0;     // StorageStats.bytes_read delta per read
@@ -42,13 +49,20 @@ struct Measurement {
   double avg_doc_bytes = 0;
   int64_t max_doc_bytes = 0;
   double max_doc_share = 0;  // of 16 MiB
-  uint64_t storage_bytes = 0;  // live SST bytes after a flush
+  // Disk: live SST bytes (SQLite: the database file) after a full
+  // compaction (VACUUM), i.e. what the schema's data costs; and before it,
+  // right after a flush: what the writes' overwritten versions leave behind.
+  uint64_t storage_bytes = 0;
+  uint64_t storage_bytes_before_compaction = 0;
   // Canonical Extended JSON of the answers of the first reads (same op
   // numbers in every variant), and of the dumps before and after the writes.
   std::vector<std::string> answers;
   std::string dump_before;
   std::string dump_after;
   std::vector<double> mixed_ops_per_sec;  // one per scenario mix
+  // Per mix, one rate per repetition (the i-th read and write repetitions
+  // combined), for the verdicts.
+  std::vector<std::vector<double>> mixed_samples;
   // sqlite rows: the mirrored rockdoc variant's rates over this row's.
   double rockdoc_read_ratio = 0;
   double rockdoc_write_ratio = 0;
@@ -59,6 +73,7 @@ struct Measurement {
 struct LimitResult {
   std::string title;
   std::string variant;
+  std::string label;  // what the step builds (LimitStep::label), or ""
   int64_t steps_ok = 0;          // successful steps before the failure
   bool failed = false;           // a step failed before max_steps
   int32_t code = 0;              // its error code
@@ -75,9 +90,27 @@ struct RuleCheck {
   std::string variant;  // claimed winner
   std::string metric;   // reads, writes, disk, "1000:1"
   int64_t size = 0;
-  std::string winner;   // the actual winner
+  std::string winner;   // the winner by the deciding evidence
   bool agrees = false;
-  bool tie = false;     // not the winner, but within 5% of it
+  bool tie = false;     // neither: the evidence cannot separate them
+  std::string decided_by;  // the cost or time figure that decided, "" for a tie
+  std::string evidence;    // one line, with the figures
+  std::string caveat;      // when time points the other way, significantly
+};
+
+// The A/A check at one size: the scenario's first variant run twice, as two
+// variants interleaved with the others. Its two medians differ only by
+// noise; the larger of kMinEffect and that difference is the smallest
+// difference of rates the verdicts call a difference at this size.
+struct NoiseCheck {
+  std::string variant;
+  int64_t size = 0;
+  double read_floor = 0;   // |median A - median A'| / min, reads
+  double write_floor = 0;  // same, writes
+  bool reads_tie = true;   // the verdict rule calls A and A' a tie
+  bool writes_tie = true;
+  std::vector<double> read_samples_again;  // A' (A's are in its row)
+  std::vector<double> write_samples_again;
 };
 
 struct ScenarioResult {
@@ -92,6 +125,12 @@ struct ScenarioResult {
   std::vector<RuleOfThumb> rules;
   std::vector<RuleCheck> rule_checks;
   std::vector<Measurement> rows;  // variant-major, sizes in order
+  std::vector<std::string> variant_descriptions;  // one per variant
+  // The scenario's params as a reader should see them in the prose: the
+  // value with its unit ("4,000 bytes"), or the values at each size when
+  // they depend on $$n ("512 / 8,192 / 131,072 bytes"). In params order.
+  std::vector<std::pair<std::string, std::string>> params;
+  std::vector<NoiseCheck> noise;  // one per size (none in test mode)
   std::vector<LimitResult> limits;
   bool consistent = true;         // every variant gave the same answers and dumps
   std::vector<std::string> inconsistencies;
@@ -101,21 +140,34 @@ struct ScenarioResult {
 struct RunOptions {
   Mode mode = Mode::kFull;
   std::string work_dir;  // scratch space for the databases (emptied per run)
-  // Progress lines ("blog-comments embedded n=100: reads 2/3"); may be empty.
-  std::function<void(const std::string&)> progress;
+  // Progress: called with the line's key ("blog-comments, comments per post
+  // 100"), what runs now ("reads 2/5") and the fraction of that line's work
+  // done, in [0, 1]. May be empty.
+  std::function<void(const std::string& key, const std::string& what, double done)> progress;
+  // The A/A check (the first variant run twice); off in test mode, where
+  // one repetition measures nothing.
+  bool noise_check = true;
   // How many reads' answers are compared across variants.
   int answers_compared = 10;
   // When positive, replaces the profile's repetitions.
   int repetitions = 0;
 };
 
-// Runs one variant at one size.
+// Runs one variant at one size (alone: no interleaving, no A/A check).
 StatusOr<Measurement> RunVariant(const Scenario& s, const Variant& v, int64_t size,
                                  const RunOptions& options);
 // Runs one limit step.
 StatusOr<LimitResult> RunLimit(const Scenario& s, const LimitStep& l, const RunOptions& options);
 // Runs everything of a scenario and checks that the variants agree.
 StatusOr<ScenarioResult> RunScenario(const Scenario& s, const RunOptions& options);
+
+// Prose with every placeholder resolved: "$$name", "`name`" and a bare
+// camelCase param name become the param's value with its unit (see
+// ScenarioResult::params), "$$n" the sizes; no "$$" is left.
+std::string ResolveProse(const ScenarioResult& r, std::string_view text);
+// The texts of ScenarioResult::params.
+std::vector<std::pair<std::string, std::string>> ParamTexts(const Scenario& s, Mode mode,
+                                                            const std::vector<int64_t>& sizes);
 
 // The environment every operation of a scenario at `size` starts from:
 // params (profile overrides applied) and $$n.

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <random>
 #include <sstream>
 
@@ -62,6 +63,18 @@ StatusOr<Document> GetDocument(DocumentView d, std::string_view field, const std
   return Document::AdoptValidated(std::string(e.Document().bytes()));
 }
 
+// Nothing in a scenario file is accepted and ignored: a field that is not
+// one of `known` (a typo such as "agianst") is an error naming it.
+Status OnlyFields(DocumentView d, std::initializer_list<std::string_view> known,
+                  const std::string& where) {
+  for (const Element& f : d) {
+    if (std::find(known.begin(), known.end(), f.key()) == known.end()) {
+      return Invalid(where, "unknown field \"" + std::string(f.key()) + "\"");
+    }
+  }
+  return Status::OK();
+}
+
 StatusOr<std::vector<Document>> ParseOps(const Element& e, const std::string& where) {
   std::vector<Document> ops;
   if (!e.ok()) return ops;
@@ -85,6 +98,7 @@ StatusOr<OpList> ParseOpList(const Element& e, const std::string& where) {
     return list;
   }
   if (e.type() != BsonType::kDocument) return Invalid(where, "expected {ops, answer} or [ops]");
+  ROCKDOC_RETURN_IF_ERROR(OnlyFields(e.Document(), {"ops", "answer"}, where));
   ROCKDOC_ASSIGN_OR_RETURN(list.ops, ParseOps(e.Document().Get("ops"), where));
   if (Element a = e.Document().Get("answer"); a.ok()) list.answer = Wrap(a);
   return list;
@@ -100,6 +114,8 @@ StatusOr<Profile> ParseProfile(DocumentView profiles, std::string_view name,
   if (e.type() != BsonType::kDocument) return Invalid(where, "a profile must be an object");
   DocumentView d = e.Document();
   std::string w = where + " profile " + std::string(name);
+  ROCKDOC_RETURN_IF_ERROR(
+      OnlyFields(d, {"sizes", "repetitions", "readOps", "writeOps", "params"}, w));
   Profile p;
   Element sizes = d.Get("sizes");
   if (sizes.type() != BsonType::kArray) return Invalid(w, "\"sizes\" must be an array");
@@ -147,6 +163,11 @@ StatusOr<Scenario> ParseScenario(std::string_view json) {
   Scenario s;
   ROCKDOC_ASSIGN_OR_RETURN(s.name, GetString(d, "name", "file", true));
   const std::string where = "\"" + s.name + "\"";
+  ROCKDOC_RETURN_IF_ERROR(OnlyFields(d,
+                                     {"name", "title", "description", "sizeLabel", "params",
+                                      "profiles", "let", "variants", "limits", "mixes",
+                                      "rulesOfThumb"},
+                                     where));
   ROCKDOC_ASSIGN_OR_RETURN(s.title, GetString(d, "title", where, false));
   if (s.title.empty()) s.title = s.name;
   ROCKDOC_ASSIGN_OR_RETURN(s.description, GetString(d, "description", where, false));
@@ -154,10 +175,12 @@ StatusOr<Scenario> ParseScenario(std::string_view json) {
   if (!label.empty()) s.size_label = label;
   ROCKDOC_ASSIGN_OR_RETURN(s.params, GetDocument(d, "params", where));
   ROCKDOC_ASSIGN_OR_RETURN(Document let, GetDocument(d, "let", where));
+  ROCKDOC_RETURN_IF_ERROR(OnlyFields(let, {"read", "write"}, where + " let"));
   ROCKDOC_ASSIGN_OR_RETURN(s.read_let, GetDocument(let, "read", where + " let"));
   ROCKDOC_ASSIGN_OR_RETURN(s.write_let, GetDocument(let, "write", where + " let"));
 
   ROCKDOC_ASSIGN_OR_RETURN(Document profiles, GetDocument(d, "profiles", where));
+  ROCKDOC_RETURN_IF_ERROR(OnlyFields(profiles, {"full", "quick", "test"}, where + " profiles"));
   ROCKDOC_ASSIGN_OR_RETURN(s.full, ParseProfile(profiles, "full", nullptr, where));
   ROCKDOC_ASSIGN_OR_RETURN(s.quick, ParseProfile(profiles, "quick", &s.full, where));
   ROCKDOC_ASSIGN_OR_RETURN(s.test, ParseProfile(profiles, "test", &s.quick, where));
@@ -172,6 +195,10 @@ StatusOr<Scenario> ParseScenario(std::string_view json) {
     Variant v;
     ROCKDOC_ASSIGN_OR_RETURN(v.name, GetString(vd, "name", where + " variant", true));
     const std::string vw = where + " variant " + v.name;
+    ROCKDOC_RETURN_IF_ERROR(OnlyFields(vd,
+                                       {"name", "description", "engine", "mirrors", "maxSize",
+                                        "setupMayFail", "setup", "read", "write", "dump"},
+                                       vw));
     ROCKDOC_ASSIGN_OR_RETURN(v.description, GetString(vd, "description", vw, false));
     ROCKDOC_ASSIGN_OR_RETURN(std::string engine, GetString(vd, "engine", vw, false));
     if (engine == "sqlite") {
@@ -217,6 +244,7 @@ StatusOr<Scenario> ParseScenario(std::string_view json) {
     if (rules.type() != BsonType::kArray) return Invalid(rw, "must be an array");
     for (const Element& re : rules.Array()) {
       if (re.type() != BsonType::kDocument) return Invalid(rw, "a rule is {text, claims}");
+      ROCKDOC_RETURN_IF_ERROR(OnlyFields(re.Document(), {"text", "claims"}, rw));
       RuleOfThumb rule;
       ROCKDOC_ASSIGN_OR_RETURN(rule.text, GetString(re.Document(), "text", rw, true));
       Element claims = re.Document().Get("claims");
@@ -245,6 +273,23 @@ StatusOr<Scenario> ParseScenario(std::string_view json) {
             c.alike.emplace_back(a.String());
           }
         }
+        if (Element against = cd.Get("against"); against.ok()) {
+          if (against.type() != BsonType::kArray) {
+            return Invalid(rw, "\"against\" must be an array of variant names");
+          }
+          for (const Element& a : against.Array()) {
+            if (a.type() != BsonType::kString ||
+                std::none_of(s.variants.begin(), s.variants.end(), [&](const Variant& v) {
+                  return v.name == a.String() && v.engine == EngineKind::kRockdoc;
+                })) {
+              return Invalid(rw, "\"against\" names no rockdoc variant: " +
+                                     ValueToJson(a));
+            }
+            c.against.emplace_back(a.String());
+          }
+        }
+        ROCKDOC_RETURN_IF_ERROR(
+            OnlyFields(cd, {"variant", "wins", "from", "to", "or", "against"}, rw + " claim"));
         rule.claims.push_back(std::move(c));
       }
       s.rules.push_back(std::move(rule));
@@ -283,12 +328,18 @@ StatusOr<Scenario> ParseScenario(std::string_view json) {
       LimitStep l;
       ROCKDOC_ASSIGN_OR_RETURN(l.title, GetString(ld, "title", lw, false));
       ROCKDOC_ASSIGN_OR_RETURN(l.variant, GetString(ld, "variant", lw, true));
+      ROCKDOC_ASSIGN_OR_RETURN(l.label, GetString(ld, "label", lw, false));
+      ROCKDOC_RETURN_IF_ERROR(OnlyFields(ld,
+                                         {"title", "variant", "label", "size", "target", "step",
+                                          "measure", "maxSteps", "expectCode"},
+                                         lw));
       if (std::none_of(s.variants.begin(), s.variants.end(),
                        [&](const Variant& v) { return v.name == l.variant; })) {
         return Invalid(lw, "no variant named " + l.variant);
       }
       ROCKDOC_ASSIGN_OR_RETURN(l.size, GetInt(ld, "size", 0, lw));
       ROCKDOC_ASSIGN_OR_RETURN(Document target, GetDocument(ld, "target", lw));
+      ROCKDOC_RETURN_IF_ERROR(OnlyFields(target, {"collection", "filter"}, lw + " target"));
       ROCKDOC_ASSIGN_OR_RETURN(l.collection, GetString(target, "collection", lw + " target", true));
       ROCKDOC_ASSIGN_OR_RETURN(l.target_filter, GetDocument(target, "filter", lw + " target"));
       ROCKDOC_ASSIGN_OR_RETURN(l.step, ParseOps(ld.Get("step"), lw + " step"));

@@ -59,7 +59,10 @@ struct Profile {
 // fails, then report (see README, "limit").
 struct LimitStep {
   std::string title;
-  std::string variant;
+  std::string variant;  // whose setup the step starts from
+  // What the step builds, shown in the report instead of the variant's name
+  // when that differs ("messages embedded in the host"); may be empty.
+  std::string label;
   int64_t size = 0;
   std::string collection;
   Document target_filter;  // the watched document
@@ -77,6 +80,10 @@ struct Claim {
   // Variants that count as the claimed one's ("or": the same join run by
   // the server, say): the claim agrees when any of them wins.
   std::vector<std::string> alike;
+  // When not empty, the claim is judged among these variants (and the
+  // claimed ones) only: a rule about one side of a model is not judged by a
+  // variant that changes the other side.
+  std::vector<std::string> against;
   std::string metric;
   int64_t from = 0;
   int64_t to = INT64_MAX;

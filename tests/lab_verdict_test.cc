@@ -1,0 +1,195 @@
+// The lab's statistics and verdicts (tools/lab/verdict.h) on synthetic
+// samples: what a noisy shared machine produces, with known truth.
+#include "verdict.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace rockdoc::lab {
+namespace {
+
+using ::testing::HasSubstr;
+
+// `n` rates around `center` with multiplicative noise of +-`spread`
+// (uniform), from a fixed seed: the same samples on every run.
+std::vector<double> Rates(double center, double spread, int n, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> noise(-spread, spread);
+  std::vector<double> v;
+  for (int i = 0; i < n; ++i) v.push_back(center * (1 + noise(gen)));
+  return v;
+}
+
+Candidate Timed(const std::string& name, std::vector<double> samples,
+                std::vector<double> costs = {}) {
+  return Candidate{name, std::move(costs), std::move(samples)};
+}
+
+JudgeOptions TimeOnly() {
+  JudgeOptions o;
+  o.time_name = "reads/s";
+  return o;
+}
+
+TEST(LabStatsTest, MedianIntervalIsAnOrderStatisticInterval) {
+  Interval i = MedianInterval({5, 1, 4, 2, 3});
+  EXPECT_EQ(i.median, 3);
+  EXPECT_EQ(i.n, 5);
+  // At 5 samples no pair of order statistics reaches 95%: min..max, 93.75%.
+  EXPECT_EQ(i.lo, 1);
+  EXPECT_EQ(i.hi, 5);
+  EXPECT_DOUBLE_EQ(i.coverage, 1 - 2.0 / 32);
+  // At 20, [x(6), x(15)] covers 95.9%; [x(7), x(14)] only 88.5%.
+  std::vector<double> twenty;
+  for (int k = 1; k <= 20; ++k) twenty.push_back(k);
+  std::shuffle(twenty.begin(), twenty.end(), std::mt19937(7));
+  i = MedianInterval(twenty);
+  EXPECT_EQ(i.median, 10.5);
+  EXPECT_EQ(i.lo, 6);
+  EXPECT_EQ(i.hi, 15);
+  EXPECT_GE(i.coverage, 0.95);
+  EXPECT_LT(i.coverage, 0.97);
+  i = MedianInterval({});
+  EXPECT_EQ(i.n, 0);
+  EXPECT_TRUE(std::isnan(i.median));
+}
+
+// The same distribution twice is a tie: the A/A case. Five samples each
+// separate completely by chance with probability 2/252 (0.8%, the rank
+// test's level), so over 1,000 pairs a few may; far fewer than 5% must.
+TEST(LabVerdictTest, IdenticalDistributionsTie) {
+  int differ = 0;
+  for (unsigned seed = 1; seed <= 1000; ++seed) {
+    const auto a = Rates(50000, 0.15, 5, seed), b = Rates(50000, 0.15, 5, seed + 5000);
+    const ClaimVerdict v = JudgeClaim({Timed("a", a), Timed("b", b)}, {"a"}, TimeOnly());
+    ASSERT_EQ(v.kind == VerdictKind::kTie, CompareRates(a, b) == Order::kTie);
+    if (v.kind != VerdictKind::kTie) {
+      ++differ;
+    } else {
+      EXPECT_THAT(v.evidence, HasSubstr("tie (within noise)"));
+    }
+  }
+  EXPECT_LE(differ, 15) << "of 1000 A/A pairs";
+  // The one-sided 5% rule this replaces called 0.6% ahead a win: no more.
+  const std::vector<double> a = {10060, 10061, 10062, 10063, 10064};
+  const std::vector<double> b = {10000, 10001, 10002, 10003, 10004};
+  EXPECT_EQ(JudgeClaim({Timed("a", a), Timed("b", b)}, {"a"}, TimeOnly()).kind,
+            VerdictKind::kTie);
+}
+
+// A clear shift (1.5x with 10% noise) names the right winner, whichever
+// variant the claim is about and in whichever order the candidates come.
+TEST(LabVerdictTest, AClearShiftGivesTheRightWinner) {
+  const auto fast = Rates(75000, 0.10, 5, 1), slow = Rates(50000, 0.10, 5, 2);
+  EXPECT_EQ(CompareRates(fast, slow), Order::kFirst);
+  EXPECT_EQ(CompareRates(slow, fast), Order::kSecond);
+  const ClaimVerdict right =
+      JudgeClaim({Timed("fast", fast), Timed("slow", slow)}, {"fast"}, TimeOnly());
+  EXPECT_EQ(right.kind, VerdictKind::kAgrees);
+  EXPECT_EQ(right.winner, "fast");
+  EXPECT_EQ(right.decided_by, "reads/s");
+  EXPECT_THAT(right.evidence, HasSubstr("reads/s: fast"));
+  const ClaimVerdict wrong =
+      JudgeClaim({Timed("slow", slow), Timed("fast", fast)}, {"slow"}, TimeOnly());
+  EXPECT_EQ(wrong.kind, VerdictKind::kDisagrees);
+  EXPECT_EQ(wrong.winner, "fast");
+}
+
+// Swapping the variants swaps the verdict, and never turns a loss into a
+// tie (the old 5% rule was one-sided: 0.6% ahead agreed, 6% behind
+// disagreed).
+TEST(LabVerdictTest, TheRuleIsSymmetric) {
+  for (unsigned seed = 1; seed <= 100; ++seed) {
+    for (double ratio : {1.0, 1.03, 1.06, 1.2, 2.0}) {
+      const auto a = Rates(10000 * ratio, 0.05, 5, seed), b = Rates(10000, 0.05, 5, seed + 500);
+      const Order ab = CompareRates(a, b), ba = CompareRates(b, a);
+      ASSERT_EQ(ab == Order::kFirst, ba == Order::kSecond) << seed << " " << ratio;
+      ASSERT_EQ(ab == Order::kTie, ba == Order::kTie) << seed << " " << ratio;
+      const ClaimVerdict va = JudgeClaim({Timed("a", a), Timed("b", b)}, {"a"}, TimeOnly());
+      const ClaimVerdict vb = JudgeClaim({Timed("b", b), Timed("a", a)}, {"b"}, TimeOnly());
+      ASSERT_EQ(va.kind == VerdictKind::kAgrees, vb.kind == VerdictKind::kDisagrees)
+          << seed << " " << ratio;
+      ASSERT_EQ(va.kind == VerdictKind::kTie, vb.kind == VerdictKind::kTie) << seed << " " << ratio;
+    }
+  }
+  // Within the minimum effect (3% apart, no noise at all): a tie both ways.
+  const std::vector<double> a(5, 10300), b(5, 10000);
+  EXPECT_EQ(CompareRates(a, b), Order::kTie);
+  EXPECT_EQ(CompareRates(b, a), Order::kTie);
+}
+
+// Below 5 repetitions there is no interval: never a difference.
+TEST(LabVerdictTest, TooFewRepetitionsNeverDecide) {
+  EXPECT_EQ(CompareRates({100}, {10}), Order::kTie);
+  EXPECT_EQ(CompareRates({100, 101, 99, 100}, {10, 11, 9, 10}), Order::kTie);
+}
+
+// Where time is a tie, a deterministic cost decides; and a cost decides
+// before time, whatever time says (it has no noise).
+TEST(LabVerdictTest, ADeterministicCostDecidesWhereTimeTies) {
+  JudgeOptions o;
+  o.cost_names = {"bytes written/write"};
+  o.time_name = "writes/s";
+  const auto same1 = Rates(30000, 0.2, 5, 3), same2 = Rates(30000, 0.2, 5, 4);
+  // index-count: 0 indexes write 296 bytes, 1 index 324, 10 indexes 556.
+  std::vector<Candidate> c = {Timed("1-index", same1, {324}), Timed("0-indexes", same2, {296}),
+                              Timed("10-indexes", same1, {556})};
+  ClaimVerdict v = JudgeClaim(c, {"0-indexes"}, o);
+  EXPECT_EQ(v.kind, VerdictKind::kAgrees);
+  EXPECT_EQ(v.decided_by, "bytes written/write");
+  EXPECT_EQ(v.evidence, "bytes written/write: 0-indexes 296 vs 1-index 324");
+  v = JudgeClaim(c, {"10-indexes"}, o);
+  EXPECT_EQ(v.kind, VerdictKind::kDisagrees);
+  EXPECT_EQ(v.winner, "0-indexes");
+  // Time pointing the other way does not overturn the cost; it is noted.
+  c[0].samples = Rates(90000, 0.05, 5, 5);
+  c[1].samples = Rates(30000, 0.05, 5, 6);
+  v = JudgeClaim(c, {"0-indexes"}, o);
+  EXPECT_EQ(v.kind, VerdictKind::kAgrees);
+  EXPECT_THAT(v.caveat, HasSubstr("but 1-index is faster"));
+  // Costs within 2% are equal: time decides among those, here a tie.
+  std::vector<Candidate> close = {Timed("a", same1, {300}), Timed("b", same2, {304})};
+  v = JudgeClaim(close, {"a"}, o);
+  EXPECT_EQ(v.kind, VerdictKind::kTie);
+  EXPECT_THAT(v.evidence, HasSubstr("equal on every deterministic cost"));
+  // A cost nobody can measure (NaN: SQLite) is skipped, not a win.
+  std::vector<Candidate> unknown = {Timed("a", same1, {NAN}), Timed("b", same2, {100})};
+  EXPECT_EQ(JudgeClaim(unknown, {"a"}, o).kind, VerdictKind::kTie);
+}
+
+// Costs are consulted in order; a later cost only separates the variants
+// an earlier one left tied with the claimed one.
+TEST(LabVerdictTest, CostsAreLexicographic) {
+  JudgeOptions o;
+  o.cost_names = {"keys + docs examined/read", "bytes read/read"};
+  std::vector<Candidate> c = {Candidate{"subset", {1, 2000}, {}},
+                              Candidate{"embedded", {1, 90000}, {}},
+                              Candidate{"referenced", {11, 1500}, {}}};
+  ClaimVerdict v = JudgeClaim(c, {"subset"}, o);
+  EXPECT_EQ(v.kind, VerdictKind::kAgrees);
+  EXPECT_EQ(v.decided_by, "bytes read/read");
+  EXPECT_EQ(v.evidence, "bytes read/read: subset 2000 vs embedded 90.0k");
+  // "or": either of two variants doing the same work may win.
+  v = JudgeClaim(c, {"embedded", "subset"}, o);
+  EXPECT_EQ(v.kind, VerdictKind::kAgrees);
+  EXPECT_EQ(v.decided_by, "keys + docs examined/read");
+}
+
+TEST(LabVerdictTest, NoiseFloorIsTheRelativeDifferenceOfMedians) {
+  EXPECT_DOUBLE_EQ(NoiseFloor({100, 100, 100, 100, 100}, {110, 110, 110, 110, 110}), 0.1);
+  EXPECT_DOUBLE_EQ(NoiseFloor({110, 110, 110}, {100, 100, 100}), 0.1);
+  EXPECT_EQ(NoiseFloor({}, {1}), 0);
+  // A noise floor above the default minimum effect raises it.
+  const std::vector<double> a = {100, 101, 102, 103, 104}, b = {110, 111, 112, 113, 114};
+  EXPECT_EQ(CompareRates(b, a, kMinEffect), Order::kFirst);
+  EXPECT_EQ(CompareRates(b, a, 0.15), Order::kTie);
+}
+
+}  // namespace
+}  // namespace rockdoc::lab

@@ -1,0 +1,212 @@
+#include "verdict.h"
+
+#include <absl/strings/str_format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace rockdoc::lab {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// P(X <= k) for X ~ Binomial(n, 1/2).
+double BinomialCdfHalf(int n, int k) {
+  double p = 0, term = std::pow(0.5, n);  // C(n, 0) / 2^n
+  for (int i = 0; i <= k; ++i) {
+    p += term;
+    term = term * (n - i) / (i + 1);
+  }
+  return p;
+}
+
+bool Contains(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+double MedianOf(const std::vector<double>& v) { return MedianInterval(v).median; }
+
+}  // namespace
+
+std::string FormatQuantity(double v) {
+  if (std::isnan(v)) return "-";
+  const double a = std::fabs(v);
+  if (a >= 1e9) return absl::StrFormat("%.1fG", v / 1e9);
+  if (a >= 1e6) return absl::StrFormat("%.1fM", v / 1e6);
+  if (a >= 1e4) return absl::StrFormat("%.1fk", v / 1e3);
+  if (a >= 100 || v == std::floor(v)) return absl::StrFormat("%.0f", v);
+  return absl::StrFormat("%.1f", v);
+}
+
+std::string FormatInterval(const Interval& i) {
+  if (i.n == 0) return "-";
+  return absl::StrFormat("%s [%s, %s]", FormatQuantity(i.median), FormatQuantity(i.lo),
+                         FormatQuantity(i.hi));
+}
+
+Interval MedianInterval(std::vector<double> samples) {
+  Interval out;
+  out.n = static_cast<int>(samples.size());
+  if (samples.empty()) {
+    out.median = out.lo = out.hi = kNaN;
+    return out;
+  }
+  std::sort(samples.begin(), samples.end());
+  const size_t n = samples.size(), mid = n / 2;
+  out.median = n % 2 == 1 ? samples[mid] : (samples[mid - 1] + samples[mid]) / 2;
+  // The widest k (1-based) whose [x(k), x(n+1-k)] still covers the median
+  // with at least 95%; k = 1 (min..max) when even that falls short.
+  int k = 1;
+  for (int j = 2; 2 * j <= static_cast<int>(n); ++j) {
+    if (1 - 2 * BinomialCdfHalf(static_cast<int>(n), j - 1) >= 0.95) k = j;
+  }
+  out.lo = samples[k - 1];
+  out.hi = samples[n - k];
+  out.coverage = 1 - 2 * BinomialCdfHalf(static_cast<int>(n), k - 1);
+  return out;
+}
+
+Order CompareRates(const std::vector<double>& a, const std::vector<double>& b,
+                   double min_effect) {
+  // Fewer than 5 repetitions give no 95% interval worth the name.
+  if (a.size() < kMinRepetitions || b.size() < kMinRepetitions) return Order::kTie;
+  const Interval ia = MedianInterval(a), ib = MedianInterval(b);
+  const double low = std::min(ia.median, ib.median), high = std::max(ia.median, ib.median);
+  const bool effect = low > 0 ? high / low - 1 >= min_effect : high > 0;
+  if (!effect) return Order::kTie;
+  if (ia.lo > ib.hi) return Order::kFirst;
+  if (ib.lo > ia.hi) return Order::kSecond;
+  return Order::kTie;
+}
+
+double NoiseFloor(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.empty() || b.empty()) return 0;
+  const double x = MedianOf(a), y = MedianOf(b);
+  const double low = std::min(x, y);
+  return low > 0 ? std::fabs(x - y) / low : 0;
+}
+
+ClaimVerdict JudgeClaim(const std::vector<Candidate>& candidates,
+                        const std::vector<std::string>& claimed, const JudgeOptions& options) {
+  ClaimVerdict v;
+  std::vector<const Candidate*> in;
+  for (const Candidate& c : candidates) in.push_back(&c);
+  auto is_claimed = [&](const Candidate* c) { return Contains(claimed, c->name); };
+  // Ties between equal values are broken by name, so that the result never
+  // depends on the candidates' order.
+  auto lower_cost = [](size_t i) {
+    return [i](const Candidate* a, const Candidate* b) {
+      return a->costs[i] != b->costs[i] ? a->costs[i] < b->costs[i] : a->name < b->name;
+    };
+  };
+  auto higher_rate = [](const Candidate* a, const Candidate* b) {
+    const double x = MedianOf(a->samples), y = MedianOf(b->samples);
+    return x != y ? x > y : a->name < b->name;
+  };
+  if (std::none_of(in.begin(), in.end(), is_claimed)) {
+    v.kind = VerdictKind::kTie;
+    v.evidence = "the claimed variant was not measured here";
+    return v;
+  }
+  if (std::all_of(in.begin(), in.end(), is_claimed)) {
+    v.kind = VerdictKind::kAgrees;
+    v.winner = claimed.front();
+    v.evidence = "no other variant to compare with";
+    return v;
+  }
+
+  const size_t n_costs = options.cost_names.size();
+  for (size_t i = 0; i < n_costs; ++i) {
+    if (std::any_of(in.begin(), in.end(), [&](const Candidate* c) {
+          return i >= c->costs.size() || std::isnan(c->costs[i]);
+        })) {
+      continue;
+    }
+    std::vector<const Candidate*> sorted = in;
+    std::sort(sorted.begin(), sorted.end(), lower_cost(i));
+    const double best = sorted.front()->costs[i];
+    const double limit = best + std::max(std::fabs(best) * kCostTolerance, 1e-9);
+    std::vector<const Candidate*> tied, out;
+    for (const Candidate* c : sorted) (c->costs[i] <= limit ? tied : out).push_back(c);
+    const auto claimed_best = std::find_if(sorted.begin(), sorted.end(), is_claimed);
+    const std::string& what = options.cost_names[i];
+    auto compare_times = [&](const Candidate* winner, const Candidate* loser) {
+      if (CompareRates(loser->samples, winner->samples, options.min_effect) == Order::kFirst) {
+        v.caveat = absl::StrFormat("but %s is faster (%s: %s vs %s)", loser->name,
+                                   options.time_name,
+                                   FormatInterval(MedianInterval(loser->samples)),
+                                   FormatInterval(MedianInterval(winner->samples)));
+      }
+    };
+    if (std::none_of(tied.begin(), tied.end(), is_claimed)) {
+      v.kind = VerdictKind::kDisagrees;
+      v.winner = sorted.front()->name;
+      v.decided_by = what;
+      v.evidence = absl::StrFormat("%s: %s %s vs %s %s", what, sorted.front()->name,
+                                   FormatQuantity(best), (*claimed_best)->name,
+                                   FormatQuantity((*claimed_best)->costs[i]));
+      compare_times(sorted.front(), *claimed_best);
+      return v;
+    }
+    if (std::all_of(tied.begin(), tied.end(), is_claimed)) {
+      v.kind = VerdictKind::kAgrees;
+      v.winner = (*claimed_best)->name;
+      v.decided_by = what;
+      v.evidence = absl::StrFormat("%s: %s %s vs %s %s", what, (*claimed_best)->name,
+                                   FormatQuantity((*claimed_best)->costs[i]), out.front()->name,
+                                   FormatQuantity(out.front()->costs[i]));
+      compare_times(*claimed_best, out.front());
+      return v;
+    }
+    in = tied;  // the claimed variant ties on this cost with others: look further
+  }
+
+  // Time decides among the variants the costs could not separate.
+  std::vector<const Candidate*> sorted = in;
+  std::sort(sorted.begin(), sorted.end(), higher_rate);
+  const Candidate* best_claimed = *std::find_if(sorted.begin(), sorted.end(), is_claimed);
+  const Candidate* best_other =
+      *std::find_if(sorted.begin(), sorted.end(), [&](const Candidate* c) { return !is_claimed(c); });
+  const std::string equal =
+      n_costs > 0 ? "equal on every deterministic cost; " : std::string();
+  if (best_claimed->samples.empty() || best_other->samples.empty()) {
+    v.kind = VerdictKind::kTie;
+    v.winner = best_claimed->name;
+    v.evidence = absl::StrFormat("%s and %s are equal on every cost", best_claimed->name,
+                                 best_other->name);
+    return v;
+  }
+  auto text = [&](const Candidate* a, const Candidate* b) {
+    return absl::StrFormat("%s%s: %s %s vs %s %s", equal, options.time_name, a->name,
+                           FormatInterval(MedianInterval(a->samples)), b->name,
+                           FormatInterval(MedianInterval(b->samples)));
+  };
+  const bool beats_all = std::all_of(sorted.begin(), sorted.end(), [&](const Candidate* c) {
+    return is_claimed(c) ||
+           CompareRates(best_claimed->samples, c->samples, options.min_effect) == Order::kFirst;
+  });
+  if (beats_all) {
+    v.kind = VerdictKind::kAgrees;
+    v.winner = best_claimed->name;
+    v.decided_by = options.time_name;
+    v.evidence = text(best_claimed, best_other);
+    return v;
+  }
+  for (const Candidate* c : sorted) {
+    if (is_claimed(c)) continue;
+    if (CompareRates(c->samples, best_claimed->samples, options.min_effect) == Order::kFirst) {
+      v.kind = VerdictKind::kDisagrees;
+      v.winner = c->name;
+      v.decided_by = options.time_name;
+      v.evidence = text(c, best_claimed);
+      return v;
+    }
+  }
+  v.kind = VerdictKind::kTie;
+  v.winner = sorted.front()->name;
+  v.evidence = "tie (within noise): " + text(best_claimed, best_other);
+  return v;
+}
+
+}  // namespace rockdoc::lab
