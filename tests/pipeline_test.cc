@@ -2,6 +2,7 @@
 // command): the MongoDB manual's stage examples with the output the manual
 // shows, a property test against find, MongoDB's error codes before
 // anything is read, and the blocking stages' memory limit.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <random>
@@ -958,6 +959,25 @@ TEST_F(PipelineTest, CollStatsAndIndexStats) {
   EXPECT_EQ(Run("s", R"([{"$collStats": {"latencyStats": {}}}])"),
             "238: $collStats latencyStats is not supported by rockdoc (it keeps no operation latencies)");
   EXPECT_EQ(Run("s", R"([{"$collStats": {"bogus": {}}}])"), "40415: BSON field '$collStats.bogus' is an unknown field.");
+}
+
+// $indexStats' counters and their since survive a restart (the client
+// records them in the catalog when it closes); the _id_ index's too.
+TEST_F(PipelineTest, IndexStatsSurviveRestarts) {
+  Insert("s", R"([{"_id": 1, "a": 1}, {"_id": 2, "a": 2}])");
+  ASSERT_TRUE(Coll("s").CreateIndex(Json(R"({"a": 1})")).ok());
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(Coll("s").Find(Json(R"({"a": 2})"), FindOptions{}).value().Next());
+  ASSERT_TRUE(Coll("s").Find(Json(R"({"_id": 2})"), FindOptions{}).value().Next());
+  const std::string stats =
+      R"([{"$indexStats": {}}, {"$project": {"_id": 0, "name": 1, "ops": "$accesses.ops", "since": "$accesses.since"}}, {"$sort": {"name": 1}}])";
+  const std::string before = Run("s", stats);
+  ASSERT_THAT(before, ::testing::HasSubstr(R"("name": "a_1", "ops": 3)"));
+  ASSERT_THAT(before, ::testing::HasSubstr(R"("name": "_id_", "ops": 1)"));
+  Open();  // close and reopen
+  EXPECT_EQ(Run("s", stats), before);
+  ASSERT_TRUE(Coll("s").Find(Json(R"({"a": 1})"), FindOptions{}).value().Next());
+  Open();
+  EXPECT_THAT(Run("s", stats), ::testing::HasSubstr(R"("name": "a_1", "ops": 4)"));
 }
 
 // $densify and $fill: the manual's examples.

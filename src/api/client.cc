@@ -53,7 +53,16 @@ Client::Client(std::shared_ptr<Engine> engine) : engine_(std::move(engine)) {}
 
 Client::~Client() { Close().IgnoreError(); }
 
-Status Client::Close() { return engine_->Close(); }
+Status Client::Close() {
+  {
+    // The index usage counters ($indexStats) go into the catalog first, so
+    // that they survive the restart (best effort: a failure to record them
+    // must not keep the database from closing).
+    auto use = engine_->Enter();
+    if (use.status().ok()) CatalogOf(*engine_).PersistUsage().IgnoreError();
+  }
+  return engine_->Close();
+}
 
 const std::string& Client::path() const { return engine_->path(); }
 

@@ -131,6 +131,7 @@ StatusOr<std::optional<Document>> Collection::FindById(const Element& id) const 
         ROCKDOC_ASSIGN_OR_RETURN(std::shared_ptr<CollectionMeta> meta,
                                  internal::LookupForRead(*engine_, db_name_, name_));
         if (meta == nullptr) return std::optional<Document>();
+        meta->id_index_accesses.fetch_add(1, std::memory_order_relaxed);  // $indexStats
         internal::PinnedValue value;
         bool found = false;
         ROCKDOC_RETURN_IF_ERROR(op.View(engine_.get(), nullptr)

@@ -204,6 +204,17 @@ Status Catalog::LoadEntry(std::string_view value) {
       // id, the same at every open until the entry is next written.
       meta->uuid = DerivedUuid(meta->id);
     }
+    Element id_usage = doc->Get("idIndexUsage");
+    if (id_usage.ok()) {
+      Element accesses = id_usage.IsDocument() ? id_usage.Document().Get("accesses") : Element();
+      Element since = id_usage.IsDocument() ? id_usage.Document().Get("since") : Element();
+      if (accesses.type() != BsonType::kInt64 || since.type() != BsonType::kInt64) {
+        return Status(ErrorCode::kDataCorruptionDetected, "catalog entry has a bad idIndexUsage");
+      }
+      meta->id_index_accesses.store(accesses.Int64(), std::memory_order_relaxed);
+      meta->id_index_persisted_accesses.store(accesses.Int64(), std::memory_order_relaxed);
+      meta->id_index_since_ms = since.Int64();
+    }
     Element indexes = doc->Get("indexes");
     if (indexes.ok()) {
       if (indexes.type() != BsonType::kArray) {
@@ -276,6 +287,12 @@ Status Catalog::PersistLocked(
   b.AppendInt64("id", meta.id).AppendString("db", meta.db).AppendString("name", meta.name);
   b.AppendBinary("uuid", BinarySubtype::kUuid, meta.uuid);
   if (meta.is_capped()) b.AppendInt64("cappedOrderId", meta.capped_order_id);
+  const int64_t id_accesses = meta.id_index_accesses.load(std::memory_order_relaxed);
+  b.OpenDocument("idIndexUsage")
+      .AppendInt64("accesses", id_accesses)
+      .AppendInt64("since", meta.id_index_since_ms)
+      .Close();
+  meta.id_index_persisted_accesses.store(id_accesses, std::memory_order_relaxed);
   std::shared_ptr<const IndexSet> indexes = meta.indexes();
   if (!indexes->empty()) {
     b.OpenArray("indexes");
@@ -306,6 +323,28 @@ Status Catalog::PersistLocked(
 }
 
 Status Catalog::PersistCollection(const CollectionMeta& meta) { return Persist(meta); }
+
+Status Catalog::PersistUsage() {
+  std::vector<std::shared_ptr<CollectionMeta>> changed;
+  {
+    MutexLock g(&mu_);
+    for (const auto& [key, meta] : collections_) {
+      bool moved = meta->id_index_accesses.load(std::memory_order_relaxed) !=
+                   meta->id_index_persisted_accesses.load(std::memory_order_relaxed);
+      for (const auto& index : *meta->indexes()) moved = moved || index->UsageChanged();
+      if (moved) changed.push_back(meta);
+    }
+  }
+  for (const auto& meta : changed) {
+    // Shared, as a writer holds it: a drop (exclusive) cannot slip in
+    // between the check and the write and have its entry written back.
+    meta->mu.ReaderLock();
+    Status st = meta->dropped.load(std::memory_order_acquire) ? Status::OK() : Persist(*meta);
+    meta->mu.ReaderUnlock();
+    ROCKDOC_RETURN_IF_ERROR(st);
+  }
+  return Status::OK();
+}
 
 Status Catalog::PersistMultikeyPaths(
     const CollectionMeta& meta,

@@ -134,8 +134,10 @@ struct CollectionMeta {
     options_ = std::move(options);
   }
 
-  // Uses of the _id_ index by query plans ($indexStats), and since when.
+  // Uses of the _id_ index by query plans ($indexStats), and since when;
+  // persisted with the entry ("idIndexUsage") as the other indexes' are.
   mutable std::atomic<int64_t> id_index_accesses{0};
+  mutable std::atomic<int64_t> id_index_persisted_accesses{0};
   int64_t id_index_since_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                                   std::chrono::system_clock::now().time_since_epoch())
                                   .count();
@@ -204,6 +206,10 @@ class Catalog : public EngineAttachment {
 
   // Reads the persisted catalog. Called once, at open.
   Status Load();
+  // Writes the entries of the collections whose index usage counters
+  // ($indexStats) moved since their entry was last written: the client
+  // calls it when it closes, so that the counts survive restarts.
+  Status PersistUsage();
 
   // The collection, or nullptr when it does not exist.
   std::shared_ptr<CollectionMeta> Find(std::string_view db, std::string_view name) const;

@@ -214,6 +214,18 @@ StatusOr<std::shared_ptr<IndexDescriptor>> IndexDescriptor::FromCatalogEntry(Doc
   if (paths.size() != desc->num_fields()) return DamagedIndexEntry("multikeyPaths length");
   desc->SetMultikeyPaths(std::move(paths));
   if (options.expire_after_seconds) desc->set_expire_after_seconds(*options.expire_after_seconds);
+  // Usage counters ($indexStats), from entries that record them.
+  Element usage = entry.Get("usage");
+  if (usage.ok()) {
+    Element accesses = usage.IsDocument() ? usage.Document().Get("accesses") : Element();
+    Element since = usage.IsDocument() ? usage.Document().Get("since") : Element();
+    if (accesses.type() != BsonType::kInt64 || since.type() != BsonType::kInt64) {
+      return DamagedIndexEntry("usage");
+    }
+    desc->accesses_.store(accesses.Int64(), std::memory_order_relaxed);
+    desc->persisted_accesses_.store(accesses.Int64(), std::memory_order_relaxed);
+    desc->since_ms_ = since.Int64();
+  }
   return desc;
 }
 
@@ -229,6 +241,9 @@ void IndexDescriptor::AppendCatalogEntry(BsonBuilder* out, const MultikeyPaths& 
     out->Close();
   }
   out->Close();
+  const int64_t accesses = this->accesses();
+  out->OpenDocument("usage").AppendInt64("accesses", accesses).AppendInt64("since", since_ms_).Close();
+  persisted_accesses_.store(accesses, std::memory_order_relaxed);
 }
 
 Document IndexDescriptor::ToSpec() const {

@@ -175,8 +175,14 @@ class IndexDescriptor {
   // Counts one use of the index by a query plan. Thread-safe, lock-free.
   void RecordAccess() const { accesses_.fetch_add(1, std::memory_order_relaxed); }
   int64_t accesses() const { return accesses_.load(std::memory_order_relaxed); }
-  // When counting started (the index was created or loaded), ms since epoch.
+  // When counting started (the index was created), ms since epoch. Both
+  // are persisted with the catalog entry (AppendCatalogEntry, and by
+  // Catalog::PersistUsage at close), so they survive restarts.
   int64_t since_ms() const { return since_ms_; }
+  // Whether the count moved since the catalog entry last recorded it.
+  bool UsageChanged() const {
+    return accesses() != persisted_accesses_.load(std::memory_order_relaxed);
+  }
 
  private:
   IndexDescriptor() = default;
@@ -205,6 +211,7 @@ class IndexDescriptor {
 
   std::atomic<int64_t> expire_after_seconds_{-1};
   mutable std::atomic<int64_t> accesses_{0};
+  mutable std::atomic<int64_t> persisted_accesses_{0};  // what the catalog entry holds
   int64_t since_ms_ = 0;
 };
 

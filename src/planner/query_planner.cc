@@ -707,6 +707,10 @@ StatusOr<PreparedPlan> PlanQuery(const CanonicalQuery& cq, const CollectionMeta*
   }
   plan.solution = std::move(solutions[winner]);
   for (const auto& part : plan.solution.parts) part.index->RecordAccess();
+  // The _id_ index: a point read or a range of the clustered _id order.
+  if (plan.solution.access == Access::kIdHack || plan.solution.access == Access::kClustered) {
+    meta->id_index_accesses.fetch_add(1, std::memory_order_relaxed);
+  }
   plan.root = BuildStages(plan.solution, cq, meta, view);
   return plan;
 }
