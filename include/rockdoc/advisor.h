@@ -16,6 +16,9 @@
 //                        index's (same fields, order and directions), and
 //                        that adds nothing of its own (not unique, partial,
 //                        sparse, TTL or hidden)
+//   unused-index         an index no query has used ($indexStats' ops 0)
+//                        in the `unused_index_days` since it was created
+//                        (the counts survive restarts)
 //   too-many-indexes     more than 10 indexes on a collection (besides _id)
 //   too-many-collections 10,000 or more collections in a database
 // Each finding quotes its rule of thumb, gives the evidence as numbers, a
@@ -64,6 +67,9 @@ struct AdviseOptions {
   int64_t sample_size = 1000;
   // Every document instead of a sample.
   bool full = false;
+  // An index with no use for this many days is unused (0: any index
+  // without a use).
+  int64_t unused_index_days = 7;
   // Progress lines per collection (to `progress`), when not null.
   std::ostream* progress = nullptr;
 };

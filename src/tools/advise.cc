@@ -1,6 +1,7 @@
 // The schema advisor (rockdoc/advisor.h): statistics of a sample of each
 // collection's documents and of its indexes, judged by the rules below.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -204,7 +205,50 @@ class Examiner {
     Bloated(ns, &sizes);
     ROCKDOC_ASSIGN_OR_RETURN(std::vector<Document> indexes, coll.ListIndexes());
     Indexes(ns, indexes);
-    return Status::OK();
+    return Unused(coll, ns);
+  }
+
+  // Indexes without a use ($indexStats) since they were created, at least
+  // options_.unused_index_days ago.
+  Status Unused(const Collection& coll, const std::string& ns) {
+    BsonBuilder p;
+    p.OpenArray("p").OpenDocument("").OpenDocument("$indexStats").Close().Close().Close();
+    Document stage = std::move(p).Build();
+    ROCKDOC_ASSIGN_OR_RETURN(Cursor cursor, coll.Aggregate(stage.Get("p").Array()));
+    const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+    const int64_t min_age_ms = options_.unused_index_days * 86400000;
+    while (cursor.Next()) {
+      DocumentView s = cursor.document();
+      Element name = s.Get("name"), ops = s.GetPath("accesses.ops"), since = s.GetPath("accesses.since");
+      if (!name.IsString() || name.String() == "_id_" || !ops.IsNumber() || !since.ok()) continue;
+      if (ops.NumberAsDouble() != 0) continue;
+      const int64_t age_ms = now_ms - since.DateTime();
+      if (age_ms < min_age_ms) continue;
+      Finding f;
+      f.rule = "unused-index";
+      f.severity = Severity::kWarning;
+      f.ns = ns;
+      const int64_t days = age_ms / 86400000;
+      f.summary = "index " + std::string(name.String()) + " has not been used by any query since " +
+                  ValueToJson(since) + " (" + std::to_string(days) + " day(s))";
+      f.rule_of_thumb =
+          "Remove unnecessary indexes: an index no query uses still costs every write, disk and "
+          "cache.";
+      BsonBuilder e;
+      e.AppendString("index", name.String())
+          .AppendInt64("ops", 0)
+          .AppendElementAs("since", since)
+          .AppendInt64("days", days)
+          .AppendInt64("thresholdDays", options_.unused_index_days);
+      f.evidence = std::move(e).Build();
+      f.remedy = "Drop index " + std::string(name.String()) +
+                 " unless a query that runs rarely (a monthly report) needs it.";
+      f.lab_scenario = "index-count";
+      report_->findings.push_back(std::move(f));
+    }
+    return cursor.status();
   }
 
   void LargeArray(const std::string& ns, const std::string& path, ArrayStats* s, int64_t docs) {
