@@ -250,6 +250,8 @@ TEST_F(AdvisorTest, ProgramExitStatusTextAndJson) {
   EXPECT_EQ(run({dir_.Sub("db"), "--failOn", "severe"}, &out, &err), 3);
   EXPECT_THAT(err, HasSubstr("severity must be info, warning or critical"));
   EXPECT_EQ(run({dir_.Sub("db"), "--sample", "x"}, &out, &err), 3);
+  EXPECT_EQ(run({dir_.Sub("db"), "--unusedIndexDays", "-1"}, &out, &err), 3);
+  EXPECT_EQ(run({dir_.Sub("db"), "--unusedIndexDays", "0", "--failOn", "critical"}, &out, &err), 0);
   EXPECT_EQ(run({dir_.Sub("db"), "--bogus"}, &out, &err), 3);
   EXPECT_EQ(run({dir_.Sub("missing")}, &out, &err), 1);
 }

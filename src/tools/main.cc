@@ -759,6 +759,12 @@ constexpr OptionField<AdviseConfig> kAdviseFlags[] = {
      }},
     {"sample", [](const Element& e, AdviseConfig* c) { return ParseInt(e, &c->options.sample_size, "sample"); }},
     {"failOn", [](const Element& e, AdviseConfig* c) { return String(e, &c->fail_on); }},
+    {"unusedIndexDays",
+     [](const Element& e, AdviseConfig* c) {
+       ROCKDOC_RETURN_IF_ERROR(ParseInt(e, &c->options.unused_index_days, "unusedIndexDays"));
+       if (c->options.unused_index_days < 0) return BadValue("--unusedIndexDays must be 0 or more");
+       return Status::OK();
+     }},
 };
 
 const std::vector<FlagSpec> kAdviseSpecs = With({
@@ -767,6 +773,7 @@ const std::vector<FlagSpec> kAdviseSpecs = With({
     {"full", 0, FlagArity::kNone},
     {"sample", 0, FlagArity::kRequired},
     {"failOn", 0, FlagArity::kRequired},
+    {"unusedIndexDays", 0, FlagArity::kRequired},
 });
 
 }  // namespace

@@ -18,7 +18,7 @@ int RestoreMain(int argc, const char* const* argv, std::ostream& err);
 int ExportMain(int argc, const char* const* argv, std::ostream& err);
 int ImportMain(int argc, const char* const* argv, std::ostream& err);
 // rockdoc-advise DIR [--db NAME]... [--json] [--full] [--sample N]
-// [--failOn info|warning|critical]: the schema advisor (rockdoc/advisor.h);
+// [--failOn info|warning|critical] [--unusedIndexDays N]: the schema advisor (rockdoc/advisor.h);
 // the report on `out`. Exit status: 0 when nothing at or above --failOn
 // (warning by default) was found, 2 when something was, 1 on a failure, 3
 // for bad options.
