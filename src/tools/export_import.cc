@@ -700,22 +700,6 @@ bool DecodeRfc4648(const std::string& text, int bits, std::string* out) {
   return true;
 }
 
-bool DecodeHex(const std::string& text, std::string* out) {
-  auto value = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
-  if (text.size() % 2 != 0) return false;
-  for (size_t i = 0; i < text.size(); i += 2) {
-    int hi = value(text[i]), lo = value(text[i + 1]);
-    if (hi < 0 || lo < 0) return false;
-    out->push_back(static_cast<char>(hi * 16 + lo));
-  }
-  return true;
-}
-
 // Appends `text` typed as `type`; false when it does not parse as that type.
 bool AppendTyped(BsonBuilder* b, std::string_view key, const std::string& text, ColumnType type,
                  const std::string& layout = "") {
@@ -774,7 +758,7 @@ bool AppendTyped(BsonBuilder* b, std::string_view key, const std::string& text, 
     case ColumnType::kBinaryBase32:
     case ColumnType::kBinaryHex: {
       std::string bytes;
-      bool ok = type == ColumnType::kBinaryHex      ? DecodeHex(text, &bytes)
+      bool ok = type == ColumnType::kBinaryHex      ? HexDecode(text, &bytes)
                 : type == ColumnType::kBinaryBase64 ? DecodeRfc4648(text, 6, &bytes)
                                                     : DecodeRfc4648(text, 5, &bytes);
       if (!ok) return false;

@@ -30,12 +30,7 @@ std::string QueryEscape(std::string_view name) {
 }
 
 std::optional<std::string> QueryUnescape(std::string_view escaped) {
-  auto hex = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
+  auto hex = HexDigitValue;
   std::string out;
   for (size_t i = 0; i < escaped.size(); ++i) {
     char c = escaped[i];
@@ -292,9 +287,17 @@ StatusOr<CollectionMetadata> ParseMetadata(std::string_view json, const std::str
   return out;
 }
 
-std::string UuidToHex(std::string_view bytes) {
+int HexDigitValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+std::string HexEncode(std::string_view bytes) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
+  out.reserve(bytes.size() * 2);
   for (unsigned char c : bytes) {
     out.push_back(kHex[c >> 4]);
     out.push_back(kHex[c & 15]);
@@ -302,34 +305,32 @@ std::string UuidToHex(std::string_view bytes) {
   return out;
 }
 
-std::optional<std::string> UuidFromHex(std::string_view hex) {
-  if (hex.size() != 32) return std::nullopt;
-  auto nibble = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
-  std::string out;
-  for (size_t i = 0; i < 32; i += 2) {
-    int hi = nibble(hex[i]), lo = nibble(hex[i + 1]);
-    if (hi < 0 || lo < 0) return std::nullopt;
-    out.push_back(static_cast<char>(hi << 4 | lo));
+bool HexDecode(std::string_view hex, std::string* out) {
+  if (hex.size() % 2 != 0) return false;
+  for (size_t i = 0; i < hex.size(); i += 2) {
+    int hi = HexDigitValue(hex[i]), lo = HexDigitValue(hex[i + 1]);
+    if (hi < 0 || lo < 0) return false;
+    out->push_back(static_cast<char>(hi << 4 | lo));
   }
+  return true;
+}
+
+std::optional<std::string> UuidFromHex(std::string_view hex) {
+  std::string out;
+  if (hex.size() != 32 || !HexDecode(hex, &out)) return std::nullopt;
   return out;
 }
 
 std::string RandomUuidHex() {
   static thread_local std::mt19937_64 rng(std::random_device{}());
   uint64_t hi = rng(), lo = rng();
-  hi = (hi & ~0xF000ULL) | 0x4000ULL;              // version 4
-  lo = (lo & ~(3ULL << 62)) | (2ULL << 62);        // RFC 4122 variant
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
+  hi = (hi & ~0xF000ULL) | 0x4000ULL;        // version 4
+  lo = (lo & ~(3ULL << 62)) | (2ULL << 62);  // RFC 4122 variant
+  std::string bytes;
   for (uint64_t v : {hi, lo}) {
-    for (int s = 60; s >= 0; s -= 4) out.push_back(kHex[(v >> s) & 15]);
+    for (int shift = 56; shift >= 0; shift -= 8) bytes.push_back(static_cast<char>(v >> shift));
   }
-  return out;
+  return HexEncode(bytes);
 }
 
 std::string LogTimestamp() {

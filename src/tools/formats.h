@@ -130,9 +130,14 @@ StatusOr<CollectionMetadata> ParseMetadata(std::string_view json, const std::str
 
 // A fresh random (version 4) UUID as 32 lower-case hex digits.
 std::string RandomUuidHex();
+// Bytes as lower-case hex digits, and back (either case; false for an odd
+// count or another character). The value of one hex digit, or -1.
+std::string HexEncode(std::string_view bytes);
+bool HexDecode(std::string_view hex, std::string* out);
+int HexDigitValue(char c);
 // 16 bytes as 32 lower-case hex digits (metadata.json's "uuid"), and back:
 // nullopt unless `hex` is 32 hex digits.
-std::string UuidToHex(std::string_view bytes);
+inline std::string UuidToHex(std::string_view bytes) { return HexEncode(bytes); }
 std::optional<std::string> UuidFromHex(std::string_view hex);
 
 // The time as mongo-tools' log lines start ("2026-11-27T02:15:22.123+0000").

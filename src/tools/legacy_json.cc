@@ -33,25 +33,6 @@ std::string Base64(std::string_view bytes) {
   return out;
 }
 
-bool HexToBytes(std::string_view hex, std::string* out) {
-  if (hex.size() % 2 != 0) return false;
-  for (size_t i = 0; i < hex.size(); i += 2) {
-    int v = 0;
-    for (size_t k = 0; k < 2; ++k) {
-      char c = static_cast<char>(std::tolower(static_cast<unsigned char>(hex[i + k])));
-      if (c >= '0' && c <= '9') {
-        v = v * 16 + (c - '0');
-      } else if (c >= 'a' && c <= 'f') {
-        v = v * 16 + (c - 'a' + 10);
-      } else {
-        return false;
-      }
-    }
-    out->push_back(static_cast<char>(v));
-  }
-  return true;
-}
-
 // `s` as a JSON string literal.
 std::string Quote(std::string_view s) {
   std::string out = "\"";
@@ -112,16 +93,30 @@ class Converter {
     return Error("a value");
   }
 
-  Status Object(std::string* out, int depth) {
-    ++pos_;  // '{'
-    out->push_back('{');
+  // An object's or array's items after its opening bracket: `item` reads
+  // one; items are separated by ',' and end at `close`.
+  template <typename Item>
+  Status Items(char open, char close, std::string* out, const Item& item) {
+    ++pos_;
+    out->push_back(open);
     SkipSpace();
-    if (Peek() == '}') {
-      ++pos_;
-      out->push_back('}');
-      return Status::OK();
+    if (Peek() != close) {
+      while (true) {
+        ROCKDOC_RETURN_IF_ERROR(item());
+        SkipSpace();
+        if (Peek() != ',') break;
+        ++pos_;
+        out->append(", ");
+      }
+      if (Peek() != close) return Error(std::string("',' or '") + close + "'");
     }
-    while (true) {
+    ++pos_;
+    out->push_back(close);
+    return Status::OK();
+  }
+
+  Status Object(std::string* out, int depth) {
+    return Items('{', '}', out, [&]() -> Status {
       SkipSpace();
       std::string key;
       if (Peek() == '"' || Peek() == '\'') {
@@ -136,46 +131,12 @@ class Converter {
       if (Peek() != ':') return Error("':' after field name " + Quote(key));
       ++pos_;
       out->append(": ");
-      ROCKDOC_RETURN_IF_ERROR(Value(out, depth + 1));
-      SkipSpace();
-      if (Peek() == ',') {
-        ++pos_;
-        out->append(", ");
-        continue;
-      }
-      if (Peek() == '}') {
-        ++pos_;
-        out->push_back('}');
-        return Status::OK();
-      }
-      return Error("',' or '}'");
-    }
+      return Value(out, depth + 1);
+    });
   }
 
   Status Array(std::string* out, int depth) {
-    ++pos_;  // '['
-    out->push_back('[');
-    SkipSpace();
-    if (Peek() == ']') {
-      ++pos_;
-      out->push_back(']');
-      return Status::OK();
-    }
-    while (true) {
-      ROCKDOC_RETURN_IF_ERROR(Value(out, depth + 1));
-      SkipSpace();
-      if (Peek() == ',') {
-        ++pos_;
-        out->append(", ");
-        continue;
-      }
-      if (Peek() == ']') {
-        ++pos_;
-        out->push_back(']');
-        return Status::OK();
-      }
-      return Error("',' or ']'");
-    }
+    return Items('[', ']', out, [&]() { return Value(out, depth + 1); });
   }
 
   // A single- or double-quoted string's value (JSON's escapes, and \' ).
@@ -386,7 +347,7 @@ class Converter {
                 "}}";
       } else {
         std::string bytes;
-        if (!HexToBytes(data, &bytes)) return Error("hex digits in HexData()");
+        if (!HexDecode(data, &bytes)) return Error("hex digits in HexData()");
         binary(bytes, sub_hex);
       }
     } else if (name == "UUID") {
@@ -394,7 +355,7 @@ class Converter {
       ROCKDOC_ASSIGN_OR_RETURN(std::string hex, string_arg(0));
       hex.erase(std::remove(hex.begin(), hex.end(), '-'), hex.end());
       std::string bytes;
-      if (hex.size() != 32 || !HexToBytes(hex, &bytes)) return Error("32 hex digits in UUID()");
+      if (hex.size() != 32 || !HexDecode(hex, &bytes)) return Error("32 hex digits in UUID()");
       binary(bytes, "04");
     } else if (name == "DBRef") {
       ROCKDOC_RETURN_IF_ERROR(arity(2));

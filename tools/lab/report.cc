@@ -31,15 +31,6 @@ std::string Human(double v) {
 
 std::string XmlEscape(std::string_view s);
 
-std::string Thousands(int64_t v) {
-  std::string digits = std::to_string(v < 0 ? -v : v), out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return v < 0 ? "-" + out : out;
-}
-
 void AppendInterval(BsonBuilder& b, std::string_view key, const Interval& i) {
   b.OpenDocument(key);
   for (auto [k, v] : {std::pair<const char*, double>{"median", i.median}, {"lo", i.lo},

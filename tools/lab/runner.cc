@@ -369,14 +369,6 @@ std::string UnitOf(std::string_view name) {
   return "";
 }
 
-std::string Thousands(int64_t v) {
-  std::string digits = std::to_string(v < 0 ? -v : v), out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return v < 0 ? "-" + out : out;
-}
 
 std::string ValueText(const Value& v) {
   const Element e = v.element();
@@ -849,6 +841,15 @@ StatusOr<ScenarioResult> RunScenario(const Scenario& s, const RunOptions& option
   }
   Summarize(r);
   return r;
+}
+
+std::string Thousands(int64_t v) {
+  std::string digits = std::to_string(v < 0 ? -v : v), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return v < 0 ? "-" + out : out;
 }
 
 }  // namespace rockdoc::lab

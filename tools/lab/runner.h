@@ -173,6 +173,9 @@ std::vector<std::pair<std::string, std::string>> ParamTexts(const Scenario& s, M
 // params (profile overrides applied) and $$n.
 Env BaseEnv(const Scenario& s, Mode mode, int64_t size);
 
+// An integer with thousands separators (30,000), as the reports print sizes.
+std::string Thousands(int64_t v);
+
 }  // namespace rockdoc::lab
 
 #endif  // ROCKDOC_TOOLS_LAB_RUNNER_H_
