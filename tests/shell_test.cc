@@ -105,6 +105,24 @@ TEST_F(ShellTest, ShellsOneAfterAnotherReopenTheData) {
   EXPECT_EQ(Show("db.c.findOne()"), "{ _id: 1, a: 'kept' }\n");
 }
 
+// db.advise() / db.c.advise(): the schema advisor's report, shown as its
+// text, with the JSON form's fields; options decoded from a table.
+TEST_F(ShellTest, AdvisePrintsTheAdvisorsReport) {
+  Ok("db.posts.insertOne({_id: 1, comments: Array.from({length: 300}, (_, i) => ({i}))});"
+     "db.other.insertOne({_id: 1, tags: ['a']})");
+  std::string shown = Show("db.advise()");
+  EXPECT_NE(shown.find("[warning] large-array in test.posts"), std::string::npos) << shown;
+  EXPECT_NE(shown.find("Examined 1 database(s), 2 collection(s), 2 document(s)."), std::string::npos) << shown;
+  EXPECT_EQ(Show("db.advise().findings[0].evidence.max"), "Long('300')\n");
+  EXPECT_EQ(Show("db.other.advise({full: true}).findings.length"), "0\n");
+  EXPECT_EQ(Show("db.posts.advise({sample: 1}).documentsExamined"), "Long('1')\n");
+  Run("db.advise({bogus: 1})");
+  EXPECT_FALSE(ok_);
+  EXPECT_NE(err().find("BSON field 'advise.bogus' is an unknown field."), std::string::npos) << err();
+  Run("db.advise({unusedIndexDays: -1})");
+  EXPECT_FALSE(ok_);
+}
+
 // ---------------------------------------------------------------- values
 
 TEST_F(ShellTest, PlainNumbersAreStoredAsMongoshStoresThem) {

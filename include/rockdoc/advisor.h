@@ -63,6 +63,9 @@ struct Finding {
 struct AdviseOptions {
   // Databases to examine; empty: every database.
   std::vector<std::string> dbs;
+  // Only this collection of them (db.c.advise()); empty: every one. The
+  // database-wide findings (too many collections) need it empty.
+  std::string collection;
   // Documents examined per collection, chosen at random ($sample).
   int64_t sample_size = 1000;
   // Every document instead of a sample.

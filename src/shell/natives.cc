@@ -15,6 +15,7 @@
 
 #include "command/command.h"
 #include "common/option_table.h"
+#include "rockdoc/advisor.h"
 #include "rockdoc/json.h"
 #include "shell/shell_internal.h"
 
@@ -274,6 +275,55 @@ NATIVE(RunCommand) {
   return ReturnDoc(cx, args, reply);
 }
 
+// advise(db, options) -> {report, text}: the schema advisor
+// (rockdoc/advisor.h) over database `db` (null: every database), with
+// options {collection, full, sample, unusedIndexDays}; db.advise() and
+// db.c.advise() in shell_api.js.
+Status AdviseCollectionOption(const Element& e, advisor::AdviseOptions* o) {
+  if (!e.IsString()) return WrongType(e, "type 'string'");
+  o->collection = std::string(e.String());
+  return Status::OK();
+}
+Status AdviseFullOption(const Element& e, advisor::AdviseOptions* o) {
+  std::optional<bool> b;
+  ROCKDOC_RETURN_IF_ERROR(BoolValue(e, &b));
+  o->full = b.value_or(false);
+  return Status::OK();
+}
+Status AdviseSampleOption(const Element& e, advisor::AdviseOptions* o) {
+  ROCKDOC_ASSIGN_OR_RETURN(o->sample_size, internal::IntegerField(e));
+  return Status::OK();
+}
+Status AdviseUnusedDaysOption(const Element& e, advisor::AdviseOptions* o) {
+  ROCKDOC_ASSIGN_OR_RETURN(o->unused_index_days, internal::IntegerField(e));
+  if (o->unused_index_days < 0) return Status(ErrorCode::kBadValue, "unusedIndexDays must be 0 or more");
+  return Status::OK();
+}
+constexpr OptionField<advisor::AdviseOptions> kAdviseOptions[] = {
+    {"collection", &AdviseCollectionOption},
+    {"full", &AdviseFullOption},
+    {"sample", &AdviseSampleOption},
+    {"unusedIndexDays", &AdviseUnusedDaysOption},
+};
+
+NATIVE(Advise) {
+  ARGS;
+  Document doc;
+  if (!ArgDoc(cx, args, 1, "options", &doc)) return false;
+  advisor::AdviseOptions options;
+  Status status = DecodeClientOptions(doc, "advise", kAdviseOptions, &options);
+  if (!status.ok()) return ThrowStatus(cx, status);
+  if (!args[0].isNullOrUndefined()) {
+    std::string db;
+    if (!ArgString(cx, args, 0, &db)) return false;
+    options.dbs.push_back(std::move(db));
+  }
+  STATUS_OR_THROW(report, advisor::Advise(*GetState(cx)->client, options));
+  BsonBuilder out;
+  out.AppendDocument("report", advisor::ToDocument(report)).AppendString("text", advisor::FormatText(report));
+  return ReturnDoc(cx, args, std::move(out).Build());
+}
+
 // codeName(code) -> MongoDB's name of an error code ("DuplicateKey").
 NATIVE(CodeName) {
   ARGS;
@@ -442,6 +492,7 @@ const JSFunctionSpec kNatives[] = {
     JS_FN("config", Config, 0, 0),
     JS_FN("runCommand", RunCommand, 2, 0),
     JS_FN("codeName", CodeName, 1, 0),
+    JS_FN("advise", Advise, 2, 0),
     JS_FN("checkSessionOptions", CheckSessionOptions, 1, 0),
     JS_FN("checkTransactionOptions", CheckTransactionOptions, 1, 0),
     JS_FN("bsonsize", BsonSize, 1, 0),

@@ -122,6 +122,17 @@
     [inspectSymbol]() { return this.text; }
   }
 
+  // db.advise() / db.c.advise(): the schema advisor's report, printed as
+  // its text; its fields (findings, ...) are the report's JSON form.
+  class AdviceReport {
+    constructor(result) {
+      Object.assign(this, result.report);
+      Object.defineProperty(this, '_text', { value: result.text });
+    }
+    toString() { return this._text; }
+    [inspectSymbol]() { return this._text.replace(/\n$/, ''); }
+  }
+
   // ---- cursors ----
   class Cursor {
     constructor(collection, filter, options) {
@@ -752,6 +763,10 @@
       return this._db._run(cmd);
     }
     explain(verbosity) { return new Explainable(this, verbosityOf(verbosity)); }
+    // The schema advisor over this collection ({full, sample, unusedIndexDays}).
+    advise(options) {
+      return new AdviceReport(native.advise(this._db.getName(), { ...(options || {}), collection: this._name }));
+    }
     exists() {
       const infos = this._db.getCollectionInfos({ name: this._name });
       return infos.length ? infos[0] : null;
@@ -1001,6 +1016,8 @@
       if (scale !== undefined) cmd.scale = scale;
       return this.runCommand(cmd);
     }
+    // The schema advisor over this database ({full, sample, unusedIndexDays}).
+    advise(options) { return new AdviceReport(native.advise(this._name, options || {})); }
     serverStatus() { return this.adminCommand({ serverStatus: 1 }); }
     hostInfo() { return this.adminCommand({ hostInfo: 1 }); }
     version() { return kVersion; }
@@ -1401,6 +1418,7 @@
     'Database methods:',
     '  db.getName()  db.getSiblingDB(name)  db.getCollection(name)  db.getCollectionNames()',
     '  db.createCollection(name, options)  db.dropDatabase()  db.stats()',
+    '  db.advise({full, sample, unusedIndexDays})   the schema advisor (also db.c.advise())',
   ].join('\n');
   const COLLECTION_HELP = [
     'Collection methods:',

@@ -154,11 +154,12 @@ class Examiner {
     size_t collections = 0;
     for (const Database::CollectionInfo& info : infos) {
       if (info.is_view) continue;
+      if (!options_.collection.empty() && info.name != options_.collection) continue;
       ++collections;
       ++report_->collections;
       ROCKDOC_RETURN_IF_ERROR(ExamineCollection(db.GetCollection(info.name), db_name + "." + info.name));
     }
-    if (collections >= kManyCollections) {
+    if (options_.collection.empty() && collections >= kManyCollections) {
       Finding f;
       f.rule = "too-many-collections";
       f.severity = Severity::kWarning;
