@@ -161,11 +161,12 @@ bool Informative(const ScenarioResult& r, const Figure& f) {
 std::string ProvenanceText(const Provenance& p) {
   return absl::StrFormat(
       "run %s on %s (%d cores, %.1f GiB); load average %.2f %.2f %.2f before, %.2f %.2f %.2f "
-      "after; rockdoc %s, RocksDB %s, SQLite %s; mode %s, repetitions %s; options: %s",
+      "after; rockdoc %s, RocksDB %s, SQLite %s; mode %s, %s; options: %s",
       p.date, p.cpu_model, p.cores, p.memory_bytes / 1073741824.0, p.load_before[0],
       p.load_before[1], p.load_before[2], p.load_after[0], p.load_after[1], p.load_after[2],
       p.rockdoc_commit, p.rocksdb_version, p.sqlite_version, p.mode,
-      p.repetitions > 0 ? std::to_string(p.repetitions) : "each profile's",
+      p.repetitions > 0 ? std::to_string(p.repetitions) + " repetitions"
+                        : std::string("the scenarios' own repetitions (5 or more)"),
       p.command_line.empty() ? "(none)" : p.command_line);
 }
 
