@@ -227,6 +227,9 @@ Status RunOne(const Client& client, CommandState* state, std::string_view db, Do
   ROCKDOC_RETURN_IF_ERROR(EnterTransaction(session.get(), name, txn));
   ctx.session = &*session->session;
   ctx.server_session = session.get();
+  if (txn.txn_number && !txn.autocommit) {
+    return RunRetryableWrite(ctx, *command, cmd, session.get(), reply);
+  }
   if (level == "snapshot" && !txn.autocommit) {
     // The session's snapshot reads all see the point of its first one.
     if (!session->snapshot) {

@@ -163,6 +163,25 @@ def sessions_and_transactions():
 
 
 @test
+def retryable_write_applied_once():
+    # Drivers send txnNumber only to replica sets, so the test sends it
+    # itself, in the driver's session: the retry is applied once.
+    from bson.int64 import Int64
+    from bson.son import SON
+    c = db.retry
+    c.drop()
+    c.insert_one({"_id": 1, "n": 0})
+    with client.start_session() as s:
+        cmd = SON([("update", "retry"), ("updates", [{"q": {"_id": 1}, "u": {"$inc": {"n": 1}}}]),
+                   ("txnNumber", Int64(1 << 40))])  # above any the pooled session used
+        first = db.command(cmd, session=s)
+        again = db.command(cmd, session=s)
+    assert first["n"] == 1 and "retriedStmtIds" not in first, first
+    assert again["n"] == 1 and again["retriedStmtIds"] == [0], again
+    assert c.find_one({"_id": 1})["n"] == 1
+
+
+@test
 def aggregation():
     c = db.agg
     c.drop()
