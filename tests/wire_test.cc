@@ -322,26 +322,26 @@ class ServiceTest : public rockdoc::test::ClientTest {
     return Document::AdoptValidated(std::string(msg->body.bytes()));
   }
   std::unique_ptr<Service> service_;
-  ExhaustState exhaust_;
+  ConnectionState conn_;
 };
 
 TEST_F(ServiceTest, RunsACommandWithItsSequences) {
   Response r = service_->Handle(
       OpMsgBytes(0, BodySection(R"({"insert": "c", "$db": "d"})") +
                         SequenceSection("documents", {R"({"_id": 1})", R"({"_id": 2})"})),
-      &exhaust_);
+      &conn_);
   EXPECT_FALSE(r.close);
   Document reply = Reply(r);
   EXPECT_EQ(ToJson(reply), R"({"n": 2, "ok": 1.0})");
   auto header = ParseHeader(r.reply);
   EXPECT_EQ(header->response_to, 7);
-  r = service_->Handle(OpMsgBytes(0, BodySection(R"({"count": "c", "$db": "d"})")), &exhaust_);
+  r = service_->Handle(OpMsgBytes(0, BodySection(R"({"count": "c", "$db": "d"})")), &conn_);
   EXPECT_EQ(ToJson(Reply(r)), R"({"n": 2, "ok": 1.0})");
 }
 
 TEST_F(ServiceTest, ChecksumIsAnsweredWithOne) {
   Response r = service_->Handle(WithChecksum(BodySection(R"({"ping": 1, "$db": "admin"})")),
-                                &exhaust_);
+                                &conn_);
   uint32_t flags = 0;
   EXPECT_EQ(ToJson(Reply(r, &flags)), R"({"ok": 1.0})");
   EXPECT_EQ(flags, kChecksumPresent);
@@ -350,29 +350,29 @@ TEST_F(ServiceTest, ChecksumIsAnsweredWithOne) {
 TEST_F(ServiceTest, MalformedOpMsgGetsAnErrorReply) {
   std::string bad = WithChecksum(BodySection(R"({"ping": 1, "$db": "admin"})"));
   bad[bad.size() - 1] ^= 1;
-  Response r = service_->Handle(bad, &exhaust_);
+  Response r = service_->Handle(bad, &conn_);
   EXPECT_FALSE(r.close);
   Document reply = Reply(r);
   EXPECT_EQ(reply.Get("code").Int32(), 17);
   EXPECT_EQ(reply.Get("codeName").String(), "ProtocolError");
   EXPECT_EQ(reply.Get("ok").Double(), 0);
 
-  r = service_->Handle(OpMsgBytes(0, BodySection(R"({"a": 1})") + "\x05"), &exhaust_);
+  r = service_->Handle(OpMsgBytes(0, BodySection(R"({"a": 1})") + "\x05"), &conn_);
   EXPECT_NE(Reply(r).Get("errmsg").String().find("unknown kind 5"), std::string_view::npos);
 
-  r = service_->Handle(OpMsgBytes(0, BodySection(R"({"ping": 1})")), &exhaust_);
+  r = service_->Handle(OpMsgBytes(0, BodySection(R"({"ping": 1})")), &conn_);
   EXPECT_EQ(Reply(r).Get("code").Int32(), 40571);  // no $db
 }
 
 TEST_F(ServiceTest, ConnectionClosedForWhatCannotBeAnswered) {
   for (int32_t op : {2001, 2002, 2005, 2006, 2007, 2012, 1, 0, 9999}) {
-    Response r = service_->Handle(Message(op, "abcd"), &exhaust_);
+    Response r = service_->Handle(Message(op, "abcd"), &conn_);
     EXPECT_TRUE(r.close) << op;
     EXPECT_TRUE(r.reply.empty()) << op;
   }
   std::string m = Message(2013, "");
   StoreLE<int32_t>(reinterpret_cast<uint8_t*>(m.data()), kMaxMessageSize + 1);
-  EXPECT_TRUE(service_->Handle(m, &exhaust_).close);
+  EXPECT_TRUE(service_->Handle(m, &conn_).close);
 }
 
 TEST_F(ServiceTest, MoreToCome) {
@@ -380,19 +380,19 @@ TEST_F(ServiceTest, MoreToCome) {
   Response r = service_->Handle(
       OpMsgBytes(kMoreToCome, BodySection(R"({"insert": "c", "$db": "d", "documents": [{"_id": 1}],
                                               "writeConcern": {"w": 0}})")),
-      &exhaust_);
+      &conn_);
   EXPECT_TRUE(r.reply.empty());
   EXPECT_FALSE(r.close);
   EXPECT_EQ(client_->GetDatabase("d").GetCollection("c").CountDocuments(Document()).value(), 1);
   // A failed one closes the connection, the only way to tell.
   r = service_->Handle(OpMsgBytes(kMoreToCome, BodySection(R"({"nosuch": 1, "$db": "d"})")),
-                       &exhaust_);
+                       &conn_);
   EXPECT_TRUE(r.close);
   EXPECT_NE(r.reason.find("no such command"), std::string::npos);
   // w: 0 with a reply wanted stays what the command layer says (not supported).
   r = service_->Handle(OpMsgBytes(0, BodySection(R"({"insert": "c", "$db": "d",
                                    "documents": [{"_id": 2}], "writeConcern": {"w": 0}})")),
-                       &exhaust_);
+                       &conn_);
   EXPECT_EQ(Reply(r).Get("code").Int32(), 238);
 }
 
@@ -400,7 +400,7 @@ TEST_F(ServiceTest, OpQueryOnlyForTheHandshake) {
   for (std::string_view q : {R"({"isMaster": 1, "client": {"driver": {"name": "x"}}})",
                              R"({"$query": {"ismaster": 1}, "$readPreference": {"mode": "primary"}})",
                              R"({"hello": 1})"}) {
-    Response r = service_->Handle(OpQueryBytes("admin.$cmd", q), &exhaust_);
+    Response r = service_->Handle(OpQueryBytes("admin.$cmd", q), &conn_);
     auto [flags, doc] = ParseReply(r.reply);
     EXPECT_EQ(flags, 0) << q;
     EXPECT_EQ(doc.Get("ok").NumberAsDouble(), 1) << ToJson(doc);
@@ -408,7 +408,7 @@ TEST_F(ServiceTest, OpQueryOnlyForTheHandshake) {
     EXPECT_EQ(doc.Get("maxMessageSizeBytes").Int32(), 48000000);
   }
   for (std::string_view q : {R"({"find": "c"})", R"({"insert": "c", "documents": []})"}) {
-    Response r = service_->Handle(OpQueryBytes("d.$cmd", q), &exhaust_);
+    Response r = service_->Handle(OpQueryBytes("d.$cmd", q), &conn_);
     auto [flags, doc] = ParseReply(r.reply);
     EXPECT_EQ(flags, kReplyQueryFailure);
     EXPECT_EQ(doc.Get("code").Int32(), 352) << ToJson(doc);
@@ -416,13 +416,13 @@ TEST_F(ServiceTest, OpQueryOnlyForTheHandshake) {
   }
   // A query of a collection, not a command.
   auto [flags, doc] = ParseReply(service_->Handle(OpQueryBytes("d.c", R"({"isMaster": 1})"),
-                                                  &exhaust_).reply);
+                                                  &conn_).reply);
   EXPECT_EQ(doc.Get("code").Int32(), 352);
 }
 
 TEST_F(ServiceTest, AwaitableHelloStreams) {
   Document hello = Reply(service_->Handle(
-      OpMsgBytes(0, BodySection(R"({"hello": 1, "$db": "admin"})")), &exhaust_));
+      OpMsgBytes(0, BodySection(R"({"hello": 1, "$db": "admin"})")), &conn_));
   Element tv = hello.Get("topologyVersion");
   ASSERT_TRUE(tv.IsDocument());
   BsonBuilder b;
@@ -433,18 +433,18 @@ TEST_F(ServiceTest, AwaitableHelloStreams) {
   std::string body(1, '\0');
   body += std::move(b).Build().bytes();
   // The current version: the reply waits, and with exhaustAllowed streams.
-  Response r = service_->Handle(OpMsgBytes(kExhaustAllowed, body), &exhaust_);
+  Response r = service_->Handle(OpMsgBytes(kExhaustAllowed, body), &conn_);
   EXPECT_EQ(r.delay_ms, 250);
   EXPECT_TRUE(r.exhaust);
   uint32_t flags = 0;
   EXPECT_EQ(Reply(r, &flags).Get("isWritablePrimary").Bool(), true);
   EXPECT_EQ(flags, kMoreToCome);
   const int32_t first_id = ParseHeader(r.reply)->request_id;
-  Response next = service_->Continue(&exhaust_);
+  Response next = service_->Continue(&conn_);
   EXPECT_TRUE(next.exhaust);
   EXPECT_EQ(ParseHeader(next.reply)->response_to, first_id);
   // Without exhaustAllowed: one reply, after the wait.
-  r = service_->Handle(OpMsgBytes(0, body), &exhaust_);
+  r = service_->Handle(OpMsgBytes(0, body), &conn_);
   EXPECT_EQ(r.delay_ms, 250);
   EXPECT_FALSE(r.exhaust);
   // Another version (another process): answered at once.
@@ -452,9 +452,50 @@ TEST_F(ServiceTest, AwaitableHelloStreams) {
       "topologyVersion": {"processId": {"$oid": "000000000000000000000000"},
                           "counter": {"$numberLong": "0"}},
       "maxAwaitTimeMS": 250})").bytes();
-  r = service_->Handle(OpMsgBytes(0, std::string(1, '\0') + other), &exhaust_);
+  r = service_->Handle(OpMsgBytes(0, std::string(1, '\0') + other), &conn_);
   EXPECT_EQ(r.delay_ms, 0);
   EXPECT_EQ(Reply(r).Get("ok").NumberAsDouble(), 1);
+}
+
+TEST_F(ServiceTest, AuthRefusesTheUnauthenticated) {
+  Service guarded(client_.get(), ServiceOptions{/*auth=*/true});
+  auto run = [&](std::string_view json, ConnectionState* conn) {
+    return Reply(guarded.Handle(OpMsgBytes(0, BodySection(json)), conn));
+  };
+  ConnectionState remote;
+  remote.local = false;
+  EXPECT_EQ(run(R"({"ping": 1, "$db": "admin"})", &remote).Get("ok").NumberAsDouble(), 1);
+  EXPECT_EQ(run(R"({"hello": 1, "$db": "admin"})", &remote).Get("ok").NumberAsDouble(), 1);
+  for (std::string_view cmd : {R"({"insert": "c", "documents": [{}], "$db": "d"})",
+                               R"({"find": "c", "$db": "d"})",
+                               R"({"usersInfo": 1, "$db": "admin"})",
+                               R"({"endSessions": [], "$db": "admin"})"}) {
+    Document r = run(cmd, &remote);
+    EXPECT_EQ(r.Get("code").Int32(), 13) << cmd << " " << ToJson(r);
+  }
+  // The localhost exception: not for a remote peer; for a local one, once.
+  const char* create =
+      R"({"createUser": "u", "pwd": "pencil", "roles": ["root"], "$db": "admin"})";
+  EXPECT_EQ(run(create, &remote).Get("code").Int32(), 13);
+  ConnectionState local;
+  EXPECT_EQ(run(create, &local).Get("ok").NumberAsDouble(), 1);
+  EXPECT_EQ(run(R"({"createUser": "v", "pwd": "p", "roles": ["root"], "$db": "admin"})", &local)
+                .Get("code")
+                .Int32(),
+            13);
+  // Nothing was written by the refused commands.
+  EXPECT_EQ(client_->GetDatabase("d").GetCollection("c").CountDocuments(Document()).value(), 0);
+  // An authenticated connection runs them (as the SCRAM conversation leaves it).
+  local.auth.user = "admin.u";
+  EXPECT_EQ(run(R"({"insert": "c", "documents": [{}], "$db": "d"})", &local).Get("n").Int32(), 1);
+  // Without auth, the same commands run unauthenticated.
+  ConnectionState open;
+  open.local = false;
+  EXPECT_EQ(Reply(service_->Handle(OpMsgBytes(0, BodySection(R"({"find": "c", "$db": "d"})")),
+                                   &open))
+                .Get("ok")
+                .NumberAsDouble(),
+            1);
 }
 
 }  // namespace

@@ -137,7 +137,9 @@ bool IsLoopback(const std::string& address) {
 }
 
 Server::Server(const Client* client, ServerOptions options)
-    : client_(client), options_(std::move(options)), service_(client) {}
+    : client_(client),
+      options_(std::move(options)),
+      service_(client, ServiceOptions{options_.auth}) {}
 
 Server::~Server() { Shutdown(); }
 
@@ -238,14 +240,26 @@ void Server::AcceptLoop() {
         close(fd);
         continue;
       }
+      bool local = true;
       if (fds[i].fd == tcp_fd_) {
         const int one = 1;  // replies go out as soon as they are written
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        sockaddr_storage peer{};
+        socklen_t len = sizeof peer;
+        char text[INET6_ADDRSTRLEN] = "";
+        getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &len);
+        if (peer.ss_family == AF_INET6) {
+          inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6*>(&peer)->sin6_addr, text, sizeof text);
+        } else {
+          inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(&peer)->sin_addr, text, sizeof text);
+        }
+        local = IsLoopback(text);
       }
       ++open_;
       internal::MutexLock lock(&mu_);
       Connection& c = connections_.emplace_back();
       c.fd = fd;
+      c.local = local;
       c.thread = std::thread([this, &c] { Serve(&c); });
     }
   }
@@ -268,6 +282,8 @@ void Server::Serve(Connection* c) {
   const int fd = c->fd;
   std::string reason;
   std::string message;
+  ConnectionState state;
+  state.local = c->local;
   for (;;) {
     // Between messages: wait for the next one up to the idle timeout.
     const Clock::time_point idle_deadline =
@@ -299,8 +315,7 @@ void Server::Serve(Connection* c) {
       reason = IoName(w);
       break;
     }
-    ExhaustState exhaust;
-    Response r = service_.Handle(message, &exhaust);
+    Response r = service_.Handle(message, &state);
     bool end = false;
     for (;;) {
       if (r.delay_ms > 0) {
@@ -326,7 +341,7 @@ void Server::Serve(Connection* c) {
         break;
       }
       if (!r.exhaust) break;
-      r = service_.Continue(&exhaust);
+      r = service_.Continue(&state);
     }
     if (end) break;
   }
@@ -357,11 +372,13 @@ void Server::Shutdown() {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: rockdoc-serve --db DIR [--bind ADDRESS] [--port N] [--unix PATH]\n"
+    "usage: rockdoc-serve --db DIR [--bind ADDRESS] [--port N] [--unix PATH] [--auth]\n"
     "                     [--max-connections N] [--idle-timeout-secs N]\n"
     "Serves the rockdoc database in DIR over MongoDB's wire protocol.\n"
-    "  --bind ADDRESS          a loopback address (default 127.0.0.1; ::1, localhost);\n"
-    "                          other addresses are refused: there is no authentication yet\n"
+    "  --bind ADDRESS          the address to listen on (default 127.0.0.1; ::1, localhost);\n"
+    "                          one that is not loopback needs --auth (and has no TLS)\n"
+    "  --auth                  require SCRAM-SHA-256 users (createUser: the first one from\n"
+    "                          this machine while there is none)\n"
     "  --port N                TCP port (default 27017; 0: any free port)\n"
     "  --unix PATH             also listen on a Unix socket (mode 0600)\n"
     "  --no-tcp                listen on the Unix socket only\n"
@@ -391,6 +408,10 @@ int ServeMain(int argc, char** argv) {
     }
     if (flag == "--no-tcp") {
       tcp = false;
+      continue;
+    }
+    if (flag == "--auth") {
+      options.auth = true;
       continue;
     }
     const bool takes_value = flag == "--db" || flag == "--bind" || flag == "--port" ||
@@ -443,15 +464,21 @@ int ServeMain(int argc, char** argv) {
     }
     options.bind_ip.clear();
   } else if (!IsLoopback(options.bind_ip)) {
+    if (!options.auth) {
+      std::fprintf(stderr,
+                   "rockdoc-serve: refusing to bind '%s': it is not a loopback address, and "
+                   "without --auth anyone who can reach it could read and change every "
+                   "database. Give --auth (SCRAM-SHA-256 users), or bind 127.0.0.1 or ::1, or "
+                   "use --unix PATH (with --no-tcp), and reach it through an SSH tunnel.\n",
+                   options.bind_ip.c_str());
+      return 2;
+    }
     std::fprintf(stderr,
-                 "rockdoc-serve: refusing to bind '%s': it is not a loopback address, and "
-                 "rockdoc serve has no authentication or TLS yet, so anyone who can reach it "
-                 "could read and change every database. Bind 127.0.0.1 or ::1, or use --unix "
-                 "PATH (with --no-tcp), and reach it through an SSH tunnel.\n",
+                 "rockdoc-serve: WARNING: listening on '%s' without TLS (rockdoc serve has "
+                 "none): passwords are never sent (SCRAM), but documents and commands cross "
+                 "the network in clear. Prefer an SSH tunnel or a private network.\n",
                  options.bind_ip.c_str());
-    return 2;
   }
-
   // SIGINT and SIGTERM are taken by sigwait below, in this thread only:
   // blocked before any thread starts, so that every thread inherits the mask.
   sigset_t stop_signals;
@@ -480,8 +507,8 @@ int ServeMain(int argc, char** argv) {
   if (!options.unix_socket.empty()) {
     std::printf("rockdoc-serve: listening on unix:%s\n", options.unix_socket.c_str());
   }
-  std::printf("rockdoc-serve: serving %s (no authentication, no TLS: loopback only)\n",
-              db.c_str());
+  std::printf("rockdoc-serve: serving %s (%s, no TLS)\n", db.c_str(),
+              options.auth ? "SCRAM-SHA-256 users required" : "no authentication: loopback only");
   std::fflush(stdout);
 
   int signal_number = 0;

@@ -15,9 +15,11 @@
 // joins their threads; the caller then closes the Client, so every
 // acknowledged write is in the database's write-ahead log.
 //
-// Security: no authentication and no TLS yet. ServeMain refuses to bind an
-// address other than loopback (127.0.0.0/8, ::1) for that reason. A Unix
-// socket gets mode 0600: only its owner may connect.
+// Security: with `auth`, every command but the handshake and the SCRAM
+// conversation needs an authenticated user (wire/users.h). No TLS: ServeMain
+// refuses an address other than loopback (127.0.0.0/8, ::1) without
+// --auth, and warns with it. A Unix socket gets mode 0600: only its owner
+// may connect.
 //
 // Thread safety: Start, port() and Shutdown may be called from any thread;
 // Shutdown is idempotent.
@@ -44,6 +46,8 @@ struct ServerOptions {
   int max_connections = 1000;
   int64_t idle_timeout_ms = 30LL * 60 * 1000;  // the session timeout's 30 minutes
   int64_t message_timeout_ms = 60 * 1000;
+  // SCRAM-SHA-256 users required (ServiceOptions::auth, wire/users.h).
+  bool auth = false;
 };
 
 // Whether `address` (numeric, or "localhost") is a loopback address.
@@ -65,6 +69,7 @@ class Server {
  private:
   struct Connection {
     int fd = -1;
+    bool local = true;  // a loopback or Unix-socket peer
     std::thread thread;
     std::atomic<bool> done{false};
   };
@@ -89,8 +94,9 @@ class Server {
 };
 
 // The `rockdoc-serve` program: flags --db DIR (required), --bind ADDRESS
-// (127.0.0.1), --port N (27017; 0 for any free one), --unix PATH,
-// --max-connections N, --idle-timeout-secs N. Prints "rockdoc-serve:
+// (127.0.0.1; another than loopback only with --auth), --port N (27017; 0
+// for any free one), --unix PATH, --no-tcp, --auth, --max-connections N,
+// --idle-timeout-secs N. Prints "rockdoc-serve:
 // listening on <address>" for each socket, serves until SIGINT or SIGTERM,
 // shuts down cleanly and returns 0; 2 for a bad command line (an unknown
 // flag is an error), 1 when the database or a socket cannot be opened.

@@ -42,14 +42,14 @@ Document ErrorDocument(const Status& s) {
   return std::move(b).Build();
 }
 
-Response Service::Handle(std::string_view message, ExhaustState* exhaust) {
+Response Service::Handle(std::string_view message, ConnectionState* conn) {
   StatusOr<MessageHeader> header = ParseHeader(message);
   if (!header.ok()) return Close(header.status().message());
   switch (static_cast<OpCode>(header->op_code)) {
     case OpCode::kMsg:
-      return HandleOpMsg(message, *header, exhaust);
+      return HandleOpMsg(message, *header, conn);
     case OpCode::kQuery:
-      return HandleOpQuery(message, *header);
+      return HandleOpQuery(message, *header, conn);
     case OpCode::kCompressed:
       return Close("OP_COMPRESSED is not supported (rockdoc offers no compressor in hello)");
     case OpCode::kInsert:
@@ -65,7 +65,8 @@ Response Service::Handle(std::string_view message, ExhaustState* exhaust) {
 }
 
 Response Service::HandleOpMsg(std::string_view message, const MessageHeader& header,
-                              ExhaustState* exhaust) {
+                              ConnectionState* conn) {
+  ExhaustState* exhaust = &conn->exhaust;
   StatusOr<OpMsg> msg = ParseOpMsg(message);
   // Whether the client wants a reply, read from the flags even when the
   // rest fails to parse.
@@ -117,8 +118,7 @@ Response Service::HandleOpMsg(std::string_view message, const MessageHeader& hea
       command = WithoutFields(command, "writeConcern", "");
     }
   }
-  Document reply =
-      internal::RunCommandWithMaxSize(*client_, db.String(), command, kMaxMessageSize);
+  Document reply = Run(db.String(), command, conn);
   if (more_to_come) {
     if (!IsOk(reply)) {
       Element errmsg = reply.Get("errmsg");
@@ -149,9 +149,9 @@ Response Service::HandleOpMsg(std::string_view message, const MessageHeader& hea
   return r;
 }
 
-Response Service::Continue(ExhaustState* exhaust) {
-  Document reply = internal::RunCommandWithMaxSize(*client_, exhaust->db, exhaust->command,
-                                                   kMaxMessageSize);
+Response Service::Continue(ConnectionState* conn) {
+  ExhaustState* exhaust = &conn->exhaust;
+  Document reply = Run(exhaust->db, exhaust->command, conn);
   Response r;
   r.exhaust = IsOk(reply);
   r.delay_ms = exhaust->await_ms;
@@ -163,7 +163,8 @@ Response Service::Continue(ExhaustState* exhaust) {
   return r;
 }
 
-Response Service::HandleOpQuery(std::string_view message, const MessageHeader& header) {
+Response Service::HandleOpQuery(std::string_view message, const MessageHeader& header,
+                                ConnectionState* conn) {
   StatusOr<OpQuery> q = ParseOpQuery(message);
   Response r;
   auto failure = [&](const Status& s) {
@@ -193,9 +194,73 @@ Response Service::HandleOpQuery(std::string_view message, const MessageHeader& h
                               "the client driver may require an upgrade."));
   }
   const std::string_view db = ns.substr(0, ns.size() - kCmd.size());
-  Document reply = internal::RunCommandWithMaxSize(*client_, db, command, kMaxMessageSize);
+  Document reply = Run(db, command, conn);
   r.reply = BuildOpReply(NextRequestId(), header.request_id, 0, reply);
   return r;
+}
+
+namespace {
+
+// What an unauthenticated connection may run: the handshake and the
+// authentication conversation (and ping and buildInfo, as mongod).
+bool AllowedUnauthenticated(std::string_view name) {
+  return IsHello(name) || name == "saslStart" || name == "saslContinue" || name == "ping" ||
+         name == "buildInfo" || name == "buildinfo";
+}
+
+Status Unauthorized(std::string_view name) {
+  return Status(ErrorCode::kUnauthorized,
+                "Command " + std::string(name) + " requires authentication");
+}
+
+Document WithOk(BsonBuilder* b, const Status& s) {
+  if (!s.ok()) return ErrorDocument(s);
+  b->AppendDouble("ok", 1);
+  return std::move(*b).Build();
+}
+
+}  // namespace
+
+Document Service::Run(std::string_view db, DocumentView command, ConnectionState* conn) {
+  const std::string_view name = command.empty() ? "" : (*command.begin()).key();
+  const bool authenticated = !options_.auth || !conn->auth.user.empty();
+  BsonBuilder b;
+  if (name == "saslStart") return WithOk(&b, users_.SaslStart(db, command, &conn->auth, &b));
+  if (name == "saslContinue") {
+    return WithOk(&b, users_.SaslContinue(db, command, &conn->auth, &b));
+  }
+  if (name == "createUser") {
+    // The localhost exception: the first user, from this machine.
+    if (!authenticated && !(conn->local && users_.Empty())) return ErrorDocument(Unauthorized(name));
+    return WithOk(&b, users_.CreateUser(db, command, &b));
+  }
+  if (!authenticated && !AllowedUnauthenticated(name)) return ErrorDocument(Unauthorized(name));
+  if (name == "dropUser") return WithOk(&b, users_.DropUser(db, command, &b));
+  if (name == "usersInfo") return WithOk(&b, users_.UsersInfo(db, command, &b));
+  Document reply = internal::RunCommandWithMaxSize(*client_, db, command, kMaxMessageSize);
+  if (IsHello(name)) return WithSaslMechanisms(std::move(reply), command);
+  return reply;
+}
+
+Document Service::WithSaslMechanisms(Document reply, DocumentView command) const {
+  // saslSupportedMechs: "<db>.<user>" (drivers pick their mechanism from
+  // the answer; a user that does not exist gets none, as mongod).
+  Element asked = command.Get("saslSupportedMechs");
+  if (!asked.IsString() || !IsOk(reply)) return reply;
+  const std::string_view id = asked.String();
+  const size_t dot = id.find('.');
+  if (dot == std::string_view::npos || !users_.Lookup(id.substr(0, dot), id.substr(dot + 1))) {
+    return reply;
+  }
+  BsonBuilder b;
+  for (Element e : reply) {
+    if (e.key() != "ok") b.AppendElement(e);
+  }
+  b.OpenArray("saslSupportedMechs");
+  b.AppendString("", "SCRAM-SHA-256");
+  b.Close();
+  b.AppendDouble("ok", 1);
+  return std::move(b).Build();
 }
 
 }  // namespace rockdoc::wire

@@ -18,6 +18,9 @@
 // - OP_QUERY: `hello`/`isMaster` on `<db>.$cmd` (a driver's first message)
 //   is answered with OP_REPLY; any other query gets OP_REPLY's QueryFailure
 //   with UnsupportedOpQueryCommand (352), as MongoDB 6.0+.
+// - createUser, dropUser, usersInfo, saslStart and saslContinue are the
+//   wire layer's (wire/users.h); with ServiceOptions::auth, other commands
+//   of an unauthenticated connection fail with Unauthorized (13).
 // - An awaitable hello (`topologyVersion` and `maxAwaitTimeMS`, the
 //   drivers' streaming monitor): when the client's topologyVersion is the
 //   server's, the reply waits maxAwaitTimeMS (a standalone rockdoc's
@@ -39,6 +42,7 @@
 #include "rockdoc/client.h"
 #include "rockdoc/document.h"
 #include "wire/message.h"
+#include "wire/users.h"
 
 namespace rockdoc::wire {
 
@@ -62,25 +66,50 @@ struct ExhaustState {
   int64_t await_ms = 0;
 };
 
+// What the service keeps for one connection.
+struct ConnectionState {
+  ExhaustState exhaust;  // the exhaust stream, when a Response is one
+  AuthState auth;        // its SCRAM conversation and authenticated user
+  // Whether the peer is on this machine (loopback or a Unix socket): the
+  // localhost exception (the first user may be created unauthenticated).
+  bool local = true;
+};
+
+struct ServiceOptions {
+  // Commands need an authenticated user, except the handshake, ping,
+  // buildInfo, saslStart/saslContinue, and createUser from a local peer
+  // while no user exists: Unauthorized (13) otherwise.
+  bool auth = false;
+};
+
 class Service {
  public:
-  explicit Service(const Client* client) : client_(client) {}
+  explicit Service(const Client* client, ServiceOptions options = {})
+      : client_(client), options_(options), users_(client) {}
 
-  // Handles one whole message (header included). `exhaust` receives the
-  // stream's state when the Response is an exhaust one.
-  Response Handle(std::string_view message, ExhaustState* exhaust);
-  // The next reply of an exhaust stream.
-  Response Continue(ExhaustState* exhaust);
+  // Handles one whole message (header included) of the connection `conn`.
+  Response Handle(std::string_view message, ConnectionState* conn);
+  // The next reply of the connection's exhaust stream.
+  Response Continue(ConnectionState* conn);
 
   // A new request id for a reply.
   int32_t NextRequestId() { return next_request_id_.fetch_add(1, std::memory_order_relaxed); }
 
  private:
   Response HandleOpMsg(std::string_view message, const MessageHeader& header,
-                       ExhaustState* exhaust);
-  Response HandleOpQuery(std::string_view message, const MessageHeader& header);
+                       ConnectionState* conn);
+  Response HandleOpQuery(std::string_view message, const MessageHeader& header,
+                         ConnectionState* conn);
+  // Runs a command as the connection may: the user commands here, the
+  // others through the command layer when authorized.
+  Document Run(std::string_view db, DocumentView command, ConnectionState* conn);
+  // A hello's reply with saslSupportedMechs when the command asked for a
+  // user that exists.
+  Document WithSaslMechanisms(Document reply, DocumentView command) const;
 
   const Client* client_;
+  const ServiceOptions options_;
+  const UserStore users_;
   std::atomic<int32_t> next_request_id_{1};
 };
 

@@ -27,6 +27,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--server", required=True)
     parser.add_argument("--unix", action="store_true")
+    parser.add_argument("--server-arg", action="append", default=[],
+                        help="one more argument for rockdoc-serve (e.g. --auth)")
     parser.add_argument("--timeout", type=float, default=120)
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args()
@@ -38,6 +40,7 @@ def main():
         sock = os.path.join(scratch, "rockdoc.sock")
         if args.unix:
             server_args += ["--unix", sock, "--no-tcp"]
+        server_args += args.server_arg
         server = subprocess.Popen(server_args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                   text=True)
         uri = None
