@@ -201,6 +201,11 @@ TEST(OpMsgTest, MalformedSections) {
               ErrorCode::kProtocolError, "two document sequences");
   ExpectError(ParseOpMsg(OpMsgBytes(0, BodySection(R"({"a": 1})") + SequenceSection("", {}))),
               ErrorCode::kProtocolError, "no identifier");
+  // An identifier that is not UTF-8 (found by fuzz/wire_message_fuzz.cc: it
+  // was quoted into an error message, making the reply invalid BSON).
+  ExpectError(ParseOpMsg(OpMsgBytes(0, BodySection(R"({"a": 1})") +
+                                           SequenceSection("documen\x91s", {}))),
+              ErrorCode::kProtocolError, "identifier is not valid UTF-8");
 }
 
 TEST(OpMsgTest, LengthsThatLie) {
@@ -413,6 +418,16 @@ TEST_F(ServiceTest, OpQueryOnlyForTheHandshake) {
     EXPECT_EQ(flags, kReplyQueryFailure);
     EXPECT_EQ(doc.Get("code").Int32(), 352) << ToJson(doc);
     EXPECT_FALSE(r.close);
+  }
+  // A namespace that is not UTF-8 is quoted as valid UTF-8 ('?' for the byte).
+  {
+    auto [flags, doc] =
+        ParseReply(service_->Handle(OpQueryBytes("d\xff.c", R"({"find": "c"})"), &conn_).reply);
+    EXPECT_NE(doc.Get("$err").String().find("find"), std::string_view::npos);
+  }
+  {
+    auto [flags, doc] = ParseReply(service_->Handle(OpQueryBytes("d\xff.c", "{}"), &conn_).reply);
+    EXPECT_NE(doc.Get("$err").String().find("d?.c"), std::string_view::npos) << ToJson(doc);
   }
   // A query of a collection, not a command.
   auto [flags, doc] = ParseReply(service_->Handle(OpQueryBytes("d.c", R"({"isMaster": 1})"),

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "command/command.h"
+#include "bson/utf8.h"
 #include "common/endian.h"
 #include "wire/crc32c.h"
 
@@ -147,6 +148,11 @@ StatusOr<OpMsg> ParseOpMsg(std::string_view bytes) {
       std::string_view identifier;
       if (!seq.ReadCString(&identifier) || identifier.empty()) {
         return ProtocolError("OP_MSG document sequence has no identifier");
+      }
+      // It becomes a field name, and error messages quote it: UTF-8, as
+      // every BSON key.
+      if (!IsValidUtf8(reinterpret_cast<const uint8_t*>(identifier.data()), identifier.size())) {
+        return ProtocolError("OP_MSG document sequence identifier is not valid UTF-8");
       }
       s.identifier = std::string(identifier);
       for (const DocumentSequence& other : msg.sequences) {
