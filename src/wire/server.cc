@@ -57,11 +57,13 @@ Io WaitFor(int fd, short events, Clock::time_point deadline, const std::atomic<b
   }
 }
 
-// Reads exactly `n` bytes into `out`.
-Io ReadFull(int fd, char* out, size_t n, Clock::time_point deadline,
-            const std::atomic<bool>& stopping) {
+// Reads exactly `n` bytes into `out`. Not interrupted by a shutdown: a
+// message that has begun is a request in flight, read to its end (within
+// the deadline), run and answered.
+Io ReadFull(int fd, char* out, size_t n, Clock::time_point deadline) {
+  static const std::atomic<bool> kNever{false};
   while (n > 0) {
-    Io w = WaitFor(fd, POLLIN, deadline, stopping, /*stoppable=*/true);
+    Io w = WaitFor(fd, POLLIN, deadline, kNever, /*stoppable=*/false);
     if (w != Io::kOk) return w;
     const ssize_t got = recv(fd, out, n, 0);
     if (got == 0) return Io::kClosed;
@@ -297,7 +299,7 @@ void Server::Serve(Connection* c) {
     const Clock::time_point deadline =
         Clock::now() + std::chrono::milliseconds(options_.message_timeout_ms);
     char header[kHeaderSize];
-    w = ReadFull(fd, header, kHeaderSize, deadline, stopping_);
+    w = ReadFull(fd, header, kHeaderSize, deadline);
     if (w != Io::kOk) {
       reason = IoName(w);
       break;
@@ -309,8 +311,7 @@ void Server::Serve(Connection* c) {
     }
     message.assign(header, kHeaderSize);
     message.resize(h->message_length);
-    w = ReadFull(fd, message.data() + kHeaderSize, h->message_length - kHeaderSize, deadline,
-                 stopping_);
+    w = ReadFull(fd, message.data() + kHeaderSize, h->message_length - kHeaderSize, deadline);
     if (w != Io::kOk) {
       reason = IoName(w);
       break;

@@ -11,8 +11,9 @@
 // rest of a message it started (or to take a reply) too.
 //
 // Shutdown: Shutdown() stops accepting, lets every connection finish the
-// request it is running (its reply is sent), closes the connections and
-// joins their threads; the caller then closes the Client, so every
+// request it is running or receiving (a message whose first bytes came is
+// read to its end, within the message timeout, run, and answered), closes
+// the connections and joins their threads; the caller then closes the Client, so every
 // acknowledged write is in the database's write-ahead log.
 //
 // Security: with `auth`, every command but the handshake and the SCRAM
