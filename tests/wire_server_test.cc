@@ -9,6 +9,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <random>
@@ -228,6 +229,43 @@ TEST_F(ServerTest, RandomBytesNeverStopTheServer) {
     s.Receive(200);
   }
   ExpectServerWorks();
+}
+
+TEST_F(ServerTest, ManyConnectionsAtOnce) {
+  // Eight clients at once, each inserting and reading back through its own
+  // connection and its own session (the server's threads share one Client,
+  // its cursors and sessions).
+  StartServer();
+  constexpr int kClients = 8, kEach = 40;
+  std::vector<std::thread> clients;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < kClients; ++t) {
+    clients.emplace_back([&, t] {
+      Socket s(server_->port());
+      for (int i = 0; i < kEach; ++i) {
+        const std::string id = std::to_string(t * 1000 + i);
+        BsonBuilder b;
+        for (Element e : Json(R"({"insert": "many", "$db": "d", "documents": [{"_id": )" + id + "}]}")) {
+          b.AppendElement(e);
+        }
+        b.OpenDocument("lsid");
+        b.AppendBinary("id", BinarySubtype::kUuid, std::string(16, static_cast<char>(t)));
+        b.Close();
+        s.Send(BuildOpMsg(1, 0, 0, std::move(b).Build()));
+        auto reply = s.Receive();
+        auto msg = reply ? ParseOpMsg(*reply) : StatusOr<OpMsg>(Status(ErrorCode::kBadValue, ""));
+        Document r = msg.ok() ? Document::AdoptValidated(std::string(msg->body.bytes()))
+                              : Json(R"({"closed": true})");
+        if (r.Get("n").NumberAsDouble() != 1) ++failures;
+        r = s.Command(R"({"find": "many", "$db": "d", "filter": {"_id": )" + id + "}}");
+        if (r.GetPath("cursor.firstBatch").Array().CountFields() != 1) ++failures;
+      }
+    });
+  }
+  for (std::thread& t : clients) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  Socket s(server_->port());
+  EXPECT_EQ(s.Command(R"({"count": "many", "$db": "d"})").Get("n").Int32(), kClients * kEach);
 }
 
 TEST_F(ServerTest, ConnectionsAreBounded) {
