@@ -62,6 +62,10 @@ elif [ -f "$stamp" ] && [ "$(sha256sum "$lock" | cut -d' ' -f1)" = "$(cat "$stam
   echo "install-deps: npm packages of tests/wire present"
 else
   echo "install-deps: npm ci in tests/wire"
-  (cd tests/wire && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
-  sha256sum "$lock" | cut -d' ' -f1 > "$stamp"
+  if (cd tests/wire && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error); then
+    sha256sum "$lock" | cut -d' ' -f1 > "$stamp"
+  else
+    # Not fatal: without the registry the Node.js tests skip, saying why.
+    echo "install-deps: npm ci failed: the Node.js driver and mongosh tests will skip"
+  fi
 fi
