@@ -283,7 +283,8 @@ std::string OpQueryBytes(std::string_view ns, std::string_view query_json) {
 }
 
 TEST(OpQueryTest, Parses) {
-  auto q = ParseOpQuery(OpQueryBytes("admin.$cmd", R"({"isMaster": 1})"));
+  const std::string bytes = OpQueryBytes("admin.$cmd", R"({"isMaster": 1})");
+  auto q = ParseOpQuery(bytes);  // views into `bytes`
   ASSERT_TRUE(q.ok()) << q.status().ToString();
   EXPECT_EQ(q->full_collection_name, "admin.$cmd");
   EXPECT_EQ(q->number_to_return, -1);
