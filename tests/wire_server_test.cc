@@ -268,6 +268,16 @@ TEST_F(ServerTest, ManyConnectionsAtOnce) {
   EXPECT_EQ(s.Command(R"({"count": "many", "$db": "d"})").Get("n").Int32(), kClients * kEach);
 }
 
+TEST_F(ServerTest, HelloNamesEachConnection) {
+  StartServer();
+  Socket a(server_->port()), b(server_->port());
+  const int32_t first = a.Command(R"({"hello": 1, "$db": "admin"})").Get("connectionId").Int32();
+  const int32_t second = b.Command(R"({"hello": 1, "$db": "admin"})").Get("connectionId").Int32();
+  EXPECT_GE(first, 1);
+  EXPECT_NE(first, second);
+  EXPECT_EQ(a.Command(R"({"isMaster": 1, "$db": "admin"})").Get("connectionId").Int32(), first);
+}
+
 TEST_F(ServerTest, ConnectionsAreBounded) {
   ServerOptions options;
   options.max_connections = 2;

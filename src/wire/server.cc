@@ -262,6 +262,7 @@ void Server::AcceptLoop() {
       Connection& c = connections_.emplace_back();
       c.fd = fd;
       c.local = local;
+      c.id = next_connection_id_.fetch_add(1);
       c.thread = std::thread([this, &c] { Serve(&c); });
     }
   }
@@ -286,6 +287,7 @@ void Server::Serve(Connection* c) {
   std::string message;
   ConnectionState state;
   state.local = c->local;
+  state.id = c->id;
   for (;;) {
     // Between messages: wait for the next one up to the idle timeout.
     const Clock::time_point idle_deadline =

@@ -71,6 +71,7 @@ class Server {
   struct Connection {
     int fd = -1;
     bool local = true;  // a loopback or Unix-socket peer
+    int32_t id = 0;     // hello's connectionId
     std::thread thread;
     std::atomic<bool> done{false};
   };
@@ -88,6 +89,7 @@ class Server {
   int port_ = 0;
   std::atomic<bool> stopping_{false};
   std::atomic<int> open_{0};
+  std::atomic<int32_t> next_connection_id_{1};
   std::thread acceptor_;
   internal::Mutex mu_;
   std::list<Connection> connections_ ABSL_GUARDED_BY(mu_);

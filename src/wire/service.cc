@@ -266,27 +266,36 @@ Document Service::Run(std::string_view db, DocumentView command, ConnectionState
   if (name == "dropUser") return WithOk(&b, users_.DropUser(db, command, &b));
   if (name == "usersInfo") return WithOk(&b, users_.UsersInfo(db, command, &b));
   Document reply = internal::RunCommandWithMaxSize(*client_, db, command, kMaxMessageSize);
-  if (IsHello(name)) return WithSaslMechanisms(std::move(reply), command);
+  if (IsHello(name)) return HelloReply(std::move(reply), command, *conn);
   return reply;
 }
 
-Document Service::WithSaslMechanisms(Document reply, DocumentView command) const {
+Document Service::HelloReply(Document reply, DocumentView command,
+                             const ConnectionState& conn) const {
+  if (!IsOk(reply)) return reply;
   // saslSupportedMechs: "<db>.<user>" (drivers pick their mechanism from
   // the answer; a user that does not exist gets none, as mongod).
   Element asked = command.Get("saslSupportedMechs");
-  if (!asked.IsString() || !IsOk(reply)) return reply;
-  const std::string_view id = asked.String();
-  const size_t dot = id.find('.');
-  if (dot == std::string_view::npos || !users_.Lookup(id.substr(0, dot), id.substr(dot + 1))) {
-    return reply;
+  bool mechanisms = false;
+  if (asked.IsString()) {
+    const std::string_view id = asked.String();
+    const size_t dot = id.find('.');
+    mechanisms = dot != std::string_view::npos &&
+                 users_.Lookup(id.substr(0, dot), id.substr(dot + 1)).has_value();
   }
   BsonBuilder b;
   for (Element e : reply) {
-    if (e.key() != "ok") b.AppendElement(e);
+    if (e.key() == "connectionId") {
+      b.AppendInt32("connectionId", conn.id);
+    } else if (e.key() != "ok") {
+      b.AppendElement(e);
+    }
   }
-  b.OpenArray("saslSupportedMechs");
-  b.AppendString("", "SCRAM-SHA-256");
-  b.Close();
+  if (mechanisms) {
+    b.OpenArray("saslSupportedMechs");
+    b.AppendString("", "SCRAM-SHA-256");
+    b.Close();
+  }
   b.AppendDouble("ok", 1);
   return std::move(b).Build();
 }

@@ -73,6 +73,8 @@ struct ConnectionState {
   // Whether the peer is on this machine (loopback or a Unix socket): the
   // localhost exception (the first user may be created unauthenticated).
   bool local = true;
+  // hello's connectionId (drivers report it in their command events).
+  int32_t id = 1;
 };
 
 struct ServiceOptions {
@@ -103,9 +105,9 @@ class Service {
   // Runs a command as the connection may: the user commands here, the
   // others through the command layer when authorized.
   Document Run(std::string_view db, DocumentView command, ConnectionState* conn);
-  // A hello's reply with saslSupportedMechs when the command asked for a
-  // user that exists.
-  Document WithSaslMechanisms(Document reply, DocumentView command) const;
+  // A hello's reply with the connection's connectionId, and
+  // saslSupportedMechs when the command asked for a user that exists.
+  Document HelloReply(Document reply, DocumentView command, const ConnectionState& conn) const;
 
   const Client* client_;
   const ServiceOptions options_;
