@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Installs every Debian package rockdoc needs to build, test and benchmark.
-# Idempotent: packages already present are left alone, and apt-get update runs
-# only when something is missing.  Run as root (or with sudo available).
+# Installs every Debian package rockdoc needs to build, test and benchmark,
+# then the npm packages of the wire tests (tests/wire/package-lock.json: the
+# Node.js driver and mongosh, into tests/wire/node_modules).
+# Idempotent: packages already present are left alone, apt-get update runs
+# only when something is missing, and npm runs only when the lock file
+# changed since its last install.  Run as root (or with sudo available).
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
 packages=(
   # toolchain
@@ -19,6 +23,8 @@ packages=(
   chromium
   # the C API's Python example (ctypes + pymongo's BSON codec)
   python3 python3-bson
+  # rockdoc-serve's real-client test with Python's driver (tests/wire/)
+  python3-pymongo
   # fuzzing (libFuzzer ships with clang) and sanitizer runtimes
   clang libclang-rt-dev
   # the shell: SpiderMonkey and line editing
@@ -34,12 +40,34 @@ done
 
 if ((${#missing[@]} == 0)); then
   echo "install-deps: all ${#packages[@]} packages present"
-  exit 0
+else
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-echo "install-deps: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# The Node.js driver and mongosh for the wire tests, at the versions
+# tests/wire/package-lock.json pins. Node.js itself is not in the list
+# above: the driver needs Node.js >= 20.19, newer than Debian 12's, so it
+# comes from NodeSource's packages (as on the CI machines). Without npm
+# the Node.js tests skip, saying so. --ignore-scripts: no package's install
+# script runs (none of what the tests use needs one).
+lock=tests/wire/package-lock.json
+stamp=tests/wire/node_modules/.rockdoc-lock-sha256
+if ! command -v npm >/dev/null; then
+  echo "install-deps: npm not found: the Node.js driver and mongosh tests will skip" \
+       "(install Node.js >= 20.19 with npm)"
+elif [ -f "$stamp" ] && [ "$(sha256sum "$lock" | cut -d' ' -f1)" = "$(cat "$stamp")" ]; then
+  echo "install-deps: npm packages of tests/wire present"
+else
+  echo "install-deps: npm ci in tests/wire"
+  if (cd tests/wire && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error); then
+    sha256sum "$lock" | cut -d' ' -f1 > "$stamp"
+  else
+    # Not fatal: without the registry the Node.js tests skip, saying why.
+    echo "install-deps: npm ci failed: the Node.js driver and mongosh tests will skip"
+  fi
+fi

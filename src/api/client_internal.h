@@ -4,6 +4,7 @@
 #define ROCKDOC_API_CLIENT_INTERNAL_H_
 
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "pipeline/pipeline.h"
@@ -34,6 +35,12 @@ struct ClientAccess {
   // through it, white-box tests their storage).
   static std::shared_ptr<Engine> EngineOf(const Database& database) {
     return database.engine_;
+  }
+  // The command layer's state of a client (src/command/), made once on
+  // the first command through `once`.
+  static std::once_flag& CommandsOnce(const Client& client) { return client.commands_once_; }
+  static std::shared_ptr<CommandState>& Commands(const Client& client) {
+    return client.commands_;
   }
 };
 

@@ -67,6 +67,18 @@ struct CommandDefinition {
 // The command named `name` (case-sensitive, as MongoDB's), or null.
 const CommandDefinition* FindCommand(std::string_view name);
 
+// A command may exceed the 16 MiB of a document by MongoDB's 16 KiB
+// (BSONObjMaxInternalSize), so that one insert can carry a document of the
+// largest size.
+inline constexpr size_t kMaxCommandSize = kMaxBsonObjectSize + 16 * 1024;
+
+// Client::RunCommand with another limit on the command's size: the wire
+// layer's, whose OP_MSG document sequences (each document at most 16 MiB,
+// validated there) are folded into the command as arrays and may take it
+// to the 48,000,000 bytes of a message, as a MongoDB server accepts them.
+Document RunCommandWithMaxSize(const Client& client, std::string_view db, DocumentView command,
+                               size_t max_size);
+
 // ---- Decoding a command's fields ----
 
 // TypeMismatch (14): "BSON field '<key>' is the wrong type '<type>',

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <mutex>
 
+#include "api/client_internal.h"
 #include "catalog/catalog.h"
 #include "command/command.h"
 #include "command/cursor_manager.h"
@@ -173,15 +174,10 @@ class CommandState {
 
 namespace {
 
-// A command may exceed the 16 MiB of a document by MongoDB's 16 KiB
-// (BSONObjMaxInternalSize), so that one insert can carry a document of the
-// largest size.
-constexpr size_t kMaxCommandSize = kMaxBsonObjectSize + 16 * 1024;
-
 Status RunOne(const Client& client, CommandState* state, std::string_view db, DocumentView cmd,
-              BsonBuilder* reply) {
+              size_t max_size, BsonBuilder* reply) {
   BsonValidationOptions limits;
-  limits.max_size = kMaxCommandSize;
+  limits.max_size = max_size;
   ROCKDOC_RETURN_IF_ERROR(ValidateBson(cmd.bytes(), limits));
   if (cmd.empty()) {
     return Status(ErrorCode::kFailedToParse, "no such command: ''");  // MongoDB's wording
@@ -231,6 +227,9 @@ Status RunOne(const Client& client, CommandState* state, std::string_view db, Do
   ROCKDOC_RETURN_IF_ERROR(EnterTransaction(session.get(), name, txn));
   ctx.session = &*session->session;
   ctx.server_session = session.get();
+  if (txn.txn_number && !txn.autocommit) {
+    return RunRetryableWrite(ctx, *command, cmd, session.get(), reply);
+  }
   if (level == "snapshot" && !txn.autocommit) {
     // The session's snapshot reads all see the point of its first one.
     if (!session->snapshot) {
@@ -256,13 +255,23 @@ const CommandDefinition* FindCommand(std::string_view name) {
 }  // namespace internal
 
 Document Client::RunCommand(std::string_view db, DocumentView command) const {
-  std::call_once(commands_once_,
-                 [this] { commands_ = std::make_shared<internal::CommandState>(); });
+  return internal::RunCommandWithMaxSize(*this, db, command, internal::kMaxCommandSize);
+}
+
+namespace internal {
+
+Document RunCommandWithMaxSize(const Client& client, std::string_view db, DocumentView command,
+                               size_t max_size) {
+  std::shared_ptr<CommandState>& state = ClientAccess::Commands(client);
+  std::call_once(ClientAccess::CommandsOnce(client),
+                 [&state] { state = std::make_shared<CommandState>(); });
   BsonBuilder reply;
-  Status s = internal::RunOne(*this, commands_.get(), db, command, &reply);
-  if (!s.ok()) return internal::ErrorReply(s);
+  Status s = RunOne(client, state.get(), db, command, max_size, &reply);
+  if (!s.ok()) return ErrorReply(s);
   reply.AppendDouble("ok", 1);
   return std::move(reply).Build();
 }
+
+}  // namespace internal
 
 }  // namespace rockdoc

@@ -41,6 +41,11 @@ constexpr OptionField<HelloArgs> kHelloFields[] = {{"hello", &Accept<HelloArgs>}
                                                    {"compression", &Accept<HelloArgs>},
                                                    {"saslSupportedMechs", &Accept<HelloArgs>},
                                                    {"speculativeAuthenticate", &Accept<HelloArgs>},
+                                                   // The Node.js driver (7.x) tells the
+                                                   // version of overload handling it has
+                                                   // ("2"); a server that never sheds load
+                                                   // answers by absence.
+                                                   {"backpressure", &Accept<HelloArgs>},
                                                    {"loadBalanced", nullptr},
                                                    {"topologyVersion", nullptr},
                                                    {"maxAwaitTimeMS", nullptr},

@@ -92,8 +92,34 @@ Status EnterTransaction(ServerSession* s, std::string_view command, const Transa
     return Status::OK();
   }
   if (!t.autocommit) {
-    return Status(ErrorCode::kNotImplemented,
-                  "retryable writes (txnNumber without autocommit) are not supported by rockdoc");
+    if (command != "insert" && command != "update" && command != "delete" &&
+        command != "findAndModify" && command != "findandmodify") {
+      return Status(static_cast<ErrorCode>(50768),
+                    "txnNumber may only be provided for multi-document transactions and "
+                    "retryable write commands. autocommit:false was not provided, and " +
+                        std::string(command) + " is not a retryable write command.");
+    }
+    const int64_t n = *t.txn_number;
+    if (n < s->txn_number) {
+      return Status(static_cast<ErrorCode>(225),  // TransactionTooOld
+                    "txnNumber " + std::to_string(n) + " is less than last txnNumber " +
+                        std::to_string(s->txn_number) + " seen in session");
+    }
+    if (n == s->txn_number) {
+      if (!s->retryable) {
+        return Status(ErrorCode::kIllegalOperation,
+                      "txnNumber " + std::to_string(n) +
+                          " belongs to a transaction of this session, not a retryable write");
+      }
+      return Status::OK();  // a retry
+    }
+    if (s->session->InTransaction()) s->session->AbortTransaction().IgnoreError();  // superseded
+    s->txn_number = n;
+    s->committed = false;
+    s->retryable = true;
+    s->executed.clear();
+    s->find_and_modify_reply.reset();
+    return Status::OK();
   }
   if (*t.autocommit) {
     return Status(ErrorCode::kInvalidOptions, "Specifying autocommit=true is not allowed.");
@@ -112,9 +138,12 @@ Status EnterTransaction(ServerSession* s, std::string_view command, const Transa
     if (s->session->InTransaction()) s->session->AbortTransaction().IgnoreError();  // superseded
     s->txn_number = n;
     s->committed = false;
+    s->retryable = false;
+    s->executed.clear();
+    s->find_and_modify_reply.reset();
     return s->session->StartTransaction();
   }
-  if (n != s->txn_number) {
+  if (n != s->txn_number || s->retryable) {
     return Status(ErrorCode::kNoSuchTransaction,
                   "Given transaction number " + std::to_string(n) +
                       " does not match any in-progress transactions. The active transaction "

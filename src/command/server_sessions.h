@@ -15,7 +15,15 @@
 //     transaction's is NoSuchTransaction (251);
 //   - autocommit: true is InvalidOptions (72); startTransaction without
 //     autocommit: false is InvalidOptions too;
-//   - a txnNumber without autocommit (a retryable write) is NotImplemented.
+//   - a txnNumber without autocommit is a retryable write (insert, update,
+//     delete, findAndModify; another command is Location50768): a greater
+//     number starts one, the same number is its retry, and each statement
+//     (stmtId: its index in the command) is applied once: a retry reports
+//     what the first attempt did (`retriedStmtIds`) and runs only the
+//     statements it did not (command/retryable_writes.cc). The record is in
+//     memory, for the session's life, as MongoDB keeps it for its
+//     transaction table's; a number a transaction used is refused for a
+//     retryable write and the reverse.
 //
 // Thread safety: the table is thread-safe; a session runs one command at
 // a time (a second command of the same session waits for the first).
@@ -40,6 +48,14 @@ namespace rockdoc::internal {
 // MongoDB's logicalSessionTimeoutMinutes.
 inline constexpr int64_t kSessionIdleTimeoutMs = 30 * 60 * 1000;
 
+// What one statement of a retryable write did (update and delete: its n,
+// nModified and upserted _id; insert: n = 1).
+struct StatementOutcome {
+  int64_t n = 0;
+  int64_t modified = 0;
+  std::optional<Value> upserted_id;
+};
+
 struct ServerSession {
   std::mutex running;  // held while one of its commands runs
   std::optional<Session> session;
@@ -51,6 +67,11 @@ struct ServerSession {
   // transaction): one point in time, taken at the first such read.
   std::optional<Session> snapshot;
   int64_t last_used_ms = 0;
+  // Whether txn_number is a retryable write's (not a transaction's), and
+  // what its statements did, by stmtId; a findAndModify's whole reply.
+  bool retryable = false;
+  std::map<int32_t, StatementOutcome> executed;
+  std::optional<Document> find_and_modify_reply;
 };
 
 // The transaction fields of a command.
@@ -85,6 +106,14 @@ class ServerSessions {
 // starts a transaction, or checks that the command belongs to the active
 // one. `command` is the command's name.
 Status EnterTransaction(ServerSession* s, std::string_view command, const TransactionFields& t);
+
+struct CommandDefinition;
+struct CommandContext;
+// Runs a retryable write (a command with a txnNumber and no autocommit,
+// after EnterTransaction accepted it) so that each of its statements is
+// applied once however often it is retried.
+Status RunRetryableWrite(CommandContext& ctx, const CommandDefinition& command, DocumentView cmd,
+                         ServerSession* s, BsonBuilder* reply);
 
 }  // namespace rockdoc::internal
 

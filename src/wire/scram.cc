@@ -1,0 +1,130 @@
+#include "wire/scram.h"
+
+#include "wire/crypto.h"
+
+namespace rockdoc::wire {
+
+namespace {
+
+Status Failed() { return Status(ErrorCode::kAuthenticationFailed, "Authentication failed."); }
+Status Malformed(std::string_view what) {
+  return Status(ErrorCode::kBadValue, "SCRAM-SHA-256: malformed " + std::string(what));
+}
+
+// A SCRAM saslname: "=2C" is ',' and "=3D" is '='; any other '=' is an error.
+std::optional<std::string> DecodeName(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '=') {
+      out += s[i];
+    } else if (s.substr(i, 3) == "=2C") {
+      out += ',';
+      i += 2;
+    } else if (s.substr(i, 3) == "=3D") {
+      out += '=';
+      i += 2;
+    } else {
+      return std::nullopt;
+    }
+  }
+  return out;
+}
+
+// "k=value" at the front of `s`, up to the next ',' (consumed).
+std::optional<std::string_view> Attribute(std::string_view* s, char key) {
+  if (s->size() < 2 || (*s)[0] != key || (*s)[1] != '=') return std::nullopt;
+  const size_t comma = s->find(',');
+  std::string_view value = s->substr(2, comma == std::string_view::npos ? s->npos : comma - 2);
+  s->remove_prefix(comma == std::string_view::npos ? s->size() : comma + 1);
+  return value;
+}
+
+}  // namespace
+
+Status CheckPassword(std::string_view password) {
+  if (password.empty()) return Status(ErrorCode::kBadValue, "Password cannot be empty");
+  for (unsigned char c : password) {
+    if (c < 0x20 || c > 0x7E) {
+      return Status(ErrorCode::kNotImplemented,
+                    "passwords outside printable ASCII (which SASLprep would change) are not "
+                    "supported by rockdoc");
+    }
+  }
+  return Status::OK();
+}
+
+ScramCredentials MakeScramCredentials(std::string_view password, std::string salt,
+                                      int iterations) {
+  ScramCredentials c;
+  c.iteration_count = iterations;
+  c.salt = salt.empty() ? RandomBytes(28) : std::move(salt);
+  const std::string salted = Pbkdf2HmacSha256(password, c.salt, iterations);
+  c.stored_key = Sha256(HmacSha256(salted, "Client Key"));
+  c.server_key = HmacSha256(salted, "Server Key");
+  return c;
+}
+
+StatusOr<std::string> ScramServer::Start(std::string_view client_first, const Lookup& lookup,
+                                         std::string nonce_suffix) {
+  if (step_ != Step::kStart) return Malformed("conversation: it has started");
+  // gs2-header: "n,," (no channel binding, no authzid).
+  if (client_first.substr(0, 1) == "p" || client_first.substr(0, 1) == "y") {
+    if (client_first.substr(0, 1) == "p") {
+      return Status(ErrorCode::kMechanismUnavailable, "SCRAM channel binding is not supported");
+    }
+  } else if (client_first.substr(0, 1) != "n") {
+    return Malformed("client-first message");
+  }
+  if (client_first.size() < 3 || client_first[1] != ',') return Malformed("gs2 header");
+  const size_t second_comma = client_first.find(',', 2);
+  if (second_comma == std::string_view::npos) return Malformed("gs2 header");
+  if (second_comma != 2) {
+    return Status(ErrorCode::kMechanismUnavailable, "SCRAM authzid is not supported");
+  }
+  gs2_header_ = std::string(client_first.substr(0, 3));
+  std::string_view bare = client_first.substr(3);
+  client_first_bare_ = std::string(bare);
+  auto name = Attribute(&bare, 'n');
+  auto nonce = Attribute(&bare, 'r');
+  if (!name || !nonce || nonce->empty() || !bare.empty()) {
+    return Malformed("client-first message (extensions are not supported)");
+  }
+  auto user = DecodeName(*name);
+  if (!user || user->empty()) return Malformed("user name");
+  user_ = *user;
+  std::optional<ScramCredentials> found = lookup(user_);
+  if (!found) return Failed();
+  credentials_ = *found;
+  if (nonce_suffix.empty()) nonce_suffix = Base64Encode(RandomBytes(24));
+  nonce_ = std::string(*nonce) + nonce_suffix;
+  server_first_ = "r=" + nonce_ + ",s=" + Base64Encode(credentials_.salt) +
+                  ",i=" + std::to_string(credentials_.iteration_count);
+  step_ = Step::kFinish;
+  return server_first_;
+}
+
+StatusOr<std::string> ScramServer::Finish(std::string_view client_final) {
+  if (step_ != Step::kFinish) return Malformed("conversation: no client-first message");
+  step_ = Step::kDone;  // one try per conversation
+  const size_t proof_at = client_final.rfind(",p=");
+  if (proof_at == std::string_view::npos) return Malformed("client-final message");
+  const std::string_view without_proof = client_final.substr(0, proof_at);
+  std::string_view rest = without_proof;
+  auto binding = Attribute(&rest, 'c');
+  auto nonce = Attribute(&rest, 'r');
+  if (!binding || !nonce || !rest.empty()) return Malformed("client-final message");
+  if (*binding != Base64Encode(gs2_header_)) return Failed();
+  if (*nonce != nonce_) return Failed();
+  auto proof = Base64Decode(client_final.substr(proof_at + 3));
+  if (!proof || proof->size() != 32) return Failed();
+  const std::string auth_message =
+      client_first_bare_ + "," + server_first_ + "," + std::string(without_proof);
+  const std::string client_signature = HmacSha256(credentials_.stored_key, auth_message);
+  std::string client_key = *proof;
+  for (size_t i = 0; i < client_key.size(); ++i) client_key[i] ^= client_signature[i];
+  if (!ConstantTimeEqual(Sha256(client_key), credentials_.stored_key)) return Failed();
+  done_ = true;
+  return "v=" + Base64Encode(HmacSha256(credentials_.server_key, auth_message));
+}
+
+}  // namespace rockdoc::wire

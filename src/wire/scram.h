@@ -1,0 +1,74 @@
+// wire/scram.h: the server side of SCRAM-SHA-256 (RFC 5802, RFC 7677), as
+// MongoDB runs it through saslStart/saslContinue, and the credentials it
+// stores for a user (MongoDB's: iteration count, salt, StoredKey and
+// ServerKey, never the password).
+//
+// Passwords are used as given when they are printable ASCII, where
+// SASLprep changes nothing; others are refused (NotImplemented) rather
+// than prepared differently from a driver.
+//
+// Thread safety: a ScramServer is one conversation, of one connection.
+#ifndef ROCKDOC_WIRE_SCRAM_H_
+#define ROCKDOC_WIRE_SCRAM_H_
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "rockdoc/status.h"
+
+namespace rockdoc::wire {
+
+// MongoDB's default iteration count for SCRAM-SHA-256 (scramIterationCount).
+inline constexpr int kScramIterations = 15000;
+
+struct ScramCredentials {
+  int iteration_count = kScramIterations;
+  std::string salt;        // raw bytes
+  std::string stored_key;  // raw bytes: SHA-256(ClientKey)
+  std::string server_key;  // raw bytes: HMAC(SaltedPassword, "Server Key")
+};
+
+// NotImplemented for a password outside printable ASCII; BadValue for an
+// empty one.
+Status CheckPassword(std::string_view password);
+
+// The credentials of `password` (CheckPassword first) with `salt` (28
+// random bytes when empty) and `iterations`.
+ScramCredentials MakeScramCredentials(std::string_view password, std::string salt = "",
+                                      int iterations = kScramIterations);
+
+class ScramServer {
+ public:
+  using Lookup = std::function<std::optional<ScramCredentials>(std::string_view user)>;
+
+  // The client's first message ("n,,n=user,r=nonce") -> the server's
+  // first ("r=nonce+ours,s=salt,i=count"). `nonce_suffix`: ours (24 random
+  // bytes, base64, when empty; tests give RFC 7677's). AuthenticationFailed
+  // (18) for an unknown user, BadValue for a malformed message,
+  // MechanismUnavailable (334) for channel binding or an authzid.
+  StatusOr<std::string> Start(std::string_view client_first, const Lookup& lookup,
+                              std::string nonce_suffix = "");
+  // The client's final message ("c=biws,r=...,p=proof") -> the server's
+  // ("v=signature"). AuthenticationFailed when the proof is wrong.
+  StatusOr<std::string> Finish(std::string_view client_final);
+
+  const std::string& user() const { return user_; }
+  bool done() const { return done_; }
+
+ private:
+  enum class Step { kStart, kFinish, kDone };
+  Step step_ = Step::kStart;
+  bool done_ = false;
+  std::string user_;
+  std::string gs2_header_;
+  std::string client_first_bare_;
+  std::string server_first_;
+  std::string nonce_;
+  ScramCredentials credentials_;
+};
+
+}  // namespace rockdoc::wire
+
+#endif  // ROCKDOC_WIRE_SCRAM_H_

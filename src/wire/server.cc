@@ -1,0 +1,533 @@
+#include "wire/server.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string_view>
+
+#include "common/endian.h"
+
+namespace rockdoc::wire {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// How often a waiting thread looks at the stop flag.
+constexpr int kSliceMs = 100;
+
+void Log(const std::string& line) { std::fprintf(stderr, "rockdoc-serve: %s\n", line.c_str()); }
+
+Status Failed(const std::string& what) {
+  return Status(ErrorCode::kOperationFailed, what + ": " + std::strerror(errno));
+}
+
+int64_t MsUntil(Clock::time_point deadline) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+}
+
+enum class Io { kOk, kClosed, kTimeout, kStopped, kError };
+
+// Waits until `fd` is readable (or writable), the deadline passes or the
+// server stops (when `stoppable`).
+Io WaitFor(int fd, short events, Clock::time_point deadline, const std::atomic<bool>& stopping,
+           bool stoppable) {
+  for (;;) {
+    if (stoppable && stopping.load()) return Io::kStopped;
+    const int64_t left = MsUntil(deadline);
+    if (left <= 0) return Io::kTimeout;
+    pollfd p{fd, events, 0};
+    const int n = poll(&p, 1, static_cast<int>(std::min<int64_t>(left, kSliceMs)));
+    if (n < 0 && errno != EINTR) return Io::kError;
+    if (n > 0) return Io::kOk;  // readable, writable, or hung up: the call says which
+  }
+}
+
+// Reads exactly `n` bytes into `out`. Not interrupted by a shutdown: a
+// message that has begun is a request in flight, read to its end (within
+// the deadline), run and answered.
+Io ReadFull(int fd, char* out, size_t n, Clock::time_point deadline) {
+  static const std::atomic<bool> kNever{false};
+  while (n > 0) {
+    Io w = WaitFor(fd, POLLIN, deadline, kNever, /*stoppable=*/false);
+    if (w != Io::kOk) return w;
+    const ssize_t got = recv(fd, out, n, 0);
+    if (got == 0) return Io::kClosed;
+    if (got < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      return errno == ECONNRESET ? Io::kClosed : Io::kError;
+    }
+    out += got;
+    n -= static_cast<size_t>(got);
+  }
+  return Io::kOk;
+}
+
+Io WriteFull(int fd, std::string_view bytes, Clock::time_point deadline) {
+  static const std::atomic<bool> kNever{false};
+  while (!bytes.empty()) {
+    Io w = WaitFor(fd, POLLOUT, deadline, kNever, /*stoppable=*/false);
+    if (w != Io::kOk) return w;
+    const ssize_t sent = send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    if (sent < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      return Io::kClosed;
+    }
+    bytes.remove_prefix(static_cast<size_t>(sent));
+  }
+  return Io::kOk;
+}
+
+// Waits `ms` before an awaitable hello's reply. kClosed when the client
+// went away meanwhile; kStopped when the server stops.
+Io Delay(int fd, int64_t ms, const std::atomic<bool>& stopping) {
+  const Clock::time_point until = Clock::now() + std::chrono::milliseconds(ms);
+  for (;;) {
+    Io w = WaitFor(fd, POLLIN, until, stopping, /*stoppable=*/true);
+    if (w == Io::kTimeout) return Io::kOk;
+    if (w != Io::kOk) return w;
+    char b;
+    const ssize_t got = recv(fd, &b, 1, MSG_PEEK);
+    if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN)) return Io::kClosed;
+    if (got > 0) return Io::kOk;  // it sent something: answer now
+  }
+}
+
+const char* IoName(Io io) {
+  switch (io) {
+    case Io::kOk:
+      return "ok";
+    case Io::kClosed:
+      return "closed by the client";
+    case Io::kTimeout:
+      return "timed out";
+    case Io::kStopped:
+      return "server shutting down";
+    case Io::kError:
+      return "socket error";
+  }
+  return "?";
+}
+
+}  // namespace
+
+bool IsLoopback(const std::string& address) {
+  if (address == "localhost") return true;
+  in_addr v4;
+  if (inet_pton(AF_INET, address.c_str(), &v4) == 1) {
+    return (ntohl(v4.s_addr) >> 24) == 127;
+  }
+  in6_addr v6;
+  if (inet_pton(AF_INET6, address.c_str(), &v6) == 1) {
+    return IN6_IS_ADDR_LOOPBACK(&v6);
+  }
+  return false;
+}
+
+Server::Server(const Client* client, ServerOptions options)
+    : client_(client),
+      options_(std::move(options)),
+      service_(client, ServiceOptions{options_.auth}) {}
+
+Server::~Server() { Shutdown(); }
+
+StatusOr<std::unique_ptr<Server>> Server::Start(const Client* client, ServerOptions options) {
+  std::unique_ptr<Server> server(new Server(client, std::move(options)));
+  Status s = server->Listen();
+  if (!s.ok()) {
+    if (server->tcp_fd_ >= 0) close(server->tcp_fd_);
+    if (server->unix_fd_ >= 0) close(server->unix_fd_);
+    server->tcp_fd_ = server->unix_fd_ = -1;
+    server->stopping_ = true;
+    return s;
+  }
+  server->acceptor_ = std::thread([raw = server.get()] { raw->AcceptLoop(); });
+  return server;
+}
+
+Status Server::Listen() {
+  if (!options_.bind_ip.empty()) {
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    if (options_.bind_ip != "localhost") hints.ai_flags |= AI_NUMERICHOST;
+    addrinfo* found = nullptr;
+    const std::string port = std::to_string(options_.port);
+    const int rc = getaddrinfo(options_.bind_ip.c_str(), port.c_str(), &hints, &found);
+    if (rc != 0) {
+      return Status(ErrorCode::kBadValue, "cannot bind '" + options_.bind_ip + "': " +
+                                              gai_strerror(rc));
+    }
+    std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> guard(found, &freeaddrinfo);
+    tcp_fd_ = socket(found->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (tcp_fd_ < 0) return Failed("socket");
+    const int one = 1;
+    setsockopt(tcp_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (bind(tcp_fd_, found->ai_addr, found->ai_addrlen) != 0) {
+      return Failed("bind " + options_.bind_ip + ":" + port);
+    }
+    if (listen(tcp_fd_, 128) != 0) return Failed("listen " + options_.bind_ip + ":" + port);
+    sockaddr_storage bound{};
+    socklen_t len = sizeof bound;
+    getsockname(tcp_fd_, reinterpret_cast<sockaddr*>(&bound), &len);
+    port_ = bound.ss_family == AF_INET6
+                ? ntohs(reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port)
+                : ntohs(reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+  }
+  if (!options_.unix_socket.empty()) {
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    if (options_.unix_socket.size() >= sizeof addr.sun_path) {
+      return Status(ErrorCode::kBadValue, "Unix socket path '" + options_.unix_socket +
+                                              "' is longer than " +
+                                              std::to_string(sizeof addr.sun_path - 1) +
+                                              " bytes");
+    }
+    std::memcpy(addr.sun_path, options_.unix_socket.c_str(), options_.unix_socket.size());
+    struct stat st;
+    if (lstat(options_.unix_socket.c_str(), &st) == 0) {
+      // A socket a previous server left behind is replaced; anything else
+      // at that path is not ours to remove.
+      if (!S_ISSOCK(st.st_mode)) {
+        return Status(ErrorCode::kBadValue,
+                      "'" + options_.unix_socket + "' exists and is not a socket");
+      }
+      unlink(options_.unix_socket.c_str());
+    }
+    unix_fd_ = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (unix_fd_ < 0) return Failed("socket");
+    if (bind(unix_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+      return Failed("bind " + options_.unix_socket);
+    }
+    chmod(options_.unix_socket.c_str(), 0600);
+    if (listen(unix_fd_, 128) != 0) return Failed("listen " + options_.unix_socket);
+  }
+  if (tcp_fd_ < 0 && unix_fd_ < 0) {
+    return Status(ErrorCode::kBadValue, "nothing to listen on: no TCP address and no Unix socket");
+  }
+  return Status::OK();
+}
+
+void Server::AcceptLoop() {
+  while (!stopping_.load()) {
+    pollfd fds[2];
+    int n = 0;
+    if (tcp_fd_ >= 0) fds[n++] = {tcp_fd_, POLLIN, 0};
+    if (unix_fd_ >= 0) fds[n++] = {unix_fd_, POLLIN, 0};
+    const int ready = poll(fds, n, kSliceMs);
+    Reap(/*all=*/false);
+    if (ready <= 0) continue;
+    for (int i = 0; i < n; ++i) {
+      if (!(fds[i].revents & POLLIN)) continue;
+      const int fd = accept4(fds[i].fd, nullptr, nullptr, SOCK_CLOEXEC);
+      if (fd < 0) continue;
+      if (open_.load() >= options_.max_connections) {
+        Log("connection refused: " + std::to_string(options_.max_connections) +
+            " connections are open (--max-connections)");
+        close(fd);
+        continue;
+      }
+      bool local = true;
+      if (fds[i].fd == tcp_fd_) {
+        const int one = 1;  // replies go out as soon as they are written
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        sockaddr_storage peer{};
+        socklen_t len = sizeof peer;
+        char text[INET6_ADDRSTRLEN] = "";
+        getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &len);
+        if (peer.ss_family == AF_INET6) {
+          inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6*>(&peer)->sin6_addr, text, sizeof text);
+        } else {
+          inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(&peer)->sin_addr, text, sizeof text);
+        }
+        local = IsLoopback(text);
+      }
+      ++open_;
+      internal::MutexLock lock(&mu_);
+      Connection& c = connections_.emplace_back();
+      c.fd = fd;
+      c.local = local;
+      c.id = next_connection_id_.fetch_add(1);
+      c.thread = std::thread([this, &c] { Serve(&c); });
+    }
+  }
+}
+
+void Server::Reap(bool all) {
+  std::list<Connection> finished;
+  {
+    internal::MutexLock lock(&mu_);
+    for (auto it = connections_.begin(); it != connections_.end();) {
+      auto next = std::next(it);
+      if (all || it->done.load()) finished.splice(finished.end(), connections_, it);
+      it = next;
+    }
+  }
+  for (Connection& c : finished) c.thread.join();
+}
+
+void Server::Serve(Connection* c) {
+  const int fd = c->fd;
+  std::string reason;
+  std::string message;
+  ConnectionState state;
+  state.local = c->local;
+  state.id = c->id;
+  for (;;) {
+    // Between messages: wait for the next one up to the idle timeout.
+    const Clock::time_point idle_deadline =
+        Clock::now() + std::chrono::milliseconds(options_.idle_timeout_ms);
+    Io w = WaitFor(fd, POLLIN, idle_deadline, stopping_, /*stoppable=*/true);
+    if (w != Io::kOk) {
+      reason = w == Io::kTimeout ? "idle timeout" : IoName(w);
+      break;
+    }
+    // Once a message starts, all of it must come within the message timeout.
+    const Clock::time_point deadline =
+        Clock::now() + std::chrono::milliseconds(options_.message_timeout_ms);
+    char header[kHeaderSize];
+    w = ReadFull(fd, header, kHeaderSize, deadline);
+    if (w != Io::kOk) {
+      reason = IoName(w);
+      break;
+    }
+    StatusOr<MessageHeader> h = ParseHeader(std::string_view(header, kHeaderSize));
+    if (!h.ok()) {
+      reason = std::string(h.status().message());
+      break;
+    }
+    message.assign(header, kHeaderSize);
+    message.resize(h->message_length);
+    w = ReadFull(fd, message.data() + kHeaderSize, h->message_length - kHeaderSize, deadline);
+    if (w != Io::kOk) {
+      reason = IoName(w);
+      break;
+    }
+    Response r = service_.Handle(message, &state);
+    bool end = false;
+    for (;;) {
+      if (r.delay_ms > 0) {
+        w = Delay(fd, r.delay_ms, stopping_);
+        if (w != Io::kOk) {
+          reason = IoName(w);
+          end = true;
+          break;
+        }
+      }
+      if (!r.reply.empty()) {
+        w = WriteFull(fd, r.reply,
+                      Clock::now() + std::chrono::milliseconds(options_.message_timeout_ms));
+        if (w != Io::kOk) {
+          reason = std::string("sending a reply: ") + IoName(w);
+          end = true;
+          break;
+        }
+      }
+      if (r.close) {
+        reason = r.reason;
+        end = true;
+        break;
+      }
+      if (!r.exhaust) break;
+      r = service_.Continue(&state);
+    }
+    if (end) break;
+  }
+  if (reason != IoName(Io::kClosed) && reason != IoName(Io::kStopped)) {
+    Log("connection closed: " + reason);
+  }
+  close(fd);
+  --open_;
+  c->done = true;
+}
+
+void Server::Shutdown() {
+  std::call_once(shutdown_once_, [this] {
+    stopping_ = true;
+    if (acceptor_.joinable()) acceptor_.join();
+    if (tcp_fd_ >= 0) close(tcp_fd_);
+    if (unix_fd_ >= 0) {
+      close(unix_fd_);
+      unlink(options_.unix_socket.c_str());
+    }
+    // Each connection ends after the request it is running, if any.
+    Reap(/*all=*/true);
+  });
+}
+
+// ---- The program ----
+
+namespace {
+
+constexpr char kUsage[] =
+    "usage: rockdoc-serve --db DIR [--bind ADDRESS] [--port N] [--unix PATH] [--auth]\n"
+    "                     [--max-connections N] [--idle-timeout-secs N]\n"
+    "Serves the rockdoc database in DIR over MongoDB's wire protocol.\n"
+    "  --bind ADDRESS          the address to listen on (default 127.0.0.1; ::1, localhost);\n"
+    "                          one that is not loopback needs --auth (and has no TLS)\n"
+    "  --auth                  require SCRAM-SHA-256 users (createUser: the first one from\n"
+    "                          this machine while there is none)\n"
+    "  --port N                TCP port (default 27017; 0: any free port)\n"
+    "  --unix PATH             also listen on a Unix socket (mode 0600)\n"
+    "  --no-tcp                listen on the Unix socket only\n"
+    "  --max-connections N     connections at once (default 1000)\n"
+    "  --idle-timeout-secs N   close a connection idle this long (default 1800)\n";
+
+bool ParseInt(const char* text, int64_t lo, int64_t hi, int64_t* out) {
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(text, &end, 10);
+  if (errno != 0 || end == text || *end != '\0' || v < lo || v > hi) return false;
+  *out = v;
+  return true;
+}
+
+}  // namespace
+
+int ServeMain(int argc, char** argv) {
+  ServerOptions options;
+  std::string db;
+  bool tcp = true;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view flag = argv[i];
+    if (flag == "--help" || flag == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    if (flag == "--no-tcp") {
+      tcp = false;
+      continue;
+    }
+    if (flag == "--auth") {
+      options.auth = true;
+      continue;
+    }
+    const bool takes_value = flag == "--db" || flag == "--bind" || flag == "--port" ||
+                             flag == "--unix" || flag == "--max-connections" ||
+                             flag == "--idle-timeout-secs";
+    if (!takes_value) {
+      std::fprintf(stderr, "rockdoc-serve: unknown flag '%s'\n%s", argv[i], kUsage);
+      return 2;
+    }
+    if (i + 1 >= argc) {
+      std::fprintf(stderr, "rockdoc-serve: %s needs a value\n", argv[i]);
+      return 2;
+    }
+    const char* value = argv[++i];
+    int64_t n = 0;
+    if (flag == "--db") {
+      db = value;
+    } else if (flag == "--bind") {
+      options.bind_ip = value;
+    } else if (flag == "--unix") {
+      options.unix_socket = value;
+    } else if (flag == "--port") {
+      if (!ParseInt(value, 0, 65535, &n)) {
+        std::fprintf(stderr, "rockdoc-serve: --port must be 0..65535, not '%s'\n", value);
+        return 2;
+      }
+      options.port = static_cast<int>(n);
+    } else if (flag == "--max-connections") {
+      if (!ParseInt(value, 1, 1000000, &n)) {
+        std::fprintf(stderr, "rockdoc-serve: --max-connections must be 1..1000000\n");
+        return 2;
+      }
+      options.max_connections = static_cast<int>(n);
+    } else {
+      if (!ParseInt(value, 1, 365LL * 24 * 3600, &n)) {
+        std::fprintf(stderr, "rockdoc-serve: --idle-timeout-secs must be a positive number\n");
+        return 2;
+      }
+      options.idle_timeout_ms = n * 1000;
+    }
+  }
+  if (db.empty()) {
+    std::fprintf(stderr, "rockdoc-serve: --db DIR is required\n%s", kUsage);
+    return 2;
+  }
+  if (!tcp) {
+    if (options.unix_socket.empty()) {
+      std::fprintf(stderr, "rockdoc-serve: --no-tcp needs --unix PATH\n");
+      return 2;
+    }
+    options.bind_ip.clear();
+  } else if (!IsLoopback(options.bind_ip)) {
+    if (!options.auth) {
+      std::fprintf(stderr,
+                   "rockdoc-serve: refusing to bind '%s': it is not a loopback address, and "
+                   "without --auth anyone who can reach it could read and change every "
+                   "database. Give --auth (SCRAM-SHA-256 users), or bind 127.0.0.1 or ::1, or "
+                   "use --unix PATH (with --no-tcp), and reach it through an SSH tunnel.\n",
+                   options.bind_ip.c_str());
+      return 2;
+    }
+    std::fprintf(stderr,
+                 "rockdoc-serve: WARNING: listening on '%s' without TLS (rockdoc serve has "
+                 "none): passwords are never sent (SCRAM), but documents and commands cross "
+                 "the network in clear. Prefer an SSH tunnel or a private network.\n",
+                 options.bind_ip.c_str());
+  }
+  // SIGINT and SIGTERM are taken by sigwait below, in this thread only:
+  // blocked before any thread starts, so that every thread inherits the mask.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  StatusOr<std::unique_ptr<Client>> client = Client::Open(db);
+  if (!client.ok()) {
+    std::fprintf(stderr, "rockdoc-serve: cannot open '%s': %s\n", db.c_str(),
+                 client.status().ToString().c_str());
+    return 1;
+  }
+  StatusOr<std::unique_ptr<Server>> server = Server::Start(client->get(), options);
+  if (!server.ok()) {
+    std::fprintf(stderr, "rockdoc-serve: %s\n", server.status().ToString().c_str());
+    return 1;
+  }
+  if (!options.bind_ip.empty()) {
+    const bool v6 = options.bind_ip.find(':') != std::string::npos;
+    std::printf("rockdoc-serve: listening on %s%s%s:%d\n", v6 ? "[" : "",
+                options.bind_ip.c_str(), v6 ? "]" : "", (*server)->port());
+  }
+  if (!options.unix_socket.empty()) {
+    std::printf("rockdoc-serve: listening on unix:%s\n", options.unix_socket.c_str());
+  }
+  std::printf("rockdoc-serve: serving %s (%s, no TLS)\n", db.c_str(),
+              options.auth ? "SCRAM-SHA-256 users required" : "no authentication: loopback only");
+  std::fflush(stdout);
+
+  int signal_number = 0;
+  sigwait(&stop_signals, &signal_number);
+  std::printf("rockdoc-serve: %s: shutting down\n", strsignal(signal_number));
+  std::fflush(stdout);
+  (*server)->Shutdown();
+  server->reset();
+  Status closed = (*client)->Close();
+  if (!closed.ok()) {
+    std::fprintf(stderr, "rockdoc-serve: closing the database: %s\n",
+                 closed.ToString().c_str());
+    return 1;
+  }
+  std::printf("rockdoc-serve: shut down cleanly\n");
+  return 0;
+}
+
+}  // namespace rockdoc::wire

@@ -1,0 +1,110 @@
+// wire/server.h: `rockdoc serve`: MongoDB's wire protocol over TCP and Unix
+// sockets, so that drivers, mongosh and the tools built on them use a
+// rockdoc database directory (README.md, "rockdoc serve").
+//
+// One thread per connection, over one shared Client (its cursors and
+// sessions are the command layer's, shared by all connections as a
+// mongod's are). Bounded: at most `max_connections` at once (a connection
+// past that is closed on accept, as mongod's maxIncomingConnections); a
+// connection idle longer than `idle_timeout_ms` between messages is
+// closed, and one that takes longer than `message_timeout_ms` to send the
+// rest of a message it started (or to take a reply) too.
+//
+// Shutdown: Shutdown() stops accepting, lets every connection finish the
+// request it is running or receiving (a message whose first bytes came is
+// read to its end, within the message timeout, run, and answered), closes
+// the connections and joins their threads; the caller then closes the Client, so every
+// acknowledged write is in the database's write-ahead log.
+//
+// Security: with `auth`, every command but the handshake and the SCRAM
+// conversation needs an authenticated user (wire/users.h). No TLS: ServeMain
+// refuses an address other than loopback (127.0.0.0/8, ::1) without
+// --auth, and warns with it. A Unix socket gets mode 0600: only its owner
+// may connect.
+//
+// Thread safety: Start, port() and Shutdown may be called from any thread;
+// Shutdown is idempotent.
+#ifndef ROCKDOC_WIRE_SERVER_H_
+#define ROCKDOC_WIRE_SERVER_H_
+
+#include <atomic>
+#include <list>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "common/mutex.h"
+#include "rockdoc/client.h"
+#include "rockdoc/status.h"
+#include "wire/service.h"
+
+namespace rockdoc::wire {
+
+struct ServerOptions {
+  std::string bind_ip = "127.0.0.1";  // a numeric address or "localhost"; "" for no TCP
+  int port = 27017;                   // 0: an ephemeral port (see Server::port())
+  std::string unix_socket;            // a path, or "" for none
+  int max_connections = 1000;
+  int64_t idle_timeout_ms = 30LL * 60 * 1000;  // the session timeout's 30 minutes
+  int64_t message_timeout_ms = 60 * 1000;
+  // SCRAM-SHA-256 users required (ServiceOptions::auth, wire/users.h).
+  bool auth = false;
+};
+
+// Whether `address` (numeric, or "localhost") is a loopback address.
+bool IsLoopback(const std::string& address);
+
+class Server {
+ public:
+  // Listens as `options` says and starts accepting. `client` must outlive
+  // the server. Errors: BadValue for an address that does not parse,
+  // OperationFailed naming the address for a bind or listen that fails
+  // (the port in use, a socket path too long).
+  static StatusOr<std::unique_ptr<Server>> Start(const Client* client, ServerOptions options);
+  ~Server();  // Shutdown()
+
+  int port() const { return port_; }  // the TCP port bound (0 without TCP)
+  int open_connections() const { return open_.load(); }
+  void Shutdown();
+
+ private:
+  struct Connection {
+    int fd = -1;
+    bool local = true;  // a loopback or Unix-socket peer
+    int32_t id = 0;     // hello's connectionId
+    std::thread thread;
+    std::atomic<bool> done{false};
+  };
+  Server(const Client* client, ServerOptions options);
+  Status Listen();
+  void AcceptLoop();
+  void Serve(Connection* c);
+  void Reap(bool all);
+
+  const Client* client_;
+  ServerOptions options_;
+  Service service_;
+  int tcp_fd_ = -1;
+  int unix_fd_ = -1;
+  int port_ = 0;
+  std::atomic<bool> stopping_{false};
+  std::atomic<int> open_{0};
+  std::atomic<int32_t> next_connection_id_{1};
+  std::thread acceptor_;
+  internal::Mutex mu_;
+  std::list<Connection> connections_ ABSL_GUARDED_BY(mu_);
+  std::once_flag shutdown_once_;
+};
+
+// The `rockdoc-serve` program: flags --db DIR (required), --bind ADDRESS
+// (127.0.0.1; another than loopback only with --auth), --port N (27017; 0
+// for any free one), --unix PATH, --no-tcp, --auth, --max-connections N,
+// --idle-timeout-secs N. Prints "rockdoc-serve:
+// listening on <address>" for each socket, serves until SIGINT or SIGTERM,
+// shuts down cleanly and returns 0; 2 for a bad command line (an unknown
+// flag is an error), 1 when the database or a socket cannot be opened.
+int ServeMain(int argc, char** argv);
+
+}  // namespace rockdoc::wire
+
+#endif  // ROCKDOC_WIRE_SERVER_H_

@@ -1,0 +1,123 @@
+// wire/service.h: what the server does with one wire message: parse it
+// (wire/message.h), run its command through the command layer
+// (Client::RunCommand's dispatcher, command/command.h) and build the reply.
+// MongoDB calls this the service entry point; the sockets are
+// wire/server.h's.
+//
+// What each message gets:
+// - a message whose header cannot be framed (length below 16 or above
+//   48,000,000), OP_COMPRESSED (never offered in hello), a legacy opcode
+//   (OP_INSERT, OP_UPDATE, OP_DELETE, OP_GET_MORE, OP_KILL_CURSORS, removed
+//   in MongoDB 6.0) or an unknown one: the connection is closed;
+// - an OP_MSG that fails to parse (invalid BSON, unknown section kind,
+//   lengths inside it that lie, a checksum that does not match, no $db):
+//   an error reply {ok: 0, errmsg, code, codeName}, and the connection goes
+//   on (its framing is intact);
+// - a request with moreToCome (no reply wanted) whose command fails: the
+//   connection is closed, the only way to tell the client;
+// - OP_QUERY: `hello`/`isMaster` on `<db>.$cmd` (a driver's first message)
+//   is answered with OP_REPLY; any other query gets OP_REPLY's QueryFailure
+//   with UnsupportedOpQueryCommand (352), as MongoDB 6.0+.
+// - createUser, dropUser, usersInfo, saslStart and saslContinue are the
+//   wire layer's (wire/users.h); with ServiceOptions::auth, other commands
+//   of an unauthenticated connection fail with Unauthorized (13).
+// - An awaitable hello (`topologyVersion` and `maxAwaitTimeMS`, the
+//   drivers' streaming monitor): when the client's topologyVersion is the
+//   server's, the reply waits maxAwaitTimeMS (a standalone rockdoc's
+//   topology never changes); with exhaustAllowed it carries moreToCome and
+//   the server sends the next one after another wait, until the client
+//   goes away (Response::exhaust).
+//
+// Thread safety: a Service is shared by every connection; Handle may run
+// on many threads at once (the Client is thread-safe).
+#ifndef ROCKDOC_WIRE_SERVICE_H_
+#define ROCKDOC_WIRE_SERVICE_H_
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "rockdoc/client.h"
+#include "rockdoc/document.h"
+#include "wire/message.h"
+#include "wire/users.h"
+
+namespace rockdoc::wire {
+
+// What the server does after a message.
+struct Response {
+  std::string reply;      // bytes to send; empty: nothing (moreToCome)
+  bool close = false;     // close the connection (after sending `reply`)
+  std::string reason;     // why it closes, for the log
+  int64_t delay_ms = 0;   // wait this long (or until shutdown) before sending
+  // An exhaust reply (moreToCome): the server sends Service::Continue's
+  // reply after `delay_ms` again, until the client closes.
+  bool exhaust = false;
+};
+
+// The state of an exhaust stream of one connection.
+struct ExhaustState {
+  std::string db;
+  Document command;         // the hello, without its awaitable fields
+  uint32_t flags = 0;       // the reply's (moreToCome, checksumPresent)
+  int32_t last_reply_id = 0;
+  int64_t await_ms = 0;
+};
+
+// What the service keeps for one connection.
+struct ConnectionState {
+  ExhaustState exhaust;  // the exhaust stream, when a Response is one
+  AuthState auth;        // its SCRAM conversation and authenticated user
+  // Whether the peer is on this machine (loopback or a Unix socket): the
+  // localhost exception (the first user may be created unauthenticated).
+  bool local = true;
+  // hello's connectionId (drivers report it in their command events).
+  int32_t id = 1;
+};
+
+struct ServiceOptions {
+  // Commands need an authenticated user, except the handshake, ping,
+  // buildInfo, saslStart/saslContinue, and createUser from a local peer
+  // while no user exists: Unauthorized (13) otherwise.
+  bool auth = false;
+};
+
+class Service {
+ public:
+  explicit Service(const Client* client, ServiceOptions options = {})
+      : client_(client), options_(options), users_(client) {}
+
+  // Handles one whole message (header included) of the connection `conn`.
+  Response Handle(std::string_view message, ConnectionState* conn);
+  // The next reply of the connection's exhaust stream.
+  Response Continue(ConnectionState* conn);
+
+  // A new request id for a reply.
+  int32_t NextRequestId() { return next_request_id_.fetch_add(1, std::memory_order_relaxed); }
+
+ private:
+  Response HandleOpMsg(std::string_view message, const MessageHeader& header,
+                       ConnectionState* conn);
+  Response HandleOpQuery(std::string_view message, const MessageHeader& header,
+                         ConnectionState* conn);
+  // Runs a command as the connection may: the user commands here, the
+  // others through the command layer when authorized.
+  Document Run(std::string_view db, DocumentView command, ConnectionState* conn);
+  // A hello's reply with the connection's connectionId, and
+  // saslSupportedMechs when the command asked for a user that exists.
+  Document HelloReply(Document reply, DocumentView command, const ConnectionState& conn) const;
+
+  const Client* client_;
+  const ServiceOptions options_;
+  const UserStore users_;
+  std::atomic<int32_t> next_request_id_{1};
+};
+
+// MongoDB's error reply {ok: 0, errmsg, code, codeName} for `s`.
+Document ErrorDocument(const Status& s);
+
+}  // namespace rockdoc::wire
+
+#endif  // ROCKDOC_WIRE_SERVICE_H_

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""pymongo against `rockdoc-serve --auth`: SCRAM-SHA-256 users.
+
+    pymongo_auth_test.py URI      (run by run_with_server.py --server-arg=--auth)
+
+Unauthenticated commands other than the handshake fail with Unauthorized
+(13); the first user is created from this machine (the localhost
+exception), after which creating users needs authentication; the right
+password authenticates (SCRAM-SHA-256, chosen by the driver from hello's
+saslSupportedMechs), a wrong one fails with AuthenticationFailed (18);
+usersInfo and dropUser. Exits 77 when pymongo is not installed.
+"""
+import sys
+import traceback
+
+try:
+    import pymongo
+    from pymongo.errors import OperationFailure
+except ImportError:
+    print("SKIP: pymongo is not installed (Debian: python3-pymongo; scripts/install-deps.sh)")
+    sys.exit(77)
+
+URI = sys.argv[1]
+
+
+def connect(**kw):
+    return pymongo.MongoClient(URI, serverSelectionTimeoutMS=5000, **kw)
+
+
+def expect_code(code, f):
+    try:
+        f()
+    except OperationFailure as e:
+        assert e.code == code, (e.code, e.details)
+        return
+    raise AssertionError("expected error code %d" % code)
+
+
+TESTS = []
+
+
+def test(f):
+    TESTS.append(f)
+    return f
+
+
+@test
+def unauthenticated_is_refused():
+    c = connect()
+    assert c.admin.command("ping")["ok"] == 1
+    assert c.admin.command("hello")["isWritablePrimary"] is True
+    expect_code(13, lambda: c.test.c.insert_one({"_id": 1}))
+    expect_code(13, lambda: c.test.c.find_one())
+    expect_code(13, lambda: c.admin.command("listDatabases"))
+    expect_code(13, lambda: c.admin.command("usersInfo", 1))
+
+
+@test
+def first_user_by_the_localhost_exception():
+    c = connect()
+    assert c.admin.command("createUser", "boss", pwd="pencil", roles=["root"])["ok"] == 1
+    # Only while there is no user.
+    expect_code(13, lambda: c.admin.command("createUser", "other", pwd="x", roles=["root"]))
+
+
+@test
+def right_password_authenticates():
+    c = connect(username="boss", password="pencil", authSource="admin",
+                authMechanism="SCRAM-SHA-256")
+    c.test.c.insert_one({"_id": 1})
+    assert c.test.c.find_one() == {"_id": 1}
+    # The driver's default mechanism comes from hello's saslSupportedMechs.
+    d = connect(username="boss", password="pencil", authSource="admin")
+    assert d.test.c.count_documents({}) == 1
+    hello = c.admin.command("hello", saslSupportedMechs="admin.boss")
+    assert hello["saslSupportedMechs"] == ["SCRAM-SHA-256"], hello
+    assert "saslSupportedMechs" not in c.admin.command("hello", saslSupportedMechs="admin.nobody")
+
+
+@test
+def wrong_password_fails():
+    c = connect(username="boss", password="pencil!", authSource="admin")
+    expect_code(18, lambda: c.test.c.find_one())
+    # A user that does not exist gets no saslSupportedMechs, so the driver
+    # falls back to SCRAM-SHA-1, which rockdoc does not have.
+    c = connect(username="nobody", password="pencil", authSource="admin")
+    expect_code(334, lambda: c.test.c.find_one())
+    c = connect(username="nobody", password="pencil", authSource="admin",
+                authMechanism="SCRAM-SHA-256")
+    expect_code(18, lambda: c.test.c.find_one())
+
+
+@test
+def user_management():
+    c = connect(username="boss", password="pencil", authSource="admin")
+    assert c.admin.command("createUser", "reader", pwd="secret", roles=["root"])["ok"] == 1
+    expect_code(51003, lambda: c.admin.command("createUser", "reader", pwd="s", roles=["root"]))
+    expect_code(238, lambda: c.admin.command("createUser", "x", pwd="s", roles=["read"]))
+    users = c.admin.command("usersInfo", "reader")["users"]
+    assert [(u["user"], u["db"], u["mechanisms"]) for u in users] == \
+        [("reader", "admin", ["SCRAM-SHA-256"])], users
+    assert "credentials" not in users[0]
+    assert sorted(u["user"] for u in c.admin.command("usersInfo", 1)["users"]) == ["boss", "reader"]
+    r = connect(username="reader", password="secret", authSource="admin")
+    assert r.test.c.count_documents({}) == 1
+    assert c.admin.command("dropUser", "reader")["ok"] == 1
+    expect_code(11, lambda: c.admin.command("dropUser", "reader"))
+    r = connect(username="reader", password="secret", authSource="admin",
+                authMechanism="SCRAM-SHA-256")
+    expect_code(18, lambda: r.test.c.count_documents({}))
+
+
+failed = 0
+for t in TESTS:
+    try:
+        t()
+        print("pass", t.__name__)
+    except Exception:
+        failed += 1
+        print("FAIL", t.__name__)
+        traceback.print_exc()
+print("pymongo %s with --auth: %d of %d passed" % (pymongo.version, len(TESTS) - failed, len(TESTS)))
+sys.exit(1 if failed else 0)

@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""pymongo (Debian's python3-pymongo) against rockdoc-serve: CRUD, indexes,
+explain, bulk writes, a cursor across several batches, sessions, a
+transaction (committed and aborted) and aggregation.
+
+    pymongo_test.py URI      (run by run_with_server.py, which gives the URI)
+
+Exits 77 (a CTest skip) when pymongo is not installed.
+"""
+import sys
+import traceback
+
+try:
+    import pymongo
+    from pymongo import InsertOne, UpdateOne, DeleteOne, ReplaceOne
+    from pymongo.errors import DuplicateKeyError, OperationFailure, BulkWriteError
+except ImportError:
+    print("SKIP: pymongo is not installed (Debian: python3-pymongo; scripts/install-deps.sh)")
+    sys.exit(77)
+
+client = pymongo.MongoClient(sys.argv[1], serverSelectionTimeoutMS=5000)
+db = client.pymongo_test
+TESTS = []
+
+
+def test(f):
+    TESTS.append(f)
+    return f
+
+
+@test
+def handshake():
+    hello = client.admin.command("hello")
+    assert hello["isWritablePrimary"] is True, hello
+    assert hello["maxWireVersion"] == 21, hello
+    assert hello["maxMessageSizeBytes"] == 48000000, hello
+    assert hello["maxBsonObjectSize"] == 16777216, hello
+    assert hello["maxWriteBatchSize"] == 100000, hello
+    assert hello["logicalSessionTimeoutMinutes"] == 30, hello
+    assert client.admin.command("ping")["ok"] == 1
+
+
+@test
+def crud():
+    c = db.crud
+    c.drop()
+    r = c.insert_one({"_id": 1, "name": "a", "n": 1})
+    assert r.inserted_id == 1
+    assert c.insert_many([{"_id": i, "n": i} for i in range(2, 11)]).inserted_ids == list(range(2, 11))
+    assert c.count_documents({}) == 10
+    assert c.count_documents({"n": {"$gt": 5}}) == 5
+    assert c.find_one({"_id": 1}) == {"_id": 1, "name": "a", "n": 1}
+    assert [d["_id"] for d in c.find({"n": {"$lte": 3}}).sort("n", -1)] == [3, 2, 1]
+    assert c.find_one({"_id": 2}, {"_id": 0, "n": 1}) == {"n": 2}
+    assert c.update_one({"_id": 1}, {"$inc": {"n": 100}}).modified_count == 1
+    assert c.find_one({"_id": 1})["n"] == 101
+    assert c.update_many({"n": {"$lt": 5}}, {"$set": {"small": True}}).modified_count == 3
+    r = c.update_one({"_id": 99}, {"$set": {"n": 99}}, upsert=True)
+    assert r.upserted_id == 99
+    assert c.replace_one({"_id": 99}, {"x": "replaced"}).modified_count == 1
+    assert c.find_one({"_id": 99}) == {"_id": 99, "x": "replaced"}
+    doc = c.find_one_and_update({"_id": 2}, {"$set": {"n": 20}},
+                                return_document=pymongo.ReturnDocument.AFTER)
+    assert doc["n"] == 20
+    assert c.delete_one({"_id": 99}).deleted_count == 1
+    assert c.delete_many({"small": True}).deleted_count == 3  # _id 2, 3 and 4
+    assert sorted(c.distinct("n", {"n": {"$gt": 8}})) == [9, 10, 101]
+    try:
+        c.insert_one({"_id": 1})
+        raise AssertionError("duplicate _id accepted")
+    except DuplicateKeyError as e:
+        assert e.code == 11000
+
+
+@test
+def indexes_and_explain():
+    c = db.idx
+    c.drop()
+    c.insert_many([{"_id": i, "k": i % 50, "s": str(i)} for i in range(500)])
+    assert c.create_index([("k", 1)]) == "k_1"
+    assert c.create_index([("s", 1)], unique=True, name="s_unique") == "s_unique"
+    names = sorted(i["name"] for i in c.list_indexes())
+    assert names == ["_id_", "k_1", "s_unique"], names
+    plan = c.find({"k": 7}).explain()
+    winning = plan["queryPlanner"]["winningPlan"]
+    assert winning["stage"] == "FETCH" and winning["inputStage"]["stage"] == "IXSCAN", winning
+    assert winning["inputStage"]["indexName"] == "k_1"
+    assert plan["executionStats"]["nReturned"] == 10
+    assert plan["executionStats"]["totalDocsExamined"] == 10
+    try:
+        c.insert_one({"_id": 1000, "s": "3"})
+        raise AssertionError("unique index not enforced")
+    except DuplicateKeyError:
+        pass
+    c.drop_index("k_1")
+    assert sorted(i["name"] for i in c.list_indexes()) == ["_id_", "s_unique"]
+
+
+@test
+def bulk_writes():
+    c = db.bulk
+    c.drop()
+    r = c.bulk_write([InsertOne({"_id": 1}), InsertOne({"_id": 2}), UpdateOne({"_id": 1}, {"$set": {"a": 1}}),
+                      ReplaceOne({"_id": 2}, {"b": 2}), DeleteOne({"_id": 2}),
+                      UpdateOne({"_id": 3}, {"$set": {"c": 3}}, upsert=True)])
+    assert (r.inserted_count, r.matched_count, r.modified_count, r.deleted_count, r.upserted_count) == \
+        (2, 2, 2, 1, 1), r.bulk_api_result
+    # Ordered: stops at the first error; unordered: goes on.
+    try:
+        c.bulk_write([InsertOne({"_id": 10}), InsertOne({"_id": 1}), InsertOne({"_id": 11})])
+        raise AssertionError("duplicate accepted")
+    except BulkWriteError as e:
+        assert e.details["nInserted"] == 1 and e.details["writeErrors"][0]["index"] == 1
+    try:
+        c.bulk_write([InsertOne({"_id": 20}), InsertOne({"_id": 1}), InsertOne({"_id": 21})], ordered=False)
+        raise AssertionError("duplicate accepted")
+    except BulkWriteError as e:
+        assert e.details["nInserted"] == 2
+    assert c.count_documents({}) == 5  # 1, 3, 10, 20, 21
+    # A batch larger than one OP_MSG section's worth goes as document sequences.
+    big = [{"_id": 1000 + i, "pad": "x" * 1000} for i in range(20000)]
+    assert len(c.insert_many(big).inserted_ids) == 20000
+    assert c.count_documents({"_id": {"$gte": 1000}}) == 20000
+
+
+@test
+def cursor_across_batches():
+    c = db.cursor
+    c.drop()
+    c.insert_many([{"_id": i} for i in range(1000)])
+    cur = c.find({}, batch_size=64).sort("_id", 1)
+    seen = [d["_id"] for d in cur]
+    assert seen == list(range(1000))
+    # A cursor closed early is killed on the server.
+    cur = c.find({}, batch_size=10)
+    next(cur)
+    cur.close()
+    # getMore on a large result with the default batch size (101, then 16 MiB batches).
+    assert len(list(c.find({"_id": {"$gte": 100}}))) == 900
+
+
+@test
+def sessions_and_transactions():
+    c = db.txn
+    c.drop()
+    c.insert_one({"_id": 0})
+    with client.start_session() as s:
+        with s.start_transaction():
+            c.insert_one({"_id": 1}, session=s)
+            c.update_one({"_id": 0}, {"$set": {"in": "txn"}}, session=s)
+            assert c.count_documents({}, session=s) == 2
+            # Not visible outside the transaction before it commits.
+            assert c.count_documents({}) == 1
+        assert c.count_documents({}) == 2
+        assert c.find_one({"_id": 0}) == {"_id": 0, "in": "txn"}
+        s.start_transaction()
+        c.insert_one({"_id": 2}, session=s)
+        s.abort_transaction()
+        assert c.find_one({"_id": 2}) is None
+        # Causally consistent reads in a session.
+        c.insert_one({"_id": 3}, session=s)
+        assert c.find_one({"_id": 3}, session=s) == {"_id": 3}
+
+
+@test
+def retryable_write_applied_once():
+    # Drivers send txnNumber only to replica sets, so the test sends it
+    # itself, in the driver's session: the retry is applied once.
+    from bson.int64 import Int64
+    from bson.son import SON
+    c = db.retry
+    c.drop()
+    c.insert_one({"_id": 1, "n": 0})
+    with client.start_session() as s:
+        cmd = SON([("update", "retry"), ("updates", [{"q": {"_id": 1}, "u": {"$inc": {"n": 1}}}]),
+                   ("txnNumber", Int64(1 << 40))])  # above any the pooled session used
+        first = db.command(cmd, session=s)
+        again = db.command(cmd, session=s)
+    assert first["n"] == 1 and "retriedStmtIds" not in first, first
+    assert again["n"] == 1 and again["retriedStmtIds"] == [0], again
+    assert c.find_one({"_id": 1})["n"] == 1
+
+
+@test
+def aggregation():
+    c = db.agg
+    c.drop()
+    c.insert_many([{"_id": i, "g": i % 3, "v": i} for i in range(30)])
+    out = list(c.aggregate([{"$match": {"v": {"$gte": 3}}}, {"$group": {"_id": "$g", "total": {"$sum": "$v"}}},
+                            {"$sort": {"_id": 1}}]))
+    assert out == [{"_id": 0, "total": 135}, {"_id": 1, "total": 144}, {"_id": 2, "total": 153}], out
+    # An aggregate cursor across batches.
+    assert len(list(c.aggregate([{"$sort": {"v": -1}}], batchSize=4))) == 30
+
+
+@test
+def errors_come_back_as_mongodb_errors():
+    try:
+        db.command("noSuchCommand")
+        raise AssertionError("unknown command accepted")
+    except OperationFailure as e:
+        assert e.code == 59, e.details
+    try:
+        db.command("find", "c", bogus=1)
+        raise AssertionError("unknown field accepted")
+    except OperationFailure as e:
+        assert e.code == 40415, e.details
+
+
+failed = 0
+for t in TESTS:
+    try:
+        t()
+        print("pass", t.__name__)
+    except Exception:
+        failed += 1
+        print("FAIL", t.__name__)
+        traceback.print_exc()
+print("pymongo %s: %d of %d passed" % (pymongo.version, len(TESTS) - failed, len(TESTS)))
+sys.exit(1 if failed else 0)

@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Runs a client program against a fresh `rockdoc-serve` (tests/wire/).
+
+    run_with_server.py --server BUILD/tools/rockdoc-serve [--unix] -- CMD ARGS...
+
+Starts the server over a temporary directory on an ephemeral loopback port
+(and, with --unix, a Unix socket beside it), replaces "{uri}" in the
+command's arguments with its connection string, runs the command, then
+stops the server with SIGTERM and checks that it shut down cleanly (exit
+status 0, "shut down cleanly" on its output). Exits with the client's
+status when that failed, 1 when the server misbehaved, and 77 (CTest's
+skip) when the client says it cannot run (it exits 77 itself).
+"""
+import argparse
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--server", required=True)
+    parser.add_argument("--unix", action="store_true")
+    parser.add_argument("--server-arg", action="append", default=[],
+                        help="one more argument for rockdoc-serve (e.g. --auth)")
+    parser.add_argument("--timeout", type=float, default=120)
+    parser.add_argument("command", nargs=argparse.REMAINDER)
+    args = parser.parse_args()
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+
+    scratch = tempfile.mkdtemp(prefix="rockdoc-wire-")
+    try:
+        server_args = [args.server, "--db", os.path.join(scratch, "db"), "--port", "0"]
+        sock = os.path.join(scratch, "rockdoc.sock")
+        if args.unix:
+            server_args += ["--unix", sock, "--no-tcp"]
+        server_args += args.server_arg
+        server = subprocess.Popen(server_args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True)
+        uri = None
+        deadline = time.time() + 20
+        while uri is None and time.time() < deadline:
+            line = server.stdout.readline()
+            if not line:
+                break
+            sys.stdout.write("[server] " + line)
+            m = re.search(r"listening on 127\.0\.0\.1:(\d+)", line)
+            if m:
+                uri = "mongodb://127.0.0.1:%s/" % m.group(1)
+            elif "listening on unix:" in line:
+                uri = "mongodb://" + urllib.parse.quote(sock, safe="") + "/"
+        if uri is None:
+            server.kill()
+            print("rockdoc-serve did not start:", server.stderr.read(), file=sys.stderr)
+            return 1
+        sys.stdout.flush()
+        # The client's home is scratch too (mongosh keeps logs and history there).
+        env = dict(os.environ, HOME=os.path.join(scratch, "home"))
+        os.mkdir(env["HOME"])
+        try:
+            client = subprocess.run([a.replace("{uri}", uri) for a in command],
+                                    timeout=args.timeout, env=env)
+        except FileNotFoundError:
+            server.kill()
+            print("SKIP: %s is not installed (scripts/install-deps.sh installs the clients)"
+                  % command[0])
+            return 77
+        server.send_signal(signal.SIGTERM)
+        try:
+            out, err = server.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            print("rockdoc-serve did not stop within 30 s of SIGTERM", file=sys.stderr)
+            return 1
+        sys.stdout.write("".join("[server] " + l + "\n" for l in out.splitlines()))
+        sys.stdout.write("".join("[server stderr] " + l + "\n" for l in err.splitlines()))
+        if client.returncode != 0:
+            return client.returncode
+        if server.returncode != 0 or "shut down cleanly" not in out:
+            print("rockdoc-serve did not shut down cleanly (status %d)" % server.returncode,
+                  file=sys.stderr)
+            return 1
+        return 0
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

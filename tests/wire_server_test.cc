@@ -1,0 +1,371 @@
+// rockdoc serve's sockets (src/wire/server.h): each class of malformed
+// message sent over a real connection, after which another connection must
+// still work; the connection bound, the idle and slow-message timeouts, a
+// Unix socket, and a shutdown that finishes the request in flight.
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <random>
+#include <optional>
+#include <thread>
+
+#include "common/endian.h"
+#include "rockdoc/json.h"
+#include "test_util.h"
+#include "wire/message.h"
+#include "wire/server.h"
+
+namespace rockdoc::wire {
+namespace {
+
+using rockdoc::test::Json;
+
+class Socket {
+ public:
+  explicit Socket(int port) {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<uint16_t>(port));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ok_ = connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  }
+  explicit Socket(const std::string& unix_path) {
+    fd_ = socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    unix_path.copy(a.sun_path, sizeof a.sun_path - 1);
+    ok_ = connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  }
+  ~Socket() { close(fd_); }
+  bool ok() const { return ok_; }
+  void Send(std::string_view bytes) {
+    while (!bytes.empty()) {
+      ssize_t n = send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+      if (n <= 0) return;  // the server may close first: what the test checks next
+      bytes.remove_prefix(n);
+    }
+  }
+  // The next message, or nullopt when the server closed (or nothing came
+  // within `timeout_ms`: `*timed_out` says which).
+  std::optional<std::string> Receive(int timeout_ms = 5000, bool* timed_out = nullptr) {
+    std::string m;
+    if (!ReadN(16, &m, timeout_ms, timed_out)) return std::nullopt;
+    const int32_t length = LoadLE<int32_t>(reinterpret_cast<const uint8_t*>(m.data()));
+    if (length < 16 || !ReadN(length - 16, &m, timeout_ms, timed_out)) return std::nullopt;
+    return m;
+  }
+  // Whether the server closed the connection (within `timeout_ms`).
+  bool Closed(int timeout_ms = 5000) {
+    bool timed_out = false;
+    std::string m;
+    while (ReadN(1, &m, timeout_ms, &timed_out)) {
+    }
+    return !timed_out;
+  }
+  // Runs a command over OP_MSG and returns its reply document.
+  Document Command(std::string_view json) {
+    Send(BuildOpMsg(1, 0, 0, Json(json)));
+    auto reply = Receive();
+    if (!reply) return Json(R"({"closed": true})");
+    auto msg = ParseOpMsg(*reply);
+    if (!msg.ok()) return Json(R"({"unparsable": true})");
+    return Document::AdoptValidated(std::string(msg->body.bytes()));
+  }
+
+ private:
+  bool ReadN(size_t n, std::string* out, int timeout_ms, bool* timed_out) {
+    while (n > 0) {
+      pollfd p{fd_, POLLIN, 0};
+      if (poll(&p, 1, timeout_ms) <= 0) {
+        if (timed_out) *timed_out = true;
+        return false;
+      }
+      char buf[65536];
+      ssize_t got = recv(fd_, buf, std::min(n, sizeof buf), 0);
+      if (got <= 0) return false;
+      out->append(buf, got);
+      n -= got;
+    }
+    return true;
+  }
+  int fd_ = -1;
+  bool ok_ = false;
+};
+
+std::string Header(int32_t length, int32_t op) {
+  std::string m;
+  AppendLE<int32_t>(&m, length);
+  AppendLE<int32_t>(&m, 1);
+  AppendLE<int32_t>(&m, 0);
+  AppendLE<int32_t>(&m, op);
+  return m;
+}
+
+// An OP_MSG whose body is `body` bytes as they are (valid or not).
+std::string RawOpMsg(std::string_view body, uint32_t flags = 0) {
+  std::string payload;
+  AppendLE<uint32_t>(&payload, flags);
+  payload += '\0';
+  payload += body;
+  return Header(static_cast<int32_t>(16 + payload.size()), 2013) + payload;
+}
+
+class ServerTest : public rockdoc::test::ClientTest {
+ protected:
+  void StartServer(ServerOptions options = {}) {
+    options.port = 0;
+    if (options.message_timeout_ms == ServerOptions{}.message_timeout_ms) {
+      options.message_timeout_ms = 500;
+    }
+    auto s = Server::Start(client_.get(), options);
+    ASSERT_TRUE(s.ok()) << s.status();
+    server_ = std::move(*s);
+    ASSERT_GT(server_->port(), 0);
+  }
+  void TearDown() override { server_.reset(); }
+  // A fresh connection can still insert and read.
+  void ExpectServerWorks() {
+    Socket s(server_->port());
+    ASSERT_TRUE(s.ok());
+    Document r = s.Command(R"({"insert": "c", "$db": "d", "documents": [{}]})");
+    EXPECT_EQ(r.Get("ok").NumberAsDouble(), 1) << ToJson(r);
+    r = s.Command(R"({"count": "c", "$db": "d"})");
+    EXPECT_EQ(r.Get("n").Int32(), ++inserted_) << ToJson(r);
+  }
+  std::unique_ptr<Server> server_;
+  int inserted_ = 0;
+};
+
+TEST_F(ServerTest, EachMalformedClassLeavesTheServerWorking) {
+  StartServer();
+  ExpectServerWorks();
+  struct Case {
+    const char* name;
+    std::string bytes;
+    bool closes;  // else an error reply with `code`
+    int code = 0;
+  };
+  std::string bad_bson("\x0D\x00\x00\x00\x02s\x00\x30\x00\x00\x00\x00\x00", 13);
+  std::string ping = Json(R"({"ping": 1, "$db": "admin"})").bytes();
+  std::string bad_checksum = BuildOpMsg(1, 0, kChecksumPresent, Json(R"({"ping": 1, "$db": "a"})"));
+  bad_checksum[bad_checksum.size() - 2] ^= 0x40;
+  std::string unknown_section = RawOpMsg(ping) + "\x07";
+  StoreLE<int32_t>(reinterpret_cast<uint8_t*>(unknown_section.data()),
+                   static_cast<int32_t>(unknown_section.size()));
+  std::string body_lies = RawOpMsg(ping);
+  StoreLE<int32_t>(reinterpret_cast<uint8_t*>(body_lies.data()) + 21, 4000);
+  const Case cases[] = {
+      {"length below the header", Header(8, 2013), true},
+      {"length negative", Header(-20, 2013), true},
+      {"length over 48 MB", Header(48000001, 2013), true},
+      {"bad opcode", Header(20, 4242) + "abcd", true},
+      {"OP_COMPRESSED", Header(25, 2012) + std::string(9, 'x'), true},
+      {"legacy OP_INSERT", Header(20, 2002) + "abcd", true},
+      {"invalid BSON", RawOpMsg(bad_bson), false, 22},
+      {"unknown section kind", unknown_section, false, 17},
+      {"checksum mismatch", bad_checksum, false, 17},
+      {"a body length that lies", body_lies, false, 17},
+      {"unknown required flag", RawOpMsg(ping, 1u << 5), false, 17},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    Socket s(server_->port());
+    ASSERT_TRUE(s.ok());
+    s.Send(c.bytes);
+    if (c.closes) {
+      EXPECT_TRUE(s.Closed());
+    } else {
+      auto reply = s.Receive();
+      ASSERT_TRUE(reply.has_value());
+      auto msg = ParseOpMsg(*reply);
+      ASSERT_TRUE(msg.ok()) << msg.status();
+      EXPECT_EQ(msg->body.Get("ok").NumberAsDouble(), 0);
+      EXPECT_EQ(msg->body.Get("code").Int32(), c.code) << ToJson(msg->body);
+      // The same connection goes on.
+      EXPECT_EQ(s.Command(R"({"ping": 1, "$db": "admin"})").Get("ok").NumberAsDouble(), 1);
+    }
+    ExpectServerWorks();
+  }
+}
+
+TEST_F(ServerTest, LengthThatLiesTimesOutAndDisconnectsMidMessage) {
+  StartServer();
+  {
+    // Promises 1000 bytes, sends 30: closed after the message timeout.
+    Socket s(server_->port());
+    s.Send(Header(1000, 2013) + std::string(14, 'x'));
+    const auto start = std::chrono::steady_clock::now();
+    EXPECT_TRUE(s.Closed(5000));
+    EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(300));
+  }
+  {
+    Socket s(server_->port());
+    s.Send(Header(1000, 2013) + "abc");
+  }  // the client goes away mid-message
+  ExpectServerWorks();
+}
+
+TEST_F(ServerTest, RandomBytesNeverStopTheServer) {
+  StartServer();
+  std::mt19937 rng(19);
+  for (int i = 0; i < 40; ++i) {
+    std::string bytes(rng() % 200, '\0');
+    for (char& b : bytes) b = static_cast<char>(rng());
+    if (i % 2 == 0 && bytes.size() >= 16) {  // a plausible header half the time
+      StoreLE<int32_t>(reinterpret_cast<uint8_t*>(bytes.data()),
+                       static_cast<int32_t>(bytes.size()));
+      StoreLE<int32_t>(reinterpret_cast<uint8_t*>(bytes.data()) + 12, 2013);
+    }
+    Socket s(server_->port());
+    s.Send(bytes);
+    s.Receive(200);
+  }
+  ExpectServerWorks();
+}
+
+TEST_F(ServerTest, ManyConnectionsAtOnce) {
+  // Eight clients at once, each inserting and reading back through its own
+  // connection and its own session (the server's threads share one Client,
+  // its cursors and sessions).
+  StartServer();
+  constexpr int kClients = 8, kEach = 40;
+  std::vector<std::thread> clients;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < kClients; ++t) {
+    clients.emplace_back([&, t] {
+      Socket s(server_->port());
+      for (int i = 0; i < kEach; ++i) {
+        const std::string id = std::to_string(t * 1000 + i);
+        BsonBuilder b;
+        for (Element e : Json(R"({"insert": "many", "$db": "d", "documents": [{"_id": )" + id + "}]}")) {
+          b.AppendElement(e);
+        }
+        b.OpenDocument("lsid");
+        b.AppendBinary("id", BinarySubtype::kUuid, std::string(16, static_cast<char>(t)));
+        b.Close();
+        s.Send(BuildOpMsg(1, 0, 0, std::move(b).Build()));
+        auto reply = s.Receive();
+        auto msg = reply ? ParseOpMsg(*reply) : StatusOr<OpMsg>(Status(ErrorCode::kBadValue, ""));
+        Document r = msg.ok() ? Document::AdoptValidated(std::string(msg->body.bytes()))
+                              : Json(R"({"closed": true})");
+        if (r.Get("n").NumberAsDouble() != 1) ++failures;
+        r = s.Command(R"({"find": "many", "$db": "d", "filter": {"_id": )" + id + "}}");
+        if (r.GetPath("cursor.firstBatch").Array().CountFields() != 1) ++failures;
+      }
+    });
+  }
+  for (std::thread& t : clients) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  Socket s(server_->port());
+  EXPECT_EQ(s.Command(R"({"count": "many", "$db": "d"})").Get("n").Int32(), kClients * kEach);
+}
+
+TEST_F(ServerTest, HelloNamesEachConnection) {
+  StartServer();
+  Socket a(server_->port()), b(server_->port());
+  const int32_t first = a.Command(R"({"hello": 1, "$db": "admin"})").Get("connectionId").Int32();
+  const int32_t second = b.Command(R"({"hello": 1, "$db": "admin"})").Get("connectionId").Int32();
+  EXPECT_GE(first, 1);
+  EXPECT_NE(first, second);
+  EXPECT_EQ(a.Command(R"({"isMaster": 1, "$db": "admin"})").Get("connectionId").Int32(), first);
+}
+
+TEST_F(ServerTest, ConnectionsAreBounded) {
+  ServerOptions options;
+  options.max_connections = 2;
+  StartServer(options);
+  Socket a(server_->port()), b(server_->port());
+  EXPECT_EQ(a.Command(R"({"ping": 1, "$db": "admin"})").Get("ok").NumberAsDouble(), 1);
+  EXPECT_EQ(b.Command(R"({"ping": 1, "$db": "admin"})").Get("ok").NumberAsDouble(), 1);
+  {
+    Socket c(server_->port());
+    EXPECT_TRUE(c.Closed());
+  }
+  EXPECT_EQ(a.Command(R"({"ping": 1, "$db": "admin"})").Get("ok").NumberAsDouble(), 1);
+}
+
+TEST_F(ServerTest, IdleConnectionsAreClosed) {
+  ServerOptions options;
+  options.idle_timeout_ms = 300;
+  StartServer(options);
+  Socket s(server_->port());
+  EXPECT_EQ(s.Command(R"({"ping": 1, "$db": "admin"})").Get("ok").NumberAsDouble(), 1);
+  EXPECT_TRUE(s.Closed(5000));
+  for (int i = 0; i < 50 && server_->open_connections() > 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(server_->open_connections(), 0);
+}
+
+TEST_F(ServerTest, UnixSocket) {
+  ServerOptions options;
+  options.bind_ip.clear();
+  options.unix_socket = dir_.Sub("rockdoc.sock");
+  auto s = Server::Start(client_.get(), options);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ((*s)->port(), 0);
+  {
+    Socket c(options.unix_socket);
+    ASSERT_TRUE(c.ok());
+    EXPECT_EQ(c.Command(R"({"ping": 1, "$db": "admin"})").Get("ok").NumberAsDouble(), 1);
+  }
+  (*s)->Shutdown();
+  EXPECT_FALSE(std::filesystem::exists(options.unix_socket));
+  // A path that is not a socket is not replaced.
+  { std::ofstream(dir_.Sub("file")) << "x"; }
+  options.unix_socket = dir_.Sub("file");
+  EXPECT_EQ(Server::Start(client_.get(), options).status().code(), ErrorCode::kBadValue);
+}
+
+TEST_F(ServerTest, LoopbackOnly) {
+  EXPECT_TRUE(IsLoopback("127.0.0.1"));
+  EXPECT_TRUE(IsLoopback("127.1.2.3"));
+  EXPECT_TRUE(IsLoopback("::1"));
+  EXPECT_TRUE(IsLoopback("localhost"));
+  EXPECT_FALSE(IsLoopback("0.0.0.0"));
+  EXPECT_FALSE(IsLoopback("::"));
+  EXPECT_FALSE(IsLoopback("10.1.2.3"));
+  EXPECT_FALSE(IsLoopback("example.com"));
+}
+
+TEST_F(ServerTest, ShutdownFinishesTheRequestInFlight) {
+  StartServer();
+  Socket s(server_->port());
+  BsonBuilder b;
+  b.AppendString("insert", "big");
+  b.AppendString("$db", "d");
+  b.OpenArray("documents");
+  for (int i = 0; i < 20000; ++i) {
+    b.OpenDocument("");
+    b.AppendInt32("_id", i);
+    b.AppendString("pad", std::string(20, 'p'));
+    b.Close();
+  }
+  b.Close();
+  s.Send(BuildOpMsg(1, 0, 0, std::move(b).Build()));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::thread stopper([&] { server_->Shutdown(); });
+  auto reply = s.Receive(30000);
+  stopper.join();
+  ASSERT_TRUE(reply.has_value());
+  auto msg = ParseOpMsg(*reply);
+  ASSERT_TRUE(msg.ok());
+  EXPECT_EQ(msg->body.Get("n").Int32(), 20000) << ToJson(msg->body);
+  EXPECT_TRUE(s.Closed());
+  // Acknowledged: there after the database is closed and opened again.
+  server_.reset();
+  Open();
+  EXPECT_EQ(client_->GetDatabase("d").GetCollection("big").CountDocuments(Document()).value(),
+            20000);
+}
+
+}  // namespace
+}  // namespace rockdoc::wire
