@@ -335,6 +335,7 @@ Document ResultsToBson(const std::vector<ScenarioResult>& results,
 }
 
 std::string SvgChart(const ScenarioResult& r, const Figure& f) {
+  if (r.sizes.empty()) return "";  // nothing to plot (and no x range)
   constexpr double kW = 600, kH = 320, kLeft = 78, kRight = 160, kTop = 30, kBottom = 48;
   const double pw = kW - kLeft - kRight, ph = kH - kTop - kBottom;
   double ymax = 0, ymin_positive = 0;
@@ -676,7 +677,7 @@ std::string HtmlReport(const std::vector<ScenarioResult>& results, const Provena
     h += "</div></section>\n";
   }
   // The self-check: what a person would look for, written into the page so
-  // that a headless browser's --dump-dom reports it (tests/lab_html_test.sh).
+  // that a headless browser's --dump-dom reports it (tests/lab_report_html_test.sh).
   h += "<pre id=\"check\">self-check did not run</pre>\n<script>\n(function(){"
        "var problems=[];var svgs=document.querySelectorAll('svg');"
        "for(var i=0;svgs.length>i;i++){var b=svgs[i].getBoundingClientRect();"

@@ -772,7 +772,12 @@ StatusOr<ScenarioResult> RunScenario(const Scenario& s, const RunOptions& option
         if (!round.empty()) {
           std::rotate(round.begin(), round.begin() + k % round.size(), round.end());
         }
-        if (k % 2 == 1) std::reverse(round.begin(), round.end());
+        // Rotated, and reversed every other full cycle of rotations (not
+        // every other round: with two variants that would undo the
+        // rotation), so each variant takes every position equally often.
+        if (!round.empty() && (static_cast<size_t>(k) / round.size()) % 2 == 1) {
+          std::reverse(round.begin(), round.end());
+        }
         for (size_t i : round) {
           say(absl::StrFormat("%s %d/%d: %s%s", reads ? "reads" : "writes", k + 1, repetitions,
                               live[i].v->name, i < s.variants.size() ? "" : " (A/A copy)"));

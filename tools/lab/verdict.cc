@@ -47,6 +47,11 @@ std::string FormatInterval(const Interval& i) {
 
 Interval MedianInterval(std::vector<double> samples) {
   Interval out;
+  // A rate that could not be computed (NaN, e.g. a mix over a zero rate)
+  // is no sample: left out, so that the sort below has an order.
+  samples.erase(std::remove_if(samples.begin(), samples.end(),
+                               [](double x) { return !std::isfinite(x); }),
+                samples.end());
   out.n = static_cast<int>(samples.size());
   if (samples.empty()) {
     out.median = out.lo = out.hi = kNaN;
@@ -55,7 +60,7 @@ Interval MedianInterval(std::vector<double> samples) {
   std::sort(samples.begin(), samples.end());
   const size_t n = samples.size(), mid = n / 2;
   out.median = n % 2 == 1 ? samples[mid] : (samples[mid - 1] + samples[mid]) / 2;
-  // The widest k (1-based) whose [x(k), x(n+1-k)] still covers the median
+  // The largest k (1-based: the narrowest pair) whose [x(k), x(n+1-k)] still covers the median
   // with at least 95%; k = 1 (min..max) when even that falls short.
   int k = 1;
   for (int j = 2; 2 * j <= static_cast<int>(n); ++j) {
@@ -101,7 +106,9 @@ ClaimVerdict JudgeClaim(const std::vector<Candidate>& candidates,
     };
   };
   auto higher_rate = [](const Candidate* a, const Candidate* b) {
-    const double x = MedianOf(a->samples), y = MedianOf(b->samples);
+    // No median (no finite sample) ranks lowest, so the order is strict.
+    auto rank = [](double m) { return std::isnan(m) ? -std::numeric_limits<double>::infinity() : m; };
+    const double x = rank(MedianOf(a->samples)), y = rank(MedianOf(b->samples));
     return x != y ? x > y : a->name < b->name;
   };
   if (std::none_of(in.begin(), in.end(), is_claimed)) {

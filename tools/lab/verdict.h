@@ -4,7 +4,7 @@
 //
 // A timed figure is a set of repetitions. It is summarised by its median and
 // a distribution-free confidence interval for the median (order statistics:
-// the widest symmetric pair [x(k), x(n+1-k)] whose coverage is at least 95%,
+// the narrowest symmetric pair [x(k), x(n+1-k)] whose coverage is at least 95%,
 // or min..max when n is too small for 95%: 93.75% at n = 5). Two figures
 // differ only when their intervals do not overlap and their medians differ by
 // at least a minimum effect (the run's noise floor); else they tie.
