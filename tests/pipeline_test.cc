@@ -978,6 +978,13 @@ TEST_F(PipelineTest, IndexStatsSurviveRestarts) {
   ASSERT_TRUE(Coll("s").Find(Json(R"({"a": 1})"), FindOptions{}).value().Next());
   Open();
   EXPECT_THAT(Run("s", stats), ::testing::HasSubstr(R"("name": "a_1", "ops": 4)"));
+  // A rename keeps every count (the _id_ index's too), as a restore's
+  // aside-and-rename does.
+  ASSERT_TRUE(db().RenameCollection("s", "t").ok());
+  Open();
+  const std::string renamed = Run("t", stats);
+  EXPECT_THAT(renamed, ::testing::HasSubstr(R"("name": "_id_", "ops": 1)"));
+  EXPECT_THAT(renamed, ::testing::HasSubstr(R"("name": "a_1", "ops": 4)"));
 }
 
 // $densify and $fill: the manual's examples.

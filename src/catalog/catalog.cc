@@ -292,7 +292,9 @@ Status Catalog::PersistLocked(
       .AppendInt64("accesses", id_accesses)
       .AppendInt64("since", meta.id_index_since_ms)
       .Close();
-  meta.id_index_persisted_accesses.store(id_accesses, std::memory_order_relaxed);
+  // The usage counts this entry records, marked as persisted once it is
+  // written (a failed write leaves them to be written again).
+  std::vector<std::pair<const IndexDescriptor*, int64_t>> usage_written;
   std::shared_ptr<const IndexSet> indexes = meta.indexes();
   if (!indexes->empty()) {
     b.OpenArray("indexes");
@@ -304,7 +306,7 @@ Status Catalog::PersistLocked(
         }
       }
       b.OpenDocument("");
-      index->AppendCatalogEntry(&b, paths);
+      usage_written.emplace_back(index.get(), index->AppendCatalogEntry(&b, paths));
       b.Close();
     }
     b.Close();
@@ -319,7 +321,10 @@ Status Catalog::PersistLocked(
   if (!delete_key.empty()) {
     writes.push_back({Engine::MetadataWrite::Op::kDelete, std::string(delete_key), {}});
   }
-  return engine_->WriteMetadata(writes);
+  ROCKDOC_RETURN_IF_ERROR(engine_->WriteMetadata(writes));
+  meta.id_index_persisted_accesses.store(id_accesses, std::memory_order_relaxed);
+  for (const auto& [index, accesses] : usage_written) index->MarkUsagePersisted(accesses);
+  return Status::OK();
 }
 
 Status Catalog::PersistCollection(const CollectionMeta& meta) { return Persist(meta); }
@@ -729,6 +734,8 @@ Status Catalog::Rename(std::string_view db, std::string_view from, std::string_v
   // The indexes keep their ids, entries, multikey paths and counters.
   renamed->set_indexes(old->indexes());
   renamed->id_index_since_ms = old->id_index_since_ms;
+  renamed->id_index_accesses.store(old->id_index_accesses.load(std::memory_order_relaxed),
+                                   std::memory_order_relaxed);
   // And its options, and a capped collection its order and writers' state.
   renamed->set_options(old->options());
   renamed->capped_order_id = old->capped_order_id;

@@ -229,7 +229,7 @@ StatusOr<std::shared_ptr<IndexDescriptor>> IndexDescriptor::FromCatalogEntry(Doc
   return desc;
 }
 
-void IndexDescriptor::AppendCatalogEntry(BsonBuilder* out, const MultikeyPaths& multikey) const {
+int64_t IndexDescriptor::AppendCatalogEntry(BsonBuilder* out, const MultikeyPaths& multikey) const {
   out->AppendInt64("id", id_);
   out->AppendString("name", name_);
   out->AppendDocument("key", key_pattern_);
@@ -243,7 +243,7 @@ void IndexDescriptor::AppendCatalogEntry(BsonBuilder* out, const MultikeyPaths& 
   out->Close();
   const int64_t accesses = this->accesses();
   out->OpenDocument("usage").AppendInt64("accesses", accesses).AppendInt64("since", since_ms_).Close();
-  persisted_accesses_.store(accesses, std::memory_order_relaxed);
+  return accesses;
 }
 
 Document IndexDescriptor::ToSpec() const {

@@ -99,12 +99,14 @@ class IndexDescriptor {
 
   // The catalog form, appended as the fields of the open document:
   //   {id: <int64>, name, key, <the kind's options>,
-  //    multikeyPaths: [[<int32> component, ...] per key field]}
+  //    multikeyPaths: [[<int32> component, ...] per key field],
+  //    usage: {accesses: <int64>, since: <int64 ms>}}
   // (btree's options: unique, sparse, partialFilterExpression?,
   // expireAfterSeconds?).
   // `multikey` overrides the descriptor's own paths (the catalog writes the
   // paths it is about to publish).
-  void AppendCatalogEntry(BsonBuilder* out, const MultikeyPaths& multikey) const;
+  // Returns the usage count it recorded (MarkUsagePersisted once written).
+  int64_t AppendCatalogEntry(BsonBuilder* out, const MultikeyPaths& multikey) const;
 
   // The index as listIndexes shows it: {v: 2, key, name, <the kind's
   // options>} (btree: unique?: true, sparse?: true, partialFilterExpression?,
@@ -179,9 +181,13 @@ class IndexDescriptor {
   // are persisted with the catalog entry (AppendCatalogEntry, and by
   // Catalog::PersistUsage at close), so they survive restarts.
   int64_t since_ms() const { return since_ms_; }
-  // Whether the count moved since the catalog entry last recorded it.
+  // Whether the count moved since the catalog entry last recorded it, and
+  // the mark that it did (the catalog, after writing `accesses`).
   bool UsageChanged() const {
     return accesses() != persisted_accesses_.load(std::memory_order_relaxed);
+  }
+  void MarkUsagePersisted(int64_t accesses) const {
+    persisted_accesses_.store(accesses, std::memory_order_relaxed);
   }
 
  private:
