@@ -152,6 +152,10 @@ TEST_F(AdvisorTest, RedundantAndTooManyIndexes) {
   unique.unique = true;
   ASSERT_TRUE(c.CreateIndex(Json(R"({"b": 1})"), unique).ok());
   ASSERT_TRUE(c.CreateIndex(Json(R"({"b": 1, "c": 1})")).ok());
+  IndexOptions sparse;
+  sparse.sparse = true;
+  ASSERT_TRUE(c.CreateIndex(Json(R"({"d": 1})")).ok());
+  ASSERT_TRUE(c.CreateIndex(Json(R"({"d": 1, "e": 1})"), sparse).ok());  // covers not every document
   AdviseReport r = Run();
   EXPECT_TRUE(r.findings.empty()) << FormatText(r);
   ASSERT_TRUE(c.CreateIndex(Json(R"({"a": 1})")).ok());

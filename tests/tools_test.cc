@@ -861,8 +861,9 @@ TEST_F(ToolsFixtureTest, RestoreRenamesWithNsFromNsTo) {
   EXPECT_THAT(*dbs, ::testing::ElementsAre("archive"));
   // A rename to something that is not db.collection, and a malformed
   // pattern, are refused before anything is written.
-  for (NamespaceRename bad : {NamespaceRename{"sales.$c$", "$c$"}, NamespaceRename{"sales.$c", "x.y"}}) {
-    o.ns.include = {"sales.*"};
+  for (NamespaceRename bad : {NamespaceRename{"sales.$c$", "$c$"}, NamespaceRename{"sales.$c", "x.y"},
+                              NamespaceRename{"*.$c$", "one.target"}}) {
+    o.ns.include = {"sales.*", "shop.items"};
     o.renames = {bad};
     r = Restore(*target, o);
     ASSERT_FALSE(r.ok()) << bad.to;
@@ -1445,6 +1446,7 @@ TEST(ToolsLegacyJson, ShellFormsBecomeTheirV2Values) {
        "{\"single\": \"it's \\\"q\\\" {\", \"$k_2\": [1, 0.5, -0.5, 3, true, null], \"u\": \"\u00e9\U0001F600\"}"},
       {R"({r: DBRef("c", ObjectId("5f0f0f0f0f0f0f0f0f0f0f0f"))})",
        R"({"r": {"$ref": "c", "$id": {"$oid": "5f0f0f0f0f0f0f0f0f0f0f0f"}}})"},
+      {R"({e: '\x41\v\0\q'})", "{\"e\": \"A\\u000b\\u0000q\"}"},
       {R"({"$date-like": {"$date": 5}, s: Symbol("x")})", R"({"$date-like": {"$date": {"$numberLong": "5"}}, "s": {"$symbol": "x"}})"},
   };
   for (const Case& c : cases) {
@@ -1459,7 +1461,8 @@ TEST(ToolsLegacyJson, ShellFormsBecomeTheirV2Values) {
   }
   for (const char* bad : {"{a: Code(\"x\")}", "{a: ObjectId()}", "{a: NumberLong(1.5)}", "{a: 'open}",
                           "{a: foo}", "{a: /x}", "{a: 1,}", "{a: 1} x", "{a: HexData(0, \"zz\")}",
-                          "{a: '\\ud800'}", "{a: BinData(256, \"\")}"}) {
+                          "{a: '\\ud800'}", "{a: BinData(256, \"\")}", "{a: NumberLong(5,)}",
+                          "{a: '\\x4'}"}) {
     auto v2 = LegacyJsonToV2(bad);
     EXPECT_FALSE(v2.ok()) << bad << " -> " << *v2;
     if (!v2.ok()) {

@@ -71,7 +71,7 @@ struct AdviseOptions {
   // Every document instead of a sample.
   bool full = false;
   // An index with no use for this many days is unused (0: any index
-  // without a use).
+  // without a use; BadValue when negative; past 36,500, as 36,500).
   int64_t unused_index_days = 7;
   // Progress lines per collection (to `progress`), when not null.
   std::ostream* progress = nullptr;
@@ -82,7 +82,7 @@ struct AdviseReport {
   int64_t databases = 0;
   int64_t collections = 0;
   int64_t documents_examined = 0;
-  // The most severe finding's severity; nullopt-like kInfo with no findings.
+  // Whether any finding is at or above `at_least`.
   bool Any(Severity at_least) const;
 };
 

@@ -222,7 +222,8 @@ struct ImportReport {
 // stream of documents separated by white space or as one array, or CSV/TSV,
 // into one collection. Input that cannot be parsed is an error naming the
 // file and line before anything is written: the whole input is parsed
-// first, into a temporary file ($TMPDIR), so memory holds one record and one
+// first, into a temporary file ($TMPDIR), so memory holds one record (a
+// document's JSON text, at most 128 MiB, and its converted copies) and one
 // batch, never the input. Documents that fail to write
 // (duplicate _id, validation) are counted, or stop the import with
 // stop_on_error.

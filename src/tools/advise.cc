@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <random>
 #include <sstream>
 
@@ -22,6 +23,7 @@ constexpr int64_t kMaxBsonSize = int64_t{16} << 20;
 constexpr int64_t kNearLimit = kMaxBsonSize / 2;   // 8 MiB
 constexpr size_t kManyIndexes = 10;
 constexpr size_t kManyCollections = 10000;
+constexpr int64_t kMaxUnusedDays = 36500;  // a century: days beyond it mean "never"
 // Lengths and sizes kept per path (a uniform reservoir) for percentiles.
 constexpr size_t kReservoir = 10000;
 
@@ -121,10 +123,16 @@ std::string Bytes(int64_t n) {
   return buf;
 }
 
-// An index's key fields and directions, in order.
-std::vector<std::pair<std::string, std::string>> KeyFields(DocumentView key) {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (Element e : key) out.emplace_back(std::string(e.key()), ValueToJson(e));
+// An index's key fields and directions (+1, -1), in order; nullopt when a
+// field is not ascending or descending (2dsphere, text, hashed: such an
+// index holds only the documents that have the field, so it covers no
+// other index).
+std::optional<std::vector<std::pair<std::string, int>>> KeyFields(DocumentView key) {
+  std::vector<std::pair<std::string, int>> out;
+  for (Element e : key) {
+    if (!e.IsNumber() || e.NumberAsDouble() == 0) return std::nullopt;
+    out.emplace_back(std::string(e.key()), e.NumberAsDouble() > 0 ? 1 : -1);
+  }
   return out;
 }
 
@@ -219,7 +227,7 @@ class Examiner {
     const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                                std::chrono::system_clock::now().time_since_epoch())
                                .count();
-    const int64_t min_age_ms = options_.unused_index_days * 86400000;
+    const int64_t min_age_ms = std::min<int64_t>(options_.unused_index_days, kMaxUnusedDays) * 86400000;
     while (cursor.Next()) {
       DocumentView s = cursor.document();
       Element name = s.Get("name"), ops = s.GetPath("accesses.ops"), since = s.GetPath("accesses.since");
@@ -325,12 +333,19 @@ class Examiner {
     }
     for (const Document* a : secondary) {
       auto a_key = KeyFields(a->Get("key").Document());
-      if (HasOwnOptions(*a)) continue;
+      if (!a_key || HasOwnOptions(*a)) continue;
       for (const Document* b : secondary) {
         if (a == b) continue;
         auto b_key = KeyFields(b->Get("key").Document());
-        if (b_key.size() <= a_key.size() || !std::equal(a_key.begin(), a_key.end(), b_key.begin())) continue;
-        if (Truthy(*b, "sparse") || Truthy(*b, "hidden") || b->Get("partialFilterExpression").ok()) continue;
+        if (!b_key || b_key->size() <= a_key->size() ||
+            !std::equal(a_key->begin(), a_key->end(), b_key->begin())) {
+          continue;
+        }
+        // A covering index must hold every document, in the same order.
+        if (Truthy(*b, "sparse") || Truthy(*b, "hidden") || b->Get("partialFilterExpression").ok() ||
+            b->Get("collation").ok()) {
+          continue;
+        }
         Finding f;
         f.rule = "redundant-index";
         f.severity = Severity::kWarning;
@@ -406,6 +421,9 @@ bool AdviseReport::Any(Severity at_least) const {
 }
 
 StatusOr<AdviseReport> Advise(const Client& client, const AdviseOptions& options) {
+  if (options.unused_index_days < 0) {
+    return Status(ErrorCode::kBadValue, "unusedIndexDays must be 0 or more");
+  }
   if (!options.full && options.sample_size <= 0) {
     return Status(ErrorCode::kBadValue, "the sample size must be positive, not " +
                                             std::to_string(options.sample_size));

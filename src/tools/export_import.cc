@@ -136,7 +136,7 @@ std::string CsvQuote(const std::string& cell, char delimiter) {
 
 struct Parsed {
   Document doc;
-  std::string where;  // "file:line"
+  uint64_t line = 0;  // where in the input it starts
 };
 
 // Receives each parsed document and the line it starts on.
@@ -1061,7 +1061,7 @@ class ParsedSpill {
     }
     // Written by Add from a valid document, in this process.
     p->doc = Document::AdoptValidated(std::move(bytes));
-    p->where = name_ + ":" + std::to_string(line);
+    p->line = line;
     return true;
   }
   // BSON bytes of every document added.
@@ -1117,11 +1117,12 @@ StatusOr<ImportReport> Import(const Client& client, const ImportOptions& options
     ROCKDOC_RETURN_IF_ERROR(coll.Drop());
   }
   ImportReport report;
-  auto failed = [&](const Parsed& p, const Status& s) -> Status {
+  auto failed = [&](uint64_t line, const Status& s) -> Status {
+    const std::string where = name + ":" + std::to_string(line);
     ++report.failed;
-    report.failures.push_back(p.where + ": " + s.ToString());
-    Log(options.log, "continuing through error: " + p.where + ": " + s.ToString());
-    if (options.stop_on_error) return s.WithContext(p.where);
+    report.failures.push_back(where + ": " + s.ToString());
+    Log(options.log, "continuing through error: " + where + ": " + s.ToString());
+    if (options.stop_on_error) return s.WithContext(where);
     return Status::OK();
   };
   Progress progress(options.progress, options.db + "." + options.collection, spill.bytes());
@@ -1130,24 +1131,24 @@ StatusOr<ImportReport> Import(const Client& client, const ImportOptions& options
   if (options.mode == ImportMode::kInsert) {
     InsertManyOptions insert;
     insert.ordered = options.stop_on_error || options.maintain_insertion_order;
-    std::vector<Parsed> parsed;
     std::vector<Document> batch;
+    std::vector<uint64_t> lines;  // batch[i] starts on lines[i]
     while (true) {
-      parsed.clear();
       batch.clear();
+      lines.clear();
       Parsed p;
-      while (parsed.size() < kImportBatch) {
+      while (batch.size() < kImportBatch) {
         ROCKDOC_ASSIGN_OR_RETURN(bool more, spill.Next(&p));
         if (!more) break;
         progress.Add(1, static_cast<int64_t>(p.doc.size()));
-        batch.push_back(p.doc);
-        parsed.push_back(std::move(p));
+        lines.push_back(p.line);
+        batch.push_back(std::move(p.doc));
       }
       if (batch.empty()) break;
       ROCKDOC_ASSIGN_OR_RETURN(InsertManyResult r, coll.InsertMany(batch, insert));
       report.imported += static_cast<int64_t>(r.inserted_count());
       for (const WriteError& w : r.write_errors) {
-        ROCKDOC_RETURN_IF_ERROR(failed(parsed[w.index], w.status));
+        ROCKDOC_RETURN_IF_ERROR(failed(lines[w.index], w.status));
       }
       if (insert.ordered && !r.write_errors.empty()) {
         // An ordered batch stops at its first failure: the rest of the
@@ -1157,7 +1158,7 @@ StatusOr<ImportReport> Import(const Client& client, const ImportOptions& options
           if (one.ok()) {
             ++report.imported;
           } else {
-            ROCKDOC_RETURN_IF_ERROR(failed(parsed[i], one.status()));
+            ROCKDOC_RETURN_IF_ERROR(failed(lines[i], one.status()));
           }
         }
       }
@@ -1195,7 +1196,7 @@ StatusOr<ImportReport> Import(const Client& client, const ImportOptions& options
       if (st.ok()) {
         ++report.imported;
       } else {
-        ROCKDOC_RETURN_IF_ERROR(failed(p, st));
+        ROCKDOC_RETURN_IF_ERROR(failed(p.line, st));
       }
     }
   }

@@ -157,6 +157,17 @@ class Converter {
         case 'r': s.push_back('\r'); break;
         case 'b': s.push_back('\b'); break;
         case 'f': s.push_back('\f'); break;
+        case 'v': s.push_back('\v'); break;
+        case '0': s.push_back('\0'); break;
+        case 'x': {  // \xHH, as JavaScript
+          std::string byte;
+          if (!HexDecode(in_.substr(pos_, 2), &byte) || byte.size() != 1) {
+            return Error("two hex digits after \\x");
+          }
+          AppendUtf8(static_cast<unsigned char>(byte[0]), &s);
+          pos_ += 2;
+          break;
+        }
         case 'u': {
           ROCKDOC_ASSIGN_OR_RETURN(uint32_t cp, CodeUnit());
           if (cp >= 0xD800 && cp <= 0xDBFF) {  // a surrogate pair's first half
@@ -171,7 +182,7 @@ class Converter {
           AppendUtf8(cp, &s);
           break;
         }
-        default: s.push_back(e);  // \" \' \\ \/ and others: the character
+        default: s.push_back(e);  // \" \' \\ \/ and JavaScript's identity escapes
       }
     }
     if (pos_ >= in_.size()) return Error(std::string("a closing ") + quote);
@@ -274,6 +285,8 @@ class Converter {
       SkipSpace();
       if (Peek() == ',') {
         ++pos_;
+        SkipSpace();
+        if (Peek() == ')') return Error("an argument after ',' in " + name + "()");
         continue;
       }
       if (Peek() != ')') return Error("',' or ')' in the arguments of " + name + "()");

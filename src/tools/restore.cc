@@ -556,9 +556,12 @@ StatusOr<RestoreReport> Restore(const Client& client, const RestoreOptions& opti
   if (options.preserve_uuid && !options.drop) {
     return BadValue("cannot specify --preserveUUID without --drop");
   }
-  // Malformed --nsFrom/--nsTo patterns are refused before anything is written.
+  // Each selected collection's target, decided (and --nsFrom/--nsTo's
+  // mistakes refused: malformed patterns, a target that is no namespace,
+  // two collections sent to one target) before anything is written.
   ROCKDOC_RETURN_IF_ERROR(RenamedNamespace(options.renames, "").status());
-  RestoreReport report;
+  std::vector<Source*> selected;
+  std::map<std::string, std::string> targets;  // target -> the dump's namespace
   for (Source& s : sources) {
     if (!options.ns.Matches(s.db, s.collection)) continue;
     if (s.collection.rfind("system.", 0) == 0) {
@@ -577,7 +580,15 @@ StatusOr<RestoreReport> Restore(const Client& client, const RestoreOptions& opti
       s.db = to.substr(0, dot);
       s.collection = to.substr(dot + 1);
     }
-    Status st = RestoreOne(client, s, options, &report);
+    auto [it, fresh] = targets.emplace(to, from);
+    if (!fresh) {
+      return BadValue("--nsFrom/--nsTo send both " + it->second + " and " + from + " to " + to);
+    }
+    selected.push_back(&s);
+  }
+  RestoreReport report;
+  for (Source* s : selected) {
+    Status st = RestoreOne(client, *s, options, &report);
     if (!st.ok()) return st;
   }
   Log(options.log, std::to_string(report.documents_restored) +
