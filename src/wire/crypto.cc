@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "json/json_internal.h"
+
 namespace rockdoc::wire {
 
 namespace {
@@ -127,69 +129,16 @@ std::string Pbkdf2HmacSha256(std::string_view password, std::string_view salt, i
   return out;
 }
 
-namespace {
-constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-int Sextet(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+') return 62;
-  if (c == '/') return 63;
-  return -1;
-}
-}  // namespace
-
+// The Extended JSON layer's strict RFC 4648 codec (json/json_internal.h).
 std::string Base64Encode(std::string_view bytes) {
   std::string out;
-  size_t i = 0;
-  for (; i + 3 <= bytes.size(); i += 3) {
-    const uint32_t v = static_cast<uint8_t>(bytes[i]) << 16 |
-                       static_cast<uint8_t>(bytes[i + 1]) << 8 | static_cast<uint8_t>(bytes[i + 2]);
-    out += kAlphabet[v >> 18];
-    out += kAlphabet[(v >> 12) & 63];
-    out += kAlphabet[(v >> 6) & 63];
-    out += kAlphabet[v & 63];
-  }
-  if (bytes.size() - i == 1) {
-    const uint32_t v = static_cast<uint8_t>(bytes[i]) << 16;
-    out += kAlphabet[v >> 18];
-    out += kAlphabet[(v >> 12) & 63];
-    out += "==";
-  } else if (bytes.size() - i == 2) {
-    const uint32_t v = static_cast<uint8_t>(bytes[i]) << 16 | static_cast<uint8_t>(bytes[i + 1]) << 8;
-    out += kAlphabet[v >> 18];
-    out += kAlphabet[(v >> 12) & 63];
-    out += kAlphabet[(v >> 6) & 63];
-    out += '=';
-  }
+  json_internal::AppendBase64(bytes, &out);
   return out;
 }
 
 std::optional<std::string> Base64Decode(std::string_view text) {
-  if (text.size() % 4 != 0) return std::nullopt;
   std::string out;
-  for (size_t i = 0; i < text.size(); i += 4) {
-    const bool last = i + 4 == text.size();
-    int s[4];
-    int pad = 0;
-    for (int j = 0; j < 4; ++j) {
-      const char c = text[i + j];
-      if (c == '=' && last && j >= 2) {
-        s[j] = 0;
-        ++pad;
-        continue;
-      }
-      if (pad > 0) return std::nullopt;  // data after padding
-      s[j] = Sextet(c);
-      if (s[j] < 0) return std::nullopt;
-    }
-    const uint32_t v = s[0] << 18 | s[1] << 12 | s[2] << 6 | s[3];
-    out += static_cast<char>(v >> 16);
-    if (pad < 2) out += static_cast<char>((v >> 8) & 0xFF);
-    if (pad < 1) out += static_cast<char>(v & 0xFF);
-    // Canonical: the bits the padding leaves unused are zero.
-    if ((pad == 1 && (v & 0xFF)) || (pad == 2 && (v & 0xFFFF))) return std::nullopt;
-  }
+  if (!json_internal::DecodeBase64(text, &out)) return std::nullopt;
   return out;
 }
 
