@@ -123,7 +123,9 @@ MetricView ViewOf(const ScenarioResult& r, const std::string& metric, double rea
     };
   } else {
     for (size_t i = 0; i < r.mixes.size(); ++i) {
-      const auto [reads, writes] = r.mixes[i];
+      // Not a structured binding: clang 14 (the sanitizer build) cannot
+      // capture one in the lambda below.
+      const auto reads = r.mixes[i].first, writes = r.mixes[i].second;
       if (metric != absl::StrFormat("%d:%d", reads, writes)) continue;
       view.options.cost_names = {absl::StrFormat("bytes read+written/op at %s", metric)};
       view.options.time_name = "ops/s at " + metric;
