@@ -212,6 +212,59 @@ TEST_F(AdvisorTest, UnusedIndexes) {
   EXPECT_TRUE(Run().findings.empty());
 }
 
+// Growth warnings: a write that makes a document reach 50% / 90% of 16 MiB
+// or an array 250 / 1,000 / 10,000 elements counts once, at the crossing
+// (the highest threshold a write crosses), in collStats' growthWarnings.
+TEST_F(AdvisorTest, GrowthWarningsFireAtTheThresholds) {
+  Collection c = Coll("g");
+  auto stats = [&]() {
+    auto s = c.Stats();
+    EXPECT_TRUE(s.ok()) << s.status();
+    return std::vector<int64_t>{s->size_50_percent_warnings, s->size_90_percent_warnings,
+                                s->array_250_warnings, s->array_1000_warnings, s->array_10000_warnings};
+  };
+  using V = std::vector<int64_t>;
+  ASSERT_TRUE(c.InsertOne(WithArray(1, "a", 249, "{\"x\": 1}")).ok());
+  EXPECT_EQ(stats(), (V{0, 0, 0, 0, 0}));
+  ASSERT_TRUE(c.UpdateOne(Json(R"({"_id": 1})"), Json(R"({"$push": {"a": {"x": 2}}})")).ok());  // 250
+  EXPECT_EQ(stats(), (V{0, 0, 1, 0, 0}));
+  ASSERT_TRUE(c.UpdateOne(Json(R"({"_id": 1})"), Json(R"({"$push": {"a": {"x": 3}}})")).ok());  // 251
+  EXPECT_EQ(stats(), (V{0, 0, 1, 0, 0}));
+  ASSERT_TRUE(c.UpdateOne(Json(R"({"_id": 1})"), Json(R"({"$set": {"a": []}})")).ok());
+  BsonBuilder set;
+  set.OpenDocument("$set").OpenArray("a");
+  for (int i = 0; i < 250; ++i) set.AppendInt32("", i);
+  set.Close().Close();
+  ASSERT_TRUE(c.UpdateOne(Json(R"({"_id": 1})"), std::move(set).Build()).ok());
+  EXPECT_EQ(stats(), (V{0, 0, 2, 0, 0}));  // below, then at it again: a second crossing
+  // An insert with 1,000 strings in a nested array: the highest threshold only.
+  BsonBuilder nested;
+  nested.AppendInt32("_id", 2).OpenArray("t").OpenDocument("").OpenArray("r");
+  for (int i = 0; i < 1000; ++i) nested.AppendString("", "s");
+  nested.Close().Close().Close();
+  ASSERT_TRUE(c.InsertOne(std::move(nested).Build()).ok());
+  EXPECT_EQ(stats(), (V{0, 0, 2, 1, 0}));
+  // Sizes: just under half of 16 MiB, then at it, then at 90%.
+  const int64_t half = int64_t{8} << 20, ninety = (int64_t{16} << 20) / 10 * 9;
+  auto sized = [](int id, int64_t bytes) {
+    BsonBuilder b;
+    b.AppendInt32("_id", id).AppendString("s", std::string(static_cast<size_t>(bytes - 22), 'x'));
+    return std::move(b).Build();
+  };
+  Document under = sized(3, half - 1);
+  ASSERT_EQ(static_cast<int64_t>(under.size()), half - 1);
+  ASSERT_TRUE(c.InsertOne(under).ok());
+  EXPECT_EQ(stats(), (V{0, 0, 2, 1, 0}));
+  ASSERT_TRUE(c.ReplaceOne(Json(R"({"_id": 3})"), sized(3, half)).ok());
+  EXPECT_EQ(stats(), (V{1, 0, 2, 1, 0}));
+  ASSERT_TRUE(c.ReplaceOne(Json(R"({"_id": 3})"), sized(3, ninety)).ok());
+  EXPECT_EQ(stats(), (V{1, 1, 2, 1, 0}));
+  // collStats shows them.
+  Document reply = client_->RunCommand("app", Json(R"({"collStats": "g"})"));
+  EXPECT_EQ(ToJson(reply.Get("growthWarnings").Document()),
+            R"({"documentSize50Percent": 1, "documentSize90Percent": 1, "array250": 2, "array1000": 1, "array10000": 0})");
+}
+
 TEST_F(AdvisorTest, SampleOrEverything) {
   std::vector<Document> docs;
   for (int i = 0; i < 1000; ++i) docs.push_back(WithArray(i, "x", i == 500 ? 300 : 1, "\"s\""));

@@ -478,6 +478,15 @@ struct CollectionStats {
   bool capped = false;
   int64_t max_size = 0;
   int64_t max = 0;
+  // Growth warnings since the database opened: writes that made a document
+  // reach 50% or 90% of the 16 MiB limit, or one of its arrays 250, 1,000
+  // or 10,000 elements (each also a line in the database's log). collStats
+  // shows them as growthWarnings.
+  int64_t size_50_percent_warnings = 0;
+  int64_t size_90_percent_warnings = 0;
+  int64_t array_250_warnings = 0;
+  int64_t array_1000_warnings = 0;
+  int64_t array_10000_warnings = 0;
 };
 
 struct ValidateResult {

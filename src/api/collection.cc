@@ -262,6 +262,12 @@ StatusOr<CollectionStats> Collection::Stats() const {
     stats.capped = options->capped;
     stats.max_size = options->capped_size;
     stats.max = options->capped_max;
+    int64_t* growth[] = {&stats.size_50_percent_warnings, &stats.size_90_percent_warnings,
+                         &stats.array_250_warnings, &stats.array_1000_warnings,
+                         &stats.array_10000_warnings};
+    for (size_t i = 0; i < std::size(growth); ++i) {
+      *growth[i] = meta->growth_warnings[i].load(std::memory_order_relaxed);
+    }
     stats.index_sizes.emplace_back("_id_", 0);
     for (const auto& index : *meta->indexes()) {
       ROCKDOC_ASSIGN_OR_RETURN(uint64_t bytes,

@@ -134,6 +134,12 @@ struct CollectionMeta {
     options_ = std::move(options);
   }
 
+  // Growth warnings (store/write_ops.h WatchGrowth): writes that made a
+  // document reach 50% / 90% of the 16 MiB limit, or one of its arrays 250 /
+  // 1,000 / 10,000 elements, in that order; collStats' growthWarnings.
+  static constexpr size_t kGrowthThresholds = 5;
+  mutable std::atomic<int64_t> growth_warnings[kGrowthThresholds] = {};
+
   // Uses of the _id_ index by query plans ($indexStats), and since when;
   // persisted with the entry ("idIndexUsage") as the other indexes' are.
   mutable std::atomic<int64_t> id_index_accesses{0};

@@ -2152,6 +2152,15 @@ void AppendStorageStats(const CollectionStats& stats, int64_t k, BsonBuilder* ou
   for (const auto& [name, bytes] : stats.index_sizes) number(name, bytes / k);
   out->Close();
   out->AppendInt32("scaleFactor", static_cast<int32_t>(k));
+  // rockdoc's own: writes that made a document or an array cross a
+  // threshold (CollectionStats; the schema advisor's growth warnings).
+  out->OpenDocument("growthWarnings");
+  number("documentSize50Percent", stats.size_50_percent_warnings);
+  number("documentSize90Percent", stats.size_90_percent_warnings);
+  number("array250", stats.array_250_warnings);
+  number("array1000", stats.array_1000_warnings);
+  number("array10000", stats.array_10000_warnings);
+  out->Close();
 }
 
 // ---- shared with the other stage files (stage.h) ----

@@ -424,8 +424,142 @@ Status CappedResized(KvTransaction* txn, const CollectionMeta& meta, std::string
 
 }  // namespace
 
+namespace {
+
+// ---- Growth warnings ----
+
+constexpr int64_t kMaxDocumentBytes = int64_t{16} << 20;
+constexpr int64_t kSizeThresholds[] = {kMaxDocumentBytes / 2, kMaxDocumentBytes / 10 * 9};
+constexpr int64_t kArrayThresholds[] = {250, 1000, 10000};
+// The smallest document that can hold an array of 250 elements: each takes
+// at least a type byte, a key of one digit and its NUL.
+constexpr size_t kMinBytesForLargeArray = 250 * 3;
+
+// The longest array at each path of `doc` (positions left out: the arrays
+// of every element of "a" are "a.b"), for arrays of at least `min` elements.
+void LongArrays(DocumentView doc, const std::string& prefix, int64_t min,
+                std::vector<std::pair<std::string, int64_t>>* out, int depth = 0) {
+  if (depth > 100) return;
+  for (Element e : doc) {
+    if (!e.IsDocument() && !e.IsArray()) continue;
+    std::string path = prefix.empty() ? std::string(e.key()) : prefix + "." + std::string(e.key());
+    if (e.IsDocument()) {
+      LongArrays(e.Document(), path, min, out, depth + 1);
+      continue;
+    }
+    int64_t n = 0;
+    for (Element item : e.Array()) {
+      ++n;
+      if (item.IsDocument()) LongArrays(item.Document(), path, min, out, depth + 1);
+    }
+    if (n < min) continue;
+    auto it = std::find_if(out->begin(), out->end(), [&](const auto& p) { return p.first == path; });
+    if (it == out->end()) {
+      out->emplace_back(std::move(path), n);
+    } else {
+      it->second = std::max(it->second, n);
+    }
+  }
+}
+
+// The longest array of `doc` anywhere, without building paths: the cheap
+// first look of every write of a document large enough to hold one.
+int64_t LongestArray(DocumentView doc, int depth = 0) {
+  int64_t longest = 0;
+  if (depth > 100) return 0;
+  for (Element e : doc) {
+    if (e.IsDocument()) {
+      longest = std::max(longest, LongestArray(e.Document(), depth + 1));
+    } else if (e.IsArray()) {
+      int64_t n = 0;
+      for (Element item : e.Array()) {
+        ++n;
+        if (item.IsDocument()) longest = std::max(longest, LongestArray(item.Document(), depth + 1));
+      }
+      longest = std::max(longest, n);
+    }
+  }
+  return longest;
+}
+
+void Warn(const Engine& engine, const CollectionMeta& meta, size_t which, DocumentView doc,
+          const std::string& what) {
+  const int64_t count = meta.growth_warnings[which].fetch_add(1, std::memory_order_relaxed) + 1;
+  // The first ten of each kind, then every power of two: a bulk load of
+  // large documents does not flood the log.
+  if (count > 10 && (count & (count - 1)) != 0) return;
+  Element id = *doc.begin();
+  BsonBuilder b;
+  b.AppendElement(id);
+  engine.LogWarning("document growth in " + meta.full_name() + ": the document " +
+                    ToJson(std::move(b).Build()) + " " + what + " (warning " +
+                    std::to_string(count) + " of this kind; the schema advisor, rockdoc-advise, "
+                    "says what to do)");
+}
+
+// A write that makes `new_doc` reach a threshold the old document (none for
+// an insert) was under: its size 50% or 90% of the 16 MiB limit, its
+// longest array 250, 1,000 or 10,000 elements (one warning per write, the
+// highest array threshold crossed).
+void WatchGrowth(const Engine& engine, const CollectionMeta& meta, const DocumentView* old_doc,
+                 DocumentView new_doc) {
+  const int64_t size = static_cast<int64_t>(new_doc.size());
+  const int64_t old_size = old_doc != nullptr ? static_cast<int64_t>(old_doc->size()) : 0;
+  for (size_t i = 0; i < std::size(kSizeThresholds); ++i) {
+    if (size >= kSizeThresholds[i] && old_size < kSizeThresholds[i]) {
+      Warn(engine, meta, i, new_doc,
+           "reached " + std::to_string(size) + " bytes, " + std::to_string(size * 100 / kMaxDocumentBytes) +
+               "% of the 16 MiB document limit");
+    }
+  }
+  // Arrays: the document's longest array, before and after (two walks
+  // without allocation, and none for a document too small to hold 250
+  // elements); its path is looked up only when it crossed a threshold.
+  if (new_doc.size() < kMinBytesForLargeArray) return;
+  const int64_t longest = LongestArray(new_doc);
+  if (longest < kArrayThresholds[0]) return;
+  const int64_t was = old_doc != nullptr && old_doc->size() >= kMinBytesForLargeArray
+                          ? LongestArray(*old_doc)
+                          : 0;
+  for (size_t t = std::size(kArrayThresholds); t-- > 0;) {  // the highest threshold crossed
+    if (longest < kArrayThresholds[t] || was >= kArrayThresholds[t]) continue;
+    std::vector<std::pair<std::string, int64_t>> paths;
+    LongArrays(new_doc, "", longest, &paths);
+    Warn(engine, meta, std::size(kSizeThresholds) + t, new_doc,
+         "has an array '" + (paths.empty() ? std::string("?") : paths.front().first) + "' of " +
+             std::to_string(longest) + " elements (" + std::to_string(kArrayThresholds[t]) +
+             " or more)");
+    return;  // one array warning per write
+  }
+}
+
+Status InsertUnwatched(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
+                       DocumentView doc, int64_t* count_delta, bool bypass_validation);
+Status ReplaceUnwatched(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
+                        std::string_view key, DocumentView old_doc, DocumentView new_doc,
+                        bool bypass_validation);
+
+}  // namespace
+
 Status InsertDocument(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
                       DocumentView doc, int64_t* count_delta, bool bypass_validation) {
+  Status s = InsertUnwatched(engine, txn, meta, doc, count_delta, bypass_validation);
+  if (s.ok()) WatchGrowth(engine, meta, nullptr, doc);
+  return s;
+}
+
+Status ReplaceDocument(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
+                       std::string_view key, DocumentView old_doc, DocumentView new_doc,
+                       bool bypass_validation) {
+  Status s = ReplaceUnwatched(engine, txn, meta, key, old_doc, new_doc, bypass_validation);
+  if (s.ok()) WatchGrowth(engine, meta, &old_doc, new_doc);
+  return s;
+}
+
+namespace {
+
+Status InsertUnwatched(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
+                       DocumentView doc, int64_t* count_delta, bool bypass_validation) {
   if (!bypass_validation) ROCKDOC_RETURN_IF_ERROR(CheckValidator(engine, meta, doc, nullptr));
   if (meta.is_capped() &&
       static_cast<int64_t>(doc.size()) > meta.options()->capped_size) {
@@ -478,9 +612,9 @@ Status InsertDocument(const Engine& engine, KvTransaction* txn, const Collection
   return txn->MergeUntracked(KeySpace::kCatalog, CountKey(meta.id), CountDelta(1));
 }
 
-Status ReplaceDocument(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
-                       std::string_view key, DocumentView old_doc, DocumentView new_doc,
-                       bool bypass_validation) {
+Status ReplaceUnwatched(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
+                        std::string_view key, DocumentView old_doc, DocumentView new_doc,
+                        bool bypass_validation) {
   if (!bypass_validation) ROCKDOC_RETURN_IF_ERROR(CheckValidator(engine, meta, new_doc, &old_doc));
   if (meta.is_capped()) {
     ROCKDOC_RETURN_IF_ERROR(CappedResized(txn, meta, key, old_doc, new_doc));
@@ -541,6 +675,8 @@ Status ReplaceDocument(const Engine& engine, KvTransaction* txn, const Collectio
   }
   return Status::OK();
 }
+
+}  // namespace
 
 Status DeleteDocument(const Engine& /*engine*/, KvTransaction* txn, const CollectionMeta& meta,
                       std::string_view key, DocumentView old_doc, int64_t* count_delta) {
