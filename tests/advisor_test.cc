@@ -213,8 +213,9 @@ TEST_F(AdvisorTest, UnusedIndexes) {
 }
 
 // Growth warnings: a write that makes a document reach 50% / 90% of 16 MiB
-// or an array 250 / 1,000 / 10,000 elements counts once, at the crossing
-// (the highest threshold a write crosses), in collStats' growthWarnings.
+// or its longest array 250 / 1,000 / 10,000 elements counts once, at the
+// crossing (the highest threshold a write crosses), in collStats'
+// growthWarnings. Arrays are looked at in writes that grow the document.
 TEST_F(AdvisorTest, GrowthWarningsFireAtTheThresholds) {
   Collection c = Coll("g");
   auto stats = [&]() {
@@ -237,11 +238,12 @@ TEST_F(AdvisorTest, GrowthWarningsFireAtTheThresholds) {
   set.Close().Close();
   ASSERT_TRUE(c.UpdateOne(Json(R"({"_id": 1})"), std::move(set).Build()).ok());
   EXPECT_EQ(stats(), (V{0, 0, 2, 0, 0}));  // below, then at it again: a second crossing
-  // An insert with 1,000 strings in a nested array: the highest threshold only.
+  // An insert with 1,000 strings in an embedded document's array: the
+  // highest threshold only.
   BsonBuilder nested;
-  nested.AppendInt32("_id", 2).OpenArray("t").OpenDocument("").OpenArray("r");
+  nested.AppendInt32("_id", 2).OpenDocument("t").OpenArray("r");
   for (int i = 0; i < 1000; ++i) nested.AppendString("", "s");
-  nested.Close().Close().Close();
+  nested.Close().Close();
   ASSERT_TRUE(c.InsertOne(std::move(nested).Build()).ok());
   EXPECT_EQ(stats(), (V{0, 0, 2, 1, 0}));
   // Sizes: just under half of 16 MiB, then at it, then at 90%.
