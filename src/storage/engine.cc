@@ -558,10 +558,13 @@ Status Engine::Checkpoint(const std::string& dir) const {
   s = checkpoint->CreateCheckpoint(dir, /*log_size_for_flush=*/0);
   if (!s.ok()) return FromRocks(s, "checkpoint " + dir);
   // RocksDB leaves the live write-ahead log out of the copy when it is
-  // empty (everything was just flushed), but a rockdoc directory always has
-  // its live log (Open refuses one without: storage/wal_check.h). An empty
-  // log under the number of the source's live one is what RocksDB would
-  // have had: nothing to replay, and the number the MANIFEST expects.
+  // empty (everything was just flushed), and when a writer rolls the log
+  // while the copy is made, the copy may hold only an older log than the
+  // one its MANIFEST names; but a rockdoc directory always has its live log
+  // (Open refuses one without: storage/wal_check.h). An empty log under the
+  // number of the source's newest one, taken after the copy, is what
+  // RocksDB would have had: nothing to replay, and a number at least the
+  // one the copied MANIFEST expects (log numbers only grow).
   auto newest_log = [](const fs::path& d) -> std::string {
     std::string newest;
     std::error_code ec;
@@ -575,11 +578,15 @@ Status Engine::Checkpoint(const std::string& dir) const {
     }
     return newest;
   };
-  if (newest_log(dir).empty()) {
-    std::string live = newest_log(path_);
-    if (live.empty()) {
-      return Status(ErrorCode::kInternalError, "checkpoint: no write-ahead log in " + path_);
-    }
+  const std::string copied = newest_log(dir);
+  const std::string live = newest_log(path_);
+  if (live.empty()) {
+    return Status(ErrorCode::kInternalError, "checkpoint: no write-ahead log in " + path_);
+  }
+  // Names are zero-padded numbers: the longer, or the greater at one length,
+  // is the newer.
+  if (copied.empty() || copied.size() < live.size() ||
+      (copied.size() == live.size() && copied < live)) {
     fs::path empty_log = fs::path(dir) / live;
     int fd = ::open(empty_log.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) return FileError("create", empty_log.string(), errno);
