@@ -154,6 +154,17 @@ TEST(OpMsgTest, DocumentSequencesFoldIntoArrays) {
             R"("empty": []})");
 }
 
+// A crafted message of many tiny sequences is refused, not checked each
+// against each (the cap is 16; real commands carry one or two).
+TEST(OpMsgTest, ManyDocumentSequencesAreRefused) {
+  std::string sections = BodySection(R"({"insert": "c", "$db": "d"})");
+  for (int i = 0; i < 16; ++i) sections += SequenceSection("s" + std::to_string(i), {});
+  ASSERT_TRUE(ParseOpMsg(OpMsgBytes(0, sections)).ok());
+  sections += SequenceSection("s16", {});
+  ExpectError(ParseOpMsg(OpMsgBytes(0, sections)), ErrorCode::kProtocolError,
+              "more than 16 document sequences");
+}
+
 TEST(OpMsgTest, FlagBits) {
   auto msg = ParseOpMsg(OpMsgBytes(kMoreToCome | kExhaustAllowed, BodySection(R"({"a": 1})")));
   ASSERT_TRUE(msg.ok());

@@ -11,6 +11,9 @@ namespace rockdoc::wire {
 
 namespace {
 
+// The most document sequences one OP_MSG may carry (ParseOpMsg).
+constexpr size_t kMaxDocumentSequences = 16;
+
 Status ProtocolError(std::string message) {
   return Status(ErrorCode::kProtocolError, std::move(message));
 }
@@ -153,6 +156,14 @@ StatusOr<OpMsg> ParseOpMsg(std::string_view bytes) {
       // every BSON key.
       if (!IsValidUtf8(reinterpret_cast<const uint8_t*>(identifier.data()), identifier.size())) {
         return ProtocolError("OP_MSG document sequence identifier is not valid UTF-8");
+      }
+      // A command carries one or two sequences (documents, updates,
+      // deletes; bulkWrite's ops and nsInfo): past a few, the checks below
+      // (each against the others and the body) would cost a crafted message
+      // quadratic time.
+      if (msg.sequences.size() >= kMaxDocumentSequences) {
+        return ProtocolError("OP_MSG has more than " + std::to_string(kMaxDocumentSequences) +
+                             " document sequences");
       }
       s.identifier = std::string(identifier);
       for (const DocumentSequence& other : msg.sequences) {

@@ -18,6 +18,8 @@
 #include <cstdio>
 #include <cstring>
 #include <string_view>
+#include <system_error>
+#include <thread>
 
 #include "common/endian.h"
 
@@ -105,6 +107,12 @@ Io Delay(int fd, int64_t ms, const std::atomic<bool>& stopping) {
     if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN)) return Io::kClosed;
     if (got > 0) return Io::kOk;  // it sent something: answer now
   }
+}
+
+// Whether the client has sent bytes not read yet (polls without waiting).
+bool InputWaiting(int fd) {
+  pollfd p{fd, POLLIN, 0};
+  return poll(&p, 1, 0) > 0 && (p.revents & POLLIN) != 0;
 }
 
 const char* IoName(Io io) {
@@ -235,7 +243,12 @@ void Server::AcceptLoop() {
     for (int i = 0; i < n; ++i) {
       if (!(fds[i].revents & POLLIN)) continue;
       const int fd = accept4(fds[i].fd, nullptr, nullptr, SOCK_CLOEXEC);
-      if (fd < 0) continue;
+      if (fd < 0) {
+        // Out of descriptors: poll would report the listener ready at once,
+        // over and over; wait a slice for connections to close.
+        if (errno == EMFILE || errno == ENFILE) std::this_thread::sleep_for(std::chrono::milliseconds(kSliceMs));
+        continue;
+      }
       if (open_.load() >= options_.max_connections) {
         Log("connection refused: " + std::to_string(options_.max_connections) +
             " connections are open (--max-connections)");
@@ -263,7 +276,14 @@ void Server::AcceptLoop() {
       c.fd = fd;
       c.local = local;
       c.id = next_connection_id_.fetch_add(1);
-      c.thread = std::thread([this, &c] { Serve(&c); });
+      try {
+        c.thread = std::thread([this, &c] { Serve(&c); });
+      } catch (const std::system_error& e) {  // out of threads: refuse this one
+        Log(std::string("connection refused: cannot start its thread: ") + e.what());
+        close(fd);
+        connections_.pop_back();
+        --open_;
+      }
     }
   }
 }
@@ -311,9 +331,16 @@ void Server::Serve(Connection* c) {
       reason = std::string(h.status().message());
       break;
     }
+    // The body is read in steps and the buffer grown as bytes arrive, so a
+    // header that claims 48 MB and sends nothing costs nothing.
     message.assign(header, kHeaderSize);
-    message.resize(h->message_length);
-    w = ReadFull(fd, message.data() + kHeaderSize, h->message_length - kHeaderSize, deadline);
+    constexpr size_t kReadStep = size_t{1} << 20;
+    while (w == Io::kOk && message.size() < static_cast<size_t>(h->message_length)) {
+      const size_t at = message.size();
+      const size_t step = std::min(kReadStep, static_cast<size_t>(h->message_length) - at);
+      message.resize(at + step);
+      w = ReadFull(fd, message.data() + at, step, deadline);
+    }
     if (w != Io::kOk) {
       reason = IoName(w);
       break;
@@ -344,9 +371,20 @@ void Server::Serve(Connection* c) {
         break;
       }
       if (!r.exhaust) break;
+      if (InputWaiting(fd)) break;  // the client sent a message: read it
+      if (stopping_.load()) {  // an exhaust stream ends with the server
+        reason = IoName(Io::kStopped);
+        end = true;
+        break;
+      }
       r = service_.Continue(&state);
+      // Back to back only when the client asked for no wait: at least a
+      // slice between replies, so a stream cannot spin.
+      r.delay_ms = std::max<int64_t>(r.delay_ms, kSliceMs);
     }
     if (end) break;
+    // A buffer a large message grew is not kept for the connection's life.
+    if (message.capacity() > (size_t{1} << 20)) std::string().swap(message);
   }
   if (reason != IoName(Io::kClosed) && reason != IoName(Io::kStopped)) {
     Log("connection closed: " + reason);

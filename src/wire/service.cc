@@ -118,7 +118,14 @@ Response Service::HandleOpMsg(std::string_view message, const MessageHeader& hea
     r.reply = BuildOpMsg(NextRequestId(), header.request_id, reply_flags, ErrorDocument(s));
     return r;
   }
-  Document command = FoldSequences(*msg);
+  // The command: the body itself (a view of the message: no copy), or a
+  // document that folds the sequences into it or drops a field.
+  Document rewritten;
+  DocumentView command = msg->body;
+  if (!msg->sequences.empty()) {
+    rewritten = FoldSequences(*msg);
+    command = rewritten;
+  }
   const std::string_view name = msg->body.empty() ? "" : (*msg->body.begin()).key();
   // An awaitable hello: answered as a plain one (the command layer's), after
   // a wait when the client already knows the current topology.
@@ -133,7 +140,8 @@ Response Service::HandleOpMsg(std::string_view message, const MessageHeader& hea
       return r;
     }
     await_ms = ms;
-    command = WithoutFields(command, "topologyVersion", "maxAwaitTimeMS");
+    rewritten = WithoutFields(command, "topologyVersion", "maxAwaitTimeMS");
+    command = rewritten;
   }
   if (more_to_come) {
     // An unacknowledged request (writeConcern w: 0, which drivers send with
@@ -143,7 +151,8 @@ Response Service::HandleOpMsg(std::string_view message, const MessageHeader& hea
     Element wc = command.Get("writeConcern");
     if (wc.IsDocument() && wc.Document().Get("w").IsNumber() &&
         wc.Document().Get("w").NumberAsDouble() == 0) {
-      command = WithoutFields(command, "writeConcern", "");
+      rewritten = WithoutFields(command, "writeConcern", "");
+      command = rewritten;
     }
   }
   Document reply = Run(db.String(), command, conn);
@@ -165,7 +174,7 @@ Response Service::HandleOpMsg(std::string_view message, const MessageHeader& hea
     if (msg->exhaust_allowed()) {
       r.exhaust = true;
       exhaust->db = std::string(db.String());
-      exhaust->command = command;
+      exhaust->command = Document::AdoptValidated(std::string(command.bytes()));
       exhaust->flags = reply_flags | kMoreToCome;
       exhaust->await_ms = *await_ms;
       exhaust->last_reply_id = NextRequestId();
@@ -258,8 +267,11 @@ Document Service::Run(std::string_view db, DocumentView command, ConnectionState
     return WithOk(&b, users_.SaslContinue(db, command, &conn->auth, &b));
   }
   if (name == "createUser") {
-    // The localhost exception: the first user, from this machine.
-    if (!authenticated && !(conn->local && users_.Empty())) return ErrorDocument(Unauthorized(name));
+    if (authenticated) return WithOk(&b, users_.CreateUser(db, command, &b));
+    // The localhost exception: the first user, from this machine; the check
+    // and the creation under one lock.
+    internal::MutexLock first(&first_user_mu_);
+    if (!(conn->local && users_.Empty())) return ErrorDocument(Unauthorized(name));
     return WithOk(&b, users_.CreateUser(db, command, &b));
   }
   if (!authenticated && !AllowedUnauthenticated(name)) return ErrorDocument(Unauthorized(name));

@@ -39,6 +39,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/mutex.h"
 #include "rockdoc/client.h"
 #include "rockdoc/document.h"
 #include "wire/message.h"
@@ -112,6 +113,9 @@ class Service {
   const Client* client_;
   const ServiceOptions options_;
   const UserStore users_;
+  // Serializes the localhost exception's check (no user yet) and the
+  // creation it allows, so two connections cannot both create a first user.
+  internal::Mutex first_user_mu_;
   std::atomic<int32_t> next_request_id_{1};
 };
 
