@@ -261,8 +261,11 @@ TEST_F(AdvisorTest, GrowthWarningsFireAtTheThresholds) {
   EXPECT_EQ(stats(), (V{1, 0, 2, 1, 0}));
   ASSERT_TRUE(c.ReplaceOne(Json(R"({"_id": 3})"), sized(3, ninety)).ok());
   EXPECT_EQ(stats(), (V{1, 1, 2, 1, 0}));
-  // collStats shows them.
-  Document reply = client_->RunCommand("app", Json(R"({"collStats": "g"})"));
+  // A rename keeps them; collStats shows them.
+  ASSERT_TRUE(client_->GetDatabase("app").RenameCollection("g", "h").ok());
+  c = Coll("h");
+  EXPECT_EQ(stats(), (V{1, 1, 2, 1, 0}));
+  Document reply = client_->RunCommand("app", Json(R"({"collStats": "h"})"));
   EXPECT_EQ(ToJson(reply.Get("growthWarnings").Document()),
             R"({"documentSize50Percent": 1, "documentSize90Percent": 1, "array250": 2, "array1000": 1, "array10000": 0})");
 }

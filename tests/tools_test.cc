@@ -897,6 +897,7 @@ TEST_F(ToolsFixtureTest, DumpNamesUuidsRestorePreservesThem) {
   o.preserve_uuid = true;
   auto r = Restore(*target, o);
   ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), ErrorCode::kBadValue);
   EXPECT_THAT(std::string(r.status().message()), HasSubstr("--preserveUUID without --drop"));
   o.drop = true;
   for (int round = 0; round < 2; ++round) {  // the second over the first
@@ -914,6 +915,7 @@ TEST_F(ToolsFixtureTest, DumpNamesUuidsRestorePreservesThem) {
   o.preserve_uuid = true;
   r = Restore(*target, o);
   ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), ErrorCode::kBadValue);
   EXPECT_THAT(std::string(r.status().message()), HasSubstr("names no UUID"));
   EXPECT_EQ(uuid_of(*target, "shop", "orders"), fresh);
 }
@@ -1106,6 +1108,7 @@ TEST_F(ToolsImportTest, BinaryColumns) {
     Spit(d.Sub("b32.csv"), std::string("k.binary(base32)\n") + bad + "\n");
     r = RunImport(o);
     ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.status().code(), ErrorCode::kFailedToParse) << bad;
     EXPECT_THAT(std::string(r.status().message()), HasSubstr("b32.csv:2")) << bad;
   }
 }
@@ -1480,6 +1483,7 @@ TEST_F(ToolsImportTest, LegacyImport) {
   o.file = d.Sub("l.json");
   auto r = RunImport(o);
   ASSERT_FALSE(r.ok());  // not without --legacy
+  EXPECT_EQ(r.status().code(), ErrorCode::kFailedToParse);
   EXPECT_THAT(std::string(r.status().message()), HasSubstr("l.json:1"));
   o.legacy = true;
   r = RunImport(o);

@@ -736,6 +736,10 @@ Status Catalog::Rename(std::string_view db, std::string_view from, std::string_v
   renamed->id_index_since_ms = old->id_index_since_ms;
   renamed->id_index_accesses.store(old->id_index_accesses.load(std::memory_order_relaxed),
                                    std::memory_order_relaxed);
+  for (size_t i = 0; i < CollectionMeta::kGrowthThresholds; ++i) {
+    renamed->growth_warnings[i].store(old->growth_warnings[i].load(std::memory_order_relaxed),
+                                      std::memory_order_relaxed);
+  }
   // And its options, and a capped collection its order and writers' state.
   renamed->set_options(old->options());
   renamed->capped_order_id = old->capped_order_id;

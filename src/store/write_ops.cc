@@ -435,46 +435,32 @@ constexpr int64_t kArrayThresholds[] = {250, 1000, 10000};
 // at least a type byte, a key of one digit and its NUL.
 constexpr size_t kMinBytesForLargeArray = 250 * 3;
 
-// The longest array at each path of `doc` and its embedded documents (as
-// LongestArray looks), for arrays of at least `min` elements.
-void LongArrays(DocumentView doc, const std::string& prefix, int64_t min,
-                std::vector<std::pair<std::string, int64_t>>* out, int depth = 0) {
-  if (depth > 100) return;
-  for (Element e : doc) {
-    if (!e.IsDocument() && !e.IsArray()) continue;
-    std::string path = prefix.empty() ? std::string(e.key()) : prefix + "." + std::string(e.key());
-    if (e.IsDocument()) {
-      LongArrays(e.Document(), path, min, out, depth + 1);
-      continue;
-    }
-    int64_t n = 0;
-    for (auto it = e.Array().begin(), end = e.Array().end(); it != end; ++it) ++n;
-    if (n < min) continue;
-    auto it = std::find_if(out->begin(), out->end(), [&](const auto& p) { return p.first == path; });
-    if (it == out->end()) {
-      out->emplace_back(std::move(path), n);
-    } else {
-      it->second = std::max(it->second, n);
-    }
-  }
-}
-
-// The longest array of `doc` and of its embedded documents, without
-// building paths: the cheap first look of every write of a document large
-// enough to hold one. Arrays inside array elements are not looked at: the
-// elements are only counted (a walk of every element's fields made the
-// $push of a 1,000-element array of documents 29% slower); the advisor's
-// sample covers those.
-int64_t LongestArray(DocumentView doc, int depth = 0) {
+// The longest array of `doc` and of its embedded documents; with `path`,
+// also where it is ("a.b"), built only then: without it, the cheap first
+// look of every write that grows a document large enough to hold one.
+// Arrays inside array elements are not looked at: the elements are only
+// counted (a walk of every element's fields made the $push of a
+// 1,000-element array of documents 29% slower); the advisor's sample
+// covers those.
+int64_t LongestArray(DocumentView doc, std::string* path = nullptr,
+                     const std::string& prefix = std::string(), int depth = 0) {
   int64_t longest = 0;
   if (depth > 100) return 0;
   for (Element e : doc) {
+    if (!e.IsDocument() && !e.IsArray()) continue;
+    std::string here;
+    if (path != nullptr) here = prefix.empty() ? std::string(e.key()) : prefix + "." + std::string(e.key());
+    int64_t n = 0;
+    std::string inner;
     if (e.IsDocument()) {
-      longest = std::max(longest, LongestArray(e.Document(), depth + 1));
-    } else if (e.IsArray()) {
-      int64_t n = 0;
+      n = LongestArray(e.Document(), path != nullptr ? &inner : nullptr, here, depth + 1);
+    } else {
       for (auto it = e.Array().begin(), end = e.Array().end(); it != end; ++it) ++n;
-      longest = std::max(longest, n);
+      inner = std::move(here);
+    }
+    if (n > longest) {
+      longest = n;
+      if (path != nullptr) *path = std::move(inner);
     }
   }
   return longest;
@@ -524,12 +510,11 @@ void WatchGrowth(const Engine& engine, const CollectionMeta& meta, const Documen
                           : 0;
   for (size_t t = std::size(kArrayThresholds); t-- > 0;) {  // the highest threshold crossed
     if (longest < kArrayThresholds[t] || was >= kArrayThresholds[t]) continue;
-    std::vector<std::pair<std::string, int64_t>> paths;
-    LongArrays(new_doc, "", longest, &paths);
+    std::string path;
+    LongestArray(new_doc, &path);
     Warn(engine, meta, std::size(kSizeThresholds) + t, new_doc,
-         "has an array '" + (paths.empty() ? std::string("?") : paths.front().first) + "' of " +
-             std::to_string(longest) + " elements (" + std::to_string(kArrayThresholds[t]) +
-             " or more)");
+         "has an array '" + path + "' of " + std::to_string(longest) + " elements (" +
+             std::to_string(kArrayThresholds[t]) + " or more)");
     return;  // one array warning per write
   }
 }

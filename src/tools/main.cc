@@ -79,6 +79,15 @@ struct DumpConfig {
   std::string query;
 };
 
+// A flag without a value that sets `member` of the program's config.
+#define ROCKDOC_TRUE_FLAG(Config, flag, member)     \
+  {                                                 \
+    flag, [](const Element&, Config* c) {           \
+      c->member = true;                             \
+      return Status::OK();                          \
+    }                                               \
+  }
+
 #define ROCKDOC_COMMON_FLAGS(Config)                                                       \
   {"dbpath", [](const Element& e, Config* c) { return String(e, &c->common.dbpath); }},    \
       {"help", [](const Element&, Config* c) { c->common.help = true; return Status::OK(); }}, \
@@ -126,11 +135,7 @@ constexpr OptionField<DumpConfig> kDumpFlags[] = {
        c->options.archive = v;
        return Status::OK();
      }},
-    {"gzip",
-     [](const Element&, DumpConfig* c) {
-       c->options.gzip = true;
-       return Status::OK();
-     }},
+    ROCKDOC_TRUE_FLAG(DumpConfig, "gzip", options.gzip),
     {"nsInclude",
      [](const Element& e, DumpConfig* c) {
        c->options.ns.include.emplace_back();
@@ -221,31 +226,11 @@ constexpr OptionField<RestoreConfig> kRestoreFlags[] = {
        c->options.archive = v;
        return Status::OK();
      }},
-    {"gzip",
-     [](const Element&, RestoreConfig* c) {
-       c->options.gzip = true;
-       return Status::OK();
-     }},
-    {"drop",
-     [](const Element&, RestoreConfig* c) {
-       c->options.drop = true;
-       return Status::OK();
-     }},
-    {"stopOnError",
-     [](const Element&, RestoreConfig* c) {
-       c->options.stop_on_error = true;
-       return Status::OK();
-     }},
-    {"noIndexRestore",
-     [](const Element&, RestoreConfig* c) {
-       c->options.no_index_restore = true;
-       return Status::OK();
-     }},
-    {"convertLegacyIndexes",
-     [](const Element&, RestoreConfig* c) {
-       c->options.convert_legacy_indexes = true;
-       return Status::OK();
-     }},
+    ROCKDOC_TRUE_FLAG(RestoreConfig, "gzip", options.gzip),
+    ROCKDOC_TRUE_FLAG(RestoreConfig, "drop", options.drop),
+    ROCKDOC_TRUE_FLAG(RestoreConfig, "stopOnError", options.stop_on_error),
+    ROCKDOC_TRUE_FLAG(RestoreConfig, "noIndexRestore", options.no_index_restore),
+    ROCKDOC_TRUE_FLAG(RestoreConfig, "convertLegacyIndexes", options.convert_legacy_indexes),
     {"maintainInsertionOrder",
      // What the flag asks for is rockdoc-restore's only way: one writer
      // inserting every collection's documents in file order.
@@ -282,11 +267,7 @@ constexpr OptionField<RestoreConfig> kRestoreFlags[] = {
     {"numParallelCollections", nullptr},
     {"numInsertionWorkersPerCollection", nullptr},
     {"bypassDocumentValidation", nullptr},
-    {"preserveUUID",
-     [](const Element&, RestoreConfig* c) {
-       c->options.preserve_uuid = true;
-       return Status::OK();
-     }},
+    ROCKDOC_TRUE_FLAG(RestoreConfig, "preserveUUID", options.preserve_uuid),
     {"fixDottedHashIndex", nullptr},
 };
 
@@ -413,21 +394,9 @@ constexpr OptionField<ExportConfig> kExportFlags[] = {
        }
        return Status::OK();
      }},
-    {"jsonArray",
-     [](const Element&, ExportConfig* c) {
-       c->options.json_array = true;
-       return Status::OK();
-     }},
-    {"pretty",
-     [](const Element&, ExportConfig* c) {
-       c->options.pretty = true;
-       return Status::OK();
-     }},
-    {"noHeaderLine",
-     [](const Element&, ExportConfig* c) {
-       c->options.no_header_line = true;
-       return Status::OK();
-     }},
+    ROCKDOC_TRUE_FLAG(ExportConfig, "jsonArray", options.json_array),
+    ROCKDOC_TRUE_FLAG(ExportConfig, "pretty", options.pretty),
+    ROCKDOC_TRUE_FLAG(ExportConfig, "noHeaderLine", options.no_header_line),
     {"sort", [](const Element& e, ExportConfig* c) { return String(e, &c->sort); }},
     {"skip", [](const Element& e, ExportConfig* c) { return ParseInt(e, &c->options.skip, "skip"); }},
     {"limit",
@@ -456,14 +425,6 @@ struct ImportConfig {
   bool file_given = false;
 };
 
-#define ROCKDOC_IMPORT_BOOL(flag, member)                  \
-  {                                                        \
-    flag, [](const Element&, ImportConfig* c) {            \
-      c->options.member = true;                            \
-      return Status::OK();                                 \
-    }                                                      \
-  }
-
 constexpr OptionField<ImportConfig> kImportFlags[] = {
     ROCKDOC_COMMON_FLAGS(ImportConfig),
     {"db", [](const Element& e, ImportConfig* c) { return String(e, &c->options.db); }},
@@ -477,13 +438,13 @@ constexpr OptionField<ImportConfig> kImportFlags[] = {
     {"fields", [](const Element& e, ImportConfig* c) { return String(e, &c->fields); }},
     {"fieldFile", [](const Element& e, ImportConfig* c) { return String(e, &c->field_file); }},
     {"type", [](const Element& e, ImportConfig* c) { return ParseType(e, &c->options.type); }},
-    ROCKDOC_IMPORT_BOOL("headerline", header_line),
-    ROCKDOC_IMPORT_BOOL("jsonArray", json_array),
-    ROCKDOC_IMPORT_BOOL("columnsHaveTypes", columns_have_types),
-    ROCKDOC_IMPORT_BOOL("ignoreBlanks", ignore_blanks),
-    ROCKDOC_IMPORT_BOOL("drop", drop),
-    ROCKDOC_IMPORT_BOOL("stopOnError", stop_on_error),
-    ROCKDOC_IMPORT_BOOL("maintainInsertionOrder", maintain_insertion_order),
+    ROCKDOC_TRUE_FLAG(ImportConfig, "headerline", options.header_line),
+    ROCKDOC_TRUE_FLAG(ImportConfig, "jsonArray", options.json_array),
+    ROCKDOC_TRUE_FLAG(ImportConfig, "columnsHaveTypes", options.columns_have_types),
+    ROCKDOC_TRUE_FLAG(ImportConfig, "ignoreBlanks", options.ignore_blanks),
+    ROCKDOC_TRUE_FLAG(ImportConfig, "drop", options.drop),
+    ROCKDOC_TRUE_FLAG(ImportConfig, "stopOnError", options.stop_on_error),
+    ROCKDOC_TRUE_FLAG(ImportConfig, "maintainInsertionOrder", options.maintain_insertion_order),
     {"parseGrace",
      [](const Element& e, ImportConfig* c) {
        std::string v;
@@ -522,7 +483,7 @@ constexpr OptionField<ImportConfig> kImportFlags[] = {
     {"numInsertionWorkers", nullptr},
     {"writeConcern", nullptr},
     {"bypassDocumentValidation", nullptr},
-    ROCKDOC_IMPORT_BOOL("legacy", legacy),
+    ROCKDOC_TRUE_FLAG(ImportConfig, "legacy", options.legacy),
     {"useArrayIndexFields", nullptr},
     {"upsert", nullptr},
 };
@@ -747,16 +708,8 @@ constexpr OptionField<AdviseConfig> kAdviseFlags[] = {
        c->options.dbs.emplace_back();
        return String(e, &c->options.dbs.back());
      }},
-    {"json",
-     [](const Element&, AdviseConfig* c) {
-       c->json = true;
-       return Status::OK();
-     }},
-    {"full",
-     [](const Element&, AdviseConfig* c) {
-       c->options.full = true;
-       return Status::OK();
-     }},
+    ROCKDOC_TRUE_FLAG(AdviseConfig, "json", json),
+    ROCKDOC_TRUE_FLAG(AdviseConfig, "full", options.full),
     {"sample", [](const Element& e, AdviseConfig* c) { return ParseInt(e, &c->options.sample_size, "sample"); }},
     {"failOn", [](const Element& e, AdviseConfig* c) { return String(e, &c->fail_on); }},
     {"unusedIndexDays",

@@ -170,7 +170,7 @@ function bulkResult(r) {
 
 const kReturnDocument = { Before: 'before', After: 'after' };
 
-async function run(entities, op) {
+async function run(client, entities, op) {
   const target = entities[op.object];
   if (target === undefined) throw new Error(`unknown entity ${op.object}`);
   const a = op.arguments || {};
@@ -208,7 +208,7 @@ async function run(entities, op) {
       const cmd = { count: target.collectionName, query: a.filter };
       if (a.skip !== undefined) cmd.skip = a.skip;
       if (a.limit !== undefined) cmd.limit = a.limit;
-      return (await target.s.db.command(cmd)).n;
+      return (await client.db(target.dbName).command(cmd)).n;
     }
     case 'distinct': return target.distinct(a.fieldName, a.filter);
     case 'aggregate': return target.aggregate(a.pipeline, opts('batchSize', 'allowDiskUse')).toArray();
@@ -271,7 +271,7 @@ async function runTest(client, file, t) {
   for (const op of t.operations) {
     let result, error;
     try {
-      result = await run(entities, op);
+      result = await run(client, entities, op);
     } catch (e) {
       error = e;
     }
