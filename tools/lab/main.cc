@@ -11,12 +11,80 @@
 #include <string>
 #include <vector>
 
+#include "common/option_table.h"
 #include "provenance.h"
 #include "report.h"
 #include "runner.h"
 #include "scenario.h"
+#include "tools/flags.h"
 
 namespace {
+
+using rockdoc::Element;
+using rockdoc::Status;
+using rockdoc::internal::OptionField;
+using rockdoc::tools::FlagArity;
+using rockdoc::tools::FlagSpec;
+
+// The command line, decoded from the tables below: kLabSpecs says which flags
+// exist and whether they take a value (tools/flags.h), kLabFlags decodes
+// each (common/option_table.h). A flag in neither is an error, never ignored.
+struct LabFlags {
+  std::vector<std::string> wanted;  // --scenario, in order
+  std::string scenario_dir, out_dir, work_dir;
+  bool quick = false, tiny = false, list = false, help = false;
+  int repetitions = 0;
+};
+
+Status StringFlag(const Element& e, std::string* out) {
+  if (!e.IsString() || e.String().empty()) return rockdoc::BadValue("expected a value");
+  *out = std::string(e.String());
+  return Status::OK();
+}
+
+#define ROCKDOC_LAB_TRUE_FLAG(flag, member) \
+  {                                         \
+    flag, [](const Element&, LabFlags* f) { \
+      f->member = true;                     \
+      return Status::OK();                  \
+    }                                       \
+  }
+
+constexpr OptionField<LabFlags> kLabFlags[] = {
+    {"scenario",
+     [](const Element& e, LabFlags* f) {
+       std::string v;
+       ROCKDOC_RETURN_IF_ERROR(StringFlag(e, &v));
+       f->wanted.push_back(std::move(v));
+       return Status::OK();
+     }},
+    {"scenarios", [](const Element& e, LabFlags* f) { return StringFlag(e, &f->scenario_dir); }},
+    {"out", [](const Element& e, LabFlags* f) { return StringFlag(e, &f->out_dir); }},
+    {"work", [](const Element& e, LabFlags* f) { return StringFlag(e, &f->work_dir); }},
+    ROCKDOC_LAB_TRUE_FLAG("quick", quick),
+    ROCKDOC_LAB_TRUE_FLAG("tiny", tiny),
+    ROCKDOC_LAB_TRUE_FLAG("list", list),
+    ROCKDOC_LAB_TRUE_FLAG("help", help),
+    {"repetitions",
+     [](const Element& e, LabFlags* f) {
+       const std::string v = e.IsString() ? std::string(e.String()) : "";
+       char* end = nullptr;
+       const long n = std::strtol(v.c_str(), &end, 10);
+       if (v.empty() || *end != '\0' || n < 1 || n > 1000) {
+         return rockdoc::BadValue("--repetitions takes a number from 1 to 1000");
+       }
+       f->repetitions = static_cast<int>(n);
+       return Status::OK();
+     }},
+};
+
+const std::vector<FlagSpec> kLabSpecs = {
+    {"scenario", 0, FlagArity::kRequired}, {"scenarios", 0, FlagArity::kRequired},
+    {"out", 0, FlagArity::kRequired},      {"work", 0, FlagArity::kRequired},
+    {"quick", 0, FlagArity::kNone},        {"tiny", 0, FlagArity::kNone},
+    {"list", 0, FlagArity::kNone},         {"help", 'h', FlagArity::kNone},
+    {"repetitions", 0, FlagArity::kRequired},
+};
 
 int Usage(const char* argv0, int status) {
   (status == 0 ? std::cout : std::cerr)
@@ -82,43 +150,36 @@ class ProgressLine {
 
 int main(int argc, char** argv) {
   using rockdoc::lab::Scenario;
-  std::vector<std::string> wanted;
-  std::string scenario_dir = rockdoc::lab::DefaultScenarioDir();
-  std::string out_dir, work_dir;
-  bool quick = false, tiny = false, list = false;
-  int repetitions = 0;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
-    if (arg == "--quick") {
-      quick = true;
-    } else if (arg == "--tiny") {
-      tiny = true;
-    } else if (arg == "--list") {
-      list = true;
-    } else if (arg == "--repetitions") {
-      const char* v = next();
-      char* end = nullptr;
-      const long n = v != nullptr ? std::strtol(v, &end, 10) : 0;
-      if (v == nullptr || *end != '\0' || n < 1 || n > 1000) {
-        std::cerr << "--repetitions takes a number from 1 to 1000\n";
-        return Usage(argv[0], 2);
-      }
-      repetitions = static_cast<int>(n);
-    } else if (arg == "--help" || arg == "-h") {
-      return Usage(argv[0], 0);
-    } else if (arg == "--scenario" || arg == "--scenarios" || arg == "--out" || arg == "--work") {
-      const char* v = next();
-      if (v == nullptr) return Usage(argv[0], 2);
-      if (arg == "--scenario") wanted.push_back(v);
-      if (arg == "--scenarios") scenario_dir = v;
-      if (arg == "--out") out_dir = v;
-      if (arg == "--work") work_dir = v;
-    } else {
-      std::cerr << "unknown argument: " << arg << "\n";
+  LabFlags flags;
+  flags.scenario_dir = rockdoc::lab::DefaultScenarioDir();
+  {
+    auto parsed = rockdoc::tools::ParseFlags(argc, argv, kLabSpecs);
+    rockdoc::Status st = parsed.status();
+    if (st.ok() && !parsed->positional.empty()) {
+      st = rockdoc::BadValue("unknown argument: " + parsed->positional.front());
+    }
+    if (st.ok()) {
+      st = rockdoc::internal::DecodeValidatedOptions(
+          parsed->flags.view(), kLabFlags, &flags,
+          [](std::string_view name) {
+            return rockdoc::BadValue("unknown option \"--" + std::string(name) + "\"");
+          },
+          [](std::string_view name) {
+            return rockdoc::BadValue("the option --" + std::string(name) + " is not supported");
+          });
+    }
+    if (!st.ok()) {
+      std::cerr << st.message() << "\n";
       return Usage(argv[0], 2);
     }
   }
+  if (flags.help) return Usage(argv[0], 0);
+  const std::vector<std::string>& wanted = flags.wanted;
+  const std::string& scenario_dir = flags.scenario_dir;
+  const std::string& out_dir = flags.out_dir;
+  std::string work_dir = flags.work_dir;
+  const bool quick = flags.quick, tiny = flags.tiny, list = flags.list;
+  const int repetitions = flags.repetitions;
 
   std::vector<Scenario> all;
   if (!scenario_dir.empty()) {
