@@ -1,9 +1,12 @@
 // rockdoc-lab: runs schema-pattern scenarios and reports what each variant
 // costs. Usage: rockdoc-lab [--scenario NAME|FILE] [--scenarios DIR]
 //                           [--out DIR] [--work DIR] [--quick] [--tiny]
-//                           [--repetitions N] [--list]
+//                           [--repetitions N] [--sizes N,...] [--keep DIR]
+//                           [--advise] [--list]
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -31,9 +34,10 @@ using rockdoc::tools::FlagSpec;
 // each (common/option_table.h). A flag in neither is an error, never ignored.
 struct LabFlags {
   std::vector<std::string> wanted;  // --scenario, in order
-  std::string scenario_dir, out_dir, work_dir;
-  bool quick = false, tiny = false, list = false, help = false;
+  std::string scenario_dir, out_dir, work_dir, keep_dir;
+  bool quick = false, tiny = false, list = false, help = false, advise = false;
   int repetitions = 0;
+  std::vector<int64_t> sizes;  // --sizes: replace every profile's
 };
 
 Status StringFlag(const Element& e, std::string* out) {
@@ -65,6 +69,29 @@ constexpr OptionField<LabFlags> kLabFlags[] = {
     ROCKDOC_LAB_TRUE_FLAG("tiny", tiny),
     ROCKDOC_LAB_TRUE_FLAG("list", list),
     ROCKDOC_LAB_TRUE_FLAG("help", help),
+    {"keep", [](const Element& e, LabFlags* f) { return StringFlag(e, &f->keep_dir); }},
+    ROCKDOC_LAB_TRUE_FLAG("advise", advise),
+    {"sizes",
+     [](const Element& e, LabFlags* f) {
+       // "3000" or "10,100,1000": each a whole number, 0 or more.
+       const std::string v = e.IsString() ? std::string(e.String()) : "";
+       f->sizes.clear();
+       size_t start = 0;
+       while (start <= v.size()) {
+         const size_t comma = std::min(v.find(',', start), v.size());
+         const std::string item = v.substr(start, comma - start);
+         char* end = nullptr;
+         errno = 0;
+         const long long n = std::strtoll(item.c_str(), &end, 10);
+         if (item.empty() || *end != '\0' || n < 0 || errno == ERANGE) {
+           return rockdoc::BadValue("--sizes takes whole numbers (0 or more) separated by "
+                                    "commas, not \"" + v + "\"");
+         }
+         f->sizes.push_back(n);
+         start = comma + 1;
+       }
+       return Status::OK();
+     }},
     {"repetitions",
      [](const Element& e, LabFlags* f) {
        const std::string v = e.IsString() ? std::string(e.String()) : "";
@@ -84,13 +111,16 @@ const std::vector<FlagSpec> kLabSpecs = {
     {"quick", 0, FlagArity::kNone},        {"tiny", 0, FlagArity::kNone},
     {"list", 0, FlagArity::kNone},         {"help", 'h', FlagArity::kNone},
     {"repetitions", 0, FlagArity::kRequired},
+    {"sizes", 0, FlagArity::kRequired},    {"keep", 0, FlagArity::kRequired},
+    {"advise", 0, FlagArity::kNone},
 };
 
 int Usage(const char* argv0, int status) {
   (status == 0 ? std::cout : std::cerr)
       << "usage: " << argv0
       << " [--scenario NAME|FILE.json]... [--scenarios DIR] [--out DIR] [--work DIR]"
-         " [--quick] [--tiny] [--repetitions N] [--list]\n"
+         " [--quick] [--tiny] [--repetitions N] [--sizes N,...] [--keep DIR] [--advise]"
+         " [--list]\n"
          "  --scenario   run only this scenario (by name, or a scenario file)\n"
          "  --scenarios  directory of scenario files (default: the bundled ones)\n"
          "  --out        write results.json, report.md and report.html there\n"
@@ -99,6 +129,11 @@ int Usage(const char* argv0, int status) {
          "  --tiny       the tests' sizes (seconds; checks the scenario runs)\n"
          "  --repetitions N  override every profile's repetitions (at least 5 but with\n"
          "               --tiny: a median's confidence interval needs 5)\n"
+         "  --sizes N,... measure at these sizes instead of the profile's (the values\n"
+         "               of $$n: --tiny --scenario blog-comments --sizes 3000)\n"
+         "  --keep DIR   keep each variant's database, as DIR/<scenario>/<variant>-<size>\n"
+         "  --advise     run the schema advisor over each rockdoc variant's database\n"
+         "               and report its findings per variant\n"
          "  --list       list the scenarios and exit\n";
   return status;
 }
@@ -244,6 +279,9 @@ int main(int argc, char** argv) {
                          : rockdoc::lab::Mode::kFull;
   options.work_dir = work_dir;
   options.repetitions = repetitions;
+  options.sizes = flags.sizes;
+  options.keep_dir = flags.keep_dir;
+  options.advise = flags.advise;
   ProgressLine progress_line;
   if (isatty(STDERR_FILENO)) {
     options.progress = [&](const std::string& key, const std::string& what, double done) {
@@ -287,6 +325,10 @@ int main(int argc, char** argv) {
   if (own_work) {
     std::error_code ec;
     std::filesystem::remove_all(work_dir, ec);
+  }
+  if (!flags.keep_dir.empty()) {
+    std::cerr << "kept the databases in " << flags.keep_dir
+              << "/<scenario>/<variant>-<size> (rockdoc-advise DIR examines one)\n";
   }
   return status;
 }
