@@ -258,6 +258,29 @@ void EveryIndexNoReadUsedIsUnused(const AdvisedRun* run) {
   }
 }
 
+// The 10-index variant is the one with too many indexes; 5 are not.
+void TenIndexesAreTooMany(const AdvisedRun* run) {
+  const int64_t size = run->result.sizes.front();
+  for (const char* variant : {"0-indexes", "1-index", "2-indexes", "5-indexes", "10-indexes"}) {
+    SCOPED_TRACE(variant);
+    const Measurement& m = Row(run->result, variant, size);
+    std::vector<std::string> others;
+    for (const std::string& rule : Rules(m)) {
+      if (rule.rfind("unused-index ", 0) != 0) others.push_back(rule);
+    }
+    if (std::string(variant) != "10-indexes") {
+      EXPECT_THAT(others, IsEmpty());
+      continue;
+    }
+    ASSERT_THAT(others, ElementsAre("too-many-indexes lab.items"));
+    const advisor::Finding* f = FindingOf(m, "too-many-indexes");
+    EXPECT_EQ(f->evidence.Get("indexes").Int64(), 10);
+    std::vector<std::string> names;
+    for (Element e : f->evidence.Get("names").Array()) names.emplace_back(e.String());
+    EXPECT_THAT(names, UnorderedElementsAreArray(CreatedIndexNames(run->scenario, variant)));
+  }
+}
+
 // One test per scenario (CTest runs each test in a process of its own, and
 // the scenario's run is most of the time): the checks above in turn.
 TEST(LabAdviseTest, BlogCommentsEmbeddedIsALargeArrayReferencedIsNot) {
@@ -282,6 +305,7 @@ TEST(LabAdviseTest, BloatedDocumentsBloatedIsFlaggedSplitIsNot) {
 TEST(LabAdviseTest, IndexCountIndexesNoReadUsesAreFlagged) {
   const std::unique_ptr<AdvisedRun> run = RunAdvised("index-count", {});
   EveryIndexNoReadUsedIsUnused(run.get());
+  TenIndexesAreTooMany(run.get());
 }
 
 }  // namespace
