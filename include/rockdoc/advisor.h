@@ -19,7 +19,7 @@
 //   unused-index         an index no query has used ($indexStats' ops 0)
 //                        in the `unused_index_days` since it was created
 //                        (the counts survive restarts)
-//   too-many-indexes     more than 10 indexes on a collection (besides _id)
+//   too-many-indexes     10 or more indexes on a collection (besides _id)
 //   too-many-collections 10,000 or more collections in a database
 // Each finding quotes its rule of thumb, gives the evidence as numbers, a
 // severity and the remedy, with the lab scenario (rockdoc-lab) that

@@ -21,7 +21,7 @@ constexpr int64_t kHugeArray = 10000;
 constexpr int64_t kBloatedP90 = int64_t{1} << 20;  // 1 MiB
 constexpr int64_t kMaxBsonSize = int64_t{16} << 20;
 constexpr int64_t kNearLimit = kMaxBsonSize / 2;   // 8 MiB
-constexpr size_t kManyIndexes = 10;
+constexpr size_t kManyIndexes = 10;            // or more, besides _id
 constexpr size_t kManyCollections = 10000;
 constexpr int64_t kMaxUnusedDays = 36500;  // a century: days beyond it mean "never"
 // Lengths and sizes kept per path (a uniform reservoir) for percentiles.
@@ -368,7 +368,7 @@ class Examiner {
         break;  // one finding per redundant index
       }
     }
-    if (secondary.size() > kManyIndexes) {
+    if (secondary.size() >= kManyIndexes) {
       Finding f;
       f.rule = "too-many-indexes";
       f.severity = Severity::kWarning;

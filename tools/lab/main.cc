@@ -1,9 +1,12 @@
 // rockdoc-lab: runs schema-pattern scenarios and reports what each variant
 // costs. Usage: rockdoc-lab [--scenario NAME|FILE] [--scenarios DIR]
 //                           [--out DIR] [--work DIR] [--quick] [--tiny]
-//                           [--repetitions N] [--list]
+//                           [--repetitions N] [--sizes N,...] [--keep DIR]
+//                           [--advise] [--list]
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -11,18 +14,113 @@
 #include <string>
 #include <vector>
 
+#include "common/option_table.h"
 #include "provenance.h"
 #include "report.h"
 #include "runner.h"
 #include "scenario.h"
+#include "tools/flags.h"
 
 namespace {
+
+using rockdoc::Element;
+using rockdoc::Status;
+using rockdoc::internal::OptionField;
+using rockdoc::tools::FlagArity;
+using rockdoc::tools::FlagSpec;
+
+// The command line, decoded from the tables below: kLabSpecs says which flags
+// exist and whether they take a value (tools/flags.h), kLabFlags decodes
+// each (common/option_table.h). A flag in neither is an error, never ignored.
+struct LabFlags {
+  std::vector<std::string> wanted;  // --scenario, in order
+  std::string scenario_dir, out_dir, work_dir, keep_dir;
+  bool quick = false, tiny = false, list = false, help = false, advise = false;
+  int repetitions = 0;
+  std::vector<int64_t> sizes;  // --sizes: replace every profile's
+};
+
+Status StringFlag(const Element& e, std::string* out) {
+  if (!e.IsString() || e.String().empty()) return rockdoc::BadValue("expected a value");
+  *out = std::string(e.String());
+  return Status::OK();
+}
+
+#define ROCKDOC_LAB_TRUE_FLAG(flag, member) \
+  {                                         \
+    flag, [](const Element&, LabFlags* f) { \
+      f->member = true;                     \
+      return Status::OK();                  \
+    }                                       \
+  }
+
+constexpr OptionField<LabFlags> kLabFlags[] = {
+    {"scenario",
+     [](const Element& e, LabFlags* f) {
+       std::string v;
+       ROCKDOC_RETURN_IF_ERROR(StringFlag(e, &v));
+       f->wanted.push_back(std::move(v));
+       return Status::OK();
+     }},
+    {"scenarios", [](const Element& e, LabFlags* f) { return StringFlag(e, &f->scenario_dir); }},
+    {"out", [](const Element& e, LabFlags* f) { return StringFlag(e, &f->out_dir); }},
+    {"work", [](const Element& e, LabFlags* f) { return StringFlag(e, &f->work_dir); }},
+    ROCKDOC_LAB_TRUE_FLAG("quick", quick),
+    ROCKDOC_LAB_TRUE_FLAG("tiny", tiny),
+    ROCKDOC_LAB_TRUE_FLAG("list", list),
+    ROCKDOC_LAB_TRUE_FLAG("help", help),
+    {"keep", [](const Element& e, LabFlags* f) { return StringFlag(e, &f->keep_dir); }},
+    ROCKDOC_LAB_TRUE_FLAG("advise", advise),
+    {"sizes",
+     [](const Element& e, LabFlags* f) {
+       // "3000" or "10,100,1000": each a whole number, 0 or more.
+       const std::string v = e.IsString() ? std::string(e.String()) : "";
+       f->sizes.clear();
+       size_t start = 0;
+       while (start <= v.size()) {
+         const size_t comma = std::min(v.find(',', start), v.size());
+         const std::string item = v.substr(start, comma - start);
+         char* end = nullptr;
+         errno = 0;
+         const long long n = std::strtoll(item.c_str(), &end, 10);
+         if (item.empty() || *end != '\0' || n < 0 || errno == ERANGE) {
+           return rockdoc::BadValue("--sizes takes whole numbers (0 or more) separated by "
+                                    "commas, not \"" + v + "\"");
+         }
+         f->sizes.push_back(n);
+         start = comma + 1;
+       }
+       return Status::OK();
+     }},
+    {"repetitions",
+     [](const Element& e, LabFlags* f) {
+       const std::string v = e.IsString() ? std::string(e.String()) : "";
+       char* end = nullptr;
+       const long n = std::strtol(v.c_str(), &end, 10);
+       if (v.empty() || *end != '\0' || n < 1 || n > 1000) {
+         return rockdoc::BadValue("--repetitions takes a number from 1 to 1000");
+       }
+       f->repetitions = static_cast<int>(n);
+       return Status::OK();
+     }},
+};
+
+const std::vector<FlagSpec> kLabSpecs = {
+    {"scenario", 0, FlagArity::kRequired}, {"scenarios", 0, FlagArity::kRequired},
+    {"out", 0, FlagArity::kRequired},      {"work", 0, FlagArity::kRequired},
+    {"quick", 0, FlagArity::kNone},        {"tiny", 0, FlagArity::kNone},
+    {"list", 0, FlagArity::kNone},         {"help", 'h', FlagArity::kNone},
+    {"repetitions", 0, FlagArity::kRequired},
+    {"sizes", 0, FlagArity::kRequired},    {"keep", 0, FlagArity::kRequired},
+    {"advise", 0, FlagArity::kNone},
+};
 
 int Usage(const char* argv0, int status) {
   (status == 0 ? std::cout : std::cerr)
       << "usage: " << argv0
       << " [--scenario NAME|FILE.json]... [--scenarios DIR] [--out DIR] [--work DIR]"
-         " [--quick] [--tiny] [--repetitions N] [--list]\n"
+         " [--quick] [--tiny] [--repetitions N] [--sizes N,...] [--keep DIR] [--advise]"
+         " [--list]\n"
          "  --scenario   run only this scenario (by name, or a scenario file)\n"
          "  --scenarios  directory of scenario files (default: the bundled ones)\n"
          "  --out        write results.json, report.md and report.html there\n"
@@ -31,6 +129,11 @@ int Usage(const char* argv0, int status) {
          "  --tiny       the tests' sizes (seconds; checks the scenario runs)\n"
          "  --repetitions N  override every profile's repetitions (at least 5 but with\n"
          "               --tiny: a median's confidence interval needs 5)\n"
+         "  --sizes N,... measure at these sizes instead of the profile's (the values\n"
+         "               of $$n: --tiny --scenario blog-comments --sizes 3000)\n"
+         "  --keep DIR   keep each variant's database, as DIR/<scenario>/<variant>-<size>\n"
+         "  --advise     run the schema advisor over each rockdoc variant's database\n"
+         "               and report its findings per variant\n"
          "  --list       list the scenarios and exit\n";
   return status;
 }
@@ -82,43 +185,36 @@ class ProgressLine {
 
 int main(int argc, char** argv) {
   using rockdoc::lab::Scenario;
-  std::vector<std::string> wanted;
-  std::string scenario_dir = rockdoc::lab::DefaultScenarioDir();
-  std::string out_dir, work_dir;
-  bool quick = false, tiny = false, list = false;
-  int repetitions = 0;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
-    if (arg == "--quick") {
-      quick = true;
-    } else if (arg == "--tiny") {
-      tiny = true;
-    } else if (arg == "--list") {
-      list = true;
-    } else if (arg == "--repetitions") {
-      const char* v = next();
-      char* end = nullptr;
-      const long n = v != nullptr ? std::strtol(v, &end, 10) : 0;
-      if (v == nullptr || *end != '\0' || n < 1 || n > 1000) {
-        std::cerr << "--repetitions takes a number from 1 to 1000\n";
-        return Usage(argv[0], 2);
-      }
-      repetitions = static_cast<int>(n);
-    } else if (arg == "--help" || arg == "-h") {
-      return Usage(argv[0], 0);
-    } else if (arg == "--scenario" || arg == "--scenarios" || arg == "--out" || arg == "--work") {
-      const char* v = next();
-      if (v == nullptr) return Usage(argv[0], 2);
-      if (arg == "--scenario") wanted.push_back(v);
-      if (arg == "--scenarios") scenario_dir = v;
-      if (arg == "--out") out_dir = v;
-      if (arg == "--work") work_dir = v;
-    } else {
-      std::cerr << "unknown argument: " << arg << "\n";
+  LabFlags flags;
+  flags.scenario_dir = rockdoc::lab::DefaultScenarioDir();
+  {
+    auto parsed = rockdoc::tools::ParseFlags(argc, argv, kLabSpecs);
+    rockdoc::Status st = parsed.status();
+    if (st.ok() && !parsed->positional.empty()) {
+      st = rockdoc::BadValue("unknown argument: " + parsed->positional.front());
+    }
+    if (st.ok()) {
+      st = rockdoc::internal::DecodeValidatedOptions(
+          parsed->flags.view(), kLabFlags, &flags,
+          [](std::string_view name) {
+            return rockdoc::BadValue("unknown option \"--" + std::string(name) + "\"");
+          },
+          [](std::string_view name) {
+            return rockdoc::BadValue("the option --" + std::string(name) + " is not supported");
+          });
+    }
+    if (!st.ok()) {
+      std::cerr << st.message() << "\n";
       return Usage(argv[0], 2);
     }
   }
+  if (flags.help) return Usage(argv[0], 0);
+  const std::vector<std::string>& wanted = flags.wanted;
+  const std::string& scenario_dir = flags.scenario_dir;
+  const std::string& out_dir = flags.out_dir;
+  std::string work_dir = flags.work_dir;
+  const bool quick = flags.quick, tiny = flags.tiny, list = flags.list;
+  const int repetitions = flags.repetitions;
 
   std::vector<Scenario> all;
   if (!scenario_dir.empty()) {
@@ -183,6 +279,9 @@ int main(int argc, char** argv) {
                          : rockdoc::lab::Mode::kFull;
   options.work_dir = work_dir;
   options.repetitions = repetitions;
+  options.sizes = flags.sizes;
+  options.keep_dir = flags.keep_dir;
+  options.advise = flags.advise;
   ProgressLine progress_line;
   if (isatty(STDERR_FILENO)) {
     options.progress = [&](const std::string& key, const std::string& what, double done) {
@@ -226,6 +325,10 @@ int main(int argc, char** argv) {
   if (own_work) {
     std::error_code ec;
     std::filesystem::remove_all(work_dir, ec);
+  }
+  if (!flags.keep_dir.empty()) {
+    std::cerr << "kept the databases in " << flags.keep_dir
+              << "/<scenario>/<variant>-<size> (rockdoc-advise DIR examines one)\n";
   }
   return status;
 }

@@ -288,6 +288,9 @@ Document ResultsToBson(const std::vector<ScenarioResult>& results,
       b.AppendInt64("documents", m.documents);
       AppendNumber(b, "maxDocShareOf16MiB", m.max_doc_share);
       b.AppendString("verdict", m.verdict);
+      if (!m.kept_dir.empty()) b.AppendString("keptDir", m.kept_dir);
+      // The advisor's report, as rockdoc-advise --json prints it.
+      if (m.advice.has_value()) b.AppendDocument("advice", advisor::ToDocument(*m.advice));
       b.Close();
     }
     b.Close().OpenArray("rulesOfThumb");
@@ -488,8 +491,60 @@ std::string TextTable(const ScenarioResult& r) {
         l.as_expected ? "as expected" : "NOT AS EXPECTED");
   }
   for (const std::string& v : r.verdict) out += "verdict: " + v + "\n";
+  const std::vector<std::string> advice = AdviceLines(r);
+  if (!advice.empty()) out += std::string(kAdviceHeading) + ":\n";
+  for (const std::string& line : advice) out += "  " + line + "\n";
   for (const std::string& v : r.inconsistencies) out += "INCONSISTENT: " + v + "\n";
   return out;
+}
+
+const char kAdviceHeading[] =
+    "schema advisor (rockdoc-advise --unusedIndexDays 0) over each rockdoc variant's database "
+    "after the run";
+
+std::vector<std::string> AdviceLines(const ScenarioResult& r) {
+  std::vector<std::string> lines;
+  for (const Measurement& m : r.rows) {
+    if (!m.advice.has_value()) continue;
+    const std::string who = absl::StrFormat("%s %s", m.variant, Thousands(m.size));
+    if (m.advice->findings.empty()) {
+      lines.push_back(absl::StrFormat("%s: no findings (%d documents examined)", who,
+                                      m.advice->documents_examined));
+      continue;
+    }
+    // Findings of one rule on one collection, in the advisor's order.
+    std::vector<std::vector<const advisor::Finding*>> groups;
+    for (const advisor::Finding& f : m.advice->findings) {
+      auto same = [&](const std::vector<const advisor::Finding*>& g) {
+        return g.front()->rule == f.rule && g.front()->ns == f.ns;
+      };
+      auto g = std::find_if(groups.begin(), groups.end(), same);
+      if (g == groups.end()) {
+        groups.push_back({&f});
+      } else {
+        g->push_back(&f);
+      }
+    }
+    for (const auto& g : groups) {
+      const advisor::Finding& f = *g.front();
+      if (g.size() == 1) {
+        lines.push_back(absl::StrFormat("%s: [%s] %s in %s: %s", who,
+                                        advisor::SeverityName(f.severity), f.rule, f.ns,
+                                        f.summary));
+        continue;
+      }
+      // Each names its index (unused-index, redundant-index).
+      std::vector<std::string> names;
+      for (const advisor::Finding* x : g) {
+        const Element index = x->evidence.Get("index");
+        names.push_back(index.IsString() ? std::string(index.String()) : x->summary);
+      }
+      lines.push_back(absl::StrFormat("%s: [%s] %s in %s, %d findings: %s", who,
+                                      advisor::SeverityName(f.severity), f.rule, f.ns, g.size(),
+                                      absl::StrJoin(names, ", ")));
+    }
+  }
+  return lines;
 }
 
 namespace {
@@ -578,6 +633,9 @@ std::string MarkdownReport(const std::vector<ScenarioResult>& results, const Pro
           l.steps_ok, l.measure, l.last_doc_bytes, 100.0 * l.last_doc_bytes / kMaxBsonObjectSize,
           l.unchanged_after_failure ? "byte-identical" : "**changed**");
     }
+    const std::vector<std::string> advice = AdviceLines(r);
+    if (!advice.empty()) md += "\n**" + std::string(kAdviceHeading) + ":**\n\n";
+    for (const std::string& line : advice) md += "- " + line + "\n";
     md += "\n";
     for (const Figure& f : Figures()) {
       if (Informative(r, f)) md += SvgChart(r, f) + "\n";
@@ -670,7 +728,14 @@ std::string HtmlReport(const std::vector<ScenarioResult>& results, const Provena
       }
       h += "</tr>\n";
     }
-    h += "</table></div>\n<div class=\"charts\">\n";
+    h += "</table></div>\n";
+    const std::vector<std::string> advice = AdviceLines(r);
+    if (!advice.empty()) {
+      h += "<h3>Schema advisor</h3>\n<p>" + HtmlEscape(kAdviceHeading) + ":</p>\n<ul>\n";
+      for (const std::string& line : advice) h += "<li>" + HtmlEscape(line) + "</li>\n";
+      h += "</ul>\n";
+    }
+    h += "<div class=\"charts\">\n";
     for (const Figure& f : Figures()) {
       if (Informative(r, f)) h += SvgChart(r, f);
     }

@@ -48,8 +48,18 @@ bool Informative(const ScenarioResult& r, const Figure& f);
 // per variant with error bars where the figure has intervals, a legend,
 // the unit in the y axis title.
 std::string SvgChart(const ScenarioResult& r, const Figure& f);
-// The terminal table of one scenario, with its verdict lines.
+// The terminal table of one scenario, with its verdict lines (and the
+// advisor's lines, when the run advised).
 std::string TextTable(const ScenarioResult& r);
+
+// The schema advisor's findings over each advised row's database, one line
+// per finding ("embedded 3,000: [warning] large-array in lab.posts: array
+// 'comments' holds up to ..."), or "no findings"; the findings of one rule
+// on one collection share a line ("unused-index in lab.items, 10 findings:
+// sku_1, ..."). Empty when no row was advised.
+std::vector<std::string> AdviceLines(const ScenarioResult& r);
+// What AdviceLines' lines come from, for a heading.
+extern const char kAdviceHeading[];
 
 // Writes results.json, report.md and report.html into `dir` (created when
 // missing).

@@ -502,6 +502,7 @@ struct LiveVariant {
   Measurement m;
   IoCounters read_io{.known = true};
   IoCounters write_io{.known = true};
+  bool aa_copy = false;  // the A/A check's second copy: neither kept nor advised
   bool done() const { return db == nullptr; }  // unmeasured (or finished)
 };
 
@@ -522,6 +523,7 @@ Status Prepare(const Scenario& s, const Variant& v, int64_t size, const RunOptio
                const std::string& dir_suffix, LiveVariant& live) {
   const Profile& profile = ProfileFor(s, options.mode);
   live.v = &v;
+  live.aa_copy = !dir_suffix.empty();
   live.dir = options.work_dir + "/" + s.name + "/" + v.name + "-" + std::to_string(size) +
              dir_suffix;
   std::error_code ec;
@@ -598,9 +600,57 @@ Status Repetition(const Scenario& s, const RunOptions& options, bool reads, int 
   return Status::OK();
 }
 
+// Moves the directory `from` to `to` (replacing what is there): a rename,
+// or a copy and a removal when the two are on different file systems.
+Status MoveDirectory(const std::string& from, const std::string& to) {
+  std::error_code ec;
+  std::filesystem::remove_all(to, ec);
+  std::filesystem::create_directories(std::filesystem::path(to).parent_path(), ec);
+  std::filesystem::rename(from, to, ec);
+  if (!ec) return Status::OK();
+  ec.clear();
+  std::filesystem::copy(from, to, std::filesystem::copy_options::recursive, ec);
+  if (ec) {
+    return Status(ErrorCode::kInternalError,
+                  "cannot keep the database " + from + " in " + to + ": " + ec.message());
+  }
+  std::filesystem::remove_all(from, ec);
+  return Status::OK();
+}
+
+// After a variant's figures, its database closed: moves it to the keep
+// directory (or deletes it), and runs the advisor over it when asked.
+Status KeepAndAdvise(const Scenario& s, const RunOptions& options, LiveVariant& live) {
+  Measurement& m = live.m;
+  std::string dir = live.dir;
+  const bool keep = !options.keep_dir.empty() && !live.aa_copy;
+  if (keep) {
+    const std::string kept = options.keep_dir + "/" + s.name + "/" + m.variant + "-" +
+                             std::to_string(m.size);
+    ROCKDOC_RETURN_IF_ERROR(MoveDirectory(dir, kept));
+    m.kept_dir = dir = kept;
+  }
+  if (options.advise && !live.aa_copy && live.v->engine == EngineKind::kRockdoc) {
+    ClientOptions client_options;
+    client_options.create_if_missing = false;
+    client_options.ttl_monitor_period_ms = 0;  // the advisor reads what the run left
+    ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<Client> client, Client::Open(dir, client_options));
+    StatusOr<advisor::AdviseReport> report = advisor::Advise(*client, LabAdviseOptions());
+    Status closed = client->Close();
+    ROCKDOC_RETURN_IF_ERROR(report.status().WithContext("the advisor"));
+    ROCKDOC_RETURN_IF_ERROR(closed);
+    m.advice = std::move(report).value();
+  }
+  if (!keep) {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+  return Status::OK();
+}
+
 // The figures after the timed phases: rates, bytes per operation, the dump,
 // document sizes, disk before and after a full compaction. Closes the
-// database and removes its directory.
+// database, then keeps or removes its directory (KeepAndAdvise).
 Status Finish(const Scenario& s, const RunOptions& options, LiveVariant& live) {
   const Profile& profile = ProfileFor(s, options.mode);
   Measurement& m = live.m;
@@ -628,9 +678,7 @@ Status Finish(const Scenario& s, const RunOptions& options, LiveVariant& live) {
   ROCKDOC_ASSIGN_OR_RETURN(m.storage_bytes, db.DiskBytes());
   ROCKDOC_RETURN_IF_ERROR(db.Close());
   live.db.reset();
-  std::error_code ec;
-  std::filesystem::remove_all(live.dir, ec);
-  return Status::OK();
+  return KeepAndAdvise(s, options, live);
 }
 
 }  // namespace
@@ -729,7 +777,7 @@ StatusOr<ScenarioResult> RunScenario(const Scenario& s, const RunOptions& option
   r.description = s.description;
   r.size_label = s.size_label;
   r.mode = ModeName(options.mode);
-  r.sizes = ProfileFor(s, options.mode).sizes;
+  r.sizes = SizesFor(s, options);
   r.mixes = s.mixes;
   r.rules = s.rules;
   r.params = ParamTexts(s, options.mode, r.sizes);
@@ -848,6 +896,16 @@ StatusOr<ScenarioResult> RunScenario(const Scenario& s, const RunOptions& option
   }
   Summarize(r);
   return r;
+}
+
+advisor::AdviseOptions LabAdviseOptions() {
+  advisor::AdviseOptions o;
+  o.unused_index_days = 0;
+  return o;
+}
+
+const std::vector<int64_t>& SizesFor(const Scenario& s, const RunOptions& options) {
+  return options.sizes.empty() ? ProfileFor(s, options.mode).sizes : options.sizes;
 }
 
 std::string Thousands(int64_t v) {

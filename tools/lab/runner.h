@@ -5,15 +5,19 @@
 //   setup -> dump -> close and reopen (the data leaves the memtable, so reads
 //   come from SST files as in a long-running database) -> answers and explain
 //   (untimed) -> timed reads -> timed writes -> dump -> document sizes ->
-//   close and reopen (flush) -> live SST bytes.
+//   close and reopen (flush) -> live SST bytes -> compaction -> live SST
+//   bytes -> close; then, on request, the schema advisor over the database
+//   (rockdoc variants) and the directory kept (RunOptions::keep_dir).
 #ifndef ROCKDOC_TOOLS_LAB_RUNNER_H_
 #define ROCKDOC_TOOLS_LAB_RUNNER_H_
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "rockdoc/advisor.h"
 #include "rockdoc/status.h"
 #include "scenario.h"
 #include "verdict.h"
@@ -67,6 +71,12 @@ struct Measurement {
   double rockdoc_read_ratio = 0;
   double rockdoc_write_ratio = 0;
   std::string verdict;  // filled in by Summarize
+  // Where the database was left (RunOptions::keep_dir), or "".
+  std::string kept_dir;
+  // The schema advisor's findings over the database as measured (after the
+  // writes and the compaction), when RunOptions::advise and the variant
+  // runs on rockdoc (the advisor reads rockdoc databases only).
+  std::optional<advisor::AdviseReport> advice;
   bool failed() const { return !error.empty(); }
 };
 
@@ -151,7 +161,30 @@ struct RunOptions {
   int answers_compared = 10;
   // When positive, replaces the profile's repetitions.
   int repetitions = 0;
+  // When not empty, replaces the profile's sizes (the values of $$n).
+  std::vector<int64_t> sizes;
+  // When not empty, each measured variant's database is moved there after
+  // its figures, as <keep_dir>/<scenario>/<variant>-<size> (a directory of
+  // that name already there is replaced), instead of deleted: rockdoc
+  // variants a rockdoc directory (open it with `rockdoc`, `rockdoc-advise`),
+  // SQLite ones a directory holding
+  // `lab.sqlite`. The A/A copy and the limits'
+  // databases are not kept.
+  std::string keep_dir;
+  // Runs the schema advisor (rockdoc/advisor.h) over each rockdoc
+  // variant's database once measured, with LabAdviseOptions(); the findings go
+  // into Measurement::advice and the reports.
+  bool advise = false;
 };
+
+// The advisor's options for the lab's databases: its defaults, except that
+// an index no operation of the scenario used is reported however new it is
+// (unused_index_days 0): the run is the database's whole workload. The same
+// as `rockdoc-advise --unusedIndexDays 0 DIR` over a kept directory.
+advisor::AdviseOptions LabAdviseOptions();
+
+// The sizes a run measures: RunOptions::sizes, or else the profile's.
+const std::vector<int64_t>& SizesFor(const Scenario& s, const RunOptions& options);
 
 // Runs one variant at one size (alone: no interleaving, no A/A check).
 StatusOr<Measurement> RunVariant(const Scenario& s, const Variant& v, int64_t size,
