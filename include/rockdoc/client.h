@@ -103,6 +103,12 @@ struct ClientOptions {
   // to the directory's _tmp/ (MongoDB's maxIndexBuildMemoryUsageMegabytes,
   // 200 MB). Must be positive (BadValue at Open).
   int64_t max_index_build_memory_bytes = int64_t{200} << 20;
+  // The statistics the schema advisor reads: query statistics per shape
+  // ($queryStats, persisted at close), the profiler (setProfilingLevel,
+  // system.profile, slow operations in the log), document growth warnings
+  // and distributions. On by default; off, none is kept and the profiler
+  // refuses levels 1 and 2.
+  bool collect_statistics = true;
 };
 
 // Client::StartSession's options (mongosh's startSession({...})).
@@ -212,6 +218,10 @@ class Client {
   // message) when the rewrite fails, e.g. on a full disk.
   Status Compact();
 
+  // Forgets every query statistic ($queryStats): in memory now, and the
+  // persisted ones at close. IllegalOperation after Close.
+  Status ClearQueryStats() const;
+
   // Hot backup: writes an openable copy of the whole database, as it is at
   // one moment, into the new directory `dir`, while other threads go on
   // reading and writing (a RocksDB checkpoint: the memtables are flushed,
@@ -307,6 +317,24 @@ class Database {
   // $lookup and $unionWith read this database's collections.
   StatusOr<Cursor> Aggregate(DocumentView pipeline) const;
   StatusOr<Cursor> Aggregate(DocumentView pipeline, const AggregateOptions& options) const;
+
+  // The profiler (mongosh's db.setProfilingLevel): `level` 0 (off), 1 (the
+  // finds, counts, distincts and aggregates that take `slowms` or more), 2
+  // (all of them), for this database; -1 changes nothing (mongosh's
+  // db.getProfilingStatus()). Profiled operations are written to this
+  // database's `system.profile` (a capped collection of 1 MiB, made on first
+  // use) when it is read and when the client closes. `slowms` is one
+  // setting for every database (100 by default), also the threshold of the
+  // "Slow query" lines in the database's log (LOG) at every level. Returns
+  // the level before, and slowms.
+  // Errors: BadValue for another level or a negative slowms;
+  // IllegalOperation for 1 or 2 when ClientOptions::collect_statistics is off.
+  struct ProfilingStatus {
+    int was = 0;
+    int64_t slowms = 100;
+  };
+  StatusOr<ProfilingStatus> SetProfilingLevel(int level,
+                                              std::optional<int64_t> slowms = std::nullopt) const;
   // Drops the collection with all its documents and indexes. OK (and
   // false in *existed) when there is none.
   Status DropCollection(std::string_view name, bool* existed = nullptr) const;

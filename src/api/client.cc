@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "api/client_internal.h"
+#include "api/query_recorder.h"
 #include "api/collection_internal.h"
 #include "api/session_internal.h"
 #include "catalog/catalog.h"
@@ -54,10 +55,12 @@ Client::Client(std::shared_ptr<Engine> engine) : engine_(std::move(engine)) {}
 Client::~Client() { Close().IgnoreError(); }
 
 Status Client::Close() {
+  // The profiler's waiting entries go into system.profile, and the index
+  // usage counters ($indexStats) and query statistics into the catalog, so
+  // that they survive the restart (best effort: a failure to record them
+  // must not keep the database from closing).
+  internal::FlushAllProfiles(engine_).IgnoreError();
   {
-    // The index usage counters ($indexStats) go into the catalog first, so
-    // that they survive the restart (best effort: a failure to record them
-    // must not keep the database from closing).
     auto use = engine_->Enter();
     if (use.status().ok()) CatalogOf(*engine_).PersistUsage().IgnoreError();
   }
@@ -71,6 +74,37 @@ StorageStats Client::GetStorageStats() const { return engine_->GetStorageStats()
 Status Client::Checkpoint(const std::string& dir) const { return engine_->Checkpoint(dir); }
 
 Status Client::Compact() { return engine_->Compact(); }
+
+Status Client::ClearQueryStats() const {
+  auto use = engine_->Enter();
+  ROCKDOC_RETURN_IF_ERROR(use.status());
+  CatalogOf(*engine_).query_stats().Clear();
+  return Status::OK();
+}
+
+StatusOr<Database::ProfilingStatus> Database::SetProfilingLevel(
+    int level, std::optional<int64_t> slowms) const {
+  ROCKDOC_RETURN_IF_ERROR(internal::ValidateDatabaseName(name_));
+  if (level < -1 || level > 2) {
+    return Status(ErrorCode::kBadValue,
+                  "Invalid profiling level: " + std::to_string(level) + " (0, 1 or 2; -1 to read)");
+  }
+  if (slowms && *slowms < 0) {
+    return Status(ErrorCode::kBadValue, "slowms must not be negative");
+  }
+  auto use = engine_->Enter();
+  ROCKDOC_RETURN_IF_ERROR(use.status());
+  if (level > 0 && !engine_->options().collect_statistics) {
+    return Status(ErrorCode::kIllegalOperation,
+                  "the profiler needs statistics, which this client does not collect "
+                  "(ClientOptions::collect_statistics is false)");
+  }
+  internal::Profiler& profiler = CatalogOf(*engine_).profiler();
+  ProfilingStatus status;
+  status.was = profiler.Set(name_, level, slowms);
+  status.slowms = profiler.slowms();
+  return status;
+}
 
 Database Client::GetDatabase(std::string_view name) const {
   return Database(engine_, std::string(name));

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "api/collection_internal.h"
+#include "api/query_recorder.h"
 #include "catalog/catalog.h"
 #include "exec/plan_executor.h"
 #include "exec/scan_stages.h"
@@ -124,6 +125,7 @@ StatusOr<std::optional<Document>> Collection::FindById(const Element& id) const 
     ROCKDOC_RETURN_IF_ERROR(cursor.status());
     return std::optional<Document>();
   }
+  ROCKDOC_RETURN_IF_ERROR(internal::FlushProfileBeforeRead(engine_, db_name_, name_));
   return internal::RunOperation<Result>(
       session_, OpKind::kRead, "find", [&](const OpContext& op) -> Result {
         auto use = engine_->Enter();
@@ -131,12 +133,19 @@ StatusOr<std::optional<Document>> Collection::FindById(const Element& id) const 
         ROCKDOC_ASSIGN_OR_RETURN(std::shared_ptr<CollectionMeta> meta,
                                  internal::LookupForRead(*engine_, db_name_, name_));
         if (meta == nullptr) return std::optional<Document>();
+        auto recorder = internal::QueryRecorder::ForIdLookup(*engine_, db_name_, name_, id);
+        const int64_t start = recorder != nullptr ? internal::MonotonicNanos() : 0;
         meta->id_index_accesses.fetch_add(1, std::memory_order_relaxed);  // $indexStats
         internal::PinnedValue value;
         bool found = false;
         ROCKDOC_RETURN_IF_ERROR(op.View(engine_.get(), nullptr)
                                     .Get(internal::DocumentKey(*meta, id), &value, &found)
                                     .WithContext("find by _id"));
+        if (recorder != nullptr) {
+          // As MongoDB's IDHACK: one key, and the document when there is one.
+          recorder->Finish(internal::MonotonicNanos() - start, 1, found ? 1 : 0, found ? 1 : 0,
+                           nullptr, "IDHACK");
+        }
         if (!found) return std::optional<Document>();
         return std::optional<Document>(Document::AdoptValidated(std::string(value.view())));
       });

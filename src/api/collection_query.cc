@@ -5,6 +5,7 @@
 
 #include "api/client_internal.h"
 #include "api/collection_internal.h"
+#include "api/query_recorder.h"
 #include "pipeline/pipeline.h"
 #include "query/field_path.h"
 #include "rockdoc/client.h"
@@ -139,6 +140,7 @@ using internal::OpKind;
 // Each read first asks whether it reads a view (free when there is none);
 // a view's read is an aggregate of the collection under it (api/views.cc).
 StatusOr<Cursor> Collection::Find(DocumentView filter, const FindOptions& options) const {
+  ROCKDOC_RETURN_IF_ERROR(internal::FlushProfileBeforeRead(engine_, db_name_, name_));
   ROCKDOC_ASSIGN_OR_RETURN(std::optional<ViewRead> view, ResolveView());
   if (view) return FindOnView(*view, filter, options);
   return internal::RunOperation<StatusOr<Cursor>>(
@@ -147,8 +149,14 @@ StatusOr<Cursor> Collection::Find(DocumentView filter, const FindOptions& option
         ROCKDOC_RETURN_IF_ERROR(use.status());
         ROCKDOC_ASSIGN_OR_RETURN(auto cq, internal::MakeCanonicalQuery(filter, options));
         ROCKDOC_ASSIGN_OR_RETURN(auto meta, internal::LookupForRead(*engine_, db_name_, name_));
+        auto recorder = internal::QueryRecorder::ForFind(*engine_, db_name_, name_, "find", *cq);
+        const int64_t start = recorder != nullptr ? internal::MonotonicNanos() : 0;
         ROCKDOC_ASSIGN_OR_RETURN(auto exec, internal::OpenQuery(engine_, meta.get(), std::move(cq),
                                                                 options.max_time_ms, op));
+        if (recorder != nullptr) {
+          internal::QueryRecorder::Attach(std::move(recorder), exec.get(),
+                                          internal::MonotonicNanos() - start);
+        }
         return Cursor(std::move(exec));
       });
 }
@@ -226,6 +234,7 @@ StatusOr<std::unique_ptr<internal::CanonicalQuery>> CountQuery(DocumentView filt
 StatusOr<int64_t> Collection::CountDocuments(DocumentView filter,
                                              const CountOptions& options) const {
   ROCKDOC_RETURN_IF_ERROR(internal::CheckMaxTimeMS(options.max_time_ms));
+  ROCKDOC_RETURN_IF_ERROR(internal::FlushProfileBeforeRead(engine_, db_name_, name_));
   ROCKDOC_ASSIGN_OR_RETURN(std::optional<ViewRead> view, ResolveView());
   if (view) return CountOnView(*view, filter, options);
   // countDocuments is an aggregation in MongoDB, allowed in a transaction.
@@ -239,6 +248,7 @@ StatusOr<int64_t> Collection::CountDocuments(DocumentView filter,
           return EstimatedDocumentCount();
         }
         std::unique_ptr<internal::PlanExecutor> exec;
+        internal::QueryRecorder* recorder = nullptr;
         const internal::CountStage* count = nullptr;
         // The same tree explain shows: COUNT over the plan.
         auto top = [&count](std::unique_ptr<internal::PlanStage> plan, const CollectionMeta&,
@@ -253,11 +263,18 @@ StatusOr<int64_t> Collection::CountDocuments(DocumentView filter,
           ROCKDOC_RETURN_IF_ERROR(use.status());
           ROCKDOC_ASSIGN_OR_RETURN(auto cq, CountQuery(filter, options));
           ROCKDOC_ASSIGN_OR_RETURN(auto meta, internal::LookupForRead(*engine_, db_name_, name_));
+          auto record = internal::QueryRecorder::ForFind(*engine_, db_name_, name_, "count", *cq);
+          const int64_t start = record != nullptr ? internal::MonotonicNanos() : 0;
           ROCKDOC_ASSIGN_OR_RETURN(exec, internal::OpenQuery(engine_, meta.get(), std::move(cq),
                                                              options.max_time_ms, op, top));
+          if (record != nullptr) {
+            recorder = internal::QueryRecorder::Attach(std::move(record), exec.get(),
+                                                       internal::MonotonicNanos() - start);
+          }
         }
         // COUNT passes nothing up: it counts what its child produces.
         ROCKDOC_ASSIGN_OR_RETURN(int64_t passed, exec->CountRemaining());
+        if (recorder != nullptr) recorder->set_returned(passed + count->counted());
         return passed + count->counted();
       });
 }
@@ -339,18 +356,36 @@ StatusOr<FindOptions> DistinctFind(std::string_view field, const DistinctOptions
 StatusOr<std::vector<Value>> Collection::Distinct(std::string_view field, DocumentView filter,
                                                   const DistinctOptions& options) const {
   ROCKDOC_ASSIGN_OR_RETURN(FindOptions fo, DistinctFind(field, options));
-  ROCKDOC_ASSIGN_OR_RETURN(Cursor cursor, Find(filter, fo));
-  FieldPath path{std::string(field)};
+  // Recorded as a distinct, its find as part of it.
+  std::unique_ptr<internal::QueryRecorder> recorder;
+  if (engine_->options().collect_statistics) {
+    StatusOr<std::unique_ptr<internal::CanonicalQuery>> cq = internal::MakeCanonicalQuery(filter, fo);
+    if (cq.ok()) {
+      recorder = internal::QueryRecorder::ForFind(*engine_, db_name_, name_, "distinct", **cq, field);
+    }
+  }
+  const int64_t start = recorder != nullptr ? internal::MonotonicNanos() : 0;
   // Ordered by MongoDB's value comparison; equal values (1 and 1.0) once.
   auto less = [](const Value& a, const Value& b) {
     return CompareValues(a.element(), b.element()) < 0;
   };
   std::set<Value, decltype(less)> values(less);
-  while (cursor.Next()) {
-    DistinctValuesAlongPath(cursor.document(), path, 0,
-                            [&](const Element& v) { values.insert(Value::FromElement(v)); });
+  {
+    // Its find is part of it: the cursor ends (adding what it examined)
+    // before the distinct is recorded.
+    internal::NestedReads nested(recorder != nullptr ? recorder->nested() : nullptr);
+    ROCKDOC_ASSIGN_OR_RETURN(Cursor cursor, Find(filter, fo));
+    FieldPath path{std::string(field)};
+    while (cursor.Next()) {
+      DistinctValuesAlongPath(cursor.document(), path, 0,
+                              [&](const Element& v) { values.insert(Value::FromElement(v)); });
+    }
+    ROCKDOC_RETURN_IF_ERROR(cursor.status());
   }
-  ROCKDOC_RETURN_IF_ERROR(cursor.status());
+  if (recorder != nullptr) {
+    recorder->Finish(internal::MonotonicNanos() - start, 0, 0, static_cast<int64_t>(values.size()),
+                     nullptr);
+  }
   return std::vector<Value>(values.begin(), values.end());
 }
 
@@ -368,6 +403,11 @@ StatusOr<internal::PipelineOptions> ToPipelineOptions(
     Database database = internal::ClientAccess::DatabaseOf(engine, db, session);
     po.collection_stats = [database](std::string_view coll) { return database.GetCollection(coll).Stats(); };
     po.index_stats = [database](std::string_view coll) { return database.GetCollection(coll).IndexStats(); };
+    po.query_stats = [engine, db](std::string_view coll) -> StatusOr<std::vector<Document>> {
+      // Collectionless (in admin): every database's.
+      if (coll.empty()) return CatalogOf(*engine).query_stats().Entries("", "");
+      return CatalogOf(*engine).query_stats().Entries(db, coll);
+    };
     // The handle of the last collection read, kept: a $lookup reads one.
     po.find_by_id = [database, last = std::make_shared<std::optional<Collection>>()](
                         std::string_view coll, const Element& id) {
@@ -418,6 +458,7 @@ internal::FindFn Collection::PipelineFind() const {
 
 StatusOr<Cursor> Collection::Aggregate(DocumentView pipeline,
                                        const AggregateOptions& options) const {
+  ROCKDOC_RETURN_IF_ERROR(internal::FlushProfileBeforeRead(engine_, db_name_, name_));
   ROCKDOC_ASSIGN_OR_RETURN(std::optional<ViewRead> view, ResolveView());
   if (view) {
     return view->first.Aggregate(
@@ -425,9 +466,17 @@ StatusOr<Cursor> Collection::Aggregate(DocumentView pipeline,
   }
   ROCKDOC_ASSIGN_OR_RETURN(internal::PipelineOptions po,
                            ToPipelineOptions(options, db_name_, engine_, session_, true));
-  ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<internal::DocumentSource> source,
-                           internal::OpenPipeline(name_, pipeline, po, PipelineFind()));
-  return Cursor(internal::PipelineCursor(std::move(source)));
+  auto recorder = internal::QueryRecorder::ForPipeline(*engine_, db_name_, name_, pipeline);
+  const int64_t start = recorder != nullptr ? internal::MonotonicNanos() : 0;
+  std::unique_ptr<internal::DocumentSource> source;
+  {
+    // Its finds are its own.
+    internal::NestedReads nested(recorder != nullptr ? recorder->nested() : nullptr);
+    ROCKDOC_ASSIGN_OR_RETURN(source, internal::OpenPipeline(name_, pipeline, po, PipelineFind()));
+  }
+  const int64_t used = recorder != nullptr ? internal::MonotonicNanos() - start : 0;
+  return Cursor(internal::RecordedCursor(internal::PipelineCursor(std::move(source)),
+                                         std::move(recorder), used));
 }
 
 StatusOr<Cursor> Database::Aggregate(DocumentView pipeline) const {

@@ -89,7 +89,8 @@ Status ValidateCollectionName(std::string_view db, std::string_view name) {
   if (name.front() == '.') {
     return InvalidNamespace("Invalid collection name: '" + printable + "': collection names cannot begin with '.'");
   }
-  if (name.substr(0, 7) == "system.") {
+  // system.profile: the profiler's (api/query_recorder.h), as MongoDB's.
+  if (name.substr(0, 7) == "system." && name != "system.profile") {
     return InvalidNamespace("Invalid collection name: '" + printable +
                             "': names beginning with 'system.' are reserved");
   }
@@ -172,7 +173,7 @@ Status Catalog::Load() {
       }));
   for (const std::string& entry : entries) ROCKDOC_RETURN_IF_ERROR(LoadView(entry));
   view_count_.store(views_.size(), std::memory_order_release);
-  return Status::OK();
+  return query_stats_.Load(*engine_);
 }
 
 Status Catalog::LoadEntry(std::string_view value) {
@@ -348,7 +349,7 @@ Status Catalog::PersistUsage() {
     meta->mu.ReaderUnlock();
     ROCKDOC_RETURN_IF_ERROR(st);
   }
-  return Status::OK();
+  return query_stats_.Persist(*engine_);
 }
 
 Status Catalog::PersistMultikeyPaths(

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "catalog/query_stats.h"
 #include "common/mutex.h"
 #include "index/index_descriptor.h"
 #include "query/match_expression.h"
@@ -213,8 +214,9 @@ class Catalog : public EngineAttachment {
   // Reads the persisted catalog. Called once, at open.
   Status Load();
   // Writes the entries of the collections whose index usage counters
-  // ($indexStats) moved since their entry was last written: the client
-  // calls it when it closes, so that the counts survive restarts.
+  // ($indexStats) moved since their entry was last written, and the query
+  // statistics: the client calls it when it closes, so that the counts
+  // survive restarts.
   Status PersistUsage();
 
   // The collection, or nullptr when it does not exist.
@@ -261,6 +263,11 @@ class Catalog : public EngineAttachment {
   // Reads the stored count at the latest state.
   StatusOr<int64_t> ReadCount(uint32_t collection_id) const;
 
+  // What the engine remembers of its queries ($queryStats, loaded at open,
+  // persisted by PersistUsage) and the profiler's settings and entries.
+  QueryStats& query_stats() { return query_stats_; }
+  Profiler& profiler() { return profiler_; }
+
  private:
   using Key = std::pair<std::string, std::string>;
   // Range-deletes data under prefix ids no collection or index owns (left
@@ -289,6 +296,8 @@ class Catalog : public EngineAttachment {
   Status PersistView(const ViewDefinition& view) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   Engine* engine_;
+  QueryStats query_stats_;
+  Profiler profiler_;
   mutable Mutex mu_;
   std::map<Key, std::shared_ptr<CollectionMeta>, std::less<>> collections_ ABSL_GUARDED_BY(mu_);
   std::map<Key, std::shared_ptr<const ViewDefinition>, std::less<>> views_ ABSL_GUARDED_BY(mu_);

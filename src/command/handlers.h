@@ -32,6 +32,8 @@ Status RunValidate(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
 // stats_commands.cc
 Status RunCollStats(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
 Status RunDbStats(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+Status RunProfile(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+Status RunClearQueryStats(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
 Status RunListDatabases(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
 Status RunServerStatus(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
 Status RunHostInfo(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);

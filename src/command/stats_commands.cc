@@ -88,6 +88,59 @@ Status RunCollStats(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
   return Status::OK();
 }
 
+// ---- profile, clearQueryStats ----
+
+namespace {
+struct ProfileArgs {
+  int64_t level = -1;
+  std::optional<int64_t> slowms;
+};
+constexpr OptionField<ProfileArgs> kProfileFields[] = {
+    {"profile", &IntegerRow<ProfileArgs, &ProfileArgs::level>},
+    {"slowms",
+     [](const Element& e, ProfileArgs* o) -> Status {
+       ROCKDOC_ASSIGN_OR_RETURN(int64_t ms, IntegerField(e));
+       o->slowms = ms;
+       return Status::OK();
+     }},
+    {"sampleRate",
+     [](const Element& e, ProfileArgs*) -> Status {
+       if (!e.IsNumber()) return Status(ErrorCode::kTypeMismatch, "BSON field 'sampleRate' must be a number");
+       if (e.NumberAsDouble() != 1.0) {
+         return Status(ErrorCode::kNotImplemented,
+                       "BSON field 'sampleRate' other than 1.0 is not supported by rockdoc");
+       }
+       return Status::OK();
+     }},
+    {"filter", nullptr},
+    ROCKDOC_GENERIC_COMMAND_ROWS(ProfileArgs)};
+struct ClearQueryStatsArgs {};
+constexpr OptionField<ClearQueryStatsArgs> kClearQueryStatsFields[] = {
+    {"clearQueryStats", &Accept<ClearQueryStatsArgs>},
+    ROCKDOC_GENERIC_COMMAND_ROWS(ClearQueryStatsArgs)};
+}  // namespace
+
+Status RunProfile(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
+  ProfileArgs args;
+  ROCKDOC_RETURN_IF_ERROR(DecodeCommand("profile", cmd, kProfileFields, &args));
+  if (args.level < -1 || args.level > 2) {
+    return Status(ErrorCode::kBadValue, "Invalid profiling level: " + std::to_string(args.level));
+  }
+  ROCKDOC_ASSIGN_OR_RETURN(
+      Database::ProfilingStatus status,
+      ctx.client->GetDatabase(ctx.db).SetProfilingLevel(static_cast<int>(args.level), args.slowms));
+  reply->AppendInt32("was", status.was);
+  reply->AppendInt32("slowms", static_cast<int32_t>(std::min<int64_t>(status.slowms, INT32_MAX)));
+  reply->AppendDouble("sampleRate", 1.0);
+  return Status::OK();
+}
+
+Status RunClearQueryStats(CommandContext& ctx, DocumentView cmd, BsonBuilder*) {
+  ClearQueryStatsArgs args;
+  ROCKDOC_RETURN_IF_ERROR(DecodeCommand("clearQueryStats", cmd, kClearQueryStatsFields, &args));
+  return ctx.client->ClearQueryStats();
+}
+
 // ---- dbStats ----
 
 namespace {

@@ -79,6 +79,27 @@ StageState IndexScanStage::DoWork(WorkingMember** out) {
   return StageState::kAdvanced;
 }
 
+std::string IndexScanStage::SummaryPart() const {
+  // As mongosh prints a key pattern: { a: 1, b: -1 }.
+  std::string out(name());
+  out.append(" {");
+  bool first = true;
+  for (Element e : index_->key_pattern()) {
+    out.append(first ? " " : ", ");
+    first = false;
+    out.append(e.key());
+    out.append(": ");
+    if (e.type() == BsonType::kString) {
+      out.append("\"").append(e.String()).append("\"");
+    } else {
+      const double d = e.NumberAsDouble();
+      out.append(d < 0 ? "-1" : "1");
+    }
+  }
+  out.append(" }");
+  return out;
+}
+
 void IndexScanStage::ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity) const {
   if (key_filter_) key_filter_.describe(out);
   index_->access_method().AppendExplain(*index_, out);

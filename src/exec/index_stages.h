@@ -40,6 +40,7 @@ class IndexScanStage : public PlanStage {
     return output_ == Output::kCount ? "COUNT_SCAN" : "IXSCAN";
   }
   int64_t keys_examined() const override { return keys_examined_; }
+  std::string SummaryPart() const override;
 
  protected:
   StageState DoWork(WorkingMember** out) override;

@@ -17,6 +17,7 @@ CursorImpl::Examined PlanExecutor::examined() const {
 }
 
 PlanExecutor::~PlanExecutor() {
+  if (done_fn_) done_fn_(*this, work_nanos_);
   // Hold off Close() while the iterators go, then drop them in order.
   if (registry_) registry_->RemoveExecutor(this);
   auto use = engine_->Enter();
@@ -48,14 +49,16 @@ void PlanExecutor::SetTimeLimit(int64_t max_time_ms, int64_t used_nanos) {
 }
 
 void PlanExecutor::StartTimedCall() {
-  if (budget_nanos_ == 0) return;
+  if (budget_nanos_ == 0 && !done_fn_) return;
   call_start_nanos_ = MonotonicNanos();
-  deadline_ = Deadline::At(call_start_nanos_ + budget_nanos_);
+  if (budget_nanos_ != 0) deadline_ = Deadline::At(call_start_nanos_ + budget_nanos_);
 }
 
 void PlanExecutor::EndTimedCall() {
-  if (budget_nanos_ == 0) return;
-  budget_nanos_ = std::max<int64_t>(1, budget_nanos_ - (MonotonicNanos() - call_start_nanos_));
+  if (budget_nanos_ == 0 && !done_fn_) return;
+  const int64_t spent = MonotonicNanos() - call_start_nanos_;
+  work_nanos_ += spent;
+  if (budget_nanos_ != 0) budget_nanos_ = std::max<int64_t>(1, budget_nanos_ - spent);
 }
 
 bool PlanExecutor::Next() {

@@ -86,6 +86,16 @@ class PlanExecutor : public CursorImpl, public EngineResource {
   // Keeps `owner` (what the stage tree points into: the parsed query) alive
   // as long as the tree.
   void KeepAlive(std::shared_ptr<const void> owner) { owner_ = std::move(owner); }
+  // Calls `fn` once, when the executor goes away, with its processing time
+  // (`used_nanos`, planning, plus the time inside Next() and
+  // CountRemaining()): the query statistics' and profiler's record of the
+  // run. The tree is still there for `fn` to read its figures.
+  using DoneFn = std::function<void(const PlanExecutor& exec, int64_t work_nanos)>;
+  void OnDone(DoneFn fn, int64_t used_nanos) {
+    done_fn_ = std::move(fn);
+    work_nanos_ = used_nanos;
+  }
+
   // Tells `registry` when this executor is destroyed (it keeps it alive).
   void SetRegistry(std::shared_ptr<ExecutorRegistry> registry) { registry_ = std::move(registry); }
 
@@ -113,6 +123,8 @@ class PlanExecutor : public CursorImpl, public EngineResource {
   Deadline deadline_;
   int64_t call_start_nanos_ = 0;
   uint32_t works_ = 0;
+  DoneFn done_fn_;
+  int64_t work_nanos_ = 0;
 };
 
 }  // namespace rockdoc::internal

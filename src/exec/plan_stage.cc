@@ -65,6 +65,25 @@ void PlanStage::ReleaseResources() {
   for (auto& c : children_) c->ReleaseResources();
 }
 
+namespace {
+void SummarizeLeaves(const PlanStage& stage, std::string* out, bool* collscan) {
+  if (stage.children().empty()) {
+    if (!out->empty()) out->append(", ");
+    out->append(stage.SummaryPart());
+    if (stage.name() == "COLLSCAN") *collscan = true;
+    return;
+  }
+  for (const auto& c : stage.children()) SummarizeLeaves(*c, out, collscan);
+}
+}  // namespace
+
+std::string PlanSummary(const PlanStage& root, bool* collscan) {
+  std::string out;
+  *collscan = false;
+  SummarizeLeaves(root, &out, collscan);
+  return out;
+}
+
 int64_t TotalKeysExamined(const PlanStage& root) {
   int64_t n = root.keys_examined();
   for (const auto& c : root.children()) n += TotalKeysExamined(*c);

@@ -103,6 +103,10 @@ class PlanStage {
   // closing). Later Work() fails with IllegalOperation.
   void ReleaseResources();
 
+  // This stage in a plan summary (MongoDB's planSummary): its name, and an
+  // index scan's key pattern ("IXSCAN { a: 1 }").
+  virtual std::string SummaryPart() const { return std::string(name()); }
+
   // Measures time per stage (executionTimeMillisEstimate) in this tree.
   // Off by default: reading the clock twice per work is a tenth of a fast
   // scan's cost, so only explain turns it on.
@@ -144,6 +148,11 @@ class PlanStage {
   bool timed_ = false;
   bool released_ = false;
 };
+
+// MongoDB's planSummary of a tree: its leaves, comma separated
+// ("IXSCAN { a: 1 }", "COLLSCAN", "IXSCAN { a: 1 }, IXSCAN { b: 1 }" for an
+// OR). `collscan`: set when a leaf scans the collection.
+std::string PlanSummary(const PlanStage& root, bool* collscan);
 
 // Sums keys/documents examined over a tree.
 int64_t TotalKeysExamined(const PlanStage& root);

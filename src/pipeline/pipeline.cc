@@ -1623,7 +1623,8 @@ StatusOr<std::vector<std::unique_ptr<Stage>>> ParseStages(const std::vector<Elem
       ROCKDOC_ASSIGN_OR_RETURN(SortPattern pattern, SortPattern::Parse(std::move(sort).Build()));
       parts.push_back(std::make_unique<SortStage>(std::move(pattern), SpillPolicy::Of(options)));
       stage = std::make_unique<SequenceStage>(std::move(parts));
-    } else if (name == "$documents" || name == "$collStats" || name == "$indexStats") {
+    } else if (name == "$documents" || name == "$collStats" || name == "$indexStats" ||
+               name == "$queryStats") {
       return Failed(40602, std::string(name) + " is only valid as the first stage in a pipeline");
     } else if (name == "$out" || name == "$merge") {
       if (in_facet) {
@@ -1815,6 +1816,21 @@ void AppendStages(const std::vector<Element>& stages, size_t from, const Documen
 StatusOr<std::vector<Document>> StatsDocuments(std::string_view collection, const Element& stage,
                                                const PipelineOptions& options) {
   std::vector<Document> out;
+  if (stage.key() == "$queryStats") {
+    if (stage.type() != BsonType::kDocument) {
+      return Failed(14, "BSON field '$queryStats' is the wrong type '" +
+                            std::string(BsonTypeAlias(stage.type())) + "', expected type 'object'");
+    }
+    for (const Element& f : stage.Document()) {
+      if (f.key() == "transformIdentifiers") {
+        return Status(ErrorCode::kNotImplemented,
+                      "BSON field '$queryStats.transformIdentifiers' is not supported by rockdoc");
+      }
+      return Failed(40415, "BSON field '$queryStats." + std::string(f.key()) + "' is an unknown field.");
+    }
+    if (!options.query_stats) return Status(ErrorCode::kNotImplemented, "$queryStats is not supported here");
+    return options.query_stats(collection);
+  }
   if (stage.key() == "$indexStats") {
     if (stage.type() != BsonType::kDocument || !stage.Document().empty()) {
       return Failed(28803, "The $indexStats stage specification must be an empty object");
@@ -1895,7 +1911,8 @@ StatusOr<std::unique_ptr<DocumentSource>> OpenPipeline(std::string_view collecti
                                                        FindFn find) {
   const PipelineOptions options = WithDeadline(given);
   ROCKDOC_ASSIGN_OR_RETURN(std::vector<Element> stages, StageElements(pipeline));
-  if (!stages.empty() && (stages[0].key() == "$collStats" || stages[0].key() == "$indexStats")) {
+  if (!stages.empty() && (stages[0].key() == "$collStats" || stages[0].key() == "$indexStats" ||
+                          stages[0].key() == "$queryStats")) {
     // A source of its own: the collection's statistics, then the rest.
     ROCKDOC_ASSIGN_OR_RETURN(std::vector<Document> docs, StatsDocuments(collection, stages[0], options));
     ROCKDOC_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<Stage>> chain,
@@ -1920,7 +1937,8 @@ Status CheckPipeline(DocumentView pipeline, const PipelineOptions& options) {
     return PipelineCursor(MakeVectorSource({}));
   };
   size_t from = 0;
-  if (!stages.empty() && (stages[0].key() == "$collStats" || stages[0].key() == "$indexStats")) {
+  if (!stages.empty() && (stages[0].key() == "$collStats" || stages[0].key() == "$indexStats" ||
+                          stages[0].key() == "$queryStats")) {
     from = 1;
   } else {
     ROCKDOC_ASSIGN_OR_RETURN(LeadingFind leading, Pushdown(stages, options));
@@ -2082,6 +2100,16 @@ StatusOr<std::unique_ptr<DocumentSource>> OpenCollectionlessPipeline(DocumentVie
                                                                      FindFn find) {
   const PipelineOptions options = WithDeadline(given);
   ROCKDOC_ASSIGN_OR_RETURN(std::vector<Element> stages, StageElements(pipeline));
+  if (!stages.empty() && stages[0].key() == "$queryStats") {
+    // Every collection's statistics: MongoDB's form, in admin only.
+    if (options.database != "admin") {
+      return Failed(73, "$queryStats must be run against the 'admin' database with {aggregate: 1}");
+    }
+    ROCKDOC_ASSIGN_OR_RETURN(std::vector<Document> docs, StatsDocuments("", stages[0], options));
+    ROCKDOC_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<Stage>> chain,
+                             ParseStages(stages, 1, options, find, /*in_facet=*/false));
+    return RunWrites(stages, Connect(MakeVectorSource(std::move(docs)), std::move(chain)));
+  }
   if (stages.empty() || stages[0].key() != "$documents") {
     return Failed(73, "{aggregate: 1} is not valid for '" +
                           (stages.empty() ? std::string("an empty pipeline") : std::string(stages[0].key())) +

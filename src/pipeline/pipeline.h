@@ -131,6 +131,9 @@ struct PipelineOptions {
   // those stages are refused.
   std::function<StatusOr<CollectionStats>(std::string_view collection)> collection_stats;
   std::function<StatusOr<std::vector<Document>>(std::string_view collection)> index_stats;
+  // The source of $queryStats: the query statistics of `collection` (empty:
+  // of every collection, {aggregate: 1} in admin). Null: refused.
+  std::function<StatusOr<std::vector<Document>>(std::string_view collection)> query_stats;
   // A point read of `collection`'s document whose _id equals `id`: a
   // $lookup on _id reads each single local value's match this way (as
   // MongoDB's IDHACK), with no find planned per document. Null: a find.

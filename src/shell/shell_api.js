@@ -763,6 +763,8 @@
       return this._db._run(cmd);
     }
     explain(verbosity) { return new Explainable(this, verbosityOf(verbosity)); }
+    // rockdoc's: this collection's query statistics ($queryStats).
+    queryStats() { return this.aggregate([{ $queryStats: {} }]).toArray(); }
     // The schema advisor over this collection ({full, sample, unusedIndexDays}).
     advise(options) {
       return new AdviceReport(native.advise(this._db.getName(), { ...(options || {}), collection: this._name }));
@@ -1018,6 +1020,26 @@
     }
     // The schema advisor over this database ({full, sample, unusedIndexDays}).
     advise(options) { return new AdviceReport(native.advise(this._name, options || {})); }
+    // mongosh's profiler helpers: level 0, 1 or 2; options a slowms number
+    // or {slowms, sampleRate, filter} (sampleRate 1 only, no filter).
+    setProfilingLevel(level, options) {
+      const cmd = { profile: level };
+      if (typeof options === 'number') cmd.slowms = options;
+      else if (options !== undefined) assignDefined(cmd, options);
+      return this._run(cmd);
+    }
+    getProfilingStatus() {
+      const { ok, ...status } = this._run({ profile: -1 });
+      return status;
+    }
+    getProfilingLevel() { return this._run({ profile: -1 }).was; }
+    // rockdoc's: this database's query statistics ($queryStats, of every
+    // collection here), and forgetting all of them.
+    queryStats() {
+      const name = this._name;
+      return this.getSiblingDB('admin').aggregate([{ $queryStats: {} }, { $match: { 'key.queryShape.cmdNs.db': name } }]).toArray();
+    }
+    clearQueryStats() { return this.adminCommand({ clearQueryStats: 1 }); }
     serverStatus() { return this.adminCommand({ serverStatus: 1 }); }
     hostInfo() { return this.adminCommand({ hostInfo: 1 }); }
     version() { return kVersion; }
@@ -1299,13 +1321,13 @@
       'cloneCollection', 'cloneDatabase', 'commandHelp', 'copyDatabase', 'createEncryptedCollection',
       'createRole', 'createUser', 'currentOp', 'dropAllRoles', 'dropAllUsers',
       'dropRole', 'dropUser', 'fsyncLock', 'fsyncUnlock', 'getLastError', 'getLastErrorObj',
-      'getLogComponents', 'getProfilingStatus', 'getReplicationInfo', 'getRole', 'getRoles',
+      'getLogComponents', 'getReplicationInfo', 'getRole', 'getRoles',
       'getUser', 'getUsers', 'grantPrivilegesToRole', 'grantRolesToRole', 'grantRolesToUser',
       'killOp', 'listCommands', 'logout', 'printCollectionStats',
       'printReplicationInfo', 'printSecondaryReplicationInfo', 'printShardingStatus',
       'printSlaveReplicationInfo', 'revokePrivilegesFromRole', 'revokeRolesFromRole',
       'revokeRolesFromUser', 'rotateCertificates', 'serverBits',
-      'serverCmdLineOpts', 'setLogLevel', 'setProfilingLevel', 'setSecondaryOk',
+      'serverCmdLineOpts', 'setLogLevel', 'setSecondaryOk',
       'shutdownServer', 'sql', 'updateRole', 'updateUser', 'watch',
     ]],
     [Cursor, 'Cursor', [

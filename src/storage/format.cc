@@ -129,6 +129,12 @@ std::string CatalogMetaKey(std::string_view db, std::string_view name) {
   return NamespaceKey(kCatalogMetaPrefix, db, name);
 }
 
+std::string QueryStatsKey(std::string_view db) {
+  std::string key(1, kQueryStatsPrefix);
+  key.append(db);
+  return key;
+}
+
 std::string CatalogViewKey(std::string_view db, std::string_view name) {
   return NamespaceKey(kCatalogViewPrefix, db, name);
 }

@@ -32,6 +32,8 @@
 //                       pipeline, dependsOn); format 3
 //   'n' id(BE32)     -> the collection's document count (int64 LE, kept by
 //                       merges written in the documents' own transactions)
+//   'q' db           -> the database's query statistics, as persisted at
+//                       close (BSON: {entries: [$queryStats documents]})
 //   "next_id"        -> the id allocator (uint32 LE)
 //
 // Thread safety: pure functions.
@@ -94,6 +96,7 @@ StatusOr<uint64_t> ParseCappedSeq(std::string_view value);
 inline constexpr char kCatalogMetaPrefix = 'c';
 inline constexpr char kCatalogCountPrefix = 'n';
 inline constexpr char kCatalogViewPrefix = 'v';
+inline constexpr char kQueryStatsPrefix = 'q';
 inline constexpr char kCatalogNextIdKey[] = "next_id";
 
 // The key of a collection's metadata entry.
@@ -102,6 +105,8 @@ std::string CatalogMetaKey(std::string_view db, std::string_view name);
 std::string CatalogViewKey(std::string_view db, std::string_view name);
 // The key of a collection's document count.
 std::string CountKey(uint32_t collection_id);
+// The key of a database's query statistics (catalog/query_stats.h).
+std::string QueryStatsKey(std::string_view db);
 
 }  // namespace rockdoc::internal
 

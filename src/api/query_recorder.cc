@@ -1,0 +1,284 @@
+#include "api/query_recorder.h"
+
+#include <array>
+#include <atomic>
+
+#include "api/client_internal.h"
+#include "common/clock.h"
+#include "common/deadline.h"
+#include "json/json_internal.h"
+#include "query/query_shape.h"
+#include "rockdoc/json.h"
+
+namespace rockdoc::internal {
+
+thread_local int NestedReads::depth_ = 0;
+thread_local std::shared_ptr<NestedFigures> NestedReads::into_;
+
+namespace {
+
+constexpr char kProfileCollection[] = "system.profile";
+// MongoDB's default system.profile: capped at 1 MiB.
+constexpr int64_t kProfileBytes = int64_t{1} << 20;
+
+}  // namespace
+
+QueryRecorder::QueryRecorder(const Engine& engine, std::string db, std::string coll,
+                             std::string command)
+    : catalog_(&CatalogOf(engine)), engine_(&engine) {
+  id_.db = std::move(db);
+  id_.coll = std::move(coll);
+  id_.command = std::move(command);
+}
+
+QueryRecorder::QueryRecorder(std::shared_ptr<NestedFigures> parent)
+    : catalog_(nullptr), engine_(nullptr), nested_(nullptr), parent_(std::move(parent)) {}
+
+std::unique_ptr<QueryRecorder> QueryRecorder::Begin(const Engine& engine, const std::string& db,
+                                                    const std::string& coll, std::string command,
+                                                    bool* top) {
+  *top = false;
+  if (!engine.options().collect_statistics) return nullptr;
+  if (NestedReads::active()) {
+    if (NestedReads::into() == nullptr) return nullptr;
+    return std::unique_ptr<QueryRecorder>(new QueryRecorder(NestedReads::into()));
+  }
+  *top = true;
+  return std::unique_ptr<QueryRecorder>(new QueryRecorder(engine, db, coll, std::move(command)));
+}
+
+template <typename ShapeFn>
+void QueryRecorder::Prepare(const ShapeFn& shape) {
+  id_.hash = shape(nullptr, &traits_);
+  if (!catalog_->query_stats().Has(id_)) {
+    BsonBuilder b;
+    ShapeTraits again;
+    shape(&b, &again);
+    shape_ = std::move(b).Build();
+  }
+}
+
+std::unique_ptr<QueryRecorder> QueryRecorder::ForFind(const Engine& engine, const std::string& db,
+                                                      const std::string& coll,
+                                                      std::string_view command,
+                                                      const CanonicalQuery& cq,
+                                                      std::string_view distinct_key) {
+  bool top = false;
+  std::unique_ptr<QueryRecorder> r = Begin(engine, db, coll, std::string(command), &top);
+  if (!top) return r;
+  const DocumentView projection =
+      cq.projection.has_value() ? cq.projection->spec.view() : DocumentView();
+  r->Prepare([&](BsonBuilder* out, ShapeTraits* traits) {
+    uint64_t h = ShapeFind(cq.filter, cq.sort_spec, projection, cq.skip != 0, cq.limit != 0, out,
+                           traits);
+    if (!distinct_key.empty()) {
+      // The key is part of a distinct's shape.
+      for (char c : distinct_key) h = (h ^ static_cast<uint8_t>(c)) * 0x100000001b3ULL;
+      if (out != nullptr) out->AppendString("key", distinct_key);
+    }
+    return h;
+  });
+  if (r->catalog_->profiler().Active(db)) {
+    BsonBuilder b;
+    if (command == "find") {
+      b.AppendString("find", coll).AppendDocument("filter", cq.filter);
+      if (!cq.sort_spec.empty()) b.AppendDocument("sort", cq.sort_spec);
+      if (!projection.empty()) b.AppendDocument("projection", projection);
+      if (cq.skip != 0) b.AppendInt64("skip", cq.skip);
+      if (cq.limit != 0) b.AppendInt64("limit", cq.limit);
+    } else if (command == "count") {
+      b.AppendString("count", coll).AppendDocument("query", cq.filter);
+      if (cq.skip != 0) b.AppendInt64("skip", cq.skip);
+      if (cq.limit != 0) b.AppendInt64("limit", cq.limit);
+    } else {
+      b.AppendString("distinct", coll).AppendString("key", distinct_key);
+      b.AppendDocument("query", cq.filter);
+    }
+    b.AppendString("$db", db);
+    r->command_ = std::move(b).Build();
+  }
+  return r;
+}
+
+std::unique_ptr<QueryRecorder> QueryRecorder::ForIdLookup(const Engine& engine,
+                                                          const std::string& db,
+                                                          const std::string& coll,
+                                                          const Element& id) {
+  bool top = false;
+  std::unique_ptr<QueryRecorder> r = Begin(engine, db, coll, "find", &top);
+  if (!top) return r;
+  BsonBuilder filter;
+  filter.AppendElementAs("_id", id);
+  const Document f = std::move(filter).Build();
+  r->Prepare([&](BsonBuilder* out, ShapeTraits* traits) {
+    return ShapeFind(f, DocumentView(), DocumentView(), false, /*has_limit=*/true, out, traits);
+  });
+  if (r->catalog_->profiler().Active(db)) {
+    BsonBuilder b;
+    b.AppendString("find", coll).AppendDocument("filter", f).AppendInt64("limit", 1);
+    b.AppendString("$db", db);
+    r->command_ = std::move(b).Build();
+  }
+  return r;
+}
+
+std::unique_ptr<QueryRecorder> QueryRecorder::ForPipeline(const Engine& engine,
+                                                          const std::string& db,
+                                                          const std::string& coll,
+                                                          DocumentView pipeline) {
+  bool top = false;
+  std::unique_ptr<QueryRecorder> r = Begin(engine, db, coll, "aggregate", &top);
+  if (!top) return r;
+  r->Prepare([&](BsonBuilder* out, ShapeTraits* traits) {
+    return ShapePipeline(pipeline, out, traits);
+  });
+  // The collections its $lookup and $graphLookup stages join.
+  for (Element stage : pipeline) {
+    if (!stage.IsDocument() || stage.Document().empty()) continue;
+    const Element spec = *stage.Document().begin();
+    if ((spec.key() == "$lookup" || spec.key() == "$graphLookup") && spec.IsDocument()) {
+      const Element from = spec.Document().Get("from");
+      if (from.type() == BsonType::kString) r->lookups_.emplace_back(from.String());
+    }
+  }
+  if (r->catalog_->profiler().Active(db)) {
+    BsonBuilder b;
+    b.AppendString("aggregate", coll).AppendArray("pipeline", pipeline).AppendString("$db", db);
+    r->command_ = std::move(b).Build();
+  }
+  return r;
+}
+
+void QueryRecorder::Finish(int64_t nanos, int64_t keys_examined, int64_t docs_examined,
+                           int64_t returned, const PlanStage* root, std::string plan_summary) {
+  QueryRun run;
+  run.micros = nanos / 1000;
+  run.keys_examined = keys_examined;
+  run.docs_examined = docs_examined;
+  run.returned = returned_override_.value_or(returned);
+  if (root != nullptr) {
+    run.plan_summary = PlanSummary(*root, &run.collscan);
+  } else {
+    run.plan_summary = std::move(plan_summary);
+  }
+  if (parent_ != nullptr) {
+    // A read of a recorded operation: its figures are the operation's.
+    parent_->keys_examined += run.keys_examined;
+    parent_->docs_examined += run.docs_examined;
+    parent_->collscan = parent_->collscan || run.collscan;
+    if (parent_->plan_summary.empty()) parent_->plan_summary = run.plan_summary;
+    return;
+  }
+  run.keys_examined += nested_->keys_examined;
+  run.docs_examined += nested_->docs_examined;
+  run.collscan = run.collscan || nested_->collscan;
+  if (run.plan_summary.empty()) run.plan_summary = nested_->plan_summary;
+  catalog_->query_stats().Record(id_, traits_, shape_ ? &*shape_ : nullptr, run, lookups_);
+
+  Profiler& profiler = catalog_->profiler();
+  const int64_t slow_micros = profiler.slowms() * 1000;
+  if (run.micros >= slow_micros) {
+    // As MongoDB logs slow operations at every level: here without the
+    // values (the shape's hash names the query; $queryStats shows it).
+    engine_->LogWarning("Slow query: " + id_.db + "." + id_.coll + " " + id_.command +
+                        " planSummary: " + run.plan_summary +
+                        " keysExamined: " + std::to_string(run.keys_examined) +
+                        " docsExamined: " + std::to_string(run.docs_examined) +
+                        " nreturned: " + std::to_string(run.returned) +
+                        " durationMillis: " + std::to_string(run.micros / 1000) +
+                        " queryShapeHash: " + std::to_string(id_.hash));
+  }
+  if (command_ && profiler.Profiles(id_.db, run.micros)) {
+    BsonBuilder b;
+    b.AppendString("op", id_.command == "find" ? "query" : "command");
+    b.AppendString("ns", id_.db + "." + id_.coll);
+    b.AppendDocument("command", *command_);
+    b.AppendInt64("keysExamined", run.keys_examined);
+    b.AppendInt64("docsExamined", run.docs_examined);
+    if (id_.command != "count") b.AppendInt64("nreturned", run.returned);
+    b.AppendInt64("millis", run.micros / 1000);
+    b.AppendInt64("durationMicros", run.micros);
+    if (!run.plan_summary.empty()) b.AppendString("planSummary", run.plan_summary);
+    b.AppendDateTime("ts", WallMillis());
+    b.AppendString("client", "embedded");
+    profiler.Add(id_.db, std::move(b).Build());
+  }
+}
+
+QueryRecorder* QueryRecorder::Attach(std::unique_ptr<QueryRecorder> recorder,
+                                     PlanExecutor* exec, int64_t used_nanos) {
+  if (recorder == nullptr) return nullptr;
+  std::shared_ptr<QueryRecorder> r(std::move(recorder));
+  exec->OnDone(
+      [r](const PlanExecutor& e, int64_t nanos) {
+        const PlanStage* root = e.root();
+        if (root == nullptr) return;
+        r->Finish(nanos, TotalKeysExamined(*root), TotalDocsExamined(*root), e.n_returned(), root);
+      },
+      used_nanos);
+  return r.get();
+}
+
+namespace {
+
+class RecordedCursorImpl : public CursorImpl {
+ public:
+  RecordedCursorImpl(std::unique_ptr<CursorImpl> inner, std::unique_ptr<QueryRecorder> recorder,
+                     int64_t used_nanos)
+      : inner_(std::move(inner)), recorder_(std::move(recorder)), nanos_(used_nanos) {}
+  ~RecordedCursorImpl() override {
+    // The pipeline's finds end first: their figures are its own.
+    const int64_t start = MonotonicNanos();
+    inner_.reset();
+    recorder_->Finish(nanos_ + MonotonicNanos() - start, 0, 0, returned_, nullptr);
+  }
+  bool Next() override {
+    NestedReads nested(recorder_->nested());
+    const int64_t start = MonotonicNanos();
+    const bool advanced = inner_->Next();
+    nanos_ += MonotonicNanos() - start;
+    if (advanced) ++returned_;
+    return advanced;
+  }
+  DocumentView document() const override { return inner_->document(); }
+  Status status() const override { return inner_->status(); }
+  Examined examined() const override { return inner_->examined(); }
+
+ private:
+  std::unique_ptr<CursorImpl> inner_;  // null only while being destroyed
+  std::unique_ptr<QueryRecorder> recorder_;
+  int64_t nanos_;
+  int64_t returned_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<CursorImpl> RecordedCursor(std::unique_ptr<CursorImpl> cursor,
+                                           std::unique_ptr<QueryRecorder> recorder,
+                                           int64_t used_nanos) {
+  if (recorder == nullptr) return cursor;
+  return std::make_unique<RecordedCursorImpl>(std::move(cursor), std::move(recorder), used_nanos);
+}
+
+Status FlushProfile(const std::shared_ptr<Engine>& engine, const std::string& db) {
+  std::vector<Document> entries = CatalogOf(*engine).profiler().Take(db);
+  if (entries.empty()) return Status::OK();
+  Database database = ClientAccess::DatabaseOf(engine, db);
+  Collection profile = database.GetCollection(kProfileCollection);
+  if (CatalogOf(*engine).Find(db, kProfileCollection) == nullptr) {
+    BsonBuilder options;
+    options.AppendBool("capped", true).AppendInt64("size", kProfileBytes);
+    Status created = database.CreateCollection(kProfileCollection, std::move(options).Build());
+    if (!created.ok() && created.code() != ErrorCode::kNamespaceExists) return created;
+  }
+  return profile.InsertMany(entries).status();
+}
+
+Status FlushAllProfiles(const std::shared_ptr<Engine>& engine) {
+  for (const std::string& db : CatalogOf(*engine).profiler().PendingDatabases()) {
+    ROCKDOC_RETURN_IF_ERROR(FlushProfile(engine, db));
+  }
+  return Status::OK();
+}
+
+}  // namespace rockdoc::internal

@@ -1,0 +1,144 @@
+// api/query_recorder.h: how a read is recorded in the query statistics and
+// the profiler (catalog/query_stats.h) when it ends.
+//
+// A find's record rides on its executor (PlanExecutor::OnDone: a cursor is
+// recorded when it goes away, with all its batches); countDocuments',
+// distinct's and findById's when the call returns; an aggregate's on its
+// cursor (RecordedCursor). The reads an operation makes for itself (an
+// aggregate's finds and $lookups, distinct's find) are not recorded on
+// their own: NestedReads marks them.
+//
+// What a read pays with statistics on: a shape hash of its filter, sort
+// and projection (no allocation), two clock reads per Next() call, and a
+// lookup under the store's mutex at the end. A shape's document is built
+// only the first time it is seen; a profile entry only when the profiler
+// takes the operation.
+//
+// Thread safety: a recorder belongs to its operation.
+#ifndef ROCKDOC_API_QUERY_RECORDER_H_
+#define ROCKDOC_API_QUERY_RECORDER_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "catalog/catalog.h"
+#include "catalog/query_stats.h"
+#include "exec/plan_executor.h"
+#include "planner/canonical_query.h"
+#include "rockdoc/client.h"
+#include "storage/engine.h"
+
+namespace rockdoc::internal {
+
+// What the reads inside a recorded operation examined: added to its
+// figures when it ends.
+struct NestedFigures {
+  int64_t keys_examined = 0;
+  int64_t docs_examined = 0;
+  bool collscan = false;
+  std::string plan_summary;  // the first nested plan's
+};
+
+// While one lives on a thread, reads there are part of an operation
+// recorded as a whole: they add what they examine to `into` (when not
+// null) instead of being recorded on their own.
+class NestedReads {
+ public:
+  explicit NestedReads(std::shared_ptr<NestedFigures> into = nullptr)
+      : saved_(std::move(into_)) {
+    ++depth_;
+    into_ = into != nullptr ? std::move(into) : saved_;
+  }
+  ~NestedReads() {
+    --depth_;
+    into_ = std::move(saved_);
+  }
+  NestedReads(const NestedReads&) = delete;
+  NestedReads& operator=(const NestedReads&) = delete;
+  static bool active() { return depth_ > 0; }
+  static const std::shared_ptr<NestedFigures>& into() { return into_; }
+
+ private:
+  std::shared_ptr<NestedFigures> saved_;
+  static thread_local int depth_;
+  static thread_local std::shared_ptr<NestedFigures> into_;
+};
+
+class QueryRecorder {
+ public:
+  // Null when the engine keeps no statistics or the read is nested.
+  // `command`: "find", "count" or "distinct" (`distinct_key` its key).
+  static std::unique_ptr<QueryRecorder> ForFind(const Engine& engine, const std::string& db,
+                                                const std::string& coll, std::string_view command,
+                                                const CanonicalQuery& cq,
+                                                std::string_view distinct_key = {});
+  // findOne({_id: v}) read by its key.
+  static std::unique_ptr<QueryRecorder> ForIdLookup(const Engine& engine, const std::string& db,
+                                                    const std::string& coll, const Element& id);
+  static std::unique_ptr<QueryRecorder> ForPipeline(const Engine& engine, const std::string& db,
+                                                    const std::string& coll,
+                                                    DocumentView pipeline);
+
+  // The run ended. `root`: its plan (for planSummary), or null with
+  // `plan_summary` given.
+  void Finish(int64_t nanos, int64_t keys_examined, int64_t docs_examined, int64_t returned,
+              const PlanStage* root, std::string plan_summary = {});
+
+  // What a count returns is its count: the documents it matched.
+  void set_returned(int64_t n) { returned_override_ = n; }
+  // Where this operation's own reads add their figures (see NestedReads).
+  const std::shared_ptr<NestedFigures>& nested() const { return nested_; }
+
+  // Records `exec`'s run when it goes away (`used_nanos`: its planning).
+  // Returns the recorder (null when `recorder` is), alive as long as `exec`.
+  static QueryRecorder* Attach(std::unique_ptr<QueryRecorder> recorder, PlanExecutor* exec,
+                     int64_t used_nanos);
+
+ private:
+  QueryRecorder(const Engine& engine, std::string db, std::string coll, std::string command);
+  // A nested read's: adds to `parent` only.
+  explicit QueryRecorder(std::shared_ptr<NestedFigures> parent);
+  // Null when nothing records this read; a nested read's recorder inside a
+  // recorded operation.
+  static std::unique_ptr<QueryRecorder> Begin(const Engine& engine, const std::string& db,
+                                              const std::string& coll, std::string command,
+                                              bool* top);
+  // Builds the shape document when the store has no entry for it.
+  template <typename ShapeFn>
+  void Prepare(const ShapeFn& shape);
+
+  Catalog* catalog_;
+  const Engine* engine_;
+  QueryShapeId id_;
+  ShapeTraits traits_;
+  std::optional<Document> shape_;     // when the store had none
+  std::optional<Document> command_;   // the profiler's copy, when it may take the run
+  std::vector<std::string> lookups_;  // the collections $lookup joins
+  std::optional<int64_t> returned_override_;
+  std::shared_ptr<NestedFigures> nested_ = std::make_shared<NestedFigures>();
+  std::shared_ptr<NestedFigures> parent_;  // a nested read's
+};
+
+// A pipeline's cursor that times itself and records its run when it goes
+// away; its finds are nested reads.
+// `used_nanos`: the time its open took.
+std::unique_ptr<CursorImpl> RecordedCursor(std::unique_ptr<CursorImpl> cursor,
+                                           std::unique_ptr<QueryRecorder> recorder,
+                                           int64_t used_nanos);
+
+// Writes the profiler's waiting entries of `db` into db.system.profile (a
+// capped collection of 1 MiB, made when missing, as MongoDB's).
+Status FlushProfile(const std::shared_ptr<Engine>& engine, const std::string& db);
+// Before a read of db.system.profile: its waiting entries, written.
+inline Status FlushProfileBeforeRead(const std::shared_ptr<Engine>& engine, const std::string& db,
+                                     const std::string& coll) {
+  if (coll != "system.profile") return Status::OK();
+  return FlushProfile(engine, db);
+}
+// Of every database (the client closes).
+Status FlushAllProfiles(const std::shared_ptr<Engine>& engine);
+
+}  // namespace rockdoc::internal
+
+#endif  // ROCKDOC_API_QUERY_RECORDER_H_
