@@ -19,8 +19,29 @@
 //   unused-index         an index no query has used ($indexStats' ops 0)
 //                        in the `unused_index_days` since it was created
 //                        (the counts survive restarts)
-//   too-many-indexes     10 or more indexes on a collection (besides _id)
+//   too-many-indexes     more than 10 indexes on a collection, its _id
+//                        index counted (10 or more besides _id)
 //   too-many-collections 10,000 or more collections in a database
+// and from the query statistics ($queryStats: kept by the engine, per
+// query shape, persisted at close; read before the advisor reads anything):
+//   inefficient-query    a find, count, distinct or $match-led pipeline
+//                        shape that examined 100 or more documents (or
+//                        index keys) per document returned, 1,000 or more
+//                        in all; the evidence suggests an index by the
+//                        equality-sort-range rule
+//   case-insensitive-regex  shapes with a $regex of option i (no rockdoc
+//                        index serves them)
+//   large-documents-read-narrowly  documents of 16 KiB or more at the
+//                        median whose finds, half of them or more, project
+//                        at most 5 fields (the subset pattern)
+//   separated-data       reads of one collection followed, in half of the
+//                        cases or more and 10 times or more, by a read of
+//                        another: application-level joins (an _id read of
+//                        it just after a query on the first, on the same
+//                        thread) and $lookup runs
+// The advisor's own reads of a collection (a lone $sample, or an empty
+// pipeline with `full`) are left out of that evidence; rockdoc-advise
+// opens its client with statistics off, so it records nothing.
 // Each finding quotes its rule of thumb, gives the evidence as numbers, a
 // severity and the remedy, with the lab scenario (rockdoc-lab) that
 // measures that trade-off.

@@ -126,6 +126,14 @@ std::unique_ptr<QueryRecorder> QueryRecorder::ForPipeline(const Engine& engine,
                                                           const std::string& db,
                                                           const std::string& coll,
                                                           DocumentView pipeline) {
+  // $queryStats, $indexStats and $collStats read what the engine keeps
+  // about itself, not documents: not queries of the application's (as
+  // MongoDB leaves them out of its query statistics).
+  auto first = pipeline.begin();
+  if (first != pipeline.end() && (*first).IsDocument() && !(*first).Document().empty()) {
+    const std::string_view stage = (*(*first).Document().begin()).key();
+    if (stage == "$queryStats" || stage == "$indexStats" || stage == "$collStats") return nullptr;
+  }
   bool top = false;
   std::unique_ptr<QueryRecorder> r = Begin(engine, db, coll, "aggregate", &top);
   if (!top) return r;

@@ -104,6 +104,8 @@ class ShapeWriter {
   }
 
   ShapeTraits* traits() { return traits_; }
+  // Folds a property the document does not show into the hash.
+  void MixFlag(char flag) { Mix('F', std::string_view(&flag, 1)); }
   uint64_t hash() const { return hash_; }
 
  private:
@@ -128,16 +130,22 @@ bool IsOperatorObject(const Element& v) {
   return it != v.Document().end() && !(*it).key().empty() && (*it).key()[0] == '$';
 }
 
+// A case-insensitive regex is a shape of its own (the advisor tells them
+// apart), though its document reads as any regex's.
 void NoteRegexOptions(std::string_view options, ShapeWriter* w) {
-  if (options.find('i') != std::string_view::npos) w->traits()->case_insensitive = true;
+  if (options.find('i') != std::string_view::npos) {
+    w->traits()->case_insensitive = true;
+    w->MixFlag('i');
+  }
 }
 
-// A regex literal: {$regex: "?string", $options: "?string"}.
+// A regex literal: {$regex: "?string"}, with $options: "?string" when it
+// has options.
 void RegexLiteral(std::string_view key, const Element& v, ShapeWriter* w) {
   NoteRegexOptions(v.Regex().options, w);
   w->Open(key, false);
   w->Text("$regex", "?string");
-  w->Text("$options", "?string");
+  if (!v.Regex().options.empty()) w->Text("$options", "?string");
   w->Close();
 }
 

@@ -9,7 +9,9 @@
 // "?undefined", "?javascript"; an array "?array<?number>" when its
 // elements share a type, "?array<>" otherwise. A field compared by value is
 // written as MongoDB normalizes it, {a: 1} as {a: {$eq: "?number"}}; a
-// regex literal as {$regex: "?string", $options: "?string"}. Field paths
+// regex literal as {$regex: "?string"} ($options: "?string" added when it
+// has options; a case-insensitive one is a shape of its own, its hash
+// apart, as the advisor must tell them apart). Field paths
 // and variables in expressions ("$a", "$$ROOT"), sort directions and the
 // names a stage refers to ($lookup's from/localField/foreignField/as,
 // $unwind's path) are kept: they are the shape.

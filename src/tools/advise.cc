@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <optional>
 #include <random>
@@ -21,9 +22,17 @@ constexpr int64_t kHugeArray = 10000;
 constexpr int64_t kBloatedP90 = int64_t{1} << 20;  // 1 MiB
 constexpr int64_t kMaxBsonSize = int64_t{16} << 20;
 constexpr int64_t kNearLimit = kMaxBsonSize / 2;   // 8 MiB
-constexpr size_t kManyIndexes = 10;            // or more, besides _id
+constexpr size_t kManyIndexes = 10;  // or more besides _id: more than 10 with it
 constexpr size_t kManyCollections = 10000;
 constexpr int64_t kMaxUnusedDays = 36500;  // a century: days beyond it mean "never"
+// Query statistics ($queryStats):
+constexpr int64_t kInefficientRatio = 100;     // documents or keys examined per one returned
+constexpr int64_t kInefficientMinExamined = 1000;  // over the shape's runs: enough evidence
+constexpr int64_t kJoinMinCount = 10;          // application-level joins or $lookup runs
+constexpr double kJoinMinShare = 0.5;          // of the reads of the collection joined from
+constexpr int64_t kNarrowDocP50 = 16 << 10;    // 16 KiB: four RocksDB data blocks
+constexpr size_t kNarrowMaxFields = 5;         // fields a narrow projection returns
+constexpr double kNarrowMinShare = 0.5;        // of the collection's find runs
 // Lengths and sizes kept per path (a uniform reservoir) for percentiles.
 constexpr size_t kReservoir = 10000;
 
@@ -151,9 +160,126 @@ bool HasOwnOptions(DocumentView spec) {
          spec.Get("collation").ok();
 }
 
+// The query statistics of one namespace: $queryStats' documents.
+using ShapesByNs = std::map<std::string, std::vector<Document>>;
+
+int64_t Metric(DocumentView entry, std::string_view path) {
+  Element e = entry.GetPath(path);
+  return e.IsNumber() ? e.AsExactInt64().value_or(0) : 0;
+}
+
+// The shape's fields ("key.queryShape") without cmdNs and command: what a
+// person reads as the query ({filter, sort, projection} or {pipeline}).
+Document ShapeOf(DocumentView entry) {
+  BsonBuilder b;
+  Element shape = entry.GetPath("key.queryShape");
+  if (shape.IsDocument()) {
+    for (Element e : shape.Document()) {
+      if (e.key() != "cmdNs") b.AppendElement(e);
+    }
+  }
+  return std::move(b).Build();
+}
+
+// The advisor's own reads of a collection ({pipeline: []} with --full,
+// [{$sample}] otherwise): recorded like any read when the client keeps
+// statistics (db.advise() in the shell), and left out of the evidence.
+bool AdvisorShape(DocumentView entry) {
+  Element command = entry.GetPath("key.queryShape.command");
+  Element pipeline = entry.GetPath("key.queryShape.pipeline");
+  if (!command.IsString() || command.String() != "aggregate" || !pipeline.IsArray()) return false;
+  auto it = pipeline.Array().begin();
+  if (it == pipeline.Array().end()) return true;
+  const Element first = *it;
+  return ++it == pipeline.Array().end() && first.IsDocument() && first.Document().Get("$sample").ok();
+}
+
+// Whether a shape reads documents by a filter an index could serve: a
+// find, count or distinct, or a pipeline that starts with $match. (A
+// pipeline of $sample alone, the advisor's own, reads everything by design.)
+bool FilterShape(DocumentView entry) {
+  Element command = entry.GetPath("key.queryShape.command");
+  if (!command.IsString()) return false;
+  if (command.String() != "aggregate") return true;
+  Element first = entry.GetPath("key.queryShape.pipeline.0");
+  return first.IsDocument() && first.Document().Get("$match").ok();
+}
+
+// The filter of a filter shape (a find's, or its pipeline's leading $match).
+DocumentView FilterOf(DocumentView entry) {
+  Element filter = entry.GetPath("key.queryShape.filter");
+  if (filter.IsDocument()) return filter.Document();
+  Element match = entry.GetPath("key.queryShape.pipeline.0.$match");
+  return match.IsDocument() ? match.Document() : DocumentView();
+}
+
+// The index the equality-sort-range rule suggests for a filter and sort:
+// the fields compared by equality ($eq, $in), then the sort's, then those
+// compared by range; nullopt when the filter has an $or or $nor (an index
+// per clause), or no field at all.
+std::optional<Document> SuggestIndex(DocumentView filter, DocumentView sort) {
+  std::vector<std::string> equality, range;
+  bool unsuitable = false;
+  auto add = [](std::vector<std::string>* v, std::string_view f) {
+    if (std::find(v->begin(), v->end(), f) == v->end()) v->emplace_back(f);
+  };
+  std::function<void(DocumentView)> walk = [&](DocumentView f) {
+    for (Element e : f) {
+      if (e.key() == "$and" && e.IsArray()) {
+        for (Element c : e.Array()) {
+          if (c.IsDocument()) walk(c.Document());
+        }
+        continue;
+      }
+      if (e.key() == "$or" || e.key() == "$nor") {
+        unsuitable = true;
+        continue;
+      }
+      if (!e.key().empty() && e.key()[0] == '$') continue;  // $expr, $text, ...
+      bool eq = false, rng = false;
+      if (e.IsDocument()) {
+        for (Element op : e.Document()) {
+          if (op.key() == "$eq" || op.key() == "$in") eq = true;
+          else if (op.key() == "$gt" || op.key() == "$gte" || op.key() == "$lt" ||
+                   op.key() == "$lte" || op.key() == "$regex" || op.key() == "$ne" ||
+                   op.key() == "$nin" || op.key() == "$exists" || op.key() == "$elemMatch") rng = true;
+        }
+      }
+      if (eq) add(&equality, e.key());
+      else if (rng) add(&range, e.key());
+    }
+  };
+  walk(filter);
+  if (unsuitable || (equality.empty() && range.empty() && sort.empty())) return std::nullopt;
+  BsonBuilder b;
+  std::vector<std::string> used;
+  for (const std::string& f : equality) {
+    b.AppendInt32(f, 1);
+    used.push_back(f);
+  }
+  for (Element e : sort) {
+    if (std::find(used.begin(), used.end(), e.key()) != used.end()) continue;
+    b.AppendInt32(e.key(), e.IsNumber() && e.NumberAsDouble() < 0 ? -1 : 1);
+    used.emplace_back(e.key());
+  }
+  for (const std::string& f : range) {
+    if (std::find(used.begin(), used.end(), f) != used.end()) continue;
+    b.AppendInt32(f, 1);
+    used.push_back(f);
+  }
+  return std::move(b).Build();
+}
+
+std::string Percent(double share) {
+  char buf[16];
+  std::snprintf(buf, sizeof(buf), "%.0f%%", share * 100);
+  return buf;
+}
+
 class Examiner {
  public:
-  Examiner(const AdviseOptions& options, AdviseReport* report) : options_(options), report_(report) {}
+  Examiner(const AdviseOptions& options, AdviseReport* report, ShapesByNs shapes)
+      : options_(options), report_(report), shapes_(std::move(shapes)) {}
 
   Status ExamineDatabase(const Client& client, const std::string& db_name) {
     ++report_->databases;
@@ -167,6 +293,7 @@ class Examiner {
       ++report_->collections;
       ROCKDOC_RETURN_IF_ERROR(ExamineCollection(db.GetCollection(info.name), db_name + "." + info.name));
     }
+    Separated(db_name);
     if (options_.collection.empty() && collections >= kManyCollections) {
       Finding f;
       f.rule = "too-many-collections";
@@ -195,10 +322,13 @@ class Examiner {
     Distribution sizes;
     std::mt19937_64 rng(0x5eed);  // a fixed seed: the same statistics of the same sample
     StatusOr<Cursor> cursor = [&]() -> StatusOr<Cursor> {
-      if (options_.full) return coll.Find(Document());
+      // An empty pipeline: every document (see AdvisorShape).
       BsonBuilder p;
-      p.OpenArray("p").OpenDocument("").OpenDocument("$sample").AppendInt64("size", options_.sample_size);
-      p.Close().Close().Close();
+      p.OpenArray("p");
+      if (!options_.full) {
+        p.OpenDocument("").OpenDocument("$sample").AppendInt64("size", options_.sample_size).Close().Close();
+      }
+      p.Close();
       Document pipeline = std::move(p).Build();
       return coll.Aggregate(pipeline.Get("p").Array());
     }();
@@ -214,6 +344,12 @@ class Examiner {
     Bloated(ns, &sizes);
     ROCKDOC_ASSIGN_OR_RETURN(std::vector<Document> indexes, coll.ListIndexes());
     Indexes(ns, indexes);
+    auto shapes = shapes_.find(ns);
+    if (shapes != shapes_.end()) {
+      for (const Document& entry : shapes->second) Inefficient(ns, entry, indexes);
+      CaseInsensitive(ns, shapes->second);
+      NarrowReads(ns, &sizes, shapes->second);
+    }
     return Unused(coll, ns);
   }
 
@@ -392,8 +528,235 @@ class Examiner {
     }
   }
 
+  // ---- Findings from the query statistics ----
+
+  // A shape that examines far more documents (or index keys) than it
+  // returns: an index is missing, or not selective.
+  void Inefficient(const std::string& ns, DocumentView entry, const std::vector<Document>& indexes) {
+    if (!FilterShape(entry)) return;
+    const int64_t docs = Metric(entry, "metrics.docsExamined.sum");
+    const int64_t keys = Metric(entry, "metrics.keysExamined.sum");
+    const int64_t returned = Metric(entry, "metrics.docsReturned.sum");
+    const int64_t examined = std::max(docs, keys);
+    if (examined < kInefficientMinExamined || examined < kInefficientRatio * std::max<int64_t>(returned, 1)) {
+      return;
+    }
+    const int64_t runs = Metric(entry, "metrics.execCount");
+    Element sort = entry.GetPath("key.queryShape.sort");
+    std::optional<Document> suggested =
+        SuggestIndex(FilterOf(entry), sort.IsDocument() ? sort.Document() : DocumentView());
+    // An index that already leads with the suggestion's fields: the query
+    // uses it (or could) and still examines too much.
+    std::string existing;
+    if (suggested) {
+      auto want = KeyFields(*suggested);
+      for (const Document& spec : indexes) {
+        auto have = KeyFields(spec.Get("key").Document());
+        if (want && have && have->size() >= want->size() &&
+            std::equal(want->begin(), want->end(), have->begin())) {
+          existing = std::string(spec.Get("name").String());
+        }
+      }
+    }
+    Finding f;
+    f.rule = "inefficient-query";
+    f.severity = Severity::kWarning;
+    f.ns = ns;
+    const Document shape = ShapeOf(entry);
+    f.summary = std::string(entry.GetPath("key.queryShape.command").String()) + " " +
+                ToJson(shape) + " examined " + std::to_string(examined) + " " +
+                (docs >= keys ? "documents" : "index keys") + " to return " +
+                std::to_string(returned) + " over " + std::to_string(runs) + " run(s)";
+    f.rule_of_thumb =
+        "Index what your queries select on: a query should examine about as many documents as "
+        "it returns (equality fields first, then the sort, then ranges: the ESR rule).";
+    BsonBuilder e;
+    e.AppendDocument("shape", shape)
+        .AppendString("queryShapeHash", entry.Get("queryShapeHash").IsString()
+                                             ? entry.Get("queryShapeHash").String()
+                                             : std::string_view())
+        .AppendInt64("runs", runs)
+        .AppendInt64("docsExamined", docs)
+        .AppendInt64("keysExamined", keys)
+        .AppendInt64("docsReturned", returned)
+        .AppendInt64("examinedPerReturned", examined / std::max<int64_t>(returned, 1))
+        .AppendInt64("collScans", Metric(entry, "rockdoc.collScans"));
+    Element plan = entry.GetPath("rockdoc.planSummary");
+    if (plan.IsString()) e.AppendString("planSummary", plan.String());
+    if (suggested) e.AppendDocument("suggestedIndex", *suggested);
+    if (!existing.empty()) e.AppendString("existingIndex", existing);
+    e.AppendInt64("threshold", kInefficientRatio);
+    f.evidence = std::move(e).Build();
+    if (!suggested) {
+      f.remedy = "Give each clause of the $or (or the filter's fields) an index of its own, so "
+                 "that the query reads only what matches.";
+    } else if (!existing.empty()) {
+      f.remedy = "Index " + existing + " serves these fields but they select little: lead an "
+                 "index with the filter's most selective field, or narrow the query.";
+    } else {
+      f.remedy = "Create the index " + ToJson(*suggested) + " (db." + ns.substr(ns.find('.') + 1) +
+                 ".createIndex(" + ToJson(*suggested) + ")).";
+    }
+    f.lab_scenario = "covered-index";
+    report_->findings.push_back(std::move(f));
+  }
+
+  // Case-insensitive regular expressions: no index serves them by range.
+  void CaseInsensitive(const std::string& ns, const std::vector<Document>& shapes) {
+    int64_t runs = 0, examined = 0, returned = 0;
+    std::vector<Document> which;
+    for (const Document& entry : shapes) {
+      Element ci = entry.GetPath("rockdoc.caseInsensitiveRegex");
+      if (!ci.IsBool() || !ci.Bool()) continue;
+      runs += Metric(entry, "metrics.execCount");
+      examined += std::max(Metric(entry, "metrics.docsExamined.sum"), Metric(entry, "metrics.keysExamined.sum"));
+      returned += Metric(entry, "metrics.docsReturned.sum");
+      which.push_back(ShapeOf(entry));
+    }
+    if (which.empty()) return;
+    Finding f;
+    f.rule = "case-insensitive-regex";
+    f.severity = Severity::kWarning;
+    f.ns = ns;
+    f.summary = std::to_string(which.size()) + " query shape(s) with a case-insensitive $regex ran " +
+                std::to_string(runs) + " time(s), examining " + std::to_string(examined) +
+                " documents or keys to return " + std::to_string(returned);
+    f.rule_of_thumb =
+        "Case-insensitive queries need a case-insensitive index: a /pattern/i regex cannot use "
+        "an index's order, so it reads every key or document.";
+    BsonBuilder e;
+    e.OpenArray("shapes");
+    for (const Document& shape : which) e.AppendDocument("", shape);
+    e.Close();
+    e.AppendInt64("runs", runs).AppendInt64("examined", examined).AppendInt64("returned", returned);
+    f.evidence = std::move(e).Build();
+    f.remedy =
+        "rockdoc has no collation indexes: store the field lowercased as well (name_lower), index "
+        "it and query it with an exact or anchored (^prefix) case-sensitive match. In MongoDB, an "
+        "index with {collation: {locale: 'en', strength: 2}} serves queries with that collation.";
+    report_->findings.push_back(std::move(f));
+  }
+
+  // Large documents whose queries mostly return a few of their fields.
+  void NarrowReads(const std::string& ns, Distribution* sizes, const std::vector<Document>& shapes) {
+    if (sizes->count() == 0 || sizes->Percentile(50) < kNarrowDocP50) return;
+    int64_t reads = 0, narrow = 0;
+    std::vector<Document> which;
+    for (const Document& entry : shapes) {
+      Element command = entry.GetPath("key.queryShape.command");
+      if (!command.IsString() || command.String() != "find") continue;
+      const int64_t runs = Metric(entry, "metrics.execCount");
+      reads += runs;
+      Element projection = entry.GetPath("key.queryShape.projection");
+      if (!projection.IsDocument()) continue;
+      size_t included = 0;
+      bool inclusion = true;
+      for (Element p : projection.Document()) {
+        if (p.key() == "_id") continue;
+        const bool on = p.IsBool() ? p.Bool() : (!p.IsNumber() || p.NumberAsDouble() != 0);
+        if (!on) inclusion = false;
+        ++included;
+      }
+      if (!inclusion || included == 0 || included > kNarrowMaxFields) continue;
+      narrow += runs;
+      which.push_back(Document::AdoptValidated(std::string(projection.Document().bytes())));
+    }
+    if (reads == 0 || static_cast<double>(narrow) < kNarrowMinShare * static_cast<double>(reads)) return;
+    const double share = static_cast<double>(narrow) / static_cast<double>(reads);
+    Finding f;
+    f.rule = "large-documents-read-narrowly";
+    f.severity = Severity::kWarning;
+    f.ns = ns;
+    f.summary = Percent(share) + " of the finds (" + std::to_string(narrow) + " of " +
+                std::to_string(reads) + ") return at most " + std::to_string(kNarrowMaxFields) +
+                " fields of documents of " + Bytes(sizes->Percentile(50)) + " at the median";
+    f.rule_of_thumb =
+        "Keep the working set small: the fields the frequent queries read belong together, the "
+        "rest (rarely read) does not belong in the documents every query loads.";
+    BsonBuilder e;
+    e.OpenDocument("documentSizes");
+    sizes->AppendTo(&e);
+    e.Close();
+    e.OpenArray("narrowProjections");
+    for (const Document& p : which) e.AppendDocument("", p);
+    e.Close();
+    e.AppendInt64("narrowRuns", narrow).AppendInt64("findRuns", reads).AppendDouble("share", share);
+    e.AppendInt64("p50Threshold", kNarrowDocP50);
+    f.evidence = std::move(e).Build();
+    f.remedy =
+        "Split each document (subset pattern): a collection holding the fields these queries "
+        "return, and one holding the rest, read only where it is needed.";
+    f.lab_scenario = "bloated-documents";
+    report_->findings.push_back(std::move(f));
+  }
+
+  // Collections read one after the other (application-level joins, and
+  // $lookup): data accessed together, stored apart.
+  void Separated(const std::string& db) {
+    std::map<std::string, int64_t> reads;  // collection -> runs of its shapes
+    std::map<std::pair<std::string, std::string>, std::pair<int64_t, int64_t>> pairs;  // -> (app, lookup)
+    const std::string prefix = db + ".";
+    for (const auto& [ns, entries] : shapes_) {
+      if (ns.compare(0, prefix.size(), prefix) != 0) continue;
+      if (!options_.collection.empty() && ns != prefix + options_.collection) continue;
+      const std::string coll = ns.substr(prefix.size());
+      for (const Document& entry : entries) {
+        if (AdvisorShape(entry)) continue;
+        const int64_t runs = Metric(entry, "metrics.execCount");
+        reads[coll] += runs;
+        Element after = entry.GetPath("rockdoc.appJoins.after");
+        if (after.IsDocument()) {
+          for (Element a : after.Document()) {
+            pairs[{std::string(a.key()), coll}].first += a.AsExactInt64().value_or(0);
+          }
+        }
+        Element lookups = entry.GetPath("rockdoc.lookups");
+        if (lookups.IsDocument()) {
+          for (Element l : lookups.Document()) {
+            pairs[{coll, std::string(l.key())}].second += l.AsExactInt64().value_or(0);
+          }
+        }
+      }
+    }
+    for (const auto& [pair, counts] : pairs) {
+      const auto& [from, to] = pair;
+      const int64_t joins = counts.first + counts.second;
+      const int64_t from_reads = reads[from];
+      if (joins < kJoinMinCount || from_reads == 0) continue;
+      const double share = std::min(1.0, static_cast<double>(joins) / static_cast<double>(from_reads));
+      if (share < kJoinMinShare) continue;
+      Finding f;
+      f.rule = "separated-data";
+      f.severity = Severity::kWarning;
+      f.ns = db + "." + from;
+      f.summary = Percent(share) + " of the reads of " + from + " (" + std::to_string(joins) + " of " +
+                  std::to_string(from_reads) + ") go on to read " + to + ": " +
+                  std::to_string(counts.first) + " application-level join(s), " +
+                  std::to_string(counts.second) + " $lookup run(s)";
+      f.rule_of_thumb =
+          "Data that is accessed together should be stored together: favor embedding unless there "
+          "is a compelling reason not to.";
+      BsonBuilder e;
+      e.AppendString("from", from)
+          .AppendString("to", to)
+          .AppendInt64("applicationJoins", counts.first)
+          .AppendInt64("lookups", counts.second)
+          .AppendInt64("readsOfFrom", from_reads)
+          .AppendDouble("share", share)
+          .AppendDouble("thresholdShare", kJoinMinShare);
+      f.evidence = std::move(e).Build();
+      f.remedy = "Embed the " + to + " data that reads of " + from +
+                 " need in the " + from + " documents (embedding for one-to-few, or copies of the "
+                 "few fields read: the extended reference pattern); keep " + to + " apart only when "
+                 "it is large, shared by many, or changes often.";
+      f.lab_scenario = "one-to-few";
+      report_->findings.push_back(std::move(f));
+    }
+  }
+
   const AdviseOptions& options_;
   AdviseReport* report_;
+  ShapesByNs shapes_;
 };
 
 }  // namespace
@@ -432,8 +795,24 @@ StatusOr<AdviseReport> Advise(const Client& client, const AdviseOptions& options
   if (dbs.empty()) {
     ROCKDOC_ASSIGN_OR_RETURN(dbs, client.ListDatabaseNames());
   }
+  // The query statistics, read before the advisor's own reads.
+  ShapesByNs shapes;
+  {
+    BsonBuilder p;
+    p.OpenArray("p").OpenDocument("").OpenDocument("$queryStats").Close().Close().Close();
+    const Document pipeline = std::move(p).Build();
+    ROCKDOC_ASSIGN_OR_RETURN(Cursor cursor, client.GetDatabase("admin").Aggregate(pipeline.Get("p").Array()));
+    while (cursor.Next()) {
+      DocumentView entry = cursor.document();
+      Element db = entry.GetPath("key.queryShape.cmdNs.db"), coll = entry.GetPath("key.queryShape.cmdNs.coll");
+      if (!db.IsString() || !coll.IsString()) continue;
+      shapes[std::string(db.String()) + "." + std::string(coll.String())].push_back(
+          Document::AdoptValidated(std::string(entry.bytes())));
+    }
+    ROCKDOC_RETURN_IF_ERROR(cursor.status());
+  }
   AdviseReport report;
-  Examiner examiner(options, &report);
+  Examiner examiner(options, &report, std::move(shapes));
   for (const std::string& db : dbs) ROCKDOC_RETURN_IF_ERROR(examiner.ExamineDatabase(client, db));
   std::stable_sort(report.findings.begin(), report.findings.end(), [](const Finding& a, const Finding& b) {
     if (a.severity != b.severity) return a.severity > b.severity;
