@@ -174,10 +174,13 @@ TEST_F(AdvisorQueriesTest, SeparatedDataFromApplicationJoinsAndLookups) {
   EXPECT_TRUE(r.findings.empty()) << FormatText(r);
   join(9);
   r = Run();
-  ASSERT_EQ(Rules(r), std::vector<std::string>{"separated-data app.posts"}) << FormatText(r);
-  EXPECT_EQ(r.findings[0].evidence.Get("to").String(), "authors");
+  // The parent is the side with fewer documents: 4 posts per author.
+  ASSERT_EQ(Rules(r), std::vector<std::string>{"separated-data app.authors"}) << FormatText(r);
+  EXPECT_EQ(r.findings[0].evidence.Get("child").String(), "posts");
+  EXPECT_EQ(r.findings[0].evidence.Get("childrenPerParent").AsExactInt64(), 4);
   EXPECT_EQ(r.findings[0].evidence.Get("applicationJoins").AsExactInt64(), 10);
-  EXPECT_EQ(r.findings[0].evidence.Get("readsOfFrom").AsExactInt64(), 10);
+  EXPECT_EQ(r.findings[0].evidence.Get("readsOfParent").AsExactInt64(), 10);
+  EXPECT_EQ(r.findings[0].evidence.Get("readsOfChild").AsExactInt64(), 10);
 
   // $lookup: the same pair, counted per run of the pipeline.
   ASSERT_TRUE(client_->ClearQueryStats().ok());
@@ -191,9 +194,38 @@ TEST_F(AdvisorQueriesTest, SeparatedDataFromApplicationJoinsAndLookups) {
     EXPECT_EQ(n, 3);
   }
   r = Run();
-  ASSERT_EQ(Rules(r), std::vector<std::string>{"separated-data app.posts"}) << FormatText(r);
+  ASSERT_EQ(Rules(r), std::vector<std::string>{"separated-data app.authors"}) << FormatText(r);
   EXPECT_EQ(r.findings[0].evidence.Get("lookups").AsExactInt64(), 12);
   EXPECT_EQ(r.findings[0].evidence.Get("applicationJoins").AsExactInt64(), 0);
+}
+
+TEST_F(AdvisorQueriesTest, SeparatedDataNotForOneToSquillions) {
+  // 300 comments per post, read together: referencing is right (embedded,
+  // they would be a large array), so nothing is flagged.
+  std::vector<Document> comments;
+  for (int i = 0; i < 600; ++i) {
+    comments.push_back(Json("{\"_id\": " + std::to_string(i) + ", \"postId\": " + std::to_string(i % 2) + "}"));
+  }
+  ASSERT_TRUE(Coll("comments").InsertMany(comments).ok());
+  ASSERT_TRUE(Coll("posts").InsertMany({Json(R"({"_id": 0})"), Json(R"({"_id": 1})")}).ok());
+  ASSERT_TRUE(Coll("comments").CreateIndex(Json(R"({"postId": 1})")).ok());
+  FindOptions page;
+  page.limit = 10;
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_TRUE(Coll("posts").FindOne(Json("{\"_id\": " + std::to_string(i % 2) + "}")).ok());
+    EXPECT_EQ(Drain("comments", "{\"postId\": " + std::to_string(i % 2) + "}", page), 10);
+  }
+  AdviseReport r = Run();
+  EXPECT_TRUE(r.findings.empty()) << FormatText(r);
+  // 249 per post: one-to-many, flagged.
+  ASSERT_TRUE(Coll("comments").DeleteMany(Json(R"({"_id": {"$gte": 498}})")).ok());
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_TRUE(Coll("posts").FindOne(Json("{\"_id\": " + std::to_string(i % 2) + "}")).ok());
+    Drain("comments", "{\"postId\": " + std::to_string(i % 2) + "}", page);
+  }
+  r = Run();
+  ASSERT_EQ(Rules(r), std::vector<std::string>{"separated-data app.posts"}) << FormatText(r);
+  EXPECT_EQ(r.findings[0].evidence.Get("childrenPerParent").AsExactInt64(), 249);
 }
 
 TEST_F(AdvisorQueriesTest, LargeDocumentsReadNarrowly) {

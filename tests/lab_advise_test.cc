@@ -210,10 +210,17 @@ void TheReportsCarryTheFindings(const AdvisedRun* run) {
 }
 
 // Products carrying a MiB of rarely used fields are bloated documents, with
-// the largest document the lab measured as the evidence.
+// the largest document the lab measured as the evidence; and the
+// scenario's read, which projects the three hot fields, is a narrow read
+// of them (from the query statistics of the measured reads alone).
 void BloatedProductsAreBloatedDocuments(const AdvisedRun* run) {
   const Measurement& m = Row(run->result, "bloated", kColdBytes);
-  ASSERT_THAT(Rules(m), ElementsAre("bloated-documents lab.products"));
+  ASSERT_THAT(Rules(m), ElementsAre("bloated-documents lab.products",
+                                    "large-documents-read-narrowly lab.products"));
+  const advisor::Finding& narrow = m.advice->findings.back();
+  EXPECT_EQ(ToJson(narrow.evidence.GetPath("narrowProjections.0").Document()),
+            R"({"name": 1, "price": 1, "stock": 1})");
+  EXPECT_EQ(narrow.evidence.Get("share").NumberAsDouble(), 1.0);
   const advisor::Finding& f = m.advice->findings.front();
   EXPECT_GE(f.evidence.Get("p90").Int64(), kColdBytes);
   EXPECT_EQ(f.evidence.Get("max").Int64(), m.max_doc_bytes);

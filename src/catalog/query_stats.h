@@ -64,8 +64,9 @@ struct QueryShapeId {
 class QueryStats {
  public:
   static constexpr size_t kMaxShapes = 1000;
-  // An application-level join: an _id read at most this long after a
-  // query on another collection of the same database, on the same thread.
+  // An application-level join: a read by a reference field (_id, postId:
+  // ShapeTraits::id_lookup) at most this long after a query on another
+  // collection of the same database, on the same thread.
   static constexpr int64_t kJoinWindowNanos = 1000 * 1000 * 1000;
 
   // Whether an entry for `id` exists (a run of a new shape builds its

@@ -267,11 +267,20 @@ void ShapeGeneric(const Element& e, bool keep_strings, ShapeWriter* w) {
   }
 }
 
+// A field that holds references by convention: _id, or a name ending in
+// "Id" or "_id" (postId, author_id).
+bool IsReferenceField(std::string_view key) {
+  auto ends = [&](std::string_view suffix) {
+    return key.size() > suffix.size() && key.substr(key.size() - suffix.size()) == suffix;
+  };
+  return key == "_id" || ends("Id") || ends("_id");
+}
+
 void NoteIdLookup(DocumentView filter, ShapeTraits* traits) {
   auto it = filter.begin();
   if (it == filter.end()) return;
   const Element id = *it;
-  if (id.key() != "_id" || ++it != filter.end()) return;
+  if (!IsReferenceField(id.key()) || ++it != filter.end()) return;
   if (!IsOperatorObject(id)) {
     traits->id_lookup = id.type() != BsonType::kRegex;
     return;

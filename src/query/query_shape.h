@@ -35,8 +35,9 @@ namespace rockdoc::internal {
 struct ShapeTraits {
   // A $regex with the i flag: a case-insensitive query.
   bool case_insensitive = false;
-  // The filter selects by _id alone, a value or an $in list: how an
-  // application-level join reads the referenced side.
+  // The filter selects by one reference field alone (_id, or a name
+  // ending in "Id" or "_id": postId, author_id), a value or an $in list:
+  // how an application-level join reads its other side.
   bool id_lookup = false;
 };
 

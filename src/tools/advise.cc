@@ -344,6 +344,10 @@ class Examiner {
     Bloated(ns, &sizes);
     ROCKDOC_ASSIGN_OR_RETURN(std::vector<Document> indexes, coll.ListIndexes());
     Indexes(ns, indexes);
+    CollectionFacts& facts = facts_[ns];
+    ROCKDOC_ASSIGN_OR_RETURN(facts.count, coll.EstimatedDocumentCount());
+    facts.p50_size = sizes.Percentile(50);
+    for (auto& [path, stats] : arrays) facts.p50_array = std::max(facts.p50_array, stats.lengths.Percentile(50));
     auto shapes = shapes_.find(ns);
     if (shapes != shapes_.end()) {
       for (const Document& entry : shapes->second) Inefficient(ns, entry, indexes);
@@ -653,7 +657,8 @@ class Examiner {
       bool inclusion = true;
       for (Element p : projection.Document()) {
         if (p.key() == "_id") continue;
-        const bool on = p.IsBool() ? p.Bool() : (!p.IsNumber() || p.NumberAsDouble() != 0);
+        // Plain inclusions only: a $slice or $elemMatch returns the rest.
+        const bool on = p.IsBool() ? p.Bool() : (p.IsNumber() && p.NumberAsDouble() != 0);
         if (!on) inclusion = false;
         ++included;
       }
@@ -691,72 +696,111 @@ class Examiner {
   }
 
   // Collections read one after the other (application-level joins, and
-  // $lookup): data accessed together, stored apart.
+  // $lookup): data accessed together, stored apart; unless the one with
+  // more documents holds hundreds per document of the other
+  // (one-to-squillions: embedded, they would make a large array or a
+  // bloated document, and referencing is right).
   void Separated(const std::string& db) {
     std::map<std::string, int64_t> reads;  // collection -> runs of its shapes
-    std::map<std::pair<std::string, std::string>, std::pair<int64_t, int64_t>> pairs;  // -> (app, lookup)
+    // {a, b} (a < b) -> (application-level joins, $lookup runs), either way.
+    std::map<std::pair<std::string, std::string>, std::pair<int64_t, int64_t>> pairs;
+    auto pair_of = [](const std::string& x, const std::string& y) {
+      return x < y ? std::make_pair(x, y) : std::make_pair(y, x);
+    };
     const std::string prefix = db + ".";
     for (const auto& [ns, entries] : shapes_) {
       if (ns.compare(0, prefix.size(), prefix) != 0) continue;
-      if (!options_.collection.empty() && ns != prefix + options_.collection) continue;
       const std::string coll = ns.substr(prefix.size());
       for (const Document& entry : entries) {
         if (AdvisorShape(entry)) continue;
-        const int64_t runs = Metric(entry, "metrics.execCount");
-        reads[coll] += runs;
+        reads[coll] += Metric(entry, "metrics.execCount");
         Element after = entry.GetPath("rockdoc.appJoins.after");
         if (after.IsDocument()) {
           for (Element a : after.Document()) {
-            pairs[{std::string(a.key()), coll}].first += a.AsExactInt64().value_or(0);
+            pairs[pair_of(std::string(a.key()), coll)].first += a.AsExactInt64().value_or(0);
           }
         }
         Element lookups = entry.GetPath("rockdoc.lookups");
         if (lookups.IsDocument()) {
           for (Element l : lookups.Document()) {
-            pairs[{coll, std::string(l.key())}].second += l.AsExactInt64().value_or(0);
+            if (std::string(l.key()) == coll) continue;  // a self-join
+            pairs[pair_of(coll, std::string(l.key()))].second += l.AsExactInt64().value_or(0);
           }
         }
       }
     }
     for (const auto& [pair, counts] : pairs) {
-      const auto& [from, to] = pair;
+      const auto facts_a = facts_.find(prefix + pair.first);
+      const auto facts_b = facts_.find(prefix + pair.second);
+      if (facts_a == facts_.end() || facts_b == facts_.end()) continue;  // not examined
+      if (!options_.collection.empty() && pair.first != options_.collection &&
+          pair.second != options_.collection) {
+        continue;
+      }
       const int64_t joins = counts.first + counts.second;
-      const int64_t from_reads = reads[from];
-      if (joins < kJoinMinCount || from_reads == 0) continue;
-      const double share = std::min(1.0, static_cast<double>(joins) / static_cast<double>(from_reads));
+      // The side read less often (a $lookup's other side may have no
+      // reads of its own: its reads are the pipeline's).
+      const int64_t ra = reads[pair.first], rb = reads[pair.second];
+      const int64_t fewer_reads = ra == 0 ? rb : rb == 0 ? ra : std::min(ra, rb);
+      if (joins < kJoinMinCount || fewer_reads == 0) continue;
+      const double share = std::min(1.0, static_cast<double>(joins) / static_cast<double>(fewer_reads));
       if (share < kJoinMinShare) continue;
+      // The parent: the side with fewer documents.
+      const bool a_parent = facts_a->second.count <= facts_b->second.count;
+      const std::string& parent = a_parent ? pair.first : pair.second;
+      const std::string& child = a_parent ? pair.second : pair.first;
+      const CollectionFacts& pf = a_parent ? facts_a->second : facts_b->second;
+      const CollectionFacts& cf = a_parent ? facts_b->second : facts_a->second;
+      const int64_t per_parent = (cf.count + std::max<int64_t>(pf.count, 1) - 1) / std::max<int64_t>(pf.count, 1);
+      const int64_t elements = per_parent * std::max<int64_t>(1, cf.p50_array);
+      const int64_t embedded_bytes = per_parent * cf.p50_size;
+      if (elements >= kLargeArray || embedded_bytes >= kBloatedP90) continue;
       Finding f;
       f.rule = "separated-data";
       f.severity = Severity::kWarning;
-      f.ns = db + "." + from;
-      f.summary = Percent(share) + " of the reads of " + from + " (" + std::to_string(joins) + " of " +
-                  std::to_string(from_reads) + ") go on to read " + to + ": " +
-                  std::to_string(counts.first) + " application-level join(s), " +
-                  std::to_string(counts.second) + " $lookup run(s)";
+      f.ns = db + "." + parent;
+      f.summary = parent + " and " + child + " are read together: " + std::to_string(joins) +
+                  " time(s) one read followed the other (" + std::to_string(counts.first) +
+                  " application-level join(s), " + std::to_string(counts.second) +
+                  " $lookup run(s)), " + Percent(share) + " of the reads of the less read one; " +
+                  std::to_string(per_parent) + " " + child + " document(s) per " + parent;
       f.rule_of_thumb =
           "Data that is accessed together should be stored together: favor embedding unless there "
           "is a compelling reason not to.";
       BsonBuilder e;
-      e.AppendString("from", from)
-          .AppendString("to", to)
+      e.AppendString("parent", parent)
+          .AppendString("child", child)
           .AppendInt64("applicationJoins", counts.first)
           .AppendInt64("lookups", counts.second)
-          .AppendInt64("readsOfFrom", from_reads)
+          .AppendInt64("readsOfParent", reads[parent])
+          .AppendInt64("readsOfChild", reads[child])
           .AppendDouble("share", share)
+          .AppendInt64("childrenPerParent", per_parent)
+          .AppendInt64("embeddedElements", elements)
+          .AppendInt64("embeddedBytes", embedded_bytes)
           .AppendDouble("thresholdShare", kJoinMinShare);
       f.evidence = std::move(e).Build();
-      f.remedy = "Embed the " + to + " data that reads of " + from +
-                 " need in the " + from + " documents (embedding for one-to-few, or copies of the "
-                 "few fields read: the extended reference pattern); keep " + to + " apart only when "
-                 "it is large, shared by many, or changes often.";
+      f.remedy = "Embed the " + child + " documents (about " + std::to_string(per_parent) +
+                 " per " + parent + ") in their " + parent + " document; or, where a " + child +
+                 " read goes on to read its one " + parent + ", copy the few " + parent +
+                 " fields it needs into the " + child + " documents (the extended reference "
+                 "pattern). Keep them apart only for data that changes often or is shared widely.";
       f.lab_scenario = "one-to-few";
       report_->findings.push_back(std::move(f));
     }
   }
 
+  // What ExamineCollection learnt of each collection, for Separated.
+  struct CollectionFacts {
+    int64_t count = 0;      // documents (the collection's count)
+    int64_t p50_size = 0;   // median document size of the sample
+    int64_t p50_array = 0;  // median length of its longest array path
+  };
+
   const AdviseOptions& options_;
   AdviseReport* report_;
   ShapesByNs shapes_;
+  std::map<std::string, CollectionFacts> facts_;
 };
 
 }  // namespace

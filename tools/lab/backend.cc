@@ -22,8 +22,10 @@ class RockdocBackend : public Backend {
  public:
   explicit RockdocBackend(std::string dir) : dir_(std::move(dir)) {}
 
-  Status Open() {
-    ROCKDOC_ASSIGN_OR_RETURN(client_, Client::Open(dir_));
+  Status Open(bool record_statistics = true) {
+    ClientOptions options;
+    options.collect_statistics = record_statistics;
+    ROCKDOC_ASSIGN_OR_RETURN(client_, Client::Open(dir_, options));
     exec_ = std::make_unique<RockdocExecutor>(client_.get(), kDb);
     return Status::OK();
   }
@@ -34,6 +36,11 @@ class RockdocBackend : public Backend {
   Status Reopen() override {
     ROCKDOC_RETURN_IF_ERROR(Close());
     return Open();
+  }
+  Status ForgetQueries() override { return client_->ClearQueryStats(); }
+  Status ReopenUnrecorded() override {
+    ROCKDOC_RETURN_IF_ERROR(Close());
+    return Open(/*record_statistics=*/false);
   }
 
   Status Close() override {

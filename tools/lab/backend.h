@@ -53,6 +53,12 @@ class Backend {
   // Closes (flushing everything to its files) and opens again: reads then
   // come from the files and a cold cache, as in a long-running process.
   virtual Status Reopen() = 0;
+  // The lab's own reads (setup, the dumps that check the data) are not the
+  // scenario's workload: rockdoc forgets the query statistics they made
+  // (ForgetQueries), or reopens to read without recording any
+  // (ReopenUnrecorded), so that the advisor judges the measured reads only.
+  virtual Status ForgetQueries() { return Status::OK(); }
+  virtual Status ReopenUnrecorded() { return Reopen(); }
   virtual Status Close() = 0;
   virtual IoCounters Io() const = 0;
   virtual StatusOr<DocSizes> Sizes() = 0;

@@ -557,6 +557,7 @@ Status Prepare(const Scenario& s, const Variant& v, int64_t size, const RunOptio
     }
     ROCKDOC_RETURN_IF_ERROR(st);
     ROCKDOC_ASSIGN_OR_RETURN(m.dump_before, Dump(live.db->executor(), v, live.base));
+    ROCKDOC_RETURN_IF_ERROR(live.db->ForgetQueries());  // the setup's and the dump's
   }
   ROCKDOC_RETURN_IF_ERROR(live.db->Reopen());
 
@@ -665,6 +666,7 @@ Status Finish(const Scenario& s, const RunOptions& options, LiveVariant& live) {
       live.write_io.known ? live.write_io.bytes_written / n_writes : kUnknown;
   m.wal_bytes_per_op = live.write_io.known ? live.write_io.wal_bytes / n_writes : kUnknown;
   Backend& db = *live.db;
+  ROCKDOC_RETURN_IF_ERROR(db.ReopenUnrecorded());  // the dump is not the workload
   ROCKDOC_ASSIGN_OR_RETURN(m.dump_after, Dump(db.executor(), *live.v, live.base));
   ROCKDOC_ASSIGN_OR_RETURN(DocSizes sizes, db.Sizes());
   m.documents = sizes.documents;
