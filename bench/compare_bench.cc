@@ -46,7 +46,7 @@
 // rockdoc/raw and rockdoc/SQLite beside the goals of issue 15.
 //
 //   compare_bench [--docs N] [--reps R] [--seconds S] [--rows find_id,index_eq,...] [--dir D]
-//                 [--cache-mib M] [--only rockdoc|raw|sqlite|FindById|simdjson]
+//                 [--cache-mib M] [--only rockdoc|raw|sqlite|FindById|simdjson] [--no-statistics]
 //
 // --only runs one engine's side of each row alone and prints its rate (to
 // profile it: perf record -g -p PID while it runs).
@@ -1111,13 +1111,18 @@ Options ParseArgs(int argc, char** argv) {
       o.dir = value();
     } else if (arg == "--only") {
       o.only = value();
+    } else if (arg == "--no-statistics") {
+      // ClientOptions::collect_statistics off: what the query statistics
+      // cost rockdoc's reads, by two runs side by side.
+      g_client_options.collect_statistics = false;
     } else if (arg == "--cache-mib") {
       const long long mib = std::atoll(value().c_str());
       if (mib < 1) Die("--cache-mib must be positive");
       g_client_options.block_cache_bytes = static_cast<size_t>(mib) << 20;
     } else {
       Die("unknown argument " + arg +
-          " (--docs N, --reps R, --seconds S, --rows a,b,..., --dir D, --cache-mib M, --only E)");
+          " (--docs N, --reps R, --seconds S, --rows a,b,..., --dir D, --cache-mib M, --only E,"
+          " --no-statistics)");
     }
   }
   if (o.docs < 20000) Die("--docs must be at least 20,000");
