@@ -227,6 +227,50 @@ QueryRecorder* QueryRecorder::Attach(std::unique_ptr<QueryRecorder> recorder,
   return r.get();
 }
 
+void RecordWrite(const Engine& engine, const std::string& db, const std::string& coll,
+                 std::string_view kind, const CanonicalQuery& cq, const PlanStage& root,
+                 int64_t matched, int64_t written, int64_t nanos) {
+  Profiler& profiler = CatalogOf(engine).profiler();
+  const int64_t micros = nanos / 1000;
+  const bool slow = micros >= profiler.slowms() * 1000;
+  const bool profiled = profiler.Profiles(db, micros);
+  if (!slow && !profiled) return;
+  bool collscan = false;
+  const std::string plan = PlanSummary(root, &collscan);
+  const int64_t keys = TotalKeysExamined(root), docs = TotalDocsExamined(root);
+  if (slow) {
+    engine.LogWarning("Slow query: " + db + "." + coll + " " + std::string(kind) +
+                      " planSummary: " + plan + " keysExamined: " + std::to_string(keys) +
+                      " docsExamined: " + std::to_string(docs) +
+                      " nMatched: " + std::to_string(matched) +
+                      " durationMillis: " + std::to_string(micros / 1000));
+  }
+  if (!profiled) return;
+  BsonBuilder b;
+  b.AppendString("op", kind);
+  b.AppendString("ns", db + "." + coll);
+  b.OpenDocument("command").AppendDocument("q", cq.filter);
+  if (kind == "update") {
+    b.AppendBool("multi", cq.limit != 1);
+  } else {
+    b.AppendInt32("limit", cq.limit == 1 ? 1 : 0);  // as the delete command's
+  }
+  b.Close();
+  b.AppendInt64("keysExamined", keys);
+  b.AppendInt64("docsExamined", docs);
+  if (kind == "update") {
+    b.AppendInt64("nMatched", matched).AppendInt64("nModified", written);
+  } else {
+    b.AppendInt64("ndeleted", written);
+  }
+  b.AppendInt64("millis", micros / 1000);
+  b.AppendInt64("durationMicros", micros);
+  b.AppendString("planSummary", plan);
+  b.AppendDateTime("ts", WallMillis());
+  b.AppendString("client", "embedded");
+  profiler.Add(db, std::move(b).Build());
+}
+
 namespace {
 
 class RecordedCursorImpl : public CursorImpl {

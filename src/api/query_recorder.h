@@ -120,6 +120,13 @@ class QueryRecorder {
   std::shared_ptr<NestedFigures> parent_;  // a nested read's
 };
 
+// An update's or delete's run (`kind` "update" or "remove"): no query
+// statistics (MongoDB keeps them for reads), but the slow query log and the
+// profiler, as MongoDB's. `root`: the write stage over its plan.
+void RecordWrite(const Engine& engine, const std::string& db, const std::string& coll,
+                 std::string_view kind, const CanonicalQuery& cq, const PlanStage& root,
+                 int64_t matched, int64_t written, int64_t nanos);
+
 // A pipeline's cursor that times itself and records its run when it goes
 // away; its finds are nested reads.
 // `used_nanos`: the time its open took.
