@@ -38,7 +38,8 @@ std::unique_ptr<QueryRecorder> QueryRecorder::Begin(const Engine& engine, const 
                                                     const std::string& coll, std::string command,
                                                     bool* top) {
   *top = false;
-  if (!engine.options().collect_statistics) return nullptr;
+  // Reading the profile is not a query of the application's.
+  if (!engine.options().collect_statistics || coll == kProfileCollection) return nullptr;
   if (NestedReads::active()) {
     if (NestedReads::into() == nullptr) return nullptr;
     return std::unique_ptr<QueryRecorder>(new QueryRecorder(NestedReads::into()));
