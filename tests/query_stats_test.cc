@@ -787,6 +787,24 @@ TEST_F(QueryStatsTest, AnAggregateCountsWhatItsFindAndLookupsExamined) {
   EXPECT_EQ(AllStats().size(), 1u) << Dump(AllStats());
 }
 
+// explain runs the query but is not a run of it: nothing is recorded,
+// not even the reads of an explained aggregate's $lookup.
+TEST_F(QueryStatsTest, ExplainRecordsNothing) {
+  Fill(20, "posts");
+  FillAuthors();
+  Document pipeline = Array(R"([
+      {"$lookup": {"from": "authors", "localField": "author", "foreignField": "_id", "as": "by"}},
+      {"$lookup": {"from": "authors", "localField": "author", "foreignField": "name", "as": "x"}}])");
+  for (ExplainVerbosity v : {ExplainVerbosity::kQueryPlanner, ExplainVerbosity::kExecutionStats,
+                             ExplainVerbosity::kAllPlansExecution}) {
+    ASSERT_TRUE(Coll("posts").ExplainFind(Json(R"({"a": 1})"), {}, v).ok());
+    ASSERT_TRUE(Coll("posts").ExplainCount(Json(R"({"a": 1})"), {}, v).ok());
+    ASSERT_TRUE(Coll("posts").ExplainDistinct("a", Json("{}"), {}, v).ok());
+    ASSERT_TRUE(Coll("posts").ExplainAggregate(pipeline, {}, v).ok());
+  }
+  EXPECT_TRUE(AllStats().empty()) << Dump(AllStats());
+}
+
 TEST_F(QueryStatsTest, CaseInsensitiveRegexesAreMarked) {
   Fill(20);
   BsonBuilder op;

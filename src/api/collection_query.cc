@@ -506,6 +506,9 @@ StatusOr<Document> Collection::ExplainAggregate(DocumentView pipeline,
   };
   ROCKDOC_ASSIGN_OR_RETURN(internal::PipelineOptions po,
                            ToPipelineOptions(options, db_name_, engine_, session_, false));
+  // Explaining runs the pipeline but is no run of it: its reads are not
+  // recorded ($queryStats, the profiler).
+  internal::NestedReads nested;
   return internal::ExplainPipeline(name_, pipeline, po, PipelineFind(), explain_find,
                                    verbosity != ExplainVerbosity::kQueryPlanner);
 }
