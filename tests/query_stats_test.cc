@@ -805,6 +805,21 @@ TEST_F(QueryStatsTest, ExplainRecordsNothing) {
   EXPECT_TRUE(AllStats().empty()) << Dump(AllStats());
 }
 
+// A collectionless aggregate ({aggregate: 1}: $documents) is not
+// recorded, and its $lookup's reads are its own: not recorded apart either.
+TEST_F(QueryStatsTest, ACollectionlessAggregatesLookupsAreNotRecordedApart) {
+  Fill(20, "posts");
+  FillAuthors();
+  Document pipeline = Array(R"([{"$documents": [{"x": 1}, {"x": 2}, {"x": 3}]},
+      {"$lookup": {"from": "authors", "localField": "x", "foreignField": "_id", "as": "by"}},
+      {"$lookup": {"from": "posts", "localField": "x", "foreignField": "a", "as": "p"}}])");
+  ASSERT_GE(Drain(Coll("posts").Find(Json(R"({"a": 1})"))), 0);
+  Clear();
+  StatusOr<Cursor> cursor = client_->GetDatabase("app").Aggregate(pipeline);
+  EXPECT_EQ(Drain(std::move(cursor)), 3);
+  EXPECT_TRUE(AllStats().empty()) << Dump(AllStats());
+}
+
 TEST_F(QueryStatsTest, CaseInsensitiveRegexesAreMarked) {
   Fill(20);
   BsonBuilder op;

@@ -488,9 +488,14 @@ StatusOr<Cursor> Database::Aggregate(DocumentView pipeline, const AggregateOptio
                            ToPipelineOptions(options, name_, engine_, session_, true));
   // The finds of its $lookup and $unionWith stages: this database's.
   const Collection any = GetCollection("$cmd.aggregate");
-  ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<internal::DocumentSource> source,
-                           internal::OpenCollectionlessPipeline(pipeline, po, any.PipelineFind()));
-  return Cursor(internal::PipelineCursor(std::move(source)));
+  std::unique_ptr<internal::DocumentSource> source;
+  {
+    // Not recorded, and its reads are its own: not recorded either.
+    internal::NestedReads nested;
+    ROCKDOC_ASSIGN_OR_RETURN(source,
+                             internal::OpenCollectionlessPipeline(pipeline, po, any.PipelineFind()));
+  }
+  return Cursor(internal::UnrecordedCursor(internal::PipelineCursor(std::move(source))));
 }
 
 StatusOr<Document> Collection::ExplainAggregate(DocumentView pipeline,

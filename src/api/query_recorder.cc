@@ -228,12 +228,13 @@ class RecordedCursorImpl : public CursorImpl {
       : inner_(std::move(inner)), recorder_(std::move(recorder)), nanos_(used_nanos) {}
   ~RecordedCursorImpl() override {
     // The pipeline's finds end first: their figures are its own.
+    if (recorder_ == nullptr) return;  // UnrecordedCursor's
     const int64_t start = MonotonicNanos();
     inner_.reset();
     recorder_->Finish(nanos_ + MonotonicNanos() - start, 0, 0, returned_, nullptr);
   }
   bool Next() override {
-    NestedReads nested(recorder_->nested());
+    NestedReads nested(recorder_ != nullptr ? recorder_->nested() : nullptr);
     const int64_t start = MonotonicNanos();
     const bool advanced = inner_->Next();
     nanos_ += MonotonicNanos() - start;
@@ -246,7 +247,7 @@ class RecordedCursorImpl : public CursorImpl {
 
  private:
   std::unique_ptr<CursorImpl> inner_;  // null only while being destroyed
-  std::unique_ptr<QueryRecorder> recorder_;
+  std::unique_ptr<QueryRecorder> recorder_;  // null: reads not recorded at all
   int64_t nanos_;
   int64_t returned_ = 0;
 };
@@ -258,6 +259,10 @@ std::unique_ptr<CursorImpl> RecordedCursor(std::unique_ptr<CursorImpl> cursor,
                                            int64_t used_nanos) {
   if (recorder == nullptr) return cursor;
   return std::make_unique<RecordedCursorImpl>(std::move(cursor), std::move(recorder), used_nanos);
+}
+
+std::unique_ptr<CursorImpl> UnrecordedCursor(std::unique_ptr<CursorImpl> cursor) {
+  return std::make_unique<RecordedCursorImpl>(std::move(cursor), nullptr, 0);
 }
 
 Status FlushProfile(const std::shared_ptr<Engine>& engine, const std::string& db) {

@@ -126,6 +126,9 @@ class QueryRecorder {
 std::unique_ptr<CursorImpl> RecordedCursor(std::unique_ptr<CursorImpl> cursor,
                                            std::unique_ptr<QueryRecorder> recorder,
                                            int64_t used_nanos);
+// A cursor of an operation that is not recorded (a collectionless
+// aggregate) whose reads are its own: none of them is recorded either.
+std::unique_ptr<CursorImpl> UnrecordedCursor(std::unique_ptr<CursorImpl> cursor);
 
 // Writes the profiler's waiting entries of `db` into db.system.profile (a
 // capped collection of 1 MiB, made when missing, as MongoDB's).
