@@ -782,9 +782,21 @@ TEST_F(QueryStatsTest, AnAggregateCountsWhatItsFindAndLookupsExamined) {
   EXPECT_EQ(Num(s, "metrics.docsReturned.sum"), 15);
   EXPECT_EQ(Num(s, "metrics.keysExamined.sum"), keys);
   EXPECT_EQ(Num(s, "metrics.docsExamined.sum"), docs);
+  // The plan of its find, not of a $lookup's read (which end first).
+  EXPECT_EQ(Str(s, "rockdoc.planSummary"), "IXSCAN { a: 1 }");
   EXPECT_EQ(ToJson(s.GetPath("rockdoc.lookups").Document()), R"({"authors": 1, "editors": 1})");
   EXPECT_EQ(Num(s, "rockdoc.collScans"), 1);  // the hash join's scan
   EXPECT_EQ(AllStats().size(), 1u) << Dump(AllStats());
+
+  // A find that scans the collection, then _id reads: "COLLSCAN".
+  Clear();
+  EXPECT_EQ(Drain(Coll("posts").Aggregate(Array(R"([{"$match": {"b": {"$lt": 5}}},
+      {"$lookup": {"from": "authors", "localField": "author", "foreignField": "_id", "as": "by"}}])"))), 5);
+  s = Only("posts", "aggregate");
+  EXPECT_EQ(Str(s, "rockdoc.planSummary"), "COLLSCAN");
+  EXPECT_EQ(Num(s, "rockdoc.collScans"), 1);
+  EXPECT_EQ(Num(s, "metrics.docsExamined.sum"), 100 + 5);
+  EXPECT_EQ(Num(s, "metrics.keysExamined.sum"), 5);
 }
 
 // explain runs the query but is not a run of it: nothing is recorded,

@@ -32,7 +32,10 @@ QueryRecorder::QueryRecorder(const Engine& engine, std::string db, std::string c
 }
 
 QueryRecorder::QueryRecorder(std::shared_ptr<NestedFigures> parent)
-    : catalog_(nullptr), engine_(nullptr), nested_(nullptr), parent_(std::move(parent)) {}
+    : catalog_(nullptr), engine_(nullptr), nested_(nullptr), parent_(std::move(parent)) {
+  first_read_ = !parent_->first_read_made;
+  parent_->first_read_made = true;
+}
 
 std::unique_ptr<QueryRecorder> QueryRecorder::Begin(const Engine& engine, const std::string& db,
                                                     const std::string& coll, std::string command,
@@ -166,7 +169,7 @@ void QueryRecorder::Finish(int64_t nanos, int64_t keys_examined, int64_t docs_ex
     parent_->keys_examined += run.keys_examined;
     parent_->docs_examined += run.docs_examined;
     parent_->collscan = parent_->collscan || run.collscan;
-    if (parent_->plan_summary.empty()) parent_->plan_summary = run.plan_summary;
+    if (first_read_ || parent_->plan_summary.empty()) parent_->plan_summary = run.plan_summary;
     return;
   }
   run.keys_examined += nested_->keys_examined;

@@ -37,7 +37,10 @@ struct NestedFigures {
   int64_t keys_examined = 0;
   int64_t docs_examined = 0;
   bool collscan = false;
-  std::string plan_summary;  // the first nested plan's
+  // The plan of the first read the operation made (an aggregate's leading
+  // find, made before any $lookup reads), whichever read ends first.
+  std::string plan_summary;
+  bool first_read_made = false;
 };
 
 // While one lives on a thread, reads there are part of an operation
@@ -118,6 +121,7 @@ class QueryRecorder {
   std::optional<int64_t> returned_override_;
   std::shared_ptr<NestedFigures> nested_ = std::make_shared<NestedFigures>();
   std::shared_ptr<NestedFigures> parent_;  // a nested read's
+  bool first_read_ = false;                // the parent's first: its plan summary
 };
 
 // A pipeline's cursor that times itself and records its run when it goes
