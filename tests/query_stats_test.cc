@@ -915,6 +915,25 @@ TEST_F(QueryStatsTest, AnIdReadOfAnotherCollectionJustAfterAQueryIsAnAppJoin) {
   EXPECT_EQ(Num(Only("authors", "find"), "rockdoc.appJoins.count"), 1);
 }
 
+// The N+1 pattern as applications write it: an _id read per document while
+// the query's cursor is still open.
+TEST_F(QueryStatsTest, IdReadsInsideALoopOverAnOpenCursorAreAppJoins) {
+  Fill(30, "posts");
+  FillAuthors();
+  internal::SetClockForTesting(&FakeClock);
+  {
+    StatusOr<Cursor> posts = Coll("posts").Find(Json(R"({"a": {"$lt": 2}})"));
+    ASSERT_TRUE(posts.ok());
+    while (posts->Next()) {
+      Document filter = Json("{\"_id\": " + std::to_string(posts->document().Get("author").Int32()) + "}");
+      ASSERT_TRUE(Coll("authors").FindOne(filter).ok());
+    }
+  }
+  Document join = Only("authors", "find");
+  EXPECT_EQ(Num(join, "rockdoc.appJoins.count"), 4);
+  EXPECT_EQ(ToJson(join.GetPath("rockdoc.appJoins.after").Document()), R"({"posts": 4})");
+}
+
 // At most 1,000 shapes: a new one past that evicts the least recently run.
 TEST_F(QueryStatsTest, AtMostAThousandShapesTheLeastRecentlyRunEvicted) {
   Fill(1);

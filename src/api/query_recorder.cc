@@ -53,6 +53,7 @@ std::unique_ptr<QueryRecorder> QueryRecorder::Begin(const Engine& engine, const 
 template <typename ShapeFn>
 void QueryRecorder::Prepare(const ShapeFn& shape) {
   id_.hash = shape(nullptr, &traits_);
+  catalog_->query_stats().NoteStart(id_, traits_);
   if (!catalog_->query_stats().Has(id_)) {
     BsonBuilder b;
     ShapeTraits again;

@@ -12,8 +12,9 @@ namespace rockdoc::internal {
 
 namespace {
 
-// The last query of this thread that was not itself a join: an _id read of
-// another collection soon after it is an application-level join.
+// The last query of this thread that was not itself a join, as it began
+// (NoteStart) or ended (Record): an _id read of another collection soon
+// after it is an application-level join.
 struct LastQuery {
   const QueryStats* store = nullptr;
   std::string db;
@@ -59,6 +60,14 @@ QueryStats::Metric QueryStats::Metric::Read(DocumentView d, std::string_view key
 bool QueryStats::Has(const QueryShapeId& id) const {
   MutexLock g(&mu_);
   return entries_.count(id) != 0;
+}
+
+void QueryStats::NoteStart(const QueryShapeId& id, const ShapeTraits& traits) {
+  if (traits.id_lookup) return;
+  t_last.store = this;
+  t_last.db = id.db;
+  t_last.coll = id.coll;
+  t_last.at_nanos = MonotonicNanos();
 }
 
 void QueryStats::Record(const QueryShapeId& id, const ShapeTraits& traits, const Document* shape,

@@ -71,6 +71,12 @@ class QueryStats {
   // Whether an entry for `id` exists (a run of a new shape builds its
   // shape document first).
   bool Has(const QueryShapeId& id) const;
+  // A query began on this thread: an _id read of another collection of the
+  // database while it runs or just after it is a join after it (the N+1
+  // loop reads by _id while the query's cursor is still open, long before
+  // the query ends and is recorded). An _id read itself is judged when it
+  // is recorded.
+  void NoteStart(const QueryShapeId& id, const ShapeTraits& traits);
   // Records a run. `shape`: the shape document ({filter, sort, ...} or
   // {pipeline}), needed when the entry is new (else the run is not
   // recorded: the shape was evicted between Has and Record). `lookups`:
