@@ -1113,7 +1113,10 @@ TEST_F(QueryStatsTest, WithoutStatisticsNothingIsRecordedAndTheProfilerStaysOff)
   auto zero = client_->GetDatabase("app").SetProfilingLevel(0, 50);
   ASSERT_TRUE(zero.ok()) << zero.status();
   EXPECT_EQ(zero->was, 0);
-  EXPECT_EQ(zero->slowms, 50);
+  EXPECT_EQ(zero->slowms, 100);  // the settings before the call, as MongoDB's
+  auto now = client_->GetDatabase("app").SetProfilingLevel(-1);
+  ASSERT_TRUE(now.ok()) << now.status();
+  EXPECT_EQ(now->slowms, 50);
   EXPECT_EQ(Num(Ok(R"({"profile": -1})"), "was"), 0);
   // Nothing was persisted either.
   Open();
@@ -1178,7 +1181,9 @@ TEST_F(QueryStatsTest, ProfileLevelOneTakesWhatRunsSlowmsOrLonger) {
   g_step = 40'000'000;
   EXPECT_EQ(Num(Ok(R"({"profile": 1, "slowms": 0})"), "was"), 0);
   ASSERT_TRUE(Coll("c").FindOne(Json(R"({"_id": 1})")).ok());
-  Ok(R"({"profile": 1, "slowms": 41})");
+  // The reply has the settings before the command, as MongoDB's.
+  EXPECT_EQ(ToJson(Ok(R"({"profile": 1, "slowms": 41})")),
+            R"({"was": 1, "slowms": 0, "sampleRate": 1.0, "ok": 1.0})");
   ASSERT_TRUE(Coll("c").FindOne(Json(R"({"_id": 2})")).ok());
   Ok(R"({"profile": 1, "slowms": 40})");
   ASSERT_TRUE(Coll("c").FindOne(Json(R"({"_id": 3})")).ok());

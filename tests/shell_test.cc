@@ -143,9 +143,10 @@ TEST_F(ShellTest, ProfilerAndQueryStatsHelpers) {
                  ".map(e => e.op + ' ' + e.nreturned).join()"),
             "query 2,query 1,command 1\n");
   EXPECT_EQ(Show("db.system.profile.findOne({ns: 'test.c'}).command.filter"), "{ a: 2 }\n");
-  Ok("db.setProfilingLevel(1, {slowms: 20})");
+  // The settings before the call, as mongosh shows them.
+  EXPECT_EQ(Show("db.setProfilingLevel(1, {slowms: 20})"), "{ was: 2, slowms: 100, sampleRate: 1, ok: 1 }\n");
   EXPECT_EQ(Show("db.getProfilingStatus()"), "{ was: 1, slowms: 20, sampleRate: 1 }\n");
-  Ok("db.setProfilingLevel(0, 50)");
+  EXPECT_EQ(Show("db.setProfilingLevel(0, 50)"), "{ was: 1, slowms: 20, sampleRate: 1, ok: 1 }\n");
   EXPECT_EQ(Show("db.getProfilingStatus()"), "{ was: 0, slowms: 50, sampleRate: 1 }\n");
   Run("db.setProfilingLevel(1, {sampleRate: 0.5})");
   EXPECT_FALSE(ok_);

@@ -340,10 +340,12 @@ int Profiler::Level(std::string_view db) const {
   return it == levels_.end() ? 0 : it->second;
 }
 
-int Profiler::Set(std::string_view db, int level, std::optional<int64_t> slowms) {
+int Profiler::Set(std::string_view db, int level, std::optional<int64_t> slowms,
+                  int64_t* was_slowms) {
   MutexLock g(&mu_);
   auto it = levels_.find(db);
   const int was = it == levels_.end() ? 0 : it->second;
+  *was_slowms = slowms_;
   if (level >= 0) levels_[std::string(db)] = level;
   if (slowms) slowms_ = *slowms;
   bool any = false;

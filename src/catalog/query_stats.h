@@ -142,8 +142,8 @@ class Profiler {
   // The level of `db` (0 when never set).
   int Level(std::string_view db) const;
   // Sets the level (-1: leave it) and slowms (nullopt: leave it); returns
-  // the previous level.
-  int Set(std::string_view db, int level, std::optional<int64_t> slowms);
+  // the previous level, and the previous slowms in `*was_slowms`.
+  int Set(std::string_view db, int level, std::optional<int64_t> slowms, int64_t* was_slowms);
   int64_t slowms() const;
   // Whether an operation of `micros` on `db` is profiled.
   bool Profiles(std::string_view db, int64_t micros) const;
