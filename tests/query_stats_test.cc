@@ -1207,6 +1207,21 @@ TEST_F(QueryStatsTest, ProfileLevelOneTakesWhatRunsSlowmsOrLonger) {
   ASSERT_TRUE(Coll("c").FindOne(Json(R"({"_id": 4})")).ok());
   g_step = 0;
   EXPECT_EQ(Drain(Coll("system.profile").Find(Json("{}"))), 2);
+
+  // The log has a line per read at or over slowms, at every level, naming
+  // the shape by the hash $queryStats shows.
+  const std::string hash = Str(Only("c", "find"), "queryShapeHash");
+  client_.reset();
+  std::ifstream log(dir_.Sub("db") + "/LOG");
+  std::vector<std::string> slow;
+  for (std::string line; std::getline(log, line);) {
+    if (line.find("Slow query: app.c find") != std::string::npos) slow.push_back(line);
+  }
+  ASSERT_EQ(slow.size(), 2u);
+  for (const std::string& line : slow) {
+    EXPECT_THAT(line, HasSubstr("planSummary: IDHACK keysExamined: 1 docsExamined: 1 nreturned: 1 "
+                                "durationMillis: 40 queryShapeHash: " + hash));
+  }
 }
 
 TEST_F(QueryStatsTest, ProfileAndQueryStatsErrors) {

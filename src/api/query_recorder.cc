@@ -190,7 +190,7 @@ void QueryRecorder::Finish(int64_t nanos, int64_t keys_examined, int64_t docs_ex
                         " docsExamined: " + std::to_string(run.docs_examined) +
                         " nreturned: " + std::to_string(run.returned) +
                         " durationMillis: " + std::to_string(run.micros / 1000) +
-                        " queryShapeHash: " + std::to_string(id_.hash));
+                        " queryShapeHash: " + QueryShapeHashText(id_.hash));
   }
   if (command_ && profiler.Profiles(id_.db, run.micros)) {
     BsonBuilder b;

@@ -23,18 +23,18 @@ struct LastQuery {
 };
 thread_local LastQuery t_last;
 
-std::string HashText(uint64_t hash) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(hash));
-  return buf;
-}
-
 int64_t Int(DocumentView d, std::string_view key) {
   Element e = d.Get(key);
   return e.AsExactInt64().value_or(0);
 }
 
 }  // namespace
+
+std::string QueryShapeHashText(uint64_t hash) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(hash));
+  return buf;
+}
 
 void QueryStats::Metric::Add(int64_t v, bool first) {
   sum += v;
@@ -145,7 +145,7 @@ Document QueryStats::ToDocument(const Entry& e) const {
   b.Close();
   b.AppendString("collectionType", "collection");
   b.Close();
-  b.AppendString("queryShapeHash", HashText(e.id.hash));
+  b.AppendString("queryShapeHash", QueryShapeHashText(e.id.hash));
   b.OpenDocument("metrics");
   b.AppendInt64("lastExecutionMicros", e.last_micros);
   b.AppendInt64("execCount", e.exec_count);

@@ -61,6 +61,9 @@ struct QueryShapeId {
   }
 };
 
+// A shape's hash as $queryStats shows it (queryShapeHash): 16 hex digits.
+std::string QueryShapeHashText(uint64_t hash);
+
 class QueryStats {
  public:
   static constexpr size_t kMaxShapes = 1000;
