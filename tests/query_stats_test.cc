@@ -707,6 +707,27 @@ TEST_F(QueryStatsTest, ACursorClosedEarlyIsRecordedWithWhatItReturned) {
   }
 }
 
+// A cursor that outlives its client's Close ends without harm, slow or not
+// (its run, after the statistics were persisted, is not kept).
+TEST_F(QueryStatsTest, ACursorEndingAfterTheClientClosedIsHarmless) {
+  Fill(20);
+  internal::SetClockForTesting(&FakeClock);
+  g_step = 200'000'000;  // every clock read 200 ms on: a slow query
+  for (int level : {0, 2}) {
+    ASSERT_TRUE(client_->GetDatabase("app").SetProfilingLevel(level).ok());
+    StatusOr<Cursor> cursor = Coll("c").Find(Json(R"({"a": {"$gte": 0}})"));
+    ASSERT_TRUE(cursor.ok());
+    ASSERT_TRUE(cursor->Next());
+    ASSERT_TRUE(client_->Close().ok());
+    EXPECT_FALSE(cursor->Next());
+    EXPECT_EQ(cursor->status().code(), ErrorCode::kIllegalOperation);
+    cursor = Status(ErrorCode::kBadValue, "gone");  // the cursor ends here
+    Open();
+  }
+  g_step = 0;
+  EXPECT_TRUE(StatsOf("c", "find").empty()) << Dump(AllStats());
+}
+
 TEST_F(QueryStatsTest, CountAndDistinctAreRecordedAsThemselves) {
   Fill(200);
   ASSERT_TRUE(Coll("c").CreateIndex(Json(R"({"b": 1})")).ok());

@@ -181,7 +181,9 @@ void QueryRecorder::Finish(int64_t nanos, int64_t keys_examined, int64_t docs_ex
 
   Profiler& profiler = catalog_->profiler();
   const int64_t slow_micros = profiler.slowms() * 1000;
-  if (run.micros >= slow_micros) {
+  // A cursor may end after its client closed: no log to write to then.
+  auto use = run.micros >= slow_micros ? std::optional<Engine::Use>(engine_->Enter()) : std::nullopt;
+  if (use && use->status().ok()) {
     // As MongoDB logs slow operations at every level: here without the
     // values (the shape's hash names the query; $queryStats shows it).
     engine_->LogWarning("Slow query: " + id_.db + "." + id_.coll + " " + id_.command +
