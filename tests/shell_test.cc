@@ -154,6 +154,14 @@ TEST_F(ShellTest, ProfilerAndQueryStatsHelpers) {
   EXPECT_EQ(Show("db.getProfilingLevel()"), "0\n");
   EXPECT_EQ(Show("db.clearQueryStats()"), "{ ok: 1 }\n");
   EXPECT_EQ(Show("db.queryStats().length"), "0\n");
+  // The N+1 loop as a shell script writes it: an _id read per post, while
+  // the posts' cursor is open (120 posts: more than a first batch).
+  Ok("db.authors.insertMany([{_id: 'ada'}, {_id: 'bob'}]);"
+     "db.posts.insertMany(Array.from({length: 120}, (_, i) => ({by: i % 2 ? 'ada' : 'bob'})));"
+     "db.posts.find().forEach(p => db.authors.findOne({_id: p.by}))");
+  EXPECT_EQ(Show("db.queryStats().filter(s => s.key.queryShape.cmdNs.coll === 'authors')"
+                 ".map(s => s.rockdoc.appJoins.count + ' after ' + Object.keys(s.rockdoc.appJoins.after)).join()"),
+            "120 after posts\n");
 }
 
 // ---------------------------------------------------------------- values
