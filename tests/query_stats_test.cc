@@ -255,6 +255,22 @@ TEST(QueryShapeTest, PipelineKeepsNamesAndPathsAndReplacesLiterals) {
             PipelineShape(Array(R"([{"$match": {"a": 7.5}}, {"$limit": 99}])")).hash);
   EXPECT_NE(PipelineShape(Array(R"([{"$lookup": {"from": "x", "localField": "a", "foreignField": "_id", "as": "j"}}])")).hash,
             PipelineShape(Array(R"([{"$lookup": {"from": "y", "localField": "a", "foreignField": "_id", "as": "j"}}])")).hash);
+  // A $lookup's nested pipeline and let: their values are literals too.
+  Shape nested = PipelineShape(Array(R"([{"$lookup": {"from": "x", "let": {"v": "$a", "w": "lit"},
+      "pipeline": [{"$match": {"status": "secret", "n": 3}}], "as": "j"}}])"));
+  EXPECT_EQ(nested.json,
+            R"({"pipeline": [{"$lookup": {"from": "x", "let": {"v": "$a", "w": "?string"}, )"
+            R"("pipeline": [{"$match": {"status": {"$eq": "?string"}, "n": {"$eq": "?number"}}}], "as": "j"}}]})");
+  EXPECT_EQ(nested.hash, PipelineShape(Array(R"([{"$lookup": {"from": "x", "let": {"v": "$a", "w": "other"},
+      "pipeline": [{"$match": {"status": "public", "n": 4}}], "as": "j"}}])")).hash);
+  EXPECT_EQ(PipelineShape(Array(R"([{"$unionWith": {"coll": "y", "pipeline": [{"$match": {"k": "v"}}]}},
+      {"$unionWith": "z"}, {"$replaceWith": {"r": "$a", "s": "lit"}}, {"$sortByCount": "$b"}])")).json,
+            R"({"pipeline": [{"$unionWith": {"coll": "y", "pipeline": [{"$match": {"k": {"$eq": "?string"}}}]}}, )"
+            R"({"$unionWith": "z"}, {"$replaceWith": {"r": "$a", "s": "?string"}}, {"$sortByCount": "$b"}]})");
+  EXPECT_EQ(PipelineShape(Array(R"([{"$graphLookup": {"from": "x", "startWith": "$m", "connectFromField": "a",
+      "connectToField": "b", "as": "g", "maxDepth": 2, "restrictSearchWithMatch": {"t": "u"}}}])")).json,
+            R"({"pipeline": [{"$graphLookup": {"from": "x", "startWith": "$m", "connectFromField": "a", )"
+            R"("connectToField": "b", "as": "g", "maxDepth": "?number", "restrictSearchWithMatch": {"t": {"$eq": "?string"}}}}]})");
 }
 
 // Random filters from a small grammar (few fields, operators and types,
@@ -303,9 +319,17 @@ class RandomQueries {
           b.Close();
           break;
         case 4:
-          b.OpenDocument("$lookup").AppendString("from", Pick({"x", "y"}))
-              .AppendString("localField", Pick({"a", "b"})).AppendString("foreignField", "_id")
-              .AppendString("as", "j").Close();
+          b.OpenDocument("$lookup").AppendString("from", Pick({"x", "y"}));
+          if (U(0, 1)) {
+            b.AppendString("localField", Pick({"a", "b"})).AppendString("foreignField", "_id");
+          } else {  // a nested pipeline, shaped as one
+            b.OpenDocument("let");
+            Value(&b, "v");
+            b.Close().OpenArray("pipeline").OpenDocument("").OpenDocument("$match");
+            Clauses(&b, 1);
+            b.Close().Close().Close();
+          }
+          b.AppendString("as", "j").Close();
           break;
         case 5: b.AppendString("$unwind", Pick({"$a", "$b"})); break;
         default:
