@@ -123,6 +123,47 @@ TEST_F(ShellTest, AdvisePrintsTheAdvisorsReport) {
   EXPECT_FALSE(ok_);
 }
 
+// mongosh's profiler helpers over the profile command, and rockdoc's query
+// statistics helpers over $queryStats and clearQueryStats.
+TEST_F(ShellTest, ProfilerAndQueryStatsHelpers) {
+  EXPECT_EQ(Show("db.setProfilingLevel(2)"), "{ was: 0, slowms: 100, sampleRate: 1, ok: 1 }\n");
+  EXPECT_EQ(Show("db.getProfilingStatus()"), "{ was: 2, slowms: 100, sampleRate: 1 }\n");
+  EXPECT_EQ(Show("db.getProfilingLevel()"), "2\n");
+  Ok("db.c.insertMany([{_id: 1, a: 1}, {_id: 2, a: 2}, {_id: 3, a: 2}]);"
+     "db.c.find({a: 2}).toArray(); db.c.find({a: 1}).toArray(); db.c.countDocuments({a: 2});"
+     "db.d.insertOne({_id: 1}); db.d.findOne({_id: 1})");
+  // test.c: the finds' shape (run twice) and the count's; test.d: its read.
+  EXPECT_EQ(Show("db.c.queryStats().length"), "2\n");
+  EXPECT_EQ(Show("db.queryStats().filter(s => s.key.queryShape.cmdNs.coll === 'c' && "
+                 "s.key.queryShape.command === 'find').map(s => s.metrics.execCount).join()"),
+            "2\n");
+  EXPECT_EQ(Show("db.queryStats().filter(s => s.key.queryShape.cmdNs.coll === 'd').length"), "1\n");
+  // The profiler took each read of test.c, in order, as it was sent.
+  EXPECT_EQ(Show("db.system.profile.find({ns: 'test.c'}).toArray().slice(0, 3)"
+                 ".map(e => e.op + ' ' + e.nreturned).join()"),
+            "query 2,query 1,command 1\n");
+  EXPECT_EQ(Show("db.system.profile.findOne({ns: 'test.c'}).command.filter"), "{ a: 2 }\n");
+  // The settings before the call, as mongosh shows them.
+  EXPECT_EQ(Show("db.setProfilingLevel(1, {slowms: 20})"), "{ was: 2, slowms: 100, sampleRate: 1, ok: 1 }\n");
+  EXPECT_EQ(Show("db.getProfilingStatus()"), "{ was: 1, slowms: 20, sampleRate: 1 }\n");
+  EXPECT_EQ(Show("db.setProfilingLevel(0, 50)"), "{ was: 1, slowms: 20, sampleRate: 1, ok: 1 }\n");
+  EXPECT_EQ(Show("db.getProfilingStatus()"), "{ was: 0, slowms: 50, sampleRate: 1 }\n");
+  Run("db.setProfilingLevel(1, {sampleRate: 0.5})");
+  EXPECT_FALSE(ok_);
+  EXPECT_THAT(err(), HasSubstr("sampleRate' other than 1.0 is not supported by rockdoc"));
+  EXPECT_EQ(Show("db.getProfilingLevel()"), "0\n");
+  EXPECT_EQ(Show("db.clearQueryStats()"), "{ ok: 1 }\n");
+  EXPECT_EQ(Show("db.queryStats().length"), "0\n");
+  // The N+1 loop as a shell script writes it: an _id read per post, while
+  // the posts' cursor is open (120 posts: more than a first batch).
+  Ok("db.authors.insertMany([{_id: 'ada'}, {_id: 'bob'}]);"
+     "db.posts.insertMany(Array.from({length: 120}, (_, i) => ({by: i % 2 ? 'ada' : 'bob'})));"
+     "db.posts.find().forEach(p => db.authors.findOne({_id: p.by}))");
+  EXPECT_EQ(Show("db.queryStats().filter(s => s.key.queryShape.cmdNs.coll === 'authors')"
+                 ".map(s => s.rockdoc.appJoins.count + ' after ' + Object.keys(s.rockdoc.appJoins.after)).join()"),
+            "120 after posts\n");
+}
+
 // ---------------------------------------------------------------- values
 
 TEST_F(ShellTest, PlainNumbersAreStoredAsMongoshStoresThem) {
@@ -2097,3 +2138,4 @@ TEST_F(ShellTest, SnapshotSessionsReadOnePointInTime) {
 
 }  // namespace
 }  // namespace rockdoc::shell
+

@@ -326,7 +326,8 @@ class Database {
   // use) when it is read and when the client closes. `slowms` is one
   // setting for every database (100 by default), also the threshold of the
   // "Slow query" lines in the database's log (LOG) at every level. Returns
-  // the level before, and slowms.
+  // the settings before the call, as MongoDB's profile command: the level
+  // (`was`) and slowms.
   // Errors: BadValue for another level or a negative slowms;
   // IllegalOperation for 1 or 2 when ClientOptions::collect_statistics is off.
   struct ProfilingStatus {

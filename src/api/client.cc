@@ -101,8 +101,7 @@ StatusOr<Database::ProfilingStatus> Database::SetProfilingLevel(
   }
   internal::Profiler& profiler = CatalogOf(*engine_).profiler();
   ProfilingStatus status;
-  status.was = profiler.Set(name_, level, slowms);
-  status.slowms = profiler.slowms();
+  status.was = profiler.Set(name_, level, slowms, &status.slowms);
   return status;
 }
 

@@ -496,9 +496,14 @@ StatusOr<Cursor> Database::Aggregate(DocumentView pipeline, const AggregateOptio
                            ToPipelineOptions(options, name_, engine_, session_, true));
   // The finds of its $lookup and $unionWith stages: this database's.
   const Collection any = GetCollection("$cmd.aggregate");
-  ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<internal::DocumentSource> source,
-                           internal::OpenCollectionlessPipeline(pipeline, po, any.PipelineFind()));
-  return Cursor(internal::PipelineCursor(std::move(source)));
+  std::unique_ptr<internal::DocumentSource> source;
+  {
+    // Not recorded, and its reads are its own: not recorded either.
+    internal::NestedReads nested;
+    ROCKDOC_ASSIGN_OR_RETURN(source,
+                             internal::OpenCollectionlessPipeline(pipeline, po, any.PipelineFind()));
+  }
+  return Cursor(internal::UnrecordedCursor(internal::PipelineCursor(std::move(source))));
 }
 
 StatusOr<Document> Collection::ExplainAggregate(DocumentView pipeline,
@@ -514,6 +519,9 @@ StatusOr<Document> Collection::ExplainAggregate(DocumentView pipeline,
   };
   ROCKDOC_ASSIGN_OR_RETURN(internal::PipelineOptions po,
                            ToPipelineOptions(options, db_name_, engine_, session_, false));
+  // Explaining runs the pipeline but is no run of it: its reads are not
+  // recorded ($queryStats, the profiler).
+  internal::NestedReads nested;
   return internal::ExplainPipeline(name_, pipeline, po, PipelineFind(), explain_find,
                                    verbosity != ExplainVerbosity::kQueryPlanner);
 }

@@ -32,7 +32,10 @@ QueryRecorder::QueryRecorder(const Engine& engine, std::string db, std::string c
 }
 
 QueryRecorder::QueryRecorder(std::shared_ptr<NestedFigures> parent)
-    : catalog_(nullptr), engine_(nullptr), nested_(nullptr), parent_(std::move(parent)) {}
+    : catalog_(nullptr), engine_(nullptr), nested_(nullptr), parent_(std::move(parent)) {
+  first_read_ = !parent_->first_read_made;
+  parent_->first_read_made = true;
+}
 
 std::unique_ptr<QueryRecorder> QueryRecorder::Begin(const Engine& engine, const std::string& db,
                                                     const std::string& coll, std::string command,
@@ -51,6 +54,7 @@ std::unique_ptr<QueryRecorder> QueryRecorder::Begin(const Engine& engine, const 
 template <typename ShapeFn>
 void QueryRecorder::Prepare(const ShapeFn& shape) {
   id_.hash = shape(nullptr, &traits_);
+  catalog_->query_stats().NoteStart(id_, traits_);
   if (!catalog_->query_stats().Has(id_)) {
     BsonBuilder b;
     ShapeTraits again;
@@ -175,7 +179,7 @@ void QueryRecorder::Finish(int64_t nanos, int64_t keys_examined, int64_t docs_ex
     parent_->keys_examined += run.keys_examined;
     parent_->docs_examined += run.docs_examined;
     parent_->collscan = parent_->collscan || run.collscan;
-    if (parent_->plan_summary.empty()) parent_->plan_summary = run.plan_summary;
+    if (first_read_ || parent_->plan_summary.empty()) parent_->plan_summary = run.plan_summary;
     return;
   }
   run.keys_examined += nested_->keys_examined;
@@ -186,7 +190,9 @@ void QueryRecorder::Finish(int64_t nanos, int64_t keys_examined, int64_t docs_ex
 
   Profiler& profiler = catalog_->profiler();
   const int64_t slow_micros = profiler.slowms() * 1000;
-  if (run.micros >= slow_micros) {
+  // A cursor may end after its client closed: no log to write to then.
+  auto use = run.micros >= slow_micros ? std::optional<Engine::Use>(engine_->Enter()) : std::nullopt;
+  if (use && use->status().ok()) {
     // As MongoDB logs slow operations at every level: here without the
     // values (the shape's hash names the query; $queryStats shows it).
     engine_->LogWarning("Slow query: " + id_.db + "." + id_.coll + " " + id_.command +
@@ -195,7 +201,7 @@ void QueryRecorder::Finish(int64_t nanos, int64_t keys_examined, int64_t docs_ex
                         " docsExamined: " + std::to_string(run.docs_examined) +
                         " nreturned: " + std::to_string(run.returned) +
                         " durationMillis: " + std::to_string(run.micros / 1000) +
-                        " queryShapeHash: " + std::to_string(id_.hash));
+                        " queryShapeHash: " + QueryShapeHashText(id_.hash));
   }
   if (command_ && profiler.Profiles(id_.db, run.micros)) {
     BsonBuilder b;
@@ -281,12 +287,13 @@ class RecordedCursorImpl : public CursorImpl {
       : inner_(std::move(inner)), recorder_(std::move(recorder)), nanos_(used_nanos) {}
   ~RecordedCursorImpl() override {
     // The pipeline's finds end first: their figures are its own.
+    if (recorder_ == nullptr) return;  // UnrecordedCursor's
     const int64_t start = MonotonicNanos();
     inner_.reset();
     recorder_->Finish(nanos_ + MonotonicNanos() - start, 0, 0, returned_, nullptr);
   }
   bool Next() override {
-    NestedReads nested(recorder_->nested());
+    NestedReads nested(recorder_ != nullptr ? recorder_->nested() : nullptr);
     const int64_t start = MonotonicNanos();
     const bool advanced = inner_->Next();
     nanos_ += MonotonicNanos() - start;
@@ -299,7 +306,7 @@ class RecordedCursorImpl : public CursorImpl {
 
  private:
   std::unique_ptr<CursorImpl> inner_;  // null only while being destroyed
-  std::unique_ptr<QueryRecorder> recorder_;
+  std::unique_ptr<QueryRecorder> recorder_;  // null: reads not recorded at all
   int64_t nanos_;
   int64_t returned_ = 0;
 };
@@ -311,6 +318,10 @@ std::unique_ptr<CursorImpl> RecordedCursor(std::unique_ptr<CursorImpl> cursor,
                                            int64_t used_nanos) {
   if (recorder == nullptr) return cursor;
   return std::make_unique<RecordedCursorImpl>(std::move(cursor), std::move(recorder), used_nanos);
+}
+
+std::unique_ptr<CursorImpl> UnrecordedCursor(std::unique_ptr<CursorImpl> cursor) {
+  return std::make_unique<RecordedCursorImpl>(std::move(cursor), nullptr, 0);
 }
 
 Status FlushProfile(const std::shared_ptr<Engine>& engine, const std::string& db) {

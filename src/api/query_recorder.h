@@ -37,7 +37,10 @@ struct NestedFigures {
   int64_t keys_examined = 0;
   int64_t docs_examined = 0;
   bool collscan = false;
-  std::string plan_summary;  // the first nested plan's
+  // The plan of the first read the operation made (an aggregate's leading
+  // find, made before any $lookup reads), whichever read ends first.
+  std::string plan_summary;
+  bool first_read_made = false;
 };
 
 // While one lives on a thread, reads there are part of an operation
@@ -118,6 +121,7 @@ class QueryRecorder {
   std::optional<int64_t> returned_override_;
   std::shared_ptr<NestedFigures> nested_ = std::make_shared<NestedFigures>();
   std::shared_ptr<NestedFigures> parent_;  // a nested read's
+  bool first_read_ = false;                // the parent's first: its plan summary
 };
 
 // An update's or delete's run (`kind` "update" or "remove"): no query
@@ -133,6 +137,9 @@ void RecordWrite(const Engine& engine, const std::string& db, const std::string&
 std::unique_ptr<CursorImpl> RecordedCursor(std::unique_ptr<CursorImpl> cursor,
                                            std::unique_ptr<QueryRecorder> recorder,
                                            int64_t used_nanos);
+// A cursor of an operation that is not recorded (a collectionless
+// aggregate) whose reads are its own: none of them is recorded either.
+std::unique_ptr<CursorImpl> UnrecordedCursor(std::unique_ptr<CursorImpl> cursor);
 
 // Writes the profiler's waiting entries of `db` into db.system.profile (a
 // capped collection of 1 MiB, made when missing, as MongoDB's).

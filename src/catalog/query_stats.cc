@@ -12,8 +12,9 @@ namespace rockdoc::internal {
 
 namespace {
 
-// The last query of this thread that was not itself a join: an _id read of
-// another collection soon after it is an application-level join.
+// The last query of this thread that was not itself a join, as it began
+// (NoteStart) or ended (Record): an _id read of another collection soon
+// after it is an application-level join.
 struct LastQuery {
   const QueryStats* store = nullptr;
   std::string db;
@@ -22,18 +23,18 @@ struct LastQuery {
 };
 thread_local LastQuery t_last;
 
-std::string HashText(uint64_t hash) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(hash));
-  return buf;
-}
-
 int64_t Int(DocumentView d, std::string_view key) {
   Element e = d.Get(key);
   return e.AsExactInt64().value_or(0);
 }
 
 }  // namespace
+
+std::string QueryShapeHashText(uint64_t hash) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(hash));
+  return buf;
+}
 
 void QueryStats::Metric::Add(int64_t v, bool first) {
   sum += v;
@@ -59,6 +60,14 @@ QueryStats::Metric QueryStats::Metric::Read(DocumentView d, std::string_view key
 bool QueryStats::Has(const QueryShapeId& id) const {
   MutexLock g(&mu_);
   return entries_.count(id) != 0;
+}
+
+void QueryStats::NoteStart(const QueryShapeId& id, const ShapeTraits& traits) {
+  if (traits.id_lookup) return;
+  t_last.store = this;
+  t_last.db = id.db;
+  t_last.coll = id.coll;
+  t_last.at_nanos = MonotonicNanos();
 }
 
 void QueryStats::Record(const QueryShapeId& id, const ShapeTraits& traits, const Document* shape,
@@ -100,6 +109,7 @@ void QueryStats::Record(const QueryShapeId& id, const ShapeTraits& traits, const
   e.last_micros = run.micros;
   e.last_seen_ms = now_ms;
   if (run.collscan) ++e.collscans;
+  if (traits.case_insensitive) ++e.case_insensitive_runs;
   if (!run.plan_summary.empty()) e.plan_summary = run.plan_summary;
   if (!joined_after.empty()) {
     ++e.app_joins;
@@ -136,7 +146,7 @@ Document QueryStats::ToDocument(const Entry& e) const {
   b.Close();
   b.AppendString("collectionType", "collection");
   b.Close();
-  b.AppendString("queryShapeHash", HashText(e.id.hash));
+  b.AppendString("queryShapeHash", QueryShapeHashText(e.id.hash));
   b.OpenDocument("metrics");
   b.AppendInt64("lastExecutionMicros", e.last_micros);
   b.AppendInt64("execCount", e.exec_count);
@@ -151,7 +161,8 @@ Document QueryStats::ToDocument(const Entry& e) const {
   b.OpenDocument("rockdoc");
   b.AppendString("planSummary", e.plan_summary);
   b.AppendInt64("collScans", e.collscans);
-  b.AppendBool("caseInsensitiveRegex", e.traits.case_insensitive);
+  b.AppendBool("caseInsensitiveRegex", e.case_insensitive_runs > 0);
+  b.AppendInt64("caseInsensitiveRuns", e.case_insensitive_runs);
   b.AppendBool("idLookup", e.traits.id_lookup);
   b.OpenDocument("appJoins").AppendInt64("count", e.app_joins);
   b.OpenDocument("after");
@@ -211,7 +222,8 @@ StatusOr<QueryStats::Entry> QueryStats::FromDocument(DocumentView d) {
     e.plan_summary = std::string(x.Get("planSummary").String());
   }
   e.collscans = Int(x, "collScans");
-  e.traits.case_insensitive = x.Get("caseInsensitiveRegex").AsBool().value_or(false);
+  e.case_insensitive_runs = Int(x, "caseInsensitiveRuns");
+  e.traits.case_insensitive = e.case_insensitive_runs > 0;
   e.traits.id_lookup = x.Get("idLookup").AsBool().value_or(false);
   Element joins = x.Get("appJoins");
   if (joins.IsDocument()) {
@@ -331,10 +343,12 @@ int Profiler::Level(std::string_view db) const {
   return it == levels_.end() ? 0 : it->second;
 }
 
-int Profiler::Set(std::string_view db, int level, std::optional<int64_t> slowms) {
+int Profiler::Set(std::string_view db, int level, std::optional<int64_t> slowms,
+                  int64_t* was_slowms) {
   MutexLock g(&mu_);
   auto it = levels_.find(db);
   const int was = it == levels_.end() ? 0 : it->second;
+  *was_slowms = slowms_;
   if (level >= 0) levels_[std::string(db)] = level;
   if (slowms) slowms_ = *slowms;
   bool any = false;

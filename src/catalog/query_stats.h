@@ -61,6 +61,9 @@ struct QueryShapeId {
   }
 };
 
+// A shape's hash as $queryStats shows it (queryShapeHash): 16 hex digits.
+std::string QueryShapeHashText(uint64_t hash);
+
 class QueryStats {
  public:
   static constexpr size_t kMaxShapes = 1000;
@@ -72,6 +75,12 @@ class QueryStats {
   // Whether an entry for `id` exists (a run of a new shape builds its
   // shape document first).
   bool Has(const QueryShapeId& id) const;
+  // A query began on this thread: an _id read of another collection of the
+  // database while it runs or just after it is a join after it (the N+1
+  // loop reads by _id while the query's cursor is still open, long before
+  // the query ends and is recorded). An _id read itself is judged when it
+  // is recorded.
+  void NoteStart(const QueryShapeId& id, const ShapeTraits& traits);
   // Records a run. `shape`: the shape document ({filter, sort, ...} or
   // {pipeline}), needed when the entry is new (else the run is not
   // recorded: the shape was evicted between Has and Record). `lookups`:
@@ -109,6 +118,7 @@ class QueryStats {
     int64_t first_seen_ms = 0, last_seen_ms = 0;
     std::string plan_summary;
     int64_t app_joins = 0;
+    int64_t case_insensitive_runs = 0;  // runs with a $regex of option i
     std::map<std::string, int64_t> joined_after;  // collection -> joins
     std::map<std::string, int64_t> lookups;       // $lookup's from -> runs
     uint64_t last_use = 0;  // a tick of the store's clock: eviction order
@@ -137,8 +147,8 @@ class Profiler {
   // The level of `db` (0 when never set).
   int Level(std::string_view db) const;
   // Sets the level (-1: leave it) and slowms (nullopt: leave it); returns
-  // the previous level.
-  int Set(std::string_view db, int level, std::optional<int64_t> slowms);
+  // the previous level, and the previous slowms in `*was_slowms`.
+  int Set(std::string_view db, int level, std::optional<int64_t> slowms, int64_t* was_slowms);
   int64_t slowms() const;
   // Whether an operation of `micros` on `db` is profiled.
   bool Profiles(std::string_view db, int64_t micros) const;

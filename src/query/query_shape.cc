@@ -104,8 +104,6 @@ class ShapeWriter {
   }
 
   ShapeTraits* traits() { return traits_; }
-  // Folds a property the document does not show into the hash.
-  void MixFlag(char flag) { Mix('F', std::string_view(&flag, 1)); }
   uint64_t hash() const { return hash_; }
 
  private:
@@ -130,22 +128,19 @@ bool IsOperatorObject(const Element& v) {
   return it != v.Document().end() && !(*it).key().empty() && (*it).key()[0] == '$';
 }
 
-// A case-insensitive regex is a shape of its own (the advisor tells them
-// apart), though its document reads as any regex's.
+// Whether a regex is case-insensitive is a trait of the run, not of the
+// shape (MongoDB's shape hides the options): the statistics count the runs.
 void NoteRegexOptions(std::string_view options, ShapeWriter* w) {
-  if (options.find('i') != std::string_view::npos) {
-    w->traits()->case_insensitive = true;
-    w->MixFlag('i');
-  }
+  if (options.find('i') != std::string_view::npos) w->traits()->case_insensitive = true;
 }
 
-// A regex literal: {$regex: "?string"}, with $options: "?string" when it
-// has options.
+// A regex literal: {$regex: "?string", $options: "?string"}, whatever its
+// flags.
 void RegexLiteral(std::string_view key, const Element& v, ShapeWriter* w) {
   NoteRegexOptions(v.Regex().options, w);
   w->Open(key, false);
   w->Text("$regex", "?string");
-  if (!v.Regex().options.empty()) w->Text("$options", "?string");
+  w->Text("$options", "?string");
   w->Close();
 }
 
@@ -267,6 +262,65 @@ void ShapeGeneric(const Element& e, bool keep_strings, ShapeWriter* w) {
   }
 }
 
+void ShapeStages(std::string_view key, DocumentView pipeline, ShapeWriter* w);
+
+// $lookup's, $graphLookup's and $unionWith's specification: the names it
+// refers to (from, localField, as, ...) are the shape; a nested pipeline
+// is shaped as a pipeline, `let` and startWith as expressions,
+// restrictSearchWithMatch as a filter.
+void ShapeJoinSpec(const Element& spec, ShapeWriter* w) {
+  if (spec.type() != BsonType::kDocument) {
+    ShapeGeneric(spec, /*keep_strings=*/true, w);  // {$unionWith: "coll"}
+    return;
+  }
+  w->Open(spec.key(), false);
+  for (Element f : spec.Document()) {
+    if (f.key() == "pipeline" && f.type() == BsonType::kArray) {
+      ShapeStages(f.key(), f.Array(), w);
+    } else if (f.key() == "let" || f.key() == "startWith") {
+      ShapeGeneric(f, /*keep_strings=*/false, w);
+    } else if (f.key() == "restrictSearchWithMatch" && f.type() == BsonType::kDocument) {
+      w->Open(f.key(), false);
+      ShapeFilter(f.Document(), w);
+      w->Close();
+    } else {
+      ShapeGeneric(f, /*keep_strings=*/true, w);
+    }
+  }
+  w->Close();
+}
+
+void ShapeStages(std::string_view key, DocumentView pipeline, ShapeWriter* w) {
+  w->Open(key, true);
+  for (Element stage : pipeline) {
+    if (stage.type() != BsonType::kDocument || stage.Document().empty()) {
+      w->Literal(stage.key(), stage);
+      continue;
+    }
+    const Element spec = *stage.Document().begin();
+    const std::string_view name = spec.key();
+    w->Open(stage.key(), false);
+    if (name == "$match" && spec.type() == BsonType::kDocument) {
+      w->Open(name, false);
+      ShapeFilter(spec.Document(), w);
+      w->Close();
+    } else if (name == "$sort" && spec.type() == BsonType::kDocument) {
+      w->Open(name, false);
+      for (Element e : spec.Document()) w->Keep(e);
+      w->Close();
+    } else if (name == "$lookup" || name == "$graphLookup" || name == "$unionWith") {
+      ShapeJoinSpec(spec, w);
+    } else if (name == "$unwind" || name == "$out" || name == "$merge" || name == "$count") {
+      // The names they refer to are the shape.
+      ShapeGeneric(spec, /*keep_strings=*/true, w);
+    } else {
+      ShapeGeneric(spec, /*keep_strings=*/false, w);
+    }
+    w->Close();
+  }
+  w->Close();
+}
+
 // A field that holds references by convention: _id, or a name ending in
 // "Id" or "_id" (postId, author_id).
 bool IsReferenceField(std::string_view key) {
@@ -322,35 +376,7 @@ uint64_t ShapeFind(DocumentView filter, DocumentView sort, DocumentView projecti
 
 uint64_t ShapePipeline(DocumentView pipeline, BsonBuilder* out, ShapeTraits* traits) {
   ShapeWriter w(out, traits);
-  w.Open("pipeline", true);
-  for (Element stage : pipeline) {
-    if (stage.type() != BsonType::kDocument || stage.Document().empty()) {
-      w.Literal(stage.key(), stage);
-      continue;
-    }
-    const Element spec = *stage.Document().begin();
-    const std::string_view name = spec.key();
-    w.Open(stage.key(), false);
-    if (name == "$match" && spec.type() == BsonType::kDocument) {
-      w.Open(name, false);
-      ShapeFilter(spec.Document(), &w);
-      w.Close();
-    } else if (name == "$sort" && spec.type() == BsonType::kDocument) {
-      w.Open(name, false);
-      for (Element e : spec.Document()) w.Keep(e);
-      w.Close();
-    } else if (name == "$lookup" || name == "$graphLookup" || name == "$unwind" ||
-               name == "$unionWith" || name == "$out" || name == "$merge" || name == "$count" ||
-               name == "$sortByCount" || name == "$replaceRoot" || name == "$replaceWith") {
-      // The names they refer to are the shape; a nested pipeline's and
-      // $lookup's `let` values are walked as expressions.
-      ShapeGeneric(spec, /*keep_strings=*/true, &w);
-    } else {
-      ShapeGeneric(spec, /*keep_strings=*/false, &w);
-    }
-    w.Close();
-  }
-  w.Close();
+  ShapeStages("pipeline", pipeline, &w);
   return w.hash();
 }
 

@@ -9,9 +9,8 @@
 // "?undefined", "?javascript"; an array "?array<?number>" when its
 // elements share a type, "?array<>" otherwise. A field compared by value is
 // written as MongoDB normalizes it, {a: 1} as {a: {$eq: "?number"}}; a
-// regex literal as {$regex: "?string"} ($options: "?string" added when it
-// has options; a case-insensitive one is a shape of its own, its hash
-// apart, as the advisor must tell them apart). Field paths
+// regex literal as {$regex: "?string", $options: "?string"} (whether it is
+// case-insensitive is a trait of the run, ShapeTraits). Field paths
 // and variables in expressions ("$a", "$$ROOT"), sort directions and the
 // names a stage refers to ($lookup's from/localField/foreignField/as,
 // $unwind's path) are kept: they are the shape.
@@ -33,7 +32,8 @@ namespace rockdoc::internal {
 
 // What a shape walk noticed on the way.
 struct ShapeTraits {
-  // A $regex with the i flag: a case-insensitive query.
+  // A $regex with the i flag: a case-insensitive run (a trait of the run:
+  // one shape may run with and without the flag).
   bool case_insensitive = false;
   // The filter selects by one reference field alone (_id, or a name
   // ending in "Id" or "_id": postId, author_id), a value or an $in list:

@@ -610,9 +610,9 @@ class Examiner {
     int64_t runs = 0, examined = 0, returned = 0;
     std::vector<Document> which;
     for (const Document& entry : shapes) {
-      Element ci = entry.GetPath("rockdoc.caseInsensitiveRegex");
-      if (!ci.IsBool() || !ci.Bool()) continue;
-      runs += Metric(entry, "metrics.execCount");
+      const int64_t ci_runs = Metric(entry, "rockdoc.caseInsensitiveRuns");
+      if (ci_runs == 0) continue;
+      runs += ci_runs;
       examined += std::max(Metric(entry, "metrics.docsExamined.sum"), Metric(entry, "metrics.keysExamined.sum"));
       returned += Metric(entry, "metrics.docsReturned.sum");
       which.push_back(ShapeOf(entry));
@@ -622,9 +622,10 @@ class Examiner {
     f.rule = "case-insensitive-regex";
     f.severity = Severity::kWarning;
     f.ns = ns;
-    f.summary = std::to_string(which.size()) + " query shape(s) with a case-insensitive $regex ran " +
-                std::to_string(runs) + " time(s), examining " + std::to_string(examined) +
-                " documents or keys to return " + std::to_string(returned);
+    f.summary = std::to_string(runs) + " run(s) with a case-insensitive $regex, of " +
+                std::to_string(which.size()) + " query shape(s) that examined " +
+                std::to_string(examined) + " documents or keys to return " +
+                std::to_string(returned);
     f.rule_of_thumb =
         "Case-insensitive queries need a case-insensitive index: a /pattern/i regex cannot use "
         "an index's order, so it reads every key or document.";
