@@ -370,6 +370,7 @@ StatusOr<std::vector<Value>> Collection::Distinct(std::string_view field, Docume
     StatusOr<std::unique_ptr<internal::CanonicalQuery>> cq = internal::MakeCanonicalQuery(filter, fo);
     if (cq.ok()) {
       recorder = internal::QueryRecorder::ForFind(*engine_, db_name_, name_, "distinct", **cq, field);
+      if (recorder != nullptr) recorder->Own(std::move(*cq));  // its shape is built at the end
     }
   }
   const int64_t start = recorder != nullptr ? internal::MonotonicNanos() : 0;

@@ -52,15 +52,61 @@ std::unique_ptr<QueryRecorder> QueryRecorder::Begin(const Engine& engine, const 
 }
 
 template <typename ShapeFn>
-void QueryRecorder::Prepare(const ShapeFn& shape) {
+void QueryRecorder::Prepare(const ShapeFn& shape, bool build_now) {
   id_.hash = shape(nullptr, &traits_);
   catalog_->query_stats().NoteStart(id_, traits_);
-  if (!catalog_->query_stats().Has(id_)) {
+  if (build_now && !catalog_->query_stats().Has(id_)) {
     BsonBuilder b;
     ShapeTraits again;
     shape(&b, &again);
     shape_ = std::move(b).Build();
   }
+}
+
+namespace {
+
+// A distinct's key is part of its shape.
+uint64_t WithDistinctKey(uint64_t h, std::string_view key, BsonBuilder* out) {
+  if (key.empty()) return h;
+  for (char c : key) h = (h ^ static_cast<uint8_t>(c)) * 0x100000001b3ULL;
+  if (out != nullptr) out->AppendString("key", key);
+  return h;
+}
+
+uint64_t ShapeOfQuery(const CanonicalQuery& cq, std::string_view distinct_key, BsonBuilder* out,
+                      ShapeTraits* traits) {
+  const DocumentView projection =
+      cq.projection.has_value() ? cq.projection->spec.view() : DocumentView();
+  return WithDistinctKey(
+      ShapeFind(cq.filter, cq.sort_spec, projection, cq.skip != 0, cq.limit != 0, out, traits),
+      distinct_key, out);
+}
+
+Document IdFilter(const Element& id) {
+  BsonBuilder filter;
+  filter.AppendElementAs("_id", id);
+  return std::move(filter).Build();
+}
+
+uint64_t ShapeOfIdRead(const Element& id, BsonBuilder* out, ShapeTraits* traits) {
+  return ShapeFind(IdFilter(id), DocumentView(), DocumentView(), false, /*has_limit=*/true, out,
+                   traits);
+}
+
+}  // namespace
+
+std::optional<Document> QueryRecorder::BuildShape() const {
+  if (shape_) return shape_;
+  BsonBuilder b;
+  ShapeTraits traits;
+  if (cq_ != nullptr) {
+    ShapeOfQuery(*cq_, distinct_key_, &b, &traits);
+  } else if (id_value_.ok()) {
+    ShapeOfIdRead(id_value_, &b, &traits);
+  } else {
+    return std::nullopt;
+  }
+  return std::move(b).Build();
 }
 
 std::unique_ptr<QueryRecorder> QueryRecorder::ForFind(const Engine& engine, const std::string& db,
@@ -73,16 +119,11 @@ std::unique_ptr<QueryRecorder> QueryRecorder::ForFind(const Engine& engine, cons
   if (!top) return r;
   const DocumentView projection =
       cq.projection.has_value() ? cq.projection->spec.view() : DocumentView();
+  r->cq_ = &cq;
+  r->distinct_key_ = std::string(distinct_key);
   r->Prepare([&](BsonBuilder* out, ShapeTraits* traits) {
-    uint64_t h = ShapeFind(cq.filter, cq.sort_spec, projection, cq.skip != 0, cq.limit != 0, out,
-                           traits);
-    if (!distinct_key.empty()) {
-      // The key is part of a distinct's shape.
-      for (char c : distinct_key) h = (h ^ static_cast<uint8_t>(c)) * 0x100000001b3ULL;
-      if (out != nullptr) out->AppendString("key", distinct_key);
-    }
-    return h;
-  });
+    return ShapeOfQuery(cq, distinct_key, out, traits);
+  }, /*build_now=*/false);
   if (r->catalog_->profiler().Active(db)) {
     BsonBuilder b;
     if (command == "find") {
@@ -112,15 +153,24 @@ std::unique_ptr<QueryRecorder> QueryRecorder::ForIdLookup(const Engine& engine,
   bool top = false;
   std::unique_ptr<QueryRecorder> r = Begin(engine, db, coll, "find", &top);
   if (!top) return r;
-  BsonBuilder filter;
-  filter.AppendElementAs("_id", id);
-  const Document f = std::move(filter).Build();
+  r->id_value_ = id;
+  // The shape of {_id: v} depends on v's type alone (a document's on its
+  // keys too): its hash is computed once per type, not per read.
+  static std::array<std::atomic<uint64_t>, 256> hash_of_type{};
+  std::atomic<uint64_t>& cached = hash_of_type[static_cast<uint8_t>(id.type())];
   r->Prepare([&](BsonBuilder* out, ShapeTraits* traits) {
-    return ShapeFind(f, DocumentView(), DocumentView(), false, /*has_limit=*/true, out, traits);
-  });
+    uint64_t h = id.type() == BsonType::kDocument ? 0 : cached.load(std::memory_order_relaxed);
+    if (h != 0 && out == nullptr) {
+      traits->id_lookup = id.type() != BsonType::kRegex;
+      return h;
+    }
+    h = ShapeOfIdRead(id, out, traits);
+    if (id.type() != BsonType::kDocument) cached.store(h, std::memory_order_relaxed);
+    return h;
+  }, /*build_now=*/false);
   if (r->catalog_->profiler().Active(db)) {
     BsonBuilder b;
-    b.AppendString("find", coll).AppendDocument("filter", f).AppendInt64("limit", 1);
+    b.AppendString("find", coll).AppendDocument("filter", IdFilter(id)).AppendInt64("limit", 1);
     b.AppendString("$db", db);
     r->command_ = std::move(b).Build();
   }
@@ -144,7 +194,7 @@ std::unique_ptr<QueryRecorder> QueryRecorder::ForPipeline(const Engine& engine,
   if (!top) return r;
   r->Prepare([&](BsonBuilder* out, ShapeTraits* traits) {
     return ShapePipeline(pipeline, out, traits);
-  });
+  }, /*build_now=*/true);
   // The collections its $lookup and $graphLookup stages join.
   for (Element stage : pipeline) {
     if (!stage.IsDocument() || stage.Document().empty()) continue;
@@ -169,29 +219,37 @@ void QueryRecorder::Finish(int64_t nanos, int64_t keys_examined, int64_t docs_ex
   run.keys_examined = keys_examined;
   run.docs_examined = docs_examined;
   run.returned = returned_override_.value_or(returned);
-  if (root != nullptr) {
-    run.plan_summary = PlanSummary(*root, &run.collscan);
-  } else {
-    run.plan_summary = std::move(plan_summary);
-  }
+  // The plan's summary text only when something reads it (see Record).
+  auto summarize = [&]() -> std::string {
+    if (root != nullptr) {
+      bool collscan = false;
+      return PlanSummary(*root, &collscan);
+    }
+    if (!plan_summary.empty()) return plan_summary;
+    return nested_ != nullptr ? nested_->plan_summary : std::string();
+  };
+  if (root != nullptr) run.collscan = PlanScansCollection(*root);
   if (parent_ != nullptr) {
     // A read of a recorded operation: its figures are the operation's.
     parent_->keys_examined += run.keys_examined;
     parent_->docs_examined += run.docs_examined;
     parent_->collscan = parent_->collscan || run.collscan;
-    if (first_read_ || parent_->plan_summary.empty()) parent_->plan_summary = run.plan_summary;
+    if (first_read_ || parent_->plan_summary.empty()) parent_->plan_summary = summarize();
     return;
   }
   run.keys_examined += nested_->keys_examined;
   run.docs_examined += nested_->docs_examined;
   run.collscan = run.collscan || nested_->collscan;
-  if (run.plan_summary.empty()) run.plan_summary = nested_->plan_summary;
-  catalog_->query_stats().Record(id_, traits_, shape_ ? &*shape_ : nullptr, run, lookups_);
+  if (root == nullptr) run.plan_summary = summarize();  // given, or the nested reads'
+  catalog_->query_stats().Record(
+      id_, traits_, [this] { return BuildShape(); }, run, summarize, lookups_);
 
   Profiler& profiler = catalog_->profiler();
   const int64_t slow_micros = profiler.slowms() * 1000;
+  const bool slow = run.micros >= slow_micros;
+  if ((slow || command_) && run.plan_summary.empty()) run.plan_summary = summarize();
   // A cursor may end after its client closed: no log to write to then.
-  auto use = run.micros >= slow_micros ? std::optional<Engine::Use>(engine_->Enter()) : std::nullopt;
+  auto use = slow ? std::optional<Engine::Use>(engine_->Enter()) : std::nullopt;
   if (use && use->status().ok()) {
     // As MongoDB logs slow operations at every level: here without the
     // values (the shape's hash names the query; $queryStats shows it).

@@ -90,6 +90,8 @@ class QueryRecorder {
 
   // What a count returns is its count: the documents it matched.
   void set_returned(int64_t n) { returned_override_ = n; }
+  // Keeps the query a distinct parsed for its shape until Finish.
+  void Own(std::unique_ptr<CanonicalQuery> cq) { owned_cq_ = std::move(cq); }
   // Where this operation's own reads add their figures (see NestedReads).
   const std::shared_ptr<NestedFigures>& nested() const { return nested_; }
 
@@ -107,15 +109,25 @@ class QueryRecorder {
   static std::unique_ptr<QueryRecorder> Begin(const Engine& engine, const std::string& db,
                                               const std::string& coll, std::string command,
                                               bool* top);
-  // Builds the shape document when the store has no entry for it.
+  // The shape's hash and traits, and its start noted (application-level
+  // joins); with `build_now`, the shape document too when the store has no
+  // entry for it (a pipeline's: the caller's pipeline is gone by Finish).
   template <typename ShapeFn>
-  void Prepare(const ShapeFn& shape);
+  void Prepare(const ShapeFn& shape, bool build_now);
+  // The shape document, built when the store first sees the shape: from
+  // shape_, the find's query (alive until Finish: the executor's, or
+  // owned_cq_) or the _id read's value.
+  std::optional<Document> BuildShape() const;
 
   Catalog* catalog_;
   const Engine* engine_;
   QueryShapeId id_;
   ShapeTraits traits_;
-  std::optional<Document> shape_;     // when the store had none
+  std::optional<Document> shape_;     // a pipeline's, when the store had none
+  const CanonicalQuery* cq_ = nullptr;  // a find's, count's or distinct's
+  std::unique_ptr<CanonicalQuery> owned_cq_;  // distinct's, kept here
+  std::string distinct_key_;
+  Element id_value_;                  // findById's value (alive until Finish)
   std::optional<Document> command_;   // the profiler's copy, when it may take the run
   std::vector<std::string> lookups_;  // the collections $lookup joins
   std::optional<int64_t> returned_override_;

@@ -70,8 +70,10 @@ void QueryStats::NoteStart(const QueryShapeId& id, const ShapeTraits& traits) {
   t_last.at_nanos = MonotonicNanos();
 }
 
-void QueryStats::Record(const QueryShapeId& id, const ShapeTraits& traits, const Document* shape,
-                        const QueryRun& run, const std::vector<std::string>& lookups) {
+void QueryStats::Record(const QueryShapeId& id, const ShapeTraits& traits,
+                        absl::FunctionRef<std::optional<Document>()> make_shape,
+                        const QueryRun& run, absl::FunctionRef<std::string()> summarize,
+                        const std::vector<std::string>& lookups) {
   // An application-level join: this thread read another collection of
   // the database just before, and now reads this one by _id.
   const int64_t now_nanos = MonotonicNanos();
@@ -90,11 +92,12 @@ void QueryStats::Record(const QueryShapeId& id, const ShapeTraits& traits, const
   MutexLock g(&mu_);
   auto it = entries_.find(id);
   if (it == entries_.end()) {
-    if (shape == nullptr) return;
+    std::optional<Document> shape = make_shape();
+    if (!shape) return;
     if (entries_.size() >= kMaxShapes) EvictOne();
     auto entry = std::make_unique<Entry>();
     entry->id = id;
-    entry->shape = *shape;
+    entry->shape = std::move(*shape);
     entry->traits = traits;
     entry->first_seen_ms = now_ms;
     it = entries_.emplace(id, std::move(entry)).first;
@@ -110,7 +113,13 @@ void QueryStats::Record(const QueryShapeId& id, const ShapeTraits& traits, const
   e.last_seen_ms = now_ms;
   if (run.collscan) ++e.collscans;
   if (traits.case_insensitive) ++e.case_insensitive_runs;
-  if (!run.plan_summary.empty()) e.plan_summary = run.plan_summary;
+  if (!run.plan_summary.empty()) {
+    e.plan_summary = run.plan_summary;
+  } else if (first || e.plan_summary.empty() || run.collscan != e.last_collscan ||
+             (e.exec_count & 63) == 0) {
+    e.plan_summary = summarize();
+  }
+  e.last_collscan = run.collscan;
   if (!joined_after.empty()) {
     ++e.app_joins;
     // Bounded: the collections one shape follows are few in practice; past
@@ -348,19 +357,16 @@ int Profiler::Set(std::string_view db, int level, std::optional<int64_t> slowms,
   MutexLock g(&mu_);
   auto it = levels_.find(db);
   const int was = it == levels_.end() ? 0 : it->second;
-  *was_slowms = slowms_;
+  *was_slowms = slowms_.load(std::memory_order_relaxed);
   if (level >= 0) levels_[std::string(db)] = level;
-  if (slowms) slowms_ = *slowms;
+  if (slowms) slowms_.store(*slowms, std::memory_order_relaxed);
   bool any = false;
   for (const auto& [name, l] : levels_) any = any || l > 0;
   any_level_.store(any, std::memory_order_release);
   return was;
 }
 
-int64_t Profiler::slowms() const {
-  MutexLock g(&mu_);
-  return slowms_;
-}
+int64_t Profiler::slowms() const { return slowms_.load(std::memory_order_relaxed); }
 
 bool Profiler::Profiles(std::string_view db, int64_t micros) const {
   const int level = Level(db);

@@ -31,6 +31,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "common/mutex.h"
 #include "query/query_shape.h"
 #include "rockdoc/document.h"
@@ -85,8 +86,14 @@ class QueryStats {
   // {pipeline}), needed when the entry is new (else the run is not
   // recorded: the shape was evicted between Has and Record). `lookups`:
   // the collections the run's $lookup stages read.
-  void Record(const QueryShapeId& id, const ShapeTraits& traits, const Document* shape,
-              const QueryRun& run, const std::vector<std::string>& lookups);
+  // `make_shape` is called (under the store's lock) only when the entry is
+  // new; `summarize` (the run's planSummary) only when the entry has none,
+  // when the run's collscan differs from the last run's, and every 64th
+  // run: building that text each time was most of a point read's cost of
+  // being recorded. `run.plan_summary` is used when not empty.
+  void Record(const QueryShapeId& id, const ShapeTraits& traits,
+              absl::FunctionRef<std::optional<Document>()> make_shape, const QueryRun& run,
+              absl::FunctionRef<std::string()> summarize, const std::vector<std::string>& lookups);
 
   // The entries as $queryStats documents, of `db` (empty: every database)
   // and `coll` (empty: every collection), most run first.
@@ -117,6 +124,7 @@ class QueryStats {
     int64_t collscans = 0;
     int64_t first_seen_ms = 0, last_seen_ms = 0;
     std::string plan_summary;
+    bool last_collscan = false;
     int64_t app_joins = 0;
     int64_t case_insensitive_runs = 0;  // runs with a $regex of option i
     std::map<std::string, int64_t> joined_after;  // collection -> joins
@@ -165,7 +173,7 @@ class Profiler {
  private:
   mutable Mutex mu_;
   std::map<std::string, int, std::less<>> levels_ ABSL_GUARDED_BY(mu_);
-  int64_t slowms_ ABSL_GUARDED_BY(mu_) = kDefaultSlowMs;
+  std::atomic<int64_t> slowms_{kDefaultSlowMs};  // read by every operation: no lock
   std::deque<std::pair<std::string, Document>> pending_ ABSL_GUARDED_BY(mu_);
   std::atomic<bool> any_level_{false};
 };

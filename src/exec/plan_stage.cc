@@ -77,6 +77,14 @@ void SummarizeLeaves(const PlanStage& stage, std::string* out, bool* collscan) {
 }
 }  // namespace
 
+bool PlanScansCollection(const PlanStage& root) {
+  if (root.children().empty()) return root.name() == "COLLSCAN";
+  for (const auto& c : root.children()) {
+    if (PlanScansCollection(*c)) return true;
+  }
+  return false;
+}
+
 std::string PlanSummary(const PlanStage& root, bool* collscan) {
   std::string out;
   *collscan = false;

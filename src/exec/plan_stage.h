@@ -153,6 +153,8 @@ class PlanStage {
 // ("IXSCAN { a: 1 }", "COLLSCAN", "IXSCAN { a: 1 }, IXSCAN { b: 1 }" for an
 // OR). `collscan`: set when a leaf scans the collection.
 std::string PlanSummary(const PlanStage& root, bool* collscan);
+// Whether a leaf of the tree scans the collection (no text built).
+bool PlanScansCollection(const PlanStage& root);
 
 // Sums keys/documents examined over a tree.
 int64_t TotalKeysExamined(const PlanStage& root);
