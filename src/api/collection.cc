@@ -133,18 +133,17 @@ StatusOr<std::optional<Document>> Collection::FindById(const Element& id) const 
         ROCKDOC_ASSIGN_OR_RETURN(std::shared_ptr<CollectionMeta> meta,
                                  internal::LookupForRead(*engine_, db_name_, name_));
         if (meta == nullptr) return std::optional<Document>();
-        auto recorder = internal::QueryRecorder::ForIdLookup(*engine_, db_name_, name_, id);
-        const int64_t start = recorder != nullptr ? internal::MonotonicNanos() : 0;
+        const bool recorded = internal::QueryRecorder::Records(*engine_);
+        const int64_t start = recorded ? internal::MonotonicNanos() : 0;
         meta->id_index_accesses.fetch_add(1, std::memory_order_relaxed);  // $indexStats
         internal::PinnedValue value;
         bool found = false;
         ROCKDOC_RETURN_IF_ERROR(op.View(engine_.get(), nullptr)
                                     .Get(internal::DocumentKey(*meta, id), &value, &found)
                                     .WithContext("find by _id"));
-        if (recorder != nullptr) {
-          // As MongoDB's IDHACK: one key, and the document when there is one.
-          recorder->Finish(internal::MonotonicNanos() - start, 1, found ? 1 : 0, found ? 1 : 0,
-                           nullptr, "IDHACK");
+        if (recorded) {
+          internal::QueryRecorder::RecordIdRead(*engine_, db_name_, name_, id,
+                                                internal::MonotonicNanos() - start, found);
         }
         if (!found) return std::optional<Document>();
         return std::optional<Document>(Document::AdoptValidated(std::string(value.view())));

@@ -146,19 +146,27 @@ std::unique_ptr<QueryRecorder> QueryRecorder::ForFind(const Engine& engine, cons
   return r;
 }
 
-std::unique_ptr<QueryRecorder> QueryRecorder::ForIdLookup(const Engine& engine,
-                                                          const std::string& db,
-                                                          const std::string& coll,
-                                                          const Element& id) {
-  bool top = false;
-  std::unique_ptr<QueryRecorder> r = Begin(engine, db, coll, "find", &top);
-  if (!top) return r;
-  r->id_value_ = id;
+bool QueryRecorder::Records(const Engine& engine) { return engine.options().collect_statistics; }
+
+void QueryRecorder::RecordIdRead(const Engine& engine, const std::string& db,
+                                 const std::string& coll, const Element& id, int64_t nanos,
+                                 bool found) {
+  if (!engine.options().collect_statistics || coll == kProfileCollection) return;
+  if (NestedReads::active()) {
+    // A read of a recorded operation ($lookup's by _id): its figures.
+    const std::shared_ptr<NestedFigures>& parent = NestedReads::into();
+    if (parent == nullptr) return;
+    QueryRecorder child(parent);
+    child.Finish(nanos, 1, found ? 1 : 0, found ? 1 : 0, nullptr, "IDHACK");
+    return;
+  }
+  QueryRecorder r(engine, db, coll, "find");
+  r.id_value_ = id;
   // The shape of {_id: v} depends on v's type alone (a document's on its
   // keys too): its hash is computed once per type, not per read.
   static std::array<std::atomic<uint64_t>, 256> hash_of_type{};
   std::atomic<uint64_t>& cached = hash_of_type[static_cast<uint8_t>(id.type())];
-  r->Prepare([&](BsonBuilder* out, ShapeTraits* traits) {
+  r.Prepare([&](BsonBuilder* out, ShapeTraits* traits) {
     uint64_t h = id.type() == BsonType::kDocument ? 0 : cached.load(std::memory_order_relaxed);
     if (h != 0 && out == nullptr) {
       traits->id_lookup = id.type() != BsonType::kRegex;
@@ -168,13 +176,14 @@ std::unique_ptr<QueryRecorder> QueryRecorder::ForIdLookup(const Engine& engine,
     if (id.type() != BsonType::kDocument) cached.store(h, std::memory_order_relaxed);
     return h;
   }, /*build_now=*/false);
-  if (r->catalog_->profiler().Active(db)) {
+  if (r.catalog_->profiler().Active(db)) {
     BsonBuilder b;
     b.AppendString("find", coll).AppendDocument("filter", IdFilter(id)).AppendInt64("limit", 1);
     b.AppendString("$db", db);
-    r->command_ = std::move(b).Build();
+    r.command_ = std::move(b).Build();
   }
-  return r;
+  // As MongoDB's IDHACK: one key, and the document when there is one.
+  r.Finish(nanos, 1, found ? 1 : 0, found ? 1 : 0, nullptr, "IDHACK");
 }
 
 std::unique_ptr<QueryRecorder> QueryRecorder::ForPipeline(const Engine& engine,
@@ -237,9 +246,11 @@ void QueryRecorder::Finish(int64_t nanos, int64_t keys_examined, int64_t docs_ex
     if (first_read_ || parent_->plan_summary.empty()) parent_->plan_summary = summarize();
     return;
   }
-  run.keys_examined += nested_->keys_examined;
-  run.docs_examined += nested_->docs_examined;
-  run.collscan = run.collscan || nested_->collscan;
+  if (nested_ != nullptr) {
+    run.keys_examined += nested_->keys_examined;
+    run.docs_examined += nested_->docs_examined;
+    run.collscan = run.collscan || nested_->collscan;
+  }
   if (root == nullptr) run.plan_summary = summarize();  // given, or the nested reads'
   catalog_->query_stats().Record(
       id_, traits_, [this] { return BuildShape(); }, run, summarize, lookups_);

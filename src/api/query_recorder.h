@@ -76,9 +76,6 @@ class QueryRecorder {
                                                 const std::string& coll, std::string_view command,
                                                 const CanonicalQuery& cq,
                                                 std::string_view distinct_key = {});
-  // findOne({_id: v}) read by its key.
-  static std::unique_ptr<QueryRecorder> ForIdLookup(const Engine& engine, const std::string& db,
-                                                    const std::string& coll, const Element& id);
   static std::unique_ptr<QueryRecorder> ForPipeline(const Engine& engine, const std::string& db,
                                                     const std::string& coll,
                                                     DocumentView pipeline);
@@ -93,7 +90,19 @@ class QueryRecorder {
   // Keeps the query a distinct parsed for its shape until Finish.
   void Own(std::unique_ptr<CanonicalQuery> cq) { owned_cq_ = std::move(cq); }
   // Where this operation's own reads add their figures (see NestedReads).
-  const std::shared_ptr<NestedFigures>& nested() const { return nested_; }
+  // Made on first use (an operation that reads for itself); a nested
+  // read's recorder has none (its reads add to its parent's).
+  std::shared_ptr<NestedFigures> nested() {
+    if (nested_ == nullptr && parent_ == nullptr) nested_ = std::make_shared<NestedFigures>();
+    return nested_;
+  }
+  // findOne({_id: v}): recorded after the read, with no recorder kept
+  // (the commonest read: nothing allocated but the entry's first time).
+  // `nanos`: the read's time; `found`: whether a document was there.
+  static void RecordIdRead(const Engine& engine, const std::string& db, const std::string& coll,
+                           const Element& id, int64_t nanos, bool found);
+  // Whether reads are recorded at all (statistics on).
+  static bool Records(const Engine& engine);
 
   // Records `exec`'s run when it goes away (`used_nanos`: its planning).
   // Returns the recorder (null when `recorder` is), alive as long as `exec`.
@@ -131,7 +140,7 @@ class QueryRecorder {
   std::optional<Document> command_;   // the profiler's copy, when it may take the run
   std::vector<std::string> lookups_;  // the collections $lookup joins
   std::optional<int64_t> returned_override_;
-  std::shared_ptr<NestedFigures> nested_ = std::make_shared<NestedFigures>();
+  std::shared_ptr<NestedFigures> nested_;
   std::shared_ptr<NestedFigures> parent_;  // a nested read's
   bool first_read_ = false;                // the parent's first: its plan summary
 };
