@@ -221,8 +221,9 @@ TEST_F(AdvisorTest, GrowthWarningsFireAtTheThresholds) {
   auto stats = [&]() {
     auto s = c.Stats();
     EXPECT_TRUE(s.ok()) << s.status();
-    return std::vector<int64_t>{s->size_50_percent_warnings, s->size_90_percent_warnings,
-                                s->array_250_warnings, s->array_1000_warnings, s->array_10000_warnings};
+    const GrowthStatistics& g = s->growth;
+    return std::vector<int64_t>{g.size_50_percent_warnings, g.size_90_percent_warnings,
+                                g.array_250_warnings, g.array_1000_warnings, g.array_10000_warnings};
   };
   using V = std::vector<int64_t>;
   ASSERT_TRUE(c.InsertOne(WithArray(1, "a", 249, "{\"x\": 1}")).ok());
