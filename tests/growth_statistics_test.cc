@@ -18,6 +18,7 @@
 #include "rockdoc/client.h"
 #include "rockdoc/json.h"
 #include "storage/format.h"
+#include "store/write_ops.h"
 #include "test_util.h"
 
 namespace rockdoc {
@@ -418,6 +419,28 @@ TEST_F(GrowthStatisticsTest, ArrayLengthsOfEveryBsonType) {
   std::map<std::string, int64_t> seen;
   for (const ArrayLengths& a : Growth(c).array_lengths) seen[a.path] = a.max;
   EXPECT_EQ(seen, expected);
+}
+
+// The store's in-place count of a stored array's elements (no fallback to
+// the iterator here: -1 would say it met a type it does not know) equals
+// the iterator's, over random documents of every BSON type.
+TEST(CountStoredElementsTest, EqualsTheIteratorsCountForEveryBsonType) {
+  test::RandomDocuments random(11, /*max_depth=*/3, /*max_fields=*/30);
+  for (int i = 0; i < 2000; ++i) {
+    BsonBuilder b;
+    const int n = i % 40;
+    for (int k = 0; k < n; ++k) {
+      if (k % 13 == 5) {
+        b.AppendCodeWithScope(std::to_string(k), "x", Json(R"({"x": 1})"));
+      } else {
+        random.AppendValue(&b, std::to_string(k), 0);
+      }
+    }
+    Document doc = std::move(b).Build();
+    int64_t expected = 0;
+    for (auto it = doc.begin(); it != doc.end(); ++it) ++expected;
+    ASSERT_EQ(internal::CountStoredElements(doc), expected) << ToJson(doc);
+  }
 }
 
 // At most 64 array paths per collection: the first ones met.

@@ -424,6 +424,72 @@ Status CappedResized(KvTransaction* txn, const CollectionMeta& meta, std::string
 
 }  // namespace
 
+// The generic iterator's step finds the key's end with strlen and the
+// value's size through three calls: on a $push to an array of 250
+// documents, counting that way was 7% of the update's instructions
+// (callgrind); this loop takes about a third of that.
+int64_t CountStoredElements(DocumentView array) {
+  const uint8_t* p = array.data() + 4;
+  const uint8_t* const end = array.data() + array.size() - 1;  // the terminator
+  int64_t n = 0;
+  while (p < end) {
+    const auto type = static_cast<BsonType>(*p++);
+    while (*p != 0) ++p;  // the key: "0", "1", ...
+    ++p;
+    switch (type) {
+      case BsonType::kUndefined:
+      case BsonType::kNull:
+      case BsonType::kMinKey:
+      case BsonType::kMaxKey:
+        break;
+      case BsonType::kBool:
+        p += 1;
+        break;
+      case BsonType::kInt32:
+        p += 4;
+        break;
+      case BsonType::kDouble:
+      case BsonType::kDateTime:
+      case BsonType::kTimestamp:
+      case BsonType::kInt64:
+        p += 8;
+        break;
+      case BsonType::kObjectId:
+        p += 12;
+        break;
+      case BsonType::kDecimal128:
+        p += 16;
+        break;
+      case BsonType::kString:
+      case BsonType::kCode:
+      case BsonType::kSymbol:
+        p += 4 + LoadLE<int32_t>(p);
+        break;
+      case BsonType::kDocument:
+      case BsonType::kArray:
+      case BsonType::kCodeWithScope:
+        p += LoadLE<int32_t>(p);
+        break;
+      case BsonType::kBinary:
+        p += 5 + LoadLE<int32_t>(p);
+        break;
+      case BsonType::kDbPointer:
+        p += 4 + LoadLE<int32_t>(p) + 12;
+        break;
+      case BsonType::kRegex:
+        while (*p != 0) ++p;  // the pattern
+        ++p;
+        while (*p != 0) ++p;  // the options
+        ++p;
+        break;
+      default:  // not in a validated document
+        return -1;
+    }
+    ++n;
+  }
+  return n;
+}
+
 namespace {
 
 // ---- Statistics: growth warnings, document sizes, array lengths ----
@@ -464,8 +530,11 @@ void WalkArrays(DocumentView doc, ArrayWalk* w, int depth = 0) {
     if (e.IsDocument()) {
       WalkArrays(e.Document(), w, depth + 1);
     } else {
-      int64_t n = 0;
-      for (auto it = e.Array().begin(), end = e.Array().end(); it != end; ++it) ++n;
+      int64_t n = CountStoredElements(e.Array());
+      if (n < 0) {  // cannot be (stored documents are valid): count the slow way
+        n = 0;
+        for (auto it = e.Array().begin(), end = e.Array().end(); it != end; ++it) ++n;
+      }
       if (w->arrays != nullptr && n >= kRecordedArrayLength) w->arrays->push_back({w->path, n});
       if (n > w->longest) {
         w->longest = n;

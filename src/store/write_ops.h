@@ -36,6 +36,11 @@ Status CheckIdValue(const Element& id);
 Status DuplicateKeyError(const CollectionMeta& meta, std::string_view index_name,
                          DocumentView key_pattern_values);
 
+// The elements of `array` (or of a document: its fields), counted by
+// skipping each in place; `array` must be valid BSON (a stored document's).
+// -1 on a type byte no valid BSON has.
+int64_t CountStoredElements(DocumentView array);
+
 // The RocksDB key of the document whose _id is `id`.
 std::string DocumentKey(const CollectionMeta& meta, const Element& id);
 
