@@ -271,6 +271,59 @@ TEST_F(AdvisorTest, GrowthWarningsFireAtTheThresholds) {
             R"({"documentSize50Percent": 1, "documentSize90Percent": 1, "array250": 2, "array1000": 1, "array10000": 0})");
 }
 
+// Each write's result carries the growth warnings it raised, as the log
+// has them: at most 10, then a line saying how many more. Inside a
+// transaction the call returns them; they count once it commits, and not
+// if it aborts.
+TEST_F(AdvisorTest, WriteResultsCarryTheirGrowthWarnings) {
+  Collection c = Coll("w");
+  const std::string kTail =
+      " elements (250 or more); the schema advisor (rockdoc-advise, or db.advise() in the "
+      "shell) says what to do";
+  auto one = c.InsertOne(WithArray(1, "a", 250, "1"));
+  ASSERT_TRUE(one.ok());
+  EXPECT_THAT(one->warnings, ::testing::ElementsAre(
+                                 "document growth in app.w: the document {\"_id\": 1} has an "
+                                 "array 'a' of 250" + kTail));
+  EXPECT_TRUE(c.InsertOne(WithArray(2, "a", 249, "1"))->warnings.empty());
+  auto pushed = c.UpdateOne(Json(R"({"_id": 2})"), Json(R"({"$push": {"a": 0}})"));
+  ASSERT_TRUE(pushed.ok());
+  EXPECT_THAT(pushed->warnings, ::testing::ElementsAre(HasSubstr("{\"_id\": 2} has an array 'a' of 250")));
+  UpdateResult fam;
+  ASSERT_TRUE(c.FindOneAndUpdate(Json(R"({"_id": 2})"), Json(R"({"$set": {"b": {"c": [1]}}, "$push": {"a": {"$each": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]}}})"), {}, &fam).ok());
+  EXPECT_TRUE(fam.warnings.empty());  // 260: no threshold crossed
+  // 12 documents, each crossing 1,000: 10 lines and one for the 2 more.
+  std::vector<Document> docs;
+  for (int i = 10; i < 22; ++i) docs.push_back(WithArray(i, "big", 1000, "1"));
+  auto many = c.InsertMany(docs);
+  ASSERT_TRUE(many.ok());
+  ASSERT_EQ(many->warnings.size(), 11u);
+  EXPECT_THAT(many->warnings[9], HasSubstr("{\"_id\": 19} has an array 'big' of 1000 elements (1000 or more)"));
+  EXPECT_EQ(many->warnings[10], "and 2 more growth warning(s) in app.w (see the database's log)");
+  auto all = c.UpdateMany(Json(R"({"_id": {"$gte": 10}})"), Json(R"({"$set": {"s": "x"}})"));
+  ASSERT_TRUE(all.ok());
+  EXPECT_TRUE(all->warnings.empty());  // arrays unchanged
+  UpdateOptions upsert;
+  upsert.upsert = true;
+  auto up = c.ReplaceOne(Json(R"({"_id": 30})"), WithArray(30, "r", 300, "1"), upsert);
+  ASSERT_TRUE(up.ok()) << up.status();
+  ASSERT_TRUE(up->upserted_id.has_value());
+  EXPECT_THAT(up->warnings, ::testing::ElementsAre(HasSubstr("{\"_id\": 30} has an array 'r' of 300")));
+  const int64_t before = c.GrowthStats()->array_1000_warnings;
+  EXPECT_EQ(before, 12);
+  for (bool commit : {false, true}) {
+    auto session = client_->StartSession();
+    ASSERT_TRUE(session.ok());
+    ASSERT_TRUE(session->StartTransaction().ok());
+    auto r = session->GetDatabase("app").GetCollection("w").InsertOne(WithArray(commit ? 40 : 41, "big", 1000, "1"));
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r->warnings.size(), 1u);
+    EXPECT_EQ(c.GrowthStats()->array_1000_warnings, before + 0);  // not before the commit
+    ASSERT_TRUE(commit ? session->CommitTransaction().ok() : session->AbortTransaction().ok());
+    EXPECT_EQ(c.GrowthStats()->array_1000_warnings, before + (commit ? 1 : 0));
+  }
+}
+
 TEST_F(AdvisorTest, SampleOrEverything) {
   std::vector<Document> docs;
   for (int i = 0; i < 1000; ++i) docs.push_back(WithArray(i, "x", i == 500 ? 300 : 1, "\"s\""));

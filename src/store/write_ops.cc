@@ -555,8 +555,8 @@ void Warn(const CollectionMeta& meta, size_t kind, DocumentView doc, const std::
   stats->warnings.push_back(
       {kind, "document growth in " + meta.full_name() + ": the document " +
                  ToJson(std::move(b).Build()) + " " + what +
-                 "; the schema advisor (rockdoc-advise, db." + meta.name +
-                 ".advise()) says what to do"});
+                 "; the schema advisor (rockdoc-advise, or db.advise() in the shell) says what "
+                 "to do"});
 }
 
 // What a write that makes `new_doc` of the old document (none for an
