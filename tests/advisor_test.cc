@@ -324,6 +324,56 @@ TEST_F(AdvisorTest, WriteResultsCarryTheirGrowthWarnings) {
   }
 }
 
+// The growth statistics: evidence of the large-array and bloated-documents
+// findings, and an array that writes grew past 250 elements is reported
+// though no document holds that many now (every document is examined
+// here, so the sample cannot see it), across a restart; not one the
+// sample shows to hold numbers.
+TEST_F(AdvisorTest, GrowingArraysFromTheGrowthStatistics) {
+  FillClean();
+  Collection c = Coll("feed");
+  ASSERT_TRUE(c.InsertOne(WithArray(1, "events", 300, R"({"t": 1})")).ok());
+  ASSERT_TRUE(c.UpdateOne(Json(R"({"_id": 1})"), Json(R"({"$set": {"events": []}})")).ok());
+  ASSERT_TRUE(c.InsertOne(WithArray(2, "readings", 400, "1.5")).ok());
+  ASSERT_TRUE(c.UpdateOne(Json(R"({"_id": 2})"), Json(R"({"$set": {"readings": [1.5]}})")).ok());
+  AdviseOptions full;
+  full.full = true;
+  AdviseReport r = Run(full);
+  ASSERT_EQ(Rules(r), std::vector<std::string>{"large-array app.feed"}) << FormatText(r);
+  const Finding& f = r.findings[0];
+  EXPECT_EQ(f.severity, Severity::kWarning);
+  EXPECT_THAT(f.summary, HasSubstr("array 'events' has grown to 300 elements in writes (growth "
+                                   "statistics: 1 writes seen), though none of the 2 documents "
+                                   "examined has 250 or more"));
+  EXPECT_EQ(ToJson(f.evidence),
+            R"({"path": "events", "source": "growth statistics", "inWrites": {"count": 1, )"
+            R"("p50AtMost": 511, "p90AtMost": 511, "max": 300}, "growthWarnings": {"array250": 2, )"
+            R"("array1000": 0, "array10000": 0}, "documentsExamined": 2, "threshold": 250})");
+  // Written with the catalog entry at close: the same after a restart.
+  ASSERT_TRUE(client_->Close().ok());
+  client_ = std::move(Client::Open(dir_.Sub("db"))).value();
+  EXPECT_EQ(ToJson(Run(full).findings.at(0).evidence), ToJson(f.evidence));
+  // A large array the sample sees: the statistics add their evidence.
+  ASSERT_TRUE(Coll("feed").InsertOne(WithArray(3, "likes", 260, "\"u\"")).ok());
+  r = Run(full);
+  ASSERT_EQ(r.findings.size(), 2u) << FormatText(r);
+  const Finding& likes = r.findings[0].evidence.Get("path").String() == "likes" ? r.findings[0] : r.findings[1];
+  EXPECT_EQ(likes.evidence.Get("documentsAtOrOverThreshold").Int64(), 1);  // the sample's
+  EXPECT_EQ(ToJson(likes.evidence.Get("inWrites").Document()),
+            R"({"count": 1, "p50AtMost": 511, "p90AtMost": 511, "max": 260})");
+  EXPECT_EQ(likes.evidence.GetPath("growthWarnings.array250").Int64(), 3);  // readings' too
+  // Bloated documents: every document's size, and the size warnings.
+  BsonBuilder huge;
+  huge.AppendInt32("_id", 1).AppendString("body", std::string(8 << 20, 'y'));
+  ASSERT_TRUE(Coll("users2").InsertOne(std::move(huge).Build()).ok());
+  r = Run(full);
+  ASSERT_EQ(r.findings[0].rule, "bloated-documents") << FormatText(r);
+  EXPECT_EQ(ToJson(r.findings[0].evidence.Get("allDocuments").Document()),
+            R"({"count": 1, "p50AtMost": 16777215, "p90AtMost": 16777215, "maxAtMost": 16777215})");
+  EXPECT_EQ(ToJson(r.findings[0].evidence.Get("growthWarnings").Document()),
+            R"({"documentSize50Percent": 1, "documentSize90Percent": 0})");
+}
+
 TEST_F(AdvisorTest, SampleOrEverything) {
   std::vector<Document> docs;
   for (int i = 0; i < 1000; ++i) docs.push_back(WithArray(i, "x", i == 500 ? 300 : 1, "\"s\""));
