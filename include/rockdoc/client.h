@@ -104,16 +104,15 @@ struct ClientOptions {
   // 200 MB). Must be positive (BadValue at Open).
   int64_t max_index_build_memory_bytes = int64_t{200} << 20;
   // Statistics kept as a side effect of operations, for the schema
-  // advisor and for people. On, writes cost at most about 3% more (bench/
-  // statistics_bench.cc measures on against off: 0.4% to 2.7% more
+  // advisor and for people. On, writes cost at most about 3% more
+  // (bench/statistics_bench.cc measures on against off: 0.4% to 2.7% more
   // instructions on its insert and update workloads). Off turns off the
-  // growth watch (no
-  // growth warnings counted, logged or returned in results) and the
-  // distributions kept on write (document sizes and array lengths:
-  // Collection::GrowthStats, collStats' documentSizes and arrayLengths),
-  // and the query statistics and profiler. A client that writes with them
-  // off leaves its collections' document sizes unknown to the next one
-  // with them on, until its Collection::Stats rebuilds them.
+  // growth watch (no growth warnings counted, logged or returned in
+  // results), the distributions kept on write (document sizes and array
+  // lengths: Collection::GrowthStats, collStats' documentSizes and
+  // arrayLengths), and the query statistics and profiler. A client that
+  // writes with them off leaves its collections' document sizes unknown to
+  // the next one with them on, until its Collection::Stats rebuilds them.
   bool collect_statistics = true;
 };
 
