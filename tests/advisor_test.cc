@@ -222,8 +222,9 @@ TEST_F(AdvisorTest, GrowthWarningsFireAtTheThresholds) {
   auto stats = [&]() {
     auto s = c.Stats();
     EXPECT_TRUE(s.ok()) << s.status();
-    return std::vector<int64_t>{s->size_50_percent_warnings, s->size_90_percent_warnings,
-                                s->array_250_warnings, s->array_1000_warnings, s->array_10000_warnings};
+    const GrowthStatistics& g = s->growth;
+    return std::vector<int64_t>{g.size_50_percent_warnings, g.size_90_percent_warnings,
+                                g.array_250_warnings, g.array_1000_warnings, g.array_10000_warnings};
   };
   using V = std::vector<int64_t>;
   ASSERT_TRUE(c.InsertOne(WithArray(1, "a", 249, "{\"x\": 1}")).ok());
@@ -269,6 +270,109 @@ TEST_F(AdvisorTest, GrowthWarningsFireAtTheThresholds) {
   Document reply = client_->RunCommand("app", Json(R"({"collStats": "h"})"));
   EXPECT_EQ(ToJson(reply.Get("growthWarnings").Document()),
             R"({"documentSize50Percent": 1, "documentSize90Percent": 1, "array250": 2, "array1000": 1, "array10000": 0})");
+}
+
+// Each write's result carries the growth warnings it raised, as the log
+// has them: at most 10, then a line saying how many more. Inside a
+// transaction the call returns them; they count once it commits, and not
+// if it aborts.
+TEST_F(AdvisorTest, WriteResultsCarryTheirGrowthWarnings) {
+  Collection c = Coll("w");
+  const std::string kTail =
+      " elements (250 or more); the schema advisor (rockdoc-advise, or db.advise() in the "
+      "shell) says what to do";
+  auto one = c.InsertOne(WithArray(1, "a", 250, "1"));
+  ASSERT_TRUE(one.ok());
+  EXPECT_THAT(one->warnings, ::testing::ElementsAre(
+                                 "document growth in app.w: the document {\"_id\": 1} has an "
+                                 "array 'a' of 250" + kTail));
+  EXPECT_TRUE(c.InsertOne(WithArray(2, "a", 249, "1"))->warnings.empty());
+  auto pushed = c.UpdateOne(Json(R"({"_id": 2})"), Json(R"({"$push": {"a": 0}})"));
+  ASSERT_TRUE(pushed.ok());
+  EXPECT_THAT(pushed->warnings, ::testing::ElementsAre(HasSubstr("{\"_id\": 2} has an array 'a' of 250")));
+  UpdateResult fam;
+  ASSERT_TRUE(c.FindOneAndUpdate(Json(R"({"_id": 2})"), Json(R"({"$set": {"b": {"c": [1]}}, "$push": {"a": {"$each": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]}}})"), {}, &fam).ok());
+  EXPECT_TRUE(fam.warnings.empty());  // 260: no threshold crossed
+  // 12 documents, each crossing 1,000: 10 lines and one for the 2 more.
+  std::vector<Document> docs;
+  for (int i = 10; i < 22; ++i) docs.push_back(WithArray(i, "big", 1000, "1"));
+  auto many = c.InsertMany(docs);
+  ASSERT_TRUE(many.ok());
+  ASSERT_EQ(many->warnings.size(), 11u);
+  EXPECT_THAT(many->warnings[9], HasSubstr("{\"_id\": 19} has an array 'big' of 1000 elements (1000 or more)"));
+  EXPECT_EQ(many->warnings[10], "and 2 more growth warning(s) in app.w (see the database's log)");
+  auto all = c.UpdateMany(Json(R"({"_id": {"$gte": 10}})"), Json(R"({"$set": {"s": "x"}})"));
+  ASSERT_TRUE(all.ok());
+  EXPECT_TRUE(all->warnings.empty());  // arrays unchanged
+  UpdateOptions upsert;
+  upsert.upsert = true;
+  auto up = c.ReplaceOne(Json(R"({"_id": 30})"), WithArray(30, "r", 300, "1"), upsert);
+  ASSERT_TRUE(up.ok()) << up.status();
+  ASSERT_TRUE(up->upserted_id.has_value());
+  EXPECT_THAT(up->warnings, ::testing::ElementsAre(HasSubstr("{\"_id\": 30} has an array 'r' of 300")));
+  const int64_t before = c.GrowthStats()->array_1000_warnings;
+  EXPECT_EQ(before, 12);
+  for (bool commit : {false, true}) {
+    auto session = client_->StartSession();
+    ASSERT_TRUE(session.ok());
+    ASSERT_TRUE(session->StartTransaction().ok());
+    auto r = session->GetDatabase("app").GetCollection("w").InsertOne(WithArray(commit ? 40 : 41, "big", 1000, "1"));
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r->warnings.size(), 1u);
+    EXPECT_EQ(c.GrowthStats()->array_1000_warnings, before + 0);  // not before the commit
+    ASSERT_TRUE(commit ? session->CommitTransaction().ok() : session->AbortTransaction().ok());
+    EXPECT_EQ(c.GrowthStats()->array_1000_warnings, before + (commit ? 1 : 0));
+  }
+}
+
+// The growth statistics: evidence of the large-array and bloated-documents
+// findings, and an array that writes grew past 250 elements is reported
+// though no document holds that many now (every document is examined
+// here, so the sample cannot see it), across a restart; not one the
+// sample shows to hold numbers.
+TEST_F(AdvisorTest, GrowingArraysFromTheGrowthStatistics) {
+  FillClean();
+  Collection c = Coll("feed");
+  ASSERT_TRUE(c.InsertOne(WithArray(1, "events", 300, R"({"t": 1})")).ok());
+  ASSERT_TRUE(c.UpdateOne(Json(R"({"_id": 1})"), Json(R"({"$set": {"events": []}})")).ok());
+  ASSERT_TRUE(c.InsertOne(WithArray(2, "readings", 400, "1.5")).ok());
+  ASSERT_TRUE(c.UpdateOne(Json(R"({"_id": 2})"), Json(R"({"$set": {"readings": [1.5]}})")).ok());
+  AdviseOptions full;
+  full.full = true;
+  AdviseReport r = Run(full);
+  ASSERT_EQ(Rules(r), std::vector<std::string>{"large-array app.feed"}) << FormatText(r);
+  const Finding& f = r.findings[0];
+  EXPECT_EQ(f.severity, Severity::kWarning);
+  EXPECT_THAT(f.summary, HasSubstr("array 'events' has grown to 300 elements in writes (growth "
+                                   "statistics: 1 writes seen), though none of the 2 documents "
+                                   "examined has 250 or more"));
+  EXPECT_EQ(ToJson(f.evidence),
+            R"({"path": "events", "source": "growth statistics", "inWrites": {"count": 1, )"
+            R"("p50AtMost": 511, "p90AtMost": 511, "max": 300}, "growthWarnings": {"array250": 2, )"
+            R"("array1000": 0, "array10000": 0}, "documentsExamined": 2, "threshold": 250})");
+  // Written with the catalog entry at close: the same after a restart.
+  ASSERT_TRUE(client_->Close().ok());
+  client_ = std::move(Client::Open(dir_.Sub("db"))).value();
+  EXPECT_EQ(ToJson(Run(full).findings.at(0).evidence), ToJson(f.evidence));
+  // A large array the sample sees: the statistics add their evidence.
+  ASSERT_TRUE(Coll("feed").InsertOne(WithArray(3, "likes", 260, "\"u\"")).ok());
+  r = Run(full);
+  ASSERT_EQ(r.findings.size(), 2u) << FormatText(r);
+  const Finding& likes = r.findings[0].evidence.Get("path").String() == "likes" ? r.findings[0] : r.findings[1];
+  EXPECT_EQ(likes.evidence.Get("documentsAtOrOverThreshold").Int64(), 1);  // the sample's
+  EXPECT_EQ(ToJson(likes.evidence.Get("inWrites").Document()),
+            R"({"count": 1, "p50AtMost": 511, "p90AtMost": 511, "max": 260})");
+  EXPECT_EQ(likes.evidence.GetPath("growthWarnings.array250").Int64(), 3);  // readings' too
+  // Bloated documents: every document's size, and the size warnings.
+  BsonBuilder huge;
+  huge.AppendInt32("_id", 1).AppendString("body", std::string(8 << 20, 'y'));
+  ASSERT_TRUE(Coll("users2").InsertOne(std::move(huge).Build()).ok());
+  r = Run(full);
+  ASSERT_EQ(r.findings[0].rule, "bloated-documents") << FormatText(r);
+  EXPECT_EQ(ToJson(r.findings[0].evidence.Get("allDocuments").Document()),
+            R"({"count": 1, "p50AtMost": 16777215, "p90AtMost": 16777215, "maxAtMost": 16777215})");
+  EXPECT_EQ(ToJson(r.findings[0].evidence.Get("growthWarnings").Document()),
+            R"({"documentSize50Percent": 1, "documentSize90Percent": 0})");
 }
 
 TEST_F(AdvisorTest, SampleOrEverything) {

@@ -164,6 +164,65 @@ TEST_F(ShellTest, ProfilerAndQueryStatsHelpers) {
             "120 after posts\n");
 }
 
+// A write that raises growth warnings (GrowthStatistics) prints each on the
+// error stream, one line, as mongosh prints a warning; what the write
+// returns is unchanged. Every write method that can grow a document.
+TEST_F(ShellTest, WritesPrintTheirGrowthWarnings) {
+  const std::string kTail =
+      " elements (250 or more); the schema advisor (rockdoc-advise, or db.advise() in the "
+      "shell) says what to do\n";
+  auto array_of = [](int n) {
+    return "Array.from({length: " + std::to_string(n) + "}, (_, i) => i)";
+  };
+  Ok("db.c.insertOne({_id: 1, a: " + array_of(249) + "})");
+  EXPECT_EQ(err(), "");
+  EXPECT_EQ(Show("db.c.updateOne({_id: 1}, {$push: {a: 249}})"),
+            "{\n  acknowledged: true,\n  insertedId: null,\n  matchedCount: 1,\n  "
+            "modifiedCount: 1,\n  upsertedCount: 0\n}\n");
+  EXPECT_EQ(err(), "Warning: document growth in test.c: the document {\"_id\": 1} has an array "
+                   "'a' of 250" + kTail);
+  Ok("db.c.insertMany([{_id: 2, t: {r: " + array_of(250) + "}}, {_id: 3, a: " + array_of(251) +
+     "}])");
+  EXPECT_EQ(err(),
+            "Warning: document growth in test.c: the document {\"_id\": 2} has an array 't.r' "
+            "of 250" + kTail +
+            "Warning: document growth in test.c: the document {\"_id\": 3} has an array 'a' of "
+            "251" + kTail);
+  Ok("db.c.replaceOne({_id: 4}, {a: " + array_of(260) + "}, {upsert: true})");
+  EXPECT_THAT(err(), StartsWith("Warning: document growth in test.c: the document {\"_id\": 4} "
+                                "has an array 'a' of 260"));
+  Ok("db.c.updateMany({}, {$set: {a: []}});"
+     "db.c.updateMany({_id: {$in: [1, 3]}}, {$set: {a: " + array_of(300) + "}})");
+  const std::string two = err();
+  EXPECT_EQ(std::count(two.begin(), two.end(), '\n'), 2) << two;
+  Ok("db.c.findOneAndUpdate({_id: 1}, {$push: {b: {$each: " + array_of(1000) + "}}})");
+  EXPECT_THAT(err(), HasSubstr("has an array 'b' of 1000 elements (1000 or more)"));
+  Ok("db.c.bulkWrite([{insertOne: {document: {_id: 9, a: " + array_of(250) + "}}}, "
+     "{updateOne: {filter: {_id: 4}, update: {$push: {a: {$each: " + array_of(250) + "}}}}}])");
+  EXPECT_THAT(err(), HasSubstr("the document {\"_id\": 9} has an array 'a' of 250"));
+  EXPECT_THAT(err(), HasSubstr("the document {\"_id\": 4} has an array 'a' of 250"));
+  // A write that crosses nothing prints nothing.
+  Ok("db.c.updateOne({_id: 9}, {$push: {a: 1}}); db.c.insertOne({_id: 10})");
+  EXPECT_EQ(err(), "");
+}
+
+// With statistics off (ClientOptions::collect_statistics) there are no
+// growth warnings to print.
+TEST_F(ShellTest, NoGrowthWarningsWithStatisticsOff) {
+  shell_.reset();
+  ShellOptions options;
+  options.db_path = dir_.Sub("db");
+  options.out = &out_;
+  options.err = &err_;
+  options.client.collect_statistics = false;
+  auto shell = Shell::Open(options);
+  ASSERT_TRUE(shell.ok()) << shell.status();
+  shell_ = std::move(shell).value();
+  Ok("db.c.insertOne({_id: 1, a: Array.from({length: 300}, (_, i) => i)})");
+  EXPECT_EQ(err(), "");
+  EXPECT_EQ(Show("db.c.stats().growthWarnings.array250"), "0\n");
+}
+
 // ---------------------------------------------------------------- values
 
 TEST_F(ShellTest, PlainNumbersAreStoredAsMongoshStoresThem) {

@@ -8,7 +8,12 @@
 // Findings (rule ids), from the documents and the catalog:
 //   large-array          an array path holding 250 or more documents,
 //                        ObjectIds or strings in some document (Compass'
-//                        rule); critical from 10,000
+//                        rule); critical from 10,000. Also a path that
+//                        writes have grown to 250 elements or more by the
+//                        growth statistics (Collection::GrowthStats), when
+//                        the sample does not show it (evidence `source:
+//                        "growth statistics"`), unless the sample saw it
+//                        hold mostly numbers
 //   bloated-documents    the 90th percentile document is 1 MiB or more;
 //                        critical when the largest reaches 8 MiB (half the
 //                        16 MiB limit)
@@ -44,7 +49,12 @@
 // opens its client with statistics off, so it records nothing.
 // Each finding quotes its rule of thumb, gives the evidence as numbers, a
 // severity and the remedy, with the lab scenario (rockdoc-lab) that
-// measures that trade-off.
+// measures that trade-off. The large-array and bloated-documents findings'
+// evidence includes what the store recorded of the writes when statistics
+// are on (GrowthStatistics, from memory: no extra read): `inWrites`
+// {count, p50AtMost, p90AtMost, max} (the path's lengths in writes) or
+// `allDocuments` {count, p50AtMost, p90AtMost, maxAtMost} (every document's
+// size; power-of-two bounds), and the collection's `growthWarnings`.
 //
 // Documents are examined by a uniform random sample of `sample_size` per
 // collection ($sample: the collection is read once, `sample_size` documents

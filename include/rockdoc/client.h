@@ -103,11 +103,17 @@ struct ClientOptions {
   // to the directory's _tmp/ (MongoDB's maxIndexBuildMemoryUsageMegabytes,
   // 200 MB). Must be positive (BadValue at Open).
   int64_t max_index_build_memory_bytes = int64_t{200} << 20;
-  // The statistics the schema advisor reads: query statistics per shape
-  // ($queryStats, persisted at close), the profiler (setProfilingLevel,
-  // system.profile, slow operations in the log), document growth warnings
-  // and distributions. On by default; off, none is kept and the profiler
-  // refuses levels 1 and 2.
+  // Statistics kept as a side effect of operations, for the schema
+  // advisor and for people. On, writes cost at most about 3% more
+  // (bench/statistics_bench.cc measures on against off: 0.4% to 2.7% more
+  // instructions on its insert and update workloads). Off turns off the
+  // growth watch (no growth warnings counted, logged or returned in
+  // results), the distributions kept on write (document sizes and array
+  // lengths: Collection::GrowthStats, collStats' documentSizes and
+  // arrayLengths), and the query statistics and profiler (levels 1 and 2
+  // are then refused, and nothing is recorded). A client that
+  // writes with them off leaves its collections' document sizes unknown to
+  // the next one with them on, until its Collection::Stats rebuilds them.
   bool collect_statistics = true;
 };
 
@@ -449,8 +455,16 @@ class Session {
 
 // ---- Results of operations ----
 
+// Every write's result carries the growth warnings it raised (see
+// GrowthStatistics; none with collect_statistics off), one line each as
+// the database's log has them, e.g. "document growth in shop.orders: the
+// document {_id: 7} has an array 'items' of 250 elements (250 or more)...":
+// at most kMaxWriteWarnings, then one line saying how many more there were.
+inline constexpr size_t kMaxWriteWarnings = 10;
+
 struct InsertOneResult {
   Value inserted_id;
+  std::vector<std::string> warnings;
 };
 
 // One failed document of a multi-document write.
@@ -465,6 +479,8 @@ struct InsertManyResult {
   // Documents that were not inserted, with why. An ordered insert stops at
   // the first one; an unordered insert goes on and reports all.
   std::vector<WriteError> write_errors;
+  // Growth warnings (see InsertOneResult).
+  std::vector<std::string> warnings;
   size_t inserted_count() const { return inserted_ids.size(); }
   bool ok() const { return write_errors.empty(); }
 };
@@ -489,6 +505,67 @@ struct UpdateResult {
   int64_t modified_count = 0;
   // Set when an upsert inserted a document.
   std::optional<Value> upserted_id;
+  // Growth warnings (see InsertOneResult).
+  std::vector<std::string> warnings;
+};
+
+// A distribution in power-of-two buckets, as the store keeps them on write:
+// counts[i] is how many values lie in [2^i, 2^(i+1)) (counts[0] holds 0 and
+// 1; the last bucket everything from 2^24 = 16 MiB up). Percentiles are
+// known to the bucket: PercentileBound gives the largest value of the
+// bucket that holds it, 2^(i+1) - 1, so the true value is at most that and
+// more than half of it.
+struct Log2Histogram {
+  std::vector<int64_t> counts;
+  int64_t total() const;
+  // The bound of the p-th percentile (nearest rank, p in (0, 100]); 0 when
+  // the histogram is empty.
+  int64_t PercentileBound(double p) const;
+  // The bound of the largest value (PercentileBound(100)).
+  int64_t MaxBound() const { return PercentileBound(100); }
+};
+
+// The lengths of the arrays at one path (see GrowthStatistics::array_lengths).
+struct ArrayLengths {
+  std::string path;        // "comments", "thread.replies"
+  Log2Histogram lengths;   // one value per write that was looked at
+  int64_t max = 0;         // the longest length seen, exact
+};
+
+// What the store records of a collection's writes when
+// ClientOptions::collect_statistics is on, for the schema advisor; kept in
+// memory, cheaply, and written into the collection's catalog entry when the
+// client closes, so that they survive restarts (and renames; a drop removes
+// them). Only committed writes count: a write rolled back or aborted with its
+// transaction does not.
+struct GrowthStatistics {
+  // Growth warnings: writes that made a document reach 50% or 90% of the
+  // 16 MiB limit, or one of its arrays 250, 1,000 or 10,000 elements (each
+  // also a line in the database's log, and in the write's result:
+  // InsertOneResult::warnings, ...). collStats shows them as
+  // growthWarnings.
+  int64_t size_50_percent_warnings = 0;
+  int64_t size_90_percent_warnings = 0;
+  int64_t array_250_warnings = 0;
+  int64_t array_1000_warnings = 0;
+  int64_t array_10000_warnings = 0;
+  // Every document's size (BSON bytes), exact under inserts, updates,
+  // replacements and deletes. Unknown (false, the counts empty) when not
+  // every write since they were last exact is in them: the database was
+  // created before rockdoc kept them, was not closed cleanly (Client::Close
+  // or the destructor), or was written with collect_statistics off.
+  // Collection::Stats, which reads every document anyway, makes them known
+  // again (exactly, while writers go on).
+  bool document_sizes_known = false;
+  Log2Histogram document_sizes;
+  // Array lengths by path ("a.b": the arrays of the document and of its
+  // embedded documents; arrays inside array elements are not looked at),
+  // as seen by the writes that grow a document of 750 bytes or more (the
+  // only ones that can make an array reach 250 elements): one value per
+  // array of 16 elements or more in the written document. Observations,
+  // not the current state: deleting a document takes nothing away. At most
+  // 64 paths per collection, the first met; sorted by path.
+  std::vector<ArrayLengths> array_lengths;
 };
 
 // A collection's sizes, as collStats reports them (bytes).
@@ -507,15 +584,10 @@ struct CollectionStats {
   bool capped = false;
   int64_t max_size = 0;
   int64_t max = 0;
-  // Growth warnings since the database opened: writes that made a document
-  // reach 50% or 90% of the 16 MiB limit, or one of its arrays 250, 1,000
-  // or 10,000 elements (each also a line in the database's log). collStats
-  // shows them as growthWarnings.
-  int64_t size_50_percent_warnings = 0;
-  int64_t size_90_percent_warnings = 0;
-  int64_t array_250_warnings = 0;
-  int64_t array_1000_warnings = 0;
-  int64_t array_10000_warnings = 0;
+  // What the store records of the collection's writes (see
+  // GrowthStatistics); the document sizes rebuilt by this call's scan when
+  // they were unknown (and statistics are on).
+  GrowthStatistics growth;
 };
 
 struct ValidateResult {
@@ -893,8 +965,15 @@ class Collection {
   StatusOr<ValidateResult> Validate() const;
 
   // Counts and sizes (collStats). NamespaceNotFound (26) when the collection
-  // does not exist.
+  // does not exist. Reads every document (MongoDB keeps the data size with
+  // the count; rockdoc sums it).
   StatusOr<CollectionStats> Stats() const;
+  // What the store records of the collection's writes (GrowthStatistics),
+  // from memory: no document is read, so unknown document sizes stay
+  // unknown (Stats() rebuilds them). All zero and unknown with
+  // collect_statistics off. NamespaceNotFound (26) when the collection does
+  // not exist.
+  StatusOr<GrowthStatistics> GrowthStats() const;
 
  private:
   friend class Database;

@@ -47,10 +47,11 @@ StatusOr<InsertOneResult> Collection::InsertOne(DocumentView doc,
         ROCKDOC_ASSIGN_OR_RETURN(Document prepared, internal::PrepareInsert(doc));
         ROCKDOC_ASSIGN_OR_RETURN(auto guard,
                                  CollectionLock::Acquire(*engine_, db_name_, name_, CollectionLock::Mode::kShared, true));
+        InsertOneResult result{Value::FromElement(*prepared.begin()), {}};
         ROCKDOC_RETURN_IF_ERROR(internal::InsertOneDocument(
             *engine_, *guard.meta(), prepared, internal::Deadline(), op.txn,
-            options.bypass_document_validation));
-        return InsertOneResult{Value::FromElement(*prepared.begin())};
+            options.bypass_document_validation, &result.warnings));
+        return result;
       });
 }
 
@@ -85,10 +86,9 @@ StatusOr<InsertManyResult> Collection::InsertManyImpl(const std::vector<Document
     StatusOr<Document> prepared = internal::PrepareInsert(docs[i]);
     Status s = prepared.status();
     if (s.ok()) {
-      s = batch.Apply([&](internal::KvTransaction* txn, int64_t* count_delta) -> StatusOr<size_t> {
-        ROCKDOC_RETURN_IF_ERROR(
-            internal::InsertDocument(*engine_, txn, meta, *prepared, count_delta,
-                                     options.bypass_document_validation));
+      s = batch.Apply([&](internal::KvTransaction* txn, internal::WriteDelta* delta) -> StatusOr<size_t> {
+        ROCKDOC_RETURN_IF_ERROR(internal::InsertDocument(*engine_, txn, meta, *prepared, delta,
+                                                         options.bypass_document_validation));
         // Pending from here: Apply may commit before it returns.
         pending_ids.push_back(Value::FromElement(*prepared->begin()));
         return prepared->size();
@@ -105,6 +105,7 @@ StatusOr<InsertManyResult> Collection::InsertManyImpl(const std::vector<Document
     }
   }
   ROCKDOC_RETURN_IF_ERROR(batch.Commit());
+  result.warnings = batch.TakeWarnings();
   return result;
 }
 
@@ -171,11 +172,10 @@ StatusOr<DeleteResult> DeleteImpl(const std::shared_ptr<Engine>& engine, const s
   if (guard.meta() == nullptr) return result;
   const CollectionMeta& meta = *guard.meta();
   auto write = [&](internal::KvTransaction* txn, std::string_view key, const Document& current,
-                   int64_t* count_delta, size_t* bytes) -> StatusOr<internal::TargetOutcome> {
+                   internal::WriteDelta* delta, size_t* bytes) -> StatusOr<internal::TargetOutcome> {
     ROCKDOC_ASSIGN_OR_RETURN(bool matched, MatchesOrError(*cq->root, current));
     if (!matched) return internal::TargetOutcome::kNoMatch;  // changed since the plan found it
-    ROCKDOC_RETURN_IF_ERROR(
-        internal::DeleteDocument(*engine, txn, meta, key, current, count_delta));
+    ROCKDOC_RETURN_IF_ERROR(internal::DeleteDocument(*engine, txn, meta, key, current, delta));
     *bytes = current.size();
     if (deleted != nullptr) *deleted = current;
     return internal::TargetOutcome::kWritten;
@@ -247,21 +247,71 @@ StatusOr<UpdateResult> Collection::ReplaceOne(DocumentView filter, DocumentView 
   return UpdateOne(filter, replacement, options);
 }
 
+namespace {
+
+// The collection of a Stats or GrowthStats call. NamespaceNotFound when
+// there is none (CommandNotSupportedOnView for a view).
+StatusOr<std::shared_ptr<CollectionMeta>> StatsTarget(const Engine& engine, const std::string& db,
+                                                      const std::string& name) {
+  ROCKDOC_RETURN_IF_ERROR(internal::ValidateCollectionName(db, name));
+  std::shared_ptr<CollectionMeta> meta = CatalogOf(engine).Find(db, name);
+  if (meta != nullptr) return meta;
+  if (CatalogOf(engine).FindView(db, name) != nullptr) return internal::ViewNotCollection(db, name);
+  return Status(ErrorCode::kNamespaceNotFound, "Collection [" + db + "." + name + "] not found.");
+}
+
+// Reads every record of `meta` at a snapshot taken while no writer is
+// between its commit and the application of its statistics (the commit
+// lock, exclusive), and makes the document sizes known from it
+// (CollectionStatistics::BeginRebuild). Also gives the count and size.
+// False in *rebuilt when there is nothing to rebuild (or another call is
+// at it).
+Status RebuildDocumentSizes(const std::shared_ptr<Engine>& engine, const CollectionMeta& meta,
+                            CollectionStats* stats, bool* rebuilt) {
+  internal::CollectionStatistics& statistics = *meta.statistics;
+  *rebuilt = false;
+  uint64_t token = 0;
+  std::unique_ptr<internal::KvSnapshot> snapshot;
+  {
+    internal::WriterMutexLock pause(&statistics.commit_mu);
+    token = statistics.BeginRebuild();
+    if (token == 0) return Status::OK();
+    snapshot = std::make_unique<internal::KvSnapshot>(engine);
+  }
+  internal::Log2Counts sizes{};
+  int64_t count = 0, bytes = 0;
+  std::unique_ptr<internal::KvIterator> it =
+      internal::ReadView(engine.get(), snapshot.get())
+          .NewIterator(internal::PrefixKey(meta.id), internal::PrefixKey(meta.id + 1),
+                       /*sequential=*/true, /*fill_cache=*/false);
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    const int64_t size = static_cast<int64_t>(it->value().size());
+    ++count;
+    bytes += size;
+    ++sizes[internal::Log2Bucket(size)];
+  }
+  if (!it->status().ok()) {
+    statistics.AbandonRebuild(token);
+    return it->status().WithContext("collStats of " + meta.full_name());
+  }
+  statistics.FinishRebuild(token, sizes);
+  stats->count = count;
+  stats->size = bytes;
+  *rebuilt = true;
+  return Status::OK();
+}
+
+}  // namespace
+
 StatusOr<CollectionStats> Collection::Stats() const {
   ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "collStats"));
   CollectionStats stats;
   std::shared_ptr<CollectionMeta> meta;
+  bool counted = false;
   {
     auto use = engine_->Enter();
     ROCKDOC_RETURN_IF_ERROR(use.status());
-    ROCKDOC_RETURN_IF_ERROR(internal::ValidateCollectionName(db_name_, name_));
-    meta = CatalogOf(*engine_).Find(db_name_, name_);
-    if (meta == nullptr) {
-      if (CatalogOf(*engine_).FindView(db_name_, name_) != nullptr) {
-        return internal::ViewNotCollection(db_name_, name_);
-      }
-      return Status(ErrorCode::kNamespaceNotFound, "Collection [" + full_name() + "] not found.");
-    }
+    ROCKDOC_ASSIGN_OR_RETURN(meta, StatsTarget(*engine_, db_name_, name_));
     ROCKDOC_ASSIGN_OR_RETURN(uint64_t records,
                              engine_->ApproximateSize(internal::PrefixKey(meta->id),
                                                       internal::PrefixKey(meta->id + 1)));
@@ -270,12 +320,6 @@ StatusOr<CollectionStats> Collection::Stats() const {
     stats.capped = options->capped;
     stats.max_size = options->capped_size;
     stats.max = options->capped_max;
-    int64_t* growth[] = {&stats.size_50_percent_warnings, &stats.size_90_percent_warnings,
-                         &stats.array_250_warnings, &stats.array_1000_warnings,
-                         &stats.array_10000_warnings};
-    for (size_t i = 0; i < std::size(growth); ++i) {
-      *growth[i] = meta->growth_warnings[i].load(std::memory_order_relaxed);
-    }
     stats.index_sizes.emplace_back("_id_", 0);
     for (const auto& index : *meta->indexes()) {
       ROCKDOC_ASSIGN_OR_RETURN(uint64_t bytes,
@@ -284,7 +328,15 @@ StatusOr<CollectionStats> Collection::Stats() const {
       stats.index_sizes.emplace_back(index->name(), static_cast<int64_t>(bytes));
       stats.total_index_size += static_cast<int64_t>(bytes);
     }
+    // Unknown document sizes are rebuilt by the scan below, made at a
+    // snapshot of its own (outside a session, whose reads have theirs).
+    if (engine_->options().collect_statistics && session_ == nullptr &&
+        !meta->statistics->sizes_known()) {
+      ROCKDOC_RETURN_IF_ERROR(RebuildDocumentSizes(engine_, *meta, &stats, &counted));
+    }
+    if (engine_->options().collect_statistics) stats.growth = meta->statistics->Snapshot();
   }
+  if (counted) return stats;
   // MongoDB keeps the data size with the count; rockdoc sums it.
   ROCKDOC_ASSIGN_OR_RETURN(Cursor cursor, Find(Document()));
   while (cursor.Next()) {
@@ -293,6 +345,16 @@ StatusOr<CollectionStats> Collection::Stats() const {
   }
   ROCKDOC_RETURN_IF_ERROR(cursor.status());
   return stats;
+}
+
+StatusOr<GrowthStatistics> Collection::GrowthStats() const {
+  ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "collStats"));
+  auto use = engine_->Enter();
+  ROCKDOC_RETURN_IF_ERROR(use.status());
+  ROCKDOC_ASSIGN_OR_RETURN(std::shared_ptr<CollectionMeta> meta,
+                           StatsTarget(*engine_, db_name_, name_));
+  if (!engine_->options().collect_statistics) return GrowthStatistics();
+  return meta->statistics->Snapshot();
 }
 
 StatusOr<int64_t> Collection::EstimatedDocumentCount() const {

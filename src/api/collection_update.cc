@@ -75,7 +75,7 @@ internal::TargetWriter UpdateWriter(const internal::Engine& engine,
                                     std::optional<Document>* returned) {
   return [&engine, meta, &req, &driver, &cq, now, &deadline, returned](
              internal::KvTransaction* txn, std::string_view key, const Document& doc,
-             int64_t* /*count_delta*/, size_t* bytes) -> StatusOr<internal::TargetOutcome> {
+             internal::WriteDelta* delta, size_t* bytes) -> StatusOr<internal::TargetOutcome> {
     if (req.want_document) returned->reset();  // from an attempt rolled back
     MatchDetails details;
     if (driver.uses_positional()) details.RequestElemMatchKey();
@@ -95,7 +95,7 @@ internal::TargetWriter UpdateWriter(const internal::Engine& engine,
           r.doc, driver.is_replacement() ? nullptr : &r.changed_paths));
       if (txn != nullptr) {
         ROCKDOC_RETURN_IF_ERROR(internal::ReplaceDocument(engine, txn, *meta, key, doc, r.doc,
-                                                          req.bypass_document_validation));
+                                                          delta, req.bypass_document_validation));
       }
       *bytes = r.doc.size();
       outcome = internal::TargetOutcome::kWritten;
@@ -137,6 +137,7 @@ StatusOr<UpdateResult> RunUpdateOnce(const std::shared_ptr<internal::Engine>& en
                                  internal::WriteStage::Kind::kUpdate, write));
       result.matched_count += counts.matched;
       result.modified_count += counts.written;
+      for (std::string& w : counts.warnings) result.warnings.push_back(std::move(w));
       if (counts.targets == 0 || req.multi || result.matched_count > 0) break;
     }
   }
@@ -149,7 +150,8 @@ StatusOr<UpdateResult> RunUpdateOnce(const std::shared_ptr<internal::Engine>& en
   ROCKDOC_RETURN_IF_ERROR(internal::CheckUpdateResultSize(seeded));
   ROCKDOC_ASSIGN_OR_RETURN(Document doc, internal::PrepareInsert(seeded));
   ROCKDOC_RETURN_IF_ERROR(internal::InsertOneDocument(*engine, *meta, doc, deadline, op.txn,
-                                                      req.bypass_document_validation));
+                                                      req.bypass_document_validation,
+                                                      &result.warnings));
   result.upserted_id = Value::FromElement(*doc.begin());
   if (req.want_document && req.return_after) *returned = std::move(doc);
   return result;
@@ -346,7 +348,7 @@ StatusOr<Document> Collection::ExplainDelete(DocumentView filter, bool multi,
       [](const internal::CollectionMeta*, const internal::CanonicalQuery& cq) {
         // Run dry only: says which documents would go.
         return [&cq](internal::KvTransaction*, std::string_view, const Document& current,
-                     int64_t*, size_t*) -> StatusOr<internal::TargetOutcome> {
+                     internal::WriteDelta*, size_t*) -> StatusOr<internal::TargetOutcome> {
           ROCKDOC_ASSIGN_OR_RETURN(bool matched, MatchesOrError(*cq.root, current));
           return matched ? internal::TargetOutcome::kWritten : internal::TargetOutcome::kNoMatch;
         };

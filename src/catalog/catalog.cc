@@ -173,7 +173,52 @@ Status Catalog::Load() {
       }));
   for (const std::string& entry : entries) ROCKDOC_RETURN_IF_ERROR(LoadView(entry));
   view_count_.store(views_.size(), std::memory_order_release);
-  return query_stats_.Load(*engine_);
+  ROCKDOC_RETURN_IF_ERROR(query_stats_.Load(*engine_));
+  return SettleStatistics();
+}
+
+Status Catalog::SettleStatistics() {
+  // Clean: the last write to the database was the mark of a clean close,
+  // so the entries hold every write's statistics. Any write since, by this
+  // rockdoc or by an older one that knows nothing of statistics, took a
+  // later sequence number.
+  std::string mark;
+  bool found = false;
+  ROCKDOC_RETURN_IF_ERROR(engine_->ReadMetadata(kCatalogStatisticsCleanKey, &mark, &found));
+  const bool clean =
+      found && mark.size() == 8 &&
+      LoadLE<uint64_t>(reinterpret_cast<const uint8_t*>(mark.data())) ==
+          engine_->LatestSequenceNumber();
+  for (const auto& [key, meta] : collections_) {
+    CollectionStatistics& stats = *meta->statistics;
+    // The document count is exact (kept in the documents' transactions):
+    // an empty collection's sizes are known whatever happened, and sizes
+    // that do not add up to the count are not every document's, whatever
+    // the entry says. Without the mark of a clean close, writes after the
+    // entry was last written may be missing from them.
+    ROCKDOC_ASSIGN_OR_RETURN(int64_t count, ReadCount(meta->id));
+    const bool known = stats.sizes_known();
+    const int64_t total = known ? stats.Snapshot().document_sizes.total() : -1;
+    if (count == 0) {
+      if (total != 0) stats.SetLoadedSizes(/*known_empty=*/true);
+    } else if (known && (!clean || total != count)) {
+      stats.SetLoadedSizes(/*known_empty=*/false);
+    }
+  }
+  return Status::OK();
+}
+
+void Catalog::BeforeClose() {
+  // Best effort, as Client::Close's PersistUsage: a failure leaves the
+  // mark behind the last write, and the next open takes the sizes for
+  // unknown. No operation runs: the mark's write (one batch, one sequence
+  // number) is the next after the latest.
+  if (!PersistUsage().ok()) return;
+  std::string mark;
+  AppendLE<uint64_t>(&mark, engine_->LatestSequenceNumber() + 1);
+  engine_
+      ->WriteMetadata({{Engine::MetadataWrite::Op::kPut, std::string(kCatalogStatisticsCleanKey), mark}})
+      .IgnoreError();
 }
 
 Status Catalog::LoadEntry(std::string_view value) {
@@ -215,6 +260,17 @@ Status Catalog::LoadEntry(std::string_view value) {
       meta->id_index_accesses.store(accesses.Int64(), std::memory_order_relaxed);
       meta->id_index_persisted_accesses.store(accesses.Int64(), std::memory_order_relaxed);
       meta->id_index_since_ms = since.Int64();
+    }
+    Element statistics = doc->Get("statistics");
+    if (statistics.ok() && !meta->statistics->Load(statistics).ok()) {
+      // Figures derived from the documents, and rebuilt from them: damage
+      // here is no reason to refuse the database. They start again.
+      meta->statistics = std::make_shared<CollectionStatistics>();
+      meta->statistics->SetLoadedSizes(/*known_empty=*/false);
+    }
+    if (!statistics.ok()) {
+      // Written before rockdoc kept statistics (SettleStatistics decides).
+      meta->statistics->SetLoadedSizes(/*known_empty=*/false);
     }
     Element indexes = doc->Get("indexes");
     if (indexes.ok()) {
@@ -315,6 +371,7 @@ Status Catalog::PersistLocked(
   std::shared_ptr<const CollectionOptions> options = meta.options();
   Document options_doc = options->ToDocument();
   if (!options_doc.view().empty()) b.AppendDocument("options", options_doc.view());
+  const uint64_t statistics_version = meta.statistics->AppendTo(&b, "statistics");
   Document doc = std::move(b).Build();
   std::vector<Engine::MetadataWrite> writes;
   writes.push_back({Engine::MetadataWrite::Op::kPut, CatalogMetaKey(meta.db, meta.name),
@@ -325,6 +382,7 @@ Status Catalog::PersistLocked(
   ROCKDOC_RETURN_IF_ERROR(engine_->WriteMetadata(writes));
   meta.id_index_persisted_accesses.store(id_accesses, std::memory_order_relaxed);
   for (const auto& [index, accesses] : usage_written) index->MarkUsagePersisted(accesses);
+  meta.statistics->MarkPersisted(statistics_version);
   return Status::OK();
 }
 
@@ -336,7 +394,8 @@ Status Catalog::PersistUsage() {
     MutexLock g(&mu_);
     for (const auto& [key, meta] : collections_) {
       bool moved = meta->id_index_accesses.load(std::memory_order_relaxed) !=
-                   meta->id_index_persisted_accesses.load(std::memory_order_relaxed);
+                       meta->id_index_persisted_accesses.load(std::memory_order_relaxed) ||
+                   meta->statistics->ChangedSincePersisted();
       for (const auto& index : *meta->indexes()) moved = moved || index->UsageChanged();
       if (moved) changed.push_back(meta);
     }
@@ -737,10 +796,7 @@ Status Catalog::Rename(std::string_view db, std::string_view from, std::string_v
   renamed->id_index_since_ms = old->id_index_since_ms;
   renamed->id_index_accesses.store(old->id_index_accesses.load(std::memory_order_relaxed),
                                    std::memory_order_relaxed);
-  for (size_t i = 0; i < CollectionMeta::kGrowthThresholds; ++i) {
-    renamed->growth_warnings[i].store(old->growth_warnings[i].load(std::memory_order_relaxed),
-                                      std::memory_order_relaxed);
-  }
+  renamed->statistics = old->statistics;  // shared: see CollectionMeta::statistics
   // And its options, and a capped collection its order and writers' state.
   renamed->set_options(old->options());
   renamed->capped_order_id = old->capped_order_id;

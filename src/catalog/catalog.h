@@ -21,6 +21,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "catalog/query_stats.h"
+#include "catalog/collection_statistics.h"
 #include "common/mutex.h"
 #include "index/index_descriptor.h"
 #include "query/match_expression.h"
@@ -135,11 +136,12 @@ struct CollectionMeta {
     options_ = std::move(options);
   }
 
-  // Growth warnings (store/write_ops.h WatchGrowth): writes that made a
-  // document reach 50% / 90% of the 16 MiB limit, or one of its arrays 250 /
-  // 1,000 / 10,000 elements, in that order; collStats' growthWarnings.
-  static constexpr size_t kGrowthThresholds = 5;
-  mutable std::atomic<int64_t> growth_warnings[kGrowthThresholds] = {};
+  // What the store records of the collection's writes (growth warnings,
+  // document sizes, array lengths: catalog/collection_statistics.h),
+  // persisted with the entry ("statistics"). Shared by the metas of a
+  // rename, so that a write or transaction committing under the old name
+  // lands in the same figures.
+  std::shared_ptr<CollectionStatistics> statistics = std::make_shared<CollectionStatistics>();
 
   // Uses of the _id_ index by query plans ($indexStats), and since when;
   // persisted with the entry ("idIndexUsage") as the other indexes' are.
@@ -214,10 +216,15 @@ class Catalog : public EngineAttachment {
   // Reads the persisted catalog. Called once, at open.
   Status Load();
   // Writes the entries of the collections whose index usage counters
-  // ($indexStats) moved since their entry was last written, and the query
-  // statistics: the client calls it when it closes, so that the counts
-  // survive restarts.
+  // ($indexStats) or write statistics (CollectionMeta::statistics) moved
+  // since their entry was last written, and the query statistics: the
+  // client calls it when it closes, so that they survive restarts.
   Status PersistUsage();
+  // The engine is closing, no operation runs: the last PersistUsage, then
+  // the mark that every entry's statistics hold every write, as the last
+  // write (the next Load takes any later write, such as one lost by a
+  // crash, for a sign that the document sizes are unknown).
+  void BeforeClose() override;
 
   // The collection, or nullptr when it does not exist.
   std::shared_ptr<CollectionMeta> Find(std::string_view db, std::string_view name) const;
@@ -275,6 +282,9 @@ class Catalog : public EngineAttachment {
   Status ReclaimUnownedPrefixes() ABSL_LOCKS_EXCLUDED(mu_);
   // Adds one persisted collection entry (Load's step).
   Status LoadEntry(std::string_view value) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_, id_mu_);
+  // Decides, after the entries are loaded, whether each collection's
+  // document sizes are known (collection_statistics.h; Load's last step).
+  Status SettleStatistics() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   StatusOr<std::shared_ptr<CollectionMeta>> GetOrCreateLocked(
       std::string_view db, std::string_view name, bool* created,
       const CollectionOptions* options = nullptr) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -258,6 +258,24 @@ void AppendWriteErrors(BsonBuilder* reply, const std::vector<WriteError>& errors
   reply->Close();
 }
 
+// rockdoc's own field of insert, update and findAndModify replies: the
+// growth warnings the writes raised (GrowthStatistics), one string each, at
+// most kMaxWriteWarnings and a line saying how many more. Drivers ignore a
+// field they do not know; the shell prints them.
+void AppendGrowthWarnings(BsonBuilder* reply, const std::vector<std::string>& warnings) {
+  if (warnings.empty()) return;
+  reply->OpenArray("warnings");
+  for (size_t i = 0; i < warnings.size() && i <= kMaxWriteWarnings; ++i) {
+    if (i == kMaxWriteWarnings) {
+      reply->AppendString("", "and " + std::to_string(warnings.size() - i) +
+                                  " more growth warning(s) (see the database's log)");
+      break;
+    }
+    reply->AppendString("", warnings[i]);
+  }
+  reply->Close();
+}
+
 // An array of documents field: insert's documents, update's updates ...
 Status DocumentArray(const Element& e, std::vector<Document>* out) {
   if (e.type() != BsonType::kArray) return WrongType(e, "type 'array'");
@@ -315,6 +333,7 @@ Status RunInsert(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
   ROCKDOC_RETURN_IF_ERROR(CommandLevelError(result.write_errors));
   reply->AppendInt32("n", static_cast<int32_t>(result.inserted_count()));
   AppendWriteErrors(reply, result.write_errors);
+  AppendGrowthWarnings(reply, result.warnings);
   return Status::OK();
 }
 
@@ -427,6 +446,7 @@ Status RunUpdate(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
   Collection coll = ctx.database().GetCollection(args.collection);
   int64_t n = 0, modified = 0;
   std::vector<WriteError> errors;
+  std::vector<std::string> warnings;
   BsonBuilder upserted;
   bool any_upserted = false;
   for (size_t i = 0; i < args.statements.size(); ++i) {
@@ -460,6 +480,7 @@ Status RunUpdate(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
     }
     n += r->matched_count;
     modified += r->modified_count;
+    for (std::string& w : r->warnings) warnings.push_back(std::move(w));
     if (r->upserted_id) {
       ++n;
       if (!any_upserted) upserted.OpenArray("upserted");
@@ -479,6 +500,7 @@ Status RunUpdate(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
     reply->AppendElement(*u.begin());
   }
   AppendWriteErrors(reply, errors);
+  AppendGrowthWarnings(reply, warnings);
   return Status::OK();
 }
 
@@ -638,6 +660,7 @@ Status RunFindAndModify(CommandContext& ctx, DocumentView cmd, BsonBuilder* repl
   ROCKDOC_RETURN_IF_ERROR(DecodeFindAndModify(cmd, &args));
   Collection coll = ctx.database().GetCollection(args.collection);
   std::optional<Document> value;
+  std::vector<std::string> warnings;
   reply->OpenDocument("lastErrorObject");
   if (args.remove) {
     ROCKDOC_ASSIGN_OR_RETURN(value, coll.FindOneAndDelete(args.query, args.options));
@@ -651,6 +674,7 @@ Status RunFindAndModify(CommandContext& ctx, DocumentView cmd, BsonBuilder* repl
     reply->AppendInt32("n", result.matched_count > 0 || result.upserted_id ? 1 : 0);
     reply->AppendBool("updatedExisting", result.matched_count > 0);
     if (result.upserted_id) reply->AppendElementAs("upserted", result.upserted_id->element());
+    warnings = std::move(result.warnings);
   }
   reply->Close();
   if (value) {
@@ -658,6 +682,7 @@ Status RunFindAndModify(CommandContext& ctx, DocumentView cmd, BsonBuilder* repl
   } else {
     reply->AppendNull("value");
   }
+  AppendGrowthWarnings(reply, warnings);
   return Status::OK();
 }
 

@@ -57,9 +57,9 @@ StageState WriteStage::DryStep() {
   if (!s.ok()) return Fail(s);
   if (!found) return StageState::kNeedTime;
   Document current = Document::AdoptValidated(std::string(value_.view()));
-  int64_t count_delta = 0;
+  WriteDelta delta;
   size_t bytes = 0;
-  StatusOr<TargetOutcome> outcome = write_(nullptr, key, current, &count_delta, &bytes);
+  StatusOr<TargetOutcome> outcome = write_(nullptr, key, current, &delta, &bytes);
   if (!outcome.ok()) return Fail(outcome.status());
   if (*outcome != TargetOutcome::kNoMatch) ++counts_.matched;
   if (*outcome == TargetOutcome::kWritten) ++counts_.written;

@@ -2182,12 +2182,45 @@ void AppendStorageStats(const CollectionStats& stats, int64_t k, BsonBuilder* ou
   out->AppendInt32("scaleFactor", static_cast<int32_t>(k));
   // rockdoc's own: writes that made a document or an array cross a
   // threshold (CollectionStats; the schema advisor's growth warnings).
+  const GrowthStatistics& growth = stats.growth;
   out->OpenDocument("growthWarnings");
-  number("documentSize50Percent", stats.size_50_percent_warnings);
-  number("documentSize90Percent", stats.size_90_percent_warnings);
-  number("array250", stats.array_250_warnings);
-  number("array1000", stats.array_1000_warnings);
-  number("array10000", stats.array_10000_warnings);
+  number("documentSize50Percent", growth.size_50_percent_warnings);
+  number("documentSize90Percent", growth.size_90_percent_warnings);
+  number("array250", growth.array_250_warnings);
+  number("array1000", growth.array_1000_warnings);
+  number("array10000", growth.array_10000_warnings);
+  out->Close();
+  // And the distributions kept on write, in power-of-two buckets (not
+  // scaled: they are per document, as avgObjSize).
+  auto histogram = [&](const Log2Histogram& h, int64_t max) {
+    number("count", h.total());
+    number("p50", h.PercentileBound(50));
+    number("p90", h.PercentileBound(90));
+    number("max", max);
+    out->OpenArray("buckets");
+    for (size_t i = 0; i < h.counts.size(); ++i) {
+      if (h.counts[i] == 0) continue;
+      out->OpenDocument("");
+      number("min", i == 0 ? 0 : int64_t{1} << i);
+      number("max", (int64_t{2} << i) - 1);
+      number("count", h.counts[i]);
+      out->Close();
+    }
+    out->Close();
+  };
+  out->OpenDocument("documentSizes");
+  out->AppendBool("known", growth.document_sizes_known);
+  if (growth.document_sizes_known) {
+    histogram(growth.document_sizes, growth.document_sizes.MaxBound());
+  }
+  out->Close();
+  out->OpenArray("arrayLengths");
+  for (const ArrayLengths& a : growth.array_lengths) {
+    out->OpenDocument("");
+    out->AppendString("path", a.path);
+    histogram(a.lengths, a.max);
+    out->Close();
+  }
   out->Close();
 }
 

@@ -197,7 +197,7 @@ class Shell::Impl {
   }
 
   Status Init() {
-    auto client = Client::Open(options_.db_path);
+    auto client = Client::Open(options_.db_path, options_.client);
     if (!client.ok()) return client.status();
     client_ = std::move(client).value();
     state_.client = client_.get();

@@ -41,6 +41,8 @@ namespace rockdoc::shell {
 struct ShellOptions {
   // The database directory, created when missing.
   std::string db_path = "./rockdoc-data";
+  // How it is opened (Client::Open).
+  ClientOptions client;
   // The database `db` names at start.
   std::string initial_db = "test";
   // Print every shown result as relaxed Extended JSON, one value per line

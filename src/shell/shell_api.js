@@ -951,9 +951,16 @@
       hidden(this, '_session', session);
     }
     // Runs a command on this database, through its session when it has
-    // one. A failed command throws MongoServerError.
+    // one. A failed command throws MongoServerError. The growth warnings a
+    // write raised (rockdoc's `warnings` field of insert, update and
+    // findAndModify replies) go to the error stream, one line each, as
+    // mongosh prints a warning.
     _run(cmd) {
-      return this._session ? this._session._run(this._name, cmd) : native.runCommand(this._name, cmd);
+      const reply = this._session ? this._session._run(this._name, cmd) : native.runCommand(this._name, cmd);
+      if (reply !== null && typeof reply === 'object' && Array.isArray(reply.warnings)) {
+        for (const w of reply.warnings) native.writeErr(`Warning: ${w}\n`);
+      }
+      return reply;
     }
     getSession() { return this._session; }
     getName() { return this._name; }

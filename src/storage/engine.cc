@@ -446,6 +446,9 @@ Status Engine::Close() {
     for (EngineResource* r : resources_) r->ReleaseEngineResources();
     resources_.clear();
   }
+  if (attachment_ != nullptr && rocks_ != nullptr && rocks_->db != nullptr) {
+    attachment_->BeforeClose();
+  }
   closed_.store(true, std::memory_order_release);
   if (rocks_ == nullptr || rocks_->db == nullptr) {
     claim_.Release();
@@ -635,6 +638,8 @@ void Engine::LogWarning(std::string_view message) const {
   rocksdb::Log(rocksdb::InfoLogLevel::WARN_LEVEL, log, "[rockdoc] %.*s",
                static_cast<int>(message.size()), message.data());
 }
+
+uint64_t Engine::LatestSequenceNumber() const { return rocks_->db->GetLatestSequenceNumber(); }
 
 StatusOr<uint64_t> Engine::ApproximateSize(std::string_view begin, std::string_view end) const {
   auto use = Enter();

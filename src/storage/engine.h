@@ -61,6 +61,9 @@ size_t BlockCacheBytesForMemory(uint64_t memory_bytes);
 class EngineAttachment {
  public:
   virtual ~EngineAttachment() = default;
+  // Close() calls it once no operation runs any more (and the sessions'
+  // transactions are gone), while the database can still be written.
+  virtual void BeforeClose() {}
 };
 
 class Engine {
@@ -143,6 +146,10 @@ class Engine {
   // files (compressed, as on disk) and in memtables (not yet flushed).
   // RocksDB's estimate: cheap (no scan), coarse for small ranges.
   StatusOr<uint64_t> ApproximateSize(std::string_view begin, std::string_view end) const;
+  // The sequence number of the last write (every write, of any column
+  // family, by any version of rockdoc, takes the next one). Unchanged
+  // across a close and an open when nothing was written in between.
+  uint64_t LatestSequenceNumber() const;
   // Writes a warning line to the database's log (RocksDB's info log, the
   // LOG file in the directory), as MongoDB writes to its server log: a
   // write that a validator with validationAction "warn" let through.

@@ -98,6 +98,9 @@ inline constexpr char kCatalogCountPrefix = 'n';
 inline constexpr char kCatalogViewPrefix = 'v';
 inline constexpr char kQueryStatsPrefix = 'q';
 inline constexpr char kCatalogNextIdKey[] = "next_id";
+// Written by a clean close, after the collections' entries got all their
+// write statistics: the sequence number of that write (storage/README.md).
+inline constexpr char kCatalogStatisticsCleanKey[] = "statistics_clean";
 
 // The key of a collection's metadata entry.
 std::string CatalogMetaKey(std::string_view db, std::string_view name);

@@ -312,11 +312,17 @@ void KvTransaction::SetLockTimeout(int64_t ms) { Txn(txn_)->SetLockTimeout(ms); 
 
 Status KvTransaction::Commit() {
   unindexed_.clear();
-  return FromRocks(Txn(txn_)->Commit(), "commit");
+  std::vector<std::unique_ptr<CommitHook>> hooks = std::move(commit_hooks_);
+  commit_hooks_.clear();
+  for (const auto& hook : hooks) hook->BeforeCommit();
+  Status s = FromRocks(Txn(txn_)->Commit(), "commit");
+  for (const auto& hook : hooks) hook->AfterCommit(s.ok());
+  return s;
 }
 
 Status KvTransaction::Rollback() {
   unindexed_.clear();
+  commit_hooks_.clear();
   return FromRocks(Txn(txn_)->Rollback(), "roll back");
 }
 

@@ -201,6 +201,22 @@ class KvTransaction {
   Status Commit();
   Status Rollback();
 
+  // Work tied to this transaction's commit (the store's statistics, which
+  // count committed writes only): BeforeCommit runs just before the
+  // commit, AfterCommit just after it (`committed`: whether it succeeded).
+  // A transaction rolled back, or destroyed without committing, drops its
+  // hook unrun.
+  class CommitHook {
+   public:
+    virtual ~CommitHook() = default;
+    virtual void BeforeCommit() {}
+    virtual void AfterCommit(bool committed) = 0;
+  };
+  // Hooks run in the order added. A layer that adds work to a transaction
+  // more than once finds its own hook among them and adds to it.
+  void AddCommitHook(std::unique_ptr<CommitHook> hook) { commit_hooks_.push_back(std::move(hook)); }
+  const std::vector<std::unique_ptr<CommitHook>>& commit_hooks() const { return commit_hooks_; }
+
   // Bytes of keys and values written so far.
   size_t write_bytes() const;
 
@@ -223,6 +239,7 @@ class KvTransaction {
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
   };
   std::unordered_set<std::string, ViewHash, std::equal_to<>> unindexed_;
+  std::vector<std::unique_ptr<CommitHook>> commit_hooks_;
 };
 
 }  // namespace rockdoc::internal

@@ -16,10 +16,15 @@
 //   3. Catalog::mu_ (the map of collections; drop and rename hold it while
 //      they take 4 exclusively, so nothing waits on 3 while holding 4)
 //   4. CollectionMeta::mu (this guard)
-//   5. CollectionMeta::persist_mu (the collection's catalog entry writes)
+//   5. CollectionMeta::persist_mu (the collection's catalog entry writes);
+//      CollectionStatistics::commit_mu (shared by a writer around its
+//      commit while the collection's document sizes are unknown, also by a
+//      multi-document transaction's commit, which holds 2; exclusive only
+//      while Collection::Stats takes the snapshot it rebuilds them from,
+//      holding 1 alone). Several are taken in address order.
 //   6. IndexDescriptor::multikey_mu_, CollectionMeta::indexes_mu_,
-//      Catalog::id_mu_, Engine::resources_mu_: leaves, never held while
-//      taking another lock
+//      Catalog::id_mu_, Engine::resources_mu_, CollectionStatistics::mu_:
+//      leaves, never held while taking another lock
 // RocksDB's row locks (documents, unique index keys) come after all of
 // these: a thread may wait for a row lock while holding 1 and 4 (shared),
 // never while holding 3, 5 or 6. Row locks are taken in record-key order

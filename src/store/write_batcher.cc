@@ -70,10 +70,10 @@ Status WriteBatcher::ApplyOnce(const Change& change) {
     // Inside a multi-document transaction: no batches, no retries.
     ROCKDOC_RETURN_IF_ERROR(deadline_.Check());
     outer_->SetSavePoint();
-    int64_t count_delta = 0;
-    StatusOr<size_t> written = change(outer_, &count_delta);
+    WriteDelta delta;
+    StatusOr<size_t> written = change(outer_, &delta);
     if (written.ok() && *written > 0) {
-      pending_count_ += count_delta;
+      Keep(std::move(delta));
       ++pending_documents_;
       return outer_->PopSavePoint();
     }
@@ -100,11 +100,11 @@ Status WriteBatcher::ApplyOnce(const Change& change) {
           std::min(engine_.options().lock_timeout_ms, deadline_.RemainingMillis()));
     }
     txn_->SetSavePoint();
-    int64_t count_delta = 0;
-    StatusOr<size_t> written = change(txn_.get(), &count_delta);
+    WriteDelta delta;
+    StatusOr<size_t> written = change(txn_.get(), &delta);
     if (written.ok() && *written > 0) {
       ROCKDOC_RETURN_IF_ERROR(txn_->PopSavePoint());
-      pending_count_ += count_delta;
+      Keep(std::move(delta));
       pending_bytes_ += *written;
       if (++pending_documents_ >= kWriteBatchDocuments || pending_bytes_ >= kWriteBatchBytes) {
         return Commit();
@@ -124,7 +124,8 @@ Status WriteBatcher::ApplyOnce(const Change& change) {
       txn_.reset();
       txn_open_ = false;
       pending_documents_ = pending_bytes_ = 0;
-      pending_count_ = 0;
+      pending_.count = 0;
+      pending_.stats.Clear();
       return failure_;
     }
     if (written.ok()) return Status::OK();
@@ -141,9 +142,16 @@ Status WriteBatcher::ApplyOnce(const Change& change) {
 
 Status WriteBatcher::Commit() {
   ROCKDOC_RETURN_IF_ERROR(failure_);
+  if (pending_documents_ > 0 && !engine_.options().collect_statistics) {
+    // Written without statistics: the document sizes no longer hold.
+    meta_.statistics->MarkSizesUnknown();
+  }
   if (outer_ != nullptr) {
-    // The transaction's owner commits; the counts go in with it.
-    ROCKDOC_RETURN_IF_ERROR(AddToCount(outer_, meta_, &pending_count_));
+    // The transaction's owner commits; the counts go in with it, the
+    // statistics once it has.
+    ROCKDOC_RETURN_IF_ERROR(AddToCount(outer_, meta_, &pending_.count));
+    if (!pending_.stats.empty()) ApplyAtCommit(engine_, outer_, meta_, std::move(pending_.stats));
+    pending_.stats.Clear();
     pending_documents_ = 0;
     if (on_commit_) on_commit_();
     return Status::OK();
@@ -154,9 +162,15 @@ Status WriteBatcher::Commit() {
     // Nothing written (every change was rolled back): just let go.
     return txn_->Rollback().WithContext("end of a write");
   }
-  Status s = CommitWithCount(txn_.get(), meta_, &pending_count_);
+  Status s;
+  {
+    StatisticsCommit statistics(engine_, meta_, pending_.stats);
+    s = CommitWithCount(txn_.get(), meta_, &pending_.count);
+    if (s.ok()) statistics.Apply();
+  }
   pending_documents_ = pending_bytes_ = 0;
-  pending_count_ = 0;
+  pending_.count = 0;
+  pending_.stats.Clear();
   if (!s.ok()) {
     if (meta_.is_capped()) meta_.capped->loaded = false;
     txn_.reset();
@@ -167,16 +181,138 @@ Status WriteBatcher::Commit() {
   return Status::OK();
 }
 
+void WriteBatcher::Keep(WriteDelta&& delta) {
+  pending_.count += delta.count;
+  for (const GrowthWarning& w : delta.stats.warnings) {
+    if (warnings_.size() < kMaxWriteWarnings) {
+      warnings_.push_back(w.message);
+    } else {
+      ++more_warnings_;
+    }
+  }
+  pending_.stats.Merge(std::move(delta.stats));
+}
+
+std::vector<std::string> WriteBatcher::TakeWarnings() {
+  std::vector<std::string> out = std::move(warnings_);
+  warnings_.clear();
+  if (more_warnings_ > 0) {
+    out.push_back("and " + std::to_string(more_warnings_) + " more growth warning(s) in " +
+                  meta_.full_name() + " (see the database's log)");
+  }
+  more_warnings_ = 0;
+  return out;
+}
+
+namespace {
+
+// Applies a committed delta to `stats` and logs its warnings.
+void ApplyCommitted(const Engine& engine, CollectionStatistics& stats,
+                    const StatisticsDelta& delta) {
+  std::vector<int64_t> counts;
+  stats.Apply(delta, &counts);
+  for (size_t i = 0; i < delta.warnings.size() && i < counts.size(); ++i) {
+    const int64_t n = counts[i];
+    if (n > 10 && (n & (n - 1)) != 0) continue;
+    engine.LogWarning(delta.warnings[i].message + " (warning " + std::to_string(n) +
+                      " of this kind in this collection)");
+  }
+}
+
+// The commit hook of a multi-document transaction: the statistics of every
+// collection it wrote, applied once it commits.
+class StatisticsHook : public KvTransaction::CommitHook {
+ public:
+  explicit StatisticsHook(const Engine& engine) : engine_(engine) {}
+
+  void Add(const CollectionMeta& meta, StatisticsDelta delta) {
+    for (Pending& p : pending_) {
+      if (p.stats == meta.statistics) {
+        p.delta.Merge(std::move(delta));
+        return;
+      }
+    }
+    pending_.push_back({meta.statistics, std::move(delta), false});
+  }
+
+  // The commit locks of the statistics that need one, in one order (their
+  // addresses), so that two such commits never wait for each other.
+  void BeforeCommit() override ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    std::sort(pending_.begin(), pending_.end(),
+              [](const Pending& a, const Pending& b) { return a.stats.get() < b.stats.get(); });
+    for (Pending& p : pending_) {
+      if (p.delta.sizes_changed && !p.stats->sizes_known()) {
+        p.stats->commit_mu.ReaderLock();
+        p.locked = true;
+      }
+    }
+  }
+
+  void AfterCommit(bool committed) override ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    for (Pending& p : pending_) {
+      if (committed) ApplyCommitted(engine_, *p.stats, p.delta);
+      if (p.locked) p.stats->commit_mu.ReaderUnlock();
+      p.locked = false;
+    }
+  }
+
+ private:
+  struct Pending {
+    std::shared_ptr<CollectionStatistics> stats;
+    StatisticsDelta delta;
+    bool locked;
+  };
+  const Engine& engine_;
+  std::vector<Pending> pending_;
+};
+
+}  // namespace
+
+StatisticsCommit::StatisticsCommit(const Engine& engine, const CollectionMeta& meta,
+                                   const StatisticsDelta& delta)
+    ABSL_NO_THREAD_SAFETY_ANALYSIS : engine_(engine), meta_(meta), delta_(delta) {
+  // Only a size change can race a rebuild of the sizes, which only
+  // unknown sizes have.
+  if (delta_.sizes_changed && !meta_.statistics->sizes_known()) {
+    meta_.statistics->commit_mu.ReaderLock();
+    locked_ = true;
+  }
+}
+
+StatisticsCommit::~StatisticsCommit() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  if (locked_) meta_.statistics->commit_mu.ReaderUnlock();
+}
+
+void StatisticsCommit::Apply() {
+  if (!delta_.empty()) ApplyCommitted(engine_, *meta_.statistics, delta_);
+}
+
+void ApplyAtCommit(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
+                   StatisticsDelta delta) {
+  for (const auto& hook : txn->commit_hooks()) {
+    if (auto* mine = dynamic_cast<StatisticsHook*>(hook.get())) {
+      mine->Add(meta, std::move(delta));
+      return;
+    }
+  }
+  auto hook = std::make_unique<StatisticsHook>(engine);
+  hook->Add(meta, std::move(delta));
+  txn->AddCommitHook(std::move(hook));
+}
+
 Status InsertOneDocument(const Engine& engine, const CollectionMeta& meta, const Document& doc,
-                         const Deadline& deadline, KvTransaction* outer, bool bypass_validation) {
+                         const Deadline& deadline, KvTransaction* outer, bool bypass_validation,
+                         std::vector<std::string>* warnings) {
   WriteBatcher batch(engine, meta, deadline, {}, outer);
-  ROCKDOC_RETURN_IF_ERROR(
-      batch.Apply([&](KvTransaction* txn, int64_t* count_delta) -> StatusOr<size_t> {
-        ROCKDOC_RETURN_IF_ERROR(
-            InsertDocument(engine, txn, meta, doc, count_delta, bypass_validation));
-        return doc.size();
-      }));
-  return batch.Commit();
+  ROCKDOC_RETURN_IF_ERROR(batch.Apply([&](KvTransaction* txn, WriteDelta* delta) -> StatusOr<size_t> {
+    ROCKDOC_RETURN_IF_ERROR(InsertDocument(engine, txn, meta, doc, delta, bypass_validation));
+    return doc.size();
+  }));
+  ROCKDOC_RETURN_IF_ERROR(batch.Commit());
+  if (warnings != nullptr) {
+    for (std::string& w : batch.TakeWarnings()) warnings->push_back(std::move(w));
+  }
+  return Status::OK();
 }
 
 TargetWriteLoop::TargetWriteLoop(const Engine& engine, const CollectionMeta& meta,
@@ -200,14 +336,13 @@ void TargetWriteLoop::SetTargets(std::vector<WriteTarget> targets) {
 Status TargetWriteLoop::Step(TargetOutcome* outcome) {
   const WriteTarget& target = targets_[next_++];
   *outcome = TargetOutcome::kNoMatch;
-  Status s = batch_.Apply([&](KvTransaction* txn, int64_t* count_delta) -> StatusOr<size_t> {
+  Status s = batch_.Apply([&](KvTransaction* txn, WriteDelta* delta) -> StatusOr<size_t> {
     *outcome = TargetOutcome::kNoMatch;
     ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> current,
                              LockAndRead(txn, target.record_key));
     if (!current) return size_t{0};  // deleted since we looked
     size_t bytes = 0;
-    ROCKDOC_ASSIGN_OR_RETURN(*outcome,
-                             write_(txn, target.record_key, *current, count_delta, &bytes));
+    ROCKDOC_ASSIGN_OR_RETURN(*outcome, write_(txn, target.record_key, *current, delta, &bytes));
     return *outcome == TargetOutcome::kWritten ? std::max<size_t>(bytes, 1) : size_t{0};
   });
   if (!s.ok()) {

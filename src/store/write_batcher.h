@@ -20,6 +20,7 @@
 #include "rockdoc/status.h"
 #include "storage/engine.h"
 #include "storage/kv.h"
+#include "store/write_ops.h"
 
 namespace rockdoc::internal {
 
@@ -55,9 +56,10 @@ class WriteBatcher {
   static constexpr size_t kWriteBatchBytes = size_t{16} << 20;
 
   // One document's change inside `txn`: returns the bytes it wrote (0: it
-  // wrote nothing, and its locks are let go at once). Count changes go to
-  // *count_delta (see InsertDocument). Runs again after a write conflict.
-  using Change = std::function<StatusOr<size_t>(KvTransaction* txn, int64_t* count_delta)>;
+  // wrote nothing, and its locks are let go at once). Count and statistics
+  // changes go to *delta (see WriteDelta). Runs again after a write
+  // conflict.
+  using Change = std::function<StatusOr<size_t>(KvTransaction* txn, WriteDelta* delta)>;
 
   // `on_commit` runs after each successful commit: the changes made so far
   // (including one whose Apply has not returned yet) are now durable.
@@ -80,9 +82,16 @@ class WriteBatcher {
   // The error that ended the batch (a failed commit or rollback: its
   // pending documents are lost and nothing more can be written), or OK.
   const Status& failure() const { return failure_; }
+  // The growth warnings of the changes made so far (each change's as it
+  // is made; counted and logged only once committed): at most
+  // kMaxWriteWarnings, then a line saying how many more. Taken: the next
+  // call returns the ones raised since.
+  std::vector<std::string> TakeWarnings();
 
  private:
   Status ApplyOnce(const Change& change);
+  // Adds a document's changes, whose savepoint was released, to the batch.
+  void Keep(WriteDelta&& delta);
   void LockCapped();
   void UnlockCapped();
 
@@ -95,16 +104,46 @@ class WriteBatcher {
   bool txn_open_ = false;
   size_t pending_documents_ = 0;
   size_t pending_bytes_ = 0;
-  int64_t pending_count_ = 0;  // merged into the collection's count at commit
+  WriteDelta pending_;  // the count merged at commit, the statistics applied after
   Status failure_;
+  std::vector<std::string> warnings_;
+  size_t more_warnings_ = 0;  // past kMaxWriteWarnings
 };
+
+// Applies the statistics a transaction's writes gathered (WriteDelta::stats)
+// once it has committed, and logs their growth warnings (the first ten of
+// each kind, then every power of two: a bulk load of large documents does
+// not flood the log). For a commit of its own, the writer holds a
+// StatisticsCommit around it: it takes the statistics' commit lock when
+// they need it (CollectionStatistics::commit_mu), and Apply applies them
+// (unless the commit failed). Inside a multi-document transaction,
+// ApplyAtCommit hands them to the transaction's commit hook.
+class StatisticsCommit {
+ public:
+  StatisticsCommit(const Engine& engine, const CollectionMeta& meta, const StatisticsDelta& delta);
+  ~StatisticsCommit();
+  StatisticsCommit(const StatisticsCommit&) = delete;
+  StatisticsCommit& operator=(const StatisticsCommit&) = delete;
+  // The commit succeeded.
+  void Apply();
+
+ private:
+  const Engine& engine_;
+  const CollectionMeta& meta_;
+  const StatisticsDelta& delta_;
+  bool locked_ = false;
+};
+void ApplyAtCommit(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
+                   StatisticsDelta delta);
 
 // Inserts one prepared document (PrepareInsert) in its own transaction,
 // retried through write conflicts as WriteBatcher does.
-// Inside `outer` when not null (a multi-document transaction).
+// Inside `outer` when not null (a multi-document transaction). Its growth
+// warnings are appended to *warnings when not null.
 Status InsertOneDocument(const Engine& engine, const CollectionMeta& meta, const Document& doc,
                          const Deadline& deadline, KvTransaction* outer = nullptr,
-                         bool bypass_validation = false);
+                         bool bypass_validation = false,
+                         std::vector<std::string>* warnings = nullptr);
 
 enum class TargetOutcome { kNoMatch, kMatched, kWritten };
 
@@ -114,17 +153,20 @@ struct WriteCounts {
   int64_t targets = 0;  // what the plan found (before re-reading each)
   int64_t matched = 0;
   int64_t written = 0;
+  // The growth warnings of the writes (WriteBatcher::TakeWarnings); filled
+  // in by TargetWriteLoop::Finish.
+  std::vector<std::string> warnings;
 };
 
 // Changes one target: given the current version of the document at
 // `record_key` (locked inside `txn`), re-matches it and changes it inside
-// `txn`, adding count changes to *count_delta and the bytes written to
-// *bytes_written. With `txn` null it only says what it would do (explain).
-// It may be called again for the same target after a write conflict, so it
-// must not keep anything from an earlier call.
+// `txn`, adding count and statistics changes to *delta and the bytes
+// written to *bytes_written. With `txn` null it only says what it would do
+// (explain). It may be called again for the same target after a write
+// conflict, so it must not keep anything from an earlier call.
 using TargetWriter = std::function<StatusOr<TargetOutcome>(
-    KvTransaction* txn, std::string_view record_key, const Document& current,
-    int64_t* count_delta, size_t* bytes_written)>;
+    KvTransaction* txn, std::string_view record_key, const Document& current, WriteDelta* delta,
+    size_t* bytes_written)>;
 
 // The one write loop of updates and deletes (the UPDATE and DELETE stages
 // drive it): locks and re-reads each target (skipping one that is gone),
@@ -143,8 +185,13 @@ class TargetWriteLoop {
   bool done() const { return next_ >= targets_.size(); }
   // Writes the next target; *outcome says what happened to it.
   Status Step(TargetOutcome* outcome);
-  // Commits what is pending (after the last Step, or to stop early).
-  Status Finish() { return batch_.Commit(); }
+  // Commits what is pending (after the last Step, or to stop early), and
+  // hands over the writes' growth warnings (counts().warnings).
+  Status Finish() {
+    Status s = batch_.Commit();
+    for (std::string& w : batch_.TakeWarnings()) counts_.warnings.push_back(std::move(w));
+    return s;
+  }
   const WriteCounts& counts() const { return counts_; }
 
  private:

@@ -343,7 +343,7 @@ StatusOr<uint64_t> CappedSeqOf(KvTransaction* txn, const CollectionMeta& meta,
 // the oldest documents go while the collection is over its limits (never
 // the new one: its size was checked against the limit before).
 Status CappedInserted(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
-                      std::string_view record_key, DocumentView doc, int64_t* count_delta) {
+                      std::string_view record_key, DocumentView doc, WriteDelta* delta) {
   ROCKDOC_RETURN_IF_ERROR(LoadCappedState(txn, meta));
   CappedState& st = *meta.capped;
   const uint64_t seq = st.next_seq;
@@ -377,7 +377,7 @@ Status CappedInserted(const Engine& engine, KvTransaction* txn, const Collection
     st.oldest_seq = old_seq;
     ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> old_doc, LockAndRead(txn, old_key));
     if (old_doc) {
-      ROCKDOC_RETURN_IF_ERROR(DeleteDocument(engine, txn, meta, old_key, *old_doc, count_delta));
+      ROCKDOC_RETURN_IF_ERROR(DeleteDocument(engine, txn, meta, old_key, *old_doc, delta));
     } else {
       // An order entry whose document is gone: drop the entry alone.
       ROCKDOC_RETURN_IF_ERROR(
@@ -424,103 +424,200 @@ Status CappedResized(KvTransaction* txn, const CollectionMeta& meta, std::string
 
 }  // namespace
 
+// The generic iterator's step finds the key's end with strlen and the
+// value's size through three calls: on a $push to an array of 250
+// documents, counting that way was 7% of the update's instructions
+// (callgrind); this loop takes about a third of that.
+int64_t CountStoredElements(DocumentView array) {
+  const uint8_t* p = array.data() + 4;
+  const uint8_t* const end = array.data() + array.size() - 1;  // the terminator
+  int64_t n = 0;
+  while (p < end) {
+    const auto type = static_cast<BsonType>(*p++);
+    while (*p != 0) ++p;  // the key: "0", "1", ...
+    ++p;
+    switch (type) {
+      case BsonType::kUndefined:
+      case BsonType::kNull:
+      case BsonType::kMinKey:
+      case BsonType::kMaxKey:
+        break;
+      case BsonType::kBool:
+        p += 1;
+        break;
+      case BsonType::kInt32:
+        p += 4;
+        break;
+      case BsonType::kDouble:
+      case BsonType::kDateTime:
+      case BsonType::kTimestamp:
+      case BsonType::kInt64:
+        p += 8;
+        break;
+      case BsonType::kObjectId:
+        p += 12;
+        break;
+      case BsonType::kDecimal128:
+        p += 16;
+        break;
+      case BsonType::kString:
+      case BsonType::kCode:
+      case BsonType::kSymbol:
+        p += 4 + LoadLE<int32_t>(p);
+        break;
+      case BsonType::kDocument:
+      case BsonType::kArray:
+      case BsonType::kCodeWithScope:
+        p += LoadLE<int32_t>(p);
+        break;
+      case BsonType::kBinary:
+        p += 5 + LoadLE<int32_t>(p);
+        break;
+      case BsonType::kDbPointer:
+        p += 4 + LoadLE<int32_t>(p) + 12;
+        break;
+      case BsonType::kRegex:
+        while (*p != 0) ++p;  // the pattern
+        ++p;
+        while (*p != 0) ++p;  // the options
+        ++p;
+        break;
+      default:  // not in a validated document
+        return -1;
+    }
+    ++n;
+  }
+  return n;
+}
+
 namespace {
 
-// ---- Growth warnings ----
+// ---- Statistics: growth warnings, document sizes, array lengths ----
+// (catalog/collection_statistics.h; applied when the write commits.)
 
 constexpr int64_t kMaxDocumentBytes = int64_t{16} << 20;
 constexpr int64_t kSizeThresholds[] = {kMaxDocumentBytes / 2, kMaxDocumentBytes / 10 * 9};
 constexpr int64_t kArrayThresholds[] = {250, 1000, 10000};
+static_assert(std::size(kSizeThresholds) + std::size(kArrayThresholds) == kGrowthThresholds);
 // The smallest document that can hold an array of 250 elements: each takes
 // at least a type byte, a key of one digit and its NUL.
 constexpr size_t kMinBytesForLargeArray = 250 * 3;
+// Arrays this long or longer have their length recorded (per path).
+constexpr int64_t kRecordedArrayLength = 16;
 
-// The longest array of `doc` and of its embedded documents; with `path`,
-// also where it is ("a.b"), built only then: without it, the cheap first
-// look of every write that grows a document large enough to hold one.
-// Arrays inside array elements are not looked at: the elements are only
-// counted (a walk of every element's fields made the $push of a
-// 1,000-element array of documents 29% slower); the advisor's sample
-// covers those.
-int64_t LongestArray(DocumentView doc, std::string* path = nullptr,
-                     const std::string& prefix = std::string(), int depth = 0) {
+// The arrays of a document and of its embedded documents: the longest,
+// and (with `arrays`) every one of kRecordedArrayLength elements or more,
+// by path ("a.b"), with the longest one's path. Arrays inside array
+// elements are not looked at: the elements are only counted (a walk of
+// every element's fields made the $push of a 1,000-element array of
+// documents 29% slower); the advisor's sample covers those.
+struct ArrayWalk {
+  std::vector<StatisticsDelta::ArrayLength>* arrays = nullptr;  // null: the longest alone
   int64_t longest = 0;
-  if (depth > 100) return 0;
+  std::string longest_path;  // with `arrays`
+  std::string path;          // scratch: the path being walked
+};
+
+void WalkArrays(DocumentView doc, ArrayWalk* w, int depth = 0) {
+  if (depth > 100) return;
   for (Element e : doc) {
     if (!e.IsDocument() && !e.IsArray()) continue;
-    std::string here;
-    if (path != nullptr) here = prefix.empty() ? std::string(e.key()) : prefix + "." + std::string(e.key());
-    int64_t n = 0;
-    std::string inner;
+    const size_t parent = w->path.size();
+    if (w->arrays != nullptr) {
+      if (parent != 0) w->path += '.';
+      w->path += e.key();
+    }
     if (e.IsDocument()) {
-      n = LongestArray(e.Document(), path != nullptr ? &inner : nullptr, here, depth + 1);
+      WalkArrays(e.Document(), w, depth + 1);
     } else {
-      for (auto it = e.Array().begin(), end = e.Array().end(); it != end; ++it) ++n;
-      inner = std::move(here);
+      int64_t n = CountStoredElements(e.Array());
+      if (n < 0) {  // cannot be (stored documents are valid): count the slow way
+        n = 0;
+        for (auto it = e.Array().begin(), end = e.Array().end(); it != end; ++it) ++n;
+      }
+      if (w->arrays != nullptr && n >= kRecordedArrayLength) w->arrays->push_back({w->path, n});
+      if (n > w->longest) {
+        w->longest = n;
+        if (w->arrays != nullptr) w->longest_path = w->path;
+      }
     }
-    if (n > longest) {
-      longest = n;
-      if (path != nullptr) *path = std::move(inner);
-    }
+    w->path.resize(parent);
   }
-  return longest;
 }
 
-void Warn(const Engine& engine, const CollectionMeta& meta, size_t which, DocumentView doc,
-          const std::string& what) {
-  const int64_t count = meta.growth_warnings[which].fetch_add(1, std::memory_order_relaxed) + 1;
-  // The first ten of each kind, then every power of two: a bulk load of
-  // large documents does not flood the log.
-  if (count > 10 && (count & (count - 1)) != 0) return;
+// One growth warning: "document growth in db.c: the document {"_id": 1}
+// <what>; ..." (the log adds how many of its kind there have been).
+void Warn(const CollectionMeta& meta, size_t kind, DocumentView doc, const std::string& what,
+          StatisticsDelta* stats) {
   Element id = *doc.begin();
   BsonBuilder b;
   b.AppendElement(id);
-  engine.LogWarning("document growth in " + meta.full_name() + ": the document " +
-                    ToJson(std::move(b).Build()) + " " + what + " (warning " +
-                    std::to_string(count) + " of this kind; the schema advisor, rockdoc-advise, "
-                    "says what to do)");
+  stats->warnings.push_back(
+      {kind, "document growth in " + meta.full_name() + ": the document " +
+                 ToJson(std::move(b).Build()) + " " + what +
+                 "; the schema advisor (rockdoc-advise, or db.advise() in the shell) says what "
+                 "to do"});
 }
 
-// A write that makes `new_doc` reach a threshold the old document (none for
-// an insert) was under: its size 50% or 90% of the 16 MiB limit, its
-// longest array 250, 1,000 or 10,000 elements (one warning per write, the
-// highest array threshold crossed).
-void WatchGrowth(const Engine& engine, const CollectionMeta& meta, const DocumentView* old_doc,
-                 DocumentView new_doc) {
+// What a write that makes `new_doc` of the old document (none for an
+// insert) changes in the statistics:
+//  - its size's bucket, and the old one's, when they differ;
+//  - growth warnings, when it reaches a threshold the old document was
+//    under: its size 50% or 90% of the 16 MiB limit, its longest array 250,
+//    1,000 or 10,000 elements (one warning per write, the highest array
+//    threshold crossed);
+//  - the lengths of its arrays of 16 elements or more, when it grows a
+//    document of 750 bytes or more.
+// Nothing with ClientOptions::collect_statistics off.
+void WatchWrite(const Engine& engine, const CollectionMeta& meta, const DocumentView* old_doc,
+                DocumentView new_doc, StatisticsDelta* stats) {
+  if (!engine.options().collect_statistics) return;
   const int64_t size = static_cast<int64_t>(new_doc.size());
   const int64_t old_size = old_doc != nullptr ? static_cast<int64_t>(old_doc->size()) : 0;
+  if (old_doc == nullptr) {
+    stats->AddSize(size, 1);
+  } else if (Log2Bucket(size) != Log2Bucket(old_size)) {
+    stats->AddSize(old_size, -1);
+    stats->AddSize(size, 1);
+  }
   for (size_t i = 0; i < std::size(kSizeThresholds); ++i) {
     if (size >= kSizeThresholds[i] && old_size < kSizeThresholds[i]) {
-      Warn(engine, meta, i, new_doc,
-           "reached " + std::to_string(size) + " bytes, " + std::to_string(size * 100 / kMaxDocumentBytes) +
-               "% of the 16 MiB document limit");
+      Warn(meta, i, new_doc,
+           "reached " + std::to_string(size) + " bytes, " +
+               std::to_string(size * 100 / kMaxDocumentBytes) + "% of the 16 MiB document limit",
+           stats);
     }
   }
-  // Arrays: the document's longest array, before and after (two walks
-  // without allocation, and none for a document too small to hold 250
-  // elements); its path is looked up only when it crossed a threshold.
-  // An array that reaches a threshold grows its document: a write that
-  // does not (an $inc, a $push that $slice keeps at its length, a $set of
-  // a value of the same size) is not walked at all.
+  // Arrays: a walk of the new document (counting elements, without
+  // allocating but for the paths of long arrays), and of the old one only
+  // when the new one's longest array reached a threshold, and none for a
+  // document too small to hold 250 elements. An array that grows grows its
+  // document: a write that does not (an $inc, a $push that $slice keeps at
+  // its length, a $set of a value of the same size) is not walked at all.
   if (new_doc.size() < kMinBytesForLargeArray || size <= old_size) return;
-  const int64_t longest = LongestArray(new_doc);
+  ArrayWalk walk;
+  walk.arrays = &stats->arrays;
+  WalkArrays(new_doc, &walk);
+  const int64_t longest = walk.longest;
   if (longest < kArrayThresholds[0]) return;
-  const int64_t was = old_doc != nullptr && old_doc->size() >= kMinBytesForLargeArray
-                          ? LongestArray(*old_doc)
-                          : 0;
+  int64_t was = 0;
+  if (old_doc != nullptr && old_doc->size() >= kMinBytesForLargeArray) {
+    ArrayWalk old_walk;
+    WalkArrays(*old_doc, &old_walk);
+    was = old_walk.longest;
+  }
   for (size_t t = std::size(kArrayThresholds); t-- > 0;) {  // the highest threshold crossed
     if (longest < kArrayThresholds[t] || was >= kArrayThresholds[t]) continue;
-    std::string path;
-    LongestArray(new_doc, &path);
-    Warn(engine, meta, std::size(kSizeThresholds) + t, new_doc,
-         "has an array '" + path + "' of " + std::to_string(longest) + " elements (" +
-             std::to_string(kArrayThresholds[t]) + " or more)");
+    Warn(meta, std::size(kSizeThresholds) + t, new_doc,
+         "has an array '" + walk.longest_path + "' of " + std::to_string(longest) +
+             " elements (" + std::to_string(kArrayThresholds[t]) + " or more)",
+         stats);
     return;  // one array warning per write
   }
 }
 
 Status InsertUnwatched(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
-                       DocumentView doc, int64_t* count_delta, bool bypass_validation);
+                       DocumentView doc, WriteDelta* delta, bool bypass_validation);
 Status ReplaceUnwatched(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
                         std::string_view key, DocumentView old_doc, DocumentView new_doc,
                         bool bypass_validation);
@@ -528,24 +625,24 @@ Status ReplaceUnwatched(const Engine& engine, KvTransaction* txn, const Collecti
 }  // namespace
 
 Status InsertDocument(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
-                      DocumentView doc, int64_t* count_delta, bool bypass_validation) {
-  Status s = InsertUnwatched(engine, txn, meta, doc, count_delta, bypass_validation);
-  if (s.ok()) WatchGrowth(engine, meta, nullptr, doc);
+                      DocumentView doc, WriteDelta* delta, bool bypass_validation) {
+  Status s = InsertUnwatched(engine, txn, meta, doc, delta, bypass_validation);
+  if (s.ok()) WatchWrite(engine, meta, nullptr, doc, &delta->stats);
   return s;
 }
 
 Status ReplaceDocument(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
                        std::string_view key, DocumentView old_doc, DocumentView new_doc,
-                       bool bypass_validation) {
+                       WriteDelta* delta, bool bypass_validation) {
   Status s = ReplaceUnwatched(engine, txn, meta, key, old_doc, new_doc, bypass_validation);
-  if (s.ok()) WatchGrowth(engine, meta, &old_doc, new_doc);
+  if (s.ok()) WatchWrite(engine, meta, &old_doc, new_doc, &delta->stats);
   return s;
 }
 
 namespace {
 
 Status InsertUnwatched(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
-                       DocumentView doc, int64_t* count_delta, bool bypass_validation) {
+                       DocumentView doc, WriteDelta* delta, bool bypass_validation) {
   if (!bypass_validation) ROCKDOC_RETURN_IF_ERROR(CheckValidator(engine, meta, doc, nullptr));
   if (meta.is_capped() &&
       static_cast<int64_t>(doc.size()) > meta.options()->capped_size) {
@@ -589,13 +686,10 @@ Status InsertUnwatched(const Engine& engine, KvTransaction* txn, const Collectio
     }
   }
   if (meta.is_capped()) {
-    ROCKDOC_RETURN_IF_ERROR(CappedInserted(engine, txn, meta, key, doc, count_delta));
+    ROCKDOC_RETURN_IF_ERROR(CappedInserted(engine, txn, meta, key, doc, delta));
   }
-  if (count_delta != nullptr) {
-    ++*count_delta;
-    return Status::OK();
-  }
-  return txn->MergeUntracked(KeySpace::kCatalog, CountKey(meta.id), CountDelta(1));
+  ++delta->count;
+  return Status::OK();
 }
 
 Status ReplaceUnwatched(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
@@ -664,8 +758,8 @@ Status ReplaceUnwatched(const Engine& engine, KvTransaction* txn, const Collecti
 
 }  // namespace
 
-Status DeleteDocument(const Engine& /*engine*/, KvTransaction* txn, const CollectionMeta& meta,
-                      std::string_view key, DocumentView old_doc, int64_t* count_delta) {
+Status DeleteDocument(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
+                      std::string_view key, DocumentView old_doc, WriteDelta* delta) {
   if (meta.is_capped()) ROCKDOC_RETURN_IF_ERROR(CappedRemoved(txn, meta, key, old_doc));
   std::shared_ptr<const IndexSet> indexes = meta.indexes();
   DocumentIndexKeys old_keys;
@@ -678,11 +772,11 @@ Status DeleteDocument(const Engine& /*engine*/, KvTransaction* txn, const Collec
       ROCKDOC_RETURN_IF_ERROR(DeleteEntry(txn, *indexes->all()[i], k, id_key));
     }
   }
-  if (count_delta != nullptr) {
-    --*count_delta;
-    return Status::OK();
+  --delta->count;
+  if (engine.options().collect_statistics) {
+    delta->stats.AddSize(static_cast<int64_t>(old_doc.size()), -1);
   }
-  return txn->MergeUntracked(KeySpace::kCatalog, CountKey(meta.id), CountDelta(-1));
+  return Status::OK();
 }
 
 StatusOr<std::optional<Document>> LockAndRead(KvTransaction* txn, std::string_view key) {

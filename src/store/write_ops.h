@@ -36,28 +36,43 @@ Status CheckIdValue(const Element& id);
 Status DuplicateKeyError(const CollectionMeta& meta, std::string_view index_name,
                          DocumentView key_pattern_values);
 
+// The elements of `array` (or of a document: its fields), counted by
+// skipping each in place; `array` must be valid BSON (a stored document's).
+// -1 on a type byte no valid BSON has.
+int64_t CountStoredElements(DocumentView array);
+
 // The RocksDB key of the document whose _id is `id`.
 std::string DocumentKey(const CollectionMeta& meta, const Element& id);
 
-// Within `txn`: inserts `doc` (prepared) unless its _id exists (DuplicateKey).
-//
-// The collection's count goes up by one through a merge in `txn`; or, when
-// `count_delta` is given, in *count_delta, for CommitWithCount to write once.
-// Multi-document writes must use the latter: every Merge of the same key in
-// a transaction's indexed batch walks all the earlier ones, so one merge per
-// document makes a batch of n documents cost O(n^2) (it was 70% of the time
-// of an InsertMany of 1,000 small documents).
+// What writing documents changes besides their keys, gathered per document
+// and per batch by the writer (store/write_batcher.h) and written or applied
+// when the transaction commits:
+//  - `count`: the collection's document count, merged once per batch
+//    (AddToCount). One merge per document would not do: every Merge of the
+//    same key in a transaction's indexed batch walks all the earlier ones,
+//    so a batch of n documents would cost O(n^2) (it was 70% of the time of
+//    an InsertMany of 1,000 small documents).
+//  - `stats`: the collection's statistics (growth warnings, document sizes,
+//    array lengths: catalog/collection_statistics.h), applied once the
+//    transaction has committed (store/write_batcher.h), when
+//    ClientOptions::collect_statistics is on.
+struct WriteDelta {
+  int64_t count = 0;
+  StatisticsDelta stats;
+};
+
+// Within `txn`: inserts `doc` (prepared) unless its _id exists (DuplicateKey);
+// the count and statistics changes go to *delta.
 //
 // The collection's validator is applied (see CheckValidator) unless
 // `bypass_validation` (bypassDocumentValidation).
 Status InsertDocument(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
-                      DocumentView doc, int64_t* count_delta = nullptr,
-                      bool bypass_validation = false);
+                      DocumentView doc, WriteDelta* delta, bool bypass_validation = false);
 // Within `txn`: replaces the stored `old_doc` at `key` by `new_doc` (same
 // _id), after the validator's check as for InsertDocument.
-Status ReplaceDocument(const Engine& engine, KvTransaction* txn,
-                       const CollectionMeta& meta, std::string_view key, DocumentView old_doc,
-                       DocumentView new_doc, bool bypass_validation = false);
+Status ReplaceDocument(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
+                       std::string_view key, DocumentView old_doc, DocumentView new_doc,
+                       WriteDelta* delta, bool bypass_validation = false);
 
 // The collection validator's verdict on `doc`, about to be stored, with
 // MongoDB's rules: nothing to check without a validator or with
@@ -68,10 +83,10 @@ Status ReplaceDocument(const Engine& engine, KvTransaction* txn,
 // validationAction "warn", a line in the database's log and OK.
 Status CheckValidator(const Engine& engine, const CollectionMeta& meta, DocumentView doc,
                       const DocumentView* old_doc);
-// Within `txn`: deletes the stored `old_doc` at `key`.
-// `count_delta` as for InsertDocument.
+// Within `txn`: deletes the stored `old_doc` at `key`. `delta` as for
+// InsertDocument.
 Status DeleteDocument(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
-                      std::string_view key, DocumentView old_doc, int64_t* count_delta = nullptr);
+                      std::string_view key, DocumentView old_doc, WriteDelta* delta);
 
 // Whether the index keeps one entry per key value (its entry key holds no
 // record id): a second document with the value is a DuplicateKey.
@@ -92,7 +107,8 @@ StatusOr<std::optional<Document>> LockAndRead(KvTransaction* txn, std::string_vi
 Status ValidateIndexes(const CollectionMeta& meta, const ReadView& view, ValidateResult* result);
 
 // Merges *count_delta (the count changes gathered by InsertDocument and
-// DeleteDocument) into `meta`'s count inside `txn`, and zeroes it.
+// DeleteDocument: WriteDelta::count) into `meta`'s count inside `txn`, and
+// zeroes it.
 Status AddToCount(KvTransaction* txn, const CollectionMeta& meta, int64_t* count_delta);
 // AddToCount, then commits.
 Status CommitWithCount(KvTransaction* txn, const CollectionMeta& meta, int64_t* count_delta);

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "rockdoc/advisor.h"
@@ -340,8 +341,10 @@ class Examiner {
       ++report_->documents_examined;
     }
     ROCKDOC_RETURN_IF_ERROR(cursor->status());
+    const size_t first_finding = report_->findings.size();
     for (auto& [path, stats] : arrays) LargeArray(ns, path, &stats, sizes.count());
     Bloated(ns, &sizes);
+    ROCKDOC_RETURN_IF_ERROR(FromGrowthStatistics(coll, ns, arrays, sizes.count(), first_finding));
     ROCKDOC_ASSIGN_OR_RETURN(std::vector<Document> indexes, coll.ListIndexes());
     Indexes(ns, indexes);
     CollectionFacts& facts = facts_[ns];
@@ -402,13 +405,7 @@ class Examiner {
 
   void LargeArray(const std::string& ns, const std::string& path, ArrayStats* s, int64_t docs) {
     if (s->large == 0) return;
-    // Compass counts arrays of documents, ObjectIds (references) and strings.
-    int64_t counted = 0, all = 0;
-    for (const auto& [kind, n] : s->element_types) {
-      all += n;
-      if (kind == "document" || kind == "objectId" || kind == "string") counted += n;
-    }
-    if (counted * 2 < all) return;  // mostly numbers or nested arrays
+    if (MostlyUncounted(*s)) return;  // mostly numbers or nested arrays
     Finding f;
     f.rule = "large-array";
     f.severity = s->lengths.max() >= kHugeArray ? Severity::kCritical : Severity::kWarning;
@@ -463,6 +460,132 @@ class Examiner {
         "their own, read only where they are needed; keep the fields the hot queries return in the "
         "main document.";
     f.lab_scenario = "bloated-documents";
+    report_->findings.push_back(std::move(f));
+  }
+
+  // ---- What the store recorded of the writes (GrowthStatistics) ----
+  // The advisor's sample sees the documents as they are; the statistics
+  // kept on write see how they got there, over every write since the
+  // collection was created (or since statistics were on), and cost no read.
+
+  // Adds the statistics' evidence to this collection's large-array and
+  // bloated-documents findings (those from findings[first] on), and a
+  // large-array finding for each array path that writes have grown to 250
+  // elements or more but the sample does not show so.
+  Status FromGrowthStatistics(const Collection& coll, const std::string& ns,
+                              const std::map<std::string, ArrayStats>& sampled,
+                              int64_t documents_examined, size_t first) {
+    StatusOr<GrowthStatistics> growth = coll.GrowthStats();
+    if (!growth.ok() && growth.status().code() == ErrorCode::kNamespaceNotFound) {
+      return Status::OK();  // dropped meanwhile
+    }
+    ROCKDOC_RETURN_IF_ERROR(growth.status());
+    std::set<std::string> reported;
+    for (size_t i = first; i < report_->findings.size(); ++i) {
+      Finding& f = report_->findings[i];
+      if (f.rule == "large-array") {
+        const std::string path(f.evidence.Get("path").String());
+        reported.insert(path);
+        f.evidence = WithArrayGrowth(f.evidence, *growth, path);
+      } else if (f.rule == "bloated-documents") {
+        f.evidence = WithSizeGrowth(f.evidence, *growth);
+      }
+    }
+    for (const ArrayLengths& a : growth->array_lengths) {
+      if (a.max < kLargeArray || reported.count(a.path) != 0) continue;
+      auto seen = sampled.find(a.path);
+      if (seen != sampled.end() && MostlyUncounted(seen->second)) continue;  // numbers: see LargeArray
+      GrowingArray(ns, a, *growth, seen != sampled.end(), documents_examined);
+    }
+    return Status::OK();
+  }
+
+  // Compass' rule counts arrays of documents, ObjectIds and strings: true
+  // when the sample saw mostly other elements at the path.
+  static bool MostlyUncounted(const ArrayStats& s) {
+    int64_t counted = 0, all = 0;
+    for (const auto& [kind, n] : s.element_types) {
+      all += n;
+      if (kind == "document" || kind == "objectId" || kind == "string") counted += n;
+    }
+    return all > 0 && counted * 2 < all;
+  }
+
+  static void AppendHistogram(BsonBuilder* b, const Log2Histogram& h) {
+    b->AppendInt64("count", h.total())
+        .AppendInt64("p50AtMost", h.PercentileBound(50))
+        .AppendInt64("p90AtMost", h.PercentileBound(90));
+  }
+
+  // {..., inWrites: {count, p50AtMost, p90AtMost, max}, growthWarnings:
+  // {array250, array1000, array10000}}: the lengths writes left at the path
+  // (power-of-two bounds; max exact) and the collection's array warnings.
+  static Document WithArrayGrowth(const Document& evidence, const GrowthStatistics& g,
+                                  const std::string& path) {
+    BsonBuilder b;
+    for (Element e : evidence) b.AppendElement(e);
+    for (const ArrayLengths& a : g.array_lengths) {
+      if (a.path != path) continue;
+      b.OpenDocument("inWrites");
+      AppendHistogram(&b, a.lengths);
+      b.AppendInt64("max", a.max).Close();
+    }
+    b.OpenDocument("growthWarnings")
+        .AppendInt64("array250", g.array_250_warnings)
+        .AppendInt64("array1000", g.array_1000_warnings)
+        .AppendInt64("array10000", g.array_10000_warnings)
+        .Close();
+    return std::move(b).Build();
+  }
+
+  // {..., allDocuments: {count, p50AtMost, p90AtMost, maxAtMost},
+  // growthWarnings: {documentSize50Percent, documentSize90Percent}}: every
+  // document's size, when known, as power-of-two bounds.
+  static Document WithSizeGrowth(const Document& evidence, const GrowthStatistics& g) {
+    BsonBuilder b;
+    for (Element e : evidence) b.AppendElement(e);
+    if (g.document_sizes_known) {
+      b.OpenDocument("allDocuments");
+      AppendHistogram(&b, g.document_sizes);
+      b.AppendInt64("maxAtMost", g.document_sizes.MaxBound()).Close();
+    }
+    b.OpenDocument("growthWarnings")
+        .AppendInt64("documentSize50Percent", g.size_50_percent_warnings)
+        .AppendInt64("documentSize90Percent", g.size_90_percent_warnings)
+        .Close();
+    return std::move(b).Build();
+  }
+
+  // A growing array the sample missed: writes made it 250 elements or more
+  // (the documents may have shrunk since, or be too few to be sampled).
+  void GrowingArray(const std::string& ns, const ArrayLengths& a, const GrowthStatistics& g,
+                    bool sampled, int64_t documents_examined) {
+    Finding f;
+    f.rule = "large-array";
+    f.severity = a.max >= kHugeArray ? Severity::kCritical : Severity::kWarning;
+    f.ns = ns;
+    f.summary = "array '" + a.path + "' has grown to " + std::to_string(a.max) +
+                " elements in writes (growth statistics: " + std::to_string(a.lengths.total()) +
+                " writes seen), though " +
+                (sampled ? "none of the " + std::to_string(documents_examined) +
+                               " documents examined has " + std::to_string(kLargeArray) + " or more"
+                         : "the " + std::to_string(documents_examined) +
+                               " documents examined do not have it");
+    f.rule_of_thumb =
+        "Avoid unbounded arrays: an array that grows without limit makes every read and write of "
+        "its document slower and ends at the 16 MiB document limit.";
+    BsonBuilder e;
+    e.AppendString("path", a.path).AppendString("source", "growth statistics");
+    Document base = std::move(e).Build();
+    BsonBuilder rest;
+    for (Element el : WithArrayGrowth(base, g, a.path)) rest.AppendElement(el);
+    rest.AppendInt64("documentsExamined", documents_examined).AppendInt64("threshold", kLargeArray);
+    f.evidence = std::move(rest).Build();
+    f.remedy =
+        "Keep a bounded subset embedded (the most recent or most used, subset pattern) and the rest "
+        "in a collection of its own that references the parent (one-to-squillions); or bucket the "
+        "elements (bucket pattern); or move only the outliers out (outlier pattern).";
+    f.lab_scenario = "subset-reviews";
     report_->findings.push_back(std::move(f));
   }
 

@@ -68,9 +68,11 @@ StatusOr<std::unique_ptr<Client>> OpenClient(const std::string& dbpath, bool cre
   ClientOptions options;
   options.create_if_missing = create;
   options.ttl_monitor_period_ms = 0;  // a tool must not delete documents behind its reader
-  // A tool's reads and writes are not the application's workload: they
-  // leave the query statistics (and the advisor's evidence) as they were.
-  options.collect_statistics = false;
+  // The readers' reads (dump, export, the advisor's) are not the
+  // application's workload: they leave the query statistics (the advisor's
+  // evidence) as they were. The writers (restore, import) keep the
+  // statistics of what they write (document sizes, growth warnings).
+  options.collect_statistics = create;
   return Client::Open(dbpath, options);
 }
 
