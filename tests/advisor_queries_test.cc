@@ -251,6 +251,25 @@ TEST_F(AdvisorQueriesTest, LargeDocumentsReadNarrowly) {
   EXPECT_EQ(ToJson(r.findings[0].evidence.GetPath("narrowProjections.0").Document()), R"({"title": 1})");
 }
 
+// rockdoc-advise keeps no statistics of its own, but reads what the
+// clients before it kept: the growth warnings of the writes.
+TEST_F(AdvisorQueriesTest, TheProgramReadsTheGrowthStatisticsKeptBeforeIt) {
+  std::string json = "{\"_id\": 1, \"a\": [";
+  for (int i = 0; i < 300; ++i) json += (i ? ", \"x\"" : "\"x\"");
+  ASSERT_TRUE(Coll("c").InsertOne(Json(json + "]}")).ok());
+  ASSERT_TRUE(client_->Close().ok());
+  client_.reset();
+  const std::string db = dir_.Sub("db");
+  const char* argv[] = {"rockdoc-advise", db.c_str(), "--json"};
+  std::ostringstream o, e;
+  EXPECT_EQ(tools::AdviseMain(3, argv, o, e), 2) << e.str();
+  auto report = FromJson(o.str());
+  ASSERT_TRUE(report.ok()) << o.str();
+  EXPECT_EQ(report->GetPath("findings.0.rule").String(), "large-array");
+  EXPECT_EQ(report->GetPath("findings.0.evidence.growthWarnings.array250").NumberAsDouble(), 1);
+  Open();
+}
+
 TEST_F(AdvisorQueriesTest, StatisticsSurviveRestartsAndTheProgramLeavesThemAlone) {
   FillUsers();
   for (int i = 0; i < 3; ++i) Drain("users", "{\"age\": 1000}");

@@ -970,8 +970,9 @@ class Collection {
   StatusOr<CollectionStats> Stats() const;
   // What the store records of the collection's writes (GrowthStatistics),
   // from memory: no document is read, so unknown document sizes stay
-  // unknown (Stats() rebuilds them). All zero and unknown with
-  // collect_statistics off. NamespaceNotFound (26) when the collection does
+  // unknown (Stats() rebuilds them). With collect_statistics off, what the
+  // clients with them on recorded (this one's writes add nothing and make
+  // the sizes unknown). NamespaceNotFound (26) when the collection does
   // not exist.
   StatusOr<GrowthStatistics> GrowthStats() const;
 

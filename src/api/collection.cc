@@ -334,7 +334,8 @@ StatusOr<CollectionStats> Collection::Stats() const {
         !meta->statistics->sizes_known()) {
       ROCKDOC_RETURN_IF_ERROR(RebuildDocumentSizes(engine_, *meta, &stats, &counted));
     }
-    if (engine_->options().collect_statistics) stats.growth = meta->statistics->Snapshot();
+    // As kept (with statistics off: what clients with them on recorded).
+    stats.growth = meta->statistics->Snapshot();
   }
   if (counted) return stats;
   // MongoDB keeps the data size with the count; rockdoc sums it.
@@ -353,7 +354,8 @@ StatusOr<GrowthStatistics> Collection::GrowthStats() const {
   ROCKDOC_RETURN_IF_ERROR(use.status());
   ROCKDOC_ASSIGN_OR_RETURN(std::shared_ptr<CollectionMeta> meta,
                            StatsTarget(*engine_, db_name_, name_));
-  if (!engine_->options().collect_statistics) return GrowthStatistics();
+  // With statistics off, what the clients with them on recorded (the
+  // advisor reads them so: rockdoc-advise keeps none of its own).
   return meta->statistics->Snapshot();
 }
 
