@@ -3,6 +3,7 @@
 // report themselves, and nothing at level 0 or with statistics off.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,50 @@ TEST(ProfilerWritesTest, NothingWithStatisticsOff) {
   ASSERT_TRUE(db.SetProfilingLevel(0).ok());
   ASSERT_TRUE(db.GetCollection("t").UpdateMany(Json(R"({"a": 1})"), Json(R"({"$inc": {"b": 1}})")).ok());
   EXPECT_TRUE(ProfileOf(db).empty());
+}
+
+// A $lookup of a name no collection can have (a NUL byte) is recorded
+// without it, and the statistics persist and read back.
+TEST(ProfilerWritesTest, ALookupOfAnImpossibleNameIsNotAPartner) {
+  test::ScratchDir dir;
+  auto client = Client::Open(dir.Sub("db"));
+  ASSERT_TRUE(client.ok()) << client.status();
+  Collection c = (*client)->GetDatabase("app").GetCollection("t");
+  Fill(c);
+  BsonBuilder b;
+  b.OpenArray("p").OpenDocument("").OpenDocument("$lookup");
+  b.AppendString("from", std::string("a\0b", 3)).AppendString("localField", "a");
+  b.AppendString("foreignField", "_id").AppendString("as", "x");
+  b.Close().Close().Close();
+  const Document p = std::move(b).Build();
+  {
+    auto cursor = c.Aggregate(p.Get("p").Array());
+    if (cursor.ok()) {
+      while (cursor->Next()) {
+      }
+    }
+  }
+  ASSERT_TRUE((*client)->Close().ok());
+  auto again = Client::Open(dir.Sub("db"));
+  ASSERT_TRUE(again.ok()) << again.status();
+}
+
+// An aggregate's cursor may outlive its client and every handle: it is
+// recorded when it goes (the engine kept alive), without a crash.
+TEST(ProfilerWritesTest, AnAggregateCursorOutlivingItsClient) {
+  test::ScratchDir dir;
+  std::optional<Cursor> cursor;
+  {
+    auto client = Client::Open(dir.Sub("db"));
+    ASSERT_TRUE(client.ok()) << client.status();
+    Collection c = (*client)->GetDatabase("app").GetCollection("t");
+    Fill(c);
+    auto opened = c.Aggregate(Json(R"({"p": [{"$match": {"a": 1}}]})").Get("p").Array());
+    ASSERT_TRUE(opened.ok());
+    cursor.emplace(std::move(opened).value());
+    ASSERT_TRUE(cursor->Next());
+  }
+  cursor.reset();
 }
 
 }  // namespace

@@ -338,7 +338,9 @@ StatusOr<CollectionStats> Collection::Stats() const {
     stats.growth = meta->statistics->Snapshot();
   }
   if (counted) return stats;
-  // MongoDB keeps the data size with the count; rockdoc sums it.
+  // MongoDB keeps the data size with the count; rockdoc sums it (a scan of
+  // the command's own, not a query of the application's: not recorded).
+  internal::NestedReads unrecorded;
   ROCKDOC_ASSIGN_OR_RETURN(Cursor cursor, Find(Document()));
   while (cursor.Next()) {
     ++stats.count;

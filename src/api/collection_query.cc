@@ -484,7 +484,7 @@ StatusOr<Cursor> Collection::Aggregate(DocumentView pipeline,
     ROCKDOC_ASSIGN_OR_RETURN(source, internal::OpenPipeline(name_, pipeline, po, PipelineFind()));
   }
   const int64_t used = recorder != nullptr ? internal::MonotonicNanos() - start : 0;
-  return Cursor(internal::RecordedCursor(internal::PipelineCursor(std::move(source)),
+  return Cursor(internal::RecordedCursor(engine_, internal::PipelineCursor(std::move(source)),
                                          std::move(recorder), used));
 }
 

@@ -21,6 +21,21 @@ constexpr char kProfileCollection[] = "system.profile";
 // MongoDB's default system.profile: capped at 1 MiB.
 constexpr int64_t kProfileBytes = int64_t{1} << 20;
 
+// A profile entry's command; over 50 KB, MongoDB's {$truncated: text}
+// (its beginning as JSON), so that no entry outgrows system.profile.
+void AppendProfiledCommand(DocumentView command, BsonBuilder* b) {
+  constexpr size_t kMaxCommandBytes = 50 * 1024;
+  if (command.size() <= kMaxCommandBytes) {
+    b->AppendDocument("command", command);
+    return;
+  }
+  std::string text = ToJson(command);
+  if (text.size() > kMaxCommandBytes) text.resize(kMaxCommandBytes);
+  while (!text.empty() && (static_cast<uint8_t>(text.back()) & 0xC0) == 0x80) text.pop_back();
+  if (!text.empty() && static_cast<uint8_t>(text.back()) >= 0xC0) text.pop_back();
+  b->OpenDocument("command").AppendString("$truncated", text).Close();
+}
+
 }  // namespace
 
 QueryRecorder::QueryRecorder(const Engine& engine, std::string db, std::string coll,
@@ -161,19 +176,23 @@ void QueryRecorder::RecordIdRead(const Engine& engine, const std::string& db,
     return;
   }
   QueryRecorder r(engine, db, coll, "find");
+  r.caller_holds_use_ = true;
   r.id_value_ = id;
   // The shape of {_id: v} depends on v's type alone (a document's on its
   // keys too): its hash is computed once per type, not per read.
   static std::array<std::atomic<uint64_t>, 256> hash_of_type{};
   std::atomic<uint64_t>& cached = hash_of_type[static_cast<uint8_t>(id.type())];
   r.Prepare([&](BsonBuilder* out, ShapeTraits* traits) {
-    uint64_t h = id.type() == BsonType::kDocument ? 0 : cached.load(std::memory_order_relaxed);
+    // Arrays, regexes and documents shape by their contents too: not cached.
+    const bool cacheable = id.type() != BsonType::kDocument && id.type() != BsonType::kArray &&
+                           id.type() != BsonType::kRegex;
+    uint64_t h = cacheable ? cached.load(std::memory_order_relaxed) : 0;
     if (h != 0 && out == nullptr) {
       traits->id_lookup = id.type() != BsonType::kRegex;
       return h;
     }
     h = ShapeOfIdRead(id, out, traits);
-    if (id.type() != BsonType::kDocument) cached.store(h, std::memory_order_relaxed);
+    if (cacheable) cached.store(h, std::memory_order_relaxed);
     return h;
   }, /*build_now=*/false);
   if (r.catalog_->profiler().Active(db)) {
@@ -210,7 +229,11 @@ std::unique_ptr<QueryRecorder> QueryRecorder::ForPipeline(const Engine& engine,
     const Element spec = *stage.Document().begin();
     if ((spec.key() == "$lookup" || spec.key() == "$graphLookup") && spec.IsDocument()) {
       const Element from = spec.Document().Get("from");
-      if (from.type() == BsonType::kString) r->lookups_.emplace_back(from.String());
+      // A name no collection can have (a NUL byte...) is the pipeline's
+      // error, not a partner: it must never become a key of the entry.
+      if (from.type() == BsonType::kString && ValidateCollectionName(db, from.String()).ok()) {
+        r->lookups_.emplace_back(from.String());
+      }
     }
   }
   if (r->catalog_->profiler().Active(db)) {
@@ -260,8 +283,9 @@ void QueryRecorder::Finish(int64_t nanos, int64_t keys_examined, int64_t docs_ex
   const bool slow = run.micros >= slow_micros;
   if ((slow || command_) && run.plan_summary.empty()) run.plan_summary = summarize();
   // A cursor may end after its client closed: no log to write to then.
-  auto use = slow ? std::optional<Engine::Use>(engine_->Enter()) : std::nullopt;
-  if (use && use->status().ok()) {
+  // (findById records under its own use of the engine: no second one.)
+  auto use = slow && !caller_holds_use_ ? std::optional<Engine::Use>(engine_->Enter()) : std::nullopt;
+  if (slow && (caller_holds_use_ || (use && use->status().ok()))) {
     // As MongoDB logs slow operations at every level: here without the
     // values (the shape's hash names the query; $queryStats shows it).
     engine_->LogWarning("Slow query: " + id_.db + "." + id_.coll + " " + id_.command +
@@ -276,7 +300,7 @@ void QueryRecorder::Finish(int64_t nanos, int64_t keys_examined, int64_t docs_ex
     BsonBuilder b;
     b.AppendString("op", id_.command == "find" ? "query" : "command");
     b.AppendString("ns", id_.db + "." + id_.coll);
-    b.AppendDocument("command", *command_);
+    AppendProfiledCommand(*command_, &b);
     b.AppendInt64("keysExamined", run.keys_examined);
     b.AppendInt64("docsExamined", run.docs_examined);
     if (id_.command != "count") b.AppendInt64("nreturned", run.returned);
@@ -325,13 +349,14 @@ void RecordWrite(const Engine& engine, const std::string& db, const std::string&
   BsonBuilder b;
   b.AppendString("op", kind);
   b.AppendString("ns", db + "." + coll);
-  b.OpenDocument("command").AppendDocument("q", cq.filter);
+  BsonBuilder command;
+  command.AppendDocument("q", cq.filter);
   if (kind == "update") {
-    b.AppendBool("multi", cq.limit != 1);
+    command.AppendBool("multi", cq.limit != 1);
   } else {
-    b.AppendInt32("limit", cq.limit == 1 ? 1 : 0);  // as the delete command's
+    command.AppendInt32("limit", cq.limit == 1 ? 1 : 0);  // as the delete command's
   }
-  b.Close();
+  AppendProfiledCommand(std::move(command).Build(), &b);
   b.AppendInt64("keysExamined", keys);
   b.AppendInt64("docsExamined", docs);
   if (kind == "update") {
@@ -351,9 +376,12 @@ namespace {
 
 class RecordedCursorImpl : public CursorImpl {
  public:
-  RecordedCursorImpl(std::unique_ptr<CursorImpl> inner, std::unique_ptr<QueryRecorder> recorder,
-                     int64_t used_nanos)
-      : inner_(std::move(inner)), recorder_(std::move(recorder)), nanos_(used_nanos) {}
+  RecordedCursorImpl(std::shared_ptr<const Engine> engine, std::unique_ptr<CursorImpl> inner,
+                     std::unique_ptr<QueryRecorder> recorder, int64_t used_nanos)
+      : engine_(std::move(engine)),
+        inner_(std::move(inner)),
+        recorder_(std::move(recorder)),
+        nanos_(used_nanos) {}
   ~RecordedCursorImpl() override {
     // The pipeline's finds end first: their figures are its own.
     if (recorder_ == nullptr) return;  // UnrecordedCursor's
@@ -374,6 +402,10 @@ class RecordedCursorImpl : public CursorImpl {
   Examined examined() const override { return inner_->examined(); }
 
  private:
+  // Declared first, destroyed last: the cursor may outlive its client,
+  // and the pipeline may hold the engine's last other reference, while
+  // Finish still records into the engine's catalog.
+  std::shared_ptr<const Engine> engine_;
   std::unique_ptr<CursorImpl> inner_;  // null only while being destroyed
   std::unique_ptr<QueryRecorder> recorder_;  // null: reads not recorded at all
   int64_t nanos_;
@@ -382,15 +414,17 @@ class RecordedCursorImpl : public CursorImpl {
 
 }  // namespace
 
-std::unique_ptr<CursorImpl> RecordedCursor(std::unique_ptr<CursorImpl> cursor,
+std::unique_ptr<CursorImpl> RecordedCursor(std::shared_ptr<const Engine> engine,
+                                           std::unique_ptr<CursorImpl> cursor,
                                            std::unique_ptr<QueryRecorder> recorder,
                                            int64_t used_nanos) {
   if (recorder == nullptr) return cursor;
-  return std::make_unique<RecordedCursorImpl>(std::move(cursor), std::move(recorder), used_nanos);
+  return std::make_unique<RecordedCursorImpl>(std::move(engine), std::move(cursor),
+                                              std::move(recorder), used_nanos);
 }
 
 std::unique_ptr<CursorImpl> UnrecordedCursor(std::unique_ptr<CursorImpl> cursor) {
-  return std::make_unique<RecordedCursorImpl>(std::move(cursor), nullptr, 0);
+  return std::make_unique<RecordedCursorImpl>(nullptr, std::move(cursor), nullptr, 0);
 }
 
 Status FlushProfile(const std::shared_ptr<Engine>& engine, const std::string& db) {

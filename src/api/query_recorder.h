@@ -140,6 +140,7 @@ class QueryRecorder {
   std::optional<Document> command_;   // the profiler's copy, when it may take the run
   std::vector<std::string> lookups_;  // the collections $lookup joins
   std::optional<int64_t> returned_override_;
+  bool caller_holds_use_ = false;  // Finish runs under the caller's Engine::Use
   std::shared_ptr<NestedFigures> nested_;
   std::shared_ptr<NestedFigures> parent_;  // a nested read's
   bool first_read_ = false;                // the parent's first: its plan summary
@@ -155,7 +156,8 @@ void RecordWrite(const Engine& engine, const std::string& db, const std::string&
 // A pipeline's cursor that times itself and records its run when it goes
 // away; its finds are nested reads.
 // `used_nanos`: the time its open took.
-std::unique_ptr<CursorImpl> RecordedCursor(std::unique_ptr<CursorImpl> cursor,
+std::unique_ptr<CursorImpl> RecordedCursor(std::shared_ptr<const Engine> engine,
+                                           std::unique_ptr<CursorImpl> cursor,
                                            std::unique_ptr<QueryRecorder> recorder,
                                            int64_t used_nanos);
 // A cursor of an operation that is not recorded (a collectionless

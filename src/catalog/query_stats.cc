@@ -23,6 +23,21 @@ struct LastQuery {
 };
 thread_local LastQuery t_last;
 
+constexpr size_t kMaxPersistedEntryBytes = 64 << 10;
+constexpr int kMaxPersistedEntryDepth = 90;
+constexpr size_t kMaxPersistedBytes = 8 << 20;
+
+// How deep documents and arrays nest in `d` (1: no nesting).
+int NestingDepth(DocumentView d, int depth = 1) {
+  int deepest = depth;
+  if (depth > 120) return depth;
+  for (Element e : d) {
+    if (e.IsDocument()) deepest = std::max(deepest, NestingDepth(e.Document(), depth + 1));
+    if (e.IsArray()) deepest = std::max(deepest, NestingDepth(e.Array(), depth + 1));
+  }
+  return deepest;
+}
+
 int64_t Int(DocumentView d, std::string_view key) {
   Element e = d.Get(key);
   return e.AsExactInt64().value_or(0);
@@ -299,7 +314,19 @@ Status QueryStats::Persist(const Engine& engine) {
       BsonBuilder b;
       b.OpenArray("entries");
       size_t i = 0;
-      for (const Entry* e : entries) b.AppendDocument(std::to_string(i++), ToDocument(*e));
+      size_t bytes = 0;
+      for (const Entry* e : entries) {
+        // What Load can read back: no entry over 64 KiB or nested near
+        // BSON's 100 levels (a shape is the query's own depth, and the
+        // value adds four), and the value well under 16 MiB.
+        Document d = ToDocument(*e);
+        if (d.size() > kMaxPersistedEntryBytes || NestingDepth(d) > kMaxPersistedEntryDepth ||
+            bytes + d.size() > kMaxPersistedBytes) {
+          continue;
+        }
+        bytes += d.size();
+        b.AppendDocument(std::to_string(i++), d);
+      }
       b.Close();
       Document doc = std::move(b).Build();
       writes.push_back({Engine::MetadataWrite::Op::kPut, QueryStatsKey(db), std::string(doc.bytes())});
@@ -311,34 +338,47 @@ Status QueryStats::Persist(const Engine& engine) {
 }
 
 Status QueryStats::Load(const Engine& engine) {
-  std::vector<std::string> values;
+  std::vector<std::pair<std::string, std::string>> values;  // (db, value)
   ROCKDOC_RETURN_IF_ERROR(engine.ScanMetadata(
-      std::string(1, kQueryStatsPrefix), [&](std::string_view, std::string_view value) {
-        values.emplace_back(value);
+      std::string(1, kQueryStatsPrefix), [&](std::string_view key, std::string_view value) {
+        values.emplace_back(std::string(key.substr(1)), std::string(value));
         return Status::OK();
       }));
-  MutexLock g(&mu_);
-  for (const std::string& value : values) {
+  // A database's value, whole, or a reason it is damaged.
+  auto parse = [](const std::string& value) -> StatusOr<std::vector<Entry>> {
+    auto bad = [](std::string_view what) {
+      return Status(ErrorCode::kDataCorruptionDetected,
+                    "persisted query statistics are damaged: " + std::string(what));
+    };
     auto doc = Document::FromBytes(value);
     Element entries = doc.ok() ? doc->Get("entries") : Element();
-    if (entries.type() != BsonType::kArray) {
-      return Status(ErrorCode::kDataCorruptionDetected,
-                    "persisted query statistics are damaged: no entries array");
-    }
-    std::string db;
+    if (entries.type() != BsonType::kArray) return bad("no entries array");
+    std::vector<Entry> out;
     for (Element x : entries.Array()) {
-      if (!x.IsDocument()) {
-        return Status(ErrorCode::kDataCorruptionDetected,
-                      "persisted query statistics are damaged: an entry is not a document");
-      }
+      if (!x.IsDocument()) return bad("an entry is not a document");
       ROCKDOC_ASSIGN_OR_RETURN(Entry e, FromDocument(x.Document()));
+      out.push_back(std::move(e));
+    }
+    return out;
+  };
+  MutexLock g(&mu_);
+  for (auto& [db, value] : values) {
+    // Statistics are the engine's own notes, not data: a damaged value is
+    // logged and dropped (deleted at the next close), never a reason to
+    // refuse the database.
+    persisted_dbs_.push_back(db);
+    StatusOr<std::vector<Entry>> parsed = parse(value);
+    if (!parsed.ok()) {
+      engine.LogWarning("the query statistics of database '" + db + "' are dropped: " +
+                        std::string(parsed.status().message()));
+      continue;
+    }
+    for (Entry& e : *parsed) {
       if (entries_.size() >= kMaxShapes) break;
-      db = e.id.db;
       e.last_use = ++tick_;
       QueryShapeId id = e.id;
       entries_.emplace(std::move(id), std::make_unique<Entry>(std::move(e)));
     }
-    if (!db.empty()) persisted_dbs_.push_back(db);
   }
   return Status::OK();
 }
@@ -376,7 +416,14 @@ bool Profiler::Profiles(std::string_view db, int64_t micros) const {
 
 void Profiler::Add(std::string db, Document entry) {
   MutexLock g(&mu_);
-  if (pending_.size() >= kMaxPending) pending_.pop_front();
+  // Bounded by count and by bytes (twice what a system.profile holds):
+  // the oldest go first.
+  while (!pending_.empty() && (pending_.size() >= kMaxPending ||
+                               pending_bytes_ + entry.size() > kMaxPendingBytes)) {
+    pending_bytes_ -= pending_.front().second.size();
+    pending_.pop_front();
+  }
+  pending_bytes_ += entry.size();
   pending_.emplace_back(std::move(db), std::move(entry));
 }
 
@@ -386,6 +433,7 @@ std::vector<Document> Profiler::Take(std::string_view db) {
   std::deque<std::pair<std::string, Document>> rest;
   for (auto& [name, doc] : pending_) {
     if (name == db) {
+      pending_bytes_ -= doc.size();
       out.push_back(std::move(doc));
     } else {
       rest.emplace_back(std::move(name), std::move(doc));

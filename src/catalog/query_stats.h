@@ -150,6 +150,7 @@ class QueryStats {
 class Profiler {
  public:
   static constexpr size_t kMaxPending = 10000;
+  static constexpr size_t kMaxPendingBytes = size_t{2} << 20;
   static constexpr int64_t kDefaultSlowMs = 100;
 
   // The level of `db` (0 when never set).
@@ -175,6 +176,7 @@ class Profiler {
   std::map<std::string, int, std::less<>> levels_ ABSL_GUARDED_BY(mu_);
   std::atomic<int64_t> slowms_{kDefaultSlowMs};  // read by every operation: no lock
   std::deque<std::pair<std::string, Document>> pending_ ABSL_GUARDED_BY(mu_);
+  size_t pending_bytes_ ABSL_GUARDED_BY(mu_) = 0;
   std::atomic<bool> any_level_{false};
 };
 

@@ -34,6 +34,12 @@ constexpr double kJoinMinShare = 0.5;          // of the reads of the collection
 constexpr int64_t kNarrowDocP50 = 16 << 10;    // 16 KiB: four RocksDB data blocks
 constexpr size_t kNarrowMaxFields = 5;         // fields a narrow projection returns
 constexpr double kNarrowMinShare = 0.5;        // of the collection's find runs
+// What a large array's finding advises, from the sample or the growth
+// statistics.
+constexpr char kLargeArrayRemedy[] =
+    "Keep a bounded subset embedded (the most recent or most used, subset pattern) and the rest "
+    "in a collection of its own that references the parent (one-to-squillions); or bucket the "
+    "elements (bucket pattern); or move only the outliers out (outlier pattern).";
 // Lengths and sizes kept per path (a uniform reservoir) for percentiles.
 constexpr size_t kReservoir = 10000;
 
@@ -198,12 +204,27 @@ bool AdvisorShape(DocumentView entry) {
 // Whether a shape reads documents by a filter an index could serve: a
 // find, count or distinct, or a pipeline that starts with $match. (A
 // pipeline of $sample alone, the advisor's own, reads everything by design.)
+// A distinct returns values, not documents, and a pipeline that groups,
+// counts, unwinds or joins returns something else than what its find
+// examined: neither ratio says anything of an index, so only pipelines of
+// $match (first), $sort, $skip, $limit and $project are judged.
 bool FilterShape(DocumentView entry) {
   Element command = entry.GetPath("key.queryShape.command");
-  if (!command.IsString()) return false;
+  if (!command.IsString() || command.String() == "distinct") return false;
   if (command.String() != "aggregate") return true;
-  Element first = entry.GetPath("key.queryShape.pipeline.0");
-  return first.IsDocument() && first.Document().Get("$match").ok();
+  Element pipeline = entry.GetPath("key.queryShape.pipeline");
+  if (!pipeline.IsArray()) return false;
+  bool first = true;
+  for (Element stage : pipeline.Array()) {
+    if (!stage.IsDocument() || stage.Document().empty()) return false;
+    const std::string_view name = (*stage.Document().begin()).key();
+    if (first ? name != "$match"
+              : name != "$sort" && name != "$skip" && name != "$limit" && name != "$project") {
+      return false;
+    }
+    first = false;
+  }
+  return !first;
 }
 
 // The filter of a filter shape (a find's, or its pipeline's leading $match).
@@ -217,8 +238,8 @@ DocumentView FilterOf(DocumentView entry) {
 // The index the equality-sort-range rule suggests for a filter and sort:
 // the fields compared by equality ($eq, $in), then the sort's, then those
 // compared by range; nullopt when the filter has an $or or $nor (an index
-// per clause), or no field at all.
-std::optional<Document> SuggestIndex(DocumentView filter, DocumentView sort) {
+// per clause: *has_or), or no field an index serves.
+std::optional<Document> SuggestIndex(DocumentView filter, DocumentView sort, bool* has_or) {
   std::vector<std::string> equality, range;
   bool unsuitable = false;
   auto add = [](std::vector<std::string>* v, std::string_view f) {
@@ -251,6 +272,7 @@ std::optional<Document> SuggestIndex(DocumentView filter, DocumentView sort) {
     }
   };
   walk(filter);
+  *has_or = unsuitable;
   if (unsuitable || (equality.empty() && range.empty() && sort.empty())) return std::nullopt;
   BsonBuilder b;
   std::vector<std::string> used;
@@ -427,10 +449,7 @@ class Examiner {
         .AppendInt64("documentsAtOrOverThreshold", s->large)
         .AppendInt64("threshold", kLargeArray);
     f.evidence = std::move(e).Build();
-    f.remedy =
-        "Keep a bounded subset embedded (the most recent or most used, subset pattern) and the rest "
-        "in a collection of its own that references the parent (one-to-squillions); or bucket the "
-        "elements (bucket pattern); or move only the outliers out (outlier pattern).";
+    f.remedy = kLargeArrayRemedy;
     f.lab_scenario = "subset-reviews";
     report_->findings.push_back(std::move(f));
   }
@@ -581,10 +600,7 @@ class Examiner {
     for (Element el : WithArrayGrowth(base, g, a.path)) rest.AppendElement(el);
     rest.AppendInt64("documentsExamined", documents_examined).AppendInt64("threshold", kLargeArray);
     f.evidence = std::move(rest).Build();
-    f.remedy =
-        "Keep a bounded subset embedded (the most recent or most used, subset pattern) and the rest "
-        "in a collection of its own that references the parent (one-to-squillions); or bucket the "
-        "elements (bucket pattern); or move only the outliers out (outlier pattern).";
+    f.remedy = kLargeArrayRemedy;
     f.lab_scenario = "subset-reviews";
     report_->findings.push_back(std::move(f));
   }
@@ -670,8 +686,9 @@ class Examiner {
     }
     const int64_t runs = Metric(entry, "metrics.execCount");
     Element sort = entry.GetPath("key.queryShape.sort");
+    bool has_or = false;
     std::optional<Document> suggested =
-        SuggestIndex(FilterOf(entry), sort.IsDocument() ? sort.Document() : DocumentView());
+        SuggestIndex(FilterOf(entry), sort.IsDocument() ? sort.Document() : DocumentView(), &has_or);
     // An index that already leads with the suggestion's fields: the query
     // uses it (or could) and still examines too much.
     std::string existing;
@@ -714,9 +731,12 @@ class Examiner {
     if (!existing.empty()) e.AppendString("existingIndex", existing);
     e.AppendInt64("threshold", kInefficientRatio);
     f.evidence = std::move(e).Build();
-    if (!suggested) {
-      f.remedy = "Give each clause of the $or (or the filter's fields) an index of its own, so "
-                 "that the query reads only what matches.";
+    if (!suggested && has_or) {
+      f.remedy = "Give each clause of the $or an index of its own, so that the query reads only "
+                 "what matches.";
+    } else if (!suggested) {
+      f.remedy = "Select by a field an index can serve (an equality or a range; $expr, $where, "
+                 "$size and negations read every document), or narrow the query.";
     } else if (!existing.empty()) {
       f.remedy = "Index " + existing + " serves these fields but they select little: lead an "
                  "index with the filter's most selective field, or narrow the query.";
@@ -740,7 +760,8 @@ class Examiner {
       returned += Metric(entry, "metrics.docsReturned.sum");
       which.push_back(ShapeOf(entry));
     }
-    if (which.empty()) return;
+    // As for inefficient queries: too little reading is no evidence.
+    if (which.empty() || examined < kInefficientMinExamined) return;
     Finding f;
     f.rule = "case-insensitive-regex";
     f.severity = Severity::kWarning;
