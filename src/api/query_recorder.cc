@@ -36,6 +36,26 @@ void AppendProfiledCommand(DocumentView command, BsonBuilder* b) {
   b->OpenDocument("command").AppendString("$truncated", text).Close();
 }
 
+// A system.profile document's first fields (op, ns, command and what was
+// examined) and last ones (time, plan, when, who), one shape for reads and
+// writes; what the operation did goes between.
+void AppendProfileHead(std::string_view op, const std::string& db, const std::string& coll,
+                       DocumentView command, int64_t keys, int64_t docs, BsonBuilder* b) {
+  b->AppendString("op", op);
+  b->AppendString("ns", db + "." + coll);
+  AppendProfiledCommand(command, b);
+  b->AppendInt64("keysExamined", keys);
+  b->AppendInt64("docsExamined", docs);
+}
+
+void AppendProfileTail(int64_t micros, const std::string& plan, BsonBuilder* b) {
+  b->AppendInt64("millis", micros / 1000);
+  b->AppendInt64("durationMicros", micros);
+  if (!plan.empty()) b->AppendString("planSummary", plan);
+  b->AppendDateTime("ts", WallMillis());
+  b->AppendString("client", "embedded");
+}
+
 }  // namespace
 
 QueryRecorder::QueryRecorder(const Engine& engine, std::string db, std::string coll,
@@ -298,17 +318,10 @@ void QueryRecorder::Finish(int64_t nanos, int64_t keys_examined, int64_t docs_ex
   }
   if (command_ && profiler.Profiles(id_.db, run.micros)) {
     BsonBuilder b;
-    b.AppendString("op", id_.command == "find" ? "query" : "command");
-    b.AppendString("ns", id_.db + "." + id_.coll);
-    AppendProfiledCommand(*command_, &b);
-    b.AppendInt64("keysExamined", run.keys_examined);
-    b.AppendInt64("docsExamined", run.docs_examined);
+    AppendProfileHead(id_.command == "find" ? "query" : "command", id_.db, id_.coll, *command_,
+                      run.keys_examined, run.docs_examined, &b);
     if (id_.command != "count") b.AppendInt64("nreturned", run.returned);
-    b.AppendInt64("millis", run.micros / 1000);
-    b.AppendInt64("durationMicros", run.micros);
-    if (!run.plan_summary.empty()) b.AppendString("planSummary", run.plan_summary);
-    b.AppendDateTime("ts", WallMillis());
-    b.AppendString("client", "embedded");
+    AppendProfileTail(run.micros, run.plan_summary, &b);
     profiler.Add(id_.db, std::move(b).Build());
   }
 }
@@ -346,9 +359,6 @@ void RecordWrite(const Engine& engine, const std::string& db, const std::string&
                       " durationMillis: " + std::to_string(micros / 1000));
   }
   if (!profiled) return;
-  BsonBuilder b;
-  b.AppendString("op", kind);
-  b.AppendString("ns", db + "." + coll);
   BsonBuilder command;
   command.AppendDocument("q", cq.filter);
   if (kind == "update") {
@@ -356,19 +366,14 @@ void RecordWrite(const Engine& engine, const std::string& db, const std::string&
   } else {
     command.AppendInt32("limit", cq.limit == 1 ? 1 : 0);  // as the delete command's
   }
-  AppendProfiledCommand(std::move(command).Build(), &b);
-  b.AppendInt64("keysExamined", keys);
-  b.AppendInt64("docsExamined", docs);
+  BsonBuilder b;
+  AppendProfileHead(kind, db, coll, std::move(command).Build(), keys, docs, &b);
   if (kind == "update") {
     b.AppendInt64("nMatched", matched).AppendInt64("nModified", written);
   } else {
     b.AppendInt64("ndeleted", written);
   }
-  b.AppendInt64("millis", micros / 1000);
-  b.AppendInt64("durationMicros", micros);
-  b.AppendString("planSummary", plan);
-  b.AppendDateTime("ts", WallMillis());
-  b.AppendString("client", "embedded");
+  AppendProfileTail(micros, plan, &b);
   profiler.Add(db, std::move(b).Build());
 }
 
