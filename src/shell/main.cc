@@ -9,18 +9,22 @@
 #include <string>
 #include <vector>
 
+#include "rockdoc/c.h"
 #include "shell/shell.h"
 
 namespace rockdoc::shell {
 namespace {
 
 constexpr const char* kUsage =
-    "Usage: rockdoc [--db DIR] [--eval CODE] [--quiet] [--json] [FILE.js ...]\n"
-    "       rockdoc --db DIR --salvage\n"
+    "Usage: rockdoc [DIR] [--eval CODE] [--quiet] [--json] [FILE.js ...]\n"
+    "       rockdoc --dbpath DIR --salvage\n"
     "\n"
     "A MongoDB-style JavaScript shell over a rockdoc database directory.\n"
     "\n"
-    "  --db DIR      the database directory (default ./rockdoc-data; created when missing)\n"
+    "  DIR           the database directory (default ./rockdoc-data; created when missing):\n"
+    "                an argument not ending in .js that is not an existing file, as mongosh\n"
+    "                takes its first such argument as the address\n"
+    "  --dbpath DIR  the same, as mongod and the tools say it (--db DIR is an alias)\n"
     "  --eval CODE   run CODE and print its value (may be repeated)\n"
     "  --json        print results as relaxed Extended JSON, one value per line\n"
     "  --quiet       no banner\n"
@@ -28,6 +32,8 @@ constexpr const char* kUsage =
     "  --salvage     make a database whose write-ahead log is damaged openable again,\n"
     "                keeping every write before the damage (copy the directory first;\n"
     "                see README.md, Durability); prints what it found and exits\n"
+    "  --help, -h    this text\n"
+    "  --version     the version of rockdoc\n"
     "\n"
     "Without --eval or files, the interactive shell starts (reading statements from\n"
     "standard input, without prompts, when it is not a terminal).\n"
@@ -53,9 +59,12 @@ int Salvage(const std::string& path) {
   return 0;
 }
 
-bool IsDirectory(const std::string& path) {
+// A positional argument is a script when it ends in .js or names an existing
+// file that is not a directory; anything else is the database directory.
+bool IsScript(const std::string& arg) {
+  if (arg.size() > 3 && arg.compare(arg.size() - 3, 3, ".js") == 0) return true;
   struct stat st;
-  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+  return ::stat(arg.c_str(), &st) == 0 && !S_ISDIR(st.st_mode);
 }
 
 }  // namespace
@@ -88,7 +97,16 @@ int RunMain(int argc, char** argv) {
     if (arg == "-h" || arg == "--help") {
       std::cout << kUsage;
       return 0;
-    } else if (value("--db", &v)) {
+    } else if (arg == "--version") {
+      std::cout << "rockdoc version: " << rockdoc_version() << "\n";
+      return 0;
+    } else if (value("--dbpath", &v) || value("--db", &v)) {
+      if (db_given) {
+        std::cerr << "rockdoc: the database directory is given twice (" << options.db_path
+                  << " and " << v << ")\n"
+                  << kUsage;
+        return 2;
+      }
       options.db_path = v;
       db_given = true;
     } else if (value("--eval", &v)) {
@@ -102,18 +120,24 @@ int RunMain(int argc, char** argv) {
     } else if (arg.size() > 1 && arg[0] == '-') {
       std::cerr << "rockdoc: unknown option " << arg << "\n" << kUsage;
       return 2;
-    } else if (!db_given && files.empty() && IsDirectory(arg)) {
-      // DESIGN.md's `rockdoc DIR` form.
+    } else if (IsScript(arg)) {
+      files.push_back(arg);
+    } else if (!db_given) {
+      // `rockdoc DIR`, as sqlite3 FILE and duckdb FILE: created when missing.
       options.db_path = arg;
       db_given = true;
     } else {
-      files.push_back(arg);
+      std::cerr << "rockdoc: " << arg
+                << " is neither a script (FILE.js) nor the database directory "
+                << "(" << options.db_path << " is)\n"
+                << kUsage;
+      return 2;
     }
   }
 
   if (salvage) {
     if (!db_given || !evals.empty() || !files.empty()) {
-      std::cerr << "rockdoc: --salvage takes --db DIR and nothing else\n" << kUsage;
+      std::cerr << "rockdoc: --salvage takes --dbpath DIR and nothing else\n" << kUsage;
       return 2;
     }
     return Salvage(options.db_path);
