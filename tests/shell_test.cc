@@ -2083,7 +2083,7 @@ TEST_F(RunMainTest, ExitStatusIsNonZeroWhenAScriptThrows) {
   EXPECT_THAT(err_, StartsWith("MongoServerError[DuplicateKey]"));
   EXPECT_EQ(Main({"--db", dir_.Sub("db"), "--eval", "quit(7)"}), 7);
   EXPECT_EQ(Main({"--db", dir_.Sub("db"), "--bogus"}), 2);
-  EXPECT_THAT(err_, HasSubstr("unknown option --bogus"));
+  EXPECT_THAT(err_, HasSubstr("unknown option \"--bogus\""));
 }
 
 // Issue 11 #4: salvage is an explicit operation of its own, reachable from
