@@ -1,7 +1,7 @@
 // Restore: a dump directory, one .bson file, or an archive, into a client
-// (rockdoc/tools.h). Each collection is read and validated whole before
-// anything changes, then built in a temporary collection that replaces the
-// target by a rename.
+// (rockdoc/tools.h). Every selected collection is read and validated whole
+// before anything changes, then each is built in a temporary collection
+// that replaces the target by a rename.
 #include <algorithm>
 #include <filesystem>
 #include <functional>
