@@ -201,6 +201,25 @@ TEST(ShellReplTest, InteractiveSessionThroughAPseudoTerminal) {
   EXPECT_EQ(text.str().find("this is not run"), std::string::npos);
 }
 
+// Issue 33.14: Tab completes a collection name and a method, as mongosh.
+TEST(ShellReplTest, TabCompletesCollectionsAndMethods) {
+  test::ScratchDir dir;
+  PtySession s(dir.Sub("db"), dir.path());
+  ASSERT_TRUE(s.started());
+  ASSERT_TRUE(s.WaitFor("test> ")) << s.screen();
+  s.Type("db.tabbed.insertOne({_id: 7, v: 'found by tab'})\r");
+  ASSERT_TRUE(s.WaitFor("test> ")) << s.Unmatched();
+  s.TypeAtPrompt("db.tabb\t");  // only one collection starts so
+  ASSERT_TRUE(s.WaitFor("ed")) << s.Unmatched();
+  s.Type(".findO\t");  // findOne, findOneAndDelete, ...: the common start
+  ASSERT_TRUE(s.WaitFor("ne")) << s.Unmatched();
+  s.Type("().v\r");
+  ASSERT_TRUE(s.WaitFor("\r\nfound by tab\r\n")) << s.Unmatched();
+  ASSERT_TRUE(s.WaitFor("test> ")) << s.Unmatched();
+  s.Type("exit\r");
+  EXPECT_EQ(s.Wait(), 0) << s.screen();
+}
+
 TEST(ShellReplTest, ExitCommandEndsTheSessionWithItsStatus) {
   test::ScratchDir dir;
   PtySession s(dir.Sub("db"), dir.path());

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "common/deadline.h"
+#include "rockdoc/c.h"
 #include "rockdoc/client.h"
 #include "rockdoc/json.h"
 #include "test_util.h"
@@ -1399,7 +1400,7 @@ TEST_F(ShellTest, RequiredArgumentsAreRequired) {
   EXPECT_EQ(Show("try { db.c.deleteMany() } catch (e) { e.code }"), CodeLine(ErrorCode::kBadValue));
   Show("db.c.deleteOne()");
   EXPECT_EQ(err(),
-            "MongoshInvalidInputError[BadValue]: [COMMON-10001] Missing required argument "
+            "MongoshInvalidInputError: [COMMON-10001] Missing required argument "
             "at position 0 (Collection.deleteOne)\n");
   Show("db.c.remove()");
   EXPECT_THAT(err(), HasSubstr("Missing required argument at position 0 (Collection.remove)"));
@@ -1443,6 +1444,101 @@ TEST_F(ShellTest, RequiredArgumentsAreRequired) {
   EXPECT_EQ(Coll("c").EstimatedDocumentCount().value(), 2);
   EXPECT_EQ(Stored("c", 1), R"({"_id": {"$numberInt": "1"}, "a": {"$numberInt": "1"}})");
   EXPECT_EQ(Show("db.c.getIndexes().length"), "1\n");
+}
+
+// Issue 33.15: an uncaught mongosh error prints its code once, as mongosh
+// prints it (the message holds "[COMMON-10001]"; no "[BadValue]" too).
+TEST_F(ShellTest, MongoshErrorsPrintTheirCodeOnce) {
+  Show("ISODate('2024-02-30')");
+  EXPECT_FALSE(ok_);
+  EXPECT_EQ(err(),
+            "MongoshInvalidInputError: [COMMON-10001] \"2024-02-30\" is not a valid ISODate\n");
+  EXPECT_EQ(Show("try { ISODate('2024-02-30') } catch (e) { [e.code, e.codeName] }"),
+            "[ 2, 'BadValue' ]\n");
+  Show("db.c.insertOne({_id: 1}); db.c.insertOne({_id: 1})");  // server errors keep theirs
+  EXPECT_THAT(err(), StartsWith("MongoServerError[DuplicateKey]: E11000"));
+}
+
+// Issue 33.15: NumberLong and NumberDecimal given a number warn as mongosh
+// does (the number may have lost precision before the call); a string, Long
+// or Decimal128 does not warn.
+TEST_F(ShellTest, NumberLongAndNumberDecimalWarnOfANumberArgument) {
+  EXPECT_EQ(Show("NumberLong(9007199254740993)"), "Long('9007199254740992')\n");
+  EXPECT_EQ(err(),
+            "Warning: NumberLong: specifying a number as argument is deprecated and may lead to "
+            "loss of precision, pass a string instead\n");
+  EXPECT_EQ(Show("NumberDecimal(0.1)"), "Decimal128('0.1')\n");
+  EXPECT_EQ(err(),
+            "Warning: NumberDecimal: specifying a number as argument is deprecated and may lead "
+            "to loss of precision, pass a string instead\n");
+  for (const char* quiet : {"NumberLong('9007199254740993')", "Long(5)", "NumberLong(Long('7'))",
+                            "NumberDecimal('0.1')", "Decimal128(0.5)", "NumberLong()"}) {
+    Show(quiet);
+    EXPECT_TRUE(ok_) << quiet;
+    EXPECT_EQ(err(), "") << quiet;
+  }
+  EXPECT_EQ(Show("NumberLong('9007199254740993') instanceof NumberLong"), "true\n");
+  EXPECT_EQ(Show("new NumberLong('7')"), "Long('7')\n");
+  EXPECT_EQ(Show("new NumberDecimal('0.5') instanceof Decimal128"), "true\n");
+  EXPECT_EQ(err(), "");
+}
+
+// Issue 33.14: what Tab offers, as mongosh completes.
+TEST_F(ShellTest, CompletionOffersCollectionsMethodsAndOperators) {
+  Ok("db.books.insertOne({_id: 1}); db.bookings.insertOne({_id: 1}); db.users.insertOne({_id: 1})");
+  using ::testing::Contains;
+  using ::testing::ElementsAre;
+  using ::testing::Not;
+  // db.<TAB>: collection names and database methods.
+  EXPECT_THAT(shell_->Complete("db.boo"), ElementsAre("db.bookings", "db.books"));
+  auto db_all = shell_->Complete("db.");
+  EXPECT_THAT(db_all, Contains("db.users"));
+  EXPECT_THAT(db_all, Contains("db.getCollectionNames"));
+  EXPECT_THAT(db_all, Not(Contains("db._run")));
+  EXPECT_THAT(shell_->Complete("db.getColl"),
+              ElementsAre("db.getCollection", "db.getCollectionInfos", "db.getCollectionNames"));
+  // db.coll.<TAB>: collection methods; after find(...) the cursor's.
+  EXPECT_THAT(shell_->Complete("db.books.insertM"), ElementsAre("db.books.insertMany"));
+  EXPECT_THAT(shell_->Complete("db.books.find({a: 1}).so"),
+              ElementsAre("db.books.find({a: 1}).sort"));
+  EXPECT_THAT(shell_->Complete("db.books.aggregate([]).to"),
+              ElementsAre("db.books.aggregate([]).toArray"));
+  EXPECT_THAT(shell_->Complete("db.books.aggregate([]).so"), ElementsAre());  // no sort there
+  // $ in a filter: query operators; in an update's second argument: update
+  // operators; at a pipeline's top level: stages; inside a stage:
+  // expression operators and accumulators.
+  EXPECT_THAT(shell_->Complete("db.books.find({year: {$gt"),
+              ElementsAre("db.books.find({year: {$gt", "db.books.find({year: {$gte"));
+  EXPECT_THAT(shell_->Complete("db.books.find({'year': {\"$exi"),
+              ElementsAre("db.books.find({'year': {\"$exists"));
+  EXPECT_THAT(shell_->Complete("db.books.updateOne({_id: 1}, {$in"),
+              ElementsAre("db.books.updateOne({_id: 1}, {$inc"));
+  EXPECT_THAT(shell_->Complete("db.books.updateOne({_id: {$in"),
+              ElementsAre("db.books.updateOne({_id: {$in"));
+  EXPECT_THAT(shell_->Complete("db.books.aggregate([{$match: {}}, {$gro"),
+              ElementsAre("db.books.aggregate([{$match: {}}, {$group"));
+  EXPECT_THAT(shell_->Complete("db.books.aggregate([{$group: {_id: null, n: {$ad"),
+              ElementsAre("db.books.aggregate([{$group: {_id: null, n: {$add",
+                          "db.books.aggregate([{$group: {_id: null, n: {$addToSet"));
+  // Commands and globals at the start; `show` and `use` arguments.
+  EXPECT_THAT(shell_->Complete("sh"), Contains("show"));
+  EXPECT_THAT(shell_->Complete("Object"), Contains("ObjectId"));
+  EXPECT_THAT(shell_->Complete("show coll"), ElementsAre("show collections"));
+  EXPECT_THAT(shell_->Complete("use te"), ElementsAre("use test"));
+  // Nothing fits: nothing offered, and nothing ran.
+  EXPECT_THAT(shell_->Complete("db.books.nosuch"), ElementsAre());
+  EXPECT_THAT(shell_->Complete("1 + 2 +"), ElementsAre());
+}
+
+// Issue 33.13: `.help` works as in mongosh (the REPL's commands too), and
+// `help`; `.exit` leaves.
+TEST_F(ShellTest, DotHelpAndHelp) {
+  EXPECT_THAT(Show("help"), HasSubstr("show collections"));
+  EXPECT_THAT(Show(".help"), HasSubstr("show collections"));
+  EXPECT_THAT(Show(".help"), HasSubstr(".exit"));
+  EXPECT_TRUE(ok_) << err();
+  Show(".exit");
+  EXPECT_TRUE(shell_->exit_requested());
 }
 
 TEST_F(ShellTest, IsoDateRefusesImpossibleDatesAndKeepsEarlyYears) {
@@ -1948,6 +2044,27 @@ TEST_F(RunMainTest, EvalAndFilesRunInOrder) {
   EXPECT_EQ(err_, "");
 }
 
+// Issue 33.1: as mongosh, a pipeline that writes ($out, $merge) runs when
+// aggregate() is called, whether or not its cursor is ever read.
+TEST_F(RunMainTest, ScriptsRunOutAndMergeWithoutReadingTheCursor) {
+  std::string db = dir_.Sub("db");
+  std::string script = dir_.Sub("s.js");
+  std::ofstream(script)
+      << "db.a.insertMany([{_id: 1}, {_id: 2}, {_id: 3}])\n"
+         "var r = db.a.aggregate([{$out: 'b'}])\n"
+         "db.a.aggregate([{$match: {_id: {$gt: 1}}}, {$merge: {into: 'm'}}])\n"
+         "db.getSiblingDB('test').aggregate([{$documents: [{x: 1}]}, {$out: 'd'}])\n"
+         "db.a.aggregate([{$match: {_id: 1}}])  // reads nothing, writes nothing\n"
+         "print('done')\n";
+  EXPECT_EQ(Main({"--db", db, "--quiet", script}), 0) << err_;
+  EXPECT_EQ(out_, "done\n");
+  EXPECT_EQ(Main({"--db", db, "--quiet", "--eval",
+                  "[db.b.countDocuments(), db.m.countDocuments(), db.d.countDocuments()]"}),
+            0)
+      << err_;
+  EXPECT_EQ(out_, "[ 3, 2, 1 ]\n");
+}
+
 TEST_F(RunMainTest, JsonFlag) {
   EXPECT_EQ(Main({"--db=" + dir_.Sub("db"), "--json", "--eval",
                   "db.c.insertMany([{_id: 1}, {_id: 2}]); db.c.find()"}),
@@ -1966,7 +2083,7 @@ TEST_F(RunMainTest, ExitStatusIsNonZeroWhenAScriptThrows) {
   EXPECT_THAT(err_, StartsWith("MongoServerError[DuplicateKey]"));
   EXPECT_EQ(Main({"--db", dir_.Sub("db"), "--eval", "quit(7)"}), 7);
   EXPECT_EQ(Main({"--db", dir_.Sub("db"), "--bogus"}), 2);
-  EXPECT_THAT(err_, HasSubstr("unknown option --bogus"));
+  EXPECT_THAT(err_, HasSubstr("unknown option \"--bogus\""));
 }
 
 // Issue 11 #4: salvage is an explicit operation of its own, reachable from
@@ -2004,7 +2121,46 @@ TEST_F(RunMainTest, SalvageKeepsWhatIsBeforeTheDamage) {
       << err_;
   EXPECT_EQ(out_, "50 true\n");
   EXPECT_EQ(Main({"--salvage"}), 2);
-  EXPECT_THAT(err_, HasSubstr("--salvage takes --db DIR"));
+  EXPECT_THAT(err_, HasSubstr("--salvage takes --dbpath DIR"));
+}
+
+// Issue 33.13: `rockdoc DIR` opens (or creates) DIR, as sqlite3 FILE and
+// mongosh's address argument; --dbpath is mongod's name for it (--db an
+// alias); a second directory is an error; --version and --help print on
+// stdout and exit 0.
+TEST_F(RunMainTest, APositionalDirectoryIsTheDatabase) {
+  auto cwd = std::filesystem::current_path();
+  std::filesystem::current_path(dir_.path());
+  std::string script = dir_.Sub("count.js");
+  std::ofstream(script) << "print('count', db.c.countDocuments())\n";
+  int first = Main({"fresh", "--quiet", "--eval", "db.c.insertOne({_id: 1}).insertedId"});
+  std::string first_out = out_;
+  int second = Main({script, dir_.Sub("fresh")});  // either order
+  std::string second_out = out_;
+  int third = Main({"--dbpath", dir_.Sub("fresh"), "--eval", "db.c.countDocuments()"});
+  std::string third_out = out_;
+  int twice = Main({"fresh", "other"});
+  std::string twice_err = err_;
+  std::filesystem::current_path(cwd);
+  EXPECT_EQ(first, 0) << err_;
+  EXPECT_EQ(first_out, "1\n");
+  EXPECT_EQ(second, 0);
+  EXPECT_EQ(second_out, "count 1\n");
+  EXPECT_EQ(third, 0);
+  EXPECT_EQ(third_out, "1\n");
+  EXPECT_EQ(twice, 2);
+  EXPECT_THAT(twice_err,
+              HasSubstr("other is neither a script (FILE.js) nor the database directory"));
+  EXPECT_TRUE(std::filesystem::is_directory(dir_.Sub("fresh")));
+  EXPECT_FALSE(std::filesystem::exists(dir_.Sub("rockdoc-data")));
+  EXPECT_FALSE(std::filesystem::exists(dir_.Sub("other")));
+
+  EXPECT_EQ(Main({"--version"}), 0);
+  EXPECT_EQ(out_, std::string("rockdoc version: ") + rockdoc_version() + "\n");
+  EXPECT_EQ(Main({"--help"}), 0);
+  EXPECT_THAT(out_, HasSubstr("  --dbpath DIR "));
+  EXPECT_THAT(out_, HasSubstr("  --version "));
+  EXPECT_FALSE(std::filesystem::exists(dir_.Sub("rockdoc-data")));
 }
 
 TEST_F(RunMainTest, DefaultDirectoryIsRockdocData) {

@@ -7,14 +7,19 @@ library serves. Opens a directory, inserts, queries, updates, deletes and
 reads MongoDB's error codes.
 
     python3 examples/python/rockdoc_example.py --library build/src/librockdoc.so \\
-        --dbpath /tmp/rockdoc-python
+        [--dbpath /tmp/rockdoc-python]
+
+Without --dbpath it works in a temporary directory of its own, removed at the
+end. A --dbpath must not exist yet (or be an empty directory): the example
+makes a database there and leaves it; it never deletes a directory it was given.
 
 Run by CTest (c_api_python_example); prints "example: all steps passed".
 """
 import argparse
 import ctypes
-import shutil
+import os
 import sys
+import tempfile
 
 import bson
 
@@ -117,11 +122,22 @@ class Rockdoc:
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--library", required=True, help="path of librockdoc.so")
-    parser.add_argument("--dbpath", required=True, help="a directory for the database")
+    parser.add_argument("--dbpath", help="a new (or empty) directory for the database; "
+                        "default: a temporary one, removed at the end")
     args = parser.parse_args()
-    shutil.rmtree(args.dbpath, ignore_errors=True)
+    if args.dbpath is None:
+        with tempfile.TemporaryDirectory(prefix="rockdoc-example-") as scratch:
+            return run(args.library, os.path.join(scratch, "db"))
+    if os.path.exists(args.dbpath) and (not os.path.isdir(args.dbpath) or os.listdir(args.dbpath)):
+        print(f"example: {args.dbpath} already holds something; give a new or empty directory "
+              "(the example never deletes one)", file=sys.stderr)
+        return 2
+    return run(args.library, args.dbpath)
 
-    db = Rockdoc(args.library, args.dbpath)
+
+def run(library, dbpath):
+
+    db = Rockdoc(library, dbpath)
     print("rockdoc", db.version())
 
     # Insert, then query with a filter, a sort and small batches (getMore).
@@ -158,7 +174,7 @@ def main():
     db.close()
 
     # Reopen: the data is there.
-    db = Rockdoc(args.library, args.dbpath)
+    db = Rockdoc(library, dbpath)
     assert db.command("shop", {"count": "orders"})["n"] == 10
     db.close()
     print("example: all steps passed")

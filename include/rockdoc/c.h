@@ -5,9 +5,11 @@
  *   - handles are opaque (rockdoc_client_t, rockdoc_cursor_t,
  *     rockdoc_options_t);
  *   - documents are BSON bytes plus a length, so each language uses its own
- *     BSON library; a length that disagrees with the document's own header,
- *     or bytes that are not valid BSON, are an error (InvalidBSON, 22), never
- *     a read past the buffer;
+ *     BSON library (in C, libbson, Debian's libbson-dev: bson_get_data(b)
+ *     and b->len in, bson_init_static out; rockdoc itself needs none); a
+ *     length that disagrees with the document's own header, or bytes that
+ *     are not valid BSON, are an error (InvalidBSON, 22), never a read past
+ *     the buffer;
  *   - errors are a MongoDB error code plus a message, in a rockdoc_error_t
  *     the caller owns: initialize it with ROCKDOC_ERROR_INIT, pass its
  *     address (or NULL to ignore errors), and release its message with
@@ -76,7 +78,9 @@ void rockdoc_options_destroy(rockdoc_options_t* options);
 void rockdoc_options_set_create_if_missing(rockdoc_options_t* options, int value);
 /* Sync the write-ahead log on every commit (default 0). */
 void rockdoc_options_set_sync(rockdoc_options_t* options, int value);
-/* The block cache's size in bytes (default 256 MiB). */
+/* The block cache's size in bytes (default: sized from memory as MongoDB
+ * sizes WiredTiger's cache, half of (RAM or the cgroup's limit - 1 GiB) and
+ * at least 256 MiB; rockdoc::DefaultBlockCacheBytes in rockdoc/client.h). */
 void rockdoc_options_set_block_cache_bytes(rockdoc_options_t* options, size_t bytes);
 
 /* ---- Clients ---- */

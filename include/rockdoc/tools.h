@@ -19,9 +19,10 @@
 // Consistency: a dump reads every collection from one snapshot (a snapshot
 // session), so writers may go on while it runs.
 //
-// Safety of restore: each collection's files are read and validated whole
-// (every document, the metadata, the index specifications) before anything
-// changes; then the documents and indexes are built into a temporary
+// Safety of restore: every selected collection's files are read and
+// validated whole (every document, the metadata, a view's definition,
+// --preserveUUID's UUID) before anything changes, so a damaged file late in
+// a dump fails the restore before the first collection is touched; then the documents and indexes are built into a temporary
 // collection that replaces the target by a rename. A failure at any point
 // leaves the target as it was (with drop, the old collection is dropped only
 // by the rename that puts its complete replacement in place).
@@ -146,11 +147,13 @@ struct RestoreReport {
   std::vector<std::string> failures;
 };
 
-// Restores what a dump holds. The first error that concerns a whole
-// collection (its files unreadable or malformed, an index that cannot be
-// built, options rockdoc does not support) is returned, naming the file and
-// position; that collection is unchanged, and collections restored before it
-// stay restored, as with mongorestore.
+// Restores what a dump holds. A file that is unreadable or malformed
+// anywhere in it is returned, naming the file and position, before any
+// collection changes. An error found only while building a collection (an
+// index that cannot be built, options rockdoc does not support) leaves that
+// collection unchanged, and collections restored before it stay restored,
+// as with mongorestore. The oplog of a mongodump --oplog dump is skipped (it
+// would be replayed only with --oplogReplay, which rockdoc does not support).
 StatusOr<RestoreReport> Restore(const Client& client, const RestoreOptions& options);
 
 enum class ExportType { kJson, kCsv, kTsv };

@@ -191,7 +191,23 @@
     [inspect]() { return `Long('${this._str}')`; },
   });
   Object.defineProperty(Long.prototype, 'floatApprox', { get() { return Number(this._str); } });
-  global.NumberLong = Long;
+  // mongosh's NumberLong and NumberDecimal (not Long and Decimal128, which
+  // are js-bson's) warn when given a number, which may already have lost
+  // precision (NumberLong(9007199254740993) is ...992 before the call).
+  function warnOfNumber(name, ctor) {
+    // A plain function, so that `new NumberLong('5')` works as well.
+    const wrapper = function (value) {
+      if (typeof value === 'number') {
+        native.writeErr(`Warning: ${name}: specifying a number as argument is deprecated and ` +
+                        'may lead to loss of precision, pass a string instead\n');
+      }
+      return ctor(value);
+    };
+    Object.defineProperty(wrapper, 'name', { value: name });
+    wrapper.prototype = ctor.prototype;  // instanceof NumberLong holds
+    return wrapper;
+  }
+  global.NumberLong = warnOfNumber('NumberLong', Long);
 
   // ---- Int32 and Double: explicit numeric types ----
   function Int32(value) {
@@ -244,7 +260,7 @@
     valueOf() { return Number(this._str); },
     [inspect]() { return `Decimal128('${this._str}')`; },
   });
-  global.NumberDecimal = Decimal128;
+  global.NumberDecimal = warnOfNumber('NumberDecimal', Decimal128);
 
   // ---- Binary, UUID ----
   function Binary(buffer, subtype) {

@@ -250,7 +250,9 @@
 
   function formatErrorValue(e) {
     let head = e.name || 'Error';
-    if (e.codeName) head += `[${e.codeName}]`;
+    // mongosh's own errors carry their code in the message ("[COMMON-10001]
+    // ..."), and print without a second one.
+    if (e.codeName && !/^\[[A-Z]+-\d+\] /.test(e.message || '')) head += `[${e.codeName}]`;
     return e.message ? `${head}: ${e.message}` : head;
   }
 

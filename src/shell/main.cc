@@ -9,29 +9,45 @@
 #include <string>
 #include <vector>
 
+#include "rockdoc/c.h"
 #include "shell/shell.h"
+#include "tools/flags.h"
 
 namespace rockdoc::shell {
 namespace {
 
-constexpr const char* kUsage =
-    "Usage: rockdoc [--db DIR] [--eval CODE] [--quiet] [--json] [FILE.js ...]\n"
-    "       rockdoc --db DIR --salvage\n"
-    "\n"
-    "A MongoDB-style JavaScript shell over a rockdoc database directory.\n"
-    "\n"
-    "  --db DIR      the database directory (default ./rockdoc-data; created when missing)\n"
-    "  --eval CODE   run CODE and print its value (may be repeated)\n"
-    "  --json        print results as relaxed Extended JSON, one value per line\n"
-    "  --quiet       no banner\n"
-    "  FILE.js       run the script (results are not printed; use print/printjson)\n"
-    "  --salvage     make a database whose write-ahead log is damaged openable again,\n"
-    "                keeping every write before the damage (copy the directory first;\n"
-    "                see README.md, Durability); prints what it found and exits\n"
-    "\n"
-    "Without --eval or files, the interactive shell starts (reading statements from\n"
-    "standard input, without prompts, when it is not a terminal).\n"
-    "Exit status: non-zero when a script or --eval code throws, or exit(n)'s n.\n";
+// The command line, split by the tools' parser (tools/flags.h: --name value,
+// --name=value, -h) from this table, which also gives --help its lines.
+const std::vector<tools::FlagSpec> kFlags = {
+    {"dbpath", 0, tools::FlagArity::kRequired,
+     "DIR|the database directory (default ./rockdoc-data; created when missing)"},
+    {"db", 0, tools::FlagArity::kRequired, "DIR|the same (the shell's older name)"},
+    {"eval", 0, tools::FlagArity::kRequired, "CODE|run CODE and print its value (may be repeated)"},
+    {"json", 0, tools::FlagArity::kNone, "|print results as relaxed Extended JSON, one per line"},
+    {"quiet", 0, tools::FlagArity::kNone, "|no banner"},
+    {"salvage", 0, tools::FlagArity::kNone,
+     "|open a damaged write-ahead log's database again, keeping what precedes the damage "
+     "(copy it first; README.md, Durability)"},
+    {"help", 'h', tools::FlagArity::kNone, "|this text"},
+    {"version", 0, tools::FlagArity::kNone, "|the version of rockdoc"},
+};
+
+std::string Usage() {
+  return "Usage: rockdoc [DIR] [--eval CODE] [--quiet] [--json] [FILE.js ...]\n"
+         "       rockdoc --dbpath DIR --salvage\n"
+         "\n"
+         "A MongoDB-style JavaScript shell over a rockdoc database directory.\n"
+         "\n"
+         "  DIR      the database directory, as --dbpath: an argument not ending in .js that\n"
+         "           is not an existing file (mongosh takes its first such argument as the\n"
+         "           address; sqlite3 and duckdb their file)\n"
+         "  FILE.js  run the script (results are not printed; use print/printjson)\n" +
+         tools::FlagHelp(kFlags) +
+         "\n"
+         "Without --eval or files, the interactive shell starts (reading statements from\n"
+         "standard input, without prompts, when it is not a terminal).\n"
+         "Exit status: non-zero when a script or --eval code throws, or exit(n)'s n.\n";
+}
 
 // --salvage: Client::Salvage, and what it found, for a person to read.
 int Salvage(const std::string& path) {
@@ -53,9 +69,12 @@ int Salvage(const std::string& path) {
   return 0;
 }
 
-bool IsDirectory(const std::string& path) {
+// A positional argument is a script when it ends in .js or names an existing
+// file that is not a directory; anything else is the database directory.
+bool IsScript(const std::string& arg) {
+  if (arg.size() > 3 && arg.compare(arg.size() - 3, 3, ".js") == 0) return true;
   struct stat st;
-  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+  return ::stat(arg.c_str(), &st) == 0 && !S_ISDIR(st.st_mode);
 }
 
 }  // namespace
@@ -66,54 +85,58 @@ int RunMain(int argc, char** argv) {
   std::vector<std::string> files;
   bool db_given = false;
   bool salvage = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto value = [&](const char* name, std::string* out) {
-      size_t len = std::strlen(name);
-      if (arg.size() > len && arg.compare(0, len, name) == 0 && arg[len] == '=') {
-        *out = arg.substr(len + 1);
-        return true;
-      }
-      if (arg == name) {
-        if (i + 1 >= argc) {
-          std::cerr << "rockdoc: " << name << " needs a value\n" << kUsage;
-          std::exit(2);
-        }
-        *out = argv[++i];
-        return true;
-      }
-      return false;
-    };
-    std::string v;
-    if (arg == "-h" || arg == "--help") {
-      std::cout << kUsage;
+  auto parsed = tools::ParseFlags(argc, argv, kFlags);
+  if (!parsed.ok()) {
+    std::cerr << "rockdoc: " << parsed.status().message() << "\n" << Usage();
+    return 2;
+  }
+  for (const Element& flag : parsed->flags) {
+    const std::string_view name = flag.key();
+    const std::string value = flag.IsString() ? std::string(flag.String()) : std::string();
+    if (name == "help") {
+      std::cout << Usage();
       return 0;
-    } else if (value("--db", &v)) {
-      options.db_path = v;
+    } else if (name == "version") {
+      std::cout << "rockdoc version: " << rockdoc_version() << "\n";
+      return 0;
+    } else if (name == "dbpath" || name == "db") {
+      if (db_given) {
+        std::cerr << "rockdoc: the database directory is given twice (" << options.db_path
+                  << " and " << value << ")\n"
+                  << Usage();
+        return 2;
+      }
+      options.db_path = value;
       db_given = true;
-    } else if (value("--eval", &v)) {
-      evals.push_back(v);
-    } else if (arg == "--quiet") {
+    } else if (name == "eval") {
+      evals.push_back(value);
+    } else if (name == "quiet") {
       options.quiet = true;
-    } else if (arg == "--json") {
+    } else if (name == "json") {
       options.json = true;
-    } else if (arg == "--salvage") {
+    } else if (name == "salvage") {
       salvage = true;
-    } else if (arg.size() > 1 && arg[0] == '-') {
-      std::cerr << "rockdoc: unknown option " << arg << "\n" << kUsage;
-      return 2;
-    } else if (!db_given && files.empty() && IsDirectory(arg)) {
-      // DESIGN.md's `rockdoc DIR` form.
+    }
+  }
+  for (const std::string& arg : parsed->positional) {
+    if (IsScript(arg)) {
+      files.push_back(arg);
+    } else if (!db_given) {
+      // `rockdoc DIR`, as sqlite3 FILE and duckdb FILE: created when missing.
       options.db_path = arg;
       db_given = true;
     } else {
-      files.push_back(arg);
+      std::cerr << "rockdoc: " << arg
+                << " is neither a script (FILE.js) nor the database directory "
+                << "(" << options.db_path << " is)\n"
+                << Usage();
+      return 2;
     }
   }
 
   if (salvage) {
     if (!db_given || !evals.empty() || !files.empty()) {
-      std::cerr << "rockdoc: --salvage takes --db DIR and nothing else\n" << kUsage;
+      std::cerr << "rockdoc: --salvage takes --dbpath DIR and nothing else\n" << Usage();
       return 2;
     }
     return Salvage(options.db_path);

@@ -4,7 +4,8 @@
 // (JS_Utf8BufferIsCompilableUnit), then evaluated and its value displayed.
 // On a terminal, Ctrl-C while a statement runs stops it (SIGINT asks the
 // engine for an interrupt; the statement ends, the shell stays); Ctrl-C at
-// the prompt abandons the entry being typed; Ctrl-D on an empty line leaves.
+// the prompt abandons the entry being typed; Ctrl-D on an empty line leaves;
+// Tab completes through Shell::Complete (CompleteFn).
 
 #include <fcntl.h>
 #include <histedit.h>
@@ -13,6 +14,8 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <clocale>
 #include <csignal>
@@ -20,6 +23,7 @@
 #include <cstring>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "shell/shell.h"
 
@@ -117,12 +121,50 @@ std::string HistoryEntry(const std::string& entry) {
 
 struct PromptState {
   std::string text;
+  Shell* shell = nullptr;
+  const std::string* entry = nullptr;  // the lines of the entry before this one
 };
 
 char* PromptFn(EditLine* el) {
   void* data = nullptr;
   el_get(el, EL_CLIENTDATA, &data);
   return const_cast<char*>(static_cast<PromptState*>(data)->text.c_str());
+}
+
+// Tab: Shell::Complete over the entry so far. One completion, or a longer
+// common start of several, is typed in; otherwise the choices are listed
+// under the line (their last words), as a shell lists file names.
+unsigned char CompleteFn(EditLine* el, int) {
+  void* data = nullptr;
+  el_get(el, EL_CLIENTDATA, &data);
+  const PromptState* state = static_cast<PromptState*>(data);
+  const LineInfo* li = el_line(el);
+  std::string before(li->buffer, static_cast<size_t>(li->cursor - li->buffer));
+  if (state->entry != nullptr && !state->entry->empty()) before = *state->entry + "\n" + before;
+  const std::vector<std::string> options = state->shell->Complete(before);
+  if (options.empty()) return CC_REFRESH_BEEP;
+  std::string common = options[0];
+  for (const std::string& o : options) {
+    size_t n = 0;
+    while (n < common.size() && n < o.size() && common[n] == o[n]) ++n;
+    common.resize(n);
+  }
+  if (common.size() > before.size() && common.compare(0, before.size(), before) == 0) {
+    el_insertstr(el, common.substr(before.size()).c_str());
+    return CC_REFRESH;
+  }
+  if (options.size() == 1) return CC_REFRESH;
+  size_t word = before.size();
+  while (word > 0 && (std::isalnum(static_cast<unsigned char>(before[word - 1])) ||
+                      before[word - 1] == '_' || before[word - 1] == '$')) {
+    --word;
+  }
+  std::string list = "\n";
+  for (const std::string& o : options) list += o.substr(std::min(word, o.size())) + "  ";
+  list += "\n";
+  std::fputs(list.c_str(), stdout);
+  std::fflush(stdout);
+  return CC_REDISPLAY;
 }
 
 int RunInteractive(Shell& shell, const ReplOptions& options) {
@@ -137,13 +179,18 @@ int RunInteractive(Shell& shell, const ReplOptions& options) {
     std::cerr << "Error: cannot initialize line editing\n";
     return 1;
   }
+  std::string entry;
   PromptState prompt;
+  prompt.shell = &shell;
+  prompt.entry = &entry;
   el_set(el, EL_CLIENTDATA, &prompt);
   el_set(el, EL_PROMPT, PromptFn);
   el_set(el, EL_EDITOR, "emacs");
   // Our SIGINT handler, not libedit's: Ctrl-C must interrupt a statement.
   el_set(el, EL_SIGNAL, 0);
   el_set(el, EL_GETCFN, ReadChar);
+  el_set(el, EL_ADDFN, "rockdoc-complete", "complete the word before the cursor", CompleteFn);
+  el_set(el, EL_BIND, "^I", "rockdoc-complete", nullptr);
   HistEvent ev;
   History* history_db = history_init();
   history(history_db, &ev, H_SETSIZE, 1000);
@@ -161,7 +208,6 @@ int RunInteractive(Shell& shell, const ReplOptions& options) {
   g_interactive_shell = &shell;
   sigaction(SIGINT, &action, &old_action);
 
-  std::string entry;
   while (!shell.exit_requested()) {
     prompt.text = entry.empty() ? shell.Prompt() : "... ";
     g_sigint = 0;

@@ -85,7 +85,9 @@ bool IsWordChar(char c) {
 
 // A line that is one of the shell's commands, rewritten as a call; nullopt
 // for ordinary JavaScript. The commands are mongosh's: `use NAME`,
-// `show WHAT [ARG]`, `it`, `help [TOPIC]`, `exit`, `quit`. A command must be
+// `show WHAT [ARG]`, `it`, `help [TOPIC]`, `exit`, `quit`, and the REPL's
+// `.help` and `.exit` (Node's REPL commands, which mongosh keeps; the
+// sqlite3 and duckdb shells know them too). A command must be
 // alone on its line (an optional `;` may end it) and its first word must not
 // be followed by anything that makes it JavaScript (`use(`, `it = 1`, ...).
 std::optional<std::string> RewriteCommandLine(std::string_view line) {
@@ -94,6 +96,8 @@ std::optional<std::string> RewriteCommandLine(std::string_view line) {
   size_t e = line.find_last_not_of(" \t\r;");
   if (e == std::string_view::npos || e < b) return std::nullopt;
   std::string_view body = line.substr(b, e - b + 1);
+  if (body == ".help") return std::string("__shell.help('.');");
+  if (body == ".exit") return std::string("quit();");
   std::vector<std::string_view> words;
   size_t i = 0;
   while (i < body.size()) {
@@ -281,6 +285,28 @@ class Shell::Impl {
     return prompt;
   }
 
+  std::vector<std::string> Complete(std::string_view line) {
+    state_.interrupt_pending = false;
+    JS::RootedString text(cx_, NewJsString(cx_, line));
+    JS::RootedValue arg(cx_);
+    if (text) arg.setString(text);
+    JS::RootedValue v(cx_);
+    std::string joined;
+    if (!text || !CallShell("complete", arg, &v) || !JsValueToUtf8(cx_, v, &joined)) {
+      JS_ClearPendingException(cx_);  // a completion that fails offers nothing
+      return {};
+    }
+    std::vector<std::string> out;
+    size_t pos = 0;
+    while (!joined.empty() && pos <= joined.size()) {
+      size_t nl = joined.find('\n', pos);
+      if (nl == std::string::npos) nl = joined.size();
+      out.push_back(joined.substr(pos, nl - pos));
+      pos = nl + 1;
+    }
+    return out;
+  }
+
   void RequestInterrupt() {
     state_.interrupt_pending = true;
     if (cx_) JS_RequestInterruptCallback(cx_);
@@ -423,6 +449,7 @@ bool Shell::Evaluate(std::string_view code, std::string_view source_name, bool s
 bool Shell::RunFile(const std::string& path) { return impl_->RunFile(path); }
 bool Shell::IsCompleteEntry(std::string_view code) { return impl_->IsCompleteEntry(code); }
 std::string Shell::Prompt() { return impl_->Prompt(); }
+std::vector<std::string> Shell::Complete(std::string_view line) { return impl_->Complete(line); }
 void Shell::RequestInterrupt() { impl_->RequestInterrupt(); }
 bool Shell::exit_requested() const { return impl_->state().exit_requested; }
 int Shell::exit_code() const { return impl_->state().exit_code; }

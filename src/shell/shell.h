@@ -88,6 +88,14 @@ class Shell {
   bool IsCompleteEntry(std::string_view code);
   // The REPL prompt: "<db name>> ".
   std::string Prompt();
+  // What Tab offers for `line` (the text before the cursor), as mongosh
+  // completes: collection names and database methods after `db.`,
+  // collection methods after `db.<name>.`, cursor methods after a find or
+  // aggregate call, operators for a word starting with `$` (the stages, the
+  // update, query or expression operators that fit where it stands), shell
+  // commands and globals. Each is `line` with its last word completed, in
+  // order; empty when nothing fits.
+  std::vector<std::string> Complete(std::string_view line);
 
   // Stops the running statement at its next interrupt check (it ends as if
   // interrupted by Ctrl-C; the shell stays usable). Async-signal-safe.
@@ -122,8 +130,11 @@ struct ReplOptions {
 int RunRepl(Shell& shell, const ReplOptions& options);
 
 // The `rockdoc` program:
-//   rockdoc [--db DIR] [--eval CODE] [--quiet] [--json] [FILE.js ...]
-// Opens DIR (default ./rockdoc-data), runs --eval code and the files in
+//   rockdoc [DIR | --dbpath DIR] [--eval CODE] [--quiet] [--json] [FILE.js ...]
+//   rockdoc --version | --help
+// Opens DIR (default ./rockdoc-data; created when missing; --db DIR is an
+// alias of --dbpath; a positional argument not ending in .js that is not an
+// existing file is DIR, as mongosh takes its address), runs --eval code and the files in
 // order, then the REPL unless code or files were given. Returns the exit
 // status (non-zero when a script throws).
 int RunMain(int argc, char** argv);

@@ -324,6 +324,15 @@
       hidden(this, '_pipeline', pipeline);
       hidden(this, '_aggregateOptions', options);
     }
+    // mongosh runs a pipeline that writes ($out, $merge) at once, so that
+    // `var r = db.a.aggregate([{$out: 'b'}])` writes whether or not the
+    // cursor is ever read; other pipelines run at their first result.
+    _runIfWrites() {
+      const writes = this._pipeline.some((stage) => stage !== null && typeof stage === 'object' &&
+        Object.keys(stage).some((key) => key === '$out' || key === '$merge'));
+      if (writes) this.hasNext();
+      return this;
+    }
     _findCommand() {
       const cmd = { aggregate: this._collectionless ? 1 : this._coll._name, pipeline: this._pipeline, cursor: {} };
       if (this._batchSize !== undefined) cmd.cursor.batchSize = this._batchSize;
@@ -650,7 +659,7 @@
         delete opts.batchSize;
         cursor.batchSize(options.batchSize);
       }
-      return cursor;
+      return cursor._runIfWrites();
     }
     // The drivers' findOne: a find of one document in a single batch.
     findOne(filter, projection, options) {
@@ -987,7 +996,7 @@
         delete opts.batchSize;
         cursor.batchSize(options.batchSize);
       }
-      return cursor;
+      return cursor._runIfWrites();
     }
     getCollectionNames() {
       return this.getCollectionInfos({}, { nameOnly: true }).map((i) => i.name).sort();
@@ -1470,6 +1479,14 @@
     '  hasNext()  next()  toArray()  forEach(fn)  map(fn)  itcount()  count()  size()',
     '  explain(verbosity)  pretty()  close()',
   ].join('\n');
+  // `.help`: the REPL's own commands too (Node's, as mongosh lists them).
+  const REPL_HELP = [
+    'REPL commands:',
+    '  .help                            this help',
+    '  .exit                            leave the shell',
+    '  Tab                              complete a collection, method, command or $operator',
+    '  Up/Down                          recall history (~/.rockdoc_history)',
+  ].join('\n');
   global.help = function help() { return new ShellText(SHELL_HELP); };
 
   // ---- the REPL side ----
@@ -1563,10 +1580,189 @@
     return line;
   }
 
+  // ---- completion: the REPL's Tab, as mongosh completes ----
+  // After `db.` the collection names and the database's methods, after
+  // `db.<collection>.` the collection's methods, after a call that returns
+  // a cursor (`db.c.find(...).`) the cursor's methods, a word starting
+  // with `$` the operators that fit where it stands (stages at a pipeline's
+  // top level, update operators in an update's second argument, query
+  // operators in a filter, expression operators and accumulators inside a
+  // stage), `show ` and `use ` their arguments, and other words the shell's
+  // commands and globals. Each completion is the whole line with its last
+  // word completed.
+  const QUERY_OPERATORS = ['$all', '$and', '$bitsAllClear', '$bitsAllSet', '$bitsAnyClear',
+    '$bitsAnySet', '$comment', '$elemMatch', '$eq', '$exists', '$expr', '$gt', '$gte', '$in',
+    '$jsonSchema', '$lt', '$lte', '$mod', '$ne', '$nin', '$nor', '$not', '$options', '$or',
+    '$regex', '$size', '$type'];
+  const UPDATE_OPERATORS = ['$addToSet', '$bit', '$currentDate', '$each', '$inc', '$max', '$min',
+    '$mul', '$pop', '$position', '$pull', '$pullAll', '$push', '$rename', '$set', '$setOnInsert',
+    '$slice', '$sort', '$unset'];
+  const STAGES = ['$addFields', '$bucket', '$bucketAuto', '$collStats', '$count', '$densify',
+    '$documents', '$facet', '$fill', '$graphLookup', '$group', '$indexStats', '$limit', '$lookup',
+    '$match', '$merge', '$out', '$project', '$queryStats', '$redact', '$replaceRoot',
+    '$replaceWith', '$sample', '$set', '$setWindowFields', '$skip', '$sort', '$sortByCount',
+    '$unionWith', '$unset', '$unwind'];
+  const EXPRESSION_OPERATORS = ['$abs', '$add', '$addToSet', '$allElementsTrue', '$and',
+    '$anyElementTrue', '$arrayElemAt', '$arrayToObject', '$avg', '$bottom', '$bottomN', '$ceil',
+    '$cmp', '$concat', '$concatArrays', '$cond', '$convert', '$dateAdd', '$dateDiff',
+    '$dateFromParts', '$dateFromString', '$dateSubtract', '$dateToParts', '$dateToString',
+    '$dateTrunc', '$dayOfMonth', '$dayOfWeek', '$dayOfYear', '$divide', '$eq', '$exp', '$filter',
+    '$first', '$firstN', '$floor', '$getField', '$gt', '$gte', '$hour', '$ifNull', '$in',
+    '$indexOfArray', '$indexOfBytes', '$indexOfCP', '$isArray', '$isNumber', '$last', '$lastN',
+    '$let', '$literal', '$ln', '$log', '$log10', '$lt', '$lte', '$ltrim', '$map', '$max', '$maxN',
+    '$mergeObjects', '$millisecond', '$min', '$minN', '$minute', '$mod', '$month', '$multiply',
+    '$ne', '$not', '$objectToArray', '$or', '$pow', '$push', '$range', '$reduce', '$regexFind',
+    '$regexFindAll', '$regexMatch', '$replaceAll', '$replaceOne', '$reverseArray', '$round',
+    '$rtrim', '$second', '$setDifference', '$setEquals', '$setField', '$setIntersection',
+    '$setIsSubset', '$setUnion', '$size', '$slice', '$sortArray', '$split', '$sqrt',
+    '$stdDevPop', '$stdDevSamp', '$strLenBytes', '$strLenCP', '$strcasecmp', '$substr',
+    '$substrBytes', '$substrCP', '$subtract', '$sum', '$switch', '$toBool', '$toDate',
+    '$toDecimal', '$toDouble', '$toInt', '$toLong', '$toLower', '$toObjectId', '$toString',
+    '$toUpper', '$top', '$topN', '$trim', '$trunc', '$type', '$week', '$year', '$zip'];
+  const UPDATE_METHODS = new Set(['updateOne', 'updateMany', 'update', 'findOneAndUpdate']);
+  const CURSOR_CALLS = new Set(['find', 'aggregate', 'sort', 'skip', 'limit', 'project',
+    'projection', 'hint', 'batchSize', 'maxTimeMS', 'comment', 'map', 'pretty', 'allowDiskUse']);
+  function methodNames(proto) {
+    const names = new Set();
+    for (let p = proto; p && p !== Object.prototype; p = Object.getPrototypeOf(p)) {
+      for (const n of Object.getOwnPropertyNames(p)) {
+        if (n !== 'constructor' && n !== 'toString' && !n.startsWith('_') && typeof p[n] === 'function') names.add(n);
+      }
+    }
+    return [...names];
+  }
+  // The open brackets before the end of `text` (strings skipped), each with
+  // the name called when it is a '(' and its top-level commas so far.
+  function openBrackets(text) {
+    const stack = [];
+    let quote = null;
+    for (let i = 0; i < text.length; i++) {
+      const c = text[i];
+      if (quote) {
+        if (c === '\\') i++;
+        else if (c === quote) quote = null;
+        continue;
+      }
+      if (c === '"' || c === "'" || c === '`') {
+        quote = c;
+      } else if (c === '(' || c === '[' || c === '{') {
+        const name = c === '(' ? (/([\w$]+)\s*$/.exec(text.slice(0, i)) || [])[1] : undefined;
+        stack.push({ c, name, commas: 0 });
+      } else if (c === ')' || c === ']' || c === '}') {
+        stack.pop();
+      } else if (c === ',' && stack.length > 0) {
+        stack[stack.length - 1].commas++;
+      }
+    }
+    return stack;
+  }
+  function operatorsAt(before) {
+    const stack = openBrackets(before);
+    for (let i = stack.length - 1; i >= 0; i--) {
+      if (stack[i].c !== '(' || !stack[i].name) continue;
+      const inner = stack.slice(i + 1).map((b) => b.c).join('');
+      if (stack[i].name === 'aggregate') return inner === '[{' ? STAGES : EXPRESSION_OPERATORS.concat(QUERY_OPERATORS);
+      if (UPDATE_METHODS.has(stack[i].name) && stack[i].commas === 1) {
+        return inner === '{' ? UPDATE_OPERATORS : inner === '[{' ? STAGES : EXPRESSION_OPERATORS;
+      }
+      return QUERY_OPERATORS;
+    }
+    return QUERY_OPERATORS.concat(UPDATE_OPERATORS, STAGES);
+  }
+  // The member chain before the last word: `db.c.find({}).so` gives
+  // ['db', 'c', 'find()'] and 'so'; null when the line ends otherwise.
+  function trailingChain(line) {
+    let k = line.length;
+    while (k > 0 && /[\w$]/.test(line[k - 1])) k--;
+    const start = k;
+    const chain = [];
+    while (k > 0 && line[k - 1] === '.') {
+      k--;
+      let call = false;
+      if (line[k - 1] === ')') {
+        let depth = 0;
+        let m = k - 1;
+        for (; m >= 0; m--) {
+          if (line[m] === ')') depth++;
+          else if (line[m] === '(' && --depth === 0) break;
+        }
+        if (m < 0) return null;
+        k = m;
+        call = true;
+      }
+      const end = k;
+      while (k > 0 && /[\w$]/.test(line[k - 1])) k--;
+      if (k === end) return null;
+      chain.unshift(line.slice(k, end) + (call ? '()' : ''));
+    }
+    return { chain, start, head: k };
+  }
+  // What a chain is: a database, a collection or a cursor (else undefined),
+  // and the database object when it is one.
+  function chainType(chain) {
+    if (chain[0].endsWith('()')) return {};
+    let value = Object.prototype.hasOwnProperty.call(global, chain[0]) ? global[chain[0]] : undefined;
+    let type = value instanceof DB ? 'db' : value instanceof Collection ? 'coll' : value instanceof Cursor ? 'cursor' : undefined;
+    for (const link of chain.slice(1)) {
+      const call = link.endsWith('()');
+      const name = call ? link.slice(0, -2) : link;
+      value = undefined;
+      if (type === 'db') {
+        type = call ? (name === 'getSiblingDB' || name === 'getSisterDB' ? 'db' : name === 'getCollection' ? 'coll' : undefined)
+          : (name in DB.prototype ? undefined : 'coll');
+      } else if (type === 'coll') {
+        type = call ? (name === 'find' || name === 'aggregate' ? 'cursor' : undefined)
+          : (name in Collection.prototype ? undefined : 'coll');
+      } else if (type === 'cursor') {
+        type = call && CURSOR_CALLS.has(name) ? 'cursor' : undefined;
+      } else {
+        return {};
+      }
+    }
+    return { type, value };
+  }
+  function complete(line) {
+    let candidates = [];
+    let start;
+    const command = /^(\s*)(show|use)\s+(\w*)$/.exec(line);
+    const found = trailingChain(line);
+    if (command) {
+      start = line.length - command[3].length;
+      candidates = command[2] === 'show' ? ['collections', 'databases', 'dbs', 'tables'] : theMongo.getDBNames();
+    } else if (found === null) {
+      return [];
+    } else if (line[found.start] === '$') {
+      start = found.start;
+      candidates = operatorsAt(line.slice(0, start));
+    } else if (found.chain.length > 0) {
+      start = found.start;
+      const { type, value } = chainType(found.chain);
+      if (type === 'db') {
+        candidates = methodNames(DB.prototype);
+        if (value !== undefined) candidates = candidates.concat(value.getCollectionNames());
+      } else if (type === 'coll') {
+        candidates = methodNames(Collection.prototype);
+      } else if (type === 'cursor') {
+        candidates = methodNames(found.chain[found.chain.length - 1] === 'aggregate()' ? AggregationCursor.prototype : Cursor.prototype)
+          .filter((n) => found.chain[found.chain.length - 1] !== 'aggregate()' || typeof AggregationCursor.prototype[n] === 'function');
+      }
+    } else if (found.start === line.length) {
+      return [];  // no word begun: nothing to complete
+    } else {
+      start = found.start;
+      candidates = Object.getOwnPropertyNames(global).filter((n) => !n.startsWith('_') && /^[\w$]+$/.test(n));
+      if (line.slice(0, start).trim() === '') candidates = candidates.concat(['use', 'show', 'it', 'exit', 'quit', 'help']);
+    }
+    const word = line.slice(start);
+    const out = [...new Set(candidates)].filter((c) => c.startsWith(word)).sort();
+    return out.map((c) => line.slice(0, start) + c);
+  }
+
   Object.defineProperty(global, '__shell', {
     value: Object.freeze({
       display,
       formatError,
+      complete(line) { return complete(String(line)).join('\n'); },
       prompt() { return `${global.db}> `; },
       use(name) {
         global.db = global.db.getSiblingDB(name);
@@ -1591,6 +1787,7 @@
         return lastCursor;
       },
       help(topic) {
+        if (topic === '.') return new ShellText(`${SHELL_HELP}\n\n${REPL_HELP}`);
         return new ShellText(SHELL_HELP);
       },
     }),

@@ -258,6 +258,15 @@ Status Engine::Use::status() const {
 }
 
 Status OpenError(const rocksdb::Status& s, const std::string& path) {
+  if (s.IsNoSpace()) {
+    // FromRocks's advice is for a database in use (writes resume by
+    // themselves); one that cannot open has nothing running to resume.
+    return Status(ErrorCode::kOutOfDiskSpace,
+                  "cannot open " + path + ": " + s.ToString() +
+                      " (the disk is full: opening writes out what the write-ahead log holds, "
+                      "up to about 64 MiB; free that much space on its file system and open it "
+                      "again; acknowledged writes are kept)");
+  }
   Status st = FromRocks(s, "cannot open " + path);
   if (st.code() == ErrorCode::kDBPathInUse) {
     return Status(ErrorCode::kDBPathInUse,
@@ -297,8 +306,9 @@ StatusOr<std::shared_ptr<Engine>> Engine::OpenImpl(
   if (!fs::exists(dir, ec)) {
     if (ec) return FileError("examine", path, ec.value());
     if (!create) {
-      return Status(ErrorCode::kNonExistentPath,
-                    "database directory " + path + " does not exist (create_if_missing is off)");
+      return Status(
+          ErrorCode::kNonExistentPath,
+          "database directory " + path + " does not exist (and this open does not create one)");
     }
     fs::create_directories(dir, ec);
     if (ec) return FileError("create the database directory", path, ec.value());
@@ -321,7 +331,8 @@ StatusOr<std::shared_ptr<Engine>> Engine::OpenImpl(
     }
     if (!create) {
       return Status(ErrorCode::kNonExistentPath,
-                    "no rockdoc database in " + path + " (create_if_missing is off)");
+                    "no rockdoc database in " + path +
+                        ", an empty directory (and this open does not create one)");
     }
     is_new = true;
   }

@@ -10,13 +10,16 @@
 #include <ctime>
 #include <functional>
 #include <memory>
+#include <set>
+#include <string>
+#include <string_view>
 
 #include "rockdoc/json.h"
+#include "rockdoc/tools.h"
 #include "tools/formats.h"
 #include "tools/legacy_json.h"
 #include "tools/progress.h"
 #include "tools/streams.h"
-#include "rockdoc/tools.h"
 
 namespace rockdoc::tools {
 namespace {
@@ -75,7 +78,7 @@ std::string Indent(std::string_view compact) {
 }
 
 // A value as mongoexport writes it in a CSV cell: strings as they are,
-// numbers and booleans bare, ObjectId(hex), dates in ISO-8601, documents
+// numbers (Decimal128 too) and booleans bare, ObjectId(hex), dates in ISO-8601, documents
 // and arrays as relaxed Extended JSON; a missing value is empty.
 std::string CsvCell(const Element& e) {
   switch (e.type()) {
@@ -95,6 +98,12 @@ std::string CsvCell(const Element& e) {
       return std::to_string(e.Int32());
     case BsonType::kInt64:
       return std::to_string(e.Int64());
+    case BsonType::kDecimal128:
+      // Its plain string, as mongoexport ("1.10", not {"$numberDecimal":
+      // ...}, which imported back as that text). Imported without a type it
+      // becomes a double (1.1); a `price.decimal()` column (--columnsHaveTypes)
+      // keeps the exact value.
+      return e.Decimal().ToString();
     case BsonType::kDateTime: {
       // ISO-8601 with milliseconds, UTC ("2020-01-02T03:04:05.000Z"), for
       // years 0 to 9999; other dates as Extended JSON.
@@ -850,6 +859,24 @@ Status ParseDelimited(const std::string& name, ByteReader* in, const ImportOptio
       return BadValue(name + ": invalid field name '" + field + "'");
     }
   }
+  // As mongoimport's validateFields: two columns of one field ("a,a"), or a
+  // field and one inside it ("a,a.b"), would keep one value and drop the
+  // other, so such names are refused before anything is read.
+  std::set<std::string_view> seen;
+  for (const Column& c : columns) {
+    if (!seen.insert(c.name).second) {
+      return BadValue(name + ": fields cannot be identical: '" + c.name + "' and '" + c.name + "'");
+    }
+  }
+  for (const Column& c : columns) {
+    for (size_t dot = c.name.find('.'); dot != std::string::npos; dot = c.name.find('.', dot + 1)) {
+      std::string_view prefix = std::string_view(c.name).substr(0, dot);
+      if (seen.count(prefix) != 0) {
+        return BadValue(name + ": fields '" + std::string(prefix) + "' and '" + c.name +
+                        "' are incompatible");
+      }
+    }
+  }
   while (true) {
     uint64_t record_line = line_no + 1;
     auto have = NextRecord(in, delim, quoting, &line_no, &cells);
@@ -1103,7 +1130,19 @@ StatusOr<ImportReport> Import(const Client& client, const ImportOptions& options
   ROCKDOC_RETURN_IF_ERROR(spill.Open());
   {
     ByteReader reader(in.get());
-    Emit emit = [&spill](Document doc, uint64_t line) { return spill.Add(doc, line); };
+    // Every parsed document is checked whole before it is kept: a CSV or
+    // TSV cell is copied as it is, and one that is not UTF-8 (a file saved
+    // as Latin-1) is bad input, refused with its line before anything is
+    // written, as a syntax error is (not a document that "failed").
+    Emit emit = [&spill, &name](Document doc, uint64_t line) {
+      Status valid = ValidateBson(doc.bytes());
+      if (!valid.ok()) {
+        std::string why(valid.message());
+        if (why.find("UTF-8") != std::string::npos) why = "a value is not valid UTF-8";
+        return Status(ErrorCode::kFailedToParse, name + ":" + std::to_string(line) + ": " + why);
+      }
+      return spill.Add(doc, line);
+    };
     if (options.type == ExportType::kJson) {
       ROCKDOC_RETURN_IF_ERROR(ParseJson(name, &reader, options.json_array, options.legacy, emit));
     } else {

@@ -1,6 +1,8 @@
 #include "tools/flags.h"
 
+#include <algorithm>
 #include <optional>
+#include <utility>
 
 namespace rockdoc::tools {
 
@@ -71,6 +73,28 @@ StatusOr<ParsedFlags> ParseFlags(int argc, const char* const* argv,
     }
   }
   out.flags = std::move(b).Build();
+  return out;
+}
+
+std::string FlagHelp(const std::vector<FlagSpec>& specs) {
+  std::vector<std::pair<std::string, std::string_view>> rows;
+  size_t width = 0;
+  for (const FlagSpec& s : specs) {
+    if (s.help.empty()) continue;
+    const size_t bar = s.help.rfind('|');
+    std::string_view arg =
+        bar == std::string_view::npos ? std::string_view() : s.help.substr(0, bar);
+    std::string left = s.short_name != '\0' ? std::string("-") + s.short_name + ", " : "    ";
+    left += "--" + std::string(s.name);
+    if (!arg.empty()) left += (arg.front() == '[' ? "" : " ") + std::string(arg);
+    width = std::max(width, left.size());
+    rows.emplace_back(std::move(left),
+                      bar == std::string_view::npos ? s.help : s.help.substr(bar + 1));
+  }
+  std::string out;
+  for (const auto& [left, text] : rows) {
+    out += "  " + left + std::string(width - left.size() + 2, ' ') + std::string(text) + "\n";
+  }
   return out;
 }
 

@@ -31,6 +31,11 @@ struct FlagSpec {
   std::string_view name;
   char short_name;  // '\0' when none
   FlagArity arity;
+  // For --help: "ARG|what it does" ("|what it does" for a flag without a
+  // value; the text follows the last '|'). Empty for a flag that is known
+  // only to be refused (mongo-tools has it, rockdoc does not implement it):
+  // --help lists no flag it would then refuse.
+  std::string_view help = {};
 };
 
 struct ParsedFlags {
@@ -44,6 +49,10 @@ struct ParsedFlags {
 // flag --db", "flag --gzip does not take an argument".
 StatusOr<ParsedFlags> ParseFlags(int argc, const char* const* argv,
                                  const std::vector<FlagSpec>& specs);
+
+// The flags that have a help text, one line each, aligned:
+// "  -d, --db NAME   the database to dump (default: every database)".
+std::string FlagHelp(const std::vector<FlagSpec>& specs);
 
 }  // namespace rockdoc::tools
 

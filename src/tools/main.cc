@@ -110,14 +110,20 @@ struct DumpConfig {
       {"authenticationMechanism", nullptr}, {"ssl", nullptr}, {"tls", nullptr}
 
 const std::vector<FlagSpec> kCommonSpecs = {
-    {"dbpath", 0, FlagArity::kRequired},   {"help", 'h', FlagArity::kNone},
-    {"version", 0, FlagArity::kNone},      {"quiet", 0, FlagArity::kNone},
-    {"verbose", 'v', FlagArity::kOptional}, {"host", 0, FlagArity::kRequired},
-    {"port", 0, FlagArity::kRequired},     {"uri", 0, FlagArity::kRequired},
-    {"username", 'u', FlagArity::kRequired}, {"password", 'p', FlagArity::kRequired},
+    {"dbpath", 0, FlagArity::kRequired, "DIR|the rockdoc database directory"},
+    {"help", 'h', FlagArity::kNone, "|this text"},
+    {"version", 0, FlagArity::kNone, "|the version of rockdoc"},
+    {"quiet", 0, FlagArity::kNone, "|no log lines"},
+    {"verbose", 'v', FlagArity::kOptional},
+    {"host", 0, FlagArity::kRequired},
+    {"port", 0, FlagArity::kRequired},
+    {"uri", 0, FlagArity::kRequired},
+    {"username", 'u', FlagArity::kRequired},
+    {"password", 'p', FlagArity::kRequired},
     {"authenticationDatabase", 0, FlagArity::kRequired},
     {"authenticationMechanism", 0, FlagArity::kRequired},
-    {"ssl", 0, FlagArity::kNone},          {"tls", 0, FlagArity::kNone},
+    {"ssl", 0, FlagArity::kNone},
+    {"tls", 0, FlagArity::kNone},
 };
 
 std::vector<FlagSpec> With(std::vector<FlagSpec> more) {
@@ -185,16 +191,21 @@ constexpr OptionField<DumpConfig> kDumpFlags[] = {
 };
 
 const std::vector<FlagSpec> kDumpSpecs = With({
-    {"db", 'd', FlagArity::kRequired},
-    {"collection", 'c', FlagArity::kRequired},
-    {"query", 'q', FlagArity::kRequired},
-    {"out", 'o', FlagArity::kRequired},
-    {"archive", 0, FlagArity::kOptional},
-    {"gzip", 0, FlagArity::kNone},
-    {"nsInclude", 0, FlagArity::kRequired},
-    {"nsExclude", 0, FlagArity::kRequired},
-    {"excludeCollection", 0, FlagArity::kRequired},
-    {"excludeCollectionsWithPrefix", 0, FlagArity::kRequired},
+    {"db", 'd', FlagArity::kRequired, "NAME|the database to dump (default: every database)"},
+    {"collection", 'c', FlagArity::kRequired, "NAME|the collection to dump (needs --db)"},
+    {"query", 'q', FlagArity::kRequired,
+     "JSON|only the documents that match this filter (Extended JSON; needs --collection)"},
+    {"out", 'o', FlagArity::kRequired,
+     "DIR|the directory to write (default ./dump; - writes one collection to stdout)"},
+    {"archive", 0, FlagArity::kOptional,
+     "[=FILE]|one archive file instead of a directory (stdout without =FILE)"},
+    {"gzip", 0, FlagArity::kNone, "|compress every file (or the archive) with gzip"},
+    {"nsInclude", 0, FlagArity::kRequired,
+     "PATTERN|dump the namespaces that match (db.collection, * wildcards; repeatable)"},
+    {"nsExclude", 0, FlagArity::kRequired, "PATTERN|skip the namespaces that match (repeatable)"},
+    {"excludeCollection", 0, FlagArity::kRequired, "NAME|skip this collection (repeatable)"},
+    {"excludeCollectionsWithPrefix", 0, FlagArity::kRequired,
+     "PREFIX|skip the collections whose names start so (repeatable)"},
     {"queryFile", 0, FlagArity::kRequired},
     {"readPreference", 0, FlagArity::kRequired},
     {"oplog", 0, FlagArity::kNone},
@@ -277,20 +288,27 @@ constexpr OptionField<RestoreConfig> kRestoreFlags[] = {
 };
 
 const std::vector<FlagSpec> kRestoreSpecs = With({
-    {"db", 'd', FlagArity::kRequired},
-    {"collection", 'c', FlagArity::kRequired},
-    {"dir", 0, FlagArity::kRequired},
-    {"archive", 0, FlagArity::kOptional},
-    {"gzip", 0, FlagArity::kNone},
-    {"drop", 0, FlagArity::kNone},
-    {"stopOnError", 0, FlagArity::kNone},
-    {"noIndexRestore", 0, FlagArity::kNone},
-    {"convertLegacyIndexes", 0, FlagArity::kNone},
-    {"maintainInsertionOrder", 0, FlagArity::kNone},
-    {"nsInclude", 0, FlagArity::kRequired},
-    {"nsExclude", 0, FlagArity::kRequired},
-    {"nsFrom", 0, FlagArity::kRequired},
-    {"nsTo", 0, FlagArity::kRequired},
+    {"db", 'd', FlagArity::kRequired,
+     "NAME|restore only this database (or into it, from one database's directory)"},
+    {"collection", 'c', FlagArity::kRequired,
+     "NAME|restore only this collection (or into it, from one .bson file)"},
+    {"dir", 0, FlagArity::kRequired,
+     "DIR|the dump directory, a database's directory or one .bson file (- reads stdin)"},
+    {"archive", 0, FlagArity::kOptional, "[=FILE]|read an archive file (stdin without =FILE)"},
+    {"gzip", 0, FlagArity::kNone, "|the input is gzip-compressed"},
+    {"drop", 0, FlagArity::kNone, "|replace each collection instead of adding to it"},
+    {"stopOnError", 0, FlagArity::kNone, "|stop at the first document that fails to insert"},
+    {"noIndexRestore", 0, FlagArity::kNone, "|do not create the dump's indexes"},
+    {"convertLegacyIndexes", 0, FlagArity::kNone,
+     "|rewrite index options MongoDB no longer accepts"},
+    {"maintainInsertionOrder", 0, FlagArity::kNone,
+     "|insert in file order (rockdoc-restore always does)"},
+    {"nsInclude", 0, FlagArity::kRequired,
+     "PATTERN|restore the namespaces that match (repeatable)"},
+    {"nsExclude", 0, FlagArity::kRequired, "PATTERN|skip the namespaces that match (repeatable)"},
+    {"nsFrom", 0, FlagArity::kRequired,
+     "PATTERN|rename from this namespace pattern (paired with --nsTo, in order)"},
+    {"nsTo", 0, FlagArity::kRequired, "PATTERN|rename to this namespace pattern"},
     {"objcheck", 0, FlagArity::kNone},
     {"oplogReplay", 0, FlagArity::kNone},
     {"oplogLimit", 0, FlagArity::kRequired},
@@ -303,7 +321,8 @@ const std::vector<FlagSpec> kRestoreSpecs = With({
     {"numParallelCollections", 'j', FlagArity::kRequired},
     {"numInsertionWorkersPerCollection", 0, FlagArity::kRequired},
     {"bypassDocumentValidation", 0, FlagArity::kNone},
-    {"preserveUUID", 0, FlagArity::kNone},
+    {"preserveUUID", 0, FlagArity::kNone,
+     "|keep the collections' UUIDs from the dump (needs --drop)"},
     {"fixDottedHashIndex", 0, FlagArity::kNone},
 });
 
@@ -412,14 +431,24 @@ constexpr OptionField<ExportConfig> kExportFlags[] = {
 };
 
 const std::vector<FlagSpec> kExportSpecs = With({
-    {"db", 'd', FlagArity::kRequired},       {"collection", 'c', FlagArity::kRequired},
-    {"fields", 'f', FlagArity::kRequired},   {"fieldFile", 0, FlagArity::kRequired},
-    {"query", 'q', FlagArity::kRequired},    {"type", 0, FlagArity::kRequired},
-    {"out", 'o', FlagArity::kRequired},      {"jsonFormat", 0, FlagArity::kRequired},
-    {"jsonArray", 0, FlagArity::kNone},      {"pretty", 0, FlagArity::kNone},
-    {"noHeaderLine", 0, FlagArity::kNone},   {"sort", 0, FlagArity::kRequired},
-    {"skip", 0, FlagArity::kRequired},       {"limit", 0, FlagArity::kRequired},
-    {"queryFile", 0, FlagArity::kRequired},  {"readPreference", 0, FlagArity::kRequired},
+    {"db", 'd', FlagArity::kRequired, "NAME|the database (default test)"},
+    {"collection", 'c', FlagArity::kRequired, "NAME|the collection to export"},
+    {"fields", 'f', FlagArity::kRequired, "A,B|the fields to export (CSV needs them)"},
+    {"fieldFile", 0, FlagArity::kRequired, "FILE|the fields to export, one per line"},
+    {"query", 'q', FlagArity::kRequired,
+     "JSON|only the documents that match this filter (Extended JSON)"},
+    {"type", 0, FlagArity::kRequired, "json|csv|tsv|the output format (default json)"},
+    {"out", 'o', FlagArity::kRequired, "FILE|the output file (default stdout)"},
+    {"jsonFormat", 0, FlagArity::kRequired,
+     "relaxed|canonical|the Extended JSON mode (default relaxed)"},
+    {"jsonArray", 0, FlagArity::kNone, "|one JSON array instead of a document per line"},
+    {"pretty", 0, FlagArity::kNone, "|indented JSON"},
+    {"noHeaderLine", 0, FlagArity::kNone, "|CSV/TSV without the line of field names"},
+    {"sort", 0, FlagArity::kRequired, "JSON|the order of the documents"},
+    {"skip", 0, FlagArity::kRequired, "N|skip the first N documents"},
+    {"limit", 0, FlagArity::kRequired, "N|export at most N documents"},
+    {"queryFile", 0, FlagArity::kRequired},
+    {"readPreference", 0, FlagArity::kRequired},
     {"forceTableScan", 0, FlagArity::kNone},
 });
 
@@ -494,25 +523,40 @@ constexpr OptionField<ImportConfig> kImportFlags[] = {
 };
 
 const std::vector<FlagSpec> kImportSpecs = With({
-    {"db", 'd', FlagArity::kRequired},         {"collection", 'c', FlagArity::kRequired},
-    {"file", 0, FlagArity::kRequired},         {"fields", 'f', FlagArity::kRequired},
-    {"fieldFile", 0, FlagArity::kRequired},    {"type", 0, FlagArity::kRequired},
-    {"headerline", 0, FlagArity::kNone},       {"jsonArray", 0, FlagArity::kNone},
-    {"columnsHaveTypes", 0, FlagArity::kNone}, {"ignoreBlanks", 0, FlagArity::kNone},
-    {"drop", 0, FlagArity::kNone},             {"stopOnError", 0, FlagArity::kNone},
-    {"maintainInsertionOrder", 0, FlagArity::kNone},
-    {"parseGrace", 0, FlagArity::kRequired},   {"mode", 0, FlagArity::kRequired},
-    {"upsertFields", 0, FlagArity::kRequired}, {"numInsertionWorkers", 'j', FlagArity::kRequired},
-    {"writeConcern", 0, FlagArity::kRequired}, {"bypassDocumentValidation", 0, FlagArity::kNone},
-    {"legacy", 0, FlagArity::kNone},           {"useArrayIndexFields", 0, FlagArity::kNone},
+    {"db", 'd', FlagArity::kRequired, "NAME|the database (default test)"},
+    {"collection", 'c', FlagArity::kRequired, "NAME|the collection (default: the file's name)"},
+    {"file", 0, FlagArity::kRequired, "FILE|the input file (default stdin)"},
+    {"fields", 'f', FlagArity::kRequired, "A,B|the CSV/TSV field names, in column order"},
+    {"fieldFile", 0, FlagArity::kRequired, "FILE|the CSV/TSV field names, one per line"},
+    {"type", 0, FlagArity::kRequired, "json|csv|tsv|the input format (default json)"},
+    {"headerline", 0, FlagArity::kNone, "|the first CSV/TSV line names the fields"},
+    {"jsonArray", 0, FlagArity::kNone, "|the input is one JSON array"},
+    {"columnsHaveTypes", 0, FlagArity::kNone,
+     "|CSV/TSV field names carry types: name.int32(), name.decimal(), ..."},
+    {"ignoreBlanks", 0, FlagArity::kNone, "|leave out the fields of empty CSV/TSV cells"},
+    {"drop", 0, FlagArity::kNone, "|drop the collection first"},
+    {"stopOnError", 0, FlagArity::kNone, "|stop at the first document that fails"},
+    {"maintainInsertionOrder", 0, FlagArity::kNone,
+     "|insert in input order, one failure at a time"},
+    {"parseGrace", 0, FlagArity::kRequired,
+     "autoCast|skipField|skipRow|stop|what a typed cell that does not parse does"},
+    {"mode", 0, FlagArity::kRequired,
+     "insert|upsert|merge|delete|how documents are written (default insert)"},
+    {"upsertFields", 0, FlagArity::kRequired,
+     "A,B|the fields that match documents for --mode upsert, merge, delete"},
+    {"numInsertionWorkers", 'j', FlagArity::kRequired},
+    {"writeConcern", 0, FlagArity::kRequired},
+    {"bypassDocumentValidation", 0, FlagArity::kNone},
+    {"legacy", 0, FlagArity::kNone, "|the input is Extended JSON v1 (the legacy shell's)"},
+    {"useArrayIndexFields", 0, FlagArity::kNone},
     {"upsert", 0, FlagArity::kNone},
 });
 
 // Parses and decodes; on --help/--version or an error prints and returns
 // the exit status to use.
 template <typename Config, size_t N>
-std::optional<int> Prepare(const char* program, int argc, const char* const* argv,
-                           const std::vector<FlagSpec>& specs,
+std::optional<int> Prepare(const char* program, std::string_view synopsis, int argc,
+                           const char* const* argv, const std::vector<FlagSpec>& specs,
                            const OptionField<Config> (&table)[N], Config* config,
                            std::vector<std::string>* positional, std::ostream& err) {
   auto parsed = ParseFlags(argc, argv, specs);
@@ -522,14 +566,16 @@ std::optional<int> Prepare(const char* program, int argc, const char* const* arg
         << " --help' for more information\n";
     return kExitBadOptions;
   }
+  // On stdout, as mongo-tools, the shell, rockdoc-serve and rockdoc-lab.
   if (config->common.help) {
-    err << "Usage: " << program << " --dbpath DIR <options>\nFlags (mongo-tools' names):";
-    for (const FlagSpec& s : specs) err << " --" << s.name;
-    err << "\n";
+    std::cout << "Usage: " << program << " " << synopsis << "\n"
+              << "Flags (mongo-tools' names; a flag's value follows it or an '='; the other "
+                 "flags of mongo-tools are refused as not supported):\n"
+              << FlagHelp(specs);
     return 0;
   }
   if (config->common.version) {
-    err << program << " version: " << rockdoc_version() << "\n";
+    std::cout << program << " version: " << rockdoc_version() << "\n";
     return 0;
   }
   *positional = parsed->positional;
@@ -562,8 +608,8 @@ int RunTool(const char* program, const Common& common, ToolOptions* options, boo
 int DumpMain(int argc, const char* const* argv, std::ostream& err) {
   DumpConfig config;
   std::vector<std::string> positional;
-  if (auto exit = Prepare("rockdoc-dump", argc, argv, kDumpSpecs, kDumpFlags, &config,
-                          &positional, err)) {
+  if (auto exit = Prepare("rockdoc-dump", "--dbpath DIR [flags]", argc, argv, kDumpSpecs,
+                          kDumpFlags, &config, &positional, err)) {
     return *exit;
   }
   if (!positional.empty()) {
@@ -589,8 +635,8 @@ int DumpMain(int argc, const char* const* argv, std::ostream& err) {
 int RestoreMain(int argc, const char* const* argv, std::ostream& err) {
   RestoreConfig config;
   std::vector<std::string> positional;
-  if (auto exit = Prepare("rockdoc-restore", argc, argv, kRestoreSpecs, kRestoreFlags, &config,
-                          &positional, err)) {
+  if (auto exit = Prepare("rockdoc-restore", "--dbpath DIR [flags] [DUMP_DIR | FILE.bson]", argc,
+                          argv, kRestoreSpecs, kRestoreFlags, &config, &positional, err)) {
     return *exit;
   }
   if (positional.size() > 1 || (positional.size() == 1 && config.dir_given)) {
@@ -621,8 +667,8 @@ namespace rockdoc::tools {
 int ExportMain(int argc, const char* const* argv, std::ostream& err) {
   ExportConfig config;
   std::vector<std::string> positional;
-  if (auto exit = Prepare("rockdoc-export", argc, argv, kExportSpecs, kExportFlags, &config,
-                          &positional, err)) {
+  if (auto exit = Prepare("rockdoc-export", "--dbpath DIR --collection NAME [flags]", argc, argv,
+                          kExportSpecs, kExportFlags, &config, &positional, err)) {
     return *exit;
   }
   auto bad = [&](const std::string& message) {
@@ -656,8 +702,8 @@ int ExportMain(int argc, const char* const* argv, std::ostream& err) {
 int ImportMain(int argc, const char* const* argv, std::ostream& err) {
   ImportConfig config;
   std::vector<std::string> positional;
-  if (auto exit = Prepare("rockdoc-import", argc, argv, kImportSpecs, kImportFlags, &config,
-                          &positional, err)) {
+  if (auto exit = Prepare("rockdoc-import", "--dbpath DIR [flags] [FILE]", argc, argv, kImportSpecs,
+                          kImportFlags, &config, &positional, err)) {
     return *exit;
   }
   auto bad = [&](const std::string& message) {
@@ -726,12 +772,15 @@ constexpr OptionField<AdviseConfig> kAdviseFlags[] = {
 };
 
 const std::vector<FlagSpec> kAdviseSpecs = With({
-    {"db", 'd', FlagArity::kRequired},
-    {"json", 0, FlagArity::kNone},
-    {"full", 0, FlagArity::kNone},
-    {"sample", 0, FlagArity::kRequired},
-    {"failOn", 0, FlagArity::kRequired},
-    {"unusedIndexDays", 0, FlagArity::kRequired},
+    {"db", 'd', FlagArity::kRequired,
+     "NAME|advise on this database only (repeatable; default every database)"},
+    {"json", 0, FlagArity::kNone, "|the report as one JSON document"},
+    {"full", 0, FlagArity::kNone, "|examine every document instead of a sample"},
+    {"sample", 0, FlagArity::kRequired, "N|documents sampled per collection (default 1000)"},
+    {"failOn", 0, FlagArity::kRequired,
+     "info|warning|critical|the exit status is 2 when a finding is this severe (default warning)"},
+    {"unusedIndexDays", 0, FlagArity::kRequired,
+     "N|an index no query used for N days is unused (default 7; 0: any unused)"},
 });
 
 }  // namespace
@@ -739,8 +788,8 @@ const std::vector<FlagSpec> kAdviseSpecs = With({
 int AdviseMain(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   AdviseConfig config;
   std::vector<std::string> positional;
-  if (auto exit = Prepare("rockdoc-advise", argc, argv, kAdviseSpecs, kAdviseFlags, &config,
-                          &positional, err)) {
+  if (auto exit = Prepare("rockdoc-advise", "DIR [flags]  (or --dbpath DIR)", argc, argv,
+                          kAdviseSpecs, kAdviseFlags, &config, &positional, err)) {
     return *exit;
   }
   if (positional.size() > 1 || (positional.size() == 1 && !config.common.dbpath.empty())) {

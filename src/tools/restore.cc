@@ -1,7 +1,7 @@
 // Restore: a dump directory, one .bson file, or an archive, into a client
-// (rockdoc/tools.h). Each collection is read and validated whole before
-// anything changes, then built in a temporary collection that replaces the
-// target by a rename.
+// (rockdoc/tools.h). Every selected collection is read and validated whole
+// before anything changes, then each is built in a temporary collection
+// that replaces the target by a rename.
 #include <algorithm>
 #include <filesystem>
 #include <functional>
@@ -36,6 +36,9 @@ struct Source {
   std::function<StatusOr<std::unique_ptr<InputStream>>()> open_documents;
   // What errors call the documents and the metadata.
   std::string documents_name;
+  // Where the documents come from, for the log ("restoring db.c from
+  // <from>"): the file, or "archive 'NAME'"; documents_name when empty.
+  std::string from;
   std::string metadata_name;
   // The documents' bytes when known (0: unknown, as for a gzipped file).
   int64_t size = 0;
@@ -248,12 +251,22 @@ StatusOr<std::vector<Source>> ScanArchive(const RestoreOptions& options, const T
   std::string name = path.empty() || path == "-" ? "archive on stdin" : "archive '" + path + "'";
   std::vector<Source> sources;
   for (const ArchiveNamespace& ns : contents->namespaces) {
+    if (ns.db.empty() && ns.collection == "oplog") {
+      // mongodump --oplog's entries (the namespace "" / "oplog", without
+      // metadata): mongorestore replays them only with --oplogReplay, which
+      // rockdoc refuses; without it they are skipped, as mongorestore does.
+      Log(options.log,
+          "skipping the oplog entries of " + name +
+              " (they are replayed only with --oplogReplay, which rockdoc does not support)");
+      continue;
+    }
     Source s;
     s.db = ns.db;
     s.collection = ns.collection;
     s.metadata_name = name + " metadata of " + ns.db + "." + ns.collection;
     ROCKDOC_ASSIGN_OR_RETURN(s.metadata, ParseMetadata(ns.metadata_json, s.metadata_name));
     s.documents_name = name + " documents of " + ns.db + "." + ns.collection;
+    s.from = name;
     s.size = ns.size;
     if (!ns.spill_path.empty()) {
       std::string spill_path = ns.spill_path;
@@ -420,14 +433,41 @@ Status InsertDocuments(const Source& s, const Collection& coll, const RestoreOpt
   return flush();
 }
 
-Status RestoreView(const Client& client, const Source& s, const RestoreOptions& options,
-                   bool exists) {
-  Element view_on = s.metadata.options.Get("viewOn");
-  Element pipeline = s.metadata.options.Get("pipeline");
-  if (!view_on.IsString() || !pipeline.IsArray()) {
+// --preserveUUID: the collection's UUID from its metadata, or why none.
+StatusOr<std::string> PreservedUuid(const Source& s) {
+  std::optional<std::string> uuid = UuidFromHex(s.metadata.uuid);
+  if (uuid) return *uuid;
+  const std::string ns = s.db + "." + s.collection;
+  return BadValue(
+      "--preserveUUID: " + (s.metadata_name.empty() ? ns : s.metadata_name) +
+      (s.metadata.uuid.empty() ? " names no UUID" : " has a UUID that is not 32 hex digits"));
+}
+
+Status CheckView(const Source& s) {
+  if (!s.metadata.options.Get("viewOn").IsString() ||
+      !s.metadata.options.Get("pipeline").IsArray()) {
     return Status(ErrorCode::kFailedToParse,
                   s.metadata_name + ": a view's options need viewOn and pipeline");
   }
+  return Status::OK();
+}
+
+// What can be known of a source without writing: its documents read whole
+// and valid, a view's definition, --preserveUUID's UUID. Restore checks
+// every selected source before it changes anything, so that a damaged
+// file late in a dump leaves the earlier collections as they were too.
+Status CheckSource(const Source& s, const RestoreOptions& options) {
+  ROCKDOC_RETURN_IF_ERROR(ValidateDocuments(s).status());
+  if (s.metadata.type == "view") return CheckView(s);
+  if (options.preserve_uuid) return PreservedUuid(s).status();
+  return Status::OK();
+}
+
+Status RestoreView(const Client& client, const Source& s, const RestoreOptions& options,
+                   bool exists) {
+  ROCKDOC_RETURN_IF_ERROR(CheckView(s));
+  Element view_on = s.metadata.options.Get("viewOn");
+  Element pipeline = s.metadata.options.Get("pipeline");
   Database db = client.GetDatabase(s.db);
   if (exists && options.drop) ROCKDOC_RETURN_IF_ERROR(db.DropCollection(s.collection));
   return db.CreateView(s.collection, view_on.String(), pipeline.Array());
@@ -436,7 +476,6 @@ Status RestoreView(const Client& client, const Source& s, const RestoreOptions& 
 Status RestoreOne(const Client& client, const Source& s, const RestoreOptions& options,
                   RestoreReport* report) {
   const std::string ns = s.db + "." + s.collection;
-  ROCKDOC_ASSIGN_OR_RETURN(int64_t count, ValidateDocuments(s));
   Database db = client.GetDatabase(s.db);
   ROCKDOC_RETURN_IF_ERROR(RemoveAbandoned(db, options));
   ROCKDOC_ASSIGN_OR_RETURN(std::vector<std::string> names, db.ListCollectionNames());
@@ -469,13 +508,8 @@ Status RestoreOne(const Client& client, const Source& s, const RestoreOptions& o
   auto drop_temp = [&]() { db.DropCollection(temp).IgnoreError(); };
   Status st;
   if (options.preserve_uuid) {
-    std::optional<std::string> uuid = UuidFromHex(s.metadata.uuid);
-    if (!uuid) {
-      return BadValue("--preserveUUID: " + (s.metadata_name.empty() ? ns : s.metadata_name) +
-                      (s.metadata.uuid.empty() ? " names no UUID"
-                                               : " has a UUID that is not 32 hex digits"));
-    }
-    st = db.CreateCollectionWithUuid(temp, s.metadata.options, *uuid);
+    ROCKDOC_ASSIGN_OR_RETURN(std::string uuid, PreservedUuid(s));
+    st = db.CreateCollectionWithUuid(temp, s.metadata.options, uuid);
   } else {
     st = s.metadata.options.empty() ? db.CreateCollection(temp)
                                     : db.CreateCollection(temp, s.metadata.options);
@@ -500,7 +534,9 @@ Status RestoreOne(const Client& client, const Source& s, const RestoreOptions& o
     return created.WithContext((s.metadata_name.empty() ? ns : s.metadata_name) +
                                ": error creating indexes for " + ns);
   };
-  Log(options.log, "restoring " + ns + " from " + s.documents_name);
+  Log(options.log, "restoring " + ns + " from " + (s.from.empty() ? s.documents_name : s.from));
+  const int64_t restored_before = report->documents_restored;
+  const int64_t failed_before = report->documents_failed;
   st = create_indexes(temp, specs_before_data);
   if (!st.ok()) {
     drop_temp();
@@ -534,7 +570,14 @@ Status RestoreOne(const Client& client, const Source& s, const RestoreOptions& o
     }
   }
   ++report->collections;
-  Log(options.log, "finished restoring " + ns + " (" + std::to_string(count) + " documents)");
+  // mongorestore's line: what went in and what failed, not what was read.
+  auto counted = [](int64_t n, const char* one, const char* many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+  };
+  Log(options.log,
+      "finished restoring " + ns + " (" +
+          counted(report->documents_restored - restored_before, "document", "documents") + ", " +
+          counted(report->documents_failed - failed_before, "failure", "failures") + ")");
   return Status::OK();
 }
 
@@ -586,6 +629,7 @@ StatusOr<RestoreReport> Restore(const Client& client, const RestoreOptions& opti
     }
     selected.push_back(&s);
   }
+  for (const Source* s : selected) ROCKDOC_RETURN_IF_ERROR(CheckSource(*s, options));
   RestoreReport report;
   for (Source* s : selected) {
     Status st = RestoreOne(client, *s, options, &report);

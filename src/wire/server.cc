@@ -413,9 +413,10 @@ void Server::Shutdown() {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: rockdoc-serve --db DIR [--bind ADDRESS] [--port N] [--unix PATH] [--auth]\n"
+    "usage: rockdoc-serve --dbpath DIR [--bind ADDRESS] [--port N] [--unix PATH] [--auth]\n"
     "                     [--max-connections N] [--idle-timeout-secs N]\n"
     "Serves the rockdoc database in DIR over MongoDB's wire protocol.\n"
+    "  --dbpath DIR            the database directory, as mongod's (--db DIR is an alias)\n"
     "  --bind ADDRESS          the address to listen on (default 127.0.0.1; ::1, localhost);\n"
     "                          one that is not loopback needs --auth (and has no TLS)\n"
     "  --auth                  require SCRAM-SHA-256 users (createUser: the first one from\n"
@@ -424,7 +425,10 @@ constexpr char kUsage[] =
     "  --unix PATH             also listen on a Unix socket (mode 0600)\n"
     "  --no-tcp                listen on the Unix socket only\n"
     "  --max-connections N     connections at once (default 1000)\n"
-    "  --idle-timeout-secs N   close a connection idle this long (default 1800)\n";
+    "  --idle-timeout-secs N   close a connection idle this long (default 1800)\n"
+    "  --help, -h              this text\n"
+    "  --version               the version of rockdoc\n"
+    "A flag's value follows it or an '=': --port 27018, --port=27018.\n";
 
 bool ParseInt(const char* text, int64_t lo, int64_t hi, int64_t* out) {
   char* end = nullptr;
@@ -442,10 +446,22 @@ int ServeMain(int argc, char** argv) {
   std::string db;
   bool tcp = true;
   for (int i = 1; i < argc; ++i) {
-    const std::string_view flag = argv[i];
+    std::string_view flag = argv[i];
     if (flag == "--help" || flag == "-h") {
       std::fputs(kUsage, stdout);
       return 0;
+    }
+    if (flag == "--version") {
+      std::printf("rockdoc-serve version: %s\n", ROCKDOC_VERSION_STRING);
+      return 0;
+    }
+    // --name=value, as the shell and the tools take it.
+    std::string inline_value;
+    const bool has_inline =
+        flag.size() > 2 && flag.substr(0, 2) == "--" && flag.find('=') != std::string_view::npos;
+    if (has_inline) {
+      inline_value = std::string(flag.substr(flag.find('=') + 1));
+      flag = flag.substr(0, flag.find('='));
     }
     if (flag == "--no-tcp") {
       tcp = false;
@@ -455,20 +471,20 @@ int ServeMain(int argc, char** argv) {
       options.auth = true;
       continue;
     }
-    const bool takes_value = flag == "--db" || flag == "--bind" || flag == "--port" ||
-                             flag == "--unix" || flag == "--max-connections" ||
+    const bool takes_value = flag == "--db" || flag == "--dbpath" || flag == "--bind" ||
+                             flag == "--port" || flag == "--unix" || flag == "--max-connections" ||
                              flag == "--idle-timeout-secs";
     if (!takes_value) {
       std::fprintf(stderr, "rockdoc-serve: unknown flag '%s'\n%s", argv[i], kUsage);
       return 2;
     }
-    if (i + 1 >= argc) {
+    if (!has_inline && i + 1 >= argc) {
       std::fprintf(stderr, "rockdoc-serve: %s needs a value\n", argv[i]);
       return 2;
     }
-    const char* value = argv[++i];
+    const char* value = has_inline ? inline_value.c_str() : argv[++i];
     int64_t n = 0;
-    if (flag == "--db") {
+    if (flag == "--db" || flag == "--dbpath") {
       db = value;
     } else if (flag == "--bind") {
       options.bind_ip = value;
@@ -495,7 +511,7 @@ int ServeMain(int argc, char** argv) {
     }
   }
   if (db.empty()) {
-    std::fprintf(stderr, "rockdoc-serve: --db DIR is required\n%s", kUsage);
+    std::fprintf(stderr, "rockdoc-serve: --dbpath DIR is required\n%s", kUsage);
     return 2;
   }
   if (!tcp) {

@@ -96,10 +96,11 @@ class Server {
   std::once_flag shutdown_once_;
 };
 
-// The `rockdoc-serve` program: flags --db DIR (required), --bind ADDRESS
+// The `rockdoc-serve` program: flags --dbpath DIR (required; --db DIR is an
+// alias), --version, --help, --bind ADDRESS
 // (127.0.0.1; another than loopback only with --auth), --port N (27017; 0
 // for any free one), --unix PATH, --no-tcp, --auth, --max-connections N,
-// --idle-timeout-secs N. Prints "rockdoc-serve:
+// --idle-timeout-secs N (a value after the flag or an '='). Prints "rockdoc-serve:
 // listening on <address>" for each socket, serves until SIGINT or SIGTERM,
 // shuts down cleanly and returns 0; 2 for a bad command line (an unknown
 // flag is an error), 1 when the database or a socket cannot be opened.

@@ -17,6 +17,7 @@
 #include "common/option_table.h"
 #include "provenance.h"
 #include "report.h"
+#include "rockdoc/c.h"
 #include "runner.h"
 #include "scenario.h"
 #include "tools/flags.h"
@@ -35,7 +36,7 @@ using rockdoc::tools::FlagSpec;
 struct LabFlags {
   std::vector<std::string> wanted;  // --scenario, in order
   std::string scenario_dir, out_dir, work_dir, keep_dir;
-  bool quick = false, tiny = false, list = false, help = false, advise = false;
+  bool quick = false, tiny = false, list = false, help = false, advise = false, version = false;
   int repetitions = 0;
   std::vector<int64_t> sizes;  // --sizes: replace every profile's
 };
@@ -69,6 +70,7 @@ constexpr OptionField<LabFlags> kLabFlags[] = {
     ROCKDOC_LAB_TRUE_FLAG("tiny", tiny),
     ROCKDOC_LAB_TRUE_FLAG("list", list),
     ROCKDOC_LAB_TRUE_FLAG("help", help),
+    ROCKDOC_LAB_TRUE_FLAG("version", version),
     {"keep", [](const Element& e, LabFlags* f) { return StringFlag(e, &f->keep_dir); }},
     ROCKDOC_LAB_TRUE_FLAG("advise", advise),
     {"sizes",
@@ -106,13 +108,19 @@ constexpr OptionField<LabFlags> kLabFlags[] = {
 };
 
 const std::vector<FlagSpec> kLabSpecs = {
-    {"scenario", 0, FlagArity::kRequired}, {"scenarios", 0, FlagArity::kRequired},
-    {"out", 0, FlagArity::kRequired},      {"work", 0, FlagArity::kRequired},
-    {"quick", 0, FlagArity::kNone},        {"tiny", 0, FlagArity::kNone},
-    {"list", 0, FlagArity::kNone},         {"help", 'h', FlagArity::kNone},
+    {"scenario", 0, FlagArity::kRequired},
+    {"scenarios", 0, FlagArity::kRequired},
+    {"out", 0, FlagArity::kRequired},
+    {"work", 0, FlagArity::kRequired},
+    {"quick", 0, FlagArity::kNone},
+    {"tiny", 0, FlagArity::kNone},
+    {"list", 0, FlagArity::kNone},
+    {"help", 'h', FlagArity::kNone},
     {"repetitions", 0, FlagArity::kRequired},
-    {"sizes", 0, FlagArity::kRequired},    {"keep", 0, FlagArity::kRequired},
+    {"sizes", 0, FlagArity::kRequired},
+    {"keep", 0, FlagArity::kRequired},
     {"advise", 0, FlagArity::kNone},
+    {"version", 0, FlagArity::kNone},
 };
 
 int Usage(const char* argv0, int status) {
@@ -120,7 +128,7 @@ int Usage(const char* argv0, int status) {
       << "usage: " << argv0
       << " [--scenario NAME|FILE.json]... [--scenarios DIR] [--out DIR] [--work DIR]"
          " [--quick] [--tiny] [--repetitions N] [--sizes N,...] [--keep DIR] [--advise]"
-         " [--list]\n"
+         " [--list] [--version]\n"
          "  --scenario   run only this scenario (by name, or a scenario file)\n"
          "  --scenarios  directory of scenario files (default: the bundled ones)\n"
          "  --out        write results.json, report.md and report.html there\n"
@@ -134,7 +142,9 @@ int Usage(const char* argv0, int status) {
          "  --keep DIR   keep each variant's database, as DIR/<scenario>/<variant>-<size>\n"
          "  --advise     run the schema advisor over each rockdoc variant's database\n"
          "               and report its findings per variant\n"
-         "  --list       list the scenarios and exit\n";
+         "  --list       list the scenarios and exit\n"
+         "  --help, -h   this text\n"
+         "  --version    the version of rockdoc\n";
   return status;
 }
 
@@ -209,6 +219,10 @@ int main(int argc, char** argv) {
     }
   }
   if (flags.help) return Usage(argv[0], 0);
+  if (flags.version) {
+    std::cout << "rockdoc-lab version: " << rockdoc_version() << "\n";
+    return 0;
+  }
   const std::vector<std::string>& wanted = flags.wanted;
   const std::string& scenario_dir = flags.scenario_dir;
   const std::string& out_dir = flags.out_dir;
