@@ -1,5 +1,7 @@
 #include "command/server_sessions.h"
 
+#include <algorithm>
+#include <chrono>
 #include <vector>
 
 #include "command/command.h"
@@ -36,28 +38,77 @@ Status SessionKey(const Element& lsid, std::string* key) {
   return Status::OK();
 }
 
+ServerSessions::~ServerSessions() {
+  {
+    MutexLock g(&mu_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  if (reaper_.joinable()) reaper_.join();
+}
+
 StatusOr<std::shared_ptr<ServerSession>> ServerSessions::Get(const Client& client,
                                                              const std::string& key) {
-  std::vector<std::shared_ptr<ServerSession>> expired;  // ended outside the lock
   MutexLock g(&mu_);
-  const int64_t now = SteadyMillis();
-  for (auto it = sessions_.begin(); it != sessions_.end();) {
-    if (it->first != key && now - it->second->last_used_ms > idle_timeout_ms_) {
-      expired.push_back(std::move(it->second));
-      it = sessions_.erase(it);
-    } else {
-      ++it;
-    }
-  }
   auto it = sessions_.find(key);
   if (it == sessions_.end()) {
+    if (sessions_.size() >= max_sessions_) {
+      return Status(ErrorCode::kTooManyLogicalSessions,
+                    "Unable to add session into the cache because the number of active "
+                    "sessions is too high (" +
+                        std::to_string(max_sessions_) + ")");
+    }
     ROCKDOC_ASSIGN_OR_RETURN(Session session, client.StartSession());
     auto made = std::make_shared<ServerSession>();
     made->session.emplace(std::move(session));
     it = sessions_.emplace(key, std::move(made)).first;
+    if (reap_in_background_ && !reaper_.joinable()) {
+      reaper_ = std::thread([this] { ReaperLoop(); });
+    }
   }
-  it->second->last_used_ms = now;
+  it->second->last_used_ms = SteadyMillis();
   return it->second;
+}
+
+size_t ServerSessions::ReapExpired() {
+  std::vector<std::shared_ptr<ServerSession>> expired;  // ended outside the lock
+  {
+    MutexLock g(&mu_);
+    const int64_t now = SteadyMillis();
+    for (auto it = sessions_.begin(); it != sessions_.end();) {
+      if (now - it->second->last_used_ms > idle_timeout_ms_) {
+        expired.push_back(std::move(it->second));
+        it = sessions_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (const std::shared_ptr<ServerSession>& s : expired) {
+    // A command of the session may still hold it (it took the pointer
+    // just before it expired): it finishes first.
+    std::lock_guard<std::mutex> running(s->running);
+    s->session.reset();
+    s->snapshot.reset();
+  }
+  return expired.size();
+}
+
+void ServerSessions::ReaperLoop() {
+  const int64_t period_ms = std::clamp<int64_t>(idle_timeout_ms_, 1, 60 * 1000);
+  mu_.Lock();
+  while (!stop_) {
+    // Waits on the held lock (adopted, then handed back): the destructor
+    // notifies.
+    std::unique_lock<std::mutex> held(mu_.native(), std::adopt_lock);
+    wake_.wait_for(held, std::chrono::milliseconds(period_ms));
+    held.release();
+    if (stop_) break;
+    mu_.Unlock();
+    ReapExpired();
+    mu_.Lock();
+  }
+  mu_.Unlock();
 }
 
 bool ServerSessions::End(const std::string& key) {
