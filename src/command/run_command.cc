@@ -176,6 +176,9 @@ class CommandState {
 
 namespace {
 
+Status Dispatch(const Client& client, CommandState* state, std::string_view db,
+                DocumentView cmd, const CommandDefinition& definition, BsonBuilder* reply);
+
 Status RunOne(const Client& client, CommandState* state, std::string_view db, DocumentView cmd,
               size_t max_size, BsonBuilder* reply) {
   BsonValidationOptions limits;
@@ -200,6 +203,29 @@ Status RunOne(const Client& client, CommandState* state, std::string_view db, Do
     return Status(ErrorCode::kUnauthorized,
                   std::string(name) + " may only be run against the admin database.");
   }
+  Status s = Dispatch(client, state, db, cmd, *command, reply);
+  // writeConcern j: true: the reply waits for the write-ahead log to reach
+  // the disk, whatever the command did (a failed ordered insert keeps the
+  // documents before the failure). A sync that fails is the reply's
+  // writeConcernError, as mongod reports a concern it could not meet.
+  if (WantsJournal(cmd)) {
+    Status synced = SyncWriteAheadLog(client);
+    if (!synced.ok() && s.ok()) {
+      reply->OpenDocument("writeConcernError");
+      reply->AppendInt32("code", static_cast<int32_t>(synced.code()));
+      reply->AppendString("codeName", synced.code_name());
+      reply->AppendString("errmsg", synced.message());
+      reply->Close();
+    }
+  }
+  return s;
+}
+
+// Runs a command RunOne checked, with its session when it names one.
+Status Dispatch(const Client& client, CommandState* state, std::string_view db,
+                DocumentView cmd, const CommandDefinition& definition, BsonBuilder* reply) {
+  const CommandDefinition* command = &definition;
+  const std::string_view name = command->name;
   CommandContext ctx;
   ctx.client = &client;
   ctx.db = std::string(db);
@@ -246,6 +272,10 @@ Status RunOne(const Client& client, CommandState* state, std::string_view db, Do
 }
 
 }  // namespace
+
+Status SyncWriteAheadLog(const Client& client) {
+  return ClientAccess::EngineOf(client)->SyncWal();
+}
 
 const CommandDefinition* FindCommand(std::string_view name) {
   auto it =
