@@ -338,7 +338,7 @@ const std::map<std::string, Elsewhere>& ShownElsewhere() {
   static constexpr char kWriteConcern[] =
       "writeConcern w: 1 / 'majority': one node acknowledges both once committed "
       "(GenericFieldsAreDecodedNotIgnored: w: 2 is refused); j: true syncs the log before the "
-      "reply (WireDurabilityTest.JournaledWritesSurvivePowerLoss)";
+      "reply (PowerLossTest.JournaledWritesSurvivePowerLoss)";
   static constexpr char kReadConcern[] =
       "readConcern local / available / majority: one node reads its committed data "
       "(GenericFieldsAreDecodedNotIgnored: linearizable is refused); snapshot: "

@@ -65,100 +65,95 @@ bool Ok(const Document& reply) {
          !reply.Get("writeErrors").ok() && !reply.Get("writeConcernError").ok();
 }
 
+// A database opened through the fault-injection file system and served
+// over loopback; PowerLoss() cuts the power (everything not synced is
+// dropped) and opens the database again.
+class PowerLossTest : public ::testing::Test {
+ protected:
+  void Serve(int64_t journal_commit_interval_ms) {
+    auto client = internal::ClientAccess::Open(path_, ClientOptions(), fs_);
+    ASSERT_TRUE(client.ok()) << client.status();
+    client_ = std::move(*client);
+    ServerOptions options;
+    options.port = 0;
+    options.journal_commit_interval_ms = journal_commit_interval_ms;
+    auto server = Server::Start(client_.get(), options);
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = std::move(*server);
+  }
+  Document Command(std::string_view json) { return CommandOver(server_->port(), json); }
+  void PowerLoss() {
+    fs_->PowerOff();  // the machine is gone: nothing more reaches the disk
+    server_->Shutdown();
+    client_->Close().IgnoreError();
+    std::string error;
+    ASSERT_TRUE(fs_->RestorePower(nullptr, &error)) << error;
+    auto client = internal::ClientAccess::Open(path_, ClientOptions(), fs_);
+    ASSERT_TRUE(client.ok()) << client.status();
+    client_ = std::move(*client);
+  }
+  // Whether the reopened database has a document matching `filter`.
+  bool Has(std::string_view filter) {
+    auto found = client_->GetDatabase("test").GetCollection("items").FindOne(Json(filter));
+    EXPECT_TRUE(found.ok()) << found.status();
+    return found.ok() && found->has_value();
+  }
+
+  test::ScratchDir dir_;
+  const std::string path_ = dir_.Sub("db");
+  std::shared_ptr<FaultFileSystem> fs_ = std::make_shared<FaultFileSystem>();
+  std::unique_ptr<Client> client_;
+  std::unique_ptr<Server> server_;
+};
+
 // Writes acknowledged with j: true are on the disk when acknowledged: a
 // power loss right after (everything not synced dropped) keeps every one
 // of them. A write acknowledged without j (and no journal interval) is in
 // the page cache only: the same power loss takes it, which shows that the
 // simulation drops what was not synced.
-TEST(WireDurabilityTest, JournaledWritesSurvivePowerLoss) {
-  test::ScratchDir dir;
-  auto fs = std::make_shared<FaultFileSystem>();
-  const std::string path = dir.Sub("db");
-  {
-    auto client = internal::ClientAccess::Open(path, ClientOptions(), fs);
-    ASSERT_TRUE(client.ok()) << client.status();
-    ServerOptions options;
-    options.port = 0;
-    options.journal_commit_interval_ms = 0;  // only j: true syncs
-    auto server = Server::Start(client->get(), options);
-    ASSERT_TRUE(server.ok()) << server.status();
-    const int port = (*server)->port();
-    for (int i = 0; i < 20; ++i) {
-      // Four spellings: j: true with w: 1, w: 'majority', alone, and fsync.
-      static const char* kConcerns[] = {R"({"w": 1, "j": true})", R"({"w": "majority", "j": true})",
-                                        R"({"j": true})", R"({"fsync": true})"};
-      const std::string cmd = R"({"insert": "items", "$db": "test", "documents": [{"_id": )" +
-                              std::to_string(i) + R"(}], "writeConcern": )" +
-                              kConcerns[i % 4] + "}";
-      Document reply = CommandOver(port, cmd);
-      ASSERT_TRUE(Ok(reply)) << ToJson(reply);
-      // Unacknowledged by the disk: a write between the journaled ones.
-      reply = CommandOver(port, R"({"update": "items", "$db": "test", "updates": [{"q": {"_id": )" +
-                                    std::to_string(i) + R"(}, "u": {"$set": {"seen": true}}}]})");
-      ASSERT_TRUE(Ok(reply)) << ToJson(reply);
-    }
-    // An update with j: true syncs what came before it too.
-    Document reply = CommandOver(
-        port, R"({"update": "items", "$db": "test", "updates": [{"q": {"_id": 0},
-                  "u": {"$set": {"last": true}}}], "writeConcern": {"j": true}})");
-    ASSERT_TRUE(Ok(reply)) << ToJson(reply);
-    reply = CommandOver(port, R"({"insert": "items", "$db": "test",
-                                  "documents": [{"_id": "not journaled"}]})");
-    ASSERT_TRUE(Ok(reply)) << ToJson(reply);
-    (*server)->Shutdown();
-    fs->PowerOff();  // the machine is gone: nothing more reaches the disk
-    (*client)->Close().IgnoreError();
-  }
-  std::string error;
-  ASSERT_TRUE(fs->RestorePower(nullptr, &error)) << error;
-  auto client = internal::ClientAccess::Open(path, ClientOptions(), fs);
-  ASSERT_TRUE(client.ok()) << client.status();
-  Collection items = (*client)->GetDatabase("test").GetCollection("items");
+TEST_F(PowerLossTest, JournaledWritesSurvivePowerLoss) {
+  ASSERT_NO_FATAL_FAILURE(Serve(/*journal_commit_interval_ms=*/0));  // only j: true syncs
+  // Four spellings: j: true with w: 1, w: 'majority', alone, and fsync.
+  static const char* kConcerns[] = {R"({"w": 1, "j": true})", R"({"w": "majority", "j": true})",
+                                    R"({"j": true})", R"({"fsync": true})"};
   for (int i = 0; i < 20; ++i) {
-    auto found = items.FindOne(Json(R"({"_id": )" + std::to_string(i) + "}"));
-    ASSERT_TRUE(found.ok() && found->has_value()) << "j: true insert " << i << " was lost";
+    Document reply = Command(R"({"insert": "items", "$db": "test", "documents": [{"_id": )" +
+                             std::to_string(i) + R"(}], "writeConcern": )" + kConcerns[i % 4] +
+                             "}");
+    ASSERT_TRUE(Ok(reply)) << ToJson(reply);
+    // Not synced by itself: a write between the journaled ones.
+    reply = Command(R"({"update": "items", "$db": "test", "updates": [{"q": {"_id": )" +
+                    std::to_string(i) + R"(}, "u": {"$set": {"seen": true}}}]})");
+    ASSERT_TRUE(Ok(reply)) << ToJson(reply);
   }
-  auto first = items.FindOne(Json(R"({"_id": 0, "last": true, "seen": true})"));
-  ASSERT_TRUE(first.ok());
-  EXPECT_TRUE(first->has_value()) << "the j: true update was lost";
-  auto unsynced = items.FindOne(Json(R"({"_id": "not journaled"})"));
-  ASSERT_TRUE(unsynced.ok());
-  EXPECT_FALSE(unsynced->has_value()) << "the power loss dropped nothing unsynced";
+  // An update with j: true syncs what came before it too.
+  Document reply = Command(R"({"update": "items", "$db": "test", "updates": [{"q": {"_id": 0},
+                               "u": {"$set": {"last": true}}}], "writeConcern": {"j": true}})");
+  ASSERT_TRUE(Ok(reply)) << ToJson(reply);
+  reply = Command(R"({"insert": "items", "$db": "test", "documents": [{"_id": "not journaled"}]})");
+  ASSERT_TRUE(Ok(reply)) << ToJson(reply);
+  ASSERT_NO_FATAL_FAILURE(PowerLoss());
+  for (int i = 0; i < 20; ++i) {
+    EXPECT_TRUE(Has(R"({"_id": )" + std::to_string(i) + "}")) << "j: true insert " << i << " lost";
+  }
+  EXPECT_TRUE(Has(R"({"_id": 0, "last": true, "seen": true})")) << "the j: true update was lost";
+  EXPECT_FALSE(Has(R"({"_id": "not journaled"})")) << "the power loss dropped nothing unsynced";
 }
 
 // Without j: true, the journal commit interval makes a write durable by
 // itself: once a sync that began after the write has run, a power loss
 // keeps it.
-TEST(WireDurabilityTest, JournalIntervalSyncsWithoutBeingAsked) {
-  test::ScratchDir dir;
-  auto fs = std::make_shared<FaultFileSystem>();
-  const std::string path = dir.Sub("db");
-  {
-    auto client = internal::ClientAccess::Open(path, ClientOptions(), fs);
-    ASSERT_TRUE(client.ok()) << client.status();
-    ServerOptions options;
-    options.port = 0;
-    options.journal_commit_interval_ms = 5;
-    auto server = Server::Start(client->get(), options);
-    ASSERT_TRUE(server.ok()) << server.status();
-    ASSERT_TRUE(Ok(CommandOver((*server)->port(),
-                               R"({"insert": "items", "$db": "test", "documents": [{"_id": 1}]})")));
-    // The event: two more syncs, so one began after the write's reply.
-    const int64_t seen = (*server)->journal_syncs();
-    for (int i = 0; i < 10000 && (*server)->journal_syncs() < seen + 2; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    ASSERT_GE((*server)->journal_syncs(), seen + 2) << "the journal thread never synced";
-    fs->PowerOff();
-    (*server)->Shutdown();
-    (*client)->Close().IgnoreError();
+TEST_F(PowerLossTest, JournalIntervalSyncsWithoutBeingAsked) {
+  ASSERT_NO_FATAL_FAILURE(Serve(/*journal_commit_interval_ms=*/5));
+  ASSERT_TRUE(Ok(Command(R"({"insert": "items", "$db": "test", "documents": [{"_id": 1}]})")));
+  // The event: two more syncs, so one began after the write's reply.
+  const int64_t seen = server_->journal_syncs();
+  for (int i = 0; i < 10000 && server_->journal_syncs() < seen + 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  ASSERT_TRUE(fs->RestorePower(nullptr));
-  auto client = internal::ClientAccess::Open(path, ClientOptions(), fs);
-  ASSERT_TRUE(client.ok()) << client.status();
-  auto found = (*client)->GetDatabase("test").GetCollection("items").FindOne(Json(R"({"_id": 1})"));
-  ASSERT_TRUE(found.ok());
-  EXPECT_TRUE(found->has_value()) << "the interval's sync did not keep the write";
+  ASSERT_GE(server_->journal_syncs(), seen + 2) << "the journal thread never synced";
+  ASSERT_NO_FATAL_FAILURE(PowerLoss());
+  EXPECT_TRUE(Has(R"({"_id": 1})")) << "the interval's sync did not keep the write";
 }
 
 TEST(ServerSessionsTest, CappedAtMaxSessions) {

@@ -44,13 +44,9 @@ import time
 import traceback
 import uuid
 
-try:
-    import bson
-    import pymongo
-    from pymongo.errors import OperationFailure, PyMongoError
-except ImportError:
-    print("SKIP: pymongo is not installed (Debian: python3-pymongo; scripts/install-deps.sh)")
-    sys.exit(77)
+from pymongo_harness import pymongo  # exits 77 without pymongo
+import bson
+from pymongo.errors import OperationFailure, PyMongoError
 
 SERVER = None
 
