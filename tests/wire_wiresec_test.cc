@@ -15,7 +15,9 @@
 #include <string>
 
 #include "api/client_internal.h"
+#include "command/cursor_manager.h"
 #include "command/server_sessions.h"
+#include "common/background_runner.h"
 #include "common/endian.h"
 #include "fault_fs.h"
 #include "rockdoc/json.h"
@@ -176,8 +178,7 @@ TEST(ServerSessionsTest, ReapingEndsIdleSessions) {
   auto client = Client::Open(dir.Sub("db"));
   ASSERT_TRUE(client.ok()) << client.status();
   // A negative timeout: every session is past it at once (no waiting).
-  internal::ServerSessions expiring(/*idle_timeout_ms=*/-1, internal::kMaxSessions,
-                                    /*reap_in_background=*/false);
+  internal::ServerSessions expiring(/*idle_timeout_ms=*/-1);  // no reaper: ReapOn not called
   auto held = expiring.Get(**client, "a");
   ASSERT_TRUE(held.ok());
   ASSERT_TRUE(expiring.Get(**client, "b").ok());
@@ -190,6 +191,40 @@ TEST(ServerSessionsTest, ReapingEndsIdleSessions) {
   for (int i = 0; i < 1000; ++i) ASSERT_TRUE(kept.Get(**client, std::to_string(i)).ok());
   EXPECT_EQ(kept.ReapExpired(), 0u);
   EXPECT_EQ(kept.size(), 1000u);
+}
+
+// Waits (bounded) until `runner` has run task `name` `n` more times.
+void WaitForRuns(const internal::BackgroundRunner& runner, const std::string& name, int64_t n) {
+  const int64_t target = runner.runs(name) + n;
+  for (int i = 0; i < 10000 && runner.runs(name) < target; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_GE(runner.runs(name), target) << name << " never ran";
+}
+
+// Idle sessions and cursors are ended in the background (ReapOn), not by
+// the commands of others scanning them all.
+TEST(ServerSessionsTest, ReapedInTheBackground) {
+  test::ScratchDir dir;
+  auto client = Client::Open(dir.Sub("db"));
+  ASSERT_TRUE(client.ok()) << client.status();
+  internal::ServerSessions sessions(/*idle_timeout_ms=*/-1);  // past it at once
+  internal::CursorManager cursors(/*idle_timeout_ms=*/0);
+  internal::BackgroundRunner runner;  // last: stopped before the tables go
+  sessions.ReapOn(&runner);
+  cursors.ReapOn(&runner);
+  ASSERT_TRUE(sessions.Get(**client, "a").ok());
+  ASSERT_NO_FATAL_FAILURE(WaitForRuns(runner, "sessions", 2));
+  EXPECT_EQ(sessions.size(), 0u);
+
+  cursors.Register(
+      std::make_unique<internal::CommandCursor>("db", "c", std::vector<Document>{Document()}));
+  // Idle past 0 ms as soon as a millisecond passes: the reaper's runs see it
+  // (no CheckOut, which would also end it, is called).
+  for (int i = 0; i < 10000 && cursors.open_cursors() > 0; ++i) {
+    ASSERT_NO_FATAL_FAILURE(WaitForRuns(runner, "cursors", 1));
+  }
+  EXPECT_EQ(cursors.open_cursors(), 0u);
 }
 
 TEST(DescriptorBudgetTest, ConnectionsAtMostEightyPercent) {

@@ -167,9 +167,15 @@ Status CheckConcerns(std::string_view command, DocumentView cmd, const Transacti
 
 }  // namespace
 
-// What the command layer keeps for a client.
+// What the command layer keeps for a client. Idle cursors and sessions are
+// reaped on the engine's background runner, which Close stops before the
+// state goes.
 class CommandState {
  public:
+  explicit CommandState(BackgroundRunner* runner) {
+    cursors.ReapOn(runner);
+    sessions.ReapOn(runner);
+  }
   CursorManager cursors;
   ServerSessions sessions;
 };
@@ -295,8 +301,9 @@ namespace internal {
 Document RunCommandWithMaxSize(const Client& client, std::string_view db, DocumentView command,
                                size_t max_size) {
   std::shared_ptr<CommandState>& state = ClientAccess::Commands(client);
-  std::call_once(ClientAccess::CommandsOnce(client),
-                 [&state] { state = std::make_shared<CommandState>(); });
+  std::call_once(ClientAccess::CommandsOnce(client), [&state, &client] {
+    state = std::make_shared<CommandState>(&ClientAccess::EngineOf(client)->runner());
+  });
   BsonBuilder reply;
   Status s = RunOne(client, state.get(), db, command, max_size, &reply);
   if (!s.ok()) return ErrorReply(s);

@@ -1,10 +1,9 @@
 #include "command/server_sessions.h"
 
-#include <algorithm>
-#include <chrono>
 #include <vector>
 
 #include "command/command.h"
+#include "command/cursor_manager.h"
 #include "common/clock.h"
 
 namespace rockdoc::internal {
@@ -38,15 +37,6 @@ Status SessionKey(const Element& lsid, std::string* key) {
   return Status::OK();
 }
 
-ServerSessions::~ServerSessions() {
-  {
-    MutexLock g(&mu_);
-    stop_ = true;
-  }
-  wake_.notify_all();
-  if (reaper_.joinable()) reaper_.join();
-}
-
 StatusOr<std::shared_ptr<ServerSession>> ServerSessions::Get(const Client& client,
                                                              const std::string& key) {
   MutexLock g(&mu_);
@@ -62,12 +52,13 @@ StatusOr<std::shared_ptr<ServerSession>> ServerSessions::Get(const Client& clien
     auto made = std::make_shared<ServerSession>();
     made->session.emplace(std::move(session));
     it = sessions_.emplace(key, std::move(made)).first;
-    if (reap_in_background_ && !reaper_.joinable()) {
-      reaper_ = std::thread([this] { ReaperLoop(); });
-    }
   }
   it->second->last_used_ms = SteadyMillis();
   return it->second;
+}
+
+void ServerSessions::ReapOn(BackgroundRunner* runner) {
+  runner->Add("sessions", ReapPeriodMs(idle_timeout_ms_), [this] { ReapExpired(); });
 }
 
 size_t ServerSessions::ReapExpired() {
@@ -92,23 +83,6 @@ size_t ServerSessions::ReapExpired() {
     s->snapshot.reset();
   }
   return expired.size();
-}
-
-void ServerSessions::ReaperLoop() {
-  const int64_t period_ms = std::clamp<int64_t>(idle_timeout_ms_, 1, 60 * 1000);
-  mu_.Lock();
-  while (!stop_) {
-    // Waits on the held lock (adopted, then handed back): the destructor
-    // notifies.
-    std::unique_lock<std::mutex> held(mu_.native(), std::adopt_lock);
-    wake_.wait_for(held, std::chrono::milliseconds(period_ms));
-    held.release();
-    if (stop_) break;
-    mu_.Unlock();
-    ReapExpired();
-    mu_.Lock();
-  }
-  mu_.Unlock();
 }
 
 bool ServerSessions::End(const std::string& key) {

@@ -5,11 +5,12 @@
 //
 // A session is made on the first command that names its lsid ({id: UUID})
 // and ends with endSessions or after MongoDB's logicalSessionTimeoutMinutes
-// (30) without use: a background thread (started with the first session)
-// reaps the idle ones, so that a command finds its session by id without
-// looking at the others. At most `max_sessions` (MongoDB's
-// maxSessions, 1,000,000) live at once: the next one is
-// TooManyLogicalSessions (261) until one ends or expires. A transaction is numbered by the driver: the command
+// (30) without use: a background task (ReapOn) reaps the idle ones, so that
+// a command finds its session by id without looking at the others. At most
+// `max_sessions` (MongoDB's maxSessions, 1,000,000) live at once: the next
+// one is TooManyLogicalSessions (261) until one ends or expires.
+//
+// A transaction is numbered by the driver: the command
 // with `startTransaction: true` and a txnNumber greater than any the
 // session saw starts it; commands with the same txnNumber and
 // `autocommit: false` run in it; commitTransaction / abortTransaction end
@@ -34,16 +35,15 @@
 #ifndef ROCKDOC_COMMAND_SERVER_SESSIONS_H_
 #define ROCKDOC_COMMAND_SERVER_SESSIONS_H_
 
-#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 
 #include "absl/base/thread_annotations.h"
+#include "common/background_runner.h"
 #include "common/mutex.h"
 #include "rockdoc/client.h"
 #include "rockdoc/document.h"
@@ -94,14 +94,9 @@ Status SessionKey(const Element& lsid, std::string* key);
 
 class ServerSessions {
  public:
-  // `reap_in_background`: false leaves reaping to ReapExpired's callers
-  // (tests).
   explicit ServerSessions(int64_t idle_timeout_ms = kSessionIdleTimeoutMs,
-                          size_t max_sessions = kMaxSessions, bool reap_in_background = true)
-      : idle_timeout_ms_(idle_timeout_ms),
-        max_sessions_(max_sessions),
-        reap_in_background_(reap_in_background) {}
-  ~ServerSessions();  // stops the reaper; the sessions end with the table
+                          size_t max_sessions = kMaxSessions)
+      : idle_timeout_ms_(idle_timeout_ms), max_sessions_(max_sessions) {}
   ServerSessions(const ServerSessions&) = delete;
   ServerSessions& operator=(const ServerSessions&) = delete;
 
@@ -112,21 +107,19 @@ class ServerSessions {
   // Ends the session of `key` (aborting its transaction). False when none.
   bool End(const std::string& key) ABSL_LOCKS_EXCLUDED(mu_);
   size_t size() const ABSL_LOCKS_EXCLUDED(mu_);
-  // Ends the sessions idle longer than the timeout; how many. The reaper
-  // runs it every min(timeout, 1 minute); tests call it directly.
+  // Ends the sessions idle longer than the timeout; how many.
   size_t ReapExpired() ABSL_LOCKS_EXCLUDED(mu_);
+  // Runs ReapExpired every ReapPeriodMs (command/cursor_manager.h) on
+  // `runner` (the engine's, which is stopped before the client closes and
+  // the table goes). Once.
+  void ReapOn(BackgroundRunner* runner);
 
  private:
-  void ReaperLoop() ABSL_LOCKS_EXCLUDED(mu_);
 
   const int64_t idle_timeout_ms_;
   const size_t max_sessions_;
-  const bool reap_in_background_;
   mutable Mutex mu_;
   std::map<std::string, std::shared_ptr<ServerSession>> sessions_ ABSL_GUARDED_BY(mu_);
-  bool stop_ ABSL_GUARDED_BY(mu_) = false;
-  std::condition_variable wake_;  // the destructor wakes the reaper
-  std::thread reaper_;            // started by the first Get, under mu_
 };
 
 // Applies a command's transaction fields to its session before it runs:
