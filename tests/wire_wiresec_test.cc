@@ -21,6 +21,7 @@
 #include "common/endian.h"
 #include "fault_fs.h"
 #include "rockdoc/json.h"
+#include "storage/rocks.h"
 #include "test_util.h"
 #include "wire/message.h"
 #include "wire/server.h"
@@ -225,6 +226,18 @@ TEST(ServerSessionsTest, ReapedInTheBackground) {
     ASSERT_NO_FATAL_FAILURE(WaitForRuns(runner, "cursors", 1));
   }
   EXPECT_EQ(cursors.open_cursors(), 0u);
+}
+
+// A write that meets EMFILE anyway says what happened and what to do,
+// rather than a bare I/O error.
+TEST(DescriptorBudgetTest, OutOfDescriptorsIsSaidLoudly) {
+  Status s = internal::FromRocks(
+      rocksdb::Status::IOError("While open a file for appending: db/000012.log",
+                               "Too many open files"),
+      "commit");
+  EXPECT_EQ(s.code(), ErrorCode::kOperationFailed);
+  EXPECT_NE(std::string(s.message()).find("out of file descriptors"), std::string::npos) << s;
+  EXPECT_NE(std::string(s.message()).find("until it is reopened"), std::string::npos) << s;
 }
 
 TEST(DescriptorBudgetTest, ConnectionsAtMostEightyPercent) {
