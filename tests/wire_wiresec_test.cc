@@ -11,8 +11,8 @@
 
 #include <chrono>
 #include <optional>
-#include <thread>
 #include <string>
+#include <thread>
 
 #include "api/client_internal.h"
 #include "command/cursor_manager.h"
@@ -46,9 +46,8 @@ Document CommandOver(int port, std::string_view json) {
     if (send(fd, out.data(), out.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(out.size())) {
       char buf[4096];
       for (;;) {
-        if (in.size() >= 4 &&
-            in.size() >= static_cast<size_t>(LoadLE<int32_t>(
-                             reinterpret_cast<const uint8_t*>(in.data())))) {
+        if (in.size() >= 4 && in.size() >= static_cast<size_t>(LoadLE<int32_t>(
+                                               reinterpret_cast<const uint8_t*>(in.data())))) {
           break;
         }
         const ssize_t n = recv(fd, buf, sizeof buf, 0);
@@ -120,9 +119,9 @@ TEST_F(PowerLossTest, JournaledWritesSurvivePowerLoss) {
   static const char* kConcerns[] = {R"({"w": 1, "j": true})", R"({"w": "majority", "j": true})",
                                     R"({"j": true})", R"({"fsync": true})"};
   for (int i = 0; i < 20; ++i) {
-    Document reply = Command(R"({"insert": "items", "$db": "test", "documents": [{"_id": )" +
-                             std::to_string(i) + R"(}], "writeConcern": )" + kConcerns[i % 4] +
-                             "}");
+    Document reply =
+        Command(R"({"insert": "items", "$db": "test", "documents": [{"_id": )" + std::to_string(i) +
+                R"(}], "writeConcern": )" + kConcerns[i % 4] + "}");
     ASSERT_TRUE(Ok(reply)) << ToJson(reply);
     // Not synced by itself: a write between the journaled ones.
     reply = Command(R"({"update": "items", "$db": "test", "updates": [{"q": {"_id": )" +
@@ -231,10 +230,10 @@ TEST(ServerSessionsTest, ReapedInTheBackground) {
 // A write that meets EMFILE anyway says what happened and what to do,
 // rather than a bare I/O error.
 TEST(DescriptorBudgetTest, OutOfDescriptorsIsSaidLoudly) {
-  Status s = internal::FromRocks(
-      rocksdb::Status::IOError("While open a file for appending: db/000012.log",
-                               "Too many open files"),
-      "commit");
+  Status s =
+      internal::FromRocks(rocksdb::Status::IOError("While open a file for appending: db/000012.log",
+                                                   "Too many open files"),
+                          "commit");
   EXPECT_EQ(s.code(), ErrorCode::kOperationFailed);
   EXPECT_NE(std::string(s.message()).find("out of file descriptors"), std::string::npos) << s;
   EXPECT_NE(std::string(s.message()).find("until it is reopened"), std::string::npos) << s;

@@ -182,8 +182,8 @@ class CommandState {
 
 namespace {
 
-Status Dispatch(const Client& client, CommandState* state, std::string_view db,
-                DocumentView cmd, const CommandDefinition& definition, BsonBuilder* reply);
+Status Dispatch(const Client& client, CommandState* state, std::string_view db, DocumentView cmd,
+                const CommandDefinition& definition, BsonBuilder* reply);
 
 Status RunOne(const Client& client, CommandState* state, std::string_view db, DocumentView cmd,
               size_t max_size, BsonBuilder* reply) {
@@ -228,8 +228,8 @@ Status RunOne(const Client& client, CommandState* state, std::string_view db, Do
 }
 
 // Runs a command RunOne checked, with its session when it names one.
-Status Dispatch(const Client& client, CommandState* state, std::string_view db,
-                DocumentView cmd, const CommandDefinition& definition, BsonBuilder* reply) {
+Status Dispatch(const Client& client, CommandState* state, std::string_view db, DocumentView cmd,
+                const CommandDefinition& definition, BsonBuilder* reply) {
   const CommandDefinition* command = &definition;
   const std::string_view name = command->name;
   CommandContext ctx;
@@ -279,9 +279,7 @@ Status Dispatch(const Client& client, CommandState* state, std::string_view db,
 
 }  // namespace
 
-Status SyncWriteAheadLog(const Client& client) {
-  return ClientAccess::EngineOf(client)->SyncWal();
-}
+Status SyncWriteAheadLog(const Client& client) { return ClientAccess::EngineOf(client)->SyncWal(); }
 
 const CommandDefinition* FindCommand(std::string_view name) {
   auto it =

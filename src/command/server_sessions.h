@@ -115,7 +115,6 @@ class ServerSessions {
   void ReapOn(BackgroundRunner* runner);
 
  private:
-
   const int64_t idle_timeout_ms_;
   const size_t max_sessions_;
   mutable Mutex mu_;

@@ -8,8 +8,8 @@
 
 #include "bson/append_number.h"
 #include "command/command.h"
-#include "command/server_sessions.h"
 #include "command/handlers.h"
+#include "command/server_sessions.h"
 #include "common/clock.h"
 #include "pipeline/pipeline.h"
 #include "query/match_expression.h"

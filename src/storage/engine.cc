@@ -161,9 +161,10 @@ Status FromRocks(const rocksdb::Status& s, std::string_view context) {
     // EMFILE/ENFILE: the process (or the system) is out of descriptors.
     // rockdoc-serve budgets them so that connections cannot take the
     // engine's (wire/server.h); a library user must leave it room.
-    msg += " (the process is out of file descriptors: raise the open-file limit (ulimit -n), "
-           "bound ClientOptions::max_open_files or the connections; after a failed write the "
-           "database accepts no more writes until it is reopened)";
+    msg +=
+        " (the process is out of file descriptors: raise the open-file limit (ulimit -n), "
+        "bound ClientOptions::max_open_files or the connections; after a failed write the "
+        "database accepts no more writes until it is reopened)";
     return Status(ErrorCode::kOperationFailed, std::move(msg));
   }
   if (s.IsIOError()) {

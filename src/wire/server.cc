@@ -314,8 +314,7 @@ void Server::JournalLoop() {
   for (;;) {
     {
       std::unique_lock<std::mutex> lock(journal_mu_.native());
-      journal_wake_.wait_for(lock,
-                             std::chrono::milliseconds(options_.journal_commit_interval_ms),
+      journal_wake_.wait_for(lock, std::chrono::milliseconds(options_.journal_commit_interval_ms),
                              [this] { return stopping_.load(); });
     }
     if (stopping_.load()) return;  // the Client's Close syncs the rest
@@ -456,7 +455,8 @@ void Server::Shutdown() {
 
 StatusOr<DescriptorBudget> PlanDescriptors(int64_t limit, int requested) {
   constexpr int64_t kMinEngineFiles = 20;
-  const int64_t most = std::min<int64_t>(limit * 8 / 10, limit - kReservedDescriptors - kMinEngineFiles);
+  const int64_t most =
+      std::min<int64_t>(limit * 8 / 10, limit - kReservedDescriptors - kMinEngineFiles);
   if (most < 1) {
     return Status(ErrorCode::kOperationFailed,
                   "the open-file limit (" + std::to_string(limit) +
@@ -466,8 +466,8 @@ StatusOr<DescriptorBudget> PlanDescriptors(int64_t limit, int requested) {
   }
   DescriptorBudget b;
   b.connections = static_cast<int>(std::min<int64_t>(requested, most));
-  b.engine_files = static_cast<int>(
-      std::min<int64_t>(limit - b.connections - kReservedDescriptors, 1 << 30));
+  b.engine_files =
+      static_cast<int>(std::min<int64_t>(limit - b.connections - kReservedDescriptors, 1 << 30));
   return b;
 }
 
@@ -613,9 +613,10 @@ int ServeMain(int argc, char** argv) {
     raised.rlim_cur = files.rlim_max;
     if (setrlimit(RLIMIT_NOFILE, &raised) == 0) files = raised;
   }
-  const int64_t limit = files.rlim_cur == RLIM_INFINITY
-                            ? int64_t{1} << 30
-                            : static_cast<int64_t>(std::min<rlim_t>(files.rlim_cur, rlim_t{1} << 30));
+  const int64_t limit =
+      files.rlim_cur == RLIM_INFINITY
+          ? int64_t{1} << 30
+          : static_cast<int64_t>(std::min<rlim_t>(files.rlim_cur, rlim_t{1} << 30));
   StatusOr<DescriptorBudget> budget = PlanDescriptors(limit, options.max_connections);
   if (!budget.ok()) {
     std::fprintf(stderr, "rockdoc-serve: %s\n", std::string(budget.status().message()).c_str());

@@ -72,8 +72,8 @@ struct ServerOptions {
 
 // How rockdoc-serve shares the process's open-file limit.
 struct DescriptorBudget {
-  int connections = 0;     // the connections served at once
-  int engine_files = 0;    // ClientOptions::max_open_files
+  int connections = 0;   // the connections served at once
+  int engine_files = 0;  // ClientOptions::max_open_files
 };
 // Descriptors kept for everything else: the listening sockets, the
 // write-ahead log, MANIFEST and LOG, flush and compaction outputs, spill

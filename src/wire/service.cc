@@ -279,8 +279,7 @@ Document Service::Run(std::string_view db, DocumentView command, ConnectionState
   // The user is read again for every command, as mongod does: one dropped
   // (or dropped and created again) since the login is logged out.
   if (options_.auth && !conn->auth.user.empty() && !users_.StillAuthenticated(conn->auth)) {
-    std::fprintf(stderr,
-                 "rockdoc-serve: connection %d: user %s no longer exists: logged out\n",
+    std::fprintf(stderr, "rockdoc-serve: connection %d: user %s no longer exists: logged out\n",
                  static_cast<int>(conn->id), conn->auth.user.c_str());
     conn->auth.user.clear();
     conn->auth.user_id.clear();

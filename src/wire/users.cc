@@ -308,8 +308,8 @@ Status UserStore::SaslStart(std::string_view db, DocumentView cmd, AuthState* au
   auth->skip_empty_exchange = args.skip_empty_exchange;
   auth->awaiting_empty_step = false;
   const std::string auth_db(db);
-  StatusOr<std::string> first = auth->conversation->Start(
-      payload, [this, &auth_db, auth](std::string_view user) {
+  StatusOr<std::string> first =
+      auth->conversation->Start(payload, [this, &auth_db, auth](std::string_view user) {
         return Lookup(auth_db, user, &auth->conversation_user_id);
       });
   if (!first.ok()) {
