@@ -17,7 +17,7 @@ server is still serving and that nothing acknowledged is lost:
   descriptors  RLIMIT_NOFILE 256 for the server, 300 idle connections: the
                excess is refused at once (closed, not left hanging), a
                client still connects, writes keep working, and SIGTERM
-               shuts the server down cleanly.
+               shuts the server down cleanly; under 64 it refuses to start.
   session_flood  --auth; an unauthenticated client sends 5,000 pings, each
                with a new lsid, while a logged-in client reads and writes:
                the logged-in client is served throughout and the server
@@ -218,6 +218,13 @@ def disk_full(scratch):
 
 
 def descriptors(scratch):
+    # A limit that cannot hold the engine's share and one connection: refused
+    # at start, loudly, rather than served until it breaks.
+    low = subprocess.run([SERVER, "--db", os.path.join(scratch, "db"), "--port", "0"],
+                         capture_output=True, text=True, timeout=60,
+                         preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64)))
+    assert low.returncode == 1 and "open-file limit (64) is too low" in low.stderr, \
+        (low.returncode, low.stderr)
     server = Server(os.path.join(scratch, "db"), nofile=256)
     idle = []
     for _ in range(300):
