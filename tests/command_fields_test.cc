@@ -337,7 +337,8 @@ const std::map<std::string, Elsewhere>& ShownElsewhere() {
       "comment: MongoDB attaches it to logs, the profiler and currentOp, which rockdoc lacks";
   static constexpr char kWriteConcern[] =
       "writeConcern w: 1 / 'majority': one node acknowledges both once committed "
-      "(GenericFieldsAreDecodedNotIgnored: w: 2, j: true are refused)";
+      "(GenericFieldsAreDecodedNotIgnored: w: 2 is refused); j: true syncs the log before the "
+      "reply (PowerLossTest.JournaledWritesSurvivePowerLoss)";
   static constexpr char kReadConcern[] =
       "readConcern local / available / majority: one node reads its committed data "
       "(GenericFieldsAreDecodedNotIgnored: linearizable is refused); snapshot: "
@@ -550,7 +551,7 @@ TEST_F(CommandFieldsTest, GenericFieldsAreDecodedNotIgnored) {
       const std::string f = field;
       if (f == "writeConcern") {
         EXPECT_EQ(Probe(c, "writeConcern", R"({"w": 2})"), 238) << last_;
-        EXPECT_EQ(Probe(c, "writeConcern", R"({"w": 1, "j": true})"), 238) << last_;
+        EXPECT_EQ(Probe(c, "writeConcern", R"({"w": 1, "j": "yes"})"), 14) << last_;
         EXPECT_EQ(Probe(c, "writeConcern", R"({"w": 1, "x": 1})"), 40415) << last_;
       } else if (f == "readConcern") {
         EXPECT_EQ(Probe(c, "readConcern", R"({"level": "linearizable"})"), 238) << last_;

@@ -512,9 +512,22 @@ TEST_F(ServiceTest, AuthRefusesTheUnauthenticated) {
             13);
   // Nothing was written by the refused commands.
   EXPECT_EQ(client_->GetDatabase("d").GetCollection("c").CountDocuments(Document()).value(), 0);
-  // An authenticated connection runs them (as the SCRAM conversation leaves it).
+  // An authenticated connection runs them (as the SCRAM conversation leaves
+  // it: the user's name and userId).
+  auto u = client_->GetDatabase("admin").GetCollection("rockdoc.users").FindOne(
+      Json(R"({"_id": "admin.u"})"));
+  ASSERT_TRUE(u.ok() && u->has_value());
+  ASSERT_TRUE((**u).Get("userId").AsBinary().has_value());
   local.auth.user = "admin.u";
+  local.auth.user_id = std::string((**u).Get("userId").AsBinary()->data);
   EXPECT_EQ(run(R"({"insert": "c", "documents": [{}], "$db": "d"})", &local).Get("n").Int32(), 1);
+  // Another userId (a user dropped and created again under that name) is
+  // not the user the connection logged in as: logged out.
+  ConnectionState stale;
+  stale.auth.user = "admin.u";
+  stale.auth.user_id = "another one";
+  EXPECT_EQ(run(R"({"find": "c", "$db": "d"})", &stale).Get("code").Int32(), 13);
+  EXPECT_TRUE(stale.auth.user.empty());
   // Without auth, the same commands run unauthenticated.
   ConnectionState open;
   open.local = false;

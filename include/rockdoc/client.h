@@ -85,6 +85,13 @@ struct ClientOptions {
   //    acknowledged is lost on power failure, at the cost of one fsync per
   //    write (batched writes such as InsertMany share one).
   bool sync = false;
+  // The table files the engine keeps open at once (RocksDB's
+  // max_open_files): -1 keeps every one open (fastest; one descriptor per
+  // file of the database), a number >= 20 bounds them (a file past the
+  // bound is reopened when read). Other values are BadValue at Open.
+  // rockdoc-serve bounds it within the process's open-file limit, beside
+  // its connections (README.md, "rockdoc serve").
+  int max_open_files = -1;
   // RocksDB block cache (uncompressed data blocks), shared by all collections.
   size_t block_cache_bytes = DefaultBlockCacheBytes();
   // How long a write waits for a document lock held by another writer

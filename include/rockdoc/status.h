@@ -95,6 +95,7 @@ enum class ErrorCode : int32_t {
   kCannotBuildIndexKeys = 201,
   kNotImplemented = 238,
   kNoSuchTransaction = 251,
+  kTooManyLogicalSessions = 261,
   kOperationNotSupportedInTransaction = 263,
   kTransactionExceededLifetimeLimitSeconds = 290,
   kNoQueryExecutionPlans = 291,

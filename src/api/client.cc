@@ -34,6 +34,9 @@ StatusOr<std::unique_ptr<Client>> internal::ClientAccess::Open(
   if (options.max_index_build_memory_bytes <= 0) {
     return BadValue("max_index_build_memory_bytes must be positive");
   }
+  if (options.max_open_files != -1 && options.max_open_files < 20) {
+    return BadValue("max_open_files must be -1 (no bound) or at least 20");
+  }
   ROCKDOC_ASSIGN_OR_RETURN(std::shared_ptr<Engine> engine,
                            Engine::Open(path, options, std::move(file_system)));
   // The client core: the storage engine and, attached to it, the catalog.

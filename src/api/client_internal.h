@@ -36,6 +36,7 @@ struct ClientAccess {
   static std::shared_ptr<Engine> EngineOf(const Database& database) {
     return database.engine_;
   }
+  static const std::shared_ptr<Engine>& EngineOf(const Client& client) { return client.engine_; }
   // The command layer's state of a client (src/command/), made once on
   // the first command through `once`.
   static std::once_flag& CommandsOnce(const Client& client) { return client.commands_once_; }

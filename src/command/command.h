@@ -107,6 +107,14 @@ Status DecodeCommand(std::string_view command, DocumentView cmd, const OptionFie
 // have a time limit, and an unknown field of the others.
 Status CheckReadConcern(const Element& e);
 Status CheckWriteConcern(const Element& e);
+// Whether the command's writeConcern asks for j: true (or fsync: true): its
+// writes are synced to the write-ahead log before it is answered.
+bool WantsJournal(DocumentView cmd);
+// Whether a writeConcern document asks for j: true (or fsync: true).
+bool JournalRequested(const Element& write_concern);
+// Fsyncs the client's write-ahead log: every write committed so far
+// survives a power loss (rockdoc-serve's journal commit interval).
+Status SyncWriteAheadLog(const Client& client);
 Status CheckApiVersion(const Element& e);
 // find's allowDiskUse: false is what rockdoc does (a blocking sort past
 // 100 MB fails with 292); true, spilling a find's sort, is NotImplemented

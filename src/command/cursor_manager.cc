@@ -70,9 +70,7 @@ StatusOr<bool> FillBatch(CommandCursor* c, int64_t batch_size, BsonBuilder* batc
 
 int64_t CursorManager::Register(std::unique_ptr<CommandCursor> c) {
   MutexLock g(&mu_);
-  const int64_t now = SteadyMillis();
-  ReapIdleLocked(now);
-  c->last_used_ms = now;
+  c->last_used_ms = SteadyMillis();
   int64_t id = 0;
   do {
     // Positive and never 0, as MongoDB's ids read in every driver.
@@ -83,10 +81,15 @@ int64_t CursorManager::Register(std::unique_ptr<CommandCursor> c) {
 }
 
 StatusOr<std::unique_ptr<CommandCursor>> CursorManager::CheckOut(int64_t id, std::string_view ns) {
+  std::unique_ptr<CommandCursor> expired;  // destroyed outside the lock
   MutexLock g(&mu_);
-  ReapIdleLocked(SteadyMillis());
   auto it = cursors_.find(id);
   if (it == cursors_.end()) return NotFound(id);
+  if (Expired(it->second.get(), SteadyMillis())) {  // the reaper has not come by yet
+    expired = std::move(it->second);
+    cursors_.erase(it);
+    return NotFound(id);
+  }
   if (it->second == nullptr) {
     return Status(ErrorCode::kOperationFailed,
                   "cursor id " + std::to_string(id) + " is already in use");
@@ -110,7 +113,6 @@ void CursorManager::CheckIn(int64_t id, std::unique_ptr<CommandCursor> c) {
 bool CursorManager::Kill(int64_t id, std::string_view ns) {
   std::unique_ptr<CommandCursor> closing;  // destroyed outside the lock
   MutexLock g(&mu_);
-  ReapIdleLocked(SteadyMillis());
   auto it = cursors_.find(id);
   if (it == cursors_.end()) return false;
   if (it->second != nullptr && it->second->ns() != ns) return false;
@@ -124,11 +126,15 @@ int CursorManager::ReapIdle() {
   return ReapIdleLocked(SteadyMillis());
 }
 
+bool CursorManager::Expired(const CommandCursor* c, int64_t now_ms) const {
+  // Null: checked out, in use.
+  return c != nullptr && !c->no_timeout && now_ms - c->last_used_ms > idle_timeout_ms_;
+}
+
 int CursorManager::ReapIdleLocked(int64_t now_ms) {
   int reaped = 0;
   for (auto it = cursors_.begin(); it != cursors_.end();) {
-    const CommandCursor* c = it->second.get();
-    if (c != nullptr && !c->no_timeout && now_ms - c->last_used_ms > idle_timeout_ms_) {
+    if (Expired(it->second.get(), now_ms)) {
       it = cursors_.erase(it);
       ++reaped;
     } else {

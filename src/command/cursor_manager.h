@@ -13,6 +13,7 @@
 #ifndef ROCKDOC_COMMAND_CURSOR_MANAGER_H_
 #define ROCKDOC_COMMAND_CURSOR_MANAGER_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "common/background_runner.h"
 #include "common/mutex.h"
 #include "rockdoc/client.h"
 #include "rockdoc/document.h"
@@ -70,6 +72,13 @@ struct CommandCursor {
 // exhausted (its status, if an error, is returned instead).
 StatusOr<bool> FillBatch(CommandCursor* c, int64_t batch_size, BsonBuilder* batch);
 
+// How often a reaper looks for what has been idle past `idle_timeout_ms`
+// (cursors, server sessions): the timeout itself, at least 1 ms and at
+// most a minute.
+inline int64_t ReapPeriodMs(int64_t idle_timeout_ms) {
+  return std::clamp<int64_t>(idle_timeout_ms, 1, 60 * 1000);
+}
+
 class CursorManager {
  public:
   explicit CursorManager(int64_t idle_timeout_ms = kDefaultCursorTimeoutMs)
@@ -87,13 +96,20 @@ class CursorManager {
   void CheckIn(int64_t id, std::unique_ptr<CommandCursor> c) ABSL_LOCKS_EXCLUDED(mu_);
   // Closes cursor `id` of `ns`; false when there is none.
   bool Kill(int64_t id, std::string_view ns) ABSL_LOCKS_EXCLUDED(mu_);
-  // Closes the cursors idle for longer than the timeout (every call to
-  // the manager does this first). Returns how many.
+  // Closes the cursors idle for longer than the timeout; returns how many.
+  // CheckOut looks at its own cursor's idle time only, so that no command
+  // scans the others under the lock; the rest is ReapOn's.
   int ReapIdle() ABSL_LOCKS_EXCLUDED(mu_);
+  // Runs ReapIdle every ReapPeriodMs on `runner` (the engine's, which is
+  // stopped before the client closes and the manager goes). Once.
+  void ReapOn(BackgroundRunner* runner) {
+    runner->Add("cursors", ReapPeriodMs(idle_timeout_ms_), [this] { ReapIdle(); });
+  }
   size_t open_cursors() const ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   int ReapIdleLocked(int64_t now_ms) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool Expired(const CommandCursor* c, int64_t now_ms) const;
 
   const int64_t idle_timeout_ms_;
   mutable Mutex mu_;

@@ -83,9 +83,10 @@ Status CheckReadConcern(const Element& e) {
 }
 
 // Every write is acknowledged once committed on the one node there is:
-// w: 1 and w: "majority" are met. w: 0 (no acknowledgement), w > 1 or a tag
-// (no other members) and j: true (acknowledged from the page cache; see
-// ClientOptions::sync) are not.
+// w: 1 and w: "majority" are met. j: true (and fsync: true, which means the
+// same to mongod with a journal) is met by syncing the write-ahead log before
+// the reply (RunOne, WantsJournal). w: 0 (no acknowledgement), w > 1 or a
+// tag (no other members) are not.
 Status CheckWriteConcern(const Element& e) {
   if (!e.IsDocument()) return WrongType(e, "type 'object'");
   auto refuse = [](const std::string& what) {
@@ -102,8 +103,7 @@ Status CheckWriteConcern(const Element& e) {
                       " (a single embedded node acknowledges w: 1 and w: 'majority' only)");
       }
     } else if (f.key() == "j" || f.key() == "fsync") {
-      ROCKDOC_ASSIGN_OR_RETURN(bool on, BoolField(f));
-      if (on) return refuse(std::string(f.key()) + ": true");
+      ROCKDOC_RETURN_IF_ERROR(BoolField(f).status());
     } else if (f.key() == "wtimeout" || f.key() == "wtimeoutMS") {
       if (!f.IsNumber()) return WrongType(f, "types '[long, int, decimal, double]'");
     } else if (f.key() == "provenance") {
@@ -115,6 +115,17 @@ Status CheckWriteConcern(const Element& e) {
   }
   return Status::OK();
 }
+
+bool JournalRequested(const Element& write_concern) {
+  if (!write_concern.IsDocument()) return false;
+  for (const char* name : {"j", "fsync"}) {
+    StatusOr<bool> on = BoolField(write_concern.Document().Get(name));
+    if (on.ok() && *on) return true;
+  }
+  return false;
+}
+
+bool WantsJournal(DocumentView cmd) { return JournalRequested(cmd.Get("writeConcern")); }
 
 Status CheckApiVersion(const Element& e) {
   if (!e.IsString()) return WrongType(e, "type 'string'");

@@ -167,14 +167,23 @@ Status CheckConcerns(std::string_view command, DocumentView cmd, const Transacti
 
 }  // namespace
 
-// What the command layer keeps for a client.
+// What the command layer keeps for a client. Idle cursors and sessions are
+// reaped on the engine's background runner, which Close stops before the
+// state goes.
 class CommandState {
  public:
+  explicit CommandState(BackgroundRunner* runner) {
+    cursors.ReapOn(runner);
+    sessions.ReapOn(runner);
+  }
   CursorManager cursors;
   ServerSessions sessions;
 };
 
 namespace {
+
+Status Dispatch(const Client& client, CommandState* state, std::string_view db, DocumentView cmd,
+                const CommandDefinition& definition, BsonBuilder* reply);
 
 Status RunOne(const Client& client, CommandState* state, std::string_view db, DocumentView cmd,
               size_t max_size, BsonBuilder* reply) {
@@ -200,6 +209,29 @@ Status RunOne(const Client& client, CommandState* state, std::string_view db, Do
     return Status(ErrorCode::kUnauthorized,
                   std::string(name) + " may only be run against the admin database.");
   }
+  Status s = Dispatch(client, state, db, cmd, *command, reply);
+  // writeConcern j: true: the reply waits for the write-ahead log to reach
+  // the disk, whatever the command did (a failed ordered insert keeps the
+  // documents before the failure). A sync that fails is the reply's
+  // writeConcernError, as mongod reports a concern it could not meet.
+  if (WantsJournal(cmd)) {
+    Status synced = SyncWriteAheadLog(client);
+    if (!synced.ok() && s.ok()) {
+      reply->OpenDocument("writeConcernError");
+      reply->AppendInt32("code", static_cast<int32_t>(synced.code()));
+      reply->AppendString("codeName", synced.code_name());
+      reply->AppendString("errmsg", synced.message());
+      reply->Close();
+    }
+  }
+  return s;
+}
+
+// Runs a command RunOne checked, with its session when it names one.
+Status Dispatch(const Client& client, CommandState* state, std::string_view db, DocumentView cmd,
+                const CommandDefinition& definition, BsonBuilder* reply) {
+  const CommandDefinition* command = &definition;
+  const std::string_view name = command->name;
   CommandContext ctx;
   ctx.client = &client;
   ctx.db = std::string(db);
@@ -247,6 +279,8 @@ Status RunOne(const Client& client, CommandState* state, std::string_view db, Do
 
 }  // namespace
 
+Status SyncWriteAheadLog(const Client& client) { return ClientAccess::EngineOf(client)->SyncWal(); }
+
 const CommandDefinition* FindCommand(std::string_view name) {
   auto it =
       std::lower_bound(std::begin(kCommands), std::end(kCommands), name,
@@ -265,8 +299,9 @@ namespace internal {
 Document RunCommandWithMaxSize(const Client& client, std::string_view db, DocumentView command,
                                size_t max_size) {
   std::shared_ptr<CommandState>& state = ClientAccess::Commands(client);
-  std::call_once(ClientAccess::CommandsOnce(client),
-                 [&state] { state = std::make_shared<CommandState>(); });
+  std::call_once(ClientAccess::CommandsOnce(client), [&state, &client] {
+    state = std::make_shared<CommandState>(&ClientAccess::EngineOf(client)->runner());
+  });
   BsonBuilder reply;
   Status s = RunOne(client, state.get(), db, command, max_size, &reply);
   if (!s.ok()) return ErrorReply(s);

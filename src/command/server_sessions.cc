@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "command/command.h"
+#include "command/cursor_manager.h"
 #include "common/clock.h"
 
 namespace rockdoc::internal {
@@ -38,26 +39,50 @@ Status SessionKey(const Element& lsid, std::string* key) {
 
 StatusOr<std::shared_ptr<ServerSession>> ServerSessions::Get(const Client& client,
                                                              const std::string& key) {
-  std::vector<std::shared_ptr<ServerSession>> expired;  // ended outside the lock
   MutexLock g(&mu_);
-  const int64_t now = SteadyMillis();
-  for (auto it = sessions_.begin(); it != sessions_.end();) {
-    if (it->first != key && now - it->second->last_used_ms > idle_timeout_ms_) {
-      expired.push_back(std::move(it->second));
-      it = sessions_.erase(it);
-    } else {
-      ++it;
-    }
-  }
   auto it = sessions_.find(key);
   if (it == sessions_.end()) {
+    if (sessions_.size() >= max_sessions_) {
+      return Status(ErrorCode::kTooManyLogicalSessions,
+                    "Unable to add session into the cache because the number of active "
+                    "sessions is too high (" +
+                        std::to_string(max_sessions_) + ")");
+    }
     ROCKDOC_ASSIGN_OR_RETURN(Session session, client.StartSession());
     auto made = std::make_shared<ServerSession>();
     made->session.emplace(std::move(session));
     it = sessions_.emplace(key, std::move(made)).first;
   }
-  it->second->last_used_ms = now;
+  it->second->last_used_ms = SteadyMillis();
   return it->second;
+}
+
+void ServerSessions::ReapOn(BackgroundRunner* runner) {
+  runner->Add("sessions", ReapPeriodMs(idle_timeout_ms_), [this] { ReapExpired(); });
+}
+
+size_t ServerSessions::ReapExpired() {
+  std::vector<std::shared_ptr<ServerSession>> expired;  // ended outside the lock
+  {
+    MutexLock g(&mu_);
+    const int64_t now = SteadyMillis();
+    for (auto it = sessions_.begin(); it != sessions_.end();) {
+      if (now - it->second->last_used_ms > idle_timeout_ms_) {
+        expired.push_back(std::move(it->second));
+        it = sessions_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (const std::shared_ptr<ServerSession>& s : expired) {
+    // A command of the session may still hold it (it took the pointer
+    // just before it expired): it finishes first.
+    std::lock_guard<std::mutex> running(s->running);
+    s->session.reset();
+    s->snapshot.reset();
+  }
+  return expired.size();
 }
 
 bool ServerSessions::End(const std::string& key) {

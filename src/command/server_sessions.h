@@ -5,7 +5,12 @@
 //
 // A session is made on the first command that names its lsid ({id: UUID})
 // and ends with endSessions or after MongoDB's logicalSessionTimeoutMinutes
-// (30) without use. A transaction is numbered by the driver: the command
+// (30) without use: a background task (ReapOn) reaps the idle ones, so that
+// a command finds its session by id without looking at the others. At most
+// `max_sessions` (MongoDB's maxSessions, 1,000,000) live at once: the next
+// one is TooManyLogicalSessions (261) until one ends or expires.
+//
+// A transaction is numbered by the driver: the command
 // with `startTransaction: true` and a txnNumber greater than any the
 // session saw starts it; commands with the same txnNumber and
 // `autocommit: false` run in it; commitTransaction / abortTransaction end
@@ -38,6 +43,7 @@
 #include <string>
 
 #include "absl/base/thread_annotations.h"
+#include "common/background_runner.h"
 #include "common/mutex.h"
 #include "rockdoc/client.h"
 #include "rockdoc/document.h"
@@ -47,6 +53,8 @@ namespace rockdoc::internal {
 
 // MongoDB's logicalSessionTimeoutMinutes.
 inline constexpr int64_t kSessionIdleTimeoutMs = 30 * 60 * 1000;
+// MongoDB's maxSessions server parameter.
+inline constexpr size_t kMaxSessions = 1000000;
 
 // What one statement of a retryable write did (update and delete: its n,
 // nModified and upserted _id; insert: n = 1).
@@ -86,18 +94,29 @@ Status SessionKey(const Element& lsid, std::string* key);
 
 class ServerSessions {
  public:
-  explicit ServerSessions(int64_t idle_timeout_ms = kSessionIdleTimeoutMs)
-      : idle_timeout_ms_(idle_timeout_ms) {}
+  explicit ServerSessions(int64_t idle_timeout_ms = kSessionIdleTimeoutMs,
+                          size_t max_sessions = kMaxSessions)
+      : idle_timeout_ms_(idle_timeout_ms), max_sessions_(max_sessions) {}
+  ServerSessions(const ServerSessions&) = delete;
+  ServerSessions& operator=(const ServerSessions&) = delete;
 
-  // The session of `key`, made with client.StartSession() on first use.
+  // The session of `key`, made with client.StartSession() on first use
+  // (TooManyLogicalSessions when max_sessions live already).
   StatusOr<std::shared_ptr<ServerSession>> Get(const Client& client, const std::string& key)
       ABSL_LOCKS_EXCLUDED(mu_);
   // Ends the session of `key` (aborting its transaction). False when none.
   bool End(const std::string& key) ABSL_LOCKS_EXCLUDED(mu_);
   size_t size() const ABSL_LOCKS_EXCLUDED(mu_);
+  // Ends the sessions idle longer than the timeout; how many.
+  size_t ReapExpired() ABSL_LOCKS_EXCLUDED(mu_);
+  // Runs ReapExpired every ReapPeriodMs (command/cursor_manager.h) on
+  // `runner` (the engine's, which is stopped before the client closes and
+  // the table goes). Once.
+  void ReapOn(BackgroundRunner* runner);
 
  private:
   const int64_t idle_timeout_ms_;
+  const size_t max_sessions_;
   mutable Mutex mu_;
   std::map<std::string, std::shared_ptr<ServerSession>> sessions_ ABSL_GUARDED_BY(mu_);
 };

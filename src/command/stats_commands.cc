@@ -9,6 +9,7 @@
 #include "bson/append_number.h"
 #include "command/command.h"
 #include "command/handlers.h"
+#include "command/server_sessions.h"
 #include "common/clock.h"
 #include "pipeline/pipeline.h"
 #include "query/match_expression.h"
@@ -251,7 +252,7 @@ Status SectionSwitch(const Element& e) {
 }
 }  // namespace
 
-Status RunServerStatus(CommandContext&, DocumentView cmd, BsonBuilder* reply) {
+Status RunServerStatus(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
   static constexpr OptionField<ServerStatusArgs> kGeneric[] = {
       ROCKDOC_GENERIC_COMMAND_ROWS(ServerStatusArgs)};
   for (Element e : cmd) {
@@ -276,6 +277,11 @@ Status RunServerStatus(CommandContext&, DocumentView cmd, BsonBuilder* reply) {
   reply->AppendString("name", "rocksdb");
   reply->AppendBool("supportsCommittedReads", true);
   reply->AppendBool("persistent", true);
+  reply->Close();
+  // The logical sessions the server holds (MongoDB's section of that name).
+  reply->OpenDocument("logicalSessionRecordCache");
+  reply->AppendInt64("activeSessionsCount",
+                     ctx.sessions != nullptr ? static_cast<int64_t>(ctx.sessions->size()) : 0);
   reply->Close();
   return Status::OK();
 }

@@ -68,6 +68,7 @@ std::string ErrorCodeName(ErrorCode code) {
     ROCKDOC_CODE_NAME(JSInterpreterFailure)
     ROCKDOC_CODE_NAME(ExceededMemoryLimit)
     ROCKDOC_CODE_NAME(NoSuchTransaction)
+    ROCKDOC_CODE_NAME(TooManyLogicalSessions)
     ROCKDOC_CODE_NAME(OperationNotSupportedInTransaction)
     ROCKDOC_CODE_NAME(TransactionExceededLifetimeLimitSeconds)
     ROCKDOC_CODE_NAME(CannotIndexParallelArrays)

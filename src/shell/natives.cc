@@ -150,12 +150,26 @@ Status DefaultTransactionOptionsOption(const Element& e, ShellSessionOptions*) {
   return DecodeClientOptions(Document::AdoptValidated(std::string(e.Document().bytes())),
                              "defaultTransactionOptions", kTransactionOptions, &checked);
 }
+// A session's own writeConcern (startSession({writeConcern})): w: 1 and
+// 'majority' are what every write gets; j: true would need each operation
+// of the session to carry it, which the shell does not do, so it is refused
+// rather than ignored (an operation's writeConcern, and a transaction's at
+// its commit, honour it).
+Status SessionWriteConcernOption(const Element& e, ShellSessionOptions* o) {
+  ROCKDOC_RETURN_IF_ERROR(WriteConcernOption(e, o));
+  if (internal::JournalRequested(e)) {
+    return Status(ErrorCode::kNotImplemented,
+                  "a session's writeConcern j: true is not supported by rockdoc's shell: give "
+                  "writeConcern to each operation, or to the transaction");
+  }
+  return Status::OK();
+}
 constexpr OptionField<ShellSessionOptions> kSessionOptions[] = {
     {"causalConsistency", &CausalConsistencyOption},
     {"snapshot", &SnapshotOption},
     {"defaultTransactionOptions", &DefaultTransactionOptionsOption},
     {"readConcern", &ReadConcernOption<ShellSessionOptions>},
-    {"writeConcern", &WriteConcernOption<ShellSessionOptions>},
+    {"writeConcern", &SessionWriteConcernOption},
     // One node serves every read preference.
     {"readPreference", &AcceptMeaningless<ShellSessionOptions>},
     // Retryable writes are about failovers; one embedded node has none.

@@ -157,6 +157,16 @@ Status FromRocks(const rocksdb::Status& s, std::string_view context) {
            "once 64 MiB is free, or reopen the database; acknowledged writes are kept)";
     return Status(ErrorCode::kOutOfDiskSpace, std::move(msg));
   }
+  if (s.IsIOError() && s.ToString().find("Too many open files") != std::string::npos) {
+    // EMFILE/ENFILE: the process (or the system) is out of descriptors.
+    // rockdoc-serve budgets them so that connections cannot take the
+    // engine's (wire/server.h); a library user must leave it room.
+    msg +=
+        " (the process is out of file descriptors: raise the open-file limit (ulimit -n), "
+        "bound ClientOptions::max_open_files or the connections; after a failed write the "
+        "database accepts no more writes until it is reopened)";
+    return Status(ErrorCode::kOperationFailed, std::move(msg));
+  }
   if (s.IsIOError()) {
     // The operating system refused a read or write (EIO and the like): the
     // operation failed for a reason outside rockdoc, not a bug in it.
@@ -204,6 +214,7 @@ rocksdb::Options MakeRocksOptions(const ClientOptions& options) {
   o.create_if_missing = false;
   o.paranoid_checks = true;
   o.max_background_jobs = 2;
+  o.max_open_files = options.max_open_files;
   o.bytes_per_sync = 1 << 20;
   o.write_buffer_size = 64 << 20;
   o.max_write_buffer_number = 3;
@@ -538,6 +549,13 @@ Status Engine::DeleteRange(std::string_view begin, std::string_view end) const {
   rocksdb::Slice b(begin.data(), begin.size()), e(end.data(), end.size());
   rocksdb::CompactRangeOptions co;
   return FromRocks(rocks_->db->CompactRange(co, rocks_->data_cf, &b, &e), "compact dropped range");
+}
+
+Status Engine::SyncWal() const {
+  auto use = Enter();
+  ROCKDOC_RETURN_IF_ERROR(use.status());
+  if (rocks_->write_options.sync) return Status::OK();
+  return FromRocks(rocks_->db->SyncWAL(), "syncing the write-ahead log");
 }
 
 Status Engine::Compact() const {

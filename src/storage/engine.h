@@ -133,6 +133,11 @@ class Engine {
 
   StorageStats GetStorageStats() const;
 
+  // Makes every write committed so far durable: fsyncs the write-ahead log
+  // (a write concern's j: true, rockdoc-serve's journal commit interval).
+  // With ClientOptions::sync each commit synced it already: nothing to do.
+  Status SyncWal() const;
+
   // Client::Compact: a full manual compaction of the data and catalog key
   // spaces (bottommost level forced, so overwritten versions are dropped).
   Status Compact() const;

@@ -7,6 +7,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -21,6 +22,7 @@
 #include <system_error>
 #include <thread>
 
+#include "command/command.h"
 #include "common/endian.h"
 
 namespace rockdoc::wire {
@@ -163,7 +165,11 @@ StatusOr<std::unique_ptr<Server>> Server::Start(const Client* client, ServerOpti
     server->stopping_ = true;
     return s;
   }
+  server->spare_fd_ = open("/dev/null", O_RDONLY | O_CLOEXEC);
   server->acceptor_ = std::thread([raw = server.get()] { raw->AcceptLoop(); });
+  if (server->options_.journal_commit_interval_ms > 0) {
+    server->journal_ = std::thread([raw = server.get()] { raw->JournalLoop(); });
+  }
   return server;
 }
 
@@ -244,9 +250,7 @@ void Server::AcceptLoop() {
       if (!(fds[i].revents & POLLIN)) continue;
       const int fd = accept4(fds[i].fd, nullptr, nullptr, SOCK_CLOEXEC);
       if (fd < 0) {
-        // Out of descriptors: poll would report the listener ready at once,
-        // over and over; wait a slice for connections to close.
-        if (errno == EMFILE || errno == ENFILE) std::this_thread::sleep_for(std::chrono::milliseconds(kSliceMs));
+        if (errno == EMFILE || errno == ENFILE) RefuseOne(fds[i].fd);
         continue;
       }
       if (open_.load() >= options_.max_connections) {
@@ -285,6 +289,40 @@ void Server::AcceptLoop() {
         --open_;
       }
     }
+  }
+}
+
+void Server::RefuseOne(int listener) {
+  if (spare_fd_ >= 0) {
+    close(spare_fd_);
+    const int fd = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd >= 0) close(fd);
+    spare_fd_ = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+      Log("connection refused: the process is out of file descriptors (" +
+          std::to_string(open_.load()) + " connections open)");
+      return;
+    }
+  }
+  // No spare (or another thread took it back): poll would report the
+  // listener ready at once, over and over; wait a slice for descriptors.
+  std::this_thread::sleep_for(std::chrono::milliseconds(kSliceMs));
+}
+
+void Server::JournalLoop() {
+  bool failing = false;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(journal_mu_.native());
+      journal_wake_.wait_for(lock, std::chrono::milliseconds(options_.journal_commit_interval_ms),
+                             [this] { return stopping_.load(); });
+    }
+    if (stopping_.load()) return;  // the Client's Close syncs the rest
+    Status s = internal::SyncWriteAheadLog(*client_);
+    if (s.ok()) ++journal_syncs_;
+    if (!s.ok() && !failing) Log("syncing the write-ahead log: " + s.ToString());
+    if (s.ok() && failing) Log("syncing the write-ahead log works again");
+    failing = !s.ok();
   }
 }
 
@@ -396,8 +434,15 @@ void Server::Serve(Connection* c) {
 
 void Server::Shutdown() {
   std::call_once(shutdown_once_, [this] {
-    stopping_ = true;
+    {
+      internal::MutexLock lock(&journal_mu_);
+      stopping_ = true;
+    }
+    journal_wake_.notify_all();
+    if (journal_.joinable()) journal_.join();
     if (acceptor_.joinable()) acceptor_.join();
+    if (spare_fd_ >= 0) close(spare_fd_);
+    spare_fd_ = -1;
     if (tcp_fd_ >= 0) close(tcp_fd_);
     if (unix_fd_ >= 0) {
       close(unix_fd_);
@@ -408,6 +453,24 @@ void Server::Shutdown() {
   });
 }
 
+StatusOr<DescriptorBudget> PlanDescriptors(int64_t limit, int requested) {
+  constexpr int64_t kMinEngineFiles = 20;
+  const int64_t most =
+      std::min<int64_t>(limit * 8 / 10, limit - kReservedDescriptors - kMinEngineFiles);
+  if (most < 1) {
+    return Status(ErrorCode::kOperationFailed,
+                  "the open-file limit (" + std::to_string(limit) +
+                      ") is too low: rockdoc-serve needs at least " +
+                      std::to_string(kReservedDescriptors + kMinEngineFiles + 1) +
+                      " descriptors (raise it with ulimit -n)");
+  }
+  DescriptorBudget b;
+  b.connections = static_cast<int>(std::min<int64_t>(requested, most));
+  b.engine_files =
+      static_cast<int>(std::min<int64_t>(limit - b.connections - kReservedDescriptors, 1 << 30));
+  return b;
+}
+
 // ---- The program ----
 
 namespace {
@@ -415,6 +478,7 @@ namespace {
 constexpr char kUsage[] =
     "usage: rockdoc-serve --dbpath DIR [--bind ADDRESS] [--port N] [--unix PATH] [--auth]\n"
     "                     [--max-connections N] [--idle-timeout-secs N]\n"
+    "                     [--journalCommitInterval MS]\n"
     "Serves the rockdoc database in DIR over MongoDB's wire protocol.\n"
     "  --dbpath DIR            the database directory, as mongod's (--db DIR is an alias)\n"
     "  --bind ADDRESS          the address to listen on (default 127.0.0.1; ::1, localhost);\n"
@@ -426,6 +490,8 @@ constexpr char kUsage[] =
     "  --no-tcp                listen on the Unix socket only\n"
     "  --max-connections N     connections at once (default 1000)\n"
     "  --idle-timeout-secs N   close a connection idle this long (default 1800)\n"
+    "  --journalCommitInterval MS  sync the write-ahead log every MS milliseconds (1..500,\n"
+    "                          default 100; writes with j: true are synced before the reply)\n"
     "  --help, -h              this text\n"
     "  --version               the version of rockdoc\n"
     "A flag's value follows it or an '=': --port 27018, --port=27018.\n";
@@ -473,7 +539,7 @@ int ServeMain(int argc, char** argv) {
     }
     const bool takes_value = flag == "--db" || flag == "--dbpath" || flag == "--bind" ||
                              flag == "--port" || flag == "--unix" || flag == "--max-connections" ||
-                             flag == "--idle-timeout-secs";
+                             flag == "--idle-timeout-secs" || flag == "--journalCommitInterval";
     if (!takes_value) {
       std::fprintf(stderr, "rockdoc-serve: unknown flag '%s'\n%s", argv[i], kUsage);
       return 2;
@@ -502,6 +568,12 @@ int ServeMain(int argc, char** argv) {
         return 2;
       }
       options.max_connections = static_cast<int>(n);
+    } else if (flag == "--journalCommitInterval") {
+      if (!ParseInt(value, 1, 500, &n)) {  // mongod's range
+        std::fprintf(stderr, "rockdoc-serve: --journalCommitInterval must be 1..500 (ms)\n");
+        return 2;
+      }
+      options.journal_commit_interval_ms = n;
     } else {
       if (!ParseInt(value, 1, 365LL * 24 * 3600, &n)) {
         std::fprintf(stderr, "rockdoc-serve: --idle-timeout-secs must be a positive number\n");
@@ -545,7 +617,37 @@ int ServeMain(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
-  StatusOr<std::unique_ptr<Client>> client = Client::Open(db);
+  // Descriptors: the soft limit raised to the hard one, then shared
+  // between connections and the engine's files (PlanDescriptors).
+  rlimit files{};
+  if (getrlimit(RLIMIT_NOFILE, &files) != 0) {
+    std::fprintf(stderr, "rockdoc-serve: getrlimit: %s\n", std::strerror(errno));
+    return 1;
+  }
+  if (files.rlim_cur < files.rlim_max) {
+    rlimit raised = files;
+    raised.rlim_cur = files.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) files = raised;
+  }
+  const int64_t limit =
+      files.rlim_cur == RLIM_INFINITY
+          ? int64_t{1} << 30
+          : static_cast<int64_t>(std::min<rlim_t>(files.rlim_cur, rlim_t{1} << 30));
+  StatusOr<DescriptorBudget> budget = PlanDescriptors(limit, options.max_connections);
+  if (!budget.ok()) {
+    std::fprintf(stderr, "rockdoc-serve: %s\n", std::string(budget.status().message()).c_str());
+    return 1;
+  }
+  if (budget->connections < options.max_connections) {
+    std::fprintf(stderr,
+                 "rockdoc-serve: serving at most %d connections, not %d: 80%% of the "
+                 "open-file limit (%lld) at most, and the database keeps the rest\n",
+                 budget->connections, options.max_connections, static_cast<long long>(limit));
+    options.max_connections = budget->connections;
+  }
+  ClientOptions client_options;
+  client_options.max_open_files = budget->engine_files;
+  StatusOr<std::unique_ptr<Client>> client = Client::Open(db, client_options);
   if (!client.ok()) {
     std::fprintf(stderr, "rockdoc-serve: cannot open '%s': %s\n", db.c_str(),
                  client.status().ToString().c_str());

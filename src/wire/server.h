@@ -10,6 +10,20 @@
 // closed, and one that takes longer than `message_timeout_ms` to send the
 // rest of a message it started (or to take a reply) too.
 //
+// Descriptors: every connection takes one, and so do the engine's files.
+// ServeMain raises the soft open-file limit to the hard one and splits it
+// (PlanDescriptors): connections at most 80% of it (mongod's rule), the
+// engine's table files (ClientOptions::max_open_files) what remains beside
+// a fixed reserve, so that idle connections can never take the descriptors
+// a write needs. Should the process run out anyway, a connection that
+// cannot be accepted is refused at once (a spare descriptor is given up
+// to accept and close it) rather than left waiting.
+//
+// Durability: every `journal_commit_interval_ms` the write-ahead log is
+// synced (mongod's journal commit interval), and a write with writeConcern
+// j: true is answered only once the log is synced (command/command.h,
+// WantsJournal).
+//
 // Shutdown: Shutdown() stops accepting, lets every connection finish the
 // request it is running or receiving (a message whose first bytes came is
 // read to its end, within the message timeout, run, and answered), closes
@@ -28,6 +42,7 @@
 #define ROCKDOC_WIRE_SERVER_H_
 
 #include <atomic>
+#include <condition_variable>
 #include <list>
 #include <memory>
 #include <string>
@@ -49,7 +64,27 @@ struct ServerOptions {
   int64_t message_timeout_ms = 60 * 1000;
   // SCRAM-SHA-256 users required (ServiceOptions::auth, wire/users.h).
   bool auth = false;
+  // How often the write-ahead log is synced (mongod's
+  // --journalCommitInterval, 1..500 ms, 100 by default); 0: never (each
+  // write then reaches the disk when the OS writes it back, or at j: true).
+  int64_t journal_commit_interval_ms = 100;
 };
+
+// How rockdoc-serve shares the process's open-file limit.
+struct DescriptorBudget {
+  int connections = 0;   // the connections served at once
+  int engine_files = 0;  // ClientOptions::max_open_files
+};
+// Descriptors kept for everything else: the listening sockets, the
+// write-ahead log, MANIFEST and LOG, flush and compaction outputs, spill
+// files, the spare descriptor, standard streams.
+inline constexpr int kReservedDescriptors = 64;
+// The budget under an open-file limit of `limit` for `requested`
+// connections: connections at most 80% of the limit and what leaves the
+// engine at least 20 table files (RocksDB's minimum) beside the reserve;
+// the engine takes the rest. OperationFailed when the limit cannot hold one
+// connection so.
+StatusOr<DescriptorBudget> PlanDescriptors(int64_t limit, int requested);
 
 // Whether `address` (numeric, or "localhost") is a loopback address.
 bool IsLoopback(const std::string& address);
@@ -65,6 +100,8 @@ class Server {
 
   int port() const { return port_; }  // the TCP port bound (0 without TCP)
   int open_connections() const { return open_.load(); }
+  // How many times the journal thread has synced the write-ahead log.
+  int64_t journal_syncs() const { return journal_syncs_.load(); }
   void Shutdown();
 
  private:
@@ -80,6 +117,10 @@ class Server {
   void AcceptLoop();
   void Serve(Connection* c);
   void Reap(bool all);
+  // Accepts one connection on `listener` only to close it: the process is
+  // out of descriptors, and a client left in the backlog would hang.
+  void RefuseOne(int listener);
+  void JournalLoop();
 
   const Client* client_;
   ServerOptions options_;
@@ -91,6 +132,11 @@ class Server {
   std::atomic<int> open_{0};
   std::atomic<int32_t> next_connection_id_{1};
   std::thread acceptor_;
+  int spare_fd_ = -1;  // given up to refuse a connection when out of descriptors
+  std::thread journal_;
+  std::atomic<int64_t> journal_syncs_{0};
+  internal::Mutex journal_mu_;
+  std::condition_variable journal_wake_;  // Shutdown wakes the journal thread
   internal::Mutex mu_;
   std::list<Connection> connections_ ABSL_GUARDED_BY(mu_);
   std::once_flag shutdown_once_;
@@ -99,8 +145,10 @@ class Server {
 // The `rockdoc-serve` program: flags --dbpath DIR (required; --db DIR is an
 // alias), --version, --help, --bind ADDRESS
 // (127.0.0.1; another than loopback only with --auth), --port N (27017; 0
-// for any free one), --unix PATH, --no-tcp, --auth, --max-connections N,
-// --idle-timeout-secs N (a value after the flag or an '='). Prints "rockdoc-serve:
+// for any free one), --unix PATH, --no-tcp, --auth, --max-connections N
+// (lowered to the descriptor budget, with a line saying so),
+// --idle-timeout-secs N, --journalCommitInterval MS (a value after the flag or
+// an '='). Prints "rockdoc-serve:
 // listening on <address>" for each socket, serves until SIGINT or SIGTERM,
 // shuts down cleanly and returns 0; 2 for a bad command line (an unknown
 // flag is an error), 1 when the database or a socket cannot be opened.

@@ -1,5 +1,7 @@
 #include "wire/service.h"
 
+#include <cstdio>
+
 #include "bson/utf8.h"
 #include "command/command.h"
 
@@ -256,10 +258,32 @@ Document WithOk(BsonBuilder* b, const Status& s) {
   return std::move(*b).Build();
 }
 
+// The command without its logical session fields: an unauthenticated
+// connection's (with auth) runs without a session, as mongod ignores them
+// when nobody is logged in, so it creates no server state.
+Document WithoutSessionFields(DocumentView cmd) {
+  BsonBuilder out;
+  for (Element e : cmd) {
+    const std::string_view k = e.key();
+    if (k != "lsid" && k != "txnNumber" && k != "autocommit" && k != "startTransaction") {
+      out.AppendElement(e);
+    }
+  }
+  return std::move(out).Build();
+}
+
 }  // namespace
 
 Document Service::Run(std::string_view db, DocumentView command, ConnectionState* conn) {
   const std::string_view name = command.empty() ? "" : (*command.begin()).key();
+  // The user is read again for every command, as mongod does: one dropped
+  // (or dropped and created again) since the login is logged out.
+  if (options_.auth && !conn->auth.user.empty() && !users_.StillAuthenticated(conn->auth)) {
+    std::fprintf(stderr, "rockdoc-serve: connection %d: user %s no longer exists: logged out\n",
+                 static_cast<int>(conn->id), conn->auth.user.c_str());
+    conn->auth.user.clear();
+    conn->auth.user_id.clear();
+  }
   const bool authenticated = !options_.auth || !conn->auth.user.empty();
   BsonBuilder b;
   if (name == "saslStart") return WithOk(&b, users_.SaslStart(db, command, &conn->auth, &b));
@@ -277,6 +301,11 @@ Document Service::Run(std::string_view db, DocumentView command, ConnectionState
   if (!authenticated && !AllowedUnauthenticated(name)) return ErrorDocument(Unauthorized(name));
   if (name == "dropUser") return WithOk(&b, users_.DropUser(db, command, &b));
   if (name == "usersInfo") return WithOk(&b, users_.UsersInfo(db, command, &b));
+  Document without_session;
+  if (!authenticated) {
+    without_session = WithoutSessionFields(command);
+    command = without_session;
+  }
   Document reply = internal::RunCommandWithMaxSize(*client_, db, command, kMaxMessageSize);
   if (IsHello(name)) return HelloReply(std::move(reply), command, *conn);
   return reply;

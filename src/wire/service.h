@@ -20,7 +20,11 @@
 //   with UnsupportedOpQueryCommand (352), as MongoDB 6.0+.
 // - createUser, dropUser, usersInfo, saslStart and saslContinue are the
 //   wire layer's (wire/users.h); with ServiceOptions::auth, other commands
-//   of an unauthenticated connection fail with Unauthorized (13).
+//   of an unauthenticated connection fail with Unauthorized (13), the ones
+//   it may run go without their session fields (lsid, txnNumber, ...: no
+//   server state before login, as mongod), and an authenticated
+//   connection's user is read again before each command (a dropped user is
+//   logged out).
 // - An awaitable hello (`topologyVersion` and `maxAwaitTimeMS`, the
 //   drivers' streaming monitor): when the client's topologyVersion is the
 //   server's, the reply waits maxAwaitTimeMS (a standalone rockdoc's

@@ -52,10 +52,30 @@ Collection UserStore::Users() const {
   return client_->GetDatabase(kUsersDatabase).GetCollection(kUsersCollection);
 }
 
-std::optional<ScramCredentials> UserStore::Lookup(std::string_view db,
-                                                  std::string_view user) const {
+namespace {
+
+// A user document's userId bytes ("" without one).
+std::string UserIdBytes(DocumentView user) {
+  std::optional<BinaryView> id = user.Get("userId").AsBinary();
+  return id ? std::string(id->data) : std::string();
+}
+
+}  // namespace
+
+bool UserStore::StillAuthenticated(const AuthState& auth) const {
+  BsonBuilder filter;
+  filter.AppendString("_id", auth.user);
+  auto found = Users().FindOne(std::move(filter).Build());
+  // A read that fails keeps nobody in: the command is then Unauthorized.
+  if (!found.ok() || !found->has_value()) return false;
+  return UserIdBytes(**found) == auth.user_id;
+}
+
+std::optional<ScramCredentials> UserStore::Lookup(std::string_view db, std::string_view user,
+                                                  std::string* user_id) const {
   auto found = Users().FindOne(IdFilter(db, user));
   if (!found.ok() || !found->has_value()) return std::nullopt;
+  if (user_id != nullptr) *user_id = UserIdBytes(**found);
   Element c = (**found).GetPath("credentials.SCRAM-SHA-256");
   if (!c.IsDocument()) return std::nullopt;
   DocumentView d = c.Document();
@@ -128,6 +148,7 @@ Status UserStore::CreateUser(std::string_view db, DocumentView cmd, BsonBuilder*
   const ScramCredentials c = MakeScramCredentials(args.pwd);
   BsonBuilder u;
   u.AppendString("_id", UserId(db, args.user));
+  u.AppendBinary("userId", BinarySubtype::kUuid, RandomBytes(16));
   u.AppendString("user", args.user);
   u.AppendString("db", db);
   u.OpenDocument("credentials");
@@ -239,6 +260,14 @@ struct SaslArgs {
   bool skip_empty_exchange = false;
 };
 
+// The conversation proved the user: the connection is authenticated as
+// the user (the one whose credentials it checked: its userId).
+void Authenticated(std::string_view db, AuthState* auth) {
+  auth->user = UserId(db, auth->conversation->user());
+  auth->user_id = auth->conversation_user_id;
+  auth->conversation.reset();
+}
+
 }  // namespace
 
 Status UserStore::SaslStart(std::string_view db, DocumentView cmd, AuthState* auth,
@@ -279,8 +308,10 @@ Status UserStore::SaslStart(std::string_view db, DocumentView cmd, AuthState* au
   auth->skip_empty_exchange = args.skip_empty_exchange;
   auth->awaiting_empty_step = false;
   const std::string auth_db(db);
-  StatusOr<std::string> first = auth->conversation->Start(
-      payload, [this, &auth_db](std::string_view user) { return Lookup(auth_db, user); });
+  StatusOr<std::string> first =
+      auth->conversation->Start(payload, [this, &auth_db, auth](std::string_view user) {
+        return Lookup(auth_db, user, &auth->conversation_user_id);
+      });
   if (!first.ok()) {
     auth->conversation.reset();
     return first.status();
@@ -309,8 +340,7 @@ Status UserStore::SaslContinue(std::string_view db, DocumentView cmd, AuthState*
   }
   if (auth->awaiting_empty_step) {
     // The client's empty last step (without skipEmptyExchange).
-    auth->user = UserId(db, auth->conversation->user());
-    auth->conversation.reset();
+    Authenticated(db, auth);
     reply->AppendInt32("conversationId", 1);
     reply->AppendBool("done", true);
     AppendPayload(reply, "");
@@ -323,8 +353,7 @@ Status UserStore::SaslContinue(std::string_view db, DocumentView cmd, AuthState*
   }
   reply->AppendInt32("conversationId", 1);
   if (auth->skip_empty_exchange) {
-    auth->user = UserId(db, auth->conversation->user());
-    auth->conversation.reset();
+    Authenticated(db, auth);
     reply->AppendBool("done", true);
   } else {
     auth->awaiting_empty_step = true;

@@ -4,8 +4,17 @@
 //
 // Users live in the collection `rockdoc.users` of the `admin` database,
 // one document each in MongoDB's admin.system.users shape: {_id:
-// "<db>.<user>", user, db, credentials: {"SCRAM-SHA-256": {iterationCount,
-// salt, storedKey, serverKey}} (base64, as MongoDB stores them), roles}.
+// "<db>.<user>", userId: UUID, user, db, credentials: {"SCRAM-SHA-256":
+// {iterationCount, salt, storedKey, serverKey}} (base64, as MongoDB stores
+// them), roles}. userId tells a user from one dropped and created again
+// under the same name (users made before it existed have none).
+//
+// An authenticated connection stays so while its user does, as mongod's:
+// every command re-reads the user (StillAuthenticated), and a user dropped
+// (or dropped and created again) meanwhile leaves the connection
+// unauthenticated. (mongod keeps a connection authenticated when only its
+// user's password changes; rockdoc has no updateUser, so a new password
+// is a new user, and the connection must log in again.)
 // rockdoc has no authorization: an authenticated user may do everything,
 // so the only role createUser takes is `root` (others are NotImplemented
 // rather than accepted and not enforced).
@@ -33,7 +42,9 @@ inline constexpr std::string_view kUsersCollection = "rockdoc.users";
 // proved to be.
 struct AuthState {
   std::string user;  // "<db>.<user>" once authenticated, else empty
+  std::string user_id;  // its userId's bytes ("" for a user without one)
   std::unique_ptr<ScramServer> conversation;
+  std::string conversation_user_id;  // the userId of the user the conversation read
   std::string conversation_db;
   bool skip_empty_exchange = false;
   bool awaiting_empty_step = false;
@@ -43,8 +54,13 @@ class UserStore {
  public:
   explicit UserStore(const Client* client) : client_(client) {}
 
-  // The credentials of `user` of database `db`, or nullopt.
-  std::optional<ScramCredentials> Lookup(std::string_view db, std::string_view user) const;
+  // The credentials of `user` of database `db`, or nullopt; its userId's
+  // bytes into *user_id when given ("" when it has none).
+  std::optional<ScramCredentials> Lookup(std::string_view db, std::string_view user,
+                                         std::string* user_id = nullptr) const;
+  // Whether the user `auth` authenticated as still exists, the same one
+  // (its userId): false once it was dropped, even if created again.
+  bool StillAuthenticated(const AuthState& auth) const;
   // Whether any user exists (the localhost exception applies while none does).
   bool Empty() const;
 

@@ -1,0 +1,54 @@
+"""What the pymongo tests of tests/wire/ share: pymongo imported (or CTest's
+skip, 77, with a message, when it is not installed), the registry of a
+file's tests and the runner that reports them, and the check for a server
+error's code.
+
+    from pymongo_harness import pymongo, test, expect_code, run
+
+    @test
+    def something():
+        expect_code(13, lambda: ...)
+
+    run("pymongo %s" % pymongo.version)   # exits 1 when a test failed
+"""
+import sys
+import traceback
+
+try:
+    import pymongo
+    from pymongo.errors import OperationFailure
+except ImportError:
+    print("SKIP: pymongo is not installed (Debian: python3-pymongo; scripts/install-deps.sh)")
+    sys.exit(77)
+
+TESTS = []
+
+
+def test(f):
+    TESTS.append(f)
+    return f
+
+
+def expect_code(code, f):
+    """Runs f, which must fail with the server error `code`."""
+    try:
+        f()
+    except OperationFailure as e:
+        assert e.code == code, (e.code, e.details)
+        return
+    raise AssertionError("expected error code %d" % code)
+
+
+def run(label):
+    """Runs the registered tests in order, prints each outcome, exits."""
+    failed = 0
+    for t in TESTS:
+        try:
+            t()
+            print("pass", t.__name__)
+        except Exception:
+            failed += 1
+            print("FAIL", t.__name__)
+            traceback.print_exc()
+    print("%s: %d of %d passed" % (label, len(TESTS) - failed, len(TESTS)))
+    sys.exit(1 if failed else 0)
