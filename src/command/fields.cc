@@ -119,8 +119,7 @@ Status CheckWriteConcern(const Element& e) {
 Status CheckApiVersion(const Element& e) {
   if (!e.IsString()) return WrongType(e, "type 'string'");
   if (e.String() != "1") {
-    return Status(static_cast<ErrorCode>(322),
-                  "API version must be \"1\"");  // APIVersionError
+    return Status(ErrorCode::kAPIVersionError, "API version must be \"1\"");
   }
   return Status::OK();
 }

@@ -45,6 +45,7 @@ constexpr CommandDefinition kCommands[] = {
     {"findAndModify", &RunFindAndModify},
     {"findandmodify", &RunFindAndModify},
     {"getMore", &RunGetMore},
+    {"getParameter", &RunGetParameter, /*admin_only=*/true},
     {"hello", &RunHello},
     {"hostInfo", &RunHostInfo},
     {"insert", &RunInsert},
@@ -165,7 +166,53 @@ Status CheckConcerns(std::string_view command, DocumentView cmd, const Transacti
   return Status::OK();
 }
 
+// The commands of MongoDB's Stable API Version 1 (7.0), sorted.
+constexpr std::string_view kApiVersion1Commands[] = {
+    "abortTransaction", "aggregate",       "authenticate",    "collMod",       "commitTransaction",
+    "count",            "create",          "createIndexes",   "delete",        "drop",
+    "dropDatabase",     "dropIndexes",     "endSessions",     "explain",       "find",
+    "findAndModify",    "getMore",         "hello",           "insert",        "killCursors",
+    "listCollections",  "listDatabases",   "listIndexes",     "ping",          "refreshSessions",
+    "saslContinue",     "saslStart",       "update"};
+
+constexpr bool SortedNames() {
+  for (size_t i = 1; i < std::size(kApiVersion1Commands); ++i) {
+    if (!(kApiVersion1Commands[i - 1] < kApiVersion1Commands[i])) return false;
+  }
+  return true;
+}
+static_assert(SortedNames(), "kApiVersion1Commands must be sorted");
+
 }  // namespace
+
+Status CheckApiParameters(std::string_view name, DocumentView cmd) {
+  const Element version = cmd.Get("apiVersion");
+  const Element strict = cmd.Get("apiStrict");
+  if (!version.ok()) {
+    if (strict.ok()) {
+      return Status(static_cast<ErrorCode>(4886600),
+                    "Provided apiStrict without passing apiVersion");
+    }
+    if (cmd.Get("apiDeprecationErrors").ok()) {
+      return Status(static_cast<ErrorCode>(4886601),
+                    "Provided apiDeprecationErrors without passing apiVersion");
+    }
+    return Status::OK();
+  }
+  ROCKDOC_RETURN_IF_ERROR(QualifyFieldError(name, CheckApiVersion(version)));
+  if (!strict.ok()) return Status::OK();
+  StatusOr<bool> is_strict = BoolField(strict);
+  ROCKDOC_RETURN_IF_ERROR(QualifyFieldError(name, is_strict.status()));
+  if (*is_strict && !std::binary_search(std::begin(kApiVersion1Commands),
+                                        std::end(kApiVersion1Commands), name)) {
+    return Status(ErrorCode::kAPIStrictError,
+                  "Provided apiStrict:true, but the command " + std::string(name) +
+                      " is not in API Version 1. Information on supported commands and "
+                      "migrations in API Version 1 can be found at "
+                      "https://dochub.mongodb.org/core/manual-versioned-api");
+  }
+  return Status::OK();
+}
 
 // What the command layer keeps for a client.
 class CommandState {
@@ -189,6 +236,7 @@ Status RunOne(const Client& client, CommandState* state, std::string_view db, Do
   if (command == nullptr) {
     return Status(ErrorCode::kCommandNotFound, "no such command: '" + std::string(name) + "'");
   }
+  ROCKDOC_RETURN_IF_ERROR(CheckApiParameters(name, cmd));
   ROCKDOC_RETURN_IF_ERROR(ValidateDatabaseName(db));
   // $db, when given (the wire protocol's form), must name the same database.
   Element named = cmd.Get("$db");

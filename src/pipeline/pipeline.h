@@ -31,7 +31,9 @@
 // a PipelineTarget, run when the pipeline is opened), $setWindowFields
 // (window_stage.cc), $collStats (storageStats, count) and $indexStats first
 // in a collection's pipeline, and $documents first in
-// a pipeline without a collection (OpenCollectionlessPipeline). MongoDB's other stages are NotImplemented (238); an unknown name
+// a pipeline without a collection (OpenCollectionlessPipeline). $changeStream
+// fails with 40573 as on a standalone mongod ("only supported on replica
+// sets"); MongoDB's other stages are NotImplemented (238); an unknown name
 // is 40324.
 //
 // Blocking stages ($sort, $group, $sample, $facet, $bucketAuto,

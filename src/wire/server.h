@@ -28,10 +28,12 @@
 #define ROCKDOC_WIRE_SERVER_H_
 
 #include <atomic>
+#include <condition_variable>
 #include <list>
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "common/mutex.h"
 #include "rockdoc/client.h"
@@ -49,6 +51,14 @@ struct ServerOptions {
   int64_t message_timeout_ms = 60 * 1000;
   // SCRAM-SHA-256 users required (ServiceOptions::auth, wire/users.h).
   bool auth = false;
+  // The bytes of the messages being received and run at once, over all
+  // connections (0: no bound but the connection count). A message whose
+  // length would take them past it waits, after its header, until others
+  // are answered; one message alone always proceeds.
+  int64_t max_message_bytes_in_flight = 0;
+  // getCmdLineOpts' answer (ServiceOptions::argv, ::parsed).
+  std::vector<std::string> argv;
+  Document parsed;
 };
 
 // Whether `address` (numeric, or "localhost") is a loopback address.
@@ -65,6 +75,10 @@ class Server {
 
   int port() const { return port_; }  // the TCP port bound (0 without TCP)
   int open_connections() const { return open_.load(); }
+  // Messages whose first bytes the server has read and whose reply it has
+  // not yet sent (or that ended the connection): the requests a Shutdown
+  // finishes. Tests wait on it for "the server has the message".
+  int requests_in_flight() const { return in_flight_.load(); }
   void Shutdown();
 
  private:
@@ -80,6 +94,11 @@ class Server {
   void AcceptLoop();
   void Serve(Connection* c);
   void Reap(bool all);
+  // The message-bytes bound (ServerOptions::max_message_bytes_in_flight):
+  // Acquire waits until `n` more bytes fit (or none are held), Release
+  // gives them back.
+  void AcquireMessageBytes(int64_t n);
+  void ReleaseMessageBytes(int64_t n);
 
   const Client* client_;
   ServerOptions options_;
@@ -89,6 +108,10 @@ class Server {
   int port_ = 0;
   std::atomic<bool> stopping_{false};
   std::atomic<int> open_{0};
+  std::atomic<int> in_flight_{0};
+  internal::Mutex budget_mu_;
+  std::condition_variable budget_freed_;
+  int64_t message_bytes_ = 0;  // under budget_mu_ (waited on through its native mutex)
   std::atomic<int32_t> next_connection_id_{1};
   std::thread acceptor_;
   internal::Mutex mu_;
@@ -99,7 +122,10 @@ class Server {
 // The `rockdoc-serve` program: flags --db DIR (required), --bind ADDRESS
 // (127.0.0.1; another than loopback only with --auth), --port N (27017; 0
 // for any free one), --unix PATH, --no-tcp, --auth, --max-connections N,
-// --idle-timeout-secs N. Prints "rockdoc-serve:
+// --idle-timeout-secs N, --cacheSizeGB N (the block cache, mongod's name),
+// --memoryLimitMB N (the memory to size the default cache from, a quarter
+// of it the bound of messages in flight). It bounds glibc's allocator
+// (arenas, and large blocks mapped on their own). Prints "rockdoc-serve:
 // listening on <address>" for each socket, serves until SIGINT or SIGTERM,
 // shuts down cleanly and returns 0; 2 for a bad command line (an unknown
 // flag is an error), 1 when the database or a socket cannot be opened.
