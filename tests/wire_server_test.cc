@@ -495,5 +495,47 @@ TEST_F(ServerTest, MessageOfTheMaximumSizeFoldsPastIt) {
   EXPECT_EQ(ToJson(r), R"({"n": 100, "ok": 1.0})");
 }
 
+// ServerOptions::max_message_bytes_in_flight (rockdoc-serve --memoryLimitMB):
+// a message that would take the bytes in flight past the bound waits, after
+// its header, until the one holding them is answered; then it is run.
+TEST_F(ServerTest, MessageBytesInFlightAreBounded) {
+  ServerOptions options;
+  options.message_timeout_ms = kLargeMessageTimeoutMs;
+  options.max_message_bytes_in_flight = 1000;
+  StartServer(options);
+  auto insert = [](int id) {
+    BsonBuilder b;
+    b.AppendString("insert", "c");
+    b.AppendString("$db", "d");
+    b.OpenArray("documents");
+    b.OpenDocument("");
+    b.AppendInt32("_id", id);
+    b.AppendString("pad", std::string(600, 'p'));
+    b.Close();
+    b.Close();
+    return BuildOpMsg(id, 0, 0, std::move(b).Build());
+  };
+  const std::string first = insert(1), second = insert(2);
+  ASSERT_GT(first.size() + second.size(), 1000u);
+  Socket a(server_->port()), b(server_->port());
+  // a's message is in flight (its header read, its bytes held) ...
+  a.Send(std::string_view(first).substr(0, 100));
+  while (server_->requests_in_flight() < 1) std::this_thread::yield();
+  // ... so b's whole message waits after its header.
+  b.Send(second);
+  while (server_->requests_in_flight() < 2) std::this_thread::yield();
+  bool timed_out = false;
+  EXPECT_FALSE(b.Receive(0, &timed_out).has_value());
+  EXPECT_TRUE(timed_out);
+  EXPECT_EQ(client_->GetDatabase("d").GetCollection("c").CountDocuments(Document()).value(), 0);
+  a.Send(std::string_view(first).substr(100));
+  auto reply_a = a.Receive();
+  auto reply_b = b.Receive();
+  ASSERT_TRUE(reply_a.has_value());
+  ASSERT_TRUE(reply_b.has_value());
+  EXPECT_EQ(ParseOpMsg(*reply_b)->body.Get("n").Int32(), 1);
+  EXPECT_EQ(client_->GetDatabase("d").GetCollection("c").CountDocuments(Document()).value(), 2);
+}
+
 }  // namespace
 }  // namespace rockdoc::wire
