@@ -10,25 +10,15 @@ watch() on a standalone and apiStrict.
 Exits 77 (a CTest skip) when pymongo is not installed.
 """
 import sys
-import traceback
 
-try:
-    import bson
-    import pymongo
-    from pymongo.errors import OperationFailure
-except ImportError:
-    print("SKIP: pymongo is not installed (Debian: python3-pymongo; scripts/install-deps.sh)")
-    sys.exit(77)
+from pymongo_harness import expect_code, run_tests, test  # first: skips without pymongo
+
+import bson
+import pymongo
 
 client = pymongo.MongoClient(sys.argv[1], serverSelectionTimeoutMS=5000)
 db = client.wirelimits_test
-TESTS = []
 MAX_BSON = 16 * 1024 * 1024
-
-
-def test(f):
-    TESTS.append(f)
-    return f
 
 
 def doc_of_size(_id, size):
@@ -37,15 +27,6 @@ def doc_of_size(_id, size):
     d["pad"] = "p" * (size - len(bson.BSON.encode(d)))
     assert len(bson.BSON.encode(d)) == size
     return d
-
-
-def expect_code(code, f, *args, **kwargs):
-    try:
-        f(*args, **kwargs)
-    except OperationFailure as e:
-        assert e.code == code, e.details
-        return e
-    raise AssertionError("expected an error with code %d" % code)
 
 
 @test
@@ -145,14 +126,4 @@ def a_result_too_large_is_an_error_not_a_dropped_connection():
     assert client.admin.command("ping")["ok"] == 1
 
 
-failed = 0
-for t in TESTS:
-    try:
-        t()
-        print("pass", t.__name__)
-    except Exception:
-        failed += 1
-        print("FAIL", t.__name__)
-        traceback.print_exc()
-print("pymongo %s: %d of %d passed" % (pymongo.version, len(TESTS) - failed, len(TESTS)))
-sys.exit(1 if failed else 0)
+run_tests()
