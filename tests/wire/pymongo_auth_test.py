@@ -11,37 +11,16 @@ saslSupportedMechs), a wrong one fails with AuthenticationFailed (18);
 usersInfo and dropUser. Exits 77 when pymongo is not installed.
 """
 import sys
-import traceback
 
-try:
-    import pymongo
-    from pymongo.errors import OperationFailure
-except ImportError:
-    print("SKIP: pymongo is not installed (Debian: python3-pymongo; scripts/install-deps.sh)")
-    sys.exit(77)
+from pymongo_harness import expect_code, run_tests, test  # first: skips without pymongo
+
+import pymongo
 
 URI = sys.argv[1]
 
 
 def connect(**kw):
     return pymongo.MongoClient(URI, serverSelectionTimeoutMS=5000, **kw)
-
-
-def expect_code(code, f):
-    try:
-        f()
-    except OperationFailure as e:
-        assert e.code == code, (e.code, e.details)
-        return
-    raise AssertionError("expected error code %d" % code)
-
-
-TESTS = []
-
-
-def test(f):
-    TESTS.append(f)
-    return f
 
 
 @test
@@ -110,14 +89,4 @@ def user_management():
     expect_code(18, lambda: r.test.c.count_documents({}))
 
 
-failed = 0
-for t in TESTS:
-    try:
-        t()
-        print("pass", t.__name__)
-    except Exception:
-        failed += 1
-        print("FAIL", t.__name__)
-        traceback.print_exc()
-print("pymongo %s with --auth: %d of %d passed" % (pymongo.version, len(TESTS) - failed, len(TESTS)))
-sys.exit(1 if failed else 0)
+run_tests(" with --auth")

@@ -8,24 +8,15 @@ transaction (committed and aborted) and aggregation.
 Exits 77 (a CTest skip) when pymongo is not installed.
 """
 import sys
-import traceback
 
-try:
-    import pymongo
-    from pymongo import InsertOne, UpdateOne, DeleteOne, ReplaceOne
-    from pymongo.errors import DuplicateKeyError, OperationFailure, BulkWriteError
-except ImportError:
-    print("SKIP: pymongo is not installed (Debian: python3-pymongo; scripts/install-deps.sh)")
-    sys.exit(77)
+from pymongo_harness import run_tests, test  # first: skips without pymongo
+
+import pymongo
+from pymongo import InsertOne, UpdateOne, DeleteOne, ReplaceOne
+from pymongo.errors import DuplicateKeyError, OperationFailure, BulkWriteError
 
 client = pymongo.MongoClient(sys.argv[1], serverSelectionTimeoutMS=5000)
 db = client.pymongo_test
-TESTS = []
-
-
-def test(f):
-    TESTS.append(f)
-    return f
 
 
 @test
@@ -207,14 +198,4 @@ def errors_come_back_as_mongodb_errors():
         assert e.code == 40415, e.details
 
 
-failed = 0
-for t in TESTS:
-    try:
-        t()
-        print("pass", t.__name__)
-    except Exception:
-        failed += 1
-        print("FAIL", t.__name__)
-        traceback.print_exc()
-print("pymongo %s: %d of %d passed" % (pymongo.version, len(TESTS) - failed, len(TESTS)))
-sys.exit(1 if failed else 0)
+run_tests()
