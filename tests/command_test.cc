@@ -862,6 +862,11 @@ TEST_F(CommandTest, ApiStrictIsEnforced) {
             "found at https://dochub.mongodb.org/core/manual-versioned-api");
   EXPECT_EQ(Error(R"({"isMaster": 1, "apiVersion": "1", "apiStrict": true})").substr(0, 18),
             "323 APIStrictError");
+  EXPECT_EQ(Error(R"({"aggregate": "c", "pipeline": [{"$indexStats": {}}], "cursor": {},
+                     "apiVersion": "1", "apiStrict": true})"),
+            "323 APIStrictError: $indexStats is not allowed with 'apiStrict: true' in API Version 1");
+  Ok(R"({"aggregate": "c", "pipeline": [{"$match": {}}], "cursor": {}, "apiVersion": "1",
+        "apiStrict": true})");
   Ok(R"({"distinct": "c", "key": "_id", "apiVersion": "1", "apiStrict": false})");
   Ok(R"({"distinct": "c", "key": "_id", "apiVersion": "1"})");
   EXPECT_EQ(Error(R"({"ping": 1, "apiStrict": false})"),

@@ -136,6 +136,11 @@ class ServerTest : public rockdoc::test::ClientTest {
     server_ = std::move(*s);
     ASSERT_GT(server_->port(), 0);
   }
+  // For tests that send many megabytes or pause inside a message.
+  void StartPatientServer(ServerOptions options = {}) {
+    options.message_timeout_ms = kLargeMessageTimeoutMs;
+    StartServer(options);
+  }
   void TearDown() override { server_.reset(); }
   // A fresh connection can still insert and read.
   void ExpectServerWorks() {
@@ -341,9 +346,7 @@ TEST_F(ServerTest, LoopbackOnly) {
 }
 
 TEST_F(ServerTest, ShutdownFinishesTheRequestInFlight) {
-  ServerOptions options;
-  options.message_timeout_ms = kLargeMessageTimeoutMs;
-  StartServer(options);
+  StartPatientServer();
   Socket s(server_->port());
   BsonBuilder b;
   b.AppendString("insert", "big");
@@ -425,9 +428,7 @@ Document ReplyBody(Socket* s) {
 // larger than 16 MiB; an insert's document over 16 MiB is that statement's
 // write error, and the others are inserted.
 TEST_F(ServerTest, SequenceDocumentsMayBeACommandsSize) {
-  ServerOptions options;
-  options.message_timeout_ms = kLargeMessageTimeoutMs;
-  StartServer(options);
+  StartPatientServer();
   Socket s(server_->port());
   BsonBuilder q;
   q.AppendInt32("_id", 1);
@@ -471,9 +472,7 @@ TEST_F(ServerTest, SequenceDocumentsMayBeACommandsSize) {
 // A message of 48,000,000 bytes whose sequence, folded into an array (a type
 // byte and an index key more per document), makes a command larger than that.
 TEST_F(ServerTest, MessageOfTheMaximumSizeFoldsPastIt) {
-  ServerOptions options;
-  options.message_timeout_ms = kLargeMessageTimeoutMs;
-  StartServer(options);
+  StartPatientServer();
   Socket s(server_->port());
   const Document body = Json(R"({"insert": "wide", "$db": "d"})");
   constexpr int kDocs = 100;
@@ -500,9 +499,8 @@ TEST_F(ServerTest, MessageOfTheMaximumSizeFoldsPastIt) {
 // its header, until the one holding them is answered; then it is run.
 TEST_F(ServerTest, MessageBytesInFlightAreBounded) {
   ServerOptions options;
-  options.message_timeout_ms = kLargeMessageTimeoutMs;
   options.max_message_bytes_in_flight = 1000;
-  StartServer(options);
+  StartPatientServer(options);
   auto insert = [](int id) {
     BsonBuilder b;
     b.AppendString("insert", "c");

@@ -84,7 +84,8 @@ Document RunCommandWithMaxSize(const Client& client, std::string_view db, Docume
 // apiVersion fail with 4886600 / 4886601; apiVersion must be "1" (322);
 // with apiStrict: true, a command outside API Version 1 fails with
 // APIStrictError (323) "Provided apiStrict:true, but the command <name> is
-// not in API Version 1. ...". RunCommand checks every command with it; the
+// not in API Version 1. ...", and an aggregate with a stage outside it
+// ($indexStats, $queryStats, ...) too. RunCommand checks every command with it; the
 // wire layer its own commands (createUser, getCmdLineOpts, ...).
 Status CheckApiParameters(std::string_view name, DocumentView cmd);
 

@@ -175,13 +175,22 @@ constexpr std::string_view kApiVersion1Commands[] = {
     "listCollections",  "listDatabases",   "listIndexes",     "ping",          "refreshSessions",
     "saslContinue",     "saslStart",       "update"};
 
+// Aggregation stages outside API Version 1 (MongoDB's kNeverInVersion1),
+// sorted: refused in an aggregate with apiStrict: true.
+constexpr std::string_view kStagesOutsideApiVersion1[] = {
+    "$currentOp",    "$indexStats",     "$listLocalSessions", "$listSessions",
+    "$planCacheStats", "$queryStats"};
+
 constexpr bool SortedNames() {
+  for (size_t i = 1; i < std::size(kStagesOutsideApiVersion1); ++i) {
+    if (!(kStagesOutsideApiVersion1[i - 1] < kStagesOutsideApiVersion1[i])) return false;
+  }
   for (size_t i = 1; i < std::size(kApiVersion1Commands); ++i) {
     if (!(kApiVersion1Commands[i - 1] < kApiVersion1Commands[i])) return false;
   }
   return true;
 }
-static_assert(SortedNames(), "kApiVersion1Commands must be sorted");
+static_assert(SortedNames(), "the Stable API name tables must be sorted");
 
 }  // namespace
 
@@ -210,6 +219,19 @@ Status CheckApiParameters(std::string_view name, DocumentView cmd) {
                       " is not in API Version 1. Information on supported commands and "
                       "migrations in API Version 1 can be found at "
                       "https://dochub.mongodb.org/core/manual-versioned-api");
+  }
+  Element pipeline = cmd.Get("pipeline");
+  if (*is_strict && name == "aggregate" && pipeline.type() == BsonType::kArray) {
+    for (Element stage : pipeline.Array()) {
+      if (!stage.IsDocument() || stage.Document().empty()) continue;  // the parser's error
+      const std::string_view stage_name = (*stage.Document().begin()).key();
+      if (std::binary_search(std::begin(kStagesOutsideApiVersion1),
+                             std::end(kStagesOutsideApiVersion1), stage_name)) {
+        return Status(ErrorCode::kAPIStrictError,
+                      std::string(stage_name) +
+                          " is not allowed with 'apiStrict: true' in API Version 1");
+      }
+    }
   }
   return Status::OK();
 }
