@@ -161,7 +161,10 @@ class DocumentSource {
 // Parses `pipeline` (an array of stage documents) over `collection` and
 // opens it: the leading find runs through `find`. Errors: 40323 for a stage
 // that is not a one-field object, 40324 for an unknown stage, the stage's
-// own codes for a bad specification; all before any document is read.
+// own codes for a bad specification; all before any document is read. Its
+// results are bounded (every opened pipeline's): a document over
+// kMaxBsonObjectInternalSize fails the Next that reaches it with 10334 in
+// MongoDB's words (stage.h's ResultTooLarge), and every later Next too.
 StatusOr<std::unique_ptr<DocumentSource>> OpenPipeline(std::string_view collection,
                                                        DocumentView pipeline,
                                                        const PipelineOptions& options,
