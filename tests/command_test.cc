@@ -620,15 +620,23 @@ TEST_F(CommandTest, StatsReportRealSizes) {
   EXPECT_EQ(free.Get("freeStorageSize").NumberAsDouble(), 0.0);
   EXPECT_EQ(free.Get("totalFreeStorageSize").NumberAsDouble(), 0.0);
 
+  // admin, config and local are listed as mongod lists them; here they
+  // hold nothing.
   Document list = Ok(R"({"listDatabases": 1})", "admin");
-  ASSERT_EQ(ArrayLength(list.Get("databases")), 1u);
-  DocumentView entry = (*list.Get("databases").Array().begin()).Document();
+  ASSERT_EQ(ArrayLength(list.Get("databases")), 4u);
+  std::vector<DocumentView> entries;
+  for (Element e : list.Get("databases").Array()) entries.push_back(e.Document());
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(entries[i].Get("sizeOnDisk").NumberAsDouble(), 0.0) << ToJson(list);
+    EXPECT_TRUE(entries[i].Get("empty").Bool()) << ToJson(list);
+  }
+  DocumentView entry = entries[3];
   EXPECT_EQ(entry.Get("name").String(), "test");
   EXPECT_EQ(entry.Get("sizeOnDisk").NumberAsDouble(), s.Get("totalSize").NumberAsDouble());
   EXPECT_FALSE(entry.Get("empty").Bool());
   EXPECT_EQ(list.Get("totalSize").NumberAsDouble(), entry.Get("sizeOnDisk").NumberAsDouble());
   EXPECT_EQ(ArrayJson(Ok(R"({"listDatabases": 1, "nameOnly": true})", "admin").Get("databases")),
-            R"([{"name": "test"}])");
+            R"([{"name": "admin"}, {"name": "config"}, {"name": "local"}, {"name": "test"}])");
   EXPECT_EQ(
       ArrayLength(
           Ok(R"({"listDatabases": 1, "filter": {"name": "other"}})", "admin").Get("databases")),
@@ -811,6 +819,104 @@ TEST_F(CommandTest, SnapshotReadsOfASessionSeeOnePointInTime) {
   EXPECT_EQ(Batch(found, "firstBatch").size(), 2u) << ToJson(found);
   EXPECT_EQ(count(6), 3);  // another session's first snapshot is later
   EXPECT_EQ(Ok(R"({"count": "c"})").Get("n").Int32(), 3);
+}
+
+// ---- Issue #33.8: what drivers' harnesses and admin tools send ----
+
+TEST_F(CommandTest, GetParameterAnswersAsMongod) {
+  EXPECT_EQ(ToJson(Ok(R"({"getParameter": 1, "cursorTimeoutMillis": 1, "comment": "x"})", "admin")),
+            R"({"cursorTimeoutMillis": 600000, "ok": 1.0})");
+  Document all = Ok(R"({"getParameter": "*"})", "admin");
+  EXPECT_EQ(ToJson(all.Get("featureCompatibilityVersion").Document()), R"({"version": "7.0"})");
+  EXPECT_EQ(all.Get("localLogicalSessionTimeoutMinutes").NumberAsDouble(), 30);
+  EXPECT_EQ(all.Get("transactionLifetimeLimitSeconds").NumberAsDouble(), 60);
+  EXPECT_EQ(all.Get("internalQueryMaxBlockingSortMemoryUsageBytes").NumberAsDouble(), 104857600);
+  EXPECT_EQ(ToJson(Ok(R"({"getParameter": {"showDetails": true}, "ttlMonitorSleepSecs": 1})",
+                      "admin")),
+            R"({"ttlMonitorSleepSecs": {"value": 60, "settableAtRuntime": false, )"
+            R"("settableAtStartup": true}, "ok": 1.0})");
+  EXPECT_EQ(Ok(R"({"getParameter": {"allParameters": true}})", "admin").Get("requireApiVersion").Bool(),
+            false);
+  // Names it does not have select nothing; nothing selected is the error.
+  EXPECT_EQ(ToJson(Ok(R"({"getParameter": 1, "noSuch": 1, "cursorTimeoutMillis": 1})", "admin")),
+            R"({"cursorTimeoutMillis": 600000, "ok": 1.0})");
+  EXPECT_EQ(Error(R"({"getParameter": 1, "noSuch": 1})", "admin"),
+            "72 InvalidOptions: no option found to get");
+  EXPECT_EQ(Error(R"({"getParameter": {"bogus": true}})", "admin").substr(0, 5), "40415");
+  EXPECT_EQ(Error(R"({"getParameter": 1, "cursorTimeoutMillis": 1})"),
+            "13 Unauthorized: getParameter may only be run against the admin database.");
+}
+
+TEST_F(CommandTest, ChangeStreamsNeedAReplicaSet) {
+  EXPECT_EQ(Error(R"({"aggregate": "c", "pipeline": [{"$changeStream": {}}], "cursor": {}})"),
+            "40573 Location40573: The $changeStream stage is only supported on replica sets");
+}
+
+TEST_F(CommandTest, ApiStrictIsEnforced) {
+  Ok(R"({"insert": "c", "documents": [{"_id": 1}], "apiVersion": "1", "apiStrict": true})");
+  Ok(R"({"find": "c", "apiVersion": "1", "apiStrict": true})");
+  Ok(R"({"count": "c", "apiVersion": "1", "apiStrict": true})");
+  EXPECT_EQ(Error(R"({"distinct": "c", "key": "_id", "apiVersion": "1", "apiStrict": true})"),
+            "323 APIStrictError: Provided apiStrict:true, but the command distinct is not in API "
+            "Version 1. Information on supported commands and migrations in API Version 1 can be "
+            "found at https://dochub.mongodb.org/core/manual-versioned-api");
+  EXPECT_EQ(Error(R"({"isMaster": 1, "apiVersion": "1", "apiStrict": true})").substr(0, 18),
+            "323 APIStrictError");
+  EXPECT_EQ(Error(R"({"aggregate": "c", "pipeline": [{"$indexStats": {}}], "cursor": {},
+                     "apiVersion": "1", "apiStrict": true})"),
+            "323 APIStrictError: $indexStats is not allowed with 'apiStrict: true' in API Version 1");
+  Ok(R"({"aggregate": "c", "pipeline": [{"$match": {}}], "cursor": {}, "apiVersion": "1",
+        "apiStrict": true})");
+  Ok(R"({"distinct": "c", "key": "_id", "apiVersion": "1", "apiStrict": false})");
+  Ok(R"({"distinct": "c", "key": "_id", "apiVersion": "1"})");
+  EXPECT_EQ(Error(R"({"ping": 1, "apiStrict": false})"),
+            "4886600 Location4886600: Provided apiStrict without passing apiVersion");
+  EXPECT_EQ(Error(R"({"ping": 1, "apiDeprecationErrors": true})"),
+            "4886601 Location4886601: Provided apiDeprecationErrors without passing apiVersion");
+  EXPECT_EQ(Error(R"({"ping": 1, "apiVersion": "2"})"),
+            "322 APIVersionError: API version must be \"1\"");
+}
+
+// ---- Issue #34.6: results are bounded as MongoDB bounds them ----
+
+TEST_F(CommandTest, ResultsOverTheLimitAreErrors) {
+  // 40 documents of 512 KiB (each its own value): $push of all of them is a
+  // 20 MiB document.
+  std::vector<Document> docs;
+  for (int i = 0; i < 40; ++i) {
+    BsonBuilder d;
+    d.AppendInt32("_id", i);
+    d.AppendString("pad", std::to_string(i) + std::string(512 * 1024, 'p'));
+    docs.push_back(std::move(d).Build());
+  }
+  ASSERT_TRUE(client_->GetDatabase("test").GetCollection("big").InsertMany(docs).ok());
+  const std::string group = Error(
+      R"({"aggregate": "big", "pipeline": [{"$group": {"_id": null, "all": {"$push": "$pad"}}}],
+          "cursor": {}})");
+  EXPECT_EQ(group.rfind("10334 BSONObjectTooLarge: BSONObj size: 209", 0), 0u) << group;
+  EXPECT_NE(group.find(" is invalid. Size must be between 0 and 16793600(16MB) First element: "
+                       "_id: null"),
+            std::string::npos)
+      << group;
+  // A first batch that fits, then a document too large: the getMore fails.
+  // (Groups 0 and 1 hold one document each, group 2 the other 38.)
+  Document first = Ok(R"({"aggregate": "big", "pipeline": [
+      {"$group": {"_id": {"$min": [2, "$_id"]}, "all": {"$push": "$pad"}}}, {"$sort": {"_id": 1}}],
+      "cursor": {"batchSize": 1}})");
+  EXPECT_EQ(ArrayLength(first.Get("cursor").Document().Get("firstBatch")), 1u);
+  const int64_t id = first.Get("cursor").Document().Get("id").Int64();
+  ASSERT_NE(id, 0);
+  BsonBuilder more;
+  more.AppendInt64("getMore", id);
+  more.AppendString("collection", "big");
+  Document r = client_->RunCommand("test", std::move(more).Build());
+  EXPECT_EQ(r.Get("code").NumberAsDouble(), 10334) << ToJson(r).substr(0, 300);
+  // distinct: its values at most 16 MiB (MongoDB's 17217).
+  EXPECT_EQ(Error(R"({"distinct": "big", "key": "pad"})"),
+            "17217 Location17217: distinct too big, 16mb cap");
+  EXPECT_EQ(ArrayLength(Ok(R"({"distinct": "big", "key": "pad", "query": {"_id": {"$lt": 20}}})")
+                            .Get("values")),
+            20u);
 }
 
 }  // namespace

@@ -47,13 +47,21 @@ class TtlTest : public ::testing::Test {
     client_ = std::move(c).value();
   }
   Collection Coll() const { return client_->GetDatabase("db").GetCollection("c"); }
-  // Polls until `pred` holds or 10 s pass; returns whether it held.
+  // The TTL monitor's completed passes over this client's databases.
+  int64_t Passes() const {
+    return internal::ClientAccess::EngineOf(client_->GetDatabase("db"))->runner().runs("ttl");
+  }
+  // Waits for two whole passes of the monitor that begin after this call
+  // (the one under way, if any, is not counted): what a pass would delete
+  // is then deleted, however slow the machine. No time is assumed.
+  void WaitForWholePasses() {
+    const int64_t target = Passes() + 3;
+    while (Passes() < target) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  // Whether `pred` holds once the monitor has made its passes.
   template <typename Pred>
   bool Eventually(Pred pred) {
-    for (int i = 0; i < 1000; ++i) {
-      if (pred()) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
+    WaitForWholePasses();
     return pred();
   }
   int64_t Count(std::string_view filter = "{}") {
@@ -87,7 +95,7 @@ TEST_F(TtlTest, ExpiredDocumentsGoAndOthersStay) {
   for (const Value& v : *ids) left.push_back(v.element().AsExactInt64().value_or(-1));
   EXPECT_EQ(left, (std::vector<int64_t>{2, 3, 4, 5, 6}));
   // Nothing more goes on later passes.
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  WaitForWholePasses();
   EXPECT_EQ(Count(), 5);
   auto v = Coll().Validate();
   ASSERT_TRUE(v.ok());
@@ -156,7 +164,7 @@ TEST_F(TtlTest, CollModChangesTheExpiryAndPersistsIt) {
   ttl.expire_after_seconds = 100000;
   ASSERT_TRUE(Coll().CreateIndex(Json(R"({"t": 1})"), ttl).ok());
   ASSERT_TRUE(Coll().InsertOne(WithDate(1, "t", NowMs() - 60 * 1000)).ok());
-  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  WaitForWholePasses();
   EXPECT_EQ(Count(), 1);  // a minute old, 100000 s allowed
   Database db = client_->GetDatabase("db");
   auto reply = db.CollMod("c", Json(R"({"index": {"keyPattern": {"t": 1}, "expireAfterSeconds": 30}})"));
@@ -224,7 +232,8 @@ TEST(TtlOptionsTest, ANegativePeriodIsRefusedAndZeroTurnsTheMonitorOff) {
   ttl.expire_after_seconds = 0;
   ASSERT_TRUE(c.CreateIndex(Json(R"({"t": 1})"), ttl).ok());
   ASSERT_TRUE(c.InsertOne(WithDate(1, "t", NowMs() - 1000)).ok());
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  // Off: no monitor task at all (so no pass to wait for), and nothing goes.
+  EXPECT_EQ(internal::ClientAccess::EngineOf((*client)->GetDatabase("db"))->runner().runs("ttl"), 0);
   EXPECT_EQ(c.CountDocuments(Json("{}")).value_or(-1), 1);
 }
 
@@ -233,9 +242,7 @@ TEST(BackgroundRunnerTest, RunsTasksOnTheirPeriodAndStopsAtOnce) {
   std::atomic<int> fast{0};
   runner.Add("fast", 5, [&] { ++fast; });
   runner.Add("slow", 3600 * 1000, [] {});
-  for (int i = 0; i < 1000 && runner.runs("fast") < 3; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  while (runner.runs("fast") < 3) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   EXPECT_GE(runner.runs("fast"), 3);
   EXPECT_EQ(runner.runs("slow"), 0);
   runner.Stop();

@@ -16,6 +16,7 @@
 #include <optional>
 #include <thread>
 
+#include "command/command.h"
 #include "common/endian.h"
 #include "rockdoc/json.h"
 #include "test_util.h"
@@ -54,8 +55,9 @@ class Socket {
     }
   }
   // The next message, or nullopt when the server closed (or nothing came
-  // within `timeout_ms`: `*timed_out` says which).
-  std::optional<std::string> Receive(int timeout_ms = 5000, bool* timed_out = nullptr) {
+  // within `timeout_ms`: `*timed_out` says which). The default is a bound
+  // for a hung server only, never reached by a slow one.
+  std::optional<std::string> Receive(int timeout_ms = 120000, bool* timed_out = nullptr) {
     std::string m;
     if (!ReadN(16, &m, timeout_ms, timed_out)) return std::nullopt;
     const int32_t length = LoadLE<int32_t>(reinterpret_cast<const uint8_t*>(m.data()));
@@ -63,7 +65,7 @@ class Socket {
     return m;
   }
   // Whether the server closed the connection (within `timeout_ms`).
-  bool Closed(int timeout_ms = 5000) {
+  bool Closed(int timeout_ms = 120000) {
     bool timed_out = false;
     std::string m;
     while (ReadN(1, &m, timeout_ms, &timed_out)) {
@@ -118,6 +120,10 @@ std::string RawOpMsg(std::string_view body, uint32_t flags = 0) {
   return Header(static_cast<int32_t>(16 + payload.size()), 2013) + payload;
 }
 
+// A message timeout no test can reach on a loaded machine, for tests that
+// send many megabytes or pause inside a message.
+constexpr int64_t kLargeMessageTimeoutMs = 10 * 60 * 1000;
+
 class ServerTest : public rockdoc::test::ClientTest {
  protected:
   void StartServer(ServerOptions options = {}) {
@@ -129,6 +135,11 @@ class ServerTest : public rockdoc::test::ClientTest {
     ASSERT_TRUE(s.ok()) << s.status();
     server_ = std::move(*s);
     ASSERT_GT(server_->port(), 0);
+  }
+  // For tests that send many megabytes or pause inside a message.
+  void StartPatientServer(ServerOptions options = {}) {
+    options.message_timeout_ms = kLargeMessageTimeoutMs;
+    StartServer(options);
   }
   void TearDown() override { server_.reset(); }
   // A fresh connection can still insert and read.
@@ -203,7 +214,7 @@ TEST_F(ServerTest, LengthThatLiesTimesOutAndDisconnectsMidMessage) {
     Socket s(server_->port());
     s.Send(Header(1000, 2013) + std::string(14, 'x'));
     const auto start = std::chrono::steady_clock::now();
-    EXPECT_TRUE(s.Closed(5000));
+    EXPECT_TRUE(s.Closed());
     EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(300));
   }
   {
@@ -298,11 +309,9 @@ TEST_F(ServerTest, IdleConnectionsAreClosed) {
   StartServer(options);
   Socket s(server_->port());
   EXPECT_EQ(s.Command(R"({"ping": 1, "$db": "admin"})").Get("ok").NumberAsDouble(), 1);
-  EXPECT_TRUE(s.Closed(5000));
-  for (int i = 0; i < 50 && server_->open_connections() > 0; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  EXPECT_EQ(server_->open_connections(), 0);
+  EXPECT_TRUE(s.Closed());
+  // The count falls when the connection's thread ends, just after the close.
+  while (server_->open_connections() > 0) std::this_thread::yield();
 }
 
 TEST_F(ServerTest, UnixSocket) {
@@ -337,7 +346,7 @@ TEST_F(ServerTest, LoopbackOnly) {
 }
 
 TEST_F(ServerTest, ShutdownFinishesTheRequestInFlight) {
-  StartServer();
+  StartPatientServer();
   Socket s(server_->port());
   BsonBuilder b;
   b.AppendString("insert", "big");
@@ -350,9 +359,20 @@ TEST_F(ServerTest, ShutdownFinishesTheRequestInFlight) {
     b.Close();
   }
   b.Close();
-  s.Send(BuildOpMsg(1, 0, 0, std::move(b).Build()));
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const std::string message = BuildOpMsg(1, 0, 0, std::move(b).Build());
+  // Its first half, then wait until the server has begun reading it: the
+  // request is in flight (no sleep guessing when that is).
+  s.Send(std::string_view(message).substr(0, message.size() / 2));
+  while (server_->requests_in_flight() == 0) std::this_thread::yield();
   std::thread stopper([&] { server_->Shutdown(); });
+  // The shutdown has begun when the listener is closed: connections are
+  // refused from then on. Only then comes the rest of the message.
+  for (;;) {
+    Socket probe(server_->port());
+    if (!probe.ok()) break;
+    std::this_thread::yield();
+  }
+  s.Send(std::string_view(message).substr(message.size() / 2));
   auto reply = s.Receive(30000);
   stopper.join();
   ASSERT_TRUE(reply.has_value());
@@ -365,6 +385,154 @@ TEST_F(ServerTest, ShutdownFinishesTheRequestInFlight) {
   Open();
   EXPECT_EQ(client_->GetDatabase("d").GetCollection("big").CountDocuments(Document()).value(),
             20000);
+}
+
+// ---- Limits (issue #33.6) ----
+
+// A document {_id: id, pad: "ppp..."} of exactly `size` bytes.
+Document DocumentOfSize(int32_t id, size_t size) {
+  BsonBuilder b;
+  b.AppendInt32("_id", id);
+  b.AppendString("pad", std::string(size - 24, 'p'));
+  Document d = std::move(b).Build();
+  EXPECT_EQ(d.size(), size);
+  return d;
+}
+
+// An OP_MSG of `body` and one document sequence `identifier` of `docs`.
+std::string MessageWithSequence(const Document& body, std::string_view identifier,
+                                const std::vector<Document>& docs) {
+  std::string payload;
+  AppendLE<uint32_t>(&payload, 0);
+  payload += '\0';
+  payload += body.bytes();
+  std::string content(identifier);
+  content += '\0';
+  for (const Document& d : docs) content += d.bytes();
+  payload += '\x01';
+  AppendLE<int32_t>(&payload, static_cast<int32_t>(4 + content.size()));
+  payload += content;
+  return Header(static_cast<int32_t>(16 + payload.size()), 2013) + payload;
+}
+
+Document ReplyBody(Socket* s) {
+  auto reply = s->Receive(60000);
+  if (!reply) return Json(R"({"closed": true})");
+  auto msg = ParseOpMsg(*reply);
+  if (!msg.ok()) return Json(R"({"unparsable": true})");
+  return Document::AdoptValidated(std::string(msg->body.bytes()));
+}
+
+// A sequence document may be 16 MiB + 16 KiB, as mongod's internal limit:
+// an upsert replacing with a document of the largest size is a statement
+// larger than 16 MiB; an insert's document over 16 MiB is that statement's
+// write error, and the others are inserted.
+TEST_F(ServerTest, SequenceDocumentsMayBeACommandsSize) {
+  StartPatientServer();
+  Socket s(server_->port());
+  BsonBuilder q;
+  q.AppendInt32("_id", 1);
+  Document max_doc = DocumentOfSize(1, kMaxBsonObjectSize);
+  BsonBuilder statement;
+  statement.AppendDocument("q", std::move(q).Build());
+  statement.AppendDocument("u", max_doc);
+  statement.AppendBool("upsert", true);
+  Document update = std::move(statement).Build();
+  ASSERT_GT(update.size(), static_cast<size_t>(kMaxBsonObjectSize));
+  s.Send(MessageWithSequence(Json(R"({"update": "big", "$db": "d"})"), "updates", {update}));
+  Document r = ReplyBody(&s);
+  EXPECT_EQ(r.Get("ok").NumberAsDouble(), 1) << ToJson(r).substr(0, 300);
+  EXPECT_EQ(r.Get("n").Int32(), 1);
+  EXPECT_NE(ToJson(r).find(R"("upserted": [{"index": 0, "_id": 1}])"), std::string::npos);
+
+  s.Send(MessageWithSequence(Json(R"({"insert": "big", "$db": "d", "ordered": false})"),
+                             "documents",
+                             {Json(R"({"_id": 2})"), DocumentOfSize(3, kMaxBsonObjectSize + 1),
+                              Json(R"({"_id": 4})")}));
+  r = ReplyBody(&s);
+  EXPECT_EQ(r.Get("ok").NumberAsDouble(), 1) << ToJson(r).substr(0, 300);
+  EXPECT_EQ(r.Get("n").Int32(), 2);
+  ASSERT_TRUE(r.Get("writeErrors").IsArray()) << ToJson(r).substr(0, 300);
+  Document error = Document::AdoptValidated(
+      std::string((*r.Get("writeErrors").Array().begin()).Document().bytes()));
+  EXPECT_EQ(error.Get("index").Int32(), 1);
+  EXPECT_EQ(error.Get("code").Int32(), 2);
+  EXPECT_NE(ToJson(error).find("object to insert too large"), std::string::npos);
+  Collection c = client_->GetDatabase("d").GetCollection("big");
+  EXPECT_EQ(c.CountDocuments(Document()).value(), 3);
+
+  // Past 16 MiB + 16 KiB the message itself is refused (the connection goes on).
+  s.Send(MessageWithSequence(Json(R"({"insert": "big", "$db": "d"})"), "documents",
+                             {DocumentOfSize(5, internal::kMaxCommandSize + 1)}));
+  r = ReplyBody(&s);
+  EXPECT_EQ(r.Get("code").Int32(), 10334) << ToJson(r).substr(0, 300);
+  EXPECT_EQ(s.Command(R"({"ping": 1, "$db": "d"})").Get("ok").NumberAsDouble(), 1);
+}
+
+// A message of 48,000,000 bytes whose sequence, folded into an array (a type
+// byte and an index key more per document), makes a command larger than that.
+TEST_F(ServerTest, MessageOfTheMaximumSizeFoldsPastIt) {
+  StartPatientServer();
+  Socket s(server_->port());
+  const Document body = Json(R"({"insert": "wide", "$db": "d"})");
+  constexpr int kDocs = 100;
+  std::vector<Document> docs;
+  for (int i = 0; i < kDocs; ++i) docs.push_back(DocumentOfSize(i, 1000));
+  const size_t fixed = MessageWithSequence(body, "documents", docs).size() - kDocs * 1000;
+  const size_t each = (kMaxMessageSize - fixed) / kDocs;
+  docs.clear();
+  for (int i = 0; i < kDocs; ++i) {
+    docs.push_back(DocumentOfSize(i, i == 0 ? kMaxMessageSize - fixed - each * (kDocs - 1) : each));
+  }
+  const std::string message = MessageWithSequence(body, "documents", docs);
+  ASSERT_EQ(message.size(), static_cast<size_t>(kMaxMessageSize));
+  auto msg = ParseOpMsg(message);
+  ASSERT_TRUE(msg.ok());
+  ASSERT_GT(FoldSequences(*msg).size(), static_cast<size_t>(kMaxMessageSize));
+  s.Send(message);
+  Document r = ReplyBody(&s);
+  EXPECT_EQ(ToJson(r), R"({"n": 100, "ok": 1.0})");
+}
+
+// ServerOptions::max_message_bytes_in_flight (rockdoc-serve --memoryLimitMB):
+// a message that would take the bytes in flight past the bound waits, after
+// its header, until the one holding them is answered; then it is run.
+TEST_F(ServerTest, MessageBytesInFlightAreBounded) {
+  ServerOptions options;
+  options.max_message_bytes_in_flight = 1000;
+  StartPatientServer(options);
+  auto insert = [](int id) {
+    BsonBuilder b;
+    b.AppendString("insert", "c");
+    b.AppendString("$db", "d");
+    b.OpenArray("documents");
+    b.OpenDocument("");
+    b.AppendInt32("_id", id);
+    b.AppendString("pad", std::string(600, 'p'));
+    b.Close();
+    b.Close();
+    return BuildOpMsg(id, 0, 0, std::move(b).Build());
+  };
+  const std::string first = insert(1), second = insert(2);
+  ASSERT_GT(first.size() + second.size(), 1000u);
+  Socket a(server_->port()), b(server_->port());
+  // a's message is in flight (its header read, its bytes held) ...
+  a.Send(std::string_view(first).substr(0, 100));
+  while (server_->requests_in_flight() < 1) std::this_thread::yield();
+  // ... so b's whole message waits after its header.
+  b.Send(second);
+  while (server_->requests_in_flight() < 2) std::this_thread::yield();
+  bool timed_out = false;
+  EXPECT_FALSE(b.Receive(0, &timed_out).has_value());
+  EXPECT_TRUE(timed_out);
+  EXPECT_EQ(client_->GetDatabase("d").GetCollection("c").CountDocuments(Document()).value(), 0);
+  a.Send(std::string_view(first).substr(100));
+  auto reply_a = a.Receive();
+  auto reply_b = b.Receive();
+  ASSERT_TRUE(reply_a.has_value());
+  ASSERT_TRUE(reply_b.has_value());
+  EXPECT_EQ(ParseOpMsg(*reply_b)->body.Get("n").Int32(), 1);
+  EXPECT_EQ(client_->GetDatabase("d").GetCollection("c").CountDocuments(Document()).value(), 2);
 }
 
 }  // namespace

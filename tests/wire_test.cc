@@ -485,7 +485,9 @@ TEST_F(ServiceTest, AwaitableHelloStreams) {
 }
 
 TEST_F(ServiceTest, AuthRefusesTheUnauthenticated) {
-  Service guarded(client_.get(), ServiceOptions{/*auth=*/true});
+  ServiceOptions options;
+  options.auth = true;
+  Service guarded(client_.get(), options);
   auto run = [&](std::string_view json, ConnectionState* conn) {
     return Reply(guarded.Handle(OpMsgBytes(0, BodySection(json)), conn));
   };

@@ -101,6 +101,8 @@ enum class ErrorCode : int32_t {
   kNoQueryExecutionPlans = 291,
   kQueryExceededMemoryLimitNoDiskUseAllowed = 292,
   kDataCorruptionDetected = 296,
+  kAPIVersionError = 322,  // an apiVersion other than "1"
+  kAPIStrictError = 323,   // apiStrict: true and a command outside API Version 1
   kMechanismUnavailable = 334,
   kUnsupportedOpQueryCommand = 352,
   kDuplicateKey = 11000,

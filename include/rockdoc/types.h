@@ -18,6 +18,10 @@ namespace rockdoc {
 
 // The 16 MiB limit on one document, as MongoDB enforces it.
 inline constexpr int32_t kMaxBsonObjectSize = 16 * 1024 * 1024;  // 16777216
+// MongoDB's BSONObjMaxInternalSize, 16 MiB + 16 KiB (16793600): the largest
+// command, and the largest document a query or aggregation returns (its
+// results are not stored, and may carry a little more than a document).
+inline constexpr int32_t kMaxBsonObjectInternalSize = kMaxBsonObjectSize + 16 * 1024;
 // The deepest nesting of documents and arrays a stored document may have.
 inline constexpr int kMaxNestingDepth = 100;
 

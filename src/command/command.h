@@ -70,7 +70,7 @@ const CommandDefinition* FindCommand(std::string_view name);
 // A command may exceed the 16 MiB of a document by MongoDB's 16 KiB
 // (BSONObjMaxInternalSize), so that one insert can carry a document of the
 // largest size.
-inline constexpr size_t kMaxCommandSize = kMaxBsonObjectSize + 16 * 1024;
+inline constexpr size_t kMaxCommandSize = kMaxBsonObjectInternalSize;
 
 // Client::RunCommand with another limit on the command's size: the wire
 // layer's, whose OP_MSG document sequences (each document at most 16 MiB,
@@ -78,6 +78,16 @@ inline constexpr size_t kMaxCommandSize = kMaxBsonObjectSize + 16 * 1024;
 // to the 48,000,000 bytes of a message, as a MongoDB server accepts them.
 Document RunCommandWithMaxSize(const Client& client, std::string_view db, DocumentView command,
                                size_t max_size);
+
+// The Stable API parameters of a command named `name` (MongoDB's
+// initializeAPIParameters): apiStrict or apiDeprecationErrors without
+// apiVersion fail with 4886600 / 4886601; apiVersion must be "1" (322);
+// with apiStrict: true, a command outside API Version 1 fails with
+// APIStrictError (323) "Provided apiStrict:true, but the command <name> is
+// not in API Version 1. ...", and an aggregate with a stage outside it
+// ($indexStats, $queryStats, ...) too. RunCommand checks every command with it; the
+// wire layer its own commands (createUser, getCmdLineOpts, ...).
+Status CheckApiParameters(std::string_view name, DocumentView cmd);
 
 // ---- Decoding a command's fields ----
 

@@ -774,8 +774,16 @@ Status RunDistinct(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
   ROCKDOC_ASSIGN_OR_RETURN(
       std::vector<Value> values,
       ctx.database().GetCollection(args.collection).Distinct(args.key, args.query, args.options));
+  // The values are one array of the reply: at most 16 MiB of them, as
+  // MongoDB's (17217), rather than a reply no client could take.
+  const size_t start = reply->size();
   reply->OpenArray("values");
-  for (const Value& v : values) reply->AppendElementAs("", v.element());
+  for (const Value& v : values) {
+    reply->AppendElementAs("", v.element());
+    if (reply->size() - start > static_cast<size_t>(kMaxBsonObjectSize)) {
+      return Status(static_cast<ErrorCode>(17217), "distinct too big, 16mb cap");
+    }
+  }
   reply->Close();
   return Status::OK();
 }

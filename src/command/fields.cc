@@ -130,8 +130,7 @@ bool WantsJournal(DocumentView cmd) { return JournalRequested(cmd.Get("writeConc
 Status CheckApiVersion(const Element& e) {
   if (!e.IsString()) return WrongType(e, "type 'string'");
   if (e.String() != "1") {
-    return Status(static_cast<ErrorCode>(322),
-                  "API version must be \"1\"");  // APIVersionError
+    return Status(ErrorCode::kAPIVersionError, "API version must be \"1\"");
   }
   return Status::OK();
 }

@@ -37,6 +37,7 @@ Status RunClearQueryStats(CommandContext& ctx, DocumentView cmd, BsonBuilder* re
 Status RunListDatabases(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
 Status RunServerStatus(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
 Status RunHostInfo(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+Status RunGetParameter(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
 
 // session_commands.cc
 Status RunCommitTransaction(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);

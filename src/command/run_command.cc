@@ -45,6 +45,7 @@ constexpr CommandDefinition kCommands[] = {
     {"findAndModify", &RunFindAndModify},
     {"findandmodify", &RunFindAndModify},
     {"getMore", &RunGetMore},
+    {"getParameter", &RunGetParameter, /*admin_only=*/true},
     {"hello", &RunHello},
     {"hostInfo", &RunHostInfo},
     {"insert", &RunInsert},
@@ -165,7 +166,75 @@ Status CheckConcerns(std::string_view command, DocumentView cmd, const Transacti
   return Status::OK();
 }
 
+// The commands of MongoDB's Stable API Version 1 (7.0), sorted.
+constexpr std::string_view kApiVersion1Commands[] = {
+    "abortTransaction", "aggregate",       "authenticate",    "collMod",       "commitTransaction",
+    "count",            "create",          "createIndexes",   "delete",        "drop",
+    "dropDatabase",     "dropIndexes",     "endSessions",     "explain",       "find",
+    "findAndModify",    "getMore",         "hello",           "insert",        "killCursors",
+    "listCollections",  "listDatabases",   "listIndexes",     "ping",          "refreshSessions",
+    "saslContinue",     "saslStart",       "update"};
+
+// Aggregation stages outside API Version 1 (MongoDB's kNeverInVersion1),
+// sorted: refused in an aggregate with apiStrict: true.
+constexpr std::string_view kStagesOutsideApiVersion1[] = {
+    "$currentOp",    "$indexStats",     "$listLocalSessions", "$listSessions",
+    "$planCacheStats", "$queryStats"};
+
+constexpr bool SortedNames() {
+  for (size_t i = 1; i < std::size(kStagesOutsideApiVersion1); ++i) {
+    if (!(kStagesOutsideApiVersion1[i - 1] < kStagesOutsideApiVersion1[i])) return false;
+  }
+  for (size_t i = 1; i < std::size(kApiVersion1Commands); ++i) {
+    if (!(kApiVersion1Commands[i - 1] < kApiVersion1Commands[i])) return false;
+  }
+  return true;
+}
+static_assert(SortedNames(), "the Stable API name tables must be sorted");
+
 }  // namespace
+
+Status CheckApiParameters(std::string_view name, DocumentView cmd) {
+  const Element version = cmd.Get("apiVersion");
+  const Element strict = cmd.Get("apiStrict");
+  if (!version.ok()) {
+    if (strict.ok()) {
+      return Status(static_cast<ErrorCode>(4886600),
+                    "Provided apiStrict without passing apiVersion");
+    }
+    if (cmd.Get("apiDeprecationErrors").ok()) {
+      return Status(static_cast<ErrorCode>(4886601),
+                    "Provided apiDeprecationErrors without passing apiVersion");
+    }
+    return Status::OK();
+  }
+  ROCKDOC_RETURN_IF_ERROR(QualifyFieldError(name, CheckApiVersion(version)));
+  if (!strict.ok()) return Status::OK();
+  StatusOr<bool> is_strict = BoolField(strict);
+  ROCKDOC_RETURN_IF_ERROR(QualifyFieldError(name, is_strict.status()));
+  if (*is_strict && !std::binary_search(std::begin(kApiVersion1Commands),
+                                        std::end(kApiVersion1Commands), name)) {
+    return Status(ErrorCode::kAPIStrictError,
+                  "Provided apiStrict:true, but the command " + std::string(name) +
+                      " is not in API Version 1. Information on supported commands and "
+                      "migrations in API Version 1 can be found at "
+                      "https://dochub.mongodb.org/core/manual-versioned-api");
+  }
+  Element pipeline = cmd.Get("pipeline");
+  if (*is_strict && name == "aggregate" && pipeline.type() == BsonType::kArray) {
+    for (Element stage : pipeline.Array()) {
+      if (!stage.IsDocument() || stage.Document().empty()) continue;  // the parser's error
+      const std::string_view stage_name = (*stage.Document().begin()).key();
+      if (std::binary_search(std::begin(kStagesOutsideApiVersion1),
+                             std::end(kStagesOutsideApiVersion1), stage_name)) {
+        return Status(ErrorCode::kAPIStrictError,
+                      std::string(stage_name) +
+                          " is not allowed with 'apiStrict: true' in API Version 1");
+      }
+    }
+  }
+  return Status::OK();
+}
 
 // What the command layer keeps for a client. Idle cursors and sessions are
 // reaped on the engine's background runner, which Close stops before the
@@ -198,6 +267,7 @@ Status RunOne(const Client& client, CommandState* state, std::string_view db, Do
   if (command == nullptr) {
     return Status(ErrorCode::kCommandNotFound, "no such command: '" + std::string(name) + "'");
   }
+  ROCKDOC_RETURN_IF_ERROR(CheckApiParameters(name, cmd));
   ROCKDOC_RETURN_IF_ERROR(ValidateDatabaseName(db));
   // $db, when given (the wire protocol's form), must name the same database.
   Element named = cmd.Get("$db");

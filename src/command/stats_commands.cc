@@ -1,13 +1,17 @@
 // command/stats_commands.cc: what the server knows of itself and its data:
-// listDatabases, dbStats, collStats, serverStatus, hostInfo.
+// listDatabases, dbStats, collStats, serverStatus, hostInfo, getParameter.
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <system_error>
 
+#include "api/client_internal.h"
 #include "bson/append_number.h"
 #include "command/command.h"
+#include "command/cursor_manager.h"
+#include "command/server_sessions.h"
 #include "command/handlers.h"
 #include "command/server_sessions.h"
 #include "common/clock.h"
@@ -212,6 +216,15 @@ Status RunListDatabases(CommandContext& ctx, DocumentView cmd, BsonBuilder* repl
   ROCKDOC_RETURN_IF_ERROR(DecodeCommand("listDatabases", cmd, kListDatabasesFields, &args));
   ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<MatchExpression> filter, ListFilter(args.filter));
   ROCKDOC_ASSIGN_OR_RETURN(std::vector<std::string> names, ctx.client->ListDatabaseNames());
+  // mongod always lists admin, config and local (its own collections live
+  // there); rockdoc keeps none of its own, so each is listed as it is here:
+  // empty, of size 0, until a client writes to it.
+  for (std::string_view system : {"admin", "config", "local"}) {
+    if (std::find(names.begin(), names.end(), system) == names.end()) {
+      names.emplace_back(system);
+    }
+  }
+  std::sort(names.begin(), names.end());
   int64_t total = 0;
   reply->OpenArray("databases");
   for (const std::string& name : names) {
@@ -315,6 +328,105 @@ Status RunHostInfo(CommandContext&, DocumentView cmd, BsonBuilder* reply) {
   reply->Close();
   reply->OpenDocument("extra");
   reply->Close();
+  return Status::OK();
+}
+
+// ---- getParameter ----
+
+namespace {
+
+// The parameters rockdoc has, by MongoDB's names, with the values this
+// client runs with. None can be set at runtime (no setParameter); the
+// ClientOptions ones are set when the database is opened.
+struct Parameter {
+  std::string_view name;
+  bool settable_at_startup;
+  void (*append)(const ClientOptions& options, std::string_view key, BsonBuilder* out);
+};
+
+constexpr Parameter kParameters[] = {
+    {"cursorTimeoutMillis", false,
+     [](const ClientOptions&, std::string_view key, BsonBuilder* out) {
+       out->AppendInt64(key, kDefaultCursorTimeoutMs);
+     }},
+    {"enableTestCommands", false,  // rockdoc has no test commands
+     [](const ClientOptions&, std::string_view key, BsonBuilder* out) {
+       out->AppendBool(key, false);
+     }},
+    {"featureCompatibilityVersion", false,
+     [](const ClientOptions&, std::string_view key, BsonBuilder* out) {
+       out->OpenDocument(key);
+       out->AppendString("version", "7.0");
+       out->Close();
+     }},
+    {"internalQueryMaxBlockingSortMemoryUsageBytes", false,
+     [](const ClientOptions&, std::string_view key, BsonBuilder* out) {
+       AppendNumber(out, key, FindOptions{}.max_blocking_sort_bytes);
+     }},
+    {"localLogicalSessionTimeoutMinutes", false,
+     [](const ClientOptions&, std::string_view key, BsonBuilder* out) {
+       out->AppendInt32(key, static_cast<int32_t>(kSessionIdleTimeoutMs / 60000));
+     }},
+    {"maxIndexBuildMemoryUsageMegabytes", true,
+     [](const ClientOptions& o, std::string_view key, BsonBuilder* out) {
+       AppendNumber(out, key, o.max_index_build_memory_bytes >> 20);
+     }},
+    {"requireApiVersion", false,
+     [](const ClientOptions&, std::string_view key, BsonBuilder* out) {
+       out->AppendBool(key, false);
+     }},
+    {"transactionLifetimeLimitSeconds", true,
+     [](const ClientOptions& o, std::string_view key, BsonBuilder* out) {
+       AppendNumber(out, key, o.transaction_lifetime_limit_ms / 1000);
+     }},
+    {"ttlMonitorSleepSecs", true,
+     [](const ClientOptions& o, std::string_view key, BsonBuilder* out) {
+       AppendNumber(out, key, o.ttl_monitor_period_ms / 1000);
+     }},
+};
+
+}  // namespace
+
+Status RunGetParameter(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
+  // {getParameter: 1, <name>: 1, ...}, {getParameter: "*"}, or
+  // {getParameter: {showDetails, allParameters}, <name>: 1, ...}.
+  const Element how = *cmd.begin();
+  bool all = false, details = false;
+  if (how.IsString()) {
+    all = how.String() == "*";
+  } else if (how.IsDocument()) {
+    for (Element f : how.Document()) {
+      StatusOr<bool> on = BoolField(f);
+      if (f.key() != "showDetails" && f.key() != "allParameters") {
+        return Status(ErrorCode::kUnknownBsonField, "BSON field 'getParameter." +
+                                                        std::string(f.key()) +
+                                                        "' is an unknown field.");
+      }
+      ROCKDOC_RETURN_IF_ERROR(QualifyFieldError("getParameter", on.status()));
+      (f.key() == "showDetails" ? details : all) = *on;
+    }
+  } else if (!how.IsNumber() && !how.IsBool()) {
+    return QualifyFieldError("getParameter",
+                             WrongType(how, "types '[string, object, long, int, decimal, double, bool]'"));
+  }
+  // As mongod: the fields that name no parameter (the generic ones, and
+  // names it does not have) select nothing, and nothing selected is the error.
+  const ClientOptions& options = ClientAccess::EngineOf(ctx.client->GetDatabase("admin"))->options();
+  bool found = false;
+  for (const Parameter& p : kParameters) {
+    if (!all && !cmd.Has(p.name)) continue;
+    found = true;
+    if (!details) {
+      p.append(options, p.name, reply);
+      continue;
+    }
+    reply->OpenDocument(p.name);
+    p.append(options, "value", reply);
+    reply->AppendBool("settableAtRuntime", false);
+    reply->AppendBool("settableAtStartup", p.settable_at_startup);
+    reply->Close();
+  }
+  if (!found) return Status(ErrorCode::kInvalidOptions, "no option found to get");
   return Status::OK();
 }
 

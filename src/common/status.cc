@@ -80,6 +80,8 @@ std::string ErrorCodeName(ErrorCode code) {
     ROCKDOC_CODE_NAME(QueryExceededMemoryLimitNoDiskUseAllowed)
     ROCKDOC_CODE_NAME(DataCorruptionDetected)
     ROCKDOC_CODE_NAME(UnsupportedOpQueryCommand)
+    ROCKDOC_CODE_NAME(APIVersionError)
+    ROCKDOC_CODE_NAME(APIStrictError)
     ROCKDOC_CODE_NAME(MechanismUnavailable)
     ROCKDOC_CODE_NAME(UserNotFound)
     ROCKDOC_CODE_NAME(DuplicateKey)

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <map>
 #include <random>
 #include <set>
@@ -1713,6 +1714,10 @@ StatusOr<std::vector<std::unique_ptr<Stage>>> ParseStages(const std::vector<Elem
         facets.emplace_back(std::string(f.key()), std::move(chain));
       }
       stage = std::make_unique<FacetStage>(std::move(facets), SpillPolicy::Of(options));
+    } else if (name == "$changeStream") {
+      // What a standalone mongod answers: rockdoc is one node, with no
+      // replication oplog to stream from.
+      return Failed(40573, "The $changeStream stage is only supported on replica sets");
     } else if (IsKnownStage(name)) {
       return Status(ErrorCode::kNotImplemented,
                     "the stage " + std::string(name) + " is not supported by rockdoc yet");
@@ -1895,14 +1900,38 @@ PipelineOptions WithDeadline(const PipelineOptions& options) {
   return out;
 }
 
+// What a pipeline returns, bounded as MongoDB bounds it: a result document
+// over BSONObjMaxInternalSize (16 MiB + 16 KiB), however a stage built it
+// ($group's accumulators, $project, $addFields, $facet, $lookup, ...), is
+// an error (10334, MongoDB's words), never a larger answer. The next call
+// fails again: the pipeline does not go on past it.
+class BoundedResults : public DocumentSource {
+ public:
+  explicit BoundedResults(std::unique_ptr<DocumentSource> input) : input_(std::move(input)) {}
+  StatusOr<std::optional<Document>> Next() override {
+    if (!failed_.ok()) return failed_;
+    ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> doc, input_->Next());
+    if (doc && doc->size() > static_cast<size_t>(kMaxBsonObjectInternalSize)) {
+      failed_ = ResultTooLarge(*doc);
+      return failed_;
+    }
+    return doc;
+  }
+
+ private:
+  std::unique_ptr<DocumentSource> input_;
+  Status failed_;
+};
+
 // A pipeline ending in $out or $merge writes when it is opened, as the
 // aggregate command does (its cursor is then empty); an error is the open's.
+// Every opened pipeline leaves through here, its results bounded.
 StatusOr<std::unique_ptr<DocumentSource>> RunWrites(const std::vector<Element>& stages,
                                                     std::unique_ptr<DocumentSource> source) {
   if (!stages.empty() && (stages.back().key() == "$out" || stages.back().key() == "$merge")) {
     ROCKDOC_RETURN_IF_ERROR(source->Next().status());
   }
-  return source;
+  return std::unique_ptr<DocumentSource>(std::make_unique<BoundedResults>(std::move(source)));
 }
 
 StatusOr<std::unique_ptr<DocumentSource>> OpenPipeline(std::string_view collection,
@@ -2225,6 +2254,21 @@ void AppendStorageStats(const CollectionStats& stats, int64_t k, BsonBuilder* ou
 }
 
 // ---- shared with the other stage files (stage.h) ----
+
+Status ResultTooLarge(const Document& doc) {
+  char hex[16];
+  std::snprintf(hex, sizeof hex, "%zX", doc.size());
+  std::string first;
+  if (!doc.empty()) {
+    const Element e = *doc.begin();
+    first = std::string(e.key()) + ": " + Shown(e);
+    if (first.size() > 100) first = first.substr(0, 100) + "...";
+  }
+  return Status(ErrorCode::kBSONObjectTooLarge,
+                "BSONObj size: " + std::to_string(doc.size()) + " (0x" + hex +
+                    ") is invalid. Size must be between 0 and " +
+                    std::to_string(kMaxBsonObjectInternalSize) + "(16MB) First element: " + first);
+}
 
 std::unique_ptr<DocumentSource> Connect(std::unique_ptr<DocumentSource> source,
                                         std::vector<std::unique_ptr<Stage>> chain) {

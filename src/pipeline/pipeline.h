@@ -31,7 +31,9 @@
 // a PipelineTarget, run when the pipeline is opened), $setWindowFields
 // (window_stage.cc), $collStats (storageStats, count) and $indexStats first
 // in a collection's pipeline, and $documents first in
-// a pipeline without a collection (OpenCollectionlessPipeline). MongoDB's other stages are NotImplemented (238); an unknown name
+// a pipeline without a collection (OpenCollectionlessPipeline). $changeStream
+// fails with 40573 as on a standalone mongod ("only supported on replica
+// sets"); MongoDB's other stages are NotImplemented (238); an unknown name
 // is 40324.
 //
 // Blocking stages ($sort, $group, $sample, $facet, $bucketAuto,
@@ -159,7 +161,10 @@ class DocumentSource {
 // Parses `pipeline` (an array of stage documents) over `collection` and
 // opens it: the leading find runs through `find`. Errors: 40323 for a stage
 // that is not a one-field object, 40324 for an unknown stage, the stage's
-// own codes for a bad specification; all before any document is read.
+// own codes for a bad specification; all before any document is read. Its
+// results are bounded (every opened pipeline's): a document over
+// kMaxBsonObjectInternalSize fails the Next that reaches it with 10334 in
+// MongoDB's words (stage.h's ResultTooLarge), and every later Next too.
 StatusOr<std::unique_ptr<DocumentSource>> OpenPipeline(std::string_view collection,
                                                        DocumentView pipeline,
                                                        const PipelineOptions& options,

@@ -148,6 +148,11 @@ Status DecodeStageFields(std::string_view stage, DocumentView spec,
 // (`allow_disk_use`: the pipeline allowed spilling, which `stage` cannot).
 Status MemoryExceeded(std::string_view stage, bool allow_disk_use = false);
 
+// BSONObjectTooLarge (10334) in MongoDB's words for a result document over
+// kMaxBsonObjectInternalSize: "BSONObj size: N (0xN) is invalid. Size must
+// be between 0 and 16793600(16MB) First element: _id: ...".
+Status ResultTooLarge(const Document& doc);
+
 // How a blocking stage that can spill ($sort, $group) holds its input.
 struct SpillPolicy {
   int64_t memory_limit = kBlockingStageMemoryLimit;

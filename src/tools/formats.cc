@@ -176,7 +176,7 @@ StatusOr<bool> BsonReader::Next(Document* doc) {
   peeked_.reset();
   last_offset_ = peeked_offset_;
   std::string where = in_->name() + ": at offset " + std::to_string(last_offset_);
-  if (*len < 5 || static_cast<size_t>(*len) > kMaxBsonObjectSize + 16 * 1024) {
+  if (*len < 5 || static_cast<size_t>(*len) > static_cast<size_t>(kMaxBsonObjectInternalSize)) {
     return Status(ErrorCode::kFailedToParse,
                   where + ": invalid document length " + std::to_string(*len));
   }

@@ -173,8 +173,13 @@ StatusOr<OpMsg> ParseOpMsg(std::string_view bytes) {
       }
       while (seq.remaining() > 0) {
         DocumentView d;
+        // Each document may be a command's size (16 MiB + 16 KiB, mongod's
+        // BSONObjMaxInternalSize): an update statement carries a document of
+        // the largest size in its `u`, and an insert's document over 16 MiB
+        // is that statement's write error (the store's check), not the
+        // whole message's.
         ROCKDOC_RETURN_IF_ERROR(seq.ReadDocument(
-            "OP_MSG document sequence '" + s.identifier + "'", kMaxBsonObjectSize, &d));
+            "OP_MSG document sequence '" + s.identifier + "'", internal::kMaxCommandSize, &d));
         s.documents.push_back(d);
       }
       msg.sequences.push_back(std::move(s));

@@ -94,7 +94,9 @@ struct OpMsg {
 // an unknown required flag bit, a checksum that does not match, a sequence
 // identifier repeated or also a body field); InvalidBSON (22) for a
 // document that fails ValidateBson; BSONObjectTooLarge (10334) for a body
-// over 16 MiB + 16 KiB or a sequence document over 16 MiB.
+// or a sequence document over 16 MiB + 16 KiB (mongod's BSONObjMaxInternalSize:
+// an update statement carrying a document of 16 MiB is larger than 16 MiB,
+// and an insert's document over 16 MiB is its statement's write error).
 StatusOr<OpMsg> ParseOpMsg(std::string_view bytes);
 
 // The command a client means: the body with each document sequence

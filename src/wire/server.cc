@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -24,6 +25,7 @@
 
 #include "command/command.h"
 #include "common/endian.h"
+#include "storage/engine.h"
 
 namespace rockdoc::wire {
 
@@ -151,7 +153,7 @@ bool IsLoopback(const std::string& address) {
 Server::Server(const Client* client, ServerOptions options)
     : client_(client),
       options_(std::move(options)),
-      service_(client, ServiceOptions{options_.auth}) {}
+      service_(client, ServiceOptions{options_.auth, options_.argv, options_.parsed}) {}
 
 Server::~Server() { Shutdown(); }
 
@@ -359,6 +361,13 @@ void Server::Serve(Connection* c) {
     const Clock::time_point deadline =
         Clock::now() + std::chrono::milliseconds(options_.message_timeout_ms);
     char header[kHeaderSize];
+    // From its first byte to its reply the message is in flight (counted
+    // for requests_in_flight()); the guard ends it on every path.
+    ++in_flight_;
+    struct InFlight {
+      std::atomic<int>* n;
+      ~InFlight() { --*n; }
+    } in_flight{&in_flight_};
     w = ReadFull(fd, header, kHeaderSize, deadline);
     if (w != Io::kOk) {
       reason = IoName(w);
@@ -369,6 +378,15 @@ void Server::Serve(Connection* c) {
       reason = std::string(h.status().message());
       break;
     }
+    // The message's bytes count against the server's bound from here to
+    // its reply.
+    const int64_t held = h->message_length;
+    AcquireMessageBytes(held);
+    struct Held {
+      Server* server;
+      int64_t n;
+      ~Held() { server->ReleaseMessageBytes(n); }
+    } hold{this, held};
     // The body is read in steps and the buffer grown as bytes arrive, so a
     // header that claims 48 MB and sends nothing costs nothing.
     message.assign(header, kHeaderSize);
@@ -432,6 +450,23 @@ void Server::Serve(Connection* c) {
   c->done = true;
 }
 
+void Server::AcquireMessageBytes(int64_t n) {
+  const int64_t bound = options_.max_message_bytes_in_flight;
+  if (bound <= 0) return;
+  std::unique_lock<std::mutex> lock(budget_mu_.native());
+  budget_freed_.wait(lock, [&] { return message_bytes_ == 0 || message_bytes_ + n <= bound; });
+  message_bytes_ += n;
+}
+
+void Server::ReleaseMessageBytes(int64_t n) {
+  if (options_.max_message_bytes_in_flight <= 0) return;
+  {
+    std::lock_guard<std::mutex> lock(budget_mu_.native());
+    message_bytes_ -= n;
+  }
+  budget_freed_.notify_all();
+}
+
 void Server::Shutdown() {
   std::call_once(shutdown_once_, [this] {
     {
@@ -479,6 +514,7 @@ constexpr char kUsage[] =
     "usage: rockdoc-serve --dbpath DIR [--bind ADDRESS] [--port N] [--unix PATH] [--auth]\n"
     "                     [--max-connections N] [--idle-timeout-secs N]\n"
     "                     [--journalCommitInterval MS]\n"
+    "                     [--cacheSizeGB N] [--memoryLimitMB N]\n"
     "Serves the rockdoc database in DIR over MongoDB's wire protocol.\n"
     "  --dbpath DIR            the database directory, as mongod's (--db DIR is an alias)\n"
     "  --bind ADDRESS          the address to listen on (default 127.0.0.1; ::1, localhost);\n"
@@ -492,9 +528,38 @@ constexpr char kUsage[] =
     "  --idle-timeout-secs N   close a connection idle this long (default 1800)\n"
     "  --journalCommitInterval MS  sync the write-ahead log every MS milliseconds (1..500,\n"
     "                          default 100; writes with j: true are synced before the reply)\n"
+    "  --cacheSizeGB N         the block cache, in GB (a fraction: 0.25 and up; default\n"
+    "                          half of (memory - 1 GB), at least 0.25, as mongod's)\n"
+    "  --memoryLimitMB N       the memory this server sizes itself to, in MB (default: the\n"
+    "                          machine's, or its cgroup's limit): the default cache is taken\n"
+    "                          from it, and messages being received at once hold at most a\n"
+    "                          quarter of it (others wait their turn)\n"
     "  --help, -h              this text\n"
     "  --version               the version of rockdoc\n"
     "A flag's value follows it or an '=': --port 27018, --port=27018.\n";
+
+bool ParseDouble(const char* text, double lo, double hi, double* out) {
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text, &end);
+  if (errno != 0 || end == text || *end != '\0' || !(v >= lo && v <= hi)) return false;
+  *out = v;
+  return true;
+}
+
+// glibc's allocator, bounded for a server of many connection threads and
+// large messages: at most two arenas per core (glibc's default is eight,
+// each keeping what its threads freed), and blocks of 1 MiB or more (message
+// buffers, documents) always mapped on their own, so that freeing one gives
+// its memory back to the system. glibc otherwise raises that threshold
+// after each large free, up to 32 MiB, and serves later large blocks from
+// the arenas, which keep them: 40 connections carrying 15 MB documents grew
+// a server from 485 MB to 1.25 GB (issue #33.18).
+void BoundAllocator() {
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  mallopt(M_ARENA_MAX, static_cast<int>(std::max<long>(2, 2 * cores)));
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
+}
 
 bool ParseInt(const char* text, int64_t lo, int64_t hi, int64_t* out) {
   char* end = nullptr;
@@ -511,6 +576,8 @@ int ServeMain(int argc, char** argv) {
   ServerOptions options;
   std::string db;
   bool tcp = true;
+  double cache_gb = 0;          // 0: from memory
+  int64_t memory_limit_mb = 0;  // 0: the machine's
   for (int i = 1; i < argc; ++i) {
     std::string_view flag = argv[i];
     if (flag == "--help" || flag == "-h") {
@@ -539,7 +606,8 @@ int ServeMain(int argc, char** argv) {
     }
     const bool takes_value = flag == "--db" || flag == "--dbpath" || flag == "--bind" ||
                              flag == "--port" || flag == "--unix" || flag == "--max-connections" ||
-                             flag == "--idle-timeout-secs" || flag == "--journalCommitInterval";
+                             flag == "--idle-timeout-secs" || flag == "--journalCommitInterval" ||
+                             flag == "--cacheSizeGB" || flag == "--memoryLimitMB";
     if (!takes_value) {
       std::fprintf(stderr, "rockdoc-serve: unknown flag '%s'\n%s", argv[i], kUsage);
       return 2;
@@ -562,6 +630,20 @@ int ServeMain(int argc, char** argv) {
         return 2;
       }
       options.port = static_cast<int>(n);
+    } else if (flag == "--cacheSizeGB") {
+      // mongod's bounds for WiredTiger's cache.
+      if (!ParseDouble(value, 0.25, 10000, &cache_gb)) {
+        std::fprintf(stderr, "rockdoc-serve: --cacheSizeGB must be 0.25..10000, not '%s'\n",
+                     value);
+        return 2;
+      }
+    } else if (flag == "--memoryLimitMB") {
+      if (!ParseInt(value, 256, int64_t{1} << 40, &n)) {
+        std::fprintf(stderr, "rockdoc-serve: --memoryLimitMB must be 256 or more, not '%s'\n",
+                     value);
+        return 2;
+      }
+      memory_limit_mb = n;
     } else if (flag == "--max-connections") {
       if (!ParseInt(value, 1, 1000000, &n)) {
         std::fprintf(stderr, "rockdoc-serve: --max-connections must be 1..1000000\n");
@@ -608,6 +690,51 @@ int ServeMain(int argc, char** argv) {
                  "the network in clear. Prefer an SSH tunnel or a private network.\n",
                  options.bind_ip.c_str());
   }
+  ClientOptions client_options;
+  if (cache_gb > 0) {
+    client_options.block_cache_bytes = static_cast<size_t>(cache_gb * (uint64_t{1} << 30));
+  } else if (memory_limit_mb > 0) {
+    client_options.block_cache_bytes =
+        internal::BlockCacheBytesForMemory(static_cast<uint64_t>(memory_limit_mb) << 20);
+  }
+  if (memory_limit_mb > 0) {
+    options.max_message_bytes_in_flight = (memory_limit_mb << 20) / 4;
+  }
+  // getCmdLineOpts' answer: the arguments, and the options in mongod's
+  // configuration shape.
+  options.argv.assign(argv, argv + argc);
+  {
+    BsonBuilder parsed;
+    parsed.OpenDocument("net");
+    if (!options.bind_ip.empty()) {
+      parsed.AppendString("bindIp", options.bind_ip);
+      parsed.AppendInt32("port", options.port);
+    }
+    parsed.AppendInt32("maxIncomingConnections", options.max_connections);
+    if (!options.unix_socket.empty()) {
+      parsed.OpenDocument("unixDomainSocket");
+      parsed.AppendString("pathPrefix", options.unix_socket);
+      parsed.Close();
+    }
+    parsed.Close();
+    if (options.auth) {
+      parsed.OpenDocument("security");
+      parsed.AppendString("authorization", "enabled");
+      parsed.Close();
+    }
+    parsed.OpenDocument("storage");
+    parsed.AppendString("dbPath", db);
+    if (cache_gb > 0) {
+      parsed.OpenDocument("wiredTiger");
+      parsed.OpenDocument("engineConfig");
+      parsed.AppendDouble("cacheSizeGB", cache_gb);
+      parsed.Close();
+      parsed.Close();
+    }
+    parsed.Close();
+    options.parsed = std::move(parsed).Build();
+  }
+  BoundAllocator();
   // SIGINT and SIGTERM are taken by sigwait below, in this thread only:
   // blocked before any thread starts, so that every thread inherits the mask.
   sigset_t stop_signals;
@@ -645,7 +772,6 @@ int ServeMain(int argc, char** argv) {
                  budget->connections, options.max_connections, static_cast<long long>(limit));
     options.max_connections = budget->connections;
   }
-  ClientOptions client_options;
   client_options.max_open_files = budget->engine_files;
   StatusOr<std::unique_ptr<Client>> client = Client::Open(db, client_options);
   if (!client.ok()) {

@@ -47,6 +47,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "common/mutex.h"
 #include "rockdoc/client.h"
@@ -68,6 +69,14 @@ struct ServerOptions {
   // --journalCommitInterval, 1..500 ms, 100 by default); 0: never (each
   // write then reaches the disk when the OS writes it back, or at j: true).
   int64_t journal_commit_interval_ms = 100;
+  // The bytes of the messages being received and run at once, over all
+  // connections (0: no bound but the connection count). A message whose
+  // length would take them past it waits, after its header, until others
+  // are answered; one message alone always proceeds.
+  int64_t max_message_bytes_in_flight = 0;
+  // getCmdLineOpts' answer (ServiceOptions::argv, ::parsed).
+  std::vector<std::string> argv;
+  Document parsed;
 };
 
 // How rockdoc-serve shares the process's open-file limit.
@@ -102,6 +111,10 @@ class Server {
   int open_connections() const { return open_.load(); }
   // How many times the journal thread has synced the write-ahead log.
   int64_t journal_syncs() const { return journal_syncs_.load(); }
+  // Messages whose first bytes the server has read and whose reply it has
+  // not yet sent (or that ended the connection): the requests a Shutdown
+  // finishes. Tests wait on it for "the server has the message".
+  int requests_in_flight() const { return in_flight_.load(); }
   void Shutdown();
 
  private:
@@ -121,6 +134,11 @@ class Server {
   // out of descriptors, and a client left in the backlog would hang.
   void RefuseOne(int listener);
   void JournalLoop();
+  // The message-bytes bound (ServerOptions::max_message_bytes_in_flight):
+  // Acquire waits until `n` more bytes fit (or none are held), Release
+  // gives them back.
+  void AcquireMessageBytes(int64_t n);
+  void ReleaseMessageBytes(int64_t n);
 
   const Client* client_;
   ServerOptions options_;
@@ -130,6 +148,10 @@ class Server {
   int port_ = 0;
   std::atomic<bool> stopping_{false};
   std::atomic<int> open_{0};
+  std::atomic<int> in_flight_{0};
+  internal::Mutex budget_mu_;
+  std::condition_variable budget_freed_;
+  int64_t message_bytes_ = 0;  // under budget_mu_ (waited on through its native mutex)
   std::atomic<int32_t> next_connection_id_{1};
   std::thread acceptor_;
   int spare_fd_ = -1;  // given up to refuse a connection when out of descriptors
@@ -147,8 +169,11 @@ class Server {
 // (127.0.0.1; another than loopback only with --auth), --port N (27017; 0
 // for any free one), --unix PATH, --no-tcp, --auth, --max-connections N
 // (lowered to the descriptor budget, with a line saying so),
-// --idle-timeout-secs N, --journalCommitInterval MS (a value after the flag or
-// an '='). Prints "rockdoc-serve:
+// --idle-timeout-secs N, --journalCommitInterval MS, --cacheSizeGB N (the
+// block cache, mongod's name), --memoryLimitMB N (the memory to size the
+// default cache from, a quarter of it the bound of messages in flight); a
+// value after the flag or an '='. It bounds glibc's allocator (arenas, and
+// large blocks mapped on their own). Prints "rockdoc-serve:
 // listening on <address>" for each socket, serves until SIGINT or SIGTERM,
 // shuts down cleanly and returns 0; 2 for a bad command line (an unknown
 // flag is an error), 1 when the database or a socket cannot be opened.

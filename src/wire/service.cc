@@ -1,6 +1,7 @@
 #include "wire/service.h"
 
 #include <cstdio>
+#include <algorithm>
 
 #include "bson/utf8.h"
 #include "command/command.h"
@@ -272,6 +273,31 @@ Document WithoutSessionFields(DocumentView cmd) {
   return std::move(out).Build();
 }
 
+bool IsWireCommand(std::string_view name) {
+  return name == "saslStart" || name == "saslContinue" || name == "createUser" ||
+         name == "dropUser" || name == "usersInfo" || name == "getCmdLineOpts";
+}
+
+// getCmdLineOpts: {argv, parsed}, admin only, no fields of its own.
+Status GetCmdLineOpts(std::string_view db, DocumentView command, const ServiceOptions& options,
+                      BsonBuilder* b) {
+  using namespace rockdoc::internal;  // the generic rows' names
+  if (db != "admin") {
+    return Status(ErrorCode::kUnauthorized,
+                  "getCmdLineOpts may only be run against the admin database.");
+  }
+  struct NoArgs {};
+  static constexpr OptionField<NoArgs> kFields[] = {{"getCmdLineOpts", &Accept<NoArgs>},
+                                                    ROCKDOC_GENERIC_COMMAND_ROWS(NoArgs)};
+  NoArgs args;
+  ROCKDOC_RETURN_IF_ERROR(DecodeCommand("getCmdLineOpts", command, kFields, &args));
+  b->OpenArray("argv");
+  for (const std::string& a : options.argv) b->AppendString("", a);
+  b->Close();
+  b->AppendDocument("parsed", options.parsed);
+  return Status::OK();
+}
+
 }  // namespace
 
 Document Service::Run(std::string_view db, DocumentView command, ConnectionState* conn) {
@@ -286,6 +312,11 @@ Document Service::Run(std::string_view db, DocumentView command, ConnectionState
   }
   const bool authenticated = !options_.auth || !conn->auth.user.empty();
   BsonBuilder b;
+  // The command layer checks its own commands' Stable API fields.
+  if (IsWireCommand(name)) {
+    Status api = internal::CheckApiParameters(name, command);
+    if (!api.ok()) return ErrorDocument(api);
+  }
   if (name == "saslStart") return WithOk(&b, users_.SaslStart(db, command, &conn->auth, &b));
   if (name == "saslContinue") {
     return WithOk(&b, users_.SaslContinue(db, command, &conn->auth, &b));
@@ -299,6 +330,7 @@ Document Service::Run(std::string_view db, DocumentView command, ConnectionState
     return WithOk(&b, users_.CreateUser(db, command, &b));
   }
   if (!authenticated && !AllowedUnauthenticated(name)) return ErrorDocument(Unauthorized(name));
+  if (name == "getCmdLineOpts") return WithOk(&b, GetCmdLineOpts(db, command, options_, &b));
   if (name == "dropUser") return WithOk(&b, users_.DropUser(db, command, &b));
   if (name == "usersInfo") return WithOk(&b, users_.UsersInfo(db, command, &b));
   Document without_session;
@@ -306,7 +338,23 @@ Document Service::Run(std::string_view db, DocumentView command, ConnectionState
     without_session = WithoutSessionFields(command);
     command = without_session;
   }
-  Document reply = internal::RunCommandWithMaxSize(*client_, db, command, kMaxMessageSize);
+  // The command came in a message of at most kMaxMessageSize bytes (the
+  // framing's check), every document of it validated there; folding its
+  // sequences into arrays adds a type byte and an index key per document
+  // and may take the command past that size, which MongoDB accepts too.
+  const size_t max_size = std::max<size_t>(kMaxMessageSize, command.size());
+  Document reply = internal::RunCommandWithMaxSize(*client_, db, command, max_size);
+  // A reply must fit the message that carries it (the 48,000,000 bytes
+  // hello advertises, header, flags, section kind and checksum included):
+  // larger is an error, never a message a driver would drop the connection on.
+  constexpr size_t kReplyFraming = kHeaderSize + 4 + 1 + 4;
+  if (reply.size() > static_cast<size_t>(kMaxMessageSize) - kReplyFraming) {
+    return ErrorDocument(Status(ErrorCode::kBSONObjectTooLarge,
+                                "the reply to " + std::string(name) + " is " +
+                                    std::to_string(reply.size()) +
+                                    " bytes, over the maximum message size of " +
+                                    std::to_string(kMaxMessageSize)));
+  }
   if (IsHello(name)) return HelloReply(std::move(reply), command, *conn);
   return reply;
 }

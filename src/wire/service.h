@@ -19,12 +19,15 @@
 //   is answered with OP_REPLY; any other query gets OP_REPLY's QueryFailure
 //   with UnsupportedOpQueryCommand (352), as MongoDB 6.0+.
 // - createUser, dropUser, usersInfo, saslStart and saslContinue are the
-//   wire layer's (wire/users.h); with ServiceOptions::auth, other commands
-//   of an unauthenticated connection fail with Unauthorized (13), the ones
-//   it may run go without their session fields (lsid, txnNumber, ...: no
-//   server state before login, as mongod), and an authenticated
-//   connection's user is read again before each command (a dropped user is
-//   logged out).
+//   wire layer's (wire/users.h), and getCmdLineOpts (admin: the server's
+//   command line, ServiceOptions::argv and ::parsed); with
+//   ServiceOptions::auth, other commands of an unauthenticated connection
+//   fail with Unauthorized (13), the ones it may run go without their
+//   session fields (lsid, txnNumber, ...: no server state before login, as
+//   mongod), and an authenticated connection's user is read again before
+//   each command (a dropped user is logged out). The wire's commands check
+//   the Stable API fields as the command layer's (apiStrict: true refuses
+//   those outside API Version 1 with 323).
 // - An awaitable hello (`topologyVersion` and `maxAwaitTimeMS`, the
 //   drivers' streaming monitor): when the client's topologyVersion is the
 //   server's, the reply waits maxAwaitTimeMS (a standalone rockdoc's
@@ -42,6 +45,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/mutex.h"
 #include "rockdoc/client.h"
@@ -87,12 +91,17 @@ struct ServiceOptions {
   // buildInfo, saslStart/saslContinue, and createUser from a local peer
   // while no user exists: Unauthorized (13) otherwise.
   bool auth = false;
+  // What `getCmdLineOpts` (admin) answers: the program's arguments and
+  // its options in mongod's configuration shape ({net: {bindIp, port},
+  // storage: {dbPath}, ...}); ServeMain fills them.
+  std::vector<std::string> argv;
+  Document parsed;
 };
 
 class Service {
  public:
   explicit Service(const Client* client, ServiceOptions options = {})
-      : client_(client), options_(options), users_(client) {}
+      : client_(client), options_(std::move(options)), users_(client) {}
 
   // Handles one whole message (header included) of the connection `conn`.
   Response Handle(std::string_view message, ConnectionState* conn);

@@ -29,14 +29,20 @@ def test(f):
     return f
 
 
-def expect_code(code, f):
-    """Runs f, which must fail with the server error `code`."""
+def expect_code(code, f, *args, **kwargs):
+    """Runs f(*args, **kwargs), which must fail with the server error `code`;
+    returns the error."""
     try:
-        f()
+        f(*args, **kwargs)
     except OperationFailure as e:
         assert e.code == code, (e.code, e.details)
-        return
+        return e
     raise AssertionError("expected error code %d" % code)
+
+
+def run_tests(label=""):
+    """run() with pymongo's version and `label` as the summary's label."""
+    run("pymongo %s%s" % (pymongo.version, label))
 
 
 def run(label):

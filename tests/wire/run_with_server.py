@@ -36,7 +36,10 @@ def main():
 
     scratch = tempfile.mkdtemp(prefix="rockdoc-wire-")
     try:
-        server_args = [args.server, "--db", os.path.join(scratch, "db"), "--port", "0"]
+        # The smallest cache: many test servers share one machine, and each
+        # would otherwise size its cache from the machine's whole memory.
+        server_args = [args.server, "--db", os.path.join(scratch, "db"), "--port", "0",
+                       "--cacheSizeGB", "0.25"]
         sock = os.path.join(scratch, "rockdoc.sock")
         if args.unix:
             server_args += ["--unix", sock, "--no-tcp"]
