@@ -813,6 +813,26 @@ Document WithSession(std::string_view json, uint8_t id, std::optional<int64_t> t
   return std::move(b).Build();
 }
 
+// A retryable write (txnNumber without autocommit) runs update and delete
+// statements one by one: every statement is still checked before the first
+// runs, so a malformed one fails the command with nothing applied (issue
+// 33 #10).
+TEST_F(CommandTest, RetryableWritesCheckEveryStatementBeforeTheFirstRuns) {
+  InsertNumbers(3);
+  Document r = client_->RunCommand(
+      "test", WithSession(R"({"update": "c", "txnNumber": 1, "updates": [
+          {"q": {"_id": {"$gte": 0}}, "u": {"$set": {"w8": 1}}, "multi": true},
+          {"q": {}, "u": [{"$bogus": {}}]}]})", 5));
+  EXPECT_EQ(r.Get("ok").NumberAsDouble(), 0.0) << ToJson(r);
+  EXPECT_EQ(r.Get("code").Int32(), 40324) << ToJson(r);
+  EXPECT_EQ(Ok(R"({"count": "c", "query": {"w8": 1}})").Get("n").Int32(), 0);
+  r = client_->RunCommand(
+      "test", WithSession(R"({"delete": "c", "txnNumber": 2, "deletes": [
+          {"q": {}, "limit": 0}, {"q": {}, "limit": 5}]})", 5));
+  EXPECT_EQ(r.Get("code").Int32(), 9) << ToJson(r);
+  EXPECT_EQ(Ok(R"({"count": "c"})").Get("n").Int32(), 3);
+}
+
 TEST_F(CommandTest, TransactionsRunOverCommands) {
   auto run = [&](const Document& cmd, std::string_view db = "test") {
     return client_->RunCommand(db, cmd);

@@ -468,6 +468,19 @@ Status DecodeUpdateStatement(DocumentView statement, UpdateStatement* st) {
   return UpdateDriver::ParsePipeline(st->u.view(), let.get()).status();
 }
 
+// Every statement of an update, decoded before the first runs: a malformed
+// one fails the command (ok: 0), as mongod's parse of the request does.
+StatusOr<std::vector<UpdateStatement>> DecodeUpdateStatements(const WriteArgs& args) {
+  std::vector<UpdateStatement> statements(args.statements.size());
+  for (size_t i = 0; i < args.statements.size(); ++i) {
+    statements[i].options.max_time_ms = args.max_time_ms;
+    statements[i].options.bypass_document_validation = args.bypass_document_validation;
+    statements[i].options.let = args.let;
+    ROCKDOC_RETURN_IF_ERROR(DecodeUpdateStatement(args.statements[i], &statements[i]));
+  }
+  return statements;
+}
+
 // Whether `u` is a replacement (no field starts with '$').
 bool IsReplacement(DocumentView u) {
   for (Element e : u) {
@@ -482,15 +495,7 @@ Status RunUpdate(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
   WriteArgs args;
   ROCKDOC_RETURN_IF_ERROR(
       DecodeWrite(kUpdate, kUpdates, cmd, kWriteFields<kUpdate, kUpdates>, &args));
-  // Every statement is decoded before the first runs: a malformed one fails
-  // the command (ok: 0), as mongod's parse of the request does.
-  std::vector<UpdateStatement> statements(args.statements.size());
-  for (size_t i = 0; i < args.statements.size(); ++i) {
-    statements[i].options.max_time_ms = args.max_time_ms;
-    statements[i].options.bypass_document_validation = args.bypass_document_validation;
-    statements[i].options.let = args.let;
-    ROCKDOC_RETURN_IF_ERROR(DecodeUpdateStatement(args.statements[i], &statements[i]));
-  }
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<UpdateStatement> statements, DecodeUpdateStatements(args));
   Collection coll = ctx.database().GetCollection(args.collection);
   int64_t n = 0, modified = 0;
   std::vector<WriteError> errors;
@@ -579,19 +584,39 @@ Status DecodeDeleteStatement(DocumentView statement, DeleteStatement* st) {
   }
   return Status::OK();
 }
-}  // namespace
 
-Status RunDelete(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
-  WriteArgs args;
-  ROCKDOC_RETURN_IF_ERROR(
-      DecodeWrite(kDelete, kDeletes, cmd, kWriteFields<kDelete, kDeletes>, &args));
-  // As update's: a malformed statement fails the command before any runs.
+// As update's: every statement decoded before the first runs.
+StatusOr<std::vector<DeleteStatement>> DecodeDeleteStatements(const WriteArgs& args) {
   std::vector<DeleteStatement> statements(args.statements.size());
   for (size_t i = 0; i < args.statements.size(); ++i) {
     statements[i].options.max_time_ms = args.max_time_ms;
     statements[i].options.let = args.let;
     ROCKDOC_RETURN_IF_ERROR(DecodeDeleteStatement(args.statements[i], &statements[i]));
   }
+  return statements;
+}
+}  // namespace
+
+Status CheckWriteStatements(std::string_view command, DocumentView cmd) {
+  WriteArgs args;
+  if (command == kUpdate) {
+    ROCKDOC_RETURN_IF_ERROR(
+        DecodeWrite(kUpdate, kUpdates, cmd, kWriteFields<kUpdate, kUpdates>, &args));
+    return DecodeUpdateStatements(args).status();
+  }
+  if (command == kDelete) {
+    ROCKDOC_RETURN_IF_ERROR(
+        DecodeWrite(kDelete, kDeletes, cmd, kWriteFields<kDelete, kDeletes>, &args));
+    return DecodeDeleteStatements(args).status();
+  }
+  return Status::OK();
+}
+
+Status RunDelete(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
+  WriteArgs args;
+  ROCKDOC_RETURN_IF_ERROR(
+      DecodeWrite(kDelete, kDeletes, cmd, kWriteFields<kDelete, kDeletes>, &args));
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<DeleteStatement> statements, DecodeDeleteStatements(args));
   Collection coll = ctx.database().GetCollection(args.collection);
   int64_t n = 0;
   std::vector<WriteError> errors;
