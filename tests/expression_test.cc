@@ -4,6 +4,9 @@
 // error codes for malformed expressions.
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+
 #include "query/expression/expression.h"
 #include "rockdoc/json.h"
 #include "test_util.h"
@@ -68,6 +71,22 @@ TEST(ExpressionTest, FieldPathsVariablesAndLiterals) {
   EXPECT_EVAL(R"({"x": "$a", "y": "$nope", "z": ["$a", "$nope"]})", R"({"a": "s"})",
               R"({"x": "s", "z": ["s", null]})");
   EXPECT_EVAL(R"("plain")", "{}", R"("plain")");
+}
+
+// $rand (issue 33 #9): a double in [0, 1), drawn anew at each evaluation.
+TEST(ExpressionTest, RandIsAFreshDoubleInTheUnitInterval) {
+  std::set<std::string> seen;
+  for (int i = 0; i < 50; ++i) {
+    const std::string v = Eval(R"({"$rand": {}})");
+    ASSERT_EQ(v.rfind(R"({"$numberDouble": ")", 0), 0u) << v;
+    const double d = std::stod(v.substr(19));
+    EXPECT_GE(d, 0.0);
+    EXPECT_LT(d, 1.0);
+    seen.insert(v);
+  }
+  EXPECT_GT(seen.size(), 40u);
+  EXPECT_EQ(Eval(R"({"$rand": 1})").substr(0, 7), "10065: ");
+  EXPECT_EQ(Eval(R"({"$rand": {"a": 1}})").substr(0, 9), "3040501: ");
 }
 
 TEST(ExpressionTest, LetScopesItsVariables) {

@@ -172,6 +172,61 @@ TEST_F(MaxTimeTest, UpdateManyAndDeleteManyStopBetweenWholeDocuments) {
   EXPECT_TRUE(v->valid) << (v->errors.empty() ? "" : v->errors[0]);
 }
 
+// Inserts (issue 33 #5): drivers with a client-side timeout (timeoutMS)
+// send maxTimeMS with every insert. The limit is checked before each
+// document; the documents before it stay inserted.
+TEST_F(MaxTimeTest, InsertManyStopsBetweenDocumentsAndInsertCommandFails) {
+  constexpr int kInsertDocs = 2000;
+  std::vector<Document> docs;
+  for (int i = 0; i < kInsertDocs; ++i) {
+    BsonBuilder b;
+    b.AppendInt64("_id", i);
+    docs.push_back(std::move(b).Build());
+  }
+  UseFakeClock(1);
+  InsertManyOptions options;
+  options.max_time_ms = 100;
+  auto r = Coll().InsertMany(docs, options);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->write_errors.size(), 1u);
+  ExpectExpired(r->write_errors[0].status);
+  internal::SetClockForTesting(nullptr);
+  const int64_t inserted = *Coll().EstimatedDocumentCount();
+  EXPECT_GT(inserted, 0);
+  EXPECT_LT(inserted, kInsertDocs);
+  EXPECT_EQ(static_cast<int64_t>(r->inserted_count()), inserted);
+
+  // Through the command: mongod fails the whole batch on an interruption
+  // (ok: 0, code 50), it is not one statement's write error.
+  BsonBuilder cmd;
+  cmd.AppendString("insert", "d");
+  cmd.OpenArray("documents");
+  for (const Document& d : docs) cmd.AppendDocument("", d.view());
+  cmd.Close();
+  cmd.AppendInt32("maxTimeMS", 100);
+  const Document command = std::move(cmd).Build();
+  UseFakeClock(1);
+  Document reply = client_->RunCommand("db", command);
+  internal::SetClockForTesting(nullptr);
+  EXPECT_EQ(reply.Get("ok").NumberAsDouble(), 0.0) << ToJson(reply);
+  EXPECT_EQ(reply.Get("code").NumberAsDouble(), 50.0) << ToJson(reply);
+  EXPECT_EQ(reply.Get("codeName").String(), "MaxTimeMSExpired");
+  EXPECT_LT(*Coll("d").EstimatedDocumentCount(), kInsertDocs);
+
+  // A generous limit inserts everything, through the API and the command.
+  InsertManyOptions generous;
+  generous.max_time_ms = 600000;
+  auto all = Coll("e").InsertMany(docs, generous);
+  ASSERT_TRUE(all.ok() && all->ok());
+  EXPECT_EQ(*Coll("e").EstimatedDocumentCount(), kInsertDocs);
+  reply = client_->RunCommand(
+      "db", Json(R"({"insert": "f", "documents": [{"_id": 1}, {"_id": 2}], "maxTimeMS": 600000})"));
+  EXPECT_EQ(ToJson(reply), R"({"n": 2, "ok": 1.0})");
+  reply = client_->RunCommand(
+      "db", Json(R"({"insert": "f", "documents": [{"_id": 3}], "maxTimeMS": 2147483648})"));
+  EXPECT_EQ(reply.Get("code").NumberAsDouble(), 2.0) << ToJson(reply);
+}
+
 // Update operators whose work grows with the array: the limit is checked
 // inside them, and the document stays as it was.
 TEST_F(MaxTimeTest, LongUpdateOperatorsExpireAndLeaveTheDocument) {

@@ -1234,6 +1234,29 @@ TEST_F(QueryStatsTest, WithoutStatisticsNothingIsRecordedAndTheProfilerStaysOff)
 
 // ---------------------------------------------------------------- the profiler
 
+// The profiler keeps a command's comment in its entry's command, as
+// MongoDB's (issue 33 #9): find, count, distinct and aggregate.
+TEST_F(QueryStatsTest, ProfileEntriesKeepTheCommandsComment) {
+  Fill(20);
+  Ok(R"({"profile": 2})");
+  Ok(R"({"find": "c", "filter": {"a": 3}, "comment": "find-tag"})");
+  Ok(R"({"count": "c", "query": {"a": 4}, "comment": {"who": "count-tag"}})");
+  Ok(R"({"distinct": "c", "key": "a", "query": {"b": 1}, "comment": 7})");
+  Ok(R"({"aggregate": "c", "pipeline": [{"$match": {"a": 5}}], "cursor": {},
+         "comment": "agg-tag"})");
+  Ok(R"({"find": "c", "filter": {"a": 6}})");
+  Ok(R"({"profile": 0})");
+  std::vector<Document> entries = *Coll("system.profile").Find(Json(R"({"ns": "app.c"})"))->ToVector();
+  std::vector<std::string> comments;
+  for (const Document& e : entries) {
+    Element c = e.GetPath("command.comment");
+    comments.push_back(c.ok() ? ValueToJson(c) : "none");
+  }
+  EXPECT_EQ(comments, (std::vector<std::string>{R"("find-tag")", R"({"who": "count-tag"})", "7",
+                                                R"("agg-tag")", "none"}));
+}
+
+
 TEST_F(QueryStatsTest, ProfileLevelTwoWritesEveryReadToSystemProfile) {
   Fill(200);
   Document status = Ok(R"({"profile": -1})");

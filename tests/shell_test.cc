@@ -1157,6 +1157,13 @@ TEST_F(ShellTest, EngineErrorsAreCatchableWithCodeAndName) {
       catch (e) { [e instanceof MongoServerError, e instanceof Error, e.code === 11000, e.codeName, e.message] })js"),
       "[\n  true,\n  true,\n  true,\n  'DuplicateKey',\n"
       "  'E11000 duplicate key error collection: test.c index: _id_ dup key: { _id: 1 }'\n]\n");
+  // With MongoDB's details of a duplicate key (issue 33 #7).
+  EXPECT_EQ(Show("try { db.c.insertOne({_id: 1}) } catch (e) { [e.keyPattern, e.keyValue] }"),
+            "[ { _id: 1 }, { _id: 1 } ]\n");
+  Ok("db.c.createIndex({u: 1}, {unique: true}); db.c.insertMany([{_id: 3, u: 1}, {_id: 4, u: 2}])");
+  EXPECT_EQ(Show("try { db.c.findOneAndUpdate({_id: 4}, {$set: {u: 1}}) } "
+                 "catch (e) { [e.code, e.keyPattern, e.keyValue] }"),
+            "[ 11000, { u: 1 }, { u: 1 } ]\n");
 }
 
 TEST_F(ShellTest, UncaughtErrorsPrintOneLineAndTheShellGoesOn) {
@@ -1636,13 +1643,21 @@ TEST_F(ShellTest, BulkWriteRunsTheSixModels) {
   )"),
             "[ 'MongoBulkWriteError', 11000, 1, 0, 0 ]\n");
   EXPECT_EQ(Show("db.c.countDocuments({_id: 20})"), "0\n");
-  // Unordered: every operation runs, every error is reported.
+  // Unordered: every operation runs, every error is reported (an unknown
+  // update operator is found running the statement: a write error; an
+  // unknown field of a statement fails its whole command, as mongod's
+  // parse of the request).
   EXPECT_EQ(Show(R"(
     try { db.c.bulkWrite([{insertOne: {document: {_id: 1}}}, {insertOne: {document: {_id: 21}}},
-                          {deleteOne: {filter: {_id: 21}, bogus: 1}}], {ordered: false}) }
+                          {updateOne: {filter: {_id: 21}, update: {$bogus: {a: 1}}}}], {ordered: false}) }
     catch (e) { [e.writeErrors.map((w) => w.index + ':' + w.codeName), e.result.insertedCount] }
   )"),
-            "[ [ '0:DuplicateKey', '2:Location40415' ], 1 ]\n");
+            "[ [ '0:DuplicateKey', '2:FailedToParse' ], 1 ]\n");
+  EXPECT_EQ(Show(R"(
+    try { db.c.bulkWrite([{deleteOne: {filter: {_id: 21}, bogus: 1}}], {ordered: false}) }
+    catch (e) { [e.name, e.code] }
+  )"),
+            "[ 'MongoServerError', 40415 ]\n");
   EXPECT_EQ(Show("db.c.countDocuments({_id: 21})"), "1\n");
   // Options are the commands' fields: an unknown one is refused by them.
   EXPECT_EQ(Show("try { db.c.bulkWrite([{insertOne: {document: {}}}], {bogus: 1}) } "
@@ -1820,13 +1835,8 @@ TEST_F(CrudOptionsTest, UnsupportedWriteOptionsAreRefusedAndChangeNothing) {
   for (const std::string& call : std::vector<std::string>{
            "db.c.deleteMany({}, " + coll + ")",
            "db.c.deleteOne({}, " + coll + ")",
-           "db.c.deleteMany({}, {hint: {_id: 1}})",
-           "db.c.deleteMany({}, {let: {x: 1}})",
            "db.c.updateMany({}, {$set: {b: 1}}, " + coll + ")",
-           "db.c.updateOne({}, {$set: {b: 1}}, {let: {x: 1}})",
            "db.c.findOneAndUpdate({_id: 1}, {$set: {b: 1}}, " + coll + ")",
-           "db.c.findOneAndReplace({_id: 1}, {a: 1, b: 1}, {hint: {_id: 1}})",
-           "db.c.findOneAndDelete({_id: 1}, {let: {x: 1}})",
            "db.c.findAndModify({query: {_id: 1}, remove: true, collation: {locale: 'en'}})",
            "db.c.insertOne({_id: 4}, {writeConcern: {w: 0}})",
            "db.c.deleteMany({}, {writeConcern: {w: 2}})",
@@ -1844,12 +1854,25 @@ TEST_F(CrudOptionsTest, UnsupportedWriteOptionsAreRefusedAndChangeNothing) {
   EXPECT_EQ(Code("db.c.findOneAndDelete({_id: 1}, {upsert: true})"),
             CodeLine(ErrorCode::kFailedToParse));
   ExpectUnchanged();
-  // The legacy methods report it in their WriteResult.
-  EXPECT_EQ(Show("db.c.remove({}, {justOne: false, collation: {locale: 'en'}}).writeError.code"),
+  // A statement's field rockdoc does not implement fails the command, as
+  // mongod's parse of the request does (the legacy methods too).
+  EXPECT_EQ(Code("db.c.remove({}, {justOne: false, collation: {locale: 'en'}})"),
             CodeLine(ErrorCode::kNotImplemented));
-  // A field of the command rather than of the statement fails the command.
-  EXPECT_EQ(Code("db.c.update({}, {$set: {b: 1}}, {multi: true, let: {x: 1}})"),
-            CodeLine(ErrorCode::kNotImplemented));
+  ExpectUnchanged();
+  // hint on deletes and findAndModify, let on every write and find (issue
+  // 33 #9): taken (here matching nothing).
+  for (const std::string& call : std::vector<std::string>{
+           "db.c.deleteMany({_id: 9}, {hint: {_id: 1}})",
+           "db.c.deleteMany({$expr: {$eq: ['$_id', '$$x']}}, {let: {x: 9}})",
+           "db.c.updateOne({$expr: {$eq: ['$_id', '$$x']}}, {$set: {b: 1}}, {let: {x: 9}})",
+           "db.c.update({_id: 9}, {$set: {b: 1}}, {multi: true, let: {x: 1}})",
+           "db.c.findOneAndReplace({_id: 9}, {a: 1, b: 1}, {hint: {_id: 1}})",
+           "db.c.findOneAndDelete({$expr: {$eq: ['$_id', '$$x']}}, {let: {x: 9}})",
+           "db.c.findOne({$expr: {$eq: ['$_id', '$$x']}}, {}, {let: {x: 9}})",
+           "db.c.explain().deleteOne({}, {hint: {_id: 1}})",
+       }) {
+    EXPECT_EQ(Code(call), "none\n") << call;
+  }
   ExpectUnchanged();
   EXPECT_EQ(Show("try { db.c.deleteMany({}, " + coll + ") } catch (e) { e.message }"),
             "BSON field 'delete.deletes.collation' is not supported by rockdoc\n");
@@ -1917,11 +1940,9 @@ TEST_F(CrudOptionsTest, UnsupportedReadOptionsAreRefused) {
            "db.c.find({}, {}, {tailable: true}).toArray()",
            "db.c.find({}, {}, {allowDiskUse: true}).toArray()",
            "db.c.find().allowDiskUse().toArray()",
-           "db.c.findOne({}, {}, {let: {x: 1}})",
            "db.c.countDocuments({}, {collation: {locale: 'en'}})",
            "db.c.distinct('a', {}, {collation: {locale: 'en'}})",
            "db.c.explain().count({}, {collation: {locale: 'en'}})",
-           "db.c.explain().deleteOne({}, {hint: {_id: 1}})",
        }) {
     EXPECT_EQ(Code(call), CodeLine(ErrorCode::kNotImplemented)) << call;
   }

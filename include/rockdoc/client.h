@@ -496,6 +496,11 @@ struct InsertManyOptions {
   bool ordered = true;
   // bypassDocumentValidation: the collection's validator is not applied.
   bool bypass_document_validation = false;
+  // maxTimeMS: checked before each document; once it has passed the call
+  // fails with MaxTimeMSExpired (50) "operation exceeded time limit" (the
+  // documents before it stay inserted, as in MongoDB); 0 = no limit; at
+  // most 2^31 - 1 (BadValue otherwise). See "Time limits" above Collection.
+  int64_t max_time_ms = 0;
 };
 
 struct InsertOneOptions {
@@ -630,6 +635,12 @@ struct FindOptions {
   // exceeded time limit" once it has run this long; 0 = no limit; at most
   // 2^31 - 1 (BadValue otherwise). See "Time limits" above Collection.
   int64_t max_time_ms = 0;
+  // let: variables for the filter's $expr ({$$name}): {name: <expression>},
+  // each evaluated once before the operation runs, as MongoDB 5.0+'s.
+  Document let;
+  // comment: any value, which the operation's profile entry (system.profile's
+  // `command`) carries, as MongoDB's; nothing else reads it.
+  std::optional<Value> comment;
 };
 
 struct CountOptions {
@@ -641,6 +652,9 @@ struct CountOptions {
   // exceeded time limit" once it has run this long; 0 = no limit; at most
   // 2^31 - 1 (BadValue otherwise). See "Time limits" above Collection.
   int64_t max_time_ms = 0;
+  // comment: any value, which the operation's profile entry (system.profile's
+  // `command`) carries, as MongoDB's; nothing else reads it.
+  std::optional<Value> comment;
 };
 
 // An update pipeline: the array of stages [{$set: ...}, {$unset: ...}] (its
@@ -670,14 +684,24 @@ struct UpdateOptions {
   int64_t max_time_ms = 0;
   // bypassDocumentValidation: the collection's validator is not applied.
   bool bypass_document_validation = false;
+  // let: variables for the filter's $expr and an update pipeline's
+  // expressions ({$$name}), each evaluated once before the update runs.
+  Document let;
 };
 
 // deleteOne / deleteMany.
 struct DeleteOptions {
+  // Forces an index for finding the targets: its key pattern or, in
+  // hint_name, its name (as FindOptions::hint).
+  Document hint;
+  std::string hint_name;
   // maxTimeMS: the operation fails with MaxTimeMSExpired (50) "operation
   // exceeded time limit" once it has run this long; 0 = no limit; at most
   // 2^31 - 1 (BadValue otherwise). See "Time limits" above Collection.
   int64_t max_time_ms = 0;
+  // let: variables for the filter's $expr ({$$name}): {name: <expression>},
+  // each evaluated once before the operation runs, as MongoDB 5.0+'s.
+  Document let;
 };
 
 // distinct.
@@ -686,6 +710,9 @@ struct DistinctOptions {
   // exceeded time limit" once it has run this long; 0 = no limit; at most
   // 2^31 - 1 (BadValue otherwise). See "Time limits" above Collection.
   int64_t max_time_ms = 0;
+  // comment: any value, which the operation's profile entry (system.profile's
+  // `command`) carries, as MongoDB's; nothing else reads it.
+  std::optional<Value> comment;
 };
 
 // Collection::Aggregate's options.
@@ -699,6 +726,9 @@ struct AggregateOptions {
   // Variables for the pipeline's expressions ({$$name}): {name: <expression>},
   // each evaluated once before the pipeline runs.
   Document let;
+  // comment: any value, which the operation's profile entry (system.profile's
+  // `command`) carries, as MongoDB's; nothing else reads it.
+  std::optional<Value> comment;
   // allowDiskUse: $sort and $group that outgrow their 100 MB write sorted
   // runs to the database directory's _tmp/ folder and still answer (then
   // $group's output is in _id order); false, they fail with
@@ -720,12 +750,19 @@ struct FindOneAndModifyOptions {
   bool upsert = false;
   ReturnDocument return_document = ReturnDocument::kBefore;
   std::vector<Document> array_filters;
+  // Forces an index for finding the document: its key pattern or, in
+  // hint_name, its name (as FindOptions::hint).
+  Document hint;
+  std::string hint_name;
   // maxTimeMS: the operation fails with MaxTimeMSExpired (50) "operation
   // exceeded time limit" once it has run this long; 0 = no limit; at most
   // 2^31 - 1 (BadValue otherwise). See "Time limits" above Collection.
   int64_t max_time_ms = 0;
   // bypassDocumentValidation: the collection's validator is not applied.
   bool bypass_document_validation = false;
+  // let: variables for the filter's $expr and an update pipeline's
+  // expressions ({$$name}), each evaluated once before the operation runs.
+  Document let;
 };
 
 // The options of an index that rockdoc implements. Every option MongoDB
@@ -735,6 +772,10 @@ struct IndexOptions {
   std::string name;  // default: "a_1_b_-1" from the key pattern
   bool unique = false;
   bool sparse = false;
+  // `background` as given: no effect (every build is one scan, as MongoDB's
+  // since 4.2), kept in the index's specification, which listIndexes shows,
+  // as MongoDB keeps it.
+  std::optional<bool> background;
   Document partial_filter_expression;
   // A TTL index (single field): documents whose indexed field is a date (or
   // an array holding one) older than this many seconds are deleted by the
@@ -756,7 +797,7 @@ struct IndexOptions {
 //   TypeMismatch (14): a value of the wrong type; CannotCreateIndex (67):
 //     v other than 2 (v:1 is NotImplemented).
 // `background`, `dropDups` and `ns` are accepted and have no effect, as in
-// MongoDB since 4.2.
+// MongoDB since 4.2 (`background` stays in the specification, as MongoDB's).
 StatusOr<IndexOptions> ParseIndexOptions(DocumentView options);
 
 // One index of a createIndexes call: its key pattern and options document
@@ -917,6 +958,9 @@ class Collection {
                                    const UpdateOptions& options,
                                    ExplainVerbosity verbosity) const;
   StatusOr<Document> ExplainDelete(DocumentView filter, bool multi,
+                                   ExplainVerbosity verbosity) const;
+  // The same with the delete's options (its hint).
+  StatusOr<Document> ExplainDelete(DocumentView filter, bool multi, const DeleteOptions& options,
                                    ExplainVerbosity verbosity) const;
 
   // ---- Indexes ----

@@ -157,6 +157,18 @@ class [[nodiscard]] Status {
   // A copy carrying `bson` (a valid BSON document) as its errInfo.
   Status WithErrorInfo(std::string bson) const;
 
+  // MongoDB's ErrorExtraInfo: fields an error carries beside its code and
+  // message, at the top level of the error document (a command's error
+  // reply, a write error), as the raw bytes of a BSON document whose fields
+  // they are; empty when there are none. A DuplicateKey's are
+  // {keyPattern: {a: 1}, keyValue: {a: 5}} (MongoDB 4.4+), which drivers
+  // and ORMs read. Not part of ==.
+  std::string_view extra_info() const {
+    return rep_ ? std::string_view(rep_->extra) : std::string_view();
+  }
+  // A copy carrying `bson` (a valid BSON document) as its extra fields.
+  Status WithExtraInfo(std::string bson) const;
+
   // Marks a status as deliberately ignored. Searchable.
   void IgnoreError() const {}
 
@@ -171,7 +183,10 @@ class [[nodiscard]] Status {
     std::string message;
     std::vector<std::string> labels;
     std::string info;
+    std::string extra;
   };
+  // A status with `rep` (a changed copy of this one's).
+  static Status FromRep(Rep rep);
   // Shared so copies are cheap; never mutated after construction.
   std::shared_ptr<const Rep> rep_;
 };

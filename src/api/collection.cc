@@ -65,6 +65,8 @@ StatusOr<InsertManyResult> Collection::InsertMany(const std::vector<Document>& d
 StatusOr<InsertManyResult> Collection::InsertManyImpl(const std::vector<Document>& docs,
                                                       const InsertManyOptions& options,
                                                       const internal::OpContext& op) const {
+  ROCKDOC_RETURN_IF_ERROR(internal::CheckMaxTimeMS(options.max_time_ms));
+  const internal::Deadline deadline = internal::Deadline::AfterMillis(options.max_time_ms);
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   InsertManyResult result;
@@ -74,9 +76,8 @@ StatusOr<InsertManyResult> Collection::InsertManyImpl(const std::vector<Document
   const CollectionMeta& meta = *guard.meta();
 
   std::vector<Value> pending_ids;  // inserted in the open transaction
-  const internal::Deadline no_deadline;
   internal::WriteBatcher batch(
-      *engine_, meta, no_deadline,
+      *engine_, meta, deadline,
       [&] {
         for (Value& v : pending_ids) result.inserted_ids.push_back(std::move(v));
         pending_ids.clear();
@@ -156,15 +157,18 @@ namespace {
 
 StatusOr<DeleteResult> DeleteImpl(const std::shared_ptr<Engine>& engine, const std::string& db,
                                   const std::string& name, DocumentView filter, bool multi,
-                                  int64_t max_time_ms, const OpContext& op,
+                                  const DeleteOptions& options, const OpContext& op,
                                   std::optional<Document>* deleted = nullptr,
                                   const FindOneAndModifyOptions* fam = nullptr) {
-  ROCKDOC_RETURN_IF_ERROR(internal::CheckMaxTimeMS(max_time_ms));
-  const internal::Deadline deadline = internal::Deadline::AfterMillis(max_time_ms);
+  ROCKDOC_RETURN_IF_ERROR(internal::CheckMaxTimeMS(options.max_time_ms));
+  const internal::Deadline deadline = internal::Deadline::AfterMillis(options.max_time_ms);
   auto use = engine->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   FindOptions fo;
   if (fam != nullptr) fo.sort = fam->sort;
+  fo.hint = options.hint;
+  fo.hint_name = options.hint_name;
+  fo.let = options.let;
   if (!multi) fo.limit = 1;
   ROCKDOC_ASSIGN_OR_RETURN(auto cq, internal::MakeCanonicalQuery(filter, fo));
   ROCKDOC_ASSIGN_OR_RETURN(auto guard, CollectionLock::Acquire(*engine, db, name, CollectionLock::Mode::kShared, false));
@@ -199,7 +203,7 @@ StatusOr<DeleteResult> Collection::DeleteOne(DocumentView filter,
                                              const DeleteOptions& options) const {
   return internal::RunOperation<StatusOr<DeleteResult>>(
       session_, OpKind::kWrite, "delete", [&](const OpContext& op) {
-        return DeleteImpl(engine_, db_name_, name_, filter, false, options.max_time_ms, op);
+        return DeleteImpl(engine_, db_name_, name_, filter, false, options, op);
       });
 }
 
@@ -210,8 +214,13 @@ StatusOr<std::optional<Document>> Collection::FindOneAndDelete(
       DeleteResult r,
       internal::RunOperation<StatusOr<DeleteResult>>(
           session_, OpKind::kWrite, "findAndModify", [&](const OpContext& op) {
-            return DeleteImpl(engine_, db_name_, name_, filter, false, options.max_time_ms, op,
-                              &deleted, &options);
+            DeleteOptions del;
+            del.max_time_ms = options.max_time_ms;
+            del.hint = options.hint;
+            del.hint_name = options.hint_name;
+            del.let = options.let;
+            return DeleteImpl(engine_, db_name_, name_, filter, false, del, op, &deleted,
+                              &options);
           }));
   if (r.deleted_count == 0 || !deleted) return std::optional<Document>();
   if (options.projection.empty()) return deleted;
@@ -224,7 +233,7 @@ StatusOr<DeleteResult> Collection::DeleteMany(DocumentView filter,
                                               const DeleteOptions& options) const {
   return internal::RunOperation<StatusOr<DeleteResult>>(
       session_, OpKind::kWrite, "delete", [&](const OpContext& op) {
-        return DeleteImpl(engine_, db_name_, name_, filter, true, options.max_time_ms, op);
+        return DeleteImpl(engine_, db_name_, name_, filter, true, options, op);
       });
 }
 

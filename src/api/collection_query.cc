@@ -232,6 +232,7 @@ StatusOr<std::unique_ptr<internal::CanonicalQuery>> CountQuery(DocumentView filt
   fo.limit = options.limit;
   fo.hint = options.hint;
   fo.hint_name = options.hint_name;
+  fo.comment = options.comment;
   ROCKDOC_ASSIGN_OR_RETURN(auto cq, internal::MakeCanonicalQuery(filter, fo));
   cq->count_only = true;
   return cq;
@@ -356,6 +357,7 @@ StatusOr<FindOptions> DistinctFind(std::string_view field, const DistinctOptions
   if (field[0] == '$') return BadValue("distinct: the key must not start with '$'");
   FindOptions fo;
   fo.max_time_ms = options.max_time_ms;
+  fo.comment = options.comment;
   return fo;
 }
 
@@ -447,7 +449,7 @@ StatusOr<internal::PipelineOptions> ToPipelineOptions(
   if (!options.hint.empty()) po.hint = options.hint;
   if (!options.hint_name.empty()) po.hint_name = options.hint_name;
   if (!options.let.empty()) {
-    ROCKDOC_ASSIGN_OR_RETURN(po.variables, internal::BindLet(options.let.view()));
+    ROCKDOC_ASSIGN_OR_RETURN(po.variables, BindLetVariables(options.let.view()));
   }
   return po;
 }
@@ -475,7 +477,8 @@ StatusOr<Cursor> Collection::Aggregate(DocumentView pipeline,
   }
   ROCKDOC_ASSIGN_OR_RETURN(internal::PipelineOptions po,
                            ToPipelineOptions(options, db_name_, engine_, session_, true));
-  auto recorder = internal::QueryRecorder::ForPipeline(*engine_, db_name_, name_, pipeline);
+  auto recorder =
+      internal::QueryRecorder::ForPipeline(*engine_, db_name_, name_, pipeline, options.comment);
   const int64_t start = recorder != nullptr ? internal::MonotonicNanos() : 0;
   std::unique_ptr<internal::DocumentSource> source;
   {

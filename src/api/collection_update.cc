@@ -6,6 +6,7 @@
 
 #include "api/collection_internal.h"
 #include "common/clock.h"
+#include "query/expr_match_expression.h"
 #include "query/update/update_driver.h"
 #include "rockdoc/client.h"
 #include "store/write_ops.h"
@@ -28,6 +29,7 @@ struct UpdateRequest {
   DocumentView sort;
   DocumentView hint;
   std::string_view hint_name;
+  DocumentView let;  // the command's variables
   // findOneAndUpdate: which version to hand back.
   bool want_document = false;
   bool return_after = false;
@@ -45,7 +47,9 @@ StatusOr<UpdateDriver> ParseUpdate(const UpdateRequest& req) {
     return Status(ErrorCode::kFailedToParse,
                   "arrayFilters may not be specified for pipeline-style updates");
   }
-  return UpdateDriver::ParsePipeline(req.update);
+  if (req.let.empty()) return UpdateDriver::ParsePipeline(req.update);
+  ROCKDOC_ASSIGN_OR_RETURN(std::shared_ptr<FilterVariables> let, BindLetVariables(req.let));
+  return UpdateDriver::ParsePipeline(req.update, let.get());
 }
 
 // The find that selects an update's targets, the same for the update and
@@ -60,6 +64,7 @@ StatusOr<FindOptions> TargetFindOptions(const UpdateRequest& req) {
   fo.sort = Document::AdoptValidated(std::string(req.sort.bytes()));
   fo.hint = Document::AdoptValidated(std::string(req.hint.bytes()));
   fo.hint_name = std::string(req.hint_name);
+  fo.let = Document::AdoptValidated(std::string(req.let.bytes()));
   if (!req.multi) fo.limit = 1;
   return fo;
 }
@@ -205,6 +210,7 @@ UpdateRequest RequestFor(DocumentView filter, DocumentView update, const UpdateO
   req.sort = options.sort;
   req.hint = options.hint;
   req.hint_name = options.hint_name;
+  req.let = options.let;
   req.max_time_ms = options.max_time_ms;
   req.bypass_document_validation = options.bypass_document_validation;
   return req;
@@ -260,6 +266,9 @@ StatusOr<std::optional<Document>> Collection::FindOneAndUpdateImpl(
   req.sort = options.sort;
   req.want_document = true;
   req.return_after = options.return_document == ReturnDocument::kAfter;
+  req.hint = options.hint;
+  req.hint_name = options.hint_name;
+  req.let = options.let;
   req.max_time_ms = options.max_time_ms;
   req.bypass_document_validation = options.bypass_document_validation;
   std::optional<Document> returned;
@@ -338,10 +347,19 @@ StatusOr<Document> Collection::ExplainUpdateImpl(DocumentView filter, DocumentVi
 
 StatusOr<Document> Collection::ExplainDelete(DocumentView filter, bool multi,
                                              ExplainVerbosity verbosity) const {
+  return ExplainDelete(filter, multi, DeleteOptions(), verbosity);
+}
+
+StatusOr<Document> Collection::ExplainDelete(DocumentView filter, bool multi,
+                                             const DeleteOptions& options,
+                                             ExplainVerbosity verbosity) const {
   ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "explain"));
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   FindOptions fo;
+  fo.hint = options.hint;
+  fo.hint_name = options.hint_name;
+  fo.let = options.let;
   if (!multi) fo.limit = 1;
   return ExplainWrite(
       engine_, *this, filter, fo, verbosity, internal::WriteStage::Kind::kDelete,

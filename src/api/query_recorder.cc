@@ -48,6 +48,11 @@ void AppendProfileHead(std::string_view op, const std::string& db, const std::st
   b->AppendInt64("docsExamined", docs);
 }
 
+// The command's comment in its profile entry, as MongoDB's keeps it.
+void AppendComment(const std::optional<Value>& comment, BsonBuilder* b) {
+  if (comment && comment->ok()) b->AppendElementAs("comment", comment->element());
+}
+
 void AppendProfileTail(int64_t micros, const std::string& plan, BsonBuilder* b) {
   b->AppendInt64("millis", micros / 1000);
   b->AppendInt64("durationMicros", micros);
@@ -175,6 +180,7 @@ std::unique_ptr<QueryRecorder> QueryRecorder::ForFind(const Engine& engine, cons
       b.AppendString("distinct", coll).AppendString("key", distinct_key);
       b.AppendDocument("query", cq.filter);
     }
+    AppendComment(cq.comment, &b);
     b.AppendString("$db", db);
     r->command_ = std::move(b).Build();
   }
@@ -228,7 +234,8 @@ void QueryRecorder::RecordIdRead(const Engine& engine, const std::string& db,
 std::unique_ptr<QueryRecorder> QueryRecorder::ForPipeline(const Engine& engine,
                                                           const std::string& db,
                                                           const std::string& coll,
-                                                          DocumentView pipeline) {
+                                                          DocumentView pipeline,
+                                                          const std::optional<Value>& comment) {
   // $queryStats, $indexStats and $collStats read what the engine keeps
   // about itself, not documents: not queries of the application's (as
   // MongoDB leaves them out of its query statistics).
@@ -258,7 +265,9 @@ std::unique_ptr<QueryRecorder> QueryRecorder::ForPipeline(const Engine& engine,
   }
   if (r->catalog_->profiler().Active(db)) {
     BsonBuilder b;
-    b.AppendString("aggregate", coll).AppendArray("pipeline", pipeline).AppendString("$db", db);
+    b.AppendString("aggregate", coll).AppendArray("pipeline", pipeline);
+    AppendComment(comment, &b);
+    b.AppendString("$db", db);
     r->command_ = std::move(b).Build();
   }
   return r;

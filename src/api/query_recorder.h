@@ -19,6 +19,7 @@
 #define ROCKDOC_API_QUERY_RECORDER_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -76,9 +77,11 @@ class QueryRecorder {
                                                 const std::string& coll, std::string_view command,
                                                 const CanonicalQuery& cq,
                                                 std::string_view distinct_key = {});
+  // `comment`: the command's, for the profile entry.
   static std::unique_ptr<QueryRecorder> ForPipeline(const Engine& engine, const std::string& db,
                                                     const std::string& coll,
-                                                    DocumentView pipeline);
+                                                    DocumentView pipeline,
+                                                    const std::optional<Value>& comment = {});
 
   // The run ended. `root`: its plan (for planSummary), or null with
   // `plan_summary` given.

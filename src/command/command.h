@@ -169,6 +169,12 @@ Status MaxTimeRow(const Element& e, O*) {
       {"lsid", &Accept<O>}, {"txnNumber", &Accept<O>}, {"autocommit", &Accept<O>}, \
       {"startTransaction", &Accept<O>}, {"maxTimeMS", &MaxTimeRow<O>},
 
+// Appends an error's details beside its code and message, as mongod's
+// error replies and write errors carry them: its extra fields
+// (Status::extra_info: a DuplicateKey's keyPattern and keyValue) at the top
+// level, then `errInfo` (a DocumentValidationFailure's) when it has one.
+void AppendErrorDetails(const Status& s, BsonBuilder* b);
+
 // FailedToParse (9) "BSON field '<path>' is missing but a required field",
 // MongoDB's IDL error for a required field that is absent.
 inline Status MissingField(std::string_view path) {

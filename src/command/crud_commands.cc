@@ -3,6 +3,8 @@
 #include "command/command.h"
 #include "command/cursor_manager.h"
 #include "command/handlers.h"
+#include "query/expr_match_expression.h"
+#include "query/update/update_driver.h"
 #include "rockdoc/json.h"
 
 namespace rockdoc::internal {
@@ -38,6 +40,15 @@ Status HintRow(const Element& e, O* o) {
     return Status::OK();
   }
   return WrongType(e, "types '[string, object]'");
+}
+
+// comment on the reads the profiler records (find, count, distinct,
+// aggregate): kept for the profile entry, as MongoDB's (the generic row
+// accepts it elsewhere).
+template <typename O>
+Status CommentRow(const Element& e, O* o) {
+  o->options.comment = Value::FromElement(e);
+  return Status::OK();
 }
 
 std::string Namespace(const CommandContext& ctx, std::string_view collection) {
@@ -91,7 +102,10 @@ constexpr OptionField<FindArgs> kFindFields[] = {
     // Partial results are about unreachable shards; there are none.
     {"allowPartialResults", &ApiBoolRow<FindArgs>},
     {"collation", nullptr},
-    {"let", nullptr},
+    {"let",
+     [](const Element& e, FindArgs* o) {
+       return DocumentRow<FindOptions, &FindOptions::let>(e, &o->options);
+     }},
     {"min", nullptr},
     {"max", nullptr},
     {"returnKey", nullptr},
@@ -101,6 +115,7 @@ constexpr OptionField<FindArgs> kFindFields[] = {
     {"oplogReplay", nullptr},
     {"readOnce", nullptr},
     {"maxScan", nullptr},
+    {"comment", &CommentRow<FindArgs>},
     ROCKDOC_GENERIC_COMMAND_ROWS(FindArgs)};
 
 }  // namespace
@@ -227,15 +242,14 @@ Status RunKillCursors(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply)
 
 namespace {
 
-// One failed statement of a write command: {index, code, errInfo?, errmsg}.
+// One failed statement of a write command: {index, code, <extra fields>?,
+// errInfo?, errmsg} (a duplicate key's: {index, code, keyPattern, keyValue,
+// errmsg}, as mongod's).
 void AppendWriteError(BsonBuilder* errors, size_t index, const Status& s) {
   errors->OpenDocument("");
   errors->AppendInt32("index", static_cast<int32_t>(index));
   errors->AppendInt32("code", static_cast<int32_t>(s.code()));
-  if (!s.error_info().empty()) {
-    errors->AppendDocument("errInfo",
-                           Document::AdoptValidated(std::string(s.error_info())).view());
-  }
+  AppendErrorDetails(s, errors);
   errors->AppendString("errmsg", s.message());
   errors->Close();
 }
@@ -243,10 +257,14 @@ void AppendWriteError(BsonBuilder* errors, size_t index, const Status& s) {
 // A statement's error that ends the whole command: one with error labels
 // (a WriteConflict or NoSuchTransaction in a transaction, which MongoDB
 // returns as the command's error, with TransientTransactionError, so that
-// drivers retry the transaction), else OK.
+// drivers retry the transaction), or an interruption (MaxTimeMSExpired:
+// mongod's write path rethrows those, "these have always failed the whole
+// batch"), else OK.
 Status CommandLevelError(const std::vector<WriteError>& errors) {
   for (const WriteError& e : errors) {
-    if (!e.status.error_labels().empty()) return e.status;
+    if (!e.status.error_labels().empty() || e.status.code() == ErrorCode::kMaxTimeMSExpired) {
+      return e.status;
+    }
   }
   return Status::OK();
 }
@@ -292,6 +310,7 @@ struct InsertArgs {
   bool has_documents = false;
   bool ordered = true;
   bool bypass_document_validation = false;
+  int64_t max_time_ms = 0;
 };
 constexpr OptionField<InsertArgs> kInsertFields[] = {
     {"insert",
@@ -307,8 +326,7 @@ constexpr OptionField<InsertArgs> kInsertFields[] = {
     {"ordered", &BoolRow<InsertArgs, &InsertArgs::ordered>},
     {"bypassDocumentValidation",
      &BoolRow<InsertArgs, &InsertArgs::bypass_document_validation>},
-    // A batch of inserts has no time limit in rockdoc.
-    {"maxTimeMS", nullptr},
+    {"maxTimeMS", &NonNegativeRow<InsertArgs, &InsertArgs::max_time_ms>},
     ROCKDOC_GENERIC_COMMAND_ROWS(InsertArgs)};
 
 }  // namespace
@@ -327,6 +345,7 @@ Status RunInsert(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
   InsertManyOptions options;
   options.ordered = args.ordered;
   options.bypass_document_validation = args.bypass_document_validation;
+  options.max_time_ms = args.max_time_ms;
   ROCKDOC_ASSIGN_OR_RETURN(
       InsertManyResult result,
       ctx.database().GetCollection(args.collection).InsertMany(args.documents, options));
@@ -388,6 +407,7 @@ struct WriteArgs {
   bool ordered = true;
   int64_t max_time_ms = 0;
   bool bypass_document_validation = false;  // update's (meaningless to delete)
+  Document let;  // variables of every statement's filter (and update pipeline)
 };
 
 template <const char* kCommand, const char* kStatements>
@@ -405,7 +425,7 @@ constexpr OptionField<WriteArgs> kWriteFields[] = {
     {"ordered", &BoolRow<WriteArgs, &WriteArgs::ordered>},
     {"maxTimeMS", &NonNegativeRow<WriteArgs, &WriteArgs::max_time_ms>},
     {"bypassDocumentValidation", &BoolRow<WriteArgs, &WriteArgs::bypass_document_validation>},
-    {"let", nullptr},
+    {"let", &DocumentRow<WriteArgs, &WriteArgs::let>},
     ROCKDOC_GENERIC_COMMAND_ROWS(WriteArgs)};
 
 constexpr char kUpdate[] = "update";
@@ -429,6 +449,38 @@ Status DecodeWrite(std::string_view command, std::string_view statements, Docume
   return Status::OK();
 }
 
+// Decodes one statement of an update, and parses its pipeline: what mongod
+// refuses when it parses the request (unknown and mistyped fields, a
+// missing q or u, a pipeline stage that is not one) fails the whole
+// command; what it finds running the statement (an unknown update operator,
+// a replacement with multi) is that statement's write error.
+Status DecodeUpdateStatement(DocumentView statement, UpdateStatement* st) {
+  ROCKDOC_RETURN_IF_ERROR(DecodeCommand("update.updates", statement, kUpdateStatementFields, st));
+  if (!st->has_q || !st->has_u) {
+    return MissingField(std::string("update.updates.") + (st->has_q ? "u" : "q"));
+  }
+  if (!st->pipeline) return Status::OK();
+  // With the command's variables (`let`), which the stages may use.
+  std::shared_ptr<FilterVariables> let;
+  if (!st->options.let.empty()) {
+    ROCKDOC_ASSIGN_OR_RETURN(let, BindLetVariables(st->options.let.view()));
+  }
+  return UpdateDriver::ParsePipeline(st->u.view(), let.get()).status();
+}
+
+// Every statement of an update, decoded before the first runs: a malformed
+// one fails the command (ok: 0), as mongod's parse of the request does.
+StatusOr<std::vector<UpdateStatement>> DecodeUpdateStatements(const WriteArgs& args) {
+  std::vector<UpdateStatement> statements(args.statements.size());
+  for (size_t i = 0; i < args.statements.size(); ++i) {
+    statements[i].options.max_time_ms = args.max_time_ms;
+    statements[i].options.bypass_document_validation = args.bypass_document_validation;
+    statements[i].options.let = args.let;
+    ROCKDOC_RETURN_IF_ERROR(DecodeUpdateStatement(args.statements[i], &statements[i]));
+  }
+  return statements;
+}
+
 // Whether `u` is a replacement (no field starts with '$').
 bool IsReplacement(DocumentView u) {
   for (Element e : u) {
@@ -443,22 +495,16 @@ Status RunUpdate(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
   WriteArgs args;
   ROCKDOC_RETURN_IF_ERROR(
       DecodeWrite(kUpdate, kUpdates, cmd, kWriteFields<kUpdate, kUpdates>, &args));
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<UpdateStatement> statements, DecodeUpdateStatements(args));
   Collection coll = ctx.database().GetCollection(args.collection);
   int64_t n = 0, modified = 0;
   std::vector<WriteError> errors;
   std::vector<std::string> warnings;
   BsonBuilder upserted;
   bool any_upserted = false;
-  for (size_t i = 0; i < args.statements.size(); ++i) {
-    UpdateStatement st;
-    st.options.max_time_ms = args.max_time_ms;
-    st.options.bypass_document_validation = args.bypass_document_validation;
-    Status s = DecodeCommand("update.updates", args.statements[i], kUpdateStatementFields, &st);
-    if (s.ok() && (!st.has_q || !st.has_u)) {
-      s = MissingField(std::string("update.updates.") + (st.has_q ? "u" : "q"));
-    }
+  for (size_t i = 0; i < statements.size(); ++i) {
+    const UpdateStatement& st = statements[i];
     auto run = [&]() -> StatusOr<UpdateResult> {
-      ROCKDOC_RETURN_IF_ERROR(s);
       // UpdateOne takes operators or a replacement; a replacement has one target.
       if (st.pipeline) {
         const UpdatePipeline pipeline{st.u.view()};
@@ -527,30 +573,57 @@ constexpr OptionField<DeleteStatement> kDeleteStatementFields[] = {
        }
        return Status::OK();
      }},
-    {"hint", nullptr},
+    {"hint", [](const Element& e, DeleteStatement* o) { return HintRow(e, &o->options); }},
     {"collation", nullptr},
 };
+
+Status DecodeDeleteStatement(DocumentView statement, DeleteStatement* st) {
+  ROCKDOC_RETURN_IF_ERROR(DecodeCommand("delete.deletes", statement, kDeleteStatementFields, st));
+  if (!st->has_q || st->limit < 0) {
+    return MissingField(std::string("delete.deletes.") + (st->has_q ? "limit" : "q"));
+  }
+  return Status::OK();
+}
+
+// As update's: every statement decoded before the first runs.
+StatusOr<std::vector<DeleteStatement>> DecodeDeleteStatements(const WriteArgs& args) {
+  std::vector<DeleteStatement> statements(args.statements.size());
+  for (size_t i = 0; i < args.statements.size(); ++i) {
+    statements[i].options.max_time_ms = args.max_time_ms;
+    statements[i].options.let = args.let;
+    ROCKDOC_RETURN_IF_ERROR(DecodeDeleteStatement(args.statements[i], &statements[i]));
+  }
+  return statements;
+}
 }  // namespace
+
+Status CheckWriteStatements(std::string_view command, DocumentView cmd) {
+  WriteArgs args;
+  if (command == kUpdate) {
+    ROCKDOC_RETURN_IF_ERROR(
+        DecodeWrite(kUpdate, kUpdates, cmd, kWriteFields<kUpdate, kUpdates>, &args));
+    return DecodeUpdateStatements(args).status();
+  }
+  if (command == kDelete) {
+    ROCKDOC_RETURN_IF_ERROR(
+        DecodeWrite(kDelete, kDeletes, cmd, kWriteFields<kDelete, kDeletes>, &args));
+    return DecodeDeleteStatements(args).status();
+  }
+  return Status::OK();
+}
 
 Status RunDelete(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
   WriteArgs args;
   ROCKDOC_RETURN_IF_ERROR(
       DecodeWrite(kDelete, kDeletes, cmd, kWriteFields<kDelete, kDeletes>, &args));
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<DeleteStatement> statements, DecodeDeleteStatements(args));
   Collection coll = ctx.database().GetCollection(args.collection);
   int64_t n = 0;
   std::vector<WriteError> errors;
-  for (size_t i = 0; i < args.statements.size(); ++i) {
-    DeleteStatement st;
-    st.options.max_time_ms = args.max_time_ms;
-    Status s = DecodeCommand("delete.deletes", args.statements[i], kDeleteStatementFields, &st);
-    if (s.ok() && (!st.has_q || st.limit < 0)) {
-      s = MissingField(std::string("delete.deletes.") + (st.has_q ? "limit" : "q"));
-    }
-    auto run = [&]() -> StatusOr<DeleteResult> {
-      ROCKDOC_RETURN_IF_ERROR(s);
-      return st.limit == 1 ? coll.DeleteOne(st.q, st.options) : coll.DeleteMany(st.q, st.options);
-    };
-    StatusOr<DeleteResult> r = run();
+  for (size_t i = 0; i < statements.size(); ++i) {
+    const DeleteStatement& st = statements[i];
+    StatusOr<DeleteResult> r =
+        st.limit == 1 ? coll.DeleteOne(st.q, st.options) : coll.DeleteMany(st.q, st.options);
     if (!r.ok()) {
       errors.push_back(WriteError{i, r.status()});
       if (args.ordered) break;
@@ -628,9 +701,12 @@ constexpr OptionField<FindAndModifyArgs> kFindAndModifyFields[] = {
        return BoolRow<FindOneAndModifyOptions,
                       &FindOneAndModifyOptions::bypass_document_validation>(e, &o->options);
      }},
-    {"hint", nullptr},
+    {"hint", [](const Element& e, FindAndModifyArgs* o) { return HintRow(e, &o->options); }},
     {"collation", nullptr},
-    {"let", nullptr},
+    {"let",
+     [](const Element& e, FindAndModifyArgs* o) {
+       return DocumentRow<FindOneAndModifyOptions, &FindOneAndModifyOptions::let>(e, &o->options);
+     }},
     ROCKDOC_GENERIC_COMMAND_ROWS(FindAndModifyArgs)};
 
 Status DecodeFindAndModify(DocumentView cmd, FindAndModifyArgs* args) {
@@ -719,6 +795,7 @@ constexpr OptionField<CountArgs> kCountFields[] = {
      }},
     {"fields", &Accept<CountArgs>},  // ignored by MongoDB's count too (legacy)
     {"collation", nullptr},
+    {"comment", &CommentRow<CountArgs>},
     ROCKDOC_GENERIC_COMMAND_ROWS(CountArgs)};
 }  // namespace
 
@@ -762,6 +839,7 @@ constexpr OptionField<DistinctArgs> kDistinctFields[] = {
      }},
     {"hint", nullptr},
     {"collation", nullptr},
+    {"comment", &CommentRow<DistinctArgs>},
     ROCKDOC_GENERIC_COMMAND_ROWS(DistinctArgs)};
 }  // namespace
 
@@ -842,6 +920,7 @@ constexpr OptionField<AggregateArgs> kAggregateFields[] = {
        return DocumentRow<AggregateOptions, &AggregateOptions::let>(e, &o->options);
      }},
     {"collation", nullptr},
+    {"comment", &CommentRow<AggregateArgs>},
     ROCKDOC_GENERIC_COMMAND_ROWS(AggregateArgs)};
 }  // namespace
 
@@ -955,8 +1034,8 @@ StatusOr<Document> ExplainInner(CommandContext& ctx, DocumentView inner,
         DecodeWrite(kUpdate, kUpdates, inner, kWriteFields<kUpdate, kUpdates>, &args));
     ROCKDOC_ASSIGN_OR_RETURN(Document statement, OnlyStatement("update", args));
     UpdateStatement st;
-    ROCKDOC_RETURN_IF_ERROR(
-        DecodeCommand("update.updates", statement, kUpdateStatementFields, &st));
+    st.options.let = args.let;
+    ROCKDOC_RETURN_IF_ERROR(DecodeUpdateStatement(statement, &st));
     Collection coll = ctx.database().GetCollection(args.collection);
     if (st.pipeline) return coll.ExplainUpdate(st.q, UpdatePipeline{st.u.view()}, st.multi, st.options, verbosity);
     return coll.ExplainUpdate(st.q, st.u, st.multi, st.options, verbosity);
@@ -967,21 +1046,30 @@ StatusOr<Document> ExplainInner(CommandContext& ctx, DocumentView inner,
         DecodeWrite(kDelete, kDeletes, inner, kWriteFields<kDelete, kDeletes>, &args));
     ROCKDOC_ASSIGN_OR_RETURN(Document statement, OnlyStatement("delete", args));
     DeleteStatement st;
-    ROCKDOC_RETURN_IF_ERROR(
-        DecodeCommand("delete.deletes", statement, kDeleteStatementFields, &st));
+    st.options.let = args.let;
+    ROCKDOC_RETURN_IF_ERROR(DecodeDeleteStatement(statement, &st));
     return ctx.database()
         .GetCollection(args.collection)
-        .ExplainDelete(st.q, st.limit != 1, verbosity);
+        .ExplainDelete(st.q, st.limit != 1, st.options, verbosity);
   }
   if (name == "findAndModify" || name == "findandmodify") {
     FindAndModifyArgs args;
     ROCKDOC_RETURN_IF_ERROR(DecodeFindAndModify(inner, &args));
     Collection coll = ctx.database().GetCollection(args.collection);
-    if (args.remove) return coll.ExplainDelete(args.query, false, verbosity);
+    if (args.remove) {
+      DeleteOptions del;
+      del.hint = args.options.hint;
+      del.hint_name = args.options.hint_name;
+      del.let = args.options.let;
+      return coll.ExplainDelete(args.query, false, del, verbosity);
+    }
     UpdateOptions options;
     options.upsert = args.options.upsert;
     options.sort = args.options.sort;
     options.array_filters = args.options.array_filters;
+    options.hint = args.options.hint;
+    options.hint_name = args.options.hint_name;
+    options.let = args.options.let;
     options.max_time_ms = args.options.max_time_ms;
     if (args.pipeline) {
       return coll.ExplainUpdate(args.query, UpdatePipeline{args.update.view()}, false, options, verbosity);

@@ -169,6 +169,17 @@ StatusOr<std::string> CollectionName(std::string_view command, const Element& e)
   return std::string(e.String());
 }
 
+void AppendErrorDetails(const Status& s, BsonBuilder* b) {
+  if (!s.extra_info().empty()) {
+    for (Element e : DocumentView(reinterpret_cast<const uint8_t*>(s.extra_info().data()))) {
+      b->AppendElement(e);
+    }
+  }
+  if (!s.error_info().empty()) {
+    b->AppendDocument("errInfo", Document::AdoptValidated(std::string(s.error_info())).view());
+  }
+}
+
 Status QualifyFieldError(std::string_view command, Status s) {
   static constexpr std::string_view kPrefix = "BSON field '";
   if (s.ok()) return s;

@@ -51,6 +51,10 @@ Status RunKillCursors(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply)
 Status RunInsert(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
 Status RunUpdate(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
 Status RunDelete(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+// Decodes an update or delete command and every statement without running
+// any (what RunUpdate and RunDelete do first): the retryable write path,
+// which runs the statements one by one, checks them all before the first.
+Status CheckWriteStatements(std::string_view command, DocumentView cmd);
 Status RunCount(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
 Status RunDistinct(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
 Status RunAggregate(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "command/command.h"
+#include "command/handlers.h"
 #include "command/server_sessions.h"
 
 namespace rockdoc::internal {
@@ -119,6 +120,9 @@ Status RunRetryableWrite(CommandContext& ctx, const CommandDefinition& command, 
     return command.run(ctx, cmd, reply);
   }
   const bool ordered = !ordered_field.ok() || ordered_field.Bool();
+  // A malformed statement fails the command before any runs, as without a
+  // txnNumber (update and delete run here one statement at a time).
+  ROCKDOC_RETURN_IF_ERROR(CheckWriteStatements(name, cmd));
 
   std::vector<int32_t> retried;
   std::vector<MappedError> errors;

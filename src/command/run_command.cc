@@ -71,16 +71,15 @@ constexpr bool Sorted() {
 }
 static_assert(Sorted(), "kCommands must be sorted by name");
 
-// MongoDB's error reply: {ok: 0, errmsg, code, codeName, errInfo?, errorLabels?}.
+// MongoDB's error reply: {ok: 0, errmsg, code, codeName, <extra fields>?, errInfo?,
+// errorLabels?}.
 Document ErrorReply(const Status& s) {
   BsonBuilder b;
   b.AppendDouble("ok", 0);
   b.AppendString("errmsg", s.message());
   b.AppendInt32("code", static_cast<int32_t>(s.code()));
   b.AppendString("codeName", s.code_name());
-  if (!s.error_info().empty()) {
-    b.AppendDocument("errInfo", Document::AdoptValidated(std::string(s.error_info())).view());
-  }
+  AppendErrorDetails(s, &b);
   if (!s.error_labels().empty()) {
     b.OpenArray("errorLabels");
     for (const std::string& label : s.error_labels()) b.AppendString("", label);

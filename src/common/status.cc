@@ -97,7 +97,7 @@ std::string ErrorCodeName(ErrorCode code) {
 }
 
 Status::Status(ErrorCode code, std::string message) {
-  if (code != ErrorCode::kOk) rep_ = std::make_shared<const Rep>(Rep{code, std::move(message), {}, {}});
+  if (code != ErrorCode::kOk) rep_ = std::make_shared<const Rep>(Rep{code, std::move(message), {}, {}, {}});
 }
 
 std::string Status::ToString() const {
@@ -115,11 +115,10 @@ Status Status::WithContext(std::string_view prefix) const {
   std::string msg(prefix);
   msg += ": ";
   msg += rep_->message;
-  Status out(rep_->code, std::move(msg));
-  if (!rep_->labels.empty()) {
-    out.rep_ = std::make_shared<const Rep>(Rep{rep_->code, out.rep_->message, rep_->labels, rep_->info});
-  }
-  return out;
+  // Labels, errInfo and the extra fields stay with the error.
+  Rep rep = *rep_;
+  rep.message = std::move(msg);
+  return FromRep(std::move(rep));
 }
 
 const std::vector<std::string>& Status::error_labels() const {
@@ -134,21 +133,31 @@ bool Status::HasErrorLabel(std::string_view label) const {
   return false;
 }
 
-Status Status::WithErrorLabel(std::string_view label) const {
-  if (ok() || HasErrorLabel(label)) return *this;
-  Rep rep{rep_->code, rep_->message, rep_->labels, rep_->info};
-  rep.labels.emplace_back(label);
+Status Status::FromRep(Rep rep) {
   Status out;
   out.rep_ = std::make_shared<const Rep>(std::move(rep));
   return out;
 }
 
+Status Status::WithErrorLabel(std::string_view label) const {
+  if (ok() || HasErrorLabel(label)) return *this;
+  Rep rep = *rep_;
+  rep.labels.emplace_back(label);
+  return FromRep(std::move(rep));
+}
+
 Status Status::WithErrorInfo(std::string bson) const {
   if (ok()) return *this;
-  Rep rep{rep_->code, rep_->message, rep_->labels, std::move(bson)};
-  Status out;
-  out.rep_ = std::make_shared<const Rep>(std::move(rep));
-  return out;
+  Rep rep = *rep_;
+  rep.info = std::move(bson);
+  return FromRep(std::move(rep));
+}
+
+Status Status::WithExtraInfo(std::string bson) const {
+  if (ok()) return *this;
+  Rep rep = *rep_;
+  rep.extra = std::move(bson);
+  return FromRep(std::move(rep));
 }
 
 std::ostream& operator<<(std::ostream& os, const Status& s) { return os << s.ToString(); }

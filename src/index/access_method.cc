@@ -57,6 +57,9 @@ class Btree final : public IndexAccessMethod {
       if (index.unique()) out->AppendBool("unique", true);
       if (index.sparse()) out->AppendBool("sparse", true);
     }
+    // Both forms: optional in the catalog (absent in entries written before
+    // it was kept).
+    if (index.background()) out->AppendBool("background", *index.background());
     if (index.partial()) {
       out->AppendDocument("partialFilterExpression", index.partial_filter_expression());
     }
@@ -87,6 +90,8 @@ class Btree final : public IndexAccessMethod {
           Document::AdoptValidated(std::string(partial.Document().bytes()));
     }
     if (ttl.ok()) options.expire_after_seconds = ttl.Int64();
+    Element background = entry.Get("background");
+    if (background.type() == BsonType::kBool) options.background = background.Bool();
     return options;
   }
 

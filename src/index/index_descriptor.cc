@@ -141,6 +141,7 @@ Status IndexDescriptor::Init(DocumentView key_pattern, const IndexOptions& optio
   name_ = std::move(name);
   unique_ = options.unique;
   sparse_ = options.sparse;
+  background_ = options.background;
   DocumentView partial_filter = options.partial_filter_expression;
   if (!partial_filter.empty()) {
     ROCKDOC_RETURN_IF_ERROR(ValidateBson(partial_filter.bytes()));
@@ -414,9 +415,11 @@ constexpr OptionField<IndexOptions> kIndexOptionTable[] = {
     // Accepted and meaningless since MongoDB 4.2 (every build is hybrid),
     // as MongoDB accepts them; the values are still type-checked.
     {"background",
-     [](const Element& e, IndexOptions*) {
-       bool ignored;
-       return DecodeBoolish(e, &ignored);
+     [](const Element& e, IndexOptions* o) {
+       bool background = false;
+       ROCKDOC_RETURN_IF_ERROR(DecodeBoolish(e, &background));
+       o->background = background;
+       return Status::OK();
      }},
     {"dropDups",
      [](const Element& e, IndexOptions*) {

@@ -28,6 +28,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -148,6 +149,8 @@ class IndexDescriptor {
     expire_after_seconds_.store(seconds, std::memory_order_release);
   }
   bool sparse() const { return sparse_; }
+  // `background` as the specification gave it (no effect; listed).
+  std::optional<bool> background() const { return background_; }
   bool partial() const { return partial_filter_ != nullptr; }
   // The filter as given ({} when not partial) and parsed (null when not).
   const Document& partial_filter_expression() const { return partial_filter_doc_; }
@@ -208,6 +211,7 @@ class IndexDescriptor {
   uint32_t descending_bits_ = 0;
   bool unique_ = false;
   bool sparse_ = false;
+  std::optional<bool> background_;
   Document partial_filter_doc_;
   std::unique_ptr<MatchExpression> partial_filter_;
 

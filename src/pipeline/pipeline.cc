@@ -2171,22 +2171,6 @@ StatusOr<std::unique_ptr<DocumentSource>> OpenCollectionlessPipeline(DocumentVie
   return RunWrites(stages, Connect(MakeVectorSource(std::move(out)), std::move(chain)));
 }
 
-StatusOr<std::shared_ptr<FilterVariables>> BindLet(DocumentView let) {
-  auto bound = std::make_shared<FilterVariables>();
-  ExpressionVariables vars;
-  vars.now_ms = NowMillis();
-  for (const Element& v : let) {
-    ROCKDOC_ASSIGN_OR_RETURN(ExpressionPtr e, ParseExpression(v, &bound->scope));
-    vars.user.resize(static_cast<size_t>(bound->scope.id_count()));
-    ROCKDOC_ASSIGN_OR_RETURN(Value value, e->Evaluate(vars));
-    ROCKDOC_ASSIGN_OR_RETURN(int id, bound->scope.Define(v.key()));
-    vars.user.resize(static_cast<size_t>(id) + 1);
-    vars.user[static_cast<size_t>(id)] = std::move(value);
-  }
-  bound->values = vars.user;
-  return bound;
-}
-
 void AppendStorageStats(const CollectionStats& stats, int64_t k, BsonBuilder* out) {
   auto number = [&](std::string_view name, int64_t v) { AppendNumber(out, name, v); };
   number("size", stats.size / k);

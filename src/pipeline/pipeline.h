@@ -182,11 +182,6 @@ StatusOr<std::unique_ptr<DocumentSource>> OpenCollectionlessPipeline(DocumentVie
                                                                      const PipelineOptions& options,
                                                                      FindFn find);
 
-// The variables of an aggregate's `let` ({name: <expression>}): each
-// expression evaluated once, without a document (it may use $$NOW and the
-// names before it). Errors: the names' (16866-16868) and expressions'.
-StatusOr<std::shared_ptr<FilterVariables>> BindLet(DocumentView let);
-
 // The explain of the pipeline's find on its collection (at the caller's
 // verbosity).
 using ExplainFindFn =

@@ -185,11 +185,17 @@ class MergeStage : public ExpressionStage {
     }
     switch (spec_.matched) {
       case WhenMatched::kKeepExisting: return Status::OK();
-      case WhenMatched::kFail:
+      case WhenMatched::kFail: {
+        // As mongod: the insert fails on the unique index that matched (the
+        // `on` fields' or _id's), and its DuplicateKey error, with its
+        // keyPattern and keyValue, is the stage's.
+        Status s = target->Insert(doc.view());
+        if (s.code() != ErrorCode::kDuplicateKey) return s;
         return Status(ErrorCode::kDuplicateKey,
-                      "$merge failed due to a DuplicateKey error :: caused by :: E11000 duplicate key "
-                      "error collection: " + spec_.db + "." + spec_.coll + " dup key: " +
-                          ToJson(f, JsonFormat::kShell));
+                      "$merge failed due to a DuplicateKey error :: caused by :: " +
+                          std::string(s.message()))
+            .WithExtraInfo(std::string(s.extra_info()));
+      }
       case WhenMatched::kReplace: return target->Replace(f.view(), doc.view());
       case WhenMatched::kMerge: {
         // The target's fields, overwritten by the source's; new ones after.

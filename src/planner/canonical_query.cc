@@ -1,5 +1,7 @@
 #include "planner/canonical_query.h"
 
+#include "query/expr_match_expression.h"
+
 namespace rockdoc::internal {
 
 namespace {
@@ -26,7 +28,13 @@ StatusOr<std::unique_ptr<CanonicalQuery>> MakeCanonicalQuery(DocumentView filter
   ROCKDOC_RETURN_IF_ERROR(ValidateBson(filter.bytes()));
   auto cq = std::make_unique<CanonicalQuery>();
   cq->filter = Document::AdoptValidated(std::string(filter.bytes()));
-  ROCKDOC_ASSIGN_OR_RETURN(cq->root, ParseMatchExpression(cq->filter));
+  cq->comment = options.comment;
+  std::shared_ptr<FilterVariables> let;
+  if (!options.let.empty()) {
+    ROCKDOC_RETURN_IF_ERROR(ValidateBson(options.let.bytes()));
+    ROCKDOC_ASSIGN_OR_RETURN(let, BindLetVariables(options.let.view()));
+  }
+  ROCKDOC_ASSIGN_OR_RETURN(cq->root, ParseMatchExpression(cq->filter, std::move(let)));
   ROCKDOC_ASSIGN_OR_RETURN(cq->natural_sort, NaturalDirection(options.sort, "sort"));
   ROCKDOC_ASSIGN_OR_RETURN(const int natural_hint, NaturalDirection(options.hint, "hint"));
   if (cq->natural_sort != 0) {

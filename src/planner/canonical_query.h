@@ -48,6 +48,8 @@ struct CanonicalQuery {
   int64_t limit = 0;  // 0 = none
   Document hint;
   std::string hint_name;
+  // The command's comment, for its profile entry.
+  std::optional<Value> comment;
   int64_t max_sort_bytes = int64_t{100} << 20;
   // The caller counts the results and never reads them (countDocuments): a
   // plan may then answer from index keys alone, even with no projection,

@@ -9,6 +9,7 @@
 #include "exec/sort_stage.h"
 #include "index/access_method.h"
 #include "keystring/keystring.h"
+#include "query/implication.h"
 #include "storage/engine.h"
 #include "storage/format.h"
 #include "store/write_ops.h"
@@ -20,46 +21,6 @@ namespace {
 using Access = QuerySolution::Access;
 
 // ---- Predicates ----
-
-// The conjuncts of the filter: the root's children when it is an AND
-// (flattened), else the root alone.
-void CollectConjuncts(const MatchExpression* e, std::vector<const MatchExpression*>* out) {
-  if (e->type() == MatchType::kAnd) {
-    for (size_t i = 0; i < e->num_children(); ++i) CollectConjuncts(e->child(i), out);
-  } else {
-    out->push_back(e);
-  }
-}
-
-bool IsNullish(const Element& v) {
-  return v.type() == BsonType::kNull || v.type() == BsonType::kUndefined;
-}
-
-// True when the leaf cannot match a document in which its path is missing:
-// only then may a sparse index (which lacks such documents) answer it.
-bool CannotMatchMissing(const MatchExpression* leaf) {
-  Element v = leaf->operand();
-  switch (leaf->type()) {
-    case MatchType::kEq:
-      return !IsNullish(v) && v.type() != BsonType::kMinKey && v.type() != BsonType::kMaxKey;
-    case MatchType::kLt:
-    case MatchType::kGt:
-      return v.type() != BsonType::kMinKey && v.type() != BsonType::kMaxKey;
-    case MatchType::kLte:
-    case MatchType::kGte:
-      return !IsNullish(v) && v.type() != BsonType::kMinKey && v.type() != BsonType::kMaxKey;
-    case MatchType::kIn: {
-      const auto& in = static_cast<const InMatchExpression&>(*leaf);
-      for (const Element& e : in.equalities())
-        if (IsNullish(e)) return false;
-      return true;
-    }
-    case MatchType::kRegex:
-      return true;
-    default:
-      return false;
-  }
-}
 
 // Leaves a covered plan can evaluate on index keys: predicates that never
 // hinge on a field being missing (an index stores missing as null).
@@ -220,25 +181,10 @@ bool IndexProvidesSort(const IndexDescriptor& index, const IndexBounds& bounds,
   return false;
 }
 
-// Whether `preds` imply the index's partial filter (each of its conjuncts
-// is met by a conjunct of the query on the same path).
+// Whether `preds` imply the index's partial filter (query/implication.h).
 bool ImpliesPartialFilter(const IndexDescriptor& index,
                           const std::vector<const MatchExpression*>& preds) {
-  std::vector<const MatchExpression*> required;
-  CollectConjuncts(index.partial_filter(), &required);
-  for (const MatchExpression* r : required) {
-    bool met = false;
-    Document rs = r->Serialize();
-    for (const MatchExpression* q : preds) {
-      if (q->is_logical() || q->path() != r->path()) continue;
-      if (q->Serialize() == rs) met = true;
-      if (q->type() == MatchType::kEq && r->MatchesSingleElement(q->operand())) met = true;
-      if (r->type() == MatchType::kExists && CannotMatchMissing(q)) met = true;
-      if (met) break;
-    }
-    if (!met) return false;
-  }
-  return true;
+  return ConjunctsImply(preds, *index.partial_filter());
 }
 
 bool SparseUsable(const IndexDescriptor& index, const std::vector<const MatchExpression*>& preds) {

@@ -7,6 +7,25 @@
 
 namespace rockdoc {
 
+StatusOr<std::shared_ptr<FilterVariables>> BindLetVariables(DocumentView let) {
+  auto bound = std::make_shared<FilterVariables>();
+  internal::ExpressionVariables vars;
+  vars.now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    std::chrono::system_clock::now().time_since_epoch())
+                    .count();
+  for (const Element& v : let) {
+    ROCKDOC_ASSIGN_OR_RETURN(internal::ExpressionPtr e,
+                             internal::ParseExpression(v, &bound->scope));
+    vars.user.resize(static_cast<size_t>(bound->scope.id_count()));
+    ROCKDOC_ASSIGN_OR_RETURN(Value value, e->Evaluate(vars));
+    ROCKDOC_ASSIGN_OR_RETURN(int id, bound->scope.Define(v.key()));
+    vars.user.resize(static_cast<size_t>(id) + 1);
+    vars.user[static_cast<size_t>(id)] = std::move(value);
+  }
+  bound->values = vars.user;
+  return bound;
+}
+
 StatusOr<std::unique_ptr<MatchExpression>> ExprMatchExpression::Parse(
     const Element& operand, std::shared_ptr<FilterVariables> variables) {
   internal::VariableScope own;

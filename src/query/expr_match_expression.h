@@ -27,6 +27,12 @@ struct FilterVariables {
   std::vector<Value> values;
 };
 
+// The variables of a command's `let` ({name: <expression>}: an aggregate's,
+// a find's, an update's ...): each expression evaluated once, without a
+// document (it may use $$NOW and the names before it). Errors: the names'
+// (16866-16868) and expressions'.
+StatusOr<std::shared_ptr<FilterVariables>> BindLetVariables(DocumentView let);
+
 class ExprMatchExpression : public MatchExpression {
  public:
   // `operand` is $expr's value; `variables` may be null (no bound names).

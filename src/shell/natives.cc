@@ -284,6 +284,20 @@ NATIVE(RunCommand) {
     }
     Element info = reply.Get("errInfo");
     if (info.IsDocument()) failed = failed.WithErrorInfo(std::string(info.Document().bytes()));
+    // The reply's other fields (a duplicate key's keyPattern and keyValue)
+    // are the error's extra fields, as the driver's error copies them.
+    BsonBuilder extra;
+    bool any_extra = false;
+    for (Element e : reply.view()) {
+      const std::string_view k = e.key();
+      if (k == "ok" || k == "errmsg" || k == "code" || k == "codeName" || k == "errInfo" ||
+          k == "errorLabels") {
+        continue;
+      }
+      extra.AppendElement(e);
+      any_extra = true;
+    }
+    if (any_extra) failed = failed.WithExtraInfo(std::string(std::move(extra).Build().bytes()));
     return ThrowStatus(cx, failed);
   }
   return ReturnDoc(cx, args, reply);
@@ -561,6 +575,18 @@ bool ThrowStatus(JSContext* cx, const Status& status) {
             cx, Document::AdoptValidated(std::string(status.error_info())).view(), &info) ||
         !JS_SetProperty(cx, error_object, "errInfo", info)) {
       return false;
+    }
+  }
+  if (!status.extra_info().empty() && error.isObject()) {
+    // The extra fields (a duplicate key's keyPattern and keyValue), as
+    // properties of the error, as the driver's MongoServerError has them.
+    JS::RootedObject error_object(cx, &error.toObject());
+    for (Element e : DocumentView(reinterpret_cast<const uint8_t*>(status.extra_info().data()))) {
+      JS::RootedValue v(cx);
+      if (!GetState(cx)->converter.FromElement(cx, e, &v) ||
+          !JS_SetProperty(cx, error_object, std::string(e.key()).c_str(), v)) {
+        return false;
+      }
     }
   }
   JS_SetPendingException(cx, error);

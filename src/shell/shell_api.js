@@ -406,9 +406,13 @@
   }
 
   // A write error as the driver throws it for a one-statement write.
+  // Its details come with it: errInfo, a duplicate key's keyPattern and
+  // keyValue.
   function writeErrorOf(e) {
     const error = new MongoServerError(e.code, e.codeName, e.errmsg);
-    if (e.errInfo !== undefined) error.errInfo = e.errInfo;
+    for (const k of ['errInfo', 'keyPattern', 'keyValue']) {
+      if (e[k] !== undefined) error[k] = e[k];
+    }
     return error;
   }
 

@@ -167,7 +167,7 @@ Status BuildIndexEntries(const Engine& engine, const CollectionMeta& meta, Index
       IndexEntryView entry;
       ROCKDOC_RETURN_IF_ERROR(ParseIndexEntry(*index, key, value, &entry));
       return DuplicateKeyError(
-          meta, index->name(),
+          meta, index->name(), index->key_pattern(),
           KeyValuesDocument(*index, IndexKey{std::string(entry.values_key),
                                              std::string(entry.type_bits)}));
     }

@@ -169,10 +169,14 @@ std::string ServerKeyText(DocumentView key_values) {
 }  // namespace
 
 Status DuplicateKeyError(const CollectionMeta& meta, std::string_view index_name,
-                         DocumentView key_values) {
+                         DocumentView key_pattern, DocumentView key_values) {
   std::string msg = "E11000 duplicate key error collection: " + meta.full_name() +
                     " index: " + std::string(index_name) + " dup key: " + ServerKeyText(key_values);
-  return Status(ErrorCode::kDuplicateKey, std::move(msg));
+  BsonBuilder extra;
+  extra.AppendDocument("keyPattern", key_pattern);
+  extra.AppendDocument("keyValue", key_values);
+  return Status(ErrorCode::kDuplicateKey, std::move(msg))
+      .WithExtraInfo(std::string(std::move(extra).Build().bytes()));
 }
 
 std::string DocumentKey(const CollectionMeta& meta, const Element& id) {
@@ -242,7 +246,7 @@ Status CheckUniqueKey(KvTransaction* txn, const CollectionMeta& meta, const Inde
   IndexEntryView existing;
   ROCKDOC_RETURN_IF_ERROR(ParseIndexEntry(index, entry_key, value, &existing));
   if (existing.id_key == id_key) return Status::OK();  // our own entry
-  return DuplicateKeyError(meta, index.name(), KeyValuesDocument(index, key));
+  return DuplicateKeyError(meta, index.name(), index.key_pattern(), KeyValuesDocument(index, key));
 }
 
 // Standard entries carry the _id in their key, so only writers
@@ -662,8 +666,10 @@ Status InsertUnwatched(const Engine& engine, KvTransaction* txn, const Collectio
   if (!s.ok()) return s.WithContext("insert into " + meta.full_name());
   if (exists) {
     BsonBuilder dup;
-    dup.AppendElement(id);
-    return DuplicateKeyError(meta, "_id_", std::move(dup).Build());
+    dup.AppendElementAs("_id", id);
+    BsonBuilder pattern;
+    pattern.AppendInt32("_id", 1);
+    return DuplicateKeyError(meta, "_id_", std::move(pattern).Build(), std::move(dup).Build());
   }
   for (size_t i = 0; i < indexes->size(); ++i) {
     const IndexDescriptor& index = *indexes->all()[i];

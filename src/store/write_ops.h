@@ -32,9 +32,13 @@ Status CheckStorageDepth(DocumentView doc);
 Status CheckStorageDepthOfPaths(DocumentView doc, const std::vector<std::string>& paths);
 // BadValue for `_id` values MongoDB refuses (array, regex, undefined).
 Status CheckIdValue(const Element& id);
-// E11000 message for a duplicate in `index_name` of `meta`'s collection.
+// DuplicateKey (11000) for a duplicate in the index `index_name` (key
+// pattern `key_pattern`) of `meta`'s collection, as MongoDB's: the message
+// "E11000 duplicate key error collection: db.c index: a_1 dup key: { a: 1 }"
+// and the extra fields {keyPattern, keyValue} (`key_values`: the key's
+// values under the pattern's field names).
 Status DuplicateKeyError(const CollectionMeta& meta, std::string_view index_name,
-                         DocumentView key_pattern_values);
+                         DocumentView key_pattern, DocumentView key_values);
 
 // The elements of `array` (or of a document: its fields), counted by
 // skipping each in place; `array` must be valid BSON (a stored document's).

@@ -951,7 +951,7 @@ bool IsKnownOperator(std::string_view name) {
       "$indexOfCP", "$isNumber", "$isoDayOfWeek", "$isoWeek", "$isoWeekYear", "$last",
       "$lastN", "$literal", "$ln", "$log", "$log10", "$ltrim", "$map", "$max", "$maxN",
       "$median", "$mergeObjects", "$meta", "$millisecond", "$min", "$minN", "$minute",
-      "$month", "$objectToArray", "$percentile", "$pow", "$radiansToDegrees", "$rand",
+      "$month", "$objectToArray", "$percentile", "$pow", "$radiansToDegrees",
       "$range", "$reduce", "$regexFind", "$regexFindAll", "$regexMatch", "$replaceAll",
       "$replaceOne", "$reverseArray", "$round", "$rtrim", "$sampleRate", "$second",
       "$setDifference", "$setEquals", "$setField", "$setIntersection", "$setIsSubset",

@@ -4,6 +4,7 @@
 // an integer). A decimal operand is not supported yet (NotImplemented).
 #include <cmath>
 #include <limits>
+#include <random>
 
 #include "query/expression/expression_internal.h"
 
@@ -214,8 +215,17 @@ StatusOr<Value> Atan2Op(const Args& args, const ExpressionVariables& vars) {
 
 }  // namespace
 
+// {$rand: {}}: a double drawn uniformly from [0, 1), anew at each
+// evaluation (each document), as MongoDB's.
+StatusOr<Value> RandOp(const Args&, const ExpressionVariables&) {
+  thread_local std::mt19937_64 engine{std::random_device{}()};
+  return DoubleValue(std::uniform_real_distribution<double>(0.0, 1.0)(engine));
+}
+
 void AddMathOperators(OperatorTable* positional, NamedOperatorTable* named) {
-  (void)named;
+  // MongoDB's codes: 10065 for an operand that is not an object, 3040501
+  // for an argument ("$rand does not currently accept arguments").
+  named->insert({{"$rand", {&RandOp, {}, 0, 10065, 3040501, 0}}});
   positional->insert({
       {"$sqrt", {&UnaryMathOp<Fn::kSqrt>, 1, 1}},
       {"$exp", {&UnaryMathOp<Fn::kExp>, 1, 1}},

@@ -16,6 +16,7 @@
 #include <deque>
 #include <map>
 
+#include "query/expr_match_expression.h"
 #include "query/expression/document_transform.h"
 #include "query/match_expression.h"
 #include "query/update/modifier_nodes.h"
@@ -250,6 +251,7 @@ struct UpdateDriver::Impl {
   bool is_pipeline = false;
   std::vector<std::unique_ptr<internal::DocumentTransform>> pipeline;
   int pipeline_variables = 0;
+  std::vector<Value> let_values;  // the command's let, by id
   bool uses_positional = false;
   TrieNode root;
   // A deque: matchers view into these documents, which must never move.
@@ -516,11 +518,14 @@ UpdateDriver::~UpdateDriver() = default;
 bool UpdateDriver::is_replacement() const { return impl_->replacement; }
 bool UpdateDriver::uses_positional() const { return impl_->uses_positional; }
 
-StatusOr<UpdateDriver> UpdateDriver::ParsePipeline(DocumentView stages) {
+StatusOr<UpdateDriver> UpdateDriver::ParsePipeline(DocumentView stages,
+                                                   const FilterVariables* let) {
   auto impl = std::make_unique<Impl>();
   impl->is_pipeline = true;
   impl->update = Document::AdoptValidated(std::string(stages.bytes()));
-  internal::VariableScope scope;
+  // The command's variables first: their ids, then their values at Apply.
+  internal::VariableScope scope = let != nullptr ? let->scope : internal::VariableScope();
+  if (let != nullptr) impl->let_values = let->values;
   for (Element stage : impl->update.view()) {
     if (stage.type() != BsonType::kDocument) {
       return Status(ErrorCode::kTypeMismatch, "Each element of the 'pipeline' array must be an object");
@@ -773,6 +778,7 @@ StatusOr<UpdateDriver::Result> UpdateDriver::Apply(DocumentView doc, const Updat
       internal::ExpressionVariables vars;
       vars.root = current.view();
       vars.now_ms = ctx.now_millis;
+      vars.user = impl_->let_values;
       vars.user.resize(impl_->pipeline_variables);
       ROCKDOC_ASSIGN_OR_RETURN(Document next, stage->Apply(current.view(), vars));
       current = std::move(next);

@@ -52,6 +52,8 @@
 
 namespace rockdoc {
 
+struct FilterVariables;
+
 // Per-document inputs of Apply.
 struct UpdateContext {
   // True when Apply builds the document an upsert inserts (from
@@ -104,7 +106,10 @@ class UpdateDriver {
   // Apply runs the stages over the document (a missing `_id` comes back
   // from the original, a changed one is ImmutableField (66)); fields may
   // then have `$` or `.` in their names, as MongoDB 5.0+ allows there.
-  static StatusOr<UpdateDriver> ParsePipeline(DocumentView stages);
+  // `let`, when not null: variables the stages may use ({$$name}, the
+  // command's `let`; query/expr_match_expression.h BindLetVariables).
+  static StatusOr<UpdateDriver> ParsePipeline(DocumentView stages,
+                                              const FilterVariables* let = nullptr);
 
   UpdateDriver(UpdateDriver&&) noexcept;
   UpdateDriver& operator=(UpdateDriver&&) noexcept;
