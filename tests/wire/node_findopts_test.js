@@ -9,30 +9,14 @@
 // Exits 77 (a CTest skip) when the driver is not installed.
 'use strict';
 const assert = require('node:assert/strict');
-let mongodb;
-try {
-  mongodb = require('mongodb');
-} catch (e) {
-  console.log('SKIP: the mongodb npm package is not installed in tests/wire/node_modules ' +
-              '(scripts/install-deps.sh installs it)');
-  process.exit(77);
-}
-const { MongoClient, MongoServerError, MongoBulkWriteError } = mongodb;
+const { requireDriver, rejects, runTests } = require('./driver_harness');
+
+const { MongoClient, MongoServerError, MongoBulkWriteError } = requireDriver();
 
 const tests = [];
 const test = (name, fn) => tests.push({ name, fn });
 
-async function rejects(promise, code) {
-  try {
-    await promise;
-  } catch (e) {
-    assert.equal(e.code, code, String(e));
-    return e;
-  }
-  assert.fail(`expected an error with code ${code}`);
-}
-
-test('maxTimeMS on every command', async (uri) => {
+test('maxTimeMS on every command', async (_client, uri) => {
   // The driver's maxTimeMS option goes with every command (insert
   // included), as drivers with a client-side timeout send it (this
   // driver's own timeoutMS is deprecated and has no effect).
@@ -71,7 +55,7 @@ test('maxTimeMS on every command', async (uri) => {
   }
 });
 
-test('duplicate keys carry keyPattern and keyValue', async (uri) => {
+test('duplicate keys carry keyPattern and keyValue', async (_client, uri) => {
   const client = new MongoClient(uri, { serverSelectionTimeoutMS: 5000 });
   await client.connect();
   try {
@@ -98,23 +82,4 @@ test('duplicate keys carry keyPattern and keyValue', async (uri) => {
   }
 });
 
-(async () => {
-  const uri = process.argv[2];
-  let failed = 0;
-  for (const t of tests) {
-    try {
-      await t.fn(uri);
-      console.log('pass', t.name);
-    } catch (e) {
-      failed++;
-      console.log('FAIL', t.name);
-      console.log(e);
-    }
-  }
-  const version = require('mongodb/package.json').version;
-  console.log(`node driver ${version}: ${tests.length - failed} of ${tests.length} passed`);
-  process.exit(failed ? 1 : 0);
-})().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+runTests(tests, process.argv[2]);

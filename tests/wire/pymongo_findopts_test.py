@@ -9,23 +9,12 @@ errors carrying keyPattern and keyValue (#7).
 Exits 77 (a CTest skip) when pymongo is not installed.
 """
 import sys
-import traceback
 
-try:
-    import pymongo
-    from pymongo.errors import DuplicateKeyError, BulkWriteError, OperationFailure
-except ImportError:
-    print("SKIP: pymongo is not installed (Debian: python3-pymongo; scripts/install-deps.sh)")
-    sys.exit(77)
+from pymongo_harness import pymongo, run, test  # exits 77 without pymongo
+from pymongo.errors import DuplicateKeyError, BulkWriteError, OperationFailure
 
 client = pymongo.MongoClient(sys.argv[1], serverSelectionTimeoutMS=5000)
 db = client.pymongo_findopts
-TESTS = []
-
-
-def test(f):
-    TESTS.append(f)
-    return f
 
 
 @test
@@ -93,14 +82,4 @@ def duplicate_keys_carry_key_pattern_and_key_value():
         assert e.details["keyValue"] == {"email": "a@x"}, e.details
 
 
-failed = 0
-for t in TESTS:
-    try:
-        t()
-        print("pass", t.__name__)
-    except Exception:
-        failed += 1
-        print("FAIL", t.__name__)
-        traceback.print_exc()
-print("pymongo %s: %d of %d passed" % (pymongo.version, len(TESTS) - failed, len(TESTS)))
-sys.exit(1 if failed else 0)
+run("pymongo %s" % pymongo.version)
