@@ -243,6 +243,7 @@ Document ResultsToBson(const std::vector<ScenarioResult>& results,
   b.AppendString("mode", p.mode).AppendInt32("repetitions", p.repetitions);
   b.AppendString("options", p.command_line);
   b.AppendDouble("minEffect", kMinEffect).AppendDouble("costTolerance", kCostTolerance);
+  b.AppendDouble("tiedTimeCostTolerance", kTiedTimeCostTolerance);
   b.Close();
   b.OpenArray("scenarios");
   for (const ScenarioResult& r : results) {
@@ -281,6 +282,7 @@ Document ResultsToBson(const std::vector<ScenarioResult>& results,
       for (double v : m.mixed_ops_per_sec) AppendNumber(b, "", v);
       b.Close();
       AppendNumber(b, "walBytesPerOp", m.wal_bytes_per_op);
+      AppendNumber(b, "readBytesPerWrite", m.read_bytes_per_write);
       AppendSamples(b, "readSamples", m.read_samples);
       AppendSamples(b, "writeSamples", m.write_samples);
       AppendInterval(b, "readInterval", m.read_interval);
@@ -558,10 +560,12 @@ constexpr char kMethod[] =
     "(min..max at 5 repetitions: 93.75%). Two rates differ only when their intervals do not "
     "overlap and their medians differ by at least 5% or the A/A noise floor (the first "
     "variant run twice, interleaved with the others), whichever is larger; otherwise it is a "
-    "tie (within noise). Rules of thumb are judged first on deterministic costs (keys and "
-    "documents examined and bytes read per read, bytes written per write, disk after a full "
-    "compaction; within 2% is equal), and on time only where those cannot separate the "
-    "variants; each verdict names the evidence that decided it. Keys and documents examined "
+    "tie (within noise). Rules of thumb are judged first on the measured rate (a mix on its "
+    "own rate); where the rates tie, deterministic costs decide (keys and documents examined "
+    "and bytes read per read; bytes read, written and logged per write; disk after a full "
+    "compaction; within 10% is equal against tied rates, 2% for disk), and where a cost "
+    "points the other way than the rates the verdict says so. Fewer than 5 repetitions "
+    "decide nothing. Each verdict names the evidence that decided it. Keys and documents examined "
     "come from explain (executionStats), bytes from RocksDB's statistics; disk is the live "
     "SST size after a full compaction (what the data costs) and before it (what the writes' "
     "overwritten versions leave behind).";

@@ -90,6 +90,15 @@ std::string What(const std::string& metric) {
   return "the most ops/s at " + metric;
 }
 
+// What a write costs in bytes: what it reads (the lookups a write does
+// before it changes anything: a linked write's findOne), what it writes,
+// and the same bytes again in the write-ahead log (every written byte is
+// written twice before any compaction: WAL, then the flush).
+constexpr char kWriteCost[] = "I/O bytes/write (read + written + WAL)";
+double WriteCost(const Measurement& m) {
+  return m.read_bytes_per_write + m.written_bytes_per_op + m.wal_bytes_per_op;
+}
+
 // The candidates of a metric, as the verdict module sees them: the
 // deterministic costs first (lower is better), then the timed samples.
 struct MetricView {
@@ -109,11 +118,11 @@ MetricView ViewOf(const ScenarioResult& r, const std::string& metric, double rea
                        m.read_samples};
     };
   } else if (metric == "writes") {
-    view.options.cost_names = {"bytes written/write"};
+    view.options.cost_names = {kWriteCost};
     view.options.time_name = "writes/s";
     view.options.min_effect = write_effect;
     view.candidate = [](const Measurement& m) {
-      return Candidate{m.variant, {m.written_bytes_per_op}, m.write_samples};
+      return Candidate{m.variant, {WriteCost(m)}, m.write_samples};
     };
   } else if (metric == "disk") {
     view.options.cost_names = {"disk after compaction (bytes)"};
@@ -127,13 +136,16 @@ MetricView ViewOf(const ScenarioResult& r, const std::string& metric, double rea
       // capture one in the lambda below.
       const auto reads = r.mixes[i].first, writes = r.mixes[i].second;
       if (metric != absl::StrFormat("%d:%d", reads, writes)) continue;
-      view.options.cost_names = {absl::StrFormat("bytes read+written/op at %s", metric)};
+      // Judged on its measured rate; where the rates tie, on the reads'
+      // keys and documents examined, then on every byte the mix moves.
+      view.options.cost_names = {absl::StrFormat("keys + docs examined/op at %s", metric),
+                                 absl::StrFormat("I/O bytes/op at %s", metric)};
       view.options.time_name = "ops/s at " + metric;
       view.options.min_effect = std::max(read_effect, write_effect);
       view.candidate = [i, reads, writes](const Measurement& m) {
-        const double bytes =
-            (reads * m.read_bytes_per_op + writes * m.written_bytes_per_op) / (reads + writes);
-        return Candidate{m.variant, {bytes},
+        const double examined = reads * (m.keys_examined + m.docs_examined) / (reads + writes);
+        const double bytes = (reads * m.read_bytes_per_op + writes * WriteCost(m)) / (reads + writes);
+        return Candidate{m.variant, {examined, bytes},
                          i < m.mixed_samples.size() ? m.mixed_samples[i] : std::vector<double>()};
       };
     }
@@ -224,11 +236,13 @@ void Summarize(ScenarioResult& r) {
       std::vector<std::string> parts;
       if (m == br) {
         parts.push_back(reads.kind == VerdictKind::kAgrees ? "fastest reads"
-                                                           : "reads: tie for fastest");
+                        : reads.too_few_repetitions ? "reads: too few repetitions to decide"
+                                                    : "reads: tie for fastest");
       }
       if (m == bw) {
         parts.push_back(writes.kind == VerdictKind::kAgrees ? "fastest writes"
-                                                            : "writes: tie for fastest");
+                        : writes.too_few_repetitions ? "writes: too few repetitions to decide"
+                                                     : "writes: tie for fastest");
       }
       if (m == bd && disk.kind == VerdictKind::kAgrees) parts.push_back("smallest on disk");
       if (parts.empty()) {
@@ -247,10 +261,12 @@ void Summarize(ScenarioResult& r) {
     }
     if (rows.size() >= 2) {
       auto line = [&](const char* what, const ClaimVerdict& v) {
-        return v.kind == VerdictKind::kAgrees
-                   ? absl::StrFormat("%s fastest with %s (%s)", what, v.winner, v.evidence)
-                   : absl::StrFormat("%s: no variant significantly fastest (%s)", what,
-                                     v.evidence);
+        if (v.kind == VerdictKind::kAgrees) {
+          return absl::StrFormat("%s fastest with %s (%s)", what, v.winner, v.evidence);
+        }
+        return v.too_few_repetitions ? absl::StrFormat("%s: not decided (%s)", what, v.evidence)
+                                     : absl::StrFormat("%s: no variant significantly fastest (%s)",
+                                                       what, v.evidence);
       };
       r.verdict.push_back(absl::StrFormat(
           "%s %d: %s; %s; least disk after compaction: %s; largest document: %s, %d bytes "
@@ -266,7 +282,9 @@ void Summarize(ScenarioResult& r) {
         const ClaimVerdict v = judge(metric, {bm->variant}, rows, true);
         mixes.push_back(v.kind == VerdictKind::kAgrees
                             ? absl::StrFormat("%s %s (%s)", metric, bm->variant, v.evidence)
-                            : absl::StrFormat("%s tie (%s)", metric, v.evidence));
+                            : absl::StrFormat("%s %s (%s)", metric,
+                                              v.too_few_repetitions ? "not decided" : "tie",
+                                              v.evidence));
       }
       if (!mixes.empty()) {
         r.verdict.push_back(absl::StrFormat("%s %d, best at read:write %s", r.size_label, size,
@@ -307,6 +325,9 @@ void Summarize(ScenarioResult& r) {
           if (check.agrees) {
             parts.push_back(absl::StrFormat("agrees: %s has %s (%s%s)", v.winner,
                                             What(c.metric), v.evidence, caveat));
+          } else if (v.too_few_repetitions) {
+            parts.push_back(absl::StrFormat("not decided for %s: %s", What(c.metric),
+                                            v.evidence));
           } else if (check.tie) {
             parts.push_back(absl::StrFormat("tie (within noise) for %s: %s", What(c.metric),
                                             v.evidence));
@@ -511,7 +532,7 @@ void Unmeasured(Measurement& m, std::string why, int32_t code) {
   m.error_code = code;
   for (double* f : {&m.read_ops_per_sec, &m.write_ops_per_sec, &m.keys_examined,
                     &m.docs_examined, &m.read_bytes_per_op, &m.written_bytes_per_op,
-                    &m.wal_bytes_per_op, &m.avg_doc_bytes, &m.max_doc_share}) {
+                    &m.wal_bytes_per_op, &m.read_bytes_per_write, &m.avg_doc_bytes, &m.max_doc_share}) {
     *f = kUnknown;
   }
 }
@@ -666,6 +687,7 @@ Status Finish(const Scenario& s, const RunOptions& options, LiveVariant& live) {
   m.written_bytes_per_op =
       live.write_io.known ? live.write_io.bytes_written / n_writes : kUnknown;
   m.wal_bytes_per_op = live.write_io.known ? live.write_io.wal_bytes / n_writes : kUnknown;
+  m.read_bytes_per_write = live.write_io.known ? live.write_io.bytes_read / n_writes : kUnknown;
   Backend& db = *live.db;
   ROCKDOC_RETURN_IF_ERROR(db.ReopenUnrecorded());  // the dump is not the workload
   ROCKDOC_ASSIGN_OR_RETURN(m.dump_after, Dump(db.executor(), *live.v, live.base));

@@ -49,6 +49,7 @@ struct Measurement {
   double read_bytes_per_op = 0;     // StorageStats.bytes_read delta per read
   double written_bytes_per_op = 0;  // StorageStats.bytes_written delta per write
   double wal_bytes_per_op = 0;      // StorageStats.wal_bytes delta per write
+  double read_bytes_per_write = 0;  // StorageStats.bytes_read delta per write: its lookups
   int64_t documents = 0;            // in every collection, after the writes
   double avg_doc_bytes = 0;
   int64_t max_doc_bytes = 0;
