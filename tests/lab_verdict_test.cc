@@ -233,6 +233,7 @@ TEST(LabVerdictTest, ASmallCostGapAgainstTiedRatesIsATie) {
   EXPECT_EQ(v.kind, VerdictKind::kAgrees);
   EXPECT_EQ(v.decided_by, "keys + docs examined/read");
   EXPECT_THAT(v.evidence, HasSubstr("rates tie (reads/s: denormalized"));
+  EXPECT_TRUE(v.rates_tied);
 }
 
 // --tiny: one repetition decides nothing, and says so, however far apart

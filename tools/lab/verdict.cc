@@ -156,7 +156,6 @@ ClaimVerdict JudgeClaim(const std::vector<Candidate>& candidates,
     return std::nullopt;
   };
 
-  std::string prefix;  // the tied rates, before the cost that decided
   // 1. Time, when it was measured: a difference of rates beyond the
   // intervals decides; the costs only explain it (or say they disagree).
   const bool timed = std::any_of(in.begin(), in.end(),
@@ -228,15 +227,18 @@ ClaimVerdict JudgeClaim(const std::vector<Candidate>& candidates,
         tied.push_back(c);
       }
     }
-    const Candidate* other = *std::find_if(
-        tied.begin(), tied.end(), [&](const Candidate* c) { return !is_claimed(c); });
-    prefix = "rates tie (" + rates(best_claimed, other) + "); ";
     in = tied;
   }
 
   // 2. The deterministic costs, in order: the variants clearly worse on one
   // drop out.
   const double tolerance = timed ? kTiedTimeCostTolerance : kCostTolerance;
+  // A cost that decides between tied rates says so, with the two rates.
+  auto tied_rates = [&](const Candidate* a, const Candidate* b) {
+    if (!timed) return;
+    v.rates_tied = true;
+    v.evidence += "; rates tie (" + rates(a, b) + ")";
+  };
   for (size_t i = 0; i < n_costs; ++i) {
     if (!cost_known(i)) continue;
     std::vector<const Candidate*> sorted = in;
@@ -251,18 +253,20 @@ ClaimVerdict JudgeClaim(const std::vector<Candidate>& candidates,
       v.kind = VerdictKind::kDisagrees;
       v.winner = sorted.front()->name;
       v.decided_by = what;
-      v.evidence = absl::StrFormat("%s%s: %s %s vs %s %s", prefix, what, sorted.front()->name,
+      v.evidence = absl::StrFormat("%s: %s %s vs %s %s", what, sorted.front()->name,
                                    FormatQuantity(best), (*claimed_best)->name,
                                    FormatQuantity((*claimed_best)->costs[i]));
+      tied_rates(sorted.front(), *claimed_best);
       return v;
     }
     if (std::all_of(tied.begin(), tied.end(), is_claimed)) {
       v.kind = VerdictKind::kAgrees;
       v.winner = (*claimed_best)->name;
       v.decided_by = what;
-      v.evidence = absl::StrFormat("%s%s: %s %s vs %s %s", prefix, what, (*claimed_best)->name,
+      v.evidence = absl::StrFormat("%s: %s %s vs %s %s", what, (*claimed_best)->name,
                                    FormatQuantity((*claimed_best)->costs[i]), out.front()->name,
                                    FormatQuantity(out.front()->costs[i]));
+      tied_rates(*claimed_best, out.front());
       return v;
     }
     in = tied;  // the claimed variant ties on this cost with others: look further

@@ -100,6 +100,9 @@ struct ClaimVerdict {
   // Set (with kind kTie) when a candidate has fewer than kMinRepetitions
   // repetitions: nothing was decided, not even a tie.
   bool too_few_repetitions = false;
+  // Set when the rates tied and a cost decided: the winner is the cheaper,
+  // not the faster.
+  bool rates_tied = false;
 };
 
 // Judges "one of `claimed` wins" among `candidates` (at least one claimed
