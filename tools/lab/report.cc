@@ -71,7 +71,7 @@ std::vector<std::string> Header(const ScenarioResult& r) {
   std::vector<std::string> h = {"variant", r.size_label, "reads/s [95% CI]",
                                 "writes/s [95% CI]"};
   for (auto [reads, writes] : r.mixes) h.push_back(absl::StrFormat("ops/s %d:%d", reads, writes));
-  for (const char* c : {"keys/read", "docs/read", "B read/read", "B written/write",
+  for (const char* c : {"queries/read", "keys/read", "docs/read", "B read/read", "B written/write",
                         "avg doc (B)", "max doc (B)", "of 16MiB", "disk compacted (B)",
                         "disk before compaction (B)", "verdict"}) {
     h.push_back(c);
@@ -86,6 +86,7 @@ std::vector<std::string> Cells(const Measurement& m) {
   c.push_back(m.failed() ? "-" : FormatInterval(m.read_interval));
   c.push_back(m.failed() ? "-" : FormatInterval(m.write_interval));
   for (double v : m.mixed_ops_per_sec) add(v);
+  add(m.queries_per_read);
   add(m.keys_examined);
   add(m.docs_examined);
   add(m.read_bytes_per_op);
@@ -121,6 +122,8 @@ const std::vector<Figure>& Figures() {
       {"writeOpsPerSec", "writes per second (median, 95% CI)",
        [](const Measurement& m) { return m.write_ops_per_sec; }, "writes/s",
        [](const Measurement& m) { return &m.write_interval; }},
+      {"queriesPerRead", "queries per read",
+       [](const Measurement& m) { return m.queries_per_read; }, "queries"},
       {"keysExamined", "index keys examined per read",
        [](const Measurement& m) { return m.keys_examined; }, "keys"},
       {"docsExamined", "documents examined per read",
@@ -190,10 +193,13 @@ std::vector<SummaryRow> SummaryRows(const std::vector<ScenarioResult>& results) 
         row.rule = rule.text;
         row.claim = c.variant;
         for (const std::string& a : c.alike) row.claim += " or " + a;
-        row.claim += " wins " + c.metric;
+        row.claim += " wins " + c.metric + " (" + SourceText(c) + ")";
         for (const RuleCheck& k : r.rule_checks) {
           if (k.rule != rule.text || k.variant != c.variant || k.metric != c.metric) continue;
-          row.at.emplace_back(k.size, k.agrees ? "agrees" : k.tie ? "tie" : "DISAGREES");
+          row.at.emplace_back(k.size, k.agrees      ? "agrees"
+                                      : k.undecided ? "not decided"
+                                      : k.tie       ? "tie"
+                                                    : "DISAGREES");
           row.evidence = k.evidence + (k.caveat.empty() ? "" : "; " + k.caveat);
         }
         rows.push_back(std::move(row));
@@ -301,9 +307,16 @@ Document ResultsToBson(const std::vector<ScenarioResult>& results,
       b.AppendString("wins", c.metric).AppendInt64("size", c.size);
       b.AppendString("winner", c.winner).AppendBool("agrees", c.agrees);
       b.AppendBool("tie", c.tie);
+      if (c.undecided) b.AppendBool("undecided", true);
       b.AppendString("verdict", c.agrees ? "agrees" : c.tie ? "tie" : "disagrees");
       b.AppendString("decidedBy", c.decided_by).AppendString("evidence", c.evidence);
       if (!c.caveat.empty()) b.AppendString("caveat", c.caveat);
+      if (c.source.empty()) {
+        b.AppendString("source", "lab");
+      } else {
+        b.OpenDocument("source").AppendString("seed", c.source).AppendString("quote", c.quote);
+        b.Close();
+      }
       b.Close();
     }
     b.Close().OpenArray("noiseCheck");
@@ -671,7 +684,7 @@ std::string HtmlReport(const std::vector<ScenarioResult>& results, const Provena
   for (const SummaryRow& row : SummaryRows(results)) {
     std::string cells;
     for (const auto& [size, v] : row.at) {
-      const std::string cls = v == "agrees" ? "agrees" : v == "tie" ? "tie" : "disagrees";
+      const std::string cls = v == "agrees" ? "agrees" : v == "tie" || v == "not decided" ? "tie" : "disagrees";
       cells += absl::StrFormat("<span class=\"%s\">%s: %s</span><br>", cls,
                                HtmlEscape(Thousands(size)), v);
     }

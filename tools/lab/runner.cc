@@ -87,6 +87,8 @@ std::string What(const std::string& metric) {
   if (metric == "reads") return "the fastest reads";
   if (metric == "writes") return "the fastest writes";
   if (metric == "disk") return "the least disk";
+  if (metric == "queries") return "the fewest queries per read";
+  if (metric == "bytes written") return "the fewest bytes written per write";
   return "the most ops/s at " + metric;
 }
 
@@ -123,6 +125,20 @@ MetricView ViewOf(const ScenarioResult& r, const std::string& metric, double rea
     view.options.min_effect = write_effect;
     view.candidate = [](const Measurement& m) {
       return Candidate{m.variant, {WriteCost(m)}, m.write_samples};
+    };
+  } else if (metric == "queries") {
+    // What a read sends, not how fast it is: "one query instead of two".
+    view.options.cost_names = {"queries/read"};
+    view.options.time_name = "";
+    view.candidate = [](const Measurement& m) {
+      return Candidate{m.variant, {m.queries_per_read}, {}};
+    };
+  } else if (metric == "bytes written") {
+    // What a write rewrites (an embedded parent, every time), not its speed.
+    view.options.cost_names = {"bytes written/write"};
+    view.options.time_name = "";
+    view.candidate = [](const Measurement& m) {
+      return Candidate{m.variant, {m.written_bytes_per_op}, {}};
     };
   } else if (metric == "disk") {
     view.options.cost_names = {"disk after compaction (bytes)"};
@@ -318,13 +334,21 @@ void Summarize(ScenarioResult& r) {
           check.winner = v.winner;
           check.agrees = v.kind == VerdictKind::kAgrees;
           check.tie = v.kind == VerdictKind::kTie;
+          check.undecided = v.too_few_repetitions;
           check.decided_by = v.decided_by;
           check.evidence = v.evidence;
           check.caveat = v.caveat;
+          check.source = c.source;
+          check.quote = c.quote;
           const std::string caveat = v.caveat.empty() ? "" : "; " + v.caveat;
+          // A winner by a cost where the rates tie is the cheaper one, not
+          // the faster: the sentence says which.
+          const std::string what =
+              v.rates_tied ? absl::StrFormat("the lowest %s at rates that tie", v.decided_by)
+                           : What(c.metric);
           if (check.agrees) {
-            parts.push_back(absl::StrFormat("agrees: %s has %s (%s%s)", v.winner,
-                                            What(c.metric), v.evidence, caveat));
+            parts.push_back(absl::StrFormat("agrees: %s has %s (%s%s)", v.winner, what,
+                                            v.evidence, caveat));
           } else if (v.too_few_repetitions) {
             parts.push_back(absl::StrFormat("not decided for %s: %s", What(c.metric),
                                             v.evidence));
@@ -333,7 +357,7 @@ void Summarize(ScenarioResult& r) {
                                             v.evidence));
           } else {
             parts.push_back(absl::StrFormat("DISAGREES: %s has %s, not %s (%s%s)", v.winner,
-                                            What(c.metric), c.variant, v.evidence, caveat));
+                                            what, c.variant, v.evidence, caveat));
           }
           r.rule_checks.push_back(std::move(check));
         }
@@ -530,7 +554,7 @@ struct LiveVariant {
 void Unmeasured(Measurement& m, std::string why, int32_t code) {
   m.error = std::move(why);
   m.error_code = code;
-  for (double* f : {&m.read_ops_per_sec, &m.write_ops_per_sec, &m.keys_examined,
+  for (double* f : {&m.read_ops_per_sec, &m.write_ops_per_sec, &m.queries_per_read, &m.keys_examined,
                     &m.docs_examined, &m.read_bytes_per_op, &m.written_bytes_per_op,
                     &m.wal_bytes_per_op, &m.read_bytes_per_write, &m.avg_doc_bytes, &m.max_doc_share}) {
     *f = kUnknown;
@@ -600,6 +624,7 @@ Status Prepare(const Scenario& s, const Variant& v, int64_t size, const RunOptio
   }
   exec.set_explain(nullptr);
   const bool explained = live.db->engine() == EngineKind::kRockdoc && answered > 0;
+  m.queries_per_read = explained ? static_cast<double>(totals.queries) / answered : kUnknown;
   m.keys_examined = explained ? static_cast<double>(totals.keys_examined) / answered : kUnknown;
   m.docs_examined = explained ? static_cast<double>(totals.docs_examined) / answered : kUnknown;
   return Status::OK();

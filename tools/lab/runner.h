@@ -44,6 +44,7 @@ struct Measurement {
   std::vector<double> write_samples;
   Interval read_interval;
   Interval write_interval;
+  double queries_per_read = 0;   // query commands one read sends (rockdoc: explained)
   double keys_examined = 0;      // per read, from explain (all queries of one read)
   double docs_examined = 0;
   double read_bytes_per_op = 0;     // StorageStats.bytes_read delta per read
@@ -104,9 +105,12 @@ struct RuleCheck {
   std::string winner;   // the winner by the deciding evidence
   bool agrees = false;
   bool tie = false;     // neither: the evidence cannot separate them
+  bool undecided = false;  // a tie because too few repetitions were run (--tiny)
   std::string decided_by;  // the cost or time figure that decided, "" for a tie
   std::string evidence;    // one line, with the figures
-  std::string caveat;      // when time points the other way, significantly
+  std::string caveat;      // when a cost points the other way than the rates
+  std::string source;      // Claim::source and Claim::quote
+  std::string quote;
 };
 
 // The A/A check at one size: the scenario's first variant run twice, as two
