@@ -199,23 +199,20 @@ ClaimVerdict JudgeClaim(const std::vector<Candidate>& candidates,
       return is_claimed(c) ||
              CompareRates(best_claimed->samples, c->samples, options.min_effect) == Order::kFirst;
     });
-    if (beats_all) {
-      v.kind = VerdictKind::kAgrees;
-      v.winner = best_claimed->name;
+    // Time decided: `faster` beat `slower` beyond the intervals.
+    auto by_time = [&](VerdictKind kind, const Candidate* faster, const Candidate* slower) {
+      v.kind = kind;
+      v.winner = faster->name;
       v.decided_by = options.time_name;
-      v.evidence = explained(best_claimed, best_other);
-      but(best_claimed, best_other);
+      v.evidence = explained(faster, slower);
+      but(faster, slower);
       return v;
-    }
+    };
+    if (beats_all) return by_time(VerdictKind::kAgrees, best_claimed, best_other);
     for (const Candidate* c : sorted) {
       if (is_claimed(c)) continue;
       if (CompareRates(c->samples, best_claimed->samples, options.min_effect) == Order::kFirst) {
-        v.kind = VerdictKind::kDisagrees;
-        v.winner = c->name;
-        v.decided_by = options.time_name;
-        v.evidence = explained(c, best_claimed);
-        but(c, best_claimed);
-        return v;
+        return by_time(VerdictKind::kDisagrees, c, best_claimed);
       }
     }
     // The rates tie: the variants the best claimed one does not beat stay
