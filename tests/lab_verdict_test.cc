@@ -249,9 +249,9 @@ TEST(LabVerdictTest, TooFewRepetitionsSaySo) {
   EXPECT_TRUE(v.too_few_repetitions);
   EXPECT_THAT(v.evidence, HasSubstr("too few repetitions to decide (1; at least 5 needed)"));
   EXPECT_THAT(v.evidence, HasSubstr("45.4k"));
-  EXPECT_FALSE(JudgeClaim({Timed("a", Rates(50000, 0.1, 5, 1)), Timed("b", Rates(50000, 0.1, 5, 2))},
-                          {"a"}, TimeOnly())
-                   .too_few_repetitions);
+  const std::vector<Candidate> five = {Timed("a", Rates(50000, 0.1, 5, 1)),
+                                       Timed("b", Rates(50000, 0.1, 5, 2))};
+  EXPECT_FALSE(JudgeClaim(five, {"a"}, TimeOnly()).too_few_repetitions);
 }
 
 // Costs are consulted in order; a later cost only separates the variants

@@ -684,7 +684,9 @@ std::string HtmlReport(const std::vector<ScenarioResult>& results, const Provena
   for (const SummaryRow& row : SummaryRows(results)) {
     std::string cells;
     for (const auto& [size, v] : row.at) {
-      const std::string cls = v == "agrees" ? "agrees" : v == "tie" || v == "not decided" ? "tie" : "disagrees";
+      const std::string cls = v == "agrees"                         ? "agrees"
+                              : v == "tie" || v == "not decided" ? "tie"
+                                                                 : "disagrees";
       cells += absl::StrFormat("<span class=\"%s\">%s: %s</span><br>", cls,
                                HtmlEscape(Thousands(size)), v);
     }

@@ -160,7 +160,8 @@ MetricView ViewOf(const ScenarioResult& r, const std::string& metric, double rea
       view.options.min_effect = std::max(read_effect, write_effect);
       view.candidate = [i, reads, writes](const Measurement& m) {
         const double examined = reads * (m.keys_examined + m.docs_examined) / (reads + writes);
-        const double bytes = (reads * m.read_bytes_per_op + writes * WriteCost(m)) / (reads + writes);
+        const double bytes =
+            (reads * m.read_bytes_per_op + writes * WriteCost(m)) / (reads + writes);
         return Candidate{m.variant, {examined, bytes},
                          i < m.mixed_samples.size() ? m.mixed_samples[i] : std::vector<double>()};
       };
@@ -554,9 +555,10 @@ struct LiveVariant {
 void Unmeasured(Measurement& m, std::string why, int32_t code) {
   m.error = std::move(why);
   m.error_code = code;
-  for (double* f : {&m.read_ops_per_sec, &m.write_ops_per_sec, &m.queries_per_read, &m.keys_examined,
-                    &m.docs_examined, &m.read_bytes_per_op, &m.written_bytes_per_op,
-                    &m.wal_bytes_per_op, &m.read_bytes_per_write, &m.avg_doc_bytes, &m.max_doc_share}) {
+  for (double* f : {&m.read_ops_per_sec, &m.write_ops_per_sec, &m.queries_per_read,
+                    &m.keys_examined, &m.docs_examined, &m.read_bytes_per_op,
+                    &m.written_bytes_per_op, &m.wal_bytes_per_op, &m.read_bytes_per_write,
+                    &m.avg_doc_bytes, &m.max_doc_share}) {
     *f = kUnknown;
   }
 }
