@@ -183,16 +183,18 @@ ClaimVerdict JudgeClaim(const std::vector<Candidate>& candidates,
     }
     // The opposite direction of a cost, said beside the time that decided.
     auto but = [&](const Candidate* faster, const Candidate* slower) {
-      const std::optional<CostGap> gap = cost_gap(faster, slower, kCostTolerance);
+      const std::optional<CostGap> gap = cost_gap(faster, slower, kTiedTimeCostTolerance);
       if (gap && !gap->first_cheaper) {
         v.caveat = absl::StrFormat("%s is faster, but costs more (%s)", faster->name, gap->text);
       }
     };
     auto explained = [&](const Candidate* faster, const Candidate* slower) {
-      const std::optional<CostGap> gap = cost_gap(faster, slower, kCostTolerance);
+      const std::optional<CostGap> gap = cost_gap(faster, slower, kTiedTimeCostTolerance);
       std::string text = rates(faster, slower);
       if (gap && gap->first_cheaper) text += "; " + gap->text;
-      if (!gap && n_costs > 0) text += "; equal on every deterministic cost";
+      if (!gap && n_costs > 0) {
+        text += absl::StrFormat("; costs within %.0f%%", 100 * kTiedTimeCostTolerance);
+      }
       return text;
     };
     const bool beats_all = std::all_of(sorted.begin(), sorted.end(), [&](const Candidate* c) {

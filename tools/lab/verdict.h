@@ -36,7 +36,8 @@ namespace rockdoc::lab {
 inline constexpr double kCostTolerance = 0.02;
 // Where the rates tie, a cost must differ by more than this to decide: the
 // rates say the difference does not show, and a smaller gap in a proxy
-// (bytes, keys) is not evidence against them.
+// (bytes, keys) is not evidence against them. Beside rates that differ, a
+// cost is named (as explaining or opposing them) past the same gap.
 inline constexpr double kTiedTimeCostTolerance = 0.10;
 // The smallest difference of medians called a difference, whatever the
 // intervals say (rates drift by a few percent on a shared machine). The run's
