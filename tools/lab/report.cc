@@ -71,7 +71,7 @@ std::vector<std::string> Header(const ScenarioResult& r) {
   std::vector<std::string> h = {"variant", r.size_label, "reads/s [95% CI]",
                                 "writes/s [95% CI]"};
   for (auto [reads, writes] : r.mixes) h.push_back(absl::StrFormat("ops/s %d:%d", reads, writes));
-  for (const char* c : {"keys/read", "docs/read", "B read/read", "B written/write",
+  for (const char* c : {"queries/read", "keys/read", "docs/read", "B read/read", "B written/write",
                         "avg doc (B)", "max doc (B)", "of 16MiB", "disk compacted (B)",
                         "disk before compaction (B)", "verdict"}) {
     h.push_back(c);
@@ -86,6 +86,7 @@ std::vector<std::string> Cells(const Measurement& m) {
   c.push_back(m.failed() ? "-" : FormatInterval(m.read_interval));
   c.push_back(m.failed() ? "-" : FormatInterval(m.write_interval));
   for (double v : m.mixed_ops_per_sec) add(v);
+  add(m.queries_per_read);
   add(m.keys_examined);
   add(m.docs_examined);
   add(m.read_bytes_per_op);
@@ -121,6 +122,8 @@ const std::vector<Figure>& Figures() {
       {"writeOpsPerSec", "writes per second (median, 95% CI)",
        [](const Measurement& m) { return m.write_ops_per_sec; }, "writes/s",
        [](const Measurement& m) { return &m.write_interval; }},
+      {"queriesPerRead", "queries per read",
+       [](const Measurement& m) { return m.queries_per_read; }, "queries"},
       {"keysExamined", "index keys examined per read",
        [](const Measurement& m) { return m.keys_examined; }, "keys"},
       {"docsExamined", "documents examined per read",
@@ -190,10 +193,13 @@ std::vector<SummaryRow> SummaryRows(const std::vector<ScenarioResult>& results) 
         row.rule = rule.text;
         row.claim = c.variant;
         for (const std::string& a : c.alike) row.claim += " or " + a;
-        row.claim += " wins " + c.metric;
+        row.claim += " wins " + c.metric + " (" + SourceText(c) + ")";
         for (const RuleCheck& k : r.rule_checks) {
           if (k.rule != rule.text || k.variant != c.variant || k.metric != c.metric) continue;
-          row.at.emplace_back(k.size, k.agrees ? "agrees" : k.tie ? "tie" : "DISAGREES");
+          row.at.emplace_back(k.size, k.agrees      ? "agrees"
+                                      : k.undecided ? "not decided"
+                                      : k.tie       ? "tie"
+                                                    : "DISAGREES");
           row.evidence = k.evidence + (k.caveat.empty() ? "" : "; " + k.caveat);
         }
         rows.push_back(std::move(row));
@@ -243,6 +249,7 @@ Document ResultsToBson(const std::vector<ScenarioResult>& results,
   b.AppendString("mode", p.mode).AppendInt32("repetitions", p.repetitions);
   b.AppendString("options", p.command_line);
   b.AppendDouble("minEffect", kMinEffect).AppendDouble("costTolerance", kCostTolerance);
+  b.AppendDouble("tiedTimeCostTolerance", kTiedTimeCostTolerance);
   b.Close();
   b.OpenArray("scenarios");
   for (const ScenarioResult& r : results) {
@@ -281,6 +288,7 @@ Document ResultsToBson(const std::vector<ScenarioResult>& results,
       for (double v : m.mixed_ops_per_sec) AppendNumber(b, "", v);
       b.Close();
       AppendNumber(b, "walBytesPerOp", m.wal_bytes_per_op);
+      AppendNumber(b, "readBytesPerWrite", m.read_bytes_per_write);
       AppendSamples(b, "readSamples", m.read_samples);
       AppendSamples(b, "writeSamples", m.write_samples);
       AppendInterval(b, "readInterval", m.read_interval);
@@ -299,9 +307,16 @@ Document ResultsToBson(const std::vector<ScenarioResult>& results,
       b.AppendString("wins", c.metric).AppendInt64("size", c.size);
       b.AppendString("winner", c.winner).AppendBool("agrees", c.agrees);
       b.AppendBool("tie", c.tie);
+      if (c.undecided) b.AppendBool("undecided", true);
       b.AppendString("verdict", c.agrees ? "agrees" : c.tie ? "tie" : "disagrees");
       b.AppendString("decidedBy", c.decided_by).AppendString("evidence", c.evidence);
       if (!c.caveat.empty()) b.AppendString("caveat", c.caveat);
+      if (c.source.empty()) {
+        b.AppendString("source", "lab");
+      } else {
+        b.OpenDocument("source").AppendString("seed", c.source).AppendString("quote", c.quote);
+        b.Close();
+      }
       b.Close();
     }
     b.Close().OpenArray("noiseCheck");
@@ -558,10 +573,12 @@ constexpr char kMethod[] =
     "(min..max at 5 repetitions: 93.75%). Two rates differ only when their intervals do not "
     "overlap and their medians differ by at least 5% or the A/A noise floor (the first "
     "variant run twice, interleaved with the others), whichever is larger; otherwise it is a "
-    "tie (within noise). Rules of thumb are judged first on deterministic costs (keys and "
-    "documents examined and bytes read per read, bytes written per write, disk after a full "
-    "compaction; within 2% is equal), and on time only where those cannot separate the "
-    "variants; each verdict names the evidence that decided it. Keys and documents examined "
+    "tie (within noise). Rules of thumb are judged first on the measured rate (a mix on its "
+    "own rate); where the rates tie, deterministic costs decide (keys and documents examined "
+    "and bytes read per read; bytes read, written and logged per write; disk after a full "
+    "compaction; within 10% is equal against tied rates, 2% for disk), and where a cost "
+    "points the other way than the rates the verdict says so. Fewer than 5 repetitions "
+    "decide nothing. Each verdict names the evidence that decided it. Keys and documents examined "
     "come from explain (executionStats), bytes from RocksDB's statistics; disk is the live "
     "SST size after a full compaction (what the data costs) and before it (what the writes' "
     "overwritten versions leave behind).";
@@ -667,7 +684,9 @@ std::string HtmlReport(const std::vector<ScenarioResult>& results, const Provena
   for (const SummaryRow& row : SummaryRows(results)) {
     std::string cells;
     for (const auto& [size, v] : row.at) {
-      const std::string cls = v == "agrees" ? "agrees" : v == "tie" ? "tie" : "disagrees";
+      const std::string cls = v == "agrees"                         ? "agrees"
+                              : v == "tie" || v == "not decided" ? "tie"
+                                                                 : "disagrees";
       cells += absl::StrFormat("<span class=\"%s\">%s: %s</span><br>", cls,
                                HtmlEscape(Thousands(size)), v);
     }

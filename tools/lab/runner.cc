@@ -87,7 +87,18 @@ std::string What(const std::string& metric) {
   if (metric == "reads") return "the fastest reads";
   if (metric == "writes") return "the fastest writes";
   if (metric == "disk") return "the least disk";
+  if (metric == "queries") return "the fewest queries per read";
+  if (metric == "bytes written") return "the fewest bytes written per write";
   return "the most ops/s at " + metric;
+}
+
+// What a write costs in bytes: what it reads (the lookups a write does
+// before it changes anything: a linked write's findOne), what it writes,
+// and the same bytes again in the write-ahead log (every written byte is
+// written twice before any compaction: WAL, then the flush).
+constexpr char kWriteCost[] = "I/O bytes/write (read + written + WAL)";
+double WriteCost(const Measurement& m) {
+  return m.read_bytes_per_write + m.written_bytes_per_op + m.wal_bytes_per_op;
 }
 
 // The candidates of a metric, as the verdict module sees them: the
@@ -109,11 +120,25 @@ MetricView ViewOf(const ScenarioResult& r, const std::string& metric, double rea
                        m.read_samples};
     };
   } else if (metric == "writes") {
-    view.options.cost_names = {"bytes written/write"};
+    view.options.cost_names = {kWriteCost};
     view.options.time_name = "writes/s";
     view.options.min_effect = write_effect;
     view.candidate = [](const Measurement& m) {
-      return Candidate{m.variant, {m.written_bytes_per_op}, m.write_samples};
+      return Candidate{m.variant, {WriteCost(m)}, m.write_samples};
+    };
+  } else if (metric == "queries") {
+    // What a read sends, not how fast it is: "one query instead of two".
+    view.options.cost_names = {"queries/read"};
+    view.options.time_name = "";
+    view.candidate = [](const Measurement& m) {
+      return Candidate{m.variant, {m.queries_per_read}, {}};
+    };
+  } else if (metric == "bytes written") {
+    // What a write rewrites (an embedded parent, every time), not its speed.
+    view.options.cost_names = {"bytes written/write"};
+    view.options.time_name = "";
+    view.candidate = [](const Measurement& m) {
+      return Candidate{m.variant, {m.written_bytes_per_op}, {}};
     };
   } else if (metric == "disk") {
     view.options.cost_names = {"disk after compaction (bytes)"};
@@ -127,13 +152,17 @@ MetricView ViewOf(const ScenarioResult& r, const std::string& metric, double rea
       // capture one in the lambda below.
       const auto reads = r.mixes[i].first, writes = r.mixes[i].second;
       if (metric != absl::StrFormat("%d:%d", reads, writes)) continue;
-      view.options.cost_names = {absl::StrFormat("bytes read+written/op at %s", metric)};
+      // Judged on its measured rate; where the rates tie, on the reads'
+      // keys and documents examined, then on every byte the mix moves.
+      view.options.cost_names = {absl::StrFormat("keys + docs examined/op at %s", metric),
+                                 absl::StrFormat("I/O bytes/op at %s", metric)};
       view.options.time_name = "ops/s at " + metric;
       view.options.min_effect = std::max(read_effect, write_effect);
       view.candidate = [i, reads, writes](const Measurement& m) {
+        const double examined = reads * (m.keys_examined + m.docs_examined) / (reads + writes);
         const double bytes =
-            (reads * m.read_bytes_per_op + writes * m.written_bytes_per_op) / (reads + writes);
-        return Candidate{m.variant, {bytes},
+            (reads * m.read_bytes_per_op + writes * WriteCost(m)) / (reads + writes);
+        return Candidate{m.variant, {examined, bytes},
                          i < m.mixed_samples.size() ? m.mixed_samples[i] : std::vector<double>()};
       };
     }
@@ -224,11 +253,13 @@ void Summarize(ScenarioResult& r) {
       std::vector<std::string> parts;
       if (m == br) {
         parts.push_back(reads.kind == VerdictKind::kAgrees ? "fastest reads"
-                                                           : "reads: tie for fastest");
+                        : reads.too_few_repetitions ? "reads: too few repetitions to decide"
+                                                    : "reads: tie for fastest");
       }
       if (m == bw) {
         parts.push_back(writes.kind == VerdictKind::kAgrees ? "fastest writes"
-                                                            : "writes: tie for fastest");
+                        : writes.too_few_repetitions ? "writes: too few repetitions to decide"
+                                                     : "writes: tie for fastest");
       }
       if (m == bd && disk.kind == VerdictKind::kAgrees) parts.push_back("smallest on disk");
       if (parts.empty()) {
@@ -247,10 +278,12 @@ void Summarize(ScenarioResult& r) {
     }
     if (rows.size() >= 2) {
       auto line = [&](const char* what, const ClaimVerdict& v) {
-        return v.kind == VerdictKind::kAgrees
-                   ? absl::StrFormat("%s fastest with %s (%s)", what, v.winner, v.evidence)
-                   : absl::StrFormat("%s: no variant significantly fastest (%s)", what,
-                                     v.evidence);
+        if (v.kind == VerdictKind::kAgrees) {
+          return absl::StrFormat("%s fastest with %s (%s)", what, v.winner, v.evidence);
+        }
+        return v.too_few_repetitions ? absl::StrFormat("%s: not decided (%s)", what, v.evidence)
+                                     : absl::StrFormat("%s: no variant significantly fastest (%s)",
+                                                       what, v.evidence);
       };
       r.verdict.push_back(absl::StrFormat(
           "%s %d: %s; %s; least disk after compaction: %s; largest document: %s, %d bytes "
@@ -266,7 +299,9 @@ void Summarize(ScenarioResult& r) {
         const ClaimVerdict v = judge(metric, {bm->variant}, rows, true);
         mixes.push_back(v.kind == VerdictKind::kAgrees
                             ? absl::StrFormat("%s %s (%s)", metric, bm->variant, v.evidence)
-                            : absl::StrFormat("%s tie (%s)", metric, v.evidence));
+                            : absl::StrFormat("%s %s (%s)", metric,
+                                              v.too_few_repetitions ? "not decided" : "tie",
+                                              v.evidence));
       }
       if (!mixes.empty()) {
         r.verdict.push_back(absl::StrFormat("%s %d, best at read:write %s", r.size_label, size,
@@ -300,19 +335,30 @@ void Summarize(ScenarioResult& r) {
           check.winner = v.winner;
           check.agrees = v.kind == VerdictKind::kAgrees;
           check.tie = v.kind == VerdictKind::kTie;
+          check.undecided = v.too_few_repetitions;
           check.decided_by = v.decided_by;
           check.evidence = v.evidence;
           check.caveat = v.caveat;
+          check.source = c.source;
+          check.quote = c.quote;
           const std::string caveat = v.caveat.empty() ? "" : "; " + v.caveat;
+          // A winner by a cost where the rates tie is the cheaper one, not
+          // the faster: the sentence says which.
+          const std::string what =
+              v.rates_tied ? absl::StrFormat("the lowest %s at rates that tie", v.decided_by)
+                           : What(c.metric);
           if (check.agrees) {
-            parts.push_back(absl::StrFormat("agrees: %s has %s (%s%s)", v.winner,
-                                            What(c.metric), v.evidence, caveat));
+            parts.push_back(absl::StrFormat("agrees: %s has %s (%s%s)", v.winner, what,
+                                            v.evidence, caveat));
+          } else if (v.too_few_repetitions) {
+            parts.push_back(absl::StrFormat("not decided for %s: %s", What(c.metric),
+                                            v.evidence));
           } else if (check.tie) {
             parts.push_back(absl::StrFormat("tie (within noise) for %s: %s", What(c.metric),
                                             v.evidence));
           } else {
             parts.push_back(absl::StrFormat("DISAGREES: %s has %s, not %s (%s%s)", v.winner,
-                                            What(c.metric), c.variant, v.evidence, caveat));
+                                            what, c.variant, v.evidence, caveat));
           }
           r.rule_checks.push_back(std::move(check));
         }
@@ -509,9 +555,10 @@ struct LiveVariant {
 void Unmeasured(Measurement& m, std::string why, int32_t code) {
   m.error = std::move(why);
   m.error_code = code;
-  for (double* f : {&m.read_ops_per_sec, &m.write_ops_per_sec, &m.keys_examined,
-                    &m.docs_examined, &m.read_bytes_per_op, &m.written_bytes_per_op,
-                    &m.wal_bytes_per_op, &m.avg_doc_bytes, &m.max_doc_share}) {
+  for (double* f : {&m.read_ops_per_sec, &m.write_ops_per_sec, &m.queries_per_read,
+                    &m.keys_examined, &m.docs_examined, &m.read_bytes_per_op,
+                    &m.written_bytes_per_op, &m.wal_bytes_per_op, &m.read_bytes_per_write,
+                    &m.avg_doc_bytes, &m.max_doc_share}) {
     *f = kUnknown;
   }
 }
@@ -579,6 +626,7 @@ Status Prepare(const Scenario& s, const Variant& v, int64_t size, const RunOptio
   }
   exec.set_explain(nullptr);
   const bool explained = live.db->engine() == EngineKind::kRockdoc && answered > 0;
+  m.queries_per_read = explained ? static_cast<double>(totals.queries) / answered : kUnknown;
   m.keys_examined = explained ? static_cast<double>(totals.keys_examined) / answered : kUnknown;
   m.docs_examined = explained ? static_cast<double>(totals.docs_examined) / answered : kUnknown;
   return Status::OK();
@@ -666,6 +714,7 @@ Status Finish(const Scenario& s, const RunOptions& options, LiveVariant& live) {
   m.written_bytes_per_op =
       live.write_io.known ? live.write_io.bytes_written / n_writes : kUnknown;
   m.wal_bytes_per_op = live.write_io.known ? live.write_io.wal_bytes / n_writes : kUnknown;
+  m.read_bytes_per_write = live.write_io.known ? live.write_io.bytes_read / n_writes : kUnknown;
   Backend& db = *live.db;
   ROCKDOC_RETURN_IF_ERROR(db.ReopenUnrecorded());  // the dump is not the workload
   ROCKDOC_ASSIGN_OR_RETURN(m.dump_after, Dump(db.executor(), *live.v, live.base));

@@ -44,11 +44,13 @@ struct Measurement {
   std::vector<double> write_samples;
   Interval read_interval;
   Interval write_interval;
+  double queries_per_read = 0;   // query commands one read sends (rockdoc: explained)
   double keys_examined = 0;      // per read, from explain (all queries of one read)
   double docs_examined = 0;
   double read_bytes_per_op = 0;     // StorageStats.bytes_read delta per read
   double written_bytes_per_op = 0;  // StorageStats.bytes_written delta per write
   double wal_bytes_per_op = 0;      // StorageStats.wal_bytes delta per write
+  double read_bytes_per_write = 0;  // StorageStats.bytes_read delta per write: its lookups
   int64_t documents = 0;            // in every collection, after the writes
   double avg_doc_bytes = 0;
   int64_t max_doc_bytes = 0;
@@ -103,9 +105,12 @@ struct RuleCheck {
   std::string winner;   // the winner by the deciding evidence
   bool agrees = false;
   bool tie = false;     // neither: the evidence cannot separate them
+  bool undecided = false;  // a tie because too few repetitions were run (--tiny)
   std::string decided_by;  // the cost or time figure that decided, "" for a tie
   std::string evidence;    // one line, with the figures
-  std::string caveat;      // when time points the other way, significantly
+  std::string caveat;      // when a cost points the other way than the rates
+  std::string source;      // Claim::source and Claim::quote
+  std::string quote;
 };
 
 // The A/A check at one size: the scenario's first variant run twice, as two

@@ -288,8 +288,25 @@ StatusOr<Scenario> ParseScenario(std::string_view json) {
             c.against.emplace_back(a.String());
           }
         }
-        ROCKDOC_RETURN_IF_ERROR(
-            OnlyFields(cd, {"variant", "wins", "from", "to", "or", "against"}, rw + " claim"));
+        // Every claim says who makes it (nothing in the lab is an
+        // anonymous rule of thumb).
+        Element source = cd.Get("source");
+        if (source.type() == BsonType::kString && source.String() == "lab") {
+          // the lab's own: source and quote stay empty
+        } else if (source.type() == BsonType::kDocument) {
+          const std::string sw = rw + " claim source";
+          ROCKDOC_RETURN_IF_ERROR(OnlyFields(source.Document(), {"seed", "quote"}, sw));
+          ROCKDOC_ASSIGN_OR_RETURN(c.source, GetString(source.Document(), "seed", sw, true));
+          ROCKDOC_ASSIGN_OR_RETURN(c.quote, GetString(source.Document(), "quote", sw, true));
+          if (c.source.empty() || c.quote.empty()) {
+            return Invalid(sw, "\"seed\" and \"quote\" must not be empty");
+          }
+        } else {
+          return Invalid(rw, "a claim needs \"source\": {\"seed\": FILE, \"quote\": TEXT} "
+                             "or \"lab\" (the lab's own claim)");
+        }
+        ROCKDOC_RETURN_IF_ERROR(OnlyFields(
+            cd, {"variant", "wins", "from", "to", "or", "against", "source"}, rw + " claim"));
         rule.claims.push_back(std::move(c));
       }
       s.rules.push_back(std::move(rule));
@@ -309,7 +326,8 @@ StatusOr<Scenario> ParseScenario(std::string_view json) {
   }
   for (const RuleOfThumb& rule : s.rules) {
     for (const Claim& c : rule.claims) {
-      bool known = c.metric == "reads" || c.metric == "writes" || c.metric == "disk";
+      bool known = c.metric == "reads" || c.metric == "writes" || c.metric == "disk" ||
+                   c.metric == "queries" || c.metric == "bytes written";
       for (auto [r, w] : s.mixes) known = known || c.metric == std::to_string(r) + ":" + std::to_string(w);
       if (!known) {
         return Invalid(where + " rulesOfThumb",
@@ -379,6 +397,11 @@ StatusOr<std::vector<Scenario>> LoadScenarioDir(const std::string& dir) {
     out.push_back(std::move(s));
   }
   return out;
+}
+
+std::string SourceText(const Claim& c) {
+  return c.source.empty() ? "the lab's own claim"
+                          : "source " + c.source + ": \"" + c.quote + "\"";
 }
 
 std::string DefaultScenarioDir() {
@@ -488,6 +511,7 @@ StatusOr<std::vector<Document>> RockdocExecutor::Drain(const Document& reply) {
 
 Status RockdocExecutor::Explain(const Document& command) {
   if (explain_ == nullptr) return Status::OK();
+  ++explain_->queries;
   BsonBuilder b;
   b.AppendDocument("explain", command.view()).AppendString("verbosity", "executionStats");
   ROCKDOC_ASSIGN_OR_RETURN(Document plan, Command(std::move(b).Build()));

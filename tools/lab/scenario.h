@@ -77,6 +77,12 @@ struct LimitStep {
 // "1000:1") among the rockdoc variants.
 struct Claim {
   std::string variant;
+  // Who makes the claim: a seed document (the file name in ../shared/seeds,
+  // "001_4c317fc5a6fe9993.txt") and its words, verbatim; or, with `source`
+  // empty, the lab's own (no source says it). In the scenario file:
+  // "source": {"seed": FILE, "quote": TEXT} or "source": "lab".
+  std::string source;
+  std::string quote;
   // Variants that count as the claimed one's ("or": the same join run by
   // the server, say): the claim agrees when any of them wins.
   std::vector<std::string> alike;
@@ -88,6 +94,9 @@ struct Claim {
   int64_t from = 0;
   int64_t to = INT64_MAX;
 };
+
+// "source 001_4c317fc5a6fe9993.txt: \"...\"" or "the lab's own claim".
+std::string SourceText(const Claim& c);
 
 struct RuleOfThumb {
   std::string text;  // "favor embedding"
@@ -127,6 +136,7 @@ std::string DefaultScenarioDir();
 
 // Figures the explain of each query adds up to.
 struct ExplainTotals {
+  int64_t queries = 0;  // query commands sent (find, count, aggregate)
   int64_t keys_examined = 0;
   int64_t docs_examined = 0;
 };

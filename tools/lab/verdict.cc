@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace rockdoc::lab {
 namespace {
@@ -122,30 +123,131 @@ ClaimVerdict JudgeClaim(const std::vector<Candidate>& candidates,
     v.evidence = "no other variant to compare with";
     return v;
   }
-
   const size_t n_costs = options.cost_names.size();
-  for (size_t i = 0; i < n_costs; ++i) {
-    if (std::any_of(in.begin(), in.end(), [&](const Candidate* c) {
-          return i >= c->costs.size() || std::isnan(c->costs[i]);
-        })) {
-      continue;
+  auto cost_known = [&](size_t i) {
+    return std::none_of(in.begin(), in.end(), [&](const Candidate* c) {
+      return i >= c->costs.size() || std::isnan(c->costs[i]);
+    });
+  };
+  auto rate = [&](const Candidate* c) {
+    return absl::StrFormat("%s %s", c->name, FormatInterval(MedianInterval(c->samples)));
+  };
+  auto rates = [&](const Candidate* a, const Candidate* b) {
+    return absl::StrFormat("%s: %s vs %s", options.time_name, rate(a), rate(b));
+  };
+  // The first known cost on which `a` and `b` differ by more than
+  // `tolerance`, as "<cost name>: a x vs b y" with whether `a` is the
+  // cheaper; nullopt when they are equal on every cost.
+  struct CostGap {
+    std::string text;
+    bool first_cheaper;
+  };
+  auto cost_gap = [&](const Candidate* a, const Candidate* b,
+                      double tolerance) -> std::optional<CostGap> {
+    for (size_t i = 0; i < n_costs; ++i) {
+      if (!cost_known(i)) continue;
+      const double x = a->costs[i], y = b->costs[i];
+      const double low = std::min(x, y);
+      if (std::max(x, y) <= low + std::max(std::fabs(low) * tolerance, 1e-9)) continue;
+      return CostGap{absl::StrFormat("%s: %s %s vs %s %s", options.cost_names[i], a->name,
+                                     FormatQuantity(x), b->name, FormatQuantity(y)),
+                     x < y};
     }
+    return std::nullopt;
+  };
+
+  // 1. Time, when it was measured: a difference of rates beyond the
+  // intervals decides; the costs only explain it (or say they disagree).
+  const bool timed = std::any_of(in.begin(), in.end(),
+                                 [](const Candidate* c) { return !c->samples.empty(); });
+  if (timed) {
+    std::vector<const Candidate*> sorted = in;
+    std::sort(sorted.begin(), sorted.end(), higher_rate);
+    const Candidate* best_claimed = *std::find_if(sorted.begin(), sorted.end(), is_claimed);
+    const Candidate* best_other = *std::find_if(
+        sorted.begin(), sorted.end(), [&](const Candidate* c) { return !is_claimed(c); });
+    const size_t fewest =
+        std::min_element(sorted.begin(), sorted.end(), [](const Candidate* a, const Candidate* b) {
+          return a->samples.size() < b->samples.size();
+        })[0]->samples.size();
+    if (fewest < kMinRepetitions) {
+      // No interval worth the name: no verdict at all, rather than a tie
+      // (which would say the rates were compared and found equal).
+      v.kind = VerdictKind::kTie;
+      v.too_few_repetitions = true;
+      v.winner = best_claimed->name;
+      v.evidence = absl::StrFormat(
+          "too few repetitions to decide (%d; at least %d needed): %s", fewest, kMinRepetitions,
+          rates(best_claimed, best_other));
+      return v;
+    }
+    // The opposite direction of a cost, said beside the time that decided.
+    auto but = [&](const Candidate* faster, const Candidate* slower) {
+      const std::optional<CostGap> gap = cost_gap(faster, slower, kTiedTimeCostTolerance);
+      if (gap && !gap->first_cheaper) {
+        v.caveat = absl::StrFormat("%s is faster, but costs more (%s)", faster->name, gap->text);
+      }
+    };
+    auto explained = [&](const Candidate* faster, const Candidate* slower) {
+      const std::optional<CostGap> gap = cost_gap(faster, slower, kTiedTimeCostTolerance);
+      std::string text = rates(faster, slower);
+      if (gap && gap->first_cheaper) text += "; " + gap->text;
+      if (!gap && n_costs > 0) {
+        text += absl::StrFormat("; costs within %.0f%%", 100 * kTiedTimeCostTolerance);
+      }
+      return text;
+    };
+    const bool beats_all = std::all_of(sorted.begin(), sorted.end(), [&](const Candidate* c) {
+      return is_claimed(c) ||
+             CompareRates(best_claimed->samples, c->samples, options.min_effect) == Order::kFirst;
+    });
+    // Time decided: `faster` beat `slower` beyond the intervals.
+    auto by_time = [&](VerdictKind kind, const Candidate* faster, const Candidate* slower) {
+      v.kind = kind;
+      v.winner = faster->name;
+      v.decided_by = options.time_name;
+      v.evidence = explained(faster, slower);
+      but(faster, slower);
+      return v;
+    };
+    if (beats_all) return by_time(VerdictKind::kAgrees, best_claimed, best_other);
+    for (const Candidate* c : sorted) {
+      if (is_claimed(c)) continue;
+      if (CompareRates(c->samples, best_claimed->samples, options.min_effect) == Order::kFirst) {
+        return by_time(VerdictKind::kDisagrees, c, best_claimed);
+      }
+    }
+    // The rates tie: the variants the best claimed one does not beat stay
+    // in, and the costs decide among them, with the wider tolerance.
+    std::vector<const Candidate*> tied;
+    for (const Candidate* c : sorted) {
+      if (is_claimed(c) ||
+          CompareRates(best_claimed->samples, c->samples, options.min_effect) != Order::kFirst) {
+        tied.push_back(c);
+      }
+    }
+    in = tied;
+  }
+
+  // 2. The deterministic costs, in order: the variants clearly worse on one
+  // drop out.
+  const double tolerance = timed ? kTiedTimeCostTolerance : kCostTolerance;
+  // A cost that decides between tied rates says so, with the two rates.
+  auto tied_rates = [&](const Candidate* a, const Candidate* b) {
+    if (!timed) return;
+    v.rates_tied = true;
+    v.evidence += "; rates tie (" + rates(a, b) + ")";
+  };
+  for (size_t i = 0; i < n_costs; ++i) {
+    if (!cost_known(i)) continue;
     std::vector<const Candidate*> sorted = in;
     std::sort(sorted.begin(), sorted.end(), lower_cost(i));
     const double best = sorted.front()->costs[i];
-    const double limit = best + std::max(std::fabs(best) * kCostTolerance, 1e-9);
+    const double limit = best + std::max(std::fabs(best) * tolerance, 1e-9);
     std::vector<const Candidate*> tied, out;
     for (const Candidate* c : sorted) (c->costs[i] <= limit ? tied : out).push_back(c);
     const auto claimed_best = std::find_if(sorted.begin(), sorted.end(), is_claimed);
     const std::string& what = options.cost_names[i];
-    auto compare_times = [&](const Candidate* winner, const Candidate* loser) {
-      if (CompareRates(loser->samples, winner->samples, options.min_effect) == Order::kFirst) {
-        v.caveat = absl::StrFormat("but %s is faster (%s: %s vs %s)", loser->name,
-                                   options.time_name,
-                                   FormatInterval(MedianInterval(loser->samples)),
-                                   FormatInterval(MedianInterval(winner->samples)));
-      }
-    };
     if (std::none_of(tied.begin(), tied.end(), is_claimed)) {
       v.kind = VerdictKind::kDisagrees;
       v.winner = sorted.front()->name;
@@ -153,7 +255,7 @@ ClaimVerdict JudgeClaim(const std::vector<Candidate>& candidates,
       v.evidence = absl::StrFormat("%s: %s %s vs %s %s", what, sorted.front()->name,
                                    FormatQuantity(best), (*claimed_best)->name,
                                    FormatQuantity((*claimed_best)->costs[i]));
-      compare_times(sorted.front(), *claimed_best);
+      tied_rates(sorted.front(), *claimed_best);
       return v;
     }
     if (std::all_of(tied.begin(), tied.end(), is_claimed)) {
@@ -163,56 +265,25 @@ ClaimVerdict JudgeClaim(const std::vector<Candidate>& candidates,
       v.evidence = absl::StrFormat("%s: %s %s vs %s %s", what, (*claimed_best)->name,
                                    FormatQuantity((*claimed_best)->costs[i]), out.front()->name,
                                    FormatQuantity(out.front()->costs[i]));
-      compare_times(*claimed_best, out.front());
+      tied_rates(*claimed_best, out.front());
       return v;
     }
     in = tied;  // the claimed variant ties on this cost with others: look further
   }
-
-  // Time decides among the variants the costs could not separate.
-  std::vector<const Candidate*> sorted = in;
-  std::sort(sorted.begin(), sorted.end(), higher_rate);
-  const Candidate* best_claimed = *std::find_if(sorted.begin(), sorted.end(), is_claimed);
+  const Candidate* best_claimed = *std::find_if(in.begin(), in.end(), is_claimed);
   const Candidate* best_other =
-      *std::find_if(sorted.begin(), sorted.end(), [&](const Candidate* c) { return !is_claimed(c); });
-  const std::string equal =
-      n_costs > 0 ? "equal on every deterministic cost; " : std::string();
-  if (best_claimed->samples.empty() || best_other->samples.empty()) {
-    v.kind = VerdictKind::kTie;
-    v.winner = best_claimed->name;
+      *std::find_if(in.begin(), in.end(), [&](const Candidate* c) { return !is_claimed(c); });
+  v.kind = VerdictKind::kTie;
+  v.winner = best_claimed->name;
+  if (!timed) {
     v.evidence = absl::StrFormat("%s and %s are equal on every cost", best_claimed->name,
                                  best_other->name);
     return v;
   }
-  auto text = [&](const Candidate* a, const Candidate* b) {
-    return absl::StrFormat("%s%s: %s %s vs %s %s", equal, options.time_name, a->name,
-                           FormatInterval(MedianInterval(a->samples)), b->name,
-                           FormatInterval(MedianInterval(b->samples)));
-  };
-  const bool beats_all = std::all_of(sorted.begin(), sorted.end(), [&](const Candidate* c) {
-    return is_claimed(c) ||
-           CompareRates(best_claimed->samples, c->samples, options.min_effect) == Order::kFirst;
-  });
-  if (beats_all) {
-    v.kind = VerdictKind::kAgrees;
-    v.winner = best_claimed->name;
-    v.decided_by = options.time_name;
-    v.evidence = text(best_claimed, best_other);
-    return v;
-  }
-  for (const Candidate* c : sorted) {
-    if (is_claimed(c)) continue;
-    if (CompareRates(c->samples, best_claimed->samples, options.min_effect) == Order::kFirst) {
-      v.kind = VerdictKind::kDisagrees;
-      v.winner = c->name;
-      v.decided_by = options.time_name;
-      v.evidence = text(c, best_claimed);
-      return v;
-    }
-  }
-  v.kind = VerdictKind::kTie;
-  v.winner = sorted.front()->name;
-  v.evidence = "tie (within noise): " + text(best_claimed, best_other);
+  v.evidence = absl::StrFormat(
+      "tie (within noise): %s%s", rates(best_claimed, best_other),
+      n_costs > 0 ? absl::StrFormat("; costs within %.0f%%", 100 * kTiedTimeCostTolerance)
+                  : std::string());
   return v;
 }
 

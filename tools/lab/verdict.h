@@ -9,14 +9,19 @@
 // differ only when their intervals do not overlap and their medians differ by
 // at least a minimum effect (the run's noise floor); else they tie.
 //
-// A claim ("variant V wins metric M") is judged lexicographically: first on
-// deterministic costs (bytes per operation, keys and documents examined,
-// disk after compaction), which have no noise: the variants within
-// kCostTolerance of the lowest cost stay in, the rest are out; when only the
-// claimed variant (or its alikes) remains the claim agrees, when it is out
-// it disagrees. When the costs cannot separate them, time decides, with the
-// interval rule above, or it is a tie (within noise). The verdict names the
-// evidence that decided it. Nothing depends on the order of the candidates.
+// A claim ("variant V wins metric M") is judged on what was measured:
+// first time, when the metric has one: a difference of rates beyond the
+// intervals decides, and the deterministic costs (keys and documents
+// examined, bytes read and written, disk after compaction), which have no
+// noise, only explain it, or are named when they point the other way
+// ("X is faster, but costs more (...)"). Where the rates tie, the costs
+// decide, lexicographically: the variants within kTiedTimeCostTolerance of
+// the lowest cost stay in, the rest are out; when only the claimed variant
+// (or its alikes) remains the claim agrees, when it is out it disagrees,
+// else it is a tie. A metric with no time (disk) is judged on its costs
+// alone, within kCostTolerance. Fewer than kMinRepetitions repetitions
+// decide nothing: the verdict says so. The verdict names the evidence that
+// decided it. Nothing depends on the order of the candidates.
 #ifndef ROCKDOC_TOOLS_LAB_VERDICT_H_
 #define ROCKDOC_TOOLS_LAB_VERDICT_H_
 
@@ -29,6 +34,11 @@ namespace rockdoc::lab {
 // equal: a 2% difference in bytes is not one a schema decision should rest
 // on.
 inline constexpr double kCostTolerance = 0.02;
+// Where the rates tie, a cost must differ by more than this to decide: the
+// rates say the difference does not show, and a smaller gap in a proxy
+// (bytes, keys) is not evidence against them. Beside rates that differ, a
+// cost is named (as explaining or opposing them) past the same gap.
+inline constexpr double kTiedTimeCostTolerance = 0.10;
 // The smallest difference of medians called a difference, whatever the
 // intervals say (rates drift by a few percent on a shared machine). The run's
 // A/A check can raise it (see JudgeOptions).
@@ -85,8 +95,15 @@ struct ClaimVerdict {
   std::string winner;    // the best candidate by the deciding evidence (or the tie's best)
   std::string decided_by;  // a cost name, the time name, or "" for a tie on everything
   std::string evidence;  // one line: "bytes written/op: 0-indexes 296 vs 1-index 324"
-  // Set when time points the other way than the deciding cost, significantly.
+  // Set when a deterministic cost points the other way than the rates
+  // that decided: "X is faster, but costs more (bytes written/write: ...)".
   std::string caveat;
+  // Set (with kind kTie) when a candidate has fewer than kMinRepetitions
+  // repetitions: nothing was decided, not even a tie.
+  bool too_few_repetitions = false;
+  // Set when the rates tied and a cost decided: the winner is the cheaper,
+  // not the faster.
+  bool rates_tied = false;
 };
 
 // Judges "one of `claimed` wins" among `candidates` (at least one claimed
