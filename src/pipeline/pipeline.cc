@@ -1722,7 +1722,10 @@ StatusOr<std::vector<std::unique_ptr<Stage>>> ParseStages(const std::vector<Elem
     if (options.deadline.is_set()) chain.push_back(std::make_unique<DeadlineStage>(options.deadline));
     chain.push_back(std::move(stage));
   }
-
+  // After the last stage too, so that its own work runs under the deadline.
+  if (options.deadline.is_set() && !chain.empty()) {
+    chain.push_back(std::make_unique<DeadlineStage>(options.deadline));
+  }
   return chain;
 }
 
