@@ -819,7 +819,7 @@ StatusOr<UpdateDriver::Result> UpdateDriver::Apply(DocumentView doc, const Updat
   out.reserve(doc.size() + 64);
   root.WriteValue(&out);
   if (out.size() > static_cast<size_t>(kMaxBsonObjectSize)) return TooLarge();
-  result.modified = out != doc.bytes();
+  result.modified = out != doc.bytes() || state.counts_as_modified;
   if (!result.modified) result.changed_paths.clear();
   result.doc = Document::AdoptValidated(std::move(out));
   return result;
