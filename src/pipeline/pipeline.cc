@@ -1509,22 +1509,7 @@ void MoveMatchesEarlier(std::vector<Element>* stages) {
 }
 
 StatusOr<std::vector<Element>> StageElements(DocumentView pipeline) {
-  std::vector<Element> stages;
-  for (const Element& s : pipeline) {
-    if (s.type() != BsonType::kDocument) {
-      return Failed(14, "Each element of the 'pipeline' array must be an object");
-    }
-    size_t n = 0;
-    for (const Element& f : s.Document()) {
-      (void)f;
-      ++n;
-    }
-    if (n != 1) {
-      return Failed(40323, "A pipeline stage specification object must contain exactly one "
-                           "field.");
-    }
-    stages.push_back(*s.Document().begin());
-  }
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<Element> stages, PipelineStages(pipeline));
   MoveMatchesEarlier(&stages);
   return stages;
 }

@@ -521,21 +521,9 @@ StatusOr<UpdateDriver> UpdateDriver::ParsePipeline(DocumentView stages) {
   impl->is_pipeline = true;
   impl->update = Document::AdoptValidated(std::string(stages.bytes()));
   internal::VariableScope scope;
-  for (Element stage : impl->update.view()) {
-    if (stage.type() != BsonType::kDocument) {
-      return Status(ErrorCode::kTypeMismatch, "Each element of the 'pipeline' array must be an object");
-    }
-    DocumentView spec = stage.Document();
-    size_t fields = 0;
-    for (Element f : spec) {
-      (void)f;
-      ++fields;
-    }
-    if (fields != 1) {
-      return Status(static_cast<ErrorCode>(40323),
-                    "A pipeline stage specification object must contain exactly one field.");
-    }
-    const Element s = *spec.begin();
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<Element> elements,
+                           internal::PipelineStages(impl->update.view()));
+  for (const Element& s : elements) {
     if (!internal::IsDocumentTransformStage(s.key())) {
       static const char* const kStages[] = {
           "$match", "$group", "$sort", "$limit", "$skip", "$lookup", "$unwind", "$facet",
