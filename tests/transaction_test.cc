@@ -4,6 +4,7 @@
 // transaction_concurrency_test.cc; atomicity under SIGKILL in crash_test.cc.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <thread>
 
 #include "rockdoc/client.h"
@@ -277,7 +278,6 @@ TEST_F(TransactionTest, CommandsThatCannotRunInATransaction) {
   expect_263(c.EstimatedDocumentCount().status(), "estimatedDocumentCount");
   expect_263(c.Validate().status(), "validate");
   expect_263(c.ExplainFind(Json("{}"), {}, ExplainVerbosity::kQueryPlanner).status(), "explain");
-  expect_263(db.CreateCollection("x"), "create");
   expect_263(db.DropCollection("c"), "drop");
   expect_263(db.RenameCollection("c", "d"), "rename");
   expect_263(db.ListCollectionNames().status(), "listCollections");
@@ -298,6 +298,87 @@ TEST_F(TransactionTest, InsertingIntoAMissingCollectionCreatesIt) {
   EXPECT_EQ(Count(c), 1);
   ASSERT_TRUE(s.CommitTransaction().ok());
   EXPECT_EQ(Count(Plain("fresh")), 1);
+}
+
+bool Listed(const Client& client, std::string_view name) {
+  auto names = client.GetDatabase("db").ListCollectionNames();
+  EXPECT_TRUE(names.ok()) << names.status();
+  return names.ok() && std::find(names->begin(), names->end(), name) != names->end();
+}
+
+// Issue #33.3: a collection a transaction creates (a first insert, or
+// create) is the transaction's: no other reader sees it before the commit,
+// and an abort leaves nothing of it, in memory or on disk.
+TEST_F(TransactionTest, ACollectionCreatedInATransactionIsItsUntilCommit) {
+  {
+  Session s = NewSession();
+  Database db = s.GetDatabase("db");
+  ASSERT_TRUE(s.StartTransaction().ok());
+  ASSERT_TRUE(db.GetCollection("fresh").InsertOne(Json(R"({"_id": 1})")).ok());
+  ASSERT_TRUE(db.CreateCollection("made").ok());
+  ASSERT_TRUE(db.GetCollection("made").InsertOne(Json(R"({"_id": 2})")).ok());
+  EXPECT_EQ(Count(db.GetCollection("fresh")), 1);  // the transaction sees its own
+  EXPECT_FALSE(Listed(*client_, "fresh"));
+  EXPECT_FALSE(Listed(*client_, "made"));
+  EXPECT_EQ(Count(Plain("fresh")), 0);
+  // It exists for the transaction (an error, which aborts it).
+  EXPECT_EQ(db.CreateCollection("made").code(), ErrorCode::kNamespaceExists);
+  ASSERT_TRUE(s.AbortTransaction().ok());
+  EXPECT_FALSE(Listed(*client_, "fresh"));
+  EXPECT_FALSE(Listed(*client_, "made"));
+  }
+  Open(ClientOptions());  // nor on disk
+  EXPECT_FALSE(Listed(*client_, "fresh"));
+  EXPECT_FALSE(Listed(*client_, "made"));
+
+  // Committed, they are everyone's, and stay.
+  {
+  Session t = NewSession();
+  Database db = t.GetDatabase("db");
+  ASSERT_TRUE(t.StartTransaction().ok());
+  ASSERT_TRUE(db.GetCollection("fresh").InsertOne(Json(R"({"_id": 1})")).ok());
+  ASSERT_TRUE(db.CreateCollection("made").ok());
+  // Nor a view or a capped collection (refused before anything runs).
+  EXPECT_EQ(db.CreateView("v", "fresh", Json("{}")).code(),
+            ErrorCode::kOperationNotSupportedInTransaction);
+  EXPECT_EQ(db.CreateCollection("capped", Json(R"({"capped": true, "size": 4096})")).code(),
+            ErrorCode::kOperationNotSupportedInTransaction);
+  ASSERT_TRUE(t.CommitTransaction().ok());
+  EXPECT_TRUE(Listed(*client_, "fresh"));
+  EXPECT_TRUE(Listed(*client_, "made"));
+  EXPECT_EQ(Count(Plain("fresh")), 1);
+  }
+  Open(ClientOptions());
+  EXPECT_TRUE(Listed(*client_, "made"));
+  EXPECT_EQ(Count(Plain("fresh")), 1);
+}
+
+// Two creators of one name while the first transaction is open: the second
+// gets WriteConflict (112), TransientTransactionError in a transaction, and
+// succeeds once the first has committed.
+TEST_F(TransactionTest, TwoTransactionsCreatingOneCollectionOneWins) {
+  Session first = NewSession();
+  Session second = NewSession();
+  ASSERT_TRUE(first.StartTransaction().ok());
+  ASSERT_TRUE(first.GetDatabase("db").GetCollection("n").InsertOne(Json(R"({"_id": 1})")).ok());
+  ASSERT_TRUE(second.StartTransaction().ok());
+  Status lost = second.GetDatabase("db").GetCollection("n").InsertOne(Json(R"({"_id": 2})")).status();
+  EXPECT_EQ(lost.code(), ErrorCode::kWriteConflict) << lost;
+  EXPECT_TRUE(lost.HasErrorLabel("TransientTransactionError")) << lost;
+  // The loser's transaction is aborted; a third creator, by create, loses too.
+  Session third = NewSession();
+  ASSERT_TRUE(third.StartTransaction().ok());
+  EXPECT_EQ(third.GetDatabase("db").CreateCollection("n").code(), ErrorCode::kWriteConflict);
+  third.AbortTransaction().IgnoreError();
+  // Outside a transaction too, until the first ends.
+  EXPECT_EQ(Plain("n").InsertOne(Json(R"({"_id": 3})")).status().code(), ErrorCode::kWriteConflict);
+  second.AbortTransaction().IgnoreError();
+  ASSERT_TRUE(first.CommitTransaction().ok());
+  // The loser's retry finds the collection.
+  ASSERT_TRUE(second.StartTransaction().ok());
+  ASSERT_TRUE(second.GetDatabase("db").GetCollection("n").InsertOne(Json(R"({"_id": 2})")).ok());
+  ASSERT_TRUE(second.CommitTransaction().ok());
+  EXPECT_EQ(Count(Plain("n")), 2);
 }
 
 TEST_F(TransactionTest, TheDriversStateMachine) {

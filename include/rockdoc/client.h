@@ -399,10 +399,12 @@ class Database {
 //  - A transaction open longer than ClientOptions::transaction_lifetime_
 //    limit_ms is aborted.
 //  - Not allowed inside a transaction (OperationNotSupportedInTransaction,
-//    263): creating or dropping collections and indexes, renames,
-//    estimatedDocumentCount, validate. Inserting into a missing collection
-//    creates it (as MongoDB 4.4+); the new empty collection stays if the
-//    transaction aborts.
+//    263): creating views and indexes, dropping collections and indexes,
+//    renames, estimatedDocumentCount, validate. Creating a collection
+//    (Database::CreateCollection, or inserting into a missing one) is, as
+//    in MongoDB 4.4+, part of the transaction: other readers see the
+//    collection once it commits, an abort leaves nothing, and another
+//    creator of the name meanwhile gets WriteConflict (112).
 // Outside a transaction, operations through the session behave as without
 // one (each write is its own atomic change), except in a snapshot session.
 // A Session is used by one thread at a time; sessions on different threads
