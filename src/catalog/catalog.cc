@@ -356,6 +356,7 @@ void Catalog::EndCreations(const KvTransaction* txn, bool committed) {
       continue;
     }
     if (committed) {
+      it->second.meta->creating_txn.store(nullptr, std::memory_order_release);
       collections_[it->first] = std::move(it->second.meta);
     } else {
       // Its documents and catalog entry went with the transaction; a
@@ -427,6 +428,18 @@ Status Catalog::PersistLocked(
   std::vector<std::pair<const IndexDescriptor*, int64_t>> usage_written;
   uint64_t statistics_version = 0;
   Document doc = EntryOf(meta, multikey_override, &usage_written, &statistics_version);
+  if (const KvTransaction* creator = meta.creating_txn.load(std::memory_order_acquire)) {
+    // A transaction's creation: its entry commits (or not) with the
+    // transaction. Only that transaction's operations see the collection,
+    // so the thread's transaction is the creator.
+    KvTransaction* txn = CatalogTransactionScope::Current();
+    if (txn != creator || !delete_key.empty()) {
+      return Status(ErrorCode::kInternalError,
+                    "the catalog entry of " + meta.full_name() +
+                        " written outside the transaction creating it");
+    }
+    return txn->Put(KeySpace::kCatalog, CatalogMetaKey(meta.db, meta.name), doc.bytes());
+  }
   std::vector<Engine::MetadataWrite> writes;
   writes.push_back({Engine::MetadataWrite::Op::kPut, CatalogMetaKey(meta.db, meta.name),
                     std::string(doc.bytes())});
@@ -524,17 +537,14 @@ StatusOr<std::shared_ptr<CollectionMeta>> Catalog::GetOrCreateLocked(
     }
   }
   if (created != nullptr) *created = true;
+  // In a transaction, the transaction's: Persist writes its entry through
+  // it, and it stays out of collections_ until the commit.
+  meta->creating_txn.store(txn, std::memory_order_release);
+  ROCKDOC_RETURN_IF_ERROR(Persist(*meta));
   if (txn != nullptr) {
-    // The transaction's: its entry commits (or not) with its documents.
-    std::vector<std::pair<const IndexDescriptor*, int64_t>> usage_written;
-    uint64_t statistics_version = 0;
-    Document entry = EntryOf(*meta, nullptr, &usage_written, &statistics_version);
-    ROCKDOC_RETURN_IF_ERROR(
-        txn->Put(KeySpace::kCatalog, CatalogMetaKey(meta->db, meta->name), entry.bytes()));
     pending_[key] = PendingCreation{meta, txn};
     return meta;
   }
-  ROCKDOC_RETURN_IF_ERROR(Persist(*meta));
   collections_[key] = meta;
   return meta;
 }

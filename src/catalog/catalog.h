@@ -31,6 +31,8 @@
 
 namespace rockdoc::internal {
 
+class KvTransaction;
+
 // A collection's options (createCollection / collMod), decoded and
 // checked. Each option MongoDB's create command knows is a row of the table
 // in catalog.cc: one that is implemented has a field here and a decoder
@@ -110,6 +112,11 @@ struct CollectionMeta {
   // The collection lock (store/collection_lock.h: CollectionLock).
   mutable SharedMutex mu;
   std::atomic<bool> dropped{false};
+  // The transaction that created it, until that commits (null after, and
+  // for collections created outside one): its entry is written through
+  // that transaction (Catalog::PersistCollection and every other write of
+  // it), so that an abort leaves nothing (CatalogTransactionScope).
+  std::atomic<const KvTransaction*> creating_txn{nullptr};
 
   // The secondary indexes, as an immutable snapshot: a reader (a planner,
   // a writer holding `mu` shared) keeps the set it took for as long as it
@@ -205,8 +212,6 @@ StatusOr<ValidationAction> ParseValidationAction(const Element& e, std::string_v
 // MongoDB's naming rules. InvalidNamespace (73) with MongoDB's wording.
 Status ValidateDatabaseName(std::string_view name);
 Status ValidateCollectionName(std::string_view db, std::string_view name);
-
-class KvTransaction;
 
 // The multi-document transaction the calling thread's operation runs in,
 // as the catalog sees it. A collection such an operation creates (a first

@@ -83,6 +83,16 @@ def a_collection_created_in_a_transaction_is_its_until_commit():
         s.commit_transaction()
     assert names("fresh", "made") == ["fresh", "made"]
     assert list(db.fresh.find()) == [{"_id": 1}]
+    # An index on a collection the transaction creates is the transaction's too.
+    db.drop_collection("indexed")
+    with client.start_session() as s:
+        s.start_transaction()
+        db.indexed.create_index("a", session=s)
+        db.indexed.insert_one({"_id": 1, "a": 5}, session=s)
+        assert names("indexed") == []
+        s.commit_transaction()
+    assert [i["name"] for i in db.indexed.list_indexes()] == ["_id_", "a_1"]
+    assert list(db.indexed.find({"a": 5}).hint("a_1")) == [{"_id": 1, "a": 5}]
 
 
 @test
