@@ -932,6 +932,39 @@ TEST_F(CommandTest, EndSessionsAbortsTheirTransactions) {
   EXPECT_EQ(Error(R"({"endSessions": [{"id": 1}]})").substr(0, 11), "2 BadValue:");
 }
 
+// Issue #33.2: a command MongoDB does not run in a transaction is refused
+// in one (263), by the dispatcher's table, before it does anything:
+// renameCollection used to run outside the transaction and survive its
+// abort.
+TEST_F(CommandTest, CommandsNotAllowedInATransactionAreRefused) {
+  InsertNumbers(1);
+  auto run = [&](const Document& cmd, std::string_view db = "test") {
+    return client_->RunCommand(db, cmd);
+  };
+  auto error = [&](const Document& cmd, std::string_view db = "test") {
+    Document e = run(cmd, db);
+    if (e.Get("ok").NumberAsDouble() == 1) return std::string("ok");
+    return std::to_string(e.Get("code").Int32()) + " " + std::string(e.Get("errmsg").String());
+  };
+  ASSERT_EQ(error(WithSession(R"({"insert": "c", "documents": [{"_id": 100}]})", 5, 1, true)), "ok");
+  EXPECT_EQ(error(WithSession(R"({"renameCollection": "test.c", "to": "test.d"})", 5, 1), "admin"),
+            "263 Cannot run 'renameCollection' in a multi-document transaction.");
+  for (const char* command : {R"({"drop": "c"})", R"({"count": "c"})", R"({"listCollections": 1})",
+                              R"({"collMod": "c"})", R"({"dropIndexes": "c", "index": "*"})",
+                              R"({"explain": {"find": "c"}})", R"({"dbStats": 1})",
+                              R"({"validate": "c"})", R"({"dropDatabase": 1})", R"({"ping": 1})"}) {
+    EXPECT_EQ(error(WithSession(command, 5, 1)).substr(0, 4), "263 ") << command;
+  }
+  // Nothing ran: after the abort the collection keeps its name and its
+  // document, without the transaction's insert.
+  ASSERT_EQ(error(WithSession(R"({"abortTransaction": 1})", 5, 1), "admin"), "ok");
+  EXPECT_EQ(Ok(R"({"count": "c"})").Get("n").Int32(), 1);
+  EXPECT_EQ(Ok(R"({"count": "d"})").Get("n").Int32(), 0);
+  // Outside a transaction the same session renames.
+  EXPECT_EQ(error(WithSession(R"({"renameCollection": "test.c", "to": "test.d"})", 5), "admin"), "ok");
+  EXPECT_EQ(Ok(R"({"count": "d"})").Get("n").Int32(), 1);
+}
+
 // Concerns in a transaction (MongoDB's rules): the first command may give a
 // readConcern of a transaction's levels, the others none; only the commit
 // and abort take a writeConcern.

@@ -474,6 +474,22 @@ TEST(ExpressionTest, RegexOperators) {
   EXPECT_EVAL(R"({"$regexMatch": {"input": "a"}})", "{}", "31022: $regexMatch requires 'regex' to be specified");
 }
 
+TEST(ExpressionTest, RegexOperatorsUnderPcre2DefaultLimits) {
+  // Issue #34.1: a match PCRE2's default limits decide is answered; one that
+  // reaches them is error 51156 in each operator, never false or null.
+  const std::string many_a(5000, 'a');
+  const std::string doc = R"({"s": ")" + many_a + R"(", "t": ")" + std::string(40, 'a') + R"(!"})";
+  EXPECT_EVAL(R"({"$regexMatch": {"input": "$s", "regex": "^(?:a|b)*$"}})", doc, "true");
+  EXPECT_EVAL(R"({"$regexMatch": {"input": "$s", "regex": "^(a)*$"}})", doc, "true");
+  EXPECT_EVAL(R"({"$regexMatch": {"input": {"$substrBytes": ["$s", 0, 190]}, "regex": "(.*a){3}x|a$"}})",
+              doc, "true");
+  for (const char* op : {"$regexMatch", "$regexFind", "$regexFindAll"}) {
+    EXPECT_EVAL(std::string(R"({")") + op + R"(": {"input": "$t", "regex": "(a+)+$"}})", doc,
+                std::string("51156: Error occurred while executing the regular expression in ") + op +
+                    ". Result code: match limit exceeded");
+  }
+}
+
 TEST(ExpressionTest, DatesInTimezones) {
   // The manual's $dateToString example.
   const char* kDoc = R"({"date": {"$date": "2014-01-01T08:15:39.736Z"}})";

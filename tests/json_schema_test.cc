@@ -28,6 +28,26 @@ Status ParseSchema(std::string_view schema) {
       .status();
 }
 
+TEST(JsonSchema, PatternReachingARegexLimitIsAnError) {
+  // Issue #34.1: pattern and patternProperties fail the match (51156) when
+  // PCRE2 cannot decide, instead of taking it for "no match".
+  const std::string t = std::string(40, 'a') + "!";
+  struct {
+    const char* schema;
+    std::string field;  // the string the pattern meets: a value, then a name
+  } cases[] = {{R"({"properties": {"t": {"pattern": "(a+)+$"}}})", "t"},
+               {R"({"patternProperties": {"(a+)+$": {"bsonType": "int"}}})", t}};
+  for (const auto& [schema, field] : cases) {
+    auto expr = ParseMatchExpression(Json(std::string("{\"$jsonSchema\": ") + schema + "}"));
+    ASSERT_TRUE(expr.ok()) << expr.status();
+    BsonBuilder b;
+    b.AppendString(field, t);
+    auto matched = MatchesOrError(**expr, std::move(b).Build());
+    ASSERT_FALSE(matched.ok()) << schema;
+    EXPECT_EQ(matched.status().code_number(), 51156);
+  }
+}
+
 struct Case {
   const char* schema;
   const char* doc;

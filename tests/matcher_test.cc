@@ -465,15 +465,48 @@ TEST(Matcher, RegexBuiltWithTheBuilder) {
   EXPECT_FALSE((*expr)->Matches(Json(R"({"a": "bAC"})")));
 }
 
-TEST(Matcher, RunawayRegexGivesUpInsteadOfHanging) {
-  // Catastrophic backtracking: (a+)+$ against many a's and a final b.
-  auto expr = Parse(R"({"a": {"$regularExpression": {"pattern": "^(a+)+$", "options": ""}}})");
-  std::string subject(5000, 'a');
-  subject += "b";
+Document StringField(std::string_view name, const std::string& value) {
   BsonBuilder b;
-  b.AppendString("a", subject);
-  EXPECT_FALSE(expr->Matches(std::move(b).Build()));
-  EXPECT_TRUE(expr->Matches(Json(R"({"a": "aaaa"})")));
+  b.AppendString(name, value);
+  return std::move(b).Build();
+}
+
+TEST(Matcher, RegexMatchesUnderPcre2DefaultLimits) {
+  // Issue #34.1: these took the 1e6 match limit and 1e4 depth limit rockdoc
+  // used to impose for "no match"; PCRE2's default limits (MongoDB's) match
+  // them.
+  for (const char* pattern : {"^(?:a|b)*$", "^(a)*$"}) {
+    auto expr = Parse(std::string(R"({"a": {"$regex": ")") + pattern + R"("}})");
+    auto matched = MatchesOrError(*expr, StringField("a", std::string(5000, 'a')));
+    ASSERT_TRUE(matched.ok()) << matched.status();
+    EXPECT_TRUE(*matched) << pattern;
+  }
+  auto expr = Parse(R"({"a": {"$regex": "(.*a){3}x|a$"}})");
+  // 190 characters: past what the old match limit allowed (185), well
+  // within PCRE2's default one.
+  auto matched = MatchesOrError(*expr, StringField("a", std::string(190, 'a')));
+  ASSERT_TRUE(matched.ok()) << matched.status();
+  EXPECT_TRUE(*matched);
+}
+
+TEST(Matcher, RegexReachingALimitIsAnErrorNotANo) {
+  // Catastrophic backtracking exhausts even PCRE2's default match limit:
+  // the filter fails (51156), in $regex and in $in alike, and the error
+  // stays the operation's under a $not.
+  const std::string subject = std::string(40, 'a') + "!";
+  for (const char* filter : {R"({"a": {"$regex": "(a+)+$"}})",
+                             R"({"a": {"$not": {"$in": [1, {"$regularExpression": {"pattern": "(a+)+$", "options": ""}}]}}})"}) {
+    auto matched = MatchesOrError(*Parse(filter), StringField("a", subject));
+    ASSERT_FALSE(matched.ok()) << filter;
+    EXPECT_EQ(static_cast<int>(matched.status().code()), 51156);
+    EXPECT_THAT(std::string(matched.status().message()),
+                HasSubstr("Error occurred while executing the regular expression in "));
+    EXPECT_THAT(std::string(matched.status().message()), HasSubstr("match limit exceeded"));
+  }
+  // The same pattern decides a short subject.
+  auto ok = MatchesOrError(*Parse(R"({"a": {"$regex": "(a+)+$"}})"), Json(R"({"a": "aaaa"})"));
+  ASSERT_TRUE(ok.ok());
+  EXPECT_TRUE(*ok);
 }
 
 TEST(Matcher, Mod) {

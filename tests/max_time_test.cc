@@ -293,6 +293,46 @@ TEST_F(MaxTimeTest, AggregateHasOneDeadlineForAllItsFinds) {
   EXPECT_EQ(cursor->document().Get("n").Int32(), 300);
 }
 
+// Issue #34.8: a slow regex (millions of PCRE2 steps per document) used to
+// run to the end of its match, the clock read only every 128 documents; the
+// match now checks the deadline itself (PCRE2's callouts), in a filter and
+// in $regexMatch alike. Three documents, far fewer than the executor's
+// check interval: only a check inside the match can expire them.
+TEST_F(MaxTimeTest, ASlowRegexExpiresInsideOneMatch) {
+  std::vector<Document> docs;
+  for (int i = 0; i < 3; ++i) {
+    BsonBuilder b;
+    b.AppendInt32("_id", i);
+    b.AppendString("s", std::string(190, 'a'));
+    docs.push_back(std::move(b).Build());
+  }
+  ASSERT_TRUE(Coll().InsertMany(docs)->ok());
+  const Document filter = Json(R"({"s": {"$regex": "(.*a){3}x|a$"}})");
+  const Document pipeline = Json(R"({"p": [{"$project": {"m": {"$regexMatch": {
+                                      "input": "$s", "regex": "(.*a){3}x|a$"}}}}]})");
+  UseFakeClock(1);
+  FindOptions find;
+  find.max_time_ms = 100;
+  StatusOr<Cursor> cursor = Coll().Find(filter, find);
+  ASSERT_TRUE(cursor.ok()) << cursor.status();
+  EXPECT_FALSE(cursor->Next());
+  ExpectExpired(cursor->status());
+  AggregateOptions aggregate;
+  aggregate.max_time_ms = 100;
+  cursor = Coll().Aggregate(pipeline.Get("p").Array(), aggregate);
+  ASSERT_TRUE(cursor.ok()) << cursor.status();
+  EXPECT_FALSE(cursor->Next());
+  ExpectExpired(cursor->status());
+  // Without a limit the regex answers: the document matches (by "a$").
+  internal::SetClockForTesting(nullptr);
+  cursor = Coll().Find(Json(R"({"_id": 0, "s": {"$regex": "(.*a){3}x|a$"}})"), FindOptions{});
+  ASSERT_TRUE(cursor.ok());
+  int n = 0;
+  while (cursor->Next()) ++n;
+  EXPECT_TRUE(cursor->status().ok()) << cursor->status();
+  EXPECT_EQ(n, 1);
+}
+
 TEST_F(MaxTimeTest, GenerousLimitsSucceed) {
   Fill(100);
   constexpr int64_t kGenerous = 600000;

@@ -489,6 +489,42 @@ TEST_F(UpdatePipelineTest, RefusedBeforeAnythingIsWritten) {
   EXPECT_EQ(Docs("c"), R"({"_id": 1, "a": 1})");
 }
 
+// Issue #34.10: a pipeline lists at most 1,000 stages (MongoDB's
+// internalPipelineLengthLimit, 7749501), wherever it is parsed: aggregate,
+// $lookup, $unionWith and $facet sub-pipelines, update pipelines, views
+// (their definitions, and what a read over them runs).
+std::string StagesOf(size_t n, const std::string& stage = R"({"$set": {"x": 1}})") {
+  std::string out = "[";
+  for (size_t i = 0; i < n; ++i) out += (i ? ", " : "") + stage;
+  return out + "]";
+}
+
+TEST_F(UpdatePipelineTest, APipelineOfMoreThanAThousandStagesIsRefused) {
+  Insert("c", R"([{"_id": 1, "a": 1}])");
+  Insert("o", R"([{"_id": 1}])");
+  const std::string kTooLong = "7749501: Pipeline length must be no longer than 1000 stages.";
+  const std::string many = StagesOf(1001);
+  EXPECT_EQ(Run("c", many), kTooLong);
+  EXPECT_EQ(Run("c", StagesOf(100000)), kTooLong);
+  EXPECT_EQ(Run("c", R"([{"$lookup": {"from": "o", "pipeline": )" + many + R"(, "as": "j"}}])"), kTooLong);
+  EXPECT_EQ(Run("c", R"([{"$unionWith": {"coll": "o", "pipeline": )" + many + R"(}}])"), kTooLong);
+  EXPECT_EQ(Run("c", R"([{"$facet": {"f": )" + many + R"(}}])"), kTooLong);
+  // 1,000 is allowed.
+  EXPECT_EQ(Run("c", StagesOf(1000)), R"({"_id": 1, "a": 1, "x": 1})");
+  Document p = Stages(many);
+  StatusOr<UpdateResult> r = Coll("c").UpdateMany(Json("{}"), UpdatePipeline{p.Get("p").Array()});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(std::to_string(r.status().code_number()) + ": " + std::string(r.status().message()), kTooLong);
+  EXPECT_EQ(Docs("c"), R"({"_id": 1, "a": 1})");
+  // A view: its definition, and a read whose stages and the view's exceed it.
+  p = Stages(many);
+  EXPECT_EQ(db().CreateView("v_long", "c", p.Get("p").Array()).code_number(), 7749501);
+  p = Stages(StagesOf(600));
+  ASSERT_TRUE(db().CreateView("v", "c", p.Get("p").Array()).ok());
+  EXPECT_EQ(Run("v", StagesOf(600)), kTooLong);
+  EXPECT_EQ(Run("v", StagesOf(400)), R"({"_id": 1, "a": 1, "x": 1})");
+}
+
 // $lookup with let and pipeline: the manual's three examples.
 TEST_F(PipelineTest, LookupPipelinesAsTheManualShows) {
   Insert("orders", R"([

@@ -4,6 +4,7 @@
 // transaction_concurrency_test.cc; atomicity under SIGKILL in crash_test.cc.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <thread>
 
 #include "rockdoc/client.h"
@@ -270,14 +271,12 @@ TEST_F(TransactionTest, CommandsThatCannotRunInATransaction) {
   auto expect_263 = [](const Status& st, std::string_view what) {
     EXPECT_EQ(st.code(), ErrorCode::kOperationNotSupportedInTransaction) << what << ": " << st;
   };
-  expect_263(c.CreateIndex(Json(R"({"a": 1})")).status(), "createIndex");
   expect_263(c.DropIndexes(), "dropIndexes");
   expect_263(c.ListIndexes().status(), "listIndexes");
   expect_263(c.Drop(), "drop");
   expect_263(c.EstimatedDocumentCount().status(), "estimatedDocumentCount");
   expect_263(c.Validate().status(), "validate");
   expect_263(c.ExplainFind(Json("{}"), {}, ExplainVerbosity::kQueryPlanner).status(), "explain");
-  expect_263(db.CreateCollection("x"), "create");
   expect_263(db.DropCollection("c"), "drop");
   expect_263(db.RenameCollection("c", "d"), "rename");
   expect_263(db.ListCollectionNames().status(), "listCollections");
@@ -298,6 +297,142 @@ TEST_F(TransactionTest, InsertingIntoAMissingCollectionCreatesIt) {
   EXPECT_EQ(Count(c), 1);
   ASSERT_TRUE(s.CommitTransaction().ok());
   EXPECT_EQ(Count(Plain("fresh")), 1);
+}
+
+bool Listed(const Client& client, std::string_view name) {
+  auto names = client.GetDatabase("db").ListCollectionNames();
+  EXPECT_TRUE(names.ok()) << names.status();
+  return names.ok() && std::find(names->begin(), names->end(), name) != names->end();
+}
+
+// Issue #33.3: a collection a transaction creates (a first insert, or
+// create) is the transaction's: no other reader sees it before the commit,
+// and an abort leaves nothing of it, in memory or on disk.
+TEST_F(TransactionTest, ACollectionCreatedInATransactionIsItsUntilCommit) {
+  {
+  Session s = NewSession();
+  Database db = s.GetDatabase("db");
+  ASSERT_TRUE(s.StartTransaction().ok());
+  ASSERT_TRUE(db.GetCollection("fresh").InsertOne(Json(R"({"_id": 1})")).ok());
+  ASSERT_TRUE(db.CreateCollection("made").ok());
+  ASSERT_TRUE(db.GetCollection("made").InsertOne(Json(R"({"_id": 2})")).ok());
+  EXPECT_EQ(Count(db.GetCollection("fresh")), 1);  // the transaction sees its own
+  EXPECT_FALSE(Listed(*client_, "fresh"));
+  EXPECT_FALSE(Listed(*client_, "made"));
+  EXPECT_EQ(Count(Plain("fresh")), 0);
+  // It exists for the transaction (an error, which aborts it).
+  EXPECT_EQ(db.CreateCollection("made").code(), ErrorCode::kNamespaceExists);
+  ASSERT_TRUE(s.AbortTransaction().ok());
+  EXPECT_FALSE(Listed(*client_, "fresh"));
+  EXPECT_FALSE(Listed(*client_, "made"));
+  }
+  Open(ClientOptions());  // nor on disk
+  EXPECT_FALSE(Listed(*client_, "fresh"));
+  EXPECT_FALSE(Listed(*client_, "made"));
+
+  // Committed, they are everyone's, and stay.
+  {
+  Session t = NewSession();
+  Database db = t.GetDatabase("db");
+  ASSERT_TRUE(t.StartTransaction().ok());
+  ASSERT_TRUE(db.GetCollection("fresh").InsertOne(Json(R"({"_id": 1})")).ok());
+  ASSERT_TRUE(db.CreateCollection("made").ok());
+  // Nor a view or a capped collection (refused before anything runs).
+  EXPECT_EQ(db.CreateView("v", "fresh", Json("{}")).code(),
+            ErrorCode::kOperationNotSupportedInTransaction);
+  EXPECT_EQ(db.CreateCollection("capped", Json(R"({"capped": true, "size": 4096})")).code(),
+            ErrorCode::kOperationNotSupportedInTransaction);
+  ASSERT_TRUE(t.CommitTransaction().ok());
+  EXPECT_TRUE(Listed(*client_, "fresh"));
+  EXPECT_TRUE(Listed(*client_, "made"));
+  EXPECT_EQ(Count(Plain("fresh")), 1);
+  }
+  Open(ClientOptions());
+  EXPECT_TRUE(Listed(*client_, "made"));
+  EXPECT_EQ(Count(Plain("fresh")), 1);
+}
+
+// createIndexes in a transaction: on a collection the transaction creates
+// (or created and left empty), as MongoDB 4.4+; the index is the
+// transaction's with the collection. On any other, 263.
+TEST_F(TransactionTest, IndexesOnACollectionCreatedInTheTransaction) {
+  ASSERT_TRUE(Plain().InsertOne(Json(R"({"_id": 1})")).ok());
+  {
+    Session s = NewSession();
+    Collection ix = s.GetDatabase("db").GetCollection("ix");
+    ASSERT_TRUE(s.StartTransaction().ok());
+    auto name = ix.CreateIndex(Json(R"({"a": 1})"));
+    ASSERT_TRUE(name.ok()) << name.status();
+    ASSERT_TRUE(ix.InsertOne(Json(R"({"_id": 1, "a": 5})")).ok());
+    EXPECT_FALSE(Listed(*client_, "ix"));
+    ASSERT_TRUE(s.AbortTransaction().ok());
+    EXPECT_FALSE(Listed(*client_, "ix"));
+
+    ASSERT_TRUE(s.StartTransaction().ok());
+    ASSERT_TRUE(s.GetDatabase("db").CreateCollection("ix").ok());
+    ASSERT_TRUE(ix.CreateIndex(Json(R"({"a": 1})")).ok());
+    ASSERT_TRUE(ix.InsertOne(Json(R"({"_id": 1, "a": 5})")).ok());
+    ASSERT_TRUE(s.CommitTransaction().ok());
+  }
+  // The index was kept up by the transaction's insert, and survives a reopen.
+  Open(ClientOptions());
+  auto indexes = Plain("ix").ListIndexes();
+  ASSERT_TRUE(indexes.ok()) << indexes.status();
+  ASSERT_EQ(indexes->size(), 2u);
+  EXPECT_EQ((*indexes)[1].view().Get("name").String(), "a_1");
+  FindOptions by_a;
+  by_a.hint = Json(R"({"a": 1})");
+  auto cursor = Plain("ix").Find(Json(R"({"a": 5})"), by_a);
+  ASSERT_TRUE(cursor.ok()) << cursor.status();
+  ASSERT_TRUE(cursor->Next()) << cursor->status();
+  EXPECT_EQ(cursor->document().Get("_id").Int32(), 1);
+  auto valid = Plain("ix").Validate();
+  ASSERT_TRUE(valid.ok());
+  EXPECT_TRUE(valid->valid);
+
+  // An existing collection, or one the transaction created and wrote to.
+  Session t = NewSession();
+  ASSERT_TRUE(t.StartTransaction().ok());
+  Status existing = t.GetDatabase("db").GetCollection("c").CreateIndex(Json(R"({"b": 1})")).status();
+  EXPECT_EQ(existing.code(), ErrorCode::kOperationNotSupportedInTransaction) << existing;
+  EXPECT_EQ(existing.message(),
+            "Cannot create new indexes on existing collection db.c in a multi-document transaction.");
+  t.AbortTransaction().IgnoreError();
+  ASSERT_TRUE(t.StartTransaction().ok());
+  Collection written = t.GetDatabase("db").GetCollection("written");
+  ASSERT_TRUE(written.InsertOne(Json(R"({"_id": 1})")).ok());
+  EXPECT_EQ(written.CreateIndex(Json(R"({"b": 1})")).status().code(),
+            ErrorCode::kOperationNotSupportedInTransaction);
+  t.AbortTransaction().IgnoreError();
+  EXPECT_EQ(Plain().ListIndexes()->size(), 1u);
+}
+
+// Two creators of one name while the first transaction is open: the second
+// gets WriteConflict (112), TransientTransactionError in a transaction, and
+// succeeds once the first has committed.
+TEST_F(TransactionTest, TwoTransactionsCreatingOneCollectionOneWins) {
+  Session first = NewSession();
+  Session second = NewSession();
+  ASSERT_TRUE(first.StartTransaction().ok());
+  ASSERT_TRUE(first.GetDatabase("db").GetCollection("n").InsertOne(Json(R"({"_id": 1})")).ok());
+  ASSERT_TRUE(second.StartTransaction().ok());
+  Status lost = second.GetDatabase("db").GetCollection("n").InsertOne(Json(R"({"_id": 2})")).status();
+  EXPECT_EQ(lost.code(), ErrorCode::kWriteConflict) << lost;
+  EXPECT_TRUE(lost.HasErrorLabel("TransientTransactionError")) << lost;
+  // The loser's transaction is aborted; a third creator, by create, loses too.
+  Session third = NewSession();
+  ASSERT_TRUE(third.StartTransaction().ok());
+  EXPECT_EQ(third.GetDatabase("db").CreateCollection("n").code(), ErrorCode::kWriteConflict);
+  third.AbortTransaction().IgnoreError();
+  // Outside a transaction too, until the first ends.
+  EXPECT_EQ(Plain("n").InsertOne(Json(R"({"_id": 3})")).status().code(), ErrorCode::kWriteConflict);
+  second.AbortTransaction().IgnoreError();
+  ASSERT_TRUE(first.CommitTransaction().ok());
+  // The loser's retry finds the collection.
+  ASSERT_TRUE(second.StartTransaction().ok());
+  ASSERT_TRUE(second.GetDatabase("db").GetCollection("n").InsertOne(Json(R"({"_id": 2})")).ok());
+  ASSERT_TRUE(second.CommitTransaction().ok());
+  EXPECT_EQ(Count(Plain("n")), 2);
 }
 
 TEST_F(TransactionTest, TheDriversStateMachine) {

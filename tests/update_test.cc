@@ -454,6 +454,22 @@ TEST(PushTest, SortAlreadySortedEmptyEachIsANoOp) {
   ExpectNoOp(R"({"_id": 1, "t": [1, 2, 3]})", R"({"$push": {"t": {"$each": [], "$sort": 1}}})");
 }
 
+TEST(PushTest, InsertThenSliceBackToTheSameArrayCountsAsModified) {
+  // Issue #34.4: MongoDB counts an update that pushed elements as modified
+  // (nModified: 1) even when $slice, or $sort then $slice, drops them again.
+  for (const char* update : {R"({"$push": {"t": {"$each": [9], "$slice": 3}}})",
+                             R"({"$push": {"t": {"$each": [0], "$sort": -1, "$slice": 3}}})",
+                             R"({"$push": {"t": {"$each": [4], "$sort": -1, "$slice": -3}}})"}) {
+    SCOPED_TRACE(update);
+    auto result = RunUpdate(R"({"_id": 1, "t": [3, 2, 1]})", update);
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_EQ(Canonical(result->doc), Canonical(Json(R"({"_id": 1, "t": [3, 2, 1]})")));
+    EXPECT_TRUE(result->modified);
+  }
+  // Nothing pushed, nothing changed: still not a modification.
+  ExpectNoOp(R"({"_id": 1, "t": [1, 2, 3]})", R"({"$push": {"t": {"$each": [], "$slice": 5}}})");
+}
+
 TEST(PushTest, ArgumentErrors) {
   ExpectParseError(R"({"$push": {"a": {"$each": 1}}})", ErrorCode::kBadValue,
                    "The argument to $each in $push must be an array but it was of type: int");

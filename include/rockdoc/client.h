@@ -406,10 +406,14 @@ class Database {
 //  - A transaction open longer than ClientOptions::transaction_lifetime_
 //    limit_ms is aborted.
 //  - Not allowed inside a transaction (OperationNotSupportedInTransaction,
-//    263): creating or dropping collections and indexes, renames,
-//    estimatedDocumentCount, validate. Inserting into a missing collection
-//    creates it (as MongoDB 4.4+); the new empty collection stays if the
-//    transaction aborts.
+//    263): creating views and capped collections, dropping collections and
+//    indexes, renames, estimatedDocumentCount, validate, and creating
+//    indexes on a collection the transaction did not create or has written
+//    to. Creating a collection (Database::CreateCollection, inserting into
+//    a missing one, CreateIndex on a missing one) and its indexes is, as
+//    in MongoDB 4.4+, part of the transaction: other readers see the
+//    collection once it commits, an abort leaves nothing, and another
+//    creator of the name meanwhile gets WriteConflict (112).
 // Outside a transaction, operations through the session behave as without
 // one (each write is its own atomic change), except in a snapshot session.
 // A Session is used by one thread at a time; sessions on different threads
@@ -982,9 +986,18 @@ class Collection {
   // Returns the names, in order (an index that already exists, identical,
   // is not built again). Errors as ParseIndexOptions and CreateIndex;
   // BadValue for no index. `progress` as CreateIndex's, for each build.
+  // `report`, when given, gets what MongoDB's createIndexes reply says
+  // besides (counted as the call saw the collection, inside a transaction
+  // too, where listIndexes does not run).
+  struct CreateIndexesReport {
+    int32_t num_indexes_before = 0;  // _id_ included
+    int32_t num_indexes_after = 0;
+    bool created_collection_automatically = false;
+  };
   StatusOr<std::vector<std::string>> CreateIndexes(
       const std::vector<IndexModel>& indexes,
-      const std::function<void(int64_t)>& progress = {}) const;
+      const std::function<void(int64_t)>& progress = {},
+      CreateIndexesReport* report = nullptr) const;
   // Every index as listIndexes shows it: {v: 2, key: {...}, name: "...",
   // unique?: true, ...}, the _id_ index first.
   StatusOr<std::vector<Document>> ListIndexes() const;

@@ -125,10 +125,7 @@ Collection Database::GetCollection(std::string_view name) const {
 }
 
 Status Database::CreateCollection(std::string_view name) const {
-  ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "create"));
-  auto use = engine_->Enter();
-  ROCKDOC_RETURN_IF_ERROR(use.status());
-  return CatalogOf(*engine_).Create(name_, name);
+  return Create(name, DocumentView(), nullptr);
 }
 
 Status Database::CreateCollection(std::string_view name, DocumentView options) const {
@@ -146,7 +143,10 @@ Status Database::CreateCollectionWithUuid(std::string_view name, DocumentView op
 }
 
 Status Database::Create(std::string_view name, DocumentView options, const std::string* uuid) const {
-  ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "create"));
+  // In a transaction a collection (not a view) is created as the
+  // transaction's, as MongoDB 4.4+ does: others see it once it commits.
+  const bool in_transaction = session_ != nullptr && session_->InTransaction();
+  if (!in_transaction) ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "create"));
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   // Refuse what would not hold before creating anything.
@@ -157,12 +157,24 @@ Status Database::Create(std::string_view name, DocumentView options, const std::
     decoded.uuid = *uuid;
   }
   if (decoded.is_view()) {
+    if (in_transaction) {
+      return Status(ErrorCode::kOperationNotSupportedInTransaction,
+                    "Cannot create a view in a multi-document transaction.");
+    }
     ROCKDOC_ASSIGN_OR_RETURN(
         internal::ViewDefinition view,
         internal::MakeViewDefinition(name_, name, decoded.view_on, decoded.pipeline.view()));
     return CatalogOf(*engine_).CreateView(std::move(view));
   }
-  return CatalogOf(*engine_).Create(name_, name, decoded);
+  if (!in_transaction) return CatalogOf(*engine_).Create(name_, name, decoded);
+  if (decoded.capped) {  // no capped write runs in a transaction either
+    return Status(ErrorCode::kOperationNotSupportedInTransaction,
+                  "Cannot create a capped collection in a multi-document transaction.");
+  }
+  return internal::RunOperation<Status>(session_, internal::OpKind::kWrite, "create",
+                                        [&](const internal::OpContext&) {
+                                          return CatalogOf(*engine_).Create(name_, name, decoded);
+                                        });
 }
 
 StatusOr<std::vector<std::string>> Database::ListCollectionNames() const {

@@ -133,14 +133,25 @@ StatusOr<bool> AlreadyExists(const IndexSet& indexes, const IndexDescriptor& req
 
 // createIndexes: validates every request, then builds the new ones and
 // publishes them together, or none.
+// `txn`: the transaction the call runs in (null: none), where only a
+// collection that transaction created and that is still empty takes new
+// indexes, as in MongoDB 4.4+ (there is no entry to build; the catalog
+// entry is written through the transaction). Any other is
+// OperationNotSupportedInTransaction (263).
 StatusOr<std::vector<std::string>> CreateIndexesImpl(
     const Engine& engine, const std::string& db, const std::string& coll,
-    std::vector<IndexRequest> requests, const std::function<void(int64_t)>& progress) {
+    std::vector<IndexRequest> requests, const std::function<void(int64_t)>& progress,
+    internal::KvTransaction* txn, Collection::CreateIndexesReport* report) {
   // Validate every specification before taking any lock or id.
   for (IndexRequest& request : requests) ROCKDOC_RETURN_IF_ERROR(ValidateRequest(&request));
+  const bool existed = CatalogOf(engine).Find(db, coll) != nullptr;
   ROCKDOC_ASSIGN_OR_RETURN(CollectionLock guard, CollectionLock::Acquire(engine, db, coll, CollectionLock::Mode::kExclusive, true));
   CollectionMeta* meta = guard.meta();
   std::shared_ptr<const IndexSet> current = meta->indexes();
+  Collection::CreateIndexesReport counted;
+  counted.created_collection_automatically = !existed;
+  counted.num_indexes_before = counted.num_indexes_after = static_cast<int32_t>(current->size() + 1);
+  if (report != nullptr) *report = counted;
 
   // Against the existing indexes and the ones earlier in this call.
   std::vector<std::string> names;
@@ -163,6 +174,21 @@ StatusOr<std::vector<std::string>> CreateIndexesImpl(
     to_build.push_back(&request);
   }
   if (to_build.empty()) return names;
+  if (txn != nullptr) {
+    bool empty = false;
+    if (meta->creating_txn.load(std::memory_order_acquire) == txn) {
+      std::unique_ptr<internal::KvIterator> it = internal::ReadView(txn).NewIterator(
+          internal::PrefixKey(meta->id), internal::PrefixKey(meta->id + 1));
+      it->SeekToFirst();
+      ROCKDOC_RETURN_IF_ERROR(it->status());
+      empty = !it->Valid();
+    }
+    if (!empty) {
+      return Status(ErrorCode::kOperationNotSupportedInTransaction,
+                    "Cannot create new indexes on existing collection " + meta->full_name() +
+                        " in a multi-document transaction.");
+    }
+  }
 
   // Build each into a prefix no one else reads; publish all at once. On any
   // failure, every index of this call goes: their entries are removed and
@@ -181,32 +207,58 @@ StatusOr<std::vector<std::string>> CreateIndexesImpl(
     auto index = IndexDescriptor::Create(*id, request->keys, *request->options);
     if (!index.ok()) return abandon(index.status());
     built.push_back(*index);
-    Status s = internal::BuildIndexEntries(engine, *meta, index->get(), progress);
-    if (!s.ok()) return abandon(s);
+    if (txn == nullptr) {  // in a transaction the collection is empty
+      Status s = internal::BuildIndexEntries(engine, *meta, index->get(), progress);
+      if (!s.ok()) return abandon(s);
+    }
     next = next->With(*index);
   }
   Status published = internal::PublishIndexSet(engine, meta, next);
   if (!published.ok()) return abandon(published);
+  if (report != nullptr) report->num_indexes_after = static_cast<int32_t>(next->size() + 1);
   return names;
+}
+
+// CreateIndexesImpl as an operation of `session` (which may be null): in
+// its transaction when one is open.
+StatusOr<std::vector<std::string>> CreateIndexesIn(
+    const std::shared_ptr<internal::SessionState>& session, const Engine& engine,
+    const std::string& db, const std::string& coll, std::vector<IndexRequest> requests,
+    const std::function<void(int64_t)>& progress, Collection::CreateIndexesReport* report) {
+  if (session == nullptr || !session->InTransaction()) {
+    return CreateIndexesImpl(engine, db, coll, std::move(requests), progress, nullptr, report);
+  }
+  return internal::RunOperation<StatusOr<std::vector<std::string>>>(
+      session, internal::OpKind::kWrite, "createIndexes", [&](const internal::OpContext& op) {
+        return CreateIndexesImpl(engine, db, coll, std::move(requests), progress, op.txn, report);
+      });
+}
+
+// In a transaction createIndexes runs (on a collection it creates); outside
+// one, the session's other checks apply.
+Status CheckCreateIndexes(const std::shared_ptr<internal::SessionState>& session) {
+  if (session != nullptr && session->InTransaction()) return Status::OK();
+  return internal::CheckCommand(session, "createIndexes");
 }
 
 }  // namespace
 
 StatusOr<std::string> Collection::CreateIndex(DocumentView keys, const IndexOptions& options,
                                               const std::function<void(int64_t)>& progress) const {
-  ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "createIndexes"));
+  ROCKDOC_RETURN_IF_ERROR(CheckCreateIndexes(session_));
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   ROCKDOC_ASSIGN_OR_RETURN(
       std::vector<std::string> names,
-      CreateIndexesImpl(*engine_, db_name_, name_, {IndexRequest{keys, &options, nullptr}},
-                        progress));
+      CreateIndexesIn(session_, *engine_, db_name_, name_,
+                      {IndexRequest{keys, &options, nullptr}}, progress, nullptr));
   return names.front();
 }
 
 StatusOr<std::vector<std::string>> Collection::CreateIndexes(
-    const std::vector<IndexModel>& indexes, const std::function<void(int64_t)>& progress) const {
-  ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "createIndexes"));
+    const std::vector<IndexModel>& indexes, const std::function<void(int64_t)>& progress,
+    CreateIndexesReport* report) const {
+  ROCKDOC_RETURN_IF_ERROR(CheckCreateIndexes(session_));
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   if (indexes.empty()) {
@@ -222,7 +274,8 @@ StatusOr<std::vector<std::string>> Collection::CreateIndexes(
   for (size_t i = 0; i < indexes.size(); ++i) {
     requests.push_back(IndexRequest{indexes[i].keys, &options[i], nullptr});
   }
-  return CreateIndexesImpl(*engine_, db_name_, name_, std::move(requests), progress);
+  return CreateIndexesIn(session_, *engine_, db_name_, name_, std::move(requests), progress,
+                         report);
 }
 
 StatusOr<std::vector<Document>> Collection::ListIndexes() const {

@@ -444,6 +444,9 @@ std::unique_ptr<CursorImpl> UnrecordedCursor(std::unique_ptr<CursorImpl> cursor)
 Status FlushProfile(const std::shared_ptr<Engine>& engine, const std::string& db) {
   std::vector<Document> entries = CatalogOf(*engine).profiler().Take(db);
   if (entries.empty()) return Status::OK();
+  // The profile is written outside any transaction the thread's operation
+  // runs in: system.profile is never a transaction's creation.
+  CatalogTransactionScope outside(nullptr);
   Database database = ClientAccess::DatabaseOf(engine, db);
   Collection profile = database.GetCollection(kProfileCollection);
   if (CatalogOf(*engine).Find(db, kProfileCollection) == nullptr) {

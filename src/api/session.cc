@@ -59,6 +59,8 @@ void SessionState::DropTransactionLocked(const Status& why) {
     // A rollback that fails leaves nothing behind either: the transaction's
     // writes were never committed, and destroying it releases its locks.
     txn_->Rollback().IgnoreError();
+    // Nor do the collections it created.
+    if (engine_->attachment() != nullptr) CatalogOf(*engine_).AbortCreations(txn_.get());
     txn_.reset();
   }
 }
@@ -195,6 +197,9 @@ Status SessionState::CommitTransaction() {
     // Otherwise the commit failed for good (an embedded commit is never
     // in doubt, so no UnknownTransactionCommitResult): nothing was written.
     DropTransactionLocked(s);
+  } else {
+    // The collections it created are everyone's now.
+    CatalogOf(*engine_).CommitCreations(txn_.get());
   }
   txn_.reset();
   commit_result_ = s;

@@ -23,10 +23,12 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 
 #include "absl/base/thread_annotations.h"
+#include "catalog/catalog.h"
 #include "common/mutex.h"
 #include "exec/plan_executor.h"
 #include "rockdoc/client.h"
@@ -144,10 +146,15 @@ Result RunOperation(const std::shared_ptr<SessionState>& session, OpKind kind,
   if (session == nullptr) return fn(op);
   Status begun = session->BeginOperation(kind, command, &op);
   if (!begun.ok()) return begun;
-  Result r = fn(op);
-  Status ended = session->EndOperation(op, StatusOf(r));
+  // A collection the operation creates is its transaction's until commit.
+  std::optional<Result> r;
+  {
+    CatalogTransactionScope creations(op.txn);
+    r.emplace(fn(op));
+  }
+  Status ended = session->EndOperation(op, StatusOf(*r));
   if (!ended.ok()) return ended;
-  return r;
+  return std::move(*r);
 }
 
 

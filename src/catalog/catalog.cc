@@ -10,6 +10,7 @@
 #include "common/option_table.h"
 #include "storage/engine.h"
 #include "storage/format.h"
+#include "storage/kv.h"
 
 namespace rockdoc::internal {
 
@@ -315,10 +316,55 @@ Status Catalog::LoadEntry(std::string_view value) {
   return Status::OK();
 }
 
+namespace {
+thread_local KvTransaction* current_transaction = nullptr;
+}  // namespace
+
+CatalogTransactionScope::CatalogTransactionScope(KvTransaction* txn)
+    : previous_(current_transaction) {
+  current_transaction = txn;
+}
+
+CatalogTransactionScope::~CatalogTransactionScope() { current_transaction = previous_; }
+
+KvTransaction* CatalogTransactionScope::Current() { return current_transaction; }
+
 std::shared_ptr<CollectionMeta> Catalog::Find(std::string_view db, std::string_view name) const {
   MutexLock g(&mu_);
-  auto it = collections_.find(Key(std::string(db), std::string(name)));
-  return it == collections_.end() ? nullptr : it->second;
+  const Key key{std::string(db), std::string(name)};
+  auto it = collections_.find(key);
+  return it == collections_.end() ? FindPendingLocked(key) : it->second;
+}
+
+std::shared_ptr<CollectionMeta> Catalog::FindPendingLocked(const Key& key) const {
+  if (pending_.empty()) return nullptr;
+  auto it = pending_.find(key);
+  const KvTransaction* txn = CatalogTransactionScope::Current();
+  if (it == pending_.end() || txn == nullptr || it->second.txn != txn) return nullptr;
+  return it->second.meta;
+}
+
+void Catalog::CommitCreations(const KvTransaction* txn) { EndCreations(txn, true); }
+
+void Catalog::AbortCreations(const KvTransaction* txn) { EndCreations(txn, false); }
+
+void Catalog::EndCreations(const KvTransaction* txn, bool committed) {
+  MutexLock g(&mu_);
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    if (it->second.txn != txn) {
+      ++it;
+      continue;
+    }
+    if (committed) {
+      it->second.meta->creating_txn.store(nullptr, std::memory_order_release);
+      collections_[it->first] = std::move(it->second.meta);
+    } else {
+      // Its documents and catalog entry went with the transaction; a
+      // writer still holding it looks the name up again.
+      it->second.meta->dropped.store(true, std::memory_order_release);
+    }
+    it = pending_.erase(it);
+  }
 }
 
 StatusOr<uint32_t> Catalog::AllocateId() {
@@ -337,21 +383,19 @@ Status Catalog::Persist(const CollectionMeta& meta, std::string_view delete_key)
   return PersistLocked(meta, delete_key, nullptr);
 }
 
-Status Catalog::PersistLocked(
-    const CollectionMeta& meta, std::string_view delete_key,
-    const std::vector<std::pair<IndexDescriptor*, MultikeyPaths>>* multikey_override) {
+Document Catalog::EntryOf(
+    const CollectionMeta& meta,
+    const std::vector<std::pair<IndexDescriptor*, MultikeyPaths>>* multikey_override,
+    std::vector<std::pair<const IndexDescriptor*, int64_t>>* usage_written,
+    uint64_t* statistics_version) const {
   BsonBuilder b;
   b.AppendInt64("id", meta.id).AppendString("db", meta.db).AppendString("name", meta.name);
   b.AppendBinary("uuid", BinarySubtype::kUuid, meta.uuid);
   if (meta.is_capped()) b.AppendInt64("cappedOrderId", meta.capped_order_id);
-  const int64_t id_accesses = meta.id_index_accesses.load(std::memory_order_relaxed);
   b.OpenDocument("idIndexUsage")
-      .AppendInt64("accesses", id_accesses)
+      .AppendInt64("accesses", meta.id_index_accesses.load(std::memory_order_relaxed))
       .AppendInt64("since", meta.id_index_since_ms)
       .Close();
-  // The usage counts this entry records, marked as persisted once it is
-  // written (a failed write leaves them to be written again).
-  std::vector<std::pair<const IndexDescriptor*, int64_t>> usage_written;
   std::shared_ptr<const IndexSet> indexes = meta.indexes();
   if (!indexes->empty()) {
     b.OpenArray("indexes");
@@ -363,7 +407,7 @@ Status Catalog::PersistLocked(
         }
       }
       b.OpenDocument("");
-      usage_written.emplace_back(index.get(), index->AppendCatalogEntry(&b, paths));
+      usage_written->emplace_back(index.get(), index->AppendCatalogEntry(&b, paths));
       b.Close();
     }
     b.Close();
@@ -371,8 +415,31 @@ Status Catalog::PersistLocked(
   std::shared_ptr<const CollectionOptions> options = meta.options();
   Document options_doc = options->ToDocument();
   if (!options_doc.view().empty()) b.AppendDocument("options", options_doc.view());
-  const uint64_t statistics_version = meta.statistics->AppendTo(&b, "statistics");
-  Document doc = std::move(b).Build();
+  *statistics_version = meta.statistics->AppendTo(&b, "statistics");
+  return std::move(b).Build();
+}
+
+Status Catalog::PersistLocked(
+    const CollectionMeta& meta, std::string_view delete_key,
+    const std::vector<std::pair<IndexDescriptor*, MultikeyPaths>>* multikey_override) {
+  // The usage counts this entry records, marked as persisted once it is
+  // written (a failed write leaves them to be written again).
+  const int64_t id_accesses = meta.id_index_accesses.load(std::memory_order_relaxed);
+  std::vector<std::pair<const IndexDescriptor*, int64_t>> usage_written;
+  uint64_t statistics_version = 0;
+  Document doc = EntryOf(meta, multikey_override, &usage_written, &statistics_version);
+  if (const KvTransaction* creator = meta.creating_txn.load(std::memory_order_acquire)) {
+    // A transaction's creation: its entry commits (or not) with the
+    // transaction. Only that transaction's operations see the collection,
+    // so the thread's transaction is the creator.
+    KvTransaction* txn = CatalogTransactionScope::Current();
+    if (txn != creator || !delete_key.empty()) {
+      return Status(ErrorCode::kInternalError,
+                    "the catalog entry of " + meta.full_name() +
+                        " written outside the transaction creating it");
+    }
+    return txn->Put(KeySpace::kCatalog, CatalogMetaKey(meta.db, meta.name), doc.bytes());
+  }
   std::vector<Engine::MetadataWrite> writes;
   writes.push_back({Engine::MetadataWrite::Op::kPut, CatalogMetaKey(meta.db, meta.name),
                     std::string(doc.bytes())});
@@ -441,9 +508,19 @@ StatusOr<std::shared_ptr<CollectionMeta>> Catalog::GetOrCreate(std::string_view 
 StatusOr<std::shared_ptr<CollectionMeta>> Catalog::GetOrCreateLocked(
     std::string_view db, std::string_view name, bool* created, const CollectionOptions* options) {
   if (created != nullptr) *created = false;
-  auto it = collections_.find(Key(std::string(db), std::string(name)));
+  const Key key{std::string(db), std::string(name)};
+  auto it = collections_.find(key);
   if (it != collections_.end()) return it->second;
-  if (views_.count(Key(std::string(db), std::string(name))) != 0) return ViewNotCollection(db, name);
+  if (views_.count(key) != 0) return ViewNotCollection(db, name);
+  KvTransaction* txn = CatalogTransactionScope::Current();
+  if (auto pending = pending_.find(key); pending != pending_.end()) {
+    if (txn != nullptr && pending->second.txn == txn) return pending->second.meta;
+    // MongoDB's answer to the second creator while the first transaction
+    // is open (in a transaction, labelled TransientTransactionError).
+    return Status(ErrorCode::kWriteConflict,
+                  "Collection " + std::string(db) + "." + std::string(name) +
+                      " is being created by a transaction that has not committed");
+  }
   ROCKDOC_RETURN_IF_ERROR(ValidateDatabaseName(db));
   ROCKDOC_RETURN_IF_ERROR(ValidateCollectionName(db, name));
   ROCKDOC_ASSIGN_OR_RETURN(uint32_t id, AllocateId());
@@ -459,9 +536,16 @@ StatusOr<std::shared_ptr<CollectionMeta>> Catalog::GetOrCreateLocked(
       meta->capped = std::make_shared<CappedState>();
     }
   }
-  ROCKDOC_RETURN_IF_ERROR(Persist(*meta));
-  collections_[Key(meta->db, meta->name)] = meta;
   if (created != nullptr) *created = true;
+  // In a transaction, the transaction's: Persist writes its entry through
+  // it, and it stays out of collections_ until the commit.
+  meta->creating_txn.store(txn, std::memory_order_release);
+  ROCKDOC_RETURN_IF_ERROR(Persist(*meta));
+  if (txn != nullptr) {
+    pending_[key] = PendingCreation{meta, txn};
+    return meta;
+  }
+  collections_[key] = meta;
   return meta;
 }
 
@@ -704,7 +788,7 @@ Status Catalog::Create(std::string_view db, std::string_view name,
   // Check and create under one lock: of racing creators exactly one wins.
   MutexLock g(&mu_);
   const Key key{std::string(db), std::string(name)};
-  if (collections_.count(key) != 0 || views_.count(key) != 0) {
+  if (collections_.count(key) != 0 || views_.count(key) != 0 || FindPendingLocked(key) != nullptr) {
     return Status(ErrorCode::kNamespaceExists,
                   "Collection " + std::string(db) + "." + std::string(name) + " already exists.");
   }

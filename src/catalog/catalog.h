@@ -31,6 +31,8 @@
 
 namespace rockdoc::internal {
 
+class KvTransaction;
+
 // A collection's options (createCollection / collMod), decoded and
 // checked. Each option MongoDB's create command knows is a row of the table
 // in catalog.cc: one that is implemented has a field here and a decoder
@@ -110,6 +112,11 @@ struct CollectionMeta {
   // The collection lock (store/collection_lock.h: CollectionLock).
   mutable SharedMutex mu;
   std::atomic<bool> dropped{false};
+  // The transaction that created it, until that commits (null after, and
+  // for collections created outside one): its entry is written through
+  // that transaction (Catalog::PersistCollection and every other write of
+  // it), so that an abort leaves nothing (CatalogTransactionScope).
+  std::atomic<const KvTransaction*> creating_txn{nullptr};
 
   // The secondary indexes, as an immutable snapshot: a reader (a planner,
   // a writer holding `mu` shared) keeps the set it took for as long as it
@@ -206,6 +213,28 @@ StatusOr<ValidationAction> ParseValidationAction(const Element& e, std::string_v
 Status ValidateDatabaseName(std::string_view name);
 Status ValidateCollectionName(std::string_view db, std::string_view name);
 
+// The multi-document transaction the calling thread's operation runs in,
+// as the catalog sees it. A collection such an operation creates (a first
+// insert) is the transaction's until it commits, as in MongoDB 4.4+: its
+// entry is written through the transaction, Find shows it to that
+// transaction's operations only, another creator of the name gets
+// WriteConflict (112) until the transaction ends, and an abort leaves
+// nothing. api/'s RunOperation sets the scope for an operation's length;
+// the session publishes (Catalog::CommitCreations) or forgets
+// (Catalog::AbortCreations) what its transaction created.
+class CatalogTransactionScope {
+ public:
+  explicit CatalogTransactionScope(KvTransaction* txn);
+  ~CatalogTransactionScope();
+  CatalogTransactionScope(const CatalogTransactionScope&) = delete;
+  CatalogTransactionScope& operator=(const CatalogTransactionScope&) = delete;
+  // The calling thread's transaction, or null.
+  static KvTransaction* Current();
+
+ private:
+  KvTransaction* previous_;
+};
+
 class Catalog : public EngineAttachment {
  public:
   explicit Catalog(Engine* engine) : engine_(engine) {}
@@ -226,11 +255,20 @@ class Catalog : public EngineAttachment {
   // crash, for a sign that the document sizes are unknown).
   void BeforeClose() override;
 
-  // The collection, or nullptr when it does not exist.
+  // The collection, or nullptr when it does not exist (or is being created
+  // by a transaction other than the thread's, CatalogTransactionScope).
   std::shared_ptr<CollectionMeta> Find(std::string_view db, std::string_view name) const;
-  // The collection, created when missing (a first insert creates it).
+  // The collection, created when missing (a first insert creates it); in a
+  // transaction, created as the transaction's (CatalogTransactionScope).
+  // WriteConflict (112) while another transaction's creation of it is
+  // pending.
   StatusOr<std::shared_ptr<CollectionMeta>> GetOrCreate(std::string_view db,
                                                         std::string_view name);
+  // After `txn` committed: the collections it created are everyone's.
+  void CommitCreations(const KvTransaction* txn);
+  // After `txn` rolled back (or before it is destroyed uncommitted): the
+  // collections it created are gone.
+  void AbortCreations(const KvTransaction* txn);
   // Creates with `options`; NamespaceExists (48) when it exists.
   Status Create(std::string_view db, std::string_view name,
                 const CollectionOptions& options = CollectionOptions());
@@ -293,6 +331,12 @@ class Catalog : public EngineAttachment {
   // the same batch. Persist takes meta.persist_mu; PersistLocked needs it.
   Status Persist(const CollectionMeta& meta, std::string_view delete_key = {})
       ABSL_LOCKS_EXCLUDED(meta.persist_mu);
+  // Meta's catalog entry as PersistLocked writes it; `usage_written` and
+  // `statistics_version` get what it records, for marking once written.
+  Document EntryOf(const CollectionMeta& meta,
+                   const std::vector<std::pair<IndexDescriptor*, MultikeyPaths>>* multikey_override,
+                   std::vector<std::pair<const IndexDescriptor*, int64_t>>* usage_written,
+                   uint64_t* statistics_version) const;
   Status PersistLocked(const CollectionMeta& meta, std::string_view delete_key,
                        const std::vector<std::pair<IndexDescriptor*, MultikeyPaths>>*
                            multikey_override) ABSL_EXCLUSIVE_LOCKS_REQUIRED(meta.persist_mu);
@@ -311,6 +355,19 @@ class Catalog : public EngineAttachment {
   mutable Mutex mu_;
   std::map<Key, std::shared_ptr<CollectionMeta>, std::less<>> collections_ ABSL_GUARDED_BY(mu_);
   std::map<Key, std::shared_ptr<const ViewDefinition>, std::less<>> views_ ABSL_GUARDED_BY(mu_);
+  // Collections created by transactions not yet committed, with their
+  // creator (CatalogTransactionScope); not in collections_.
+  struct PendingCreation {
+    std::shared_ptr<CollectionMeta> meta;
+    const KvTransaction* txn;
+  };
+  std::map<Key, PendingCreation, std::less<>> pending_ ABSL_GUARDED_BY(mu_);
+  // The pending creation of `key`, visible to the thread's transaction
+  // only; nullptr otherwise.
+  std::shared_ptr<CollectionMeta> FindPendingLocked(const Key& key) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // CommitCreations and AbortCreations.
+  void EndCreations(const KvTransaction* txn, bool committed) ABSL_LOCKS_EXCLUDED(mu_);
   // views_.size(), read without mu_: a read of a missing collection asks
   // for a view only when there is one.
   std::atomic<size_t> view_count_{0};

@@ -62,6 +62,13 @@ struct CommandDefinition {
   // Runs only against the admin database (listDatabases, ...): elsewhere
   // Unauthorized (13) "<name> may only be run against the admin database."
   bool admin_only = false;
+  // Allowed in a multi-document transaction (MongoDB's list: the CRUD
+  // commands, getMore, killCursors, create, createIndexes and the two that
+  // end one). Any other is refused inside one, before it runs, with
+  // OperationNotSupportedInTransaction (263) "Cannot run '<name>' in a
+  // multi-document transaction.": the one check, whether or not the
+  // command's own path would see the session.
+  bool in_transaction = false;
 };
 
 // The command named `name` (case-sensitive, as MongoDB's), or null.

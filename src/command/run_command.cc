@@ -19,39 +19,40 @@ namespace {
 
 // Every command, by name (sorted: FindCommand searches it). Aliases are
 // rows of their own, as MongoDB registers them.
+constexpr bool kInTransaction = true;  // CommandDefinition::in_transaction
 constexpr CommandDefinition kCommands[] = {
-    {"abortTransaction", &RunAbortTransaction, /*admin_only=*/true},
-    {"aggregate", &RunAggregate},
+    {"abortTransaction", &RunAbortTransaction, /*admin_only=*/true, kInTransaction},
+    {"aggregate", &RunAggregate, /*admin_only=*/false, kInTransaction},
     {"buildInfo", &RunBuildInfo},
     {"buildinfo", &RunBuildInfo},
     {"clearQueryStats", &RunClearQueryStats, /*admin_only=*/true},
     {"collMod", &RunCollMod},
     {"collStats", &RunCollStats},
-    {"commitTransaction", &RunCommitTransaction, /*admin_only=*/true},
+    {"commitTransaction", &RunCommitTransaction, /*admin_only=*/true, kInTransaction},
     {"count", &RunCount},
-    {"create", &RunCreate},
-    {"createIndexes", &RunCreateIndexes},
+    {"create", &RunCreate, /*admin_only=*/false, kInTransaction},
+    {"createIndexes", &RunCreateIndexes, /*admin_only=*/false, kInTransaction},
     {"dbStats", &RunDbStats},
     {"dbstats", &RunDbStats},
-    {"delete", &RunDelete},
+    {"delete", &RunDelete, /*admin_only=*/false, kInTransaction},
     {"deleteIndexes", &RunDropIndexes},
-    {"distinct", &RunDistinct},
+    {"distinct", &RunDistinct, /*admin_only=*/false, kInTransaction},
     {"drop", &RunDrop},
     {"dropDatabase", &RunDropDatabase},
     {"dropIndexes", &RunDropIndexes},
     {"endSessions", &RunEndSessions},
     {"explain", &RunExplain},
-    {"find", &RunFind},
-    {"findAndModify", &RunFindAndModify},
-    {"findandmodify", &RunFindAndModify},
-    {"getMore", &RunGetMore},
+    {"find", &RunFind, /*admin_only=*/false, kInTransaction},
+    {"findAndModify", &RunFindAndModify, /*admin_only=*/false, kInTransaction},
+    {"findandmodify", &RunFindAndModify, /*admin_only=*/false, kInTransaction},
+    {"getMore", &RunGetMore, /*admin_only=*/false, kInTransaction},
     {"getParameter", &RunGetParameter, /*admin_only=*/true},
     {"hello", &RunHello},
     {"hostInfo", &RunHostInfo},
-    {"insert", &RunInsert},
+    {"insert", &RunInsert, /*admin_only=*/false, kInTransaction},
     {"isMaster", &RunIsMaster},
     {"ismaster", &RunIsMaster},
-    {"killCursors", &RunKillCursors},
+    {"killCursors", &RunKillCursors, /*admin_only=*/false, kInTransaction},
     {"listCollections", &RunListCollections},
     {"listDatabases", &RunListDatabases, /*admin_only=*/true},
     {"listIndexes", &RunListIndexes},
@@ -59,7 +60,7 @@ constexpr CommandDefinition kCommands[] = {
     {"profile", &RunProfile},
     {"renameCollection", &RunRenameCollection, /*admin_only=*/true},
     {"serverStatus", &RunServerStatus},
-    {"update", &RunUpdate},
+    {"update", &RunUpdate, /*admin_only=*/false, kInTransaction},
     {"validate", &RunValidate},
 };
 
@@ -327,6 +328,10 @@ Status Dispatch(const Client& client, CommandState* state, std::string_view db, 
     return Status(ErrorCode::kNoSuchTransaction, "the session has ended");
   }
   ROCKDOC_RETURN_IF_ERROR(CheckConcerns(name, cmd, txn, level));
+  if (txn.autocommit && !command->in_transaction) {
+    return Status(ErrorCode::kOperationNotSupportedInTransaction,
+                  "Cannot run '" + std::string(name) + "' in a multi-document transaction.");
+  }
   ROCKDOC_RETURN_IF_ERROR(EnterTransaction(session.get(), name, txn));
   ctx.session = &*session->session;
   ctx.server_session = session.get();

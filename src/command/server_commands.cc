@@ -482,17 +482,14 @@ Status RunCreateIndexes(CommandContext& ctx, DocumentView cmd, BsonBuilder* repl
     return MissingField("createIndexes.indexes");
   }
   Collection c = ctx.database().GetCollection(args.collection);
-  auto before = c.ListIndexes();
-  const bool created_collection =
-      before.ok() ? false : before.status().code() == ErrorCode::kNamespaceNotFound;
-  const int32_t n_before = before.ok() ? static_cast<int32_t>(before->size()) : 1;
-  ROCKDOC_RETURN_IF_ERROR(c.CreateIndexes(args.indexes).status());
-  ROCKDOC_ASSIGN_OR_RETURN(std::vector<Document> after, c.ListIndexes());
-  const int32_t n_after = static_cast<int32_t>(after.size());
-  reply->AppendInt32("numIndexesBefore", n_before);
-  reply->AppendInt32("numIndexesAfter", n_after);
-  if (n_after == n_before) reply->AppendString("note", "all indexes already exist");
-  reply->AppendBool("createdCollectionAutomatically", created_collection);
+  Collection::CreateIndexesReport counted;
+  ROCKDOC_RETURN_IF_ERROR(c.CreateIndexes(args.indexes, {}, &counted).status());
+  reply->AppendInt32("numIndexesBefore", counted.num_indexes_before);
+  reply->AppendInt32("numIndexesAfter", counted.num_indexes_after);
+  if (counted.num_indexes_after == counted.num_indexes_before) {
+    reply->AppendString("note", "all indexes already exist");
+  }
+  reply->AppendBool("createdCollectionAutomatically", counted.created_collection_automatically);
   return Status::OK();
 }
 

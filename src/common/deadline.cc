@@ -10,7 +10,16 @@ namespace rockdoc::internal {
 
 namespace {
 std::atomic<int64_t (*)()> test_clock{nullptr};
+thread_local const Deadline* current_deadline = nullptr;
 }  // namespace
+
+const Deadline* CurrentDeadline() { return current_deadline; }
+
+DeadlineScope::DeadlineScope(const Deadline* deadline) : previous_(current_deadline) {
+  current_deadline = deadline != nullptr && deadline->is_set() ? deadline : nullptr;
+}
+
+DeadlineScope::~DeadlineScope() { current_deadline = previous_; }
 
 int64_t MonotonicNanos() {
   if (auto* clock = test_clock.load(std::memory_order_acquire)) return clock();

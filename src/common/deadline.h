@@ -7,7 +7,10 @@
 // multi-document write, and the long loops of update operators ($addToSet
 // with $each, $push with $sort, $pull). Reading the clock costs a tenth of a
 // fast scan's step, so loops check it every kCheckInterval steps
-// (DeadlineChecker).
+// (DeadlineChecker). Work that has no loop of ours to check in (one regex
+// match, inside PCRE2) reads the deadline of the operation its thread runs,
+// CurrentDeadline(), which the plan executor's work loop and the pipeline's
+// deadline checks set for the work they drive (DeadlineScope).
 //
 // The clock is monotonic (steady_clock); tests may replace it
 // (SetClockForTesting) so that expiry does not depend on the machine's speed.
@@ -81,6 +84,28 @@ class DeadlineChecker {
  private:
   const Deadline* deadline_;
   uint32_t ticks_ = 0;
+};
+
+// The deadline of the operation this thread is running, for long work with
+// no interrupt point of its own to be handed one: query/regex.cc checks it
+// from PCRE2's callouts during a match. Null when none is set.
+const Deadline* CurrentDeadline();
+
+// Makes `deadline` (null: none) CurrentDeadline() for its lifetime, then
+// restores the previous one.
+//
+// Example:
+//   DeadlineScope scope(&deadline_);
+//   state = root_->Work(&out);  // a regex inside stops at the deadline
+class DeadlineScope {
+ public:
+  explicit DeadlineScope(const Deadline* deadline);
+  ~DeadlineScope();
+  DeadlineScope(const DeadlineScope&) = delete;
+  DeadlineScope& operator=(const DeadlineScope&) = delete;
+
+ private:
+  const Deadline* previous_;
 };
 
 }  // namespace rockdoc::internal

@@ -98,7 +98,12 @@ bool PlanExecutor::WorkToNext() {
       if (!expired.ok()) return Stop(expired);
     }
     WorkingMember* out = nullptr;
-    StageState state = root_->Work(&out);
+    StageState state;
+    {
+      // Work inside one step (a regex match) checks the deadline too.
+      DeadlineScope scope(&deadline_);
+      state = root_->Work(&out);
+    }
     if (state == StageState::kAdvanced) {
       current_ = out;
       ++n_returned_;

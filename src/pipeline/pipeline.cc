@@ -1510,22 +1510,7 @@ void MoveMatchesEarlier(std::vector<Element>* stages) {
 }
 
 StatusOr<std::vector<Element>> StageElements(DocumentView pipeline) {
-  std::vector<Element> stages;
-  for (const Element& s : pipeline) {
-    if (s.type() != BsonType::kDocument) {
-      return Failed(14, "Each element of the 'pipeline' array must be an object");
-    }
-    size_t n = 0;
-    for (const Element& f : s.Document()) {
-      (void)f;
-      ++n;
-    }
-    if (n != 1) {
-      return Failed(40323, "A pipeline stage specification object must contain exactly one "
-                           "field.");
-    }
-    stages.push_back(*s.Document().begin());
-  }
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<Element> stages, PipelineStages(pipeline));
   MoveMatchesEarlier(&stages);
   return stages;
 }
@@ -1727,7 +1712,10 @@ StatusOr<std::vector<std::unique_ptr<Stage>>> ParseStages(const std::vector<Elem
     if (options.deadline.is_set()) chain.push_back(std::make_unique<DeadlineStage>(options.deadline));
     chain.push_back(std::move(stage));
   }
-
+  // After the last stage too, so that its own work runs under the deadline.
+  if (options.deadline.is_set() && !chain.empty()) {
+    chain.push_back(std::make_unique<DeadlineStage>(options.deadline));
+  }
   return chain;
 }
 

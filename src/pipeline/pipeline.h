@@ -159,7 +159,8 @@ class DocumentSource {
 };
 
 // Parses `pipeline` (an array of stage documents) over `collection` and
-// opens it: the leading find runs through `find`. Errors: 40323 for a stage
+// opens it: the leading find runs through `find`. Errors: 7749501 for a
+// pipeline (or sub-pipeline) of more than 1,000 stages, 40323 for a stage
 // that is not a one-field object, 40324 for an unknown stage, the stage's
 // own codes for a bad specification; all before any document is read. Its
 // results are bounded (every opened pipeline's): a document over

@@ -111,13 +111,16 @@ class SequenceStage : public Stage {
   std::unique_ptr<DocumentSource> tail_;
 };
 
-// Before each stage when a deadline is set: stops the pipeline with
-// MaxTimeMSExpired (50) once it passes, however the stages spend the time.
+// Before each stage, and after the last, when a deadline is set: stops the
+// pipeline with MaxTimeMSExpired (50) once it passes, however the stages
+// spend the time, and makes it the thread's CurrentDeadline() while the
+// stages before it work (a regex match in an expression stops there too).
 class DeadlineStage : public Stage {
  public:
   explicit DeadlineStage(const Deadline& deadline) : deadline_(deadline), checker_(&deadline_) {}
   StatusOr<std::optional<Document>> Next() override {
     ROCKDOC_RETURN_IF_ERROR(checker_.Tick());
+    DeadlineScope scope(&deadline_);
     return input_->Next();
   }
 

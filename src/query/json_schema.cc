@@ -506,7 +506,7 @@ bool Checker::Check(const Node& node, const Subject& v) {
       if (fail()) return false;
       Rule(node, "maxLength", "specified string length was not satisfied", &v);
     }
-    if (node.pattern && !node.pattern->PartialMatch(s)) {
+    if (node.pattern && !RegexMatches(*node.pattern, s, "$jsonSchema")) {
       if (fail()) return false;
       Rule(node, "pattern", "regular expression did not match", &v);
     }
@@ -593,7 +593,7 @@ bool Checker::CheckObject(const Node& node, const Subject& v) {
       bool named = false;
       for (const auto& [name, sub] : node.properties) named = named || name == field.key();
       for (const auto& [regex, sub] : node.pattern_properties) {
-        if (!regex->PartialMatch(field.key())) continue;
+        if (!RegexMatches(*regex, field.key(), "$jsonSchema")) continue;
         named = true;
         if (Quiet(*sub, s)) continue;
         if (fail()) return false;

@@ -328,6 +328,13 @@ std::string ComparisonMatchExpression::DebugLine() const {
 
 // --- regex
 
+bool RegexMatches(const Regex& regex, std::string_view subject, std::string_view op) {
+  StatusOr<bool> matched = regex.PartialMatch(subject, op);
+  if (matched.ok()) return *matched;
+  RecordMatchError(matched.status());
+  return false;
+}
+
 RegexMatchExpression::RegexMatchExpression(std::string path, std::shared_ptr<const Regex> regex)
     : PathMatchExpression(MatchType::kRegex, std::move(path), LeafArrayMode::kTraverse),
       regex_(std::move(regex)) {}
@@ -336,7 +343,7 @@ bool RegexMatchExpression::MatchesSingleElement(const Element& value, MatchDetai
   switch (value.type()) {
     case BsonType::kString:
     case BsonType::kSymbol:
-      return regex_->PartialMatch(value.String());
+      return RegexMatches(*regex_, value.String(), "$regex");
     case BsonType::kRegex: {
       RegexView r = value.Regex();
       return r.pattern == regex_->pattern() && r.options == regex_->options();
@@ -388,7 +395,7 @@ bool InMatchExpression::MatchesSingleElement(const Element& value, MatchDetails*
     switch (value.type()) {
       case BsonType::kString:
       case BsonType::kSymbol:
-        if (re->PartialMatch(value.String())) return true;
+        if (RegexMatches(*re, value.String(), "$in")) return true;
         break;
       case BsonType::kRegex: {
         RegexView r = value.Regex();

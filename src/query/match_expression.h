@@ -514,6 +514,10 @@ StatusOr<std::unique_ptr<MatchExpression>> ParseMatchExpression(
 // filter a user wrote checks MatchErrorPending after each Matches.
 void RecordMatchError(const Status& error);
 Status TakeMatchError();
+// A regex's answer inside a filter: a match PCRE2 cannot decide (a limit
+// reached) answers false and records its error, so the operation fails with
+// it (51156) instead of taking it for "no match".
+bool RegexMatches(const Regex& regex, std::string_view subject, std::string_view op);
 namespace match_internal {
 extern thread_local bool error_pending;
 }  // namespace match_internal

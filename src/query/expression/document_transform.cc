@@ -302,6 +302,33 @@ class ReplaceRoot : public DocumentTransform {
 
 }  // namespace
 
+StatusOr<std::vector<Element>> PipelineStages(DocumentView pipeline) {
+  // The length first, as MongoDB: before a stage is looked at.
+  size_t length = 0;
+  for (auto it = pipeline.begin(); it != pipeline.end(); ++it) {
+    if (++length > kMaxPipelineStages) {
+      return Status(static_cast<ErrorCode>(7749501),
+                    "Pipeline length must be no longer than " +
+                        std::to_string(kMaxPipelineStages) + " stages.");
+    }
+  }
+  std::vector<Element> stages;
+  stages.reserve(length);
+  for (const Element& s : pipeline) {
+    if (s.type() != BsonType::kDocument) {
+      return Status(ErrorCode::kTypeMismatch,
+                    "Each element of the 'pipeline' array must be an object");
+    }
+    DocumentView spec = s.Document();
+    if (spec.empty() || std::next(spec.begin()) != spec.end()) {
+      return Status(static_cast<ErrorCode>(40323),
+                    "A pipeline stage specification object must contain exactly one field.");
+    }
+    stages.push_back(*spec.begin());
+  }
+  return stages;
+}
+
 bool IsDocumentTransformStage(std::string_view name) {
   return name == "$project" || name == "$addFields" || name == "$set" || name == "$unset" ||
          name == "$replaceRoot" || name == "$replaceWith";

@@ -33,6 +33,19 @@ class DocumentTransform {
 // True for $project, $addFields, $set, $unset, $replaceRoot, $replaceWith.
 bool IsDocumentTransformStage(std::string_view name);
 
+// MongoDB's internalPipelineLengthLimit: the most stages a pipeline may
+// list (each pipeline on its own: aggregate's, a $lookup's, $unionWith's,
+// each $facet's, an update's, a view's with the stages run over it).
+inline constexpr size_t kMaxPipelineStages = 1000;
+
+// The stages of a pipeline (an array of stage documents), each its stage
+// document's one field, in order: what aggregation and update pipelines
+// parse. Errors, MongoDB's: 7749501 "Pipeline length must be no longer than
+// 1000 stages." (checked first, before anything is parsed); TypeMismatch
+// (14) "Each element of the 'pipeline' array must be an object"; 40323 "A
+// pipeline stage specification object must contain exactly one field.".
+StatusOr<std::vector<Element>> PipelineStages(DocumentView pipeline);
+
 // Parses the specification of one of those stages (`spec` is the stage
 // document's one field), with MongoDB's codes: 15969 $project not an
 // object, 40272 $addFields/$set not an object, 31002/31120 a bad $unset,

@@ -408,18 +408,26 @@ StatusOr<Value> RegexOpFn(const Args& args, const ExpressionVariables& vars) {
     return ArrayOf({});
   }
   const std::string_view s = input.element().String();
-  if (kOp == RegexOp::kMatch) return BoolValue(re->Find(s, 0, &groups));
+  if (kOp == RegexOp::kMatch) {
+    ROCKDOC_ASSIGN_OR_RETURN(bool matched, re->PartialMatch(s, op));
+    return BoolValue(matched);
+  }
   if (kOp == RegexOp::kFind) {
-    if (!re->Find(s, 0, &groups)) return NullValue();
+    ROCKDOC_ASSIGN_OR_RETURN(bool found, re->Search(s, 0, &groups, op));
+    if (!found) return NullValue();
     BsonBuilder b;
     AppendMatch(b, "v", s, groups);
     Document d = std::move(b).Build();
     return Value::FromElement(d.Get("v"));
   }
-  return Make([&](BsonBuilder& b) {
+  Status failed;
+  Value all = Make([&](BsonBuilder& b) {
     b.OpenArray("v");
     size_t from = 0;
-    while (from <= s.size() && re->Find(s, from, &groups)) {
+    while (from <= s.size()) {
+      StatusOr<bool> found = re->Search(s, from, &groups, op);
+      if (!found.ok()) failed = found.status();
+      if (!found.ok() || !*found) break;
       AppendMatch(b, "", s, groups);
       if (groups[0].end > groups[0].begin) {
         from = static_cast<size_t>(groups[0].end);
@@ -430,6 +438,8 @@ StatusOr<Value> RegexOpFn(const Args& args, const ExpressionVariables& vars) {
     }
     b.Close();
   });
+  if (!failed.ok()) return failed;
+  return all;
 }
 
 }  // namespace

@@ -121,6 +121,7 @@ Status PushNode::PushInto(MutableNode* array, ApplyState* state, bool* changed) 
     children.insert(children.begin() + pos, std::make_move_iterator(fresh.begin()),
                     std::make_move_iterator(fresh.end()));
     *changed = true;
+    state->counts_as_modified = true;
   }
 
   if (has_sort_ && children.size() > 1) {

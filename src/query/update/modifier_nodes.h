@@ -37,6 +37,10 @@ struct ApplyState {
   int64_t now_millis = 0;
   uint32_t timestamp_increment = 1;
   const internal::Deadline* deadline = nullptr;  // maxTimeMS, null = none
+  // An operator did work MongoDB counts as a modification even when the
+  // document reads the same afterwards: a $push that inserted elements,
+  // which its $slice (or $sort and $slice) then dropped again.
+  bool counts_as_modified = false;
   Arena arena;
   // Storage for keys made during the walk (positional indexes), so that
   // MutableNode keys viewing them stay valid.

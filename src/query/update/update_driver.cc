@@ -526,21 +526,9 @@ StatusOr<UpdateDriver> UpdateDriver::ParsePipeline(DocumentView stages,
   // The command's variables first: their ids, then their values at Apply.
   internal::VariableScope scope = let != nullptr ? let->scope : internal::VariableScope();
   if (let != nullptr) impl->let_values = let->values;
-  for (Element stage : impl->update.view()) {
-    if (stage.type() != BsonType::kDocument) {
-      return Status(ErrorCode::kTypeMismatch, "Each element of the 'pipeline' array must be an object");
-    }
-    DocumentView spec = stage.Document();
-    size_t fields = 0;
-    for (Element f : spec) {
-      (void)f;
-      ++fields;
-    }
-    if (fields != 1) {
-      return Status(static_cast<ErrorCode>(40323),
-                    "A pipeline stage specification object must contain exactly one field.");
-    }
-    const Element s = *spec.begin();
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<Element> elements,
+                           internal::PipelineStages(impl->update.view()));
+  for (const Element& s : elements) {
     if (!internal::IsDocumentTransformStage(s.key())) {
       static const char* const kStages[] = {
           "$match", "$group", "$sort", "$limit", "$skip", "$lookup", "$unwind", "$facet",
@@ -825,7 +813,7 @@ StatusOr<UpdateDriver::Result> UpdateDriver::Apply(DocumentView doc, const Updat
   out.reserve(doc.size() + 64);
   root.WriteValue(&out);
   if (out.size() > static_cast<size_t>(kMaxBsonObjectSize)) return TooLarge();
-  result.modified = out != doc.bytes();
+  result.modified = out != doc.bytes() || state.counts_as_modified;
   if (!result.modified) result.changed_paths.clear();
   result.doc = Document::AdoptValidated(std::move(out));
   return result;

@@ -128,6 +128,8 @@ class UpdateDriver {
     // False when the result is byte-identical to the input ($set to the same
     // value, $addToSet of a present element, $pull matching nothing, ...):
     // the caller writes nothing (MongoDB's nModified does not count it).
+    // True, as MongoDB, after a $push that inserted elements even when its
+    // $slice gave back the same array.
     bool modified = false;
     // The concrete paths whose values changed, created or disappeared, with
     // array positions as they are in the document ("grades.1.mean"); for a
