@@ -328,11 +328,13 @@ Status Dispatch(const Client& client, CommandState* state, std::string_view db, 
     return Status(ErrorCode::kNoSuchTransaction, "the session has ended");
   }
   ROCKDOC_RETURN_IF_ERROR(CheckConcerns(name, cmd, txn, level));
+  ROCKDOC_RETURN_IF_ERROR(EnterTransaction(session.get(), name, txn));
+  // After the transaction is entered (a refused first command still starts
+  // it, so the driver's next command continues it), before the command runs.
   if (txn.autocommit && !command->in_transaction) {
     return Status(ErrorCode::kOperationNotSupportedInTransaction,
                   "Cannot run '" + std::string(name) + "' in a multi-document transaction.");
   }
-  ROCKDOC_RETURN_IF_ERROR(EnterTransaction(session.get(), name, txn));
   ctx.session = &*session->session;
   ctx.server_session = session.get();
   if (txn.txn_number && !txn.autocommit) {
