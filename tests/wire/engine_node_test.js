@@ -8,28 +8,12 @@
 // Exits 77 (a CTest skip) when the driver is not installed.
 'use strict';
 const assert = require('node:assert/strict');
-let mongodb;
-try {
-  mongodb = require('mongodb');
-} catch (e) {
-  console.log('SKIP: the mongodb npm package is not installed in tests/wire/node_modules ' +
-              '(scripts/install-deps.sh installs it)');
-  process.exit(77);
-}
-const { MongoClient } = mongodb;
+const { requireDriver, rejects, runTests } = require('./driver_harness');
+
+requireDriver();  // exits 77 without the driver
 
 const tests = [];
 const test = (name, fn) => tests.push({ name, fn });
-
-async function rejects(promise, code) {
-  try {
-    await promise;
-  } catch (e) {
-    assert.equal(e.code, code, String(e));
-    return e;
-  }
-  assert.fail(`expected an error with code ${code}`);
-}
 
 test('renameCollection is refused in a transaction', async (client) => {
   const db = client.db('engine_node_test');
@@ -103,25 +87,4 @@ test('two transactions creating one collection: one wins', async (client) => {
   assert.deepEqual(ids, [1, 2]);
 });
 
-(async () => {
-  const client = new MongoClient(process.argv[2], { serverSelectionTimeoutMS: 5000 });
-  await client.connect();
-  let failed = 0;
-  for (const t of tests) {
-    try {
-      await t.fn(client);
-      console.log('pass', t.name);
-    } catch (e) {
-      failed++;
-      console.log('FAIL', t.name);
-      console.log(e);
-    }
-  }
-  await client.close();
-  const version = require('mongodb/package.json').version;
-  console.log(`node driver ${version}: ${tests.length - failed} of ${tests.length} passed`);
-  process.exit(failed ? 1 : 0);
-})().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+runTests(tests, process.argv[2]);

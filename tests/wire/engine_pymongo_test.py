@@ -8,34 +8,12 @@ collection a transaction creates is its own until it commits (#33.3).
 Exits 77 (a CTest skip) when pymongo is not installed.
 """
 import sys
-import traceback
 
-try:
-    import pymongo
-    from pymongo.errors import OperationFailure
-except ImportError:
-    print("SKIP: pymongo is not installed (Debian: python3-pymongo; scripts/install-deps.sh)")
-    sys.exit(77)
+from pymongo_harness import expect_code, pymongo, run, test  # exits 77 without pymongo
+from pymongo.errors import OperationFailure
 
 client = pymongo.MongoClient(sys.argv[1], serverSelectionTimeoutMS=5000)
 db = client.engine_pymongo_test
-TESTS = []
-
-
-def test(f):
-    TESTS.append(f)
-    return f
-
-
-def expect_code(code, fn):
-    try:
-        fn()
-    except OperationFailure as e:
-        assert e.code == code, e.details
-        return e
-    raise AssertionError("expected an error with code %d" % code)
-
-
 @test
 def rename_collection_is_refused_in_a_transaction():
     db.drop_collection("c")
@@ -117,14 +95,4 @@ def two_transactions_creating_one_collection_one_wins():
     assert sorted(d["_id"] for d in db.raced.find()) == [1, 2]
 
 
-failed = 0
-for t in TESTS:
-    try:
-        t()
-        print("pass", t.__name__)
-    except Exception:
-        failed += 1
-        print("FAIL", t.__name__)
-        traceback.print_exc()
-print("pymongo %s: %d of %d passed" % (pymongo.version, len(TESTS) - failed, len(TESTS)))
-sys.exit(1 if failed else 0)
+run("pymongo %s" % pymongo.version)
