@@ -183,6 +183,7 @@ def disk_full(scratch):
         raise Skip("cannot run mount (%s)" % e)
     if r.returncode != 0:
         raise Skip("cannot mount a tmpfs here (%s)" % (r.stderr.strip() or r.returncode))
+    server = None
     try:
         db = os.path.join(mnt, "db")
         server = Server(db)
@@ -213,6 +214,11 @@ def disk_full(scratch):
         c.test.items.insert_one({"_id": "after"})
         server.stop()
         print("  disk full after %d documents (OutOfDiskSpace); none lost" % len(acknowledged))
+    except Exception:
+        # The server's log lives on the tmpfs that goes below: say it first.
+        if server is not None:
+            print("rockdoc-serve's log:\n" + server.tail())
+        raise
     finally:
         subprocess.run(["umount", "-l", mnt])
 
