@@ -376,6 +376,8 @@ StatusOr<std::shared_ptr<Engine>> Engine::OpenImpl(
   engine->rocks_ = std::make_unique<EngineRocks>();
   engine->rocks_->env = rocksdb::NewCompositeEnv(NewRockdocFileSystem(std::move(file_system)));
   o.env = engine->rocks_->env.get();
+  engine->rocks_->background_errors = std::make_shared<BackgroundErrorWatch>();
+  o.listeners.push_back(engine->rocks_->background_errors);
   // A marker without RocksDB files is a creation that was interrupted. But
   // with data files and no CURRENT the database is damaged: RocksDB would
   // start an empty one and delete the files it does not know.
@@ -555,6 +557,10 @@ Status Engine::SyncWal() const {
   auto use = Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   if (rocks_->write_options.sync) return Status::OK();
+  // Not while a background error stands (rocks.h says why): the log cannot
+  // be made durable then, and the write that failed said so already.
+  rocksdb::Status standing = rocks_->background_errors->Current();
+  if (!standing.ok()) return FromRocks(standing, "syncing the write-ahead log");
   return FromRocks(rocks_->db->SyncWAL(), "syncing the write-ahead log");
 }
 

@@ -7,6 +7,7 @@
 
 #include <rocksdb/env.h>
 #include <rocksdb/file_system.h>
+#include <rocksdb/listener.h>
 #include <rocksdb/options.h>
 #include <rocksdb/statistics.h>
 #include <rocksdb/utilities/transaction.h>
@@ -16,11 +17,41 @@
 #include <string>
 #include <string_view>
 
+#include "common/mutex.h"
 #include "rockdoc/client.h"
 #include "rockdoc/status.h"
 #include "storage/engine.h"
 
 namespace rockdoc::internal {
+
+// RocksDB's standing background error: set when a write, flush or
+// compaction fails (a full disk, an I/O error) and cleared when its recovery
+// ends well. While one stands, the write-ahead log's writer may hold a
+// failed append, and syncing that writer trips an assertion in Debian's
+// RocksDB (WritableFileWriter::AssertFalseAndGetStatusForPrevError:
+// `sync_without_flush_called_`), which aborted rockdoc-serve's journal
+// thread on a full disk: Engine::SyncWal asks this first.
+class BackgroundErrorWatch : public rocksdb::EventListener {
+ public:
+  void OnBackgroundError(rocksdb::BackgroundErrorReason, rocksdb::Status* error) override {
+    if (error == nullptr || error->ok()) return;
+    MutexLock lock(&mu_);
+    error_ = *error;
+  }
+  void OnErrorRecoveryEnd(const rocksdb::BackgroundErrorRecoveryInfo& info) override {
+    MutexLock lock(&mu_);
+    error_ = info.new_bg_error;
+  }
+  // The standing error; OK when there is none.
+  rocksdb::Status Current() const {
+    MutexLock lock(&mu_);
+    return error_;
+  }
+
+ private:
+  mutable Mutex mu_;
+  rocksdb::Status error_ ABSL_GUARDED_BY(mu_);
+};
 
 // The RocksDB objects of an open Engine.
 struct EngineRocks {
@@ -33,6 +64,7 @@ struct EngineRocks {
   std::shared_ptr<rocksdb::Statistics> statistics;
   std::shared_ptr<rocksdb::Cache> block_cache;
   rocksdb::WriteOptions write_options;
+  std::shared_ptr<BackgroundErrorWatch> background_errors;
 };
 
 // Converts a RocksDB status into ours. `context` says what was being done.

@@ -58,12 +58,12 @@ class Skip(Exception):
 class Server:
     """One rockdoc-serve process over `db`."""
 
-    def __init__(self, db, args=(), nofile=None):
+    def __init__(self, db, args=(), nofile=None, log_path=None):
         def limits():
             if nofile is not None:
                 resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
         # Its log to a file beside the database: a full pipe would block it.
-        self.log_path = db.rstrip("/") + ".log"
+        self.log_path = log_path or db.rstrip("/") + ".log"
         with open(self.log_path, "a") as log:
             self.proc = subprocess.Popen([SERVER, "--db", db, "--port", "0"] + list(args),
                                          stdout=subprocess.PIPE, stderr=log, text=True,
@@ -186,7 +186,8 @@ def disk_full(scratch):
     server = None
     try:
         db = os.path.join(mnt, "db")
-        server = Server(db)
+        log = os.path.join(scratch, "serve.log")  # not on the disk that fills
+        server = Server(db, log_path=log)
         c = server.client(retryWrites=False)
         coll = c.test.items
         acknowledged = []
@@ -208,7 +209,7 @@ def disk_full(scratch):
         subprocess.run(["mount", "-o", "remount,size=256m", mnt], check=True)
         server.proc.send_signal(signal.SIGTERM)
         server.proc.communicate(timeout=60)
-        server = Server(db)
+        server = Server(db, log_path=log)
         c = server.client()
         verify(c.test.items, acknowledged, "after the restart")
         c.test.items.insert_one({"_id": "after"})
@@ -217,7 +218,7 @@ def disk_full(scratch):
     except Exception:
         # The server's log lives on the tmpfs that goes below: say it first.
         if server is not None:
-            print("rockdoc-serve's log:\n" + server.tail())
+            print("rockdoc-serve (exit status %s), its log:\n%s" % (server.proc.poll(), server.tail()))
         raise
     finally:
         subprocess.run(["umount", "-l", mnt])
