@@ -227,6 +227,28 @@ TEST_F(MaxTimeTest, InsertManyStopsBetweenDocumentsAndInsertCommandFails) {
   EXPECT_EQ(reply.Get("code").NumberAsDouble(), 2.0) << ToJson(reply);
 }
 
+// createIndexes applies maxTimeMS (drivers with timeoutMS send it): the
+// build's scan checks the limit, and an expired build leaves no index.
+TEST_F(MaxTimeTest, CreateIndexesExpiresInsideTheBuildAndLeavesNoIndex) {
+  Fill(20000);  // the scan checks the clock every 128 documents
+  UseFakeClock(1);
+  Document reply = client_->RunCommand(
+      "db", Json(R"({"createIndexes": "c", "indexes": [{"key": {"n": 1}, "name": "n_1"}],
+                     "maxTimeMS": 50})"));
+  internal::SetClockForTesting(nullptr);
+  EXPECT_EQ(reply.Get("code").NumberAsDouble(), 50.0) << ToJson(reply);
+  auto indexes = Coll().ListIndexes();
+  ASSERT_TRUE(indexes.ok()) << indexes.status();
+  for (const Document& index : *indexes) EXPECT_NE(index.Get("name").String(), "n_1");
+
+  reply = client_->RunCommand(
+      "db", Json(R"({"createIndexes": "c", "indexes": [{"key": {"n": 1}, "name": "n_1"}],
+                     "maxTimeMS": 600000})"));
+  EXPECT_EQ(reply.Get("ok").NumberAsDouble(), 1.0) << ToJson(reply);
+  EXPECT_EQ(reply.Get("numIndexesAfter").NumberAsDouble(),
+            reply.Get("numIndexesBefore").NumberAsDouble() + 1);
+}
+
 // Update operators whose work grows with the array: the limit is checked
 // inside them, and the document stays as it was.
 TEST_F(MaxTimeTest, LongUpdateOperatorsExpireAndLeaveTheDocument) {

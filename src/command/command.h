@@ -160,8 +160,8 @@ Status ApiBoolRow(const Element& e, O*) {
 // maxTimeMS as a generic argument (MongoDB takes it on every command, and
 // drivers with timeoutMS send it everywhere): checked for type and range.
 // The commands that can run long have a row of their own that applies it
-// (find, count, distinct, update, delete, findAndModify) or refuses it
-// (insert); the others are one short step each (catalog and server
+// (find, count, distinct, insert, update, delete, findAndModify, aggregate,
+// createIndexes); the others are one short step each (catalog and server
 // commands), which finish before any limit a client would set.
 Status CheckMaxTimeMSField(const Element& e);
 template <typename O>

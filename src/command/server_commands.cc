@@ -5,6 +5,7 @@
 #include "command/cursor_manager.h"
 #include "command/handlers.h"
 #include "common/clock.h"
+#include "common/deadline.h"
 #include "query/match_expression.h"
 #include "rockdoc/json.h"
 
@@ -425,6 +426,7 @@ namespace {
 struct CreateIndexesArgs {
   std::string collection;
   std::vector<IndexModel> indexes;
+  int64_t max_time_ms = 0;
 };
 Status DecodeIndexSpecs(const Element& e, CreateIndexesArgs* o) {
   if (e.type() != BsonType::kArray) return WrongType(e, "type 'array'");
@@ -472,6 +474,13 @@ constexpr OptionField<CreateIndexesArgs> kCreateIndexesFields[] = {
     {"indexes", &DecodeIndexSpecs},
     // Every build is one build that commits when done.
     {"commitQuorum", nullptr},
+    // Applied: the index build's scan checks it (store/index_build.h).
+    {"maxTimeMS",
+     [](const Element& e, CreateIndexesArgs* o) -> Status {
+       ROCKDOC_RETURN_IF_ERROR(CheckMaxTimeMSField(e));
+       ROCKDOC_ASSIGN_OR_RETURN(o->max_time_ms, IntegerField(e));
+       return Status::OK();
+     }},
     ROCKDOC_GENERIC_COMMAND_ROWS(CreateIndexesArgs)};
 }  // namespace
 
@@ -483,6 +492,9 @@ Status RunCreateIndexes(CommandContext& ctx, DocumentView cmd, BsonBuilder* repl
   }
   Collection c = ctx.database().GetCollection(args.collection);
   Collection::CreateIndexesReport counted;
+  // The build runs on this thread: its scan stops at the thread's deadline.
+  const internal::Deadline deadline = internal::Deadline::AfterMillis(args.max_time_ms);
+  internal::DeadlineScope scope(&deadline);
   ROCKDOC_RETURN_IF_ERROR(c.CreateIndexes(args.indexes, {}, &counted).status());
   reply->AppendInt32("numIndexesBefore", counted.num_indexes_before);
   reply->AppendInt32("numIndexesAfter", counted.num_indexes_after);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "common/deadline.h"
 #include "common/endian.h"
 #include "index/access_method.h"
 #include "index/key_generator.h"
@@ -141,7 +142,11 @@ Status BuildIndexEntries(const Engine& engine, const CollectionMeta& meta, Index
   std::vector<IndexKey> keys;
   EntrySorter sorter(engine, static_cast<size_t>(engine.options().max_index_build_memory_bytes));
   int64_t indexed = 0;
+  // The deadline of the command that builds (createIndexes' maxTimeMS):
+  // past it the build fails and nothing is written.
+  DeadlineChecker deadline(CurrentDeadline());
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    ROCKDOC_RETURN_IF_ERROR(deadline.Tick());
     DocumentView doc(reinterpret_cast<const uint8_t*>(it->value().data()));
     std::string_view id_key = it->key().substr(lower.size());
     ROCKDOC_RETURN_IF_ERROR(index->access_method().GetKeys(*index, doc, &keys, &paths));
