@@ -615,6 +615,23 @@ class QueryStatsTest : public ::testing::Test {
   std::unique_ptr<Client> client_;
 };
 
+// rockdoc-serve reads the user of an authenticated connection before every
+// command: the engine's bookkeeping, never a shape in $queryStats (nor the
+// profile). The application's reads beside it are recorded.
+TEST_F(QueryStatsTest, ReadsOfTheUsersCollectionAreNotRecorded) {
+  Collection users = Coll("rockdoc.users", "admin");  // wire/users.h's
+  auto inserted = users.InsertOne(Json(R"({"_id": "admin.ann", "user": "ann"})"));
+  ASSERT_TRUE(inserted.ok()) << inserted.status();
+  for (int i = 0; i < 3; ++i) {
+    auto found = users.FindOne(Json(R"({"_id": "admin.ann"})"));
+    ASSERT_TRUE(found.ok() && found->has_value()) << found.status();
+  }
+  EXPECT_EQ(Drain(users.Find(Json(R"({"user": "ann"})"))), 1);
+  EXPECT_EQ(Drain(Coll("c").Find(Json(R"({"a": 1})"))), 0);
+  EXPECT_TRUE(StatsOf("rockdoc.users", "find", "admin").empty());
+  EXPECT_EQ(StatsOf("c", "find").size(), 1u);
+}
+
 // N finds of known selectivity, without and with an index: the recorded
 // figures are the results counted and explain's totals for the same finds.
 TEST_F(QueryStatsTest, FindFiguresAreTheResultsAndExplainsTotals) {

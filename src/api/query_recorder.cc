@@ -18,6 +18,12 @@ thread_local std::shared_ptr<NestedFigures> NestedReads::into_;
 namespace {
 
 constexpr char kProfileCollection[] = "system.profile";
+
+// The engine's own bookkeeping, not the application's queries: the profile
+// (read by whoever looks at it) and rockdoc-serve's users.
+bool NotRecorded(const std::string& db, const std::string& coll) {
+  return coll == kProfileCollection || (db == kUsersDatabase && coll == kUsersCollection);
+}
 // MongoDB's default system.profile: capped at 1 MiB.
 constexpr int64_t kProfileBytes = int64_t{1} << 20;
 
@@ -82,7 +88,7 @@ std::unique_ptr<QueryRecorder> QueryRecorder::Begin(const Engine& engine, const 
                                                     bool* top) {
   *top = false;
   // Reading the profile is not a query of the application's.
-  if (!engine.options().collect_statistics || coll == kProfileCollection) return nullptr;
+  if (!engine.options().collect_statistics || NotRecorded(db, coll)) return nullptr;
   if (NestedReads::active()) {
     if (NestedReads::into() == nullptr) return nullptr;
     return std::unique_ptr<QueryRecorder>(new QueryRecorder(NestedReads::into()));
@@ -192,7 +198,7 @@ bool QueryRecorder::Records(const Engine& engine) { return engine.options().coll
 void QueryRecorder::RecordIdRead(const Engine& engine, const std::string& db,
                                  const std::string& coll, const Element& id, int64_t nanos,
                                  bool found) {
-  if (!engine.options().collect_statistics || coll == kProfileCollection) return;
+  if (!engine.options().collect_statistics || NotRecorded(db, coll)) return;
   if (NestedReads::active()) {
     // A read of a recorded operation ($lookup's by _id): its figures.
     const std::shared_ptr<NestedFigures>& parent = NestedReads::into();

@@ -32,6 +32,13 @@
 
 namespace rockdoc::internal {
 
+// Where rockdoc-serve keeps its --auth users (wire/users.h): the engine's
+// bookkeeping, read again before every command of an authenticated
+// connection, so the recorder leaves it out (recorded, it would be the
+// busiest shape of all).
+inline constexpr std::string_view kUsersDatabase = "admin";
+inline constexpr std::string_view kUsersCollection = "rockdoc.users";
+
 // What the reads inside a recorded operation examined: added to its
 // figures when it ends.
 struct NestedFigures {

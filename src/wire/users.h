@@ -29,14 +29,15 @@
 #include <string>
 #include <string_view>
 
+#include "api/query_recorder.h"
 #include "rockdoc/client.h"
 #include "rockdoc/document.h"
 #include "wire/scram.h"
 
 namespace rockdoc::wire {
 
-inline constexpr std::string_view kUsersDatabase = "admin";
-inline constexpr std::string_view kUsersCollection = "rockdoc.users";
+using internal::kUsersCollection;  // api/query_recorder.h: admin.rockdoc.users
+using internal::kUsersDatabase;
 
 // One connection's authentication: its SCRAM conversation and the user it
 // proved to be.
