@@ -7,6 +7,7 @@
 #include <random>
 
 #include "common/endian.h"
+#include "common/utf8.h"
 #include "rockdoc/document.h"
 #include "test_util.h"
 
@@ -366,6 +367,38 @@ TEST(ValidateBson, SurvivesEveryByteFlipAndTruncation) {
 }
 
 // ---- ObjectId ----
+
+// ToValidUtf8 against its definition: the output is valid UTF-8, valid
+// input is kept as it is, and every byte of the input is either kept (as
+// part of a valid sequence) or becomes one '?'.
+TEST(Utf8, ToValidUtf8KeepsValidSequencesAndReplacesEachOtherByte) {
+  EXPECT_EQ(ToValidUtf8("plain"), "plain");
+  EXPECT_EQ(ToValidUtf8("caf\xc3\xa9"), "caf\xc3\xa9");
+  EXPECT_EQ(ToValidUtf8(".dmi\xa9"), ".dmi?");
+  EXPECT_EQ(ToValidUtf8("\xc3"), "?");                 // truncated
+  EXPECT_EQ(ToValidUtf8("\xc0\x80"), "??");             // overlong
+  EXPECT_EQ(ToValidUtf8("\xed\xa0\x80x"), "???x");     // surrogate
+  EXPECT_EQ(ToValidUtf8("\xf0\x9f\x98\x80\xff"), "\xf0\x9f\x98\x80?");
+  std::mt19937 rng(7);
+  for (int round = 0; round < 20000; ++round) {
+    std::string in(rng() % 12, '\0');
+    for (char& c : in) c = static_cast<char>(rng() % 4 == 0 ? 0x80 | rng() % 0x80 : rng());
+    std::string out = ToValidUtf8(in);
+    ASSERT_TRUE(IsValidUtf8(out)) << round;
+    if (IsValidUtf8(in)) ASSERT_EQ(out, in);
+    ASSERT_EQ(out.size(), in.size());  // one '?' for one byte, kept bytes kept
+    for (size_t i = 0; i < in.size(); ++i) ASSERT_TRUE(out[i] == in[i] || out[i] == '?');
+  }
+}
+
+// An error's message quotes what a caller sent and becomes a BSON string
+// (errmsg), so it is valid UTF-8 whatever was quoted.
+TEST(Utf8, StatusMessagesAreValidUtf8) {
+  Status s(ErrorCode::kInvalidNamespace, "Invalid database name: '.dmi\xa9'");
+  EXPECT_EQ(s.message(), "Invalid database name: '.dmi?'");
+  EXPECT_EQ(s.WithContext("in \xff").message(), "in ?: Invalid database name: '.dmi?'");
+  EXPECT_EQ(BadValue("\xe2\x82").message(), "??");
+}
 
 TEST(ObjectId, GenerateParseAndPrint) {
   ObjectId a = ObjectId::GenerateAt(0x5f1d7f0b);

@@ -441,6 +441,16 @@ TEST_F(ServiceTest, OpQueryOnlyForTheHandshake) {
     auto [flags, doc] = ParseReply(service_->Handle(OpQueryBytes("d\xff.c", "{}"), &conn_).reply);
     EXPECT_NE(doc.Get("$err").String().find("d?.c"), std::string_view::npos) << ToJson(doc);
   }
+  // A command on a database whose name is not UTF-8 (found by
+  // fuzz/wire_message_fuzz.cc): the command layer's error quotes the name,
+  // and the reply is still valid BSON.
+  {
+    Response r = service_->Handle(OpQueryBytes(".dmi\xa9.$cmd", R"({"isMaster": 1})"), &conn_);
+    ASSERT_GE(r.reply.size(), 36u);
+    ASSERT_TRUE(ValidateBson(std::string_view(r.reply).substr(36)).ok());
+    auto [flags, doc] = ParseReply(r.reply);
+    EXPECT_NE(doc.Get("errmsg").String().find("'.dmi?'"), std::string_view::npos) << ToJson(doc);
+  }
   // A query of a collection, not a command.
   auto [flags, doc] = ParseReply(service_->Handle(OpQueryBytes("d.c", R"({"isMaster": 1})"),
                                                   &conn_).reply);

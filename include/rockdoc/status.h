@@ -131,7 +131,8 @@ class [[nodiscard]] Status {
   ErrorCode code() const { return rep_ ? rep_->code : ErrorCode::kOk; }
   int32_t code_number() const { return static_cast<int32_t>(code()); }
   std::string code_name() const { return ErrorCodeName(code()); }
-  // The message alone ("" for OK).
+  // The message alone ("" for OK): always valid UTF-8 (bytes of what a
+  // caller quoted that are not become '?'), as a BSON string must be.
   std::string_view message() const {
     return rep_ ? std::string_view(rep_->message) : std::string_view();
   }

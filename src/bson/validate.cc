@@ -3,7 +3,7 @@
 // yields a Status and never an out-of-bounds read.
 #include <string>
 
-#include "bson/utf8.h"
+#include "common/utf8.h"
 #include "common/endian.h"
 #include "rockdoc/document.h"
 

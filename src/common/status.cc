@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "common/logging.h"
+#include "common/utf8.h"
 
 namespace rockdoc {
 
@@ -97,7 +98,11 @@ std::string ErrorCodeName(ErrorCode code) {
 }
 
 Status::Status(ErrorCode code, std::string message) {
-  if (code != ErrorCode::kOk) rep_ = std::make_shared<const Rep>(Rep{code, std::move(message), {}, {}, {}});
+  if (code == ErrorCode::kOk) return;
+  // Messages quote what callers sent (a namespace, a field name), and are
+  // put into BSON strings (errmsg), which must be UTF-8.
+  if (!IsValidUtf8(message)) message = ToValidUtf8(message);
+  rep_ = std::make_shared<const Rep>(Rep{code, std::move(message), {}, {}, {}});
 }
 
 std::string Status::ToString() const {
@@ -112,7 +117,7 @@ std::string Status::ToString() const {
 
 Status Status::WithContext(std::string_view prefix) const {
   if (ok()) return *this;
-  std::string msg(prefix);
+  std::string msg = ToValidUtf8(prefix);
   msg += ": ";
   msg += rep_->message;
   // Labels, errInfo and the extra fields stay with the error.

@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "command/command.h"
-#include "bson/utf8.h"
+#include "common/utf8.h"
 #include "common/endian.h"
 #include "wire/crc32c.h"
 

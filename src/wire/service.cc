@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <algorithm>
 
-#include "bson/utf8.h"
 #include "command/command.h"
 
 namespace rockdoc::wire {
@@ -37,37 +36,10 @@ Document WithoutFields(DocumentView cmd, std::string_view a, std::string_view b)
 
 }  // namespace
 
-namespace {
-
-// An error message as valid UTF-8: messages may quote what a client sent
-// (a namespace, an identifier), and a reply must be valid BSON whatever it
-// was. Bytes that are not UTF-8 become '?'.
-std::string Utf8Message(std::string_view m) {
-  if (IsValidUtf8(reinterpret_cast<const uint8_t*>(m.data()), m.size())) return std::string(m);
-  std::string out;
-  for (size_t i = 0; i < m.size();) {
-    size_t n = 1;
-    while (n <= 4 && i + n <= m.size() &&
-           !IsValidUtf8(reinterpret_cast<const uint8_t*>(m.data() + i), n)) {
-      ++n;
-    }
-    if (n <= 4 && i + n <= m.size()) {
-      out.append(m.substr(i, n));
-      i += n;
-    } else {
-      out += '?';
-      ++i;
-    }
-  }
-  return out;
-}
-
-}  // namespace
-
 Document ErrorDocument(const Status& s) {
   BsonBuilder b;
   b.AppendDouble("ok", 0);
-  b.AppendString("errmsg", Utf8Message(s.message()));
+  b.AppendString("errmsg", s.message());
   b.AppendInt32("code", static_cast<int32_t>(s.code()));
   b.AppendString("codeName", s.code_name());
   return std::move(b).Build();
@@ -209,7 +181,7 @@ Response Service::HandleOpQuery(std::string_view message, const MessageHeader& h
   Response r;
   auto failure = [&](const Status& s) {
     BsonBuilder b;
-    b.AppendString("$err", Utf8Message(s.message()));
+    b.AppendString("$err", s.message());
     b.AppendInt32("code", static_cast<int32_t>(s.code()));
     b.AppendString("codeName", s.code_name());
     b.AppendDouble("ok", 0);

@@ -1,11 +1,13 @@
 // UTF-8 validation (RFC 3629): no overlong forms, no surrogates, nothing
 // past U+10FFFF. ASCII runs are checked eight bytes at a time.
-#ifndef ROCKDOC_BSON_UTF8_H_
-#define ROCKDOC_BSON_UTF8_H_
+#ifndef ROCKDOC_COMMON_UTF8_H_
+#define ROCKDOC_COMMON_UTF8_H_
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <string>
+#include <string_view>
 
 namespace rockdoc {
 
@@ -54,6 +56,16 @@ inline bool IsValidUtf8(const uint8_t* s, size_t n) {
   return true;
 }
 
+inline bool IsValidUtf8(std::string_view s) {
+  return IsValidUtf8(reinterpret_cast<const uint8_t*>(s.data()), s.size());
+}
+
+// `s` as valid UTF-8: each byte that does not begin a valid sequence
+// becomes '?'. Text that quotes what a client sent (an error message
+// naming a namespace or a field) goes through this before it is put into a
+// BSON string, which must be UTF-8.
+std::string ToValidUtf8(std::string_view s);
+
 }  // namespace rockdoc
 
-#endif  // ROCKDOC_BSON_UTF8_H_
+#endif  // ROCKDOC_COMMON_UTF8_H_
