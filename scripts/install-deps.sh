@@ -13,6 +13,8 @@ packages=(
   build-essential g++ cmake ninja-build pkg-config git
   # library dependencies
   librocksdb-dev libsimdjson-dev libabsl-dev libpcre2-dev
+  # rockdoc-serve's SCRAM: SHA-256, HMAC and PBKDF2 from OpenSSL's libcrypto
+  libssl-dev
   # timezones of the date expressions (absl::LoadTimeZone reads zoneinfo)
   tzdata
   # tests and benchmarks

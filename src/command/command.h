@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -38,9 +39,31 @@ class CursorManager;
 class ServerSessions;
 struct ServerSession;
 
+// The connection a command came on, when a server above the engine runs it
+// (wire/: rockdoc-serve): what the dispatcher and the commands that server
+// registered (RegisterCommands) need to know of it. The server implements
+// it; the command layer never learns its type. Null when a command runs
+// in-process (Client::RunCommand).
+class CommandConnection {
+ public:
+  virtual ~CommandConnection() = default;
+  // Whether the connection may run commands that need a user: false only
+  // with access control and nobody authenticated. The dispatcher then
+  // refuses every command but those marked `without_auth` with
+  // Unauthorized (13) "Command <name> requires authentication", and runs
+  // those without their session fields (no server state before login).
+  virtual bool authenticated() const = 0;
+  // hello's connectionId (drivers report it in their command events).
+  virtual int32_t id() const = 0;
+  // Appends what the connection adds to a hello's reply (after the
+  // command layer's fields): saslSupportedMechs for a user it knows.
+  virtual void AppendHelloFields(DocumentView hello, BsonBuilder* reply) const = 0;
+};
+
 // What one command call runs against.
 struct CommandContext {
   const Client* client = nullptr;
+  CommandConnection* connection = nullptr;  // the command's, or null in-process
   std::string db;                      // the database the command names
   CursorManager* cursors = nullptr;    // the client's command cursors
   ServerSessions* sessions = nullptr;  // the client's logical sessions
@@ -69,10 +92,25 @@ struct CommandDefinition {
   // multi-document transaction.": the one check, whether or not the
   // command's own path would see the session.
   bool in_transaction = false;
+  // Runs on a connection nobody has authenticated on (CommandConnection::
+  // authenticated): the handshake (hello, isMaster), ping, buildInfo,
+  // listCommands and the authentication conversation, as mongod's.
+  bool without_auth = false;
 };
 
-// The command named `name` (case-sensitive, as MongoDB's), or null.
-const CommandDefinition* FindCommand(std::string_view name);
+// Adds a layer's commands to the client's table, beside the command layer's
+// own: rockdoc-serve's (wire/: saslStart, createUser, getCmdLineOpts, ...)
+// go through the one dispatcher, its checks and errors, and listCommands
+// lists them. `commands` must outlive the client (a static table); its
+// handlers find their connection's state through CommandContext::connection.
+// Registering the same table again changes nothing; a name the client
+// already knows from another table is AlreadyInitialized (23), and the
+// table is not added. Thread-safe.
+Status RegisterCommands(const Client& client, std::span<const CommandDefinition> commands);
+
+// The command named `name` (case-sensitive, as MongoDB's) the client knows
+// (the command layer's or a registered one), or null.
+const CommandDefinition* FindCommand(const Client& client, std::string_view name);
 
 // A command may exceed the 16 MiB of a document by MongoDB's 16 KiB
 // (BSONObjMaxInternalSize), so that one insert can carry a document of the
@@ -83,8 +121,10 @@ inline constexpr size_t kMaxCommandSize = kMaxBsonObjectInternalSize;
 // layer's, whose OP_MSG document sequences (each document at most 16 MiB,
 // validated there) are folded into the command as arrays and may take it
 // to the 48,000,000 bytes of a message, as a MongoDB server accepts them.
+// `connection`: the one it came on (null: in-process), for the dispatcher's
+// access check and the handlers that need its state.
 Document RunCommandWithMaxSize(const Client& client, std::string_view db, DocumentView command,
-                               size_t max_size);
+                               size_t max_size, CommandConnection* connection = nullptr);
 
 // The Stable API parameters of a command named `name` (MongoDB's
 // initializeAPIParameters): apiStrict or apiDeprecationErrors without
@@ -92,8 +132,8 @@ Document RunCommandWithMaxSize(const Client& client, std::string_view db, Docume
 // with apiStrict: true, a command outside API Version 1 fails with
 // APIStrictError (323) "Provided apiStrict:true, but the command <name> is
 // not in API Version 1. ...", and an aggregate with a stage outside it
-// ($indexStats, $queryStats, ...) too. RunCommand checks every command with it; the
-// wire layer its own commands (createUser, getCmdLineOpts, ...).
+// ($indexStats, $queryStats, ...) too. The dispatcher checks every command
+// with it, registered ones included.
 Status CheckApiParameters(std::string_view name, DocumentView cmd);
 
 // ---- Decoding a command's fields ----
@@ -181,6 +221,10 @@ Status MaxTimeRow(const Element& e, O*) {
 // (Status::extra_info: a DuplicateKey's keyPattern and keyValue) at the top
 // level, then `errInfo` (a DocumentValidationFailure's) when it has one.
 void AppendErrorDetails(const Status& s, BsonBuilder* b);
+
+// Unauthorized (13) "Command <name> requires authentication": a command a
+// connection nobody has authenticated on may not run.
+Status RequiresAuthentication(std::string_view name);
 
 // FailedToParse (9) "BSON field '<path>' is missing but a required field",
 // MongoDB's IDL error for a required field that is absent.

@@ -3,6 +3,7 @@
 // answers.
 #include <algorithm>
 #include <mutex>
+#include <vector>
 
 #include "api/client_internal.h"
 #include "catalog/catalog.h"
@@ -10,6 +11,7 @@
 #include "command/cursor_manager.h"
 #include "command/handlers.h"
 #include "command/server_sessions.h"
+#include "common/mutex.h"
 
 namespace rockdoc {
 
@@ -17,14 +19,19 @@ namespace internal {
 
 namespace {
 
-// Every command, by name (sorted: FindCommand searches it). Aliases are
-// rows of their own, as MongoDB registers them.
+Status RunListCommands(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+
+// Every command of the command layer, by name (sorted: FindCommand searches
+// it). Aliases are rows of their own, as MongoDB registers them. Layers
+// above add theirs (RegisterCommands).
+constexpr bool kNotAdminOnly = false;  // CommandDefinition::admin_only
 constexpr bool kInTransaction = true;  // CommandDefinition::in_transaction
+constexpr bool kWithoutAuth = true;    // CommandDefinition::without_auth
 constexpr CommandDefinition kCommands[] = {
     {"abortTransaction", &RunAbortTransaction, /*admin_only=*/true, kInTransaction},
     {"aggregate", &RunAggregate, /*admin_only=*/false, kInTransaction},
-    {"buildInfo", &RunBuildInfo},
-    {"buildinfo", &RunBuildInfo},
+    {"buildInfo", &RunBuildInfo, kNotAdminOnly, !kInTransaction, kWithoutAuth},
+    {"buildinfo", &RunBuildInfo, kNotAdminOnly, !kInTransaction, kWithoutAuth},
     {"clearQueryStats", &RunClearQueryStats, /*admin_only=*/true},
     {"collMod", &RunCollMod},
     {"collStats", &RunCollStats},
@@ -47,16 +54,17 @@ constexpr CommandDefinition kCommands[] = {
     {"findandmodify", &RunFindAndModify, /*admin_only=*/false, kInTransaction},
     {"getMore", &RunGetMore, /*admin_only=*/false, kInTransaction},
     {"getParameter", &RunGetParameter, /*admin_only=*/true},
-    {"hello", &RunHello},
+    {"hello", &RunHello, kNotAdminOnly, !kInTransaction, kWithoutAuth},
     {"hostInfo", &RunHostInfo},
     {"insert", &RunInsert, /*admin_only=*/false, kInTransaction},
-    {"isMaster", &RunIsMaster},
-    {"ismaster", &RunIsMaster},
+    {"isMaster", &RunIsMaster, kNotAdminOnly, !kInTransaction, kWithoutAuth},
+    {"ismaster", &RunIsMaster, kNotAdminOnly, !kInTransaction, kWithoutAuth},
     {"killCursors", &RunKillCursors, /*admin_only=*/false, kInTransaction},
     {"listCollections", &RunListCollections},
+    {"listCommands", &RunListCommands, kNotAdminOnly, !kInTransaction, kWithoutAuth},
     {"listDatabases", &RunListDatabases, /*admin_only=*/true},
     {"listIndexes", &RunListIndexes},
-    {"ping", &RunPing},
+    {"ping", &RunPing, kNotAdminOnly, !kInTransaction, kWithoutAuth},
     {"profile", &RunProfile},
     {"renameCollection", &RunRenameCollection, /*admin_only=*/true},
     {"serverStatus", &RunServerStatus},
@@ -71,6 +79,13 @@ constexpr bool Sorted() {
   return true;
 }
 static_assert(Sorted(), "kCommands must be sorted by name");
+
+const CommandDefinition* FindBuiltin(std::string_view name) {
+  auto it =
+      std::lower_bound(std::begin(kCommands), std::end(kCommands), name,
+                       [](const CommandDefinition& c, std::string_view n) { return c.name < n; });
+  return it != std::end(kCommands) && it->name == name ? it : nullptr;
+}
 
 // MongoDB's error reply: {ok: 0, errmsg, code, codeName, <extra fields>?, errInfo?,
 // errorLabels?}.
@@ -247,23 +262,75 @@ class CommandState {
   }
   CursorManager cursors;
   ServerSessions sessions;
+
+  // The command named `name`: the command layer's, or one a layer above
+  // registered.
+  const CommandDefinition* Find(std::string_view name) {
+    if (const CommandDefinition* c = FindBuiltin(name)) return c;
+    MutexLock lock(&registered_mu);
+    return FindRegistered(name);
+  }
+  const CommandDefinition* FindRegistered(std::string_view name)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(registered_mu) {
+    for (std::span<const CommandDefinition> table : registered) {
+      for (const CommandDefinition& c : table) {
+        if (c.name == name) return &c;
+      }
+    }
+    return nullptr;
+  }
+  // Every command the client knows, sorted by name.
+  std::vector<const CommandDefinition*> All() {
+    std::vector<const CommandDefinition*> all;
+    for (const CommandDefinition& c : kCommands) all.push_back(&c);
+    {
+      MutexLock lock(&registered_mu);
+      for (std::span<const CommandDefinition> table : registered) {
+        for (const CommandDefinition& c : table) all.push_back(&c);
+      }
+    }
+    std::sort(all.begin(), all.end(),
+              [](const CommandDefinition* a, const CommandDefinition* b) { return a->name < b->name; });
+    return all;
+  }
+
+  Mutex registered_mu;
+  // The tables RegisterCommands added (static tables of the layers above).
+  std::vector<std::span<const CommandDefinition>> registered ABSL_GUARDED_BY(registered_mu);
 };
 
 namespace {
 
+// The command layer's state of `client`, made on first use.
+CommandState* StateOf(const Client& client) {
+  std::shared_ptr<CommandState>& state = ClientAccess::Commands(client);
+  std::call_once(ClientAccess::CommandsOnce(client), [&state, &client] {
+    state = std::make_shared<CommandState>(&ClientAccess::EngineOf(client)->runner());
+  });
+  return state.get();
+}
+
 Status Dispatch(const Client& client, CommandState* state, std::string_view db, DocumentView cmd,
-                const CommandDefinition& definition, BsonBuilder* reply);
+                const CommandDefinition& definition, CommandConnection* connection,
+                BsonBuilder* reply);
 
 Status RunOne(const Client& client, CommandState* state, std::string_view db, DocumentView cmd,
-              size_t max_size, BsonBuilder* reply) {
+              size_t max_size, CommandConnection* connection, BsonBuilder* reply) {
   BsonValidationOptions limits;
   limits.max_size = max_size;
   ROCKDOC_RETURN_IF_ERROR(ValidateBson(cmd.bytes(), limits));
+  const std::string_view name = cmd.empty() ? std::string_view() : (*cmd.begin()).key();
+  const CommandDefinition* command = cmd.empty() ? nullptr : state->Find(name);
+  // With access control, a connection nobody has authenticated on runs only
+  // the commands marked for it; any other name, known or not, is refused
+  // before anything else is checked.
+  if (connection != nullptr && !connection->authenticated() &&
+      (command == nullptr || !command->without_auth)) {
+    return RequiresAuthentication(name);
+  }
   if (cmd.empty()) {
     return Status(ErrorCode::kFailedToParse, "no such command: ''");  // MongoDB's wording
   }
-  const std::string_view name = (*cmd.begin()).key();
-  const CommandDefinition* command = FindCommand(name);
   if (command == nullptr) {
     return Status(ErrorCode::kCommandNotFound, "no such command: '" + std::string(name) + "'");
   }
@@ -279,7 +346,7 @@ Status RunOne(const Client& client, CommandState* state, std::string_view db, Do
     return Status(ErrorCode::kUnauthorized,
                   std::string(name) + " may only be run against the admin database.");
   }
-  Status s = Dispatch(client, state, db, cmd, *command, reply);
+  Status s = Dispatch(client, state, db, cmd, *command, connection, reply);
   // writeConcern j: true: the reply waits for the write-ahead log to reach
   // the disk, whatever the command did (a failed ordered insert keeps the
   // documents before the failure). A sync that fails is the reply's
@@ -299,17 +366,24 @@ Status RunOne(const Client& client, CommandState* state, std::string_view db, Do
 
 // Runs a command RunOne checked, with its session when it names one.
 Status Dispatch(const Client& client, CommandState* state, std::string_view db, DocumentView cmd,
-                const CommandDefinition& definition, BsonBuilder* reply) {
+                const CommandDefinition& definition, CommandConnection* connection,
+                BsonBuilder* reply) {
   const CommandDefinition* command = &definition;
   const std::string_view name = command->name;
   CommandContext ctx;
   ctx.client = &client;
+  ctx.connection = connection;
   ctx.db = std::string(db);
   ctx.cursors = &state->cursors;
   ctx.sessions = &state->sessions;
   std::optional<std::string> lsid;
   TransactionFields txn;
-  ROCKDOC_RETURN_IF_ERROR(QualifyFieldError(name, ReadSessionFields(cmd, &lsid, &txn)));
+  // A connection nobody has authenticated on runs its commands without
+  // their session fields, as mongod ignores them when nobody is logged in:
+  // no server state before login.
+  if (connection == nullptr || connection->authenticated()) {
+    ROCKDOC_RETURN_IF_ERROR(QualifyFieldError(name, ReadSessionFields(cmd, &lsid, &txn)));
+  }
   const std::string_view level = ReadConcernLevel(cmd);
   if (!lsid) {
     if (txn.txn_number || txn.autocommit || txn.start_transaction) {
@@ -357,12 +431,67 @@ Status Dispatch(const Client& client, CommandState* state, std::string_view db, 
 
 Status SyncWriteAheadLog(const Client& client) { return ClientAccess::EngineOf(client)->SyncWal(); }
 
-const CommandDefinition* FindCommand(std::string_view name) {
-  auto it =
-      std::lower_bound(std::begin(kCommands), std::end(kCommands), name,
-                       [](const CommandDefinition& c, std::string_view n) { return c.name < n; });
-  return it != std::end(kCommands) && it->name == name ? it : nullptr;
+const CommandDefinition* FindCommand(const Client& client, std::string_view name) {
+  return StateOf(client)->Find(name);
 }
+
+Status RegisterCommands(const Client& client, std::span<const CommandDefinition> commands) {
+  CommandState* state = StateOf(client);
+  MutexLock lock(&state->registered_mu);
+  for (std::span<const CommandDefinition> table : state->registered) {
+    if (table.data() == commands.data() && table.size() == commands.size()) return Status::OK();
+  }
+  for (size_t i = 0; i < commands.size(); ++i) {
+    const std::string_view name = commands[i].name;
+    bool known = FindBuiltin(name) != nullptr || state->FindRegistered(name) != nullptr;
+    for (size_t j = 0; j < i; ++j) known = known || commands[j].name == name;
+    if (known) {
+      return Status(ErrorCode::kBadValue,
+                    "cannot register the command '" + std::string(name) + "': it exists");
+    }
+  }
+  state->registered.push_back(commands);
+  return Status::OK();
+}
+
+Status RequiresAuthentication(std::string_view name) {
+  return Status(ErrorCode::kUnauthorized,
+                "Command " + std::string(name) + " requires authentication");
+}
+
+namespace {
+
+// listCommands: every command the client knows (its own and those layers
+// above registered), by name: {commands: {<name>: {adminOnly, requiresAuth,
+// secondaryOk, apiVersions, deprecatedApiVersions}}}, as mongod's without
+// its help texts.
+Status RunListCommands(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
+  struct NoArgs {};
+  static constexpr OptionField<NoArgs> kFields[] = {{"listCommands", &Accept<NoArgs>},
+                                                    ROCKDOC_GENERIC_COMMAND_ROWS(NoArgs)};
+  NoArgs args;
+  ROCKDOC_RETURN_IF_ERROR(DecodeCommand("listCommands", cmd, kFields, &args));
+  reply->OpenDocument("commands");
+  for (const CommandDefinition* c : StateOf(*ctx.client)->All()) {
+    reply->OpenDocument(c->name);
+    reply->AppendBool("adminOnly", c->admin_only);
+    reply->AppendBool("requiresAuth", !c->without_auth);
+    reply->AppendBool("secondaryOk", true);  // one node: every command runs on it
+    reply->OpenArray("apiVersions");
+    if (std::binary_search(std::begin(kApiVersion1Commands), std::end(kApiVersion1Commands),
+                           c->name)) {
+      reply->AppendString("", "1");
+    }
+    reply->Close();
+    reply->OpenArray("deprecatedApiVersions");
+    reply->Close();
+    reply->Close();
+  }
+  reply->Close();
+  return Status::OK();
+}
+
+}  // namespace
 
 }  // namespace internal
 
@@ -373,13 +502,9 @@ Document Client::RunCommand(std::string_view db, DocumentView command) const {
 namespace internal {
 
 Document RunCommandWithMaxSize(const Client& client, std::string_view db, DocumentView command,
-                               size_t max_size) {
-  std::shared_ptr<CommandState>& state = ClientAccess::Commands(client);
-  std::call_once(ClientAccess::CommandsOnce(client), [&state, &client] {
-    state = std::make_shared<CommandState>(&ClientAccess::EngineOf(client)->runner());
-  });
+                               size_t max_size, CommandConnection* connection) {
   BsonBuilder reply;
-  Status s = RunOne(client, state.get(), db, command, max_size, &reply);
+  Status s = RunOne(client, StateOf(client), db, command, max_size, connection, &reply);
   if (!s.ok()) return ErrorReply(s);
   reply.AppendDouble("ok", 1);
   return std::move(reply).Build();

@@ -52,7 +52,10 @@ constexpr OptionField<HelloArgs> kHelloFields[] = {{"hello", &Accept<HelloArgs>}
                                                    {"maxAwaitTimeMS", nullptr},
                                                    ROCKDOC_GENERIC_COMMAND_ROWS(HelloArgs)};
 
-Status Hello(std::string_view name, DocumentView cmd, BsonBuilder* reply, bool legacy) {
+// `connection`: the one the hello came on (null in-process), which gives
+// connectionId and adds its own fields (saslSupportedMechs).
+Status Hello(std::string_view name, DocumentView cmd, const CommandConnection* connection,
+             BsonBuilder* reply, bool legacy) {
   HelloArgs args;
   ROCKDOC_RETURN_IF_ERROR(DecodeCommand(name, cmd, kHelloFields, &args));
   if (legacy) {
@@ -72,20 +75,21 @@ Status Hello(std::string_view name, DocumentView cmd, BsonBuilder* reply, bool l
   reply->AppendInt32("maxWriteBatchSize", 100000);
   reply->AppendDateTime("localTime", WallMillis());
   reply->AppendInt32("logicalSessionTimeoutMinutes", 30);
-  reply->AppendInt32("connectionId", 1);
+  reply->AppendInt32("connectionId", connection != nullptr ? connection->id() : 1);
   reply->AppendInt32("minWireVersion", 0);
   reply->AppendInt32("maxWireVersion", kMaxWireVersion);
   reply->AppendBool("readOnly", false);
+  if (connection != nullptr) connection->AppendHelloFields(cmd, reply);
   return Status::OK();
 }
 }  // namespace
 
-Status RunHello(CommandContext&, DocumentView cmd, BsonBuilder* reply) {
-  return Hello("hello", cmd, reply, /*legacy=*/false);
+Status RunHello(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
+  return Hello("hello", cmd, ctx.connection, reply, /*legacy=*/false);
 }
 
-Status RunIsMaster(CommandContext&, DocumentView cmd, BsonBuilder* reply) {
-  return Hello((*cmd.begin()).key(), cmd, reply, /*legacy=*/true);
+Status RunIsMaster(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
+  return Hello((*cmd.begin()).key(), cmd, ctx.connection, reply, /*legacy=*/true);
 }
 
 Status RunBuildInfo(CommandContext&, DocumentView cmd, BsonBuilder* reply) {

@@ -1,7 +1,10 @@
 #include "tools/formats.h"
 
+#include <openssl/evp.h>
+
 #include <array>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <random>
@@ -50,52 +53,14 @@ std::optional<std::string> QueryUnescape(std::string_view escaped) {
 }
 
 std::string Sha1(std::string_view data) {
-  uint32_t h[5] = {0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0};
-  std::string msg(data);
-  uint64_t bit_len = static_cast<uint64_t>(data.size()) * 8;
-  msg.push_back(static_cast<char>(0x80));
-  while (msg.size() % 64 != 56) msg.push_back('\0');
-  for (int i = 7; i >= 0; --i) msg.push_back(static_cast<char>(bit_len >> (8 * i)));
-  auto rotl = [](uint32_t x, int n) { return (x << n) | (x >> (32 - n)); };
-  for (size_t block = 0; block < msg.size(); block += 64) {
-    uint32_t w[80];
-    for (int t = 0; t < 16; ++t) {
-      const auto* p = reinterpret_cast<const unsigned char*>(msg.data() + block + 4 * t);
-      w[t] = (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
-    }
-    for (int t = 16; t < 80; ++t) w[t] = rotl(w[t - 3] ^ w[t - 8] ^ w[t - 14] ^ w[t - 16], 1);
-    uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4];
-    for (int t = 0; t < 80; ++t) {
-      uint32_t f, k;
-      if (t < 20) {
-        f = (b & c) | (~b & d);
-        k = 0x5A827999;
-      } else if (t < 40) {
-        f = b ^ c ^ d;
-        k = 0x6ED9EBA1;
-      } else if (t < 60) {
-        f = (b & c) | (b & d) | (c & d);
-        k = 0x8F1BBCDC;
-      } else {
-        f = b ^ c ^ d;
-        k = 0xCA62C1D6;
-      }
-      uint32_t tmp = rotl(a, 5) + f + e + k + w[t];
-      e = d;
-      d = c;
-      c = rotl(b, 30);
-      b = a;
-      a = tmp;
-    }
-    h[0] += a;
-    h[1] += b;
-    h[2] += c;
-    h[3] += d;
-    h[4] += e;
-  }
-  std::string out;
-  for (uint32_t v : h) {
-    for (int i = 3; i >= 0; --i) out.push_back(static_cast<char>(v >> (8 * i)));
+  std::string out(20, '\0');
+  unsigned int size = 0;
+  // OpenSSL fails only when it cannot allocate or has no SHA-1 (a broken
+  // installation): nothing to fall back on.
+  if (EVP_Digest(data.data(), data.size(), reinterpret_cast<unsigned char*>(out.data()), &size,
+                 EVP_sha1(), nullptr) != 1 ||
+      size != out.size()) {
+    std::abort();
   }
   return out;
 }

@@ -36,7 +36,8 @@ std::optional<std::string> QueryUnescape(std::string_view escaped);
 // bytes, "%24" and the unpadded URL-safe base64 of the SHA-1 of the name.
 std::string CollectionFileName(std::string_view name);
 
-// SHA-1 (FIPS 180-4) of `data`, 20 bytes.
+// SHA-1 (FIPS 180-4) of `data`, 20 bytes: OpenSSL's (libcrypto), never
+// written by hand.
 std::string Sha1(std::string_view data);
 
 // CRC-64 with the ECMA-182 polynomial, reflected, initial value and final

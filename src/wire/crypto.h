@@ -1,11 +1,13 @@
 // wire/crypto.h: what SCRAM-SHA-256 (wire/scram.h) needs: SHA-256 (FIPS
 // 180-4), HMAC-SHA-256 (RFC 2104), PBKDF2-HMAC-SHA-256 (RFC 8018), base64
-// (RFC 4648) and random bytes from the kernel (getrandom).
+// (RFC 4648), random bytes from the kernel (getrandom) and a comparison in
+// constant time.
 //
-// Written from the specifications rather than linked from OpenSSL, so the
-// library keeps its dependency list; tests check each against the
-// specifications' vectors. Not constant-time beyond what SCRAM's
-// comparisons need (ConstantTimeEqual).
+// The digests, HMAC, PBKDF2 and the comparison are OpenSSL's (libcrypto:
+// EVP_Digest, HMAC, PKCS5_PBKDF2_HMAC, CRYPTO_memcmp): rockdoc writes no
+// cryptography by hand. Base64 is the Extended JSON layer's codec. Tests
+// check each against the specifications' vectors. Only the wire library
+// (rockdoc_wire) links OpenSSL; the engine, librockdoc, does not.
 //
 // Thread safety: pure functions; RandomBytes is thread-safe.
 #ifndef ROCKDOC_WIRE_CRYPTO_H_

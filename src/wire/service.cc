@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "command/command.h"
+#include "common/logging.h"
 
 namespace rockdoc::wire {
 
@@ -211,66 +212,129 @@ Response Service::HandleOpQuery(std::string_view message, const MessageHeader& h
   return r;
 }
 
+// A connection as the command layer sees it (CommandConnection) while one
+// of its commands runs, and as the wire's handlers find it there.
+class ServiceConnection final : public internal::CommandConnection {
+ public:
+  ServiceConnection(Service* service, ConnectionState* conn) : service_(service), conn_(conn) {}
+
+  bool authenticated() const override {
+    return !service_->options_.auth || !conn_->auth.user.empty();
+  }
+  int32_t id() const override { return conn_->id; }
+  // saslSupportedMechs: "<db>.<user>" (drivers pick their mechanism from
+  // the answer; a user that does not exist gets none, as mongod).
+  void AppendHelloFields(DocumentView hello, BsonBuilder* reply) const override {
+    Element asked = hello.Get("saslSupportedMechs");
+    if (!asked.IsString()) return;
+    const std::string_view id = asked.String();
+    const size_t dot = id.find('.');
+    if (dot == std::string_view::npos ||
+        !service_->users_.Lookup(id.substr(0, dot), id.substr(dot + 1)).has_value()) {
+      return;
+    }
+    reply->OpenArray("saslSupportedMechs");
+    reply->AppendString("", "SCRAM-SHA-256");
+    reply->Close();
+  }
+
+  const UserStore& users() const { return service_->users_; }
+  const ServiceOptions& options() const { return service_->options_; }
+  AuthState* auth() const { return &conn_->auth; }
+  bool local() const { return conn_->local; }
+  internal::Mutex* first_user_mu() const { return &service_->first_user_mu_; }
+
+ private:
+  Service* const service_;
+  ConnectionState* const conn_;
+};
+
 namespace {
 
-// What an unauthenticated connection may run: the handshake and the
-// authentication conversation (and ping and buildInfo, as mongod).
-bool AllowedUnauthenticated(std::string_view name) {
-  return IsHello(name) || name == "saslStart" || name == "saslContinue" || name == "ping" ||
-         name == "buildInfo" || name == "buildinfo";
-}
+using internal::CommandContext;
 
-Status Unauthorized(std::string_view name) {
-  return Status(ErrorCode::kUnauthorized,
-                "Command " + std::string(name) + " requires authentication");
-}
-
-Document WithOk(BsonBuilder* b, const Status& s) {
-  if (!s.ok()) return ErrorDocument(s);
-  b->AppendDouble("ok", 1);
-  return std::move(*b).Build();
-}
-
-// The command without its logical session fields: an unauthenticated
-// connection's (with auth) runs without a session, as mongod ignores them
-// when nobody is logged in, so it creates no server state.
-Document WithoutSessionFields(DocumentView cmd) {
-  BsonBuilder out;
-  for (Element e : cmd) {
-    const std::string_view k = e.key();
-    if (k != "lsid" && k != "txnNumber" && k != "autocommit" && k != "startTransaction") {
-      out.AppendElement(e);
-    }
+// The connection a wire command came on: IllegalOperation when it runs
+// in-process (Client::RunCommand on the client a Service serves), where
+// there is no connection to authenticate or describe.
+StatusOr<ServiceConnection*> ConnectionOf(const CommandContext& ctx, std::string_view command) {
+  auto* connection = dynamic_cast<ServiceConnection*>(ctx.connection);
+  if (connection == nullptr) {
+    return Status(ErrorCode::kIllegalOperation,
+                  std::string(command) + " runs only on a connection to rockdoc-serve");
   }
-  return std::move(out).Build();
+  return connection;
 }
 
-bool IsWireCommand(std::string_view name) {
-  return name == "saslStart" || name == "saslContinue" || name == "createUser" ||
-         name == "dropUser" || name == "usersInfo" || name == "getCmdLineOpts";
+Status RunSaslStart(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
+  ROCKDOC_ASSIGN_OR_RETURN(ServiceConnection * c, ConnectionOf(ctx, "saslStart"));
+  return c->users().SaslStart(ctx.db, cmd, c->auth(), reply);
+}
+
+Status RunSaslContinue(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
+  ROCKDOC_ASSIGN_OR_RETURN(ServiceConnection * c, ConnectionOf(ctx, "saslContinue"));
+  return c->users().SaslContinue(ctx.db, cmd, c->auth(), reply);
+}
+
+Status RunCreateUser(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
+  ROCKDOC_ASSIGN_OR_RETURN(ServiceConnection * c, ConnectionOf(ctx, "createUser"));
+  if (c->authenticated()) return c->users().CreateUser(ctx.db, cmd, reply);
+  // The localhost exception: the first user, from this machine; the check
+  // and the creation under one lock, so two connections cannot both create
+  // a first user.
+  internal::MutexLock first(c->first_user_mu());
+  if (!(c->local() && c->users().Empty())) return internal::RequiresAuthentication("createUser");
+  return c->users().CreateUser(ctx.db, cmd, reply);
+}
+
+Status RunDropUser(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
+  ROCKDOC_ASSIGN_OR_RETURN(ServiceConnection * c, ConnectionOf(ctx, "dropUser"));
+  return c->users().DropUser(ctx.db, cmd, reply);
+}
+
+Status RunUsersInfo(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
+  ROCKDOC_ASSIGN_OR_RETURN(ServiceConnection * c, ConnectionOf(ctx, "usersInfo"));
+  return c->users().UsersInfo(ctx.db, cmd, reply);
 }
 
 // getCmdLineOpts: {argv, parsed}, admin only, no fields of its own.
-Status GetCmdLineOpts(std::string_view db, DocumentView command, const ServiceOptions& options,
-                      BsonBuilder* b) {
+Status RunGetCmdLineOpts(CommandContext& ctx, DocumentView command, BsonBuilder* b) {
   using namespace rockdoc::internal;  // the generic rows' names
-  if (db != "admin") {
-    return Status(ErrorCode::kUnauthorized,
-                  "getCmdLineOpts may only be run against the admin database.");
-  }
+  ROCKDOC_ASSIGN_OR_RETURN(ServiceConnection * c, ConnectionOf(ctx, "getCmdLineOpts"));
   struct NoArgs {};
   static constexpr OptionField<NoArgs> kFields[] = {{"getCmdLineOpts", &Accept<NoArgs>},
                                                     ROCKDOC_GENERIC_COMMAND_ROWS(NoArgs)};
   NoArgs args;
   ROCKDOC_RETURN_IF_ERROR(DecodeCommand("getCmdLineOpts", command, kFields, &args));
   b->OpenArray("argv");
-  for (const std::string& a : options.argv) b->AppendString("", a);
+  for (const std::string& a : c->options().argv) b->AppendString("", a);
   b->Close();
-  b->AppendDocument("parsed", options.parsed);
+  b->AppendDocument("parsed", c->options().parsed);
   return Status::OK();
 }
 
+// The wire's commands, registered with the command layer by every Service.
+// None runs in a multi-document transaction (CommandDefinition::in_transaction).
+constexpr bool kAdminOnly = true;          // CommandDefinition::admin_only
+constexpr bool kNotInTransaction = false;  // CommandDefinition::in_transaction
+constexpr bool kWithoutAuth = true;        // CommandDefinition::without_auth
+constexpr internal::CommandDefinition kWireCommands[] = {
+    {"createUser", &RunCreateUser, !kAdminOnly, kNotInTransaction, kWithoutAuth},
+    {"dropUser", &RunDropUser},
+    {"getCmdLineOpts", &RunGetCmdLineOpts, kAdminOnly},
+    {"saslContinue", &RunSaslContinue, !kAdminOnly, kNotInTransaction, kWithoutAuth},
+    {"saslStart", &RunSaslStart, !kAdminOnly, kNotInTransaction, kWithoutAuth},
+    {"usersInfo", &RunUsersInfo},
+};
+
 }  // namespace
+
+Service::Service(const Client* client, ServiceOptions options)
+    : client_(client), options_(std::move(options)), users_(client) {
+  // Fails only for a name the client already knows from another table: a
+  // programming error, caught by every test that makes a Service.
+  const Status registered = internal::RegisterCommands(*client_, kWireCommands);
+  ROCKDOC_CHECK(registered.ok());
+}
 
 Document Service::Run(std::string_view db, DocumentView command, ConnectionState* conn) {
   const std::string_view name = command.empty() ? "" : (*command.begin()).key();
@@ -282,40 +346,13 @@ Document Service::Run(std::string_view db, DocumentView command, ConnectionState
     conn->auth.user.clear();
     conn->auth.user_id.clear();
   }
-  const bool authenticated = !options_.auth || !conn->auth.user.empty();
-  BsonBuilder b;
-  // The command layer checks its own commands' Stable API fields.
-  if (IsWireCommand(name)) {
-    Status api = internal::CheckApiParameters(name, command);
-    if (!api.ok()) return ErrorDocument(api);
-  }
-  if (name == "saslStart") return WithOk(&b, users_.SaslStart(db, command, &conn->auth, &b));
-  if (name == "saslContinue") {
-    return WithOk(&b, users_.SaslContinue(db, command, &conn->auth, &b));
-  }
-  if (name == "createUser") {
-    if (authenticated) return WithOk(&b, users_.CreateUser(db, command, &b));
-    // The localhost exception: the first user, from this machine; the check
-    // and the creation under one lock.
-    internal::MutexLock first(&first_user_mu_);
-    if (!(conn->local && users_.Empty())) return ErrorDocument(Unauthorized(name));
-    return WithOk(&b, users_.CreateUser(db, command, &b));
-  }
-  if (!authenticated && !AllowedUnauthenticated(name)) return ErrorDocument(Unauthorized(name));
-  if (name == "getCmdLineOpts") return WithOk(&b, GetCmdLineOpts(db, command, options_, &b));
-  if (name == "dropUser") return WithOk(&b, users_.DropUser(db, command, &b));
-  if (name == "usersInfo") return WithOk(&b, users_.UsersInfo(db, command, &b));
-  Document without_session;
-  if (!authenticated) {
-    without_session = WithoutSessionFields(command);
-    command = without_session;
-  }
   // The command came in a message of at most kMaxMessageSize bytes (the
   // framing's check), every document of it validated there; folding its
   // sequences into arrays adds a type byte and an index key per document
   // and may take the command past that size, which MongoDB accepts too.
   const size_t max_size = std::max<size_t>(kMaxMessageSize, command.size());
-  Document reply = internal::RunCommandWithMaxSize(*client_, db, command, max_size);
+  ServiceConnection connection(this, conn);
+  Document reply = internal::RunCommandWithMaxSize(*client_, db, command, max_size, &connection);
   // A reply must fit the message that carries it (the 48,000,000 bytes
   // hello advertises, header, flags, section kind and checksum included):
   // larger is an error, never a message a driver would drop the connection on.
@@ -327,38 +364,7 @@ Document Service::Run(std::string_view db, DocumentView command, ConnectionState
                                     " bytes, over the maximum message size of " +
                                     std::to_string(kMaxMessageSize)));
   }
-  if (IsHello(name)) return HelloReply(std::move(reply), command, *conn);
   return reply;
-}
-
-Document Service::HelloReply(Document reply, DocumentView command,
-                             const ConnectionState& conn) const {
-  if (!IsOk(reply)) return reply;
-  // saslSupportedMechs: "<db>.<user>" (drivers pick their mechanism from
-  // the answer; a user that does not exist gets none, as mongod).
-  Element asked = command.Get("saslSupportedMechs");
-  bool mechanisms = false;
-  if (asked.IsString()) {
-    const std::string_view id = asked.String();
-    const size_t dot = id.find('.');
-    mechanisms = dot != std::string_view::npos &&
-                 users_.Lookup(id.substr(0, dot), id.substr(dot + 1)).has_value();
-  }
-  BsonBuilder b;
-  for (Element e : reply) {
-    if (e.key() == "connectionId") {
-      b.AppendInt32("connectionId", conn.id);
-    } else if (e.key() != "ok") {
-      b.AppendElement(e);
-    }
-  }
-  if (mechanisms) {
-    b.OpenArray("saslSupportedMechs");
-    b.AppendString("", "SCRAM-SHA-256");
-    b.Close();
-  }
-  b.AppendDouble("ok", 1);
-  return std::move(b).Build();
 }
 
 }  // namespace rockdoc::wire

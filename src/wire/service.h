@@ -20,14 +20,20 @@
 //   with UnsupportedOpQueryCommand (352), as MongoDB 6.0+.
 // - createUser, dropUser, usersInfo, saslStart and saslContinue are the
 //   wire layer's (wire/users.h), and getCmdLineOpts (admin: the server's
-//   command line, ServiceOptions::argv and ::parsed); with
-//   ServiceOptions::auth, other commands of an unauthenticated connection
-//   fail with Unauthorized (13), the ones it may run go without their
-//   session fields (lsid, txnNumber, ...: no server state before login, as
-//   mongod), and an authenticated connection's user is read again before
-//   each command (a dropped user is logged out). The wire's commands check
-//   the Stable API fields as the command layer's (apiStrict: true refuses
-//   those outside API Version 1 with 323).
+//   command line, ServiceOptions::argv and ::parsed): the Service registers
+//   them with the command layer (internal::RegisterCommands), so they run
+//   through its one dispatcher (its Stable API, $db and admin checks, its
+//   errors, listCommands) like every other command, their handlers reaching
+//   the connection's state through the command's context
+//   (CommandContext::connection, the Service's CommandConnection). With
+//   ServiceOptions::auth, the dispatcher refuses every command but the
+//   handshake, ping, buildInfo, listCommands, saslStart/saslContinue and
+//   createUser (the localhost exception) of an unauthenticated connection
+//   with Unauthorized (13), and runs those without their session fields
+//   (lsid, txnNumber, ...: no server state before login, as mongod); an
+//   authenticated connection's user is read again before each command (a
+//   dropped user is logged out). hello's connectionId and
+//   saslSupportedMechs come from the connection.
 // - An awaitable hello (`topologyVersion` and `maxAwaitTimeMS`, the
 //   drivers' streaming monitor): when the client's topologyVersion is the
 //   server's, the reply waits maxAwaitTimeMS (a standalone rockdoc's
@@ -100,8 +106,8 @@ struct ServiceOptions {
 
 class Service {
  public:
-  explicit Service(const Client* client, ServiceOptions options = {})
-      : client_(client), options_(std::move(options)), users_(client) {}
+  // Registers the wire's commands with `client`'s command layer.
+  explicit Service(const Client* client, ServiceOptions options = {});
 
   // Handles one whole message (header included) of the connection `conn`.
   Response Handle(std::string_view message, ConnectionState* conn);
@@ -116,12 +122,10 @@ class Service {
                        ConnectionState* conn);
   Response HandleOpQuery(std::string_view message, const MessageHeader& header,
                          ConnectionState* conn);
-  // Runs a command as the connection may: the user commands here, the
-  // others through the command layer when authorized.
+  // Runs a command through the command layer, as the connection.
   Document Run(std::string_view db, DocumentView command, ConnectionState* conn);
-  // A hello's reply with the connection's connectionId, and
-  // saslSupportedMechs when the command asked for a user that exists.
-  Document HelloReply(Document reply, DocumentView command, const ConnectionState& conn) const;
+  // The connection as the command layer and the wire's handlers see it.
+  friend class ServiceConnection;
 
   const Client* client_;
   const ServiceOptions options_;
