@@ -287,6 +287,13 @@ void CheckHostLogs(const ScenarioResult& r) {
   EXPECT_EQ(Row(r, "denormalized").queries_per_read, 1);
   EXPECT_EQ(Row(r, "denormalized").docs_examined, latest);
   EXPECT_GT(Row(r, "denormalized").max_doc_bytes, Row(r, "referenced").max_doc_bytes);
+  // The copied host costs bytes on every read of its messages.
+  EXPECT_GT(Row(r, "denormalized").read_bytes_per_op, Row(r, "referenced").read_bytes_per_op);
+  EXPECT_TRUE(std::any_of(r.rule_checks.begin(), r.rule_checks.end(),
+                          [](const RuleCheck& c) { return c.metric == "bytes read"; }));
+  // Source 001's number, not shrunk in quick mode: "the most recent 5,000".
+  Scenario s = Load("host-logs");
+  EXPECT_EQ(BaseEnv(s, Mode::kQuick, 10000).Find("latest")->element().Int32(), 5000);
   // Embedding the messages in the host fails at 16 MiB, leaving it intact.
   ASSERT_EQ(r.limits.size(), 1u);
   EXPECT_EQ(r.limits[0].code, 17419);

@@ -89,6 +89,7 @@ std::string What(const std::string& metric) {
   if (metric == "disk") return "the least disk";
   if (metric == "queries") return "the fewest queries per read";
   if (metric == "bytes written") return "the fewest bytes written per write";
+  if (metric == "bytes read") return "the fewest bytes read per read";
   return "the most ops/s at " + metric;
 }
 
@@ -139,6 +140,14 @@ MetricView ViewOf(const ScenarioResult& r, const std::string& metric, double rea
     view.options.time_name = "";
     view.candidate = [](const Measurement& m) {
       return Candidate{m.variant, {m.written_bytes_per_op}, {}};
+    };
+  } else if (metric == "bytes read") {
+    // What a read moves (a parent copied into every child it returns), not
+    // its speed.
+    view.options.cost_names = {"bytes read/read"};
+    view.options.time_name = "";
+    view.candidate = [](const Measurement& m) {
+      return Candidate{m.variant, {m.read_bytes_per_op}, {}};
     };
   } else if (metric == "disk") {
     view.options.cost_names = {"disk after compaction (bytes)"};

@@ -327,11 +327,13 @@ StatusOr<Scenario> ParseScenario(std::string_view json) {
   for (const RuleOfThumb& rule : s.rules) {
     for (const Claim& c : rule.claims) {
       bool known = c.metric == "reads" || c.metric == "writes" || c.metric == "disk" ||
-                   c.metric == "queries" || c.metric == "bytes written";
+                   c.metric == "queries" || c.metric == "bytes written" ||
+                   c.metric == "bytes read";
       for (auto [r, w] : s.mixes) known = known || c.metric == std::to_string(r) + ":" + std::to_string(w);
       if (!known) {
         return Invalid(where + " rulesOfThumb",
-                       "\"wins\" is reads, writes, disk or one of the mixes (\"1000:1\"), not " +
+                       "\"wins\" is reads, writes, disk, queries, bytes written, bytes read or "
+                       "one of the mixes (\"1000:1\"), not " +
                            c.metric);
       }
     }
