@@ -328,6 +328,63 @@ void CheckTwoWayReferences(const ScenarioResult& r) {
             Row(r, "person-tasks").written_bytes_per_op);
 }
 
+// Source 001's "Show me all Tasks due tomorrow": embedded, every person with
+// a task due is read whole; referenced, only the tasks due.
+void CheckIndependentAccess(const ScenarioResult& r) {
+  const int64_t people = TestParam("independent-access", "people");
+  EXPECT_EQ(Row(r, "embedded").keys_examined, 0);  // a collection scan
+  EXPECT_EQ(Row(r, "embedded").docs_examined, people);
+  EXPECT_GT(Row(r, "embedded-indexed").keys_examined, 0);
+  EXPECT_EQ(Row(r, "referenced").keys_examined, Row(r, "referenced").docs_examined);
+  EXPECT_EQ(Row(r, "referenced").documents, people * (r.sizes.front() + 1));
+  for (const char* v : {"embedded", "embedded-indexed"}) {
+    EXPECT_EQ(Row(r, v).documents, people) << v;
+    EXPECT_GT(Row(r, v).read_bytes_per_op, Row(r, "referenced").read_bytes_per_op) << v;
+    // A reschedule rewrites the person and all their tasks.
+    EXPECT_GT(Row(r, v).written_bytes_per_op, 2 * Row(r, "referenced").written_bytes_per_op)
+        << v;
+  }
+}
+
+// Source 002's index on the parent reference: without it every read scans
+// every message; with it, the student's; with the time in it, the latest.
+void CheckParentReferenceIndex(const ScenarioResult& r) {
+  const int64_t n = r.sizes.front();
+  const int64_t students = TestParam("parent-reference-index", "students");
+  const int64_t latest = std::min(TestParam("parent-reference-index", "latest"), n);
+  EXPECT_EQ(Row(r, "no-index").docs_examined, students * n + 1);  // + the student
+  EXPECT_EQ(Row(r, "parent-index").docs_examined, n + 1);
+  EXPECT_EQ(Row(r, "parent-time-index").docs_examined, latest + 1);
+  // Each index is one more entry per message written.
+  EXPECT_LT(Row(r, "no-index").written_bytes_per_op, Row(r, "parent-index").written_bytes_per_op);
+  EXPECT_LT(Row(r, "no-index").storage_bytes, Row(r, "parent-index").storage_bytes);
+}
+
+// Source 004's unnecessary indexes change no read (the same plans, hinted)
+// and cost every insert and the disk.
+void CheckUnnecessaryIndexes(const ScenarioResult& r) {
+  const Measurement& needed = Row(r, "needed");
+  for (const char* v : {"plus-redundant", "plus-unused"}) {
+    EXPECT_EQ(Row(r, v).keys_examined, needed.keys_examined) << v;
+    EXPECT_EQ(Row(r, v).docs_examined, needed.docs_examined) << v;
+    EXPECT_GT(Row(r, v).written_bytes_per_op, needed.written_bytes_per_op) << v;
+    EXPECT_GT(Row(r, v).storage_bytes, needed.storage_bytes) << v;
+  }
+}
+
+// Source 001's newest messages copied into the host: one document per read,
+// and every write rewrites the host's array.
+void CheckHostRecentMessages(const ScenarioResult& r) {
+  const int64_t keep = std::min(TestParam("host-recent-messages", "keep"), r.sizes.front());
+  EXPECT_EQ(Row(r, "referenced").queries_per_read, 2);
+  EXPECT_EQ(Row(r, "referenced").docs_examined, keep + 1);
+  EXPECT_EQ(Row(r, "host-copy").queries_per_read, 1);
+  EXPECT_EQ(Row(r, "host-copy").docs_examined, 1);
+  EXPECT_GT(Row(r, "host-copy").written_bytes_per_op,
+            2 * Row(r, "referenced").written_bytes_per_op);
+  EXPECT_EQ(r.mixes.size(), 4u);
+}
+
 void CheckManyToMany(const ScenarioResult& r) {
   const Measurement& two = Row(r, "two-way");
   for (const char* v : {"one-way", "category-array"}) {
@@ -418,6 +475,10 @@ const std::map<std::string, Check>& SpecificChecks() {
       {"index-count", CheckIndexCount},
       {"bloated-documents", CheckBloatedDocuments},
       {"bucketing", CheckBucketing},
+      {"independent-access", CheckIndependentAccess},
+      {"parent-reference-index", CheckParentReferenceIndex},
+      {"unnecessary-indexes", CheckUnnecessaryIndexes},
+      {"host-recent-messages", CheckHostRecentMessages},
   };
   return checks;
 }
