@@ -456,6 +456,17 @@ void CheckBucketing(const ScenarioResult& r) {
   EXPECT_LT(Row(r, "hourly-buckets").storage_bytes, Row(r, "per-event").storage_bytes);
   EXPECT_GT(Row(r, "hourly-buckets").written_bytes_per_op,
             Row(r, "per-event").written_bytes_per_op);
+  // Buckets of at most `cap` readings: a window of hours * n readings is
+  // read from the pages that hold it (one more where it starts mid-page),
+  // and no bucket outgrows the cap.
+  const int64_t cap = TestParam("bucketing", "cap");
+  ASSERT_LT(cap, r.sizes.front());
+  const int64_t window = hours * r.sizes.front();
+  EXPECT_GE(Row(r, "capped-buckets").docs_examined, (window + cap - 1) / cap);
+  EXPECT_LE(Row(r, "capped-buckets").docs_examined, (window + cap - 1) / cap + 1);
+  EXPECT_LT(Row(r, "capped-buckets").max_doc_bytes, Row(r, "hourly-buckets").max_doc_bytes);
+  EXPECT_GT(Row(r, "capped-buckets").written_bytes_per_op,
+            Row(r, "per-event").written_bytes_per_op);
 }
 
 using Check = void (*)(const ScenarioResult&);
