@@ -220,6 +220,20 @@ void CheckBlogCommentsAndTheSixteenMebibyteLimit(const ScenarioResult& r) {
   EXPECT_EQ(static_cast<int64_t>(dump->Get("comments").Array().CountFields()),
             posts * r.sizes.front() + p.repetitions * p.write_ops);
 
+  // The reads page through the comments (source 000's pagination): some
+  // read a later page than the first, all of them pageSize comments.
+  const int64_t page = TestParam("blog-comments", "pageSize");
+  int64_t later = 0;
+  for (const std::string& a : Row(r, "embedded").answers) {
+    auto answer = FromJson(a);
+    ASSERT_TRUE(answer.ok()) << a;
+    EXPECT_EQ(static_cast<int64_t>(answer->Get("comments").Array().CountFields()), page) << a;
+    int64_t seq = 0;
+    ASSERT_TRUE(answer->Get("comments").Array().Get("0").Document().Get("seq").ExactInt64(&seq));
+    if (seq >= page) ++later;
+  }
+  EXPECT_GT(later, 0);
+
   ASSERT_EQ(r.limits.size(), 1u);
   const LimitResult& l = r.limits.front();
   EXPECT_TRUE(l.failed);
