@@ -408,6 +408,30 @@ void CheckManyToMany(const ScenarioResult& r) {
   // A category holding every book id grows by at least 10 bytes per book
   // (an int32 array element).
   EXPECT_GT(Row(r, "category-array").max_doc_bytes, 10 * r.sizes.front());
+  // Source 000's reason for one-way embedding, measured: a broad category's
+  // ObjectId references break 16 MiB, though past its example of 500,000.
+  ASSERT_EQ(r.limits.size(), 1u);
+  const LimitResult& l = r.limits.front();
+  EXPECT_EQ(l.code, 17419) << l.message;
+  EXPECT_TRUE(l.unchanged_after_failure);
+  auto measure = FromJson(l.measure);
+  ASSERT_TRUE(measure.ok()) << l.measure;
+  EXPECT_GT(measure->Get("references").Int32(), 500000);
+  EXPECT_GT(l.last_doc_bytes + 12 * TestParam("many-to-many", "limitBatch"), kMaxBsonObjectSize);
+}
+
+// Source 001's array of ObjectId references: every page read loads the
+// whole array, every new part rewrites it; the parent reference does not.
+void CheckArrayOfReferences(const ScenarioResult& r) {
+  const int64_t page = std::min(TestParam("array-of-references", "pageSize"), r.sizes.front());
+  for (const char* v : {"id-array", "parent-ref"}) {
+    EXPECT_EQ(Row(r, v).docs_examined, page + 1) << v;
+    EXPECT_EQ(Row(r, v).queries_per_read, 2) << v;
+  }
+  EXPECT_GT(Row(r, "id-array").read_bytes_per_op, Row(r, "parent-ref").read_bytes_per_op);
+  EXPECT_GT(Row(r, "id-array").written_bytes_per_op,
+            2 * Row(r, "parent-ref").written_bytes_per_op);
+  EXPECT_GT(Row(r, "id-array").max_doc_bytes, 17 * r.sizes.front());  // an ObjectId each
 }
 
 void CheckSubsetReviews(const ScenarioResult& r) {
@@ -504,6 +528,7 @@ const std::map<std::string, Check>& SpecificChecks() {
       {"parent-reference-index", CheckParentReferenceIndex},
       {"unnecessary-indexes", CheckUnnecessaryIndexes},
       {"host-recent-messages", CheckHostRecentMessages},
+      {"array-of-references", CheckArrayOfReferences},
   };
   return checks;
 }
