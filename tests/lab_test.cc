@@ -7,10 +7,12 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
 
+#include "absl/strings/str_replace.h"
 #include "backend.h"
 #include "report.h"
 #include "rockdoc/json.h"
@@ -985,6 +987,60 @@ TEST(LabScenarioTest, BundledProfilesRepeatAtLeastFiveTimes) {
 
 // The prose a reader sees has no placeholder left: "$$name", `name` and a
 // bare camelCase param name become the value with its unit.
+// Where the claim is about the working set, the full profile measures data
+// larger than its block cache (and the rest in it), so that the claim shows
+// in time and not only in bytes; the quick and test profiles keep the
+// default cache and small sizes.
+TEST(LabScenarioTest, WorkingSetClaimsOutgrowTheBlockCacheInFullMode) {
+  auto param = [](const Scenario& s, int64_t size, const char* name) {
+    Env env = BaseEnv(s, Mode::kFull, size);
+    int64_t v = 0;
+    EXPECT_TRUE(env.Find(name) != nullptr && env.Find(name)->element().ExactInt64(&v)) << name;
+    return v;
+  };
+  // The hot documents' bytes at a size: cold bytes or reviews per product.
+  const std::map<std::string, std::function<int64_t(const Scenario&, int64_t)>> bytes = {
+      {"bloated-documents",
+       [&](const Scenario& s, int64_t n) { return param(s, n, "products") * n; }},
+      {"subset-reviews",
+       [&](const Scenario& s, int64_t n) {
+         return param(s, n, "products") * n * param(s, n, "reviewBytes");
+       }},
+  };
+  for (const auto& [name, data] : bytes) {
+    SCOPED_TRACE(name);
+    Scenario s = Load(name);
+    const int64_t cache = s.full.block_cache_bytes;
+    ASSERT_GT(cache, 0);
+    EXPECT_GT(data(s, s.full.sizes.back()), 4 * cache);
+    EXPECT_LT(data(s, s.full.sizes.front()), cache);
+    EXPECT_EQ(s.quick.block_cache_bytes, 0);
+    EXPECT_EQ(s.test.block_cache_bytes, 0);
+  }
+  // A cache that is no size is refused; one given runs.
+  const std::string base = R"({"name": "c", "variants": [{"name": "a", "setup": [],
+      "read": [{"op": "count", "collection": "c", "filter": {}}],
+      "write": [{"op": "insertOne", "collection": "c", "document": {}}],
+      "dump": {"ops": [{"op": "count", "collection": "c", "filter": {}, "as": "n"}],
+               "answer": "$$n"}}],
+      "rulesOfThumb": [{"text": "t", "claims": [{"variant": "a", "wins": "reads",
+                                                 "source": "lab"}]}],
+      "profiles": {"full": {"sizes": [1], "repetitions": 1, "readOps": 2, "writeOps": 2,
+                            "blockCacheBytes": CACHE}}})";
+  auto with = [&](const std::string& cache) {
+    return ParseScenario(absl::StrReplaceAll(base, {{"CACHE", cache}}));
+  };
+  EXPECT_THAT(std::string(with("-1").status().message()),
+              ::testing::HasSubstr("\"blockCacheBytes\" must not be negative"));
+  auto small = with("65536");
+  ASSERT_TRUE(small.ok()) << small.status();
+  EXPECT_EQ(small->test.block_cache_bytes, 65536);  // test falls back to full
+  ScratchDir dir;
+  auto r = RunScenario(*small, TestOptions(dir));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->consistent);
+}
+
 TEST(LabOutputTest, ProseResolvesEveryPlaceholder) {
   auto all = LoadScenarioDir(DefaultScenarioDir());
   ASSERT_TRUE(all.ok()) << all.status();

@@ -595,7 +595,8 @@ Status Prepare(const Scenario& s, const Variant& v, int64_t size, const RunOptio
     return Status::OK();
   }
   live.base = BaseEnv(s, options.mode, size);
-  ROCKDOC_ASSIGN_OR_RETURN(live.db, Backend::Open(v.engine, live.dir));
+  ROCKDOC_ASSIGN_OR_RETURN(live.db, Backend::Open(v.engine, live.dir,
+                                                  ProfileFor(s, options.mode).block_cache_bytes));
   {
     Env env(&live.base);
     Status st = live.db->executor().Run(v.setup.ops, env);

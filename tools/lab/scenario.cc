@@ -115,7 +115,7 @@ StatusOr<Profile> ParseProfile(DocumentView profiles, std::string_view name,
   DocumentView d = e.Document();
   std::string w = where + " profile " + std::string(name);
   ROCKDOC_RETURN_IF_ERROR(
-      OnlyFields(d, {"sizes", "repetitions", "readOps", "writeOps", "params"}, w));
+      OnlyFields(d, {"sizes", "repetitions", "readOps", "writeOps", "params", "blockCacheBytes"}, w));
   Profile p;
   Element sizes = d.Get("sizes");
   if (sizes.type() != BsonType::kArray) return Invalid(w, "\"sizes\" must be an array");
@@ -135,6 +135,8 @@ StatusOr<Profile> ParseProfile(DocumentView profiles, std::string_view name,
   p.read_ops = static_cast<int>(reads);
   p.write_ops = static_cast<int>(writes);
   ROCKDOC_ASSIGN_OR_RETURN(p.params, GetDocument(d, "params", w));
+  ROCKDOC_ASSIGN_OR_RETURN(p.block_cache_bytes, GetInt(d, "blockCacheBytes", 0, w));
+  if (p.block_cache_bytes < 0) return Invalid(w, "\"blockCacheBytes\" must not be negative");
   return p;
 }
 

@@ -53,6 +53,11 @@ struct Profile {
   int read_ops = 100;   // read operations per repetition
   int write_ops = 100;  // write operations per repetition
   Document params;      // overrides of the scenario's params
+  // The block cache every rockdoc variant opens with (and SQLite's page
+  // cache), in bytes; 0 is rockdoc's default (half the memory). A profile
+  // sets it to measure data larger than the cache (a working set that does
+  // not fit) without datasets the size of half the machine's memory.
+  int64_t block_cache_bytes = 0;
 };
 
 // A separate experiment on one variant: run `step` again and again until it
