@@ -324,7 +324,8 @@ void CheckTwoWayReferences(const ScenarioResult& r) {
   const int64_t project = TestParam("two-way-references", "projectTasks");
   // Every variant sends the same queries: a project's tasks, one owner per
   // task, the person and the person's tasks.
-  for (const char* v : {"person-tasks", "person-tasks-indexed", "two-way", "owner-only"}) {
+  for (const char* v :
+       {"person-tasks", "person-tasks-indexed", "two-way", "two-way-txn", "owner-only"}) {
     EXPECT_EQ(Row(r, v).queries_per_read, project + 3) << v;
     EXPECT_EQ(Row(r, v).documents, people * (n + 1)) << v;
   }
@@ -342,6 +343,20 @@ void CheckTwoWayReferences(const ScenarioResult& r) {
             Row(r, "person-tasks").written_bytes_per_op);
   EXPECT_LT(Row(r, "owner-only").written_bytes_per_op,
             Row(r, "person-tasks").written_bytes_per_op);
+  // Atomicity measured: a reader between the operations of a reassignment
+  // sees the task held by no one (or by someone who is not its owner),
+  // unless the reassignment is one document's update or one transaction.
+  for (const char* v : {"person-tasks", "person-tasks-indexed", "two-way"}) {
+    EXPECT_EQ(Row(r, v).observed_writes, 10) << v;
+    EXPECT_EQ(Row(r, v).torn_writes, 10) << v;
+  }
+  for (const char* v : {"two-way-txn", "owner-only"}) {
+    EXPECT_EQ(Row(r, v).observed_writes, 10) << v;
+    EXPECT_EQ(Row(r, v).torn_writes, 0) << v;
+  }
+  EXPECT_TRUE(std::any_of(r.verdict.begin(), r.verdict.end(), [](const std::string& v) {
+    return v.find("saw half done: person-tasks 10 of 10") != std::string::npos;
+  }));
 }
 
 // Source 001's "Show me all Tasks due tomorrow": embedded, every person with
@@ -1194,6 +1209,53 @@ TEST(LabRunTest, RepetitionsAreKeptAndTheNoiseFloorMeasured) {
 
 // A claim's "against" narrows the comparison to the variants that change
 // the side the rule is about; unknown fields of a claim or limit are errors.
+// An observer must say whether the state it sees is whole, and one that is
+// false before or after a write checks something else than its atomicity.
+TEST(LabRunTest, AnObserverAnswersAndHoldsAroundEveryWrite) {
+  const std::string base = R"({"name": "o", "profiles": {"full": {"sizes": [1],
+      "repetitions": 1, "readOps": 1, "writeOps": 1}},
+      "rulesOfThumb": [{"text": "t", "claims": [{"variant": "a", "wins": "atomic",
+                                                 "source": "lab"}]}],
+      "let": {"write": {"k": "$$op"}},
+      "variants": [{"name": "a", "setup": [{"op": "insertOne", "collection": "c",
+                                            "document": {"_id": 0, "x": 0, "y": 0}}],
+        "read": [{"op": "count", "collection": "c", "filter": {}}],
+        "write": [{"op": "updateOne", "collection": "c", "filter": {"_id": 0},
+                   "update": {"$inc": {"x": 1}}},
+                  {"op": "updateOne", "collection": "c", "filter": {"_id": 0},
+                   "update": {"$inc": {"y": 1}}}],
+        "dump": {"ops": [{"op": "findOne", "collection": "c", "filter": {}, "as": "d"}],
+                 "answer": "$$d"},
+        "observe": OBSERVE}]})";
+  auto with = [&](const std::string& observe) {
+    return ParseScenario(absl::StrReplaceAll(base, {{"OBSERVE", observe}}));
+  };
+  EXPECT_THAT(std::string(with(R"([{"op": "count", "collection": "c", "filter": {}}])")
+                              .status()
+                              .message()),
+              ::testing::HasSubstr("needs an \"answer\""));
+  auto run = [&](const std::string& observe) {
+    auto s = with(observe);
+    EXPECT_TRUE(s.ok()) << s.status();
+    ScratchDir dir;
+    return RunScenario(*s, TestOptions(dir));
+  };
+  // x and y move together: between the two updates a reader sees them apart.
+  auto torn = run(R"({"ops": [{"op": "count", "collection": "c",
+      "filter": {"$expr": {"$eq": ["$x", "$y"]}}, "as": "n"}],
+      "answer": {"$$size": [{"$$range": "$$n"}]}})");
+  EXPECT_FALSE(torn.ok());  // the answer is a number, not true or false
+  EXPECT_THAT(std::string(torn.status().message()), ::testing::HasSubstr("true or false"));
+  auto whole = run(R"({"ops": [{"op": "aggregate", "collection": "c", "pipeline": [
+      {"$project": {"ok": {"$eq": ["$x", "$y"]}}}], "as": "s"}], "answer": "$$s.0.ok"})");
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  EXPECT_EQ(whole->rows.front().observed_writes, 10);
+  EXPECT_EQ(whole->rows.front().torn_writes, 10);
+  auto wrong = run(R"({"ops": [{"op": "aggregate", "collection": "c", "pipeline": [
+      {"$project": {"ok": {"$eq": ["$x", -1]}}}], "as": "s"}], "answer": "$$s.0.ok"})");
+  EXPECT_THAT(std::string(wrong.status().message()), ::testing::HasSubstr("is false before"));
+}
+
 TEST(LabScenarioTest, ClaimsAgainstAndUnknownFields) {
   const std::string head = R"({"name": "x", "profiles": {"full": {"sizes": [1]}}, "variants": [
       {"name": "a", "read": [{"op": "find", "collection": "c"}],

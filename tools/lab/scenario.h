@@ -44,6 +44,11 @@ struct Variant {
   OpList read;
   OpList write;
   OpList dump;  // reads all the logical data back, for the invariant checks
+  // Optional: what a concurrent reader checks between the operations of one
+  // write (its answer is true when the state it sees is whole). Atomicity
+  // measured: a write of several operations that is not one transaction
+  // shows its intermediate states to this reader.
+  OpList observe;
 };
 
 // How much to run: one per mode (full, quick, test).
