@@ -170,8 +170,10 @@ TEST(LabScenarioTest, BundledScenariosLoad) {
   ASSERT_TRUE(all.ok()) << all.status();
   std::set<std::string> names;
   for (const Scenario& s : *all) names.insert(s.name);
-  EXPECT_GE(names.size(), 14u);
-  for (const char* want : {"one-to-one", "blog-comments", "pre-aggregation"}) {
+  EXPECT_GE(names.size(), 21u);
+  for (const char* want : {"one-to-one", "blog-comments", "pre-aggregation", "independent-access",
+                           "parent-reference-index", "unnecessary-indexes", "host-recent-messages",
+                           "array-of-references", "storage-engine-advice"}) {
     EXPECT_TRUE(names.count(want)) << want;
   }
 }
