@@ -105,6 +105,33 @@ double WriteCost(const Measurement& m) {
   return m.read_bytes_per_write + m.written_bytes_per_op + m.wal_bytes_per_op;
 }
 
+// The metrics judged on one figure that is not a rate, lower is better.
+struct CostMetric {
+  const char* metric;
+  std::string cost_name;
+  double (*figure)(const Measurement&);
+};
+const CostMetric* CostMetricNamed(const std::string& metric) {
+  static const CostMetric kMetrics[] = {
+      // What a read sends, not how fast it is: "one query instead of two".
+      {"queries", "queries/read", [](const Measurement& m) { return m.queries_per_read; }},
+      // What a write rewrites (an embedded parent, every time).
+      {"bytes written", "bytes written/write",
+       [](const Measurement& m) { return m.written_bytes_per_op; }},
+      // What a read moves (a parent copied into every child it returns).
+      {"bytes read", "bytes read/read", [](const Measurement& m) { return m.read_bytes_per_op; }},
+      // What a reader between a write's operations can see.
+      {"atomic", absl::StrFormat("writes seen half done (of %d)", kObservedWrites),
+       [](const Measurement& m) { return m.torn_writes; }},
+      {"disk", "disk after compaction (bytes)",
+       [](const Measurement& m) { return static_cast<double>(m.storage_bytes); }},
+  };
+  for (const CostMetric& c : kMetrics) {
+    if (metric == c.metric) return &c;
+  }
+  return nullptr;
+}
+
 // The candidates of a metric, as the verdict module sees them: the
 // deterministic costs first (lower is better), then the timed samples.
 struct MetricView {
@@ -130,41 +157,12 @@ MetricView ViewOf(const ScenarioResult& r, const std::string& metric, double rea
     view.candidate = [](const Measurement& m) {
       return Candidate{m.variant, {WriteCost(m)}, m.write_samples};
     };
-  } else if (metric == "queries") {
-    // What a read sends, not how fast it is: "one query instead of two".
-    view.options.cost_names = {"queries/read"};
+  } else if (const CostMetric* c = CostMetricNamed(metric); c != nullptr) {
+    // A figure that does not depend on time: one cost, no rates.
+    view.options.cost_names = {c->cost_name};
     view.options.time_name = "";
-    view.candidate = [](const Measurement& m) {
-      return Candidate{m.variant, {m.queries_per_read}, {}};
-    };
-  } else if (metric == "bytes written") {
-    // What a write rewrites (an embedded parent, every time), not its speed.
-    view.options.cost_names = {"bytes written/write"};
-    view.options.time_name = "";
-    view.candidate = [](const Measurement& m) {
-      return Candidate{m.variant, {m.written_bytes_per_op}, {}};
-    };
-  } else if (metric == "bytes read") {
-    // What a read moves (a parent copied into every child it returns), not
-    // its speed.
-    view.options.cost_names = {"bytes read/read"};
-    view.options.time_name = "";
-    view.candidate = [](const Measurement& m) {
-      return Candidate{m.variant, {m.read_bytes_per_op}, {}};
-    };
-  } else if (metric == "atomic") {
-    // What a reader between a write's operations can see: a property, not a
-    // speed.
-    view.options.cost_names = {absl::StrFormat("writes seen half done (of %d)", kObservedWrites)};
-    view.options.time_name = "";
-    view.candidate = [](const Measurement& m) {
-      return Candidate{m.variant, {m.torn_writes}, {}};
-    };
-  } else if (metric == "disk") {
-    view.options.cost_names = {"disk after compaction (bytes)"};
-    view.options.time_name = "";
-    view.candidate = [](const Measurement& m) {
-      return Candidate{m.variant, {static_cast<double>(m.storage_bytes)}, {}};
+    view.candidate = [figure = c->figure](const Measurement& m) {
+      return Candidate{m.variant, {figure(m)}, {}};
     };
   } else {
     for (size_t i = 0; i < r.mixes.size(); ++i) {
