@@ -84,8 +84,8 @@ struct LimitStep {
 
 // One expectation of a rule of thumb, checked at every size in [from, to]:
 // `variant` should win `metric` ("reads", "writes", "disk", "queries",
-// "bytes written", "bytes read", or a mix "1000:1") among the rockdoc
-// variants.
+// "bytes written", "bytes read", "atomic" (with the variants' "observe"),
+// or a mix "1000:1") among the rockdoc variants.
 struct Claim {
   std::string variant;
   // Who makes the claim: a seed document (the file name in ../shared/seeds,
