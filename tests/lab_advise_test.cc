@@ -288,6 +288,35 @@ void TenIndexesAreTooMany(const AdvisedRun* run) {
   }
 }
 
+// Source 004's unnecessary indexes, as the lab measures them, are what the
+// advisor names: the redundant prefix (which the hinted reads never use, so
+// it is unused too) and the index no query uses, each pointing back at this
+// scenario; the index the reads use is neither.
+void UnnecessaryIndexesAreNamed(const AdvisedRun* run) {
+  const int64_t size = run->result.sizes.front();
+  EXPECT_THAT(Rules(Row(run->result, "needed", size)), IsEmpty());
+  const std::map<std::string, std::vector<std::string>> want = {
+      {"plus-redundant", {"redundant-index customer_1", "unused-index customer_1"}},
+      {"plus-unused", {"unused-index status_1_total_-1"}},
+      {"plus-both",
+       {"redundant-index customer_1", "unused-index customer_1", "unused-index status_1_total_-1"}},
+  };
+  for (const auto& [variant, findings] : want) {
+    SCOPED_TRACE(variant);
+    const Measurement& m = Row(run->result, variant, size);
+    ASSERT_TRUE(m.advice.has_value());
+    std::vector<std::string> got;
+    for (const advisor::Finding& f : m.advice->findings) {
+      got.push_back(f.rule + " " + std::string(f.evidence.Get("index").String()));
+      EXPECT_EQ(f.lab_scenario, "unnecessary-indexes") << f.rule;
+      if (f.rule == "redundant-index") {
+        EXPECT_EQ(f.evidence.Get("coveredBy").String(), "customer_1_placed_on_-1");
+      }
+    }
+    EXPECT_THAT(got, UnorderedElementsAreArray(findings));
+  }
+}
+
 // One test per scenario (CTest runs each test in a process of its own, and
 // the scenario's run is most of the time): the checks above in turn.
 TEST(LabAdviseTest, BlogCommentsEmbeddedIsALargeArrayReferencedIsNot) {
@@ -313,6 +342,11 @@ TEST(LabAdviseTest, IndexCountIndexesNoReadUsesAreFlagged) {
   const std::unique_ptr<AdvisedRun> run = RunAdvised("index-count", {});
   EveryIndexNoReadUsedIsUnused(run.get());
   TenIndexesAreTooMany(run.get());
+}
+
+TEST(LabAdviseTest, UnnecessaryIndexesAreTheAdvisorsRedundantAndUnusedIndexes) {
+  const std::unique_ptr<AdvisedRun> run = RunAdvised("unnecessary-indexes", {});
+  UnnecessaryIndexesAreNamed(run.get());
 }
 
 }  // namespace

@@ -419,7 +419,7 @@ class Examiner {
       f.evidence = std::move(e).Build();
       f.remedy = "Drop index " + std::string(name.String()) +
                  " unless a query that runs rarely (a monthly report) needs it.";
-      f.lab_scenario = "index-count";
+      f.lab_scenario = "unnecessary-indexes";
       report_->findings.push_back(std::move(f));
     }
     return cursor.status();
@@ -642,7 +642,7 @@ class Examiner {
             .AppendDocument("coveredByKey", b->Get("key").Document());
         f.evidence = std::move(e).Build();
         f.remedy = "Drop index " + a_name + ": queries on its fields use " + b_name + " instead.";
-        f.lab_scenario = "index-count";
+        f.lab_scenario = "unnecessary-indexes";
         report_->findings.push_back(std::move(f));
         break;  // one finding per redundant index
       }

@@ -20,11 +20,13 @@ constexpr char kDb[] = "lab";
 
 class RockdocBackend : public Backend {
  public:
-  explicit RockdocBackend(std::string dir) : dir_(std::move(dir)) {}
+  RockdocBackend(std::string dir, int64_t cache_bytes)
+      : dir_(std::move(dir)), cache_bytes_(cache_bytes) {}
 
   Status Open(bool record_statistics = true) {
     ClientOptions options;
     options.collect_statistics = record_statistics;
+    if (cache_bytes_ > 0) options.block_cache_bytes = static_cast<size_t>(cache_bytes_);
     ROCKDOC_ASSIGN_OR_RETURN(client_, Client::Open(dir_, options));
     exec_ = std::make_unique<RockdocExecutor>(client_.get(), kDb);
     return Status::OK();
@@ -87,6 +89,7 @@ class RockdocBackend : public Backend {
 
  private:
   std::string dir_;
+  int64_t cache_bytes_;  // 0: the default
   std::unique_ptr<Client> client_;
   std::unique_ptr<RockdocExecutor> exec_;
 };
@@ -279,7 +282,10 @@ class SqliteExecutor : public Executor {
 
 class SqliteBackend : public Backend {
  public:
-  explicit SqliteBackend(const std::string& dir) : path_(dir + "/lab.sqlite") {}
+  SqliteBackend(const std::string& dir, int64_t cache_bytes)
+      : path_(dir + "/lab.sqlite"),
+        cache_bytes_(cache_bytes > 0 ? static_cast<size_t>(cache_bytes)
+                                     : ClientOptions().block_cache_bytes) {}
   ~SqliteBackend() override { Close().IgnoreError(); }
 
   Status Open() {
@@ -295,7 +301,7 @@ class SqliteBackend : public Backend {
     // every commit) and a page cache of the size of rockdoc's block cache.
     const std::string pragmas = absl::StrCat(
         "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -",
-        ClientOptions().block_cache_bytes / 1024, ";");
+        std::max<size_t>(1, cache_bytes_ / 1024), ";");
     if (sqlite3_exec(db_, pragmas.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
       return SqliteError(db_, "pragmas");
     }
@@ -376,19 +382,21 @@ class SqliteBackend : public Backend {
 
  private:
   std::string path_;
+  size_t cache_bytes_;
   sqlite3* db_ = nullptr;
   std::unique_ptr<SqliteExecutor> exec_;
 };
 
 }  // namespace
 
-StatusOr<std::unique_ptr<Backend>> Backend::Open(EngineKind engine, const std::string& dir) {
+StatusOr<std::unique_ptr<Backend>> Backend::Open(EngineKind engine, const std::string& dir,
+                                                 int64_t cache_bytes) {
   if (engine == EngineKind::kSqlite) {
-    auto b = std::make_unique<SqliteBackend>(dir);
+    auto b = std::make_unique<SqliteBackend>(dir, cache_bytes);
     ROCKDOC_RETURN_IF_ERROR(b->Open());
     return std::unique_ptr<Backend>(std::move(b));
   }
-  auto b = std::make_unique<RockdocBackend>(dir);
+  auto b = std::make_unique<RockdocBackend>(dir, cache_bytes);
   ROCKDOC_RETURN_IF_ERROR(b->Open());
   return std::unique_ptr<Backend>(std::move(b));
 }

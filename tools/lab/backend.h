@@ -43,8 +43,11 @@ struct DocSizes {
 
 class Backend {
  public:
-  // Opens (creating) the database of one variant in directory `dir`.
-  static StatusOr<std::unique_ptr<Backend>> Open(EngineKind engine, const std::string& dir);
+  // Opens (creating) the database of one variant in directory `dir`, with a
+  // block cache (SQLite: page cache) of `cache_bytes`, or rockdoc's default
+  // when 0.
+  static StatusOr<std::unique_ptr<Backend>> Open(EngineKind engine, const std::string& dir,
+                                                 int64_t cache_bytes = 0);
   virtual ~Backend() = default;
 
   virtual EngineKind engine() const = 0;

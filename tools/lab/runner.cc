@@ -20,6 +20,8 @@ namespace rockdoc::lab {
 namespace {
 
 constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
+// Writes run one operation at a time under a variant's "observe" check.
+constexpr int kObservedWrites = 10;
 
 constexpr char kDb[] = "lab";
 
@@ -89,6 +91,8 @@ std::string What(const std::string& metric) {
   if (metric == "disk") return "the least disk";
   if (metric == "queries") return "the fewest queries per read";
   if (metric == "bytes written") return "the fewest bytes written per write";
+  if (metric == "bytes read") return "the fewest bytes read per read";
+  if (metric == "atomic") return "the fewest writes a reader saw half done";
   return "the most ops/s at " + metric;
 }
 
@@ -99,6 +103,33 @@ std::string What(const std::string& metric) {
 constexpr char kWriteCost[] = "I/O bytes/write (read + written + WAL)";
 double WriteCost(const Measurement& m) {
   return m.read_bytes_per_write + m.written_bytes_per_op + m.wal_bytes_per_op;
+}
+
+// The metrics judged on one figure that is not a rate, lower is better.
+struct CostMetric {
+  const char* metric;
+  std::string cost_name;
+  double (*figure)(const Measurement&);
+};
+const CostMetric* CostMetricNamed(const std::string& metric) {
+  static const CostMetric kMetrics[] = {
+      // What a read sends, not how fast it is: "one query instead of two".
+      {"queries", "queries/read", [](const Measurement& m) { return m.queries_per_read; }},
+      // What a write rewrites (an embedded parent, every time).
+      {"bytes written", "bytes written/write",
+       [](const Measurement& m) { return m.written_bytes_per_op; }},
+      // What a read moves (a parent copied into every child it returns).
+      {"bytes read", "bytes read/read", [](const Measurement& m) { return m.read_bytes_per_op; }},
+      // What a reader between a write's operations can see.
+      {"atomic", absl::StrFormat("writes seen half done (of %d)", kObservedWrites),
+       [](const Measurement& m) { return m.torn_writes; }},
+      {"disk", "disk after compaction (bytes)",
+       [](const Measurement& m) { return static_cast<double>(m.storage_bytes); }},
+  };
+  for (const CostMetric& c : kMetrics) {
+    if (metric == c.metric) return &c;
+  }
+  return nullptr;
 }
 
 // The candidates of a metric, as the verdict module sees them: the
@@ -126,25 +157,12 @@ MetricView ViewOf(const ScenarioResult& r, const std::string& metric, double rea
     view.candidate = [](const Measurement& m) {
       return Candidate{m.variant, {WriteCost(m)}, m.write_samples};
     };
-  } else if (metric == "queries") {
-    // What a read sends, not how fast it is: "one query instead of two".
-    view.options.cost_names = {"queries/read"};
+  } else if (const CostMetric* c = CostMetricNamed(metric); c != nullptr) {
+    // A figure that does not depend on time: one cost, no rates.
+    view.options.cost_names = {c->cost_name};
     view.options.time_name = "";
-    view.candidate = [](const Measurement& m) {
-      return Candidate{m.variant, {m.queries_per_read}, {}};
-    };
-  } else if (metric == "bytes written") {
-    // What a write rewrites (an embedded parent, every time), not its speed.
-    view.options.cost_names = {"bytes written/write"};
-    view.options.time_name = "";
-    view.candidate = [](const Measurement& m) {
-      return Candidate{m.variant, {m.written_bytes_per_op}, {}};
-    };
-  } else if (metric == "disk") {
-    view.options.cost_names = {"disk after compaction (bytes)"};
-    view.options.time_name = "";
-    view.candidate = [](const Measurement& m) {
-      return Candidate{m.variant, {static_cast<double>(m.storage_bytes)}, {}};
+    view.candidate = [figure = c->figure](const Measurement& m) {
+      return Candidate{m.variant, {figure(m)}, {}};
     };
   } else {
     for (size_t i = 0; i < r.mixes.size(); ++i) {
@@ -306,6 +324,17 @@ void Summarize(ScenarioResult& r) {
       if (!mixes.empty()) {
         r.verdict.push_back(absl::StrFormat("%s %d, best at read:write %s", r.size_label, size,
                                             absl::StrJoin(mixes, "; ")));
+      }
+      std::vector<std::string> observed;
+      for (Measurement* m : rows) {
+        if (m->observed_writes == 0) continue;
+        observed.push_back(absl::StrFormat("%s %.0f of %d", m->variant, m->torn_writes,
+                                           m->observed_writes));
+      }
+      if (!observed.empty()) {
+        r.verdict.push_back(absl::StrFormat(
+            "%s %d, writes a reader between their operations saw half done: %s", r.size_label,
+            size, absl::StrJoin(observed, ", ")));
       }
       // The rules of thumb: does the claimed variant win here, first on the
       // deterministic costs, then on time?
@@ -586,7 +615,8 @@ Status Prepare(const Scenario& s, const Variant& v, int64_t size, const RunOptio
     return Status::OK();
   }
   live.base = BaseEnv(s, options.mode, size);
-  ROCKDOC_ASSIGN_OR_RETURN(live.db, Backend::Open(v.engine, live.dir));
+  ROCKDOC_ASSIGN_OR_RETURN(live.db, Backend::Open(v.engine, live.dir,
+                                                  ProfileFor(s, options.mode).block_cache_bytes));
   {
     Env env(&live.base);
     Status st = live.db->executor().Run(v.setup.ops, env);
@@ -698,6 +728,49 @@ Status KeepAndAdvise(const Scenario& s, const RunOptions& options, LiveVariant& 
   return Status::OK();
 }
 
+// How many writes a concurrent reader would see half done: kObservedWrites
+// more writes (op numbers after the timed ones, the same in every variant),
+// each run one operation at a time with the variant's "observe" check
+// between them. The check must hold before and after each write (else it
+// checks something else than the write's atomicity). A transaction is one
+// operation: nothing is seen between its statements.
+
+Status Observe(const Scenario& s, const Profile& profile, int repetitions, LiveVariant& live) {
+  const Variant& v = *live.v;
+  Executor& exec = live.db->executor();
+  auto whole = [&](Env& env, const char* when) -> StatusOr<bool> {
+    Env look(&env);
+    ROCKDOC_ASSIGN_OR_RETURN(Value seen, exec.RunForAnswer(v.observe, look));
+    if (seen.element().type() != BsonType::kBool) {
+      return BadValue("\"observe\" of " + v.name + " must answer true or false");
+    }
+    if (when != nullptr && !seen.element().Bool()) {
+      return BadValue(absl::StrCat("\"observe\" of ", v.name, " is false ", when,
+                                   " a write: it does not check the write's atomicity"));
+    }
+    return seen.element().Bool();
+  };
+  int64_t torn = 0;
+  for (int j = 0; j < kObservedWrites; ++j) {
+    const int64_t op = int64_t{repetitions} * profile.write_ops + j;
+    ROCKDOC_ASSIGN_OR_RETURN(Env e, OpEnv(live.base, s.write_let, op));
+    Env run(&e);
+    ROCKDOC_RETURN_IF_ERROR(whole(run, "before").status());
+    bool seen_torn = false;
+    for (size_t i = 0; i < v.write.ops.size(); ++i) {
+      ROCKDOC_RETURN_IF_ERROR(exec.RunOne(v.write.ops[i], run));
+      if (i + 1 == v.write.ops.size()) break;
+      ROCKDOC_ASSIGN_OR_RETURN(bool ok, whole(run, nullptr));
+      seen_torn = seen_torn || !ok;
+    }
+    ROCKDOC_RETURN_IF_ERROR(whole(run, "after").status());
+    torn += seen_torn ? 1 : 0;
+  }
+  live.m.observed_writes = kObservedWrites;
+  live.m.torn_writes = static_cast<double>(torn);
+  return Status::OK();
+}
+
 // The figures after the timed phases: rates, bytes per operation, the dump,
 // document sizes, disk before and after a full compaction. Closes the
 // database, then keeps or removes its directory (KeepAndAdvise).
@@ -728,6 +801,12 @@ Status Finish(const Scenario& s, const RunOptions& options, LiveVariant& live) {
   ROCKDOC_ASSIGN_OR_RETURN(m.storage_bytes_before_compaction, db.DiskBytes());
   ROCKDOC_RETURN_IF_ERROR(db.Compact());
   ROCKDOC_ASSIGN_OR_RETURN(m.storage_bytes, db.DiskBytes());
+  if (!live.v->observe.ops.empty()) {
+    // After every figure: its writes are not the workload's.
+    ROCKDOC_RETURN_IF_ERROR(db.ReopenUnrecorded());
+    const int repetitions = options.repetitions > 0 ? options.repetitions : profile.repetitions;
+    ROCKDOC_RETURN_IF_ERROR(Observe(s, profile, repetitions, live).WithContext("observe"));
+  }
   ROCKDOC_RETURN_IF_ERROR(db.Close());
   live.db.reset();
   return KeepAndAdvise(s, options, live);

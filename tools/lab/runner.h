@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -60,6 +61,11 @@ struct Measurement {
   // right after a flush: what the writes' overwritten versions leave behind.
   uint64_t storage_bytes = 0;
   uint64_t storage_bytes_before_compaction = 0;
+  // With the variant's "observe": of `observed_writes` writes run one
+  // operation at a time, how many a reader checking between the operations
+  // saw half done (NaN without "observe").
+  int64_t observed_writes = 0;
+  double torn_writes = std::numeric_limits<double>::quiet_NaN();
   // Canonical Extended JSON of the answers of the first reads (same op
   // numbers in every variant), and of the dumps before and after the writes.
   std::vector<std::string> answers;

@@ -115,7 +115,7 @@ StatusOr<Profile> ParseProfile(DocumentView profiles, std::string_view name,
   DocumentView d = e.Document();
   std::string w = where + " profile " + std::string(name);
   ROCKDOC_RETURN_IF_ERROR(
-      OnlyFields(d, {"sizes", "repetitions", "readOps", "writeOps", "params"}, w));
+      OnlyFields(d, {"sizes", "repetitions", "readOps", "writeOps", "params", "blockCacheBytes"}, w));
   Profile p;
   Element sizes = d.Get("sizes");
   if (sizes.type() != BsonType::kArray) return Invalid(w, "\"sizes\" must be an array");
@@ -135,6 +135,8 @@ StatusOr<Profile> ParseProfile(DocumentView profiles, std::string_view name,
   p.read_ops = static_cast<int>(reads);
   p.write_ops = static_cast<int>(writes);
   ROCKDOC_ASSIGN_OR_RETURN(p.params, GetDocument(d, "params", w));
+  ROCKDOC_ASSIGN_OR_RETURN(p.block_cache_bytes, GetInt(d, "blockCacheBytes", 0, w));
+  if (p.block_cache_bytes < 0) return Invalid(w, "\"blockCacheBytes\" must not be negative");
   return p;
 }
 
@@ -197,7 +199,8 @@ StatusOr<Scenario> ParseScenario(std::string_view json) {
     const std::string vw = where + " variant " + v.name;
     ROCKDOC_RETURN_IF_ERROR(OnlyFields(vd,
                                        {"name", "description", "engine", "mirrors", "maxSize",
-                                        "setupMayFail", "setup", "read", "write", "dump"},
+                                        "setupMayFail", "setup", "read", "write", "dump",
+                                        "observe"},
                                        vw));
     ROCKDOC_ASSIGN_OR_RETURN(v.description, GetString(vd, "description", vw, false));
     ROCKDOC_ASSIGN_OR_RETURN(std::string engine, GetString(vd, "engine", vw, false));
@@ -220,6 +223,10 @@ StatusOr<Scenario> ParseScenario(std::string_view json) {
     ROCKDOC_ASSIGN_OR_RETURN(v.read, ParseOpList(vd.Get("read"), vw + " read"));
     ROCKDOC_ASSIGN_OR_RETURN(v.write, ParseOpList(vd.Get("write"), vw + " write"));
     ROCKDOC_ASSIGN_OR_RETURN(v.dump, ParseOpList(vd.Get("dump"), vw + " dump"));
+    ROCKDOC_ASSIGN_OR_RETURN(v.observe, ParseOpList(vd.Get("observe"), vw + " observe"));
+    if (!v.observe.ops.empty() && !v.observe.has_answer()) {
+      return Invalid(vw + " observe", "needs an \"answer\": true when the state is whole");
+    }
     if (v.read.ops.empty() || v.write.ops.empty()) {
       return Invalid(vw, "needs \"read\" and \"write\" operations");
     }
@@ -327,11 +334,13 @@ StatusOr<Scenario> ParseScenario(std::string_view json) {
   for (const RuleOfThumb& rule : s.rules) {
     for (const Claim& c : rule.claims) {
       bool known = c.metric == "reads" || c.metric == "writes" || c.metric == "disk" ||
-                   c.metric == "queries" || c.metric == "bytes written";
+                   c.metric == "queries" || c.metric == "bytes written" ||
+                   c.metric == "bytes read" || c.metric == "atomic";
       for (auto [r, w] : s.mixes) known = known || c.metric == std::to_string(r) + ":" + std::to_string(w);
       if (!known) {
         return Invalid(where + " rulesOfThumb",
-                       "\"wins\" is reads, writes, disk or one of the mixes (\"1000:1\"), not " +
+                       "\"wins\" is reads, writes, disk, queries, bytes written, bytes read, atomic or "
+                       "one of the mixes (\"1000:1\"), not " +
                            c.metric);
       }
     }

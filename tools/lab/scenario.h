@@ -44,6 +44,11 @@ struct Variant {
   OpList read;
   OpList write;
   OpList dump;  // reads all the logical data back, for the invariant checks
+  // Optional: what a concurrent reader checks between the operations of one
+  // write (its answer is true when the state it sees is whole). Atomicity
+  // measured: a write of several operations that is not one transaction
+  // shows its intermediate states to this reader.
+  OpList observe;
 };
 
 // How much to run: one per mode (full, quick, test).
@@ -53,6 +58,11 @@ struct Profile {
   int read_ops = 100;   // read operations per repetition
   int write_ops = 100;  // write operations per repetition
   Document params;      // overrides of the scenario's params
+  // The block cache every rockdoc variant opens with (and SQLite's page
+  // cache), in bytes; 0 is rockdoc's default (half the memory). A profile
+  // sets it to measure data larger than the cache (a working set that does
+  // not fit) without datasets the size of half the machine's memory.
+  int64_t block_cache_bytes = 0;
 };
 
 // A separate experiment on one variant: run `step` again and again until it
@@ -73,8 +83,9 @@ struct LimitStep {
 };
 
 // One expectation of a rule of thumb, checked at every size in [from, to]:
-// `variant` should win `metric` ("reads", "writes", "disk", or a mix
-// "1000:1") among the rockdoc variants.
+// `variant` should win `metric` ("reads", "writes", "disk", "queries",
+// "bytes written", "bytes read", "atomic" (with the variants' "observe"),
+// or a mix "1000:1") among the rockdoc variants.
 struct Claim {
   std::string variant;
   // Who makes the claim: a seed document (the file name in ../shared/seeds,
