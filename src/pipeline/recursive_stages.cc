@@ -255,7 +255,6 @@ class GraphLookupStage : public ExpressionStage {
   PipelineOptions options_;
 };
 
-}  // namespace
 
 StatusOr<std::unique_ptr<Stage>> ParseRedact(const Element& spec, const StageContext& ctx) {
   ROCKDOC_ASSIGN_OR_RETURN(ExpressionPtr expr, ParseExpression(spec, ctx.scope));
@@ -331,6 +330,13 @@ StatusOr<std::unique_ptr<Stage>> ParseGraphLookup(const Element& spec, const Sta
   }
   ROCKDOC_ASSIGN_OR_RETURN(g.start_with, ParseExpression(start, ctx.scope));
   return std::unique_ptr<Stage>(std::make_unique<GraphLookupStage>(std::move(g), ctx));
+}
+
+}  // namespace
+
+void AddRecursiveStages(StageTable* table) {
+  table->emplace("$redact", StageDef{.parse = &ParseRedact});
+  table->emplace("$graphLookup", StageDef{.parse = &ParseGraphLookup});
 }
 
 }  // namespace rockdoc::internal
