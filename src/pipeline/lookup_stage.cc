@@ -392,6 +392,45 @@ class LookupPipelineStage : public Stage {
   PipelineOptions options_;
 };
 
+// The let + pipeline form (and the combined one), `s` holding all but the
+// scope and the let variables: the let values parsed over the input
+// document, the sub-pipeline checked now, before anything is read, parsed
+// with the let names bound (their values do not matter to parsing).
+StatusOr<std::unique_ptr<Stage>> ParseLookupPipeline(LookupPipelineStage::Spec s,
+                                                     const Element& let,
+                                                     const StageContext& ctx) {
+  const PipelineOptions& options = ctx.options;
+  if (options.variables != nullptr) s.scope = options.variables->scope;
+  if (let.ok()) {
+    // The values are expressions over the input document (and the
+    // outer variables); the pipeline sees the names.
+    std::vector<std::pair<std::string_view, ExpressionPtr>> parsed;
+    VariableScope outer = s.scope;
+    for (const Element& v : let.Document()) {
+      ROCKDOC_ASSIGN_OR_RETURN(ExpressionPtr e, ParseExpression(v, &outer));
+      parsed.emplace_back(v.key(), std::move(e));
+    }
+    for (auto& [name, e] : parsed) {
+      ROCKDOC_ASSIGN_OR_RETURN(int id, s.scope.Define(name));
+      s.let.emplace_back(id, std::move(e));
+    }
+  }
+  for (const Element& stage : s.pipeline.view()) {
+    if (stage.type() == BsonType::kDocument && !stage.Document().empty()) {
+      const std::string_view name = (*stage.Document().begin()).key();
+      if (IsWriteStage(name)) {
+        return StageFailed(51047, std::string(name) + " is not allowed within a $lookup's sub-pipeline");
+      }
+    }
+  }
+  PipelineOptions check = options;
+  check.variables = std::make_shared<FilterVariables>();
+  check.variables->scope = s.scope;
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<Element> stages, StageElements(s.pipeline.view()));
+  ROCKDOC_RETURN_IF_ERROR(ParseStages(stages, 0, check, ctx.find, /*in_facet=*/false).status());
+  return std::unique_ptr<Stage>(std::make_unique<LookupPipelineStage>(std::move(s), ctx.find, options));
+}
+
 StatusOr<std::unique_ptr<Stage>> ParseLookup(const Element& spec, const StageContext& ctx) {
   const FindFn& find = ctx.find;
   const PipelineOptions& options = ctx.options;
@@ -453,16 +492,7 @@ StatusOr<std::unique_ptr<Stage>> ParseLookup(const Element& spec, const StageCon
     paths.push_back(&*local);
     paths.push_back(&*foreign);
   }
-  for (const std::string* path : paths) {
-    for (const std::string& part : SplitDotted(*path)) {
-      if (part.empty()) return StageFailed(15998, "FieldPath field names may not be empty strings.");
-      if (part[0] == '$') {
-        return StageFailed(16410,
-                           "FieldPath field names may not start with '$'. Consider using "
-                           "$getField or $setField.");
-      }
-    }
-  }
+  for (const std::string* path : paths) ROCKDOC_RETURN_IF_ERROR(SplitFieldPath(*path).status());
   ExpressionPtr local_expr;
   if (local) {
     BsonBuilder path;
@@ -478,38 +508,7 @@ StatusOr<std::unique_ptr<Stage>> ParseLookup(const Element& spec, const StageCon
     s.foreign = local ? std::move(*foreign) : std::string();
     s.as = SplitDotted(*as);
     s.pipeline = Document::AdoptValidated(std::string(pipeline.Array().bytes()));
-    if (options.variables != nullptr) s.scope = options.variables->scope;
-    if (let.ok()) {
-      // The values are expressions over the input document (and the
-      // outer variables); the pipeline sees the names.
-      std::vector<std::pair<std::string_view, ExpressionPtr>> parsed;
-      VariableScope outer = s.scope;
-      for (const Element& v : let.Document()) {
-        ROCKDOC_ASSIGN_OR_RETURN(ExpressionPtr e, ParseExpression(v, &outer));
-        parsed.emplace_back(v.key(), std::move(e));
-      }
-      for (auto& [name, e] : parsed) {
-        ROCKDOC_ASSIGN_OR_RETURN(int id, s.scope.Define(name));
-        s.let.emplace_back(id, std::move(e));
-      }
-    }
-    for (const Element& stage : s.pipeline.view()) {
-      if (stage.type() == BsonType::kDocument && !stage.Document().empty()) {
-        const std::string_view name = (*stage.Document().begin()).key();
-        if (name == "$out" || name == "$merge") {
-          return StageFailed(51047, std::string(name) + " is not allowed within a $lookup's sub-pipeline");
-        }
-      }
-    }
-    // The sub-pipeline is checked now, before anything is read: parsed with
-    // the names bound (their values do not matter to parsing).
-    PipelineOptions check = options;
-    check.variables = std::make_shared<FilterVariables>();
-    check.variables->scope = s.scope;
-    ROCKDOC_ASSIGN_OR_RETURN(std::vector<Element> stages, StageElements(s.pipeline.view()));
-    ROCKDOC_RETURN_IF_ERROR(ParseStages(stages, 0, check, find, /*in_facet=*/false).status());
-    return std::unique_ptr<Stage>(
-        std::make_unique<LookupPipelineStage>(std::move(s), std::move(find), options));
+    return ParseLookupPipeline(std::move(s), let, ctx);
   }
   return std::unique_ptr<Stage>(std::make_unique<LookupStage>(
       std::move(*from), *local, std::move(local_expr), std::move(*foreign), std::move(*as),

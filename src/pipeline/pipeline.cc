@@ -63,7 +63,7 @@ class BoundedResults : public DocumentSource {
 // Every opened pipeline leaves through here, its results bounded.
 StatusOr<std::unique_ptr<DocumentSource>> RunWrites(const std::vector<Element>& stages,
                                                     std::unique_ptr<DocumentSource> source) {
-  if (!stages.empty() && (stages.back().key() == "$out" || stages.back().key() == "$merge")) {
+  if (!stages.empty() && IsWriteStage(stages.back().key())) {
     ROCKDOC_RETURN_IF_ERROR(source->Next().status());
   }
   return std::unique_ptr<DocumentSource>(std::make_unique<BoundedResults>(std::move(source)));

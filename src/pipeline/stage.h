@@ -188,6 +188,8 @@ using StageTable = std::map<std::string_view, StageDef>;
 
 // The entry of stage `name`, or null for a name rockdoc does not know.
 const StageDef* FindStage(std::string_view name);
+// Whether `name` is a write stage ($out, $merge: its place is last).
+bool IsWriteStage(std::string_view name);
 // Every stage name in the table, sorted (tests list them).
 std::vector<std::string_view> StageNames();
 

@@ -72,6 +72,11 @@ const StageDef* FindStage(std::string_view name) {
   return it == table.end() ? nullptr : &it->second;
 }
 
+bool IsWriteStage(std::string_view name) {
+  const StageDef* def = FindStage(name);
+  return def != nullptr && def->place == StagePlace::kLast;
+}
+
 std::vector<std::string_view> StageNames() {
   std::vector<std::string_view> names;
   for (const auto& [name, def] : Table()) names.push_back(name);

@@ -75,16 +75,7 @@ StatusOr<std::vector<std::string>> UnwindPath(std::string_view what, const Eleme
                                   "'$': " +
                                   std::string(path));
   }
-  std::vector<std::string> parts = SplitDotted(path.substr(1));
-  for (const std::string& p : parts) {
-    if (p.empty()) return StageFailed(15998, "FieldPath field names may not be empty strings.");
-    if (p[0] == '$') {
-      return StageFailed(16410,
-                         "FieldPath field names may not start with '$'. Consider using "
-                         "$getField or $setField.");
-    }
-  }
-  return parts;
+  return SplitFieldPath(path.substr(1));
 }
 
 StatusOr<std::unique_ptr<Stage>> ParseUnwind(const Element& spec, const StageContext& ctx) {
