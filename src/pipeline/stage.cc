@@ -59,10 +59,6 @@ int64_t NowMillis() {
       .count();
 }
 
-int64_t DocumentBytes(const Document& doc) {
-  return static_cast<int64_t>(sizeof(Document) + doc.size() + 16);
-}
-
 Element GetField(DocumentView doc, const std::vector<std::string>& parts) {
   Element e;
   for (size_t i = 0; i < parts.size(); ++i) {

@@ -290,8 +290,10 @@ Status CheckFieldName(std::string_view stage, std::string_view name);
 int64_t NowMillis();
 
 // A held document's share of a blocking stage's memory: its object and its
-// bytes on the heap.
-int64_t DocumentBytes(const Document& doc);
+// bytes on the heap. Inline: $sort counts every document it holds.
+inline int64_t DocumentBytes(const Document& doc) {
+  return static_cast<int64_t>(sizeof(Document) + doc.size() + 16);
+}
 
 // The argument of $skip or $limit (`stage`), checked with MongoDB's errors.
 StatusOr<int64_t> StageCount(std::string_view stage, const Element& e);
