@@ -8,6 +8,8 @@
 #include <random>
 
 #include "pipeline/pipeline.h"
+#include "pipeline/stage.h"
+#include "query/expression/document_transform.h"
 #include "rockdoc/client.h"
 #include "rockdoc/json.h"
 #include "test_util.h"
@@ -1424,6 +1426,43 @@ TEST_F(PipelineTest, ExprInFiltersEverywhere) {
   ASSERT_TRUE(db().CreateCollection("checked", Json(R"({"validator": {"$expr": {"$lte": ["$spent", "$budget"]}}})")).ok());
   EXPECT_TRUE(Coll("checked").InsertOne(Json(R"({"budget": 10, "spent": 5})")).ok());
   EXPECT_EQ(Coll("checked").InsertOne(Json(R"({"budget": 10, "spent": 50})")).status().code_number(), 121);
+}
+
+// The stage table (pipeline/stage.h): every stage name rockdoc knows, each
+// entry added by the file that defines the stage, none twice; a name in no
+// entry is MongoDB's 40324 (pipeline_stages_test runs each through both
+// libraries).
+TEST(StageTableTest, ListsEveryStageItKnows) {
+  const std::vector<std::string_view> expected = {
+      "$addFields", "$bucket", "$bucketAuto", "$changeStream", "$changeStreamSplitLargeEvent",
+      "$collStats", "$count", "$currentOp", "$densify", "$documents", "$facet", "$fill",
+      "$geoNear", "$graphLookup", "$group", "$indexStats", "$limit", "$listLocalSessions",
+      "$listSampledQueries", "$listSearchIndexes", "$listSessions", "$lookup", "$match",
+      "$merge", "$out", "$planCacheStats", "$project", "$queryStats", "$redact",
+      "$replaceRoot", "$replaceWith", "$sample", "$search", "$searchMeta", "$set",
+      "$setWindowFields", "$shardedDataDistribution", "$skip", "$sort", "$sortByCount",
+      "$unionWith", "$unset", "$unwind", "$vectorSearch"};
+  EXPECT_EQ(internal::StageNames(), expected);
+  for (std::string_view name : expected) {
+    const internal::StageDef* def = internal::FindStage(name);
+    ASSERT_NE(def, nullptr) << name;
+    // A stage either parses or is a source that only opens a pipeline.
+    EXPECT_EQ(def->parse == nullptr, def->place == internal::StagePlace::kFirst) << name;
+  }
+  EXPECT_EQ(internal::FindStage("$x"), nullptr);
+  // The reshaping stages are the ones query/expression/ parses.
+  for (std::string_view name : {"$project", "$addFields", "$set", "$unset", "$replaceRoot",
+                                "$replaceWith"}) {
+    EXPECT_TRUE(internal::IsDocumentTransformStage(name)) << name;
+  }
+  // What a $match may move ahead of: the stages whose files say which
+  // fields they change.
+  std::vector<std::string_view> passable;
+  for (std::string_view name : expected) {
+    if (internal::FindStage(name)->changed_roots != nullptr) passable.push_back(name);
+  }
+  EXPECT_EQ(passable, (std::vector<std::string_view>{"$addFields", "$lookup", "$set", "$sort",
+                                                     "$unset", "$unwind"}));
 }
 
 }  // namespace

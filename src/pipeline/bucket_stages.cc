@@ -244,7 +244,6 @@ class BucketAutoStage : public BlockingStage {
   SpilledRuns runs_;
 };
 
-}  // namespace
 
 StatusOr<std::unique_ptr<Stage>> ParseBucket(const Element& spec, const StageContext& ctx) {
   if (spec.type() != BsonType::kDocument) {
@@ -358,6 +357,13 @@ StatusOr<std::unique_ptr<Stage>> ParseBucketAuto(const Element& spec, const Stag
                            ParseOutput(output, "$bucketAuto", 40244, ctx.scope));
   return std::unique_ptr<Stage>(
       std::make_unique<BucketAutoStage>(std::move(group_expr), n, std::move(accs), ctx));
+}
+
+}  // namespace
+
+void AddBucketStages(StageTable* table) {
+  table->emplace("$bucket", StageDef{.parse = &ParseBucket});
+  table->emplace("$bucketAuto", StageDef{.parse = &ParseBucketAuto});
 }
 
 }  // namespace rockdoc::internal

@@ -328,7 +328,6 @@ StatusOr<std::vector<std::string>> FieldList(std::string_view what, const Elemen
   return out;
 }
 
-}  // namespace
 
 StatusOr<std::unique_ptr<Stage>> ParseDensify(const Element& spec, const StageContext& ctx) {
   if (spec.type() != BsonType::kDocument) {
@@ -454,6 +453,13 @@ StatusOr<std::unique_ptr<Stage>> ParseFill(const Element& spec, const StageConte
   }
   return std::unique_ptr<Stage>(std::make_unique<FillStage>(std::move(partition_by), std::move(partition_fields),
                                                             std::move(sort_by), std::move(outputs), ctx));
+}
+
+}  // namespace
+
+void AddFillStages(StageTable* table) {
+  table->emplace("$densify", StageDef{.parse = &ParseDensify});
+  table->emplace("$fill", StageDef{.parse = &ParseFill});
 }
 
 }  // namespace rockdoc::internal

@@ -208,7 +208,7 @@ class GraphLookupStage : public ExpressionStage {
     found.Close();
     Document all = std::move(found).Build();
     // The input with `as` set (a top-level or dotted field).
-    Document result = WithMatchesAt(doc->view(), spec_.as, all.Get("v"));
+    Document result = WithField(doc->view(), spec_.as, all.Get("v"));
     if (result.size() > static_cast<size_t>(kMaxBsonObjectSize)) {
       return Status(ErrorCode::kBSONObjectTooLarge,
                     "$graphLookup: the document with its matches is over the 16 MiB limit");
@@ -217,45 +217,11 @@ class GraphLookupStage : public ExpressionStage {
   }
 
  private:
-  static Document WithMatchesAt(DocumentView doc, const std::vector<std::string>& as, const Element& value) {
-    BsonBuilder b;
-    Write(doc, as, 0, value, &b);
-    return std::move(b).Build();
-  }
-  static void Write(DocumentView doc, const std::vector<std::string>& as, size_t i, const Element& value,
-                    BsonBuilder* b) {
-    bool placed = false;
-    for (const Element& e : doc) {
-      if (e.key() != as[i]) {
-        b->AppendElement(e);
-        continue;
-      }
-      placed = true;
-      if (i + 1 == as.size()) {
-        b->AppendElementAs(as[i], value);
-      } else {
-        b->OpenDocument(as[i]);
-        Write(e.type() == BsonType::kDocument ? e.Document() : DocumentView(), as, i + 1, value, b);
-        b->Close();
-      }
-    }
-    if (!placed) {
-      if (i + 1 == as.size()) {
-        b->AppendElementAs(as[i], value);
-      } else {
-        b->OpenDocument(as[i]);
-        Write(DocumentView(), as, i + 1, value, b);
-        b->Close();
-      }
-    }
-  }
-
   GraphSpec spec_;
   FindFn find_;
   PipelineOptions options_;
 };
 
-}  // namespace
 
 StatusOr<std::unique_ptr<Stage>> ParseRedact(const Element& spec, const StageContext& ctx) {
   ROCKDOC_ASSIGN_OR_RETURN(ExpressionPtr expr, ParseExpression(spec, ctx.scope));
@@ -331,6 +297,13 @@ StatusOr<std::unique_ptr<Stage>> ParseGraphLookup(const Element& spec, const Sta
   }
   ROCKDOC_ASSIGN_OR_RETURN(g.start_with, ParseExpression(start, ctx.scope));
   return std::unique_ptr<Stage>(std::make_unique<GraphLookupStage>(std::move(g), ctx));
+}
+
+}  // namespace
+
+void AddRecursiveStages(StageTable* table) {
+  table->emplace("$redact", StageDef{.parse = &ParseRedact});
+  table->emplace("$graphLookup", StageDef{.parse = &ParseGraphLookup});
 }
 
 }  // namespace rockdoc::internal

@@ -1,14 +1,19 @@
-// pipeline/stage.h: what the pipeline's stage files share (pipeline.cc has
-// the core stages and the parser; bucket_stages.cc, graph_lookup.cc, ...
-// one family each). Not part of the layer's interface.
+// pipeline/stage.h: what the pipeline's stage files share: the Stage base
+// classes, the context a parser gets, the stage table each file registers its
+// stages with, and the helpers several stages use (stage.cc, spilled_runs.cc).
+// One file per stage or small family (sort_stage.cc, lookup_stage.cc,
+// bucket_stages.cc, ...); pipeline/README.md says how to add one. Not part
+// of the layer's interface.
 #ifndef ROCKDOC_PIPELINE_STAGE_H_
 #define ROCKDOC_PIPELINE_STAGE_H_
 
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -135,7 +140,86 @@ struct StageContext {
   int64_t now_ms;        // $$NOW
   const PipelineOptions& options;
   const FindFn& find;
+  // The (sub-)pipeline's stages and this one's index in them ($sort looks
+  // ahead for the $limit that makes it a top-k).
+  const std::vector<Element>& stages;
+  size_t index;
 };
+
+// ---- the stage table ----
+//
+// Every stage name rockdoc knows is one entry, added by the file that
+// defines the stage (its Add...Stages function, called once when the table
+// is first used: an explicit list in stage_table.cc, so that no stage
+// depends on a static initializer the linker could drop from an archive).
+// The entry holds the parser; the stage's class holds its explain
+// (Stage::AppendExplain, AppendExecutionStats) and its spilling (a
+// SpillPolicy from the options). A name in no entry is 40324.
+
+// Parses a stage's specification (`spec`: the stage's one field) before
+// anything runs, failing with MongoDB's code and message.
+using StageParser = StatusOr<std::unique_ptr<Stage>> (*)(const Element& spec,
+                                                          const StageContext& ctx);
+// The documents a source stage gives ($collStats, $indexStats, $queryStats
+// of `collection`; "" for $queryStats of every collection).
+using StageSource = StatusOr<std::vector<Document>> (*)(std::string_view collection,
+                                                        const Element& spec,
+                                                        const PipelineOptions& options);
+// For the planner's $match movement (planning.h): the root fields the stage
+// may change, when a $match may pass it; false when it may not (or the
+// specification is too malformed to say).
+using ChangedRootsFn = bool (*)(const Element& spec, std::set<std::string>* changed);
+
+// Where a stage may stand.
+enum class StagePlace {
+  kAnywhere,
+  kFirst,  // a source: 40602 anywhere else
+  kLast,   // a write ($out, $merge): 40601 anywhere else
+};
+
+struct StageDef {
+  StageParser parse = nullptr;  // null for a source, which only opens a pipeline
+  StagePlace place = StagePlace::kAnywhere;
+  bool in_facet = true;  // false: 40600 inside a $facet's pipelines
+  StageSource source = nullptr;          // a source that opens a collection's pipeline
+  ChangedRootsFn changed_roots = nullptr;  // null: a $match never moves ahead of it
+};
+using StageTable = std::map<std::string_view, StageDef>;
+
+// The entry of stage `name`, or null for a name rockdoc does not know.
+const StageDef* FindStage(std::string_view name);
+// Whether `name` is a write stage ($out, $merge: its place is last).
+bool IsWriteStage(std::string_view name);
+// Every stage name in the table, sorted (tests list them).
+std::vector<std::string_view> StageNames();
+
+// Each file adds its stages.
+void AddMatchStage(StageTable* table);
+void AddTransformStages(StageTable* table);
+void AddSkipLimitStages(StageTable* table);
+void AddSortStage(StageTable* table);
+void AddCountStage(StageTable* table);
+void AddGroupStages(StageTable* table);
+void AddUnwindStage(StageTable* table);
+void AddLookupStage(StageTable* table);
+void AddUnionWithStage(StageTable* table);
+void AddSampleStage(StageTable* table);
+void AddFacetStage(StageTable* table);
+void AddSourceStages(StageTable* table);
+void AddBucketStages(StageTable* table);
+void AddRecursiveStages(StageTable* table);
+void AddWindowStage(StageTable* table);
+void AddFillStages(StageTable* table);
+void AddWriteStages(StageTable* table);
+
+// Parses stages[from..] into the stages that run after a source (the
+// pipeline's find, or a $facet's input), with a DeadlineStage between them
+// when the options have a deadline. `in_facet`: the stages $facet refuses
+// inside itself are 40600.
+StatusOr<std::vector<std::unique_ptr<Stage>>> ParseStages(const std::vector<Element>& stages,
+                                                          size_t from,
+                                                          const PipelineOptions& options,
+                                                          const FindFn& find, bool in_facet);
 
 // A stage's named arguments, decoded from a table of the names it knows:
 // each field of `spec` (an object) goes to its slot; a name not in the
@@ -193,9 +277,47 @@ class SpilledRuns {
   std::vector<std::unique_ptr<SpillReader>> runs_;
   std::vector<std::optional<Document>> heads_;
 };
+// A Status of MongoDB's numeric `code` (many are not in the ErrorCode table).
 Status StageFailed(int code, std::string message);
 
-// Stages other files build on (pipeline.cc).
+// A value as MongoDB's messages show it (the shell's form).
+std::string Shown(const Element& e);
+
+// A field name of an output document: not empty, no '$' first.
+Status CheckFieldName(std::string_view stage, std::string_view name);
+
+// The clock's time for $$NOW.
+int64_t NowMillis();
+
+// A held document's share of a blocking stage's memory: its object and its
+// bytes on the heap. Inline: $sort counts every document it holds.
+inline int64_t DocumentBytes(const Document& doc) {
+  return static_cast<int64_t>(sizeof(Document) + doc.size() + 16);
+}
+
+// The argument of $skip or $limit (`stage`), checked with MongoDB's errors.
+StatusOr<int64_t> StageCount(std::string_view stage, const Element& e);
+
+// ---- paths inside documents (no traversal of arrays), for $unwind and $lookup ----
+
+// The field at `parts` (missing when a part on the way is not a document).
+Element GetField(DocumentView doc, const std::vector<std::string>& parts);
+
+// Appends the value of a field, named `key`, to `out`.
+using FieldWriter = std::function<void(std::string_view key, BsonBuilder* out)>;
+
+// `doc` with the field at `parts` set to what `write` appends (removed when
+// `write` is null), creating documents along the way (a non-document in the
+// way is replaced, as $addFields does). The field keeps its place when it
+// exists and is added at the end when not.
+void SetFieldWith(DocumentView doc, const std::vector<std::string>& parts, size_t i,
+                  const FieldWriter& write, BsonBuilder* out);
+
+// `doc` with the field at `parts` set to `value` (removed when `value` is
+// missing).
+Document WithField(DocumentView doc, const std::vector<std::string>& parts, const Element& value);
+
+// Stages other files build on.
 std::unique_ptr<Stage> MakeGroupStage(ExpressionPtr id, std::vector<AccumulatorSpec> accumulators,
                                       const StageContext& ctx);
 std::unique_ptr<Stage> MakeSortStage(SortPattern pattern, const PipelineOptions& options);
@@ -203,17 +325,12 @@ std::unique_ptr<Stage> MakeSortStage(SortPattern pattern, const PipelineOptions&
 std::unique_ptr<DocumentSource> MakeVectorSource(std::vector<Document> docs);
 // The documents of a spill run (each record one document's BSON), as a source.
 std::unique_ptr<DocumentSource> MakeSpillSource(std::unique_ptr<SpillReader> run);
+// The documents of a find's cursor, as a source.
+std::unique_ptr<DocumentSource> MakeCursorSource(std::unique_ptr<CursorImpl> cursor);
 
-// The stage parsers of the other files.
-StatusOr<std::unique_ptr<Stage>> ParseBucket(const Element& spec, const StageContext& ctx);
-StatusOr<std::unique_ptr<Stage>> ParseBucketAuto(const Element& spec, const StageContext& ctx);
-StatusOr<std::unique_ptr<Stage>> ParseRedact(const Element& spec, const StageContext& ctx);
-StatusOr<std::unique_ptr<Stage>> ParseOut(const Element& spec, const StageContext& ctx);
-StatusOr<std::unique_ptr<Stage>> ParseSetWindowFields(const Element& spec, const StageContext& ctx);
-StatusOr<std::unique_ptr<Stage>> ParseDensify(const Element& spec, const StageContext& ctx);
-StatusOr<std::unique_ptr<Stage>> ParseFill(const Element& spec, const StageContext& ctx);
-StatusOr<std::unique_ptr<Stage>> ParseMerge(const Element& spec, const StageContext& ctx);
-StatusOr<std::unique_ptr<Stage>> ParseGraphLookup(const Element& spec, const StageContext& ctx);
+// The options with maxTimeMS's deadline set, once, at the outermost open
+// (sub-pipelines inherit it).
+PipelineOptions WithDeadline(const PipelineOptions& options);
 
 }  // namespace rockdoc::internal
 

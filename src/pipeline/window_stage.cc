@@ -673,7 +673,6 @@ class SetWindowFieldsStage : public BlockingStage {
   SpilledRuns runs_;
 };
 
-}  // namespace
 
 StatusOr<std::unique_ptr<Stage>> ParseSetWindowFields(const Element& spec, const StageContext& ctx) {
   if (spec.type() != BsonType::kDocument) {
@@ -729,6 +728,12 @@ StatusOr<std::unique_ptr<Stage>> ParseSetWindowFields(const Element& spec, const
   }
   return std::unique_ptr<Stage>(
       std::make_unique<SetWindowFieldsStage>(std::move(partition_by), std::move(sort_by), std::move(outputs), ctx));
+}
+
+}  // namespace
+
+void AddWindowStage(StageTable* table) {
+  table->emplace("$setWindowFields", StageDef{.parse = &ParseSetWindowFields});
 }
 
 }  // namespace rockdoc::internal

@@ -239,7 +239,6 @@ class MergeStage : public ExpressionStage {
   bool done_ = false;
 };
 
-}  // namespace
 
 StatusOr<std::unique_ptr<Stage>> ParseOut(const Element& spec, const StageContext& ctx) {
   std::string db, coll;
@@ -367,6 +366,13 @@ StatusOr<std::unique_ptr<Stage>> ParseMerge(const Element& spec, const StageCont
     return Status(ErrorCode::kNotImplemented, "$merge is not supported here (explain, or a sub-pipeline)");
   }
   return std::unique_ptr<Stage>(std::make_unique<MergeStage>(std::move(m), ctx));
+}
+
+}  // namespace
+
+void AddWriteStages(StageTable* table) {
+  table->emplace("$out", StageDef{.parse = &ParseOut, .place = StagePlace::kLast, .in_facet = false});
+  table->emplace("$merge", StageDef{.parse = &ParseMerge, .place = StagePlace::kLast, .in_facet = false});
 }
 
 }  // namespace rockdoc::internal

@@ -37,4 +37,19 @@ std::vector<std::string> SplitDotted(std::string_view path) {
   }
 }
 
+StatusOr<std::vector<std::string>> SplitFieldPath(std::string_view path) {
+  std::vector<std::string> parts = SplitDotted(path);
+  for (const std::string& part : parts) {
+    if (part.empty()) {
+      return Status(static_cast<ErrorCode>(15998), "FieldPath field names may not be empty strings.");
+    }
+    if (part[0] == '$') {
+      return Status(static_cast<ErrorCode>(16410),
+                    "FieldPath field names may not start with '$'. Consider using $getField or "
+                    "$setField.");
+    }
+  }
+  return parts;
+}
+
 }  // namespace rockdoc

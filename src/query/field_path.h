@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "rockdoc/document.h"
+#include "rockdoc/status.h"
 
 namespace rockdoc {
 
@@ -151,6 +152,12 @@ bool ForEachPathValue(DocumentView doc, const FieldPath& path, LeafArrayMode mod
 
 // "a.b.c" -> {"a", "b", "c"} ("" parts kept, for the caller to refuse).
 std::vector<std::string> SplitDotted(std::string_view path);
+
+// SplitDotted, each part checked as MongoDB's FieldPath (an aggregation
+// path after its '$', $unwind's, $lookup's): 15998 "FieldPath field names
+// may not be empty strings." for an empty part, 16410 for one that starts
+// with '$'.
+StatusOr<std::vector<std::string>> SplitFieldPath(std::string_view path);
 
 }  // namespace rockdoc
 

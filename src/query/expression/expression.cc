@@ -9,6 +9,7 @@
 #include <map>
 
 #include "query/expression/expression_internal.h"
+#include "query/field_path.h"
 #include "query/update/decimal_arithmetic.h"
 #include "rockdoc/json.h"
 
@@ -968,25 +969,6 @@ bool IsKnownOperator(std::string_view name) {
   return false;
 }
 
-// "$a.b" (after the $) into its parts, checked as MongoDB's FieldPath.
-StatusOr<std::vector<std::string>> SplitPath(std::string_view path) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  for (;;) {
-    const size_t dot = path.find('.', start);
-    std::string_view part = path.substr(start, dot == std::string_view::npos ? dot : dot - start);
-    if (part.empty()) return Failed(15998, "FieldPath field names may not be empty strings.");
-    if (part[0] == '$') {
-      return Failed(16410, "FieldPath field names may not start with '$'. Consider using "
-                           "$getField or $setField.");
-    }
-    parts.emplace_back(part);
-    if (dot == std::string_view::npos) break;
-    start = dot + 1;
-  }
-  return parts;
-}
-
 StatusOr<ExpressionPtr> ParseString(std::string_view s, VariableScope* scope) {
   if (s.substr(0, 2) == "$$") {
     std::string_view rest = s.substr(2);
@@ -995,7 +977,7 @@ StatusOr<ExpressionPtr> ParseString(std::string_view s, VariableScope* scope) {
     if (name.empty()) return Failed(16869, "empty variable names are not allowed");
     std::vector<std::string> path;
     if (dot != std::string_view::npos) {
-      ROCKDOC_ASSIGN_OR_RETURN(path, SplitPath(rest.substr(dot + 1)));
+      ROCKDOC_ASSIGN_OR_RETURN(path, SplitFieldPath(rest.substr(dot + 1)));
     }
     int id;
     if (name == "ROOT") {
@@ -1023,7 +1005,7 @@ StatusOr<ExpressionPtr> ParseString(std::string_view s, VariableScope* scope) {
   }
   if (s.size() >= 1 && s[0] == '$') {
     if (s.size() == 1) return Failed(16872, "'$' by itself is not a valid FieldPath");
-    ROCKDOC_ASSIGN_OR_RETURN(std::vector<std::string> path, SplitPath(s.substr(1)));
+    ROCKDOC_ASSIGN_OR_RETURN(std::vector<std::string> path, SplitFieldPath(s.substr(1)));
     return ExpressionPtr(std::make_unique<Variable>(Variable::kCurrent, std::move(path)));
   }
   return ExpressionPtr(std::make_unique<Constant>(StringValue(s)));

@@ -1,0 +1,43 @@
+// pipeline/match_stage.cc: $match (pipeline.h). A leading $match is the
+// pipeline's find (planning.cc); elsewhere it filters as a stage.
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include "pipeline/stage.h"
+#include "query/match_expression.h"
+
+namespace rockdoc::internal {
+
+namespace {
+
+class MatchStage : public Stage {
+ public:
+  explicit MatchStage(std::unique_ptr<MatchExpression> expr) : expr_(std::move(expr)) {}
+  StatusOr<std::optional<Document>> Next() override {
+    for (;;) {
+      ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> doc, input_->Next());
+      if (!doc) return doc;
+      ROCKDOC_ASSIGN_OR_RETURN(bool matched, MatchesOrError(*expr_, doc->view()));
+      if (matched) return doc;
+    }
+  }
+
+ private:
+  std::unique_ptr<MatchExpression> expr_;
+};
+
+StatusOr<std::unique_ptr<Stage>> ParseMatch(const Element& s, const StageContext& ctx) {
+  if (s.type() != BsonType::kDocument) {
+    return StageFailed(15959, "the match filter must be an expression in an object");
+  }
+  ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<MatchExpression> m,
+                           ParseMatchExpression(s.Document(), ctx.options.variables));
+  return std::unique_ptr<Stage>(std::make_unique<MatchStage>(std::move(m)));
+}
+
+}  // namespace
+
+void AddMatchStage(StageTable* table) { table->emplace("$match", StageDef{.parse = &ParseMatch}); }
+
+}  // namespace rockdoc::internal
