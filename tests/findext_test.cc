@@ -187,6 +187,23 @@ TEST_F(FindExtTest, ShowRecordIdIsStablePerDocument) {
   EXPECT_EQ(m.GetPath("cursor.firstBatch.0.$recordId").Int64(), 3);
 }
 
+// A find on a view is an aggregate, which has none of these: MongoDB's
+// InvalidPipelineOperator (168), not the options ignored.
+TEST_F(FindExtTest, ViewsRefuseTheOptionsAggregatesLack) {
+  NumbersWithIndex(3);
+  Ok(R"({"create": "v", "viewOn": "c", "pipeline": []})");
+  EXPECT_EQ(Error(R"({"find": "v", "returnKey": true})"),
+            "168: Option returnKey not supported in aggregation.");
+  EXPECT_EQ(Error(R"({"find": "v", "showRecordId": true})"),
+            "168: Option showRecordId not supported in aggregation.");
+  EXPECT_EQ(Error(R"({"find": "v", "min": {"a": 1}, "hint": {"a": 1}})"),
+            "168: Option min not supported in aggregation.");
+  EXPECT_EQ(Error(R"({"find": "v", "tailable": true})"),
+            "168: Tailable cursors are not supported in aggregation.");
+  EXPECT_EQ(Run(R"({"find": "v", "returnKey": true})").Get("codeName").String(),
+            "InvalidPipelineOperator");
+}
+
 // ---- tailable and awaitData ----
 
 TEST_F(FindExtTest, TailableCursorStaysOpenAndReturnsLaterInserts) {

@@ -239,10 +239,7 @@ using internal::OpKind;
 StatusOr<Cursor> Collection::Find(DocumentView filter, const FindOptions& options) const {
   ROCKDOC_RETURN_IF_ERROR(internal::FlushProfileBeforeRead(engine_, db_name_, name_));
   ROCKDOC_ASSIGN_OR_RETURN(std::optional<ViewRead> view, ResolveView());
-  if (view) {
-    if (options.tailable) return internal::NotCappedError(full_name(), filter);
-    return FindOnView(*view, filter, options);
-  }
+  if (view) return FindOnView(*view, filter, options);
   return internal::RunOperation<StatusOr<Cursor>>(
       session_, OpKind::kRead, "find", [&](const OpContext& op) -> StatusOr<Cursor> {
         auto use = engine_->Enter();
