@@ -720,14 +720,18 @@ void CappedState::Wake() {
   signal_.notify_all();
 }
 
-bool CappedState::WaitForWrite(uint64_t seen, int64_t timeout_ms, const std::atomic<bool>* stop)
-    ABSL_NO_THREAD_SAFETY_ANALYSIS {
+bool CappedState::WaitForWrite(uint64_t seen, int64_t timeout_ms, const std::atomic<bool>* stop) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  std::unique_lock<std::mutex> held(signal_mu_.native());
-  signal_.wait_until(held, until, [&] {
-    return writes_ != seen || (stop != nullptr && stop->load(std::memory_order_acquire));
-  });
-  return writes_ != seen;
+  signal_mu_.Lock();
+  // Waits on the held lock (adopted, then handed back), as BackgroundRunner.
+  std::unique_lock<std::mutex> held(signal_mu_.native(), std::adopt_lock);
+  while (writes_ == seen && !(stop != nullptr && stop->load(std::memory_order_acquire))) {
+    if (signal_.wait_until(held, until) == std::cv_status::timeout) break;
+  }
+  const bool changed = writes_ != seen;
+  held.release();
+  signal_mu_.Unlock();
+  return changed;
 }
 
 int64_t RoundCappedSize(int64_t size) {
