@@ -91,6 +91,7 @@ enum class ErrorCode : int32_t {
   kViewDepthLimitExceeded = 165,
   kCommandNotSupportedOnView = 166,
   kOptionNotSupportedOnView = 167,
+  kInvalidPipelineOperator = 168,
   kCannotIndexParallelArrays = 171,
   kAmbiguousIndexKeyPattern = 172,
   kInvalidIndexSpecificationOption = 197,

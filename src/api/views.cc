@@ -151,9 +151,8 @@ namespace {
 StatusOr<Document> FindStages(DocumentView filter, const FindOptions& options) {
   // The options an aggregate has no equivalent of: MongoDB's
   // InvalidPipelineOperator (168), as its asAggregationCommand answers.
-  constexpr auto kInvalidPipelineOperator = static_cast<ErrorCode>(168);
   const auto unsupported = [](std::string_view option) {
-    return Status(kInvalidPipelineOperator,
+    return Status(ErrorCode::kInvalidPipelineOperator,
                   "Option " + std::string(option) + " not supported in aggregation.");
   };
   if (!options.min.empty()) return unsupported("min");
@@ -161,7 +160,8 @@ StatusOr<Document> FindStages(DocumentView filter, const FindOptions& options) {
   if (options.return_key) return unsupported("returnKey");
   if (options.show_record_id) return unsupported("showRecordId");
   if (options.tailable) {
-    return Status(kInvalidPipelineOperator, "Tailable cursors are not supported in aggregation.");
+    return Status(ErrorCode::kInvalidPipelineOperator,
+                  "Tailable cursors are not supported in aggregation.");
   }
   BsonBuilder b;
   int i = 0;

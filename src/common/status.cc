@@ -9,8 +9,6 @@
 namespace rockdoc {
 
 std::string ErrorCodeName(ErrorCode code) {
-  // InvalidPipelineOperator: api/views.cc's, not yet in the enum.
-  if (static_cast<int32_t>(code) == 168) return "InvalidPipelineOperator";
   switch (code) {
 #define ROCKDOC_CODE_NAME(name) \
   case ErrorCode::k##name:      \
@@ -46,6 +44,7 @@ std::string ErrorCodeName(ErrorCode code) {
     ROCKDOC_CODE_NAME(ViewDepthLimitExceeded)
     ROCKDOC_CODE_NAME(CommandNotSupportedOnView)
     ROCKDOC_CODE_NAME(OptionNotSupportedOnView)
+    ROCKDOC_CODE_NAME(InvalidPipelineOperator)
     ROCKDOC_CODE_NAME(MaxTimeMSExpired)
     ROCKDOC_CODE_NAME(CommandNotFound)
     ROCKDOC_CODE_NAME(Unauthorized)
