@@ -1702,8 +1702,7 @@ TEST_F(ShellTest, MongoshNamesRockdocLacksSayNotSupported) {
       {"db.currentOp()", "Database.currentOp"},
       {"db.createUser({user: 'u'})", "Database.createUser"},
       {"db.getMongo().watch()", "Mongo.watch"},
-      {"db.c.find().min({_id: 0})", "Cursor.min"},
-      {"db.c.find().max({_id: 9})", "Cursor.max"},
+      {"db.c.find().tailable()", "Cursor.tailable"},
       {"db.c.find().collation({locale: 'en'})", "Cursor.collation"},
       {"rs.status()", "rs.status"},
       {"sh.status()", "sh.status"},
@@ -1934,10 +1933,6 @@ TEST_F(CrudOptionsTest, UnknownOptionsAreMongoDbsUnknownFieldError) {
 TEST_F(CrudOptionsTest, UnsupportedReadOptionsAreRefused) {
   for (const char* call : {
            "db.c.find({}, {}, {collation: {locale: 'en'}}).toArray()",
-           "db.c.find({}, {}, {min: {_id: 2}}).toArray()",
-           "db.c.find({}, {}, {returnKey: true}).toArray()",
-           "db.c.find({}, {}, {showRecordId: true}).toArray()",
-           "db.c.find({}, {}, {tailable: true}).toArray()",
            "db.c.find({}, {}, {allowDiskUse: true}).toArray()",
            "db.c.find().allowDiskUse().toArray()",
            "db.c.countDocuments({}, {collation: {locale: 'en'}})",
@@ -1946,6 +1941,19 @@ TEST_F(CrudOptionsTest, UnsupportedReadOptionsAreRefused) {
        }) {
     EXPECT_EQ(Code(call), CodeLine(ErrorCode::kNotImplemented)) << call;
   }
+}
+
+// find's min, max, returnKey and showRecordId reach the find command
+// (tests/findext_test.cc shows what it does with them), as options and as
+// cursor methods; tailable too, refused on a collection that is not capped.
+TEST_F(CrudOptionsTest, KeyRangeAndRecordOptionsReachTheFindCommand) {
+  EXPECT_EQ(Code("db.c.find({}, {}, {min: {_id: 2}}).toArray()"),
+            CodeLine(static_cast<ErrorCode>(51173)));
+  EXPECT_EQ(Show("db.c.find().hint({_id: 1}).min({_id: 2}).max({_id: 3}).toArray().length"), "1\n");
+  EXPECT_EQ(Show("JSON.stringify(db.c.find({}, {}, {returnKey: true}).toArray()[0])"), "{}\n");
+  EXPECT_EQ(Show("JSON.stringify(db.c.find({_id: 2}).returnKey().toArray())"), "[{\"_id\":2}]\n");
+  EXPECT_EQ(Show("'$recordId' in db.c.find().showRecordId().next()"), "true\n");
+  EXPECT_EQ(Code("db.c.find({}, {}, {tailable: true}).toArray()"), CodeLine(ErrorCode::kBadValue));
 }
 
 TEST_F(CrudOptionsTest, MeaninglessOptionsAndSupportedOnesWork) {

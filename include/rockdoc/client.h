@@ -645,6 +645,40 @@ struct FindOptions {
   // comment: any value, which the operation's profile entry (system.profile's
   // `command`) carries, as MongoDB's; nothing else reads it.
   std::optional<Value> comment;
+  // min / max: index key values ({a: 3, b: "x"}) bounding a scan of the
+  // hinted index, as MongoDB's: min inclusive, max exclusive, both in the
+  // index's order (a descending field's min is its highest value). Each
+  // names exactly the index's fields, in its order; the filter still
+  // applies. Errors: no hint, 51173 "When using min()/max() a hint of which
+  // index to use must be provided"; a $natural hint or sort,
+  // NoQueryExecutionPlans (291) "min and max are incompatible with
+  // $natural"; other fields than the index's, 51174 "The index chosen is
+  // not compatible with min/max"; min and max naming different fields,
+  // 51176; min not before max, 51175.
+  Document min;
+  Document max;
+  // returnKey: each result is the index key of the entry that produced it
+  // ({a: 5} for an index {a: 1}; {_id: v} through the _id order; {} from a
+  // collection scan), as MongoDB's; the projection and show_record_id are
+  // then ignored, as MongoDB ignores them.
+  bool return_key = false;
+  // showRecordId: each result gets a last field `$recordId`, what identifies
+  // the document in storage, stable for the document's life: in a capped
+  // collection its insertion sequence number (a long, 1, 2, ..., as
+  // MongoDB's record ids); elsewhere the records are clustered by _id, and
+  // it is the _id's keystring as BinData (subtype 0), as MongoDB shows the
+  // record id of a clustered collection.
+  bool show_record_id = false;
+  // tailable (capped collections only; MongoDB's errors otherwise: BadValue
+  // "... tailable cursor requested on non capped collection", a sort other
+  // than {$natural: 1}): the cursor reads in insertion order, and its end is
+  // not final: Next() returning false with an OK status means "nothing more
+  // yet", and a later Next() returns the documents inserted since (each
+  // such call reads a new snapshot). When the document it last returned has
+  // been removed by the collection's roll-over, Next() fails with
+  // CappedPositionLost (136). The plan is always a collection scan (a hint
+  // is not used, as MongoDB's).
+  bool tailable = false;
 };
 
 struct CountOptions {
@@ -835,6 +869,7 @@ class Cursor {
  private:
   friend class Collection;
   friend class Database;
+  friend struct internal::ClientAccess;
   explicit Cursor(std::unique_ptr<internal::CursorImpl> impl);
   std::unique_ptr<internal::CursorImpl> impl_;
 };

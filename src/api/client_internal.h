@@ -7,6 +7,7 @@
 #include <mutex>
 #include <string>
 
+#include "exec/plan_executor.h"
 #include "pipeline/pipeline.h"
 #include "rockdoc/client.h"
 #include "rockdoc/status.h"
@@ -43,6 +44,9 @@ struct ClientAccess {
   static std::shared_ptr<CommandState>& Commands(const Client& client) {
     return client.commands_;
   }
+  // What a Cursor delegates to (null for a default one): the command
+  // layer's awaitData getMore asks a tailable cursor what to wait on.
+  static CursorImpl* ImplOf(const Cursor& cursor) { return cursor.impl_.get(); }
 };
 
 // $out's and $merge's targets (pipeline/pipeline.h's OpenTargetFn) in the

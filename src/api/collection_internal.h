@@ -55,7 +55,7 @@ using TopStage = std::function<std::unique_ptr<PlanStage>(
     std::unique_ptr<PlanStage> plan, const CollectionMeta& meta, const ReadView& view)>;
 StatusOr<std::unique_ptr<PlanExecutor>> OpenQuery(const std::shared_ptr<const Engine>& engine,
                                                   const CollectionMeta* meta,
-                                                  std::unique_ptr<CanonicalQuery> cq,
+                                                  std::shared_ptr<const CanonicalQuery> cq,
                                                   int64_t max_time_ms, const OpContext& op,
                                                   const TopStage& top = {});
 

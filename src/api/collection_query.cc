@@ -7,6 +7,7 @@
 #include "api/collection_internal.h"
 #include "api/query_recorder.h"
 #include "pipeline/pipeline.h"
+#include "rockdoc/json.h"
 #include "query/field_path.h"
 #include "rockdoc/client.h"
 #include "storage/spill.h"
@@ -43,7 +44,7 @@ const CollectionMeta& NoCollection() {
 
 StatusOr<std::unique_ptr<PlanExecutor>> OpenQuery(const std::shared_ptr<const Engine>& engine,
                                                   const CollectionMeta* meta,
-                                                  std::unique_ptr<CanonicalQuery> cq,
+                                                  std::shared_ptr<const CanonicalQuery> cq,
                                                   int64_t max_time_ms, const OpContext& op,
                                                   const TopStage& top) {
   ROCKDOC_RETURN_IF_ERROR(CheckMaxTimeMS(max_time_ms));
@@ -64,7 +65,7 @@ StatusOr<std::unique_ptr<PlanExecutor>> OpenQuery(const std::shared_ptr<const En
   }
   // Planning (the trial race) counts towards the limit.
   if (max_time_ms > 0) exec->SetTimeLimit(max_time_ms, MonotonicNanos() - start);
-  exec->KeepAlive(std::shared_ptr<const CanonicalQuery>(std::move(cq)));
+  exec->KeepAlive(std::move(cq));
   return exec;
 }
 
@@ -139,6 +140,94 @@ StatusOr<Document> ExplainWritePlan(const std::shared_ptr<const Engine>& engine,
                       });
 }
 
+namespace {
+
+// A tailable cursor (FindOptions::tailable) over a capped collection: one
+// plan executor per scan. When a scan ends, the next Next() opens another at
+// a new snapshot, from the order entry after the last one the previous scan
+// examined (CanonicalQuery::resume_after_seq), which fails with
+// CappedPositionLost when the roll-over has removed that entry.
+class TailableCursorImpl : public CursorImpl {
+ public:
+  TailableCursorImpl(std::shared_ptr<const Engine> engine, std::shared_ptr<CollectionMeta> meta,
+                     std::shared_ptr<CanonicalQuery> cq, std::unique_ptr<PlanExecutor> first,
+                     uint64_t writes_seen)
+      : engine_(std::move(engine)),
+        meta_(std::move(meta)),
+        cq_(std::move(cq)),
+        limit_(cq_->limit),
+        exec_(std::move(first)),
+        writes_seen_(writes_seen) {}
+
+  bool Next() override {
+    if (!status_.ok()) return false;
+    if (exec_ == nullptr) {
+      if (limit_ > 0 && returned_ >= limit_) return false;
+      status_ = Reopen();
+      if (!status_.ok()) return false;
+    }
+    if (exec_->Next()) {
+      ++returned_;
+      return true;
+    }
+    status_ = exec_->status();
+    if (status_.ok()) {
+      last_seq_ = ScanOf(*exec_->root()).last_seq();
+      exec_.reset();  // its snapshot goes; the next scan reads a new one
+    }
+    return false;
+  }
+  DocumentView document() const override {
+    return exec_ != nullptr ? exec_->document() : DocumentView();
+  }
+  Status status() const override { return status_; }
+  Examined examined() const override { return exec_ != nullptr ? exec_->examined() : Examined{}; }
+  std::shared_ptr<CappedState> tailed() const override { return meta_->capped; }
+  uint64_t writes_seen() const override { return writes_seen_; }
+
+ private:
+  // The COLLSCAN at the bottom of a tailable plan (PlanQuery makes one).
+  static const CollectionScanStage& ScanOf(const PlanStage& root) {
+    const PlanStage* s = &root;
+    while (!s->children().empty()) s = s->children()[0].get();
+    return static_cast<const CollectionScanStage&>(*s);
+  }
+
+  Status Reopen() {
+    auto use = engine_->Enter();
+    ROCKDOC_RETURN_IF_ERROR(use.status());
+    if (meta_->dropped.load()) {
+      return Status(ErrorCode::kQueryPlanKilled, "collection dropped: " + meta_->full_name());
+    }
+    // Taken before the snapshot: a write the scan misses changes it.
+    writes_seen_ = meta_->capped->writes();
+    cq_->skip = 0;  // skipped by the first scan
+    cq_->limit = limit_ > 0 ? limit_ - returned_ : 0;
+    cq_->resume_after_seq = last_seq_;
+    ROCKDOC_ASSIGN_OR_RETURN(exec_, OpenQuery(engine_, meta_.get(), cq_, 0, OpContext{}));
+    return Status::OK();
+  }
+
+  std::shared_ptr<const Engine> engine_;
+  std::shared_ptr<CollectionMeta> meta_;
+  std::shared_ptr<CanonicalQuery> cq_;  // re-planned per scan; the trees point into it
+  const int64_t limit_;
+  std::unique_ptr<PlanExecutor> exec_;  // null between scans
+  uint64_t writes_seen_;
+  uint64_t last_seq_ = 0;
+  int64_t returned_ = 0;
+  Status status_;
+};
+
+// MongoDB's refusal of a tailable find on a collection that is not capped.
+Status NotCappedError(const std::string& ns, DocumentView filter) {
+  return BadValue("error processing query: ns=" + ns + " filter=" +
+                  ToJson(filter, JsonFormat::kShell) +
+                  " tailable cursor requested on non capped collection");
+}
+
+}  // namespace
+
 }  // namespace internal
 
 using internal::CollectionMeta;
@@ -157,6 +246,21 @@ StatusOr<Cursor> Collection::Find(DocumentView filter, const FindOptions& option
         ROCKDOC_RETURN_IF_ERROR(use.status());
         ROCKDOC_ASSIGN_OR_RETURN(auto cq, internal::MakeCanonicalQuery(filter, options));
         ROCKDOC_ASSIGN_OR_RETURN(auto meta, internal::LookupForRead(*engine_, db_name_, name_));
+        if (options.tailable && meta != nullptr) {
+          if (!meta->is_capped()) return internal::NotCappedError(full_name(), filter);
+          if (op.in_transaction() || op.snapshot != nullptr) {
+            // Each of its scans reads a new snapshot.
+            return Status(ErrorCode::kInvalidOptions,
+                          "a tailable cursor cannot read a transaction's or a snapshot "
+                          "session's snapshot");
+          }
+          const uint64_t writes = meta->capped->writes();  // before the snapshot
+          auto shared = std::shared_ptr<internal::CanonicalQuery>(std::move(cq));
+          ROCKDOC_ASSIGN_OR_RETURN(auto exec, internal::OpenQuery(engine_, meta.get(), shared,
+                                                                  options.max_time_ms, op));
+          return Cursor(std::make_unique<internal::TailableCursorImpl>(
+              engine_, meta, std::move(shared), std::move(exec), writes));
+        }
         auto recorder = internal::QueryRecorder::ForFind(*engine_, db_name_, name_, "find", *cq);
         const int64_t start = recorder != nullptr ? internal::MonotonicNanos() : 0;
         ROCKDOC_ASSIGN_OR_RETURN(auto exec, internal::OpenQuery(engine_, meta.get(), std::move(cq),
@@ -178,7 +282,9 @@ namespace {
 // operator object, array, regex, null, undefined, MinKey or MaxKey.
 bool IsIdLookup(DocumentView filter, const FindOptions& options, Element* id) {
   if (!options.sort.empty() || !options.projection.empty() || options.skip != 0 ||
-      !options.hint.empty() || !options.hint_name.empty() || options.max_time_ms != 0) {
+      !options.hint.empty() || !options.hint_name.empty() || options.max_time_ms != 0 ||
+      !options.min.empty() || !options.max.empty() || options.return_key ||
+      options.show_record_id || options.tailable) {
     return false;
   }
   auto it = filter.begin();

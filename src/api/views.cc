@@ -149,6 +149,20 @@ namespace {
 // A find's stages after a view's: MongoDB's conversion of a find on a view
 // into an aggregate.
 StatusOr<Document> FindStages(DocumentView filter, const FindOptions& options) {
+  // The options an aggregate has no equivalent of: MongoDB's
+  // InvalidPipelineOperator (168), as its asAggregationCommand answers.
+  const auto unsupported = [](std::string_view option) {
+    return Status(ErrorCode::kInvalidPipelineOperator,
+                  "Option " + std::string(option) + " not supported in aggregation.");
+  };
+  if (!options.min.empty()) return unsupported("min");
+  if (!options.max.empty()) return unsupported("max");
+  if (options.return_key) return unsupported("returnKey");
+  if (options.show_record_id) return unsupported("showRecordId");
+  if (options.tailable) {
+    return Status(ErrorCode::kInvalidPipelineOperator,
+                  "Tailable cursors are not supported in aggregation.");
+  }
   BsonBuilder b;
   int i = 0;
   auto stage = [&](std::string_view name) -> BsonBuilder& {

@@ -705,6 +705,35 @@ StatusOr<ValidationAction> ParseValidationAction(const Element& e, std::string_v
                   std::string(command) + ".validationAction' is not a valid value.");
 }
 
+void CappedState::NotifyWrite() {
+  {
+    MutexLock g(&signal_mu_);
+    ++writes_;
+  }
+  signal_.notify_all();
+}
+
+void CappedState::Wake() {
+  // Under the lock, so that a waiter between its check of `stop` and its
+  // wait cannot miss it.
+  MutexLock g(&signal_mu_);
+  signal_.notify_all();
+}
+
+bool CappedState::WaitForWrite(uint64_t seen, int64_t timeout_ms, const std::atomic<bool>* stop) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  signal_mu_.Lock();
+  // Waits on the held lock (adopted, then handed back), as BackgroundRunner.
+  std::unique_lock<std::mutex> held(signal_mu_.native(), std::adopt_lock);
+  while (writes_ == seen && !(stop != nullptr && stop->load(std::memory_order_acquire))) {
+    if (signal_.wait_until(held, until) == std::cv_status::timeout) break;
+  }
+  const bool changed = writes_ != seen;
+  held.release();
+  signal_mu_.Unlock();
+  return changed;
+}
+
 int64_t RoundCappedSize(int64_t size) {
   return size <= 4096 ? 4096 : (size + 255) / 256 * 256;
 }

@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <map>
 #include <memory>
 #include <string>
@@ -90,6 +91,30 @@ struct CappedState {
   uint64_t oldest_seq = 1;  // no entry below it (a seek's lower bound)
   int64_t count = 0;
   int64_t bytes = 0;
+
+  // What tailable awaitData cursors wait on (MongoDB's capped insert
+  // notifier): a count of the write batches that ended, each after its
+  // commit (store/write_batcher.h), so that a reader who took the count
+  // before its snapshot and then waits for it to change misses no insert.
+  // Its own lock, not `mu`, which a writer holds for its whole batch.
+  uint64_t writes() ABSL_LOCKS_EXCLUDED(signal_mu_) {
+    MutexLock g(&signal_mu_);
+    return writes_;
+  }
+  // A write batch ended: wakes every waiter.
+  void NotifyWrite() ABSL_LOCKS_EXCLUDED(signal_mu_);
+  // Blocks until writes() differs from `seen`, `*stop` is set (whoever sets
+  // it calls Wake()), or `timeout_ms` has passed; returns whether writes()
+  // changed. A condition variable wait: no polling.
+  bool WaitForWrite(uint64_t seen, int64_t timeout_ms, const std::atomic<bool>* stop)
+      ABSL_LOCKS_EXCLUDED(signal_mu_);
+  // Wakes every waiter to look at its `stop` flag again.
+  void Wake() ABSL_LOCKS_EXCLUDED(signal_mu_);
+
+ private:
+  Mutex signal_mu_;
+  std::condition_variable signal_;
+  uint64_t writes_ ABSL_GUARDED_BY(signal_mu_) = 0;
 };
 
 struct CollectionMeta {

@@ -126,6 +126,11 @@ inline constexpr size_t kMaxCommandSize = kMaxBsonObjectInternalSize;
 Document RunCommandWithMaxSize(const Client& client, std::string_view db, DocumentView command,
                                size_t max_size, CommandConnection* connection = nullptr);
 
+// Ends every awaitData getMore waiting for writes on `client`'s cursors,
+// and the waits of later ones (rockdoc-serve's shutdown: each connection
+// finishes the request it runs, which must not wait for data meanwhile).
+void StopCursorWaits(const Client& client);
+
 // The Stable API parameters of a command named `name` (MongoDB's
 // initializeAPIParameters): apiStrict or apiDeprecationErrors without
 // apiVersion fail with 4886600 / 4886601; apiVersion must be "1" (322);

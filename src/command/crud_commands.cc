@@ -1,6 +1,8 @@
 // command/crud_commands.cc: the commands that read and write documents:
 // find, getMore, killCursors, insert, update, delete, count, distinct.
+#include "api/client_internal.h"
 #include "command/command.h"
+#include "common/deadline.h"
 #include "command/cursor_manager.h"
 #include "command/handlers.h"
 #include "query/expr_match_expression.h"
@@ -64,6 +66,7 @@ struct FindArgs {
   int64_t batch_size = kDefaultFirstBatch;
   bool single_batch = false;
   bool no_cursor_timeout = false;
+  bool await_data = false;
 };
 
 // The find command's fields (find_command.idl), each applied or refused.
@@ -106,12 +109,27 @@ constexpr OptionField<FindArgs> kFindFields[] = {
      [](const Element& e, FindArgs* o) {
        return DocumentRow<FindOptions, &FindOptions::let>(e, &o->options);
      }},
-    {"min", nullptr},
-    {"max", nullptr},
-    {"returnKey", nullptr},
-    {"showRecordId", nullptr},
-    {"tailable", nullptr},
-    {"awaitData", nullptr},
+    {"min",
+     [](const Element& e, FindArgs* o) {
+       return DocumentRow<FindOptions, &FindOptions::min>(e, &o->options);
+     }},
+    {"max",
+     [](const Element& e, FindArgs* o) {
+       return DocumentRow<FindOptions, &FindOptions::max>(e, &o->options);
+     }},
+    {"returnKey",
+     [](const Element& e, FindArgs* o) {
+       return BoolRow<FindOptions, &FindOptions::return_key>(e, &o->options);
+     }},
+    {"showRecordId",
+     [](const Element& e, FindArgs* o) {
+       return BoolRow<FindOptions, &FindOptions::show_record_id>(e, &o->options);
+     }},
+    {"tailable",
+     [](const Element& e, FindArgs* o) {
+       return BoolRow<FindOptions, &FindOptions::tailable>(e, &o->options);
+     }},
+    {"awaitData", &BoolRow<FindArgs, &FindArgs::await_data>},
     {"oplogReplay", nullptr},
     {"readOnce", nullptr},
     {"maxScan", nullptr},
@@ -123,10 +141,32 @@ constexpr OptionField<FindArgs> kFindFields[] = {
 Status RunFind(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
   FindArgs args;
   ROCKDOC_RETURN_IF_ERROR(DecodeCommand("find", cmd, kFindFields, &args));
+  // MongoDB's checks of the cursor type (tailable_mode.cpp, query_request_helper).
+  if (args.await_data && !args.options.tailable) {
+    return Status(ErrorCode::kFailedToParse,
+                  "Cannot set 'awaitData' without also setting 'tailable'");
+  }
+  if (args.options.tailable && args.single_batch) {
+    return BadValue("cannot use tailable option with the 'singleBatch' option");
+  }
   Collection coll = ctx.database().GetCollection(args.collection);
   ROCKDOC_ASSIGN_OR_RETURN(Cursor cursor, coll.Find(args.filter, args.options));
+  // A tailable cursor over a collection that exists: what awaitData waits on.
+  std::shared_ptr<CappedState> tailed;
+  if (const CursorImpl* impl = ClientAccess::ImplOf(cursor); impl != nullptr) {
+    tailed = impl->tailed();
+  }
   CommandCursor c(ctx.db, args.collection, std::move(cursor));
   c.no_timeout = args.no_cursor_timeout;
+  if (tailed != nullptr) {
+    c.tailable = true;
+    // Its end is not final: the limit is what closes it.
+    if (args.options.limit != 0) c.remaining = std::abs(args.options.limit);
+    if (args.await_data) {
+      c.await_stop = std::make_shared<AwaitStop>();
+      c.await_stop->capped = std::move(tailed);
+    }
+  }
   return CursorReply(ctx, std::move(c), args.batch_size, args.single_batch, reply);
 }
 
@@ -137,7 +177,11 @@ struct GetMoreArgs {
   int64_t id = 0;
   std::string collection;
   int64_t batch_size = -1;  // no count limit: 16 MiB
+  std::optional<int64_t> max_time_ms;  // an awaitData cursor's wait
 };
+// How long an awaitData getMore waits for writes without a maxTimeMS:
+// MongoDB's default, one second.
+constexpr int64_t kDefaultAwaitDataMs = 1000;
 constexpr OptionField<GetMoreArgs> kGetMoreFields[] = {
     {"getMore",
      [](const Element& e, GetMoreArgs* o) -> Status {
@@ -157,12 +201,42 @@ constexpr OptionField<GetMoreArgs> kGetMoreFields[] = {
        o->batch_size = n;
        return Status::OK();
      }},
-    // Only a tailable awaitData cursor waits; rockdoc has none.
-    {"maxTimeMS", nullptr},
+    // How long an awaitData cursor waits for writes (0: until there are
+    // some); other cursors refuse it (RunGetMore), as MongoDB's.
+    {"maxTimeMS",
+     [](const Element& e, GetMoreArgs* o) -> Status {
+       ROCKDOC_ASSIGN_OR_RETURN(int64_t ms, IntegerField(e));
+       ROCKDOC_RETURN_IF_ERROR(CheckMaxTimeMS(ms));
+       o->max_time_ms = ms;
+       return Status::OK();
+     }},
     {"term", nullptr},
     {"lastKnownCommittedOpTime", nullptr},
     ROCKDOC_GENERIC_COMMAND_ROWS(GetMoreArgs)};
 }  // namespace
+
+// FillBatch, and for an awaitData cursor with nothing to return yet, waits
+// for a write to its collection (a condition variable the writers signal:
+// CappedState::WaitForWrite) up to `wait_ms` (0: no limit), killCursors or
+// the server's shutdown, and looks again after each write.
+StatusOr<bool> FillAwaitedBatch(const CursorManager& cursors, CommandCursor* c,
+                                int64_t batch_size, int64_t wait_ms, BsonBuilder* batch) {
+  const Deadline deadline = Deadline::AfterMillis(wait_ms);
+  while (true) {
+    int64_t appended = 0;
+    ROCKDOC_ASSIGN_OR_RETURN(bool exhausted, FillBatch(c, batch_size, batch, &appended));
+    AwaitStop* stop = c->await_stop.get();
+    if (appended > 0 || !exhausted || stop == nullptr || c->remaining == 0 || cursors.stopping() ||
+        stop->stopped.load(std::memory_order_acquire)) {
+      return exhausted;
+    }
+    if (!deadline.Check().ok()) return exhausted;  // waited long enough: an empty batch
+    const CursorImpl* impl = ClientAccess::ImplOf(*c->cursor);
+    // At most a day per wait (no limit: waits again after it).
+    const int64_t ms = std::min<int64_t>(deadline.RemainingMillis(), 24 * 3600 * 1000);
+    stop->capped->WaitForWrite(impl->writes_seen(), ms, &stop->stopped);
+  }
+}
 
 Status RunGetMore(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
   GetMoreArgs args;
@@ -172,20 +246,32 @@ Status RunGetMore(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
   }
   const std::string ns = Namespace(ctx, args.collection);
   ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<CommandCursor> c, ctx.cursors->CheckOut(args.id, ns));
+  if (args.max_time_ms && c->await_stop == nullptr) {
+    ctx.cursors->CheckIn(args.id, std::move(c));  // refused, not closed
+    return BadValue("cannot set maxTimeMS on getMore command for a non-awaitData cursor");
+  }
   reply->OpenDocument("cursor");
   reply->OpenArray("nextBatch");
-  StatusOr<bool> exhausted = FillBatch(c.get(), args.batch_size, reply);
+  StatusOr<bool> exhausted = FillAwaitedBatch(*ctx.cursors, c.get(), args.batch_size,
+                                              args.max_time_ms.value_or(kDefaultAwaitDataMs), reply);
   if (!exhausted.ok()) {
     ctx.cursors->Kill(args.id, ns);  // a failed cursor is closed, as MongoDB's
     return exhausted.status();
   }
+  if (c->await_stop != nullptr && c->await_stop->stopped.load() && !ctx.cursors->stopping()) {
+    // killCursors ended the wait: the cursor is gone, the getMore interrupted.
+    return Status(ErrorCode::kInterrupted,
+                  "operation was interrupted: cursor id " + std::to_string(args.id) +
+                      " was killed");
+  }
   reply->Close();
-  if (*exhausted) {
+  const bool closes = *exhausted && !StaysOpen(*c);
+  if (closes) {
     ctx.cursors->Kill(args.id, ns);
   } else {
     ctx.cursors->CheckIn(args.id, std::move(c));
   }
-  reply->AppendInt64("id", *exhausted ? 0 : args.id);
+  reply->AppendInt64("id", closes ? 0 : args.id);
   reply->AppendString("ns", ns);
   reply->Close();
   return Status::OK();

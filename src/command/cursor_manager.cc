@@ -26,9 +26,17 @@ StatusOr<bool> CommandCursor::Advance() {
   return true;
 }
 
-StatusOr<bool> FillBatch(CommandCursor* c, int64_t batch_size, BsonBuilder* batch) {
+StatusOr<bool> FillBatch(CommandCursor* c, int64_t batch_size, BsonBuilder* batch,
+                         int64_t* appended) {
   size_t bytes = 0;
   int64_t n = 0;
+  struct Count {  // *appended, however FillBatch returns
+    int64_t* out;
+    const int64_t& n;
+    ~Count() {
+      if (out != nullptr) *out = n;
+    }
+  } count{appended, n};
   // Appends `doc` if it fits; otherwise keeps a copy for the next batch.
   auto add = [&](DocumentView doc) {
     if (n > 0 && bytes + doc.size() > kMaxBatchBytes) return false;
@@ -76,7 +84,9 @@ int64_t CursorManager::Register(std::unique_ptr<CommandCursor> c) {
     // Positive and never 0, as MongoDB's ids read in every driver.
     id = static_cast<int64_t>(ids_() >> 1);
   } while (id == 0 || cursors_.count(id) != 0);
-  cursors_.emplace(id, std::move(c));
+  std::shared_ptr<AwaitStop> stop = c->await_stop;
+  if (stop != nullptr && stopping()) stop->stopped.store(true, std::memory_order_release);
+  cursors_.emplace(id, Slot{std::move(c), std::move(stop)});
   return id;
 }
 
@@ -85,21 +95,21 @@ StatusOr<std::unique_ptr<CommandCursor>> CursorManager::CheckOut(int64_t id, std
   MutexLock g(&mu_);
   auto it = cursors_.find(id);
   if (it == cursors_.end()) return NotFound(id);
-  if (Expired(it->second.get(), SteadyMillis())) {  // the reaper has not come by yet
-    expired = std::move(it->second);
+  if (Expired(it->second.cursor.get(), SteadyMillis())) {  // the reaper has not come by yet
+    expired = std::move(it->second.cursor);
     cursors_.erase(it);
     return NotFound(id);
   }
-  if (it->second == nullptr) {
+  if (it->second.cursor == nullptr) {
     return Status(ErrorCode::kOperationFailed,
                   "cursor id " + std::to_string(id) + " is already in use");
   }
-  if (it->second->ns() != ns) {
+  if (it->second.cursor->ns() != ns) {
     return Status(ErrorCode::kUnauthorized, "Requested getMore on namespace '" + std::string(ns) +
                                                 "', but cursor belongs to a different namespace " +
-                                                it->second->ns());
+                                                it->second.cursor->ns());
   }
-  return std::move(it->second);
+  return std::move(it->second.cursor);
 }
 
 void CursorManager::CheckIn(int64_t id, std::unique_ptr<CommandCursor> c) {
@@ -107,7 +117,7 @@ void CursorManager::CheckIn(int64_t id, std::unique_ptr<CommandCursor> c) {
   auto it = cursors_.find(id);
   if (it == cursors_.end()) return;  // killed while in use: it ends here
   c->last_used_ms = SteadyMillis();
-  it->second = std::move(c);
+  it->second.cursor = std::move(c);
 }
 
 bool CursorManager::Kill(int64_t id, std::string_view ns) {
@@ -115,10 +125,21 @@ bool CursorManager::Kill(int64_t id, std::string_view ns) {
   MutexLock g(&mu_);
   auto it = cursors_.find(id);
   if (it == cursors_.end()) return false;
-  if (it->second != nullptr && it->second->ns() != ns) return false;
-  closing = std::move(it->second);
+  if (it->second.cursor != nullptr && it->second.cursor->ns() != ns) return false;
+  // A getMore waiting on it (checked out) returns now; the cursor ends at
+  // its CheckIn, which finds no slot.
+  if (it->second.await_stop != nullptr) it->second.await_stop->Stop();
+  closing = std::move(it->second.cursor);
   cursors_.erase(it);
   return true;
+}
+
+void CursorManager::StopWaits() {
+  stopping_.store(true, std::memory_order_release);
+  MutexLock g(&mu_);
+  for (auto& [id, slot] : cursors_) {
+    if (slot.await_stop != nullptr) slot.await_stop->Stop();
+  }
 }
 
 int CursorManager::ReapIdle() {
@@ -134,7 +155,7 @@ bool CursorManager::Expired(const CommandCursor* c, int64_t now_ms) const {
 int CursorManager::ReapIdleLocked(int64_t now_ms) {
   int reaped = 0;
   for (auto it = cursors_.begin(); it != cursors_.end();) {
-    if (Expired(it->second.get(), now_ms)) {
+    if (Expired(it->second.cursor.get(), now_ms)) {
       it = cursors_.erase(it);
       ++reaped;
     } else {

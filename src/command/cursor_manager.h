@@ -9,6 +9,12 @@
 // same id meanwhile fails with OperationFailed (96) "cursor id <id> is
 // already in use".
 //
+// Tailable cursors (find's tailable, on a capped collection) stay open at
+// their end; an awaitData one's getMore waits for writes to the collection
+// (CappedState::WaitForWrite) while checked out. killCursors of such a
+// cursor, and StopWaits (the server's shutdown), end that wait through the
+// cursor's AwaitStop, which the manager keeps beside it.
+//
 // Thread safety: every method is thread-safe.
 #ifndef ROCKDOC_COMMAND_CURSOR_MANAGER_H_
 #define ROCKDOC_COMMAND_CURSOR_MANAGER_H_
@@ -23,6 +29,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "catalog/catalog.h"
 #include "common/background_runner.h"
 #include "common/mutex.h"
 #include "rockdoc/client.h"
@@ -38,6 +45,17 @@ inline constexpr size_t kMaxBatchBytes = 16 * 1024 * 1024;
 inline constexpr int64_t kDefaultFirstBatch = 101;
 // MongoDB's cursorTimeoutMillis.
 inline constexpr int64_t kDefaultCursorTimeoutMs = 10 * 60 * 1000;
+
+// What ends an awaitData getMore's wait early: killCursors of its cursor,
+// or the server's shutdown (CursorManager::StopWaits).
+struct AwaitStop {
+  std::atomic<bool> stopped{false};
+  std::shared_ptr<CappedState> capped;  // whose waiters Stop() wakes
+  void Stop() {
+    stopped.store(true, std::memory_order_release);
+    capped->Wake();
+  }
+};
 
 // One open cursor: a query's library cursor, or documents already in
 // memory (listCollections, listIndexes), and what getMore needs of it.
@@ -55,6 +73,11 @@ struct CommandCursor {
   // How many documents remain to return (a find's limit), or -1: no limit.
   int64_t remaining = -1;
   int64_t last_used_ms = 0;
+  // A tailable find's (over a capped collection that exists): its end is
+  // not final, the cursor stays open (until its limit is reached). With
+  // `await_stop`, an awaitData cursor: getMore waits for writes.
+  bool tailable = false;
+  std::shared_ptr<AwaitStop> await_stop;
 
   CommandCursor(std::string d, std::string c, Cursor cur)
       : db(std::move(d)), collection(std::move(c)), cursor(std::move(cur)) {}
@@ -68,9 +91,15 @@ struct CommandCursor {
 
 // Appends up to `batch_size` documents (negative: no count limit; 0: none,
 // an empty first batch) of `c` to the
-// open array `batch`, under kMaxBatchBytes. Returns true when `c` is
-// exhausted (its status, if an error, is returned instead).
-StatusOr<bool> FillBatch(CommandCursor* c, int64_t batch_size, BsonBuilder* batch);
+// open array `batch`, under kMaxBatchBytes, counting them in *appended if
+// given. Returns true when `c` is exhausted (for a tailable cursor: has
+// nothing more yet) (its status, if an error, is returned instead).
+StatusOr<bool> FillBatch(CommandCursor* c, int64_t batch_size, BsonBuilder* batch,
+                         int64_t* appended = nullptr);
+
+// Whether a cursor stays open although FillBatch found it exhausted: a
+// tailable one whose limit is not reached.
+inline bool StaysOpen(const CommandCursor& c) { return c.tailable && c.remaining != 0; }
 
 // How often a reaper looks for what has been idle past `idle_timeout_ms`
 // (cursors, server sessions): the timeout itself, at least 1 ms and at
@@ -106,15 +135,23 @@ class CursorManager {
     runner->Add("cursors", ReapPeriodMs(idle_timeout_ms_), [this] { ReapIdle(); });
   }
   size_t open_cursors() const ABSL_LOCKS_EXCLUDED(mu_);
+  // Ends every awaitData wait, now and from now on (the server is shutting
+  // down: its connections finish the request they run).
+  void StopWaits() ABSL_LOCKS_EXCLUDED(mu_);
+  bool stopping() const { return stopping_.load(std::memory_order_acquire); }
 
  private:
+  struct Slot {
+    std::unique_ptr<CommandCursor> cursor;  // null while checked out
+    std::shared_ptr<AwaitStop> await_stop;  // awaitData cursors'
+  };
   int ReapIdleLocked(int64_t now_ms) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool Expired(const CommandCursor* c, int64_t now_ms) const;
 
   const int64_t idle_timeout_ms_;
   mutable Mutex mu_;
-  // Null while checked out.
-  std::map<int64_t, std::unique_ptr<CommandCursor>> cursors_ ABSL_GUARDED_BY(mu_);
+  std::map<int64_t, Slot> cursors_ ABSL_GUARDED_BY(mu_);
+  std::atomic<bool> stopping_{false};
   std::mt19937_64 ids_ ABSL_GUARDED_BY(mu_){std::random_device{}()};
 };
 

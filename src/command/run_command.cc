@@ -510,6 +510,14 @@ Document RunCommandWithMaxSize(const Client& client, std::string_view db, Docume
   return std::move(reply).Build();
 }
 
+void StopCursorWaits(const Client& client) {
+  std::shared_ptr<CommandState>& state = ClientAccess::Commands(client);
+  std::call_once(ClientAccess::CommandsOnce(client), [&state, &client] {
+    state = std::make_shared<CommandState>(&ClientAccess::EngineOf(client)->runner());
+  });
+  state->cursors.StopWaits();
+}
+
 }  // namespace internal
 
 }  // namespace rockdoc

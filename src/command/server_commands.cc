@@ -130,7 +130,7 @@ Status CursorReply(CommandContext& ctx, CommandCursor c, int64_t batch_size, boo
   reply->Close();
   const std::string ns = c.ns();
   // Kept on the heap only when it stays open.
-  const int64_t id = exhausted || single_batch
+  const int64_t id = (exhausted && !StaysOpen(c)) || single_batch
                          ? 0
                          : ctx.cursors->Register(std::make_unique<CommandCursor>(std::move(c)));
   reply->AppendInt64("id", id);

@@ -68,6 +68,7 @@ StageState IndexScanStage::DoWork(WorkingMember** out) {
   member_.record_key = record_key_;
   member_.index_key = entry.values_key;
   member_.index_type_bits = entry.type_bits;
+  member_.index = index_.get();
   if (output_ == Output::kKeyDocument) {
     key_builder_.Reset();
     s = index_->access_method().DecodeKey(*index_, entry, &key_builder_);
@@ -135,6 +136,11 @@ StageState FetchStage::DoWork(WorkingMember** out) {
   ++docs_examined_;
   member_.Clear();
   member_.record_key = record_key_;
+  // The entry stays valid until the child's next Work(), which comes after
+  // this result's consumers are done with it.
+  member_.index_key = in->index_key;
+  member_.index_type_bits = in->index_type_bits;
+  member_.index = in->index;
   member_.doc = DocumentView(reinterpret_cast<const uint8_t*>(value_.view().data()));
   member_.has_doc = true;
   if (StageState s; FilteredOut(filter_, &member_, StageState::kNeedTime, &s)) return s;
@@ -148,24 +154,78 @@ void FetchStage::ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity) con
     AppendNumber(out, "docsExamined", docs_examined_);
 }
 
-ProjectionStage::ProjectionStage(std::unique_ptr<PlanStage> child, std::string stage_name,
-                                 Document spec, Function fn)
-    : stage_name_(std::move(stage_name)), spec_(std::move(spec)), fn_(std::move(fn)) {
-  AddChild(std::move(child));
-}
-
-StageState ProjectionStage::DoWork(WorkingMember** out) {
+StageState TransformStage::DoWork(WorkingMember** out) {
   StageState s = child()->Work(out);
   if (s == StageState::kFailure) return Fail(child()->status());
-  if (s != StageState::kAdvanced || !fn_) return s;
-  StatusOr<Document> projected = fn_(**out);
-  if (!projected.ok()) return Fail(projected.status());
-  (*out)->SetOwned(std::move(projected).value());
+  if (s != StageState::kAdvanced) return s;
+  Status t = Transform(*out);
+  if (!t.ok()) return Fail(t);
   return StageState::kAdvanced;
+}
+
+ProjectionStage::ProjectionStage(std::unique_ptr<PlanStage> child, std::string stage_name,
+                                 Document spec, Function fn)
+    : TransformStage(std::move(child)),
+      stage_name_(std::move(stage_name)),
+      spec_(std::move(spec)),
+      fn_(std::move(fn)) {}
+
+Status ProjectionStage::Transform(WorkingMember* m) {
+  if (!fn_) return Status::OK();
+  ROCKDOC_ASSIGN_OR_RETURN(Document projected, fn_(*m));
+  m->SetOwned(std::move(projected));
+  return Status::OK();
 }
 
 void ProjectionStage::ExplainFields(BsonBuilder* out, ExplainVerbosity) const {
   out->AppendDocument("transformBy", spec_);
+}
+
+ReturnKeyStage::ReturnKeyStage(std::unique_ptr<PlanStage> child, bool id_order)
+    : TransformStage(std::move(child)), id_order_(id_order) {}
+
+Status ReturnKeyStage::Transform(WorkingMember* m) {
+  builder_.Reset();
+  if (m->index != nullptr && !m->index_key.empty()) {
+    IndexEntryView entry;
+    entry.values_key = m->index_key;
+    entry.type_bits = m->index_type_bits;
+    ROCKDOC_RETURN_IF_ERROR(m->index->access_method().DecodeKey(*m->index, entry, &builder_));
+  } else if (id_order_ && m->has_doc) {
+    Element id = m->doc.Get("_id");
+    if (id.ok()) builder_.AppendElement(id);
+  }
+  m->SetOwned(std::move(builder_).Build());
+  return Status::OK();
+}
+
+ShowRecordIdStage::ShowRecordIdStage(const ReadView& view, std::unique_ptr<PlanStage> child,
+                                     uint32_t capped_order_id)
+    : TransformStage(std::move(child)), view_(view), capped_order_id_(capped_order_id) {}
+
+Status ShowRecordIdStage::Transform(WorkingMember* m) {
+  constexpr size_t kPrefix = 4;  // the collection's prefix id (storage/format.h)
+  if (!m->has_doc || m->record_key.size() < kPrefix) {
+    return InternalError("SHOW_RECORD_ID input without a record");
+  }
+  const std::string_view id_key = m->record_key.substr(kPrefix);
+  builder_.Reset();
+  for (const Element& e : m->doc) builder_.AppendElement(e);
+  if (capped_order_id_ != 0) {
+    bool found = false;
+    Status r = view_.Get(CappedSeqKey(capped_order_id_, id_key), &seq_, &found);
+    if (!r.ok()) return r.WithContext("showRecordId");
+    if (!found) {
+      return Status(ErrorCode::kDataCorruptionDetected,
+                    "a capped collection's document has no sequence entry");
+    }
+    ROCKDOC_ASSIGN_OR_RETURN(uint64_t seq, ParseCappedSeq(seq_.view()));
+    builder_.AppendInt64("$recordId", static_cast<int64_t>(seq));
+  } else {
+    builder_.AppendBinary("$recordId", BinarySubtype::kGeneric, id_key);
+  }
+  m->SetOwned(std::move(builder_).Build());
+  return Status::OK();
 }
 
 }  // namespace rockdoc::internal

@@ -5,6 +5,8 @@
 //   FETCH:   reads the document of each record key (at the query's snapshot)
 //            and applies the filter.
 //   PROJECTION_SIMPLE / _DEFAULT / _COVERED: shapes each result.
+//   RETURN_KEY: each result becomes the index key it came from (returnKey).
+//   SHOW_RECORD_ID: appends `$recordId` to each result (showRecordId).
 #ifndef ROCKDOC_EXEC_INDEX_STAGES_H_
 #define ROCKDOC_EXEC_INDEX_STAGES_H_
 
@@ -84,7 +86,17 @@ class FetchStage : public PlanStage {
   WorkingMember member_;
 };
 
-class ProjectionStage : public PlanStage {
+// A stage that reshapes each result of its one child in place: Transform
+// is called on every advanced result (PROJECTION_*, RETURN_KEY,
+// SHOW_RECORD_ID).
+class TransformStage : public PlanStage {
+ protected:
+  explicit TransformStage(std::unique_ptr<PlanStage> child) { AddChild(std::move(child)); }
+  virtual Status Transform(WorkingMember* m) = 0;
+  StageState DoWork(WorkingMember** out) final;
+};
+
+class ProjectionStage : public TransformStage {
  public:
   using Function = std::function<StatusOr<Document>(const WorkingMember&)>;
   // `stage_name`: PROJECTION_SIMPLE, PROJECTION_DEFAULT or PROJECTION_COVERED.
@@ -96,13 +108,51 @@ class ProjectionStage : public PlanStage {
   std::string_view name() const override { return stage_name_; }
 
  protected:
-  StageState DoWork(WorkingMember** out) override;
+  Status Transform(WorkingMember* m) override;
   void ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity) const override;
 
  private:
   std::string stage_name_;
   Document spec_;
   Function fn_;
+};
+
+// RETURN_KEY (MongoDB's stage of the same name): each result becomes the
+// key of the index entry that produced it ({a: 5} on {a: 1}), decoded with
+// its original types; `id_order` (the plan reads the _id order, IDHACK or
+// CLUSTERED_IXSCAN): {_id: <the _id>}; otherwise (a collection scan) {}.
+class ReturnKeyStage : public TransformStage {
+ public:
+  ReturnKeyStage(std::unique_ptr<PlanStage> child, bool id_order);
+  std::string_view name() const override { return "RETURN_KEY"; }
+
+ protected:
+  Status Transform(WorkingMember* m) override;
+
+ private:
+  bool id_order_;
+  BsonBuilder builder_;
+};
+
+// SHOW_RECORD_ID: appends `$recordId` to each result: in a capped
+// collection (`capped_order_id` non-zero) the document's insertion sequence
+// number, a long (read from its capped sequence entry at the plan's view);
+// elsewhere the keystring of its _id, which is its record's key in the
+// clustered order, as BinData subtype 0 (FindOptions::show_record_id).
+class ShowRecordIdStage : public TransformStage {
+ public:
+  ShowRecordIdStage(const ReadView& view, std::unique_ptr<PlanStage> child,
+                    uint32_t capped_order_id);
+  std::string_view name() const override { return "SHOW_RECORD_ID"; }
+
+ protected:
+  Status Transform(WorkingMember* m) override;
+
+ private:
+  ReadView view_;
+  uint32_t capped_order_id_;
+  PinnedValue seq_;
+  BsonBuilder builder_;
 };
 
 }  // namespace rockdoc::internal

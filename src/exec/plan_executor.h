@@ -14,6 +14,8 @@
 
 namespace rockdoc::internal {
 
+struct CappedState;
+
 // What a public Cursor delegates to.
 class CursorImpl {
  public:
@@ -28,6 +30,12 @@ class CursorImpl {
     int64_t docs = 0;
   };
   virtual Examined examined() const { return {}; }
+  // A tailable cursor (FindOptions::tailable): the capped collection's
+  // state, which an awaitData getMore waits on, and the count of its writes
+  // (CappedState::writes) taken before the cursor's last scan began: when it
+  // has changed, Next() may find more. Null and 0 for other cursors.
+  virtual std::shared_ptr<CappedState> tailed() const { return nullptr; }
+  virtual uint64_t writes_seen() const { return 0; }
 };
 
 // A snapshot of the engine and the view of it that plans read.

@@ -29,6 +29,8 @@
 
 namespace rockdoc::internal {
 
+class IndexDescriptor;
+
 // Where a plan reads from: one snapshot for the whole query, or a
 // multi-document transaction (its snapshot and its own writes).
 // storage/kv.h's ReadView.
@@ -43,9 +45,11 @@ struct WorkingMember {
   // outlive an iterator step).
   Document owned;
   // The index entry (key without its prefix, and type bits) for plans that
-  // read an index: covered plans build results from it.
+  // read an index, and that index: covered plans build results from it, and
+  // returnKey's RETURN_KEY stage (FETCH and SORT pass it on).
   std::string_view index_key;
   std::string_view index_type_bits;
+  const IndexDescriptor* index = nullptr;
   // Array position matched by the filter (for the positional projection).
   std::optional<size_t> matched_array_index;
 
@@ -59,6 +63,7 @@ struct WorkingMember {
     has_doc = false;
     index_key = {};
     index_type_bits = {};
+    index = nullptr;
     matched_array_index.reset();
   }
 };

@@ -13,13 +13,15 @@ DocumentView ViewOf(std::string_view s) {
 
 CollectionScanStage::CollectionScanStage(const ReadView& view, uint32_t collection_id,
                                          bool forward, StageFilter filter,
-                                         uint32_t capped_order_id)
+                                         uint32_t capped_order_id, uint64_t resume_after_seq)
     : view_(view),
-      lower_(capped_order_id ? CappedOrderKey(capped_order_id, 0) : PrefixKey(collection_id)),
+      lower_(capped_order_id ? CappedOrderKey(capped_order_id, resume_after_seq)
+                             : PrefixKey(collection_id)),
       upper_(capped_order_id ? CappedOrderEnd(capped_order_id) : PrefixKey(collection_id + 1)),
       forward_(forward),
       filter_(std::move(filter)),
-      capped_(capped_order_id != 0) {}
+      capped_(capped_order_id != 0),
+      last_seq_(resume_after_seq) {}
 
 void CollectionScanStage::ReleaseOwnResources() {
   it_.reset();
@@ -35,6 +37,23 @@ StageState CollectionScanStage::DoWork(WorkingMember** out) {
       it_->SeekToLast();
     }
     started_ = true;
+    if (capped_ && last_seq_ != 0) {
+      // Resuming: the first entry must be the one last examined.
+      uint64_t seq = 0;
+      int64_t size = 0;
+      std::string_view record_key;
+      if (!it_->Valid() ||
+          !ParseCappedOrderEntry(it_->key(), it_->value(), &seq, &size, &record_key).ok() ||
+          seq != last_seq_) {
+        Status s = it_->status();
+        if (!s.ok()) return Fail(s.WithContext("collection scan"));
+        return Fail(Status(ErrorCode::kCappedPositionLost,
+                           "CollectionScan died due to position in capped collection being "
+                           "deleted. Last seen record id: RecordId(" +
+                               std::to_string(last_seq_) + ")"));
+      }
+      it_->Next();
+    }
   } else if (it_->Valid()) {
     if (forward_) {
       it_->Next();
@@ -54,6 +73,7 @@ StageState CollectionScanStage::DoWork(WorkingMember** out) {
     std::string_view record_key;
     Status s = ParseCappedOrderEntry(it_->key(), it_->value(), &seq, &size, &record_key);
     if (!s.ok()) return Fail(s);
+    last_seq_ = seq;
     record_key_ = std::string(record_key);
     bool found = false;
     s = view_.Get(record_key_, &document_, &found);

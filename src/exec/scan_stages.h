@@ -29,10 +29,17 @@ class CollectionScanStage : public PlanStage {
  public:
   // `capped_order_id` (non-zero): the collection is capped, and the scan
   // walks its order entries (storage/format.h) and reads each document.
+  // `resume_after_seq` (capped, forward; a tailable cursor's next scan):
+  // the scan starts after that entry, which must still be there, else it
+  // fails with CappedPositionLost (136), as MongoDB's.
   CollectionScanStage(const ReadView& view, uint32_t collection_id, bool forward,
-                      StageFilter filter, uint32_t capped_order_id = 0);
+                      StageFilter filter, uint32_t capped_order_id = 0,
+                      uint64_t resume_after_seq = 0);
   std::string_view name() const override { return "COLLSCAN"; }
   int64_t docs_examined() const override { return docs_examined_; }
+  // Capped: the sequence number of the last order entry examined (matching
+  // the filter or not), else the scan's `resume_after_seq`.
+  uint64_t last_seq() const { return last_seq_; }
 
  protected:
   StageState DoWork(WorkingMember** out) override;
@@ -50,6 +57,7 @@ class CollectionScanStage : public PlanStage {
   WorkingMember member_;
   // Capped: the document read through the current order entry.
   bool capped_ = false;
+  uint64_t last_seq_ = 0;
   std::string record_key_;
   PinnedValue document_;
 };

@@ -19,6 +19,13 @@ SortStage::SortStage(std::unique_ptr<PlanStage> child, Document pattern, KeyFunc
   AddChild(std::move(child));
 }
 
+// Keeps the index entry `m` came from (returnKey reads it after the sort).
+void SortStage::SetEntry(const WorkingMember& m, Item* item) {
+  item->index_key.assign(m.index_key);
+  item->index_type_bits.assign(m.index_type_bits);
+  item->index = m.index;
+}
+
 Status SortStage::Add(const WorkingMember& m) {
   ++total_input_;
   scratch_key_.clear();
@@ -32,16 +39,22 @@ Status SortStage::Add(const WorkingMember& m) {
     if (c >= 0) return Status::OK();
     std::pop_heap(items_.begin(), items_.end(), cmp);
     Item& slot = items_.back();
-    memory_ -= ItemBytes(slot.key.size(), slot.record_key.size(), slot.doc.size());
+    memory_ -= ItemBytes(slot.key.size(), slot.record_key.size() + slot.index_key.size(),
+                         slot.doc.size());
     slot.key = scratch_key_;
     slot.seq = seq_++;
     slot.record_key.assign(m.record_key);
     slot.doc.assign(m.doc.bytes());
-    memory_ += ItemBytes(slot.key.size(), slot.record_key.size(), slot.doc.size());
+    SetEntry(m, &slot);
+    memory_ += ItemBytes(slot.key.size(), slot.record_key.size() + slot.index_key.size(),
+                         slot.doc.size());
     std::push_heap(items_.begin(), items_.end(), cmp);
   } else {
-    items_.push_back(Item{scratch_key_, seq_++, std::string(m.record_key), std::string(m.doc.bytes())});
-    memory_ += ItemBytes(scratch_key_.size(), m.record_key.size(), m.doc.size());
+    items_.push_back(Item{scratch_key_, seq_++, std::string(m.record_key),
+                          std::string(m.doc.bytes()), std::string(m.index_key),
+                          std::string(m.index_type_bits), m.index});
+    memory_ += ItemBytes(scratch_key_.size(), m.record_key.size() + m.index_key.size(),
+                         m.doc.size());
     if (limit_ > 0) std::push_heap(items_.begin(), items_.end(), cmp);
   }
   peak_memory_ = std::max(peak_memory_, memory_);
@@ -73,6 +86,9 @@ StageState SortStage::DoWork(WorkingMember** out) {
   Item& item = items_[next_++];
   member_.Clear();
   member_.record_key = item.record_key;
+  member_.index_key = item.index_key;
+  member_.index_type_bits = item.index_type_bits;
+  member_.index = item.index;
   member_.doc = DocumentView(reinterpret_cast<const uint8_t*>(item.doc.data()));
   member_.has_doc = true;
   *out = &member_;

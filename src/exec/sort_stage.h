@@ -36,12 +36,17 @@ class SortStage : public PlanStage {
     uint64_t seq;  // input order: ties keep it
     std::string record_key;
     std::string doc;
+    // The index entry the input came from, if any (WorkingMember).
+    std::string index_key;
+    std::string index_type_bits;
+    const IndexDescriptor* index = nullptr;
   };
   static bool Less(const Item& a, const Item& b) {
     int c = a.key.compare(b.key);
     return c != 0 ? c < 0 : a.seq < b.seq;
   }
   Status Add(const WorkingMember& m);
+  static void SetEntry(const WorkingMember& m, Item* item);
 
   Document pattern_;
   KeyFunction key_fn_;

@@ -159,6 +159,13 @@ bool OrderedIntervalList::AllPoints() const {
 
 Document IndexBounds::ToExplain(uint32_t descending_bits, bool backward) const {
   BsonBuilder b;
+  if (simple_range) {
+    b.AppendDocument("startKey", start_key);
+    b.AppendBool("startKeyInclusive", true);
+    b.AppendDocument("endKey", end_key);
+    b.AppendBool("endKeyInclusive", false);
+    return std::move(b).Build();
+  }
   for (size_t f = 0; f < fields.size(); ++f) {
     bool reversed = (((descending_bits >> f) & 1) != 0) != backward;
     b.OpenArray(fields[f].field);
@@ -502,6 +509,7 @@ size_t PointFieldCount(const IndexBounds& bounds, size_t max_ranges, bool* empty
 }  // namespace
 
 size_t EnforcedFieldCount(const IndexBounds& bounds, size_t max_ranges) {
+  if (bounds.simple_range) return 0;
   bool empty = false;
   size_t points = PointFieldCount(bounds, max_ranges, &empty);
   if (empty) return bounds.fields.size();  // no key at all: every field holds
@@ -510,6 +518,19 @@ size_t EnforcedFieldCount(const IndexBounds& bounds, size_t max_ranges) {
 
 std::vector<KeyRange> BoundsToKeyRanges(const IndexBounds& bounds, uint32_t descending_bits,
                                         size_t max_ranges) {
+  if (bounds.simple_range) {
+    // The keys of whole index values: an entry's key begins with them, and
+    // keystrings are prefix-free, so [start, end) holds exactly the entries
+    // whose values are at least start_key and below end_key.
+    auto key_of = [descending_bits](DocumentView values) {
+      keystring::Builder b(descending_bits);
+      for (const Element& v : values) b.Append(v);
+      return b.bytes();
+    };
+    KeyRange r{key_of(bounds.start_key), bounds.end_key.empty() ? "" : key_of(bounds.end_key)};
+    if (!r.end.empty() && r.end <= r.start) return {};
+    return {std::move(r)};
+  }
   std::vector<std::string> prefixes = {""};
   bool empty = false;
   const size_t point_fields = PointFieldCount(bounds, max_ranges, &empty);

@@ -46,6 +46,15 @@ struct OrderedIntervalList {
 
 struct IndexBounds {
   std::vector<OrderedIntervalList> fields;
+  // min()/max(): one range of whole keys instead of intervals per field
+  // (MongoDB's simple range), from `start_key` (inclusive; empty: the
+  // index's first key) to `end_key` (exclusive; empty: past its last), in
+  // the index's order; each names the index's fields, in order. `fields` is
+  // then empty. Explain shows {startKey, startKeyInclusive, endKey,
+  // endKeyInclusive}.
+  bool simple_range = false;
+  Document start_key;
+  Document end_key;
   // {field: ["[1, 1]", ...], ...} in index order (descending fields listed
   // from high to low, as a scan meets them).
   Document ToExplain(uint32_t descending_bits, bool backward) const;
@@ -93,13 +102,14 @@ inline constexpr size_t kMaxKeyRanges = 20000;
 // `descending_bits`, ascending and disjoint. Leading fields whose intervals
 // are all points are expanded as a product (up to `max_ranges` ranges); the
 // first other field contributes its intervals; later fields are left
-// unbounded (the filter checks them).
+// unbounded (the filter checks them). A simple range is one byte range.
 std::vector<KeyRange> BoundsToKeyRanges(const IndexBounds& bounds, uint32_t descending_bits,
                                         size_t max_ranges = kMaxKeyRanges);
 
 // How many leading fields of `bounds` the ranges of BoundsToKeyRanges
 // enforce (the expanded point fields and the field after them); the
-// intervals of later fields are not checked by a scan.
+// intervals of later fields are not checked by a scan. None for a simple
+// range (it answers no predicate).
 size_t EnforcedFieldCount(const IndexBounds& bounds, size_t max_ranges = kMaxKeyRanges);
 
 }  // namespace rockdoc::internal

@@ -21,6 +21,15 @@ StatusOr<int> NaturalDirection(DocumentView spec, std::string_view what) {
                   " cannot be set to a value other than -1 or 1.");
 }
 
+// Whether `a` and `b` have the same field names in the same order.
+bool SameFieldNames(DocumentView a, DocumentView b) {
+  auto ia = a.begin(), ib = b.begin();
+  for (; ia != a.end() && ib != b.end(); ++ia, ++ib) {
+    if ((*ia).key() != (*ib).key()) return false;
+  }
+  return ia == a.end() && ib == b.end();
+}
+
 }  // namespace
 
 StatusOr<std::unique_ptr<CanonicalQuery>> MakeCanonicalQuery(DocumentView filter,
@@ -65,6 +74,24 @@ StatusOr<std::unique_ptr<CanonicalQuery>> MakeCanonicalQuery(DocumentView filter
   cq->limit = options.limit < 0 ? -options.limit : options.limit;
   cq->hint = options.hint;
   cq->hint_name = options.hint_name;
+  if (!options.min.empty() || !options.max.empty()) {
+    ROCKDOC_RETURN_IF_ERROR(ValidateBson(options.min.bytes()));
+    ROCKDOC_RETURN_IF_ERROR(ValidateBson(options.max.bytes()));
+    if (!options.min.empty() && !options.max.empty() && !SameFieldNames(options.min, options.max)) {
+      return Status(static_cast<ErrorCode>(51176), "min and max must have the same field names");
+    }
+    cq->min = options.min;
+    cq->max = options.max;
+  }
+  cq->return_key = options.return_key;
+  cq->show_record_id = options.show_record_id;
+  if (cq->return_key) cq->projection.reset();  // ignored, as MongoDB's RETURN_KEY ignores it
+  if (options.tailable) {
+    if (!options.sort.empty() && cq->natural_sort != 1) {
+      return BadValue("cannot use tailable option with a sort other than {$natural: 1}");
+    }
+    cq->tailable = true;
+  }
   cq->max_sort_bytes = options.max_blocking_sort_bytes;
   return cq;
 }

@@ -51,6 +51,19 @@ struct CanonicalQuery {
   // The command's comment, for its profile entry.
   std::optional<Value> comment;
   int64_t max_sort_bytes = int64_t{100} << 20;
+  // min()/max(): the hinted index's key range [min, max) (FindOptions).
+  Document min;
+  Document max;
+  // returnKey, showRecordId (FindOptions): a RETURN_KEY stage replaces the
+  // projection; a SHOW_RECORD_ID stage appends `$recordId` after it.
+  bool return_key = false;
+  bool show_record_id = false;
+  // A tailable cursor's plan: a forward collection scan of a capped
+  // collection's insertion order, from the entry after sequence number
+  // `resume_after_seq` (0: from the start). The entry at `resume_after_seq`
+  // must still be there, else the scan fails with CappedPositionLost.
+  bool tailable = false;
+  uint64_t resume_after_seq = 0;
   // The caller counts the results and never reads them (countDocuments): a
   // plan may then answer from index keys alone, even with no projection,
   // and skip decoding them when the bounds are exactly the filter.
@@ -64,7 +77,9 @@ struct CanonicalQuery {
 // Errors: those of the filter, sort and projection parsers; BadValue for a
 // $natural sort or hint other than {$natural: 1 | -1}, an index hint with a
 // $natural sort ("index hint not allowed with $natural sort order") or a
-// $natural hint against it; 51024 for a negative skip.
+// $natural hint against it; 51024 for a negative skip; 51176 for min and
+// max naming different fields; BadValue for a tailable query with a sort
+// other than {$natural: 1}.
 StatusOr<std::unique_ptr<CanonicalQuery>> MakeCanonicalQuery(DocumentView filter,
                                                              const FindOptions& options);
 

@@ -273,7 +273,7 @@ std::unique_ptr<PlanStage> BuildStages(const QuerySolution& sol, const Canonical
       break;
     case Access::kCollScan:
       root = std::make_unique<CollectionScanStage>(view, meta->id, sol.forward, filter,
-                                                   meta->capped_order_id);
+                                                   meta->capped_order_id, cq.resume_after_seq);
       break;
     case Access::kIdHack:
       root = std::make_unique<IdHackStage>(view, sol.id_record_key, filter);
@@ -342,10 +342,113 @@ std::unique_ptr<PlanStage> BuildStages(const QuerySolution& sol, const Canonical
     }
     root = std::make_unique<ProjectionStage>(std::move(root), name, p->spec, fn);
   }
+  if (cq.return_key) {
+    // The key replaces the document; MongoDB's RETURN_KEY drops the record
+    // id too, so showRecordId adds nothing then.
+    const bool id_order = sol.access == Access::kIdHack || sol.access == Access::kClustered;
+    return std::make_unique<ReturnKeyStage>(std::move(root), id_order);
+  }
+  if (cq.show_record_id && meta != nullptr) {
+    root = std::make_unique<ShowRecordIdStage>(view, std::move(root), meta->capped_order_id);
+  }
   return root;
 }
 
 // ---- Candidates ----
+
+// The index a (non-$natural) hint names: true for the _id index (the
+// records' own order), else *chosen (null when there is none).
+bool ResolveHint(const CanonicalQuery& cq, const IndexSet& indexes,
+                 std::shared_ptr<IndexDescriptor>* chosen) {
+  bool id_index = cq.hint_name == "_id_";
+  if (!cq.hint.empty()) {
+    Element first = *cq.hint.begin();
+    if (cq.hint.view().CountFields() == 1 && first.key() == "_id" && first.IsNumber() &&
+        first.NumberAsDouble() > 0) {
+      id_index = true;
+    }
+  }
+  for (const auto& idx : indexes) {
+    if ((!cq.hint_name.empty() && idx->name() == cq.hint_name) ||
+        (!cq.hint.empty() && idx->SameKeyPattern(cq.hint))) {
+      *chosen = idx;
+      break;
+    }
+  }
+  return id_index;
+}
+
+// Whether a min()/max() document names exactly `fields`, in order (an
+// empty one names nothing and fits any index).
+bool FitsMinMax(DocumentView bound, const std::vector<std::string>& fields) {
+  if (bound.empty()) return true;
+  size_t i = 0;
+  for (const Element& e : bound) {
+    if (i == fields.size() || e.key() != fields[i]) return false;
+    ++i;
+  }
+  return i == fields.size();
+}
+
+// min()/max(): the one plan, a scan of the hinted index from min
+// (inclusive) to max (exclusive), as MongoDB's planner makes it.
+Status MinMaxSolution(const CanonicalQuery& cq, const IndexSet& indexes, QuerySolution* sol) {
+  if (cq.natural_sort != 0 || cq.hint.Get("$natural").ok()) {
+    return Status(ErrorCode::kNoQueryExecutionPlans, "min and max are incompatible with $natural");
+  }
+  if (cq.hint.empty() && cq.hint_name.empty()) {
+    return Status(static_cast<ErrorCode>(51173),
+                  "When using min()/max() a hint of which index to use must be provided");
+  }
+  const Status incompatible(static_cast<ErrorCode>(51174),
+                            "The index chosen is not compatible with min/max");
+  const Status not_before(static_cast<ErrorCode>(51175),
+                          "The value provided for min() does not come before the value provided "
+                          "for max() in the hinted index");
+  std::shared_ptr<IndexDescriptor> chosen;
+  if (ResolveHint(cq, indexes, &chosen)) {
+    // The _id order: an interval of _id values over the clustered records.
+    static const std::vector<std::string> kId = {"_id"};
+    if (!FitsMinMax(cq.min, kId) || !FitsMinMax(cq.max, kId)) return incompatible;
+    Interval range = Interval::All();
+    if (!cq.min.empty()) range.start = Value::FromElement(*cq.min.begin());
+    if (!cq.max.empty()) {
+      range.end = Value::FromElement(*cq.max.begin());
+      range.end_inclusive = false;
+    }
+    OrderedIntervalList list;
+    list.field = "_id";
+    list.intervals = {std::move(range)};
+    sol->access = Access::kClustered;
+    sol->id_bounds.fields = {std::move(list)};
+    if (BoundsToKeyRanges(sol->id_bounds, 0).empty()) return not_before;
+    bool asc = cq.sort.size() == 1 && cq.sort.parts()[0].path.dotted() == "_id";
+    sol->provides_sort = cq.sort.empty() || asc;
+    sol->forward = cq.sort.empty() || !asc || cq.sort.parts()[0].ascending;
+    return Status::OK();
+  }
+  if (chosen == nullptr) return BadValue("hint provided does not correspond to an existing index");
+  if (!chosen->access_method().KeysAreOrdered() || !FitsMinMax(cq.min, chosen->field_names()) ||
+      !FitsMinMax(cq.max, chosen->field_names())) {
+    return incompatible;
+  }
+  QuerySolution::IndexPart part;
+  part.index = chosen;
+  part.bounds.simple_range = true;
+  part.bounds.start_key = cq.min;
+  part.bounds.end_key = cq.max;
+  if (!cq.min.empty() && !cq.max.empty() &&
+      BoundsToKeyRanges(part.bounds, chosen->descending_bits()).empty()) {
+    return not_before;
+  }
+  bool forward = true;
+  sol->access = Access::kIndex;
+  sol->provides_sort = IndexProvidesSort(*chosen, part.bounds, cq.sort, &forward);
+  part.forward = forward;
+  sol->covered = IsCovered(cq, *chosen);
+  sol->parts = {std::move(part)};
+  return Status::OK();
+}
 
 std::vector<QuerySolution> EnumerateSolutions(const CanonicalQuery& cq, const CollectionMeta* meta,
                                               const IndexSet& indexes, Status* error) {
@@ -387,6 +490,23 @@ std::vector<QuerySolution> EnumerateSolutions(const CanonicalQuery& cq, const Co
     return true;
   };
 
+  // A tailable cursor reads a capped collection's insertion order, whatever
+  // the hint (as MongoDB's planner makes a collection scan of it).
+  if (cq.tailable) {
+    QuerySolution sol;
+    sol.access = Access::kCollScan;
+    sol.provides_sort = true;
+    out.push_back(std::move(sol));
+    return out;
+  }
+
+  if (!cq.min.empty() || !cq.max.empty()) {
+    QuerySolution sol;
+    *error = MinMaxSolution(cq, indexes, &sol);
+    if (error->ok()) out.push_back(std::move(sol));
+    return out;
+  }
+
   // A $natural sort is storage order (a $natural hint, if any, agrees).
   if (cq.natural_sort != 0) {
     QuerySolution sol;
@@ -409,21 +529,7 @@ std::vector<QuerySolution> EnumerateSolutions(const CanonicalQuery& cq, const Co
       return out;
     }
     std::shared_ptr<IndexDescriptor> chosen;
-    bool id_index = cq.hint_name == "_id_";
-    if (!cq.hint.empty()) {
-      Element first = *cq.hint.begin();
-      if (cq.hint.view().CountFields() == 1 && first.key() == "_id" && first.IsNumber() &&
-          first.NumberAsDouble() > 0) {
-        id_index = true;
-      }
-    }
-    for (const auto& idx : indexes) {
-      if ((!cq.hint_name.empty() && idx->name() == cq.hint_name) ||
-          (!cq.hint.empty() && idx->SameKeyPattern(cq.hint))) {
-        chosen = idx;
-        break;
-      }
-    }
+    const bool id_index = ResolveHint(cq, indexes, &chosen);
     if (id_index) {
       QuerySolution sol;
       sol.access = Access::kClustered;

@@ -186,6 +186,13 @@
       if (typeof ms !== 'number') throw argError('maxTimeMS must be a number');
       return this._setOption('maxTimeMS', ms);
     }
+    // A key range of the hinted index, and what each result shows of its
+    // index entry or record (the find command's min, max, returnKey,
+    // showRecordId).
+    min(spec) { checkDocument(spec, 'min'); return this._setOption('min', spec); }
+    max(spec) { checkDocument(spec, 'max'); return this._setOption('max', spec); }
+    returnKey(on) { return this._setOption('returnKey', on === undefined ? true : on); }
+    showRecordId(on) { return this._setOption('showRecordId', on === undefined ? true : on); }
     // Options the find command decides on (command/crud_commands.cc):
     // accepted there only where they have no effect on one embedded node.
     comment(c) { return this._setOption('comment', c); }
@@ -1351,8 +1358,7 @@
       'shutdownServer', 'sql', 'updateRole', 'updateUser', 'watch',
     ]],
     [Cursor, 'Cursor', [
-      'addOption', 'max', 'maxAwaitTimeMS', 'maxScan', 'min', 'oplogReplay', 'returnKey',
-      'showRecordId', 'tailable',
+      'addOption', 'maxAwaitTimeMS', 'maxScan', 'oplogReplay', 'tailable',
     ]],
     [Explainable, 'Explainable', [
       'estimatedDocumentCount', 'findAndModify', 'findOneAndDelete',

@@ -45,6 +45,8 @@ WriteBatcher::~WriteBatcher() {
   // memory may count it.
   if (txn_open_) meta_.capped->loaded = false;
   UnlockCapped();
+  // After the batch's commit: tailable awaitData cursors look again.
+  meta_.capped->NotifyWrite();
 }
 
 void WriteBatcher::LockCapped() ABSL_NO_THREAD_SAFETY_ANALYSIS { meta_.capped->mu.Lock(); }

@@ -483,7 +483,9 @@ void Server::Shutdown() {
       close(unix_fd_);
       unlink(options_.unix_socket.c_str());
     }
-    // Each connection ends after the request it is running, if any.
+    // Each connection ends after the request it is running, if any; one
+    // waiting for a capped collection's writes (awaitData) returns now.
+    internal::StopCursorWaits(*client_);
     Reap(/*all=*/true);
   });
 }
