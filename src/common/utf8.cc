@@ -3,19 +3,19 @@
 namespace rockdoc {
 
 std::string ToValidUtf8(std::string_view s) {
-  if (IsValidUtf8(s)) return std::string(s);
-  std::string out;
+  size_t i = FirstInvalidUtf8(s);
+  if (i == s.size()) return std::string(s);
+  std::string out(s.substr(0, i));
   out.reserve(s.size());
-  for (size_t i = 0; i < s.size();) {
-    const auto lead = static_cast<uint8_t>(s[i]);
-    const size_t len = lead < 0x80 ? 1 : (lead & 0xE0) == 0xC0 ? 2 : (lead & 0xF0) == 0xE0 ? 3
-                                     : (lead & 0xF8) == 0xF0   ? 4 : 0;
-    if (len != 0 && i + len <= s.size() && IsValidUtf8(s.substr(i, len))) {
-      out.append(s.substr(i, len));
-      i += len;
-    } else {
+  const auto* p = reinterpret_cast<const uint8_t*>(s.data());
+  while (i < s.size()) {
+    const size_t len = Utf8SequenceLength(p + i, s.size() - i);
+    if (len == 0) {
       out += '?';
       ++i;
+    } else {
+      out.append(s.substr(i, len));
+      i += len;
     }
   }
   return out;

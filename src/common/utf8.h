@@ -11,7 +11,38 @@
 
 namespace rockdoc {
 
-inline bool IsValidUtf8(const uint8_t* s, size_t n) {
+// The length (1 to 4) of the well-formed UTF-8 sequence that begins at
+// `s` (`n` bytes available, n > 0), or 0 when none does.
+inline size_t Utf8SequenceLength(const uint8_t* s, size_t n) {
+  const uint8_t c = s[0];
+  if (c < 0x80) return 1;
+  size_t len;
+  uint32_t cp;
+  if ((c & 0xE0) == 0xC0) {
+    len = 2;
+    cp = c & 0x1F;
+  } else if ((c & 0xF0) == 0xE0) {
+    len = 3;
+    cp = c & 0x0F;
+  } else if ((c & 0xF8) == 0xF0) {
+    len = 4;
+    cp = c & 0x07;
+  } else {
+    return 0;
+  }
+  if (len > n) return 0;
+  for (size_t k = 1; k < len; ++k) {
+    if ((s[k] & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (s[k] & 0x3F);
+  }
+  static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < kMin[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return len;
+}
+
+// The offset of the first byte that does not begin a well-formed sequence
+// (`n` when there is none).
+inline size_t FirstInvalidUtf8(const uint8_t* s, size_t n) {
   size_t i = 0;
   while (i < n) {
     if (i + 8 <= n) {
@@ -22,43 +53,20 @@ inline bool IsValidUtf8(const uint8_t* s, size_t n) {
         continue;
       }
     }
-    uint8_t c = s[i];
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    size_t len;
-    uint32_t cp;
-    if ((c & 0xE0) == 0xC0) {
-      len = 2;
-      cp = c & 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-      len = 3;
-      cp = c & 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
-      len = 4;
-      cp = c & 0x07;
-    } else {
-      return false;
-    }
-    if (i + len > n) return false;
-    for (size_t k = 1; k < len; ++k) {
-      uint8_t cc = s[i + k];
-      if ((cc & 0xC0) != 0x80) return false;
-      cp = (cp << 6) | (cc & 0x3F);
-    }
-    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-        cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
-      return false;
-    }
+    const size_t len = Utf8SequenceLength(s + i, n - i);
+    if (len == 0) return i;
     i += len;
   }
-  return true;
+  return n;
 }
 
-inline bool IsValidUtf8(std::string_view s) {
-  return IsValidUtf8(reinterpret_cast<const uint8_t*>(s.data()), s.size());
+inline size_t FirstInvalidUtf8(std::string_view s) {
+  return FirstInvalidUtf8(reinterpret_cast<const uint8_t*>(s.data()), s.size());
 }
+
+inline bool IsValidUtf8(const uint8_t* s, size_t n) { return FirstInvalidUtf8(s, n) == n; }
+
+inline bool IsValidUtf8(std::string_view s) { return FirstInvalidUtf8(s) == s.size(); }
 
 // `s` as valid UTF-8: each byte that does not begin a valid sequence
 // becomes '?'. Text that quotes what a client sent (an error message

@@ -22,6 +22,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/utf8.h"
 #include "json/json_internal.h"
 #include "rockdoc/document.h"
 #include "rockdoc/json.h"
@@ -265,42 +266,6 @@ void SortedOptions(std::string_view options, std::string* out) {
     if (static_cast<unsigned char>(c) >= 0x80) return;
   }
   std::sort(out->begin(), out->end());
-}
-
-// Offset of the first byte that is not part of a well-formed UTF-8
-// sequence (overlongs, surrogates and code points past U+10FFFF included).
-size_t FirstInvalidUtf8(std::string_view s) {
-  const auto* p = reinterpret_cast<const uint8_t*>(s.data());
-  size_t i = 0, n = s.size();
-  while (i < n) {
-    uint8_t c = p[i];
-    size_t len;
-    uint32_t cp;
-    if (c < 0x80) {
-      ++i;
-      continue;
-    } else if ((c & 0xE0) == 0xC0) {
-      len = 2;
-      cp = c & 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-      len = 3;
-      cp = c & 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
-      len = 4;
-      cp = c & 0x07;
-    } else {
-      return i;
-    }
-    if (i + len > n) return i;
-    for (size_t j = 1; j < len; ++j) {
-      if ((p[i + j] & 0xC0) != 0x80) return i;
-      cp = (cp << 6) | (p[i + j] & 0x3F);
-    }
-    static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (cp < kMin[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp < 0xE000)) return i;
-    i += len;
-  }
-  return n;
 }
 
 // Keys are short: a loop beats a call to memchr.
