@@ -154,5 +154,105 @@ TEST(LabSentenceTest, WinnersAreRockdocsWhenSqliteStandsBeside) {
   EXPECT_THAT(r.verdict[0], HasSubstr("least disk after compaction among rockdoc's variants: a"));
 }
 
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// Whether `at` lies inside a <details> element of `html` (not nested in
+// anything that would confuse the count: the report's details do not nest).
+bool Folded(const std::string& html, size_t at) {
+  const std::string before = html.substr(0, at);
+  return Count(before, "<details") > Count(before, "</details>");
+}
+
+// Two scenarios with claims at several sizes (one not checked at every
+// size), sharing a name, and a variant that cannot hold a size.
+std::vector<ScenarioResult> TwoScenarios() {
+  ScenarioResult a = Twins();
+  a.sizes = {10, 100, 1000};
+  const std::vector<double> same = {100, 101, 102, 103, 104};
+  a.rows.clear();
+  for (int64_t size : a.sizes) {
+    a.rows.push_back(Row("a", size, same, same));
+    a.rows.push_back(Row("b", size, same, same));
+  }
+  a.rows.back().error = "cannot hold";
+  a.rows.back().error_code = 2;
+  a.rules[0].claims[1].from = 100;  // "a wins 10:1" from 100 on
+  Claim quoted = LabClaim("b", "disk");
+  quoted.source = "000_seed.txt";
+  quoted.quote = "b is smaller";
+  a.rules.push_back({"b is smaller", {quoted}});
+  ScenarioResult b = a;
+  b.title = "Twins again";
+  b.sizes = {7};
+  b.rows = {Row("a", 7, same, same), Row("b", 7, same, same)};
+  b.rows[1].storage_bytes = 10;
+  Summarize(a);
+  Summarize(b);
+  return {a, b};
+}
+
+// The page opens on the grid of rules against sizes: one cell per verdict,
+// each linking to an anchor of the page; every scenario shows one chart per
+// size, and every figure's chart is folded.
+TEST(LabHtmlTest, GridFirstWithOneGlanceChartPerSize) {
+  const std::vector<ScenarioResult> results = TwoScenarios();
+  const std::string html = HtmlReport(results);
+  const size_t grid = html.find("<table class=\"grid\">");
+  ASSERT_NE(grid, std::string::npos);
+  EXPECT_LT(grid, html.find("<section"));
+  const std::string table = html.substr(grid, html.find("</table>", grid) - grid);
+  size_t checks = 0, sizes = 0;
+  for (const ScenarioResult& r : results) {
+    checks += r.rule_checks.size();
+    sizes += r.sizes.size();
+  }
+  // a: reads and disk at 10 and 100 (b cannot hold 1,000: nothing to
+  // compare there), 10:1 at 100 (from 100 on); b: reads and disk at 7.
+  EXPECT_EQ(checks, 7u);
+  EXPECT_EQ(Count(table, "<td class=\"cell "), checks);
+  EXPECT_EQ(Count(table, "<td class=\"na\""), 5u);  // the other (claim, size) pairs
+  // Every link of the page (cells, claims, scenarios) has its target, once.
+  const std::regex href("href=\"#([^\"]+)\"");
+  size_t links = 0;
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), href);
+       it != std::sregex_iterator(); ++it, ++links) {
+    EXPECT_EQ(Count(html, "id=\"" + (*it)[1].str() + "\""), 1u) << (*it)[1].str();
+  }
+  EXPECT_GE(links, checks + 2 * 3 + 2 * 2);  // cells, claims, scenarios (grid and list)
+  // The two scenarios share a name, not an anchor.
+  EXPECT_NE(html.find("<section id=\"s-twins\">"), std::string::npos);
+  EXPECT_NE(html.find("<section id=\"s-twins-2\">"), std::string::npos);
+  // The quote a claim tests is on the page, at the claim's anchor.
+  EXPECT_NE(html.find("<blockquote>b is smaller <small>(000_seed.txt)</small></blockquote>"),
+            std::string::npos);
+  // One glance chart per scenario and size, unfolded; every figure folded.
+  EXPECT_EQ(Count(html, "<svg class=\"glance\""), sizes);
+  for (size_t at = html.find("<svg"); at != std::string::npos; at = html.find("<svg", at + 1)) {
+    const std::string glance_tag = "<svg class=\"glance\"";
+    const bool glance = html.compare(at, glance_tag.size(), glance_tag) == 0;
+    EXPECT_EQ(Folded(html, at), !glance) << html.substr(at, 40);
+  }
+  EXPECT_GT(Count(html, "<svg class=\"figure\""), 0u);
+  // The verdict sentences are folded too; the self-check is hidden.
+  const size_t sentence = html.find("rule of thumb &quot;a is faster&quot;");
+  ASSERT_NE(sentence, std::string::npos);
+  EXPECT_TRUE(Folded(html, sentence));
+  EXPECT_NE(html.find("<pre id=\"check\" hidden>"), std::string::npos);
+}
+
+// A row that could not be measured says why in its glance chart.
+TEST(LabHtmlTest, AGlanceChartSaysWhyARowIsMissing) {
+  const ScenarioResult r = TwoScenarios()[0];
+  const std::string svg = GlanceChart(r, 1000);
+  EXPECT_THAT(svg, HasSubstr("cannot hold this size (code 2)"));
+  EXPECT_THAT(svg, HasSubstr(">n 1,000</text>"));
+  EXPECT_EQ(Count(svg, "<rect x="), 2u + 2);  // a's two bars, the legend's two keys
+  EXPECT_THAT(GlanceChart(r, 5), HasSubstr("nothing measured"));
+}
+
 }  // namespace
 }  // namespace rockdoc::lab
