@@ -44,7 +44,8 @@ std::string MarkdownReport(const std::vector<ScenarioResult>& results,
 std::string HtmlReport(const std::vector<ScenarioResult>& results,
                        const Provenance& provenance = {});
 // The summary: one line per claim of a rule of thumb, its scenario and its
-// verdict at each size, and the evidence at the largest size.
+// verdict at each size, and the evidence at the largest size checked, which
+// it names ("10,000: reads/s: ..."); the A/A noise floors.
 std::string SummaryText(const std::vector<ScenarioResult>& results);
 std::string ProvenanceText(const Provenance& p);
 // Whether a chart of `f` carries information: some value is measured and
