@@ -218,8 +218,8 @@ TEST(LabHtmlTest, GridFirstWithOneGlanceChartPerSize) {
   // Every link of the page (cells, claims, scenarios) has its target, once.
   const std::regex href("href=\"#([^\"]+)\"");
   size_t links = 0;
-  for (auto it = std::sregex_iterator(html.begin(), html.end(), href);
-       it != std::sregex_iterator(); ++it, ++links) {
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), href); it != std::sregex_iterator();
+       ++it, ++links) {
     EXPECT_EQ(Count(html, "id=\"" + (*it)[1].str() + "\""), 1u) << (*it)[1].str();
   }
   EXPECT_GE(links, checks + 2 * 3 + 2 * 2);  // cells, claims, scenarios (grid and list)

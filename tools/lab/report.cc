@@ -616,7 +616,6 @@ std::string LimitLabel(const LimitResult& l) { return l.label.empty() ? l.varian
 
 std::string HtmlEscape(std::string_view s) { return XmlEscape(s); }
 
-
 }  // namespace
 
 std::string MarkdownReport(const std::vector<ScenarioResult>& results, const Provenance& p) {
@@ -745,10 +744,10 @@ std::string RuleGrid(const std::vector<ScenarioResult>& results,
     const ScenarioResult& r = results[si];
     const std::vector<SummaryRow> rows = SummaryRows(r);
     if (rows.empty()) continue;
-    h += absl::StrFormat("<tr class=\"scenario\"><th colspan=\"2\"><a href=\"#%s\">%s</a> "
-                         "<small>%s</small></th>",
-                         ids[si], HtmlEscape(r.title.empty() ? r.name : r.title),
-                         HtmlEscape(r.size_label));
+    h += absl::StrFormat(
+        "<tr class=\"scenario\"><th colspan=\"2\"><a href=\"#%s\">%s</a> "
+        "<small>%s</small></th>",
+        ids[si], HtmlEscape(r.title.empty() ? r.name : r.title), HtmlEscape(r.size_label));
     for (size_t i = 0; i < columns; ++i) {
       h += i < r.sizes.size() ? "<th>" + HtmlEscape(Thousands(r.sizes[i])) + "</th>"
                               : std::string("<th></th>");
@@ -758,9 +757,8 @@ std::string RuleGrid(const std::vector<ScenarioResult>& results,
       h += "<tr>";
       // The rule's text once, over its claims.
       if (&row == &rows.front() || rows[row.index - 1].rule != row.rule) {
-        const auto span = std::count_if(rows.begin(), rows.end(), [&](const SummaryRow& x) {
-          return x.rule == row.rule;
-        });
+        const auto span = std::count_if(rows.begin(), rows.end(),
+                                        [&](const SummaryRow& x) { return x.rule == row.rule; });
         h += absl::StrFormat("<td rowspan=\"%d\">%s</td>", span, HtmlEscape(row.rule->text));
       }
       h += absl::StrFormat("<td><a href=\"#%s\" title=\"%s\">%s</a></td>", QuoteId(ids[si], row),
@@ -816,9 +814,9 @@ std::string ClaimsEvidence(const ScenarioResult& r, const std::string& sid) {
       for (const RuleCheck* k : row.checks) {
         if (k->size != r.sizes[i]) continue;
         h += absl::StrFormat("<li id=\"%s\"><span class=\"%s\">%s %s: %s</span> %s</li>\n",
-                             EvidenceId(sid, row, i), VerdictClass(*k),
-                             HtmlEscape(r.size_label), HtmlEscape(Thousands(k->size)),
-                             VerdictWord(*k), HtmlEscape(EvidenceOf(*k)));
+                             EvidenceId(sid, row, i), VerdictClass(*k), HtmlEscape(r.size_label),
+                             HtmlEscape(Thousands(k->size)), VerdictWord(*k),
+                             HtmlEscape(EvidenceOf(*k)));
       }
     }
     h += "</ul></div>\n";
@@ -850,7 +848,8 @@ std::string GlanceChart(const ScenarioResult& r, int64_t size) {
   const double height = kTop + kRow * std::max<size_t>(rows.size(), 1) + 6;
   // Each rate as a share of the highest at this size (its interval's top
   // included, so that the whiskers fit).
-  auto top = [&](double (*get)(const Measurement&), const Interval* (*interval)(const Measurement&)) {
+  auto top = [&](double (*get)(const Measurement&),
+                 const Interval* (*interval)(const Measurement&)) {
     double t = 0;
     for (const Measurement* m : rows) {
       if (m->failed()) continue;
@@ -873,8 +872,8 @@ std::string GlanceChart(const ScenarioResult& r, int64_t size) {
       "<text x=\"%.0f\" y=\"29\">reads/s</text>"
       "<rect x=\"%.0f\" y=\"22\" width=\"10\" height=\"7\" fill=\"%s\"/>"
       "<text x=\"%.0f\" y=\"29\">writes/s</text>\n",
-      kW, height, kW, height, XmlEscape(title), kW, height, XmlEscape(title), kName, kColours[0], kName + 14, kName + 70,
-      kColours[1], kName + 84);
+      kW, height, kW, height, XmlEscape(title), kW, height, XmlEscape(title), kName, kColours[0],
+      kName + 14, kName + 70, kColours[1], kName + 84);
   if (rows.empty()) {
     s += absl::StrFormat("<text x=\"2\" y=\"%.0f\">nothing measured</text>\n", kTop + 14);
   }
@@ -885,14 +884,14 @@ std::string GlanceChart(const ScenarioResult& r, int64_t size) {
     s += absl::StrFormat("<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">%s</text>", kName - 6,
                          y + 13, XmlEscape(name));
     if (m.failed()) {
-      s += absl::StrFormat("<text x=\"%.0f\" y=\"%.0f\" fill=\"#a00\">%s</text>\n", kName,
-                           y + 13, XmlEscape(why(m)));
+      s += absl::StrFormat("<text x=\"%.0f\" y=\"%.0f\" fill=\"#a00\">%s</text>\n", kName, y + 13,
+                           XmlEscape(why(m)));
       continue;
     }
     // Two bars, reads over writes, each with its whisker and its value.
     int bar = 0;
-    for (const auto& [f, t] : {std::pair<const Figure*, double>{&reads, read_top},
-                               {&writes, write_top}}) {
+    for (const auto& [f, t] :
+         {std::pair<const Figure*, double>{&reads, read_top}, {&writes, write_top}}) {
       const double by = y + 2 + 10 * bar, v = f->get(m);
       const double w = std::isnan(v) ? 0 : std::max(0.0, v / t * kBars);
       s += absl::StrFormat("<rect x=\"%.0f\" y=\"%.1f\" width=\"%.1f\" height=\"8\" fill=\"%s\"/>",
@@ -969,7 +968,8 @@ std::string HtmlReport(const std::vector<ScenarioResult>& results, const Provena
         "<details><summary>Question, variants, %s, the measurements and %s</summary>\n",
         Plural(r.verdict.size() + r.inconsistencies.size(), "verdict", "verdicts"),
         Plural(charts, "chart", "charts"));
-    h += absl::StrFormat("<p><b>Question.</b> %s</p>\n", HtmlEscape(ResolveProse(r, r.description)));
+    h +=
+        absl::StrFormat("<p><b>Question.</b> %s</p>\n", HtmlEscape(ResolveProse(r, r.description)));
     h += absl::StrFormat("<p>Mode %s; sizes (%s): %s. Variants hold the same data and answer "
                          "alike: <b>%s</b>.</p>\n<h3>Variants</h3>\n<ul>\n",
                          HtmlEscape(r.mode), HtmlEscape(r.size_label),

@@ -260,8 +260,8 @@ void Summarize(ScenarioResult& r) {
       std::vector<std::string> parts;
       if (m == br) {
         parts.push_back(reads.kind == VerdictKind::kAgrees ? "fastest reads" + among
-                        : reads.too_few_repetitions ? "reads: too few repetitions to decide"
-                                                    : "reads: tie for fastest");
+                        : reads.too_few_repetitions        ? "reads: too few repetitions to decide"
+                                                           : "reads: tie for fastest");
       }
       if (m == bw) {
         parts.push_back(writes.kind == VerdictKind::kAgrees ? "fastest writes" + among
@@ -311,12 +311,11 @@ void Summarize(ScenarioResult& r) {
                      : m->mixed_ops_per_sec[i];
         });
         const ClaimVerdict v = judge(metric, {bm->variant}, rows, true);
-        mixes.push_back(absl::StrFormat(
-            "%s %s (%s)", metric,
-            v.kind != VerdictKind::kTie ? v.winner
-            : v.too_few_repetitions     ? std::string("not decided")
-                                        : std::string("tie within noise"),
-            v.evidence));
+        mixes.push_back(absl::StrFormat("%s %s (%s)", metric,
+                                        v.kind != VerdictKind::kTie ? v.winner
+                                        : v.too_few_repetitions     ? std::string("not decided")
+                                                                : std::string("tie within noise"),
+                                        v.evidence));
       }
       if (!mixes.empty()) {
         r.verdict.push_back(absl::StrFormat("%s %d, best at read:write %s", r.size_label, size,
