@@ -2,9 +2,16 @@
 # Renders the lab's report.html (from a --tiny run of every bundled scenario)
 # in headless Chromium and checks what a reader would: the page loads without
 # errors, every chart has a size, no "$$" template text or {{placeholder}} is
-# visible, nothing is fetched from elsewhere. The page checks itself (a
-# script at its end writes "self-check OK: N charts" or the problems into
-# <pre id="check">); --dump-dom gives us the DOM after that script ran.
+# visible, nothing is fetched from elsewhere; and that it opens grid first
+# and short: the grid of rules against sizes has one cell per (claim, size)
+# verdict of results.json, each linking to an anchor of the page; one chart
+# per scenario and size is visible without unfolding (every other chart is
+# folded); the page is at most LAB_MAX_HEIGHT px tall as it opens (8,000 for
+# 15 scenarios, scaled up with their number) at 1400 px wide; and no debug
+# line ends it. The page checks itself (a script at its end writes "self-check
+# OK" or the problems, and what it measured, into a hidden <pre id="check">);
+# --dump-dom gives us the DOM after that script ran. Chromium is bounded in
+# time (120 s), as is the lab's --tiny run (the test's TIMEOUT).
 #
 # Usage: lab_report_html_test.sh ROCKDOC_LAB [SCREENSHOT.png]
 # Exit 77 (CTest's SKIP_RETURN_CODE) only when no chromium is installed.
@@ -39,20 +46,80 @@ if ! timeout 120 "$chromium" "${flags[@]}" --dump-dom "file://$page" >"$tmp/dom.
   exit 1
 fi
 
-python3 - "$tmp/dom.html" <<'PY'
-import re, sys
+python3 - "$tmp/dom.html" "$tmp/out/results.json" <<'PY'
+import html.parser, json, re, sys
 dom = open(sys.argv[1], encoding="utf-8").read()
-m = re.search(r'<pre id="check">(.*?)</pre>', dom, re.S)
+results = json.load(open(sys.argv[2], encoding="utf-8"))
 problems = []
+m = re.search(r'<pre id="check"([^>]*)>(.*?)</pre>', dom, re.S)
+measured = {}
 if not m:
     problems.append("no <pre id=check> in the rendered page")
 else:
-    check = m.group(1).strip()
+    if "hidden" not in m.group(1):
+        problems.append("the self-check's <pre> is not hidden: a debug line would end the page")
+    check = m.group(2).strip()
     print("page says:", check)
     if not check.startswith("self-check OK"):
         problems.append("the page's self-check: " + check)
-    elif int(re.search(r"(\d+) charts", check).group(1)) == 0:
-        problems.append("no charts at all")
+    elif "\n" not in check:
+        problems.append("the self-check measured nothing (no height, no visible charts)")
+    else:
+        measured = json.loads(check.split("\n", 1)[1])
+        if measured["charts"] == 0:
+            problems.append("no charts at all")
+
+# What the run measured: its scenarios, their sizes, and its verdicts on
+# claims, one per (claim, size) checked.
+scenarios = results["scenarios"]
+sizes = sum(len(s["sizes"]) for s in scenarios)
+verdicts = sum(len(s["rulesOfThumb"]) for s in scenarios)
+max_height = 8000 * max(1.0, len(scenarios) / 15)
+if measured:
+    print("height %d px as it opens (%d unfolded); %d of %d charts visible; %d scenarios, %d sizes"
+          % (measured["height"], measured["unfoldedHeight"], measured["visibleCharts"],
+             measured["charts"], len(scenarios), sizes))
+    if measured["height"] > max_height:
+        problems.append("the page is %d px tall as it opens, more than %d"
+                        % (measured["height"], max_height))
+    if measured["visibleCharts"] != sizes:
+        problems.append("%d charts visible without unfolding, not one per scenario and size (%d)"
+                        % (measured["visibleCharts"], sizes))
+    if "self-check" in measured["lastLine"]:
+        problems.append("a debug line ends the page: " + measured["lastLine"])
+
+# The DOM itself: the grid's cells and the anchors they link to.
+class Page(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.ids, self.cells, self.in_grid, self.in_cell, self.depth = set(), [], False, False, 0
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if "id" in a:
+            self.ids.add(a["id"])
+        if tag == "table" and a.get("class") == "grid":
+            self.in_grid = True
+        if self.in_grid and tag == "td" and (a.get("class") or "").startswith("cell "):
+            self.in_cell = True
+            self.cells.append(None)
+        if self.in_cell and tag == "a":
+            self.cells[-1] = a.get("href")
+    def handle_endtag(self, tag):
+        if tag == "td":
+            self.in_cell = False
+        if tag == "table":
+            self.in_grid = False
+page = Page()
+page.feed(dom)
+if len(page.cells) != verdicts:
+    problems.append("the grid has %d verdict cells, results.json %d verdicts"
+                    % (len(page.cells), verdicts))
+for href in page.cells:
+    if not href or not href.startswith("#") or href[1:] not in page.ids:
+        problems.append("a grid cell links to %r, which is no anchor of the page" % href)
+        break
+print("grid: %d cells, one per verdict, each linking to an anchor" % len(page.cells))
+
 # An independent look at the text outside scripts: no template text.
 text = re.sub(r"<script.*?</script>", "", dom, flags=re.S)
 text = re.sub(r"<[^>]+>", " ", text)
@@ -62,7 +129,7 @@ for bad in (r"\$\$", r"\{\{\s*[\w.]+\s*\}\}"):
         at = found.start()
         problems.append("visible %s: ...%s..." % (found.group(0), " ".join(text[max(0, at - 80):at + 80].split())))
 if "<h2 id=\"summary\">" not in dom:
-    problems.append("no summary table")
+    problems.append("no summary grid")
 if problems:
     print("FAIL:\n  " + "\n  ".join(problems))
     sys.exit(1)

@@ -4,9 +4,11 @@
 #include <absl/strings/str_join.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "rockdoc/json.h"
 
@@ -175,38 +177,65 @@ std::string ProvenanceText(const Provenance& p) {
 
 namespace {
 
+// One claim of a rule of thumb and its checks, for the summaries.
 struct SummaryRow {
   const ScenarioResult* r;
-  std::string rule;
-  std::string claim;                              // "embedded wins reads"
-  std::vector<std::pair<int64_t, std::string>> at;  // size -> agrees / tie / DISAGREES
-  std::string evidence;                           // at the largest size
+  const RuleOfThumb* rule;
+  const Claim* claim;
+  size_t index;                          // of the claim among its scenario's claims
+  std::string claim_text;                // "embedded or lookup wins reads"
+  std::vector<const RuleCheck*> checks;  // in size order; a size it was not checked at is missing
 };
+
+std::vector<SummaryRow> SummaryRows(const ScenarioResult& r) {
+  std::vector<SummaryRow> rows;
+  for (const RuleOfThumb& rule : r.rules) {
+    for (const Claim& c : rule.claims) {
+      SummaryRow row{&r, &rule, &c, rows.size(), c.variant, {}};
+      for (const std::string& a : c.alike) row.claim_text += " or " + a;
+      row.claim_text += " wins " + c.metric;
+      for (const RuleCheck& k : r.rule_checks) {
+        if (k.rule == rule.text && k.variant == c.variant && k.metric == c.metric &&
+            k.size >= c.from && k.size <= c.to) {
+          row.checks.push_back(&k);
+        }
+      }
+      rows.push_back(std::move(row));
+    }
+  }
+  return rows;
+}
 
 std::vector<SummaryRow> SummaryRows(const std::vector<ScenarioResult>& results) {
   std::vector<SummaryRow> rows;
   for (const ScenarioResult& r : results) {
-    for (const RuleOfThumb& rule : r.rules) {
-      for (const Claim& c : rule.claims) {
-        SummaryRow row;
-        row.r = &r;
-        row.rule = rule.text;
-        row.claim = c.variant;
-        for (const std::string& a : c.alike) row.claim += " or " + a;
-        row.claim += " wins " + c.metric + " (" + SourceText(c) + ")";
-        for (const RuleCheck& k : r.rule_checks) {
-          if (k.rule != rule.text || k.variant != c.variant || k.metric != c.metric) continue;
-          row.at.emplace_back(k.size, k.agrees      ? "agrees"
-                                      : k.undecided ? "not decided"
-                                      : k.tie       ? "tie"
-                                                    : "DISAGREES");
-          row.evidence = k.evidence + (k.caveat.empty() ? "" : "; " + k.caveat);
-        }
-        rows.push_back(std::move(row));
-      }
-    }
+    for (SummaryRow& row : SummaryRows(r)) rows.push_back(std::move(row));
   }
   return rows;
+}
+
+// The verdict of one check in one word (the summaries' cells).
+std::string VerdictWord(const RuleCheck& k) {
+  return k.agrees ? "agrees" : k.undecided ? "not decided" : k.tie ? "tie" : "DISAGREES";
+}
+
+std::string EvidenceOf(const RuleCheck& k) {
+  return k.evidence + (k.caveat.empty() ? "" : "; " + k.caveat);
+}
+
+// "10: agrees, 100: tie", or "not checked".
+std::string VerdictsPerSize(const SummaryRow& row) {
+  std::vector<std::string> at;
+  for (const RuleCheck* k : row.checks) {
+    at.push_back(absl::StrFormat("%s: %s", Thousands(k->size), VerdictWord(*k)));
+  }
+  return at.empty() ? "not checked" : absl::StrJoin(at, ", ");
+}
+
+// The evidence at the largest size checked, which it names ("10,000: ...").
+std::string LastEvidence(const SummaryRow& row) {
+  if (row.checks.empty()) return "";
+  return Thousands(row.checks.back()->size) + ": " + EvidenceOf(*row.checks.back());
 }
 
 }  // namespace
@@ -214,10 +243,9 @@ std::vector<SummaryRow> SummaryRows(const std::vector<ScenarioResult>& results) 
 std::string SummaryText(const std::vector<ScenarioResult>& results) {
   std::string out = "Summary of the rules of thumb (verdict per size; evidence at the largest):\n";
   for (const SummaryRow& row : SummaryRows(results)) {
-    std::vector<std::string> at;
-    for (const auto& [size, v] : row.at) at.push_back(absl::StrFormat("%d: %s", size, v));
-    out += absl::StrFormat("  [%s] \"%s\" (%s): %s -- %s\n", row.r->name, row.rule, row.claim,
-                           at.empty() ? "not checked" : absl::StrJoin(at, ", "), row.evidence);
+    out += absl::StrFormat("  [%s] \"%s\" (%s (%s)): %s -- %s\n", row.r->name, row.rule->text,
+                           row.claim_text, SourceText(*row.claim), VerdictsPerSize(row),
+                           LastEvidence(row));
   }
   for (const ScenarioResult& r : results) {
     for (const NoiseCheck& n : r.noise) {
@@ -411,8 +439,9 @@ std::string SvgChart(const ScenarioResult& r, const Figure& f) {
   };
 
   std::string s = absl::StrFormat(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-      "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"11\" role=\"img\">\n",
+      "<svg class=\"figure\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
+      "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"11\" "
+      "role=\"img\">\n",
       kW, kH, kW, kH);
   s += absl::StrFormat("<rect width=\"%.0f\" height=\"%.0f\" fill=\"white\"/>\n", kW, kH);
   s += absl::StrFormat("<text x=\"%.0f\" y=\"18\" font-size=\"13\">%s%s</text>\n", kLeft,
@@ -587,8 +616,6 @@ std::string LimitLabel(const LimitResult& l) { return l.label.empty() ? l.varian
 
 std::string HtmlEscape(std::string_view s) { return XmlEscape(s); }
 
-std::string Anchor(const ScenarioResult& r) { return "s-" + r.name; }
-
 }  // namespace
 
 std::string MarkdownReport(const std::vector<ScenarioResult>& results, const Provenance& p) {
@@ -598,14 +625,14 @@ std::string MarkdownReport(const std::vector<ScenarioResult>& results, const Pro
   md += "| rule of thumb | claim | scenario | verdict per size | evidence (largest size) |\n"
         "|---|---|---|---|---|\n";
   for (const SummaryRow& row : SummaryRows(results)) {
-    std::vector<std::string> at;
-    for (const auto& [size, v] : row.at) at.push_back(absl::StrFormat("%d: %s", size, v));
-    md += absl::StrFormat("| %s | %s | [%s](#%s) | %s | %s |\n", row.rule, row.claim,
-                          row.r->name, row.r->name,
-                          at.empty() ? "not checked" : absl::StrJoin(at, ", "), row.evidence);
+    md += absl::StrFormat("| %s | %s (%s) | [%s](#%s) | %s | %s |\n", row.rule->text,
+                          row.claim_text, SourceText(*row.claim), row.r->name, row.r->name,
+                          VerdictsPerSize(row), LastEvidence(row));
   }
   for (const ScenarioResult& r : results) {
-    md += absl::StrFormat("\n## %s\n\n%s\n\n", r.title, ResolveProse(r, r.description));
+    // The summary's links name the scenario: an anchor of that name.
+    md += absl::StrFormat("\n<a id=\"%s\"></a>\n\n## %s\n\n%s\n\n", r.name, r.title,
+                          ResolveProse(r, r.description));
     md += absl::StrFormat("Mode: %s. Variants hold the same data and answer alike: **%s**.\n\n",
                           r.mode, r.consistent ? "yes" : "NO");
     for (size_t i = 0; i < r.variants.size(); ++i) {
@@ -661,7 +688,231 @@ std::string MarkdownReport(const std::vector<ScenarioResult>& results, const Pro
   return md;
 }
 
+namespace {
+
+// The page's anchors: one id per scenario ("s-blog-comments"), unique even
+// when two scenarios share a name, made of characters that need no escaping.
+std::vector<std::string> ScenarioIds(const std::vector<ScenarioResult>& results) {
+  std::vector<std::string> ids;
+  std::set<std::string> used;
+  for (const ScenarioResult& r : results) {
+    std::string id = "s-";
+    for (char c : r.name) id += std::isalnum(static_cast<unsigned char>(c)) ? c : '-';
+    const std::string base = id;
+    for (int k = 2; !used.insert(id).second; ++k) id = base + "-" + std::to_string(k);
+    ids.push_back(id);
+  }
+  return ids;
+}
+
+// Where a claim's quote and its evidence at the i-th size are, within the
+// scenario whose id is `sid`.
+std::string QuoteId(const std::string& sid, const SummaryRow& row) {
+  return absl::StrFormat("%s-q%d", sid, row.index);
+}
+std::string EvidenceId(const std::string& sid, const SummaryRow& row, size_t size_index) {
+  return absl::StrFormat("%s-e%d-%d", sid, row.index, size_index);
+}
+
+// The class of a verdict's cell: its colour.
+std::string VerdictClass(const RuleCheck& k) {
+  return k.agrees ? "agrees" : k.undecided ? "undecided" : k.tie ? "tie" : "disagrees";
+}
+
+std::string Plural(size_t n, const char* one, const char* many) {
+  return absl::StrFormat("%d %s", n, n == 1 ? one : many);
+}
+
+// The grid that opens the page: a row per claim, a column per size (the
+// sizes of its scenario, under the scenario's heading row), one coloured
+// cell per verdict linking to its evidence; the claim links to its quote.
+std::string RuleGrid(const std::vector<ScenarioResult>& results,
+                     const std::vector<std::string>& ids) {
+  size_t columns = 0;
+  for (const ScenarioResult& r : results) {
+    if (!r.rules.empty()) columns = std::max(columns, r.sizes.size());
+  }
+  std::string h =
+      "<h2 id=\"summary\">Rules of thumb against sizes</h2>\n<p class=\"legend\">One cell per "
+      "verdict, at each size the scenario measured: <span class=\"agrees\">agrees</span> "
+      "<span class=\"tie\">tie</span> (within noise) <span class=\"undecided\">not decided"
+      "</span> (too few repetitions) <span class=\"disagrees\">DISAGREES</span>. A cell "
+      "links to its evidence, a claim to the words it tests.</p>\n";
+  if (columns == 0) return h + "<p>No scenario of this run states a rule of thumb.</p>\n";
+  h += "<table class=\"grid\">\n";
+  for (size_t si = 0; si < results.size(); ++si) {
+    const ScenarioResult& r = results[si];
+    const std::vector<SummaryRow> rows = SummaryRows(r);
+    if (rows.empty()) continue;
+    h += absl::StrFormat(
+        "<tr class=\"scenario\"><th colspan=\"2\"><a href=\"#%s\">%s</a> "
+        "<small>%s</small></th>",
+        ids[si], HtmlEscape(r.title.empty() ? r.name : r.title), HtmlEscape(r.size_label));
+    for (size_t i = 0; i < columns; ++i) {
+      h += i < r.sizes.size() ? "<th>" + HtmlEscape(Thousands(r.sizes[i])) + "</th>"
+                              : std::string("<th></th>");
+    }
+    h += "</tr>\n";
+    for (const SummaryRow& row : rows) {
+      h += "<tr>";
+      // The rule's text once, over its claims.
+      if (&row == &rows.front() || rows[row.index - 1].rule != row.rule) {
+        const auto span = std::count_if(rows.begin(), rows.end(),
+                                        [&](const SummaryRow& x) { return x.rule == row.rule; });
+        h += absl::StrFormat("<td rowspan=\"%d\">%s</td>", span, HtmlEscape(row.rule->text));
+      }
+      h += absl::StrFormat("<td><a href=\"#%s\" title=\"%s\">%s</a></td>", QuoteId(ids[si], row),
+                           HtmlEscape(SourceText(*row.claim)), HtmlEscape(row.claim_text));
+      for (size_t i = 0; i < columns; ++i) {
+        const RuleCheck* k = nullptr;
+        for (const RuleCheck* c : row.checks) {
+          if (i < r.sizes.size() && c->size == r.sizes[i]) k = c;
+        }
+        if (k == nullptr) {
+          h += i < r.sizes.size() ? "<td class=\"na\" title=\"not checked at this size\">"
+                                    "&middot;</td>"
+                                  : std::string("<td></td>");
+          continue;
+        }
+        h += absl::StrFormat("<td class=\"cell %s\"><a href=\"#%s\" title=\"%s\">%s</a></td>",
+                             VerdictClass(*k), EvidenceId(ids[si], row, i),
+                             HtmlEscape(EvidenceOf(*k)), VerdictWord(*k));
+      }
+      h += "</tr>\n";
+    }
+  }
+  return h + "</table>\n";
+}
+
+// A scenario's claims, each with the words it tests (the quote's anchor) and
+// its verdict and evidence at each size (the cells' anchors).
+std::string ClaimsEvidence(const ScenarioResult& r, const std::string& sid) {
+  const std::vector<SummaryRow> rows = SummaryRows(r);
+  size_t agreed = 0, tied = 0, undecided = 0, checks = 0;
+  for (const RuleCheck& c : r.rule_checks) {
+    ++checks;
+    agreed += c.agrees;
+    undecided += c.undecided;
+    tied += c.tie && !c.undecided;
+  }
+  std::string h = absl::StrFormat(
+      "<details><summary>Rules of thumb: %s, %d agree, %d tie, %d not decided, %d "
+      "disagree</summary>\n",
+      Plural(checks, "check", "checks"), agreed, tied, undecided,
+      checks - agreed - tied - undecided);
+  for (const SummaryRow& row : rows) {
+    h += absl::StrFormat("<div class=\"claim\" id=\"%s\"><b>%s</b>: %s", QuoteId(sid, row),
+                         HtmlEscape(row.rule->text), HtmlEscape(row.claim_text));
+    if (row.claim->source.empty()) {
+      h += " (the lab's own claim: no source makes it)";
+    } else {
+      h += absl::StrFormat("<blockquote>%s <small>(%s)</small></blockquote>",
+                           HtmlEscape(row.claim->quote), HtmlEscape(row.claim->source));
+    }
+    h += "<ul>\n";
+    for (size_t i = 0; i < r.sizes.size(); ++i) {
+      for (const RuleCheck* k : row.checks) {
+        if (k->size != r.sizes[i]) continue;
+        h += absl::StrFormat("<li id=\"%s\"><span class=\"%s\">%s %s: %s</span> %s</li>\n",
+                             EvidenceId(sid, row, i), VerdictClass(*k), HtmlEscape(r.size_label),
+                             HtmlEscape(Thousands(k->size)), VerdictWord(*k),
+                             HtmlEscape(EvidenceOf(*k)));
+      }
+    }
+    h += "</ul></div>\n";
+  }
+  return h + "</details>\n";
+}
+
+}  // namespace
+
+std::string GlanceChart(const ScenarioResult& r, int64_t size) {
+  std::vector<const Measurement*> rows;
+  for (const Measurement& m : r.rows) {
+    if (m.size == size) rows.push_back(&m);
+  }
+  // Narrow enough that five sizes fit side by side in the page's 1300 px;
+  // the names' column as wide as the longest name needs (11 px sans-serif).
+  // A row that was not measured says why instead of its bars.
+  auto why = [](const Measurement& m) { return m.verdict.empty() ? m.error : m.verdict; };
+  size_t longest = 0, reason = 0;
+  for (const Measurement* m : rows) {
+    longest = std::max(longest, m->variant.size() + (m->engine == "sqlite" ? 9 : 0));
+    if (m->failed()) reason = std::max(reason, why(*m).size());
+  }
+  constexpr double kBars = 100, kRow = 24, kTop = 38;
+  const std::string title = r.size_label + " " + Thousands(size);
+  const double kName = std::clamp(6.0 * longest + 8, 50.0, 150.0);
+  const double kW =
+      std::max({kName + kBars + 36, 7.0 * title.size() + 4, kName + 6.0 * reason + 4});
+  const double height = kTop + kRow * std::max<size_t>(rows.size(), 1) + 6;
+  // Each rate as a share of the highest at this size (its interval's top
+  // included, so that the whiskers fit).
+  auto top = [&](double (*get)(const Measurement&),
+                 const Interval* (*interval)(const Measurement&)) {
+    double t = 0;
+    for (const Measurement* m : rows) {
+      if (m->failed()) continue;
+      const Interval* i = interval(*m);
+      t = std::max({t, get(*m), i->n > 0 && !std::isnan(i->hi) ? i->hi : 0.0});
+    }
+    return t > 0 ? t : 1.0;
+  };
+  const Figure& reads = Figures()[0];   // readOpsPerSec
+  const Figure& writes = Figures()[1];  // writeOpsPerSec
+  const double read_top = top(reads.get, reads.interval),
+               write_top = top(writes.get, writes.interval);
+  std::string s = absl::StrFormat(
+      "<svg class=\"glance\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+      "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"11\" role=\"img\">"
+      "<title>reads and writes per second of each variant at %s</title>\n"
+      "<rect width=\"%.0f\" height=\"%.0f\" fill=\"white\"/>\n"
+      "<text x=\"2\" y=\"14\" font-size=\"12\" font-weight=\"bold\">%s</text>\n"
+      "<rect x=\"%.0f\" y=\"22\" width=\"10\" height=\"7\" fill=\"%s\"/>"
+      "<text x=\"%.0f\" y=\"29\">reads/s</text>"
+      "<rect x=\"%.0f\" y=\"22\" width=\"10\" height=\"7\" fill=\"%s\"/>"
+      "<text x=\"%.0f\" y=\"29\">writes/s</text>\n",
+      kW, height, kW, height, XmlEscape(title), kW, height, XmlEscape(title), kName, kColours[0],
+      kName + 14, kName + 70, kColours[1], kName + 84);
+  if (rows.empty()) {
+    s += absl::StrFormat("<text x=\"2\" y=\"%.0f\">nothing measured</text>\n", kTop + 14);
+  }
+  for (size_t k = 0; k < rows.size(); ++k) {
+    const Measurement& m = *rows[k];
+    const double y = kTop + kRow * k;
+    const std::string name = m.engine == "sqlite" ? m.variant + " (SQLite)" : m.variant;
+    s += absl::StrFormat("<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">%s</text>", kName - 6,
+                         y + 13, XmlEscape(name));
+    if (m.failed()) {
+      s += absl::StrFormat("<text x=\"%.0f\" y=\"%.0f\" fill=\"#a00\">%s</text>\n", kName, y + 13,
+                           XmlEscape(why(m)));
+      continue;
+    }
+    // Two bars, reads over writes, each with its whisker and its value.
+    int bar = 0;
+    for (const auto& [f, t] :
+         {std::pair<const Figure*, double>{&reads, read_top}, {&writes, write_top}}) {
+      const double by = y + 2 + 10 * bar, v = f->get(m);
+      const double w = std::isnan(v) ? 0 : std::max(0.0, v / t * kBars);
+      s += absl::StrFormat("<rect x=\"%.0f\" y=\"%.1f\" width=\"%.1f\" height=\"8\" fill=\"%s\"/>",
+                           kName, by, w, kColours[bar]);
+      const Interval* i = f->interval(m);
+      if (i->n > 1 && !std::isnan(i->lo)) {
+        s += absl::StrFormat(
+            "<path class=\"errorbar\" d=\"M%.1f %.1fH%.1f\" stroke=\"black\" fill=\"none\"/>",
+            kName + i->lo / t * kBars, by + 4, kName + i->hi / t * kBars);
+      }
+      s += absl::StrFormat("<text x=\"%.0f\" y=\"%.1f\" font-size=\"9\">%s</text>",
+                           kName + kBars + 4, by + 8, Human(v));
+      ++bar;
+    }
+    s += "\n";
+  }
+  return s + "</svg>\n";
+}
+
 std::string HtmlReport(const std::vector<ScenarioResult>& results, const Provenance& p) {
+  const std::vector<std::string> ids = ScenarioIds(results);
   std::string h =
       "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
       "<title>rockdoc-lab: schema patterns measured</title>\n"
@@ -671,43 +922,54 @@ std::string HtmlReport(const std::vector<ScenarioResult>& results, const Provena
       "<style>body{font-family:sans-serif;max-width:1300px;margin:1em auto;padding:0 1em;"
       "line-height:1.4;color:#222}table{border-collapse:collapse;margin:.5em 0;font-size:13px}"
       "th,td{border:1px solid #ccc;padding:3px 6px;vertical-align:top}th{background:#f3f3f3}"
-      "td.num{text-align:right;white-space:nowrap}.agrees{background:#e3f4e3}"
-      ".tie{background:#f4f4f4}.disagrees{background:#f9dede}.charts{display:flex;"
-      "flex-wrap:wrap;gap:8px}.prov{font-size:13px;color:#444}pre#check{font-size:11px;"
-      "color:#666}section{border-top:2px solid #ddd;margin-top:2em}"
+      "td.num{text-align:right;white-space:nowrap}.agrees{background:#cdebcd}"
+      ".tie{background:#e4e4e4}.undecided{background:#f4f4f4;color:#555}"
+      ".disagrees{background:#f5c6c6}table.grid td.cell{text-align:center;white-space:nowrap}"
+      "table.grid td.cell a{color:inherit;text-decoration:none;display:block}"
+      "table.grid td.na{text-align:center;color:#999}"
+      "table.grid tr.scenario th{text-align:left;background:#fafafa}"
+      "table.grid tr.scenario th+th{text-align:center}.legend span{padding:0 4px}"
+      ".charts,.glance-row{display:flex;flex-wrap:wrap;gap:8px}"
+      ".prov{font-size:13px;color:#444}section{border-top:2px solid #ddd;margin-top:1em}"
+      "section h2{margin:.4em 0}details{margin:.3em 0}summary{cursor:pointer;color:#135}"
+      "blockquote{margin:.2em 1.5em;font-style:italic}.bad{color:#a00;font-weight:bold}"
       ".wide{overflow-x:auto;max-width:100%}</style>\n"
       "</head><body>\n<h1>rockdoc-lab: schema patterns measured</h1>\n";
-  h += "<p class=\"prov\">" + HtmlEscape(ProvenanceText(p)) + "</p>\n";
-  h += "<h2 id=\"summary\">Summary: the rules of thumb</h2>\n<table><tr><th>rule of thumb</th>"
-       "<th>claim</th><th>scenario</th><th>verdict per size</th><th>evidence (largest "
-       "size)</th></tr>\n";
-  for (const SummaryRow& row : SummaryRows(results)) {
-    std::string cells;
-    for (const auto& [size, v] : row.at) {
-      const std::string cls = v == "agrees"                         ? "agrees"
-                              : v == "tie" || v == "not decided" ? "tie"
-                                                                 : "disagrees";
-      cells += absl::StrFormat("<span class=\"%s\">%s: %s</span><br>", cls,
-                               HtmlEscape(Thousands(size)), v);
+  h += absl::StrFormat("<p class=\"prov\">Run %s, mode %s, rockdoc %s.</p>\n",
+                       HtmlEscape(p.date.empty() ? "(undated)" : p.date),
+                       HtmlEscape(p.mode.empty() ? "-" : p.mode),
+                       HtmlEscape(p.rockdoc_commit.empty() ? "-" : p.rockdoc_commit));
+  h += RuleGrid(results, ids);
+  h += "<details><summary>Method and provenance</summary>\n<p>" + HtmlEscape(kMethod) +
+       "</p>\n<p class=\"prov\">" + HtmlEscape(ProvenanceText(p)) + "</p>\n</details>\n";
+  h += "<p class=\"prov\">Scenarios: ";
+  for (size_t si = 0; si < results.size(); ++si) {
+    h += absl::StrFormat("%s<a href=\"#%s\">%s</a>", si == 0 ? "" : " &middot; ", ids[si],
+                         HtmlEscape(results[si].name));
+  }
+  h += ". Each shows reads/s and writes/s at each size, as bars scaled to the fastest at that "
+       "size (whiskers: the 95% interval); unfold it for its question, verdicts, table and "
+       "every figure's chart.</p>\n";
+  for (size_t si = 0; si < results.size(); ++si) {
+    const ScenarioResult& r = results[si];
+    h += absl::StrFormat("<section id=\"%s\"><h2>%s</h2>\n", ids[si],
+                         HtmlEscape(r.title.empty() ? r.name : r.title));
+    if (!r.consistent) {
+      h += "<p class=\"bad\">The variants do not hold the same data or answer alike: see the "
+           "details.</p>\n";
     }
-    if (!cells.empty()) {
-      cells = "<small>" + HtmlEscape(row.r->size_label) + "</small><br>" + cells;
-    }
+    h += "<div class=\"glance-row\">\n";
+    for (int64_t size : r.sizes) h += GlanceChart(r, size);
+    h += "</div>\n";
+    if (!r.rules.empty()) h += ClaimsEvidence(r, ids[si]);
+    size_t charts = 0;
+    for (const Figure& f : Figures()) charts += Informative(r, f);
     h += absl::StrFormat(
-        "<tr><td>%s</td><td>%s</td><td><a href=\"#%s\">%s</a></td><td>%s</td><td>%s</td></tr>\n",
-        HtmlEscape(row.rule), HtmlEscape(row.claim), Anchor(*row.r), HtmlEscape(row.r->name),
-        cells.empty() ? "not checked" : cells, HtmlEscape(row.evidence));
-  }
-  h += "</table>\n<h2>Contents</h2>\n<ol>\n";
-  for (const ScenarioResult& r : results) {
-    h += absl::StrFormat("<li><a href=\"#%s\">%s</a> (%s)</li>\n", Anchor(r),
-                         HtmlEscape(r.title.empty() ? r.name : r.title), HtmlEscape(r.name));
-  }
-  h += "</ol>\n<h2>Method</h2>\n<p>" + HtmlEscape(kMethod) + "</p>\n";
-  for (const ScenarioResult& r : results) {
-    h += absl::StrFormat("<section id=\"%s\"><h2>%s</h2>\n<p><b>Question.</b> %s</p>\n",
-                         Anchor(r), HtmlEscape(r.title.empty() ? r.name : r.title),
-                         HtmlEscape(ResolveProse(r, r.description)));
+        "<details><summary>Question, variants, %s, the measurements and %s</summary>\n",
+        Plural(r.verdict.size() + r.inconsistencies.size(), "verdict", "verdicts"),
+        Plural(charts, "chart", "charts"));
+    h +=
+        absl::StrFormat("<p><b>Question.</b> %s</p>\n", HtmlEscape(ResolveProse(r, r.description)));
     h += absl::StrFormat("<p>Mode %s; sizes (%s): %s. Variants hold the same data and answer "
                          "alike: <b>%s</b>.</p>\n<h3>Variants</h3>\n<ul>\n",
                          HtmlEscape(r.mode), HtmlEscape(r.size_label),
@@ -758,23 +1020,52 @@ std::string HtmlReport(const std::vector<ScenarioResult>& results, const Provena
     for (const Figure& f : Figures()) {
       if (Informative(r, f)) h += SvgChart(r, f);
     }
-    h += "</div></section>\n";
+    h += "</div></details></section>\n";
   }
-  // The self-check: what a person would look for, written into the page so
-  // that a headless browser's --dump-dom reports it (tests/lab_report_html_test.sh).
-  h += "<pre id=\"check\">self-check did not run</pre>\n<script>\n(function(){"
-       "var problems=[];var svgs=document.querySelectorAll('svg');"
-       "for(var i=0;svgs.length>i;i++){var b=svgs[i].getBoundingClientRect();"
-       "if(!(b.width>0&&b.height>0))problems.push('chart '+i+' has no size');}"
+  // A link into a folded part opens it (browsers that do not on their own),
+  // and so does a link the page is opened at.
+  h += "<script>\n(function(){function openTo(id){var t=document.getElementById(id);"
+       "for(var e=t;e;e=e.parentElement)if(e.tagName==='DETAILS')e.open=true;return t;}"
+       "document.addEventListener('click',function(ev){var a=ev.target.closest?"
+       "ev.target.closest('a[href^=\"#\"]'):null;"
+       "if(a)openTo(decodeURIComponent(a.getAttribute('href').slice(1)));});"
+       "if(location.hash){var t=openTo(decodeURIComponent(location.hash.slice(1)));"
+       "if(t)t.scrollIntoView();}})();\n</script>\n";
+  // The self-check: what a person would look for, written into a hidden
+  // element so that a headless browser's --dump-dom reports it
+  // (tests/lab_report_html_test.sh) and a reader never sees it. It measures
+  // the page as it opens (its height, the charts visible without unfolding,
+  // its last visible line), then unfolds everything to check every chart
+  // has a size, every link a target and no template text shows, and folds
+  // it back.
+  h += "<pre id=\"check\" hidden>self-check did not run</pre>\n<script>\n(function(){"
+       "var problems=[];var svgs=document.querySelectorAll('svg');var visible=0;"
+       "function sized(e){var b=e.getBoundingClientRect();return b.width>0&&b.height>0;}"
+       "function shown(e){return sized(e)&&!e.closest('details:not([open])');}"
+       "for(var i=0;svgs.length>i;i++)if(shown(svgs[i]))visible++;"
+       "var height=document.documentElement.scrollHeight;"
+       "var lines=document.body.innerText.trim().split('\\n');var last=lines[lines.length-1];"
+       "var folded=document.querySelectorAll('details:not([open])');"
+       "for(var i=0;folded.length>i;i++)folded[i].open=true;"
+       "var unfolded=document.documentElement.scrollHeight;"
+       "for(var i=0;svgs.length>i;i++)if(!sized(svgs[i]))problems.push('chart '+i+' has no size');"
        "var text=document.body.innerText;var d='$'+'$';"
        "if(text.indexOf(d)>=0)problems.push('template text '+d+' in the page');"
        "if(/\\{\\{\\s*[\\w.]+\\s*\\}\\}/.test(text))"
        "problems.push('a double-brace placeholder in the page');"
+       "var links=document.querySelectorAll('a[href^=\"#\"]');"
+       "for(var i=0;links.length>i;i++){var id=decodeURIComponent(links[i].getAttribute('href')"
+       ".slice(1));if(!document.getElementById(id))problems.push('a link to #'+id+' has no "
+       "target');}"
+       "for(var i=0;folded.length>i;i++)folded[i].open=false;"
+       "if(sized(document.getElementById('check')))problems.push('the self-check is visible');"
        "if(performance.getEntriesByType('resource').length>0)"
        "problems.push('the page loaded other resources');"
        "if(window.labErrors.length>0)problems.push('errors: '+window.labErrors.join('; '));"
-       "document.getElementById('check').textContent=problems.length?"
-       "'self-check FAIL\\n'+problems.join('\\n'):'self-check OK: '+svgs.length+' charts';"
+       "document.getElementById('check').textContent=(problems.length?"
+       "'self-check FAIL\\n'+problems.join('\\n'):'self-check OK')+'\\n'+JSON.stringify("
+       "{charts:svgs.length,visibleCharts:visible,height:height,unfoldedHeight:unfolded,"
+       "lastLine:last});"
        "})();\n</script>\n</body></html>\n";
   return h;
 }

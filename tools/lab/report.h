@@ -33,12 +33,19 @@ Document ResultsToBson(const std::vector<ScenarioResult>& results,
 std::string MarkdownReport(const std::vector<ScenarioResult>& results,
                            const Provenance& provenance = {});
 // report.html: the same, self-contained (inline SVG and CSS, no network),
-// with a table of contents and a self-check script that writes its findings
-// into <pre id="check"> ("OK: N charts" or "FAIL" and the problems).
+// grid first: a table of the rules of thumb against sizes (one coloured cell
+// per verdict, linking to its evidence; each claim links to the words it
+// tests), then per scenario its GlanceChart at each size, with everything
+// else folded (<details>): the claims' evidence, the question, variants,
+// verdicts, table and every informative figure's SvgChart. A self-check
+// script writes its findings into a hidden <pre id="check">: "self-check OK"
+// or "self-check FAIL" and the problems, then a JSON line of what it
+// measured ({charts, visibleCharts, height, unfoldedHeight, lastLine}).
 std::string HtmlReport(const std::vector<ScenarioResult>& results,
                        const Provenance& provenance = {});
 // The summary: one line per claim of a rule of thumb, its scenario and its
-// verdict at each size, and the evidence at the largest size.
+// verdict at each size, and the evidence at the largest size checked, which
+// it names ("10,000: reads/s: ..."); the A/A noise floors.
 std::string SummaryText(const std::vector<ScenarioResult>& results);
 std::string ProvenanceText(const Provenance& p);
 // Whether a chart of `f` carries information: some value is measured and
@@ -48,6 +55,11 @@ bool Informative(const ScenarioResult& r, const Figure& f);
 // per variant with error bars where the figure has intervals, a legend,
 // the unit in the y axis title.
 std::string SvgChart(const ScenarioResult& r, const Figure& f);
+// The chart of one size that a reader takes in at a glance: per variant
+// (SQLite rows included), its reads/s and writes/s as bars scaled to the
+// fastest at that size, with their intervals as whiskers and their values;
+// a row that could not be measured says why. <svg class="glance" ...>.
+std::string GlanceChart(const ScenarioResult& r, int64_t size);
 // The terminal table of one scenario, with its verdict lines (and the
 // advisor's lines, when the run advised).
 std::string TextTable(const ScenarioResult& r);

@@ -188,7 +188,11 @@ MetricView ViewOf(const ScenarioResult& r, const std::string& metric, double rea
   return view;
 }
 
+}  // namespace
+
 void Summarize(ScenarioResult& r) {
+  r.verdict.clear();
+  r.rule_checks.clear();
   for (Measurement& m : r.rows) {
     m.mixed_ops_per_sec.clear();
     m.mixed_samples.clear();
@@ -267,19 +271,22 @@ void Summarize(ScenarioResult& r) {
     const ClaimVerdict reads = judge("reads", {br->variant}, rows, true);
     const ClaimVerdict writes = judge("writes", {bw->variant}, rows, true);
     const ClaimVerdict disk = judge("disk", {bd->variant}, rows, false);
+    // The winners are rockdoc's variants': where SQLite rows stand beside
+    // them in the table (and may be faster), the words say so.
+    const std::string among = sqlite_rows.empty() ? "" : " among rockdoc's variants";
     for (Measurement* m : rows) {
       std::vector<std::string> parts;
       if (m == br) {
-        parts.push_back(reads.kind == VerdictKind::kAgrees ? "fastest reads"
-                        : reads.too_few_repetitions ? "reads: too few repetitions to decide"
-                                                    : "reads: tie for fastest");
+        parts.push_back(reads.kind == VerdictKind::kAgrees ? "fastest reads" + among
+                        : reads.too_few_repetitions        ? "reads: too few repetitions to decide"
+                                                           : "reads: tie for fastest");
       }
       if (m == bw) {
-        parts.push_back(writes.kind == VerdictKind::kAgrees ? "fastest writes"
+        parts.push_back(writes.kind == VerdictKind::kAgrees ? "fastest writes" + among
                         : writes.too_few_repetitions ? "writes: too few repetitions to decide"
                                                      : "writes: tie for fastest");
       }
-      if (m == bd && disk.kind == VerdictKind::kAgrees) parts.push_back("smallest on disk");
+      if (m == bd && disk.kind == VerdictKind::kAgrees) parts.push_back("smallest on disk" + among);
       if (parts.empty()) {
         // A ratio to the best says nothing when the two tie.
         auto vs = [&](const std::vector<double>& mine, const std::vector<double>& best,
@@ -297,29 +304,36 @@ void Summarize(ScenarioResult& r) {
     if (rows.size() >= 2) {
       auto line = [&](const char* what, const ClaimVerdict& v) {
         if (v.kind == VerdictKind::kAgrees) {
-          return absl::StrFormat("%s fastest with %s (%s)", what, v.winner, v.evidence);
+          return absl::StrFormat("%s fastest with %s%s (%s)", what, v.winner, among, v.evidence);
         }
         return v.too_few_repetitions ? absl::StrFormat("%s: not decided (%s)", what, v.evidence)
                                      : absl::StrFormat("%s: no variant significantly fastest (%s)",
                                                        what, v.evidence);
       };
       r.verdict.push_back(absl::StrFormat(
-          "%s %d: %s; %s; least disk after compaction: %s; largest document: %s, %d bytes "
+          "%s %d: %s; %s; least disk after compaction%s: %s; largest document: %s, %d bytes "
           "(%.3f%% of 16 MiB)",
-          r.size_label, size, line("reads", reads), line("writes", writes),
+          r.size_label, size, line("reads", reads), line("writes", writes), among,
           disk.kind == VerdictKind::kAgrees ? bd->variant + " (" + disk.evidence + ")"
                                             : "tie (" + disk.evidence + ")",
           big->variant, big->max_doc_bytes, 100 * big->max_doc_share));
       std::vector<std::string> mixes;
       for (size_t i = 0; i < r.mixes.size(); ++i) {
         const std::string metric = absl::StrFormat("%d:%d", r.mixes[i].first, r.mixes[i].second);
-        Measurement* bm = best_median([i](Measurement* m) { return m->mixed_ops_per_sec[i]; });
+        // The candidate is the best by the figure the verdict judges (the
+        // median of the mix's own samples), so that the sentence never names
+        // one variant while its evidence shows another ahead.
+        Measurement* bm = best_median([i](Measurement* m) {
+          return i < m->mixed_samples.size() && !m->mixed_samples[i].empty()
+                     ? MedianInterval(m->mixed_samples[i]).median
+                     : m->mixed_ops_per_sec[i];
+        });
         const ClaimVerdict v = judge(metric, {bm->variant}, rows, true);
-        mixes.push_back(v.kind == VerdictKind::kAgrees
-                            ? absl::StrFormat("%s %s (%s)", metric, bm->variant, v.evidence)
-                            : absl::StrFormat("%s %s (%s)", metric,
-                                              v.too_few_repetitions ? "not decided" : "tie",
-                                              v.evidence));
+        mixes.push_back(absl::StrFormat("%s %s (%s)", metric,
+                                        v.kind != VerdictKind::kTie ? v.winner
+                                        : v.too_few_repetitions     ? std::string("not decided")
+                                                                : std::string("tie within noise"),
+                                        v.evidence));
       }
       if (!mixes.empty()) {
         r.verdict.push_back(absl::StrFormat("%s %d, best at read:write %s", r.size_label, size,
@@ -433,6 +447,8 @@ void Summarize(ScenarioResult& r) {
     }
   }
 }
+
+namespace {
 
 // A param's unit, from its name's ending (the scenarios' convention).
 std::string UnitOf(std::string_view name) {

@@ -204,6 +204,12 @@ StatusOr<Measurement> RunVariant(const Scenario& s, const Variant& v, int64_t si
 StatusOr<LimitResult> RunLimit(const Scenario& s, const LimitStep& l, const RunOptions& options);
 // Runs everything of a scenario and checks that the variants agree.
 StatusOr<ScenarioResult> RunScenario(const Scenario& s, const RunOptions& options);
+// The verdicts of a measured scenario (RunScenario's last step): each row's
+// `verdict`, `mixed_ops_per_sec` and `mixed_samples`, and `r.verdict` and
+// `r.rule_checks`, from r.rows, r.noise, r.rules, r.mixes and r.sizes alone
+// (no I/O, no clock), so that tests can feed it synthetic samples. Clears
+// and refills what it fills.
+void Summarize(ScenarioResult& r);
 
 // Prose with every placeholder resolved: "$$name", "`name`" and a bare
 // camelCase param name become the param's value with its unit (see

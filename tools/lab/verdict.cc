@@ -280,8 +280,9 @@ ClaimVerdict JudgeClaim(const std::vector<Candidate>& candidates,
                                  best_other->name);
     return v;
   }
+  // The figures only: the sentence around the evidence says "tie" (once).
   v.evidence = absl::StrFormat(
-      "tie (within noise): %s%s", rates(best_claimed, best_other),
+      "%s%s", rates(best_claimed, best_other),
       n_costs > 0 ? absl::StrFormat("; costs within %.0f%%", 100 * kTiedTimeCostTolerance)
                   : std::string());
   return v;

@@ -94,7 +94,10 @@ struct ClaimVerdict {
   VerdictKind kind = VerdictKind::kTie;
   std::string winner;    // the best candidate by the deciding evidence (or the tie's best)
   std::string decided_by;  // a cost name, the time name, or "" for a tie on everything
-  std::string evidence;  // one line: "bytes written/op: 0-indexes 296 vs 1-index 324"
+  // One line of figures: "bytes written/op: 0-indexes 296 vs 1-index 324".
+  // Never the verdict's own word ("tie", "agrees"): the sentence that quotes
+  // the evidence says it, once.
+  std::string evidence;
   // Set when a deterministic cost points the other way than the rates
   // that decided: "X is faster, but costs more (bytes written/write: ...)".
   std::string caveat;
