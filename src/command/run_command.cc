@@ -239,7 +239,7 @@ Status CheckApiParameters(std::string_view name, DocumentView cmd) {
 // What the command layer keeps for a client. Idle cursors and sessions are
 // reaped on the engine's background runner, which Close stops before the
 // state goes.
-class CommandState {
+class CommandState : public ClientExtension {
  public:
   explicit CommandState(BackgroundRunner* runner) {
     cursors.ReapOn(runner);
@@ -374,12 +374,13 @@ namespace internal {
 
 Document RunCommandWithMaxSize(const Client& client, std::string_view db, DocumentView command,
                                size_t max_size) {
-  std::shared_ptr<CommandState>& state = ClientAccess::Commands(client);
-  std::call_once(ClientAccess::CommandsOnce(client), [&state, &client] {
-    state = std::make_shared<CommandState>(&ClientAccess::EngineOf(client)->runner());
+  ClientRep& rep = ClientAccess::RepOf(client);
+  std::call_once(rep.commands_once, [&rep, &client] {
+    rep.commands = std::make_unique<CommandState>(&ClientAccess::EngineOf(client)->runner());
   });
+  auto* state = static_cast<CommandState*>(rep.commands.get());
   BsonBuilder reply;
-  Status s = RunOne(client, state.get(), db, command, max_size, &reply);
+  Status s = RunOne(client, state, db, command, max_size, &reply);
   if (!s.ok()) return ErrorReply(s);
   reply.AppendDouble("ok", 1);
   return std::move(reply).Build();
