@@ -46,6 +46,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rockdoc/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -62,43 +64,44 @@ typedef struct rockdoc_error_t {
 #define ROCKDOC_ERROR_INIT {0, NULL}
 
 /* Releases err->message and resets *err to ROCKDOC_ERROR_INIT. */
-void rockdoc_error_clear(rockdoc_error_t* err);
+ROCKDOC_EXPORT void rockdoc_error_clear(rockdoc_error_t* err);
 
 /* Releases a buffer the library returned (NULL is fine). */
-void rockdoc_free(void* ptr);
+ROCKDOC_EXPORT void rockdoc_free(void* ptr);
 
 /* The library's version, "0.1.0" (static storage). */
-const char* rockdoc_version(void);
+ROCKDOC_EXPORT const char* rockdoc_version(void);
 
 /* ---- Options (all optional: NULL options means the defaults) ---- */
 
-rockdoc_options_t* rockdoc_options_create(void);
-void rockdoc_options_destroy(rockdoc_options_t* options);
+ROCKDOC_EXPORT rockdoc_options_t* rockdoc_options_create(void);
+ROCKDOC_EXPORT void rockdoc_options_destroy(rockdoc_options_t* options);
 /* Create the directory when missing (default 1). */
-void rockdoc_options_set_create_if_missing(rockdoc_options_t* options, int value);
+ROCKDOC_EXPORT void rockdoc_options_set_create_if_missing(rockdoc_options_t* options, int value);
 /* Sync the write-ahead log on every commit (default 0). */
-void rockdoc_options_set_sync(rockdoc_options_t* options, int value);
+ROCKDOC_EXPORT void rockdoc_options_set_sync(rockdoc_options_t* options, int value);
 /* The block cache's size in bytes (default: sized from memory as MongoDB
  * sizes WiredTiger's cache, half of (RAM or the cgroup's limit - 1 GiB) and
- * at least 256 MiB; rockdoc::DefaultBlockCacheBytes in rockdoc/client.h). */
-void rockdoc_options_set_block_cache_bytes(rockdoc_options_t* options, size_t bytes);
+ * at least 256 MiB; rockdoc::DefaultBlockCacheBytes in rockdoc/options.h). */
+ROCKDOC_EXPORT void rockdoc_options_set_block_cache_bytes(rockdoc_options_t* options, size_t bytes);
 
 /* ---- Clients ---- */
 
 /* Opens (or creates) the database directory `path`. NULL on failure:
  * DBPathInUse (98) when another client has it open, NonExistentPath (29),
  * DataCorruptionDetected (296), ... (see Client::Open). */
-rockdoc_client_t* rockdoc_open(const char* path, const rockdoc_options_t* options,
-                               rockdoc_error_t* err);
+ROCKDOC_EXPORT rockdoc_client_t* rockdoc_open(const char* path, const rockdoc_options_t* options,
+                                              rockdoc_error_t* err);
 
 /* Closes the directory and releases the client (NULL is fine). Returns 1,
  * or 0 when closing failed (the client is released all the same). */
-int rockdoc_close(rockdoc_client_t* client, rockdoc_error_t* err);
+ROCKDOC_EXPORT int rockdoc_close(rockdoc_client_t* client, rockdoc_error_t* err);
 
 /* Hot backup (Client::Checkpoint): writes an openable copy of the whole
  * database into the new directory `dir` while the client stays in use.
  * Returns 1, or 0 with the error: IllegalOperation (20) when `dir` exists. */
-int rockdoc_checkpoint(rockdoc_client_t* client, const char* dir, rockdoc_error_t* err);
+ROCKDOC_EXPORT int rockdoc_checkpoint(rockdoc_client_t* client, const char* dir,
+                                      rockdoc_error_t* err);
 
 /* ---- Commands ---- */
 
@@ -108,55 +111,57 @@ int rockdoc_checkpoint(rockdoc_client_t* client, const char* dir, rockdoc_error_
  * errmsg in *err, and still gives the reply (for writeErrors and the like,
  * a reply with ok: 1 is a success). Bad arguments return 0 with no reply
  * (*reply set to NULL). */
-int rockdoc_run_command(rockdoc_client_t* client, const char* db, const uint8_t* command,
-                        size_t command_len, uint8_t** reply, size_t* reply_len,
-                        rockdoc_error_t* err);
+ROCKDOC_EXPORT int rockdoc_run_command(rockdoc_client_t* client, const char* db,
+                                       const uint8_t* command, size_t command_len, uint8_t** reply,
+                                       size_t* reply_len, rockdoc_error_t* err);
 
 /* Runs a command that answers with a cursor (find, listCollections,
  * listIndexes, ...) and returns a cursor over all its results: the first
  * batch, then getMore as it is read. NULL on failure. */
-rockdoc_cursor_t* rockdoc_command_cursor(rockdoc_client_t* client, const char* db,
-                                         const uint8_t* command, size_t command_len,
-                                         rockdoc_error_t* err);
+ROCKDOC_EXPORT rockdoc_cursor_t* rockdoc_command_cursor(rockdoc_client_t* client, const char* db,
+                                                        const uint8_t* command, size_t command_len,
+                                                        rockdoc_error_t* err);
 
 /* Lends the next document: returns 1 and sets *doc / *doc_len (valid until
  * the next call on this cursor); 0 at the end, or on an error (then *err is
  * set; check err->code). */
-int rockdoc_cursor_next(rockdoc_cursor_t* cursor, const uint8_t** doc, size_t* doc_len,
-                        rockdoc_error_t* err);
+ROCKDOC_EXPORT int rockdoc_cursor_next(rockdoc_cursor_t* cursor, const uint8_t** doc,
+                                       size_t* doc_len, rockdoc_error_t* err);
 
 /* Closes the cursor (on the server side too) and releases it (NULL is
  * fine). */
-void rockdoc_cursor_close(rockdoc_cursor_t* cursor);
+ROCKDOC_EXPORT void rockdoc_cursor_close(rockdoc_cursor_t* cursor);
 
 /* ---- Convenience calls (each one command: insert, find, update, delete) ---- */
 
 /* Inserts one document (an _id is added when it has none). DuplicateKey
  * (11000) and other write errors are returned in *err. */
-int rockdoc_insert_one(rockdoc_client_t* client, const char* db, const char* collection,
-                       const uint8_t* doc, size_t doc_len, rockdoc_error_t* err);
+ROCKDOC_EXPORT int rockdoc_insert_one(rockdoc_client_t* client, const char* db,
+                                      const char* collection, const uint8_t* doc, size_t doc_len,
+                                      rockdoc_error_t* err);
 
 /* Finds the documents matching `filter` (NULL: all). `options`, if not
  * NULL, is a BSON document of find command fields: sort, projection, skip,
  * limit, hint, batchSize, maxTimeMS, ... */
-rockdoc_cursor_t* rockdoc_find(rockdoc_client_t* client, const char* db, const char* collection,
-                               const uint8_t* filter, size_t filter_len, const uint8_t* options,
-                               size_t options_len, rockdoc_error_t* err);
+ROCKDOC_EXPORT rockdoc_cursor_t* rockdoc_find(rockdoc_client_t* client, const char* db,
+                                              const char* collection, const uint8_t* filter,
+                                              size_t filter_len, const uint8_t* options,
+                                              size_t options_len, rockdoc_error_t* err);
 
 /* Updates the first (multi = 0) or every (multi = 1) document matching
  * `filter` with `update` (operators or a replacement). *matched and
  * *modified (if not NULL) receive the counts; an upserted document counts
  * as matched. */
-int rockdoc_update(rockdoc_client_t* client, const char* db, const char* collection,
-                   const uint8_t* filter, size_t filter_len, const uint8_t* update,
-                   size_t update_len, int multi, int upsert, int64_t* matched, int64_t* modified,
-                   rockdoc_error_t* err);
+ROCKDOC_EXPORT int rockdoc_update(rockdoc_client_t* client, const char* db, const char* collection,
+                                  const uint8_t* filter, size_t filter_len, const uint8_t* update,
+                                  size_t update_len, int multi, int upsert, int64_t* matched,
+                                  int64_t* modified, rockdoc_error_t* err);
 
 /* Deletes the first (multi = 0) or every (multi = 1) document matching
  * `filter`; *deleted (if not NULL) receives the count. */
-int rockdoc_delete(rockdoc_client_t* client, const char* db, const char* collection,
-                   const uint8_t* filter, size_t filter_len, int multi, int64_t* deleted,
-                   rockdoc_error_t* err);
+ROCKDOC_EXPORT int rockdoc_delete(rockdoc_client_t* client, const char* db, const char* collection,
+                                  const uint8_t* filter, size_t filter_len, int multi,
+                                  int64_t* deleted, rockdoc_error_t* err);
 
 #ifdef __cplusplus
 } /* extern "C" */

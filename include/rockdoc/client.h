@@ -24,6 +24,11 @@
 // destructor) flushes and closes the directory, after which operations on
 // surviving handles fail with a clear error.
 //
+// The options the operations take are in rockdoc/options.h, what they
+// return in rockdoc/results.h; this header includes both. The library's
+// layers below the API include those two and never this one
+// (src/README.md).
+//
 // Example:
 //   auto client = rockdoc::Client::Open("/tmp/library");
 //   rockdoc::Collection books = (*client)->GetDatabase("library").GetCollection("books");
@@ -36,13 +41,15 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "rockdoc/document.h"
+#include "rockdoc/export.h"
+#include "rockdoc/options.h"
+#include "rockdoc/results.h"
 #include "rockdoc/status.h"
 
 namespace rockdoc {
@@ -50,8 +57,8 @@ namespace rockdoc {
 namespace internal {
 class Engine;
 class CursorImpl;
-class CommandState;
 struct ClientAccess;
+struct ClientRep;
 }  // namespace internal
 
 class Database;
@@ -64,106 +71,7 @@ class SessionState;
 struct OpContext;
 }
 
-// The block cache a ClientOptions starts with: sized from memory as MongoDB
-// sizes WiredTiger's cache, half of (memory - 1 GiB) and at least 256 MiB,
-// where memory is the machine's RAM or the cgroup's memory limit when that
-// is lower (24 GiB of RAM: 11.5 GiB). The cache takes memory only as blocks
-// are read into it; every Client has its own.
-size_t DefaultBlockCacheBytes();
-
-struct ClientOptions {
-  // Create the directory (and a new database in it) when missing. When
-  // false, opening a missing directory fails with NonExistentPath.
-  bool create_if_missing = true;
-  // Durability of each acknowledged write. The write-ahead log is always on.
-  //  - false (default, like MongoDB's j:false): a commit is in the OS page
-  //    cache; a process crash loses nothing, a power failure or kernel crash
-  //    can lose the acknowledged writes the OS had not yet written back
-  //    (Linux: up to about 30 s by default), always the most recent ones and
-  //    never half a write: recovery stops at the last whole transaction.
-  //  - true: each commit fsyncs the log before it is acknowledged; nothing
-  //    acknowledged is lost on power failure, at the cost of one fsync per
-  //    write (batched writes such as InsertMany share one).
-  bool sync = false;
-  // The table files the engine keeps open at once (RocksDB's
-  // max_open_files): -1 keeps every one open (fastest; one descriptor per
-  // file of the database), a number >= 20 bounds them (a file past the
-  // bound is reopened when read). Other values are BadValue at Open.
-  // rockdoc-serve bounds it within the process's open-file limit, beside
-  // its connections (README.md, "rockdoc serve").
-  int max_open_files = -1;
-  // RocksDB block cache (uncompressed data blocks), shared by all collections.
-  size_t block_cache_bytes = DefaultBlockCacheBytes();
-  // How long a write waits for a document lock held by another writer
-  // before failing with LockTimeout (24).
-  int64_t lock_timeout_ms = 10000;
-  // How long a multi-document transaction may stay open (MongoDB's
-  // transactionLifetimeLimitSeconds, 60 s by default): past it the
-  // transaction is aborted, its locks released, and its next operation or
-  // commit fails with NoSuchTransaction (251).
-  int64_t transaction_lifetime_limit_ms = 60000;
-  // How often the TTL monitor deletes expired documents of TTL indexes
-  // (MongoDB's ttlMonitorSleepSecs, 60 s). 0 turns the monitor off;
-  // negative is BadValue at Open.
-  int64_t ttl_monitor_period_ms = 60000;
-  // What an index build's sort holds in memory before it spills sorted runs
-  // to the directory's _tmp/ (MongoDB's maxIndexBuildMemoryUsageMegabytes,
-  // 200 MB). Must be positive (BadValue at Open).
-  int64_t max_index_build_memory_bytes = int64_t{200} << 20;
-  // Statistics kept as a side effect of operations, for the schema
-  // advisor and for people. On, writes cost at most about 3% more
-  // (bench/statistics_bench.cc measures on against off: 0.4% to 2.7% more
-  // instructions on its insert and update workloads). Off turns off the
-  // growth watch (no growth warnings counted, logged or returned in
-  // results), the distributions kept on write (document sizes and array
-  // lengths: Collection::GrowthStats, collStats' documentSizes and
-  // arrayLengths), and the query statistics and profiler (levels 1 and 2
-  // are then refused, and nothing is recorded). A client that
-  // writes with them off leaves its collections' document sizes unknown to
-  // the next one with them on, until its Collection::Stats rebuilds them.
-  bool collect_statistics = true;
-};
-
-// Client::StartSession's options (mongosh's startSession({...})).
-struct SessionOptions {
-  // A snapshot session (MongoDB's {snapshot: true}): every read in it sees
-  // the state of the database at the session's first read, across
-  // collections and databases; writes are refused (a snapshot session is
-  // for consistent multi-collection reads outside transactions).
-  bool snapshot = false;
-};
-
-// Session::StartTransaction's options. rockdoc runs one node with snapshot
-// isolation, so MongoDB's readConcern/writeConcern/readPreference have a
-// single meaning here; the shell accepts the values that mean it and refuses
-// the rest. Nothing here yet: a field is added when an option has an effect.
-struct TransactionOptions {};
-
-// Storage figures, from RocksDB's statistics.
-struct StorageStats {
-  uint64_t bytes_written = 0;       // logical bytes written by writes (keys + values)
-  uint64_t bytes_read = 0;          // logical bytes returned by (multi-)gets and iterators
-  uint64_t wal_bytes = 0;           // bytes appended to the write-ahead log
-  uint64_t flush_bytes = 0;         // bytes written by memtable flushes
-  uint64_t compaction_bytes_written = 0;
-  uint64_t live_sst_bytes = 0;      // size of the live data files
-};
-
-// What Client::Salvage found and did.
-struct SalvageReport {
-  // One line per problem: the file, what was wrong, how many bytes were
-  // dropped ("000004.log: dropping 14704 bytes; Corruption: checksum
-  // mismatch"). Empty when nothing was wrong.
-  std::vector<std::string> findings;
-  // Intact log records written after the damage and discarded with it, so
-  // that the database is a state it really was in. A record holds one
-  // transaction, or several committed together by concurrent writers.
-  int64_t discarded_log_records = 0;
-  // Copies of the damaged logs, kept in the directory ("000004.log.damaged").
-  std::vector<std::string> saved_files;
-};
-
-class Client {
+class ROCKDOC_EXPORT Client {
  public:
   // Opens (or creates) the database directory at `path`.
   // Errors: DBPathInUse (98) when another process (or another Client in
@@ -267,13 +175,12 @@ class Client {
   friend struct internal::ClientAccess;
   explicit Client(std::shared_ptr<internal::Engine> engine);
   std::shared_ptr<internal::Engine> engine_;
-  // The command layer's state (src/command/: cursors, sessions), made on
-  // the first command.
-  mutable std::once_flag commands_once_;
-  mutable std::shared_ptr<internal::CommandState> commands_;
+  // The rest of the client's state, which the public API does not name (the
+  // command layer's cursors and sessions: api/client_internal.h).
+  std::unique_ptr<internal::ClientRep> rep_;
 };
 
-class Database {
+class ROCKDOC_EXPORT Database {
  public:
   const std::string& name() const { return name_; }
   // A handle on the collection `name`; it exists once created or inserted into.
@@ -418,7 +325,7 @@ class Database {
 // one (each write is its own atomic change), except in a snapshot session.
 // A Session is used by one thread at a time; sessions on different threads
 // are independent.
-class Session {
+class ROCKDOC_EXPORT Session {
  public:
   Session(Session&&) noexcept;
   Session& operator=(Session&&) noexcept;
@@ -464,395 +371,12 @@ class Session {
   std::shared_ptr<internal::SessionState> state_;
 };
 
-// ---- Results of operations ----
-
-// Every write's result carries the growth warnings it raised (see
-// GrowthStatistics; none with collect_statistics off), one line each as
-// the database's log has them, e.g. "document growth in shop.orders: the
-// document {_id: 7} has an array 'items' of 250 elements (250 or more)...":
-// at most kMaxWriteWarnings, then one line saying how many more there were.
-inline constexpr size_t kMaxWriteWarnings = 10;
-
-struct InsertOneResult {
-  Value inserted_id;
-  std::vector<std::string> warnings;
-};
-
-// One failed document of a multi-document write.
-struct WriteError {
-  size_t index = 0;  // position in the input
-  Status status;
-};
-
-struct InsertManyResult {
-  // The _id of every document inserted, in input order.
-  std::vector<Value> inserted_ids;
-  // Documents that were not inserted, with why. An ordered insert stops at
-  // the first one; an unordered insert goes on and reports all.
-  std::vector<WriteError> write_errors;
-  // Growth warnings (see InsertOneResult).
-  std::vector<std::string> warnings;
-  size_t inserted_count() const { return inserted_ids.size(); }
-  bool ok() const { return write_errors.empty(); }
-};
-
-struct InsertManyOptions {
-  bool ordered = true;
-  // bypassDocumentValidation: the collection's validator is not applied.
-  bool bypass_document_validation = false;
-  // maxTimeMS: checked before each document; once it has passed the call
-  // fails with MaxTimeMSExpired (50) "operation exceeded time limit" (the
-  // documents before it stay inserted, as in MongoDB); 0 = no limit; at
-  // most 2^31 - 1 (BadValue otherwise). See "Time limits" above Collection.
-  int64_t max_time_ms = 0;
-};
-
-struct InsertOneOptions {
-  // bypassDocumentValidation: the collection's validator is not applied.
-  bool bypass_document_validation = false;
-};
-
-struct DeleteResult {
-  int64_t deleted_count = 0;
-};
-
-struct UpdateResult {
-  int64_t matched_count = 0;
-  int64_t modified_count = 0;
-  // Set when an upsert inserted a document.
-  std::optional<Value> upserted_id;
-  // Growth warnings (see InsertOneResult).
-  std::vector<std::string> warnings;
-};
-
-// A distribution in power-of-two buckets, as the store keeps them on write:
-// counts[i] is how many values lie in [2^i, 2^(i+1)) (counts[0] holds 0 and
-// 1; the last bucket everything from 2^24 = 16 MiB up). Percentiles are
-// known to the bucket: PercentileBound gives the largest value of the
-// bucket that holds it, 2^(i+1) - 1, so the true value is at most that and
-// more than half of it.
-struct Log2Histogram {
-  std::vector<int64_t> counts;
-  int64_t total() const;
-  // The bound of the p-th percentile (nearest rank, p in (0, 100]); 0 when
-  // the histogram is empty.
-  int64_t PercentileBound(double p) const;
-  // The bound of the largest value (PercentileBound(100)).
-  int64_t MaxBound() const { return PercentileBound(100); }
-};
-
-// The lengths of the arrays at one path (see GrowthStatistics::array_lengths).
-struct ArrayLengths {
-  std::string path;        // "comments", "thread.replies"
-  Log2Histogram lengths;   // one value per write that was looked at
-  int64_t max = 0;         // the longest length seen, exact
-};
-
-// What the store records of a collection's writes when
-// ClientOptions::collect_statistics is on, for the schema advisor; kept in
-// memory, cheaply, and written into the collection's catalog entry when the
-// client closes, so that they survive restarts (and renames; a drop removes
-// them). Only committed writes count: a write rolled back or aborted with its
-// transaction does not.
-struct GrowthStatistics {
-  // Growth warnings: writes that made a document reach 50% or 90% of the
-  // 16 MiB limit, or one of its arrays 250, 1,000 or 10,000 elements (each
-  // also a line in the database's log, and in the write's result:
-  // InsertOneResult::warnings, ...). collStats shows them as
-  // growthWarnings.
-  int64_t size_50_percent_warnings = 0;
-  int64_t size_90_percent_warnings = 0;
-  int64_t array_250_warnings = 0;
-  int64_t array_1000_warnings = 0;
-  int64_t array_10000_warnings = 0;
-  // Every document's size (BSON bytes), exact under inserts, updates,
-  // replacements and deletes. Unknown (false, the counts empty) when not
-  // every write since they were last exact is in them: the database was
-  // created before rockdoc kept them, was not closed cleanly (Client::Close
-  // or the destructor), or was written with collect_statistics off.
-  // Collection::Stats, which reads every document anyway, makes them known
-  // again (exactly, while writers go on).
-  bool document_sizes_known = false;
-  Log2Histogram document_sizes;
-  // Array lengths by path ("a.b": the arrays of the document and of its
-  // embedded documents; arrays inside array elements are not looked at),
-  // as seen by the writes that grow a document of 750 bytes or more (the
-  // only ones that can make an array reach 250 elements): one value per
-  // array of 16 elements or more in the written document. Observations,
-  // not the current state: deleting a document takes nothing away. At most
-  // 64 paths per collection, the first met; sorted by path.
-  std::vector<ArrayLengths> array_lengths;
-};
-
-// A collection's sizes, as collStats reports them (bytes).
-struct CollectionStats {
-  int64_t count = 0;
-  // The documents' BSON bytes (MongoDB's `size`), summed by a scan.
-  int64_t size = 0;
-  // What the documents take in RocksDB (compressed table files and
-  // memtables): an estimate, as RocksDB gives it.
-  int64_t storage_size = 0;
-  // Per index, in listIndexes order, the estimated bytes of its entries.
-  // The records are clustered by _id, so `_id_` has no storage of its own: 0.
-  std::vector<std::pair<std::string, int64_t>> index_sizes;
-  int64_t total_index_size = 0;
-  // A capped collection's limits: bytes of documents, and documents (0: none).
-  bool capped = false;
-  int64_t max_size = 0;
-  int64_t max = 0;
-  // What the store records of the collection's writes (see
-  // GrowthStatistics); the document sizes rebuilt by this call's scan when
-  // they were unknown (and statistics are on).
-  GrowthStatistics growth;
-};
-
-struct ValidateResult {
-  bool valid = true;
-  int64_t records = 0;       // documents seen
-  int64_t index_entries = 0; // secondary index entries seen
-  std::vector<std::string> errors;
-  std::vector<std::string> warnings;
-};
-
-// ---- Options ----
-
-struct FindOptions {
-  // {field: 1 | -1, ...}; empty = no order (the plan's natural order).
-  // {$natural: 1 | -1} (alone): storage order, forward or backward.
-  Document sort;
-  // MongoDB projection: {a: 1, b: 1} or {a: 0}, dotted paths, $slice,
-  // $elemMatch, positional "a.$".
-  Document projection;
-  int64_t skip = 0;  // negative: error 51024, as the find command
-  // 0 = no limit. A negative limit is treated as its absolute value.
-  int64_t limit = 0;
-  // Forces an index: its key pattern ({a: 1}) or, in hint_name, its name.
-  // {$natural: 1 | -1} forces a collection scan (other $natural values:
-  // BadValue).
-  Document hint;
-  std::string hint_name;
-  // A blocking sort (no index provides the order) may use at most this much
-  // memory, as MongoDB's 100 MB; past it the query fails with
-  // QueryExceededMemoryLimitNoDiskUseAllowed (292).
-  int64_t max_blocking_sort_bytes = int64_t{100} << 20;
-  // maxTimeMS: the operation fails with MaxTimeMSExpired (50) "operation
-  // exceeded time limit" once it has run this long; 0 = no limit; at most
-  // 2^31 - 1 (BadValue otherwise). See "Time limits" above Collection.
-  int64_t max_time_ms = 0;
-  // let: variables for the filter's $expr ({$$name}): {name: <expression>},
-  // each evaluated once before the operation runs, as MongoDB 5.0+'s.
-  Document let;
-  // comment: any value, which the operation's profile entry (system.profile's
-  // `command`) carries, as MongoDB's; nothing else reads it.
-  std::optional<Value> comment;
-  // min / max: index key values ({a: 3, b: "x"}) bounding a scan of the
-  // hinted index, as MongoDB's: min inclusive, max exclusive, both in the
-  // index's order (a descending field's min is its highest value). Each
-  // names exactly the index's fields, in its order; the filter still
-  // applies. Errors: no hint, 51173 "When using min()/max() a hint of which
-  // index to use must be provided"; a $natural hint or sort,
-  // NoQueryExecutionPlans (291) "min and max are incompatible with
-  // $natural"; other fields than the index's, 51174 "The index chosen is
-  // not compatible with min/max"; min and max naming different fields,
-  // 51176; min not before max, 51175.
-  Document min;
-  Document max;
-  // returnKey: each result is the index key of the entry that produced it
-  // ({a: 5} for an index {a: 1}; {_id: v} through the _id order; {} from a
-  // collection scan), as MongoDB's; the projection and show_record_id are
-  // then ignored, as MongoDB ignores them.
-  bool return_key = false;
-  // showRecordId: each result gets a last field `$recordId`, what identifies
-  // the document in storage, stable for the document's life: in a capped
-  // collection its insertion sequence number (a long, 1, 2, ..., as
-  // MongoDB's record ids); elsewhere the records are clustered by _id, and
-  // it is the _id's keystring as BinData (subtype 0), as MongoDB shows the
-  // record id of a clustered collection.
-  bool show_record_id = false;
-  // tailable (capped collections only; MongoDB's errors otherwise: BadValue
-  // "... tailable cursor requested on non capped collection", a sort other
-  // than {$natural: 1}): the cursor reads in insertion order, and its end is
-  // not final: Next() returning false with an OK status means "nothing more
-  // yet", and a later Next() returns the documents inserted since (each
-  // such call reads a new snapshot). When the document it last returned has
-  // been removed by the collection's roll-over, Next() fails with
-  // CappedPositionLost (136). The plan is always a collection scan (a hint
-  // is not used, as MongoDB's).
-  bool tailable = false;
-};
-
-struct CountOptions {
-  int64_t skip = 0;
-  int64_t limit = 0;
-  Document hint;
-  std::string hint_name;
-  // maxTimeMS: the operation fails with MaxTimeMSExpired (50) "operation
-  // exceeded time limit" once it has run this long; 0 = no limit; at most
-  // 2^31 - 1 (BadValue otherwise). See "Time limits" above Collection.
-  int64_t max_time_ms = 0;
-  // comment: any value, which the operation's profile entry (system.profile's
-  // `command`) carries, as MongoDB's; nothing else reads it.
-  std::optional<Value> comment;
-};
-
-// An update pipeline: the array of stages [{$set: ...}, {$unset: ...}] (its
-// bytes: a BSON array is a document keyed "0", "1", ...). The stages are
-// $addFields/$set, $project, $unset, $replaceRoot/$replaceWith over
-// aggregation expressions; the result keeps the original `_id`. Fields may
-// be created with `$` or `.` in their names ($setField, $replaceWith), as
-// in MongoDB 5.0+. arrayFilters are refused (FailedToParse).
-struct UpdatePipeline {
-  DocumentView stages;
-};
-
-struct UpdateOptions {
-  // Insert a document when none matches, seeded from the filter's equality
-  // fields with the update applied ($setOnInsert included).
-  bool upsert = false;
-  // Filters for the $[identifier] positional operator, one per identifier.
-  std::vector<Document> array_filters;
-  // updateOne / replaceOne: which matching document is changed when several
-  // match (MongoDB 8.0's sort option). updateMany refuses one: FailedToParse (9).
-  Document sort;
-  Document hint;
-  std::string hint_name;
-  // maxTimeMS: the operation fails with MaxTimeMSExpired (50) "operation
-  // exceeded time limit" once it has run this long; 0 = no limit; at most
-  // 2^31 - 1 (BadValue otherwise). See "Time limits" above Collection.
-  int64_t max_time_ms = 0;
-  // bypassDocumentValidation: the collection's validator is not applied.
-  bool bypass_document_validation = false;
-  // let: variables for the filter's $expr and an update pipeline's
-  // expressions ({$$name}), each evaluated once before the update runs.
-  Document let;
-};
-
-// deleteOne / deleteMany.
-struct DeleteOptions {
-  // Forces an index for finding the targets: its key pattern or, in
-  // hint_name, its name (as FindOptions::hint).
-  Document hint;
-  std::string hint_name;
-  // maxTimeMS: the operation fails with MaxTimeMSExpired (50) "operation
-  // exceeded time limit" once it has run this long; 0 = no limit; at most
-  // 2^31 - 1 (BadValue otherwise). See "Time limits" above Collection.
-  int64_t max_time_ms = 0;
-  // let: variables for the filter's $expr ({$$name}): {name: <expression>},
-  // each evaluated once before the operation runs, as MongoDB 5.0+'s.
-  Document let;
-};
-
-// distinct.
-struct DistinctOptions {
-  // maxTimeMS: the operation fails with MaxTimeMSExpired (50) "operation
-  // exceeded time limit" once it has run this long; 0 = no limit; at most
-  // 2^31 - 1 (BadValue otherwise). See "Time limits" above Collection.
-  int64_t max_time_ms = 0;
-  // comment: any value, which the operation's profile entry (system.profile's
-  // `command`) carries, as MongoDB's; nothing else reads it.
-  std::optional<Value> comment;
-};
-
-// Collection::Aggregate's options.
-struct AggregateOptions {
-  // maxTimeMS: one deadline for the whole pipeline, its stages' work and
-  // all its finds (the leading one, each $lookup's, ...); 0 = no limit.
-  int64_t max_time_ms = 0;
-  // An index for the pipeline's leading find: a key pattern, or a name.
-  Document hint;
-  std::string hint_name;
-  // Variables for the pipeline's expressions ({$$name}): {name: <expression>},
-  // each evaluated once before the pipeline runs.
-  Document let;
-  // comment: any value, which the operation's profile entry (system.profile's
-  // `command`) carries, as MongoDB's; nothing else reads it.
-  std::optional<Value> comment;
-  // allowDiskUse: $sort and $group that outgrow their 100 MB write sorted
-  // runs to the database directory's _tmp/ folder and still answer (then
-  // $group's output is in _id order); false, they fail with
-  // QueryExceededMemoryLimitNoDiskUseAllowed (292), as every other blocking
-  // stage does past 100 MB either way.
-  bool allow_disk_use = false;
-  // The memory each blocking stage may hold, as MongoDB's 100 MB (its
-  // internalDocumentSourceGroupMaxMemoryBytes and friends); lower it to see
-  // spilling on small data. At least 1 (BadValue otherwise).
-  int64_t max_blocking_stage_bytes = int64_t{100} << 20;
-};
-
-enum class ReturnDocument { kBefore, kAfter };
-
-struct FindOneAndModifyOptions {
-  // Which matching document is chosen when several match.
-  Document sort;
-  Document projection;
-  bool upsert = false;
-  ReturnDocument return_document = ReturnDocument::kBefore;
-  std::vector<Document> array_filters;
-  // Forces an index for finding the document: its key pattern or, in
-  // hint_name, its name (as FindOptions::hint).
-  Document hint;
-  std::string hint_name;
-  // maxTimeMS: the operation fails with MaxTimeMSExpired (50) "operation
-  // exceeded time limit" once it has run this long; 0 = no limit; at most
-  // 2^31 - 1 (BadValue otherwise). See "Time limits" above Collection.
-  int64_t max_time_ms = 0;
-  // bypassDocumentValidation: the collection's validator is not applied.
-  bool bypass_document_validation = false;
-  // let: variables for the filter's $expr and an update pipeline's
-  // expressions ({$$name}), each evaluated once before the operation runs.
-  Document let;
-};
-
-// The options of an index that rockdoc implements. Every option MongoDB
-// knows and rockdoc does not has no field here: from an options document,
-// ParseIndexOptions refuses it.
-struct IndexOptions {
-  std::string name;  // default: "a_1_b_-1" from the key pattern
-  bool unique = false;
-  bool sparse = false;
-  // `background` as given: no effect (every build is one scan, as MongoDB's
-  // since 4.2), kept in the index's specification, which listIndexes shows,
-  // as MongoDB keeps it.
-  std::optional<bool> background;
-  Document partial_filter_expression;
-  // A TTL index (single field): documents whose indexed field is a date (or
-  // an array holding one) older than this many seconds are deleted by the
-  // client's TTL monitor (ClientOptions::ttl_monitor_period_ms). 0 to
-  // 2147483647; unset: not a TTL index.
-  std::optional<int64_t> expire_after_seconds;
-};
-
-// Decodes createIndex's options document ({name, unique, sparse,
-// partialFilterExpression, v, background, ...}) from one table of known
-// option names: the one place that decodes them, for the shell, tools and
-// tests alike. Errors:
-//   InvalidIndexSpecificationOption (197): a name MongoDB does not know
-//     ("The field 'x' is not valid for an index specification. ...");
-//   NotImplemented (238): an option MongoDB has and rockdoc does not
-//     implement (collation, hidden, weights,
-//     default_language, 2dsphereIndexVersion, wildcardProjection, ...):
-//     "The index option 'x' is not supported by rockdoc";
-//   TypeMismatch (14): a value of the wrong type; CannotCreateIndex (67):
-//     v other than 2 (v:1 is NotImplemented).
-// `background`, `dropDups` and `ns` are accepted and have no effect, as in
-// MongoDB since 4.2 (`background` stays in the specification, as MongoDB's).
-StatusOr<IndexOptions> ParseIndexOptions(DocumentView options);
-
-// One index of a createIndexes call: its key pattern and options document
-// (decoded by ParseIndexOptions).
-struct IndexModel {
-  Document keys;
-  Document options;
-};
-
-enum class ExplainVerbosity { kQueryPlanner, kExecutionStats, kAllPlansExecution };
-
 // A stream of documents over one consistent snapshot, read in batches as it
 // goes (never all at once).
 //
 //   while (cursor.Next()) Use(cursor.document());
 //   if (!cursor.status().ok()) ...
-class Cursor {
+class ROCKDOC_EXPORT Cursor {
  public:
   Cursor(Cursor&&) noexcept;
   Cursor& operator=(Cursor&&) noexcept;
@@ -884,7 +408,7 @@ class Cursor {
 // when updateMany or deleteMany runs out of time, the documents it changed
 // before stay changed and the call returns MaxTimeMSExpired without saying
 // how many (as MongoDB's write error does).
-class Collection {
+class ROCKDOC_EXPORT Collection {
  public:
   const std::string& name() const { return name_; }
   const std::string& database_name() const { return db_name_; }

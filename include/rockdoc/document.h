@@ -28,6 +28,7 @@
 #include <string_view>
 #include <vector>
 
+#include "rockdoc/export.h"
 #include "rockdoc/status.h"
 #include "rockdoc/types.h"
 
@@ -71,7 +72,7 @@ struct DbPointerView {
 //   doc.Get("n").AsInt32();          // 5
 //   doc.Get("n").AsString();         // nullopt: an int32, not a string
 //   doc.Get("missing").String();     // "" (missing: the neutral value)
-class Element {
+class ROCKDOC_EXPORT Element {
  public:
   Element() = default;
   // `data` points at the type byte of a validated element.
@@ -165,7 +166,7 @@ class Element {
 
 // A validated BSON document (or array, whose keys are "0", "1", ...) viewed
 // in place.
-class DocumentView {
+class ROCKDOC_EXPORT DocumentView {
  public:
   // The empty document.
   DocumentView();
@@ -222,7 +223,7 @@ class DocumentView {
 };
 
 // An owned, validated BSON document.
-class Document {
+class ROCKDOC_EXPORT Document {
  public:
   // The empty document {}.
   Document();
@@ -259,7 +260,7 @@ class Document {
 
 // Value: one owned BSON value (no key), for results such as an inserted
 // `_id`. Cheap to move; copies its bytes.
-class Value {
+class ROCKDOC_EXPORT Value {
  public:
   // A missing value (element().ok() is false).
   Value();
@@ -289,7 +290,8 @@ struct BsonValidationOptions {
 // Errors: InvalidBSON (22) with the byte offset and reason;
 // BSONObjectTooLarge (10334) when the length exceeds max_size; Overflow (15)
 // when nesting exceeds max_depth.
-Status ValidateBson(std::string_view bytes, const BsonValidationOptions& options = {});
+ROCKDOC_EXPORT Status ValidateBson(std::string_view bytes,
+                                   const BsonValidationOptions& options = {});
 
 // An append-only builder of BSON. Open documents and arrays nest; while an
 // array is the innermost open container, the key passed to Append* is
@@ -301,7 +303,7 @@ Status ValidateBson(std::string_view bytes, const BsonValidationOptions& options
 // checked before it gets here: JSON parsing, the shell's conversion and the
 // update parser (paths, $rename's target) refuse NUL in names with BadValue;
 // other code that makes names from untrusted strings must check first.
-class BsonBuilder {
+class ROCKDOC_EXPORT BsonBuilder {
  public:
   BsonBuilder();
 
@@ -367,12 +369,12 @@ class BsonBuilder {
 // rank first, then within the type; numbers by exact value across int32,
 // int64, double and decimal128 (NaN equal to NaN and below every other
 // number). Returns <0, 0 or >0.
-int CompareValues(const Element& a, const Element& b);
+ROCKDOC_EXPORT int CompareValues(const Element& a, const Element& b);
 // Whole documents, field by field: type rank, then field name, then value;
 // a shorter document that is a prefix of a longer one sorts first.
-int CompareDocuments(DocumentView a, DocumentView b);
+ROCKDOC_EXPORT int CompareDocuments(DocumentView a, DocumentView b);
 // Elements as BSONElement::woCompare with field names considered.
-int CompareElements(const Element& a, const Element& b, bool consider_field_names);
+ROCKDOC_EXPORT int CompareElements(const Element& a, const Element& b, bool consider_field_names);
 
 }  // namespace rockdoc
 

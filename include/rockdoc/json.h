@@ -20,6 +20,7 @@
 #include <string_view>
 
 #include "rockdoc/document.h"
+#include "rockdoc/export.h"
 #include "rockdoc/status.h"
 
 namespace rockdoc {
@@ -36,7 +37,7 @@ enum class JsonFormat {
 
 // Parses one JSON object into a document. Errors are FailedToParse (9) and
 // name the byte offset, line and column, and what was wrong.
-StatusOr<Document> FromJson(std::string_view json);
+ROCKDOC_EXPORT StatusOr<Document> FromJson(std::string_view json);
 
 // The bytes FromPaddedJson may read past the end of its text.
 inline constexpr size_t kJsonPadding = 64;
@@ -44,13 +45,14 @@ inline constexpr size_t kJsonPadding = 64;
 // (a file of JSON lines read whole, a network buffer). Precondition: the
 // kJsonPadding bytes after `json` are readable (their contents do not
 // matter); the parser reads up to them, never writes. The same errors.
-StatusOr<Document> FromPaddedJson(std::string_view json);
+ROCKDOC_EXPORT StatusOr<Document> FromPaddedJson(std::string_view json);
 
 // Writes a document on one line ({"a": 1, "b": "x"}, a space after ':' and
 // ','), in the given format.
-std::string ToJson(DocumentView doc, JsonFormat format = JsonFormat::kRelaxed);
+ROCKDOC_EXPORT std::string ToJson(DocumentView doc, JsonFormat format = JsonFormat::kRelaxed);
 // Writes a single value in the given format (no key).
-std::string ValueToJson(const Element& value, JsonFormat format = JsonFormat::kRelaxed);
+ROCKDOC_EXPORT std::string ValueToJson(const Element& value,
+                                       JsonFormat format = JsonFormat::kRelaxed);
 
 }  // namespace rockdoc
 

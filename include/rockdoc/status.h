@@ -27,6 +27,7 @@
 #include <variant>
 #include <vector>
 
+#include "rockdoc/export.h"
 namespace rockdoc {
 
 // MongoDB's error codes (src/mongo/base/error_codes.yml). These numbers are
@@ -119,10 +120,10 @@ enum class ErrorCode : int32_t {
 
 // The name MongoDB reports as `codeName` ("BadValue", "DuplicateKey",
 // "Location17419" for unnamed codes).
-std::string ErrorCodeName(ErrorCode code);
+ROCKDOC_EXPORT std::string ErrorCodeName(ErrorCode code);
 
 // Status: success, or an error code with a message.
-class [[nodiscard]] Status {
+class [[nodiscard]] ROCKDOC_EXPORT Status {
  public:
   // An OK status.
   Status() = default;
@@ -195,15 +196,15 @@ class [[nodiscard]] Status {
   std::shared_ptr<const Rep> rep_;
 };
 
-std::ostream& operator<<(std::ostream& os, const Status& s);
+ROCKDOC_EXPORT std::ostream& operator<<(std::ostream& os, const Status& s);
 
 // Factory functions, one per frequently used code.
-Status InternalError(std::string message);
-Status BadValue(std::string message);
-Status FailedToParse(std::string message);
-Status TypeMismatch(std::string message);
-Status InvalidBSON(std::string message);
-Status NotImplemented(std::string message);
+ROCKDOC_EXPORT Status InternalError(std::string message);
+ROCKDOC_EXPORT Status BadValue(std::string message);
+ROCKDOC_EXPORT Status FailedToParse(std::string message);
+ROCKDOC_EXPORT Status TypeMismatch(std::string message);
+ROCKDOC_EXPORT Status InvalidBSON(std::string message);
+ROCKDOC_EXPORT Status NotImplemented(std::string message);
 
 // StatusOr<T>: a T, or a non-OK Status explaining why there is none.
 template <typename T>
@@ -258,7 +259,7 @@ class [[nodiscard]] StatusOr {
 };
 
 namespace internal {
-[[noreturn]] void DieOnBadStatusOrAccess(const Status& status);
+[[noreturn]] ROCKDOC_EXPORT void DieOnBadStatusOrAccess(const Status& status);
 }  // namespace internal
 
 template <typename T>

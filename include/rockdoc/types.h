@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "rockdoc/export.h"
 #include "rockdoc/status.h"
 
 namespace rockdoc {
@@ -52,20 +53,20 @@ enum class BsonType : uint8_t {
 };
 
 // True for the type bytes the BSON spec defines.
-bool IsValidBsonType(uint8_t type_byte);
+ROCKDOC_EXPORT bool IsValidBsonType(uint8_t type_byte);
 
 // MongoDB's alias for a type, as `$type` accepts it: "double", "string",
 // "object", "array", "binData", "undefined", "objectId", "bool", "date",
 // "null", "regex", "dbPointer", "javascript", "symbol",
 // "javascriptWithScope", "int", "timestamp", "long", "decimal", "minKey",
 // "maxKey"; "eoo" for kEod.
-std::string_view BsonTypeAlias(BsonType type);
+ROCKDOC_EXPORT std::string_view BsonTypeAlias(BsonType type);
 
 // Rank of a type in MongoDB's cross-type sort order: MinKey < Undefined <
 // Null < numbers < string/symbol < object < array < binData < objectId <
 // bool < date < timestamp < regex < dbPointer < code < codeWithScope <
 // MaxKey. All numeric types share one rank, as do string and symbol.
-int CanonicalTypeRank(BsonType type);
+ROCKDOC_EXPORT int CanonicalTypeRank(BsonType type);
 
 // Binary subtypes. On-disk values: do not change.
 enum class BinarySubtype : uint8_t {
@@ -83,7 +84,7 @@ enum class BinarySubtype : uint8_t {
 
 // A 12-byte ObjectId: 4-byte big-endian seconds since the epoch, 5-byte
 // per-process random value, 3-byte big-endian counter.
-class ObjectId {
+class ROCKDOC_EXPORT ObjectId {
  public:
   static constexpr size_t kSize = 12;
 
@@ -116,7 +117,7 @@ class ObjectId {
 
 // BSON Timestamp: an increment `i` and seconds `t`; stored as one
 // little-endian uint64 whose high 32 bits are `t`. Ordered by (t, i).
-struct BsonTimestamp {
+struct ROCKDOC_EXPORT BsonTimestamp {
   uint32_t t = 0;
   uint32_t i = 0;
   uint64_t AsUint64() const { return (static_cast<uint64_t>(t) << 32) | i; }
@@ -133,7 +134,7 @@ struct BsonTimestamp {
 //
 // A finite value is (-1)^negative * coefficient * 10^exponent with a
 // coefficient below 10^34 and an exponent in [-6176, 6111].
-class Decimal128 {
+class ROCKDOC_EXPORT Decimal128 {
  public:
   static constexpr int kMaxExponent = 6111;
   static constexpr int kMinExponent = -6176;

@@ -53,7 +53,8 @@ StatusOr<SalvageReport> Client::Salvage(const std::string& path, const ClientOpt
   return Engine::Salvage(path, options);
 }
 
-Client::Client(std::shared_ptr<Engine> engine) : engine_(std::move(engine)) {}
+Client::Client(std::shared_ptr<Engine> engine)
+    : engine_(std::move(engine)), rep_(std::make_unique<internal::ClientRep>()) {}
 
 Client::~Client() { Close().IgnoreError(); }
 

@@ -38,15 +38,27 @@ struct ClientAccess {
     return database.engine_;
   }
   static const std::shared_ptr<Engine>& EngineOf(const Client& client) { return client.engine_; }
-  // The command layer's state of a client (src/command/), made once on
-  // the first command through `once`.
-  static std::once_flag& CommandsOnce(const Client& client) { return client.commands_once_; }
-  static std::shared_ptr<CommandState>& Commands(const Client& client) {
-    return client.commands_;
-  }
+  static ClientRep& RepOf(const Client& client) { return *client.rep_; }
   // What a Cursor delegates to (null for a default one): the command
   // layer's awaitData getMore asks a tailable cursor what to wait on.
   static CursorImpl* ImplOf(const Cursor& cursor) { return cursor.impl_.get(); }
+};
+
+// The state a layer above the API keeps for each client (the command
+// layer's cursors and sessions: command/run_command.cc's CommandState),
+// which the client owns without knowing its type.
+class ClientExtension {
+ public:
+  virtual ~ClientExtension() = default;
+};
+
+// What a Client holds besides its engine, out of the public header. It is
+// destroyed with the client, after Client::Close has stopped the engine's
+// background runner (which reaps idle cursors and sessions).
+struct ClientRep {
+  // The command layer's state, made once, on the client's first command.
+  std::once_flag commands_once;
+  std::unique_ptr<ClientExtension> commands;
 };
 
 // $out's and $merge's targets (pipeline/pipeline.h's OpenTargetFn) in the

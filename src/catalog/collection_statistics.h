@@ -37,8 +37,9 @@
 
 #include "absl/base/thread_annotations.h"
 #include "common/mutex.h"
-#include "rockdoc/client.h"
 #include "rockdoc/document.h"
+#include "rockdoc/options.h"
+#include "rockdoc/results.h"
 #include "rockdoc/status.h"
 
 namespace rockdoc::internal {
@@ -159,7 +160,7 @@ class CollectionStatistics {
   std::map<std::string, ArrayEntry, std::less<>> arrays_ ABSL_GUARDED_BY(mu_);
 };
 
-// The public figures of a histogram (rockdoc/client.h's Log2Histogram).
+// The public figures of a histogram (rockdoc/results.h's Log2Histogram).
 Log2Histogram ToHistogram(const Log2Counts& counts);
 
 }  // namespace rockdoc::internal

@@ -254,7 +254,7 @@ Status CheckApiParameters(std::string_view name, DocumentView cmd) {
 // What the command layer keeps for a client. Idle cursors and sessions are
 // reaped on the engine's background runner, which Close stops before the
 // state goes.
-class CommandState {
+class CommandState : public ClientExtension {
  public:
   explicit CommandState(BackgroundRunner* runner) {
     cursors.ReapOn(runner);
@@ -303,11 +303,11 @@ namespace {
 
 // The command layer's state of `client`, made on first use.
 CommandState* StateOf(const Client& client) {
-  std::shared_ptr<CommandState>& state = ClientAccess::Commands(client);
-  std::call_once(ClientAccess::CommandsOnce(client), [&state, &client] {
-    state = std::make_shared<CommandState>(&ClientAccess::EngineOf(client)->runner());
+  ClientRep& rep = ClientAccess::RepOf(client);
+  std::call_once(rep.commands_once, [&rep, &client] {
+    rep.commands = std::make_unique<CommandState>(&ClientAccess::EngineOf(client)->runner());
   });
-  return state.get();
+  return static_cast<CommandState*>(rep.commands.get());
 }
 
 Status Dispatch(const Client& client, CommandState* state, std::string_view db, DocumentView cmd,
@@ -510,13 +510,7 @@ Document RunCommandWithMaxSize(const Client& client, std::string_view db, Docume
   return std::move(reply).Build();
 }
 
-void StopCursorWaits(const Client& client) {
-  std::shared_ptr<CommandState>& state = ClientAccess::Commands(client);
-  std::call_once(ClientAccess::CommandsOnce(client), [&state, &client] {
-    state = std::make_shared<CommandState>(&ClientAccess::EngineOf(client)->runner());
-  });
-  state->cursors.StopWaits();
-}
+void StopCursorWaits(const Client& client) { StateOf(client)->cursors.StopWaits(); }
 
 }  // namespace internal
 

@@ -22,8 +22,8 @@
 
 #include "bson/append_number.h"
 #include "query/match_expression.h"
-#include "rockdoc/client.h"
 #include "rockdoc/document.h"
+#include "rockdoc/options.h"
 #include "rockdoc/status.h"
 #include "storage/kv.h"
 

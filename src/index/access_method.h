@@ -39,8 +39,8 @@
 #include "index/index_entry.h"
 #include "index/key_generator.h"
 #include "query/match_expression.h"
-#include "rockdoc/client.h"
 #include "rockdoc/document.h"
+#include "rockdoc/options.h"
 #include "rockdoc/status.h"
 
 namespace rockdoc::internal {

@@ -38,8 +38,8 @@
 #include "common/mutex.h"
 #include "query/field_path.h"
 #include "query/match_expression.h"
-#include "rockdoc/client.h"
 #include "rockdoc/document.h"
+#include "rockdoc/options.h"
 #include "rockdoc/status.h"
 
 namespace rockdoc::internal {

@@ -65,8 +65,9 @@
 #include "common/deadline.h"
 #include "exec/plan_executor.h"
 #include "query/expr_match_expression.h"
-#include "rockdoc/client.h"
 #include "rockdoc/document.h"
+#include "rockdoc/options.h"
+#include "rockdoc/results.h"
 #include "rockdoc/status.h"
 #include "storage/spill.h"
 

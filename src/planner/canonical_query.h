@@ -13,7 +13,7 @@
 
 #include "query/match_expression.h"
 #include "query/sort_pattern.h"
-#include "rockdoc/client.h"
+#include "rockdoc/options.h"
 
 namespace rockdoc::internal {
 

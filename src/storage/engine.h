@@ -21,7 +21,8 @@
 #include <shared_mutex>
 #include <string>
 
-#include "rockdoc/client.h"
+#include "rockdoc/options.h"
+#include "rockdoc/results.h"
 #include "rockdoc/status.h"
 #include "absl/base/thread_annotations.h"
 #include "common/mutex.h"

@@ -18,7 +18,7 @@
 #include <string_view>
 
 #include "common/mutex.h"
-#include "rockdoc/client.h"
+#include "rockdoc/options.h"
 #include "rockdoc/status.h"
 #include "storage/engine.h"
 

@@ -1,0 +1,352 @@
+// rockdoc/options.h: the options of the client and of its operations
+// (ClientOptions, FindOptions, UpdateOptions, AggregateOptions, IndexOptions,
+// ...), plain structs of standard types and rockdoc documents.
+//
+// They live apart from rockdoc/client.h, as LevelDB's and RocksDB's
+// options.h live apart from their db.h: the library's own layers below the
+// API (storage, index, planner, pipeline, ...; src/README.md) take these
+// options and may include this header, but never rockdoc/client.h (the build
+// checks it: tests/layering/no_client_h_below_api.cmake). Users include
+// rockdoc/client.h, which includes this header.
+//
+// Thread safety: plain values.
+#ifndef ROCKDOC_OPTIONS_H_
+#define ROCKDOC_OPTIONS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rockdoc/document.h"
+#include "rockdoc/export.h"
+#include "rockdoc/status.h"
+
+namespace rockdoc {
+
+// The block cache a ClientOptions starts with: sized from memory as MongoDB
+// sizes WiredTiger's cache, half of (memory - 1 GiB) and at least 256 MiB,
+// where memory is the machine's RAM or the cgroup's memory limit when that
+// is lower (24 GiB of RAM: 11.5 GiB). The cache takes memory only as blocks
+// are read into it; every Client has its own.
+ROCKDOC_EXPORT size_t DefaultBlockCacheBytes();
+
+struct ClientOptions {
+  // Create the directory (and a new database in it) when missing. When
+  // false, opening a missing directory fails with NonExistentPath.
+  bool create_if_missing = true;
+  // Durability of each acknowledged write. The write-ahead log is always on.
+  //  - false (default, like MongoDB's j:false): a commit is in the OS page
+  //    cache; a process crash loses nothing, a power failure or kernel crash
+  //    can lose the acknowledged writes the OS had not yet written back
+  //    (Linux: up to about 30 s by default), always the most recent ones and
+  //    never half a write: recovery stops at the last whole transaction.
+  //  - true: each commit fsyncs the log before it is acknowledged; nothing
+  //    acknowledged is lost on power failure, at the cost of one fsync per
+  //    write (batched writes such as InsertMany share one).
+  bool sync = false;
+  // The table files the engine keeps open at once (RocksDB's
+  // max_open_files): -1 keeps every one open (fastest; one descriptor per
+  // file of the database), a number >= 20 bounds them (a file past the
+  // bound is reopened when read). Other values are BadValue at Open.
+  // rockdoc-serve bounds it within the process's open-file limit, beside
+  // its connections (README.md, "rockdoc serve").
+  int max_open_files = -1;
+  // RocksDB block cache (uncompressed data blocks), shared by all collections.
+  size_t block_cache_bytes = DefaultBlockCacheBytes();
+  // How long a write waits for a document lock held by another writer
+  // before failing with LockTimeout (24).
+  int64_t lock_timeout_ms = 10000;
+  // How long a multi-document transaction may stay open (MongoDB's
+  // transactionLifetimeLimitSeconds, 60 s by default): past it the
+  // transaction is aborted, its locks released, and its next operation or
+  // commit fails with NoSuchTransaction (251).
+  int64_t transaction_lifetime_limit_ms = 60000;
+  // How often the TTL monitor deletes expired documents of TTL indexes
+  // (MongoDB's ttlMonitorSleepSecs, 60 s). 0 turns the monitor off;
+  // negative is BadValue at Open.
+  int64_t ttl_monitor_period_ms = 60000;
+  // What an index build's sort holds in memory before it spills sorted runs
+  // to the directory's _tmp/ (MongoDB's maxIndexBuildMemoryUsageMegabytes,
+  // 200 MB). Must be positive (BadValue at Open).
+  int64_t max_index_build_memory_bytes = int64_t{200} << 20;
+  // Statistics kept as a side effect of operations, for the schema
+  // advisor and for people. On, writes cost at most about 3% more
+  // (bench/statistics_bench.cc measures on against off: 0.4% to 2.7% more
+  // instructions on its insert and update workloads). Off turns off the
+  // growth watch (no growth warnings counted, logged or returned in
+  // results), the distributions kept on write (document sizes and array
+  // lengths: Collection::GrowthStats, collStats' documentSizes and
+  // arrayLengths), and the query statistics and profiler (levels 1 and 2
+  // are then refused, and nothing is recorded). A client that
+  // writes with them off leaves its collections' document sizes unknown to
+  // the next one with them on, until its Collection::Stats rebuilds them.
+  bool collect_statistics = true;
+};
+
+// Client::StartSession's options (mongosh's startSession({...})).
+struct SessionOptions {
+  // A snapshot session (MongoDB's {snapshot: true}): every read in it sees
+  // the state of the database at the session's first read, across
+  // collections and databases; writes are refused (a snapshot session is
+  // for consistent multi-collection reads outside transactions).
+  bool snapshot = false;
+};
+
+// Session::StartTransaction's options. rockdoc runs one node with snapshot
+// isolation, so MongoDB's readConcern/writeConcern/readPreference have a
+// single meaning here; the shell accepts the values that mean it and refuses
+// the rest. Nothing here yet: a field is added when an option has an effect.
+struct TransactionOptions {};
+
+struct InsertManyOptions {
+  bool ordered = true;
+  // bypassDocumentValidation: the collection's validator is not applied.
+  bool bypass_document_validation = false;
+  // maxTimeMS: checked before each document; once it has passed the call
+  // fails with MaxTimeMSExpired (50) "operation exceeded time limit" (the
+  // documents before it stay inserted, as in MongoDB); 0 = no limit; at
+  // most 2^31 - 1 (BadValue otherwise). See "Time limits" in rockdoc/client.h.
+  int64_t max_time_ms = 0;
+};
+
+struct InsertOneOptions {
+  // bypassDocumentValidation: the collection's validator is not applied.
+  bool bypass_document_validation = false;
+};
+
+struct FindOptions {
+  // {field: 1 | -1, ...}; empty = no order (the plan's natural order).
+  // {$natural: 1 | -1} (alone): storage order, forward or backward.
+  Document sort;
+  // MongoDB projection: {a: 1, b: 1} or {a: 0}, dotted paths, $slice,
+  // $elemMatch, positional "a.$".
+  Document projection;
+  int64_t skip = 0;  // negative: error 51024, as the find command
+  // 0 = no limit. A negative limit is treated as its absolute value.
+  int64_t limit = 0;
+  // Forces an index: its key pattern ({a: 1}) or, in hint_name, its name.
+  // {$natural: 1 | -1} forces a collection scan (other $natural values:
+  // BadValue).
+  Document hint;
+  std::string hint_name;
+  // A blocking sort (no index provides the order) may use at most this much
+  // memory, as MongoDB's 100 MB; past it the query fails with
+  // QueryExceededMemoryLimitNoDiskUseAllowed (292).
+  int64_t max_blocking_sort_bytes = int64_t{100} << 20;
+  // maxTimeMS: the operation fails with MaxTimeMSExpired (50) "operation
+  // exceeded time limit" once it has run this long; 0 = no limit; at most
+  // 2^31 - 1 (BadValue otherwise). See "Time limits" in rockdoc/client.h.
+  int64_t max_time_ms = 0;
+  // let: variables for the filter's $expr ({$$name}): {name: <expression>},
+  // each evaluated once before the operation runs, as MongoDB 5.0+'s.
+  Document let;
+  // comment: any value, which the operation's profile entry (system.profile's
+  // `command`) carries, as MongoDB's; nothing else reads it.
+  std::optional<Value> comment;
+  // min / max: index key values ({a: 3, b: "x"}) bounding a scan of the
+  // hinted index, as MongoDB's: min inclusive, max exclusive, both in the
+  // index's order (a descending field's min is its highest value). Each
+  // names exactly the index's fields, in its order; the filter still
+  // applies. Errors: no hint, 51173 "When using min()/max() a hint of which
+  // index to use must be provided"; a $natural hint or sort,
+  // NoQueryExecutionPlans (291) "min and max are incompatible with
+  // $natural"; other fields than the index's, 51174 "The index chosen is
+  // not compatible with min/max"; min and max naming different fields,
+  // 51176; min not before max, 51175.
+  Document min;
+  Document max;
+  // returnKey: each result is the index key of the entry that produced it
+  // ({a: 5} for an index {a: 1}; {_id: v} through the _id order; {} from a
+  // collection scan), as MongoDB's; the projection and show_record_id are
+  // then ignored, as MongoDB ignores them.
+  bool return_key = false;
+  // showRecordId: each result gets a last field `$recordId`, what identifies
+  // the document in storage, stable for the document's life: in a capped
+  // collection its insertion sequence number (a long, 1, 2, ..., as
+  // MongoDB's record ids); elsewhere the records are clustered by _id, and
+  // it is the _id's keystring as BinData (subtype 0), as MongoDB shows the
+  // record id of a clustered collection.
+  bool show_record_id = false;
+  // tailable (capped collections only; MongoDB's errors otherwise: BadValue
+  // "... tailable cursor requested on non capped collection", a sort other
+  // than {$natural: 1}): the cursor reads in insertion order, and its end is
+  // not final: Next() returning false with an OK status means "nothing more
+  // yet", and a later Next() returns the documents inserted since (each
+  // such call reads a new snapshot). When the document it last returned has
+  // been removed by the collection's roll-over, Next() fails with
+  // CappedPositionLost (136). The plan is always a collection scan (a hint
+  // is not used, as MongoDB's).
+  bool tailable = false;
+};
+
+struct CountOptions {
+  int64_t skip = 0;
+  int64_t limit = 0;
+  Document hint;
+  std::string hint_name;
+  // maxTimeMS: the operation fails with MaxTimeMSExpired (50) "operation
+  // exceeded time limit" once it has run this long; 0 = no limit; at most
+  // 2^31 - 1 (BadValue otherwise). See "Time limits" in rockdoc/client.h.
+  int64_t max_time_ms = 0;
+  // comment: any value, which the operation's profile entry (system.profile's
+  // `command`) carries, as MongoDB's; nothing else reads it.
+  std::optional<Value> comment;
+};
+
+// An update pipeline: the array of stages [{$set: ...}, {$unset: ...}] (its
+// bytes: a BSON array is a document keyed "0", "1", ...). The stages are
+// $addFields/$set, $project, $unset, $replaceRoot/$replaceWith over
+// aggregation expressions; the result keeps the original `_id`. Fields may
+// be created with `$` or `.` in their names ($setField, $replaceWith), as
+// in MongoDB 5.0+. arrayFilters are refused (FailedToParse).
+struct UpdatePipeline {
+  DocumentView stages;
+};
+
+struct UpdateOptions {
+  // Insert a document when none matches, seeded from the filter's equality
+  // fields with the update applied ($setOnInsert included).
+  bool upsert = false;
+  // Filters for the $[identifier] positional operator, one per identifier.
+  std::vector<Document> array_filters;
+  // updateOne / replaceOne: which matching document is changed when several
+  // match (MongoDB 8.0's sort option). updateMany refuses one: FailedToParse (9).
+  Document sort;
+  Document hint;
+  std::string hint_name;
+  // maxTimeMS: the operation fails with MaxTimeMSExpired (50) "operation
+  // exceeded time limit" once it has run this long; 0 = no limit; at most
+  // 2^31 - 1 (BadValue otherwise). See "Time limits" in rockdoc/client.h.
+  int64_t max_time_ms = 0;
+  // bypassDocumentValidation: the collection's validator is not applied.
+  bool bypass_document_validation = false;
+  // let: variables for the filter's $expr and an update pipeline's
+  // expressions ({$$name}), each evaluated once before the update runs.
+  Document let;
+};
+
+// deleteOne / deleteMany.
+struct DeleteOptions {
+  // Forces an index for finding the targets: its key pattern or, in
+  // hint_name, its name (as FindOptions::hint).
+  Document hint;
+  std::string hint_name;
+  // maxTimeMS: the operation fails with MaxTimeMSExpired (50) "operation
+  // exceeded time limit" once it has run this long; 0 = no limit; at most
+  // 2^31 - 1 (BadValue otherwise). See "Time limits" in rockdoc/client.h.
+  int64_t max_time_ms = 0;
+  // let: variables for the filter's $expr ({$$name}): {name: <expression>},
+  // each evaluated once before the operation runs, as MongoDB 5.0+'s.
+  Document let;
+};
+
+// distinct.
+struct DistinctOptions {
+  // maxTimeMS: the operation fails with MaxTimeMSExpired (50) "operation
+  // exceeded time limit" once it has run this long; 0 = no limit; at most
+  // 2^31 - 1 (BadValue otherwise). See "Time limits" in rockdoc/client.h.
+  int64_t max_time_ms = 0;
+  // comment: any value, which the operation's profile entry (system.profile's
+  // `command`) carries, as MongoDB's; nothing else reads it.
+  std::optional<Value> comment;
+};
+
+// Collection::Aggregate's options.
+struct AggregateOptions {
+  // maxTimeMS: one deadline for the whole pipeline, its stages' work and
+  // all its finds (the leading one, each $lookup's, ...); 0 = no limit.
+  int64_t max_time_ms = 0;
+  // An index for the pipeline's leading find: a key pattern, or a name.
+  Document hint;
+  std::string hint_name;
+  // Variables for the pipeline's expressions ({$$name}): {name: <expression>},
+  // each evaluated once before the pipeline runs.
+  Document let;
+  // comment: any value, which the operation's profile entry (system.profile's
+  // `command`) carries, as MongoDB's; nothing else reads it.
+  std::optional<Value> comment;
+  // allowDiskUse: $sort and $group that outgrow their 100 MB write sorted
+  // runs to the database directory's _tmp/ folder and still answer (then
+  // $group's output is in _id order); false, they fail with
+  // QueryExceededMemoryLimitNoDiskUseAllowed (292), as every other blocking
+  // stage does past 100 MB either way.
+  bool allow_disk_use = false;
+  // The memory each blocking stage may hold, as MongoDB's 100 MB (its
+  // internalDocumentSourceGroupMaxMemoryBytes and friends); lower it to see
+  // spilling on small data. At least 1 (BadValue otherwise).
+  int64_t max_blocking_stage_bytes = int64_t{100} << 20;
+};
+
+enum class ReturnDocument { kBefore, kAfter };
+
+struct FindOneAndModifyOptions {
+  // Which matching document is chosen when several match.
+  Document sort;
+  Document projection;
+  bool upsert = false;
+  ReturnDocument return_document = ReturnDocument::kBefore;
+  std::vector<Document> array_filters;
+  // Forces an index for finding the document: its key pattern or, in
+  // hint_name, its name (as FindOptions::hint).
+  Document hint;
+  std::string hint_name;
+  // maxTimeMS: the operation fails with MaxTimeMSExpired (50) "operation
+  // exceeded time limit" once it has run this long; 0 = no limit; at most
+  // 2^31 - 1 (BadValue otherwise). See "Time limits" in rockdoc/client.h.
+  int64_t max_time_ms = 0;
+  // bypassDocumentValidation: the collection's validator is not applied.
+  bool bypass_document_validation = false;
+  // let: variables for the filter's $expr and an update pipeline's
+  // expressions ({$$name}), each evaluated once before the operation runs.
+  Document let;
+};
+
+// The options of an index that rockdoc implements. Every option MongoDB
+// knows and rockdoc does not has no field here: from an options document,
+// ParseIndexOptions refuses it.
+struct IndexOptions {
+  std::string name;  // default: "a_1_b_-1" from the key pattern
+  bool unique = false;
+  bool sparse = false;
+  // `background` as given: no effect (every build is one scan, as MongoDB's
+  // since 4.2), kept in the index's specification, which listIndexes shows,
+  // as MongoDB keeps it.
+  std::optional<bool> background;
+  Document partial_filter_expression;
+  // A TTL index (single field): documents whose indexed field is a date (or
+  // an array holding one) older than this many seconds are deleted by the
+  // client's TTL monitor (ClientOptions::ttl_monitor_period_ms). 0 to
+  // 2147483647; unset: not a TTL index.
+  std::optional<int64_t> expire_after_seconds;
+};
+
+// Decodes createIndex's options document ({name, unique, sparse,
+// partialFilterExpression, v, background, ...}) from one table of known
+// option names: the one place that decodes them, for the shell, tools and
+// tests alike. Errors:
+//   InvalidIndexSpecificationOption (197): a name MongoDB does not know
+//     ("The field 'x' is not valid for an index specification. ...");
+//   NotImplemented (238): an option MongoDB has and rockdoc does not
+//     implement (collation, hidden, weights,
+//     default_language, 2dsphereIndexVersion, wildcardProjection, ...):
+//     "The index option 'x' is not supported by rockdoc";
+//   TypeMismatch (14): a value of the wrong type; CannotCreateIndex (67):
+//     v other than 2 (v:1 is NotImplemented).
+// `background`, `dropDups` and `ns` are accepted and have no effect, as in
+// MongoDB since 4.2 (`background` stays in the specification, as MongoDB's).
+ROCKDOC_EXPORT StatusOr<IndexOptions> ParseIndexOptions(DocumentView options);
+
+// One index of a createIndexes call: its key pattern and options document
+// (decoded by ParseIndexOptions).
+struct IndexModel {
+  Document keys;
+  Document options;
+};
+
+enum class ExplainVerbosity { kQueryPlanner, kExecutionStats, kAllPlansExecution };
+
+}  // namespace rockdoc
+
+#endif  // ROCKDOC_OPTIONS_H_
