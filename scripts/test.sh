@@ -16,10 +16,19 @@ bash scripts/install-deps.sh
 
 jobs=$(nproc)
 start=$(date +%s)
-# Optional speed-up: ccache, where installed (CMake reads these variables when
-# it first configures a build directory). CI without ccache builds as before.
+# ccache (scripts/install-deps.sh installs it; CMake reads these variables
+# when it first configures a build directory). CI builds a fresh clone in a
+# folder of its own, on the machine whose cache the session's builds filled,
+# so the cache must not key on where the checkout lies: paths under the
+# checkout's parent (the clone and ../shared) are hashed relative to it, the
+# working directory is left out (it only names the folder in debug
+# information), and the sloppiness lets precompiled headers be cached.
 if command -v ccache >/dev/null; then
   export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
+  CCACHE_BASEDIR=$(cd .. && pwd)
+  export CCACHE_BASEDIR CCACHE_NOHASHDIR=1
+  export CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
+  ccache --zero-stats >/dev/null
 fi
 
 # Debug information is line tables only (-g1, clang's -gline-tables-only)
@@ -91,4 +100,7 @@ if [ "${ROCKDOC_SKIP_SANITIZERS:-0}" != "1" ] && [ "${ROCKDOC_SKIP_FUZZ:-0}" != 
 fi
 # --- end fuzz
 
+if command -v ccache >/dev/null; then
+  ccache --show-stats | grep -E 'Hits|Misses' || true
+fi
 echo "== test.sh finished in $(( $(date +%s) - start )) s =="

@@ -31,11 +31,12 @@
 #include "rockdoc/document.h"
 #include "rockdoc/json.h"
 #include "rockdoc/types.h"
+#include "test_paths.h"
 
 namespace rockdoc {
 namespace {
 
-std::string CorpusDir() { return std::string(ROCKDOC_TEST_DATA_DIR) + "/bson-corpus"; }
+std::string CorpusDir() { return rockdoc::test::TestDataDir() + "/bson-corpus"; }
 
 // Cases skipped on purpose, by "file: description", with the reason. Keep
 // this empty unless a case truly cannot apply to rockdoc.

@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "rockdoc/status.h"
 #include "rockdoc/types.h"
+#include "test_paths.h"
 
 namespace rockdoc {
 namespace {
@@ -24,7 +25,7 @@ namespace {
 using ::testing::HasSubstr;
 
 std::string CorpusPath(int n) {
-  return std::string(ROCKDOC_TEST_DATA_DIR) + "/bson-corpus/decimal128-" + std::to_string(n) +
+  return rockdoc::test::TestDataDir() + "/bson-corpus/decimal128-" + std::to_string(n) +
          ".json";
 }
 

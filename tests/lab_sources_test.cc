@@ -11,11 +11,12 @@
 #include <string>
 
 #include "scenario.h"
+#include "test_paths.h"
 
 namespace rockdoc::lab {
 namespace {
 
-std::string SeedsDir() { return std::string(ROCKDOC_TEST_DATA_DIR) + "/../seeds"; }
+std::string SeedsDir() { return rockdoc::test::TestDataDir() + "/../seeds"; }
 
 // Runs of whitespace (spaces, newlines, tabs) become one space.
 std::string Squeeze(const std::string& text) {

@@ -145,7 +145,7 @@ TEST_F(ManualExamplesTest, EveryCaseGivesTheManualsOutput) {
   int cases = 0, passed = 0;
   for (const char* file : {"stages", "accumulators", "expressions"}) {
     const std::string path =
-        std::string(ROCKDOC_TESTS_SOURCE_DIR) + "/data/manual_examples_" + file + ".json";
+        rockdoc::test::TestsSourceDir() + "/data/manual_examples_" + file + ".json";
     const std::string text = ReadFile(path);
     ASSERT_FALSE(text.empty()) << path;
     StatusOr<Document> corpus = FromJson("{\"cases\": " + text + "}");

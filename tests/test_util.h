@@ -15,18 +15,9 @@
 #include "rockdoc/client.h"
 #include "rockdoc/document.h"
 #include "rockdoc/json.h"
+#include "test_paths.h"
 
 namespace rockdoc::test {
-
-// The specification test data (../shared/test-data beside the checkout).
-inline std::string TestDataDir() {
-  if (const char* env = std::getenv("ROCKDOC_TEST_DATA_DIR")) return env;
-#ifdef ROCKDOC_TEST_DATA_DIR
-  return ROCKDOC_TEST_DATA_DIR;
-#else
-  return "../shared/test-data";
-#endif
-}
 
 // A fresh empty directory, removed with everything in it on destruction.
 class ScratchDir {
