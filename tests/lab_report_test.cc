@@ -99,6 +99,36 @@ TEST(LabSentenceTest, ATieIsSaidOnce) {
   EXPECT_EQ(r.verdict, once);
 }
 
+// Two claims of one rule may name the same variant and metric, judged
+// against different rivals (independent-access: "referenced wins reads"
+// against every variant, and against the indexed embedding alone). Each
+// summary row shows its own claim's verdict once per size: it used to show
+// both claims' checks in both rows ("10: agrees, 10: agrees").
+TEST(LabSentenceTest, ClaimsSharingAVariantAndMetricKeepTheirOwnVerdicts) {
+  ScenarioResult r;
+  r.name = "rivals";
+  r.size_label = "n";
+  r.variants = {"a", "b", "c"};
+  r.sizes = {100};
+  Claim against_b = LabClaim("a", "reads");
+  against_b.against = {"b"};
+  Claim against_c = LabClaim("a", "reads");
+  against_c.against = {"c"};
+  r.rules = {{"a reads fastest", {against_b, against_c}}};
+  const std::vector<double> fast = {100, 101, 102, 103, 104};
+  const std::vector<double> slow = {10, 11, 12, 13, 14};
+  r.rows = {Row("a", 100, fast, fast), Row("b", 100, fast, fast), Row("c", 100, slow, slow)};
+  Summarize(r);
+  ASSERT_EQ(r.rule_checks.size(), 2u);
+  EXPECT_TRUE(r.rule_checks[0].tie);
+  EXPECT_TRUE(r.rule_checks[1].agrees);
+  const std::string summary = SummaryText({r});
+  EXPECT_THAT(summary, HasSubstr("100: tie"));
+  EXPECT_THAT(summary, HasSubstr("100: agrees"));
+  EXPECT_THAT(summary, Not(HasSubstr("100: tie, 100:")));
+  EXPECT_THAT(summary, Not(HasSubstr("100: agrees, 100:")));
+}
+
 // The winner of a read:write mix is the one its evidence shows ahead. The
 // mix is judged on its own samples (one per round: that round's read and
 // write rates combined); a's median rates make the best mix on paper (100

@@ -190,13 +190,13 @@ struct SummaryRow {
 std::vector<SummaryRow> SummaryRows(const ScenarioResult& r) {
   std::vector<SummaryRow> rows;
   for (const RuleOfThumb& rule : r.rules) {
-    for (const Claim& c : rule.claims) {
+    for (size_t ci = 0; ci < rule.claims.size(); ++ci) {
+      const Claim& c = rule.claims[ci];
       SummaryRow row{&r, &rule, &c, rows.size(), c.variant, {}};
       for (const std::string& a : c.alike) row.claim_text += " or " + a;
       row.claim_text += " wins " + c.metric;
       for (const RuleCheck& k : r.rule_checks) {
-        if (k.rule == rule.text && k.variant == c.variant && k.metric == c.metric &&
-            k.size >= c.from && k.size <= c.to) {
+        if (k.rule == rule.text && k.claim == ci) {
           row.checks.push_back(&k);
         }
       }

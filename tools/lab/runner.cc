@@ -354,7 +354,8 @@ void Summarize(ScenarioResult& r) {
       // deterministic costs, then on time?
       for (const RuleOfThumb& rule : r.rules) {
         std::vector<std::string> parts;
-        for (const Claim& c : rule.claims) {
+        for (size_t ci = 0; ci < rule.claims.size(); ++ci) {
+          const Claim& c = rule.claims[ci];
           if (size < c.from || size > c.to) continue;
           if (std::none_of(rows.begin(), rows.end(),
                            [&](Measurement* m) { return m->variant == c.variant; })) {
@@ -372,6 +373,7 @@ void Summarize(ScenarioResult& r) {
           const ClaimVerdict v = judge(c.metric, claimed, among, false);
           RuleCheck check;
           check.rule = rule.text;
+          check.claim = ci;
           check.variant = c.variant;
           check.metric = c.metric;
           check.size = size;

@@ -105,6 +105,7 @@ struct LimitResult {
 // One claim of a rule of thumb checked at one size.
 struct RuleCheck {
   std::string rule;     // its text
+  size_t claim = 0;     // which of the rule's claims (two may share a variant and metric)
   std::string variant;  // claimed winner
   std::string metric;   // reads, writes, disk, "1000:1"
   int64_t size = 0;
