@@ -1,5 +1,5 @@
 // The statistics the store keeps on write (rockdoc/client.h GrowthStatistics,
-// catalog/collection_statistics.h): the document size histogram checked
+// stats/collection_statistics.h): the document size histogram checked
 // against a recount of the collection after every kind of write (the
 // brute-force reference), across restarts, crashes, renames and drops; its
 // rebuild under concurrent writers; the array lengths at their thresholds;

@@ -11,6 +11,7 @@
 #include "exec/plan_executor.h"
 #include "rockdoc/client.h"
 #include "rockdoc/json.h"
+#include "stats/telemetry.h"
 #include "storage/engine.h"
 #include "store/collection_lock.h"
 
@@ -39,8 +40,10 @@ StatusOr<std::unique_ptr<Client>> internal::ClientAccess::Open(
   }
   ROCKDOC_ASSIGN_OR_RETURN(std::shared_ptr<Engine> engine,
                            Engine::Open(path, options, std::move(file_system)));
-  // The client core: the storage engine and, attached to it, the catalog.
+  // The client core: the storage engine and, attached to it, the catalog
+  // and the telemetry (query statistics, the profiler).
   Status loaded = internal::Catalog::AttachTo(engine.get());
+  if (loaded.ok()) loaded = internal::Telemetry::AttachTo(engine.get());
   if (!loaded.ok()) {
     engine->Close().IgnoreError();  // already failing with `loaded`
     return loaded;
@@ -82,7 +85,7 @@ Status Client::Compact() { return engine_->Compact(); }
 Status Client::ClearQueryStats() const {
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
-  CatalogOf(*engine_).query_stats().Clear();
+  StatsOf(*engine_).query_stats().Clear();
   return Status::OK();
 }
 
@@ -103,7 +106,7 @@ StatusOr<Database::ProfilingStatus> Database::SetProfilingLevel(
                   "the profiler needs statistics, which this client does not collect "
                   "(ClientOptions::collect_statistics is false)");
   }
-  internal::Profiler& profiler = CatalogOf(*engine_).profiler();
+  internal::Profiler& profiler = StatsOf(*engine_).profiler();
   ProfilingStatus status;
   status.was = profiler.Set(name_, level, slowms, &status.slowms);
   return status;

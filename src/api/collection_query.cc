@@ -10,6 +10,7 @@
 #include "rockdoc/json.h"
 #include "query/field_path.h"
 #include "rockdoc/client.h"
+#include "stats/telemetry.h"
 #include "storage/spill.h"
 #include "store/write_ops.h"
 
@@ -522,8 +523,8 @@ StatusOr<internal::PipelineOptions> ToPipelineOptions(
     po.index_stats = [database](std::string_view coll) { return database.GetCollection(coll).IndexStats(); };
     po.query_stats = [engine, db](std::string_view coll) -> StatusOr<std::vector<Document>> {
       // Collectionless (in admin): every database's.
-      if (coll.empty()) return CatalogOf(*engine).query_stats().Entries("", "");
-      return CatalogOf(*engine).query_stats().Entries(db, coll);
+      if (coll.empty()) return StatsOf(*engine).query_stats().Entries("", "");
+      return StatsOf(*engine).query_stats().Entries(db, coll);
     };
     // The handle of the last collection read, kept: a $lookup reads one.
     po.find_by_id = [database, last = std::make_shared<std::optional<Collection>>()](

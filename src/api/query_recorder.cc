@@ -71,14 +71,14 @@ void AppendProfileTail(int64_t micros, const std::string& plan, BsonBuilder* b) 
 
 QueryRecorder::QueryRecorder(const Engine& engine, std::string db, std::string coll,
                              std::string command)
-    : catalog_(&CatalogOf(engine)), engine_(&engine) {
+    : telemetry_(&StatsOf(engine)), engine_(&engine) {
   id_.db = std::move(db);
   id_.coll = std::move(coll);
   id_.command = std::move(command);
 }
 
 QueryRecorder::QueryRecorder(std::shared_ptr<NestedFigures> parent)
-    : catalog_(nullptr), engine_(nullptr), nested_(nullptr), parent_(std::move(parent)) {
+    : telemetry_(nullptr), engine_(nullptr), nested_(nullptr), parent_(std::move(parent)) {
   first_read_ = !parent_->first_read_made;
   parent_->first_read_made = true;
 }
@@ -100,8 +100,8 @@ std::unique_ptr<QueryRecorder> QueryRecorder::Begin(const Engine& engine, const 
 template <typename ShapeFn>
 void QueryRecorder::Prepare(const ShapeFn& shape, bool build_now) {
   id_.hash = shape(nullptr, &traits_);
-  catalog_->query_stats().NoteStart(id_, traits_);
-  if (build_now && !catalog_->query_stats().Has(id_)) {
+  telemetry_->query_stats().NoteStart(id_, traits_);
+  if (build_now && !telemetry_->query_stats().Has(id_)) {
     BsonBuilder b;
     ShapeTraits again;
     shape(&b, &again);
@@ -170,7 +170,7 @@ std::unique_ptr<QueryRecorder> QueryRecorder::ForFind(const Engine& engine, cons
   r->Prepare([&](BsonBuilder* out, ShapeTraits* traits) {
     return ShapeOfQuery(cq, distinct_key, out, traits);
   }, /*build_now=*/false);
-  if (r->catalog_->profiler().Active(db)) {
+  if (r->telemetry_->profiler().Active(db)) {
     BsonBuilder b;
     if (command == "find") {
       b.AppendString("find", coll).AppendDocument("filter", cq.filter);
@@ -227,7 +227,7 @@ void QueryRecorder::RecordIdRead(const Engine& engine, const std::string& db,
     if (cacheable) cached.store(h, std::memory_order_relaxed);
     return h;
   }, /*build_now=*/false);
-  if (r.catalog_->profiler().Active(db)) {
+  if (r.telemetry_->profiler().Active(db)) {
     BsonBuilder b;
     b.AppendString("find", coll).AppendDocument("filter", IdFilter(id)).AppendInt64("limit", 1);
     b.AppendString("$db", db);
@@ -269,7 +269,7 @@ std::unique_ptr<QueryRecorder> QueryRecorder::ForPipeline(const Engine& engine,
       }
     }
   }
-  if (r->catalog_->profiler().Active(db)) {
+  if (r->telemetry_->profiler().Active(db)) {
     BsonBuilder b;
     b.AppendString("aggregate", coll).AppendArray("pipeline", pipeline);
     AppendComment(comment, &b);
@@ -310,10 +310,10 @@ void QueryRecorder::Finish(int64_t nanos, int64_t keys_examined, int64_t docs_ex
     run.collscan = run.collscan || nested_->collscan;
   }
   if (root == nullptr) run.plan_summary = summarize();  // given, or the nested reads'
-  catalog_->query_stats().Record(
+  telemetry_->query_stats().Record(
       id_, traits_, [this] { return BuildShape(); }, run, summarize, lookups_);
 
-  Profiler& profiler = catalog_->profiler();
+  Profiler& profiler = telemetry_->profiler();
   const int64_t slow_micros = profiler.slowms() * 1000;
   const bool slow = run.micros >= slow_micros;
   if ((slow || command_) && run.plan_summary.empty()) run.plan_summary = summarize();
@@ -358,7 +358,7 @@ QueryRecorder* QueryRecorder::Attach(std::unique_ptr<QueryRecorder> recorder,
 void RecordWrite(const Engine& engine, const std::string& db, const std::string& coll,
                  std::string_view kind, const CanonicalQuery& cq, const PlanStage& root,
                  int64_t matched, int64_t written, int64_t nanos) {
-  Profiler& profiler = CatalogOf(engine).profiler();
+  Profiler& profiler = StatsOf(engine).profiler();
   const int64_t micros = nanos / 1000;
   const bool slow = micros >= profiler.slowms() * 1000;
   const bool profiled = profiler.Profiles(db, micros);
@@ -448,7 +448,7 @@ std::unique_ptr<CursorImpl> UnrecordedCursor(std::unique_ptr<CursorImpl> cursor)
 }
 
 Status FlushProfile(const std::shared_ptr<Engine>& engine, const std::string& db) {
-  std::vector<Document> entries = CatalogOf(*engine).profiler().Take(db);
+  std::vector<Document> entries = StatsOf(*engine).profiler().Take(db);
   if (entries.empty()) return Status::OK();
   // The profile is written outside any transaction the thread's operation
   // runs in: system.profile is never a transaction's creation.
@@ -465,7 +465,7 @@ Status FlushProfile(const std::shared_ptr<Engine>& engine, const std::string& db
 }
 
 Status FlushAllProfiles(const std::shared_ptr<Engine>& engine) {
-  for (const std::string& db : CatalogOf(*engine).profiler().PendingDatabases()) {
+  for (const std::string& db : StatsOf(*engine).profiler().PendingDatabases()) {
     ROCKDOC_RETURN_IF_ERROR(FlushProfile(engine, db));
   }
   return Status::OK();

@@ -1,5 +1,5 @@
 // api/query_recorder.h: how a read is recorded in the query statistics and
-// the profiler (catalog/query_stats.h) when it ends.
+// the profiler (stats/query_stats.h) when it ends.
 //
 // A find's record rides on its executor (PlanExecutor::OnDone: a cursor is
 // recorded when it goes away, with all its batches); countDocuments',
@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "catalog/catalog.h"
-#include "catalog/query_stats.h"
+#include "stats/telemetry.h"
 #include "exec/plan_executor.h"
 #include "planner/canonical_query.h"
 #include "rockdoc/client.h"
@@ -138,7 +138,7 @@ class QueryRecorder {
   // owned_cq_) or the _id read's value.
   std::optional<Document> BuildShape() const;
 
-  Catalog* catalog_;
+  Telemetry* telemetry_;
   const Engine* engine_;
   QueryShapeId id_;
   ShapeTraits traits_;

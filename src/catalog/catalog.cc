@@ -106,7 +106,7 @@ Status Catalog::AttachTo(Engine* engine) {
   auto catalog = std::make_unique<Catalog>(engine);
   ROCKDOC_RETURN_IF_ERROR(catalog->Load());
   ROCKDOC_RETURN_IF_ERROR(catalog->ReclaimUnownedPrefixes());
-  engine->Attach(std::move(catalog));
+  engine->Attach(AttachmentSlot::kCatalog, std::move(catalog));
   return Status::OK();
 }
 
@@ -174,7 +174,6 @@ Status Catalog::Load() {
       }));
   for (const std::string& entry : entries) ROCKDOC_RETURN_IF_ERROR(LoadView(entry));
   view_count_.store(views_.size(), std::memory_order_release);
-  ROCKDOC_RETURN_IF_ERROR(query_stats_.Load(*engine_));
   return SettleStatistics();
 }
 
@@ -475,7 +474,7 @@ Status Catalog::PersistUsage() {
     meta->mu.ReaderUnlock();
     ROCKDOC_RETURN_IF_ERROR(st);
   }
-  return query_stats_.Persist(*engine_);
+  return Status::OK();
 }
 
 Status Catalog::PersistMultikeyPaths(

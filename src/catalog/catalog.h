@@ -21,13 +21,12 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "catalog/query_stats.h"
-#include "catalog/collection_statistics.h"
 #include "common/mutex.h"
 #include "index/index_descriptor.h"
 #include "query/match_expression.h"
 #include "rockdoc/document.h"
 #include "rockdoc/status.h"
+#include "stats/collection_statistics.h"
 #include "storage/engine.h"
 
 namespace rockdoc::internal {
@@ -169,7 +168,7 @@ struct CollectionMeta {
   }
 
   // What the store records of the collection's writes (growth warnings,
-  // document sizes, array lengths: catalog/collection_statistics.h),
+  // document sizes, array lengths: stats/collection_statistics.h),
   // persisted with the entry ("statistics"). Shared by the metas of a
   // rename, so that a write or transaction committing under the old name
   // lands in the same figures.
@@ -271,8 +270,9 @@ class Catalog : public EngineAttachment {
   Status Load();
   // Writes the entries of the collections whose index usage counters
   // ($indexStats) or write statistics (CollectionMeta::statistics) moved
-  // since their entry was last written, and the query statistics: the
-  // client calls it when it closes, so that they survive restarts.
+  // since their entry was last written: the client calls it when it
+  // closes, so that they survive restarts (the query statistics are the
+  // telemetry's, stats/telemetry.h).
   Status PersistUsage();
   // The engine is closing, no operation runs: the last PersistUsage, then
   // the mark that every entry's statistics hold every write, as the last
@@ -333,11 +333,6 @@ class Catalog : public EngineAttachment {
   // Reads the stored count at the latest state.
   StatusOr<int64_t> ReadCount(uint32_t collection_id) const;
 
-  // What the engine remembers of its queries ($queryStats, loaded at open,
-  // persisted by PersistUsage) and the profiler's settings and entries.
-  QueryStats& query_stats() { return query_stats_; }
-  Profiler& profiler() { return profiler_; }
-
  private:
   using Key = std::pair<std::string, std::string>;
   // Range-deletes data under prefix ids no collection or index owns (left
@@ -375,8 +370,6 @@ class Catalog : public EngineAttachment {
   Status PersistView(const ViewDefinition& view) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   Engine* engine_;
-  QueryStats query_stats_;
-  Profiler profiler_;
   mutable Mutex mu_;
   std::map<Key, std::shared_ptr<CollectionMeta>, std::less<>> collections_ ABSL_GUARDED_BY(mu_);
   std::map<Key, std::shared_ptr<const ViewDefinition>, std::less<>> views_ ABSL_GUARDED_BY(mu_);
@@ -404,7 +397,7 @@ class Catalog : public EngineAttachment {
 
 // The catalog attached to `engine` (Catalog::AttachTo).
 inline Catalog& CatalogOf(const Engine& engine) {
-  return *static_cast<Catalog*>(engine.attachment());
+  return *static_cast<Catalog*>(engine.attachment(AttachmentSlot::kCatalog));
 }
 
 }  // namespace rockdoc::internal

@@ -470,8 +470,10 @@ Status Engine::Close() {
     for (EngineResource* r : resources_) r->ReleaseEngineResources();
     resources_.clear();
   }
-  if (attachment_ != nullptr && rocks_ != nullptr && rocks_->db != nullptr) {
-    attachment_->BeforeClose();
+  if (rocks_ != nullptr && rocks_->db != nullptr) {
+    for (size_t slot = kAttachmentSlots; slot-- > 0;) {
+      if (attachments_[slot] != nullptr) attachments_[slot]->BeforeClose();
+    }
   }
   closed_.store(true, std::memory_order_release);
   if (rocks_ == nullptr || rocks_->db == nullptr) {

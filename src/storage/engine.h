@@ -13,6 +13,7 @@
 #ifndef ROCKDOC_STORAGE_ENGINE_H_
 #define ROCKDOC_STORAGE_ENGINE_H_
 
+#include <array>
 #include <atomic>
 #include <functional>
 #include <memory>
@@ -58,7 +59,13 @@ size_t AutoBlockCacheBytes();
 size_t BlockCacheBytesForMemory(uint64_t memory_bytes);
 
 // What a layer above storage keeps with the engine for its whole life (the
-// catalog): storage owns it without knowing what it is.
+// catalog, the statistics): storage owns it without knowing what it is. One
+// slot each; the slot's number is also the order of their BeforeClose calls,
+// highest first, so the catalog's (whose last write marks a clean close,
+// catalog/catalog.h) comes last.
+enum class AttachmentSlot : size_t { kCatalog = 0, kStats = 1 };
+inline constexpr size_t kAttachmentSlots = 2;
+
 class EngineAttachment {
  public:
   virtual ~EngineAttachment() = default;
@@ -103,9 +110,13 @@ class Engine {
   const EngineRocks& rocks() const { return *rocks_; }
   const ClientOptions& options() const { return options_; }
   const std::string& path() const { return path_; }
-  // The attachment (set once, right after Open, before any other use).
-  void Attach(std::unique_ptr<EngineAttachment> attachment) { attachment_ = std::move(attachment); }
-  EngineAttachment* attachment() const { return attachment_.get(); }
+  // The attachments (each set once, right after Open, before any other use).
+  void Attach(AttachmentSlot slot, std::unique_ptr<EngineAttachment> attachment) {
+    attachments_[static_cast<size_t>(slot)] = std::move(attachment);
+  }
+  EngineAttachment* attachment(AttachmentSlot slot) const {
+    return attachments_[static_cast<size_t>(slot)].get();
+  }
 
   // The catalog key space (collection metadata, counts, the id allocator):
   // writes are one atomic, synced batch (catalog changes are rare; none is
@@ -177,7 +188,7 @@ class Engine {
   ClientOptions options_;
   DirectoryClaim claim_;  // this process's claim on the directory, until Close
   std::unique_ptr<EngineRocks> rocks_;
-  std::unique_ptr<EngineAttachment> attachment_;
+  std::array<std::unique_ptr<EngineAttachment>, kAttachmentSlots> attachments_;
   std::unique_ptr<BackgroundRunner> runner_ = std::make_unique<BackgroundRunner>();
 
   // A std::shared_mutex, not an Mutex: an operation may enter while

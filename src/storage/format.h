@@ -108,7 +108,7 @@ std::string CatalogMetaKey(std::string_view db, std::string_view name);
 std::string CatalogViewKey(std::string_view db, std::string_view name);
 // The key of a collection's document count.
 std::string CountKey(uint32_t collection_id);
-// The key of a database's query statistics (catalog/query_stats.h).
+// The key of a database's query statistics (stats/query_stats.h).
 std::string QueryStatsKey(std::string_view db);
 
 }  // namespace rockdoc::internal

@@ -497,7 +497,7 @@ int64_t CountStoredElements(DocumentView array) {
 namespace {
 
 // ---- Statistics: growth warnings, document sizes, array lengths ----
-// (catalog/collection_statistics.h; applied when the write commits.)
+// (stats/collection_statistics.h; applied when the write commits.)
 
 constexpr int64_t kMaxDocumentBytes = int64_t{16} << 20;
 constexpr int64_t kSizeThresholds[] = {kMaxDocumentBytes / 2, kMaxDocumentBytes / 10 * 9};

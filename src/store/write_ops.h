@@ -57,7 +57,7 @@ std::string DocumentKey(const CollectionMeta& meta, const Element& id);
 //    so a batch of n documents would cost O(n^2) (it was 70% of the time of
 //    an InsertMany of 1,000 small documents).
 //  - `stats`: the collection's statistics (growth warnings, document sizes,
-//    array lengths: catalog/collection_statistics.h), applied once the
+//    array lengths: stats/collection_statistics.h), applied once the
 //    transaction has committed (store/write_batcher.h), when
 //    ClientOptions::collect_statistics is on.
 struct WriteDelta {

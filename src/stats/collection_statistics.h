@@ -1,4 +1,4 @@
-// catalog/collection_statistics.h: what the store records of a collection's
+// stats/collection_statistics.h: what the store records of a collection's
 // writes (ClientOptions::collect_statistics), for the schema advisor:
 //   - growth warnings: writes that made a document reach 50% / 90% of the
 //     16 MiB limit, or one of its arrays 250 / 1,000 / 10,000 elements;
@@ -25,8 +25,8 @@
 // Thread safety: all members are thread-safe. Lock order: commit_mu, then
 // the leaf mu_ (store/collection_lock.h places commit_mu after the
 // collection lock).
-#ifndef ROCKDOC_CATALOG_COLLECTION_STATISTICS_H_
-#define ROCKDOC_CATALOG_COLLECTION_STATISTICS_H_
+#ifndef ROCKDOC_STATS_COLLECTION_STATISTICS_H_
+#define ROCKDOC_STATS_COLLECTION_STATISTICS_H_
 
 #include <array>
 #include <atomic>
@@ -165,4 +165,4 @@ Log2Histogram ToHistogram(const Log2Counts& counts);
 
 }  // namespace rockdoc::internal
 
-#endif  // ROCKDOC_CATALOG_COLLECTION_STATISTICS_H_
+#endif  // ROCKDOC_STATS_COLLECTION_STATISTICS_H_

@@ -1,4 +1,4 @@
-#include "catalog/query_stats.h"
+#include "stats/query_stats.h"
 
 #include <algorithm>
 #include <cstdio>

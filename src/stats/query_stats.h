@@ -1,4 +1,4 @@
-// catalog/query_stats.h: what the engine remembers of the queries it ran,
+// stats/query_stats.h: what the engine remembers of the queries it ran,
 // for $queryStats, the profiler and the schema advisor.
 //
 // QueryStats: one entry per query shape (query/query_shape.h) and
@@ -18,8 +18,8 @@
 // the client closes (api/ writes them then, into a capped collection).
 //
 // Thread safety: every method may be called from any thread.
-#ifndef ROCKDOC_CATALOG_QUERY_STATS_H_
-#define ROCKDOC_CATALOG_QUERY_STATS_H_
+#ifndef ROCKDOC_STATS_QUERY_STATS_H_
+#define ROCKDOC_STATS_QUERY_STATS_H_
 
 #include <cstdint>
 #include <deque>
@@ -182,4 +182,4 @@ class Profiler {
 
 }  // namespace rockdoc::internal
 
-#endif  // ROCKDOC_CATALOG_QUERY_STATS_H_
+#endif  // ROCKDOC_STATS_QUERY_STATS_H_

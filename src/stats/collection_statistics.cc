@@ -1,4 +1,4 @@
-#include "catalog/collection_statistics.h"
+#include "stats/collection_statistics.h"
 
 #include <algorithm>
 #include <bit>
