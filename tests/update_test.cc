@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "query/update/decimal_arithmetic.h"
+#include "bson/decimal_arithmetic.h"
 #include "query/update/update_driver.h"
 #include "rockdoc/json.h"
 #include "test_util.h"
@@ -1169,8 +1169,8 @@ TEST(ResultTest, ParsedUpdateIsReusable) {
 Decimal128 Dec(std::string_view s) { return *Decimal128::FromString(s); }
 
 TEST(DecimalArithmeticTest, ExactWithPreferredExponent) {
-  using update_internal::DecimalAdd;
-  using update_internal::DecimalMultiply;
+  using rockdoc::DecimalAdd;
+  using rockdoc::DecimalMultiply;
   EXPECT_EQ(DecimalAdd(Dec("1.0"), Dec("1.00")).ToString(), "2.00");
   EXPECT_EQ(DecimalAdd(Dec("0.1"), Dec("-0.1")).ToString(), "0.0");
   EXPECT_EQ(DecimalMultiply(Dec("1.5"), Dec("-2")).ToString(), "-3.0");

@@ -9,7 +9,7 @@
 #include <limits>
 
 #include "query/expression/expression_internal.h"
-#include "query/update/decimal_arithmetic.h"
+#include "bson/decimal_arithmetic.h"
 
 namespace rockdoc::internal::expression_detail {
 
@@ -184,7 +184,7 @@ StatusOr<Value> Convert(const Value& v, Target t) {
       }
       if (type == BsonType::kBool) return DecimalValue(Decimal128::FromInt64(e.Bool() ? 1 : 0));
       if (type == BsonType::kDateTime) return DecimalValue(Decimal128::FromInt64(e.DateTime()));
-      if (e.IsNumber()) return DecimalValue(update_internal::NumberToDecimal(e));
+      if (e.IsNumber()) return DecimalValue(NumberToDecimal(e));
       return Unsupported(v, t);
     case Target::kString:
       switch (type) {

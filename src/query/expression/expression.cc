@@ -10,7 +10,7 @@
 
 #include "query/expression/expression_internal.h"
 #include "query/field_path.h"
-#include "query/update/decimal_arithmetic.h"
+#include "bson/decimal_arithmetic.h"
 #include "rockdoc/json.h"
 
 namespace rockdoc::internal {
@@ -345,7 +345,7 @@ StatusOr<Value> SubtractOp(const Args& args, const ExpressionVariables& vars) {
     diff.Add(a);
     // a - b as a + (-b): negate b in its own type.
     if (b.type() == BsonType::kDecimal128) {
-      Decimal128 neg = update_internal::DecimalMultiply(b.Decimal(), Decimal128::FromInt64(-1));
+      Decimal128 neg = DecimalMultiply(b.Decimal(), Decimal128::FromInt64(-1));
       diff.Add(DecimalValue(neg).element());
     } else if (b.type() == BsonType::kDouble) {
       diff.Add(DoubleValue(-b.Double()).element());
@@ -1274,8 +1274,8 @@ void NumberSum::Add(const Element& e) {
       dec_ = kind_ == kDouble ? Decimal128::FromDouble(d_) : Decimal128::FromInt64(i_);
     }
     kind_ = kDecimal;
-    const Decimal128 x = update_internal::NumberToDecimal(e);
-    dec_ = multiply_ ? update_internal::DecimalMultiply(dec_, x) : update_internal::DecimalAdd(dec_, x);
+    const Decimal128 x = NumberToDecimal(e);
+    dec_ = multiply_ ? DecimalMultiply(dec_, x) : DecimalAdd(dec_, x);
     return;
   }
   if (e.type() == BsonType::kDouble || kind_ == kDouble) {

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "query/update/decimal_arithmetic.h"
+#include "bson/decimal_arithmetic.h"
 #include "query/update/modifier_nodes.h"
 
 namespace rockdoc::update_internal {

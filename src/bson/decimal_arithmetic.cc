@@ -4,13 +4,13 @@
 // up to ~12,300 digits: the operations work on plain digit strings (most
 // significant first), exactly, and round once at the end. $inc and $mul
 // call this once per update, so simplicity wins over speed.
-#include "query/update/decimal_arithmetic.h"
+#include "bson/decimal_arithmetic.h"
 
 #include <algorithm>
 #include <string>
 #include <vector>
 
-namespace rockdoc::update_internal {
+namespace rockdoc {
 
 namespace {
 
@@ -233,4 +233,4 @@ Decimal128 NumberToDecimal(const Element& e) {
   }
 }
 
-}  // namespace rockdoc::update_internal
+}  // namespace rockdoc
