@@ -257,7 +257,7 @@ void Server::AcceptLoop() {
       }
       if (open_.load() >= options_.max_connections) {
         Log("connection refused: " + std::to_string(options_.max_connections) +
-            " connections are open (--max-connections)");
+            " connections are open (--maxConns)");
         close(fd);
         continue;
       }
@@ -512,43 +512,6 @@ StatusOr<DescriptorBudget> PlanDescriptors(int64_t limit, int requested) {
 
 namespace {
 
-constexpr char kUsage[] =
-    "usage: rockdoc-serve --dbpath DIR [--bind ADDRESS] [--port N] [--unix PATH] [--auth]\n"
-    "                     [--max-connections N] [--idle-timeout-secs N]\n"
-    "                     [--journalCommitInterval MS]\n"
-    "                     [--cacheSizeGB N] [--memoryLimitMB N]\n"
-    "Serves the rockdoc database in DIR over MongoDB's wire protocol.\n"
-    "  --dbpath DIR            the database directory, as mongod's (--db DIR is an alias)\n"
-    "  --bind ADDRESS          the address to listen on (default 127.0.0.1; ::1, localhost);\n"
-    "                          one that is not loopback needs --auth (and has no TLS)\n"
-    "  --auth                  require SCRAM-SHA-256 users (createUser: the first one from\n"
-    "                          this machine while there is none)\n"
-    "  --port N                TCP port (default 27017; 0: any free port)\n"
-    "  --unix PATH             also listen on a Unix socket (mode 0600)\n"
-    "  --no-tcp                listen on the Unix socket only\n"
-    "  --max-connections N     connections at once (default 1000)\n"
-    "  --idle-timeout-secs N   close a connection idle this long (default 1800)\n"
-    "  --journalCommitInterval MS  sync the write-ahead log every MS milliseconds (1..500,\n"
-    "                          default 100; writes with j: true are synced before the reply)\n"
-    "  --cacheSizeGB N         the block cache, in GB (a fraction: 0.25 and up; default\n"
-    "                          half of (memory - 1 GB), at least 0.25, as mongod's)\n"
-    "  --memoryLimitMB N       the memory this server sizes itself to, in MB (default: the\n"
-    "                          machine's, or its cgroup's limit): the default cache is taken\n"
-    "                          from it, and messages being received at once hold at most a\n"
-    "                          quarter of it (others wait their turn)\n"
-    "  --help, -h              this text\n"
-    "  --version               the version of rockdoc\n"
-    "A flag's value follows it or an '=': --port 27018, --port=27018.\n";
-
-bool ParseDouble(const char* text, double lo, double hi, double* out) {
-  char* end = nullptr;
-  errno = 0;
-  const double v = std::strtod(text, &end);
-  if (errno != 0 || end == text || *end != '\0' || !(v >= lo && v <= hi)) return false;
-  *out = v;
-  return true;
-}
-
 // glibc's allocator, bounded for a server of many connection threads and
 // large messages: at most two arenas per core (glibc's default is eight,
 // each keeping what its threads freed), and blocks of 1 MiB or more (message
@@ -563,114 +526,18 @@ void BoundAllocator() {
   mallopt(M_MMAP_THRESHOLD, 1 << 20);
 }
 
-bool ParseInt(const char* text, int64_t lo, int64_t hi, int64_t* out) {
-  char* end = nullptr;
-  errno = 0;
-  const long long v = std::strtoll(text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0' || v < lo || v > hi) return false;
-  *out = v;
-  return true;
-}
-
 }  // namespace
 
-int ServeMain(int argc, char** argv) {
-  ServerOptions options;
-  std::string db;
-  bool tcp = true;
-  double cache_gb = 0;          // 0: from memory
-  int64_t memory_limit_mb = 0;  // 0: the machine's
-  for (int i = 1; i < argc; ++i) {
-    std::string_view flag = argv[i];
-    if (flag == "--help" || flag == "-h") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
-    if (flag == "--version") {
-      std::printf("rockdoc-serve version: %s\n", ROCKDOC_VERSION_STRING);
-      return 0;
-    }
-    // --name=value, as the shell and the tools take it.
-    std::string inline_value;
-    const bool has_inline =
-        flag.size() > 2 && flag.substr(0, 2) == "--" && flag.find('=') != std::string_view::npos;
-    if (has_inline) {
-      inline_value = std::string(flag.substr(flag.find('=') + 1));
-      flag = flag.substr(0, flag.find('='));
-    }
-    if (flag == "--no-tcp") {
-      tcp = false;
-      continue;
-    }
-    if (flag == "--auth") {
-      options.auth = true;
-      continue;
-    }
-    const bool takes_value = flag == "--db" || flag == "--dbpath" || flag == "--bind" ||
-                             flag == "--port" || flag == "--unix" || flag == "--max-connections" ||
-                             flag == "--idle-timeout-secs" || flag == "--journalCommitInterval" ||
-                             flag == "--cacheSizeGB" || flag == "--memoryLimitMB";
-    if (!takes_value) {
-      std::fprintf(stderr, "rockdoc-serve: unknown flag '%s'\n%s", argv[i], kUsage);
-      return 2;
-    }
-    if (!has_inline && i + 1 >= argc) {
-      std::fprintf(stderr, "rockdoc-serve: %s needs a value\n", argv[i]);
-      return 2;
-    }
-    const char* value = has_inline ? inline_value.c_str() : argv[++i];
-    int64_t n = 0;
-    if (flag == "--db" || flag == "--dbpath") {
-      db = value;
-    } else if (flag == "--bind") {
-      options.bind_ip = value;
-    } else if (flag == "--unix") {
-      options.unix_socket = value;
-    } else if (flag == "--port") {
-      if (!ParseInt(value, 0, 65535, &n)) {
-        std::fprintf(stderr, "rockdoc-serve: --port must be 0..65535, not '%s'\n", value);
-        return 2;
-      }
-      options.port = static_cast<int>(n);
-    } else if (flag == "--cacheSizeGB") {
-      // mongod's bounds for WiredTiger's cache.
-      if (!ParseDouble(value, 0.25, 10000, &cache_gb)) {
-        std::fprintf(stderr, "rockdoc-serve: --cacheSizeGB must be 0.25..10000, not '%s'\n",
-                     value);
-        return 2;
-      }
-    } else if (flag == "--memoryLimitMB") {
-      if (!ParseInt(value, 256, int64_t{1} << 40, &n)) {
-        std::fprintf(stderr, "rockdoc-serve: --memoryLimitMB must be 256 or more, not '%s'\n",
-                     value);
-        return 2;
-      }
-      memory_limit_mb = n;
-    } else if (flag == "--max-connections") {
-      if (!ParseInt(value, 1, 1000000, &n)) {
-        std::fprintf(stderr, "rockdoc-serve: --max-connections must be 1..1000000\n");
-        return 2;
-      }
-      options.max_connections = static_cast<int>(n);
-    } else if (flag == "--journalCommitInterval") {
-      if (!ParseInt(value, 1, 500, &n)) {  // mongod's range
-        std::fprintf(stderr, "rockdoc-serve: --journalCommitInterval must be 1..500 (ms)\n");
-        return 2;
-      }
-      options.journal_commit_interval_ms = n;
-    } else {
-      if (!ParseInt(value, 1, 365LL * 24 * 3600, &n)) {
-        std::fprintf(stderr, "rockdoc-serve: --idle-timeout-secs must be a positive number\n");
-        return 2;
-      }
-      options.idle_timeout_ms = n * 1000;
-    }
-  }
+int Serve(ServeConfig config) {
+  ServerOptions& options = config.server;
+  const std::string& db = config.db_path;
+  const double cache_gb = config.cache_gb;
+  const int64_t memory_limit_mb = config.memory_limit_mb;
   if (db.empty()) {
-    std::fprintf(stderr, "rockdoc-serve: --dbpath DIR is required\n%s", kUsage);
+    std::fprintf(stderr, "rockdoc-serve: --dbpath DIR is required (--help lists the flags)\n");
     return 2;
   }
-  if (!tcp) {
+  if (!config.tcp) {
     if (options.unix_socket.empty()) {
       std::fprintf(stderr, "rockdoc-serve: --no-tcp needs --unix PATH\n");
       return 2;
@@ -702,9 +569,8 @@ int ServeMain(int argc, char** argv) {
   if (memory_limit_mb > 0) {
     options.max_message_bytes_in_flight = (memory_limit_mb << 20) / 4;
   }
-  // getCmdLineOpts' answer: the arguments, and the options in mongod's
-  // configuration shape.
-  options.argv.assign(argv, argv + argc);
+  // getCmdLineOpts' answer: the arguments (the caller's), and the options
+  // in mongod's configuration shape.
   {
     BsonBuilder parsed;
     parsed.OpenDocument("net");

@@ -11,7 +11,7 @@
 // rest of a message it started (or to take a reply) too.
 //
 // Descriptors: every connection takes one, and so do the engine's files.
-// ServeMain raises the soft open-file limit to the hard one and splits it
+// Serve raises the soft open-file limit to the hard one and splits it
 // (PlanDescriptors): connections at most 80% of it (mongod's rule), the
 // engine's table files (ClientOptions::max_open_files) what remains beside
 // a fixed reserve, so that idle connections can never take the descriptors
@@ -31,7 +31,7 @@
 // acknowledged write is in the database's write-ahead log.
 //
 // Security: with `auth`, every command but the handshake and the SCRAM
-// conversation needs an authenticated user (wire/users.h). No TLS: ServeMain
+// conversation needs an authenticated user (wire/users.h). No TLS: Serve
 // refuses an address other than loopback (127.0.0.0/8, ::1) without
 // --auth, and warns with it. A Unix socket gets mode 0600: only its owner
 // may connect.
@@ -164,20 +164,26 @@ class Server {
   std::once_flag shutdown_once_;
 };
 
-// The `rockdoc-serve` program: flags --dbpath DIR (required; --db DIR is an
-// alias), --version, --help, --bind ADDRESS
-// (127.0.0.1; another than loopback only with --auth), --port N (27017; 0
-// for any free one), --unix PATH, --no-tcp, --auth, --max-connections N
-// (lowered to the descriptor budget, with a line saying so),
-// --idle-timeout-secs N, --journalCommitInterval MS, --cacheSizeGB N (the
-// block cache, mongod's name), --memoryLimitMB N (the memory to size the
-// default cache from, a quarter of it the bound of messages in flight); a
-// value after the flag or an '='. It bounds glibc's allocator (arenas, and
-// large blocks mapped on their own). Prints "rockdoc-serve:
-// listening on <address>" for each socket, serves until SIGINT or SIGTERM,
-// shuts down cleanly and returns 0; 2 for a bad command line (an unknown
-// flag is an error), 1 when the database or a socket cannot be opened.
-int ServeMain(int argc, char** argv);
+// What rockdoc-serve's command line decides (tools/rockdoc_serve_main.cc
+// decodes it with the tools' flag parser, as every rockdoc program).
+struct ServeConfig {
+  ServerOptions server;  // its argv: the command line, for getCmdLineOpts
+  std::string db_path;   // required
+  bool tcp = true;       // false: the Unix socket only (server.unix_socket needed)
+  double cache_gb = 0;   // the block cache in GB; 0: from the memory
+  int64_t memory_limit_mb = 0;  // 0: the machine's (or its cgroup's)
+};
+
+// The `rockdoc-serve` program after its flags: refuses a TCP address that is
+// not loopback without auth (and warns, with it, that there is no TLS),
+// sizes the block cache and the bound of messages in flight from
+// cache_gb / memory_limit_mb, bounds glibc's allocator (arenas, and large
+// blocks mapped on their own), shares the open-file limit between
+// connections and the engine, opens the database and prints
+// "rockdoc-serve: listening on <address>" for each socket, serves until
+// SIGINT or SIGTERM, shuts down cleanly and returns 0; 2 for a bad
+// configuration, 1 when the database or a socket cannot be opened.
+int Serve(ServeConfig config);
 
 }  // namespace rockdoc::wire
 

@@ -99,7 +99,7 @@ struct ServiceOptions {
   bool auth = false;
   // What `getCmdLineOpts` (admin) answers: the program's arguments and
   // its options in mongod's configuration shape ({net: {bindIp, port},
-  // storage: {dbPath}, ...}); ServeMain fills them.
+  // storage: {dbPath}, ...}); Serve fills parsed; argv is the command line.
   std::vector<std::string> argv;
   Document parsed;
 };
