@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "command/index_options.h"
 #include "rockdoc/client.h"
 #include "storage/engine.h"
 #include "storage/rocks.h"
@@ -24,10 +25,11 @@ using ::testing::HasSubstr;
 using test::Json;
 
 // ---------------------------------------------------------------------------
-// ParseIndexOptions: the one decoder of createIndex's options.
+// internal::ParseIndexOptions (command/index_options.h): the one decoder of
+// createIndexes' index options.
 
 TEST(ParseIndexOptions, DecodesTheOptionsRockdocImplements) {
-  auto o = ParseIndexOptions(Json(
+  auto o = internal::ParseIndexOptions(Json(
       R"({"name": "n", "unique": true, "sparse": 1, "partialFilterExpression": {"a": {"$gt": 1}},
           "v": 2, "background": true, "ns": "db.c"})"));
   ASSERT_TRUE(o.ok()) << o.status();
@@ -36,7 +38,7 @@ TEST(ParseIndexOptions, DecodesTheOptionsRockdocImplements) {
   EXPECT_TRUE(o->sparse);
   EXPECT_EQ(o->partial_filter_expression, Json(R"({"a": {"$gt": 1}})"));
 
-  auto empty = ParseIndexOptions(Json("{}"));
+  auto empty = internal::ParseIndexOptions(Json("{}"));
   ASSERT_TRUE(empty.ok());
   EXPECT_FALSE(empty->unique);
   EXPECT_EQ(empty->name, "");
@@ -61,7 +63,7 @@ const char* const kUnsupportedIndexOptions[] = {
 
 TEST(ParseIndexOptions, EveryKnownButUnsupportedOptionIsNotImplemented) {
   for (const char* options : kUnsupportedIndexOptions) {
-    Status s = ParseIndexOptions(Json(options)).status();
+    Status s = internal::ParseIndexOptions(Json(options)).status();
     EXPECT_EQ(s.code(), ErrorCode::kNotImplemented) << options << ": " << s;
     EXPECT_THAT(std::string(s.message()), HasSubstr("is not supported by rockdoc")) << options;
     std::string name = std::string(Json(options).begin().operator*().key());
@@ -70,13 +72,13 @@ TEST(ParseIndexOptions, EveryKnownButUnsupportedOptionIsNotImplemented) {
 }
 
 TEST(ParseIndexOptions, AnUnknownOptionIsInvalidIndexSpecificationOption) {
-  Status s = ParseIndexOptions(Json(R"({"unique": true, "foo": 1})")).status();
+  Status s = internal::ParseIndexOptions(Json(R"({"unique": true, "foo": 1})")).status();
   EXPECT_EQ(s.code(), ErrorCode::kInvalidIndexSpecificationOption) << s;
   EXPECT_THAT(std::string(s.message()),
               HasSubstr("The field 'foo' is not valid for an index specification"));
   // Names are checked before values, as MongoDB does: the unknown name wins
   // over an unsupported option earlier in the document.
-  s = ParseIndexOptions(Json(R"({"collation": {}, "foo": 1})")).status();
+  s = internal::ParseIndexOptions(Json(R"({"collation": {}, "foo": 1})")).status();
   EXPECT_EQ(s.code(), ErrorCode::kInvalidIndexSpecificationOption) << s;
 }
 
@@ -95,7 +97,7 @@ TEST(ParseIndexOptions, WrongTypesAndVersions) {
       {R"({"v": 1})", ErrorCode::kNotImplemented},
   };
   for (const Case& c : cases) {
-    EXPECT_EQ(ParseIndexOptions(Json(c.options)).status().code(), c.code) << c.options;
+    EXPECT_EQ(internal::ParseIndexOptions(Json(c.options)).status().code(), c.code) << c.options;
   }
 }
 

@@ -9,6 +9,7 @@
 
 #include "api/client_internal.h"
 #include "catalog/catalog.h"
+#include "command/index_options.h"
 #include "common/background_runner.h"
 #include "rockdoc/client.h"
 #include "rockdoc/json.h"
@@ -141,7 +142,7 @@ TEST_F(TtlTest, ListIndexesShowsItAndItSurvivesReopen) {
 
 TEST_F(TtlTest, InvalidTtlOptionsFailWithMongoDBsCodes) {
   auto create = [&](std::string_view keys, std::string_view options) {
-    auto parsed = ParseIndexOptions(Json(options));
+    auto parsed = internal::ParseIndexOptions(Json(options));
     if (!parsed.ok()) return parsed.status();
     return Coll().CreateIndex(Json(keys), *parsed).status();
   };

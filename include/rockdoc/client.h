@@ -543,7 +543,7 @@ class ROCKDOC_EXPORT Collection {
   // built and published together or none is: when one build fails (a
   // unique violation, say), the indexes built by this call are removed.
   // Returns the names, in order (an index that already exists, identical,
-  // is not built again). Errors as ParseIndexOptions and CreateIndex;
+  // is not built again). Errors as CreateIndex;
   // BadValue for no index. `progress` as CreateIndex's, for each build.
   // `report`, when given, gets what MongoDB's createIndexes reply says
   // besides (counted as the call saw the collection, inside a transaction

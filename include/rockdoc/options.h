@@ -304,8 +304,8 @@ struct FindOneAndModifyOptions {
 };
 
 // The options of an index that rockdoc implements. Every option MongoDB
-// knows and rockdoc does not has no field here: from an options document,
-// ParseIndexOptions refuses it.
+// knows and rockdoc does not has no field here: in a createIndexes
+// command's specification, the command layer refuses it (NotImplemented).
 struct IndexOptions {
   std::string name;  // default: "a_1_b_-1" from the key pattern
   bool unique = false;
@@ -322,27 +322,10 @@ struct IndexOptions {
   std::optional<int64_t> expire_after_seconds;
 };
 
-// Decodes createIndex's options document ({name, unique, sparse,
-// partialFilterExpression, v, background, ...}) from one table of known
-// option names: the one place that decodes them, for the shell, tools and
-// tests alike. Errors:
-//   InvalidIndexSpecificationOption (197): a name MongoDB does not know
-//     ("The field 'x' is not valid for an index specification. ...");
-//   NotImplemented (238): an option MongoDB has and rockdoc does not
-//     implement (collation, hidden, weights,
-//     default_language, 2dsphereIndexVersion, wildcardProjection, ...):
-//     "The index option 'x' is not supported by rockdoc";
-//   TypeMismatch (14): a value of the wrong type; CannotCreateIndex (67):
-//     v other than 2 (v:1 is NotImplemented).
-// `background`, `dropDups` and `ns` are accepted and have no effect, as in
-// MongoDB since 4.2 (`background` stays in the specification, as MongoDB's).
-ROCKDOC_EXPORT StatusOr<IndexOptions> ParseIndexOptions(DocumentView options);
-
-// One index of a createIndexes call: its key pattern and options document
-// (decoded by ParseIndexOptions).
+// One index of a CreateIndexes call: its key pattern and options.
 struct IndexModel {
   Document keys;
-  Document options;
+  IndexOptions options;
 };
 
 enum class ExplainVerbosity { kQueryPlanner, kExecutionStats, kAllPlansExecution };

@@ -264,15 +264,9 @@ StatusOr<std::vector<std::string>> Collection::CreateIndexes(
   if (indexes.empty()) {
     return Status(ErrorCode::kBadValue, "Must specify at least one index.");
   }
-  std::vector<IndexOptions> options;
-  options.reserve(indexes.size());
-  for (const IndexModel& model : indexes) {
-    ROCKDOC_ASSIGN_OR_RETURN(IndexOptions parsed, ParseIndexOptions(model.options));
-    options.push_back(std::move(parsed));
-  }
   std::vector<IndexRequest> requests;
-  for (size_t i = 0; i < indexes.size(); ++i) {
-    requests.push_back(IndexRequest{indexes[i].keys, &options[i], nullptr});
+  for (const IndexModel& model : indexes) {
+    requests.push_back(IndexRequest{model.keys, &model.options, nullptr});
   }
   return CreateIndexesIn(session_, *engine_, db_name_, name_, std::move(requests), progress,
                          report);

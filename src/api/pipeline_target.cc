@@ -42,18 +42,14 @@ class OutTarget : public PipelineTarget {
     ROCKDOC_RETURN_IF_ERROR(Flush());
     // The target's indexes, built on the new documents (a unique index they
     // break fails the $out, the target untouched).
-    ROCKDOC_ASSIGN_OR_RETURN(std::vector<Document> indexes, TargetIndexes());
     std::vector<IndexModel> models;
-    for (const Document& spec : indexes) {
-      if (spec.Get("name").type() == BsonType::kString && spec.Get("name").String() == "_id_") continue;
-      IndexModel m;
-      m.keys = Document::AdoptValidated(std::string(spec.Get("key").Document().bytes()));
-      BsonBuilder options;
-      for (const Element& f : spec.view()) {
-        if (f.key() != "key" && f.key() != "v" && f.key() != "ns") options.AppendElement(f);
+    std::shared_ptr<CollectionMeta> target =
+        CatalogOf(*ClientAccess::EngineOf(db_)).Find(db_.name(), coll_);
+    if (target != nullptr) {
+      // The snapshot of the target's index set (the _id index is not in it).
+      for (const auto& index : *target->indexes()) {
+        models.push_back(IndexModel{index->key_pattern(), index->Options()});
       }
-      m.options = std::move(options).Build();
-      models.push_back(std::move(m));
     }
     Collection temp = db_.GetCollection(temp_);
     if (!models.empty()) ROCKDOC_RETURN_IF_ERROR(temp.CreateIndexes(models).status());

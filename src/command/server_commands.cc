@@ -4,6 +4,7 @@
 #include "command/command.h"
 #include "command/cursor_manager.h"
 #include "command/handlers.h"
+#include "command/index_options.h"
 #include "common/clock.h"
 #include "common/deadline.h"
 #include "query/match_expression.h"
@@ -434,6 +435,9 @@ struct CreateIndexesArgs {
 };
 Status DecodeIndexSpecs(const Element& e, CreateIndexesArgs* o) {
   if (e.type() != BsonType::kArray) return WrongType(e, "type 'array'");
+  // Every specification's shape first (key and name, as MongoDB checks
+  // them while parsing the command), then each one's options.
+  std::vector<Document> options_of;
   for (Element spec : e.Array()) {
     if (!spec.IsDocument()) {
       return Status(ErrorCode::kTypeMismatch,
@@ -457,12 +461,16 @@ Status DecodeIndexSpecs(const Element& e, CreateIndexesArgs* o) {
       return Status(ErrorCode::kFailedToParse,
                     "The 'key' field is a required property of an index specification");
     }
-    model.options = std::move(options).Build();
-    if (!model.options.Get("name").ok()) {
+    Document options_doc = std::move(options).Build();
+    if (!options_doc.Get("name").ok()) {
       return Status(ErrorCode::kFailedToParse,
                     "The 'name' field is a required property of an index specification");
     }
     o->indexes.push_back(std::move(model));
+    options_of.push_back(std::move(options_doc));
+  }
+  for (size_t i = 0; i < o->indexes.size(); ++i) {
+    ROCKDOC_ASSIGN_OR_RETURN(o->indexes[i].options, ParseIndexOptions(options_of[i]));
   }
   if (o->indexes.empty()) {
     return Status(ErrorCode::kBadValue, "Must specify at least one index to create");

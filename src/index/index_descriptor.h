@@ -154,6 +154,9 @@ class IndexDescriptor {
   bool partial() const { return partial_filter_ != nullptr; }
   // The filter as given ({} when not partial) and parsed (null when not).
   const Document& partial_filter_expression() const { return partial_filter_doc_; }
+  // The options this index was created with (name included), as
+  // CreateIndex takes them: what rebuilds it elsewhere ($out).
+  IndexOptions Options() const;
   const MatchExpression* partial_filter() const { return partial_filter_.get(); }
 
   // Whether the options (unique, sparse, partial filter) equal `other`'s.
