@@ -208,13 +208,49 @@ TEST(LabVerdictTest, AMixIsJudgedOnItsRate) {
   EXPECT_EQ(v.winner, "lookup");
   EXPECT_EQ(v.decided_by, "ops/s at 1:1");
   EXPECT_THAT(v.caveat, HasSubstr("lookup is faster, but costs more (keys + docs examined"));
-  // Where the rates tie, the keys and documents examined decide first.
+  // Where the rates tie, the keys and documents examined decide first,
+  // when the I/O does not point the other way.
   const std::vector<Candidate> tied = {
       Timed("lookup", Rates(4000, 0.1, 5, 23), {201, 3000}),
-      Timed("denormalized", Rates(4000, 0.1, 5, 24), {1, 9000})};
+      Timed("denormalized", Rates(4000, 0.1, 5, 24), {1, 3100})};
   v = JudgeClaim(tied, {"denormalized"}, o);
   EXPECT_EQ(v.kind, VerdictKind::kAgrees);
   EXPECT_EQ(v.decided_by, "keys + docs examined/op at 1:1");
+  EXPECT_FALSE(v.costs_conflict);
+}
+
+// product-parts at 1:1, 200 parts (the quick run of 2026-11-29): the rates
+// tie (denormalized 2,540 [747, 3,160] ops/s, lookup 3,221 [2,343, 4,407]);
+// denormalized examines 1 key + document an operation where lookup examines
+// 201, but writes 28.1k bytes where lookup writes 290. The first cost alone
+// made that an AGREES for denormalized (and its claim's rival a DISAGREES):
+// a write's bytes never counted at tied rates. Costs pointing opposite ways
+// are a tie that names both.
+TEST(LabVerdictTest, TiedRatesWithCostsPointingOppositeWaysAreATie) {
+  JudgeOptions o;
+  o.cost_names = {"keys + docs examined/op at 1:1", "bytes written/op at 1:1"};
+  o.time_name = "ops/s at 1:1";
+  const std::vector<Candidate> c = {
+      Timed("denormalized", Rates(2540, 0.3, 5, 41), {1, 28100}),
+      Timed("lookup", Rates(3221, 0.3, 5, 42), {201, 290})};
+  for (const char* claimed : {"denormalized", "lookup"}) {
+    ClaimVerdict v = JudgeClaim(c, {claimed}, o);
+    EXPECT_EQ(v.kind, VerdictKind::kTie) << claimed << ": " << v.evidence;
+    EXPECT_TRUE(v.costs_conflict) << claimed;
+    EXPECT_EQ(v.winner, claimed);
+    EXPECT_THAT(v.evidence, HasSubstr("ops/s at 1:1: ")) << v.evidence;
+    EXPECT_THAT(v.evidence,
+                HasSubstr("costs disagree (keys + docs examined/op at 1:1: denormalized 1 vs "
+                          "lookup 201; bytes written/op at 1:1: denormalized 28.1k vs lookup 290)"))
+        << v.evidence;
+  }
+  // Rates that differ still decide, whatever the costs say.
+  const std::vector<Candidate> apart = {
+      Timed("denormalized", Rates(9000, 0.04, 5, 43), {1, 28100}),
+      Timed("lookup", Rates(3000, 0.04, 5, 44), {201, 290})};
+  ClaimVerdict v = JudgeClaim(apart, {"denormalized"}, o);
+  EXPECT_EQ(v.kind, VerdictKind::kAgrees);
+  EXPECT_FALSE(v.costs_conflict);
 }
 
 // two-way-references: equal keys and documents (503/503), bytes 2.6% apart,

@@ -238,6 +238,34 @@ ClaimVerdict JudgeClaim(const std::vector<Candidate>& candidates,
     v.rates_tied = true;
     v.evidence += "; rates tie (" + rates(a, b) + ")";
   };
+  // Where the rates tie, cost i decides for `cheaper` over `dearer` only
+  // when no later cost points the other way past the tolerance: a variant
+  // that examines one key where the other examines 201 but writes 28.1k
+  // bytes where the other writes 290 (product-parts at 1:1) is not cheaper,
+  // it is cheaper on one count; the verdict is a tie that names both.
+  // Sets `v` to that tie and returns true when they conflict.
+  auto conflicts = [&](size_t i, const Candidate* cheaper, const Candidate* dearer) {
+    if (!timed) return false;  // without time, the order of the costs is the claim's
+    for (size_t j = i + 1; j < n_costs; ++j) {
+      if (!cost_known(j)) continue;
+      const double a = cheaper->costs[j], b = dearer->costs[j];
+      if (a <= b + std::max(std::fabs(b) * tolerance, 1e-9)) continue;
+      const Candidate* claimed_one = is_claimed(cheaper) ? cheaper : dearer;
+      const Candidate* other = claimed_one == cheaper ? dearer : cheaper;
+      v.kind = VerdictKind::kTie;
+      v.winner = claimed_one->name;
+      v.decided_by.clear();
+      v.costs_conflict = true;
+      v.evidence = absl::StrFormat(
+          "%s; costs disagree (%s: %s %s vs %s %s; %s: %s %s vs %s %s)",
+          rates(claimed_one, other), options.cost_names[i], cheaper->name,
+          FormatQuantity(cheaper->costs[i]), dearer->name, FormatQuantity(dearer->costs[i]),
+          options.cost_names[j], cheaper->name, FormatQuantity(a), dearer->name,
+          FormatQuantity(b));
+      return true;
+    }
+    return false;
+  };
   for (size_t i = 0; i < n_costs; ++i) {
     if (!cost_known(i)) continue;
     std::vector<const Candidate*> sorted = in;
@@ -249,6 +277,7 @@ ClaimVerdict JudgeClaim(const std::vector<Candidate>& candidates,
     const auto claimed_best = std::find_if(sorted.begin(), sorted.end(), is_claimed);
     const std::string& what = options.cost_names[i];
     if (std::none_of(tied.begin(), tied.end(), is_claimed)) {
+      if (conflicts(i, sorted.front(), *claimed_best)) return v;
       v.kind = VerdictKind::kDisagrees;
       v.winner = sorted.front()->name;
       v.decided_by = what;
@@ -259,6 +288,7 @@ ClaimVerdict JudgeClaim(const std::vector<Candidate>& candidates,
       return v;
     }
     if (std::all_of(tied.begin(), tied.end(), is_claimed)) {
+      if (conflicts(i, *claimed_best, out.front())) return v;
       v.kind = VerdictKind::kAgrees;
       v.winner = (*claimed_best)->name;
       v.decided_by = what;

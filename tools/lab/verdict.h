@@ -18,7 +18,9 @@
 // decide, lexicographically: the variants within kTiedTimeCostTolerance of
 // the lowest cost stay in, the rest are out; when only the claimed variant
 // (or its alikes) remains the claim agrees, when it is out it disagrees,
-// else it is a tie. A metric with no time (disk) is judged on its costs
+// else it is a tie. A cost decides so only when no later cost points the
+// other way between the two it compares (beyond the same tolerance): then
+// it is a tie whose evidence names both costs. A metric with no time (disk) is judged on its costs
 // alone, within kCostTolerance. Fewer than kMinRepetitions repetitions
 // decide nothing: the verdict says so. The verdict names the evidence that
 // decided it. Nothing depends on the order of the candidates.
@@ -107,6 +109,9 @@ struct ClaimVerdict {
   // Set when the rates tied and a cost decided: the winner is the cheaper,
   // not the faster.
   bool rates_tied = false;
+  // Set (with kind kTie) when the rates tied and two costs pointed opposite
+  // ways past kTiedTimeCostTolerance: the evidence names both.
+  bool costs_conflict = false;
 };
 
 // Judges "one of `claimed` wins" among `candidates` (at least one claimed
