@@ -210,9 +210,8 @@ TEST(LabVerdictTest, AMixIsJudgedOnItsRate) {
   EXPECT_THAT(v.caveat, HasSubstr("lookup is faster, but costs more (keys + docs examined"));
   // Where the rates tie, the keys and documents examined decide first,
   // when the I/O does not point the other way.
-  const std::vector<Candidate> tied = {
-      Timed("lookup", Rates(4000, 0.1, 5, 23), {201, 3000}),
-      Timed("denormalized", Rates(4000, 0.1, 5, 24), {1, 3100})};
+  const std::vector<Candidate> tied = {Timed("lookup", Rates(4000, 0.1, 5, 23), {201, 3000}),
+                                       Timed("denormalized", Rates(4000, 0.1, 5, 24), {1, 3100})};
   v = JudgeClaim(tied, {"denormalized"}, o);
   EXPECT_EQ(v.kind, VerdictKind::kAgrees);
   EXPECT_EQ(v.decided_by, "keys + docs examined/op at 1:1");
@@ -230,9 +229,8 @@ TEST(LabVerdictTest, TiedRatesWithCostsPointingOppositeWaysAreATie) {
   JudgeOptions o;
   o.cost_names = {"keys + docs examined/op at 1:1", "bytes written/op at 1:1"};
   o.time_name = "ops/s at 1:1";
-  const std::vector<Candidate> c = {
-      Timed("denormalized", Rates(2540, 0.3, 5, 41), {1, 28100}),
-      Timed("lookup", Rates(3221, 0.3, 5, 42), {201, 290})};
+  const std::vector<Candidate> c = {Timed("denormalized", Rates(2540, 0.3, 5, 41), {1, 28100}),
+                                    Timed("lookup", Rates(3221, 0.3, 5, 42), {201, 290})};
   for (const char* claimed : {"denormalized", "lookup"}) {
     ClaimVerdict v = JudgeClaim(c, {claimed}, o);
     EXPECT_EQ(v.kind, VerdictKind::kTie) << claimed << ": " << v.evidence;
@@ -245,9 +243,8 @@ TEST(LabVerdictTest, TiedRatesWithCostsPointingOppositeWaysAreATie) {
         << v.evidence;
   }
   // Rates that differ still decide, whatever the costs say.
-  const std::vector<Candidate> apart = {
-      Timed("denormalized", Rates(9000, 0.04, 5, 43), {1, 28100}),
-      Timed("lookup", Rates(3000, 0.04, 5, 44), {201, 290})};
+  const std::vector<Candidate> apart = {Timed("denormalized", Rates(9000, 0.04, 5, 43), {1, 28100}),
+                                        Timed("lookup", Rates(3000, 0.04, 5, 44), {201, 290})};
   ClaimVerdict v = JudgeClaim(apart, {"denormalized"}, o);
   EXPECT_EQ(v.kind, VerdictKind::kAgrees);
   EXPECT_FALSE(v.costs_conflict);

@@ -141,6 +141,19 @@ class OptionsApiTest : public ::testing::Test {
     return n;
   }
 
+  // CreateIndexes over {keys, options} JSON pairs, each options document
+  // decoded as the createIndexes command decodes it (the API takes them
+  // typed): a refused option fails the call before anything is built.
+  StatusOr<std::vector<std::string>> CreateIndexes(
+      const std::vector<std::pair<std::string, std::string>>& specs) {
+    std::vector<IndexModel> models;
+    for (const auto& [keys, options] : specs) {
+      ROCKDOC_ASSIGN_OR_RETURN(IndexOptions decoded, internal::ParseIndexOptions(Json(options)));
+      models.push_back(IndexModel{Json(keys), std::move(decoded)});
+    }
+    return Coll().CreateIndexes(models);
+  }
+
   test::ScratchDir dir_;
   std::unique_ptr<Client> client_;
 };
@@ -148,16 +161,15 @@ class OptionsApiTest : public ::testing::Test {
 TEST_F(OptionsApiTest, CreateIndexesRefusesUnsupportedAndUnknownOptionsAndBuildsNothing) {
   ASSERT_TRUE(Coll().InsertOne(Json(R"({"a": 1})")).ok());
   for (const char* options : kUnsupportedIndexOptions) {
-    auto r = Coll().CreateIndexes({{Json(R"({"a": 1})"), Json(options)}});
+    auto r = CreateIndexes({{R"({"a": 1})", options}});
     EXPECT_EQ(r.status().code(), ErrorCode::kNotImplemented) << options << ": " << r.status();
   }
-  auto r = Coll().CreateIndexes({{Json(R"({"a": 1})"), Json(R"({"foo": true})")}});
+  auto r = CreateIndexes({{R"({"a": 1})", R"({"foo": true})"}});
   EXPECT_EQ(r.status().code(), ErrorCode::kInvalidIndexSpecificationOption) << r.status();
   EXPECT_THAT(IndexNames(), ElementsAre("_id_"));
 
   // Valid options work through the same entry.
-  r = Coll().CreateIndexes(
-      {{Json(R"({"a": 1})"), Json(R"({"unique": true, "background": true, "v": 2})")}});
+  r = CreateIndexes({{R"({"a": 1})", R"({"unique": true, "background": true, "v": 2})"}});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_THAT(*r, ElementsAre("a_1"));
   EXPECT_THAT(IndexNames(), ElementsAre("_id_", "a_1"));
@@ -182,18 +194,17 @@ TEST_F(OptionsApiTest, CreateIndexesWithOneBadSpecBuildsNone) {
   const char* const bad_keys[] = {R"({"b": 0})", R"({"b": 1})", R"({"$**": 1})"};
   const char* const bad_options[] = {"{}", R"({"hidden": true})", "{}"};
   for (int i = 0; i < 3; ++i) {
-    auto r = Coll().CreateIndexes(
-        {{Json(R"({"a": 1})"), Json("{}")}, {Json(bad_keys[i]), Json(bad_options[i])}});
+    auto r = CreateIndexes({{R"({"a": 1})", "{}"}, {bad_keys[i], bad_options[i]}});
     EXPECT_FALSE(r.ok()) << bad_keys[i];
     EXPECT_THAT(IndexNames(), ElementsAre("_id_")) << bad_keys[i];
   }
   // Two specs that conflict with each other.
-  auto r = Coll().CreateIndexes({{Json(R"({"a": 1})"), Json(R"({"name": "x"})")},
-                                 {Json(R"({"b": 1})"), Json(R"({"name": "x"})")}});
+  auto r =
+      CreateIndexes({{R"({"a": 1})", R"({"name": "x"})"}, {R"({"b": 1})", R"({"name": "x"})"}});
   EXPECT_EQ(r.status().code(), ErrorCode::kIndexKeySpecsConflict) << r.status();
   EXPECT_THAT(IndexNames(), ElementsAre("_id_"));
   // The same spec twice is one index.
-  r = Coll().CreateIndexes({{Json(R"({"a": 1})"), Json("{}")}, {Json(R"({"a": 1})"), Json("{}")}});
+  r = CreateIndexes({{R"({"a": 1})", "{}"}, {R"({"a": 1})", "{}"}});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_THAT(*r, ElementsAre("a_1", "a_1"));
   EXPECT_THAT(IndexNames(), ElementsAre("_id_", "a_1"));
@@ -203,8 +214,7 @@ TEST_F(OptionsApiTest, ABuildFailingMidwayRemovesTheIndexesBuiltInTheSameCall) {
   ASSERT_TRUE(Coll().InsertOne(Json(R"({"_id": 1, "a": 1, "b": 5})")).ok());
   ASSERT_TRUE(Coll().InsertOne(Json(R"({"_id": 2, "a": 2, "b": 5})")).ok());
   // The first index builds; the second is unique over duplicates.
-  auto r = Coll().CreateIndexes({{Json(R"({"a": 1})"), Json("{}")},
-                                 {Json(R"({"b": 1})"), Json(R"({"unique": true})")}});
+  auto r = CreateIndexes({{R"({"a": 1})", "{}"}, {R"({"b": 1})", R"({"unique": true})"}});
   EXPECT_EQ(r.status().code(), ErrorCode::kDuplicateKey) << r.status();
   EXPECT_THAT(IndexNames(), ElementsAre("_id_"));
   auto v = Coll().Validate();
@@ -215,7 +225,7 @@ TEST_F(OptionsApiTest, ABuildFailingMidwayRemovesTheIndexesBuiltInTheSameCall) {
 }
 
 TEST_F(OptionsApiTest, CreateIndexesNeedsAtLeastOneIndex) {
-  EXPECT_EQ(Coll().CreateIndexes({}).status().code(), ErrorCode::kBadValue);
+  EXPECT_EQ(CreateIndexes({}).status().code(), ErrorCode::kBadValue);
 }
 
 // Each createCollection option MongoDB knows and rockdoc does not implement

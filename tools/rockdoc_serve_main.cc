@@ -110,8 +110,8 @@ int main(int argc, char** argv) {
       return 0;
     } else if (name == "dbpath" || name == "db") {
       if (!config.db_path.empty() && config.db_path != value) {
-        return Refuse("the database directory is given twice (" + config.db_path + " and " +
-                      value + ")");
+        return Refuse("the database directory is given twice (" + config.db_path + " and " + value +
+                      ")");
       }
       config.db_path = value;
     } else if (name == "bind_ip" || name == "bind") {
@@ -123,7 +123,8 @@ int main(int argc, char** argv) {
     } else if (name == "auth") {
       options.auth = true;
     } else if (name == "port") {
-      if (!ParseInt(value, 0, 65535, &n)) return Refuse("--port must be 0..65535, not '" + value + "'");
+      if (!ParseInt(value, 0, 65535, &n))
+        return Refuse("--port must be 0..65535, not '" + value + "'");
       options.port = static_cast<int>(n);
     } else if (name == "cacheSizeGB") {
       // mongod's bounds for WiredTiger's cache.

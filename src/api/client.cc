@@ -1,15 +1,16 @@
 // Client and Database: opening a directory, naming databases, and the
 // catalog operations on collections.
+#include "rockdoc/client.h"
+
 #include <algorithm>
 
 #include "api/client_internal.h"
-#include "api/query_recorder.h"
 #include "api/collection_internal.h"
+#include "api/query_recorder.h"
 #include "api/session_internal.h"
 #include "catalog/catalog.h"
 #include "common/option_table.h"
 #include "exec/plan_executor.h"
-#include "rockdoc/client.h"
 #include "rockdoc/json.h"
 #include "stats/telemetry.h"
 #include "storage/engine.h"

@@ -24,10 +24,10 @@
 #include <vector>
 
 #include "catalog/catalog.h"
-#include "stats/telemetry.h"
 #include "exec/plan_executor.h"
 #include "planner/canonical_query.h"
 #include "rockdoc/client.h"
+#include "stats/telemetry.h"
 #include "storage/engine.h"
 
 namespace rockdoc::internal {

@@ -60,7 +60,8 @@ void SessionState::DropTransactionLocked(const Status& why) {
     // writes were never committed, and destroying it releases its locks.
     txn_->Rollback().IgnoreError();
     // Nor do the collections it created.
-    if (engine_->attachment(AttachmentSlot::kCatalog) != nullptr) CatalogOf(*engine_).AbortCreations(txn_.get());
+    if (engine_->attachment(AttachmentSlot::kCatalog) != nullptr)
+      CatalogOf(*engine_).AbortCreations(txn_.get());
     txn_.reset();
   }
 }

@@ -22,12 +22,12 @@
 #include <shared_mutex>
 #include <string>
 
+#include "absl/base/thread_annotations.h"
+#include "common/background_runner.h"
+#include "common/mutex.h"
 #include "rockdoc/options.h"
 #include "rockdoc/results.h"
 #include "rockdoc/status.h"
-#include "absl/base/thread_annotations.h"
-#include "common/mutex.h"
-#include "common/background_runner.h"
 #include "storage/kv.h"
 #include "storage/open_checks.h"
 

@@ -167,10 +167,10 @@ class Server {
 // What rockdoc-serve's command line decides (tools/rockdoc_serve_main.cc
 // decodes it with the tools' flag parser, as every rockdoc program).
 struct ServeConfig {
-  ServerOptions server;  // its argv: the command line, for getCmdLineOpts
-  std::string db_path;   // required
-  bool tcp = true;       // false: the Unix socket only (server.unix_socket needed)
-  double cache_gb = 0;   // the block cache in GB; 0: from the memory
+  ServerOptions server;         // its argv: the command line, for getCmdLineOpts
+  std::string db_path;          // required
+  bool tcp = true;              // false: the Unix socket only (server.unix_socket needed)
+  double cache_gb = 0;          // the block cache in GB; 0: from the memory
   int64_t memory_limit_mb = 0;  // 0: the machine's (or its cgroup's)
 };
 

@@ -257,11 +257,10 @@ ClaimVerdict JudgeClaim(const std::vector<Candidate>& candidates,
       v.decided_by.clear();
       v.costs_conflict = true;
       v.evidence = absl::StrFormat(
-          "%s; costs disagree (%s: %s %s vs %s %s; %s: %s %s vs %s %s)",
-          rates(claimed_one, other), options.cost_names[i], cheaper->name,
-          FormatQuantity(cheaper->costs[i]), dearer->name, FormatQuantity(dearer->costs[i]),
-          options.cost_names[j], cheaper->name, FormatQuantity(a), dearer->name,
-          FormatQuantity(b));
+          "%s; costs disagree (%s: %s %s vs %s %s; %s: %s %s vs %s %s)", rates(claimed_one, other),
+          options.cost_names[i], cheaper->name, FormatQuantity(cheaper->costs[i]), dearer->name,
+          FormatQuantity(dearer->costs[i]), options.cost_names[j], cheaper->name, FormatQuantity(a),
+          dearer->name, FormatQuantity(b));
       return true;
     }
     return false;

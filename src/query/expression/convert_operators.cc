@@ -8,8 +8,8 @@
 #include <cstdlib>
 #include <limits>
 
-#include "query/expression/expression_internal.h"
 #include "bson/decimal_arithmetic.h"
+#include "query/expression/expression_internal.h"
 
 namespace rockdoc::internal::expression_detail {
 

@@ -8,9 +8,9 @@
 #include <limits>
 #include <map>
 
+#include "bson/decimal_arithmetic.h"
 #include "query/expression/expression_internal.h"
 #include "query/field_path.h"
-#include "bson/decimal_arithmetic.h"
 #include "rockdoc/json.h"
 
 namespace rockdoc::internal {
