@@ -185,13 +185,14 @@ TEST_F(CappedTest, WritesInTransactionsAreRefused) {
 TEST_F(CappedTest, CollModChangesTheLimitsFromTheNextInsert) {
   ASSERT_TRUE(db().CreateCollection("log", Json(R"({"capped": true, "size": 100000, "max": 5})")).ok());
   for (int i = 0; i < 5; ++i) ASSERT_TRUE(coll().InsertOne(Doc(i, 0, 1)).ok());
-  ASSERT_TRUE(db().CollMod("log", Json(R"({"cappedMax": 2})")).ok());
+  ASSERT_TRUE(test::CollModCommand(*client_, "test", "log", R"({"cappedMax": 2})").ok());
   EXPECT_EQ(Natural().size(), 5u);  // nothing removed until the next insert
   ASSERT_TRUE(coll().InsertOne(Doc(5, 0, 1)).ok());
   EXPECT_EQ(Natural(), (std::vector<std::string>{ToJson(Doc(4, 0, 1)), ToJson(Doc(5, 0, 1))}));
   ASSERT_TRUE(db().CreateCollection("plain").ok());
-  EXPECT_EQ(db().CollMod("plain", Json(R"({"cappedSize": 5000})")).status().code(),
-            ErrorCode::kInvalidOptions);
+  EXPECT_EQ(
+      test::CollModCommand(*client_, "test", "plain", R"({"cappedSize": 5000})").status().code(),
+      ErrorCode::kInvalidOptions);
 }
 
 TEST_F(CappedTest, RenameKeepsAndDropForgetsTheOrder) {

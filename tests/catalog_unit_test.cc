@@ -368,8 +368,8 @@ TEST_F(CatalogUnitTest, EntriesAndOptionsSurviveReopen) {
   ASSERT_NE(o->validator_expr, nullptr);
   EXPECT_TRUE(o->validator_expr->Matches(Json(R"({"a": 2})")));
   EXPECT_FALSE(o->validator_expr->Matches(Json(R"({"a": 0})")));
-  EXPECT_EQ(o->validation_level, internal::ValidationLevel::kModerate);
-  EXPECT_EQ(o->validation_action, internal::ValidationAction::kWarn);
+  EXPECT_EQ(o->validation_level, ValidationLevel::kModerate);
+  EXPECT_EQ(o->validation_action, ValidationAction::kWarn);
   EXPECT_EQ(ToJson(o->ToDocument()),
             R"({"capped": true, "size": 5120, "max": 10, "validator": {"a": {"$gt": 1}}, )"
             R"("validationLevel": "moderate", "validationAction": "warn"})");

@@ -65,6 +65,29 @@ inline Document Json(std::string_view text) {
   return doc.ok() ? std::move(doc).value() : Document();
 }
 
+// Runs `command` through Client::RunCommand, the door the shell, the C API
+// and the wire server use: the reply, or its error (ok: 0) as a Status.
+inline StatusOr<Document> RunCommandOk(const Client& client, std::string_view db,
+                                       DocumentView command) {
+  Document reply = client.RunCommand(db, command);
+  Element ok = reply.Get("ok");
+  if (ok.ok() && ok.IsNumber() && ok.NumberAsDouble() == 1) return reply;
+  Element code = reply.Get("code"), errmsg = reply.Get("errmsg");
+  return Status(static_cast<ErrorCode>(code.IsNumber() ? static_cast<int>(code.NumberAsDouble()) : 1),
+                errmsg.IsString() ? std::string(errmsg.String()) : std::string("no errmsg"));
+}
+
+// The collMod command on db.coll with the fields of the JSON object
+// `changes` ("{\"validator\": {}}"), as mongosh's db.runCommand sends it.
+inline StatusOr<Document> CollModCommand(const Client& client, std::string_view db,
+                                         std::string_view coll, std::string_view changes) {
+  Document fields = Json(changes);
+  BsonBuilder cmd;
+  cmd.AppendString("collMod", coll);
+  for (const Element& e : fields) cmd.AppendElement(e);
+  return RunCommandOk(client, db, std::move(cmd).Build());
+}
+
 // The documents of a JSON array literal ("[{...}, {...}]").
 inline std::vector<Document> JsonArray(std::string_view text) {
   Document docs = Json(std::string("{\"d\": ") + std::string(text) + "}");

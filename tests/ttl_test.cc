@@ -168,7 +168,8 @@ TEST_F(TtlTest, CollModChangesTheExpiryAndPersistsIt) {
   WaitForWholePasses();
   EXPECT_EQ(Count(), 1);  // a minute old, 100000 s allowed
   Database db = client_->GetDatabase("db");
-  auto reply = db.CollMod("c", Json(R"({"index": {"keyPattern": {"t": 1}, "expireAfterSeconds": 30}})"));
+  auto reply = test::CollModCommand(
+      *client_, "db", "c", R"({"index": {"keyPattern": {"t": 1}, "expireAfterSeconds": 30}})");
   ASSERT_TRUE(reply.ok()) << reply.status();
   EXPECT_EQ(ToJson(*reply, JsonFormat::kShell),
             "{ expireAfterSeconds_old: Long('100000'), expireAfterSeconds_new: Long('30'), ok: 1 }");
@@ -183,7 +184,8 @@ TEST_F(TtlTest, CollModChangesTheExpiryAndPersistsIt) {
   // By name; a plain single-field index can become a TTL index.
   ASSERT_TRUE(Coll().CreateIndex(Json(R"({"u": 1})")).ok());
   db = client_->GetDatabase("db");
-  reply = db.CollMod("c", Json(R"({"index": {"name": "u_1", "expireAfterSeconds": 5}})"));
+  reply = test::CollModCommand(*client_, "db", "c",
+                               R"({"index": {"name": "u_1", "expireAfterSeconds": 5}})");
   ASSERT_TRUE(reply.ok()) << reply.status();
   EXPECT_EQ(ToJson(*reply, JsonFormat::kShell), "{ expireAfterSeconds_new: Long('5'), ok: 1 }");
 }
@@ -191,22 +193,40 @@ TEST_F(TtlTest, CollModChangesTheExpiryAndPersistsIt) {
 TEST_F(TtlTest, CollModRefusesWhatItDoesNotImplement) {
   ASSERT_TRUE(Coll().CreateIndex(Json(R"({"t": 1})")).ok());
   Database db = client_->GetDatabase("db");
-  EXPECT_EQ(db.CollMod("c", Json(R"({"timeseries": {}})")).status().code(),
+  EXPECT_EQ(test::CollModCommand(*client_, "db", "c", R"({"timeseries": {}})").status().code(),
             ErrorCode::kNotImplemented);
-  EXPECT_EQ(db.CollMod("c", Json(R"({"index": {"name": "t_1", "hidden": true}})")).status().code(),
-            ErrorCode::kNotImplemented);
-  Status s = db.CollMod("c", Json(R"({"bogus": 1})")).status();
+  EXPECT_EQ(
+      test::CollModCommand(*client_, "db", "c", R"({"index": {"name": "t_1", "hidden": true}})")
+          .status()
+          .code(),
+      ErrorCode::kNotImplemented);
+  Status s = test::CollModCommand(*client_, "db", "c", R"({"bogus": 1})").status();
   EXPECT_EQ(s.code(), ErrorCode::kUnknownBsonField);
   EXPECT_EQ(s.message(), "BSON field 'collMod.bogus' is an unknown field.");
-  EXPECT_EQ(db.CollMod("missing", Json(R"({"index": {"name": "t_1", "expireAfterSeconds": 1}})"))
+  EXPECT_EQ(test::CollModCommand(*client_, "db", "missing",
+                                 R"({"index": {"name": "t_1", "expireAfterSeconds": 1}})")
                 .status()
                 .code(),
             ErrorCode::kNamespaceNotFound);
-  EXPECT_EQ(db.CollMod("c", Json(R"({"index": {"name": "nope", "expireAfterSeconds": 1}})"))
+  EXPECT_EQ(test::CollModCommand(*client_, "db", "c",
+                                 R"({"index": {"name": "nope", "expireAfterSeconds": 1}})")
                 .status()
                 .code(),
             ErrorCode::kIndexNotFound);
-  EXPECT_TRUE(db.CollMod("c", Json(R"({"comment": "nothing to do"})")).ok());
+  EXPECT_TRUE(test::CollModCommand(*client_, "db", "c", R"({"comment": "nothing to do"})").ok());
+  // The API takes the changes typed, and checks their values as the
+  // command's decoders do.
+  CollModOptions change;
+  change.index = CollModIndex{"t_1", Document(), int64_t{1} << 31};
+  EXPECT_EQ(db.CollMod("c", change).status().code(), ErrorCode::kCannotCreateIndex);
+  change.index->expire_after_seconds = 7;
+  auto done = db.CollMod("c", change);
+  ASSERT_TRUE(done.ok()) << done.status();
+  EXPECT_FALSE(done->expire_after_seconds_old.has_value());  // t_1 was not a TTL index
+  EXPECT_EQ(done->expire_after_seconds_new, 7);
+  CollModOptions capped;
+  capped.capped_size = 0;
+  EXPECT_EQ(db.CollMod("c", capped).status().code(), ErrorCode::kInvalidOptions);
 }
 
 TEST_F(TtlTest, CloseStopsTheMonitorPromptly) {

@@ -96,8 +96,8 @@ TEST_F(ValidatorTest, UpdatesReplacementsAndUpsertsAreChecked) {
 TEST_F(ValidatorTest, ModerateLevelSkipsDocumentsThatAlreadyFailed) {
   ASSERT_TRUE(coll().InsertOne(Json(R"({"_id": 1, "a": 1})")).ok());   // invalid later
   ASSERT_TRUE(coll().InsertOne(Json(R"({"_id": 2, "a": 10})")).ok());  // valid later
-  auto r = db().CollMod("students", Json(R"({"validator": {"a": {"$gte": 5}},
-                                              "validationLevel": "moderate"})"));
+  auto r = test::CollModCommand(*client_, "test", "students", R"({"validator": {"a": {"$gte": 5}},
+                                              "validationLevel": "moderate"})");
   ASSERT_TRUE(r.ok()) << r.status();
   // The already-invalid document may be updated to anything.
   EXPECT_TRUE(coll().UpdateOne(Json(R"({"_id": 1})"), Json(R"({"$set": {"a": 2}})")).ok());
@@ -108,7 +108,8 @@ TEST_F(ValidatorTest, ModerateLevelSkipsDocumentsThatAlreadyFailed) {
   EXPECT_EQ(coll().InsertOne(Json(R"({"_id": 3, "a": 1})")).status().code(),
             ErrorCode::kDocumentValidationFailure);
   // Level off: nothing is checked.
-  ASSERT_TRUE(db().CollMod("students", Json(R"({"validationLevel": "off"})")).ok());
+  ASSERT_TRUE(
+      test::CollModCommand(*client_, "test", "students", R"({"validationLevel": "off"})").ok());
   EXPECT_TRUE(coll().InsertOne(Json(R"({"_id": 3, "a": 1})")).ok());
 }
 
@@ -128,7 +129,9 @@ TEST_F(ValidatorTest, WarnActionLogsAndWrites) {
 
 TEST_F(ValidatorTest, CollModChangesTheValidatorAndItSurvivesRestart) {
   ASSERT_TRUE(db().CreateCollection("students", Json(kStudentSchema)).ok());
-  ASSERT_TRUE(db().CollMod("students", Json(R"({"validator": {"n": {"$exists": true}}})")).ok());
+  ASSERT_TRUE(test::CollModCommand(*client_, "test", "students",
+                                   R"({"validator": {"n": {"$exists": true}}})")
+                  .ok());
   EXPECT_TRUE(coll().InsertOne(Json(R"({"_id": 1, "n": 1})")).ok());  // no name, year needed now
   EXPECT_EQ(coll().InsertOne(Json(R"({"_id": 2})")).status().code(),
             ErrorCode::kDocumentValidationFailure);
@@ -140,7 +143,7 @@ TEST_F(ValidatorTest, CollModChangesTheValidatorAndItSurvivesRestart) {
   ASSERT_EQ(infos->size(), 1u);
   EXPECT_EQ(ToJson((*infos)[0].options), R"({"validator": {"n": {"$exists": true}}})");
   // An empty validator removes it.
-  ASSERT_TRUE(db().CollMod("students", Json(R"({"validator": {}})")).ok());
+  ASSERT_TRUE(test::CollModCommand(*client_, "test", "students", R"({"validator": {}})").ok());
   EXPECT_TRUE(coll().InsertOne(Json(R"({"_id": 2})")).ok());
 }
 
@@ -164,7 +167,7 @@ TEST_F(ValidatorTest, BadOptionsFailAsMongoDBFailsThem) {
     Status s = db().CreateCollection("x", Json(c.options));
     EXPECT_EQ(s.code(), c.code) << c.options << ": " << s;
   }
-  EXPECT_EQ(db().CollMod("x", Json(R"({"validator": {}})")).status().code(),
+  EXPECT_EQ(test::CollModCommand(*client_, "test", "x", R"({"validator": {}})").status().code(),
             ErrorCode::kNamespaceNotFound);  // nothing was created by the failures
   EXPECT_EQ(client_->GetDatabase("admin")
                 .CreateCollection("x", Json(R"({"validator": {"a": 1}})"))

@@ -266,18 +266,18 @@ class ROCKDOC_EXPORT Database {
                           bool drop_target = false) const;
   // Drops every collection of the database.
   Status Drop() const;
-  // collMod: changes a collection's options. rockdoc implements
-  // validator, validationLevel and validationAction, a capped collection's
-  // cappedSize and cappedMax (applied from the next insert, as MongoDB
-  // does; InvalidOptions (72) on other collections) (reply {ok: 1}), and
-  // {index: {keyPattern: {...} | name: "...", expireAfterSeconds: N}}
-  // (changing a TTL index's expiry, or making a single-field index a TTL
-  // index), returning {expireAfterSeconds_old?, expireAfterSeconds_new, ok};
-  // a view's `viewOn` and `pipeline` (both, and nothing else: InvalidOptions
-  // otherwise; the checks of CreateView); the other options MongoDB knows
-  // (timeseries, hidden, unique, prepareUnique, ...) are NotImplemented (238), an unknown
-  // one Location40415. NamespaceNotFound (26), IndexNotFound (27).
-  StatusOr<Document> CollMod(std::string_view collection, DocumentView options) const;
+  // collMod: changes a collection's options (CollModOptions in
+  // rockdoc/options.h; the collMod command decodes its document into them).
+  // rockdoc implements validator, validationLevel and validationAction, a
+  // capped collection's cappedSize and cappedMax (applied from the next
+  // insert, as MongoDB does; InvalidOptions (72) on other collections), and
+  // `index` (changing a TTL index's expiry, or making a single-field index
+  // a TTL index; the result says the expiry before and after); a view's
+  // `view_on` and `pipeline` (both, and nothing else: InvalidOptions
+  // otherwise; the checks of CreateView). NamespaceNotFound (26),
+  // IndexNotFound (27), CannotCreateIndex (67) for an expiry out of range.
+  StatusOr<CollModResult> CollMod(std::string_view collection,
+                                  const CollModOptions& options) const;
 
  private:
   friend class Client;

@@ -328,6 +328,42 @@ struct IndexModel {
   IndexOptions options;
 };
 
+// A collection's validation (create and collMod's validationLevel and
+// validationAction, as MongoDB's): which writes the validator checks (off:
+// none; strict: every insert and update; moderate: updates of documents
+// that were valid), and what a failing write gets (error: refused, 121;
+// warn: written, and logged).
+enum class ValidationLevel { kOff, kStrict, kModerate };
+enum class ValidationAction { kError, kWarn };
+
+// collMod's `index`: which index (by name, or by key pattern: exactly one
+// of the two) and what changes.
+struct CollModIndex {
+  std::string name;
+  Document key_pattern;
+  // The TTL expiry, 0..2147483647 (CannotCreateIndex, 67, otherwise); on a
+  // single-field index that is not TTL yet, it makes it one.
+  std::optional<int64_t> expire_after_seconds;
+};
+
+// collMod's changes (Database::CollMod); a field left unset is unchanged.
+// The collMod command's document is decoded into these by the command
+// layer (command/), from its table.
+struct CollModOptions {
+  std::optional<CollModIndex> index;
+  std::optional<Document> validator;  // {} removes it
+  std::optional<ValidationLevel> validation_level;
+  std::optional<ValidationAction> validation_action;
+  // A capped collection's limits, from the next insert on: cappedSize in
+  // bytes (1..2^50, rounded as at create), cappedMax in documents
+  // (< 2^31; 0 or less: no bound).
+  std::optional<int64_t> capped_size;
+  std::optional<int64_t> capped_max;
+  // A view's new definition: both, and nothing else.
+  std::optional<std::string> view_on;
+  std::optional<Document> pipeline;  // an array of stages
+};
+
 enum class ExplainVerbosity { kQueryPlanner, kExecutionStats, kAllPlansExecution };
 
 }  // namespace rockdoc

@@ -79,6 +79,13 @@ struct InsertManyResult {
   bool ok() const { return write_errors.empty(); }
 };
 
+// What Database::CollMod changed that its reply reports: a TTL index's
+// expiry before (unset when it was not a TTL index) and after.
+struct CollModResult {
+  std::optional<int64_t> expire_after_seconds_old;
+  std::optional<int64_t> expire_after_seconds_new;
+};
+
 struct DeleteResult {
   int64_t deleted_count = 0;
 };

@@ -242,159 +242,20 @@ Status Database::Drop() const {
 
 // ---- collMod ----
 
-namespace {
-
-// collMod's `index` argument: which index, and what to change.
-struct CollModIndex {
-  Document key_pattern;
-  std::string name;
-  std::optional<int64_t> expire_after_seconds;
-};
-constexpr internal::OptionField<CollModIndex> kCollModIndexFields[] = {
-    {"keyPattern",
-     [](const Element& e, CollModIndex* o) -> Status {
-       if (!e.IsDocument()) return TypeMismatch("collMod index keyPattern must be an object");
-       o->key_pattern = Document::AdoptValidated(std::string(e.Document().bytes()));
-       return Status::OK();
-     }},
-    {"name",
-     [](const Element& e, CollModIndex* o) -> Status {
-       if (!e.IsString()) return TypeMismatch("collMod index name must be a string");
-       o->name = std::string(e.String());
-       return Status::OK();
-     }},
-    {"expireAfterSeconds",
-     [](const Element& e, CollModIndex* o) -> Status {
-       ROCKDOC_ASSIGN_OR_RETURN(o->expire_after_seconds, internal::ParseExpireAfterSeconds(e));
-       return Status::OK();
-     }},
-    {"hidden", nullptr},
-    {"prepareUnique", nullptr},
-    {"unique", nullptr},
-    {"forceNonUnique", nullptr},
-};
-
-struct CollModOptions {
-  std::optional<CollModIndex> index;
-  std::optional<Document> validator;  // parsed once the database is known
-  std::optional<internal::ValidationLevel> validation_level;
-  std::optional<internal::ValidationAction> validation_action;
-  std::optional<int64_t> capped_size, capped_max;
-  std::optional<std::string> view_on;
-  std::optional<Document> pipeline;
-};
-
-Status InvalidOptions(std::string message) {
-  return Status(ErrorCode::kInvalidOptions, std::move(message));
-}
-
-// collMod's cappedSize / cappedMax: whole numbers.
-StatusOr<int64_t> CappedLimit(const Element& e) {
-  int64_t n = 0;
-  if (!e.IsNumber() || !e.ExactInt64(&n)) {
-    return TypeMismatch("BSON field 'collMod." + std::string(e.key()) + "' is the wrong type '" +
-                        std::string(BsonTypeAlias(e.type())) + "', expected type 'long'");
-  }
-  return n;
-}
-constexpr internal::OptionField<CollModOptions> kCollModFields[] = {
-    {"index",
-     [](const Element& e, CollModOptions* o) -> Status {
-       if (!e.IsDocument()) return TypeMismatch("collMod index must be an object");
-       CollModIndex index;
-       ROCKDOC_RETURN_IF_ERROR(internal::DecodeOptions(
-           e.Document(), kCollModIndexFields, &index,
-           [](std::string_view name) {
-             return Status(ErrorCode::kUnknownBsonField,
-                           "BSON field 'collMod.index." + std::string(name) +
-                               "' is an unknown field.");
-           },
-           [](std::string_view name) {
-             return NotImplemented("The collMod index option '" + std::string(name) +
-                                   "' is not supported by rockdoc");
-           }));
-       o->index = std::move(index);
-       return Status::OK();
-     }},
-    {"comment", [](const Element&, CollModOptions*) { return Status::OK(); }},
-    {"validator",
-     [](const Element& e, CollModOptions* o) -> Status {
-       if (!e.IsDocument()) {
-         return TypeMismatch("BSON field 'collMod.validator' is the wrong type '" +
-                             std::string(BsonTypeAlias(e.type())) + "', expected type 'object'");
-       }
-       o->validator = Document::AdoptValidated(std::string(e.Document().bytes()));
-       return Status::OK();
-     }},
-    {"validationLevel",
-     [](const Element& e, CollModOptions* o) -> Status {
-       ROCKDOC_ASSIGN_OR_RETURN(o->validation_level,
-                                internal::ParseValidationLevel(e, "collMod"));
-       return Status::OK();
-     }},
-    {"validationAction",
-     [](const Element& e, CollModOptions* o) -> Status {
-       ROCKDOC_ASSIGN_OR_RETURN(o->validation_action,
-                                internal::ParseValidationAction(e, "collMod"));
-       return Status::OK();
-     }},
-    {"viewOn",
-     [](const Element& e, CollModOptions* o) -> Status {
-       if (e.type() != BsonType::kString) {
-         return TypeMismatch("BSON field 'collMod.viewOn' is the wrong type '" +
-                             std::string(BsonTypeAlias(e.type())) + "', expected type 'string'");
-       }
-       o->view_on = std::string(e.String());
-       return Status::OK();
-     }},
-    {"pipeline",
-     [](const Element& e, CollModOptions* o) -> Status {
-       if (e.type() != BsonType::kArray) {
-         return TypeMismatch("BSON field 'collMod.pipeline' is the wrong type '" +
-                             std::string(BsonTypeAlias(e.type())) + "', expected type 'array'");
-       }
-       o->pipeline = Document::AdoptValidated(std::string(e.Array().bytes()));
-       return Status::OK();
-     }},
-    {"expireAfterSeconds", nullptr},  // clustered and time-series collections
-    {"changeStreamPreAndPostImages", nullptr},
-    {"recordPreImages", nullptr},
-    {"timeseries", nullptr},
-    {"cappedSize",
-     [](const Element& e, CollModOptions* o) -> Status {
-       ROCKDOC_ASSIGN_OR_RETURN(o->capped_size, CappedLimit(e));
-       if (*o->capped_size <= 0 || *o->capped_size > (int64_t{1} << 50)) {
-         return InvalidOptions("cappedSize must be greater than 0 and at most 1 PB");
-       }
-       return Status::OK();
-     }},
-    {"cappedMax",
-     [](const Element& e, CollModOptions* o) -> Status {
-       ROCKDOC_ASSIGN_OR_RETURN(o->capped_max, CappedLimit(e));
-       if (*o->capped_max >= (int64_t{1} << 31)) {
-         return InvalidOptions("cappedMax must be less than 2^31");
-       }
-       return Status::OK();
-     }},
-    {"dryRun", nullptr},
-    {"writeConcern", nullptr},
-};
-
-}  // namespace
-
-StatusOr<Document> Database::CollMod(std::string_view collection, DocumentView options) const {
+StatusOr<CollModResult> Database::CollMod(std::string_view collection,
+                                          const CollModOptions& decoded) const {
   ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "collMod"));
-  CollModOptions decoded;
-  ROCKDOC_RETURN_IF_ERROR(internal::DecodeOptions(
-      options, kCollModFields, &decoded,
-      [](std::string_view name) {
-        return Status(ErrorCode::kUnknownBsonField,
-                      "BSON field 'collMod." + std::string(name) + "' is an unknown field.");
-      },
-      [](std::string_view name) {
-        return NotImplemented("The collMod option '" + std::string(name) +
-                              "' is not supported by rockdoc");
-      }));
+  // The values, as the command's decoders check them (a caller of the API
+  // gives them typed).
+  if (decoded.capped_size && (*decoded.capped_size <= 0 || *decoded.capped_size > (int64_t{1} << 50))) {
+    return Status(ErrorCode::kInvalidOptions, "cappedSize must be greater than 0 and at most 1 PB");
+  }
+  if (decoded.capped_max && *decoded.capped_max >= (int64_t{1} << 31)) {
+    return Status(ErrorCode::kInvalidOptions, "cappedMax must be less than 2^31");
+  }
+  if (decoded.index && decoded.index->expire_after_seconds) {
+    ROCKDOC_RETURN_IF_ERROR(internal::CheckExpireAfterSeconds(*decoded.index->expire_after_seconds));
+  }
   std::shared_ptr<const MatchExpression> validator_expr;
   if (decoded.validator) {
     ROCKDOC_ASSIGN_OR_RETURN(validator_expr,
@@ -419,9 +280,7 @@ StatusOr<Document> Database::CollMod(std::string_view collection, DocumentView o
                              internal::MakeViewDefinition(name_, collection, *decoded.view_on,
                                                           decoded.pipeline->view()));
     ROCKDOC_RETURN_IF_ERROR(CatalogOf(*engine_).ModifyView(std::move(view)));
-    BsonBuilder done;
-    done.AppendDouble("ok", 1.0);
-    return std::move(done).Build();
+    return CollModResult{};
   }
   if (decoded.view_on || decoded.pipeline) {
     return Status(ErrorCode::kInvalidOptions,
@@ -434,7 +293,7 @@ StatusOr<Document> Database::CollMod(std::string_view collection, DocumentView o
   if (lock.meta() == nullptr) {
     return Status(ErrorCode::kNamespaceNotFound, "ns does not exist: " + ns);
   }
-  BsonBuilder reply;
+  CollModResult result;
   if ((decoded.capped_size || decoded.capped_max) && !lock.meta()->is_capped()) {
     return Status(ErrorCode::kInvalidOptions,
                   "Collection " + ns + " is not capped: cappedSize and cappedMax apply to capped "
@@ -511,12 +370,11 @@ StatusOr<Document> Database::CollMod(std::string_view collection, DocumentView o
         const_cast<internal::IndexDescriptor*>(index)->set_expire_after_seconds(old);
         return persisted;
       }
-      if (old >= 0) reply.AppendInt64("expireAfterSeconds_old", old);
-      reply.AppendInt64("expireAfterSeconds_new", *want.expire_after_seconds);
+      if (old >= 0) result.expire_after_seconds_old = old;
+      result.expire_after_seconds_new = *want.expire_after_seconds;
     }
   }
-  reply.AppendDouble("ok", 1.0);
-  return std::move(reply).Build();
+  return result;
 }
 
 // ---- Cursor ----

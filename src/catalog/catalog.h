@@ -25,6 +25,7 @@
 #include "index/index_descriptor.h"
 #include "query/match_expression.h"
 #include "rockdoc/document.h"
+#include "rockdoc/options.h"
 #include "rockdoc/status.h"
 #include "stats/collection_statistics.h"
 #include "storage/engine.h"
@@ -37,8 +38,7 @@ class KvTransaction;
 // checked. Each option MongoDB's create command knows is a row of the table
 // in catalog.cc: one that is implemented has a field here and a decoder
 // there; the others are refused, never accepted and dropped.
-enum class ValidationLevel { kOff, kStrict, kModerate };
-enum class ValidationAction { kError, kWarn };
+// ValidationLevel and ValidationAction are the public API's (rockdoc/options.h).
 struct CollectionOptions {
   // The validator document as given ({} when none) and its parsed form
   // (null when none): query operators and $jsonSchema.

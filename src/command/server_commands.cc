@@ -4,9 +4,12 @@
 #include "command/command.h"
 #include "command/cursor_manager.h"
 #include "command/handlers.h"
+#include "catalog/catalog.h"
 #include "command/index_options.h"
 #include "common/clock.h"
 #include "common/deadline.h"
+#include "common/option_table.h"
+#include "index/index_descriptor.h"
 #include "query/match_expression.h"
 #include "rockdoc/json.h"
 
@@ -282,15 +285,161 @@ Status RunCreate(CommandContext& ctx, DocumentView cmd, BsonBuilder*) {
                            ctx.database().CreateCollection(collection, std::move(options).Build()));
 }
 
+namespace {
+
+// collMod's fields, from one table (the API takes them typed,
+// rockdoc/options.h CollModOptions).
+
+constexpr internal::OptionField<CollModIndex> kCollModIndexFields[] = {
+    {"keyPattern",
+     [](const Element& e, CollModIndex* o) -> Status {
+       if (!e.IsDocument()) return TypeMismatch("collMod index keyPattern must be an object");
+       o->key_pattern = Document::AdoptValidated(std::string(e.Document().bytes()));
+       return Status::OK();
+     }},
+    {"name",
+     [](const Element& e, CollModIndex* o) -> Status {
+       if (!e.IsString()) return TypeMismatch("collMod index name must be a string");
+       o->name = std::string(e.String());
+       return Status::OK();
+     }},
+    {"expireAfterSeconds",
+     [](const Element& e, CollModIndex* o) -> Status {
+       ROCKDOC_ASSIGN_OR_RETURN(o->expire_after_seconds, internal::ParseExpireAfterSeconds(e));
+       return Status::OK();
+     }},
+    {"hidden", nullptr},
+    {"prepareUnique", nullptr},
+    {"unique", nullptr},
+    {"forceNonUnique", nullptr},
+};
+
+Status InvalidOptions(std::string message) {
+  return Status(ErrorCode::kInvalidOptions, std::move(message));
+}
+
+// collMod's cappedSize / cappedMax: whole numbers.
+StatusOr<int64_t> CappedLimit(const Element& e) {
+  int64_t n = 0;
+  if (!e.IsNumber() || !e.ExactInt64(&n)) {
+    return TypeMismatch("BSON field 'collMod." + std::string(e.key()) + "' is the wrong type '" +
+                        std::string(BsonTypeAlias(e.type())) + "', expected type 'long'");
+  }
+  return n;
+}
+constexpr internal::OptionField<CollModOptions> kCollModFields[] = {
+    {"index",
+     [](const Element& e, CollModOptions* o) -> Status {
+       if (!e.IsDocument()) return TypeMismatch("collMod index must be an object");
+       CollModIndex index;
+       ROCKDOC_RETURN_IF_ERROR(internal::DecodeOptions(
+           e.Document(), kCollModIndexFields, &index,
+           [](std::string_view name) {
+             return Status(ErrorCode::kUnknownBsonField,
+                           "BSON field 'collMod.index." + std::string(name) +
+                               "' is an unknown field.");
+           },
+           [](std::string_view name) {
+             return NotImplemented("The collMod index option '" + std::string(name) +
+                                   "' is not supported by rockdoc");
+           }));
+       o->index = std::move(index);
+       return Status::OK();
+     }},
+    {"comment", [](const Element&, CollModOptions*) { return Status::OK(); }},
+    {"validator",
+     [](const Element& e, CollModOptions* o) -> Status {
+       if (!e.IsDocument()) {
+         return TypeMismatch("BSON field 'collMod.validator' is the wrong type '" +
+                             std::string(BsonTypeAlias(e.type())) + "', expected type 'object'");
+       }
+       o->validator = Document::AdoptValidated(std::string(e.Document().bytes()));
+       return Status::OK();
+     }},
+    {"validationLevel",
+     [](const Element& e, CollModOptions* o) -> Status {
+       ROCKDOC_ASSIGN_OR_RETURN(o->validation_level,
+                                internal::ParseValidationLevel(e, "collMod"));
+       return Status::OK();
+     }},
+    {"validationAction",
+     [](const Element& e, CollModOptions* o) -> Status {
+       ROCKDOC_ASSIGN_OR_RETURN(o->validation_action,
+                                internal::ParseValidationAction(e, "collMod"));
+       return Status::OK();
+     }},
+    {"viewOn",
+     [](const Element& e, CollModOptions* o) -> Status {
+       if (e.type() != BsonType::kString) {
+         return TypeMismatch("BSON field 'collMod.viewOn' is the wrong type '" +
+                             std::string(BsonTypeAlias(e.type())) + "', expected type 'string'");
+       }
+       o->view_on = std::string(e.String());
+       return Status::OK();
+     }},
+    {"pipeline",
+     [](const Element& e, CollModOptions* o) -> Status {
+       if (e.type() != BsonType::kArray) {
+         return TypeMismatch("BSON field 'collMod.pipeline' is the wrong type '" +
+                             std::string(BsonTypeAlias(e.type())) + "', expected type 'array'");
+       }
+       o->pipeline = Document::AdoptValidated(std::string(e.Array().bytes()));
+       return Status::OK();
+     }},
+    {"expireAfterSeconds", nullptr},  // clustered and time-series collections
+    {"changeStreamPreAndPostImages", nullptr},
+    {"recordPreImages", nullptr},
+    {"timeseries", nullptr},
+    {"cappedSize",
+     [](const Element& e, CollModOptions* o) -> Status {
+       ROCKDOC_ASSIGN_OR_RETURN(o->capped_size, CappedLimit(e));
+       if (*o->capped_size <= 0 || *o->capped_size > (int64_t{1} << 50)) {
+         return InvalidOptions("cappedSize must be greater than 0 and at most 1 PB");
+       }
+       return Status::OK();
+     }},
+    {"cappedMax",
+     [](const Element& e, CollModOptions* o) -> Status {
+       ROCKDOC_ASSIGN_OR_RETURN(o->capped_max, CappedLimit(e));
+       if (*o->capped_max >= (int64_t{1} << 31)) {
+         return InvalidOptions("cappedMax must be less than 2^31");
+       }
+       return Status::OK();
+     }},
+    {"dryRun", nullptr},
+    {"writeConcern", nullptr},
+};
+
+// collMod's document (the generic fields split off) into CollModOptions:
+// 40415 for a name MongoDB does not know, 238 for one rockdoc lacks.
+Status DecodeCollMod(DocumentView changes, CollModOptions* decoded) {
+  return DecodeOptions(
+      changes, kCollModFields, decoded,
+      [](std::string_view name) {
+        return Status(ErrorCode::kUnknownBsonField,
+                      "BSON field 'collMod." + std::string(name) + "' is an unknown field.");
+      },
+      [](std::string_view name) {
+        return NotImplemented("The collMod option '" + std::string(name) +
+                              "' is not supported by rockdoc");
+      });
+}
+
+}  // namespace
+
 Status RunCollMod(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
-  // The changes are decoded by Database::CollMod's table.
   ROCKDOC_ASSIGN_OR_RETURN(std::string collection, CollectionName("collMod", *cmd.begin()));
   BsonBuilder changes;
   ROCKDOC_RETURN_IF_ERROR(SplitGenericFields("collMod", cmd, &changes));
-  ROCKDOC_ASSIGN_OR_RETURN(Document done,
-                           ctx.database().CollMod(collection, std::move(changes).Build()));
-  for (Element e : done) {
-    if (e.key() != "ok") reply->AppendElement(e);  // the dispatcher adds ok
+  CollModOptions decoded;
+  ROCKDOC_RETURN_IF_ERROR(DecodeCollMod(std::move(changes).Build(), &decoded));
+  ROCKDOC_ASSIGN_OR_RETURN(CollModResult done, ctx.database().CollMod(collection, decoded));
+  // The dispatcher adds ok.
+  if (done.expire_after_seconds_old) {
+    reply->AppendInt64("expireAfterSeconds_old", *done.expire_after_seconds_old);
+  }
+  if (done.expire_after_seconds_new) {
+    reply->AppendInt64("expireAfterSeconds_new", *done.expire_after_seconds_new);
   }
   return Status::OK();
 }

@@ -178,12 +178,17 @@ StatusOr<int64_t> ParseExpireAfterSeconds(const Element& e) {
             std::string(BsonTypeAlias(e.type())) + "'");
   }
   double d = e.NumberAsDouble();
-  if (!(d >= 0 && d <= 2147483647.0)) {
-    return Status(ErrorCode::kCannotCreateIndex,
-                  "TTL index 'expireAfterSeconds' option must be within an acceptable range, try "
-                  "0 to 2147483647");
-  }
-  return static_cast<int64_t>(d);  // a fraction of a second is dropped, as by MongoDB
+  if (!(d >= 0 && d <= 2147483647.0)) return CheckExpireAfterSeconds(-1);
+  const auto seconds = static_cast<int64_t>(d);  // a fraction of a second is dropped, as by MongoDB
+  ROCKDOC_RETURN_IF_ERROR(CheckExpireAfterSeconds(seconds));
+  return seconds;
+}
+
+Status CheckExpireAfterSeconds(int64_t seconds) {
+  if (seconds >= 0 && seconds <= 2147483647) return Status::OK();
+  return Status(ErrorCode::kCannotCreateIndex,
+                "TTL index 'expireAfterSeconds' option must be within an acceptable range, try "
+                "0 to 2147483647");
 }
 
 StatusOr<std::shared_ptr<IndexDescriptor>> IndexDescriptor::FromCatalogEntry(DocumentView entry) {

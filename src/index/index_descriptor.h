@@ -67,6 +67,8 @@ enum class IndexEntryFormat {
 // createIndex's / collMod's expireAfterSeconds: a number of seconds in
 // 0..2147483647 (CannotCreateIndex, 67, with MongoDB's messages otherwise).
 StatusOr<int64_t> ParseExpireAfterSeconds(const Element& e);
+// The range alone, for a value given typed (collMod through the API).
+Status CheckExpireAfterSeconds(int64_t seconds);
 
 class IndexDescriptor {
  public:
