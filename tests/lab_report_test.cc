@@ -99,6 +99,33 @@ TEST(LabSentenceTest, ATieIsSaidOnce) {
   EXPECT_EQ(r.verdict, once);
 }
 
+// A write's own reads are part of what it costs (issue 38: "a write's
+// reads count"): a linked write that looks its parent up first reads 900
+// bytes before writing the same 100 as the embedded one. At tied write
+// rates that decides for the embedded write; without the read bytes the
+// two would tie on every cost.
+TEST(LabSentenceTest, AWritesOwnReadsAreInItsCost) {
+  ScenarioResult r;
+  r.name = "lookup-first";
+  r.size_label = "n";
+  r.variants = {"embedded", "linked"};
+  r.sizes = {100};
+  r.rules = {{"embedded writes cost less", {LabClaim("embedded", "writes")}}};
+  const std::vector<double> same = {100, 101, 102, 103, 104};
+  r.rows = {Row("embedded", 100, same, same), Row("linked", 100, same, same)};
+  r.rows[0].read_bytes_per_write = 0;
+  r.rows[1].read_bytes_per_write = 900;
+  Summarize(r);
+  ASSERT_EQ(r.rule_checks.size(), 1u);
+  EXPECT_TRUE(r.rule_checks[0].agrees) << r.rule_checks[0].evidence;
+  EXPECT_THAT(r.rule_checks[0].evidence,
+              HasSubstr("I/O bytes/write (read + written + WAL): embedded 100 vs linked 1000"));
+  // The same rows without the lookup's bytes: nothing tells them apart.
+  r.rows[1].read_bytes_per_write = 0;
+  Summarize(r);
+  EXPECT_TRUE(r.rule_checks[0].tie) << r.rule_checks[0].evidence;
+}
+
 // Two claims of one rule may name the same variant and metric, judged
 // against different rivals (independent-access: "referenced wins reads"
 // against every variant, and against the indexed embedding alone). Each
