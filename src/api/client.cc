@@ -245,8 +245,8 @@ Status Database::Drop() const {
 StatusOr<CollModResult> Database::CollMod(std::string_view collection,
                                           const CollModOptions& decoded) const {
   ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "collMod"));
-  // The values, as the command's decoders check them (a caller of the API
-  // gives them typed).
+  // The values' ranges, for every caller (the collMod command decodes only
+  // their types).
   if (decoded.capped_size && (*decoded.capped_size <= 0 || *decoded.capped_size > (int64_t{1} << 50))) {
     return Status(ErrorCode::kInvalidOptions, "cappedSize must be greater than 0 and at most 1 PB");
   }

@@ -314,10 +314,6 @@ constexpr internal::OptionField<CollModIndex> kCollModIndexFields[] = {
     {"forceNonUnique", nullptr},
 };
 
-Status InvalidOptions(std::string message) {
-  return Status(ErrorCode::kInvalidOptions, std::move(message));
-}
-
 // collMod's cappedSize / cappedMax: whole numbers.
 StatusOr<int64_t> CappedLimit(const Element& e) {
   int64_t n = 0;
@@ -392,18 +388,13 @@ constexpr internal::OptionField<CollModOptions> kCollModFields[] = {
     {"timeseries", nullptr},
     {"cappedSize",
      [](const Element& e, CollModOptions* o) -> Status {
+       // Its range is Database::CollMod's check, as for every caller.
        ROCKDOC_ASSIGN_OR_RETURN(o->capped_size, CappedLimit(e));
-       if (*o->capped_size <= 0 || *o->capped_size > (int64_t{1} << 50)) {
-         return InvalidOptions("cappedSize must be greater than 0 and at most 1 PB");
-       }
        return Status::OK();
      }},
     {"cappedMax",
      [](const Element& e, CollModOptions* o) -> Status {
        ROCKDOC_ASSIGN_OR_RETURN(o->capped_max, CappedLimit(e));
-       if (*o->capped_max >= (int64_t{1} << 31)) {
-         return InvalidOptions("cappedMax must be less than 2^31");
-       }
        return Status::OK();
      }},
     {"dryRun", nullptr},
