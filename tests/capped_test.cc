@@ -74,7 +74,7 @@ Document IdFilter(const Element& id) {
 }
 
 TEST_F(CappedTest, KeepsTheNewestWithinMaxAndSizeInInsertionOrderAgainstAModel) {
-  ASSERT_TRUE(db().CreateCollection("log", Json(R"({"capped": true, "size": 6000, "max": 25})")).ok());
+  ASSERT_TRUE(db().CreateCollection("log", test::CappedOptions(6000, 25)).ok());
   ASSERT_TRUE(coll().CreateIndex(Json(R"({"tag": 1})")).ok());
   Model model{6144, 25, {}};  // 6000 rounded up to a multiple of 256
   std::mt19937 rng(7);
@@ -126,7 +126,7 @@ TEST_F(CappedTest, KeepsTheNewestWithinMaxAndSizeInInsertionOrderAgainstAModel) 
 }
 
 TEST_F(CappedTest, InsertManyEvictsWithinOneCall) {
-  ASSERT_TRUE(db().CreateCollection("log", Json(R"({"capped": true, "size": 100000, "max": 10})")).ok());
+  ASSERT_TRUE(db().CreateCollection("log", test::CappedOptions(100000, 10)).ok());
   std::vector<Document> docs;
   for (int i = 0; i < 2500; ++i) docs.push_back(Doc(i, 0, 1));
   auto r = coll().InsertMany(docs);
@@ -143,23 +143,24 @@ TEST_F(CappedTest, InsertManyEvictsWithinOneCall) {
 }
 
 TEST_F(CappedTest, OptionsAreCheckedAsMongoDBChecksThem) {
-  EXPECT_EQ(db().CreateCollection("a", Json(R"({"capped": true})")).code(),
+  EXPECT_EQ(test::CreateCommand(*client_, "test", "a", R"({"capped": true})").code(),
             ErrorCode::kInvalidOptions);
-  EXPECT_EQ(db().CreateCollection("a", Json(R"({"capped": true, "size": 0})")).code(),
+  EXPECT_EQ(test::CreateCommand(*client_, "test", "a", R"({"capped": true, "size": 0})").code(),
             ErrorCode::kInvalidOptions);
-  EXPECT_EQ(db().CreateCollection("a", Json(R"({"size": 1000})")).code(),
+  EXPECT_EQ(test::CreateCommand(*client_, "test", "a", R"({"size": 1000})").code(),
             ErrorCode::kInvalidOptions);
-  EXPECT_EQ(db().CreateCollection("a", Json(R"({"capped": true, "size": 1000, "max": 3000000000})"))
+  EXPECT_EQ(test::CreateCommand(*client_, "test", "a",
+                                R"({"capped": true, "size": 1000, "max": 3000000000})")
                 .code(),
             ErrorCode::kInvalidOptions);
-  EXPECT_EQ(db().CreateCollection("a", Json(R"({"capped": true, "size": "big"})")).code(),
+  EXPECT_EQ(test::CreateCommand(*client_, "test", "a", R"({"capped": true, "size": "big"})").code(),
             ErrorCode::kTypeMismatch);
-  ASSERT_TRUE(db().CreateCollection("a", Json(R"({"capped": true, "size": 5000})")).ok());
+  ASSERT_TRUE(db().CreateCollection("a", test::CappedOptions(5000)).ok());
   auto infos = db().ListCollections();
   ASSERT_TRUE(infos.ok());
   ASSERT_EQ(infos->size(), 1u);
   EXPECT_EQ(ToJson((*infos)[0].options), R"({"capped": true, "size": 5120})");
-  ASSERT_TRUE(db().CreateCollection("b", Json(R"({"capped": true, "size": 10, "max": 5})")).ok());
+  ASSERT_TRUE(db().CreateCollection("b", test::CappedOptions(10, 5)).ok());
   auto stats = coll("b").Stats();
   ASSERT_TRUE(stats.ok());
   EXPECT_TRUE(stats->capped);
@@ -172,7 +173,7 @@ TEST_F(CappedTest, OptionsAreCheckedAsMongoDBChecksThem) {
 }
 
 TEST_F(CappedTest, WritesInTransactionsAreRefused) {
-  ASSERT_TRUE(db().CreateCollection("log", Json(R"({"capped": true, "size": 5000})")).ok());
+  ASSERT_TRUE(db().CreateCollection("log", test::CappedOptions(5000)).ok());
   auto session = client_->StartSession();
   ASSERT_TRUE(session.ok());
   ASSERT_TRUE(session->StartTransaction().ok());
@@ -183,7 +184,7 @@ TEST_F(CappedTest, WritesInTransactionsAreRefused) {
 }
 
 TEST_F(CappedTest, CollModChangesTheLimitsFromTheNextInsert) {
-  ASSERT_TRUE(db().CreateCollection("log", Json(R"({"capped": true, "size": 100000, "max": 5})")).ok());
+  ASSERT_TRUE(db().CreateCollection("log", test::CappedOptions(100000, 5)).ok());
   for (int i = 0; i < 5; ++i) ASSERT_TRUE(coll().InsertOne(Doc(i, 0, 1)).ok());
   ASSERT_TRUE(test::CollModCommand(*client_, "test", "log", R"({"cappedMax": 2})").ok());
   EXPECT_EQ(Natural().size(), 5u);  // nothing removed until the next insert
@@ -196,7 +197,7 @@ TEST_F(CappedTest, CollModChangesTheLimitsFromTheNextInsert) {
 }
 
 TEST_F(CappedTest, RenameKeepsAndDropForgetsTheOrder) {
-  ASSERT_TRUE(db().CreateCollection("log", Json(R"({"capped": true, "size": 100000, "max": 3})")).ok());
+  ASSERT_TRUE(db().CreateCollection("log", test::CappedOptions(100000, 3)).ok());
   for (int i = 0; i < 4; ++i) ASSERT_TRUE(coll().InsertOne(Doc(10 - i, 0, 1)).ok());
   ASSERT_TRUE(db().RenameCollection("log", "log2").ok());
   ASSERT_TRUE(coll("log2").InsertOne(Doc(1, 0, 1)).ok());
@@ -211,7 +212,7 @@ TEST_F(CappedTest, RenameKeepsAndDropForgetsTheOrder) {
 }
 
 TEST_F(CappedTest, ConcurrentWritersKeepTheLimits) {
-  ASSERT_TRUE(db().CreateCollection("log", Json(R"({"capped": true, "size": 100000, "max": 50})")).ok());
+  ASSERT_TRUE(db().CreateCollection("log", test::CappedOptions(100000, 50)).ok());
   ASSERT_TRUE(coll().CreateIndex(Json(R"({"tag": 1})")).ok());
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {

@@ -2,8 +2,10 @@
 // Client), driven through catalog/catalog.h. Create, find, drop and rename;
 // prefix ids that are never reused (across drops and across reopening);
 // MongoDB's naming rules; views (cycles and the depth limit); what survives
-// a close and an open; data under an id no entry owns removed at open; and
-// the decoding of createCollection's options.
+// a close and an open; data under an id no entry owns removed at open; the
+// checks of createCollection's options (MakeCollectionOptions; the create
+// command's decoding is command/'s, tests/command_test.cc) and persisted
+// options that are not the catalog's refused at open.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -57,10 +59,10 @@ class CatalogUnitTest : public ::testing::Test {
   }
   Catalog& catalog() { return internal::CatalogOf(*engine_); }
 
-  // Options decoded as createCollection decodes them.
-  CollectionOptions Options(std::string_view json) {
-    auto o = internal::ParseCollectionOptions("db", Json(json));
-    EXPECT_TRUE(o.ok()) << o.status() << " for " << json;
+  // Options checked as createCollection checks them.
+  CollectionOptions Options(const CreateCollectionOptions& given) {
+    auto o = internal::MakeCollectionOptions("db", given);
+    EXPECT_TRUE(o.ok()) << o.status();
     return o.ok() ? std::move(o).value() : CollectionOptions();
   }
 
@@ -189,7 +191,7 @@ TEST_F(CatalogUnitTest, PrefixIdsAreNeverReused) {
   for (int round = 0; round < 5; ++round) {
     ASSERT_TRUE(catalog().Create("db", "c").ok());
     fresh(catalog().Find("db", "c")->id);
-    ASSERT_TRUE(catalog().Create("db", "capped", Options(R"({"capped": true, "size": 4096})")).ok());
+    ASSERT_TRUE(catalog().Create("db", "capped", Options(test::CappedOptions(4096))).ok());
     std::shared_ptr<CollectionMeta> capped = catalog().Find("db", "capped");
     fresh(capped->id);
     fresh(capped->capped_order_id);
@@ -329,9 +331,14 @@ TEST_F(CatalogUnitTest, ViewDepthLimit) {
 }
 
 TEST_F(CatalogUnitTest, EntriesAndOptionsSurviveReopen) {
-  CollectionOptions options = Options(
-      R"({"capped": true, "size": 5000, "max": 10, "validator": {"a": {"$gt": 1}},
-          "validationLevel": "moderate", "validationAction": "warn"})");
+  CreateCollectionOptions given;
+  given.capped = true;
+  given.size = 5000;
+  given.max = 10;
+  given.validator = Json(R"({"a": {"$gt": 1}})");
+  given.validation_level = ValidationLevel::kModerate;
+  given.validation_action = ValidationAction::kWarn;
+  CollectionOptions options = Options(given);
   EXPECT_EQ(options.capped_size, 5120);
   ASSERT_TRUE(catalog().Create("db", "capped", options).ok());
   ASSERT_TRUE(catalog().Create("db", "plain").ok());
@@ -421,48 +428,108 @@ TEST_F(CatalogUnitTest, DataUnderAnUnownedIdIsReclaimedAtOpen) {
   EXPECT_EQ(CountDataUnder(*orphan), 0);
 }
 
-TEST_F(CatalogUnitTest, ParseCollectionOptions) {
-  auto unknown = internal::ParseCollectionOptions("db", Json(R"({"bogus": 1})"));
-  EXPECT_EQ(unknown.status().code(), ErrorCode::kUnknownBsonField);
-  EXPECT_EQ(static_cast<int>(unknown.status().code()), 40415);
-  EXPECT_EQ(unknown.status().message(), "BSON field 'create.bogus' is an unknown field.");
-  // Options MongoDB has and rockdoc lacks: NotImplemented, never ignored.
-  for (const char* name :
-       {"autoIndexId", "idIndex", "indexOptionDefaults", "collation",
-        "changeStreamPreAndPostImages", "timeseries", "clusteredIndex", "expireAfterSeconds",
-        "encryptedFields", "storageEngine", "temp", "flags"}) {
-    BsonBuilder b;
-    b.AppendInt32(name, 1);
-    auto r = internal::ParseCollectionOptions("db", std::move(b).Build());
-    EXPECT_EQ(r.status().code(), ErrorCode::kNotImplemented) << name;
-    EXPECT_EQ(static_cast<int>(r.status().code()), 238);
-    EXPECT_EQ(r.status().message(),
-              std::string("The createCollection option '") + name + "' is not supported by rockdoc");
-  }
-  // MongoDB's rules for the ones rockdoc has.
-  auto code = [](std::string_view json) {
-    return internal::ParseCollectionOptions("db", Json(json)).status().code();
+TEST_F(CatalogUnitTest, MakeCollectionOptionsChecksAsMongoDB) {
+  auto code = [](const CreateCollectionOptions& given) {
+    return internal::MakeCollectionOptions("db", given).status().code();
   };
-  EXPECT_EQ(code(R"({"capped": true})"), ErrorCode::kInvalidOptions);
-  EXPECT_EQ(code(R"({"size": 100})"), ErrorCode::kInvalidOptions);
-  EXPECT_EQ(code(R"({"capped": true, "size": 0})"), ErrorCode::kInvalidOptions);
-  EXPECT_EQ(code(R"({"capped": true, "size": "x"})"), ErrorCode::kTypeMismatch);
-  EXPECT_EQ(code(R"({"validator": 1})"), ErrorCode::kTypeMismatch);
-  EXPECT_EQ(code(R"({"validationLevel": "x"})"), ErrorCode::kBadValue);
-  EXPECT_EQ(code(R"({"pipeline": []})"), ErrorCode::kInvalidOptions);
-  EXPECT_EQ(code(R"({"viewOn": "c", "capped": true, "size": 1})"), ErrorCode::kInvalidOptions);
-  EXPECT_EQ(code(R"({"comment": "fine", "viewOn": "c", "pipeline": []})"), ErrorCode::kOk);
-  CollectionOptions view = Options(R"({"viewOn": "c", "pipeline": [{"$match": {}}]})");
-  EXPECT_TRUE(view.is_view());
+  CreateCollectionOptions o;
+  EXPECT_EQ(code(o), ErrorCode::kOk);
+  o.capped = true;  // without size
+  EXPECT_EQ(code(o), ErrorCode::kInvalidOptions);
+  o.size = 0;
+  EXPECT_EQ(code(o), ErrorCode::kInvalidOptions);
+  o.size = (int64_t{1} << 50) + 1;
+  EXPECT_EQ(code(o), ErrorCode::kInvalidOptions);
+  o.size = 1000;
+  o.max = int64_t{1} << 31;
+  EXPECT_EQ(code(o), ErrorCode::kInvalidOptions);
+  o.max = (int64_t{1} << 31) - 1;
+  EXPECT_EQ(code(o), ErrorCode::kOk);
+  o.capped = false;  // size and max without capped
+  EXPECT_EQ(code(o), ErrorCode::kInvalidOptions);
+
+  CreateCollectionOptions view;
+  view.pipeline = Json("{}");                         // an empty array's bytes
+  EXPECT_EQ(code(view), ErrorCode::kInvalidOptions);  // pipeline without viewOn
+  view.view_on = "";
+  EXPECT_EQ(code(view), ErrorCode::kBadValue);
+  view.view_on = "c";
+  EXPECT_EQ(code(view), ErrorCode::kOk);
+  EXPECT_TRUE(Options(view).is_view());
+  view.validation_action = ValidationAction::kWarn;  // a view takes nothing else
+  EXPECT_EQ(code(view), ErrorCode::kInvalidOptions);
+
+  CreateCollectionOptions validated;
+  validated.validator = Json(R"({"a": {"$bogus": 1}})");
+  EXPECT_EQ(code(validated), ErrorCode::kBadValue);
+  validated.validator = Json(R"({"a": 1})");
+  EXPECT_EQ(internal::MakeCollectionOptions("admin", validated).status().code(),
+            ErrorCode::kInvalidOptions);
+  EXPECT_NE(Options(validated).validator_expr, nullptr);
+  validated.validator = Json("{}");  // none
+  EXPECT_EQ(Options(validated).validator_expr, nullptr);
+
   // Capped sizes: at least 4096, then a multiple of 256.
   const std::pair<int64_t, int64_t> sizes[] = {
       {1, 4096}, {4096, 4096}, {4097, 4352}, {5000, 5120}, {8192, 8192}, {8193, 8448}};
   for (const auto& [given, kept] : sizes) {
     EXPECT_EQ(internal::RoundCappedSize(given), kept) << given;
   }
-  CollectionOptions capped = Options(R"({"capped": true, "size": 4097, "max": -1})");
-  EXPECT_EQ(capped.capped_size, 4352);
-  EXPECT_EQ(capped.capped_max, 0);
+  CreateCollectionOptions capped;
+  capped.capped = true;
+  capped.size = 4097;
+  capped.max = -1;
+  EXPECT_EQ(Options(capped).capped_size, 4352);
+  EXPECT_EQ(Options(capped).capped_max, 0);
+}
+
+// The catalog decodes its own entries strictly: an option it does not
+// write, or one of the wrong type, is corruption, not a default.
+TEST_F(CatalogUnitTest, PersistedOptionsThatAreNotTheCatalogsAreRefusedAtOpen) {
+  CreateCollectionOptions given;
+  given.capped = true;
+  given.size = 5000;
+  ASSERT_TRUE(catalog().Create("db", "c", Options(given)).ok());
+  const std::string key = internal::CatalogMetaKey("db", "c");
+  std::string entry;
+  bool found = false;
+  ASSERT_TRUE(engine_->ReadMetadata(key, &entry, &found).ok());
+  ASSERT_TRUE(found);
+  const Document good = Document::AdoptValidated(entry);
+  ASSERT_EQ(ToJson(good.Get("options").Document()), R"({"capped": true, "size": 5120})");
+  for (const char* options :
+       {R"({"capped": 1, "size": 5120})", R"({"capped": true, "size": "x"})",
+        R"({"capped": true, "size": 5120, "timeseries": {}})", R"({"capped": true})"}) {
+    BsonBuilder b;
+    for (const Element& e : good) {
+      if (e.key() == "options") {
+        b.AppendDocument("options", Json(options).view());
+      } else {
+        b.AppendElement(e);
+      }
+    }
+    Document bad = std::move(b).Build();
+    ASSERT_TRUE(engine_
+                    ->WriteMetadata(
+                        {{Engine::MetadataWrite::Op::kPut, key, std::string(bad.view().bytes())}})
+                    .ok());
+    Close();
+    auto e = Engine::Open(dir_.Sub("db"), ClientOptions{});
+    ASSERT_TRUE(e.ok()) << e.status();
+    engine_ = *e;
+    Status attached = Catalog::AttachTo(engine_.get());
+    EXPECT_EQ(attached.code(), ErrorCode::kDataCorruptionDetected) << options;
+    EXPECT_THAT(std::string(attached.message()), HasSubstr("db.c")) << options;
+  }
+  // The good entry back: the catalog opens.
+  ASSERT_TRUE(engine_
+                  ->WriteMetadata(
+                      {{Engine::MetadataWrite::Op::kPut, key, std::string(good.view().bytes())}})
+                  .ok());
+  Close();
+  Open();
+  ASSERT_NE(catalog().Find("db", "c"), nullptr);
+  EXPECT_EQ(catalog().Find("db", "c")->options()->capped_size, 5120);
 }
 
 TEST_F(CatalogUnitTest, CreationInsideATransactionIsItsOwnUntilItEnds) {

@@ -519,6 +519,49 @@ TEST_F(CommandTest, CreateListAndDropCollections) {
   EXPECT_TRUE(Batch(Ok(R"({"listCollections": 1})"), "firstBatch").empty());
 }
 
+// create's options, decoded from one table (command/collection_options.h):
+// MongoDB's names, the ones rockdoc lacks refused, the types checked; then
+// Database::CreateCollection's checks of the values.
+TEST_F(CommandTest, CreateOptionsDecodedFromOneTable) {
+  EXPECT_EQ(Error(R"({"create": "c", "bogus": 1})"),
+            "40415 Location40415: BSON field 'create.bogus' is an unknown field.");
+  // Options MongoDB has and rockdoc lacks: NotImplemented, never ignored.
+  for (const char* name :
+       {"autoIndexId", "idIndex", "indexOptionDefaults", "collation",
+        "changeStreamPreAndPostImages", "timeseries", "clusteredIndex", "expireAfterSeconds",
+        "encryptedFields", "storageEngine", "temp", "flags"}) {
+    EXPECT_EQ(Error(std::string(R"({"create": "c", ")") + name + R"(": 1})"),
+              std::string("238 NotImplemented: The createCollection option '") + name +
+                  "' is not supported by rockdoc");
+  }
+  auto code = [&](std::string_view fields) {
+    return Error(std::string(R"({"create": "c", )") + std::string(fields) + "}").substr(0, 3);
+  };
+  EXPECT_EQ(code(R"("capped": true, "size": "x")"), "14 ");
+  EXPECT_EQ(Error(R"({"create": "c", "capped": true, "size": "x"})"),
+            "14 TypeMismatch: BSON field 'create.size' is the wrong type 'string', expected types "
+            "'[long, int, decimal, double]'");
+  EXPECT_EQ(code(R"("capped": "yes")"), "14 ");
+  EXPECT_EQ(code(R"("validator": 1)"), "14 ");
+  EXPECT_EQ(code(R"("viewOn": 1)"), "14 ");
+  EXPECT_EQ(code(R"("viewOn": "a", "pipeline": [1])"), "14 ");
+  EXPECT_EQ(code(R"("validationLevel": "x")"), "2 B");
+  EXPECT_EQ(code(R"("validationAction": "x")"), "2 B");
+  // The values, checked below the command for every caller.
+  EXPECT_EQ(code(R"("capped": true)"), "72 ");
+  EXPECT_EQ(code(R"("size": 100)"), "72 ");
+  EXPECT_EQ(code(R"("capped": true, "size": 0)"), "72 ");
+  EXPECT_EQ(code(R"("pipeline": [])"), "72 ");
+  EXPECT_EQ(code(R"("viewOn": "")"), "2 B");
+  EXPECT_EQ(code(R"("viewOn": "a", "capped": true, "size": 1)"), "72 ");
+  Ok(R"({"create": "v", "comment": "fine", "viewOn": "a", "pipeline": []})");
+  // A number for capped, and a fractional size, as MongoDB reads them.
+  Ok(R"({"create": "capped", "capped": 1, "size": 4096.7, "max": 5})");
+  Document listed = Ok(R"({"listCollections": 1, "filter": {"name": "capped"}})");
+  EXPECT_EQ(ToJson(listed.Get("cursor").Document().GetPath("firstBatch.0.options").Document()),
+            R"({"capped": true, "size": 4096, "max": 5})");
+}
+
 // Every collection has a UUID (listCollections' info.uuid, binary subtype
 // 4): random (version 4) at creation, kept by a rename and by reopening, a
 // caller's own with CreateCollectionWithUuid; a view has none.
@@ -555,7 +598,10 @@ TEST_F(CommandTest, CollectionUuids) {
   // A given UUID (restore --preserveUUID).
   Database db = client_->GetDatabase("test");
   const std::string mine = "0123456789abcdef";
-  ASSERT_TRUE(db.CreateCollectionWithUuid("d", Json(R"({"capped": true, "size": 4096})"), mine).ok());
+  CreateCollectionOptions capped;
+  capped.capped = true;
+  capped.size = 4096;
+  ASSERT_TRUE(db.CreateCollectionWithUuid("d", capped, mine).ok());
   EXPECT_EQ(uuids()["d"], mine);
   auto listed = db.ListCollections();
   ASSERT_TRUE(listed.ok());
@@ -563,9 +609,11 @@ TEST_F(CommandTest, CollectionUuids) {
     if (info.name == "d") EXPECT_EQ(info.uuid, mine);
     if (info.name == "v") EXPECT_TRUE(info.uuid.empty());
   }
-  EXPECT_EQ(db.CreateCollectionWithUuid("e", Document(), "short").code(), ErrorCode::kBadValue);
-  EXPECT_EQ(db.CreateCollectionWithUuid("e", Json(R"({"viewOn": "c", "pipeline": []})"), mine).code(),
+  EXPECT_EQ(db.CreateCollectionWithUuid("e", CreateCollectionOptions(), "short").code(),
             ErrorCode::kBadValue);
+  CreateCollectionOptions view;
+  view.view_on = "c";
+  EXPECT_EQ(db.CreateCollectionWithUuid("e", view, mine).code(), ErrorCode::kBadValue);
   // No command field sets it.
   EXPECT_EQ(Error(R"({"create": "e", "uuid": 1})").substr(0, 6), "40415 ");
 }

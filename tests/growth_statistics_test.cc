@@ -174,7 +174,8 @@ TEST_F(GrowthStatisticsTest, DocumentSizesEqualARecountAfterEveryKindOfWrite) {
 // A capped collection's inserts delete its oldest documents: they leave
 // the histogram too.
 TEST_F(GrowthStatisticsTest, CappedEvictionsLeaveTheHistogram) {
-  ASSERT_TRUE(client_->GetDatabase("app").CreateCollection("capped", Json(R"({"capped": true, "size": 8192})")).ok());
+  ASSERT_TRUE(
+      client_->GetDatabase("app").CreateCollection("capped", test::CappedOptions(8192)).ok());
   Collection c = Coll("capped");
   for (int i = 0; i < 40; ++i) ASSERT_TRUE(c.InsertOne(Padded(i, 100 + 37 * (i % 7))).ok());
   ExpectExact(c, "capped");

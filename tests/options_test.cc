@@ -244,7 +244,7 @@ const char* const kUnsupportedCollectionOptions[] = {
 
 TEST_F(OptionsApiTest, CreateCollectionRefusesUnsupportedOptionsAndCreatesNothing) {
   for (const char* options : kUnsupportedCollectionOptions) {
-    Status s = Db().CreateCollection("c", Json(options));
+    Status s = test::CreateCommand(*client_, "db", "c", options);
     EXPECT_EQ(s.code(), ErrorCode::kNotImplemented) << options << ": " << s;
     EXPECT_THAT(std::string(s.message()), HasSubstr("is not supported by rockdoc")) << options;
     EXPECT_FALSE(CollectionExists("c")) << options;
@@ -252,7 +252,7 @@ TEST_F(OptionsApiTest, CreateCollectionRefusesUnsupportedOptionsAndCreatesNothin
 }
 
 TEST_F(OptionsApiTest, CreateCollectionRefusesAnUnknownOptionAsMongoDBDoes) {
-  Status s = Db().CreateCollection("c", Json(R"({"foo": 1})"));
+  Status s = test::CreateCommand(*client_, "db", "c", R"({"foo": 1})");
   EXPECT_EQ(s.code(), ErrorCode::kUnknownBsonField) << s;
   EXPECT_EQ(s.code_number(), 40415);
   EXPECT_EQ(s.message(), "BSON field 'create.foo' is an unknown field.");
@@ -261,11 +261,11 @@ TEST_F(OptionsApiTest, CreateCollectionRefusesAnUnknownOptionAsMongoDBDoes) {
 }
 
 TEST_F(OptionsApiTest, CreateCollectionWithNoOrHarmlessOptionsCreates) {
-  EXPECT_TRUE(Db().CreateCollection("c", Json("{}")).ok());
-  EXPECT_TRUE(Db().CreateCollection("d", Json(R"({"comment": "why"})")).ok());
+  EXPECT_TRUE(test::CreateCommand(*client_, "db", "c", "{}").ok());
+  EXPECT_TRUE(test::CreateCommand(*client_, "db", "d", R"({"comment": "why"})").ok());
   EXPECT_TRUE(CollectionExists("c"));
   EXPECT_TRUE(CollectionExists("d"));
-  EXPECT_EQ(Db().CreateCollection("c", Json("{}")).code(), ErrorCode::kNamespaceExists);
+  EXPECT_EQ(test::CreateCommand(*client_, "db", "c", "{}").code(), ErrorCode::kNamespaceExists);
 }
 
 }  // namespace

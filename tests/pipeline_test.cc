@@ -1423,7 +1423,9 @@ TEST_F(PipelineTest, ExprInFiltersEverywhere) {
   // arrayFilters and $pull conditions test elements, not documents.
   EXPECT_EQ(c.UpdateOne(Json("{}"), Json(R"({"$pull": {"a": {"$expr": {"$eq": [1, 1]}}}})")).status().code_number(), 224);
   // A validator with $expr.
-  ASSERT_TRUE(db().CreateCollection("checked", Json(R"({"validator": {"$expr": {"$lte": ["$spent", "$budget"]}}})")).ok());
+  ASSERT_TRUE(db().CreateCollection("checked", test::ValidatorOptions(
+                                                   R"({"$expr": {"$lte": ["$spent", "$budget"]}})"))
+                  .ok());
   EXPECT_TRUE(Coll("checked").InsertOne(Json(R"({"budget": 10, "spent": 5})")).ok());
   EXPECT_EQ(Coll("checked").InsertOne(Json(R"({"budget": 10, "spent": 50})")).status().code_number(), 121);
 }

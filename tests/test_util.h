@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
 
@@ -86,6 +87,36 @@ inline StatusOr<Document> CollModCommand(const Client& client, std::string_view 
   cmd.AppendString("collMod", coll);
   for (const Element& e : fields) cmd.AppendElement(e);
   return RunCommandOk(client, db, std::move(cmd).Build());
+}
+
+// The create command on db.coll with the fields of the JSON object
+// `options` ("{\"capped\": true, \"size\": 4096}"), as mongosh's
+// db.createCollection sends it: the options decoded by the command layer.
+inline Status CreateCommand(const Client& client, std::string_view db, std::string_view coll,
+                            std::string_view options) {
+  Document fields = Json(options);
+  BsonBuilder cmd;
+  cmd.AppendString("create", coll);
+  for (const Element& e : fields) cmd.AppendElement(e);
+  return RunCommandOk(client, db, std::move(cmd).Build()).status();
+}
+
+// A capped collection's options: at most `size` bytes and, when given,
+// `max` documents.
+inline CreateCollectionOptions CappedOptions(int64_t size,
+                                             std::optional<int64_t> max = std::nullopt) {
+  CreateCollectionOptions o;
+  o.capped = true;
+  o.size = size;
+  o.max = max;
+  return o;
+}
+
+// A collection's options with the validator of the JSON object `validator`.
+inline CreateCollectionOptions ValidatorOptions(std::string_view validator) {
+  CreateCollectionOptions o;
+  o.validator = Json(validator);
+  return o;
 }
 
 // The documents of a JSON array literal ("[{...}, {...}]").

@@ -513,7 +513,8 @@ TEST_P(ToolsRoundTripTest, CorpusAndRandomDocumentsByteForByte) {
     unique.name = "u";
     ASSERT_TRUE(random.CreateIndex(Json(R"({"x.y": 1})"), unique).ok());
     ASSERT_TRUE(client->GetDatabase("rt").CreateView("v", "corpus", Json(R"({"p": [{"$match": {"a": 1}}]})").Get("p").Array()).ok());
-    ASSERT_TRUE(client->GetDatabase("rt2").CreateCollection("capped", Json(R"({"capped": true, "size": 100000})")).ok());
+    ASSERT_TRUE(
+        client->GetDatabase("rt2").CreateCollection("capped", test::CappedOptions(100000)).ok());
     ASSERT_TRUE(client->GetDatabase("rt2").GetCollection("capped").InsertOne(Json(R"({"_id": 1})")).ok());
 
     DumpOptions d;

@@ -340,7 +340,7 @@ TEST_F(TransactionTest, ACollectionCreatedInATransactionIsItsUntilCommit) {
   // Nor a view or a capped collection (refused before anything runs).
   EXPECT_EQ(db.CreateView("v", "fresh", Json("{}")).code(),
             ErrorCode::kOperationNotSupportedInTransaction);
-  EXPECT_EQ(db.CreateCollection("capped", Json(R"({"capped": true, "size": 4096})")).code(),
+  EXPECT_EQ(db.CreateCollection("capped", test::CappedOptions(4096)).code(),
             ErrorCode::kOperationNotSupportedInTransaction);
   ASSERT_TRUE(t.CommitTransaction().ok());
   EXPECT_TRUE(Listed(*client_, "fresh"));

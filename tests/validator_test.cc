@@ -38,7 +38,7 @@ class ValidatorTest : public test::ClientTest {
 };
 
 TEST_F(ValidatorTest, FailingInsertsAreRefusedWith121AndChangeNothing) {
-  ASSERT_TRUE(db().CreateCollection("students", Json(kStudentSchema)).ok());
+  ASSERT_TRUE(test::CreateCommand(*client_, "test", "students", kStudentSchema).ok());
   ASSERT_TRUE(coll().InsertOne(Json(R"({"_id": 1, "name": "Ann", "year": 2019})")).ok());
   auto bad = coll().InsertOne(Json(R"({"_id": 2, "name": "Bob", "year": 1999})"));
   ASSERT_EQ(bad.status().code(), ErrorCode::kDocumentValidationFailure);
@@ -62,7 +62,7 @@ TEST_F(ValidatorTest, FailingInsertsAreRefusedWith121AndChangeNothing) {
 }
 
 TEST_F(ValidatorTest, UpdatesReplacementsAndUpsertsAreChecked) {
-  ASSERT_TRUE(db().CreateCollection("students", Json(kStudentSchema)).ok());
+  ASSERT_TRUE(test::CreateCommand(*client_, "test", "students", kStudentSchema).ok());
   ASSERT_TRUE(coll().InsertOne(Json(R"({"_id": 1, "name": "Ann", "year": 2019})")).ok());
   const std::string before = All();
   EXPECT_EQ(coll().UpdateOne(Json(R"({"_id": 1})"), Json(R"({"$set": {"year": 1}})")).status().code(),
@@ -114,9 +114,10 @@ TEST_F(ValidatorTest, ModerateLevelSkipsDocumentsThatAlreadyFailed) {
 }
 
 TEST_F(ValidatorTest, WarnActionLogsAndWrites) {
-  ASSERT_TRUE(db().CreateCollection("students", Json(R"({"validator": {"a": {"$type": "int"}},
-                                                        "validationAction": "warn"})"))
-                  .ok());
+  ASSERT_TRUE(
+      test::CreateCommand(*client_, "test", "students", R"({"validator": {"a": {"$type": "int"}},
+                                                            "validationAction": "warn"})")
+          .ok());
   ASSERT_TRUE(coll().InsertOne(Json(R"({"_id": 1, "a": "not an int"})")).ok());
   EXPECT_EQ(All(), R"({"_id": 1, "a": "not an int"};)");
   client_.reset();  // flushes the log
@@ -128,7 +129,7 @@ TEST_F(ValidatorTest, WarnActionLogsAndWrites) {
 }
 
 TEST_F(ValidatorTest, CollModChangesTheValidatorAndItSurvivesRestart) {
-  ASSERT_TRUE(db().CreateCollection("students", Json(kStudentSchema)).ok());
+  ASSERT_TRUE(test::CreateCommand(*client_, "test", "students", kStudentSchema).ok());
   ASSERT_TRUE(test::CollModCommand(*client_, "test", "students",
                                    R"({"validator": {"n": {"$exists": true}}})")
                   .ok());
@@ -164,13 +165,13 @@ TEST_F(ValidatorTest, BadOptionsFailAsMongoDBFailsThem) {
       {R"({"validatr": {}})", ErrorCode::kUnknownBsonField},
   };
   for (const Bad& c : cases) {
-    Status s = db().CreateCollection("x", Json(c.options));
+    Status s = test::CreateCommand(*client_, "test", "x", c.options);
     EXPECT_EQ(s.code(), c.code) << c.options << ": " << s;
   }
   EXPECT_EQ(test::CollModCommand(*client_, "test", "x", R"({"validator": {}})").status().code(),
             ErrorCode::kNamespaceNotFound);  // nothing was created by the failures
   EXPECT_EQ(client_->GetDatabase("admin")
-                .CreateCollection("x", Json(R"({"validator": {"a": 1}})"))
+                .CreateCollection("x", test::ValidatorOptions(R"({"a": 1})"))
                 .code(),
             ErrorCode::kInvalidOptions);
 }

@@ -188,22 +188,21 @@ class ROCKDOC_EXPORT Database {
   // Creates an empty collection. NamespaceExists (48) if it exists;
   // InvalidNamespace (73) for a bad name.
   Status CreateCollection(std::string_view name) const;
-  // The same with createCollection's options document, decoded from one
-  // table of known names. Implemented: `validator` (query operators and
-  // $jsonSchema), `validationLevel` ("off", "strict", "moderate"),
-  // `validationAction` ("error", "warn"), `capped` with `size` (required)
-  // and `max`, `comment`, and `viewOn` with `pipeline` (a view, as
-  // CreateView). The other options MongoDB knows (timeseries,
-  // clusteredIndex, collation, expireAfterSeconds, ...) are
-  // NotImplemented (238) "... is not supported by rockdoc"; an unknown name
-  // is MongoDB's Location40415 "BSON field 'create.x' is an unknown field.".
-  Status CreateCollection(std::string_view name, DocumentView options) const;
+  // The same with createCollection's options (CreateCollectionOptions in
+  // rockdoc/options.h; the create command decodes its document into them,
+  // refusing the options rockdoc does not implement): a validator (query
+  // operators and $jsonSchema) with validationLevel and validationAction,
+  // a capped collection's size and max, or a view's viewOn and pipeline (as
+  // CreateView). InvalidOptions (72) for a combination MongoDB refuses
+  // (capped without size, a view with other options, ...); the validator's
+  // own parse errors.
+  Status CreateCollection(std::string_view name, const CreateCollectionOptions& options) const;
   // The same, giving the collection's UUID (16 bytes) instead of a new
   // random one, as mongorestore --preserveUUID creates collections (no
   // create command field does this: MongoDB's applyOps `ui`). BadValue for
   // another length, or for a view's options (a view has no UUID). rockdoc
   // finds collections by name: the caller keeps UUIDs unique if it needs.
-  Status CreateCollectionWithUuid(std::string_view name, DocumentView options,
+  Status CreateCollectionWithUuid(std::string_view name, const CreateCollectionOptions& options,
                                   std::string_view uuid) const;
   // Creates a view (db.createView): a read-only collection whose documents
   // are those of `pipeline` (an array of stages) run over `view_on` (a
@@ -288,7 +287,8 @@ class ROCKDOC_EXPORT Database {
       : engine_(std::move(engine)), name_(std::move(name)), session_(std::move(session)) {}
   // CreateCollection's and CreateCollectionWithUuid's work (uuid: null for
   // a new random one).
-  Status Create(std::string_view name, DocumentView options, const std::string* uuid) const;
+  Status Create(std::string_view name, const CreateCollectionOptions& options,
+                const std::string* uuid) const;
   std::shared_ptr<internal::Engine> engine_;
   std::string name_;
   // The session whose operations these are (null: none).

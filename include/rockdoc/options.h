@@ -336,6 +336,29 @@ struct IndexModel {
 enum class ValidationLevel { kOff, kStrict, kModerate };
 enum class ValidationAction { kError, kWarn };
 
+// createCollection's options (Database::CreateCollection). The create
+// command's document is decoded into these by the command layer (command/),
+// from its table; the options MongoDB knows and rockdoc does not have no
+// field here (the command refuses them, NotImplemented).
+struct CreateCollectionOptions {
+  // A capped collection: at most `size` bytes of documents (required;
+  // 1..2^50, rounded up to 4096, then to a multiple of 256) and, when `max`
+  // is positive, at most that many documents (< 2^31); the oldest go first.
+  // `size` and `max` without `capped` are InvalidOptions (72).
+  bool capped = false;
+  std::optional<int64_t> size;
+  std::optional<int64_t> max;
+  // The validator: query operators and $jsonSchema ({}: none).
+  std::optional<Document> validator;
+  std::optional<ValidationLevel> validation_level;
+  std::optional<ValidationAction> validation_action;
+  // A view (as Database::CreateView): the collection or view it reads
+  // (non-empty) and its pipeline, an array of stages. A view takes no other
+  // option; `pipeline` without `view_on` is InvalidOptions.
+  std::optional<std::string> view_on;
+  std::optional<Document> pipeline;
+};
+
 // collMod's `index`: which index (by name, or by key pattern: exactly one
 // of the two) and what changes.
 struct CollModIndex {

@@ -130,14 +130,16 @@ Collection Database::GetCollection(std::string_view name) const {
 }
 
 Status Database::CreateCollection(std::string_view name) const {
-  return Create(name, DocumentView(), nullptr);
+  return Create(name, CreateCollectionOptions(), nullptr);
 }
 
-Status Database::CreateCollection(std::string_view name, DocumentView options) const {
+Status Database::CreateCollection(std::string_view name,
+                                  const CreateCollectionOptions& options) const {
   return Create(name, options, nullptr);
 }
 
-Status Database::CreateCollectionWithUuid(std::string_view name, DocumentView options,
+Status Database::CreateCollectionWithUuid(std::string_view name,
+                                          const CreateCollectionOptions& options,
                                           std::string_view uuid) const {
   if (uuid.size() != 16) {
     return Status(ErrorCode::kBadValue,
@@ -147,7 +149,8 @@ Status Database::CreateCollectionWithUuid(std::string_view name, DocumentView op
   return Create(name, options, &bytes);
 }
 
-Status Database::Create(std::string_view name, DocumentView options, const std::string* uuid) const {
+Status Database::Create(std::string_view name, const CreateCollectionOptions& options,
+                        const std::string* uuid) const {
   // In a transaction a collection (not a view) is created as the
   // transaction's, as MongoDB 4.4+ does: others see it once it commits.
   const bool in_transaction = session_ != nullptr && session_->InTransaction();
@@ -156,7 +159,7 @@ Status Database::Create(std::string_view name, DocumentView options, const std::
   ROCKDOC_RETURN_IF_ERROR(use.status());
   // Refuse what would not hold before creating anything.
   ROCKDOC_ASSIGN_OR_RETURN(internal::CollectionOptions decoded,
-                           internal::ParseCollectionOptions(name_, options));
+                           internal::MakeCollectionOptions(name_, options));
   if (uuid != nullptr) {
     if (decoded.is_view()) return Status(ErrorCode::kBadValue, "a view has no UUID");
     decoded.uuid = *uuid;

@@ -456,9 +456,10 @@ Status FlushProfile(const std::shared_ptr<Engine>& engine, const std::string& db
   Database database = ClientAccess::DatabaseOf(engine, db);
   Collection profile = database.GetCollection(kProfileCollection);
   if (CatalogOf(*engine).Find(db, kProfileCollection) == nullptr) {
-    BsonBuilder options;
-    options.AppendBool("capped", true).AppendInt64("size", kProfileBytes);
-    Status created = database.CreateCollection(kProfileCollection, std::move(options).Build());
+    CreateCollectionOptions options;
+    options.capped = true;
+    options.size = kProfileBytes;
+    Status created = database.CreateCollection(kProfileCollection, options);
     if (!created.ok() && created.code() != ErrorCode::kNamespaceExists) return created;
   }
   return profile.InsertMany(entries).status();

@@ -15,6 +15,11 @@
 namespace rockdoc::internal {
 
 namespace {
+// The options of a catalog entry (below, with the other option decoding).
+StatusOr<CollectionOptions> PersistedCollectionOptions(std::string_view db, DocumentView stored);
+}  // namespace
+
+namespace {
 
 // The longest "db.collection" MongoDB accepts.
 constexpr size_t kMaxNamespaceBytes = 255;
@@ -302,7 +307,7 @@ Status Catalog::LoadEntry(std::string_view value) {
       if (options.type() != BsonType::kDocument) {
         return Status(ErrorCode::kDataCorruptionDetected, "catalog entry has bad options");
       }
-      auto parsed = ParseCollectionOptions(meta->db, options.Document());
+      auto parsed = PersistedCollectionOptions(meta->db, options.Document());
       if (!parsed.ok()) {
         return Status(ErrorCode::kDataCorruptionDetected,
                       "catalog entry of " + meta->full_name() + " has options that do not parse: " +
@@ -554,117 +559,60 @@ Status InvalidOptions(std::string message) {
   return Status(ErrorCode::kInvalidOptions, std::move(message));
 }
 
-// A capped collection's size or max: a number that is a whole value.
-StatusOr<int64_t> CappedNumber(const Element& e, std::string_view command) {
-  if (!e.IsNumber()) {
-    return Status(ErrorCode::kTypeMismatch, "BSON field '" + std::string(command) + "." +
-                                                std::string(e.key()) +
-                                                "' is the wrong type '" +
-                                                std::string(BsonTypeAlias(e.type())) +
-                                                "', expected types '[long, int, decimal, double]'");
-  }
-  int64_t n = 0;
-  if (!e.ExactInt64(&n)) {
-    const double d = e.NumberAsDouble();
-    if (!(d >= -9.2e18 && d <= 9.2e18)) return BadValue(std::string(e.key()) + " is out of range");
-    n = static_cast<int64_t>(d);
-  }
-  return n;
+// The options as the catalog persists them (CollectionOptions::ToDocument),
+// decoded strictly: a name or a type ToDocument does not write is not the
+// catalog's, and the caller reports it as corruption. The create command's
+// own decoding, with MongoDB's leniency and messages, is command/'s.
+Status NotPersisted(const Element& e) {
+  return Status(ErrorCode::kDataCorruptionDetected, "the persisted option '" +
+                                                        std::string(e.key()) + "' is a " +
+                                                        std::string(BsonTypeAlias(e.type())));
 }
-
-// The create command's fields (MongoDB's create IDL, generic arguments
-// aside). Rows with no decoder are options rockdoc does not implement.
-struct CreateDecoding {
-  CollectionOptions options;
-  std::string_view db;
-  bool has_size = false, has_max = false, has_pipeline = false;
-};
-constexpr OptionField<CreateDecoding> kCollectionOptionTable[] = {
-    // A note for the server's logs: nothing to keep.
-    {"comment", [](const Element&, CreateDecoding*) { return Status::OK(); }},
+Status PersistedWhole(const Element& e, std::optional<int64_t>* out) {
+  int64_t n = 0;
+  if (!e.IsNumber() || !e.ExactInt64(&n)) return NotPersisted(e);
+  *out = n;
+  return Status::OK();
+}
+constexpr OptionField<CreateCollectionOptions> kPersistedOptionFields[] = {
     {"capped",
-     [](const Element& e, CreateDecoding* d) -> Status {
-       if (!e.IsNumber() && e.type() != BsonType::kBool) {
-         return TypeMismatch("BSON field 'create.capped' is the wrong type '" +
-                             std::string(BsonTypeAlias(e.type())) + "', expected type 'bool'");
-       }
-       d->options.capped = e.type() == BsonType::kBool ? e.Bool() : e.NumberAsDouble() != 0;
+     [](const Element& e, CreateCollectionOptions* o) -> Status {
+       if (e.type() != BsonType::kBool) return NotPersisted(e);
+       o->capped = e.Bool();
        return Status::OK();
      }},
     {"size",
-     [](const Element& e, CreateDecoding* d) -> Status {
-       ROCKDOC_ASSIGN_OR_RETURN(d->options.capped_size, CappedNumber(e, "create"));
-       d->has_size = true;
-       return Status::OK();
-     }},
+     [](const Element& e, CreateCollectionOptions* o) { return PersistedWhole(e, &o->size); }},
     {"max",
-     [](const Element& e, CreateDecoding* d) -> Status {
-       ROCKDOC_ASSIGN_OR_RETURN(d->options.capped_max, CappedNumber(e, "create"));
-       d->has_max = true;
-       return Status::OK();
-     }},
-    {"autoIndexId", nullptr},
-    {"idIndex", nullptr},
+     [](const Element& e, CreateCollectionOptions* o) { return PersistedWhole(e, &o->max); }},
     {"validator",
-     [](const Element& e, CreateDecoding* d) -> Status {
-       if (e.type() != BsonType::kDocument) {
-         return TypeMismatch("BSON field 'create.validator' is the wrong type '" +
-                             std::string(BsonTypeAlias(e.type())) + "', expected type 'object'");
-       }
-       ROCKDOC_ASSIGN_OR_RETURN(d->options.validator_expr, ParseValidator(d->db, e.Document()));
-       d->options.validator = Document::AdoptValidated(std::string(e.Document().bytes()));
+     [](const Element& e, CreateCollectionOptions* o) -> Status {
+       if (e.type() != BsonType::kDocument) return NotPersisted(e);
+       o->validator = Document::AdoptValidated(std::string(e.Document().bytes()));
        return Status::OK();
      }},
     {"validationLevel",
-     [](const Element& e, CreateDecoding* d) -> Status {
-       ROCKDOC_ASSIGN_OR_RETURN(d->options.validation_level, ParseValidationLevel(e, "create"));
-       d->options.has_validation_level = true;
+     [](const Element& e, CreateCollectionOptions* o) -> Status {
+       ROCKDOC_ASSIGN_OR_RETURN(o->validation_level, ParseValidationLevel(e, "catalog"));
        return Status::OK();
      }},
     {"validationAction",
-     [](const Element& e, CreateDecoding* d) -> Status {
-       ROCKDOC_ASSIGN_OR_RETURN(d->options.validation_action, ParseValidationAction(e, "create"));
-       d->options.has_validation_action = true;
+     [](const Element& e, CreateCollectionOptions* o) -> Status {
+       ROCKDOC_ASSIGN_OR_RETURN(o->validation_action, ParseValidationAction(e, "catalog"));
        return Status::OK();
      }},
-    {"indexOptionDefaults", nullptr},
-    {"viewOn",
-     [](const Element& e, CreateDecoding* d) -> Status {
-       if (e.type() != BsonType::kString) {
-         return TypeMismatch("BSON field 'create.viewOn' is the wrong type '" +
-                             std::string(BsonTypeAlias(e.type())) + "', expected type 'string'");
-       }
-       if (e.String().empty()) return BadValue("'viewOn' cannot be empty");
-       d->options.view_on = std::string(e.String());
-       return Status::OK();
-     }},
-    {"pipeline",
-     [](const Element& e, CreateDecoding* d) -> Status {
-       if (e.type() != BsonType::kArray) {
-         return TypeMismatch("BSON field 'create.pipeline' is the wrong type '" +
-                             std::string(BsonTypeAlias(e.type())) + "', expected type 'array'");
-       }
-       for (const Element& stage : e.Array()) {
-         if (stage.type() != BsonType::kDocument) {
-           return TypeMismatch("'pipeline' must be an array of objects");
-         }
-       }
-       d->options.pipeline = Document::AdoptValidated(std::string(e.Array().bytes()));
-       d->has_pipeline = true;
-       return Status::OK();
-     }},
-    {"collation", nullptr},
-    {"changeStreamPreAndPostImages", nullptr},
-    {"timeseries", nullptr},
-    {"clusteredIndex", nullptr},
-    {"expireAfterSeconds", nullptr},
-    {"encryptedFields", nullptr},
-    {"storageEngine", nullptr},
-    {"temp", nullptr},
-    {"flags", nullptr},
-    {"recordIdsReplicated", nullptr},
-    {"writeConcern", nullptr},
 };
+
+StatusOr<CollectionOptions> PersistedCollectionOptions(std::string_view db, DocumentView stored) {
+  CreateCollectionOptions options;
+  auto not_ours = [](std::string_view name) {
+    return Status(ErrorCode::kDataCorruptionDetected,
+                  "'" + std::string(name) + "' is not a persisted option");
+  };
+  ROCKDOC_RETURN_IF_ERROR(
+      DecodeOptions(stored, kPersistedOptionFields, &options, not_ours, not_ours));
+  return MakeCollectionOptions(db, options);
+}
 
 }  // namespace
 
@@ -757,56 +705,58 @@ Document CollectionOptions::ToDocument() const {
   return std::move(b).Build();
 }
 
-StatusOr<CollectionOptions> ParseCollectionOptions(std::string_view db, DocumentView options) {
-  CreateDecoding out;
-  out.db = db;
-  ROCKDOC_RETURN_IF_ERROR(DecodeOptions(
-      options, kCollectionOptionTable, &out,
-      [](std::string_view name) {
-        return Status(ErrorCode::kUnknownBsonField,
-                      "BSON field 'create." + std::string(name) + "' is an unknown field.");
-      },
-      [](std::string_view name) {
-        return Status(ErrorCode::kNotImplemented, "The createCollection option '" +
-                                                      std::string(name) +
-                                                      "' is not supported by rockdoc");
-      }));
-  CollectionOptions& o = out.options;
-  if (out.has_pipeline && !o.is_view()) {
+StatusOr<CollectionOptions> MakeCollectionOptions(std::string_view db,
+                                                  const CreateCollectionOptions& given) {
+  CollectionOptions o;
+  if (given.pipeline && !given.view_on) {
     return InvalidOptions("'pipeline' requires 'viewOn' to also be specified");
   }
-  if (o.is_view()) {
+  if (given.view_on) {
+    if (given.view_on->empty()) return BadValue("'viewOn' cannot be empty");
     // A view is its definition alone.
-    if (o.capped || out.has_size || out.has_max || o.validator_expr != nullptr ||
-        o.has_validation_level || o.has_validation_action) {
+    if (given.capped || given.size || given.max || given.validator || given.validation_level ||
+        given.validation_action) {
       return InvalidOptions("a view takes no option but viewOn and pipeline (and collation, "
                             "which rockdoc does not support)");
     }
-    return std::move(out.options);
+    o.view_on = *given.view_on;
+    if (given.pipeline) o.pipeline = *given.pipeline;
+    return o;
   }
-  if (o.capped) {
+  if (given.capped) {
     // MongoDB's rules (create_collection.cpp): size is required, positive,
     // at most 1 PB; max under 2^31; the size rounded up.
-    if (!out.has_size) return InvalidOptions("the 'size' field is required when 'capped' is true");
-    if (o.capped_size <= 0) return InvalidOptions("size has to be a positive number");
-    if (o.capped_size > (int64_t{1} << 50)) {
-      return InvalidOptions("size cannot exceed 1 PB");
-    }
-    if (o.capped_max >= (int64_t{1} << 31)) {
+    if (!given.size) return InvalidOptions("the 'size' field is required when 'capped' is true");
+    if (*given.size <= 0) return InvalidOptions("size has to be a positive number");
+    if (*given.size > (int64_t{1} << 50)) return InvalidOptions("size cannot exceed 1 PB");
+    const int64_t max = given.max.value_or(0);
+    if (max >= (int64_t{1} << 31)) {
       return InvalidOptions("max in a capped collection has to be < 2^31 or not set");
     }
-    if (o.capped_max < 0) o.capped_max = 0;  // MongoDB: a negative max means no limit
-    o.capped_size = RoundCappedSize(o.capped_size);
-  } else if (out.has_size || out.has_max) {
+    o.capped = true;
+    o.capped_size = RoundCappedSize(*given.size);
+    o.capped_max = max < 0 ? 0 : max;  // MongoDB: a negative max means no limit
+  } else if (given.size || given.max) {
     // MongoDB 7.0 ignores size and max without capped; rockdoc refuses
     // rather than accept an option that would do nothing.
     return InvalidOptions("the 'size' and 'max' fields apply only to capped collections "
                           "(capped: true)");
   }
-  if (o.validator_expr == nullptr && (o.has_validation_level || o.has_validation_action)) {
-    // Allowed by MongoDB (they apply once a validator is set by collMod).
+  if (given.validator) {
+    ROCKDOC_ASSIGN_OR_RETURN(o.validator_expr, ParseValidator(db, given.validator->view()));
+    o.validator = *given.validator;
   }
-  return std::move(out.options);
+  // A validation level or action without a validator is allowed, as
+  // MongoDB allows it: they apply once collMod sets a validator.
+  if (given.validation_level) {
+    o.validation_level = *given.validation_level;
+    o.has_validation_level = true;
+  }
+  if (given.validation_action) {
+    o.validation_action = *given.validation_action;
+    o.has_validation_action = true;
+  }
+  return o;
 }
 
 Status Catalog::Create(std::string_view db, std::string_view name,

@@ -34,10 +34,11 @@ namespace rockdoc::internal {
 
 class KvTransaction;
 
-// A collection's options (createCollection / collMod), decoded and
-// checked. Each option MongoDB's create command knows is a row of the table
-// in catalog.cc: one that is implemented has a field here and a decoder
-// there; the others are refused, never accepted and dropped.
+// A collection's options (createCollection / collMod), checked
+// (MakeCollectionOptions) and with the validator parsed. The create
+// command's table of every option MongoDB knows is command/'s: one that is
+// implemented has a field in CreateCollectionOptions; the others are
+// refused there, never accepted and dropped.
 // ValidationLevel and ValidationAction are the public API's (rockdoc/options.h).
 struct CollectionOptions {
   // The validator document as given ({} when none) and its parsed form
@@ -214,15 +215,17 @@ inline constexpr int kMaxViewDepth = 20;
 // collection", what writes and collection-only commands get on a view.
 Status ViewNotCollection(std::string_view db, std::string_view name);
 
-// Decodes createCollection's options document. NotImplemented (238) for an
-// option rockdoc does not implement ("The createCollection option
-// 'timeseries' is not supported by rockdoc"); Location40415 "BSON field
-// 'create.x' is an unknown field." for a name MongoDB does not know; the
-// checks and codes of MongoDB for the others (a validator that does not
-// parse, validationLevel "x" BadValue, capped without size ...). `db` is
-// the collection's database (validators are refused in admin, local and
-// config).
-StatusOr<CollectionOptions> ParseCollectionOptions(std::string_view db, DocumentView options);
+// createCollection's options checked and completed, as MongoDB checks them:
+// InvalidOptions (72) for capped without size, a size outside 1..2^50, a max
+// of 2^31 or more, size or max without capped, pipeline without viewOn, or a
+// view with any other option; BadValue for an empty viewOn; a validator
+// that does not parse (and none in admin, local or config: `db` is the
+// collection's database). The capped size is rounded (RoundCappedSize) and
+// a negative max is none. The create command's document is decoded into
+// CreateCollectionOptions by command/; the catalog's own entries by
+// catalog.cc.
+StatusOr<CollectionOptions> MakeCollectionOptions(std::string_view db,
+                                                  const CreateCollectionOptions& options);
 // A capped collection's size as MongoDB keeps it: at least 4096, else
 // rounded up to a multiple of 256.
 int64_t RoundCappedSize(int64_t size);

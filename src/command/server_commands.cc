@@ -1,10 +1,11 @@
 // command/server_commands.cc: the commands about the server and its
 // catalog: ping, hello/isMaster, buildInfo, listCollections, listIndexes,
 // create, drop, dropDatabase, createIndexes, dropIndexes.
+#include "catalog/catalog.h"
+#include "command/collection_options.h"
 #include "command/command.h"
 #include "command/cursor_manager.h"
 #include "command/handlers.h"
-#include "catalog/catalog.h"
 #include "command/index_options.h"
 #include "common/clock.h"
 #include "common/deadline.h"
@@ -276,13 +277,12 @@ Status SplitGenericFields(std::string_view command, DocumentView cmd, BsonBuilde
 }  // namespace
 
 Status RunCreate(CommandContext& ctx, DocumentView cmd, BsonBuilder*) {
-  // The collection options are decoded by the catalog's table
-  // (ParseCollectionOptions).
   ROCKDOC_ASSIGN_OR_RETURN(std::string collection, CollectionName("create", *cmd.begin()));
-  BsonBuilder options;
-  ROCKDOC_RETURN_IF_ERROR(SplitGenericFields("create", cmd, &options));
-  return QualifyFieldError("create",
-                           ctx.database().CreateCollection(collection, std::move(options).Build()));
+  BsonBuilder fields;
+  ROCKDOC_RETURN_IF_ERROR(SplitGenericFields("create", cmd, &fields));
+  ROCKDOC_ASSIGN_OR_RETURN(CreateCollectionOptions options,
+                           ParseCreateCollectionOptions(std::move(fields).Build()));
+  return QualifyFieldError("create", ctx.database().CreateCollection(collection, options));
 }
 
 namespace {

@@ -2,20 +2,21 @@
 // (rockdoc/tools.h). Every selected collection is read and validated whole
 // before anything changes, then each is built in a temporary collection
 // that replaces the target by a rename.
+#include <stdlib.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
 
-#include <stdlib.h>
-#include <unistd.h>
-
+#include "command/collection_options.h"
 #include "rockdoc/json.h"
+#include "rockdoc/tools.h"
 #include "tools/archive.h"
 #include "tools/formats.h"
 #include "tools/progress.h"
-#include "rockdoc/tools.h"
 
 namespace rockdoc::tools {
 namespace {
@@ -506,13 +507,16 @@ Status RestoreOne(const Client& client, const Source& s, const RestoreOptions& o
   // indexes are still checked on an empty aside collection first.
   const std::string temp = TempName();
   auto drop_temp = [&]() { db.DropCollection(temp).IgnoreError(); };
-  Status st;
-  if (options.preserve_uuid) {
+  // The metadata's options are the create command's (mongorestore sends
+  // them in one), decoded by the command layer's table.
+  StatusOr<CreateCollectionOptions> create_options =
+      internal::ParseCreateCollectionOptions(s.metadata.options);
+  Status st = create_options.status();
+  if (st.ok() && options.preserve_uuid) {
     ROCKDOC_ASSIGN_OR_RETURN(std::string uuid, PreservedUuid(s));
-    st = db.CreateCollectionWithUuid(temp, s.metadata.options, uuid);
-  } else {
-    st = s.metadata.options.empty() ? db.CreateCollection(temp)
-                                    : db.CreateCollection(temp, s.metadata.options);
+    st = db.CreateCollectionWithUuid(temp, *create_options, uuid);
+  } else if (st.ok()) {
+    st = db.CreateCollection(temp, *create_options);
   }
   if (!st.ok()) {
     return st.WithContext(s.metadata_name.empty() ? ns : s.metadata_name);
