@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "catalog/catalog.h"
+#include "engine_test_util.h"
 #include "index/index_descriptor.h"
 #include "rockdoc/json.h"
-#include "stats/telemetry.h"
 #include "storage/engine.h"
 #include "storage/format.h"
 #include "storage/kv.h"
@@ -40,13 +40,9 @@ class CatalogUnitTest : public ::testing::Test {
   void TearDown() override { Close(); }
 
   void Open() {
-    auto e = Engine::Open(dir_.Sub("db"), ClientOptions{});
+    auto e = test::OpenEngineWithCatalog(dir_.Sub("db"));
     ASSERT_TRUE(e.ok()) << e.status();
     engine_ = *e;
-    Status s = Catalog::AttachTo(engine_.get());
-    ASSERT_TRUE(s.ok()) << s;
-    s = internal::Telemetry::AttachTo(engine_.get());
-    ASSERT_TRUE(s.ok()) << s;
   }
   void Close() {
     if (engine_ == nullptr) return;

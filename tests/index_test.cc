@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "catalog/catalog.h"
+#include "engine_test_util.h"
 #include "index/index_descriptor.h"
 #include "index/index_entry.h"
 #include "index/key_generator.h"
@@ -510,12 +511,9 @@ class IndexApiTest : public ::testing::Test {
 
   // With the client closed: the engine-level view of the directory.
   std::shared_ptr<internal::Engine> OpenEngine() {
-    auto e = internal::Engine::Open(dir_.Sub("db"), ClientOptions{});
+    auto e = test::OpenEngineWithCatalog(dir_.Sub("db"));
     EXPECT_TRUE(e.ok()) << e.status();
-    if (!e.ok()) return nullptr;
-    Status loaded = internal::Catalog::AttachTo(e->get());
-    EXPECT_TRUE(loaded.ok()) << loaded;
-    return *e;
+    return e.ok() ? *e : nullptr;
   }
   // Every entry of the index named `name` of db.c, decoded: "{ a: 1 } _id".
   static std::vector<std::string> ScanIndex(const internal::Engine& engine, std::string_view name,

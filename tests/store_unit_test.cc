@@ -15,11 +15,11 @@
 
 #include "catalog/catalog.h"
 #include "common/deadline.h"
+#include "engine_test_util.h"
 #include "index/index_descriptor.h"
 #include "index/key_generator.h"
 #include "keystring/keystring.h"
 #include "rockdoc/json.h"
-#include "stats/telemetry.h"
 #include "storage/engine.h"
 #include "storage/format.h"
 #include "storage/kv.h"
@@ -51,11 +51,9 @@ class StoreUnitTest : public ::testing::Test {
   void TearDown() override { Close(); }
 
   void Open(const ClientOptions& options) {
-    auto e = Engine::Open(dir_.Sub("db"), options);
+    auto e = test::OpenEngineWithCatalog(dir_.Sub("db"), options);
     ASSERT_TRUE(e.ok()) << e.status();
     engine_ = *e;
-    ASSERT_TRUE(internal::Catalog::AttachTo(engine_.get()).ok());
-    ASSERT_TRUE(internal::Telemetry::AttachTo(engine_.get()).ok());
   }
   void Close() {
     if (engine_ == nullptr) return;

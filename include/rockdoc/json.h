@@ -30,8 +30,9 @@ enum class JsonFormat {
   kCanonical,
   // Extended JSON v2 relaxed: native JSON numbers where lossless, ISO dates.
   kRelaxed,
-  // mongosh's printing: ObjectId('...'), ISODate('...'), NumberLong(...),
-  // Decimal128('...'), unquoted simple keys.
+  // mongosh's printing: ObjectId('...'), ISODate('...'), Long('...'),
+  // Decimal128('...'), Timestamp({ t: ..., i: ... }), 'single-quoted'
+  // strings, unquoted simple keys.
   kShell,
 };
 

@@ -6,7 +6,6 @@
 #include "api/client_internal.h"
 #include "common/clock.h"
 #include "common/deadline.h"
-#include "json/json_internal.h"
 #include "query/query_shape.h"
 #include "rockdoc/json.h"
 

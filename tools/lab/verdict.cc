@@ -10,6 +10,12 @@
 namespace rockdoc::lab {
 namespace {
 
+// Whether cost `value` is at most `reference` plus the relative `tolerance`
+// (and a floor for costs of zero): equal, as far as a verdict goes.
+bool NoMoreThan(double value, double reference, double tolerance) {
+  return value <= reference + std::max(std::fabs(reference) * tolerance, 1e-9);
+}
+
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // P(X <= k) for X ~ Binomial(n, 1/2).
@@ -148,7 +154,7 @@ ClaimVerdict JudgeClaim(const std::vector<Candidate>& candidates,
       if (!cost_known(i)) continue;
       const double x = a->costs[i], y = b->costs[i];
       const double low = std::min(x, y);
-      if (std::max(x, y) <= low + std::max(std::fabs(low) * tolerance, 1e-9)) continue;
+      if (NoMoreThan(std::max(x, y), low, tolerance)) continue;
       return CostGap{absl::StrFormat("%s: %s %s vs %s %s", options.cost_names[i], a->name,
                                      FormatQuantity(x), b->name, FormatQuantity(y)),
                      x < y};
@@ -249,7 +255,7 @@ ClaimVerdict JudgeClaim(const std::vector<Candidate>& candidates,
     for (size_t j = i + 1; j < n_costs; ++j) {
       if (!cost_known(j)) continue;
       const double a = cheaper->costs[j], b = dearer->costs[j];
-      if (a <= b + std::max(std::fabs(b) * tolerance, 1e-9)) continue;
+      if (NoMoreThan(a, b, tolerance)) continue;
       const Candidate* claimed_one = is_claimed(cheaper) ? cheaper : dearer;
       const Candidate* other = claimed_one == cheaper ? dearer : cheaper;
       v.kind = VerdictKind::kTie;
@@ -270,9 +276,10 @@ ClaimVerdict JudgeClaim(const std::vector<Candidate>& candidates,
     std::vector<const Candidate*> sorted = in;
     std::sort(sorted.begin(), sorted.end(), lower_cost(i));
     const double best = sorted.front()->costs[i];
-    const double limit = best + std::max(std::fabs(best) * tolerance, 1e-9);
     std::vector<const Candidate*> tied, out;
-    for (const Candidate* c : sorted) (c->costs[i] <= limit ? tied : out).push_back(c);
+    for (const Candidate* c : sorted) {
+      (NoMoreThan(c->costs[i], best, tolerance) ? tied : out).push_back(c);
+    }
     const auto claimed_best = std::find_if(sorted.begin(), sorted.end(), is_claimed);
     const std::string& what = options.cost_names[i];
     if (std::none_of(tied.begin(), tied.end(), is_claimed)) {
