@@ -653,7 +653,7 @@ TEST(LabRunTest, CreateIndexOptionsRockdocLacksFailTheStep) {
   RockdocExecutor exec(client->get(), "lab");
   Env env;
   Status ttl = exec.RunOne(rockdoc::test::Json(R"({"op": "createIndex", "collection": "c",
-      "keys": {"t": 1}, "options": {"hidden": true}})"),
+      "keys": {"t": 1}, "options": {"collation": {"locale": "en"}}})"),
                            env);
   EXPECT_EQ(ttl.code(), ErrorCode::kNotImplemented) << ttl;
   Status unknown = exec.RunOne(rockdoc::test::Json(R"({"op": "createIndex", "collection": "c",

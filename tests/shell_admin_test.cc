@@ -239,18 +239,35 @@ TEST_F(ShellTest, CreateListAndDropIndexes) {
   EXPECT_EQ(Show("db.c.getIndexes().length"), "1\n");
 }
 
+// mongosh's hideIndex / unhideIndex: collMod's index.hidden, by name or key
+// pattern; the planner stops and starts using the index.
+TEST_F(ShellTest, HideAndUnhideIndexes) {
+  Ok("db.c.insertMany([{_id: 1, a: 1}, {_id: 2, a: 2}]); db.c.createIndex({a: 1})");
+  EXPECT_EQ(Show("db.c.hideIndex('a_1')"), "{ hidden_old: false, hidden_new: true, ok: 1 }\n");
+  EXPECT_EQ(Show("db.c.getIndexes()[1]"), "{ v: 2, key: { a: 1 }, name: 'a_1', hidden: true }\n");
+  EXPECT_EQ(Show("db.c.find({a: 1}).explain().queryPlanner.winningPlan.stage"), "COLLSCAN\n");
+  EXPECT_EQ(Show("db.c.hideIndex('a_1')"), "{ ok: 1 }\n");  // already hidden: no change
+  EXPECT_EQ(Show("db.c.unhideIndex({a: 1})"), "{ hidden_old: true, hidden_new: false, ok: 1 }\n");
+  EXPECT_EQ(Show("db.c.find({a: 1}).explain().queryPlanner.winningPlan.inputStage.stage"),
+            "IXSCAN\n");
+  EXPECT_EQ(Show("try { db.c.hideIndex('_id_') } catch (e) { [e.code, e.message] }"),
+            "[ 2, \"can't hide _id index\" ]\n");
+  EXPECT_EQ(Show("db.c.createIndex({b: 1}, {hidden: true})"), "b_1\n");
+  EXPECT_EQ(Show("db.c.getIndexes()[2].hidden"), "true\n");
+}
+
 TEST_F(ShellTest, IndexOptionsRockdocLacksAreRefusedNotDropped) {
   Ok("db.c.insertOne({a: 1})");
-  for (const char* options : {"{collation: {locale: 'en', strength: 2}}", "{hidden: true}",
-                              "{weights: {a: 1}}", "{default_language: 'english'}",
-                              "{'2dsphereIndexVersion': 3}", "{wildcardProjection: {a: 1}}"}) {
+  for (const char* options : {"{collation: {locale: 'en', strength: 2}}", "{weights: {a: 1}}",
+                              "{default_language: 'english'}", "{'2dsphereIndexVersion': 3}",
+                              "{wildcardProjection: {a: 1}}"}) {
     EXPECT_EQ(Show(std::string("try { db.c.createIndex({a: 1}, ") + options +
                    ") } catch (e) { [e.code, e.codeName] }"),
               "[ 238, 'NotImplemented' ]\n")
         << options;
   }
-  EXPECT_EQ(Show("try { db.c.createIndex({a: 1}, {hidden: true}) } catch (e) { e.message }"),
-            "The index option 'hidden' is not supported by rockdoc\n");
+  EXPECT_EQ(Show("try { db.c.createIndex({a: 1}, {weights: {a: 1}}) } catch (e) { e.message }"),
+            "The index option 'weights' is not supported by rockdoc\n");
   // TTL indexes are built (issue 12), and listIndexes shows the option.
   EXPECT_EQ(Show("db.c.createIndex({t: 1}, {expireAfterSeconds: 3600})"), "t_1\n");
   EXPECT_EQ(Show("db.c.getIndexes()[1].expireAfterSeconds"), "3600\n");

@@ -195,11 +195,11 @@ TEST_F(TtlTest, CollModRefusesWhatItDoesNotImplement) {
   Database db = client_->GetDatabase("db");
   EXPECT_EQ(test::CollModCommand(*client_, "db", "c", R"({"timeseries": {}})").status().code(),
             ErrorCode::kNotImplemented);
-  EXPECT_EQ(
-      test::CollModCommand(*client_, "db", "c", R"({"index": {"name": "t_1", "hidden": true}})")
-          .status()
-          .code(),
-      ErrorCode::kNotImplemented);
+  EXPECT_EQ(test::CollModCommand(*client_, "db", "c",
+                                 R"({"index": {"name": "t_1", "prepareUnique": true}})")
+                .status()
+                .code(),
+            ErrorCode::kNotImplemented);
   Status s = test::CollModCommand(*client_, "db", "c", R"({"bogus": 1})").status();
   EXPECT_EQ(s.code(), ErrorCode::kUnknownBsonField);
   EXPECT_EQ(s.message(), "BSON field 'collMod.bogus' is an unknown field.");

@@ -320,6 +320,13 @@ struct IndexOptions {
   // client's TTL monitor (ClientOptions::ttl_monitor_period_ms). 0 to
   // 2147483647; unset: not a TTL index.
   std::optional<int64_t> expire_after_seconds;
+  // A hidden index (MongoDB 4.4+): kept up to date on every write, and its
+  // unique and TTL options hold, but the planner does not see it (a hint
+  // naming it is BadValue, as for an index that does not exist), so that
+  // the effect of dropping it can be tried and undone (CollMod's
+  // index.hidden). Not for the _id index, nor a system collection's
+  // (BadValue). listIndexes shows `hidden: true` only when set.
+  bool hidden = false;
 };
 
 // One index of a CreateIndexes call: its key pattern and options.
@@ -367,6 +374,9 @@ struct CollModIndex {
   // The TTL expiry, 0..2147483647 (CannotCreateIndex, 67, otherwise); on a
   // single-field index that is not TTL yet, it makes it one.
   std::optional<int64_t> expire_after_seconds;
+  // Hides the index from the planner, or shows it again (mongosh's
+  // hideIndex / unhideIndex); see IndexOptions::hidden.
+  std::optional<bool> hidden;
 };
 
 // collMod's changes (Database::CollMod); a field left unset is unchanged.

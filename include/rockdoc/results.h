@@ -84,6 +84,11 @@ struct InsertManyResult {
 struct CollModResult {
   std::optional<int64_t> expire_after_seconds_old;
   std::optional<int64_t> expire_after_seconds_new;
+  // Set when index.hidden changed the index (hiding a hidden index, or
+  // showing a visible one, changes nothing and sets neither), as MongoDB's
+  // hidden_old / hidden_new.
+  std::optional<bool> hidden_old;
+  std::optional<bool> hidden_new;
 };
 
 struct DeleteResult {

@@ -338,6 +338,10 @@ StatusOr<CollModResult> Database::CollMod(std::string_view collection,
       return Status(ErrorCode::kInvalidOptions,
                     "must specify either index name or key pattern for collMod");
     }
+    if (want.hidden) {
+      const bool id_index = want.name == "_id_" || internal::IsIdIndexPattern(want.key_pattern);
+      ROCKDOC_RETURN_IF_ERROR(internal::CheckHideable(name_, collection, id_index));
+    }
     std::shared_ptr<const internal::IndexSet> indexes = lock.meta()->indexes();
     const internal::IndexDescriptor* index = nullptr;
     if (!want.name.empty()) {
@@ -375,6 +379,18 @@ StatusOr<CollModResult> Database::CollMod(std::string_view collection,
       }
       if (old >= 0) result.expire_after_seconds_old = old;
       result.expire_after_seconds_new = *want.expire_after_seconds;
+    }
+    if (want.hidden && index->hidden() != *want.hidden) {
+      // Published at once: the next plan sees it (every query plans anew).
+      auto* changing = const_cast<internal::IndexDescriptor*>(index);
+      changing->set_hidden(*want.hidden);
+      Status persisted = CatalogOf(*engine_).PersistCollection(*lock.meta());
+      if (!persisted.ok()) {
+        changing->set_hidden(!*want.hidden);
+        return persisted;
+      }
+      result.hidden_old = !*want.hidden;
+      result.hidden_new = *want.hidden;
     }
   }
   return result;

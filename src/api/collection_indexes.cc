@@ -28,6 +28,7 @@ using internal::CollectionMeta;
 using internal::Engine;
 using internal::IndexDescriptor;
 using internal::IndexSet;
+using internal::IsIdIndexPattern;
 
 namespace {
 
@@ -52,15 +53,6 @@ Document IdIndexSpec() {
   b.AppendDocument("key", IdIndexKeyPattern());
   b.AppendString("name", kIdIndexName);
   return std::move(b).Build();
-}
-
-// Is `keys` the _id index's key pattern {_id: 1}?
-bool IsIdIndexPattern(DocumentView keys) {
-  auto it = keys.begin();
-  if (it == keys.end()) return false;
-  Element e = *it;
-  if (e.key() != "_id" || ++it != keys.end() || !e.IsNumber()) return false;
-  return e.NumberAsDouble() == 1.0;
 }
 
 Status NamespaceNotFound(const std::string& ns) {
@@ -143,7 +135,12 @@ StatusOr<std::vector<std::string>> CreateIndexesImpl(
     std::vector<IndexRequest> requests, const std::function<void(int64_t)>& progress,
     internal::KvTransaction* txn, Collection::CreateIndexesReport* report) {
   // Validate every specification before taking any lock or id.
-  for (IndexRequest& request : requests) ROCKDOC_RETURN_IF_ERROR(ValidateRequest(&request));
+  for (IndexRequest& request : requests) {
+    if (request.options->hidden) {
+      ROCKDOC_RETURN_IF_ERROR(internal::CheckHideable(db, coll, IsIdIndexPattern(request.keys)));
+    }
+    ROCKDOC_RETURN_IF_ERROR(ValidateRequest(&request));
+  }
   const bool existed = CatalogOf(engine).Find(db, coll) != nullptr;
   ROCKDOC_ASSIGN_OR_RETURN(CollectionLock guard, CollectionLock::Acquire(engine, db, coll, CollectionLock::Mode::kExclusive, true));
   CollectionMeta* meta = guard.meta();

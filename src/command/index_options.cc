@@ -90,7 +90,7 @@ constexpr OptionField<IndexOptions> kIndexOptionTable[] = {
        return Status::OK();
      }},
     {"collation", nullptr},
-    {"hidden", nullptr},
+    {"hidden", [](const Element& e, IndexOptions* o) { return DecodeBoolish(e, &o->hidden); }},
     {"weights", nullptr},  // text indexes
     {"default_language", nullptr},
     {"language_override", nullptr},

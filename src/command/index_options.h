@@ -21,7 +21,7 @@ namespace rockdoc::internal {
 //   InvalidIndexSpecificationOption (197): a name MongoDB does not know
 //     ("The field 'x' is not valid for an index specification. ...");
 //   NotImplemented (238): an option MongoDB has and rockdoc does not
-//     implement (collation, hidden, weights, default_language,
+//     implement (collation, weights, default_language,
 //     2dsphereIndexVersion, wildcardProjection, ...): "The index option 'x'
 //     is not supported by rockdoc";
 //   TypeMismatch (14): a value of the wrong type; CannotCreateIndex (67):

@@ -308,7 +308,15 @@ constexpr internal::OptionField<CollModIndex> kCollModIndexFields[] = {
        ROCKDOC_ASSIGN_OR_RETURN(o->expire_after_seconds, internal::ParseExpireAfterSeconds(e));
        return Status::OK();
      }},
-    {"hidden", nullptr},
+    {"hidden",
+     [](const Element& e, CollModIndex* o) -> Status {
+       if (!e.IsBool()) {
+         return TypeMismatch("BSON field 'collMod.index.hidden' is the wrong type '" +
+                             std::string(BsonTypeAlias(e.type())) + "', expected type 'bool'");
+       }
+       o->hidden = e.Bool();
+       return Status::OK();
+     }},
     {"prepareUnique", nullptr},
     {"unique", nullptr},
     {"forceNonUnique", nullptr},
@@ -432,6 +440,8 @@ Status RunCollMod(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
   if (done.expire_after_seconds_new) {
     reply->AppendInt64("expireAfterSeconds_new", *done.expire_after_seconds_new);
   }
+  if (done.hidden_old) reply->AppendBool("hidden_old", *done.hidden_old);
+  if (done.hidden_new) reply->AppendBool("hidden_new", *done.hidden_new);
   return Status::OK();
 }
 

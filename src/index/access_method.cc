@@ -70,15 +70,18 @@ class Btree final : public IndexAccessMethod {
         AppendNumber(out, "expireAfterSeconds", index.expire_after_seconds());
       }
     }
+    // Only when hidden, in both forms (MongoDB never lists hidden: false).
+    if (index.hidden()) out->AppendBool("hidden", true);
   }
 
   StatusOr<IndexOptions> OptionsFromCatalog(DocumentView entry) const override {
     Element unique = entry.Get("unique"), sparse = entry.Get("sparse");
     Element partial = entry.Get("partialFilterExpression");
-    Element ttl = entry.Get("expireAfterSeconds");
+    Element ttl = entry.Get("expireAfterSeconds"), hidden = entry.Get("hidden");
     if (unique.type() != BsonType::kBool || sparse.type() != BsonType::kBool ||
         (partial.ok() && partial.type() != BsonType::kDocument) ||
-        (ttl.ok() && ttl.type() != BsonType::kInt64)) {
+        (ttl.ok() && ttl.type() != BsonType::kInt64) ||
+        (hidden.ok() && hidden.type() != BsonType::kBool)) {
       return DamagedIndexEntry("missing or mistyped options in " +
                                ToJson(entry, JsonFormat::kShell));
     }
@@ -90,6 +93,7 @@ class Btree final : public IndexAccessMethod {
           Document::AdoptValidated(std::string(partial.Document().bytes()));
     }
     if (ttl.ok()) options.expire_after_seconds = ttl.Int64();
+    options.hidden = hidden.ok() && hidden.Bool();
     Element background = entry.Get("background");
     if (background.type() == BsonType::kBool) options.background = background.Bool();
     return options;

@@ -141,6 +141,7 @@ Status IndexDescriptor::Init(DocumentView key_pattern, const IndexOptions& optio
   unique_ = options.unique;
   sparse_ = options.sparse;
   background_ = options.background;
+  hidden_.store(options.hidden, std::memory_order_relaxed);
   DocumentView partial_filter = options.partial_filter_expression;
   if (!partial_filter.empty()) {
     ROCKDOC_RETURN_IF_ERROR(ValidateBson(partial_filter.bytes()));
@@ -189,6 +190,23 @@ Status CheckExpireAfterSeconds(int64_t seconds) {
   return Status(ErrorCode::kCannotCreateIndex,
                 "TTL index 'expireAfterSeconds' option must be within an acceptable range, try "
                 "0 to 2147483647");
+}
+
+bool IsIdIndexPattern(DocumentView keys) {
+  auto it = keys.begin();
+  if (it == keys.end()) return false;
+  Element e = *it;
+  if (e.key() != "_id" || ++it != keys.end() || !e.IsNumber()) return false;
+  return e.NumberAsDouble() == 1.0;
+}
+
+Status CheckHideable(std::string_view db, std::string_view coll, bool id_index) {
+  if (id_index) return BadValue("can't hide _id index");
+  if (coll.substr(0, 7) == "system.") {
+    return BadValue("Can't hide index on system collection: " + std::string(db) + "." +
+                    std::string(coll));
+  }
+  return Status::OK();
 }
 
 StatusOr<std::shared_ptr<IndexDescriptor>> IndexDescriptor::FromCatalogEntry(DocumentView entry) {
@@ -257,6 +275,7 @@ IndexOptions IndexDescriptor::Options() const {
   options.unique = unique_;
   options.sparse = sparse_;
   options.background = background_;
+  options.hidden = hidden();
   options.partial_filter_expression = partial_filter_doc_;
   if (ttl()) options.expire_after_seconds = expire_after_seconds();
   return options;

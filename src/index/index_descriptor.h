@@ -69,6 +69,12 @@ enum class IndexEntryFormat {
 StatusOr<int64_t> ParseExpireAfterSeconds(const Element& e);
 // The range alone, for a value given typed (collMod through the API).
 Status CheckExpireAfterSeconds(int64_t seconds);
+// Is `keys` the _id index's key pattern {_id: 1}?
+bool IsIdIndexPattern(DocumentView keys);
+// Whether an index of db.coll may be hidden (created hidden, or hidden by
+// collMod), as MongoDB allows it: not the _id index ("can't hide _id
+// index"), nor any index of a system collection (system.*); BadValue.
+Status CheckHideable(std::string_view db, std::string_view coll, bool id_index);
 
 class IndexDescriptor {
  public:
@@ -150,6 +156,10 @@ class IndexDescriptor {
   void set_expire_after_seconds(int64_t seconds) {
     expire_after_seconds_.store(seconds, std::memory_order_release);
   }
+  // Hidden from the planner (IndexOptions::hidden); still written and
+  // enforced. collMod changes it as it changes the expiry.
+  bool hidden() const { return hidden_.load(std::memory_order_acquire); }
+  void set_hidden(bool hidden) { hidden_.store(hidden, std::memory_order_release); }
   bool sparse() const { return sparse_; }
   // `background` as the specification gave it (no effect; listed).
   std::optional<bool> background() const { return background_; }
@@ -225,6 +235,7 @@ class IndexDescriptor {
   std::atomic<bool> multikey_{false};
 
   std::atomic<int64_t> expire_after_seconds_{-1};
+  std::atomic<bool> hidden_{false};
   mutable std::atomic<int64_t> accesses_{0};
   mutable std::atomic<int64_t> persisted_accesses_{0};  // what the catalog entry holds
   int64_t since_ms_ = 0;

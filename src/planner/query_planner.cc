@@ -369,6 +369,7 @@ bool ResolveHint(const CanonicalQuery& cq, const IndexSet& indexes,
     }
   }
   for (const auto& idx : indexes) {
+    if (idx->hidden()) continue;  // as if it did not exist, as MongoDB's
     if ((!cq.hint_name.empty() && idx->name() == cq.hint_name) ||
         (!cq.hint.empty() && idx->SameKeyPattern(cq.hint))) {
       *chosen = idx;
@@ -585,7 +586,7 @@ std::vector<QuerySolution> EnumerateSolutions(const CanonicalQuery& cq, const Co
   }
   for (const auto& idx : indexes) {
     QuerySolution sol;
-    if (index_solution(idx, false, &sol)) out.push_back(std::move(sol));
+    if (!idx->hidden() && index_solution(idx, false, &sol)) out.push_back(std::move(sol));
   }
 
   // $or: one index scan per branch, when every branch has one.
@@ -601,6 +602,7 @@ std::vector<QuerySolution> EnumerateSolutions(const CanonicalQuery& cq, const Co
       int best_bounded = 0;
       bool best_exact = false;
       for (const auto& idx : indexes) {
+        if (idx->hidden()) continue;
         if (idx->partial() && !ImpliesPartialFilter(*idx, branch)) continue;
         if (idx->sparse() && !SparseUsable(*idx, branch)) continue;
         int bounded = 0;

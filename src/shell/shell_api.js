@@ -747,6 +747,19 @@
     dropIndexes(indexes) {
       return this._db._run({ dropIndexes: this._name, index: indexes === undefined ? '*' : indexes });
     }
+    // mongosh's: collMod with index {name | keyPattern, hidden}; the reply
+    // has hidden_old and hidden_new when the index changed.
+    hideIndex(index) {
+      return this._setHidden(index, true);
+    }
+    unhideIndex(index) {
+      return this._setHidden(index, false);
+    }
+    _setHidden(index, hidden) {
+      if (typeof index !== 'string') checkDocument(index, 'index');
+      const which = typeof index === 'string' ? {name: index} : {keyPattern: index};
+      return this._db._run({collMod: this._name, index: {...which, hidden}});
+    }
 
     // -- the collection itself --
     drop() {
@@ -1335,42 +1348,132 @@
   // `db.c.totalSize` is not taken for the sub-collection "c.totalSize"
   // (other names still are: db.a.b is the collection "a.b").
   const NOT_SUPPORTED = [
-    [Collection, 'Collection', [
-      'analyzeShardKey', 'checkMetadataConsistency',
-      'compactStructuredEncryptionData', 'configureQueryAnalyzer', 'convertToCapped',
-      'createSearchIndex', 'createSearchIndexes', 'dropSearchIndex', 'getPlanCache',
-      'getSearchIndexes', 'getShardDistribution', 'getShardLocation', 'getShardVersion',
-      'hideIndex', 'initializeOrderedBulkOp', 'initializeUnorderedBulkOp', 'latencyStats',
-      'mapReduce', 'reIndex', 'unhideIndex', 'updateSearchIndex', 'watch',
-    ]],
-    [DB, 'Database', [
-      'aggregate', 'auth', 'changeUserPassword', 'checkMetadataConsistency',
-      'cloneCollection', 'cloneDatabase', 'commandHelp', 'copyDatabase', 'createEncryptedCollection',
-      'createRole', 'createUser', 'currentOp', 'dropAllRoles', 'dropAllUsers',
-      'dropRole', 'dropUser', 'fsyncLock', 'fsyncUnlock', 'getLastError', 'getLastErrorObj',
-      'getLogComponents', 'getReplicationInfo', 'getRole', 'getRoles',
-      'getUser', 'getUsers', 'grantPrivilegesToRole', 'grantRolesToRole', 'grantRolesToUser',
-      'killOp', 'listCommands', 'logout', 'printCollectionStats',
-      'printReplicationInfo', 'printSecondaryReplicationInfo', 'printShardingStatus',
-      'printSlaveReplicationInfo', 'revokePrivilegesFromRole', 'revokeRolesFromRole',
-      'revokeRolesFromUser', 'rotateCertificates', 'serverBits',
-      'serverCmdLineOpts', 'setLogLevel', 'setSecondaryOk',
-      'shutdownServer', 'sql', 'updateRole', 'updateUser', 'watch',
-    ]],
-    [Cursor, 'Cursor', [
-      'addOption', 'maxAwaitTimeMS', 'maxScan', 'oplogReplay', 'tailable',
-    ]],
-    [Explainable, 'Explainable', [
-      'estimatedDocumentCount', 'findAndModify', 'findOneAndDelete',
-      'findOneAndReplace', 'findOneAndUpdate', 'mapReduce',
-    ]],
-    [Mongo, 'Mongo', [
-      'bulkWrite', 'close', 'convertShardKeyToHashed', 'getClientEncryption', 'getDBs',
-      'getKeyVault', 'getReadConcern', 'getReadPref', 'getReadPrefMode', 'getReadPrefTagSet',
-      'getURI', 'getWriteConcern', 'isCausalConsistency', 'setCausalConsistency',
-      'setReadConcern', 'setReadPref', 'setSecondaryOk', 'setSlaveOk', 'setWriteConcern',
-      'watch',
-    ]],
+    [
+      Collection, 'Collection',
+      [
+        'analyzeShardKey',
+        'checkMetadataConsistency',
+        'compactStructuredEncryptionData',
+        'configureQueryAnalyzer',
+        'convertToCapped',
+        'createSearchIndex',
+        'createSearchIndexes',
+        'dropSearchIndex',
+        'getPlanCache',
+        'getSearchIndexes',
+        'getShardDistribution',
+        'getShardLocation',
+        'getShardVersion',
+        'initializeOrderedBulkOp',
+        'initializeUnorderedBulkOp',
+        'latencyStats',
+        'mapReduce',
+        'reIndex',
+        'updateSearchIndex',
+        'watch',
+      ]
+    ],
+    [
+      DB, 'Database',
+      [
+        'aggregate',
+        'auth',
+        'changeUserPassword',
+        'checkMetadataConsistency',
+        'cloneCollection',
+        'cloneDatabase',
+        'commandHelp',
+        'copyDatabase',
+        'createEncryptedCollection',
+        'createRole',
+        'createUser',
+        'currentOp',
+        'dropAllRoles',
+        'dropAllUsers',
+        'dropRole',
+        'dropUser',
+        'fsyncLock',
+        'fsyncUnlock',
+        'getLastError',
+        'getLastErrorObj',
+        'getLogComponents',
+        'getReplicationInfo',
+        'getRole',
+        'getRoles',
+        'getUser',
+        'getUsers',
+        'grantPrivilegesToRole',
+        'grantRolesToRole',
+        'grantRolesToUser',
+        'killOp',
+        'listCommands',
+        'logout',
+        'printCollectionStats',
+        'printReplicationInfo',
+        'printSecondaryReplicationInfo',
+        'printShardingStatus',
+        'printSlaveReplicationInfo',
+        'revokePrivilegesFromRole',
+        'revokeRolesFromRole',
+        'revokeRolesFromUser',
+        'rotateCertificates',
+        'serverBits',
+        'serverCmdLineOpts',
+        'setLogLevel',
+        'setSecondaryOk',
+        'shutdownServer',
+        'sql',
+        'updateRole',
+        'updateUser',
+        'watch',
+      ]
+    ],
+    [
+      Cursor, 'Cursor',
+      [
+        'addOption',
+        'maxAwaitTimeMS',
+        'maxScan',
+        'oplogReplay',
+        'tailable',
+      ]
+    ],
+    [
+      Explainable, 'Explainable',
+      [
+        'estimatedDocumentCount',
+        'findAndModify',
+        'findOneAndDelete',
+        'findOneAndReplace',
+        'findOneAndUpdate',
+        'mapReduce',
+      ]
+    ],
+    [
+      Mongo, 'Mongo',
+      [
+        'bulkWrite',
+        'close',
+        'convertShardKeyToHashed',
+        'getClientEncryption',
+        'getDBs',
+        'getKeyVault',
+        'getReadConcern',
+        'getReadPref',
+        'getReadPrefMode',
+        'getReadPrefTagSet',
+        'getURI',
+        'getWriteConcern',
+        'isCausalConsistency',
+        'setCausalConsistency',
+        'setReadConcern',
+        'setReadPref',
+        'setSecondaryOk',
+        'setSlaveOk',
+        'setWriteConcern',
+        'watch',
+      ]
+    ],
   ];
   function notSupported(what) {
     return function () { throw new MongoshUnimplementedError(what); };
@@ -1477,8 +1580,8 @@
     '  findOneAndUpdate(filter, update, {sort, projection, upsert, returnDocument})',
     '  findOneAndReplace(filter, doc, options)  findOneAndDelete(filter, options)',
     '  countDocuments(filter)  estimatedDocumentCount()  distinct(field, filter)',
-    '  createIndex(keys, {name, unique, sparse, partialFilterExpression})  createIndexes([keys])',
-    '  getIndexes()  dropIndex(nameOrKeys)  dropIndexes()',
+    '  createIndex(keys, {name, unique, sparse, partialFilterExpression, expireAfterSeconds, hidden})  createIndexes([keys])',
+    '  getIndexes()  dropIndex(nameOrKeys)  dropIndexes()  hideIndex(nameOrKeys)  unhideIndex(nameOrKeys)',
     '  drop()  renameCollection(name)  stats()  validate()  explain(verbosity).find(...)',
     'Legacy: insert  update(q, u, {upsert, multi})  save  remove(q, justOne)  count',
     '  findAndModify({query, update|remove, sort, new, fields, upsert})  ensureIndex',
