@@ -9,10 +9,10 @@
 #include <utility>
 #include <vector>
 
+#include "eval.h"
 #include "rockdoc/client.h"
 #include "rockdoc/document.h"
 #include "rockdoc/status.h"
-#include "template.h"
 
 namespace rockdoc::lab {
 
@@ -178,12 +178,6 @@ class Executor {
 
   ExplainTotals* explain_ = nullptr;
 };
-
-// Calls `fn` with each item of the template `t`: the elements of the array it
-// evaluates to, or, for {"$$generate": ...}, each generated value as it is
-// generated (so a million rows never sit in memory as one array).
-Status ForEachItem(const Element& t, const Env& env,
-                   const std::function<Status(const Element&)>& fn);
 
 // rockdoc's operations (insertOne, find, updateMany, ...) on database `db`,
 // run as MongoDB's database commands (Client::RunCommand), as a driver
