@@ -591,7 +591,7 @@ Status Executor::RunOne(DocumentView op, Env& env) {
     return Status::OK();
   }
   if (name == "forEach") {
-    // {in: array, as: "x", do: [ops], collect: <template>, into: "name"}:
+    // {in: array, as: "x", do: [ops], collect: <expression>, into: "name"}:
     // the loop's variables stay inside it; only `into` comes out.
     ROCKDOC_ASSIGN_OR_RETURN(Value input, Evaluate(op.Get("in"), env));
     if (input.type() != BsonType::kArray) {

@@ -20,7 +20,7 @@ namespace rockdoc::lab {
 // whose value is the "answer" (compared across variants).
 struct OpList {
   std::vector<Document> ops;  // each {"op": "...", ...}
-  Document answer;            // {"v": <template>} or empty when none
+  Document answer;            // {"v": <expression>} or empty when none
   bool has_answer() const { return !answer.empty(); }
 };
 
@@ -77,7 +77,7 @@ struct LimitStep {
   std::string collection;
   Document target_filter;  // the watched document
   std::vector<Document> step;
-  Document measure;        // {"v": <template>} over $$doc, the last good document
+  Document measure;        // {"v": <expression>} over $$doc, the last good document
   int64_t max_steps = 100000;
   int32_t expect_code = 0;
 };
