@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Renders the lab's report.html (from a --tiny run of every bundled scenario)
 # in headless Chromium and checks what a reader would: the page loads without
-# errors, every chart has a size, no "$$" template text or {{placeholder}} is
+# errors, every chart has a size, no "$$" or $lab... expression text or {{placeholder}} is
 # visible, nothing is fetched from elsewhere; and that it opens grid first
 # and short: the grid of rules against sizes has one cell per (claim, size)
 # verdict of results.json, each linking to an anchor of the page; one chart
@@ -123,7 +123,8 @@ print("grid: %d cells, one per verdict, each linking to an anchor" % len(page.ce
 # An independent look at the text outside scripts: no template text.
 text = re.sub(r"<script.*?</script>", "", dom, flags=re.S)
 text = re.sub(r"<[^>]+>", " ", text)
-for bad in (r"\$\$", r"\{\{\s*[\w.]+\s*\}\}"):
+# "$$": a variable or {"$$eval": ...}; "$labText": the lab's own operators.
+for bad in (r"\$\$", r"\$lab[A-Z]", r"\{\{\s*[\w.]+\s*\}\}"):
     found = re.search(bad, text)
     if found:
         at = found.start()

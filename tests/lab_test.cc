@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_replace.h"
 #include "backend.h"
+#include "query/expression/expression.h"
 #include "report.h"
 #include "rockdoc/json.h"
 #include "runner.h"
@@ -108,47 +109,106 @@ ScenarioResult RunAndCheck(const Scenario& s) {
 
 ScenarioResult RunAndCheck(const std::string& name) { return RunAndCheck(Load(name)); }
 
-TEST(LabTemplateTest, EvaluatesPlaceholdersAndFunctions) {
+// Values are the engine's aggregation expressions with the lab's variables
+// bound as $$name; the engine's own operators do the arithmetic.
+TEST(LabExpressionTest, EvaluatesTheEnginesExpressionsWithTheLabsVariables) {
   Env env;
   env.Set("n", IntValue(3));
   env.Set("post", DocumentValue(rockdoc::test::Json(R"({"_id": 7, "tags": ["a", "b"]})")));
   Document t = rockdoc::test::Json(R"({"v": {
-      "id": "$$post._id", "tag": "$$post.tags.1", "literal": "$notAVar",
-      "name": {"$$concat": ["p-", "$$n"]}, "sum": {"$$add": [1, "$$n", 10]},
-      "range": {"$$range": "$$n"}, "sizes": {"$$size": {"$$range": [2, 5]}},
-      "gen": {"$$generate": {"count": 2, "as": "k", "template": {"k": "$$k"}}},
-      "flat": {"$$flatten": [[1], [2, 3]]},
-      "obj": {"$$object": [[{"$$concat": ["f", "$$n"]}, 1]]},
-      "kept": {"$$literal": {"$$concat": ["x"]}},
+      "id": "$$post._id", "tag": {"$arrayElemAt": ["$$post.tags", 1]},
+      "literal": {"$literal": "$notAVar"},
+      "name": {"$concat": ["p-", {"$toString": "$$n"}]}, "sum": {"$add": [1, "$$n", 10]},
+      "half": {"$toInt": {"$divide": [7, 2]}},
+      "range": {"$range": [0, "$$n"]}, "sizes": {"$size": {"$range": [2, 5]}},
+      "gen": {"$map": {"input": {"$range": [0, 2]}, "as": "k", "in": {"k": "$$k"}}},
+      "flat": {"$reduce": {"input": [[1], [2, 3]], "initialValue": [],
+                           "in": {"$concatArrays": ["$$value", "$$this"]}}},
+      "obj": {"$arrayToObject": [[[{"$concat": ["f", {"$toString": "$$n"}]}, 1]]]},
+      "at": {"$toDate": {"$toLong": 86400000}}}})");
+  auto v = Evaluate(t.Get("v"), env);
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(CanonicalJson(v->element()),
+            CanonicalJson(Value(DocumentValue(rockdoc::test::Json(R"({"id": 7, "tag": "b",
+                "literal": "$notAVar", "name": "p-3", "sum": 14, "half": 3, "range": [0, 1, 2],
+                "sizes": 3, "gen": [{"k": 0}, {"k": 1}], "flat": [1, 2, 3], "obj": {"f3": 1},
+                "at": {"$date": "1970-01-02T00:00:00Z"}})")))
+                              .element()));
+}
+
+// What goes to a database is data: its operators reach the engine untouched
+// (the query's $size, $in and $mod are not the expressions of those names),
+// and only "$$name" and {"$$eval": e} are filled.
+TEST(LabExpressionTest, FillsOnlyTheHolesOfData) {
+  Env env;
+  env.Set("n", IntValue(3));
+  env.Set("post", DocumentValue(rockdoc::test::Json(R"({"_id": 7})")));
+  Document t = rockdoc::test::Json(R"({"v": {
+      "filter": {"_id": "$$post._id", "tags": {"$size": 2}, "a": {"$in": [1, "$$n"]},
+                 "b": {"$mod": [4, 0]}, "c": {"$$eval": {"$add": ["$$n", 1]}}},
       "update": {"$push": {"c": {"$each": [1], "$slice": -5}}}}})");
-  auto v = EvaluateDocument(t.Get("v"), env);
+  auto v = FillDocument(t.Get("v"), env);
   ASSERT_TRUE(v.ok()) << v.status();
-  EXPECT_EQ(ToJson(*v),
-            ToJson(rockdoc::test::Json(R"({"id": 7, "tag": "b", "literal": "$notAVar",
-                "name": "p-3", "sum": 14, "range": [0, 1, 2], "sizes": 3,
-                "gen": [{"k": 0}, {"k": 1}], "flat": [1, 2, 3], "obj": {"f3": 1},
-                "kept": {"$$concat": ["x"]},
-                "update": {"$push": {"c": {"$each": [1], "$slice": -5}}}})")));
+  EXPECT_EQ(ToJson(*v), ToJson(rockdoc::test::Json(R"({
+      "filter": {"_id": 7, "tags": {"$size": 2}, "a": {"$in": [1, 3]}, "b": {"$mod": [4, 0]},
+                 "c": 4},
+      "update": {"$push": {"c": {"$each": [1], "$slice": -5}}}})")));
 }
 
-TEST(LabTemplateTest, RandomValuesDependOnTheirSeedsOnly) {
+TEST(LabExpressionTest, RandomValuesDependOnTheirSeedsOnly) {
   Env env;
-  Document t = rockdoc::test::Json(R"({"a": {"$$text": [50, 1, 2]}, "b": {"$$text": [50, 1, 2]},
-      "c": {"$$text": [50, 2, 1]}, "i": {"$$int": [0, 1000000, "x"]},
-      "j": {"$$int": [0, 1000000, "x"]}})");
-  auto v = EvaluateFields(t, env);
+  env.Set("one", IntValue(1));
+  Document t = rockdoc::test::Json(R"({"v": {
+      "a": {"$labText": [50, 1, 2]}, "b": {"$labText": [50, "$$one", {"$add": [1, 1]}]},
+      "c": {"$labText": [50, 2, 1]}, "i": {"$labInt": [0, 1000000, "x"]},
+      "j": {"$labInt": [0, 1000000, "x"]},
+      "l": {"$labInt": [0, 1000000, "x", {"$toLong": 1}]}, "m": {"$labInt": [0, 1000000, "x", 1]},
+      "o": {"$labObjectId": ["x"]}, "p": {"$labObjectId": ["x"]}}})");
+  auto v = Evaluate(t.Get("v"), env);
   ASSERT_TRUE(v.ok()) << v.status();
-  EXPECT_EQ(v->Get("a").String().size(), 50u);
-  EXPECT_EQ(v->Get("a").String(), v->Get("b").String());
-  EXPECT_NE(v->Get("a").String(), v->Get("c").String());
-  EXPECT_EQ(v->Get("i").Int32(), v->Get("j").Int32());
+  DocumentView d = v->element().Document();
+  EXPECT_EQ(d.Get("a").String().size(), 50u);
+  EXPECT_EQ(d.Get("a").String(), d.Get("b").String());
+  EXPECT_NE(d.Get("a").String(), d.Get("c").String());
+  EXPECT_EQ(d.Get("i").Int32(), d.Get("j").Int32());
+  // An integer seeds alike whatever its numeric type.
+  EXPECT_EQ(d.Get("l").Int32(), d.Get("m").Int32());
+  EXPECT_EQ(d.Get("o").Oid(), d.Get("p").Oid());
 }
 
-TEST(LabTemplateTest, ReportsUnknownVariablesAndFunctions) {
+TEST(LabExpressionTest, ReportsUnknownVariablesOperatorsAndOldTemplates) {
   Env env;
-  EXPECT_FALSE(EvaluateFields(rockdoc::test::Json(R"({"a": "$$missing"})"), env).ok());
-  EXPECT_FALSE(EvaluateFields(rockdoc::test::Json(R"({"a": {"$$nope": 1}})"), env).ok());
-  EXPECT_FALSE(EvaluateFields(rockdoc::test::Json(R"({"a": {"$$mod": [1, 0]}})"), env).ok());
+  env.Set("d", DocumentValue(rockdoc::test::Json(R"({"a": 1})")));
+  auto code = [&](const char* json) {
+    return Evaluate(rockdoc::test::Json(json).Get("v"), env).status().code_number();
+  };
+  EXPECT_EQ(code(R"({"v": "$$missing"})"), 17276);
+  EXPECT_EQ(code(R"({"v": {"$nope": 1}})"), 168);
+  EXPECT_EQ(code(R"({"v": {"$mod": [1, 0]}})"), 16610);
+  // A path that finds nothing is not a value.
+  EXPECT_EQ(code(R"({"v": "$$d.b"})"), 2);
+  // The old template language is refused in data, not sent to the engine.
+  EXPECT_FALSE(
+      FillDocument(rockdoc::test::Json(R"({"v": {"a": {"$$add": [1, 2]}}})").Get("v"), env).ok());
+  EXPECT_FALSE(
+      FillDocument(rockdoc::test::Json(R"({"v": {"a": {"$$eval": 1, "b": 2}}})").Get("v"), env)
+          .ok());
+}
+
+// A scenario's lab operators are extensions the engine looks up after its
+// own: MongoDB's names cannot be taken.
+TEST(LabExpressionTest, ExtensionOperatorsCannotTakeMongoDBsNames) {
+  auto fn = [](const std::vector<Value>&) -> StatusOr<Value> { return IntValue(1); };
+  EXPECT_EQ(internal::RegisterExtensionOperator("$add", fn, 0, 1).code(), ErrorCode::kBadValue);
+  EXPECT_EQ(internal::RegisterExtensionOperator("$literal", fn, 0, 1).code(), ErrorCode::kBadValue);
+  EXPECT_EQ(internal::RegisterExtensionOperator("$$x", fn, 0, 1).code(), ErrorCode::kBadValue);
+  ASSERT_TRUE(internal::RegisterExtensionOperator("$labTestOne", fn, 0, 1).ok());
+  EXPECT_EQ(internal::RegisterExtensionOperator("$labTestOne", fn, 0, 1).code(),
+            ErrorCode::kBadValue);
+  Env env;
+  auto v = Evaluate(rockdoc::test::Json(R"({"v": {"$labTestOne": []}})").Get("v"), env);
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(v->element().Int32(), 1);
 }
 
 TEST(LabScenarioTest, RejectsMalformedScenarios) {
@@ -605,7 +665,7 @@ TEST(LabRunTest, FailedPushLeavesThePostByteIdentical) {
                   R"({"op": "insertOne", "collection": "posts", "document": {"_id": 1, "c": []}})"),
                   env).ok());
   Document push = rockdoc::test::Json(R"({"op": "updateOne", "collection": "posts",
-      "filter": {"_id": 1}, "update": {"$push": {"c": {"$$text": ["$$big", "$$n"]}}}})");
+      "filter": {"_id": 1}, "update": {"$push": {"c": {"$$eval": {"$labText": ["$$big", "$$n"]}}}}})");
   Collection posts = (*client)->GetDatabase("lab").GetCollection("posts");
   Status failure;
   Document before;
@@ -713,12 +773,14 @@ TEST(LabSqliteTest, DocumentsRoundTripThroughJsonText) {
     EXPECT_TRUE(st.ok()) << st << " in " << op;
   };
   run(R"j({"op": "sql", "sql": "CREATE TABLE t(id INTEGER PRIMARY KEY, doc TEXT)"})j");
-  const char* doc_template = R"j({"_id": "$$i", "name": {"$$text": [12, "$$i"]},
-      "price": 2.5, "big": 5000000000, "at": {"$$date": {"$$mul": ["$$i", 86400000]}},
+  const char* doc_template = R"j({"_id": "$$i", "name": {"$labText": [12, "$$i"]},
+      "price": 2.5, "big": 5000000000, "at": {"$toDate": {"$toLong": {"$multiply": ["$$i", 86400000]}}},
       "tags": ["a", {"k": "$$i"}], "nested": {"ok": true, "none": null}})j";
-  run((std::string(R"j({"op": "sql", "sql": "INSERT INTO t(id, doc) VALUES (json_extract(?1, '$._id'), ?1)",
-      "params": ["$$this"], "rows": {"$$generate": {"count": "$$n", "template": )j") +
-       doc_template + "}}}").c_str());
+  run((std::string(
+           R"j({"op": "sql", "sql": "INSERT INTO t(id, doc) VALUES (json_extract(?1, '$._id'), ?1)",
+      "params": ["$$this"], "rows": {"$$eval": {"$map": {"input": {"$range": [0, "$$n"]}, "as": "i", "in": )j") +
+       doc_template + "}}}}")
+          .c_str());
   run(R"j({"op": "sql", "sql": "SELECT id, doc, json_extract(doc, '$.price') AS price FROM t ORDER BY id",
       "params": [], "json": ["doc"], "as": "rows"})j");
   const Value* rows = env.Find("rows");
@@ -728,10 +790,11 @@ TEST(LabSqliteTest, DocumentsRoundTripThroughJsonText) {
   for (const Element& row : rows->element().Array()) {
     Env inner(&env);
     inner.Set("i", IntValue(i));
-    auto want = EvaluateDocument(rockdoc::test::Json(
-        (std::string("{\"v\": ") + doc_template + "}").c_str()).Get("v"), inner);
+    auto want = Evaluate(
+        rockdoc::test::Json((std::string("{\"v\": ") + doc_template + "}").c_str()).Get("v"),
+        inner);
     ASSERT_TRUE(want.ok()) << want.status();
-    EXPECT_EQ(CanonicalJson(row.Document().Get("doc")), CanonicalJson(Value(DocumentValue(*want)).element()));
+    EXPECT_EQ(CanonicalJson(row.Document().Get("doc")), CanonicalJson(want->element()));
     EXPECT_EQ(row.Document().Get("id").Int32(), i);
     EXPECT_EQ(row.Document().Get("price").Double(), 2.5);
     ++i;
@@ -759,17 +822,19 @@ TEST(LabSqliteTest, DocumentsRoundTripThroughJsonText) {
 constexpr char kSizesScenario[] = R"({"name": "sizes", "sizeLabel": "KiB",
   "mixes": [[9, 1], [1, 1]],
   "profiles": {"full": {"sizes": [4, 20000], "repetitions": 1, "readOps": 5, "writeOps": 5}},
-  "let": {"write": {"k": {"$$add": [1000000, "$$op"]}}},
+  "let": {"write": {"k": {"$add": [1000000, "$$op"]}}},
   "variants": [
     {"name": "split", "setup": [{"op": "insertMany", "collection": "c", "documents":
-        {"$$generate": {"count": "$$n", "template": {"_id": "$$i", "t": {"$$text": [1024, "$$i"]}}}}}],
+        {"$$eval": {"$map": {"input": {"$range": [0, "$$n"]}, "as": "i",
+                             "in": {"_id": "$$i", "t": {"$labText": [1024, "$$i"]}}}}}}],
      "read": {"ops": [{"op": "count", "collection": "c", "filter": {}, "as": "n"}], "answer": "$$n"},
      "write": [{"op": "insertOne", "collection": "w", "document": {"_id": "$$k"}}]},
     {"name": "grow", "setupMayFail": [2, 10334],
      "setup": [{"op": "insertOne", "collection": "c", "document":
-        {"_id": 0, "t": {"$$generate": {"count": "$$n", "template": {"$$text": [1024, "$$i"]}}}}}],
+        {"_id": 0, "t": {"$$eval": {"$map": {"input": {"$range": [0, "$$n"]}, "as": "i",
+                                             "in": {"$labText": [1024, "$$i"]}}}}}}],
      "read": {"ops": [{"op": "findOne", "collection": "c", "filter": {"_id": 0}, "as": "d"},
-                      {"op": "let", "vars": {"n": {"$$size": "$$d.t"}}}], "answer": "$$n"},
+                      {"op": "let", "vars": {"n": {"$size": "$$d.t"}}}], "answer": "$$n"},
      "write": [{"op": "insertOne", "collection": "w", "document": {"_id": "$$k"}}]}]})";
 
 TEST(LabRunTest, AVariantThatCannotHoldASizeIsAFailedRowNotAFailedRun) {
@@ -833,7 +898,7 @@ TEST(LabRunTest, RulesOfThumbAreCheckedAgainstTheWinners) {
                      {"text": "big is small", "claims": [{"source": "lab", "variant": "big", "wins": "disk"},
                                                         {"source": "lab", "variant": "big", "wins": "disk", "from": 99}]}],
     "profiles": {"full": {"sizes": [300], "repetitions": 1, "readOps": 3, "writeOps": 3}},
-    "let": {"write": {"k": {"$$add": [1000000, "$$op"]}}},
+    "let": {"write": {"k": {"$add": [1000000, "$$op"]}}},
     "variants": [
       {"name": "small", "setup": [{"op": "insertOne", "collection": "c", "document": {"_id": 0, "n": "$$n"}}],
        "read": {"ops": [{"op": "findOne", "collection": "c", "filter": {"_id": 0}, "as": "d"}], "answer": "$$d.n"},
@@ -842,8 +907,9 @@ TEST(LabRunTest, RulesOfThumbAreCheckedAgainstTheWinners) {
        "read": {"ops": [{"op": "findOne", "collection": "c", "filter": {"_id": 0}, "as": "d"}], "answer": "$$d.n"},
        "write": [{"op": "insertOne", "collection": "w", "document": {"_id": "$$k"}}]},
       {"name": "big", "setup": [{"op": "insertOne", "collection": "c", "document": {"_id": 0, "n": "$$n"}},
-         {"op": "insertMany", "collection": "pad", "documents": {"$$generate": {"count": "$$n",
-            "template": {"_id": "$$i", "t": {"$$text": [1000, "$$i"]}}}}}],
+         {"op": "insertMany", "collection": "pad", "documents": {"$$eval": {"$map": {
+            "input": {"$range": [0, "$$n"]}, "as": "i",
+            "in": {"_id": "$$i", "t": {"$labText": [1000, "$$i"]}}}}}}],
        "read": {"ops": [{"op": "findOne", "collection": "c", "filter": {"_id": 0}, "as": "d"}], "answer": "$$d.n"},
        "write": [{"op": "insertOne", "collection": "w", "document": {"_id": "$$k"}}]}]})";
   auto s = ParseScenario(text);
@@ -1263,16 +1329,16 @@ TEST(LabRunTest, AnObserverAnswersAndHoldsAroundEveryWrite) {
   // x and y move together: between the two updates a reader sees them apart.
   auto torn = run(R"({"ops": [{"op": "count", "collection": "c",
       "filter": {"$expr": {"$eq": ["$x", "$y"]}}, "as": "n"}],
-      "answer": {"$$size": [{"$$range": "$$n"}]}})");
+      "answer": {"$size": [{"$range": [0, "$$n"]}]}})");
   EXPECT_FALSE(torn.ok());  // the answer is a number, not true or false
   EXPECT_THAT(std::string(torn.status().message()), ::testing::HasSubstr("true or false"));
   auto whole = run(R"({"ops": [{"op": "aggregate", "collection": "c", "pipeline": [
-      {"$project": {"ok": {"$eq": ["$x", "$y"]}}}], "as": "s"}], "answer": "$$s.0.ok"})");
+      {"$project": {"ok": {"$eq": ["$x", "$y"]}}}], "as": "s"}], "answer": {"$first": "$$s.ok"}})");
   ASSERT_TRUE(whole.ok()) << whole.status();
   EXPECT_EQ(whole->rows.front().observed_writes, 10);
   EXPECT_EQ(whole->rows.front().torn_writes, 10);
   auto wrong = run(R"({"ops": [{"op": "aggregate", "collection": "c", "pipeline": [
-      {"$project": {"ok": {"$eq": ["$x", -1]}}}], "as": "s"}], "answer": "$$s.0.ok"})");
+      {"$project": {"ok": {"$eq": ["$x", -1]}}}], "as": "s"}], "answer": {"$first": "$$s.ok"}})");
   EXPECT_THAT(std::string(wrong.status().message()), ::testing::HasSubstr("is false before"));
 }
 

@@ -194,7 +194,7 @@ class SqliteExecutor : public Executor {
     if (params.type() != BsonType::kArray) return BadValue("\"params\" must be an array");
     int i = 1;
     for (const Element& p : params.Array()) {
-      ROCKDOC_ASSIGN_OR_RETURN(Value v, Evaluate(p, env));
+      ROCKDOC_ASSIGN_OR_RETURN(Value v, Fill(p, env));
       const Element e = v.element();
       int rc = SQLITE_OK;
       int64_t n = 0;

@@ -5,7 +5,7 @@
 //
 // SQLite variants use one operation, "sql" (see tools/lab/README.md):
 //   {"op": "sql", "sql": "SELECT doc FROM posts WHERE id = ?",
-//    "params": [templates], "json": ["doc"], "as": "rows"}
+//    "params": [data], "json": ["doc"], "as": "rows"}
 //   {"op": "sql", "sql": "INSERT INTO posts(doc) VALUES (?)", "params": ["$$this"],
 //    "rows": {"$$generate": ...}, "rowAs": "this"}   // once per row, one transaction
 //   {"op": "sql", "sql": "CREATE TABLE ...; CREATE INDEX ..."}   // no params: a script

@@ -1051,6 +1051,7 @@ std::string HtmlReport(const std::vector<ScenarioResult>& results, const Provena
        "for(var i=0;svgs.length>i;i++)if(!sized(svgs[i]))problems.push('chart '+i+' has no size');"
        "var text=document.body.innerText;var d='$'+'$';"
        "if(text.indexOf(d)>=0)problems.push('template text '+d+' in the page');"
+       "if(/\\$lab[A-Z]/.test(text))problems.push('a lab expression operator in the page');"
        "if(/\\{\\{\\s*[\\w.]+\\s*\\}\\}/.test(text))"
        "problems.push('a double-brace placeholder in the page');"
        "var links=document.querySelectorAll('a[href^=\"#\"]');"

@@ -565,7 +565,7 @@ std::string ResolveProse(const ScenarioResult& r, std::string_view text) {
 Env BaseEnv(const Scenario& s, Mode mode, int64_t size) {
   Env env;
   env.Set("n", IntValue(size));
-  // Params may be templates over $$n and earlier params. A profile's value
+  // Params are expressions over $$n and earlier params. A profile's value
   // takes the place of the scenario's (so params derived from it see the
   // override); params only the profile has come last.
   const Profile& p = ProfileFor(s, mode);
@@ -641,7 +641,7 @@ Status Prepare(const Scenario& s, const Variant& v, int64_t size, const RunOptio
     if (!st.ok() && std::count(v.setup_may_fail.begin(), v.setup_may_fail.end(),
                                st.code_number()) > 0) {
       // The variant cannot hold this size: a row that says so. The error
-      // without the operation it came from (the whole template).
+      // without the operation it came from (the whole operation).
       std::string why(st.message());
       if (size_t at = why.rfind("}: "); at != std::string::npos) why = why.substr(at + 3);
       Unmeasured(m, why, st.code_number());
@@ -891,7 +891,7 @@ StatusOr<LimitResult> RunLimit(const Scenario& s, const LimitStep& l, const RunO
       r.failed = true;
       r.code = st.code_number();
       // The error without the operation it came from: the context is the
-      // whole step template ({"$$generate": ...}), not prose for a reader.
+      // whole step ({"$$eval": ...}), not prose for a reader.
       r.message = std::string(st.message());
       if (size_t at = r.message.rfind("}: "); at != std::string::npos) {
         r.message = r.message.substr(at + 3);

@@ -98,7 +98,7 @@ struct LimitResult {
   std::string message;
   int64_t last_doc_bytes = 0;    // the watched document before the failing step
   bool unchanged_after_failure = false;  // byte-identical after the failure
-  std::string measure;           // canonical JSON of the "measure" template
+  std::string measure;           // canonical JSON of the "measure" expression
   bool as_expected = false;      // failed with expect_code and left the document unchanged
 };
 

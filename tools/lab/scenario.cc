@@ -576,30 +576,6 @@ Status Executor::WithContext(const Status& st, DocumentView op) {
   return st.ok() ? st : st.WithContext(std::string(op.Get("op").String()) + " " + ToJson(op));
 }
 
-Status ForEachItem(const Element& t, const Env& env,
-                   const std::function<Status(const Element&)>& fn) {
-  if (t.type() == BsonType::kDocument && t.Document().CountFields() == 1 &&
-      t.Document().Get("$$generate").type() == BsonType::kDocument) {
-    DocumentView spec = t.Document().Get("$$generate").Document();
-    ROCKDOC_ASSIGN_OR_RETURN(Value count_v, Evaluate(spec.Get("count"), env));
-    int64_t count = 0;
-    if (!count_v.element().ExactInt64(&count)) return BadValue("$$generate: bad count");
-    const std::string var =
-        spec.Get("as").type() == BsonType::kString ? std::string(spec.Get("as").String()) : "i";
-    for (int64_t i = 0; i < count; ++i) {
-      Env inner(&env);
-      inner.Set(var, IntValue(i));
-      ROCKDOC_ASSIGN_OR_RETURN(Value item, Evaluate(spec.Get("template"), inner));
-      ROCKDOC_RETURN_IF_ERROR(fn(item.element()));
-    }
-    return Status::OK();
-  }
-  ROCKDOC_ASSIGN_OR_RETURN(Value list, Evaluate(t, env));
-  if (list.type() != BsonType::kArray) return BadValue("expected an array of items");
-  for (const Element& e : list.element().Array()) ROCKDOC_RETURN_IF_ERROR(fn(e));
-  return Status::OK();
-}
-
 Status Executor::RunOne(DocumentView op, Env& env) {
   const std::string name(op.Get("op").String());
   if (name == "let") {
@@ -615,7 +591,7 @@ Status Executor::RunOne(DocumentView op, Env& env) {
     return Status::OK();
   }
   if (name == "forEach") {
-    // {in: array, as: "x", do: [ops], collect: <template>, into: "name"}:
+    // {in: array, as: "x", do: [ops], collect: <expression>, into: "name"}:
     // the loop's variables stay inside it; only `into` comes out.
     ROCKDOC_ASSIGN_OR_RETURN(Value input, Evaluate(op.Get("in"), env));
     if (input.type() != BsonType::kArray) {
@@ -631,7 +607,10 @@ Status Executor::RunOne(DocumentView op, Env& env) {
       Env inner(&env);
       inner.Set(var, Value::FromElement(e));
       ROCKDOC_RETURN_IF_ERROR(Run(body, inner));
-      if (collect.ok()) ROCKDOC_RETURN_IF_ERROR(AppendEvaluated(collect, inner, "", b));
+      if (collect.ok()) {
+        ROCKDOC_ASSIGN_OR_RETURN(Value item, Evaluate(collect, inner));
+        b.AppendElementAs("", item.element());
+      }
     }
     b.Close();
     Document d = std::move(b).Build();
@@ -703,18 +682,18 @@ Status RockdocExecutor::RunEngineOp(const std::string& name, DocumentView op, En
       if (IsLabField(e.key()) || std::find(skip.begin(), skip.end(), e.key()) != skip.end()) {
         continue;
       }
-      ROCKDOC_RETURN_IF_ERROR(AppendEvaluated(e, env, e.key(), b));
+      ROCKDOC_RETURN_IF_ERROR(AppendFilled(e, env, e.key(), b));
     }
     return Status::OK();
   };
   // Appends the op's field `from` evaluated, as `to` (nothing when absent).
   auto append_as = [&](BsonBuilder& b, std::string_view from, std::string_view to) -> Status {
     Element e = op.Get(from);
-    return e.ok() ? AppendEvaluated(e, env, to, b) : Status::OK();
+    return e.ok() ? AppendFilled(e, env, to, b) : Status::OK();
   };
 
   if (name == "insertOne") {
-    ROCKDOC_ASSIGN_OR_RETURN(Document doc, EvaluateDocument(op.Get("document"), env));
+    ROCKDOC_ASSIGN_OR_RETURN(Document doc, FillDocument(op.Get("document"), env));
     ROCKDOC_RETURN_IF_ERROR(with_context(CheckSize(doc.view())));
     // As the drivers: a document without an _id gets an ObjectId here, so
     // the operation can bind it.
@@ -761,8 +740,8 @@ Status RockdocExecutor::RunEngineOp(const std::string& name, DocumentView op, En
   if (name == "createIndex") {
     // {keys, options}: one index specification of createIndexes, named as
     // the drivers name it unless the options name it.
-    ROCKDOC_ASSIGN_OR_RETURN(Document keys, EvaluateDocument(op.Get("keys"), env));
-    ROCKDOC_ASSIGN_OR_RETURN(Document opts, EvaluateDocument(op.Get("options"), env));
+    ROCKDOC_ASSIGN_OR_RETURN(Document keys, FillDocument(op.Get("keys"), env));
+    ROCKDOC_ASSIGN_OR_RETURN(Document opts, FillDocument(op.Get("options"), env));
     BsonBuilder b;
     b.AppendString("createIndexes", collection).OpenArray("indexes").OpenDocument("");
     b.AppendDocument("key", keys.view());

@@ -9,10 +9,10 @@
 #include <utility>
 #include <vector>
 
+#include "eval.h"
 #include "rockdoc/client.h"
 #include "rockdoc/document.h"
 #include "rockdoc/status.h"
-#include "template.h"
 
 namespace rockdoc::lab {
 
@@ -20,7 +20,7 @@ namespace rockdoc::lab {
 // whose value is the "answer" (compared across variants).
 struct OpList {
   std::vector<Document> ops;  // each {"op": "...", ...}
-  Document answer;            // {"v": <template>} or empty when none
+  Document answer;            // {"v": <expression>} or empty when none
   bool has_answer() const { return !answer.empty(); }
 };
 
@@ -77,7 +77,7 @@ struct LimitStep {
   std::string collection;
   Document target_filter;  // the watched document
   std::vector<Document> step;
-  Document measure;        // {"v": <template>} over $$doc, the last good document
+  Document measure;        // {"v": <expression>} over $$doc, the last good document
   int64_t max_steps = 100000;
   int32_t expect_code = 0;
 };
@@ -178,12 +178,6 @@ class Executor {
 
   ExplainTotals* explain_ = nullptr;
 };
-
-// Calls `fn` with each item of the template `t`: the elements of the array it
-// evaluates to, or, for {"$$generate": ...}, each generated value as it is
-// generated (so a million rows never sit in memory as one array).
-Status ForEachItem(const Element& t, const Env& env,
-                   const std::function<Status(const Element&)>& fn);
 
 // rockdoc's operations (insertOne, find, updateMany, ...) on database `db`,
 // run as MongoDB's database commands (Client::RunCommand), as a driver

@@ -7,6 +7,9 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
 
 #include "bson/decimal_arithmetic.h"
 #include "query/expression/expression_internal.h"
@@ -969,6 +972,45 @@ bool IsKnownOperator(std::string_view name) {
   return false;
 }
 
+// Operators registered by the program (RegisterExtensionOperator).
+struct Extension {
+  ExtensionOperatorFn fn;
+  size_t min_args;
+  size_t max_args;
+};
+
+std::shared_mutex& ExtensionsMutex() {
+  static std::shared_mutex* mu = new std::shared_mutex;
+  return *mu;
+}
+
+std::map<std::string, Extension, std::less<>>& Extensions() {
+  static auto* extensions = new std::map<std::string, Extension, std::less<>>;
+  return *extensions;
+}
+
+std::optional<Extension> FindExtension(std::string_view name) {
+  std::shared_lock lock(ExtensionsMutex());
+  auto it = Extensions().find(name);
+  if (it == Extensions().end()) return std::nullopt;
+  return it->second;
+}
+
+class ExtensionOperator : public Expression {
+ public:
+  ExtensionOperator(ExtensionOperatorFn fn, Args args) : fn_(fn), args_(std::move(args)) {}
+  StatusOr<Value> Evaluate(const ExpressionVariables& vars) const override {
+    ROCKDOC_ASSIGN_OR_RETURN(std::vector<Value> values, EvaluateAll(args_, vars));
+    ROCKDOC_ASSIGN_OR_RETURN(Value v, fn_(values));
+    if (v.ok()) ROCKDOC_RETURN_IF_ERROR(CheckValueBytes(v.element().value_size()));
+    return v;
+  }
+
+ private:
+  ExtensionOperatorFn fn_;
+  Args args_;
+};
+
 StatusOr<ExpressionPtr> ParseString(std::string_view s, VariableScope* scope) {
   if (s.substr(0, 2) == "$$") {
     std::string_view rest = s.substr(2);
@@ -1251,6 +1293,11 @@ StatusOr<ExpressionPtr> ParseOperator(std::string_view name, const Element& oper
   }
   auto it = Operators().positional.find(name);
   if (it == Operators().positional.end()) {
+    if (std::optional<Extension> ext = FindExtension(name)) {
+      ROCKDOC_ASSIGN_OR_RETURN(Args args, ParseArgs(operand, scope));
+      ROCKDOC_RETURN_IF_ERROR(CheckArity(name, args.size(), ext->min_args, ext->max_args));
+      return ExpressionPtr(std::make_unique<ExtensionOperator>(ext->fn, std::move(args)));
+    }
     if (IsKnownOperator(name)) {
       return Status(ErrorCode::kNotImplemented,
                     "the expression " + std::string(name) + " is not supported by rockdoc yet");
@@ -1343,6 +1390,23 @@ int64_t NumberSum::AsMillis() const {
   const double d = AsDouble();
   if (!(std::fabs(d) < 9.2e18)) return 0;  // NaN or out of range: no offset
   return static_cast<int64_t>(std::llround(d));
+}
+
+Status RegisterExtensionOperator(std::string_view name, ExtensionOperatorFn fn, size_t min_args,
+                                 size_t max_args) {
+  if (name.size() < 2 || name[0] != '$' || name[1] == '$') {
+    return BadValue("an extension operator's name starts with one '$': " + std::string(name));
+  }
+  if (Operators().positional.count(name) != 0 || Operators().named.count(name) != 0 ||
+      IsKnownOperator(name) || name == "$literal" || name == "$cond" || name == "$switch" ||
+      name == "$let" || name == "$filter" || name == "$map" || name == "$reduce") {
+    return BadValue("MongoDB has an expression operator " + std::string(name));
+  }
+  std::unique_lock lock(ExtensionsMutex());
+  if (!Extensions().emplace(std::string(name), Extension{fn, min_args, max_args}).second) {
+    return BadValue("the extension operator " + std::string(name) + " is already registered");
+  }
+  return Status::OK();
 }
 
 StatusOr<int> VariableScope::Define(std::string_view name) {

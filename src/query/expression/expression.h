@@ -144,6 +144,20 @@ class NumberSum {
 // whose fields are expressions, an array of expressions, or {$op: args}.
 StatusOr<ExpressionPtr> ParseExpression(const Element& e, VariableScope* scope);
 
+// Operators MongoDB does not have, added by a program that links the
+// library (the schema lab's seeded random values: tools/lab/README.md). An
+// extension is looked up only after every operator MongoDB has, so it never
+// changes what a MongoDB expression means; `fn` gets the evaluated
+// arguments ({$op: [a, b]} or {$op: a}; a missing one as a missing Value),
+// and its result is bounded as every operator's is. Registering a name that
+// does not start with '$', one MongoDB has, or one already registered is
+// BadValue. Thread-safe; expressions parsed after the registration see it.
+// Example:
+//   RegisterExtensionOperator("$labInt", &LabInt, 2, SIZE_MAX);
+using ExtensionOperatorFn = StatusOr<Value> (*)(const std::vector<Value>& args);
+Status RegisterExtensionOperator(std::string_view name, ExtensionOperatorFn fn, size_t min_args,
+                                 size_t max_args);
+
 // $range's memory bound (MongoDB's internalQueryMaxRangeBytes, 64 MiB by
 // default; each value is charged kRangeBytesPerValue): past it $range fails
 // with ExceededMemoryLimit (146) before building anything. Process-wide;
