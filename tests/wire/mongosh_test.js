@@ -53,6 +53,15 @@ test('indexes and explain', () => {
   const plan = t.idx.find({ k: 3 }).explain('executionStats');
   assert.strictEqual(plan.queryPlanner.winningPlan.inputStage.stage, 'IXSCAN');
   assert.strictEqual(plan.executionStats.nReturned, 10);
+  // mongosh's own hideIndex / unhideIndex (collMod index.hidden).
+  const hidden = t.idx.hideIndex('k_1');
+  assert.strictEqual(hidden.hidden_old, false);
+  assert.strictEqual(hidden.hidden_new, true);
+  assert.strictEqual(t.idx.getIndexes().find((i) => i.name === 'k_1').hidden, true);
+  assert.strictEqual(t.idx.find({ k: 3 }).explain().queryPlanner.winningPlan.stage, 'COLLSCAN');
+  assert.strictEqual(t.idx.unhideIndex({ k: 1 }).hidden_new, false);
+  assert.strictEqual(t.idx.getIndexes().find((i) => i.name === 'k_1').hidden, undefined);
+  assert.strictEqual(t.idx.find({ k: 3 }).explain().queryPlanner.winningPlan.inputStage.stage, 'IXSCAN');
 });
 
 test('bulk writes', () => {

@@ -81,6 +81,20 @@ def indexes_and_explain():
         raise AssertionError("unique index not enforced")
     except DuplicateKeyError:
         pass
+    # A hidden index (create_index(hidden=True), collMod index.hidden): not
+    # planned with, still enforced.
+    assert c.create_index([("h", 1)], hidden=True) == "h_1"
+    assert next(i for i in c.list_indexes() if i["name"] == "h_1")["hidden"] is True
+    assert c.find({"h": 1}).explain()["queryPlanner"]["winningPlan"]["stage"] == "COLLSCAN"
+    r = db.command("collMod", "idx", index={"name": "s_unique", "hidden": True})
+    assert (r["hidden_old"], r["hidden_new"]) == (False, True), r
+    try:
+        c.insert_one({"_id": 1001, "s": "3"})
+        raise AssertionError("a hidden unique index not enforced")
+    except DuplicateKeyError:
+        pass
+    c.drop_index("h_1")
+    db.command("collMod", "idx", index={"name": "s_unique", "hidden": False})
     c.drop_index("k_1")
     assert sorted(i["name"] for i in c.list_indexes()) == ["_id_", "s_unique"]
 
