@@ -12,10 +12,6 @@ namespace rockdoc::internal {
 
 namespace {
 
-Status TypeMismatch(std::string message) {
-  return Status(ErrorCode::kTypeMismatch, std::move(message));
-}
-
 // unique, sparse, background: MongoDB takes a bool or a number.
 Status DecodeBoolish(const Element& e, bool* out) {
   if (!e.IsBool() && !e.IsNumber()) {
