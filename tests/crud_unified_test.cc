@@ -926,7 +926,7 @@ void UnifiedTestRunner::Run() {
 }
 
 bool UnifiedTestRunner::Setup(const RawObject& file_fields) {
-  auto client = Client::Open(dir_.path());
+  auto client = Client::Open(dir_.path(), test::TestClientOptions());
   if (!client.ok()) {
     ADD_FAILURE() << "Client::Open: " << client.status();
     return false;

@@ -28,7 +28,12 @@ class PipelineStagesTest : public ::testing::Test {
     char dir[] = "/tmp/rockdoc_pipeline_stages_XXXXXX";
     ASSERT_NE(mkdtemp(dir), nullptr);
     dir_ = dir;
-    auto client = Client::Open(dir_ + "/db");
+    // In memory under CTest's in_memory label (tests/test_util.h's
+    // TestClientOptions, which this public-API-only test cannot include).
+    ClientOptions options;
+    const char* in_memory = std::getenv("ROCKDOC_TEST_IN_MEMORY");
+    options.in_memory = in_memory != nullptr && std::string(in_memory) == "1";
+    auto client = Client::Open(dir_ + "/db", options);
     ASSERT_TRUE(client.ok()) << client.status();
     client_ = std::move(*client);
     Command("app", R"({"insert": "c", "documents": [

@@ -42,6 +42,16 @@ class ScratchDir {
   std::string path_;
 };
 
+// The options tests open their clients with: an in-memory database when
+// the environment has ROCKDOC_TEST_IN_MEMORY=1 (CTest's `in_memory` label
+// runs the CRUD and aggregation suites so), the directory otherwise.
+inline ClientOptions TestClientOptions() {
+  ClientOptions options;
+  const char* in_memory = std::getenv("ROCKDOC_TEST_IN_MEMORY");
+  options.in_memory = in_memory != nullptr && std::string_view(in_memory) == "1";
+  return options;
+}
+
 // A test with a rockdoc::Client on a scratch directory, reopened by Open()
 // (what survives a restart), and the database "test".
 class ClientTest : public ::testing::Test {
@@ -49,7 +59,7 @@ class ClientTest : public ::testing::Test {
   void SetUp() override { Open(); }
   void Open() {
     client_.reset();
-    auto c = Client::Open(dir_.Sub("db"));
+    auto c = Client::Open(dir_.Sub("db"), TestClientOptions());
     ASSERT_TRUE(c.ok()) << c.status();
     client_ = std::move(c).value();
   }

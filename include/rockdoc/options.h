@@ -32,10 +32,21 @@ namespace rockdoc {
 // are read into it; every Client has its own.
 ROCKDOC_EXPORT size_t DefaultBlockCacheBytes();
 
+// The path that opens an in-memory database, as SQLite's ":memory:".
+inline constexpr char kInMemoryPath[] = ":memory:";
+
 struct ClientOptions {
   // Create the directory (and a new database in it) when missing. When
   // false, opening a missing directory fails with NonExistentPath.
   bool create_if_missing = true;
+  // A database that lives and dies with its Client, in memory (RocksDB's
+  // in-memory Env): no file is read or written, nothing survives Close, and
+  // each Open is a new, empty database of its own, whatever the path (which
+  // only names it; Client::path() says ":memory:"). Opening the path
+  // ":memory:" (kInMemoryPath) sets it. Everything else works as on disk,
+  // spilling (allowDiskUse) included, into memory; Checkpoint is
+  // IllegalOperation (there are no files to copy).
+  bool in_memory = false;
   // Durability of each acknowledged write. The write-ahead log is always on.
   //  - false (default, like MongoDB's j:false): a commit is in the OS page
   //    cache; a process crash loses nothing, a power failure or kernel crash

@@ -310,6 +310,18 @@ StatusOr<SalvageReport> Engine::Salvage(const std::string& path, const ClientOpt
 StatusOr<std::shared_ptr<Engine>> Engine::OpenImpl(
     const std::string& path, const ClientOptions& options, SalvageReport* salvage,
     std::shared_ptr<rocksdb::FileSystem> file_system) {
+  if (options.in_memory || path == kInMemoryPath) {
+    if (salvage != nullptr) {
+      return Status(ErrorCode::kIllegalOperation, "an in-memory database has nothing to salvage");
+    }
+    if (file_system != nullptr) {
+      return Status(ErrorCode::kInvalidOptions, "an in-memory database takes no file system");
+    }
+    ClientOptions in_memory = options;
+    in_memory.in_memory = true;
+    return OpenRocks(kInMemoryPath, in_memory, nullptr, nullptr, DirectoryClaim(), true,
+                     kFormatVersion);
+  }
   std::error_code ec;
   bool is_new = false;
   bool create = options.create_if_missing && salvage == nullptr;
@@ -368,12 +380,32 @@ StatusOr<std::shared_ptr<Engine>> Engine::OpenImpl(
     }
   }
 
+  return OpenRocks(path, options, salvage, std::move(file_system), std::move(claim), is_new,
+                   version);
+}
+
+StatusOr<std::shared_ptr<Engine>> Engine::OpenRocks(
+    const std::string& path, const ClientOptions& options, SalvageReport* salvage,
+    std::shared_ptr<rocksdb::FileSystem> file_system, DirectoryClaim claim, bool is_new,
+    int version) {
+  std::error_code ec;
+  const fs::path dir(path);
+  const bool in_memory = options.in_memory;
   auto engine = std::shared_ptr<Engine>(new Engine());
   engine->path_ = path;
   engine->options_ = options;
 
   rocksdb::Options o = MakeRocksOptions(options);
   engine->rocks_ = std::make_unique<EngineRocks>();
+  // In memory: RocksDB's in-memory Env, whose files are buffers that go
+  // with it (EngineRocks keeps it until after the Env over it). The
+  // database's own path inside it is absolute, as RocksDB expects one.
+  std::string rocks_path = path;
+  if (in_memory) {
+    engine->rocks_->memory_env.reset(rocksdb::NewMemEnv(rocksdb::Env::Default()));
+    file_system = engine->rocks_->memory_env->GetFileSystem();
+    rocks_path = "/" + path;
+  }
   engine->rocks_->env = rocksdb::NewCompositeEnv(NewRockdocFileSystem(std::move(file_system)));
   o.env = engine->rocks_->env.get();
   engine->rocks_->background_errors = std::make_shared<BackgroundErrorWatch>();
@@ -381,7 +413,7 @@ StatusOr<std::shared_ptr<Engine>> Engine::OpenImpl(
   // A marker without RocksDB files is a creation that was interrupted. But
   // with data files and no CURRENT the database is damaged: RocksDB would
   // start an empty one and delete the files it does not know.
-  bool has_rocks = fs::exists(dir / "CURRENT", ec);
+  bool has_rocks = !in_memory && fs::exists(dir / "CURRENT", ec);
   if (!has_rocks && !is_new) {
     for (const auto& entry : fs::directory_iterator(dir, ec)) {
       std::string ext = entry.path().extension().string();
@@ -442,14 +474,14 @@ StatusOr<std::shared_ptr<Engine>> Engine::OpenImpl(
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::TransactionDB* db = nullptr;
   rocksdb::Status s =
-      rocksdb::TransactionDB::Open(o, txn_opts, path, families, &handles, &db);
+      rocksdb::TransactionDB::Open(o, txn_opts, rocks_path, families, &handles, &db);
   if (!s.ok()) return OpenError(s, path);
   engine->rocks_->db = db;
   engine->rocks_->data_cf = handles[0];
   engine->rocks_->catalog_cf = handles[1];
   engine->rocks_->write_options.sync = options.sync;
   engine->claim_ = std::move(claim);
-  if (version < kFormatVersion) ROCKDOC_RETURN_IF_ERROR(WriteMarker(dir));
+  if (!in_memory && version < kFormatVersion) ROCKDOC_RETURN_IF_ERROR(WriteMarker(dir));
   return engine;
 }
 
@@ -581,6 +613,9 @@ Status Engine::Compact() const {
 }
 
 Status Engine::Checkpoint(const std::string& dir) const {
+  if (options_.in_memory) {
+    return Status(ErrorCode::kIllegalOperation, "an in-memory database has no files to checkpoint");
+  }
   auto use = Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   if (dir.empty()) return BadValue("checkpoint: an empty directory name");

@@ -183,6 +183,12 @@ class Engine {
   static StatusOr<std::shared_ptr<Engine>> OpenImpl(
       const std::string& path, const ClientOptions& options, SalvageReport* salvage,
       std::shared_ptr<rocksdb::FileSystem> file_system);
+  // OpenImpl's second half, once the directory is checked and claimed (or,
+  // with options.in_memory, without a directory): RocksDB's open.
+  static StatusOr<std::shared_ptr<Engine>> OpenRocks(
+      const std::string& path, const ClientOptions& options, SalvageReport* salvage,
+      std::shared_ptr<rocksdb::FileSystem> file_system, DirectoryClaim claim, bool is_new,
+      int version);
 
   std::string path_;
   ClientOptions options_;

@@ -55,8 +55,11 @@ class BackgroundErrorWatch : public rocksdb::EventListener {
 
 // The RocksDB objects of an open Engine.
 struct EngineRocks {
-  // The Env over our FileSystem (storage/file_system.h); declared first so
-  // that it outlives everything RocksDB made with it.
+  // An in-memory database's Env (RocksDB's NewMemEnv), whose FileSystem
+  // `env` is over; null on disk. First, to outlive `env`.
+  std::unique_ptr<rocksdb::Env> memory_env;
+  // The Env over our FileSystem (storage/file_system.h); declared before
+  // the rest so that it outlives everything RocksDB made with it.
   std::unique_ptr<rocksdb::Env> env;
   rocksdb::TransactionDB* db = nullptr;
   rocksdb::ColumnFamilyHandle* data_cf = nullptr;
