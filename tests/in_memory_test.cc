@@ -108,6 +108,13 @@ TEST_F(InMemoryTest, WorksAsOnDiskAndWritesNoFile) {
   auto valid = c.Validate();
   ASSERT_TRUE(valid.ok());
   EXPECT_TRUE(valid->valid);
+  // A journaled write (writeConcern j: true) is acknowledged, with no
+  // writeConcernError: there is no log to sync.
+  Document reply = client->RunCommand(
+      "db", Json(R"({"insert": "c", "documents": [{"_id": -1}], "writeConcern": {"j": true}})"));
+  EXPECT_EQ(reply.Get("ok").NumberAsDouble(), 1.0) << ToJson(reply);
+  EXPECT_FALSE(reply.Get("writeConcernError").ok()) << ToJson(reply);
+  EXPECT_EQ(reply.Get("n").Int32(), 1) << ToJson(reply);
   // No files to copy.
   EXPECT_EQ(client->Checkpoint(cwd_.Sub("copy")).code(), ErrorCode::kIllegalOperation);
   ASSERT_TRUE(client->Close().ok());
