@@ -25,8 +25,15 @@
 // work, which the statistics do not change). No timing is asserted
 // anywhere: this is a measurement.
 //
+//   update_inc    updateOne({_id: x}, {$inc: {n: 1}}) on the ~300-byte
+//                 documents
+//
+// --switch change_log measures the change log instead (ClientOptions::
+// change_log, issue 37's goal: inserts and $inc at least 0.9x with it on):
+// the same rows, the two sides differing in that switch alone.
+//
 //   statistics_bench [--reps R] [--ops N] [--dir D] [--rows insert_one,...]
-//                    [--load N] [--side on|off]
+//                    [--load N] [--side on|off] [--switch statistics|change_log]
 //
 // --ops scales every row's operations per run (default 1: insert_one 20,000,
 // insert_many 50 batches, insert_array 10,000, update_set 20,000, update_push
@@ -158,6 +165,7 @@ int main(int argc, char** argv) {
   std::string dir = "/tmp";
   std::vector<std::string> only;
   std::string side_only;
+  std::string which = "statistics";
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -172,6 +180,11 @@ int main(int argc, char** argv) {
       dir = next();
     } else if (a == "--load") {
       g_loaded = std::atoll(next().c_str());
+    } else if (a == "--switch") {
+      which = next();
+      if (which != "statistics" && which != "change_log") {
+        Die("--switch is statistics or change_log");
+      }
     } else if (a == "--side") {
       side_only = next();
       if (side_only != "on" && side_only != "off") Die("--side is on or off");
@@ -196,7 +209,11 @@ int main(int argc, char** argv) {
   for (int s = 0; s < 2; ++s) {
     if (!side_only.empty() && side_only != (s == 0 ? "on" : "off")) continue;
     rockdoc::ClientOptions o;
-    o.collect_statistics = s == 0;
+    if (which == "statistics") {
+      o.collect_statistics = s == 0;
+    } else {
+      o.change_log = s == 0;
+    }
     sides[s].name = s == 0 ? "on" : "off";
     sides[s].client = Check(rockdoc::Client::Open(root + "/" + sides[s].name, o), "open");
     // The same data on both sides.
@@ -228,7 +245,8 @@ int main(int argc, char** argv) {
        [](Side& side, int64_t n, uint64_t seed) {
          std::mt19937_64 rng(seed);
          Collection c = side.coll("inserts");
-         for (int64_t i = 0; i < n; ++i) Check(c.InsertOne(Small(side.next_id++, rng)), "insertOne");
+         for (int64_t i = 0; i < n; ++i)
+           Check(c.InsertOne(Small(side.next_id++, rng)), "insertOne");
        }},
       {"insert_many", "docs/s", ops(50),
        [](Side& side, int64_t n, uint64_t seed) {
@@ -245,7 +263,8 @@ int main(int argc, char** argv) {
        [](Side& side, int64_t n, uint64_t seed) {
          std::mt19937_64 rng(seed);
          Collection c = side.coll("arrays");
-         for (int64_t i = 0; i < n; ++i) Check(c.InsertOne(WithArray(side.next_id++, rng)), "insertOne");
+         for (int64_t i = 0; i < n; ++i)
+           Check(c.InsertOne(WithArray(side.next_id++, rng)), "insertOne");
        }},
       {"update_set", "updates/s", ops(20000),
        [](Side& side, int64_t n, uint64_t seed) {
@@ -258,6 +277,19 @@ int main(int argc, char** argv) {
                                       std::move(u).Build()),
                           "updateOne");
            if (r.matched_count != 1) Die("update_set: no match");
+         }
+       }},
+      {"update_inc", "updates/s", ops(20000),
+       [](Side& side, int64_t n, uint64_t seed) {
+         std::mt19937_64 rng(seed);
+         Collection c = side.coll("docs");
+         for (int64_t i = 0; i < n; ++i) {
+           BsonBuilder u;
+           u.OpenDocument("$inc").AppendInt32("n", 1).Close();
+           auto r = Check(
+               c.UpdateOne(IdFilter(static_cast<int64_t>(rng() % g_loaded)), std::move(u).Build()),
+               "updateOne");
+           if (r.modified_count != 1) Die("update_inc: not modified");
          }
        }},
       {"update_push", "updates/s", ops(10000),
@@ -276,9 +308,10 @@ int main(int argc, char** argv) {
        }},
   };
 
-  std::printf("statistics_bench: %d repetitions, both sides alternating; rates are medians "
-              "[range]; on/off is the median of the per-repetition ratios\n",
-              reps);
+  std::printf(
+      "statistics_bench (%s on against off): %d repetitions, both sides alternating; "
+      "rates are medians [range]; on/off is the median of the per-repetition ratios\n",
+      which.c_str(), reps);
   for (Row& row : rows) {
     if (!only.empty() && std::find(only.begin(), only.end(), row.name) == only.end()) continue;
     if (!side_only.empty()) {  // one side alone: its rate, no ratio
@@ -329,7 +362,7 @@ int main(int argc, char** argv) {
   }
   // What the side with statistics on kept (it must have kept something).
   for (const char* c : {"docs", "pushes", "arrays"}) {
-    if (sides[0].client == nullptr) break;
+    if (sides[0].client == nullptr || which != "statistics") break;
     auto g = sides[0].coll(c).GrowthStats();
     if (!g.ok()) continue;
     std::printf("kept (on) bench.%-7s documents %lld (sizes %s), array paths %zu", c,

@@ -1092,9 +1092,15 @@ TEST_F(CommandTest, GetParameterAnswersAsMongod) {
             "13 Unauthorized: getParameter may only be run against the admin database.");
 }
 
-TEST_F(CommandTest, ChangeStreamsNeedAReplicaSet) {
-  EXPECT_EQ(Error(R"({"aggregate": "c", "pipeline": [{"$changeStream": {}}], "cursor": {}})"),
-            "40573 Location40573: The $changeStream stage is only supported on replica sets");
+// The stream itself: tests/change_stream_test.cc.
+TEST_F(CommandTest, ChangeStreamsOpenFirstInAnAggregate) {
+  EXPECT_EQ(
+      Error(
+          R"({"aggregate": "c", "pipeline": [{"$match": {}}, {"$changeStream": {}}], "cursor": {}})"),
+      "40602 Location40602: $changeStream is only valid as the first stage in a pipeline.");
+  EXPECT_EQ(
+      Error(R"({"aggregate": "c", "pipeline": [{"$changeStream": {}}], "explain": true})"),
+      "238 NotImplemented: explain of a $changeStream aggregate is not supported by rockdoc yet");
 }
 
 TEST_F(CommandTest, ApiStrictIsEnforced) {

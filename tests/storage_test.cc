@@ -403,18 +403,19 @@ TEST(OpenTest, RegularFileIsRefusedAndLeftUntouched) {
 TEST_F(StorageTest, DamagedOrNewerMarkerIsUnsupportedFormat) {
   Insert(Coll(), R"({"_id": 1})");
   CloseClient();
-  WriteFile(dir_.Sub("ROCKDOC"), "rockdoc 4\n");
+  WriteFile(dir_.Sub("ROCKDOC"), "rockdoc 5\n");
   EXPECT_THAT(Client::Open(dir_.path()), StatusIs(ErrorCode::kUnsupportedFormat, HasSubstr("newer")));
   WriteFile(dir_.Sub("ROCKDOC"), "garbage");
   EXPECT_THAT(Client::Open(dir_.path()), StatusIs(ErrorCode::kUnsupportedFormat, HasSubstr("damaged")));
   EXPECT_EQ(ReadFile(dir_.Sub("ROCKDOC")), "garbage");
-  // A format-1 or -2 database opens, and is marked format 3 (capped
-  // collections' order entries, views), which an older rockdoc would refuse.
-  for (const char* old : {"rockdoc 1\n", "rockdoc 2\n"}) {
+  // A format-1, -2 or -3 database opens, and is marked format 4 (capped
+  // collections' order entries, views, the change log's column family),
+  // which an older rockdoc would refuse.
+  for (const char* old : {"rockdoc 1\n", "rockdoc 2\n", "rockdoc 3\n"}) {
     WriteFile(dir_.Sub("ROCKDOC"), old);
     Reopen();
     EXPECT_EQ(Count(Coll()), 1);
-    EXPECT_EQ(ReadFile(dir_.Sub("ROCKDOC")), "rockdoc 3\n");
+    EXPECT_EQ(ReadFile(dir_.Sub("ROCKDOC")), "rockdoc 4\n");
   }
 }
 
@@ -422,8 +423,12 @@ TEST_F(StorageTest, DamagedOrNewerMarkerIsUnsupportedFormat) {
 
 class DamageTest : public StorageTest {
  protected:
-  // 2,000 documents of ~1 KB, flushed to table files by Close.
+  // 2,000 documents of ~1 KB, flushed to table files by Close. Without the
+  // change log, so that the largest table file holds documents.
   void WriteAndClose() {
+    ClientOptions no_log;
+    no_log.change_log = false;
+    Reopen(no_log);
     std::vector<Document> docs;
     for (int i = 0; i < 2000; ++i) {
       BsonBuilder b;
@@ -1504,7 +1509,8 @@ TEST_F(StorageTest, ValidateDetectsAPlantedInconsistency) {
     rocksdb::Options o = internal::MakeRocksOptions(ClientOptions());
     std::vector<rocksdb::ColumnFamilyDescriptor> families = {
         {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions(o)},
-        {"catalog", rocksdb::ColumnFamilyOptions(o)}};
+        {"catalog", rocksdb::ColumnFamilyOptions(o)},
+        {"changes", rocksdb::ColumnFamilyOptions(o)}};
     std::vector<rocksdb::ColumnFamilyHandle*> handles;
     rocksdb::DB* raw = nullptr;
     rocksdb::Status s = rocksdb::DB::Open(o, dir_.path(), families, &handles, &raw);

@@ -65,9 +65,11 @@ class Database;
 class Collection;
 class Session;
 class Cursor;
+class ChangeStream;
 struct AggregateOptions;
 namespace internal {
 class SessionState;
+class ChangeStreamImpl;
 struct OpContext;
 }
 
@@ -118,6 +120,10 @@ class ROCKDOC_EXPORT Client {
   StatusOr<Session> StartSession(const SessionOptions& options = {}) const;
   // Databases that hold at least one collection, sorted.
   StatusOr<std::vector<std::string>> ListDatabaseNames() const;
+  // A change stream of every collection of every database but admin,
+  // config and local (see ChangeStream).
+  StatusOr<ChangeStream> Watch(DocumentView pipeline = {},
+                               const ChangeStreamOptions& options = {}) const;
   // Drops every collection of `name`. OK when there is none.
   Status DropDatabase(std::string_view name);
 
@@ -236,6 +242,10 @@ class ROCKDOC_EXPORT Database {
   // $lookup and $unionWith read this database's collections.
   StatusOr<Cursor> Aggregate(DocumentView pipeline) const;
   StatusOr<Cursor> Aggregate(DocumentView pipeline, const AggregateOptions& options) const;
+  // A change stream of this database's collections (system.* excluded;
+  // see ChangeStream).
+  StatusOr<ChangeStream> Watch(DocumentView pipeline = {},
+                               const ChangeStreamOptions& options = {}) const;
 
   // The profiler (mongosh's db.setProfilingLevel): `level` 0 (off), 1 (the
   // finds, counts, distincts and aggregates that take `slowms` or more), 2
@@ -398,6 +408,65 @@ class ROCKDOC_EXPORT Cursor {
   std::unique_ptr<internal::CursorImpl> impl_;
 };
 
+// A change stream (MongoDB's watch()): the changes committed to a
+// collection, a database or the whole client, as MongoDB's change events,
+// in commit order, from the change log (ClientOptions::change_log; off,
+// Watch fails with 40573 as on a standalone mongod).
+//
+//   {_id: <resume token>, operationType: "insert" | "update" | "replace" |
+//    "delete" | "drop" | "rename" | "dropDatabase" | "invalidate",
+//    clusterTime: Timestamp, wallTime: Date,
+//    fullDocument (insert, replace; update with "updateLookup"),
+//    ns: {db, coll}, to: {db, coll} (rename), documentKey: {_id},
+//    updateDescription: {updatedFields, removedFields, truncatedArrays}
+//    (update), txnNumber and lsid (a multi-document transaction's events,
+//    which share its clusterTime)}
+//
+// A collection's stream ends with an invalidate event after its
+// collection's drop or rename, a database's after its dropDatabase (a
+// collection's drops come first); then Next returns nullopt and closed()
+// is true. startAfter the invalidate's token starts a new stream after it
+// (resumeAfter it is InvalidResumeToken, 260).
+//
+// `pipeline` may hold the stages MongoDB allows after $changeStream
+// ($match, $project, $addFields, $set, $unset, $replaceRoot,
+// $replaceWith, $redact); another is IllegalOperation (20). Watch inside
+// a multi-document transaction is OperationNotSupportedInTransaction (263).
+// Not yet (NotImplemented, 238): showExpandedEvents, and pre- and
+// post-images (fullDocument "whenAvailable"/"required",
+// fullDocumentBeforeChange).
+//
+//   auto stream = db.GetCollection("orders").Watch();
+//   while (auto event = stream->Next()) { if (*event) Use(**event); }
+class ROCKDOC_EXPORT ChangeStream {
+ public:
+  ChangeStream(ChangeStream&&) noexcept;
+  ChangeStream& operator=(ChangeStream&&) noexcept;
+  ~ChangeStream();
+
+  // The next event, waiting up to max_await_time_ms for one; nullopt when
+  // none came in that time (the stream stays open: call again).
+  StatusOr<std::optional<Document>> Next();
+  // The same without waiting.
+  StatusOr<std::optional<Document>> TryNext();
+  // The resume token after which the stream stands: the last event's _id,
+  // or, when the stream has read further (past events its pipeline dropped,
+  // or to the end of the log), a token for that point (a driver's
+  // postBatchResumeToken). ChangeStreamOptions::resume_after takes it.
+  Document resume_token() const;
+  // Ends the stream; Next and TryNext then return nullopt at once.
+  void Close();
+  bool closed() const;
+
+ private:
+  friend class Client;
+  friend class Database;
+  friend class Collection;
+  friend struct internal::ClientAccess;
+  explicit ChangeStream(std::unique_ptr<internal::ChangeStreamImpl> impl);
+  std::unique_ptr<internal::ChangeStreamImpl> impl_;
+};
+
 // Time limits (maxTimeMS), as MongoDB applies them: a read checks its
 // limit in the work loop of its plan (every scan, blocking-sort input and
 // count), every 128 steps. A cursor's limit is cumulative processing time
@@ -456,6 +525,9 @@ class ROCKDOC_EXPORT Collection {
   // src/pipeline/pipeline.h for the stages rockdoc has. A malformed stage
   // fails here, with MongoDB's code, before any document is read.
   StatusOr<Cursor> Aggregate(DocumentView pipeline, const AggregateOptions& options = {}) const;
+  // A change stream of this collection (see ChangeStream).
+  StatusOr<ChangeStream> Watch(DocumentView pipeline = {},
+                               const ChangeStreamOptions& options = {}) const;
   // MongoDB's explain of the aggregate: the find's explain when the find is
   // the whole pipeline, else {explainVersion, stages: [{$cursor: <the find's
   // explain>}, {<stage>: <spec>}...]}, with nReturned and

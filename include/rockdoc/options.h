@@ -94,6 +94,44 @@ struct ClientOptions {
   // writes with them off leaves its collections' document sizes unknown to
   // the next one with them on, until its Collection::Stats rebuilds them.
   bool collect_statistics = true;
+  // The change log (change streams, Collection::Watch; live queries): each
+  // committed insert, update, replace and delete (and each drop and
+  // rename) is recorded as an event in the same write as the change, in
+  // commit order, as MongoDB's oplog records it for a replica set. Off,
+  // writes skip it and Watch fails with 40573, as on a standalone mongod;
+  // a database opened with it off forgets its events.
+  bool change_log = true;
+  // Its retention, as the oplog's: trimmed from the oldest commit once it
+  // holds more than change_log_max_bytes (replSetResizeOplog's size; must
+  // be positive), but never the commits younger than
+  // change_log_min_retention_hours (oplogMinRetentionHours; 0: none; must
+  // not be negative). A stream resumed from an event trimmed away fails
+  // with ChangeStreamHistoryLost (286).
+  int64_t change_log_max_bytes = int64_t{256} << 20;
+  double change_log_min_retention_hours = 0;
+};
+
+// A change stream's options (Collection::Watch, Database::Watch,
+// Client::Watch; the driver's watch() options, the $changeStream stage's
+// fields).
+struct ChangeStreamOptions {
+  // What an update event's fullDocument holds: "default" (none),
+  // "updateLookup" (the document as it is when the event is read, null
+  // when it is gone). "whenAvailable" and "required" (post-images) are
+  // NotImplemented (238), as is fullDocumentBeforeChange other than "off".
+  std::string full_document = "default";
+  std::string full_document_before_change = "off";
+  // Where the stream starts (at most one of the three; none: now):
+  // after the event whose _id (resume token) is given (startAfter also
+  // after an invalidate), or at the first event at or after a cluster time.
+  // A start the log no longer holds is ChangeStreamHistoryLost (286).
+  std::optional<Document> resume_after;
+  std::optional<Document> start_after;
+  std::optional<BsonTimestamp> start_at_operation_time;
+  // showExpandedEvents: NotImplemented (238) for now.
+  bool show_expanded_events = false;
+  // How long ChangeStream::Next waits for an event (maxAwaitTimeMS).
+  int64_t max_await_time_ms = 1000;
 };
 
 // Client::StartSession's options (mongosh's startSession({...})).

@@ -32,7 +32,12 @@ struct StorageStats {
   uint64_t wal_bytes = 0;           // bytes appended to the write-ahead log
   uint64_t flush_bytes = 0;         // bytes written by memtable flushes
   uint64_t compaction_bytes_written = 0;
-  uint64_t live_sst_bytes = 0;      // size of the live data files
+  uint64_t live_sst_bytes = 0;  // size of the live data files (documents, indexes, catalog)
+  // The change log (ClientOptions::change_log): its live data files, and
+  // its approximate bytes in all (files and memory), which retention
+  // bounds by change_log_max_bytes.
+  uint64_t change_log_sst_bytes = 0;
+  uint64_t change_log_bytes = 0;
 };
 
 // What Client::Salvage found and did.

@@ -99,8 +99,11 @@ enum class ErrorCode : int32_t {
   kCannotBuildIndexKeys = 201,
   kNotImplemented = 238,
   kNoSuchTransaction = 251,
+  kInvalidResumeToken = 260,
   kTooManyLogicalSessions = 261,
   kOperationNotSupportedInTransaction = 263,
+  kChangeStreamFatalError = 280,
+  kChangeStreamHistoryLost = 286,
   kTransactionExceededLifetimeLimitSeconds = 290,
   kNoQueryExecutionPlans = 291,
   kQueryExceededMemoryLimitNoDiskUseAllowed = 292,
@@ -115,7 +118,7 @@ enum class ErrorCode : int32_t {
   kOutOfDiskSpace = 14031,
   // Location codes: MongoDB raises these at one place each, with no name.
   kUpdateResultTooLarge = 17419,  // "Resulting document after update is larger than ..."
-  kUnknownBsonField = 40415,  // "BSON field 'create.x' is an unknown field."
+  kUnknownBsonField = 40415,      // "BSON field 'create.x' is an unknown field."
 };
 
 // The name MongoDB reports as `codeName` ("BadValue", "DuplicateKey",

@@ -39,6 +39,12 @@ StatusOr<std::unique_ptr<Client>> internal::ClientAccess::Open(
   if (options.max_open_files != -1 && options.max_open_files < 20) {
     return BadValue("max_open_files must be -1 (no bound) or at least 20");
   }
+  if (options.change_log_max_bytes <= 0) {
+    return BadValue("change_log_max_bytes must be positive");
+  }
+  if (!(options.change_log_min_retention_hours >= 0)) {
+    return BadValue("change_log_min_retention_hours must be >= 0");
+  }
   ROCKDOC_ASSIGN_OR_RETURN(std::shared_ptr<Engine> engine,
                            Engine::Open(path, options, std::move(file_system)));
   // The client core: the storage engine and, attached to it, the catalog
@@ -234,13 +240,17 @@ Status Database::Drop() const {
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   ROCKDOC_RETURN_IF_ERROR(internal::ValidateDatabaseName(name_));
-  for (const std::string& c : CatalogOf(*engine_).CollectionNames(name_)) {
+  const std::vector<std::string> collections = CatalogOf(*engine_).CollectionNames(name_);
+  const std::vector<std::string> views = CatalogOf(*engine_).ViewNames(name_);
+  for (const std::string& c : collections) {
     ROCKDOC_RETURN_IF_ERROR(CatalogOf(*engine_).Drop(name_, c, nullptr));
   }
-  for (const std::string& v : CatalogOf(*engine_).ViewNames(name_)) {
+  for (const std::string& v : views) {
     ROCKDOC_RETURN_IF_ERROR(CatalogOf(*engine_).Drop(name_, v, nullptr));
   }
-  return Status::OK();
+  // As MongoDB's: a database that held nothing was not dropped.
+  if (collections.empty() && views.empty()) return Status::OK();
+  return CatalogOf(*engine_).RecordDropDatabase(name_);
 }
 
 // ---- collMod ----

@@ -3,6 +3,7 @@
 #ifndef ROCKDOC_API_CLIENT_INTERNAL_H_
 #define ROCKDOC_API_CLIENT_INTERNAL_H_
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -42,7 +43,13 @@ struct ClientAccess {
   // What a Cursor delegates to (null for a default one): the command
   // layer's awaitData getMore asks a tailable cursor what to wait on.
   static CursorImpl* ImplOf(const Cursor& cursor) { return cursor.impl_.get(); }
+  static ChangeStreamImpl* ImplOf(const ChangeStream& stream) { return stream.impl_.get(); }
 };
+
+// An awaitData getMore of a change stream (command/): waits up to `ms` for
+// a commit after the stream's position, or until *stop is set and the
+// change log's WakeAll called (killCursors, the server's shutdown).
+void WaitForChange(ChangeStreamImpl* stream, int64_t ms, const std::atomic<bool>* stop);
 
 // The state a layer above the API keeps for each client (the command
 // layer's cursors and sessions: command/run_command.cc's CommandState),

@@ -99,8 +99,10 @@ internal::TargetWriter UpdateWriter(const internal::Engine& engine,
       ROCKDOC_RETURN_IF_ERROR(internal::CheckUpdateResultSize(
           r.doc, driver.is_replacement() ? nullptr : &r.changed_paths));
       if (txn != nullptr) {
-        ROCKDOC_RETURN_IF_ERROR(internal::ReplaceDocument(engine, txn, *meta, key, doc, r.doc,
-                                                          delta, req.bypass_document_validation));
+        ROCKDOC_RETURN_IF_ERROR(internal::ReplaceDocument(
+            engine, txn, *meta, key, doc, r.doc, delta, req.bypass_document_validation,
+            driver.is_replacement() ? internal::ReplaceKind::kReplace
+                                    : internal::ReplaceKind::kUpdate));
       }
       *bytes = r.doc.size();
       outcome = internal::TargetOutcome::kWritten;

@@ -4,8 +4,10 @@
 #include <thread>
 
 #include "api/session_internal.h"
+#include "catalog/catalog.h"
 #include "common/deadline.h"
 #include "rockdoc/client.h"
+#include "store/change_set.h"
 
 namespace rockdoc {
 namespace internal {
@@ -28,8 +30,18 @@ Status TransactionWriteConflict() {
 
 }  // namespace
 
+namespace {
+
+Document NewLsid() {
+  BsonBuilder b;
+  b.AppendBinary("id", BinarySubtype::kUuid, RandomUuid());
+  return std::move(b).Build();
+}
+
+}  // namespace
+
 SessionState::SessionState(std::shared_ptr<Engine> engine, const SessionOptions& options)
-    : engine_(std::move(engine)), options_(options) {
+    : engine_(std::move(engine)), options_(options), lsid_(NewLsid()) {
   engine_->Register(this);
 }
 
@@ -116,6 +128,10 @@ Status SessionState::BeginOperation(OpKind kind, std::string_view command, OpCon
                            ? engine_->options().transaction_lifetime_limit_ms
                            : -1;
     txn_ = engine_->Begin(to);
+    // Its change events carry the session and the transaction's number.
+    if (engine_->change_log() != nullptr) {
+      ChangeSet::Of(*engine_, txn_.get())->Tag(lsid_, txn_number_);
+    }
     txn_start_nanos_ = MonotonicNanos();
     state_ = TxnState::kInProgress;
   }

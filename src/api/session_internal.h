@@ -102,6 +102,9 @@ class SessionState : public EngineResource,
 
   const std::shared_ptr<Engine> engine_;
   const SessionOptions options_;
+  // {id: UUID}: the session's lsid, which its transactions' change events
+  // carry.
+  const Document lsid_;
 
   mutable Mutex mu_;
   bool ended_ ABSL_GUARDED_BY(mu_) = false;

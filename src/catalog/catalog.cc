@@ -6,6 +6,7 @@
 #include <set>
 
 #include "bson/append_number.h"
+#include "common/clock.h"
 #include "common/endian.h"
 #include "common/option_table.h"
 #include "storage/engine.h"
@@ -36,7 +37,8 @@ std::string MarkUuid(std::string bytes, unsigned version) {
   return bytes;
 }
 
-// A random (version 4) UUID, as MongoDB gives a new collection.
+}  // namespace
+
 std::string RandomUuid() {
   std::random_device rd;
   std::string bytes(16, '\0');
@@ -46,6 +48,8 @@ std::string RandomUuid() {
   }
   return MarkUuid(std::move(bytes), 4);
 }
+
+namespace {
 
 // SplitMix64's output function: a bijective mix of 64 bits.
 uint64_t Mix64(uint64_t z) {
@@ -382,9 +386,34 @@ StatusOr<uint32_t> Catalog::AllocateId() {
   return id;
 }
 
-Status Catalog::Persist(const CollectionMeta& meta, std::string_view delete_key) {
+Status Catalog::Persist(const CollectionMeta& meta, std::string_view delete_key,
+                        const std::vector<std::string>& events) {
   MutexLock persist(&meta.persist_mu);
-  return PersistLocked(meta, delete_key, nullptr);
+  return PersistLocked(meta, delete_key, nullptr, events);
+}
+
+namespace {
+
+// A change-log event of a catalog change, in the layout of the store's
+// document events (store/change_set.h): {operationType, wallTime, ns: {db,
+// coll?}, to?: {db, coll} (a rename's), collectionUUID?}.
+std::string CatalogEvent(std::string_view operation, std::string_view db, std::string_view coll,
+                         std::string_view to, std::string_view uuid) {
+  BsonBuilder b;
+  b.AppendString("operationType", operation);
+  b.AppendDateTime("wallTime", WallMillis());
+  b.OpenDocument("ns").AppendString("db", db);
+  if (!coll.empty()) b.AppendString("coll", coll);
+  b.Close();
+  if (!to.empty()) b.OpenDocument("to").AppendString("db", db).AppendString("coll", to).Close();
+  if (uuid.size() == 16) b.AppendBinary("collectionUUID", BinarySubtype::kUuid, uuid);
+  return std::string(std::move(b).Build().bytes());
+}
+
+}  // namespace
+
+Status Catalog::RecordDropDatabase(std::string_view db) {
+  return engine_->WriteMetadata({}, {CatalogEvent("dropDatabase", db, "", "", "")});
 }
 
 Document Catalog::EntryOf(
@@ -425,7 +454,8 @@ Document Catalog::EntryOf(
 
 Status Catalog::PersistLocked(
     const CollectionMeta& meta, std::string_view delete_key,
-    const std::vector<std::pair<IndexDescriptor*, MultikeyPaths>>* multikey_override) {
+    const std::vector<std::pair<IndexDescriptor*, MultikeyPaths>>* multikey_override,
+    const std::vector<std::string>& events) {
   // The usage counts this entry records, marked as persisted once it is
   // written (a failed write leaves them to be written again).
   const int64_t id_accesses = meta.id_index_accesses.load(std::memory_order_relaxed);
@@ -450,7 +480,7 @@ Status Catalog::PersistLocked(
   if (!delete_key.empty()) {
     writes.push_back({Engine::MetadataWrite::Op::kDelete, std::string(delete_key), {}});
   }
-  ROCKDOC_RETURN_IF_ERROR(engine_->WriteMetadata(writes));
+  ROCKDOC_RETURN_IF_ERROR(engine_->WriteMetadata(writes, events));
   meta.id_index_persisted_accesses.store(id_accesses, std::memory_order_relaxed);
   for (const auto& [index, accesses] : usage_written) index->MarkUsagePersisted(accesses);
   meta.statistics->MarkPersisted(statistics_version);
@@ -779,8 +809,10 @@ Status Catalog::DropLocked(std::shared_ptr<CollectionMeta> meta) {
   meta->dropped.store(true, std::memory_order_release);
   ROCKDOC_RETURN_IF_ERROR(
       engine_
-          ->WriteMetadata({{Engine::MetadataWrite::Op::kDelete, CatalogMetaKey(meta->db, meta->name), {}},
-                           {Engine::MetadataWrite::Op::kDelete, CountKey(meta->id), {}}})
+          ->WriteMetadata(
+              {{Engine::MetadataWrite::Op::kDelete, CatalogMetaKey(meta->db, meta->name), {}},
+               {Engine::MetadataWrite::Op::kDelete, CountKey(meta->id), {}}},
+              {CatalogEvent("drop", meta->db, meta->name, "", meta->uuid)})
           .WithContext("dropping " + meta->full_name()));
   collections_.erase(Key(meta->db, meta->name));
   // Ids are never reused, so the documents and index entries are
@@ -863,7 +895,8 @@ Status Catalog::Rename(std::string_view db, std::string_view from, std::string_v
   renamed->set_options(old->options());
   renamed->capped_order_id = old->capped_order_id;
   renamed->capped = old->capped;
-  ROCKDOC_RETURN_IF_ERROR(Persist(*renamed, CatalogMetaKey(old->db, old->name)));
+  ROCKDOC_RETURN_IF_ERROR(Persist(*renamed, CatalogMetaKey(old->db, old->name),
+                                  {CatalogEvent("rename", old->db, old->name, to, old->uuid)}));
   old->dropped.store(true, std::memory_order_release);
   collections_.erase(src);
   collections_[Key(renamed->db, renamed->name)] = renamed;

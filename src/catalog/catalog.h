@@ -236,6 +236,10 @@ StatusOr<std::shared_ptr<const MatchExpression>> ParseValidator(std::string_view
 StatusOr<ValidationLevel> ParseValidationLevel(const Element& e, std::string_view command);
 StatusOr<ValidationAction> ParseValidationAction(const Element& e, std::string_view command);
 
+// A random (version 4) UUID, as MongoDB gives a new collection (and a
+// session its lsid).
+std::string RandomUuid();
+
 // MongoDB's naming rules. InvalidNamespace (73) with MongoDB's wording.
 Status ValidateDatabaseName(std::string_view name);
 Status ValidateCollectionName(std::string_view db, std::string_view name);
@@ -325,6 +329,9 @@ class Catalog : public EngineAttachment {
   // multikey paths included) as it is in memory. The caller holds meta.mu
   // exclusively when the index set changed.
   Status PersistCollection(const CollectionMeta& meta);
+  // The change log's dropDatabase event of `db` (after its collections'
+  // drops, which Drop records). Nothing when the log is off.
+  Status RecordDropDatabase(std::string_view db);
   // Adds the multikey paths `seen` of each listed index (a writer met new
   // arrays) to the catalog on disk, then to the descriptors in memory: on
   // disk first, so that no committed document is ever multikey where the
@@ -352,17 +359,19 @@ class Catalog : public EngineAttachment {
   // Writes meta's entry (indexes with their multikey paths, or the paths in
   // `multikey_override` for the indexes it names), deleting `delete_key` in
   // the same batch. Persist takes meta.persist_mu; PersistLocked needs it.
-  Status Persist(const CollectionMeta& meta, std::string_view delete_key = {})
-      ABSL_LOCKS_EXCLUDED(meta.persist_mu);
+  // `events`: the change-log events written with it (a rename's).
+  Status Persist(const CollectionMeta& meta, std::string_view delete_key = {},
+                 const std::vector<std::string>& events = {}) ABSL_LOCKS_EXCLUDED(meta.persist_mu);
   // Meta's catalog entry as PersistLocked writes it; `usage_written` and
   // `statistics_version` get what it records, for marking once written.
   Document EntryOf(const CollectionMeta& meta,
                    const std::vector<std::pair<IndexDescriptor*, MultikeyPaths>>* multikey_override,
                    std::vector<std::pair<const IndexDescriptor*, int64_t>>* usage_written,
                    uint64_t* statistics_version) const;
-  Status PersistLocked(const CollectionMeta& meta, std::string_view delete_key,
-                       const std::vector<std::pair<IndexDescriptor*, MultikeyPaths>>*
-                           multikey_override) ABSL_EXCLUSIVE_LOCKS_REQUIRED(meta.persist_mu);
+  Status PersistLocked(
+      const CollectionMeta& meta, std::string_view delete_key,
+      const std::vector<std::pair<IndexDescriptor*, MultikeyPaths>>* multikey_override,
+      const std::vector<std::string>& events = {}) ABSL_EXCLUSIVE_LOCKS_REQUIRED(meta.persist_mu);
   // Takes `meta` by value: the caller's reference is usually the map entry
   // that the drop erases.
   Status DropLocked(std::shared_ptr<CollectionMeta> meta) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

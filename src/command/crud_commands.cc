@@ -231,9 +231,13 @@ StatusOr<bool> FillAwaitedBatch(const CursorManager& cursors, CommandCursor* c,
       return exhausted;
     }
     if (!deadline.Check().ok()) return exhausted;  // waited long enough: an empty batch
-    const CursorImpl* impl = ClientAccess::ImplOf(*c->cursor);
     // At most a day per wait (no limit: waits again after it).
     const int64_t ms = std::min<int64_t>(deadline.RemainingMillis(), 24 * 3600 * 1000);
+    if (c->stream) {
+      WaitForChange(ClientAccess::ImplOf(*c->stream), ms, &stop->stopped);
+      continue;
+    }
+    const CursorImpl* impl = ClientAccess::ImplOf(*c->cursor);
     stop->capped->WaitForWrite(impl->writes_seen(), ms, &stop->stopped);
   }
 }
@@ -265,6 +269,7 @@ Status RunGetMore(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
                       " was killed");
   }
   reply->Close();
+  if (c->stream) reply->AppendDocument("postBatchResumeToken", c->stream->resume_token());
   const bool closes = *exhausted && !StaysOpen(*c);
   if (closes) {
     ctx.cursors->Kill(args.id, ns);
@@ -1010,12 +1015,135 @@ constexpr OptionField<AggregateArgs> kAggregateFields[] = {
     ROCKDOC_GENERIC_COMMAND_ROWS(AggregateArgs)};
 }  // namespace
 
+namespace {
+
+// The $changeStream stage's fields (MongoDB's DocumentSourceChangeStreamSpec).
+struct ChangeStreamArgs {
+  ChangeStreamOptions options;
+  bool all_changes_for_cluster = false;
+};
+Status ResumeTokenRow(const Element& e, std::optional<Document>* out) {
+  if (!e.IsDocument()) return WrongType(e, "type 'object'");
+  *out = Document::AdoptValidated(std::string(e.Document().bytes()));
+  return Status::OK();
+}
+constexpr OptionField<ChangeStreamArgs> kChangeStreamFields[] = {
+    {"fullDocument",
+     [](const Element& e, ChangeStreamArgs* o) -> Status {
+       if (!e.IsString()) return WrongType(e, "type 'string'");
+       o->options.full_document = std::string(e.String());
+       return Status::OK();
+     }},
+    {"fullDocumentBeforeChange",
+     [](const Element& e, ChangeStreamArgs* o) -> Status {
+       if (!e.IsString()) return WrongType(e, "type 'string'");
+       o->options.full_document_before_change = std::string(e.String());
+       return Status::OK();
+     }},
+    {"resumeAfter",
+     [](const Element& e, ChangeStreamArgs* o) {
+       return ResumeTokenRow(e, &o->options.resume_after);
+     }},
+    {"startAfter", [](const Element& e,
+                      ChangeStreamArgs* o) { return ResumeTokenRow(e, &o->options.start_after); }},
+    {"startAtOperationTime",
+     [](const Element& e, ChangeStreamArgs* o) -> Status {
+       if (!e.IsTimestamp()) return WrongType(e, "type 'timestamp'");
+       o->options.start_at_operation_time = e.Timestamp();
+       return Status::OK();
+     }},
+    {"allChangesForCluster",
+     &BoolRow<ChangeStreamArgs, &ChangeStreamArgs::all_changes_for_cluster>},
+    {"showExpandedEvents",
+     [](const Element& e, ChangeStreamArgs* o) -> Status {
+       ROCKDOC_ASSIGN_OR_RETURN(o->options.show_expanded_events, BoolField(e));
+       return Status::OK();
+     }},
+    {"allowToRunOnConfigDB", nullptr},
+    {"allowToRunOnSystemNS", nullptr},
+};
+
+// Whether the pipeline opens with $changeStream (true), has none (false),
+// or has one elsewhere (40602).
+StatusOr<bool> IsChangeStream(DocumentView pipeline) {
+  bool first = true, opens = false;
+  for (const Element& stage : pipeline) {
+    const bool is = stage.IsDocument() && stage.Document().Has("$changeStream");
+    if (is && !first) {
+      return Status(static_cast<ErrorCode>(40602),
+                    "$changeStream is only valid as the first stage in a pipeline.");
+    }
+    opens = opens || (is && first);
+    first = false;
+  }
+  return opens;
+}
+
+// aggregate with $changeStream first: a change stream of the collection,
+// of the database ({aggregate: 1}) or, in admin with allChangesForCluster,
+// of every database, kept as an awaitData cursor.
+Status RunChangeStream(CommandContext& ctx, const AggregateArgs& args, BsonBuilder* reply) {
+  if (args.explain) {
+    return Status(ErrorCode::kNotImplemented,
+                  "explain of a $changeStream aggregate is not supported by rockdoc yet");
+  }
+  if (!args.has_cursor) {
+    return Status(ErrorCode::kFailedToParse,
+                  "The 'cursor' option is required, except for aggregate with the explain "
+                  "argument");
+  }
+  const Element stage = (*args.pipeline.view().begin()).Document().Get("$changeStream");
+  if (!stage.IsDocument()) {
+    return Status(static_cast<ErrorCode>(50808),
+                  "$changeStream stage expects a document as argument");
+  }
+  ChangeStreamArgs cs;
+  ROCKDOC_RETURN_IF_ERROR(
+      DecodeCommand("$changeStream", stage.Document(), kChangeStreamFields, &cs));
+  // The stages after it.
+  BsonBuilder rest;
+  rest.OpenArray("p");
+  bool first = true;
+  for (const Element& e : args.pipeline.view()) {
+    if (!first) rest.AppendElement(e);
+    first = false;
+  }
+  rest.Close();
+  Document stages = std::move(rest).Build();
+  const DocumentView pipeline = stages.Get("p").Array();
+  const bool admin = ctx.db == "admin";
+  if (cs.all_changes_for_cluster && (!admin || !args.collectionless)) {
+    return Status(ErrorCode::kInvalidOptions,
+                  "A $changeStream with 'allChangesForCluster:true' may only be opened on the "
+                  "'admin' database, and with no collection name");
+  }
+  if (admin && !cs.all_changes_for_cluster) {
+    return Status(ErrorCode::kInvalidNamespace,
+                  "$changeStream may not be opened on the internal admin database");
+  }
+  StatusOr<ChangeStream> stream =
+      cs.all_changes_for_cluster ? ctx.client->Watch(pipeline, cs.options)
+      : args.collectionless
+          ? ctx.database().Watch(pipeline, cs.options)
+          : ctx.database().GetCollection(args.collection).Watch(pipeline, cs.options);
+  ROCKDOC_RETURN_IF_ERROR(stream.status());
+  CommandCursor c(ctx.db, args.collectionless ? "$cmd.aggregate" : args.collection,
+                  std::move(*stream));
+  c.await_stop = std::make_shared<AwaitStop>();
+  c.await_stop->log = ClientAccess::EngineOf(*ctx.client)->change_log();
+  return CursorReply(ctx, std::move(c), args.cursor.batch_size, false, reply);
+}
+
+}  // namespace
+
 Status RunAggregate(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
   AggregateArgs args;
   ROCKDOC_RETURN_IF_ERROR(DecodeCommand("aggregate", cmd, kAggregateFields, &args));
   if (!args.has_pipeline) {
     return MissingField("aggregate.pipeline");
   }
+  ROCKDOC_ASSIGN_OR_RETURN(bool change_stream, IsChangeStream(args.pipeline.view()));
+  if (change_stream) return RunChangeStream(ctx, args, reply);
   if (args.collectionless) {
     if (args.explain) {
       return Status(ErrorCode::kNotImplemented,

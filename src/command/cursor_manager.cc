@@ -13,6 +13,12 @@ Status NotFound(int64_t id) {
 }  // namespace
 
 StatusOr<bool> CommandCursor::Advance() {
+  if (stream) {
+    ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> event, stream->TryNext());
+    if (!event) return false;
+    pending = std::move(*event);
+    return true;
+  }
   if (!cursor) {
     if (next_doc == docs.size()) return false;
     pending = std::move(docs[next_doc++]);
@@ -52,6 +58,11 @@ StatusOr<bool> FillBatch(CommandCursor* c, int64_t batch_size, BsonBuilder* batc
       if (!add(*c->pending)) return false;
       c->pending.reset();
       continue;
+    }
+    if (c->stream) {
+      ROCKDOC_ASSIGN_OR_RETURN(bool more, c->Advance());
+      if (!more) return true;
+      continue;  // the event is pending: added above
     }
     if (!c->cursor) {
       if (c->next_doc == c->docs.size()) return true;

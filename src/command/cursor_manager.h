@@ -29,12 +29,14 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "api/client_internal.h"
 #include "catalog/catalog.h"
 #include "common/background_runner.h"
 #include "common/mutex.h"
 #include "rockdoc/client.h"
 #include "rockdoc/document.h"
 #include "rockdoc/status.h"
+#include "storage/change_log.h"
 
 namespace rockdoc::internal {
 
@@ -51,14 +53,18 @@ inline constexpr int64_t kDefaultCursorTimeoutMs = 10 * 60 * 1000;
 struct AwaitStop {
   std::atomic<bool> stopped{false};
   std::shared_ptr<CappedState> capped;  // whose waiters Stop() wakes
+  const ChangeLog* log = nullptr;       // or a change stream's
   void Stop() {
     stopped.store(true, std::memory_order_release);
-    capped->Wake();
+    if (capped != nullptr) capped->Wake();
+    if (log != nullptr) log->WakeAll();
   }
 };
 
-// One open cursor: a query's library cursor, or documents already in
-// memory (listCollections, listIndexes), and what getMore needs of it.
+// One open cursor: a query's library cursor, a change stream (an aggregate
+// with $changeStream: awaitData, open until it is invalidated; each reply
+// carries its postBatchResumeToken), or documents already in memory
+// (listCollections, listIndexes), and what getMore needs of it.
 struct CommandCursor {
   // The namespace replies name: "<db>.<collection>" (a getMore must name
   // the same). Kept as its parts: the common case never joins them.
@@ -83,6 +89,9 @@ struct CommandCursor {
       : db(std::move(d)), collection(std::move(c)), cursor(std::move(cur)) {}
   CommandCursor(std::string d, std::string c, std::vector<Document> all)
       : db(std::move(d)), collection(std::move(c)), docs(std::move(all)) {}
+  CommandCursor(std::string d, std::string c, ChangeStream s)
+      : db(std::move(d)), collection(std::move(c)), stream(std::move(s)) {}
+  std::optional<ChangeStream> stream;
   std::string ns() const { return db + "." + collection; }
 
   // Reads the next document into `pending`; false at the end.
@@ -99,7 +108,9 @@ StatusOr<bool> FillBatch(CommandCursor* c, int64_t batch_size, BsonBuilder* batc
 
 // Whether a cursor stays open although FillBatch found it exhausted: a
 // tailable one whose limit is not reached.
-inline bool StaysOpen(const CommandCursor& c) { return c.tailable && c.remaining != 0; }
+inline bool StaysOpen(const CommandCursor& c) {
+  return (c.tailable && c.remaining != 0) || (c.stream && !c.stream->closed());
+}
 
 // How often a reaper looks for what has been idle past `idle_timeout_ms`
 // (cursors, server sessions): the timeout itself, at least 1 ms and at

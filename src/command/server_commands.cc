@@ -133,6 +133,7 @@ Status CursorReply(CommandContext& ctx, CommandCursor c, int64_t batch_size, boo
   reply->OpenArray("firstBatch");
   ROCKDOC_ASSIGN_OR_RETURN(bool exhausted, FillBatch(&c, batch_size, reply));
   reply->Close();
+  if (c.stream) reply->AppendDocument("postBatchResumeToken", c.stream->resume_token());
   const std::string ns = c.ns();
   // Kept on the heap only when it stays open.
   const int64_t id = (exhausted && !StaysOpen(c)) || single_batch

@@ -12,12 +12,15 @@ namespace rockdoc::internal {
 
 namespace {
 
-// What a standalone mongod answers: rockdoc is one node, with no
-// replication oplog to stream from.
+// A change stream is not a pipeline over a snapshot: Watch opens it (and
+// the aggregate command, which sends a $changeStream pipeline there).
 StatusOr<std::unique_ptr<Stage>> ParseChangeStream(const Element& spec, const StageContext& ctx) {
   (void)spec;
   (void)ctx;
-  return StageFailed(40573, "The $changeStream stage is only supported on replica sets");
+  return StageFailed(40573,
+                     "The $changeStream stage opens a change stream, which Collection::Watch, "
+                     "Database::Watch and Client::Watch (or the aggregate command) open; "
+                     "Aggregate runs pipelines over a snapshot");
 }
 
 // MongoDB's stages rockdoc does not have: NotImplemented (238), not 40324.

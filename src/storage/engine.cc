@@ -1,13 +1,12 @@
 #include "storage/engine.h"
 
-#include <rocksdb/write_batch.h>
-
 #include <fcntl.h>
 #include <rocksdb/cache.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/merge_operator.h>
 #include <rocksdb/table.h>
 #include <rocksdb/utilities/checkpoint.h>
+#include <rocksdb/write_batch.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,10 +15,11 @@
 #include <fstream>
 
 #include "common/endian.h"
-#include "storage/wal_check.h"
+#include "storage/change_log.h"
 #include "storage/file_system.h"
 #include "storage/rocks.h"
 #include "storage/spill.h"
+#include "storage/wal_check.h"
 
 namespace rockdoc::internal {
 
@@ -34,8 +34,11 @@ constexpr char kMarkerTempFile[] = "ROCKDOC.tmp";
 // rockdoc, which would take the order entries for garbage, refuses it.
 // 3: views' entries in the catalog (format.h); an older rockdoc would not
 // see them, and would let a collection take a view's name.
-constexpr int kFormatVersion = 3;
+// 4: the change log's column family (format.h); an older rockdoc would not
+// open a database with a column family it does not know of.
+constexpr int kFormatVersion = 4;
 constexpr char kCatalogColumnFamily[] = "catalog";
+constexpr char kChangesColumnFamily[] = "changes";
 
 // Adds signed 64-bit deltas: the per-collection document counts are kept as
 // merges written in the same transaction as the documents, without a lock.
@@ -453,7 +456,10 @@ StatusOr<std::shared_ptr<Engine>> Engine::OpenRocks(
   catalog_opts.merge_operator = std::make_shared<Int64AddOperator>();
   std::vector<rocksdb::ColumnFamilyDescriptor> families = {
       {rocksdb::kDefaultColumnFamilyName, MakeDataColumnFamilyOptions(options, o)},
-      {kCatalogColumnFamily, catalog_opts}};
+      {kCatalogColumnFamily, catalog_opts},
+      {kChangesColumnFamily, rocksdb::ColumnFamilyOptions(o)}};
+  // A database of an older format gains the change log's family.
+  if (version < 4) o.create_missing_column_families = true;
 
   if (has_rocks && !unfinished_creation) {
     ROCKDOC_ASSIGN_OR_RETURN(WalScan scan, ScanWriteAheadLogs(path, o, families));
@@ -479,9 +485,17 @@ StatusOr<std::shared_ptr<Engine>> Engine::OpenRocks(
   engine->rocks_->db = db;
   engine->rocks_->data_cf = handles[0];
   engine->rocks_->catalog_cf = handles[1];
+  engine->rocks_->changes_cf = handles[2];
   engine->rocks_->write_options.sync = options.sync;
   engine->claim_ = std::move(claim);
   if (!in_memory && version < kFormatVersion) ROCKDOC_RETURN_IF_ERROR(WriteMarker(dir));
+  if (salvage == nullptr) {
+    if (options.change_log) {
+      ROCKDOC_ASSIGN_OR_RETURN(engine->change_log_, ChangeLog::Open(engine.get()));
+    } else {
+      ROCKDOC_RETURN_IF_ERROR(ChangeLog::Forget(engine.get()));
+    }
+  }
   return engine;
 }
 
@@ -491,6 +505,8 @@ Status Engine::Close() {
   // Before the close lock: a task may be inside an operation, which holds
   // that lock shared until it finishes.
   runner_->Stop();
+  // Change-stream readers waiting for events stop waiting.
+  if (change_log_ != nullptr) change_log_->Interrupt();
   std::unique_lock<std::shared_mutex> lock(close_mu_);
   if (closed()) return Status::OK();
   {
@@ -513,9 +529,11 @@ Status Engine::Close() {
     return Status::OK();
   }
   rocksdb::FlushOptions fo;
-  rocksdb::Status s = rocks_->db->Flush(fo, {rocks_->data_cf, rocks_->catalog_cf});
+  rocksdb::Status s =
+      rocks_->db->Flush(fo, {rocks_->data_cf, rocks_->catalog_cf, rocks_->changes_cf});
   rocks_->db->DestroyColumnFamilyHandle(rocks_->data_cf);
   rocks_->db->DestroyColumnFamilyHandle(rocks_->catalog_cf);
+  rocks_->db->DestroyColumnFamilyHandle(rocks_->changes_cf);
   rocksdb::Status cs = rocks_->db->Close();
   delete rocks_->db;
   rocks_->db = nullptr;
@@ -524,7 +542,8 @@ Status Engine::Close() {
   return FromRocks(cs, "close");
 }
 
-Status Engine::WriteMetadata(const std::vector<MetadataWrite>& writes) const {
+Status Engine::WriteMetadata(const std::vector<MetadataWrite>& writes,
+                             const std::vector<std::string>& events) const {
   rocksdb::WriteBatch batch;
   for (const MetadataWrite& w : writes) {
     rocksdb::Status s = w.op == MetadataWrite::Op::kPut
@@ -534,7 +553,20 @@ Status Engine::WriteMetadata(const std::vector<MetadataWrite>& writes) const {
   }
   rocksdb::WriteOptions wo = rocks_->write_options;
   wo.sync = true;
-  return FromRocks(rocks_->db->Write(wo, &batch), "writing the catalog");
+  if (change_log_ == nullptr || events.empty()) {
+    return FromRocks(rocks_->db->Write(wo, &batch), "writing the catalog");
+  }
+  const uint64_t cluster_time = change_log_->BeginCommit();
+  uint64_t bytes = 0;
+  rocksdb::Status s;
+  for (size_t i = 0; i < events.size() && s.ok(); ++i) {
+    s = batch.Put(rocks_->changes_cf, ChangeLogKey({cluster_time, static_cast<uint32_t>(i)}),
+                  events[i]);
+    bytes += events[i].size();
+  }
+  if (s.ok()) s = rocks_->db->Write(wo, &batch);
+  change_log_->EndCommit(cluster_time, s.ok(), bytes);
+  return FromRocks(s, "writing the catalog");
 }
 
 Status Engine::ReadMetadata(std::string_view key, std::string* value, bool* found) const {
@@ -703,6 +735,10 @@ StorageStats Engine::GetStorageStats() const {
     if (rocks_->db->GetIntProperty(rocks_->catalog_cf, "rocksdb.live-sst-files-size", &live)) {
       st.live_sst_bytes += live;
     }
+    if (rocks_->db->GetIntProperty(rocks_->changes_cf, "rocksdb.live-sst-files-size", &live)) {
+      st.change_log_sst_bytes = live;
+    }
+    if (change_log_ != nullptr) st.change_log_bytes = change_log_->approximate_bytes();
   }
   return st;
 }

@@ -4,7 +4,8 @@
 //   column family "default" (data):  records and index entries, each under
 //     a 4-byte big-endian prefix id owned by one collection or index;
 //   column family "catalog": collection metadata, per-collection counts,
-//     the id allocator and the format marker.
+//     the id allocator and the format marker;
+//   column family "changes": the change log (storage/change_log.h).
 //
 // The Engine also tracks what is in flight so that Close() never pulls
 // RocksDB out from under a running operation or a live cursor.
@@ -41,6 +42,7 @@ namespace rockdoc::internal {
 // statuses and options, are in storage/rocks.h: only storage/ (and white-box
 // tests and the raw-RocksDB benchmark baselines) include it.
 struct EngineRocks;
+class ChangeLog;
 
 // Something that holds RocksDB resources (iterators, snapshots) beyond one
 // call: the engine tells it to let go before closing.
@@ -109,6 +111,9 @@ class Engine {
   // The RocksDB objects (storage/rocks.h). Null once closed.
   const EngineRocks& rocks() const { return *rocks_; }
   const ClientOptions& options() const { return options_; }
+  // The change log (storage/change_log.h); null when ClientOptions::
+  // change_log is off.
+  ChangeLog* change_log() const { return change_log_.get(); }
   const std::string& path() const { return path_; }
   // The attachments (each set once, right after Open, before any other use).
   void Attach(AttachmentSlot slot, std::unique_ptr<EngineAttachment> attachment) {
@@ -126,7 +131,11 @@ class Engine {
     std::string key;
     std::string value;  // kPut only
   };
-  Status WriteMetadata(const std::vector<MetadataWrite>& writes) const;
+  // `events`: change-log events (storage/change_log.h) of the catalog
+  // change (a drop, a rename), written in the same batch under the next
+  // cluster time when the change log is on.
+  Status WriteMetadata(const std::vector<MetadataWrite>& writes,
+                       const std::vector<std::string>& events = {}) const;
   Status ReadMetadata(std::string_view key, std::string* value, bool* found) const;
   // Calls `fn` with each key beginning with `prefix`, in key order, until it
   // returns an error (which is returned).
@@ -194,6 +203,7 @@ class Engine {
   ClientOptions options_;
   DirectoryClaim claim_;  // this process's claim on the directory, until Close
   std::unique_ptr<EngineRocks> rocks_;
+  std::unique_ptr<ChangeLog> change_log_;
   std::array<std::unique_ptr<EngineAttachment>, kAttachmentSlots> attachments_;
   std::unique_ptr<BackgroundRunner> runner_ = std::make_unique<BackgroundRunner>();
 

@@ -35,6 +35,11 @@
 //   'q' db           -> the database's query statistics, as persisted at
 //                       close (BSON: {entries: [$queryStats documents]})
 //   "next_id"        -> the id allocator (uint32 LE)
+//   "history_start"  -> the change log's history start (a change log key)
+//   "history_off"    -> while the log is off: its last cluster time (BE64)
+//
+// Column family "changes" (format 4): the change log (storage/change_log.h),
+//   cluster time(BE64) op index(BE32) -> an event (BSON, store/change_set.h)
 //
 // Thread safety: pure functions.
 #ifndef ROCKDOC_STORAGE_FORMAT_H_
@@ -101,6 +106,12 @@ inline constexpr char kCatalogNextIdKey[] = "next_id";
 // Written by a clean close, after the collections' entries got all their
 // write statistics: the sequence number of that write (storage/README.md).
 inline constexpr char kCatalogStatisticsCleanKey[] = "statistics_clean";
+// The change log's history start (storage/change_log.h): the position after
+// which it holds every event; absent while the log is off.
+inline constexpr char kCatalogChangesStartKey[] = "history_start";
+// While the log is off: the last cluster time it gave (BE64), which the
+// next history starts after.
+inline constexpr char kCatalogChangesOffKey[] = "history_off";
 
 // The key of a collection's metadata entry.
 std::string CatalogMetaKey(std::string_view db, std::string_view name);

@@ -208,7 +208,15 @@ KvTransaction::~KvTransaction() {
 
 namespace {
 rocksdb::ColumnFamilyHandle* Cf(const Engine* engine, KeySpace space) {
-  return space == KeySpace::kData ? engine->rocks().data_cf : engine->rocks().catalog_cf;
+  switch (space) {
+    case KeySpace::kData:
+      return engine->rocks().data_cf;
+    case KeySpace::kCatalog:
+      return engine->rocks().catalog_cf;
+    case KeySpace::kChanges:
+      return engine->rocks().changes_cf;
+  }
+  return nullptr;
 }
 }  // namespace
 
@@ -296,32 +304,51 @@ Status KvTransaction::Get(std::string_view key, std::string* value, bool* found)
   return FromRocks(s, "read");
 }
 
-void KvTransaction::SetSavePoint() { Txn(txn_)->SetSavePoint(); }
+void KvTransaction::SetSavePoint() {
+  Txn(txn_)->SetSavePoint();
+  ++savepoints_;
+  for (const auto& hook : commit_hooks_) hook->SavePointSet(savepoints_);
+}
 
 Status KvTransaction::RollbackToSavePoint() {
   ROCKDOC_RETURN_IF_ERROR(FromRocks(Txn(txn_)->RollbackToSavePoint(), "roll back to a savepoint"));
   unindexed_.clear();  // the rollback rebuilt the index from what remains
+  for (const auto& hook : commit_hooks_) hook->RolledBackTo(savepoints_);
+  --savepoints_;
   return Status::OK();
 }
 
 Status KvTransaction::PopSavePoint() {
-  return FromRocks(Txn(txn_)->PopSavePoint(), "pop a savepoint");
+  ROCKDOC_RETURN_IF_ERROR(FromRocks(Txn(txn_)->PopSavePoint(), "pop a savepoint"));
+  for (const auto& hook : commit_hooks_) hook->SavePointPopped(savepoints_);
+  --savepoints_;
+  return Status::OK();
 }
 
 void KvTransaction::SetLockTimeout(int64_t ms) { Txn(txn_)->SetLockTimeout(ms); }
 
 Status KvTransaction::Commit() {
   unindexed_.clear();
+  savepoints_ = 0;
   std::vector<std::unique_ptr<CommitHook>> hooks = std::move(commit_hooks_);
   commit_hooks_.clear();
-  for (const auto& hook : hooks) hook->BeforeCommit();
-  Status s = FromRocks(Txn(txn_)->Commit(), "commit");
+  Status s;
+  for (const auto& hook : hooks) {
+    s = hook->BeforeCommit();
+    if (!s.ok()) break;
+  }
+  if (s.ok()) {
+    s = FromRocks(Txn(txn_)->Commit(), "commit");
+  } else {
+    Txn(txn_)->Rollback().PermitUncheckedError();  // failing with s
+  }
   for (const auto& hook : hooks) hook->AfterCommit(s.ok());
   return s;
 }
 
 Status KvTransaction::Rollback() {
   unindexed_.clear();
+  savepoints_ = 0;
   commit_hooks_.clear();
   return FromRocks(Txn(txn_)->Rollback(), "roll back");
 }

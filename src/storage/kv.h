@@ -32,10 +32,10 @@ namespace rockdoc::internal {
 
 class Engine;
 
-// The two key spaces (column families): documents, counts' neighbours and
-// index entries in kData; collection metadata and counts in kCatalog
-// (storage/README.md).
-enum class KeySpace { kData, kCatalog };
+// The key spaces (column families): documents, counts' neighbours and
+// index entries in kData; collection metadata and counts in kCatalog; the
+// change log's events in kChanges (storage/README.md).
+enum class KeySpace { kData, kCatalog, kChanges };
 
 class KvIterator {
  public:
@@ -201,21 +201,30 @@ class KvTransaction {
   Status Commit();
   Status Rollback();
 
-  // Work tied to this transaction's commit (the store's statistics, which
-  // count committed writes only): BeforeCommit runs just before the
-  // commit, AfterCommit just after it (`committed`: whether it succeeded).
-  // A transaction rolled back, or destroyed without committing, drops its
-  // hook unrun.
+  // Work tied to this transaction's commit (the store's change set: its
+  // statistics, which count committed writes only, and its change-log
+  // events): BeforeCommit runs just before the commit (an error stops it:
+  // the commit fails with it), AfterCommit just after it (`committed`:
+  // whether it succeeded; also for a hook whose BeforeCommit did not run).
+  // The savepoint calls follow the transaction's savepoints (`depth`: the
+  // savepoint's number, 1 for the outermost), so that a hook drops what was
+  // added after a savepoint rolled back. A transaction rolled back, or
+  // destroyed without committing, drops its hook unrun.
   class CommitHook {
    public:
     virtual ~CommitHook() = default;
-    virtual void BeforeCommit() {}
+    virtual Status BeforeCommit() { return Status::OK(); }
     virtual void AfterCommit(bool committed) = 0;
+    virtual void SavePointSet(int depth) { (void)depth; }
+    virtual void RolledBackTo(int depth) { (void)depth; }
+    virtual void SavePointPopped(int depth) { (void)depth; }
   };
   // Hooks run in the order added. A layer that adds work to a transaction
   // more than once finds its own hook among them and adds to it.
   void AddCommitHook(std::unique_ptr<CommitHook> hook) { commit_hooks_.push_back(std::move(hook)); }
   const std::vector<std::unique_ptr<CommitHook>>& commit_hooks() const { return commit_hooks_; }
+  // The savepoints open now (the depth a new hook starts at).
+  int savepoint_depth() const { return savepoints_; }
 
   // Bytes of keys and values written so far.
   size_t write_bytes() const;
@@ -240,6 +249,7 @@ class KvTransaction {
   };
   std::unordered_set<std::string, ViewHash, std::equal_to<>> unindexed_;
   std::vector<std::unique_ptr<CommitHook>> commit_hooks_;
+  int savepoints_ = 0;  // open savepoints
 };
 
 }  // namespace rockdoc::internal

@@ -64,6 +64,7 @@ struct EngineRocks {
   rocksdb::TransactionDB* db = nullptr;
   rocksdb::ColumnFamilyHandle* data_cf = nullptr;
   rocksdb::ColumnFamilyHandle* catalog_cf = nullptr;
+  rocksdb::ColumnFamilyHandle* changes_cf = nullptr;
   std::shared_ptr<rocksdb::Statistics> statistics;
   std::shared_ptr<rocksdb::Cache> block_cache;
   rocksdb::WriteOptions write_options;

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <thread>
 
+#include "store/change_set.h"
 #include "store/write_ops.h"
 
 namespace rockdoc::internal {
@@ -206,11 +207,9 @@ std::vector<std::string> WriteBatcher::TakeWarnings() {
   return out;
 }
 
-namespace {
-
 // Applies a committed delta to `stats` and logs its warnings.
-void ApplyCommitted(const Engine& engine, CollectionStatistics& stats,
-                    const StatisticsDelta& delta) {
+void ApplyCommittedStatistics(const Engine& engine, CollectionStatistics& stats,
+                              const StatisticsDelta& delta) {
   std::vector<int64_t> counts;
   stats.Apply(delta, &counts);
   for (size_t i = 0; i < delta.warnings.size() && i < counts.size(); ++i) {
@@ -220,55 +219,6 @@ void ApplyCommitted(const Engine& engine, CollectionStatistics& stats,
                       " of this kind in this collection)");
   }
 }
-
-// The commit hook of a multi-document transaction: the statistics of every
-// collection it wrote, applied once it commits.
-class StatisticsHook : public KvTransaction::CommitHook {
- public:
-  explicit StatisticsHook(const Engine& engine) : engine_(engine) {}
-
-  void Add(const CollectionMeta& meta, StatisticsDelta delta) {
-    for (Pending& p : pending_) {
-      if (p.stats == meta.statistics) {
-        p.delta.Merge(std::move(delta));
-        return;
-      }
-    }
-    pending_.push_back({meta.statistics, std::move(delta), false});
-  }
-
-  // The commit locks of the statistics that need one, in one order (their
-  // addresses), so that two such commits never wait for each other.
-  void BeforeCommit() override ABSL_NO_THREAD_SAFETY_ANALYSIS {
-    std::sort(pending_.begin(), pending_.end(),
-              [](const Pending& a, const Pending& b) { return a.stats.get() < b.stats.get(); });
-    for (Pending& p : pending_) {
-      if (p.delta.sizes_changed && !p.stats->sizes_known()) {
-        p.stats->commit_mu.ReaderLock();
-        p.locked = true;
-      }
-    }
-  }
-
-  void AfterCommit(bool committed) override ABSL_NO_THREAD_SAFETY_ANALYSIS {
-    for (Pending& p : pending_) {
-      if (committed) ApplyCommitted(engine_, *p.stats, p.delta);
-      if (p.locked) p.stats->commit_mu.ReaderUnlock();
-      p.locked = false;
-    }
-  }
-
- private:
-  struct Pending {
-    std::shared_ptr<CollectionStatistics> stats;
-    StatisticsDelta delta;
-    bool locked;
-  };
-  const Engine& engine_;
-  std::vector<Pending> pending_;
-};
-
-}  // namespace
 
 StatisticsCommit::StatisticsCommit(const Engine& engine, const CollectionMeta& meta,
                                    const StatisticsDelta& delta)
@@ -286,20 +236,12 @@ StatisticsCommit::~StatisticsCommit() ABSL_NO_THREAD_SAFETY_ANALYSIS {
 }
 
 void StatisticsCommit::Apply() {
-  if (!delta_.empty()) ApplyCommitted(engine_, *meta_.statistics, delta_);
+  if (!delta_.empty()) ApplyCommittedStatistics(engine_, *meta_.statistics, delta_);
 }
 
 void ApplyAtCommit(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
                    StatisticsDelta delta) {
-  for (const auto& hook : txn->commit_hooks()) {
-    if (auto* mine = dynamic_cast<StatisticsHook*>(hook.get())) {
-      mine->Add(meta, std::move(delta));
-      return;
-    }
-  }
-  auto hook = std::make_unique<StatisticsHook>(engine);
-  hook->Add(meta, std::move(delta));
-  txn->AddCommitHook(std::move(hook));
+  ChangeSet::Of(engine, txn)->AddStatistics(meta, std::move(delta));
 }
 
 Status InsertOneDocument(const Engine& engine, const CollectionMeta& meta, const Document& doc,

@@ -343,6 +343,10 @@ StatusOr<uint64_t> CappedSeqOf(KvTransaction* txn, const CollectionMeta& meta,
   return ParseCappedSeq(value);
 }
 
+// DeleteDocument without its change-log event.
+Status DeleteStored(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
+                    std::string_view key, DocumentView old_doc, WriteDelta* delta);
+
 // A document was inserted at `record_key`: it goes last in the order, and
 // the oldest documents go while the collection is over its limits (never
 // the new one: its size was checked against the limit before).
@@ -381,7 +385,9 @@ Status CappedInserted(const Engine& engine, KvTransaction* txn, const Collection
     st.oldest_seq = old_seq;
     ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> old_doc, LockAndRead(txn, old_key));
     if (old_doc) {
-      ROCKDOC_RETURN_IF_ERROR(DeleteDocument(engine, txn, meta, old_key, *old_doc, delta));
+      // As MongoDB's capped deletes, not a change of the collection's: no
+      // event.
+      ROCKDOC_RETURN_IF_ERROR(DeleteStored(engine, txn, meta, old_key, *old_doc, delta));
     } else {
       // An order entry whose document is gone: drop the entry alone.
       ROCKDOC_RETURN_IF_ERROR(
@@ -630,17 +636,22 @@ Status ReplaceUnwatched(const Engine& engine, KvTransaction* txn, const Collecti
 
 Status InsertDocument(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
                       DocumentView doc, WriteDelta* delta, bool bypass_validation) {
-  Status s = InsertUnwatched(engine, txn, meta, doc, delta, bypass_validation);
-  if (s.ok()) WatchWrite(engine, meta, nullptr, doc, &delta->stats);
-  return s;
+  ROCKDOC_RETURN_IF_ERROR(InsertUnwatched(engine, txn, meta, doc, delta, bypass_validation));
+  WatchWrite(engine, meta, nullptr, doc, &delta->stats);
+  if (engine.change_log() != nullptr) ChangeSet::Of(engine, txn)->RecordInsert(meta, doc);
+  return Status::OK();
 }
 
 Status ReplaceDocument(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
                        std::string_view key, DocumentView old_doc, DocumentView new_doc,
-                       WriteDelta* delta, bool bypass_validation) {
-  Status s = ReplaceUnwatched(engine, txn, meta, key, old_doc, new_doc, bypass_validation);
-  if (s.ok()) WatchWrite(engine, meta, &old_doc, new_doc, &delta->stats);
-  return s;
+                       WriteDelta* delta, bool bypass_validation, ReplaceKind kind) {
+  ROCKDOC_RETURN_IF_ERROR(
+      ReplaceUnwatched(engine, txn, meta, key, old_doc, new_doc, bypass_validation));
+  WatchWrite(engine, meta, &old_doc, new_doc, &delta->stats);
+  if (engine.change_log() != nullptr) {
+    ChangeSet::Of(engine, txn)->RecordReplace(meta, old_doc, new_doc, kind);
+  }
+  return Status::OK();
 }
 
 namespace {
@@ -766,6 +777,15 @@ Status ReplaceUnwatched(const Engine& engine, KvTransaction* txn, const Collecti
 
 Status DeleteDocument(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
                       std::string_view key, DocumentView old_doc, WriteDelta* delta) {
+  ROCKDOC_RETURN_IF_ERROR(DeleteStored(engine, txn, meta, key, old_doc, delta));
+  if (engine.change_log() != nullptr) ChangeSet::Of(engine, txn)->RecordDelete(meta, old_doc);
+  return Status::OK();
+}
+
+namespace {
+
+Status DeleteStored(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
+                    std::string_view key, DocumentView old_doc, WriteDelta* delta) {
   if (meta.is_capped()) ROCKDOC_RETURN_IF_ERROR(CappedRemoved(txn, meta, key, old_doc));
   std::shared_ptr<const IndexSet> indexes = meta.indexes();
   DocumentIndexKeys old_keys;
@@ -784,6 +804,8 @@ Status DeleteDocument(const Engine& engine, KvTransaction* txn, const Collection
   }
   return Status::OK();
 }
+
+}  // namespace
 
 StatusOr<std::optional<Document>> LockAndRead(KvTransaction* txn, std::string_view key) {
   std::string value;

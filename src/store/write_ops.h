@@ -17,6 +17,7 @@
 #include "rockdoc/status.h"
 #include "storage/engine.h"
 #include "storage/format.h"
+#include "store/change_set.h"
 
 namespace rockdoc::internal {
 
@@ -66,17 +67,22 @@ struct WriteDelta {
 };
 
 // Within `txn`: inserts `doc` (prepared) unless its _id exists (DuplicateKey);
-// the count and statistics changes go to *delta.
+// the count and statistics changes go to *delta. Each of InsertDocument,
+// ReplaceDocument and DeleteDocument records its change in the
+// transaction's change set (store/change_set.h) for the change log.
 //
 // The collection's validator is applied (see CheckValidator) unless
 // `bypass_validation` (bypassDocumentValidation).
 Status InsertDocument(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
                       DocumentView doc, WriteDelta* delta, bool bypass_validation = false);
 // Within `txn`: replaces the stored `old_doc` at `key` by `new_doc` (same
-// _id), after the validator's check as for InsertDocument.
+// _id), after the validator's check as for InsertDocument. `kind` says
+// which event the change log records (an update's description, or the
+// replacement).
 Status ReplaceDocument(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
                        std::string_view key, DocumentView old_doc, DocumentView new_doc,
-                       WriteDelta* delta, bool bypass_validation = false);
+                       WriteDelta* delta, bool bypass_validation = false,
+                       ReplaceKind kind = ReplaceKind::kUpdate);
 
 // The collection validator's verdict on `doc`, about to be stored, with
 // MongoDB's rules: nothing to check without a validator or with

@@ -62,10 +62,15 @@ test('listDatabases shows admin, config and local', async (client) => {
   for (const name of ['admin', 'config', 'local']) assert.ok(names.includes(name), names);
 });
 
-test('watch() on a standalone', async (client) => {
-  const stream = client.db('node_wirelimits').collection('big').watch();
-  const e = await rejects(stream.tryNext(), 40573);
-  assert.match(e.message, /only supported on replica sets/);
+test('watch() sees an insert', async (client) => {
+  const coll = client.db('node_wirelimits').collection('watched');
+  const stream = coll.watch([], {maxAwaitTimeMS: 1000});
+  assert.equal(await stream.tryNext(), null);  // opens the stream: nothing yet
+  await coll.insertOne({_id: 'seen'});
+  const event = await stream.next();
+  assert.equal(event.operationType, 'insert');
+  assert.deepEqual(event.documentKey, {_id: 'seen'});
+  assert.ok(stream.resumeToken);
   await stream.close();
 });
 

@@ -94,9 +94,15 @@ def list_databases_shows_admin_config_local():
 
 
 @test
-def change_streams_on_a_standalone():
-    e = expect_code(40573, db.listed.watch)
-    assert "only supported on replica sets" in str(e), e.details
+def change_streams_see_an_insert():
+    with db.watched.watch(max_await_time_ms=1000) as stream:
+        db.watched.insert_one({"_id": "seen"})
+        event = None
+        while event is None:  # each try waits up to max_await_time_ms
+            event = stream.try_next()
+        assert event["operationType"] == "insert", event
+        assert event["documentKey"] == {"_id": "seen"}, event
+        assert stream.resume_token is not None
 
 
 @test

@@ -1,0 +1,418 @@
+// api/change_stream.cc: change streams (Collection::Watch, Database::Watch,
+// Client::Watch) over the change log (storage/change_log.h), whose events
+// the store writes (store/change_set.h).
+//
+// A stream keeps its position in the log (the last event it read, whether
+// or not its pipeline kept it) and reads on from there in batches; each
+// event of its namespace becomes MongoDB's change event (the stored event
+// with its resume token and clusterTime, and for "updateLookup" the
+// document as it is now), then passes through the stream's stages, one
+// event at a time.
+//
+// A resume token's _data is the hex of: 0x82 (as MongoDB's tokens begin,
+// the type of a Timestamp in its key encoding), the cluster time (BE64),
+// the op index (BE32). Drivers treat it as opaque.
+#include <algorithm>
+#include <deque>
+#include <limits>
+
+#include "api/client_internal.h"
+#include "api/session_internal.h"
+#include "catalog/catalog.h"
+#include "common/endian.h"
+#include "pipeline/planning.h"
+#include "pipeline/stage.h"
+#include "rockdoc/client.h"
+#include "storage/change_log.h"
+
+namespace rockdoc {
+
+namespace internal {
+
+namespace {
+
+constexpr uint8_t kTokenMarker = 0x82;
+// Events read from the log at once (one batch's reading).
+constexpr int kReadBatch = 128;
+
+std::string TokenData(const ChangePosition& p, bool from_invalidate) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string bytes;
+  bytes.push_back(static_cast<char>(kTokenMarker));
+  AppendBE64(&bytes, p.cluster_time);
+  AppendBE32(&bytes, p.op_index);
+  bytes.push_back(from_invalidate ? 1 : 0);
+  std::string hex;
+  for (unsigned char c : bytes) {
+    hex.push_back(kHex[c >> 4]);
+    hex.push_back(kHex[c & 15]);
+  }
+  return hex;
+}
+
+Document TokenOf(const ChangePosition& p, bool from_invalidate = false) {
+  BsonBuilder b;
+  b.AppendString("_data", TokenData(p, from_invalidate));
+  return std::move(b).Build();
+}
+
+struct Token {
+  ChangePosition position;
+  bool from_invalidate = false;
+};
+
+Status BadToken() {
+  return BadValue("invalid resume token: not one this rockdoc made ({_data: <hex string>})");
+}
+
+StatusOr<Token> ParseToken(DocumentView token) {
+  Element data = token.Get("_data");
+  if (!data.IsString() || token.CountFields() != 1) return BadToken();
+  std::string_view hex = data.String();
+  if (hex.size() != 28) return BadToken();
+  std::string bytes;
+  for (size_t i = 0; i < hex.size(); i += 2) {
+    auto nibble = [](char c) -> int {
+      if (c >= '0' && c <= '9') return c - '0';
+      if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+      return -1;
+    };
+    const int hi = nibble(hex[i]), lo = nibble(hex[i + 1]);
+    if (hi < 0 || lo < 0) return BadToken();
+    bytes.push_back(static_cast<char>(hi * 16 + lo));
+  }
+  if (static_cast<uint8_t>(bytes[0]) != kTokenMarker || static_cast<uint8_t>(bytes[13]) > 1) {
+    return BadToken();
+  }
+  const auto* p = reinterpret_cast<const uint8_t*>(bytes.data()) + 1;
+  return Token{{LoadBE64(p), LoadBE32(p + 8)}, bytes[13] == 1};
+}
+
+// The one-document source the stream's stages pull from: an event put in,
+// then taken out by the first stage.
+class EventSlot : public DocumentSource {
+ public:
+  void Put(Document doc) { doc_ = std::move(doc); }
+  StatusOr<std::optional<Document>> Next() override {
+    std::optional<Document> out = std::move(doc_);
+    doc_.reset();
+    return out;
+  }
+
+ private:
+  std::optional<Document> doc_;
+};
+
+bool IsInternalDatabase(std::string_view db) {
+  return db == "admin" || db == "config" || db == "local";
+}
+
+}  // namespace
+
+class ChangeStreamImpl {
+ public:
+  // `db` empty: every database; `coll` empty: every collection of `db`.
+  static StatusOr<std::unique_ptr<ChangeStreamImpl>> Open(std::shared_ptr<Engine> engine,
+                                                          std::string db, std::string coll,
+                                                          DocumentView pipeline,
+                                                          const ChangeStreamOptions& options);
+
+  StatusOr<std::optional<Document>> Next(int64_t wait_ms);
+  Document resume_token() const { return last_token_ ? *last_token_ : TokenOf(position_); }
+  void Close() {
+    closed_ = true;
+    ready_.clear();
+  }
+  bool closed() const { return closed_; }
+  int64_t max_await_time_ms() const { return options_.max_await_time_ms; }
+  void Wait(int64_t ms, const std::atomic<bool>* stop) const {
+    if (!ready_.empty() || closed_ || invalidated_) return;
+    engine_->change_log()->WaitForNewer(position_.cluster_time, ms, stop);
+  }
+
+ private:
+  ChangeStreamImpl() = default;
+  // Reads the next batch of the log into ready_; returns whether it read to
+  // the log's end.
+  StatusOr<bool> ReadBatch();
+  // The change event of a stored one, or nullopt when it is not of this
+  // stream's namespace. *invalidates: the event ends the stream (its
+  // collection dropped or renamed, its database dropped).
+  StatusOr<std::optional<Document>> MakeEvent(const ChangePosition& p, DocumentView stored,
+                                              bool* invalidates);
+
+  std::shared_ptr<Engine> engine_;
+  std::string db_, coll_;
+  ChangeStreamOptions options_;
+  ChangePosition position_;
+  std::optional<Document> last_token_;  // of the last event returned
+  std::deque<std::pair<ChangePosition, Document>> ready_;
+  EventSlot* slot_ = nullptr;
+  std::unique_ptr<DocumentSource> stages_;  // null: none
+  bool closed_ = false;
+  bool invalidated_ = false;  // the invalidate event is the last
+};
+
+StatusOr<std::unique_ptr<ChangeStreamImpl>> ChangeStreamImpl::Open(
+    std::shared_ptr<Engine> engine, std::string db, std::string coll, DocumentView pipeline,
+    const ChangeStreamOptions& options) {
+  auto use = engine->Enter();
+  ROCKDOC_RETURN_IF_ERROR(use.status());
+  if (!db.empty()) ROCKDOC_RETURN_IF_ERROR(ValidateDatabaseName(db));
+  if (!coll.empty()) ROCKDOC_RETURN_IF_ERROR(ValidateCollectionName(db, coll));
+  ChangeLog* log = engine->change_log();
+  if (log == nullptr) {
+    return Status(static_cast<ErrorCode>(40573),
+                  "The $changeStream stage is only supported on replica sets (rockdoc: "
+                  "ClientOptions::change_log is off)");
+  }
+  if (options.full_document != "default" && options.full_document != "updateLookup") {
+    if (options.full_document == "whenAvailable" || options.full_document == "required") {
+      return Status(ErrorCode::kNotImplemented,
+                    "fullDocument: '" + options.full_document +
+                        "' (post-images) is not supported by rockdoc yet");
+    }
+    return BadValue("Enumeration value '" + options.full_document +
+                    "' for field 'fullDocument' is not a valid value.");
+  }
+  if (options.show_expanded_events) {
+    return Status(ErrorCode::kNotImplemented, "showExpandedEvents is not supported by rockdoc yet");
+  }
+  if (options.full_document_before_change != "off") {
+    if (options.full_document_before_change == "whenAvailable" ||
+        options.full_document_before_change == "required") {
+      return Status(ErrorCode::kNotImplemented,
+                    "fullDocumentBeforeChange: '" + options.full_document_before_change +
+                        "' (pre-images) is not supported by rockdoc yet");
+    }
+    return BadValue("Enumeration value '" + options.full_document_before_change +
+                    "' for field 'fullDocumentBeforeChange' is not a valid value.");
+  }
+  const int starts = (options.resume_after ? 1 : 0) + (options.start_after ? 1 : 0) +
+                     (options.start_at_operation_time ? 1 : 0);
+  if (starts > 1) {
+    return Status(static_cast<ErrorCode>(40674),
+                  "Only one type of resume option is allowed, but multiple were found.");
+  }
+  auto impl = std::unique_ptr<ChangeStreamImpl>(new ChangeStreamImpl());
+  impl->engine_ = std::move(engine);
+  impl->db_ = std::move(db);
+  impl->coll_ = std::move(coll);
+  impl->options_ = options;
+  if (options.resume_after || options.start_after) {
+    ROCKDOC_ASSIGN_OR_RETURN(Token token,
+                             ParseToken(options.resume_after ? options.resume_after->view()
+                                                             : options.start_after->view()));
+    if (token.from_invalidate && options.resume_after) {
+      return Status(ErrorCode::kInvalidResumeToken,
+                    "Attempting to resume a change stream using 'resumeAfter' is not allowed "
+                    "from an invalidate notification.");
+    }
+    impl->position_ = token.position;
+    ROCKDOC_RETURN_IF_ERROR(log->CheckRetained(impl->position_));
+  } else if (options.start_at_operation_time) {
+    const uint64_t t = options.start_at_operation_time->AsUint64();
+    // Every event at or after t: after the last position before it.
+    impl->position_ =
+        t == 0 ? ChangePosition{} : ChangePosition{t - 1, std::numeric_limits<uint32_t>::max()};
+    ROCKDOC_RETURN_IF_ERROR(log->CheckRetained(impl->position_));
+  } else {
+    impl->position_ = {log->last_cluster_time(), std::numeric_limits<uint32_t>::max()};
+  }
+
+  // The stages after $changeStream.
+  if (!pipeline.empty()) {
+    ROCKDOC_ASSIGN_OR_RETURN(std::vector<Element> stages, StageElements(pipeline));
+    static constexpr std::string_view kAllowed[] = {"$match",       "$project", "$addFields",
+                                                    "$set",         "$unset",   "$replaceRoot",
+                                                    "$replaceWith", "$redact"};
+    for (const Element& stage : stages) {
+      if (std::find(std::begin(kAllowed), std::end(kAllowed), stage.key()) == std::end(kAllowed)) {
+        return Status(ErrorCode::kIllegalOperation,
+                      std::string(stage.key()) + " is not permitted in a $changeStream pipeline");
+      }
+    }
+    PipelineOptions popts;
+    ROCKDOC_ASSIGN_OR_RETURN(auto chain, ParseStages(stages, 0, popts, FindFn(), false));
+    auto slot = std::make_unique<EventSlot>();
+    impl->slot_ = slot.get();
+    impl->stages_ = Connect(std::move(slot), std::move(chain));
+  }
+  return impl;
+}
+
+StatusOr<std::optional<Document>> ChangeStreamImpl::MakeEvent(const ChangePosition& p,
+                                                              DocumentView stored,
+                                                              bool* invalidates) {
+  const DocumentView ns = stored.Get("ns").Document();
+  const std::string_view db = ns.Get("db").String();
+  const std::string_view coll = ns.Get("coll").String();
+  if (db_.empty()) {
+    if (IsInternalDatabase(db)) return std::optional<Document>();
+  } else if (db != db_) {
+    return std::optional<Document>();
+  }
+  if (coll_.empty()) {
+    if (coll.substr(0, 7) == "system.") return std::optional<Document>();
+  } else if (coll != coll_) {
+    return std::optional<Document>();
+  }
+  const std::string_view op = stored.Get("operationType").String();
+  *invalidates =
+      coll_.empty() ? !db_.empty() && op == "dropDatabase" : op == "drop" || op == "rename";
+  const bool lookup = options_.full_document == "updateLookup" && op == "update";
+  std::optional<Document> current;
+  if (lookup) {
+    BsonBuilder filter;
+    filter.AppendElement(*stored.Get("documentKey").Document().begin());
+    Collection c = ClientAccess::DatabaseOf(engine_, std::string(db)).GetCollection(coll);
+    ROCKDOC_ASSIGN_OR_RETURN(current, c.FindOne(std::move(filter).Build()));
+  }
+  BsonBuilder b;
+  b.AppendDocument("_id", TokenOf(p));
+  for (const Element& e : stored) {
+    const std::string_view key = e.key();
+    if (key == "collectionUUID" && !options_.show_expanded_events) continue;
+    if (key == "ns" && lookup) {
+      // fullDocument goes where an insert's is: before ns.
+      if (current) {
+        b.AppendDocument("fullDocument", *current);
+      } else {
+        b.AppendNull("fullDocument");
+      }
+    }
+    b.AppendElement(e);
+    if (key == "operationType") {
+      b.AppendTimestamp("clusterTime", BsonTimestamp::FromUint64(p.cluster_time));
+    }
+  }
+  return std::optional<Document>(std::move(b).Build());
+}
+
+StatusOr<bool> ChangeStreamImpl::ReadBatch() {
+  auto use = engine_->Enter();
+  ROCKDOC_RETURN_IF_ERROR(use.status());
+  ChangeLog* log = engine_->change_log();
+  // The log may have been trimmed past the stream while it was away.
+  ROCKDOC_RETURN_IF_ERROR(log->CheckRetained(position_));
+  const uint64_t published = log->last_cluster_time();
+  int read = 0;
+  ChangePosition last = position_;
+  std::vector<std::pair<ChangePosition, std::string>> batch;
+  ROCKDOC_RETURN_IF_ERROR(
+      log->Read(position_, [&](const ChangePosition& p, std::string_view value) -> StatusOr<bool> {
+        batch.emplace_back(p, std::string(value));
+        last = p;
+        return ++read < kReadBatch;
+      }));
+  for (auto& [p, value] : batch) {
+    ROCKDOC_ASSIGN_OR_RETURN(Document stored, Document::FromBytes(value));
+    bool invalidates = false;
+    ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> event, MakeEvent(p, stored, &invalidates));
+    if (event && stages_ != nullptr) {
+      slot_->Put(std::move(*event));
+      ROCKDOC_ASSIGN_OR_RETURN(event, stages_->Next());
+      // MongoDB refuses a stage that changes the resume token.
+      Element id = event ? event->Get("_id") : Element();
+      if (event && (!id.IsDocument() || id.Document().bytes() != TokenOf(p).bytes())) {
+        return Status(ErrorCode::kChangeStreamFatalError,
+                      "Encountered an event whose _id field, which contains the resume token, "
+                      "was modified by the pipeline. Modifying the _id field of an event makes "
+                      "it impossible to resume the stream from that point. Only transformations "
+                      "that retain the unmodified _id field are allowed.");
+      }
+    }
+    if (event) ready_.emplace_back(p, std::move(*event));
+    if (invalidates) {
+      // The stream's last event; startAfter its token starts a new stream
+      // after the change that ended this one.
+      BsonBuilder b;
+      b.AppendDocument("_id", TokenOf(p, /*from_invalidate=*/true));
+      b.AppendString("operationType", "invalidate");
+      b.AppendTimestamp("clusterTime", BsonTimestamp::FromUint64(p.cluster_time));
+      b.AppendElement(stored.Get("wallTime"));
+      ready_.emplace_back(p, std::move(b).Build());
+      invalidated_ = true;
+      position_ = p;
+      return true;
+    }
+  }
+  const bool to_end = read < kReadBatch;
+  if (to_end) {
+    ChangePosition end{published, std::numeric_limits<uint32_t>::max()};
+    position_ = last < end ? end : last;
+  } else {
+    position_ = last;
+  }
+  return to_end;
+}
+
+StatusOr<std::optional<Document>> ChangeStreamImpl::Next(int64_t wait_ms) {
+  for (bool waited = false; !closed_;) {
+    if (!ready_.empty()) {
+      Document event = std::move(ready_.front().second);
+      ready_.pop_front();
+      last_token_ = Document::AdoptValidated(std::string(event.Get("_id").Document().bytes()));
+      // The stream's position says more, unless it ends here.
+      if (ready_.empty() && !invalidated_) last_token_.reset();
+      return std::optional<Document>(std::move(event));
+    }
+    if (invalidated_) {  // its invalidate was the last event
+      closed_ = true;
+      break;
+    }
+    last_token_.reset();
+    ROCKDOC_ASSIGN_OR_RETURN(bool to_end, ReadBatch());
+    if (!ready_.empty() || !to_end) continue;
+    if (waited || wait_ms <= 0) break;
+    engine_->change_log()->WaitForNewer(position_.cluster_time, wait_ms);
+    waited = true;
+  }
+  return std::optional<Document>();
+}
+
+void WaitForChange(ChangeStreamImpl* stream, int64_t ms, const std::atomic<bool>* stop) {
+  stream->Wait(ms, stop);
+}
+
+}  // namespace internal
+
+ChangeStream::ChangeStream(std::unique_ptr<internal::ChangeStreamImpl> impl)
+    : impl_(std::move(impl)) {}
+ChangeStream::ChangeStream(ChangeStream&&) noexcept = default;
+ChangeStream& ChangeStream::operator=(ChangeStream&&) noexcept = default;
+ChangeStream::~ChangeStream() = default;
+
+StatusOr<std::optional<Document>> ChangeStream::Next() {
+  return impl_->Next(impl_->max_await_time_ms());
+}
+StatusOr<std::optional<Document>> ChangeStream::TryNext() { return impl_->Next(0); }
+Document ChangeStream::resume_token() const { return impl_->resume_token(); }
+void ChangeStream::Close() { impl_->Close(); }
+bool ChangeStream::closed() const { return impl_->closed(); }
+
+StatusOr<ChangeStream> Collection::Watch(DocumentView pipeline,
+                                         const ChangeStreamOptions& options) const {
+  ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "aggregate"));
+  ROCKDOC_ASSIGN_OR_RETURN(
+      auto impl, internal::ChangeStreamImpl::Open(engine_, db_name_, name_, pipeline, options));
+  return ChangeStream(std::move(impl));
+}
+
+StatusOr<ChangeStream> Database::Watch(DocumentView pipeline,
+                                       const ChangeStreamOptions& options) const {
+  ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "aggregate"));
+  ROCKDOC_ASSIGN_OR_RETURN(auto impl,
+                           internal::ChangeStreamImpl::Open(engine_, name_, "", pipeline, options));
+  return ChangeStream(std::move(impl));
+}
+
+StatusOr<ChangeStream> Client::Watch(DocumentView pipeline,
+                                     const ChangeStreamOptions& options) const {
+  ROCKDOC_ASSIGN_OR_RETURN(auto impl,
+                           internal::ChangeStreamImpl::Open(engine_, "", "", pipeline, options));
+  return ChangeStream(std::move(impl));
+}
+
+}  // namespace rockdoc

@@ -1,0 +1,108 @@
+// store/change_set.h: the record of a transaction's changes, made where the
+// changes are made (store/write_ops.h), and applied when it commits: the
+// transaction's one KvTransaction::CommitHook (the commit path's design:
+// store/README.md).
+//
+// It holds two things:
+//  - the statistics of the collections a multi-document transaction wrote
+//    (ApplyAtCommit, store/write_batcher.h), applied once it commits;
+//  - with a change log (storage/change_log.h), one event per document
+//    written: at commit it takes the log's sequencer, writes its events into
+//    the transaction's own batch under the commit's cluster time, and
+//    publishes them once committed. A savepoint rolled back takes its events
+//    with it; a transaction rolled back has none.
+//
+// An event as stored (the change log's value, BSON), MongoDB's change event
+// without the fields its position gives (_id, the resume token, and
+// clusterTime, which the reader adds: api/change_stream.cc):
+//   {operationType: "insert" | "update" | "replace" | "delete",
+//    wallTime: Date (the commit's),
+//    fullDocument: <the document> (insert, replace),
+//    ns: {db, coll}, documentKey: {_id},
+//    updateDescription: {...} (update: query/update/update_description.h),
+//    collectionUUID: UUID,
+//    txnNumber: Long, lsid: {id: UUID} (a multi-document transaction's)}
+//
+// Thread safety: used by the transaction's thread.
+#ifndef ROCKDOC_STORE_CHANGE_SET_H_
+#define ROCKDOC_STORE_CHANGE_SET_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "catalog/catalog.h"
+#include "rockdoc/document.h"
+#include "rockdoc/status.h"
+#include "storage/engine.h"
+#include "storage/kv.h"
+
+namespace rockdoc::internal {
+
+// Which event a replacement of a stored document is.
+enum class ReplaceKind { kUpdate, kReplace };
+
+class ChangeSet : public KvTransaction::CommitHook {
+ public:
+  // `txn`'s change set, added on first use.
+  static ChangeSet* Of(const Engine& engine, KvTransaction* txn);
+
+  // The statistics `delta` of `meta`'s collection, applied after commit.
+  void AddStatistics(const CollectionMeta& meta, StatisticsDelta delta);
+
+  // Events (kept only when the engine has a change log).
+  void RecordInsert(const CollectionMeta& meta, DocumentView doc);
+  void RecordReplace(const CollectionMeta& meta, DocumentView old_doc, DocumentView new_doc,
+                     ReplaceKind kind);
+  void RecordDelete(const CollectionMeta& meta, DocumentView old_doc);
+  // Tags the events of a multi-document transaction (before any is
+  // recorded): its session's lsid and its txnNumber.
+  void Tag(DocumentView lsid, int64_t txn_number);
+
+  Status BeforeCommit() override;
+  void AfterCommit(bool committed) override;
+  void SavePointSet(int depth) override;
+  void RolledBackTo(int depth) override;
+  void SavePointPopped(int depth) override;
+
+ private:
+  ChangeSet(const Engine& engine, KvTransaction* txn);
+  // An event's operationType and its wallTime (0, filled at commit; its
+  // offset in *wall_time_offset).
+  static void Start(std::string_view operation, BsonBuilder* b, size_t* wall_time_offset);
+  // Its ns and documentKey (after fullDocument).
+  static void AppendKey(const CollectionMeta& meta, DocumentView doc, BsonBuilder* b);
+  // Its collectionUUID and transaction tags, and keeps it.
+  void Finish(const CollectionMeta& meta, BsonBuilder* b, size_t wall_time_offset);
+
+  struct PendingStatistics {
+    std::shared_ptr<CollectionStatistics> stats;
+    StatisticsDelta delta;
+    bool locked;
+  };
+  struct Event {
+    std::string value;
+    size_t wall_time_offset;  // of the wallTime's 8 bytes in `value`
+  };
+
+  const Engine& engine_;
+  KvTransaction* const txn_;
+  std::vector<PendingStatistics> statistics_;
+  std::vector<Event> events_;
+  std::vector<size_t> marks_;  // events_.size() at each savepoint
+  std::string lsid_;           // BSON of the lsid; empty when untagged
+  int64_t txn_number_ = 0;
+  uint64_t cluster_time_ = 0;  // while it holds the sequencer
+  uint64_t event_bytes_ = 0;
+};
+
+// Records a statistics delta for the commit of `txn` (a multi-document
+// transaction): ApplyAtCommit's body. Defined with the statistics' commit
+// (store/write_batcher.cc) rules.
+void ApplyCommittedStatistics(const Engine& engine, CollectionStatistics& stats,
+                              const StatisticsDelta& delta);
+
+}  // namespace rockdoc::internal
+
+#endif  // ROCKDOC_STORE_CHANGE_SET_H_
