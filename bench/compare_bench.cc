@@ -9,6 +9,8 @@
 //                                                Next (to the key past v)
 //                                                                  ... WHERE json_extract(doc,
 //                                                                  '$.k') = ?
+//   unique_eq      find({u: v}), 1 result, through the unique index {u: 1}
+//                                                                  ... UNIQUE INDEX, u = ?
 //   index_eq_2     find({k: v, a: {$gte: 0}}), 1 result: two indexes apply ({k: 1}, {a: 1, b: 1}),
 //                  the plan is chosen (raced, or from the plan cache)
 //                                                                  ... k = ? AND a >= 0
@@ -55,7 +57,7 @@
 //
 //   compare_bench [--docs N] [--reps R] [--seconds S] [--rows find_id,index_eq,...] [--dir D]
 //                 [--cache-mib M] [--only rockdoc|raw|sqlite|FindById|simdjson] [--no-statistics]
-//                 [--ab plan_cache]
+//                 [--ab plan_cache|unique_get]
 //
 // --only runs one engine's side of each row alone and prints its rate (to
 // profile it: perf record -g -p PID while it runs).
@@ -87,6 +89,7 @@
 #include <vector>
 
 #include "api/client_internal.h"
+#include "exec/index_stages.h"
 #include "keystring/keystring.h"
 #include "planner/query_planner.h"
 #include "rockdoc/client.h"
@@ -148,6 +151,7 @@ struct Options {
 // the same run, interleaved with the other engines.
 std::function<void(bool)> LeverSwitch(const std::string& lever) {
   if (lever == "plan_cache") return rockdoc::internal::SetPlanCacheEnabled;
+  if (lever == "unique_get") return rockdoc::internal::SetUniquePointGetEnabled;
   return nullptr;
 }
 
@@ -221,12 +225,13 @@ Data MakeData(int64_t n) {
   d.docs.reserve(n);
   d.json.reserve(n);
   for (int64_t id : ids) {
-    // k and a: permutations of [0, n), so an equality on k finds one
+    // k, u and a: permutations of [0, n), so an equality on k finds one
     // document and a range of a of width w holds w documents, spread over
     // the records in random order.
     BsonBuilder b;
     b.AppendInt64("_id", id);
     b.AppendInt64("k", ks[id]);
+    b.AppendInt64("u", n - 1 - ks[id]);  // unique too: the unique index {u: 1}
     b.AppendInt32("a", static_cast<int32_t>(as[id]));
     b.AppendInt32("b", static_cast<int32_t>(rng() % 1000));
     b.AppendInt32("n", 0);
@@ -310,7 +315,8 @@ class Stmt {
 
 const char kSqliteIndexes[] =
     "CREATE INDEX docs_k ON docs(json_extract(doc, '$.k'));"
-    "CREATE INDEX docs_ab ON docs(json_extract(doc, '$.a'), json_extract(doc, '$.b'))";
+    "CREATE INDEX docs_ab ON docs(json_extract(doc, '$.a'), json_extract(doc, '$.b'));"
+    "CREATE UNIQUE INDEX docs_u ON docs(json_extract(doc, '$.u'))";
 
 struct Engines {
   std::string root;
@@ -408,6 +414,9 @@ void Load(const Data& d, Engines* e) {
     rockdoc::Collection c = client->GetDatabase("bench").GetCollection("docs");
     Check(c.CreateIndex(Json(R"({"k": 1})")), "createIndex");
     Check(c.CreateIndex(Json(R"({"a": 1, "b": 1})")), "createIndex");
+    rockdoc::IndexOptions unique;
+    unique.unique = true;
+    Check(c.CreateIndex(Json(R"({"u": 1})"), unique), "createIndex");
     InsertRockdoc(c, d.docs, 0, d.docs.size());
     InsertRockdoc(client->GetDatabase("bench").GetCollection("pushes"), d.push_docs, 0,
                   d.push_docs.size());
@@ -724,6 +733,28 @@ std::vector<Row> MakeRows(const Data& d, Engines& e) {
              return int64_t{1};
            }}},
          0.9, 1.2});
+  }
+  {  // unique_eq: equality on the unique index {u: 1}
+    auto stmt =
+        std::make_shared<Stmt>(sql, "SELECT doc FROM docs WHERE json_extract(doc, '$.u') = ?");
+    rows.push_back({"unique_eq",
+                    "queries/s",
+                    {{"rockdoc",
+                      [&docs, uniform](std::mt19937_64& rng) {
+                        if (DrainCursor(Check(docs.Find(IntFilter("u", uniform(rng))), "find")) !=
+                            1) {
+                          Die("unique_eq: not 1 result");
+                        }
+                        return int64_t{1};
+                      }},
+                     {"sqlite",
+                      [stmt, uniform](std::mt19937_64& rng) {
+                        sqlite3_bind_int64(stmt->get(), 1, uniform(rng));
+                        if (stmt->Drain() != 1) Die("sqlite unique_eq: not 1 result");
+                        return int64_t{1};
+                      }}},
+                    0,
+                    1.2});
   }
   {  // index_eq_2: two indexes apply, {k: 1} and {a: 1, b: 1}; a planner picks {k: 1}
     auto stmt = std::make_shared<Stmt>(sql,
@@ -1171,7 +1202,7 @@ Options ParseArgs(int argc, char** argv) {
       o.only = value();
     } else if (arg == "--ab") {
       o.ab = value();
-      if (!LeverSwitch(o.ab)) Die("--ab: unknown lever " + o.ab + " (plan_cache)");
+      if (!LeverSwitch(o.ab)) Die("--ab: unknown lever " + o.ab + " (plan_cache, unique_get)");
     } else if (arg == "--no-statistics") {
       // ClientOptions::collect_statistics off: what the query statistics
       // cost rockdoc's reads, by two runs side by side.
