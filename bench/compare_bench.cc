@@ -7,12 +7,19 @@
 //                  (and rockdoc's FindById, the same read without planner or cursor)
 //   index_eq       find({k: v}), 1 result        new iterator, Seek, Get of the record,
 //                                                Next (to the key past v)
-//                                                                  ... WHERE json_extract(doc, '$.k') = ?
+//                                                                  ... WHERE json_extract(doc,
+//                                                                  '$.k') = ?
+//   unique_eq      find({u: v}), 1 result, through the unique index {u: 1}
+//                                                                  ... UNIQUE INDEX, u = ?
+//   index_eq_2     find({k: v, a: {$gte: 0}}), 1 result: two indexes apply ({k: 1}, {a: 1, b: 1}),
+//                  the plan is chosen (raced, or from the plan cache)
+//                                                                  ... k = ? AND a >= 0
 //   range_100      find({a: {$gte: x, $lt: x + 100}}): 100 documents through the index {a: 1, b: 1}
 //                                                raw: the index entries, a Get each
 //   covered_100    the same range, projection {_id: 0, a: 1, b: 1} (no document read)
 //                                                raw: the index entries alone, each key decoded
-//                                                SQLite: SELECT json_extract a, b (its expression index)
+//                                                SQLite: SELECT json_extract a, b (its expression
+//                                                index)
 //   in_100         find({_id: {$in: [100 random _ids]}})
 //                                                raw MultiGet     ... WHERE id IN (?, ... 100)
 //   count_10k      countDocuments({a: {$gte: x, $lt: x + 10000}})
@@ -21,18 +28,21 @@
 //                                                raw: every value read, the two fields compared
 //                                                SQLite: the same two json_extract conditions
 //   update_inc     updateOne({_id: x}, {$inc: {n: 1}})
-//                                                raw Get + Put    UPDATE ... json_set(doc, '$.n', n + 1)
+//                                                raw Get + Put    UPDATE ... json_set(doc, '$.n', n
+//                                                + 1)
 //   push_sort      updateOne({_id: p}, {$push: {log: {$each: [e], $sort: {ts: 1}, $slice: -1000}}})
 //                  on documents holding 1,000 log entries
 //                                                raw Get + Put of the same size
-//                                                SQLite: json_each, ORDER BY, LIMIT, json_group_array
+//                                                SQLite: json_each, ORDER BY, LIMIT,
+//                                                json_group_array
 //   insert_0       insertMany in batches of 1,000 into an empty collection without indexes
 //                                                raw WriteBatch   BEGIN; 1,000 INSERTs; COMMIT
 //   insert_2       the same with the two secondary indexes {k: 1} and {a: 1, b: 1}
 //   index_build    createIndex({c: 1}) over the loaded documents (string values)
 //                                                raw: scan the records, build the same entries,
 //                                                sort, write one table file, ingest it
-//                                                SQLite: CREATE INDEX ... (json_extract(doc, '$.c'))
+//                                                SQLite: CREATE INDEX ... (json_extract(doc,
+//                                                '$.c'))
 //   json_to_bson   FromPaddedJson over every document's JSON text (MB/s), and
 //                  FromJson (which copies the text to pad it)
 //                                                simdjson On-Demand, every key and value walked
@@ -47,6 +57,7 @@
 //
 //   compare_bench [--docs N] [--reps R] [--seconds S] [--rows find_id,index_eq,...] [--dir D]
 //                 [--cache-mib M] [--only rockdoc|raw|sqlite|FindById|simdjson] [--no-statistics]
+//                 [--ab plan_cache|unique_get]
 //
 // --only runs one engine's side of each row alone and prints its rate (to
 // profile it: perf record -g -p PID while it runs).
@@ -78,7 +89,9 @@
 #include <vector>
 
 #include "api/client_internal.h"
+#include "exec/index_stages.h"
 #include "keystring/keystring.h"
+#include "planner/query_planner.h"
 #include "rockdoc/client.h"
 #include "rockdoc/json.h"
 #include "simdjson_walk.h"
@@ -129,7 +142,18 @@ struct Options {
   std::vector<std::string> rows;
   std::string dir = "/tmp";
   std::string only;  // --only ENGINE: that engine's side of each row alone
+  std::string ab;    // --ab LEVER: a "before" side, rockdoc with LEVER off
 };
+
+// --ab LEVER: each row gains a side "before", rockdoc's own operation with
+// one read-path lever of issue 36 turned off around it (an internal switch:
+// the answers are the same either way), so that a lever is measured A/B in
+// the same run, interleaved with the other engines.
+std::function<void(bool)> LeverSwitch(const std::string& lever) {
+  if (lever == "plan_cache") return rockdoc::internal::SetPlanCacheEnabled;
+  if (lever == "unique_get") return rockdoc::internal::SetUniquePointGetEnabled;
+  return nullptr;
+}
 
 // The options every engine opens with: rockdoc's, raw RocksDB's (the same
 // RocksDB options through MakeRocksOptions) and SQLite's page cache, the
@@ -201,12 +225,13 @@ Data MakeData(int64_t n) {
   d.docs.reserve(n);
   d.json.reserve(n);
   for (int64_t id : ids) {
-    // k and a: permutations of [0, n), so an equality on k finds one
+    // k, u and a: permutations of [0, n), so an equality on k finds one
     // document and a range of a of width w holds w documents, spread over
     // the records in random order.
     BsonBuilder b;
     b.AppendInt64("_id", id);
     b.AppendInt64("k", ks[id]);
+    b.AppendInt64("u", n - 1 - ks[id]);  // unique too: the unique index {u: 1}
     b.AppendInt32("a", static_cast<int32_t>(as[id]));
     b.AppendInt32("b", static_cast<int32_t>(rng() % 1000));
     b.AppendInt32("n", 0);
@@ -290,7 +315,8 @@ class Stmt {
 
 const char kSqliteIndexes[] =
     "CREATE INDEX docs_k ON docs(json_extract(doc, '$.k'));"
-    "CREATE INDEX docs_ab ON docs(json_extract(doc, '$.a'), json_extract(doc, '$.b'))";
+    "CREATE INDEX docs_ab ON docs(json_extract(doc, '$.a'), json_extract(doc, '$.b'));"
+    "CREATE UNIQUE INDEX docs_u ON docs(json_extract(doc, '$.u'))";
 
 struct Engines {
   std::string root;
@@ -388,6 +414,9 @@ void Load(const Data& d, Engines* e) {
     rockdoc::Collection c = client->GetDatabase("bench").GetCollection("docs");
     Check(c.CreateIndex(Json(R"({"k": 1})")), "createIndex");
     Check(c.CreateIndex(Json(R"({"a": 1, "b": 1})")), "createIndex");
+    rockdoc::IndexOptions unique;
+    unique.unique = true;
+    Check(c.CreateIndex(Json(R"({"u": 1})"), unique), "createIndex");
     InsertRockdoc(c, d.docs, 0, d.docs.size());
     InsertRockdoc(client->GetDatabase("bench").GetCollection("pushes"), d.push_docs, 0,
                   d.push_docs.size());
@@ -519,6 +548,19 @@ void RunRow(Row& row, const Options& o) {
                 *hi);
   }
   std::printf("\n");
+  // With --ab: the "before" side's own ratio to SQLite, beside rockdoc's.
+  size_t before = engines, sqlite = engines;
+  for (size_t e = 0; e < engines; ++e) {
+    if (row.sides[e].engine == "before") before = e;
+    if (row.sides[e].engine == "sqlite") sqlite = e;
+  }
+  if (before < engines && sqlite < engines) {
+    std::vector<double> ratios;
+    for (int rep = 0; rep < o.reps; ++rep)
+      ratios.push_back(rates[before][rep] / rates[sqlite][rep]);
+    auto [lo, hi] = std::minmax_element(ratios.begin(), ratios.end());
+    std::printf("%-23s before/sqlite   %6.2fx [%.2f-%.2f]\n", "", Median(ratios), *lo, *hi);
+  }
   for (size_t e = 1; e < engines; ++e) {
     std::vector<double> ratios;
     for (int rep = 0; rep < o.reps; ++rep) ratios.push_back(rates[0][rep] / rates[e][rep]);
@@ -691,6 +733,53 @@ std::vector<Row> MakeRows(const Data& d, Engines& e) {
              return int64_t{1};
            }}},
          0.9, 1.2});
+  }
+  {  // unique_eq: equality on the unique index {u: 1}
+    auto stmt =
+        std::make_shared<Stmt>(sql, "SELECT doc FROM docs WHERE json_extract(doc, '$.u') = ?");
+    rows.push_back({"unique_eq",
+                    "queries/s",
+                    {{"rockdoc",
+                      [&docs, uniform](std::mt19937_64& rng) {
+                        if (DrainCursor(Check(docs.Find(IntFilter("u", uniform(rng))), "find")) !=
+                            1) {
+                          Die("unique_eq: not 1 result");
+                        }
+                        return int64_t{1};
+                      }},
+                     {"sqlite",
+                      [stmt, uniform](std::mt19937_64& rng) {
+                        sqlite3_bind_int64(stmt->get(), 1, uniform(rng));
+                        if (stmt->Drain() != 1) Die("sqlite unique_eq: not 1 result");
+                        return int64_t{1};
+                      }}},
+                    0,
+                    1.2});
+  }
+  {  // index_eq_2: two indexes apply, {k: 1} and {a: 1, b: 1}; a planner picks {k: 1}
+    auto stmt = std::make_shared<Stmt>(sql,
+                                       "SELECT doc FROM docs WHERE json_extract(doc, '$.k') = ? "
+                                       "AND json_extract(doc, '$.a') >= 0");
+    rows.push_back({"index_eq_2",
+                    "queries/s",
+                    {{"rockdoc",
+                      [&docs, uniform](std::mt19937_64& rng) {
+                        BsonBuilder b;
+                        b.AppendInt64("k", uniform(rng));
+                        b.OpenDocument("a").AppendInt32("$gte", 0).Close();
+                        if (DrainCursor(Check(docs.Find(std::move(b).Build()), "find")) != 1) {
+                          Die("index_eq_2: not 1 result");
+                        }
+                        return int64_t{1};
+                      }},
+                     {"sqlite",
+                      [stmt, uniform](std::mt19937_64& rng) {
+                        sqlite3_bind_int64(stmt->get(), 1, uniform(rng));
+                        if (stmt->Drain() != 1) Die("sqlite index_eq_2: not 1 result");
+                        return int64_t{1};
+                      }}},
+                    0,
+                    1.2});
   }
   // range_100, covered_100, count_10k: a range of a.
   auto range_row = [&](const char* name, int64_t width, int mode, double goal_raw,
@@ -1111,6 +1200,9 @@ Options ParseArgs(int argc, char** argv) {
       o.dir = value();
     } else if (arg == "--only") {
       o.only = value();
+    } else if (arg == "--ab") {
+      o.ab = value();
+      if (!LeverSwitch(o.ab)) Die("--ab: unknown lever " + o.ab + " (plan_cache, unique_get)");
     } else if (arg == "--no-statistics") {
       // ClientOptions::collect_statistics off: what the query statistics
       // cost rockdoc's reads, by two runs side by side.
@@ -1122,7 +1214,7 @@ Options ParseArgs(int argc, char** argv) {
     } else {
       Die("unknown argument " + arg +
           " (--docs N, --reps R, --seconds S, --rows a,b,..., --dir D, --cache-mib M, --only E,"
-          " --no-statistics)");
+          " --no-statistics, --ab LEVER)");
     }
   }
   if (o.docs < 20000) Die("--docs must be at least 20,000");
@@ -1159,6 +1251,21 @@ int main(int argc, char** argv) {
   d.record_keys.resize(keep);
   d.record_keys.shrink_to_fit();
   std::vector<Row> rows = MakeRows(d, e);
+  if (!o.ab.empty()) {
+    std::function<void(bool)> lever = LeverSwitch(o.ab);
+    for (Row& row : rows) {
+      auto op = row.sides[0].op;
+      row.sides.emplace_back(
+          "before",
+          [op, lever](std::mt19937_64& rng) {
+            lever(false);
+            int64_t n = op(rng);
+            lever(true);
+            return n;
+          },
+          row.sides[0].setup);
+    }
+  }
   for (const std::string& name : o.rows) {
     if (std::none_of(rows.begin(), rows.end(), [&](const Row& r) { return r.name == name; })) {
       Die("unknown row " + name);

@@ -391,7 +391,7 @@ StatusOr<CollModResult> Database::CollMod(std::string_view collection,
       result.expire_after_seconds_new = *want.expire_after_seconds;
     }
     if (want.hidden && index->hidden() != *want.hidden) {
-      // Published at once: the next plan sees it (every query plans anew).
+      // Published at once: the next plan sees it (the plan cache is cleared below).
       auto* changing = const_cast<internal::IndexDescriptor*>(index);
       changing->set_hidden(*want.hidden);
       Status persisted = CatalogOf(*engine_).PersistCollection(*lock.meta());
@@ -402,6 +402,8 @@ StatusOr<CollModResult> Database::CollMod(std::string_view collection,
       result.hidden_old = !*want.hidden;
       result.hidden_new = *want.hidden;
     }
+    // Cached plans chose among the indexes as they were (catalog/plan_cache.h).
+    lock.meta()->plan_cache.Clear();
   }
   return result;
 }

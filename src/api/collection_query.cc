@@ -76,7 +76,8 @@ StatusOr<Document> ExplainQuery(const std::shared_ptr<const Engine>& engine,
                                 const TopStage& top) {
   SnapshotHolder snapshot(engine);
   auto start = std::chrono::steady_clock::now();
-  ROCKDOC_ASSIGN_OR_RETURN(PreparedPlan plan, PlanQuery(cq, meta, snapshot.context()));
+  ROCKDOC_ASSIGN_OR_RETURN(PreparedPlan plan,
+                           PlanQuery(cq, meta, snapshot.context(), PlanCacheUse::kBypass));
   if (top) {
     plan.root =
         top(std::move(plan.root), meta != nullptr ? *meta : NoCollection(), snapshot.context());

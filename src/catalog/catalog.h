@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "catalog/plan_cache.h"
 #include "common/mutex.h"
 #include "index/index_descriptor.h"
 #include "query/match_expression.h"
@@ -153,9 +154,16 @@ struct CollectionMeta {
   // Publishes a new set (copy-on-write). The caller holds `mu` exclusively,
   // or is the only one who can reach this meta yet.
   void set_indexes(std::shared_ptr<const IndexSet> indexes) {
-    MutexLock g(&indexes_mu_);
-    indexes_ = std::move(indexes);
+    {
+      MutexLock g(&indexes_mu_);
+      indexes_ = std::move(indexes);
+    }
+    plan_cache.Clear();  // after the new set is visible (catalog/plan_cache.h)
   }
+
+  // The query planner's cache of choices per query shape, cleared by every
+  // change of the indexes (set_indexes, and collMod's changes of one).
+  mutable PlanCache plan_cache;
 
   // The collection's options (validator, capped), an immutable snapshot
   // replaced whole by collMod.

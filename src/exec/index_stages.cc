@@ -1,5 +1,7 @@
 #include "exec/index_stages.h"
 
+#include <atomic>
+
 #include "index/access_method.h"
 #include "index/index_entry.h"
 #include "keystring/keystring.h"
@@ -9,6 +11,8 @@
 namespace rockdoc::internal {
 
 namespace {
+std::atomic<bool> g_unique_point_get{true};
+
 std::vector<KeyRange> IndexRanges(const IndexDescriptor& index, const IndexBounds& bounds) {
   std::string prefix = IndexPrefix(index);
   std::string prefix_end = keystring::PrefixSuccessor(prefix);
@@ -18,7 +22,27 @@ std::vector<KeyRange> IndexRanges(const IndexDescriptor& index, const IndexBound
   }
   return out;
 }
+// The entry keys of `ranges` when each can hold one entry at most: a
+// unique index's ranges of whole point keys ([p, successor of p): an entry
+// key is the prefix and the values' keystring, and keystrings are
+// prefix-free, so p is the only key there).
+bool PointKeys(const IndexDescriptor& index, const IndexBounds& bounds,
+               const std::vector<KeyRange>& ranges, std::vector<std::string>* out) {
+  if (index.entry_format() != IndexEntryFormat::kUnique || bounds.simple_range) return false;
+  for (const OrderedIntervalList& list : bounds.fields)
+    if (!list.AllPoints()) return false;
+  for (const KeyRange& r : ranges)
+    if (r.end.empty() || r.end != keystring::PrefixSuccessor(r.start)) return false;
+  out->reserve(ranges.size());
+  for (const KeyRange& r : ranges) out->push_back(r.start);
+  return true;
+}
+
 }  // namespace
+
+void SetUniquePointGetEnabled(bool enabled) {
+  g_unique_point_get.store(enabled, std::memory_order_relaxed);
+}
 
 IndexScanStage::IndexScanStage(const ReadView& view, uint32_t collection_id,
                                std::shared_ptr<const IndexDescriptor> index, IndexBounds bounds,
@@ -30,21 +54,48 @@ IndexScanStage::IndexScanStage(const ReadView& view, uint32_t collection_id,
       forward_(forward),
       output_(output),
       key_filter_(std::move(key_filter)),
-      walk_(IndexPrefix(*index_), keystring::PrefixSuccessor(IndexPrefix(*index_)),
-            IndexRanges(*index_, bounds_), forward) {}
+      walk_(IndexPrefix(*index_), keystring::PrefixSuccessor(IndexPrefix(*index_)), {}, forward) {
+  std::vector<KeyRange> ranges = IndexRanges(*index_, bounds_);
+  if (!(g_unique_point_get.load(std::memory_order_relaxed) &&
+        PointKeys(*index_, bounds_, ranges, &points_))) {
+    walk_ = RangeIterator(IndexPrefix(*index_), keystring::PrefixSuccessor(IndexPrefix(*index_)),
+                          std::move(ranges), forward);
+    points_.clear();
+    point_mode_ = false;
+  } else {
+    point_mode_ = true;
+  }
+}
 
 void IndexScanStage::ReleaseOwnResources() { walk_.Release(); }
 
 StageState IndexScanStage::DoWork(WorkingMember** out) {
-  switch (walk_.Next(view_)) {
-    case RangeIterator::Step::kEof:
-      return StageState::kEof;
-    case RangeIterator::Step::kNextRange:
-      return StageState::kNeedTime;
-    case RangeIterator::Step::kError:
-      return Fail(walk_.status());
-    case RangeIterator::Step::kKey:
-      break;
+  std::string_view key, value;
+  if (point_mode_) {
+    // One point read per work, as the walk takes one work per range.
+    if (next_point_ == points_.size()) return StageState::kEof;
+    const size_t i = forward_ ? next_point_ : points_.size() - 1 - next_point_;
+    ++next_point_;
+    ++point_reads_;
+    bool found = false;
+    Status s = view_.Get(points_[i], &point_value_, &found);
+    if (!s.ok()) return Fail(s);
+    if (!found) return StageState::kNeedTime;
+    key = points_[i];
+    value = point_value_.view();
+  } else {
+    switch (walk_.Next(view_)) {
+      case RangeIterator::Step::kEof:
+        return StageState::kEof;
+      case RangeIterator::Step::kNextRange:
+        return StageState::kNeedTime;
+      case RangeIterator::Step::kError:
+        return Fail(walk_.status());
+      case RangeIterator::Step::kKey:
+        break;
+    }
+    key = walk_.key();
+    value = walk_.value();
   }
   ++keys_examined_;
   if (output_ == Output::kCount) {
@@ -54,7 +105,7 @@ StageState IndexScanStage::DoWork(WorkingMember** out) {
     return StageState::kAdvanced;
   }
   IndexEntryView entry;
-  Status s = ParseIndexEntry(*index_, walk_.key(), walk_.value(), &entry);
+  Status s = ParseIndexEntry(*index_, key, value, &entry);
   if (!s.ok()) return Fail(s);
   record_key_ = RecordKey(collection_id_, entry.id_key);
   if (index_->is_multikey()) {
@@ -108,7 +159,7 @@ void IndexScanStage::ExplainFields(BsonBuilder* out, ExplainVerbosity verbosity)
   out->AppendDocument("indexBounds", bounds_.ToExplain(index_->descending_bits(), !forward_));
   if (verbosity != ExplainVerbosity::kQueryPlanner) {
     AppendNumber(out, "keysExamined", keys_examined_);
-    AppendNumber(out, "seeks", walk_.seeks());
+    AppendNumber(out, "seeks", point_mode_ ? point_reads_ : walk_.seeks());
     AppendNumber(out, "dupsTested", dups_tested_);
     AppendNumber(out, "dupsDropped", dups_dropped_);
   }

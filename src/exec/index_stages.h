@@ -25,6 +25,14 @@
 
 namespace rockdoc::internal {
 
+// IXSCAN reads a unique index's points with point reads: when every field
+// of the bounds is a set of points, each range holds at most one entry of an
+// index that keeps one entry per value (IndexEntryFormat::kUnique: its key is
+// the values alone), so a Get replaces an iterator and its seek. The answer
+// is the same either way; this switch (on by default) is for tests and
+// `compare_bench --ab unique_get`.
+void SetUniquePointGetEnabled(bool enabled);
+
 class IndexScanStage : public PlanStage {
  public:
   // What each entry yields.
@@ -58,6 +66,13 @@ class IndexScanStage : public PlanStage {
   Output output_;
   StageFilter key_filter_;
   RangeIterator walk_;  // over absolute keys (index prefix included)
+  // Point reads instead of walk_ (see SetUniquePointGetEnabled): the entry
+  // keys, ascending, and the next one to read in the scan's direction.
+  bool point_mode_ = false;
+  std::vector<std::string> points_;
+  size_t next_point_ = 0;
+  int64_t point_reads_ = 0;
+  PinnedValue point_value_;
   int64_t keys_examined_ = 0;
   int64_t dups_tested_ = 0;
   int64_t dups_dropped_ = 0;

@@ -1,8 +1,10 @@
 #include "planner/query_planner.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <optional>
 
 #include "exec/basic_stages.h"
 #include "exec/index_stages.h"
@@ -10,6 +12,7 @@
 #include "index/access_method.h"
 #include "keystring/keystring.h"
 #include "query/implication.h"
+#include "query/query_shape.h"
 #include "storage/engine.h"
 #include "storage/format.h"
 #include "store/write_ops.h"
@@ -451,44 +454,80 @@ Status MinMaxSolution(const CanonicalQuery& cq, const IndexSet& indexes, QuerySo
   return Status::OK();
 }
 
+// Drops from a plan's filter the conjuncts its bounds answer exactly,
+// unless the projection needs the array position the filter matched at
+// (then every conjunct must run).
+void Reduce(const CanonicalQuery& cq, const std::vector<const MatchExpression*>& preds,
+            QuerySolution* sol, std::vector<const MatchExpression*> residual) {
+  const bool may_reduce = !(cq.projection && cq.projection->needs_elem_match_key);
+  if (!may_reduce || residual.size() == preds.size()) return;
+  sol->filter_reduced = true;
+  sol->residual = std::move(residual);
+}
+
+// An IXSCAN (+FETCH) of `index`: false when the index may not answer the
+// query (a partial index whose filter the query does not imply, a sparse
+// one that could miss a match), or, unless hinted, when it neither bounds
+// the scan nor gives the sort.
+bool IndexSolution(const CanonicalQuery& cq, const std::vector<const MatchExpression*>& preds,
+                   const std::shared_ptr<IndexDescriptor>& index, bool hinted, QuerySolution* sol) {
+  if (index->partial() && !ImpliesPartialFilter(*index, preds)) return false;
+  if (index->sparse() && !hinted && !SparseUsable(*index, preds)) return false;
+  int bounded = 0;
+  QuerySolution::IndexPart part;
+  part.index = index;
+  std::vector<UsedPredicate> used;
+  part.bounds = BoundsForIndex(*index, preds, &bounded, &used);
+  bool forward = true;
+  bool sorts = IndexProvidesSort(*index, part.bounds, cq.sort, &forward);
+  if (!hinted && bounded == 0 && !(sorts && !cq.sort.empty())) return false;
+  part.forward = forward;
+  sol->access = Access::kIndex;
+  sol->provides_sort = sorts;
+  sol->covered = IsCovered(cq, *index);
+  Reduce(cq, preds, sol, ResidualConjuncts(preds, used, part.bounds));
+  // Every entry in the bounds is then one matching document.
+  sol->count_scan = sol->covered && cq.count_only && !cq.projection && sol->filter_reduced &&
+                    sol->residual.empty();
+  sol->parts = {std::move(part)};
+  return true;
+}
+
+// A CLUSTERED_IXSCAN over the _id bounds of the filter; false when it
+// does not bound _id.
+bool ClusteredSolution(const CanonicalQuery& cq, const std::vector<const MatchExpression*>& preds,
+                       QuerySolution* sol) {
+  std::vector<UsedPredicate> used;
+  if (!IdBounds(preds, &sol->id_bounds, &used)) return false;
+  sol->access = Access::kClustered;
+  Reduce(cq, preds, sol, ResidualConjuncts(preds, used, sol->id_bounds));
+  bool asc = cq.sort.size() == 1 && cq.sort.parts()[0].path.dotted() == "_id";
+  sol->provides_sort = cq.sort.empty() || asc;
+  sol->forward = cq.sort.empty() || cq.sort.parts()[0].ascending;
+  return true;
+}
+
+// The COLLSCAN when nothing else applies.
+QuerySolution CollScanSolution(const CanonicalQuery& cq) {
+  QuerySolution sol;
+  sol.access = Access::kCollScan;
+  bool by_id = cq.sort.size() == 1 && cq.sort.parts()[0].path.dotted() == "_id";
+  sol.provides_sort = cq.sort.empty() || by_id;
+  sol.forward = cq.sort.empty() || !by_id || cq.sort.parts()[0].ascending;
+  return sol;
+}
+
 std::vector<QuerySolution> EnumerateSolutions(const CanonicalQuery& cq, const CollectionMeta* meta,
                                               const IndexSet& indexes, Status* error) {
   std::vector<QuerySolution> out;
   std::vector<const MatchExpression*> preds;
   CollectConjuncts(cq.root.get(), &preds);
-
-  // Drops from a plan's filter the conjuncts its bounds answer exactly,
-  // unless the projection needs the array position the filter matched at
-  // (then every conjunct must run).
-  const bool may_reduce = !(cq.projection && cq.projection->needs_elem_match_key);
   auto reduce = [&](QuerySolution* sol, std::vector<const MatchExpression*> residual) {
-    if (!may_reduce || residual.size() == preds.size()) return;
-    sol->filter_reduced = true;
-    sol->residual = std::move(residual);
+    Reduce(cq, preds, sol, std::move(residual));
   };
-
   auto index_solution = [&](const std::shared_ptr<IndexDescriptor>& index, bool hinted,
                             QuerySolution* sol) -> bool {
-    if (index->partial() && !ImpliesPartialFilter(*index, preds)) return false;
-    if (index->sparse() && !hinted && !SparseUsable(*index, preds)) return false;
-    int bounded = 0;
-    QuerySolution::IndexPart part;
-    part.index = index;
-    std::vector<UsedPredicate> used;
-    part.bounds = BoundsForIndex(*index, preds, &bounded, &used);
-    bool forward = true;
-    bool sorts = IndexProvidesSort(*index, part.bounds, cq.sort, &forward);
-    if (!hinted && bounded == 0 && !(sorts && !cq.sort.empty())) return false;
-    part.forward = forward;
-    sol->access = Access::kIndex;
-    sol->provides_sort = sorts;
-    sol->covered = IsCovered(cq, *index);
-    reduce(sol, ResidualConjuncts(preds, used, part.bounds));
-    // Every entry in the bounds is then one matching document.
-    sol->count_scan = sol->covered && cq.count_only && !cq.projection && sol->filter_reduced &&
-                      sol->residual.empty();
-    sol->parts = {std::move(part)};
-    return true;
+    return IndexSolution(cq, preds, index, hinted, sol);
   };
 
   // A tailable cursor reads a capped collection's insertion order, whatever
@@ -574,15 +613,7 @@ std::vector<QuerySolution> EnumerateSolutions(const CanonicalQuery& cq, const Co
 
   {
     QuerySolution sol;
-    std::vector<UsedPredicate> used;
-    if (IdBounds(preds, &sol.id_bounds, &used)) {
-      sol.access = Access::kClustered;
-      reduce(&sol, ResidualConjuncts(preds, used, sol.id_bounds));
-      bool asc = cq.sort.size() == 1 && cq.sort.parts()[0].path.dotted() == "_id";
-      sol.provides_sort = cq.sort.empty() || asc;
-      sol.forward = cq.sort.empty() || cq.sort.parts()[0].ascending;
-      out.push_back(std::move(sol));
-    }
+    if (ClusteredSolution(cq, preds, &sol)) out.push_back(std::move(sol));
   }
   for (const auto& idx : indexes) {
     QuerySolution sol;
@@ -626,15 +657,76 @@ std::vector<QuerySolution> EnumerateSolutions(const CanonicalQuery& cq, const Co
     if (all) out.push_back(std::move(sol));
   }
 
-  if (out.empty()) {
-    QuerySolution sol;
-    sol.access = Access::kCollScan;
-    bool by_id = cq.sort.size() == 1 && cq.sort.parts()[0].path.dotted() == "_id";
-    sol.provides_sort = cq.sort.empty() || by_id;
-    sol.forward = cq.sort.empty() || !by_id || cq.sort.parts()[0].ascending;
-    out.push_back(std::move(sol));
-  }
+  if (out.empty()) out.push_back(CollScanSolution(cq));
   return out;
+}
+
+// ---- The plan cache (catalog/plan_cache.h) ----
+
+std::atomic<bool> g_plan_cache_enabled{true};
+
+// Whether a query's plan may come from, and go into, the plan cache: not a
+// plan that a hint, min()/max(), a $natural sort or a tailable cursor pins,
+// nor the IDHACK (cheaper than a lookup); not over a collection with a
+// visible partial or sparse index, whose eligibility hangs on the query's
+// values rather than its shape.
+bool CacheableQuery(const CanonicalQuery& cq, const IndexSet& indexes) {
+  if (cq.tailable || !cq.min.empty() || !cq.max.empty() || cq.natural_sort != 0 ||
+      !cq.hint.empty() || !cq.hint_name.empty() || IsPlainIdEquality(cq)) {
+    return false;
+  }
+  for (const auto& idx : indexes)
+    if (!idx->hidden() && (idx->partial() || idx->sparse())) return false;
+  return true;
+}
+
+// The plan cache's key: the find's shape (query/query_shape.h: literals
+// replaced by their type), and the flags that change which plans exist.
+uint64_t PlanCacheKey(const CanonicalQuery& cq) {
+  ShapeTraits traits;
+  uint64_t h = ShapeFind(cq.filter, cq.sort_spec,
+                         cq.projection ? cq.projection->spec.view() : DocumentView(), cq.skip > 0,
+                         cq.limit > 0, nullptr, &traits);
+  const uint64_t flags = (cq.count_only ? 1u : 0u) | (cq.return_key ? 2u : 0u) |
+                         (cq.show_record_id ? 4u : 0u) | (traits.case_insensitive ? 8u : 0u);
+  return h ^ ((flags + 1) * 0x9E3779B97F4A7C15ull);
+}
+
+std::optional<CachedPlanChoice> ChoiceOf(const QuerySolution& sol) {
+  CachedPlanChoice c;
+  switch (sol.access) {
+    case Access::kCollScan:
+      c.kind = CachedPlanChoice::Kind::kCollScan;
+      return c;
+    case Access::kClustered:
+      c.kind = CachedPlanChoice::Kind::kClustered;
+      return c;
+    case Access::kIndex:
+      c.kind = CachedPlanChoice::Kind::kIndex;
+      c.index_name = sol.parts[0].index->name();
+      return c;
+    default:
+      return std::nullopt;  // EOF, IDHACK, OR: planned each time
+  }
+}
+
+// The cached choice rebuilt from this query's own values; false when it
+// no longer applies (the index is gone or hidden, or cannot answer these
+// values): then the query is planned in full.
+bool SolutionFromChoice(const CanonicalQuery& cq, const IndexSet& indexes,
+                        const CachedPlanChoice& choice, QuerySolution* sol) {
+  if (choice.kind == CachedPlanChoice::Kind::kCollScan) {
+    *sol = CollScanSolution(cq);
+    return true;
+  }
+  std::vector<const MatchExpression*> preds;
+  CollectConjuncts(cq.root.get(), &preds);
+  if (choice.kind == CachedPlanChoice::Kind::kClustered) return ClusteredSolution(cq, preds, sol);
+  for (const auto& idx : indexes) {
+    if (idx->name() != choice.index_name) continue;
+    return !idx->hidden() && IndexSolution(cq, preds, idx, /*hinted=*/false, sol);
+  }
+  return false;
 }
 
 }  // namespace
@@ -694,8 +786,14 @@ StageFilter MakeStageFilter(const MatchExpression* expr, bool want_elem_match_ke
   return f;
 }
 
+void SetPlanCacheEnabled(bool enabled) {
+  g_plan_cache_enabled.store(enabled, std::memory_order_relaxed);
+}
+
+bool PlanCacheEnabled() { return g_plan_cache_enabled.load(std::memory_order_relaxed); }
+
 StatusOr<PreparedPlan> PlanQuery(const CanonicalQuery& cq, const CollectionMeta* meta,
-                                 const ReadView& view) {
+                                 const ReadView& view, PlanCacheUse cache_use) {
   PreparedPlan plan;
   if (meta == nullptr) {
     plan.solution.access = Access::kEof;
@@ -703,11 +801,29 @@ StatusOr<PreparedPlan> PlanQuery(const CanonicalQuery& cq, const CollectionMeta*
     plan.root = BuildStages(plan.solution, cq, meta, view);
     return plan;
   }
+  // The epoch before the index set: a choice made over a set that an index
+  // change replaces meanwhile is not cached (catalog/plan_cache.h).
+  const uint64_t cache_epoch = meta->plan_cache.epoch();
   std::shared_ptr<const IndexSet> indexes = meta->indexes();
-  Status error;
-  std::vector<QuerySolution> solutions =
-      EnumerateSolutions(cq, meta, indexes ? *indexes : IndexSet(), &error);
-  if (!error.ok()) return error;
+  static const IndexSet kNoIndexes;
+  const IndexSet& index_set = indexes ? *indexes : kNoIndexes;
+  std::optional<uint64_t> cache_key;
+  if (cache_use == PlanCacheUse::kUse && PlanCacheEnabled() && CacheableQuery(cq, index_set)) {
+    cache_key = PlanCacheKey(cq);
+  }
+  std::vector<QuerySolution> solutions;
+  if (cache_key) {
+    if (std::optional<CachedPlanChoice> choice = meta->plan_cache.Lookup(*cache_key)) {
+      QuerySolution sol;
+      if (SolutionFromChoice(cq, index_set, *choice, &sol)) solutions.push_back(std::move(sol));
+    }
+  }
+  plan.from_plan_cache = !solutions.empty();
+  if (!plan.from_plan_cache) {
+    Status error;
+    solutions = EnumerateSolutions(cq, meta, index_set, &error);
+    if (!error.ok()) return error;
+  }
   plan.candidates = static_cast<int64_t>(solutions.size());
 
   size_t winner = 0;
@@ -757,6 +873,12 @@ StatusOr<PreparedPlan> PlanQuery(const CanonicalQuery& cq, const CollectionMeta*
       } else {
         plan.rejected.push_back(std::move(trials[i]));
       }
+    }
+  }
+  if (cache_key && !plan.from_plan_cache) {
+    if (std::optional<CachedPlanChoice> choice = ChoiceOf(solutions[winner])) {
+      choice->candidates = plan.candidates;
+      meta->plan_cache.Insert(*cache_key, std::move(*choice), cache_epoch);
     }
   }
   plan.solution = std::move(solutions[winner]);

@@ -67,12 +67,28 @@ struct PreparedPlan {
   std::vector<std::unique_ptr<PlanStage>> rejected;
   std::unique_ptr<PlanStage> winner_trial;
   int64_t candidates = 1;
+  // The plan is the plan cache's choice for the query's shape.
+  bool from_plan_cache = false;
 };
 
+// Whether planning may use the collection's plan cache
+// (catalog/plan_cache.h). Explain bypasses it, as MongoDB's does: it always
+// enumerates and races every candidate, so rejectedPlans are shown.
+enum class PlanCacheUse { kUse, kBypass };
+
 // Plans `cq` over the collection (`meta` null: it does not exist) at the
-// snapshot of `view`. Errors: a hint naming no index (BadValue 2).
+// snapshot of `view`. With kUse, a query of a shape planned before builds
+// the cached choice alone, rebuilt from its own values (no enumeration, no
+// race), and a full planning caches its winner. Errors: a hint naming no
+// index (BadValue 2).
 StatusOr<PreparedPlan> PlanQuery(const CanonicalQuery& cq, const CollectionMeta* meta,
-                                 const ReadView& view);
+                                 const ReadView& view, PlanCacheUse cache_use = PlanCacheUse::kUse);
+
+// The plan cache's process-wide switch, for tests and benchmarks (the
+// answers are the same either way; on by default). MongoDB has no such
+// public option either.
+void SetPlanCacheEnabled(bool enabled);
+bool PlanCacheEnabled();
 
 // A StageFilter evaluating `expr` (null or {} = none); with
 // `want_elem_match_key` it records the matched array position.
