@@ -44,11 +44,15 @@ class ScratchDir {
 
 // The options tests open their clients with: an in-memory database when
 // the environment has ROCKDOC_TEST_IN_MEMORY=1 (CTest's `in_memory` label
-// runs the CRUD and aggregation suites so), the directory otherwise.
+// runs the CRUD and aggregation suites so), the directory otherwise; and
+// the change log on.
 inline ClientOptions TestClientOptions() {
   ClientOptions options;
   const char* in_memory = std::getenv("ROCKDOC_TEST_IN_MEMORY");
   options.in_memory = in_memory != nullptr && std::string_view(in_memory) == "1";
+  // The change log on (it is off by default): every suite on these options
+  // writes through it.
+  options.change_log = true;
   return options;
 }
 

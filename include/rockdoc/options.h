@@ -94,13 +94,18 @@ struct ClientOptions {
   // writes with them off leaves its collections' document sizes unknown to
   // the next one with them on, until its Collection::Stats rebuilds them.
   bool collect_statistics = true;
-  // The change log (change streams, Collection::Watch; live queries): each
-  // committed insert, update, replace and delete (and each drop and
-  // rename) is recorded as an event in the same write as the change, in
-  // commit order, as MongoDB's oplog records it for a replica set. Off,
-  // writes skip it and Watch fails with 40573, as on a standalone mongod;
-  // a database opened with it off forgets its events.
-  bool change_log = true;
+  // The change log (change streams: Collection::Watch and the aggregate
+  // command's $changeStream): each committed insert, update, replace and
+  // delete (and each drop, rename and dropDatabase) is recorded as an event
+  // in the same write as the change, in commit order, as a replica set's
+  // oplog records it. Off by default, as a standalone mongod has no oplog:
+  // Watch then fails with 40573. It costs writes what the oplog costs
+  // MongoDB, a second copy of what they write (bench/statistics_bench.cc
+  // --switch change_log: inserts of ~300-byte documents 0.5x (batched) to
+  // 0.78x (one by one), updates 0.8x). rockdoc-serve turns it on, as it
+  // answers as a replica set. A database opened with it off forgets its
+  // events: a stream cannot resume across that gap (286).
+  bool change_log = false;
   // Its retention, as the oplog's: trimmed from the oldest commit once it
   // holds more than change_log_max_bytes (replSetResizeOplog's size; must
   // be positive), but never the commits younger than

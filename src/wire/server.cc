@@ -560,6 +560,8 @@ int Serve(ServeConfig config) {
                  options.bind_ip.c_str());
   }
   ClientOptions client_options;
+  // Drivers' watch() needs the oplog a replica set has: the change log.
+  client_options.change_log = true;
   if (cache_gb > 0) {
     client_options.block_cache_bytes = static_cast<size_t>(cache_gb * (uint64_t{1} << 30));
   } else if (memory_limit_mb > 0) {
