@@ -423,12 +423,8 @@ TEST_F(StorageTest, DamagedOrNewerMarkerIsUnsupportedFormat) {
 
 class DamageTest : public StorageTest {
  protected:
-  // 2,000 documents of ~1 KB, flushed to table files by Close. Without the
-  // change log, so that the largest table file holds documents.
+  // 2,000 documents of ~1 KB, flushed to table files by Close.
   void WriteAndClose() {
-    ClientOptions no_log;
-    no_log.change_log = false;
-    Reopen(no_log);
     std::vector<Document> docs;
     for (int i = 0; i < 2000; ++i) {
       BsonBuilder b;
@@ -1495,6 +1491,42 @@ TEST_F(StorageTest, ValidatePassesOnHealthyData) {
   EXPECT_THAT(v->errors, IsEmpty());
   EXPECT_EQ(v->records, static_cast<int64_t>(r->inserted_count()));
   EXPECT_THAT(Coll("missing").Validate(), StatusIs(ErrorCode::kNamespaceNotFound, HasSubstr("db.missing")));
+}
+
+// A format-3 database has no "changes" column family: this version opens
+// it, adds the family, marks it 4, and its change log then works.
+TEST_F(StorageTest, AFormat3DatabaseGainsTheChangeLog) {
+  Insert(Coll(), R"({"_id": 1})");
+  CloseClient();
+  {
+    rocksdb::Options o = internal::MakeRocksOptions(ClientOptions());
+    std::vector<rocksdb::ColumnFamilyDescriptor> families = {
+        {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions(o)},
+        {"catalog", rocksdb::ColumnFamilyOptions(o)},
+        {"changes", rocksdb::ColumnFamilyOptions(o)}};
+    std::vector<rocksdb::ColumnFamilyHandle*> handles;
+    rocksdb::DB* raw = nullptr;
+    ASSERT_TRUE(rocksdb::DB::Open(o, dir_.path(), families, &handles, &raw).ok());
+    ASSERT_TRUE(raw->DropColumnFamily(handles[2]).ok());
+    for (auto* h : handles) ASSERT_TRUE(raw->DestroyColumnFamilyHandle(h).ok());
+    ASSERT_TRUE(raw->Close().ok());
+    delete raw;
+    std::vector<std::string> left;
+    ASSERT_TRUE(rocksdb::DB::ListColumnFamilies(o, dir_.path(), &left).ok());
+    ASSERT_EQ(left, (std::vector<std::string>{"default", "catalog"}));
+  }
+  WriteFile(dir_.Sub("ROCKDOC"), "rockdoc 3\n");
+  ClientOptions with_log;
+  with_log.change_log = true;
+  Reopen(with_log);
+  EXPECT_EQ(ReadFile(dir_.Sub("ROCKDOC")), "rockdoc 4\n");
+  EXPECT_EQ(Count(Coll()), 1);
+  auto stream = Coll().Watch();
+  ASSERT_TRUE(stream.ok()) << stream.status();
+  Insert(Coll(), R"({"_id": 2})");
+  auto event = stream->TryNext();
+  ASSERT_TRUE(event.ok() && *event) << event.status();
+  EXPECT_EQ((**event).Get("operationType").String(), "insert");
 }
 
 TEST_F(StorageTest, ValidateDetectsAPlantedInconsistency) {

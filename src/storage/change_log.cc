@@ -6,6 +6,7 @@
 #include <chrono>
 #include <limits>
 #include <memory>
+#include <optional>
 
 #include "common/clock.h"
 #include "common/endian.h"
@@ -36,6 +37,29 @@ StatusOr<uint64_t> LastEventTime(const EngineRocks& rocks) {
   }
   ROCKDOC_RETURN_IF_ERROR(FromRocks(it->status(), "reading the change log"));
   return uint64_t{0};
+}
+
+// The whole key space of the log.
+const ChangePosition kFirstPosition{};
+const ChangePosition kLastPosition{std::numeric_limits<uint64_t>::max(),
+                                   std::numeric_limits<uint32_t>::max()};
+
+// Writes `batch` (the log's and the catalog's keys, which no transaction
+// locks) outside the transactions' concurrency control.
+Status WriteDirect(const EngineRocks& rocks, rocksdb::WriteBatch* batch, bool sync,
+                   const char* context) {
+  rocksdb::WriteOptions wo = rocks.write_options;
+  wo.sync = sync;
+  rocksdb::TransactionDBWriteOptimizations opt;
+  opt.skip_concurrency_control = true;
+  return FromRocks(rocks.db->Write(wo, opt, batch), context);
+}
+
+// Adds the deletion of every event to `batch`.
+Status ClearEvents(const EngineRocks& rocks, rocksdb::WriteBatch* batch, const char* context) {
+  return FromRocks(batch->DeleteRange(rocks.changes_cf, ChangeLogKey(kFirstPosition),
+                                      ChangeLogKey(kLastPosition)),
+                   context);
 }
 
 }  // namespace
@@ -79,22 +103,14 @@ StatusOr<std::unique_ptr<ChangeLog>> ChangeLog::Open(const Engine* engine) {
     }
     last = std::max(last, WallClusterTime());
     start = ChangePosition{last, std::numeric_limits<uint32_t>::max()};
+    constexpr char kContext[] = "starting the change log";
     rocksdb::WriteBatch batch;
-    ROCKDOC_RETURN_IF_ERROR(FromRocks(batch.Delete(rocks.catalog_cf, kCatalogChangesOffKey),
-                                      "starting the change log"));
     ROCKDOC_RETURN_IF_ERROR(
-        FromRocks(batch.DeleteRange(rocks.changes_cf, ChangeLogKey({}),
-                                    ChangeLogKey({std::numeric_limits<uint64_t>::max(),
-                                                  std::numeric_limits<uint32_t>::max()})),
-                  "starting the change log"));
-    ROCKDOC_RETURN_IF_ERROR(
-        FromRocks(batch.Put(rocks.catalog_cf, kCatalogChangesStartKey, ChangeLogKey(start)),
-                  "starting the change log"));
-    rocksdb::WriteOptions wo = rocks.write_options;
-    wo.sync = !engine->options().in_memory;
-    rocksdb::TransactionDBWriteOptimizations opt;
-    opt.skip_concurrency_control = true;
-    ROCKDOC_RETURN_IF_ERROR(FromRocks(rocks.db->Write(wo, opt, &batch), "starting the change log"));
+        FromRocks(batch.Delete(rocks.catalog_cf, kCatalogChangesOffKey), kContext));
+    ROCKDOC_RETURN_IF_ERROR(ClearEvents(rocks, &batch, kContext));
+    ROCKDOC_RETURN_IF_ERROR(FromRocks(
+        batch.Put(rocks.catalog_cf, kCatalogChangesStartKey, ChangeLogKey(start)), kContext));
+    ROCKDOC_RETURN_IF_ERROR(WriteDirect(rocks, &batch, !engine->options().in_memory, kContext));
   }
   {
     MutexLock g(&log->seq_mu_);
@@ -127,21 +143,14 @@ Status ChangeLog::Forget(const Engine* engine) {
   ROCKDOC_ASSIGN_OR_RETURN(uint64_t last, LastEventTime(rocks));
   std::string off;
   AppendBE64(&off, std::max(last, start.cluster_time));
+  constexpr char kContext[] = "turning the change log off";
   rocksdb::WriteBatch batch;
-  ROCKDOC_RETURN_IF_ERROR(FromRocks(batch.Delete(rocks.catalog_cf, kCatalogChangesStartKey),
-                                    "turning the change log off"));
-  ROCKDOC_RETURN_IF_ERROR(FromRocks(batch.Put(rocks.catalog_cf, kCatalogChangesOffKey, off),
-                                    "turning the change log off"));
   ROCKDOC_RETURN_IF_ERROR(
-      FromRocks(batch.DeleteRange(rocks.changes_cf, ChangeLogKey({}),
-                                  ChangeLogKey({std::numeric_limits<uint64_t>::max(),
-                                                std::numeric_limits<uint32_t>::max()})),
-                "turning the change log off"));
-  rocksdb::WriteOptions wo = rocks.write_options;
-  wo.sync = !engine->options().in_memory;
-  rocksdb::TransactionDBWriteOptimizations opt;
-  opt.skip_concurrency_control = true;
-  return FromRocks(rocks.db->Write(wo, opt, &batch), "turning the change log off");
+      FromRocks(batch.Delete(rocks.catalog_cf, kCatalogChangesStartKey), kContext));
+  ROCKDOC_RETURN_IF_ERROR(
+      FromRocks(batch.Put(rocks.catalog_cf, kCatalogChangesOffKey, off), kContext));
+  ROCKDOC_RETURN_IF_ERROR(ClearEvents(rocks, &batch, kContext));
+  return WriteDirect(rocks, &batch, !engine->options().in_memory, kContext);
 }
 
 uint64_t ChangeLog::BeginCommit() {
@@ -177,13 +186,11 @@ void ChangeLog::EndCommit(uint64_t cluster_time, bool committed, uint64_t bytes)
   }
 }
 
-ChangePosition ChangeLog::history_start() const {
-  MutexLock g(&trim_mu_);
-  return start_;
-}
-
 Status ChangeLog::CheckRetained(const ChangePosition& p) const {
-  if (!(p < history_start())) return Status::OK();
+  {
+    MutexLock g(&trim_mu_);
+    if (!(p < start_)) return Status::OK();
+  }
   return Status(ErrorCode::kChangeStreamHistoryLost,
                 "Resume of change stream was not possible, as the resume point may no longer "
                 "be in the oplog.");
@@ -207,9 +214,12 @@ Status ChangeLog::Read(
   for (; it->Valid(); it->Next()) {
     ROCKDOC_ASSIGN_OR_RETURN(ChangePosition p, ParseChangeLogKey(it->key().ToStringView()));
     ROCKDOC_ASSIGN_OR_RETURN(bool more, fn(p, it->value().ToStringView()));
-    if (!more) return Status::OK();
+    if (!more) break;
   }
-  return FromRocks(it->status(), "reading the change log");
+  ROCKDOC_RETURN_IF_ERROR(FromRocks(it->status(), "reading the change log"));
+  // After reading: a trim publishes its new start before it deletes, so an
+  // iterator that could have missed trimmed events is caught here.
+  return CheckRetained(after);
 }
 
 bool ChangeLog::WaitForNewer(uint64_t cluster_time, int64_t timeout_ms,
@@ -236,11 +246,6 @@ void ChangeLog::Interrupt() {
   wake_.notify_all();
 }
 
-Status ChangeLog::Trim() {
-  MutexLock g(&trim_mu_);
-  return TrimLocked();
-}
-
 Status ChangeLog::TrimLocked() {
   const EngineRocks& rocks = engine_->rocks();
   const ClientOptions& options = engine_->options();
@@ -261,34 +266,37 @@ Status ChangeLog::TrimLocked() {
   ro.fill_cache = false;
   std::unique_ptr<rocksdb::Iterator> it(rocks.db->NewIterator(ro, rocks.changes_cf));
   uint64_t removed = 0;
-  uint64_t last_time = 0;
-  std::string first, last_removed, cut;
+  std::optional<ChangePosition> first, last_removed;
+  std::optional<ChangePosition> cut;
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     ROCKDOC_ASSIGN_OR_RETURN(ChangePosition p, ParseChangeLogKey(it->key().ToStringView()));
     // Stop at a commit boundary: a commit's events go together.
-    if ((removed >= target || p.cluster_time >= young) && p.cluster_time != last_time) {
-      cut = it->key().ToString();
+    if ((removed >= target || p.cluster_time >= young) &&
+        (!last_removed || p.cluster_time != last_removed->cluster_time)) {
+      cut = p;
       break;
     }
-    if (first.empty()) first = it->key().ToString();
-    last_removed = it->key().ToString();
-    last_time = p.cluster_time;
+    if (!first) first = p;
+    last_removed = p;
     removed += it->key().size() + it->value().size();
   }
   ROCKDOC_RETURN_IF_ERROR(FromRocks(it->status(), "trimming the change log"));
-  if (last_removed.empty()) return Status::OK();
-  if (cut.empty()) cut = upper;
+  if (!last_removed) return Status::OK();
+  constexpr char kContext[] = "trimming the change log";
   rocksdb::WriteBatch batch;
-  ROCKDOC_RETURN_IF_ERROR(
-      FromRocks(batch.Put(rocks.catalog_cf, kCatalogChangesStartKey, last_removed),
-                "trimming the change log"));
-  ROCKDOC_RETURN_IF_ERROR(
-      FromRocks(batch.DeleteRange(rocks.changes_cf, first, cut), "trimming the change log"));
-  rocksdb::TransactionDBWriteOptimizations opt;
-  opt.skip_concurrency_control = true;
-  ROCKDOC_RETURN_IF_ERROR(
-      FromRocks(rocks.db->Write(rocks.write_options, opt, &batch), "trimming the change log"));
-  ROCKDOC_ASSIGN_OR_RETURN(start_, ParseChangeLogKey(last_removed));
+  ROCKDOC_RETURN_IF_ERROR(FromRocks(
+      batch.Put(rocks.catalog_cf, kCatalogChangesStartKey, ChangeLogKey(*last_removed)), kContext));
+  ROCKDOC_RETURN_IF_ERROR(FromRocks(
+      batch.DeleteRange(rocks.changes_cf, ChangeLogKey(*first), cut ? ChangeLogKey(*cut) : upper),
+      kContext));
+  // Published first (see Read); a failed write puts it back.
+  const ChangePosition old_start = start_;
+  start_ = *last_removed;
+  Status written = WriteDirect(rocks, &batch, rocks.write_options.sync, kContext);
+  if (!written.ok()) {
+    start_ = old_start;
+    return written;
+  }
   bytes_.fetch_sub(std::min(removed, bytes_.load(std::memory_order_relaxed)),
                    std::memory_order_relaxed);
   return Status::OK();

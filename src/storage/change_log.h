@@ -78,22 +78,23 @@ class ChangeLog {
   // commit).
   Status Write(KvTransaction* txn, const ChangePosition& p, std::string_view value);
   // After the commit (`committed`: whether it succeeded): publishes its
-  // events (`last_op`: the op index of its last), releases the sequencer,
-  // wakes the readers, and trims the log when it grew past its bound.
+  // events (`bytes` of them), releases the sequencer, wakes the readers,
+  // and trims the log when it grew past its bound.
   void EndCommit(uint64_t cluster_time, bool committed, uint64_t bytes)
       ABSL_UNLOCK_FUNCTION(seq_mu_);
 
   // The cluster time of the last commit with events (0: none yet).
   uint64_t last_cluster_time() const { return published_.load(std::memory_order_acquire); }
-  // The position from which the log is complete (the history start).
-  ChangePosition history_start() const ABSL_LOCKS_EXCLUDED(trim_mu_);
   // OK when the events after `p` are all still in the log (p at or after
   // the history start); ChangeStreamHistoryLost (286) otherwise.
-  Status CheckRetained(const ChangePosition& p) const;
+  Status CheckRetained(const ChangePosition& p) const ABSL_LOCKS_EXCLUDED(trim_mu_);
 
   // Calls `fn` with each committed event after `after` (exclusive), in
   // order, until it returns false (or an error, returned). Reads the latest
-  // committed state: never an event of a commit still in flight.
+  // committed state: never an event of a commit still in flight. When a
+  // trim took events after `after` (before or while it read), it fails
+  // with ChangeStreamHistoryLost (286) once `fn` has seen what was left:
+  // the caller drops that and never passes the gap on.
   Status Read(
       const ChangePosition& after,
       const std::function<StatusOr<bool>(const ChangePosition&, std::string_view)>& fn) const;
@@ -112,11 +113,12 @@ class ChangeLog {
   // The bytes the log holds (approximately: what was written since open,
   // less what was trimmed, plus RocksDB's estimate at open).
   uint64_t approximate_bytes() const { return bytes_.load(std::memory_order_relaxed); }
-  // Trims to the retention bound now (EndCommit does it as the log grows).
-  Status Trim() ABSL_LOCKS_EXCLUDED(trim_mu_);
 
  private:
   explicit ChangeLog(const Engine* engine) : engine_(engine) {}
+  // Trims to the retention bound: whole commits from the oldest. The new
+  // history start is published before the events go, so that a reader
+  // that could miss them sees it (Read).
   Status TrimLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(trim_mu_);
 
   const Engine* engine_;

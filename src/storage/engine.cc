@@ -554,6 +554,7 @@ Status Engine::WriteMetadata(const std::vector<MetadataWrite>& writes,
   rocksdb::WriteOptions wo = rocks_->write_options;
   wo.sync = true;
   if (change_log_ == nullptr || events.empty()) {
+    if (writes.empty()) return Status::OK();  // events alone, and no log to take them
     return FromRocks(rocks_->db->Write(wo, &batch), "writing the catalog");
   }
   const uint64_t cluster_time = change_log_->BeginCommit();
