@@ -116,7 +116,8 @@ TEST_F(ChangeStreamTest, WritesRolledBackHaveNoEventAndBatchesKeepOrder) {
   unique_sparse.sparse = true;
   ASSERT_TRUE(c.CreateIndex(Json(R"({"u": 1})"), unique_sparse).ok());
   ASSERT_TRUE(c.UpdateOne(Json(R"({"_id": 1})"), Json(R"({"$set": {"u": 1}})")).ok());
-  EXPECT_FALSE(c.UpdateOne(Json(R"({"_id": 2})"), Json(R"({"$set": {"u": 1}})")).ok());
+  EXPECT_EQ(c.UpdateOne(Json(R"({"_id": 2})"), Json(R"({"$set": {"u": 1}})")).status().code(),
+            ErrorCode::kDuplicateKey);
   events = Drain(*stream);
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0].Get("documentKey").Document().Get("_id").Int32(), 1);
@@ -334,6 +335,9 @@ TEST_F(ChangeStreamTest, UpdateLookupReadsTheDocumentAsItIsNow) {
   EXPECT_EQ(c.Watch({}, post).status().code(), ErrorCode::kNotImplemented);
   post.full_document = "sometimes";
   EXPECT_EQ(c.Watch({}, post).status().code(), ErrorCode::kBadValue);
+  ChangeStreamOptions negative;
+  negative.max_await_time_ms = -1;
+  EXPECT_EQ(c.Watch({}, negative).status().code(), ErrorCode::kBadValue);
 }
 
 TEST_F(ChangeStreamTest, NextWaitsForACommitOnAnotherThread) {
@@ -568,19 +572,21 @@ TEST_F(ChangeStreamTest, TheAggregateCommandOpensAStreamThatGetMoreContinues) {
   ASSERT_TRUE(db().GetCollection("c").InsertOne(Json(R"({"_id": 2})")).ok());
   waiter.join();
 
-  // killCursors ends a waiting getMore.
+  // killCursors ends a waiting getMore: Interrupted (11601).
   std::thread killed([&] {
     Document got = run("test", get_more);
-    EXPECT_NE(got.Get("ok").NumberAsDouble(), 1);
+    EXPECT_EQ(got.Get("code").Int32(), static_cast<int>(ErrorCode::kInterrupted)) << ToJson(got);
   });
-  // The waiter is in its wait or about to be: killCursors ends it either way.
-  for (;;) {
-    Document k = run("test", "{\"killCursors\": \"c\", \"cursors\": [{\"$numberLong\": \"" +
-                                 std::to_string(id) + "\"}]}");
-    ASSERT_EQ(k.Get("ok").NumberAsDouble(), 1) << ToJson(k);
-    if (!k.Get("cursorsKilled").Array().empty()) break;
-    std::this_thread::yield();  // checked out by the waiter: not killed yet
+  // Once another getMore finds the cursor in use (96), the waiter holds it:
+  // a probe that gets there first waits 1 ms and puts it back.
+  const std::string probe = "{\"getMore\": {\"$numberLong\": \"" + std::to_string(id) +
+                            "\"}, \"collection\": \"c\", \"maxTimeMS\": 1}";
+  while (run("test", probe).Get("code").Int32() != 96) {
   }
+  Document k = run("test", "{\"killCursors\": \"c\", \"cursors\": [{\"$numberLong\": \"" +
+                               std::to_string(id) + "\"}]}");
+  ASSERT_EQ(k.Get("ok").NumberAsDouble(), 1) << ToJson(k);
+  EXPECT_EQ(k.Get("cursorsKilled").Array().CountFields(), 1u);
   killed.join();
 
   // Resume from a token through the command; the database and the cluster.

@@ -241,6 +241,9 @@ class ROCKDOC_EXPORT Document {
   }
   operator DocumentView() const { return view(); }  // NOLINT: a view of it
   const std::string& bytes() const { return bytes_; }
+  // Takes the bytes out (AdoptValidated's inverse), leaving the document
+  // as a moved-from one: only assignment and destruction remain valid.
+  std::string ReleaseBytes() && { return std::move(bytes_); }
   size_t size() const { return bytes_.size(); }
   bool empty() const { return view().empty(); }
 

@@ -9,9 +9,10 @@
 // document as it is now), then passes through the stream's stages, one
 // event at a time.
 //
-// A resume token's _data is the hex of: 0x82 (as MongoDB's tokens begin,
-// the type of a Timestamp in its key encoding), the cluster time (BE64),
-// the op index (BE32). Drivers treat it as opaque.
+// A resume token's _data is the upper-case hex (as MongoDB's) of: 0x82 (as
+// MongoDB's tokens begin, the type of a Timestamp in its key encoding), the
+// cluster time (BE64), the op index (BE32) and whether it is an
+// invalidate's (one byte). Drivers treat it as opaque.
 #include <algorithm>
 #include <deque>
 #include <limits>
@@ -20,6 +21,7 @@
 #include "api/session_internal.h"
 #include "catalog/catalog.h"
 #include "common/endian.h"
+#include "json/json_internal.h"
 #include "pipeline/planning.h"
 #include "pipeline/stage.h"
 #include "rockdoc/client.h"
@@ -34,8 +36,10 @@ namespace {
 constexpr uint8_t kTokenMarker = 0x82;
 // Events read from the log at once (one batch's reading).
 constexpr int kReadBatch = 128;
+// A token's bytes: the marker, the position (8 + 4), the invalidate flag.
+constexpr size_t kTokenBytes = 14;
 
-std::string TokenData(const ChangePosition& p, bool from_invalidate) {
+Document TokenOf(const ChangePosition& p, bool from_invalidate = false) {
   static constexpr char kHex[] = "0123456789ABCDEF";
   std::string bytes;
   bytes.push_back(static_cast<char>(kTokenMarker));
@@ -47,12 +51,8 @@ std::string TokenData(const ChangePosition& p, bool from_invalidate) {
     hex.push_back(kHex[c >> 4]);
     hex.push_back(kHex[c & 15]);
   }
-  return hex;
-}
-
-Document TokenOf(const ChangePosition& p, bool from_invalidate = false) {
   BsonBuilder b;
-  b.AppendString("_data", TokenData(p, from_invalidate));
+  b.AppendString("_data", hex);
   return std::move(b).Build();
 }
 
@@ -69,16 +69,10 @@ StatusOr<Token> ParseToken(DocumentView token) {
   Element data = token.Get("_data");
   if (!data.IsString() || token.CountFields() != 1) return BadToken();
   std::string_view hex = data.String();
-  if (hex.size() != 28) return BadToken();
+  if (hex.size() != 2 * kTokenBytes) return BadToken();
   std::string bytes;
   for (size_t i = 0; i < hex.size(); i += 2) {
-    auto nibble = [](char c) -> int {
-      if (c >= '0' && c <= '9') return c - '0';
-      if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-      return -1;
-    };
-    const int hi = nibble(hex[i]), lo = nibble(hex[i + 1]);
+    const int hi = json_internal::HexValue(hex[i]), lo = json_internal::HexValue(hex[i + 1]);
     if (hi < 0 || lo < 0) return BadToken();
     bytes.push_back(static_cast<char>(hi * 16 + lo));
   }
@@ -104,10 +98,6 @@ class EventSlot : public DocumentSource {
   std::optional<Document> doc_;
 };
 
-bool IsInternalDatabase(std::string_view db) {
-  return db == "admin" || db == "config" || db == "local";
-}
-
 }  // namespace
 
 class ChangeStreamImpl {
@@ -126,6 +116,8 @@ class ChangeStreamImpl {
   }
   bool closed() const { return closed_; }
   int64_t max_await_time_ms() const { return options_.max_await_time_ms; }
+  // Waits up to `ms` for a commit past the stream's position (or *stop),
+  // unless it has events ready or has ended.
   void Wait(int64_t ms, const std::atomic<bool>* stop) const {
     if (!ready_.empty() || closed_ || invalidated_) return;
     engine_->change_log()->WaitForNewer(position_.cluster_time, ms, stop);
@@ -136,11 +128,11 @@ class ChangeStreamImpl {
   // Reads the next batch of the log into ready_; returns whether it read to
   // the log's end.
   StatusOr<bool> ReadBatch();
-  // The change event of a stored one, or nullopt when it is not of this
-  // stream's namespace. *invalidates: the event ends the stream (its
-  // collection dropped or renamed, its database dropped).
-  StatusOr<std::optional<Document>> MakeEvent(const ChangePosition& p, DocumentView stored,
-                                              bool* invalidates);
+  // The change event of a stored one (`token`: its _id), or nullopt when it
+  // is not of this stream's namespace. *invalidates: the event ends the
+  // stream (its collection dropped or renamed, its database dropped).
+  StatusOr<std::optional<Document>> MakeEvent(const ChangePosition& p, const Document& token,
+                                              DocumentView stored, bool* invalidates);
 
   std::shared_ptr<Engine> engine_;
   std::string db_, coll_;
@@ -166,6 +158,10 @@ StatusOr<std::unique_ptr<ChangeStreamImpl>> ChangeStreamImpl::Open(
     return Status(static_cast<ErrorCode>(40573),
                   "The $changeStream stage is only supported on replica sets (rockdoc: "
                   "ClientOptions::change_log is off)");
+  }
+  if (options.max_await_time_ms < 0) {
+    return BadValue("maxAwaitTimeMS must be >= 0, not " +
+                    std::to_string(options.max_await_time_ms));
   }
   if (options.full_document != "default" && options.full_document != "updateLookup") {
     if (options.full_document == "whenAvailable" || options.full_document == "required") {
@@ -243,13 +239,14 @@ StatusOr<std::unique_ptr<ChangeStreamImpl>> ChangeStreamImpl::Open(
 }
 
 StatusOr<std::optional<Document>> ChangeStreamImpl::MakeEvent(const ChangePosition& p,
+                                                              const Document& token,
                                                               DocumentView stored,
                                                               bool* invalidates) {
   const DocumentView ns = stored.Get("ns").Document();
   const std::string_view db = ns.Get("db").String();
   const std::string_view coll = ns.Get("coll").String();
   if (db_.empty()) {
-    if (IsInternalDatabase(db)) return std::optional<Document>();
+    if (IsInternalDatabaseName(db)) return std::optional<Document>();
   } else if (db != db_) {
     return std::optional<Document>();
   }
@@ -270,7 +267,7 @@ StatusOr<std::optional<Document>> ChangeStreamImpl::MakeEvent(const ChangePositi
     ROCKDOC_ASSIGN_OR_RETURN(current, c.FindOne(std::move(filter).Build()));
   }
   BsonBuilder b;
-  b.AppendDocument("_id", TokenOf(p));
+  b.AppendDocument("_id", token);
   for (const Element& e : stored) {
     const std::string_view key = e.key();
     if (key == "collectionUUID" && !options_.show_expanded_events) continue;
@@ -294,28 +291,29 @@ StatusOr<bool> ChangeStreamImpl::ReadBatch() {
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   ChangeLog* log = engine_->change_log();
-  // The log may have been trimmed past the stream while it was away.
-  ROCKDOC_RETURN_IF_ERROR(log->CheckRetained(position_));
   const uint64_t published = log->last_cluster_time();
-  int read = 0;
   ChangePosition last = position_;
-  std::vector<std::pair<ChangePosition, std::string>> batch;
+  std::vector<std::pair<ChangePosition, Document>> batch;
+  // Read whole first: a gap Read finds (a trim past the stream, 286) fails
+  // the batch before any of it is handed out.
   ROCKDOC_RETURN_IF_ERROR(
       log->Read(position_, [&](const ChangePosition& p, std::string_view value) -> StatusOr<bool> {
-        batch.emplace_back(p, std::string(value));
+        ROCKDOC_ASSIGN_OR_RETURN(Document stored, Document::FromBytes(value));
+        batch.emplace_back(p, std::move(stored));
         last = p;
-        return ++read < kReadBatch;
+        return batch.size() < kReadBatch;
       }));
-  for (auto& [p, value] : batch) {
-    ROCKDOC_ASSIGN_OR_RETURN(Document stored, Document::FromBytes(value));
+  for (const auto& [p, stored] : batch) {
+    const Document token = TokenOf(p);
     bool invalidates = false;
-    ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> event, MakeEvent(p, stored, &invalidates));
+    ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> event,
+                             MakeEvent(p, token, stored, &invalidates));
     if (event && stages_ != nullptr) {
       slot_->Put(std::move(*event));
       ROCKDOC_ASSIGN_OR_RETURN(event, stages_->Next());
       // MongoDB refuses a stage that changes the resume token.
       Element id = event ? event->Get("_id") : Element();
-      if (event && (!id.IsDocument() || id.Document().bytes() != TokenOf(p).bytes())) {
+      if (event && (!id.IsDocument() || id.Document().bytes() != token.bytes())) {
         return Status(ErrorCode::kChangeStreamFatalError,
                       "Encountered an event whose _id field, which contains the resume token, "
                       "was modified by the pipeline. Modifying the _id field of an event makes "
@@ -338,7 +336,7 @@ StatusOr<bool> ChangeStreamImpl::ReadBatch() {
       return true;
     }
   }
-  const bool to_end = read < kReadBatch;
+  const bool to_end = batch.size() < kReadBatch;
   if (to_end) {
     ChangePosition end{published, std::numeric_limits<uint32_t>::max()};
     position_ = last < end ? end : last;
@@ -353,20 +351,23 @@ StatusOr<std::optional<Document>> ChangeStreamImpl::Next(int64_t wait_ms) {
     if (!ready_.empty()) {
       Document event = std::move(ready_.front().second);
       ready_.pop_front();
-      last_token_ = Document::AdoptValidated(std::string(event.Get("_id").Document().bytes()));
-      // The stream's position says more, unless it ends here.
-      if (ready_.empty() && !invalidated_) last_token_.reset();
+      // While events wait, the token is this one's; past the last, the
+      // stream's position says more, unless the stream ends here.
+      if (!ready_.empty() || invalidated_) {
+        last_token_ = Document::AdoptValidated(std::string(event.Get("_id").Document().bytes()));
+      } else {
+        last_token_.reset();
+      }
       return std::optional<Document>(std::move(event));
     }
     if (invalidated_) {  // its invalidate was the last event
       closed_ = true;
       break;
     }
-    last_token_.reset();
     ROCKDOC_ASSIGN_OR_RETURN(bool to_end, ReadBatch());
     if (!ready_.empty() || !to_end) continue;
     if (waited || wait_ms <= 0) break;
-    engine_->change_log()->WaitForNewer(position_.cluster_time, wait_ms);
+    Wait(wait_ms, nullptr);
     waited = true;
   }
   return std::optional<Document>();

@@ -646,10 +646,14 @@ StatusOr<CollectionOptions> PersistedCollectionOptions(std::string_view db, Docu
 
 }  // namespace
 
+bool IsInternalDatabaseName(std::string_view db) {
+  return db == "admin" || db == "local" || db == "config";
+}
+
 StatusOr<std::shared_ptr<const MatchExpression>> ParseValidator(std::string_view db,
                                                                 DocumentView validator) {
   if (validator.empty()) return std::shared_ptr<const MatchExpression>();
-  if (db == "admin" || db == "local" || db == "config") {
+  if (IsInternalDatabaseName(db)) {
     return InvalidOptions("Document validators not allowed on system collection " +
                           std::string(db) + " database");
   }

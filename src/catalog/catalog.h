@@ -248,6 +248,10 @@ StatusOr<ValidationAction> ParseValidationAction(const Element& e, std::string_v
 // session its lsid).
 std::string RandomUuid();
 
+// admin, config and local: MongoDB's own databases (no validators there;
+// change streams of every database leave them out).
+bool IsInternalDatabaseName(std::string_view db);
+
 // MongoDB's naming rules. InvalidNamespace (73) with MongoDB's wording.
 Status ValidateDatabaseName(std::string_view name);
 Status ValidateCollectionName(std::string_view db, std::string_view name);

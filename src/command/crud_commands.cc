@@ -1017,6 +1017,14 @@ constexpr OptionField<AggregateArgs> kAggregateFields[] = {
 
 namespace {
 
+// An aggregate that is not an explain needs its `cursor` field.
+Status CursorRequired(const AggregateArgs& args) {
+  if (args.has_cursor) return Status::OK();
+  return Status(ErrorCode::kFailedToParse,
+                "The 'cursor' option is required, except for aggregate with the explain "
+                "argument");
+}
+
 // The $changeStream stage's fields (MongoDB's DocumentSourceChangeStreamSpec).
 struct ChangeStreamArgs {
   ChangeStreamOptions options;
@@ -1083,15 +1091,26 @@ StatusOr<bool> IsChangeStream(DocumentView pipeline) {
 // of the database ({aggregate: 1}) or, in admin with allChangesForCluster,
 // of every database, kept as an awaitData cursor.
 Status RunChangeStream(CommandContext& ctx, const AggregateArgs& args, BsonBuilder* reply) {
-  if (args.explain) {
-    return Status(ErrorCode::kNotImplemented,
-                  "explain of a $changeStream aggregate is not supported by rockdoc yet");
+  // What a change stream does not apply: refused, never ignored.
+  // (allowDiskUse is applied: none of its stages spills, as in MongoDB.)
+  const AggregateOptions& o = args.options;
+  for (const auto& [given, field] :
+       {std::pair{args.explain, "explain"}, std::pair{o.max_time_ms > 0, "maxTimeMS"},
+        std::pair{!o.hint.empty() || !o.hint_name.empty(), "hint"},
+        std::pair{!o.let.empty(), "let"}, std::pair{o.comment.has_value(), "comment"}}) {
+    if (given) {
+      return Status(ErrorCode::kNotImplemented, std::string(field) +
+                                                    " on a $changeStream aggregate is not "
+                                                    "supported by rockdoc yet");
+    }
   }
-  if (!args.has_cursor) {
-    return Status(ErrorCode::kFailedToParse,
-                  "The 'cursor' option is required, except for aggregate with the explain "
-                  "argument");
+  // Every scope's, the whole cluster's included (Client::Watch has no
+  // session to check).
+  if (ctx.session != nullptr && ctx.session->InTransaction()) {
+    return Status(ErrorCode::kOperationNotSupportedInTransaction,
+                  "Cannot run 'aggregate' with $changeStream in a multi-document transaction.");
   }
+  ROCKDOC_RETURN_IF_ERROR(CursorRequired(args));
   const Element stage = (*args.pipeline.view().begin()).Document().Get("$changeStream");
   if (!stage.IsDocument()) {
     return Status(static_cast<ErrorCode>(50808),
@@ -1149,11 +1168,7 @@ Status RunAggregate(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
       return Status(ErrorCode::kNotImplemented,
                     "explain of an aggregate without a collection is not supported by rockdoc yet");
     }
-    if (!args.has_cursor) {
-      return Status(ErrorCode::kFailedToParse,
-                    "The 'cursor' option is required, except for aggregate with the explain "
-                    "argument");
-    }
+    ROCKDOC_RETURN_IF_ERROR(CursorRequired(args));
     ROCKDOC_ASSIGN_OR_RETURN(Cursor cursor, ctx.database().Aggregate(args.pipeline.view(), args.options));
     return CursorReply(ctx, CommandCursor(ctx.db, "$cmd.aggregate", std::move(cursor)),
                        args.cursor.batch_size, false, reply);
@@ -1167,11 +1182,7 @@ Status RunAggregate(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
     for (Element e : explained) reply->AppendElement(e);
     return Status::OK();
   }
-  if (!args.has_cursor) {
-    return Status(ErrorCode::kFailedToParse,
-                  "The 'cursor' option is required, except for aggregate with the explain "
-                  "argument");
-  }
+  ROCKDOC_RETURN_IF_ERROR(CursorRequired(args));
   ROCKDOC_ASSIGN_OR_RETURN(Cursor cursor, coll.Aggregate(args.pipeline.view(), args.options));
   return CursorReply(ctx, CommandCursor(ctx.db, args.collection, std::move(cursor)),
                      args.cursor.batch_size, false, reply);

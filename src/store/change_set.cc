@@ -63,13 +63,12 @@ void ChangeSet::Finish(const CollectionMeta& meta, BsonBuilder* b, size_t wall_t
     b->AppendInt64("txnNumber", txn_number_);
     b->AppendDocument("lsid", DocumentView(reinterpret_cast<const uint8_t*>(lsid_.data())));
   }
-  Document built = std::move(*b).Build();
-  event_bytes_ += built.size();
-  events_.push_back({std::string(built.bytes()), wall_time_offset});
+  std::string value = std::move(*b).Build().ReleaseBytes();
+  event_bytes_ += value.size();
+  events_.push_back({std::move(value), wall_time_offset});
 }
 
 void ChangeSet::RecordInsert(const CollectionMeta& meta, DocumentView doc) {
-  if (engine_.change_log() == nullptr) return;
   BsonBuilder b;
   size_t at = 0;
   Start("insert", &b, &at);
@@ -80,7 +79,6 @@ void ChangeSet::RecordInsert(const CollectionMeta& meta, DocumentView doc) {
 
 void ChangeSet::RecordReplace(const CollectionMeta& meta, DocumentView old_doc,
                               DocumentView new_doc, ReplaceKind kind) {
-  if (engine_.change_log() == nullptr) return;
   BsonBuilder b;
   size_t at = 0;
   if (kind == ReplaceKind::kReplace) {
@@ -96,7 +94,6 @@ void ChangeSet::RecordReplace(const CollectionMeta& meta, DocumentView old_doc,
 }
 
 void ChangeSet::RecordDelete(const CollectionMeta& meta, DocumentView old_doc) {
-  if (engine_.change_log() == nullptr) return;
   BsonBuilder b;
   size_t at = 0;
   Start("delete", &b, &at);

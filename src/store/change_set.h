@@ -51,7 +51,8 @@ class ChangeSet : public KvTransaction::CommitHook {
   // The statistics `delta` of `meta`'s collection, applied after commit.
   void AddStatistics(const CollectionMeta& meta, StatisticsDelta delta);
 
-  // Events (kept only when the engine has a change log).
+  // Events, for an engine with a change log (the callers, store/write_ops.cc,
+  // check: without one no change set is made for them).
   void RecordInsert(const CollectionMeta& meta, DocumentView doc);
   void RecordReplace(const CollectionMeta& meta, DocumentView old_doc, DocumentView new_doc,
                      ReplaceKind kind);
@@ -97,9 +98,10 @@ class ChangeSet : public KvTransaction::CommitHook {
   uint64_t event_bytes_ = 0;
 };
 
-// Records a statistics delta for the commit of `txn` (a multi-document
-// transaction): ApplyAtCommit's body. Defined with the statistics' commit
-// (store/write_batcher.cc) rules.
+// Applies a committed `delta` to `stats` and logs its growth warnings (the
+// first ten of each kind, then every power of two). Defined in
+// store/write_batcher.cc, whose StatisticsCommit applies a batch's the
+// same way.
 void ApplyCommittedStatistics(const Engine& engine, CollectionStatistics& stats,
                               const StatisticsDelta& delta);
 
