@@ -24,13 +24,11 @@ namespace {
 using internal::CachedPlanChoice;
 using test::Json;
 
-class PlanCacheTest : public ::testing::Test {
+class PlanCacheTest : public test::ClientTest {
  protected:
   void SetUp() override {
     internal::SetPlanCacheEnabled(true);
-    auto c = Client::Open(dir_.path());
-    ASSERT_TRUE(c.ok()) << c.status();
-    client_ = std::move(c).value();
+    ClientTest::SetUp();
   }
   void TearDown() override { internal::SetPlanCacheEnabled(true); }
 
@@ -85,16 +83,7 @@ class PlanCacheTest : public ::testing::Test {
 
   // The documents found, as JSON; sorted unless the options sort.
   std::vector<std::string> Found(const Document& filter, const FindOptions& options = {}) const {
-    auto cursor = Coll().Find(filter, options);
-    EXPECT_TRUE(cursor.ok()) << cursor.status();
-    std::vector<std::string> out;
-    if (!cursor.ok()) return out;
-    auto docs = cursor->ToVector();
-    EXPECT_TRUE(docs.ok()) << docs.status();
-    if (!docs.ok()) return out;
-    for (const Document& d : *docs) out.push_back(ToJson(d));
-    if (options.sort.empty()) std::sort(out.begin(), out.end());
-    return out;
+    return test::FoundJson(Coll(), filter, options);
   }
   std::vector<std::string> Found(std::string_view filter) const { return Found(Json(filter)); }
 
@@ -102,6 +91,14 @@ class PlanCacheTest : public ::testing::Test {
   std::vector<std::string> Scanned(const Document& filter, FindOptions options = {}) const {
     options.hint = Json(R"({"$natural": 1})");
     return Found(filter, options);
+  }
+
+  // 200 documents and the indexes {a: 1} and {b: 1}: for {a, b}
+  // equalities, b's wins the race (a matches half the collection).
+  void WithIndexesAAndB() {
+    InsertRange(200);
+    CreateIndex(R"({"a": 1})");
+    CreateIndex(R"({"b": 1})");
   }
 
   void InsertRange(int n) {
@@ -113,15 +110,10 @@ class PlanCacheTest : public ::testing::Test {
     }
     ASSERT_TRUE(Coll().InsertMany(docs).ok());
   }
-
-  test::ScratchDir dir_;
-  std::unique_ptr<Client> client_;
 };
 
 TEST_F(PlanCacheTest, RepeatedShapeReusesTheRaceWinner) {
-  InsertRange(200);
-  CreateIndex(R"({"a": 1})");
-  CreateIndex(R"({"b": 1})");
+  WithIndexesAAndB();
   // b's equality wins the race against a's (half the collection).
   EXPECT_EQ(Found(R"({"a": 1, "b": 7})").size(), 1u);
   EXPECT_EQ(Cached(), (std::vector<std::string>{"b_1"}));
@@ -143,9 +135,7 @@ TEST_F(PlanCacheTest, RepeatedShapeReusesTheRaceWinner) {
 }
 
 TEST_F(PlanCacheTest, ExplainNeitherReadsNorWritesTheCache) {
-  InsertRange(200);
-  CreateIndex(R"({"a": 1})");
-  CreateIndex(R"({"b": 1})");
+  WithIndexesAAndB();
   auto e = Coll().ExplainFind(Json(R"({"a": 1, "b": 7})"), {}, ExplainVerbosity::kQueryPlanner);
   ASSERT_TRUE(e.ok()) << e.status();
   EXPECT_TRUE(Cached().empty());
@@ -186,9 +176,7 @@ TEST_F(PlanCacheTest, CollectionScanChoiceGivesWayToANewIndex) {
 }
 
 TEST_F(PlanCacheTest, DroppedIndexIsNeverUsed) {
-  InsertRange(200);
-  CreateIndex(R"({"a": 1})");
-  CreateIndex(R"({"b": 1})");
+  WithIndexesAAndB();
   EXPECT_EQ(Found(R"({"a": 1, "b": 7})").size(), 1u);
   EXPECT_EQ(Cached(), (std::vector<std::string>{"b_1"}));
   ASSERT_TRUE(Coll().DropIndex("b_1").ok());

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -12,6 +13,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "rockdoc/client.h"
 #include "rockdoc/document.h"
@@ -131,6 +133,22 @@ inline CreateCollectionOptions ValidatorOptions(std::string_view validator) {
   CreateCollectionOptions o;
   o.validator = Json(validator);
   return o;
+}
+
+// What `c.Find(filter, options)` returns, each document as JSON, sorted
+// unless `options` sort (then in their order). A failure fails the test.
+inline std::vector<std::string> FoundJson(const Collection& c, const Document& filter,
+                                          const FindOptions& options = {}) {
+  std::vector<std::string> out;
+  auto cursor = c.Find(filter, options);
+  EXPECT_TRUE(cursor.ok()) << cursor.status();
+  if (!cursor.ok()) return out;
+  auto docs = cursor->ToVector();
+  EXPECT_TRUE(docs.ok()) << docs.status();
+  if (!docs.ok()) return out;
+  for (const Document& d : *docs) out.push_back(ToJson(d));
+  if (options.sort.empty()) std::sort(out.begin(), out.end());
+  return out;
 }
 
 // The documents of a JSON array literal ("[{...}, {...}]").

@@ -23,13 +23,8 @@ namespace {
 
 using test::Json;
 
-class UniquePointReadTest : public ::testing::Test {
+class UniquePointReadTest : public test::ClientTest {
  protected:
-  void SetUp() override {
-    auto c = Client::Open(dir_.path());
-    ASSERT_TRUE(c.ok()) << c.status();
-    client_ = std::move(c).value();
-  }
   void TearDown() override { internal::SetUniquePointGetEnabled(true); }
 
   Collection Coll() const { return client_->GetDatabase("db").GetCollection("c"); }
@@ -42,16 +37,7 @@ class UniquePointReadTest : public ::testing::Test {
 
   std::vector<std::string> Found(const Collection& c, const Document& filter,
                                  const FindOptions& options = {}) const {
-    auto cursor = c.Find(filter, options);
-    EXPECT_TRUE(cursor.ok()) << cursor.status();
-    std::vector<std::string> out;
-    if (!cursor.ok()) return out;
-    auto docs = cursor->ToVector();
-    EXPECT_TRUE(docs.ok()) << docs.status();
-    if (!docs.ok()) return out;
-    for (const Document& d : *docs) out.push_back(ToJson(d));
-    if (options.sort.empty()) std::sort(out.begin(), out.end());
-    return out;
+    return test::FoundJson(c, filter, options);
   }
 
   // The winning plan's IXSCAN figures: "<index> keys <n> seeks <n>".
@@ -70,9 +56,6 @@ class UniquePointReadTest : public ::testing::Test {
     return std::string(stage.Document().Get("indexName").String()) + " keys " +
            std::to_string(keys) + " seeks " + std::to_string(seeks);
   }
-
-  test::ScratchDir dir_;
-  std::unique_ptr<Client> client_;
 };
 
 TEST_F(UniquePointReadTest, EqualityAndInReadTheirPoints) {

@@ -120,6 +120,10 @@ uint64_t WithDistinctKey(uint64_t h, std::string_view key, BsonBuilder* out) {
 
 uint64_t ShapeOfQuery(const CanonicalQuery& cq, std::string_view distinct_key, BsonBuilder* out,
                       ShapeTraits* traits) {
+  if (out == nullptr) {  // the hash alone: the query's own, which the planner shares
+    *traits = cq.find_shape().traits;
+    return WithDistinctKey(cq.find_shape().hash, distinct_key, nullptr);
+  }
   const DocumentView projection =
       cq.projection.has_value() ? cq.projection->spec.view() : DocumentView();
   return WithDistinctKey(

@@ -22,19 +22,17 @@ std::vector<KeyRange> IndexRanges(const IndexDescriptor& index, const IndexBound
   }
   return out;
 }
-// The entry keys of `ranges` when each can hold one entry at most: a
-// unique index's ranges of whole point keys ([p, successor of p): an entry
-// key is the prefix and the values' keystring, and keystrings are
-// prefix-free, so p is the only key there).
-bool PointKeys(const IndexDescriptor& index, const IndexBounds& bounds,
-               const std::vector<KeyRange>& ranges, std::vector<std::string>* out) {
+// Whether each of `ranges` holds one entry at most, its start: a unique
+// index's ranges of whole point keys ([p, successor of p): an entry key is
+// the prefix and the values' keystring, and keystrings are prefix-free, so
+// p is the only key there).
+bool ArePointRanges(const IndexDescriptor& index, const IndexBounds& bounds,
+                    const std::vector<KeyRange>& ranges) {
   if (index.entry_format() != IndexEntryFormat::kUnique || bounds.simple_range) return false;
   for (const OrderedIntervalList& list : bounds.fields)
     if (!list.AllPoints()) return false;
   for (const KeyRange& r : ranges)
     if (r.end.empty() || r.end != keystring::PrefixSuccessor(r.start)) return false;
-  out->reserve(ranges.size());
-  for (const KeyRange& r : ranges) out->push_back(r.start);
   return true;
 }
 
@@ -54,16 +52,16 @@ IndexScanStage::IndexScanStage(const ReadView& view, uint32_t collection_id,
       forward_(forward),
       output_(output),
       key_filter_(std::move(key_filter)),
-      walk_(IndexPrefix(*index_), keystring::PrefixSuccessor(IndexPrefix(*index_)), {}, forward) {
+      walk_({}, {}, {}, forward) {  // set below unless the scan reads points
   std::vector<KeyRange> ranges = IndexRanges(*index_, bounds_);
-  if (!(g_unique_point_get.load(std::memory_order_relaxed) &&
-        PointKeys(*index_, bounds_, ranges, &points_))) {
-    walk_ = RangeIterator(IndexPrefix(*index_), keystring::PrefixSuccessor(IndexPrefix(*index_)),
-                          std::move(ranges), forward);
-    points_.clear();
-    point_mode_ = false;
+  point_mode_ = g_unique_point_get.load(std::memory_order_relaxed) &&
+                ArePointRanges(*index_, bounds_, ranges);
+  if (point_mode_) {
+    points_ = std::move(ranges);  // each one's start is its entry's key
   } else {
-    point_mode_ = true;
+    std::string prefix = IndexPrefix(*index_);
+    std::string prefix_end = keystring::PrefixSuccessor(prefix);
+    walk_ = RangeIterator(std::move(prefix), std::move(prefix_end), std::move(ranges), forward);
   }
 }
 
@@ -78,10 +76,10 @@ StageState IndexScanStage::DoWork(WorkingMember** out) {
     ++next_point_;
     ++point_reads_;
     bool found = false;
-    Status s = view_.Get(points_[i], &point_value_, &found);
+    Status s = view_.Get(points_[i].start, &point_value_, &found);
     if (!s.ok()) return Fail(s);
     if (!found) return StageState::kNeedTime;
-    key = points_[i];
+    key = points_[i].start;
     value = point_value_.view();
   } else {
     switch (walk_.Next(view_)) {

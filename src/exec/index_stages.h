@@ -66,10 +66,11 @@ class IndexScanStage : public PlanStage {
   Output output_;
   StageFilter key_filter_;
   RangeIterator walk_;  // over absolute keys (index prefix included)
-  // Point reads instead of walk_ (see SetUniquePointGetEnabled): the entry
-  // keys, ascending, and the next one to read in the scan's direction.
+  // Point reads instead of walk_ (see SetUniquePointGetEnabled): the point
+  // ranges, ascending (each one's start is its entry's key), and the next
+  // one to read in the scan's direction.
   bool point_mode_ = false;
-  std::vector<std::string> points_;
+  std::vector<KeyRange> points_;
   size_t next_point_ = 0;
   int64_t point_reads_ = 0;
   PinnedValue point_value_;

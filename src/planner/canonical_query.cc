@@ -96,4 +96,14 @@ StatusOr<std::unique_ptr<CanonicalQuery>> MakeCanonicalQuery(DocumentView filter
   return cq;
 }
 
+const CanonicalQuery::FindShape& CanonicalQuery::find_shape() const {
+  if (!find_shape_) {
+    FindShape shape;
+    shape.hash = ShapeFind(filter, sort_spec, projection ? projection->spec.view() : DocumentView(),
+                           skip != 0, limit != 0, nullptr, &shape.traits);
+    find_shape_ = shape;
+  }
+  return *find_shape_;
+}
+
 }  // namespace rockdoc::internal

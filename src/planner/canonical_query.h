@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "query/match_expression.h"
+#include "query/query_shape.h"
 #include "query/sort_pattern.h"
 #include "rockdoc/options.h"
 
@@ -72,6 +73,19 @@ struct CanonicalQuery {
   bool match_everything() const {
     return root->type() == MatchType::kAnd && root->num_children() == 0;
   }
+
+  // The find's shape (query/query_shape.h's ShapeFind of the filter, sort,
+  // projection and whether skip and limit are given): its hash and traits,
+  // computed at the first call. The query statistics and the plan cache
+  // both key on it. Not thread-safe: one thread plans and records a query.
+  struct FindShape {
+    uint64_t hash = 0;
+    ShapeTraits traits;
+  };
+  const FindShape& find_shape() const;
+
+ private:
+  mutable std::optional<FindShape> find_shape_;
 };
 
 // Errors: those of the filter, sort and projection parsers; BadValue for a

@@ -12,7 +12,6 @@
 #include "index/access_method.h"
 #include "keystring/keystring.h"
 #include "query/implication.h"
-#include "query/query_shape.h"
 #include "storage/engine.h"
 #include "storage/format.h"
 #include "store/write_ops.h"
@@ -683,13 +682,10 @@ bool CacheableQuery(const CanonicalQuery& cq, const IndexSet& indexes) {
 // The plan cache's key: the find's shape (query/query_shape.h: literals
 // replaced by their type), and the flags that change which plans exist.
 uint64_t PlanCacheKey(const CanonicalQuery& cq) {
-  ShapeTraits traits;
-  uint64_t h = ShapeFind(cq.filter, cq.sort_spec,
-                         cq.projection ? cq.projection->spec.view() : DocumentView(), cq.skip > 0,
-                         cq.limit > 0, nullptr, &traits);
+  const CanonicalQuery::FindShape& shape = cq.find_shape();
   const uint64_t flags = (cq.count_only ? 1u : 0u) | (cq.return_key ? 2u : 0u) |
-                         (cq.show_record_id ? 4u : 0u) | (traits.case_insensitive ? 8u : 0u);
-  return h ^ ((flags + 1) * 0x9E3779B97F4A7C15ull);
+                         (cq.show_record_id ? 4u : 0u) | (shape.traits.case_insensitive ? 8u : 0u);
+  return shape.hash ^ ((flags + 1) * 0x9E3779B97F4A7C15ull);
 }
 
 std::optional<CachedPlanChoice> ChoiceOf(const QuerySolution& sol) {

@@ -732,7 +732,6 @@ Status KeepAndAdvise(const Scenario& s, const RunOptions& options, LiveVariant& 
     client_options.create_if_missing = false;
     client_options.ttl_monitor_period_ms = 0;  // the advisor reads what the run left
     client_options.collect_statistics = false;  // and adds no statistics of its own reads
-    client_options.change_log = false;          // as the run's (backend.cc)
     ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<Client> client, Client::Open(dir, client_options));
     StatusOr<advisor::AdviseReport> report = advisor::Advise(*client, LabAdviseOptions());
     Status closed = client->Close();
