@@ -7,8 +7,7 @@
 //                  (and rockdoc's FindById, the same read without planner or cursor)
 //   index_eq       find({k: v}), 1 result        new iterator, Seek, Get of the record,
 //                                                Next (to the key past v)
-//                                                                  ... WHERE json_extract(doc,
-//                                                                  '$.k') = ?
+//                                                                  ... WHERE json_extract(doc, '$.k') = ?
 //   unique_eq      find({u: v}), 1 result, through the unique index {u: 1}
 //                                                                  ... UNIQUE INDEX, u = ?
 //   index_eq_2     find({k: v, a: {$gte: 0}}), 1 result: two indexes apply ({k: 1}, {a: 1, b: 1}),
@@ -18,8 +17,7 @@
 //                                                raw: the index entries, a Get each
 //   covered_100    the same range, projection {_id: 0, a: 1, b: 1} (no document read)
 //                                                raw: the index entries alone, each key decoded
-//                                                SQLite: SELECT json_extract a, b (its expression
-//                                                index)
+//                                                SQLite: SELECT json_extract a, b (its expression index)
 //   in_100         find({_id: {$in: [100 random _ids]}})
 //                                                raw MultiGet     ... WHERE id IN (?, ... 100)
 //   count_10k      countDocuments({a: {$gte: x, $lt: x + 10000}})
@@ -28,21 +26,18 @@
 //                                                raw: every value read, the two fields compared
 //                                                SQLite: the same two json_extract conditions
 //   update_inc     updateOne({_id: x}, {$inc: {n: 1}})
-//                                                raw Get + Put    UPDATE ... json_set(doc, '$.n', n
-//                                                + 1)
+//                                                raw Get + Put    UPDATE ... json_set(doc, '$.n', n + 1)
 //   push_sort      updateOne({_id: p}, {$push: {log: {$each: [e], $sort: {ts: 1}, $slice: -1000}}})
 //                  on documents holding 1,000 log entries
 //                                                raw Get + Put of the same size
-//                                                SQLite: json_each, ORDER BY, LIMIT,
-//                                                json_group_array
+//                                                SQLite: json_each, ORDER BY, LIMIT, json_group_array
 //   insert_0       insertMany in batches of 1,000 into an empty collection without indexes
 //                                                raw WriteBatch   BEGIN; 1,000 INSERTs; COMMIT
 //   insert_2       the same with the two secondary indexes {k: 1} and {a: 1, b: 1}
 //   index_build    createIndex({c: 1}) over the loaded documents (string values)
 //                                                raw: scan the records, build the same entries,
 //                                                sort, write one table file, ingest it
-//                                                SQLite: CREATE INDEX ... (json_extract(doc,
-//                                                '$.c'))
+//                                                SQLite: CREATE INDEX ... (json_extract(doc, '$.c'))
 //   json_to_bson   FromPaddedJson over every document's JSON text (MB/s), and
 //                  FromJson (which copies the text to pad it)
 //                                                simdjson On-Demand, every key and value walked
@@ -658,6 +653,25 @@ std::vector<Row> MakeRows(const Data& d, Engines& e) {
   auto* sql = e.sql;
   auto* raw = e.raw;
   const rockdoc::Collection& docs = *e.docs;
+  // The sides of a query with exactly one result: rockdoc's find of
+  // filter(v), SQLite's statement `select` with v bound, v uniform.
+  auto one_result_rockdoc = [&docs, uniform](std::string name,
+                                             std::function<Document(int64_t)> filter) {
+    return Side("rockdoc", [&docs, uniform, name, filter](std::mt19937_64& rng) {
+      if (DrainCursor(Check(docs.Find(filter(uniform(rng))), "find")) != 1) {
+        Die(name + ": not 1 result");
+      }
+      return int64_t{1};
+    });
+  };
+  auto one_result_sqlite = [sql, uniform](std::string name, const char* select) {
+    auto stmt = std::make_shared<Stmt>(sql, select);
+    return Side("sqlite", [stmt, uniform, name](std::mt19937_64& rng) {
+      sqlite3_bind_int64(stmt->get(), 1, uniform(rng));
+      if (stmt->Drain() != 1) Die("sqlite " + name + ": not 1 result");
+      return int64_t{1};
+    });
+  };
 
   {  // find_id
     auto stmt = std::make_shared<Stmt>(sql, "SELECT doc FROM docs WHERE id = ?");
@@ -697,16 +711,10 @@ std::vector<Row> MakeRows(const Data& d, Engines& e) {
                     0.95, 1.5});
   }
   {  // index_eq
-    auto stmt = std::make_shared<Stmt>(sql, "SELECT doc FROM docs WHERE json_extract(doc, '$.k') = ?");
     rows.push_back(
-        {"index_eq", "queries/s",
-         {{"rockdoc",
-           [&docs, uniform](std::mt19937_64& rng) {
-             if (DrainCursor(Check(docs.Find(IntFilter("k", uniform(rng))), "find")) != 1) {
-               Die("index_eq: not 1 result");
-             }
-             return int64_t{1};
-           }},
+        {"index_eq",
+         "queries/s",
+         {one_result_rockdoc("index_eq", [](int64_t v) { return IntFilter("k", v); }),
           {"raw",
            [raw, uniform](std::mt19937_64& rng) {
              // Every entry of the value, as the query returns every match:
@@ -726,61 +734,33 @@ std::vector<Row> MakeRows(const Data& d, Engines& e) {
              if (n != 1) Die("raw index_eq: not 1 result");
              return int64_t{1};
            }},
-          {"sqlite",
-           [stmt, uniform](std::mt19937_64& rng) {
-             sqlite3_bind_int64(stmt->get(), 1, uniform(rng));
-             if (stmt->Drain() != 1) Die("sqlite index_eq: not 1 result");
-             return int64_t{1};
-           }}},
-         0.9, 1.2});
+          one_result_sqlite("index_eq", "SELECT doc FROM docs WHERE json_extract(doc, '$.k') = ?")},
+         0.9,
+         1.2});
   }
-  {  // unique_eq: equality on the unique index {u: 1}
-    auto stmt =
-        std::make_shared<Stmt>(sql, "SELECT doc FROM docs WHERE json_extract(doc, '$.u') = ?");
-    rows.push_back({"unique_eq",
-                    "queries/s",
-                    {{"rockdoc",
-                      [&docs, uniform](std::mt19937_64& rng) {
-                        if (DrainCursor(Check(docs.Find(IntFilter("u", uniform(rng))), "find")) !=
-                            1) {
-                          Die("unique_eq: not 1 result");
-                        }
-                        return int64_t{1};
-                      }},
-                     {"sqlite",
-                      [stmt, uniform](std::mt19937_64& rng) {
-                        sqlite3_bind_int64(stmt->get(), 1, uniform(rng));
-                        if (stmt->Drain() != 1) Die("sqlite unique_eq: not 1 result");
-                        return int64_t{1};
-                      }}},
-                    0,
-                    1.2});
-  }
-  {  // index_eq_2: two indexes apply, {k: 1} and {a: 1, b: 1}; a planner picks {k: 1}
-    auto stmt = std::make_shared<Stmt>(sql,
-                                       "SELECT doc FROM docs WHERE json_extract(doc, '$.k') = ? "
-                                       "AND json_extract(doc, '$.a') >= 0");
-    rows.push_back({"index_eq_2",
-                    "queries/s",
-                    {{"rockdoc",
-                      [&docs, uniform](std::mt19937_64& rng) {
-                        BsonBuilder b;
-                        b.AppendInt64("k", uniform(rng));
-                        b.OpenDocument("a").AppendInt32("$gte", 0).Close();
-                        if (DrainCursor(Check(docs.Find(std::move(b).Build()), "find")) != 1) {
-                          Die("index_eq_2: not 1 result");
-                        }
-                        return int64_t{1};
-                      }},
-                     {"sqlite",
-                      [stmt, uniform](std::mt19937_64& rng) {
-                        sqlite3_bind_int64(stmt->get(), 1, uniform(rng));
-                        if (stmt->Drain() != 1) Die("sqlite index_eq_2: not 1 result");
-                        return int64_t{1};
-                      }}},
-                    0,
-                    1.2});
-  }
+  // unique_eq: equality on the unique index {u: 1}
+  rows.push_back(
+      {"unique_eq",
+       "queries/s",
+       {one_result_rockdoc("unique_eq", [](int64_t v) { return IntFilter("u", v); }),
+        one_result_sqlite("unique_eq", "SELECT doc FROM docs WHERE json_extract(doc, '$.u') = ?")},
+       0,
+       1.2});
+  // index_eq_2: two indexes apply, {k: 1} and {a: 1, b: 1}; a planner picks {k: 1}
+  rows.push_back({"index_eq_2",
+                  "queries/s",
+                  {one_result_rockdoc("index_eq_2",
+                                      [](int64_t v) {
+                                        BsonBuilder b;
+                                        b.AppendInt64("k", v);
+                                        b.OpenDocument("a").AppendInt32("$gte", 0).Close();
+                                        return std::move(b).Build();
+                                      }),
+                   one_result_sqlite("index_eq_2",
+                                     "SELECT doc FROM docs WHERE json_extract(doc, '$.k') = ? "
+                                     "AND json_extract(doc, '$.a') >= 0")},
+                  0,
+                  1.2});
   // range_100, covered_100, count_10k: a range of a.
   auto range_row = [&](const char* name, int64_t width, int mode, double goal_raw,
                        double goal_sqlite) {

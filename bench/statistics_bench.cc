@@ -136,6 +136,23 @@ struct Row {
   int64_t items_per_op = 1;
 };
 
+// A row of updateOne({_id: <one of `docs`, at random>}, update(rng)) on
+// collection `coll`; each update must match its document.
+Row UpdateRow(std::string name, std::string coll, int64_t ops, int64_t docs,
+              std::function<Document(std::mt19937_64&)> update) {
+  Row row{name, "updates/s", ops, {}};
+  row.run = [name, coll, docs, update](Side& side, int64_t n, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    Collection c = side.coll(coll);
+    for (int64_t i = 0; i < n; ++i) {
+      Document u = update(rng);  // before the _id: the draws of the rows as they were
+      auto r = Check(c.UpdateOne(IdFilter(static_cast<int64_t>(rng() % docs)), u), "updateOne");
+      if (r.matched_count != 1) Die(name + ": no match");
+    }
+  };
+  return row;
+}
+
 // The calling thread's CPU time: what the operations cost this thread,
 // less sensitive than the wall clock to the other processes of a shared
 // machine (RocksDB's background flushes and compactions are not in it).
@@ -266,46 +283,29 @@ int main(int argc, char** argv) {
          for (int64_t i = 0; i < n; ++i)
            Check(c.InsertOne(WithArray(side.next_id++, rng)), "insertOne");
        }},
-      {"update_set", "updates/s", ops(20000),
-       [](Side& side, int64_t n, uint64_t seed) {
-         std::mt19937_64 rng(seed);
-         Collection c = side.coll("docs");
-         for (int64_t i = 0; i < n; ++i) {
-           BsonBuilder u;
-           u.OpenDocument("$set").AppendString("s", Text(rng, 1 + rng() % 64)).Close();
-           auto r = Check(c.UpdateOne(IdFilter(static_cast<int64_t>(rng() % g_loaded)),
-                                      std::move(u).Build()),
-                          "updateOne");
-           if (r.matched_count != 1) Die("update_set: no match");
-         }
-       }},
-      {"update_inc", "updates/s", ops(20000),
-       [](Side& side, int64_t n, uint64_t seed) {
-         std::mt19937_64 rng(seed);
-         Collection c = side.coll("docs");
-         for (int64_t i = 0; i < n; ++i) {
-           BsonBuilder u;
-           u.OpenDocument("$inc").AppendInt32("n", 1).Close();
-           auto r = Check(
-               c.UpdateOne(IdFilter(static_cast<int64_t>(rng() % g_loaded)), std::move(u).Build()),
-               "updateOne");
-           if (r.modified_count != 1) Die("update_inc: not modified");
-         }
-       }},
-      {"update_push", "updates/s", ops(10000),
-       [](Side& side, int64_t n, uint64_t seed) {
-         std::mt19937_64 rng(seed);
-         Collection c = side.coll("pushes");
-         for (int64_t i = 0; i < n; ++i) {
-           BsonBuilder u;
-           u.OpenDocument("$push").OpenDocument("log").AppendInt64("ts", static_cast<int64_t>(rng()))
-               .AppendString("v", Text(rng, 16)).Close().Close();
-           auto r = Check(c.UpdateOne(IdFilter(static_cast<int64_t>(rng() % kPushDocs)),
-                                      std::move(u).Build()),
-                          "push");
-           if (r.modified_count != 1) Die("update_push: not modified");
-         }
-       }},
+      UpdateRow("update_set", "docs", ops(20000), g_loaded,
+                [](std::mt19937_64& rng) {
+                  BsonBuilder u;
+                  u.OpenDocument("$set").AppendString("s", Text(rng, 1 + rng() % 64)).Close();
+                  return std::move(u).Build();
+                }),
+      UpdateRow("update_inc", "docs", ops(20000), g_loaded,
+                [](std::mt19937_64&) {
+                  BsonBuilder u;
+                  u.OpenDocument("$inc").AppendInt32("n", 1).Close();
+                  return std::move(u).Build();
+                }),
+      UpdateRow("update_push", "pushes", ops(10000), kPushDocs,
+                [](std::mt19937_64& rng) {
+                  BsonBuilder u;
+                  u.OpenDocument("$push")
+                      .OpenDocument("log")
+                      .AppendInt64("ts", static_cast<int64_t>(rng()))
+                      .AppendString("v", Text(rng, 16))
+                      .Close()
+                      .Close();
+                  return std::move(u).Build();
+                }),
   };
 
   std::printf(
