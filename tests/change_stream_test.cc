@@ -575,10 +575,14 @@ TEST_F(ChangeStreamTest, TheAggregateCommandOpensAStreamThatGetMoreContinues) {
   // killCursors ends a waiting getMore: Interrupted (11601).
   std::thread killed([&] {
     Document got = run("test", get_more);
+    // The probe below held the cursor (CursorInUse, 96): again until this
+    // getMore is the one that waits.
+    while (got.Get("code").Int32() == 96) got = run("test", get_more);
     EXPECT_EQ(got.Get("code").Int32(), static_cast<int>(ErrorCode::kInterrupted)) << ToJson(got);
   });
   // Once another getMore finds the cursor in use (96), the waiter holds it:
-  // a probe that gets there first waits 1 ms and puts it back.
+  // a probe that gets there first waits 1 ms and puts it back (and the
+  // waiter, finding it in use, tries again).
   const std::string probe = "{\"getMore\": {\"$numberLong\": \"" + std::to_string(id) +
                             "\"}, \"collection\": \"c\", \"maxTimeMS\": 1}";
   while (run("test", probe).Get("code").Int32() != 96) {
