@@ -222,12 +222,12 @@ TEST_F(ShellTest, MongoshErrorsPrintTheirCodeOnce) {
 TEST_F(ShellTest, MongoshNamesRockdocLacksSayNotSupported) {
   Ok("db.c.insertOne({_id: 1})");
   const std::pair<const char*, const char*> kCalls[] = {
-      {"db.c.watch()", "Collection.watch"},
+      {"db.c.mapReduce()", "Collection.mapReduce"},
       {"db.c.latencyStats()", "Collection.latencyStats"},
       {"db.c.initializeOrderedBulkOp()", "Collection.initializeOrderedBulkOp"},
       {"db.currentOp()", "Database.currentOp"},
       {"db.createUser({user: 'u'})", "Database.createUser"},
-      {"db.getMongo().watch()", "Mongo.watch"},
+      {"db.getMongo().getURI()", "Mongo.getURI"},
       {"db.c.find().tailable()", "Cursor.tailable"},
       {"db.c.find().collation({locale: 'en'})", "Cursor.collation"},
       {"rs.status()", "rs.status"},

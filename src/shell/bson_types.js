@@ -48,10 +48,11 @@
       this.codeName = 'BadValue';
     }
   }
-  // `what` is not supported: "Collection.bulkWrite is not supported by rockdoc".
+  // `what` is not supported: "Collection.bulkWrite is not supported by
+  // rockdoc", or `message` where mongosh has its own words for it.
   class MongoshUnimplementedError extends Error {
-    constructor(what) {
-      super(`${what} is not supported by rockdoc`);
+    constructor(what, message) {
+      super(message === undefined ? `${what} is not supported by rockdoc` : message);
       this.name = 'MongoshUnimplementedError';
       this.code = 238;
       this.codeName = 'NotImplemented';

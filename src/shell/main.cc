@@ -25,6 +25,9 @@ const std::vector<tools::FlagSpec> kFlags = {
     {"eval", 0, tools::FlagArity::kRequired, "CODE|run CODE and print its value (may be repeated)"},
     {"json", 0, tools::FlagArity::kNone, "|print results as relaxed Extended JSON, one per line"},
     {"quiet", 0, tools::FlagArity::kNone, "|no banner"},
+    {"noChangeLog", 0, tools::FlagArity::kNone,
+     "|open without the change log: watch() refused (40573), writes faster, and the "
+     "directory's change history dropped (README.md, Change streams)"},
     {"salvage", 0, tools::FlagArity::kNone,
      "|open a damaged write-ahead log's database again, keeping what precedes the damage "
      "(copy it first; README.md, Durability)"},
@@ -114,6 +117,8 @@ int RunMain(int argc, char** argv) {
       options.quiet = true;
     } else if (name == "json") {
       options.json = true;
+    } else if (name == "noChangeLog") {
+      options.client.change_log = false;
     } else if (name == "salvage") {
       salvage = true;
     }

@@ -39,9 +39,14 @@
 namespace rockdoc::shell {
 
 struct ShellOptions {
+  ShellOptions() { client.change_log = true; }
   // The database directory, created when missing.
   std::string db_path = "./rockdoc-data";
-  // How it is opened (Client::Open).
+  // How it is opened (Client::Open). The change log is on, unlike the
+  // library's default: mongosh's scripts call watch(), as against the
+  // replica set mongosh usually reaches (rockdoc-serve has it on too);
+  // the shell's --noChangeLog turns it off (README: Change streams says
+  // what it costs writes).
   ClientOptions client;
   // The database `db` names at start.
   std::string initial_db = "test";

@@ -355,6 +355,172 @@
     Object.defineProperty(AggregationCursor.prototype, name, { value: undefined, writable: true, configurable: true });
   }
 
+  // ---- change streams: mongosh's ChangeStreamCursor ----
+  // watch() runs the aggregate command with $changeStream first at once
+  // (the stream starts there), then reads with awaitData getMores, as the
+  // drivers do. The resume token follows the drivers' rule: the last
+  // event's _id while events of the batch remain, the batch's
+  // postBatchResumeToken past them.
+  class MongoshRuntimeError extends Error {
+    constructor(message) {
+      super(message);  // mongosh gives these no code
+      this.name = 'MongoshRuntimeError';
+    }
+  }
+  function notOnChangeStream(method) {
+    return new MongoshUnimplementedError(`ChangeStreamCursor.${method}`,
+      `Cannot call ${method} on a change stream cursor`);
+  }
+  // The options of watch() that belong to its cursor; every other one is a
+  // field of the $changeStream stage, which the command layer decodes from
+  // its table of known fields (an unknown one is 40415 there).
+  const CHANGE_STREAM_CURSOR_OPTIONS = ['batchSize', 'maxAwaitTimeMS'];
+  class ChangeStreamCursor {
+    // `db`: the database the aggregate runs on; `aggregate`: the command's
+    // first field's value (a collection's name, or 1); `on`: what it
+    // watches, as printed; `stage`: fields of the $changeStream stage that
+    // the caller sets (allChangesForCluster).
+    constructor(db, aggregate, on, pipeline, options, stage) {
+      if (!isPlainObject(pipeline) && !Array.isArray(pipeline)) throw argError('watch needs an array of stages');
+      // mongosh: watch(options) is watch([], options).
+      if (!Array.isArray(pipeline)) [pipeline, options] = [[], pipeline];
+      const fields = assignDefined({}, options);
+      const cursorOptions = {};
+      for (const name of CHANGE_STREAM_CURSOR_OPTIONS) {
+        if (fields[name] !== undefined) cursorOptions[name] = fields[name];
+        delete fields[name];
+      }
+      hidden(this, '_db', db);
+      hidden(this, '_on', on);
+      hidden(this, '_buffer', []);
+      hidden(this, '_closed', false);
+      hidden(this, '_warnings', true);
+      hidden(this, '_transforms', []);
+      hidden(this, '_batchSize', cursorOptions.batchSize);
+      hidden(this, '_maxAwaitTimeMS', cursorOptions.maxAwaitTimeMS);
+      hidden(this, '_postBatchResumeToken', undefined);
+      hidden(this, '_resumeToken', fields.startAfter !== undefined ? fields.startAfter
+        : fields.resumeAfter !== undefined ? fields.resumeAfter : null);
+      const cmd = {
+        aggregate,
+        pipeline: [{ $changeStream: Object.assign(fields, stage) }, ...pipeline],
+        cursor: this._batchSize === undefined ? {} : { batchSize: this._batchSize },
+      };
+      const reply = db._run(cmd).cursor;
+      hidden(this, '_id', reply.id);
+      hidden(this, '_collection', reply.ns.slice(reply.ns.indexOf('.') + 1));
+      this._took(reply.firstBatch, reply.postBatchResumeToken);
+    }
+    // A batch arrived (the drivers' _processBatch).
+    _took(batch, postBatchResumeToken) {
+      this._buffer.push(...batch);
+      if (postBatchResumeToken !== undefined) {
+        this._postBatchResumeToken = postBatchResumeToken;
+        if (batch.length === 0) this._resumeToken = postBatchResumeToken;
+      }
+      if (isZeroId(this._id)) this._closed = true;  // the server ended it (an invalidate)
+    }
+    // One getMore: waits up to maxAwaitTimeMS (the server's second when
+    // not given) for events.
+    _getMore() {
+      const more = { getMore: this._id, collection: this._collection };
+      if (this._batchSize !== undefined) more.batchSize = this._batchSize;
+      if (this._maxAwaitTimeMS !== undefined) more.maxTimeMS = this._maxAwaitTimeMS;
+      const reply = this._db._run(more).cursor;
+      this._id = reply.id;
+      this._took(reply.nextBatch, reply.postBatchResumeToken);
+    }
+    // The next event of the buffer, its resume token kept (the drivers'
+    // cacheResumeToken).
+    _take() {
+      const event = this._buffer.shift();
+      this._resumeToken = this._buffer.length === 0 && this._postBatchResumeToken !== undefined
+        ? this._postBatchResumeToken : event._id;
+      let out = event;
+      for (const fn of this._transforms) out = fn(out);
+      return out;
+    }
+    _warnBlocking(method) {
+      if (!this._warnings) return;
+      native.writeErr(`Warning: If there are no documents in the batch, ${method} will block. Use tryNext if ` +
+        'you want to check if there are any documents without waiting, or cursor.disableBlockWarnings() if ' +
+        'you want to disable this warning.\n');
+    }
+    // Blocks until an event arrives or the stream ends.
+    hasNext() {
+      this._warnBlocking('hasNext');
+      while (this._buffer.length === 0 && !this._closed) this._getMore();
+      return this._buffer.length > 0;
+    }
+    next() {
+      this._warnBlocking('next');
+      while (this._buffer.length === 0 && !this._closed) this._getMore();
+      if (this._buffer.length === 0) throw new MongoshRuntimeError('ChangeStream is closed');
+      return this._take();
+    }
+    // The next event if one is there after one getMore, or null.
+    tryNext() {
+      if (this.isClosed()) throw new MongoshRuntimeError('Cannot call tryNext on closed cursor');
+      if (this._buffer.length === 0 && !this._closed) this._getMore();
+      return this._buffer.length > 0 ? this._take() : null;
+    }
+    getResumeToken() { return this._resumeToken; }
+    isClosed() { return this._closed && this._buffer.length === 0; }
+    isExhausted() {
+      throw new MongoshInvalidInputError('isExhausted is not implemented for ChangeStreams because after ' +
+        'closing a cursor, the remaining documents in the batch are no longer accessible. If you want to see ' +
+        'if the cursor is closed use isClosed. If you want to see if there are documents left in the batch, ' +
+        'use tryNext.');
+    }
+    close() {
+      if (!this._closed && !isZeroId(this._id)) {
+        this._db._run({ killCursors: this._collection, cursors: [this._id] });
+        this._id = 0;
+      }
+      this._closed = true;
+      this._buffer = [];
+    }
+    // Every event, as they come, until fn returns false or the stream ends.
+    forEach(fn) {
+      while (this.hasNext()) {
+        if (fn(this.next()) === false) break;
+      }
+    }
+    // The events there now (tryNext until null).
+    itcount() {
+      let n = 0;
+      while (!this.isClosed() && this.tryNext() !== null) n++;
+      return n;
+    }
+    map(fn) {
+      if (typeof fn !== 'function') throw argError('map needs a function');
+      this._transforms.push(fn);
+      return this;
+    }
+    pretty() { return this; }
+    disableBlockWarnings() {
+      this._warnings = false;
+      return this;
+    }
+    // The REPL's page ("it"): up to a batch of the events there now.
+    _page(size) {
+      const page = [];
+      while (page.length < size && !this.isClosed()) {
+        const event = this.tryNext();
+        if (event === null) break;
+        page.push(event);
+      }
+      return page;
+    }
+    toArray() { throw notOnChangeStream('toArray'); }
+    batchSize() { throw notOnChangeStream('batchSize'); }
+    objsLeftInBatch() { throw notOnChangeStream('objsLeftInBatch'); }
+    maxTimeMS() { throw notOnChangeStream('maxTimeMS'); }
+    help() { return new ShellText(CHANGE_STREAM_HELP); }
+    toString() { return `ChangeStreamCursor on ${this._on}`; }
+    [inspectSymbol]() { return `ChangeStreamCursor on ${this._on}`; }
+  }
+
   // ---- collections ----
   // Every method runs database commands (command/), as mongosh's run
   // through its driver: the options go to the command as its fields, and
@@ -671,6 +837,11 @@
         cursor.batchSize(options.batchSize);
       }
       return cursor._runIfWrites();
+    }
+    // mongosh's watch(pipeline, options): a change stream of this collection.
+    watch(pipeline, options) {
+      return new ChangeStreamCursor(this._db, this._name, this._name, pipeline === undefined ? [] : pipeline,
+        options);
     }
     // The drivers' findOne: a find of one document in a single batch.
     findOne(filter, projection, options) {
@@ -1022,6 +1193,10 @@
       }
       return cursor._runIfWrites();
     }
+    // mongosh's db.watch(pipeline, options): the changes of this database.
+    watch(pipeline, options) {
+      return new ChangeStreamCursor(this, 1, this._name, pipeline === undefined ? [] : pipeline, options);
+    }
     getCollectionNames() {
       return this.getCollectionInfos({}, { nameOnly: true }).map((i) => i.name).sort();
     }
@@ -1106,6 +1281,12 @@
       const dot = typeof ns === 'string' ? ns.indexOf('.') : -1;
       if (dot <= 0 || dot === ns.length - 1) throw argError('getCollection needs a namespace "db.collection"');
       return makeDb(ns.slice(0, dot)).getCollection(ns.slice(dot + 1));
+    }
+    // mongosh's db.getMongo().watch(pipeline, options): the changes of
+    // every database but admin, config and local.
+    watch(pipeline, options) {
+      return new ChangeStreamCursor(makeDb('admin'), 1, `rockdoc:${config.path}`,
+        pipeline === undefined ? [] : pipeline, options, { allChangesForCluster: true });
     }
     // mongosh's startSession: a session for transactions or snapshot reads.
     startSession(options) {
@@ -1370,7 +1551,6 @@
         'mapReduce',
         'reIndex',
         'updateSearchIndex',
-        'watch',
       ]
     ],
     [
@@ -1425,7 +1605,6 @@
         'sql',
         'updateRole',
         'updateUser',
-        'watch',
       ]
     ],
     [
@@ -1471,7 +1650,6 @@
         'setSecondaryOk',
         'setSlaveOk',
         'setWriteConcern',
-        'watch',
       ]
     ],
   ];
@@ -1592,6 +1770,12 @@
     '  hasNext()  next()  toArray()  forEach(fn)  map(fn)  itcount()  count()  size()',
     '  explain(verbosity)  pretty()  close()',
   ].join('\n');
+  const CHANGE_STREAM_HELP = [
+    'ChangeStreamCursor methods (db.c.watch(), db.watch(), db.getMongo().watch()):',
+    '  tryNext()  the next event, or null after one wait of maxAwaitTimeMS',
+    '  hasNext()  next()  forEach(fn)  block until an event comes',
+    '  getResumeToken()  isClosed()  close()  map(fn)  itcount()  disableBlockWarnings()',
+  ].join('\n');
   // `.help`: the REPL's own commands too (Node's, as mongosh lists them).
   const REPL_HELP = [
     'REPL commands:',
@@ -1615,6 +1799,11 @@
   }
 
   function displayJson(value) {
+    if (value instanceof ChangeStreamCursor) {
+      lastCursor = value;
+      native.write(toJsonLine(String(value)) + '\n');
+      return;
+    }
     if (value instanceof Cursor) {
       if (value._explain !== undefined) {
         native.write(toJsonLine(value.explain(value._explain)) + '\n');
@@ -1648,6 +1837,11 @@
     if (value instanceof ShellText && value.text === '') return;
     if (config.json) {
       displayJson(value);
+      return;
+    }
+    if (value instanceof ChangeStreamCursor) {  // mongosh prints its name; "it" reads it
+      lastCursor = value;
+      native.write(`${value}\n`);
       return;
     }
     if (value instanceof Cursor) {
@@ -1815,16 +2009,18 @@
   function chainType(chain) {
     if (chain[0].endsWith('()')) return {};
     let value = Object.prototype.hasOwnProperty.call(global, chain[0]) ? global[chain[0]] : undefined;
-    let type = value instanceof DB ? 'db' : value instanceof Collection ? 'coll' : value instanceof Cursor ? 'cursor' : undefined;
+    let type = value instanceof DB ? 'db' : value instanceof Collection ? 'coll' : value instanceof Cursor ? 'cursor'
+      : value instanceof ChangeStreamCursor ? 'changeStream' : undefined;
     for (const link of chain.slice(1)) {
       const call = link.endsWith('()');
       const name = call ? link.slice(0, -2) : link;
       value = undefined;
       if (type === 'db') {
-        type = call ? (name === 'getSiblingDB' || name === 'getSisterDB' ? 'db' : name === 'getCollection' ? 'coll' : undefined)
+        type = call ? (name === 'getSiblingDB' || name === 'getSisterDB' ? 'db' : name === 'getCollection' ? 'coll'
+          : name === 'watch' ? 'changeStream' : undefined)
           : (name in DB.prototype ? undefined : 'coll');
       } else if (type === 'coll') {
-        type = call ? (name === 'find' || name === 'aggregate' ? 'cursor' : undefined)
+        type = call ? (name === 'find' || name === 'aggregate' ? 'cursor' : name === 'watch' ? 'changeStream' : undefined)
           : (name in Collection.prototype ? undefined : 'coll');
       } else if (type === 'cursor') {
         type = call && CURSOR_CALLS.has(name) ? 'cursor' : undefined;
@@ -1855,6 +2051,8 @@
         if (value !== undefined) candidates = candidates.concat(value.getCollectionNames());
       } else if (type === 'coll') {
         candidates = methodNames(Collection.prototype);
+      } else if (type === 'changeStream') {
+        candidates = methodNames(ChangeStreamCursor.prototype);
       } else if (type === 'cursor') {
         candidates = methodNames(found.chain[found.chain.length - 1] === 'aggregate()' ? AggregationCursor.prototype : Cursor.prototype)
           .filter((n) => found.chain[found.chain.length - 1] !== 'aggregate()' || typeof AggregationCursor.prototype[n] === 'function');
@@ -1896,6 +2094,12 @@
         }
       },
       it() {
+        // A change stream's page: the events there now (mongosh's tryNext loop).
+        if (lastCursor instanceof ChangeStreamCursor) {
+          if (lastCursor.isClosed()) return new ShellText('no cursor');
+          const page = lastCursor._page(config.batchSize);
+          return page.length > 0 ? page : new ShellText('');
+        }
         if (lastCursor === null || !lastCursor.hasNext()) return new ShellText('no cursor');
         return lastCursor;
       },
