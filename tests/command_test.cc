@@ -1098,9 +1098,18 @@ TEST_F(CommandTest, ChangeStreamsOpenFirstInAnAggregate) {
       Error(
           R"({"aggregate": "c", "pipeline": [{"$match": {}}, {"$changeStream": {}}], "cursor": {}})"),
       "40602 Location40602: $changeStream is only valid as the first stage in a pipeline.");
-  EXPECT_EQ(
-      Error(R"({"aggregate": "c", "pipeline": [{"$changeStream": {}}], "explain": true})"),
-      "238 NotImplemented: explain of a $changeStream aggregate is not supported by rockdoc yet");
+  // What a change stream does not apply is refused, never ignored.
+  for (const char* field : {R"("explain": true)", R"("maxTimeMS": 5, "cursor": {})",
+                            R"("hint": {"a": 1}, "cursor": {})", R"("let": {"x": 1}, "cursor": {})",
+                            R"("comment": "c", "cursor": {})"}) {
+    const std::string name = std::string(field).substr(1, std::string(field).find('"', 1) - 1);
+    EXPECT_EQ(Error(std::string(R"({"aggregate": "c", "pipeline": [{"$changeStream": {}}], )") +
+                    field + "}"),
+              "238 NotImplemented: " + name +
+                  " on a $changeStream aggregate is not supported by rockdoc yet");
+  }
+  EXPECT_EQ(Error(R"({"aggregate": "c", "pipeline": [{"$changeStream": {}}]})").substr(0, 16),
+            "9 FailedToParse:");
 }
 
 TEST_F(CommandTest, ApiStrictIsEnforced) {

@@ -6,6 +6,13 @@
 // passes. Every round continues on the same directory, so recovery runs on
 // the leftovers of all the rounds before.
 //
+// The change log is on throughout (issue 37): after each kill, the log read
+// from its start holds exactly one event per acknowledged write, in the
+// order the writes were acknowledged, then the events of the write in
+// flight only as far as that write is in the data, and replaying the events
+// gives the collection as it is. A transaction's events are there whole or
+// not at all, each carrying its transaction's number.
+//
 // The child is this binary run again (fork + exec of /proc/self/exe with
 // --crash-child): a fresh process, not a fork of a process with RocksDB's
 // threads and locks in it. It tells the parent through a pipe what it is
@@ -24,7 +31,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <random>
 #include <sstream>
@@ -80,9 +89,17 @@ void Say(int fd, const std::string& line) {
   if (n != static_cast<ssize_t>(l.size())) _exit(3);
 }
 
-int CrashChild(const std::string& dir, int fd, int64_t next_id, uint64_t seed) {
+// Every open of the directory, the child's and the parent's: with the
+// change log (an open without it would drop the log's history).
+ClientOptions LoggedOptions(bool sync) {
   ClientOptions options;
-  options.sync = true;
+  options.sync = sync;
+  options.change_log = true;
+  return options;
+}
+
+int CrashChild(const std::string& dir, int fd, int64_t next_id, uint64_t seed) {
+  ClientOptions options = LoggedOptions(/*sync=*/true);
   auto client = Client::Open(dir, options);
   if (!client.ok()) {
     Say(fd, "E open " + client.status().ToString());
@@ -170,8 +187,7 @@ constexpr int kTxnAccounts = 10;  // in each of bank.a and ledger.b
 constexpr int64_t kTxnInitial = 1000;
 
 int TxnCrashChild(const std::string& dir, int fd, uint64_t seed) {
-  ClientOptions options;
-  options.sync = true;
+  ClientOptions options = LoggedOptions(/*sync=*/true);
   auto client = Client::Open(dir, options);
   if (!client.ok()) {
     Say(fd, "E open " + client.status().ToString());
@@ -270,6 +286,53 @@ void Apply(const Op& op, Model* m) {
   }
 }
 
+// An event as the checks compare them: "i ID V" (insert of version V),
+// "r ID V" (replace), "d ID".
+std::string EventOf(DocumentView e) {
+  const std::string_view type = e.Get("operationType").String();
+  const std::string id = std::to_string(e.GetPath("documentKey._id").Int64());
+  if (type == "delete") return "d " + id;
+  const std::string v = std::to_string(e.GetPath("fullDocument.v").Int64());
+  return std::string(type == "insert" ? "i " : "r ") + id + " " + v;
+}
+
+// The events an op makes, in order.
+std::vector<std::string> EventsOf(const Op& op) {
+  switch (op.kind) {
+    case 'I': return {"i " + std::to_string(op.id) + " 0"};
+    case 'M': {
+      std::vector<std::string> out;
+      for (int64_t i = 0; i < op.arg; ++i) out.push_back("i " + std::to_string(op.id + i) + " 0");
+      return out;
+    }
+    case 'U': return {"r " + std::to_string(op.id) + " " + std::to_string(op.arg)};
+    default: return {"d " + std::to_string(op.id)};
+  }
+}
+
+// Every event of `stream` from its start, each through `fn`.
+void ReadAll(ChangeStream& stream, const std::function<void(const Document&)>& fn) {
+  for (;;) {
+    auto event = stream.TryNext();
+    ASSERT_TRUE(event.ok()) << event.status();
+    if (!event->has_value()) return;
+    fn(**event);
+  }
+}
+
+// The resume token of a directory's log start: opened once with the log, a
+// stream there says where it stands.
+Document LogStart(const std::string& dir) {
+  auto client = Client::Open(dir, LoggedOptions(/*sync=*/false));
+  EXPECT_TRUE(client.ok()) << client.status();
+  if (!client.ok()) return Document();
+  auto stream = (*client)->Watch();
+  EXPECT_TRUE(stream.ok()) << stream.status();
+  Document token = stream.ok() ? stream->resume_token() : Document();
+  EXPECT_TRUE((*client)->Close().ok());
+  return token;
+}
+
 struct ChildRun {
   std::vector<std::string> lines;
   bool ready = false;
@@ -362,6 +425,11 @@ TEST(CrashTest, AcknowledgedWritesSurviveSigkill) {
   Model model;
   int64_t next_id = 0;
   int64_t total_acked = 0, rounds_with_in_flight = 0, index_checks = 0;
+  // The log's events as the checks found them so far (acknowledged writes,
+  // and what the writes in flight left), and where the log starts.
+  std::vector<std::string> logged;
+  ChangeStreamOptions from_start_of_log;
+  from_start_of_log.resume_after = LogStart(dir);
   for (int round = 0; round < kRounds; ++round) {
     SCOPED_TRACE("round " + std::to_string(round));
     // Most rounds kill 2-200 ms into the writing; every fifth kills 0-60 ms
@@ -379,6 +447,7 @@ TEST(CrashTest, AcknowledgedWritesSurviveSigkill) {
       if (line == "A") {
         ASSERT_TRUE(in_flight.has_value());
         Apply(*in_flight, &model);
+        for (std::string& e : EventsOf(*in_flight)) logged.push_back(std::move(e));
         ++total_acked;
         in_flight.reset();
         continue;
@@ -391,7 +460,7 @@ TEST(CrashTest, AcknowledgedWritesSurviveSigkill) {
     if (in_flight) ++rounds_with_in_flight;
 
     // Reopen and read everything.
-    auto client = Client::Open(dir);
+    auto client = Client::Open(dir, LoggedOptions(/*sync=*/false));
     ASSERT_TRUE(client.ok()) << client.status();
     Collection c = (*client)->GetDatabase("crash").GetCollection("docs");
     std::map<int64_t, Document> actual;
@@ -446,6 +515,40 @@ TEST(CrashTest, AcknowledgedWritesSurviveSigkill) {
     }
     if (::testing::Test::HasFailure()) return;
 
+    // The change log: the acknowledged writes' events, one each, in order;
+    // then the in-flight write's, as far as the data shows it happened.
+    std::vector<std::string> events;
+    Model replayed;
+    {
+      auto stream = (*client)->Watch({}, from_start_of_log);
+      ASSERT_TRUE(stream.ok()) << stream.status();
+      ReadAll(*stream, [&](const Document& e) {
+        events.push_back(EventOf(e));
+        // The event as the op it records: an insert of v 0, a replace
+        // (U: id, version), a delete.
+        Op op;
+        char kind = 0;
+        std::istringstream in(events.back());
+        in >> kind >> op.id >> op.arg;
+        op.kind = kind == 'i' ? 'I' : kind == 'r' ? 'U' : 'D';
+        Apply(op, &replayed);
+      });
+    }
+    ASSERT_GE(events.size(), logged.size()) << "an acknowledged write has no event";
+    ASSERT_TRUE(std::equal(logged.begin(), logged.end(), events.begin()))
+        << "the log differs from the acknowledged writes, in order";
+    const std::vector<std::string> tail(events.begin() + static_cast<ptrdiff_t>(logged.size()),
+                                        events.end());
+    const std::vector<std::string> possible =
+        in_flight ? EventsOf(*in_flight) : std::vector<std::string>();
+    ASSERT_LE(tail.size(), possible.size()) << "events of no write";
+    EXPECT_TRUE(std::equal(tail.begin(), tail.end(), possible.begin()));
+    Model in_data;
+    for (const auto& [id, doc] : actual) in_data[id] = doc.Get("v").Int64();
+    EXPECT_EQ(replayed, in_data) << "replaying the log does not give the collection";
+    logged = events;
+    if (::testing::Test::HasFailure()) return;
+
     // The stored count and validate agree with what is there.
     EXPECT_EQ(*c.EstimatedDocumentCount(), static_cast<int64_t>(actual.size()));
     EXPECT_EQ(*c.CountDocuments(Document()), static_cast<int64_t>(actual.size()));
@@ -482,7 +585,7 @@ TEST(CrashTest, AcknowledgedWritesSurviveSigkill) {
   std::cout << index_checks << " index checks, ";
   std::cout << total_acked << " acknowledged writes over " << kRounds << " rounds, "
             << rounds_with_in_flight << " killed mid-write, " << model.size()
-            << " documents at the end\n";
+            << " documents at the end, " << logged.size() << " events in the log\n";
   // The test exercised something: writes were acknowledged and killed.
   EXPECT_GT(total_acked, 100);
   // Many kills land mid-write; how many depends on the machine's speed and
@@ -503,6 +606,8 @@ TEST(CrashTest, TransactionsAreAllOrNothingUnderSigkill) {
   if (const char* env = std::getenv("ROCKDOC_CRASH_SEED")) seed = std::strtoull(env, nullptr, 10);
   std::mt19937_64 rng(seed);
   int64_t acked = 0, last_acked = 0, rounds_in_flight = 0;
+  ChangeStreamOptions from_start_of_log;
+  from_start_of_log.resume_after = LogStart(dir);
   for (int round = 0; round < kTxnRounds; ++round) {
     SCOPED_TRACE("transaction round " + std::to_string(round));
     bool from_start = round % 5 == 0;
@@ -524,9 +629,28 @@ TEST(CrashTest, TransactionsAreAllOrNothingUnderSigkill) {
     }
     if (in_flight) ++rounds_in_flight;
 
-    auto client = Client::Open(dir);
+    auto client = Client::Open(dir, LoggedOptions(/*sync=*/false));
     ASSERT_TRUE(client.ok()) << client.status();
     Database bank = (*client)->GetDatabase("bank"), ledger = (*client)->GetDatabase("ledger");
+    // The log: the setup's 21 inserts, then four events per committed
+    // transfer (its two updates, its log entry, its counter), each with the
+    // transaction's number, whole, and the log entries in commit order.
+    std::vector<std::string> events;  // "<txnNumber> <op> <ns>"
+    std::vector<int64_t> entries_in_log_order;
+    {
+      auto stream = (*client)->Watch({}, from_start_of_log);
+      ASSERT_TRUE(stream.ok()) << stream.status();
+      ReadAll(*stream, [&](const Document& e) {
+        const Element txn = e.Get("txnNumber");
+        events.push_back((txn.IsNumber() ? std::to_string(txn.Int64()) : std::string("-")) + " " +
+                         std::string(e.Get("operationType").String()) + " " +
+                         std::string(e.GetPath("ns.db").String()) + "." +
+                         std::string(e.GetPath("ns.coll").String()));
+        if (e.GetPath("ns.coll").String() == "log") {
+          entries_in_log_order.push_back(e.GetPath("documentKey._id").Int64());
+        }
+      });
+    }
     Collection a = bank.GetCollection("a"), b = ledger.GetCollection("b");
     Collection log = bank.GetCollection("log"), meta = ledger.GetCollection("meta");
     auto m = meta.FindOne(Document());
@@ -535,6 +659,7 @@ TEST(CrashTest, TransactionsAreAllOrNothingUnderSigkill) {
       // Killed before the setup transaction committed: none of it is there.
       EXPECT_EQ(*a.CountDocuments(Document()), 0);
       EXPECT_EQ(*b.CountDocuments(Document()), 0);
+      EXPECT_TRUE(events.empty()) << events.size() << " events of no transaction";
       ASSERT_TRUE((*client)->Close().ok());
       continue;
     }
@@ -557,6 +682,20 @@ TEST(CrashTest, TransactionsAreAllOrNothingUnderSigkill) {
     }
     ASSERT_TRUE(cursor->status().ok());
     EXPECT_EQ(entries, n);
+    ASSERT_EQ(events.size(), static_cast<size_t>(2 * kTxnAccounts + 1 + 4 * n))
+        << "a transaction's events are not whole";
+    for (int64_t t = 0; t < n; ++t) {
+      const size_t at = static_cast<size_t>(2 * kTxnAccounts + 1 + 4 * t);
+      const std::string number = events[at].substr(0, events[at].find(' '));
+      EXPECT_NE(number, "-") << events[at];
+      for (size_t k = 1; k < 4; ++k) {
+        EXPECT_EQ(events[at + k].substr(0, events[at + k].find(' ')), number)
+            << "transfer " << t + 1 << "'s events are not one transaction's";
+      }
+    }
+    std::vector<int64_t> in_order(static_cast<size_t>(n));
+    std::iota(in_order.begin(), in_order.end(), 1);
+    EXPECT_EQ(entries_in_log_order, in_order) << "the log is not in commit order";
     auto sum = [](const Collection& c) {
       int64_t total = 0;
       auto cur = c.Find(Document());
