@@ -430,6 +430,7 @@ StatusOr<std::shared_ptr<Engine>> Engine::OpenRocks(
   o.create_if_missing = !has_rocks;
   o.create_missing_column_families = !has_rocks;
   bool unfinished_creation = false;
+  std::vector<std::string> existing;  // the column families on disk
   if (has_rocks) {
     // RocksDB creates the database (CURRENT, a MANIFEST with the default
     // column family) before the other column families: a creation killed
@@ -437,8 +438,8 @@ StatusOr<std::shared_ptr<Engine>> Engine::OpenRocks(
     // nothing can have been written yet (rockdoc writes only after the
     // open, which needs the catalog family). Finish that creation; any
     // other missing family is damage, which the open below reports.
-    std::vector<std::string> existing;
     rocksdb::Status ls = rocksdb::DB::ListColumnFamilies(o, path, &existing);
+    if (!ls.ok()) existing.clear();
     if (ls.ok() && existing.size() == 1 && existing[0] == rocksdb::kDefaultColumnFamilyName) {
       o.create_missing_column_families = true;
       unfinished_creation = true;
@@ -462,7 +463,16 @@ StatusOr<std::shared_ptr<Engine>> Engine::OpenRocks(
   if (version < 4) o.create_missing_column_families = true;
 
   if (has_rocks && !unfinished_creation) {
-    ROCKDOC_ASSIGN_OR_RETURN(WalScan scan, ScanWriteAheadLogs(path, o, families));
+    // The scan opens read-only, which cannot create a family: an older
+    // format's directory is scanned without the change log's, which this
+    // open then adds.
+    std::vector<rocksdb::ColumnFamilyDescriptor> on_disk = families;
+    if (version < 4 && !existing.empty()) {
+      std::erase_if(on_disk, [&](const rocksdb::ColumnFamilyDescriptor& f) {
+        return std::find(existing.begin(), existing.end(), f.name) == existing.end();
+      });
+    }
+    ROCKDOC_ASSIGN_OR_RETURN(WalScan scan, ScanWriteAheadLogs(path, o, on_disk));
     if (salvage != nullptr) {
       ROCKDOC_RETURN_IF_ERROR(PrepareSalvage(dir, scan, salvage));
       // A closed log the MANIFEST tracks may be the missing one; RocksDB
