@@ -1,12 +1,14 @@
 /* The C API (include/rockdoc/c.h), compiled as C99: every function and its
  * error paths. Documents are built and read with the few BSON helpers below
  * (no BSON library), as a C program of another project would. */
-#define _POSIX_C_SOURCE 200809L /* mkdtemp */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp, clock_gettime */
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "rockdoc/c.h"
 
@@ -95,6 +97,13 @@ static void doc_end(Doc* d) {
   put_i32(d->data, (int32_t)d->len);
 }
 
+/* A document `bytes` (its own length header) as the value of `key`. */
+static void doc_embed(Doc* d, const char* key, const uint8_t* bytes) {
+  doc_key(d, 0x03, key);
+  memcpy(d->data + d->len, bytes, (size_t)(bytes[0] | bytes[1] << 8 | bytes[2] << 16));
+  d->len += (size_t)(bytes[0] | bytes[1] << 8 | bytes[2] << 16);
+}
+
 /* ---- A minimal BSON reader: a top-level field's type and value ---- */
 
 static int32_t get_i32(const uint8_t* p) {
@@ -110,7 +119,7 @@ static size_t value_size(uint8_t type, const uint8_t* v) {
     case 0x03: case 0x04: return (size_t)get_i32(v); /* document, array */
     case 0x07: return 12;                         /* ObjectId */
     case 0x08: return 1;                          /* bool */
-    case 0x09: case 0x12: return 8;               /* datetime, int64 */
+    case 0x09: case 0x11: case 0x12: return 8;    /* datetime, timestamp, int64 */
     case 0x0A: return 0;                          /* null */
     case 0x10: return 4;                          /* int32 */
     default: return (size_t)-1;
@@ -405,6 +414,225 @@ static void test_crud(rockdoc_client_t* db) {
   rockdoc_error_clear(&err);
 }
 
+/* ---- Change streams ---- */
+
+/* An event's operationType and documentKey._id ("insert 3"), in `out`. */
+static void describe_event(const uint8_t* event, char* out, size_t size) {
+  uint8_t type = 0;
+  const uint8_t* op = doc_get(event, "operationType", &type);
+  const uint8_t* key = doc_get(event, "documentKey", &type);
+  int id = key != NULL && type == 0x03 ? int_field(key, "_id") : -1;
+  snprintf(out, size, "%s %d", op != NULL ? (const char*)op + 4 : "?", id);
+}
+
+/* What a subscription's callbacks saw, guarded for the test's thread. */
+typedef struct {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int events;
+  int ends;
+  int32_t end_code;
+  int in_order; /* each event's _id one more than the last */
+  int last_id;
+} Seen;
+
+static void on_event(void* context, const uint8_t* event, size_t len) {
+  Seen* seen = (Seen*)context;
+  uint8_t type = 0;
+  const uint8_t* key = doc_get(event, "documentKey", &type);
+  int id = key != NULL ? int_field(key, "_id") : -1;
+  pthread_mutex_lock(&seen->mu);
+  if ((size_t)get_i32(event) != len || id != seen->last_id + 1) seen->in_order = 0;
+  seen->last_id = id;
+  ++seen->events;
+  pthread_cond_broadcast(&seen->cv);
+  pthread_mutex_unlock(&seen->mu);
+}
+
+static void on_end(void* context, int32_t code, const char* message) {
+  Seen* seen = (Seen*)context;
+  (void)message;
+  pthread_mutex_lock(&seen->mu);
+  ++seen->ends;
+  seen->end_code = code;
+  pthread_cond_broadcast(&seen->cv);
+  pthread_mutex_unlock(&seen->mu);
+}
+
+/* Waits until `seen` has `events` events (a minute at most: a defect fails
+ * instead of hanging). */
+static int wait_for_events(Seen* seen, int events) {
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_sec += 60;
+  pthread_mutex_lock(&seen->mu);
+  int rc = 0;
+  while (seen->events < events && rc == 0) rc = pthread_cond_timedwait(&seen->cv, &seen->mu, &until);
+  int got = seen->events;
+  pthread_mutex_unlock(&seen->mu);
+  return got >= events;
+}
+
+static void insert_ids(rockdoc_client_t* db, int from, int to) {
+  for (int i = from; i < to; ++i) {
+    Doc d;
+    doc_begin(&d);
+    doc_int32(&d, "_id", i);
+    doc_end(&d);
+    rockdoc_error_t err = ROCKDOC_ERROR_INIT;
+    CHECK(rockdoc_insert_one(db, "test", "ev", d.data, d.len, &err) == 1);
+    rockdoc_error_clear(&err);
+  }
+}
+
+static void test_change_streams(const char* dir) {
+  rockdoc_error_t err = ROCKDOC_ERROR_INIT;
+  char path[512];
+  snprintf(path, sizeof path, "%s/streams", dir);
+  /* Without the change log: 40573, as a standalone mongod answers. */
+  rockdoc_client_t* plain = rockdoc_open(path, NULL, &err);
+  CHECK(plain != NULL);
+  CHECK(rockdoc_watch(plain, "test", "ev", NULL, 0, NULL, 0, 0, &err) == NULL);
+  CHECK_CODE(err, 40573);
+  rockdoc_error_clear(&err);
+  CHECK(rockdoc_close(plain, &err) == 1);
+
+  rockdoc_options_t* options = rockdoc_options_create();
+  rockdoc_options_set_change_log(options, 1);
+  rockdoc_client_t* db = rockdoc_open(path, options, &err);
+  rockdoc_options_destroy(options);
+  CHECK(db != NULL);
+  if (db == NULL) return;
+  insert_ids(db, 0, 1); /* the collection exists */
+
+  /* The spec's fields are the $changeStream stage's: an unknown one is 40415. */
+  Doc bogus;
+  doc_begin(&bogus);
+  doc_int32(&bogus, "bogus", 1);
+  doc_end(&bogus);
+  CHECK(rockdoc_watch(db, "test", "ev", NULL, 0, bogus.data, bogus.len, 0, &err) == NULL);
+  CHECK_CODE(err, 40415);
+  rockdoc_error_clear(&err);
+  CHECK(rockdoc_watch(db, NULL, "ev", NULL, 0, NULL, 0, 0, &err) == NULL);
+  CHECK_CODE(err, 2);
+  rockdoc_error_clear(&err);
+
+  /* A pipeline: only the inserts of _id >= 2. */
+  Doc pipeline;
+  doc_begin(&pipeline);
+  doc_open(&pipeline, "0", 0x03);
+  doc_open(&pipeline, "$match", 0x03);
+  doc_open(&pipeline, "documentKey._id", 0x03);
+  doc_int32(&pipeline, "$gte", 2);
+  doc_close(&pipeline);
+  doc_close(&pipeline);
+  doc_close(&pipeline);
+  doc_end(&pipeline);
+  rockdoc_change_stream_t* all = rockdoc_watch(db, "test", "ev", NULL, 0, NULL, 0, 0, &err);
+  rockdoc_change_stream_t* some =
+      rockdoc_watch(db, "test", "ev", pipeline.data, pipeline.len, NULL, 0, 0, &err);
+  rockdoc_change_stream_t* everything = rockdoc_watch(db, NULL, NULL, NULL, 0, NULL, 0, 0, &err);
+  CHECK(all != NULL && some != NULL && everything != NULL);
+  if (all == NULL || some == NULL || everything == NULL) return;
+  insert_ids(db, 1, 4);
+  const uint8_t* event = NULL;
+  size_t len = 0;
+  char seen_text[64];
+  for (int i = 1; i < 4; ++i) {
+    CHECK(rockdoc_change_stream_try_next(all, &event, &len, &err) == 1);
+    describe_event(event, seen_text, sizeof seen_text);
+    char want[64];
+    snprintf(want, sizeof want, "insert %d", i);
+    CHECK(strcmp(seen_text, want) == 0);
+    CHECK(len == (size_t)get_i32(event));
+    if (i == 1) {
+      /* Resume after the first: the second and third. */
+      const uint8_t* token = NULL;
+      size_t token_len = 0;
+      CHECK(rockdoc_change_stream_resume_token(all, &token, &token_len, &err) == 1);
+      Doc spec;
+      doc_begin(&spec);
+      doc_embed(&spec, "resumeAfter", token);
+      doc_end(&spec);
+      rockdoc_change_stream_t* resumed =
+          rockdoc_watch(db, "test", "ev", NULL, 0, spec.data, spec.len, 0, &err);
+      CHECK(resumed != NULL);
+      CHECK(rockdoc_change_stream_try_next(resumed, &event, &len, &err) == 1);
+      describe_event(event, seen_text, sizeof seen_text);
+      CHECK(strcmp(seen_text, "insert 2") == 0);
+      rockdoc_change_stream_close(resumed);
+    }
+  }
+  CHECK(rockdoc_change_stream_try_next(all, &event, &len, &err) == 0);
+  CHECK_CODE(err, 0);
+  CHECK(rockdoc_change_stream_try_next(some, &event, &len, &err) == 1);
+  describe_event(event, seen_text, sizeof seen_text);
+  CHECK(strcmp(seen_text, "insert 2") == 0);
+  int n = 0;
+  while (rockdoc_change_stream_try_next(everything, &event, &len, &err) == 1) ++n;
+  CHECK(n == 3);
+  CHECK(rockdoc_change_stream_closed(all) == 0);
+  rockdoc_change_stream_close(some);
+  rockdoc_change_stream_close(everything);
+
+  /* A subscription: the next inserts on rockdoc's thread, in order; after
+   * cancel, nothing. */
+  Seen seen;
+  memset(&seen, 0, sizeof seen);
+  pthread_mutex_init(&seen.mu, NULL);
+  pthread_cond_init(&seen.cv, NULL);
+  seen.in_order = 1;
+  seen.last_id = 3;
+  CHECK(rockdoc_subscribe(NULL, on_event, on_end, &seen, &err) == NULL);
+  CHECK_CODE(err, 2);
+  rockdoc_error_clear(&err);
+  rockdoc_subscription_t* sub = rockdoc_subscribe(all, on_event, on_end, &seen, &err);
+  CHECK(sub != NULL);
+  if (sub != NULL) {
+    CHECK(rockdoc_subscription_running(sub) == 1);
+    insert_ids(db, 4, 24);
+    CHECK(wait_for_events(&seen, 20));
+    uint8_t* token = NULL;
+    size_t token_len = 0;
+    CHECK(rockdoc_subscription_resume_token(sub, &token, &token_len, &err) == 1);
+    CHECK(token != NULL && token_len == (size_t)get_i32(token));
+    rockdoc_free(token);
+    rockdoc_subscription_cancel(sub);
+    insert_ids(db, 24, 25);
+    pthread_mutex_lock(&seen.mu);
+    CHECK(seen.events == 20 && seen.in_order == 1);
+    CHECK(seen.ends == 1 && seen.end_code == 0);
+    pthread_mutex_unlock(&seen.mu);
+  }
+
+  /* A dropped collection ends its stream: drop, invalidate, closed. */
+  rockdoc_change_stream_t* ending = rockdoc_watch(db, "test", "ev", NULL, 0, NULL, 0, 0, &err);
+  CHECK(ending != NULL);
+  Doc drop;
+  doc_begin(&drop);
+  doc_string(&drop, "drop", "ev");
+  doc_end(&drop);
+  uint8_t* reply = NULL;
+  size_t reply_len = 0;
+  CHECK(rockdoc_run_command(db, "test", drop.data, drop.len, &reply, &reply_len, &err) == 1);
+  rockdoc_free(reply);
+  CHECK(rockdoc_change_stream_try_next(ending, &event, &len, &err) == 1);
+  describe_event(event, seen_text, sizeof seen_text);
+  CHECK(strncmp(seen_text, "drop", 4) == 0);
+  CHECK(rockdoc_change_stream_try_next(ending, &event, &len, &err) == 1);
+  describe_event(event, seen_text, sizeof seen_text);
+  CHECK(strncmp(seen_text, "invalidate", 10) == 0);
+  CHECK(rockdoc_change_stream_try_next(ending, &event, &len, &err) == 0);
+  CHECK(rockdoc_change_stream_closed(ending) == 1);
+  rockdoc_change_stream_close(ending);
+  rockdoc_change_stream_close(NULL);
+  rockdoc_subscription_cancel(NULL);
+  CHECK(rockdoc_close(db, &err) == 1);
+  rockdoc_error_clear(&err);
+  pthread_mutex_destroy(&seen.mu);
+  pthread_cond_destroy(&seen.cv);
+}
+
 int main(int argc, char** argv) {
   const char* dir = argc > 1 ? argv[1] : NULL;
   char made[] = "/tmp/rockdoc_c_api_XXXXXX";
@@ -414,6 +642,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   test_open_and_close(dir);
+  test_change_streams(dir);
 
   rockdoc_error_t err = ROCKDOC_ERROR_INIT;
   char path[512];

@@ -3,7 +3,7 @@
  *
  * In the style of LevelDB's and SQLite's C APIs:
  *   - handles are opaque (rockdoc_client_t, rockdoc_cursor_t,
- *     rockdoc_options_t);
+ *     rockdoc_options_t, rockdoc_change_stream_t, rockdoc_subscription_t);
  *   - documents are BSON bytes plus a length, so each language uses its own
  *     BSON library (in C, libbson, Debian's libbson-dev: bson_get_data(b)
  *     and b->len in, bson_init_static out; rockdoc itself needs none); a
@@ -55,6 +55,8 @@ extern "C" {
 typedef struct rockdoc_client_t rockdoc_client_t;
 typedef struct rockdoc_cursor_t rockdoc_cursor_t;
 typedef struct rockdoc_options_t rockdoc_options_t;
+typedef struct rockdoc_change_stream_t rockdoc_change_stream_t;
+typedef struct rockdoc_subscription_t rockdoc_subscription_t;
 
 /* An error: MongoDB's numeric code (0: none) and a message (NULL: none). */
 typedef struct rockdoc_error_t {
@@ -84,6 +86,10 @@ ROCKDOC_EXPORT void rockdoc_options_set_sync(rockdoc_options_t* options, int val
  * sizes WiredTiger's cache, half of (RAM or the cgroup's limit - 1 GiB) and
  * at least 256 MiB; rockdoc::DefaultBlockCacheBytes in rockdoc/options.h). */
 ROCKDOC_EXPORT void rockdoc_options_set_block_cache_bytes(rockdoc_options_t* options, size_t bytes);
+/* Keep the change log that change streams read (default 0, as a standalone
+ * mongod has no oplog; ClientOptions::change_log says what it costs). An
+ * open without it drops the log a previous open kept. */
+ROCKDOC_EXPORT void rockdoc_options_set_change_log(rockdoc_options_t* options, int value);
 
 /* ---- Clients ---- */
 
@@ -162,6 +168,77 @@ ROCKDOC_EXPORT int rockdoc_update(rockdoc_client_t* client, const char* db, cons
 ROCKDOC_EXPORT int rockdoc_delete(rockdoc_client_t* client, const char* db, const char* collection,
                                   const uint8_t* filter, size_t filter_len, int multi,
                                   int64_t* deleted, rockdoc_error_t* err);
+
+/* ---- Change streams (MongoDB's watch(); rockdoc::ChangeStream) ---- */
+
+/* Opens a change stream of `db`.`collection`, of `db` (collection NULL) or
+ * of every database but admin, config and local (db and collection NULL).
+ * `pipeline` (NULL: none) is a BSON array of the stages MongoDB allows after
+ * $changeStream, sent as a document ({"0": {...}, "1": {...}}); `spec` (NULL:
+ * none) holds the $changeStream stage's fields (fullDocument, resumeAfter,
+ * startAfter, startAtOperationTime, ...; an unknown one is 40415).
+ * `max_await_ms`: how long rockdoc_change_stream_next waits for an event.
+ * NULL on failure: 40573 when the client has no change log, and the errors
+ * of Watch (rockdoc/client.h). Closed with rockdoc_change_stream_close,
+ * before its client; used by one thread at a time. */
+ROCKDOC_EXPORT rockdoc_change_stream_t* rockdoc_watch(rockdoc_client_t* client, const char* db,
+                                                      const char* collection,
+                                                      const uint8_t* pipeline, size_t pipeline_len,
+                                                      const uint8_t* spec, size_t spec_len,
+                                                      int64_t max_await_ms, rockdoc_error_t* err);
+
+/* Lends the next event (valid until the next call on this stream): returns
+ * 1 with *event / *event_len; 0 when none came within max_await_ms, when
+ * the stream is closed (rockdoc_change_stream_closed), or on an error (then
+ * *err is set: check err->code). _try_next does not wait. */
+ROCKDOC_EXPORT int rockdoc_change_stream_next(rockdoc_change_stream_t* stream,
+                                              const uint8_t** event, size_t* event_len,
+                                              rockdoc_error_t* err);
+ROCKDOC_EXPORT int rockdoc_change_stream_try_next(rockdoc_change_stream_t* stream,
+                                                  const uint8_t** event, size_t* event_len,
+                                                  rockdoc_error_t* err);
+
+/* Lends the resume token after which the stream stands (valid until the
+ * next call on this stream): spec's resumeAfter takes it. Returns 1, or 0
+ * for a NULL argument. */
+ROCKDOC_EXPORT int rockdoc_change_stream_resume_token(rockdoc_change_stream_t* stream,
+                                                      const uint8_t** token, size_t* token_len,
+                                                      rockdoc_error_t* err);
+
+/* 1 once the stream has ended (its invalidate event was read), else 0. */
+ROCKDOC_EXPORT int rockdoc_change_stream_closed(const rockdoc_change_stream_t* stream);
+
+/* Closes the stream and releases it (NULL is fine). */
+ROCKDOC_EXPORT void rockdoc_change_stream_close(rockdoc_change_stream_t* stream);
+
+/* A change stream read on a thread of rockdoc's own
+ * (rockdoc::ChangeSubscription): on_event(context, event, event_len) for
+ * each event in commit order (the bytes are valid during the call), then
+ * on_end(context, code, message) once, last (code 0: the stream ended, or
+ * the subscription was cancelled; else the error that ended it). Both run
+ * on that thread, one call at a time. rockdoc_subscribe takes `stream`
+ * (released, whatever the result: do not use or close it after); NULL on
+ * failure. */
+typedef void (*rockdoc_event_fn)(void* context, const uint8_t* event, size_t event_len);
+typedef void (*rockdoc_end_fn)(void* context, int32_t code, const char* message);
+ROCKDOC_EXPORT rockdoc_subscription_t* rockdoc_subscribe(rockdoc_change_stream_t* stream,
+                                                         rockdoc_event_fn on_event,
+                                                         rockdoc_end_fn on_end, void* context,
+                                                         rockdoc_error_t* err);
+
+/* Copies the resume token after the last event delivered into *token
+ * (release it with rockdoc_free). Any thread. Returns 1, or 0 on failure. */
+ROCKDOC_EXPORT int rockdoc_subscription_resume_token(rockdoc_subscription_t* subscription,
+                                                     uint8_t** token, size_t* token_len,
+                                                     rockdoc_error_t* err);
+
+/* 1 while the thread reads, 0 once on_end has run. */
+ROCKDOC_EXPORT int rockdoc_subscription_running(const rockdoc_subscription_t* subscription);
+
+/* Stops the thread, waits for it (on_end has run when this returns), and
+ * releases the subscription (NULL is fine). Not from a callback; before
+ * the client's close. */
+ROCKDOC_EXPORT void rockdoc_subscription_cancel(rockdoc_subscription_t* subscription);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -70,6 +70,7 @@ struct AggregateOptions;
 namespace internal {
 class SessionState;
 class ChangeStreamImpl;
+class ChangeSubscriptionImpl;
 struct OpContext;
 }
 
@@ -463,8 +464,56 @@ class ROCKDOC_EXPORT ChangeStream {
   friend class Database;
   friend class Collection;
   friend struct internal::ClientAccess;
+  friend class internal::ChangeSubscriptionImpl;
   explicit ChangeStream(std::unique_ptr<internal::ChangeStreamImpl> impl);
   std::unique_ptr<internal::ChangeStreamImpl> impl_;
+};
+
+// A change stream read on a thread of rockdoc's own: each event is passed
+// to `on_event` on that thread, in commit order, as soon as it commits;
+// `on_end` runs once, last, on that thread, with OK when the stream ended
+// (an invalidate, which on_event saw first, or Cancel) and otherwise with
+// the error that ended it (the client closed: IllegalOperation, 20; the log
+// trimmed past the stream: ChangeStreamHistoryLost, 286; a stage's error).
+// The callbacks run one at a time; while one runs, the next events wait in
+// the log, so a slow callback delays, never loses, events.
+//
+// Thread safety: Cancel, running and resume_token may be called from any
+// thread, a callback's included. Destroying the subscription cancels it;
+// from its own callback that only stops it (the thread ends by itself).
+//
+//   auto sub = ChangeSubscription::Start(
+//       *orders.Watch(), [](const Document& e) { Apply(e); },
+//       [](const Status& s) { if (!s.ok()) Log(s); });
+//   ...
+//   sub->Cancel();  // no callback runs after this returns
+class ROCKDOC_EXPORT ChangeSubscription {
+ public:
+  using EventCallback = std::function<void(const Document& event)>;
+  using EndCallback = std::function<void(const Status& status)>;
+
+  // Starts reading `stream`. BadValue for an empty on_event or a closed
+  // stream. `on_end` may be empty.
+  static StatusOr<ChangeSubscription> Start(ChangeStream stream, EventCallback on_event,
+                                            EndCallback on_end = nullptr);
+
+  ChangeSubscription(ChangeSubscription&&) noexcept;
+  ChangeSubscription& operator=(ChangeSubscription&&) noexcept;
+  ~ChangeSubscription();
+
+  // Stops the thread and waits for it to end: once Cancel returns, on_end
+  // has run and no callback runs again. From a callback: stops after that
+  // callback returns, without waiting.
+  void Cancel();
+  // Whether the thread is still reading (false once on_end has run).
+  bool running() const;
+  // The resume token after the last event delivered (or the point read
+  // to): ChangeStreamOptions::resume_after takes it, after a restart too.
+  Document resume_token() const;
+
+ private:
+  explicit ChangeSubscription(std::shared_ptr<internal::ChangeSubscriptionImpl> impl);
+  std::shared_ptr<internal::ChangeSubscriptionImpl> impl_;
 };
 
 // Time limits (maxTimeMS), as MongoDB applies them: a read checks its

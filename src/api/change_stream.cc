@@ -16,11 +16,13 @@
 #include <algorithm>
 #include <deque>
 #include <limits>
+#include <thread>
 
 #include "api/client_internal.h"
 #include "api/session_internal.h"
 #include "catalog/catalog.h"
 #include "common/endian.h"
+#include "common/mutex.h"
 #include "json/json_internal.h"
 #include "pipeline/planning.h"
 #include "pipeline/stage.h"
@@ -116,6 +118,8 @@ class ChangeStreamImpl {
   }
   bool closed() const { return closed_; }
   int64_t max_await_time_ms() const { return options_.max_await_time_ms; }
+  // Wakes every waiter on the log (one whose stop flag was set returns).
+  void Wake() const { engine_->change_log()->WakeAll(); }
   // Waits up to `ms` for a commit past the stream's position (or *stop),
   // unless it has events ready or has ended.
   void Wait(int64_t ms, const std::atomic<bool>* stop) const {
@@ -377,7 +381,121 @@ void WaitForChange(ChangeStreamImpl* stream, int64_t ms, const std::atomic<bool>
   stream->Wait(ms, stop);
 }
 
+class ChangeSubscriptionImpl;
+namespace {
+// The subscription whose thread this is (its callbacks ask "from a
+// callback?" without reading the std::thread being assigned).
+thread_local const ChangeSubscriptionImpl* t_running_subscription = nullptr;
+}  // namespace
+
+// A ChangeSubscription's state, shared by the handle and its thread (so
+// that a handle destroyed from its own callback leaves the thread what it
+// reads).
+class ChangeSubscriptionImpl {
+ public:
+  ChangeSubscriptionImpl(ChangeStream stream, ChangeSubscription::EventCallback on_event,
+                         ChangeSubscription::EndCallback on_end)
+      : stream_(std::move(stream)),
+        on_event_(std::move(on_event)),
+        on_end_(std::move(on_end)),
+        token_(stream_.resume_token()) {}
+
+  // The thread, holding `self` until it ends.
+  static void Start(const std::shared_ptr<ChangeSubscriptionImpl>& self) {
+    self->thread_ = std::thread([self] { self->Run(); });
+  }
+
+  void Cancel() {
+    stop_.store(true, std::memory_order_release);
+    stream_.impl_->Wake();
+    if (t_running_subscription == this) return;  // from a callback
+    MutexLock g(&join_mu_);
+    if (thread_.joinable()) thread_.join();
+  }
+  // The handle went: cancelled, and from its own thread left to end alone.
+  void Release() {
+    if (t_running_subscription == this) {
+      stop_.store(true, std::memory_order_release);
+      thread_.detach();
+      return;
+    }
+    Cancel();
+  }
+  bool running() const { return running_.load(std::memory_order_acquire); }
+  Document resume_token() const {
+    MutexLock g(&token_mu_);
+    return token_;
+  }
+
+ private:
+  // How long one wait lasts before the thread looks again (Cancel and the
+  // client's close wake it sooner).
+  static constexpr int64_t kWaitMs = 1000;
+
+  void Run() {
+    t_running_subscription = this;
+    ChangeStreamImpl* stream = stream_.impl_.get();
+    Status end;
+    while (!stop_.load(std::memory_order_acquire)) {
+      StatusOr<std::optional<Document>> event = stream->Next(0);
+      if (!event.ok()) {
+        end = event.status();
+        break;
+      }
+      {
+        MutexLock g(&token_mu_);
+        token_ = stream->resume_token();
+      }
+      if (event->has_value()) {
+        on_event_(**event);
+        continue;
+      }
+      if (stream->closed()) break;  // invalidated: its event was the last
+      stream->Wait(kWaitMs, &stop_);
+    }
+    running_.store(false, std::memory_order_release);
+    if (on_end_) on_end_(end);
+  }
+
+  ChangeStream stream_;
+  const ChangeSubscription::EventCallback on_event_;
+  const ChangeSubscription::EndCallback on_end_;
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> running_{true};
+  mutable Mutex token_mu_;
+  Document token_ ABSL_GUARDED_BY(token_mu_);
+  Mutex join_mu_;  // one joiner at a time
+  std::thread thread_;
+};
+
 }  // namespace internal
+
+StatusOr<ChangeSubscription> ChangeSubscription::Start(ChangeStream stream, EventCallback on_event,
+                                                       EndCallback on_end) {
+  if (!on_event) return BadValue("ChangeSubscription::Start needs an event callback");
+  if (stream.closed()) return BadValue("ChangeSubscription::Start: the stream is closed");
+  auto impl = std::make_shared<internal::ChangeSubscriptionImpl>(
+      std::move(stream), std::move(on_event), std::move(on_end));
+  internal::ChangeSubscriptionImpl::Start(impl);
+  return ChangeSubscription(std::move(impl));
+}
+
+ChangeSubscription::ChangeSubscription(std::shared_ptr<internal::ChangeSubscriptionImpl> impl)
+    : impl_(std::move(impl)) {}
+ChangeSubscription::ChangeSubscription(ChangeSubscription&&) noexcept = default;
+ChangeSubscription& ChangeSubscription::operator=(ChangeSubscription&& other) noexcept {
+  if (this != &other) {
+    if (impl_ != nullptr) impl_->Release();
+    impl_ = std::move(other.impl_);
+  }
+  return *this;
+}
+ChangeSubscription::~ChangeSubscription() {
+  if (impl_ != nullptr) impl_->Release();
+}
+void ChangeSubscription::Cancel() { impl_->Cancel(); }
+bool ChangeSubscription::running() const { return impl_->running(); }
+Document ChangeSubscription::resume_token() const { return impl_->resume_token(); }
 
 ChangeStream::ChangeStream(std::unique_ptr<internal::ChangeStreamImpl> impl)
     : impl_(std::move(impl)) {}

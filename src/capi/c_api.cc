@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "command/change_stream_options.h"
 #include "rockdoc/c.h"
 #include "rockdoc/client.h"
 #include "rockdoc/document.h"
@@ -20,6 +21,16 @@ struct rockdoc_options_t {
 
 struct rockdoc_client_t {
   std::unique_ptr<rockdoc::Client> client;
+};
+
+struct rockdoc_change_stream_t {
+  rockdoc::ChangeStream stream;
+  std::optional<rockdoc::Document> event;  // what next lent
+  rockdoc::Document token;                 // what resume_token lent
+};
+
+struct rockdoc_subscription_t {
+  std::optional<rockdoc::ChangeSubscription> subscription;
 };
 
 struct rockdoc_cursor_t {
@@ -197,6 +208,9 @@ void rockdoc_options_set_sync(rockdoc_options_t* options, int value) {
 }
 void rockdoc_options_set_block_cache_bytes(rockdoc_options_t* options, size_t bytes) {
   if (options != nullptr) options->options.block_cache_bytes = bytes;
+}
+void rockdoc_options_set_change_log(rockdoc_options_t* options, int value) {
+  if (options != nullptr) options->options.change_log = value != 0;
 }
 
 rockdoc_client_t* rockdoc_open(const char* path, const rockdoc_options_t* options,
@@ -423,6 +437,162 @@ int rockdoc_delete(rockdoc_client_t* client, const char* db, const char* collect
     if (deleted != nullptr) *deleted = reply->Get("n").Int32();
     return 1;
   });
+}
+
+// ---- change streams ----
+
+rockdoc_change_stream_t* rockdoc_watch(rockdoc_client_t* client, const char* db,
+                                       const char* collection, const uint8_t* pipeline,
+                                       size_t pipeline_len, const uint8_t* spec, size_t spec_len,
+                                       int64_t max_await_ms, rockdoc_error_t* err) {
+  return Guard<rockdoc_change_stream_t*>(err, nullptr, [&]() -> rockdoc_change_stream_t* {
+    DocumentView stages, fields;
+    if (!CheckClient(client, err) ||
+        (pipeline != nullptr && !CheckDocument(pipeline, pipeline_len, "pipeline", &stages, err)) ||
+        (spec != nullptr && !CheckDocument(spec, spec_len, "spec", &fields, err))) {
+      return nullptr;
+    }
+    if (db == nullptr && collection != nullptr) {
+      SetError(err, static_cast<int32_t>(ErrorCode::kBadValue), "a collection needs its db");
+      return nullptr;
+    }
+    auto decoded = rockdoc::internal::ParseChangeStreamSpec(fields);
+    if (!decoded.ok()) {
+      SetError(err, decoded.status());
+      return nullptr;
+    }
+    if (decoded->all_changes_for_cluster) {  // the command's spelling of db = NULL
+      SetError(err, static_cast<int32_t>(ErrorCode::kInvalidOptions),
+               "allChangesForCluster: watch every database with db and collection NULL");
+      return nullptr;
+    }
+    rockdoc::ChangeStreamOptions options = std::move(decoded->options);
+    options.max_await_time_ms = max_await_ms;
+    rockdoc::Client& c = *client->client;
+    auto stream = db == nullptr ? c.Watch(stages, options)
+                  : collection == nullptr
+                      ? c.GetDatabase(db).Watch(stages, options)
+                      : c.GetDatabase(db).GetCollection(collection).Watch(stages, options);
+    if (!stream.ok()) {
+      SetError(err, stream.status());
+      return nullptr;
+    }
+    return new rockdoc_change_stream_t{std::move(*stream), std::nullopt, Document()};
+  });
+}
+
+namespace {
+int LendEvent(rockdoc_change_stream_t* stream, bool wait, const uint8_t** event, size_t* event_len,
+              rockdoc_error_t* err) {
+  return Guard<int>(err, 0, [&]() -> int {
+    if (!NotNull(stream, "stream", err) || !NotNull(event, "event", err) ||
+        !NotNull(event_len, "event_len", err)) {
+      return 0;
+    }
+    auto next = wait ? stream->stream.Next() : stream->stream.TryNext();
+    if (!next.ok()) {
+      SetError(err, next.status());
+      return 0;
+    }
+    stream->event = std::move(*next);
+    if (!stream->event) return 0;
+    *event = stream->event->view().data();
+    *event_len = stream->event->size();
+    return 1;
+  });
+}
+}  // namespace
+
+int rockdoc_change_stream_next(rockdoc_change_stream_t* stream, const uint8_t** event,
+                               size_t* event_len, rockdoc_error_t* err) {
+  return LendEvent(stream, /*wait=*/true, event, event_len, err);
+}
+int rockdoc_change_stream_try_next(rockdoc_change_stream_t* stream, const uint8_t** event,
+                                   size_t* event_len, rockdoc_error_t* err) {
+  return LendEvent(stream, /*wait=*/false, event, event_len, err);
+}
+
+int rockdoc_change_stream_resume_token(rockdoc_change_stream_t* stream, const uint8_t** token,
+                                       size_t* token_len, rockdoc_error_t* err) {
+  return Guard<int>(err, 0, [&]() -> int {
+    if (!NotNull(stream, "stream", err) || !NotNull(token, "token", err) ||
+        !NotNull(token_len, "token_len", err)) {
+      return 0;
+    }
+    stream->token = stream->stream.resume_token();
+    *token = stream->token.view().data();
+    *token_len = stream->token.size();
+    return 1;
+  });
+}
+
+int rockdoc_change_stream_closed(const rockdoc_change_stream_t* stream) {
+  return stream != nullptr && stream->stream.closed() ? 1 : 0;
+}
+
+void rockdoc_change_stream_close(rockdoc_change_stream_t* stream) {
+  if (stream == nullptr) return;
+  stream->stream.Close();
+  delete stream;
+}
+
+rockdoc_subscription_t* rockdoc_subscribe(rockdoc_change_stream_t* stream,
+                                          rockdoc_event_fn on_event, rockdoc_end_fn on_end,
+                                          void* context, rockdoc_error_t* err) {
+  std::unique_ptr<rockdoc_change_stream_t> taken(stream);
+  return Guard<rockdoc_subscription_t*>(err, nullptr, [&]() -> rockdoc_subscription_t* {
+    if (!NotNull(stream, "stream", err) ||
+        !NotNull(reinterpret_cast<const void*>(on_event), "on_event", err)) {
+      return nullptr;
+    }
+    rockdoc::ChangeSubscription::EndCallback end;
+    if (on_end != nullptr) {
+      end = [on_end, context](const Status& s) {
+        const std::string message(s.message());
+        on_end(context, static_cast<int32_t>(s.code()), s.ok() ? nullptr : message.c_str());
+      };
+    }
+    auto subscription = rockdoc::ChangeSubscription::Start(
+        std::move(taken->stream),
+        [on_event, context](const Document& e) { on_event(context, e.view().data(), e.size()); },
+        std::move(end));
+    if (!subscription.ok()) {
+      SetError(err, subscription.status());
+      return nullptr;
+    }
+    auto* out = new rockdoc_subscription_t();
+    out->subscription.emplace(std::move(*subscription));
+    return out;
+  });
+}
+
+int rockdoc_subscription_resume_token(rockdoc_subscription_t* subscription, uint8_t** token,
+                                      size_t* token_len, rockdoc_error_t* err) {
+  return Guard<int>(err, 0, [&]() -> int {
+    if (!NotNull(subscription, "subscription", err) || !NotNull(token, "token", err) ||
+        !NotNull(token_len, "token_len", err)) {
+      return 0;
+    }
+    const Document t = subscription->subscription->resume_token();
+    *token = static_cast<uint8_t*>(std::malloc(t.size()));
+    if (*token == nullptr) {
+      SetError(err, static_cast<int32_t>(ErrorCode::kInternalError), "out of memory");
+      return 0;
+    }
+    std::memcpy(*token, t.view().data(), t.size());
+    *token_len = t.size();
+    return 1;
+  });
+}
+
+int rockdoc_subscription_running(const rockdoc_subscription_t* subscription) {
+  return subscription != nullptr && subscription->subscription->running() ? 1 : 0;
+}
+
+void rockdoc_subscription_cancel(rockdoc_subscription_t* subscription) {
+  if (subscription == nullptr) return;
+  subscription->subscription->Cancel();
+  delete subscription;
 }
 
 }  // extern "C"

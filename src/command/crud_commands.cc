@@ -3,6 +3,7 @@
 #include "api/client_internal.h"
 #include "command/command.h"
 #include "common/deadline.h"
+#include "command/change_stream_options.h"
 #include "command/cursor_manager.h"
 #include "command/handlers.h"
 #include "query/expr_match_expression.h"
@@ -1025,52 +1026,6 @@ Status CursorRequired(const AggregateArgs& args) {
                 "argument");
 }
 
-// The $changeStream stage's fields (MongoDB's DocumentSourceChangeStreamSpec).
-struct ChangeStreamArgs {
-  ChangeStreamOptions options;
-  bool all_changes_for_cluster = false;
-};
-Status ResumeTokenRow(const Element& e, std::optional<Document>* out) {
-  if (!e.IsDocument()) return WrongType(e, "type 'object'");
-  *out = Document::AdoptValidated(std::string(e.Document().bytes()));
-  return Status::OK();
-}
-constexpr OptionField<ChangeStreamArgs> kChangeStreamFields[] = {
-    {"fullDocument",
-     [](const Element& e, ChangeStreamArgs* o) -> Status {
-       if (!e.IsString()) return WrongType(e, "type 'string'");
-       o->options.full_document = std::string(e.String());
-       return Status::OK();
-     }},
-    {"fullDocumentBeforeChange",
-     [](const Element& e, ChangeStreamArgs* o) -> Status {
-       if (!e.IsString()) return WrongType(e, "type 'string'");
-       o->options.full_document_before_change = std::string(e.String());
-       return Status::OK();
-     }},
-    {"resumeAfter",
-     [](const Element& e, ChangeStreamArgs* o) {
-       return ResumeTokenRow(e, &o->options.resume_after);
-     }},
-    {"startAfter", [](const Element& e,
-                      ChangeStreamArgs* o) { return ResumeTokenRow(e, &o->options.start_after); }},
-    {"startAtOperationTime",
-     [](const Element& e, ChangeStreamArgs* o) -> Status {
-       if (!e.IsTimestamp()) return WrongType(e, "type 'timestamp'");
-       o->options.start_at_operation_time = e.Timestamp();
-       return Status::OK();
-     }},
-    {"allChangesForCluster",
-     &BoolRow<ChangeStreamArgs, &ChangeStreamArgs::all_changes_for_cluster>},
-    {"showExpandedEvents",
-     [](const Element& e, ChangeStreamArgs* o) -> Status {
-       ROCKDOC_ASSIGN_OR_RETURN(o->options.show_expanded_events, BoolField(e));
-       return Status::OK();
-     }},
-    {"allowToRunOnConfigDB", nullptr},
-    {"allowToRunOnSystemNS", nullptr},
-};
-
 // Whether the pipeline opens with $changeStream (true), has none (false),
 // or has one elsewhere (40602).
 StatusOr<bool> IsChangeStream(DocumentView pipeline) {
@@ -1116,9 +1071,7 @@ Status RunChangeStream(CommandContext& ctx, const AggregateArgs& args, BsonBuild
     return Status(static_cast<ErrorCode>(50808),
                   "$changeStream stage expects a document as argument");
   }
-  ChangeStreamArgs cs;
-  ROCKDOC_RETURN_IF_ERROR(
-      DecodeCommand("$changeStream", stage.Document(), kChangeStreamFields, &cs));
+  ROCKDOC_ASSIGN_OR_RETURN(ChangeStreamSpec cs, ParseChangeStreamSpec(stage.Document()));
   // The stages after it.
   BsonBuilder rest;
   rest.OpenArray("p");
