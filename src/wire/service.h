@@ -40,6 +40,12 @@
 //   topology never changes); with exhaustAllowed it carries moreToCome and
 //   the server sends the next one after another wait, until the client
 //   goes away (Response::exhaust).
+// - With ServiceOptions::replica_set named, the server is the primary of a
+//   replica set of one (ReplicaSetIdentity below): hello's set fields,
+//   $clusterTime and operationTime on every reply, readConcern's
+//   afterClusterTime and atClusterTime answered before the command layer,
+//   replSetGetStatus and replSetGetConfig, and the reconfiguring replSet
+//   commands refused.
 //
 // Thread safety: a Service is shared by every connection; Handle may run
 // on many threads at once (the Client is thread-safe).
