@@ -15,9 +15,7 @@
 // every applicable test passed and their number is EXPECTED_PASSES. Exits 77
 // (a CTest skip) when the driver is not installed.
 'use strict';
-const fs = require('node:fs');
-const path = require('node:path');
-const { EJSON, MongoClient, runTest, unmetRequirement } = require('./unified_runner.js');
+const { runSpecTests, unmetRequirement, driverVersion } = require('./unified_runner.js');
 
 const [uri, dataDir, expectedText] = process.argv.slice(2);
 if (!uri || !dataDir || !expectedText) {
@@ -51,7 +49,7 @@ const kNotApplicable = [
   },
 ];
 
-function notApplicable(file, t, version, topology) {
+function notApplicable(name, file, t, { version, topology }) {
   const unmet = unmetRequirement(file.runOnRequirements, version, topology) ||
                 unmetRequirement(t.runOnRequirements, version, topology);
   if (unmet) return unmet;
@@ -60,42 +58,12 @@ function notApplicable(file, t, version, topology) {
 }
 
 async function main() {
-  const client = new MongoClient(uri, { serverSelectionTimeoutMS: 5000 });
-  await client.connect();
-  const admin = client.db('admin');
-  const version = (await admin.command({ buildInfo: 1 })).versionArray.slice(0, 3);
-  const topology = (await admin.command({ hello: 1 })).setName ? 'replicaset' : 'single';
-  let applicable = 0;
-  let passed = 0;
-  const failed = [];
-  const skipped = new Map();  // reason -> count
-  const files = fs.readdirSync(dataDir).filter((f) => f.endsWith('.json')).sort();
-  try {
-    for (const name of files) {
-      const file = EJSON.parse(fs.readFileSync(path.join(dataDir, name), 'utf8'), { relaxed: true });
-      for (const t of file.tests) {
-        const reason = notApplicable(file, t, version, topology);
-        if (reason) {
-          skipped.set(reason, (skipped.get(reason) || 0) + 1);
-          continue;
-        }
-        ++applicable;
-        try {
-          await runTest(client, file, t, { uri, ownClients: true });
-          ++passed;
-        } catch (e) {
-          failed.push(`${name}: ${t.description}: ${e.message}`);
-        }
-      }
-    }
-  } finally {
-    await client.close();
-  }
-  for (const f of failed) console.log('FAIL ' + f);
+  const { server, applicable, passed, failed, skipped } =
+      await runSpecTests(uri, dataDir, { notApplicable, ownClients: true });
   const expected = Number(expectedText);
-  console.log(`change-streams-unified through the Node.js driver ${require('mongodb/package.json').version} ` +
-              `(server ${version.join('.')}, ${topology}): ${applicable} applicable, ${passed} passed, ` +
-              `${failed.length} failed (${expected} expected to pass)`);
+  console.log(`change-streams-unified through the Node.js driver ${driverVersion} ` +
+              `(server ${server.version.join('.')}, ${server.topology}): ${applicable} applicable, ` +
+              `${passed} passed, ${failed.length} failed (${expected} expected to pass)`);
   for (const [reason, n] of [...skipped].sort((a, b) => b[1] - a[1])) console.log(`  skipped ${n}: ${reason}`);
   process.exit(failed.length === 0 && passed === expected ? 0 : 1);
 }

@@ -17,7 +17,7 @@
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
-const { EJSON, MongoClient, runTest } = require('./unified_runner.js');
+const { runSpecTests, driverVersion } = require('./unified_runner.js');
 
 const [uri, dataDir, expectedText] = process.argv.slice(2);
 if (!uri || !dataDir || !expectedText) {
@@ -34,35 +34,20 @@ const kRunAnyway = new Set(['estimatedDocumentCount.json\u0000estimatedDocumentC
 async function main() {
   const index = JSON.parse(fs.readFileSync(path.join(dataDir, 'INDEX.json'), 'utf8'));
   const cls = new Map(index.map((x) => [`${x.file}\u0000${x.test}`, x.cls]));
+  const notApplicable = (name, file, t) => {
+    const key = `${name}\u0000${t.description}`;
+    if (kSkips.has(key)) return 'the embedded runner skips it';
+    const c = cls.get(key);
+    if (c !== 'core' && c !== 'optional' && !kRunAnyway.has(key)) return 'a server-only matter (INDEX.json)';
+    return null;
+  };
   // forceServerObjectId: the driver leaves _id to the server, so that an
   // explicit _id: null is sent as it is (the driver would replace it with an
   // ObjectId; create-null-ids.json checks the server keeps it).
-  const client = new MongoClient(uri, { serverSelectionTimeoutMS: 5000, forceServerObjectId: true });
-  await client.connect();
-  let passed = 0;
-  const failed = [];
-  const files = fs.readdirSync(dataDir).filter((f) => f.endsWith('.json') && f !== 'INDEX.json').sort();
-  try {
-    for (const name of files) {
-      const file = EJSON.parse(fs.readFileSync(path.join(dataDir, name), 'utf8'), { relaxed: true });
-      for (const t of file.tests) {
-        const key = `${name}\u0000${t.description}`;
-        const c = cls.get(key);
-        if (kSkips.has(key) || ((c !== 'core' && c !== 'optional') && !kRunAnyway.has(key))) continue;
-        try {
-          await runTest(client, file, t);
-          ++passed;
-        } catch (e) {
-          failed.push(`${name}: ${t.description}: ${e.message}`);
-        }
-      }
-    }
-  } finally {
-    await client.close();
-  }
-  for (const f of failed) console.log('FAIL ' + f);
+  const { passed, failed } = await runSpecTests(uri, dataDir, {
+    clientOptions: { forceServerObjectId: true }, notApplicable });
   const expected = Number(expectedText);
-  console.log(`crud-unified through the Node.js driver ${require('mongodb/package.json').version}: ` +
+  console.log(`crud-unified through the Node.js driver ${driverVersion}: ` +
               `${passed} passed, ${failed.length} failed; the embedded runner passes ${expected}`);
   process.exit(failed.length === 0 && passed === expected ? 0 : 1);
 }

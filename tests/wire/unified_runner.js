@@ -389,4 +389,47 @@ async function runTest(client, file, t, { uri, ownClients = false } = {}) {
   }
 }
 
-module.exports = { EJSON, MongoClient, runTest, unmetRequirement, show };
+// Runs the tests of the spec files in `dataDir` (every .json but
+// INDEX.json) over one client of `uri` (made with `clientOptions`), but
+// those `notApplicable(fileName, file, test, server)` gives a reason for
+// (server: {version: [major, minor, patch], topology: "replicaset" or
+// "single"}, from buildInfo and hello); prints a FAIL line per failure.
+// Returns {server, applicable, passed, failed, skipped: Map reason -> count}.
+async function runSpecTests(uri, dataDir, { clientOptions = {}, notApplicable, ownClients = false }) {
+  const fs = require('node:fs');
+  const path = require('node:path');
+  const client = new MongoClient(uri, { serverSelectionTimeoutMS: 5000, ...clientOptions });
+  await client.connect();
+  const admin = client.db('admin');
+  const server = {
+    version: (await admin.command({ buildInfo: 1 })).versionArray.slice(0, 3),
+    topology: (await admin.command({ hello: 1 })).setName ? 'replicaset' : 'single',
+  };
+  const out = { server, applicable: 0, passed: 0, failed: [], skipped: new Map() };
+  const files = fs.readdirSync(dataDir).filter((f) => f.endsWith('.json') && f !== 'INDEX.json').sort();
+  try {
+    for (const name of files) {
+      const file = EJSON.parse(fs.readFileSync(path.join(dataDir, name), 'utf8'), { relaxed: true });
+      for (const t of file.tests) {
+        const reason = notApplicable(name, file, t, server);
+        if (reason) {
+          out.skipped.set(reason, (out.skipped.get(reason) || 0) + 1);
+          continue;
+        }
+        ++out.applicable;
+        try {
+          await runTest(client, file, t, { uri, ownClients });
+          ++out.passed;
+        } catch (e) {
+          out.failed.push(`${name}: ${t.description}: ${e.message}`);
+        }
+      }
+    }
+  } finally {
+    await client.close();
+  }
+  for (const f of out.failed) console.log('FAIL ' + f);
+  return out;
+}
+
+module.exports = { runSpecTests, unmetRequirement, driverVersion: require('mongodb/package.json').version };
