@@ -106,7 +106,9 @@ struct ConnectionState {
 // answered here (Service::Run); replSetGetStatus and replSetGetConfig
 // describe the one member, and the commands that would change the set are
 // refused. Without a name the server is a standalone, as mongod without
-// --replSet.
+// --replSet. The cluster time is the change log's (ClientOptions::
+// change_log, which rockdoc-serve turns on): over a client without it, it
+// stays at the service's start.
 struct ReplicaSetIdentity {
   std::string name;  // setName; empty: a standalone server
   // The member's address as clients reach it (hosts, primary, me): a
