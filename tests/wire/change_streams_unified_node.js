@@ -43,8 +43,8 @@ const kNotApplicable = [
                                                             'changeStreamPreAndPostImages' in a.command),
   },
   {
-    reason: 'comment on a $changeStream aggregate: refused with 238 (rockdoc profiles no change ' +
-            'stream, so the comment would be accepted and ignored)',
+    reason: 'comment on a $changeStream aggregate: refused with 238 by the command layer ' +
+            '(nothing is accepted and ignored on a change stream: the comment would reach no profile entry)',
     covers: (t) => argumentsOf(t, 'createChangeStream').some((a) => a.comment !== undefined),
   },
 ];
