@@ -12,8 +12,8 @@
 #include <atomic>
 #include <chrono>
 #include <fstream>
-#include <random>
 #include <optional>
+#include <random>
 #include <thread>
 
 #include "api/client_internal.h"
@@ -313,7 +313,8 @@ class ReplicaSetTest : public ServerTest {
 TEST_F(ReplicaSetTest, HelloDescribesThePrimaryOfASetOfOne) {
   StartReplicaSet();
   Socket s(server_->port());
-  for (const char* hello : {R"({"hello": 1, "$db": "admin"})", R"({"isMaster": 1, "$db": "admin"})"}) {
+  for (const char* hello :
+       {R"({"hello": 1, "$db": "admin"})", R"({"isMaster": 1, "$db": "admin"})"}) {
     Document r = s.Command(hello);
     SCOPED_TRACE(ToJson(r));
     EXPECT_EQ(r.Get("setName").String(), "rs7");
@@ -344,7 +345,8 @@ TEST_F(ReplicaSetTest, AStandaloneHasNoSetAndNoClusterTime) {
   r = s.Command(R"({"replSetGetStatus": 1, "$db": "admin"})");
   EXPECT_EQ(r.Get("code").Int32(), 76) << ToJson(r);
   EXPECT_EQ(r.Get("errmsg").String(), "not running with --replSet");
-  r = s.Command(R"({"find": "c", "$db": "d", "readConcern": {"afterClusterTime": {"$timestamp": {"t": 1, "i": 1}}}})");
+  r = s.Command(
+      R"({"find": "c", "$db": "d", "readConcern": {"afterClusterTime": {"$timestamp": {"t": 1, "i": 1}}}})");
   EXPECT_EQ(r.Get("code").Int32(), 238) << ToJson(r);  // the command layer's, as in-process
 }
 
@@ -364,7 +366,8 @@ TEST_F(ReplicaSetTest, RepliesCarryClusterTimeAndAWriteSeesItsOwnCommit) {
   Document w = s.Command(R"({"insert": "c", "$db": "d", "documents": [{"_id": 1}]})");
   const uint64_t wrote = OperationTime(w);
   EXPECT_GT(wrote, before);
-  const uint64_t event = internal::ClientAccess::EngineOf(*client_)->change_log()->last_cluster_time();
+  const uint64_t event =
+      internal::ClientAccess::EngineOf(*client_)->change_log()->last_cluster_time();
   EXPECT_GE(wrote, event);
   // Error replies carry them too.
   Document e = s.Command(R"({"insert": "c", "$db": "d", "documents": [{"_id": 1}]})");
@@ -378,14 +381,17 @@ TEST_F(ReplicaSetTest, AfterClusterTimeIsMetOrInTheFuture) {
   Document w = s.Command(R"({"insert": "c", "$db": "d", "documents": [{"_id": 1}]})");
   const BsonTimestamp wrote = BsonTimestamp::FromUint64(OperationTime(w));
   auto find = [&](BsonTimestamp t, std::string_view field, std::string_view level) {
-    return s.Command(R"({"find": "c", "$db": "d", "readConcern": {"level": ")" + std::string(level) +
-                     R"(", ")" + std::string(field) + R"(": {"$timestamp": {"t": )" +
-                     std::to_string(t.t) + R"(, "i": )" + std::to_string(t.i) + "}}}}");
+    return s.Command(R"({"find": "c", "$db": "d", "readConcern": {"level": ")" +
+                     std::string(level) + R"(", ")" + std::string(field) +
+                     R"(": {"$timestamp": {"t": )" + std::to_string(t.t) + R"(, "i": )" +
+                     std::to_string(t.i) + "}}}}");
   };
   // Its own write's time: already visible, answered at once.
   Document r = find(wrote, "afterClusterTime", "local");
   EXPECT_EQ(r.Get("ok").NumberAsDouble(), 1) << ToJson(r);
-  EXPECT_EQ(r.Get("cursor").Document().Get("firstBatch").Array().Get("0").Document().Get("_id").Int32(), 1);
+  EXPECT_EQ(
+      r.Get("cursor").Document().Get("firstBatch").Array().Get("0").Document().Get("_id").Int32(),
+      1);
   EXPECT_EQ(find(wrote, "afterClusterTime", "majority").Get("ok").NumberAsDouble(), 1);
   // A time the set has not reached: InvalidOptions, as mongod's.
   const BsonTimestamp future{wrote.t + 1000, 0};
@@ -433,8 +439,9 @@ TEST_F(ReplicaSetTest, ReplSetGetStatusAndConfigDescribeOneMember) {
   EXPECT_EQ(r.Get("code").Int32(), 238) << ToJson(r);
   r = s.Command(R"({"replSetGetConfig": 1, "$db": "admin"})");
   EXPECT_EQ(r.Get("config").Document().Get("_id").String(), "rs7") << ToJson(r);
-  EXPECT_EQ(r.Get("config").Document().Get("members").Array().Get("0").Document().Get("host").String(),
-            host_);
+  EXPECT_EQ(
+      r.Get("config").Document().Get("members").Array().Get("0").Document().Get("host").String(),
+      host_);
 }
 
 TEST_F(ReplicaSetTest, CommandsThatWouldChangeTheSetAreRefused) {

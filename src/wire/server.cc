@@ -695,8 +695,7 @@ int Serve(ServeConfig config) {
   }
   if (!options.repl_set.empty()) {
     std::printf("rockdoc-serve: replica set %s of one member, %s (PRIMARY)\n",
-                options.repl_set.c_str(),
-                ReplicaSetHost(options, (*server)->port()).c_str());
+                options.repl_set.c_str(), ReplicaSetHost(options, (*server)->port()).c_str());
   }
   std::printf("rockdoc-serve: serving %s (%s, no TLS)\n", db.c_str(),
               options.auth ? "SCRAM-SHA-256 users required" : "no authentication: loopback only");

@@ -45,9 +45,9 @@
 #include <condition_variable>
 #include <list>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
-#include <optional>
 #include <vector>
 
 #include "common/mutex.h"

@@ -1,7 +1,7 @@
 #include "wire/service.h"
 
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 
 #include "api/client_internal.h"
 #include "command/command.h"
@@ -388,9 +388,9 @@ StatusOr<const ReplicaSetIdentity*> ReplicaSetOf(const CommandContext& ctx,
 Status RunReplSetGetStatus(CommandContext& ctx, DocumentView command, BsonBuilder* b) {
   using namespace rockdoc::internal;  // the generic rows' names
   struct NoArgs {};
-  static constexpr OptionField<NoArgs> kFields[] = {
-      {"replSetGetStatus", &Accept<NoArgs>}, {"initialSync", nullptr},
-      ROCKDOC_GENERIC_COMMAND_ROWS(NoArgs)};
+  static constexpr OptionField<NoArgs> kFields[] = {{"replSetGetStatus", &Accept<NoArgs>},
+                                                    {"initialSync", nullptr},
+                                                    ROCKDOC_GENERIC_COMMAND_ROWS(NoArgs)};
   NoArgs args;
   ROCKDOC_RETURN_IF_ERROR(DecodeCommand("replSetGetStatus", command, kFields, &args));
   ROCKDOC_ASSIGN_OR_RETURN(const ReplicaSetIdentity* rs, ReplicaSetOf(ctx, "replSetGetStatus"));
@@ -410,8 +410,8 @@ Status RunReplSetGetStatus(CommandContext& ctx, DocumentView command, BsonBuilde
   b->AppendInt32("votingMembersCount", 1);
   b->AppendInt32("writableVotingMembersCount", 1);
   b->OpenDocument("optimes");
-  for (const char* key : {"lastCommittedOpTime", "readConcernMajorityOpTime", "appliedOpTime",
-                          "durableOpTime"}) {
+  for (const char* key :
+       {"lastCommittedOpTime", "readConcernMajorityOpTime", "appliedOpTime", "durableOpTime"}) {
     AppendOpTime(b, key, now);
   }
   for (const char* key : {"lastCommittedWallTime", "lastAppliedWallTime", "lastDurableWallTime"}) {
@@ -449,9 +449,10 @@ Status RunReplSetGetStatus(CommandContext& ctx, DocumentView command, BsonBuilde
 Status RunReplSetGetConfig(CommandContext& ctx, DocumentView command, BsonBuilder* b) {
   using namespace rockdoc::internal;  // the generic rows' names
   struct NoArgs {};
-  static constexpr OptionField<NoArgs> kFields[] = {
-      {"replSetGetConfig", &Accept<NoArgs>}, {"commitmentStatus", nullptr},
-      {"includeNewlyAdded", nullptr}, ROCKDOC_GENERIC_COMMAND_ROWS(NoArgs)};
+  static constexpr OptionField<NoArgs> kFields[] = {{"replSetGetConfig", &Accept<NoArgs>},
+                                                    {"commitmentStatus", nullptr},
+                                                    {"includeNewlyAdded", nullptr},
+                                                    ROCKDOC_GENERIC_COMMAND_ROWS(NoArgs)};
   NoArgs args;
   ROCKDOC_RETURN_IF_ERROR(DecodeCommand("replSetGetConfig", command, kFields, &args));
   ROCKDOC_ASSIGN_OR_RETURN(const ReplicaSetIdentity* rs, ReplicaSetOf(ctx, "replSetGetConfig"));
@@ -505,8 +506,9 @@ Status RunReplSetRefused(CommandContext& ctx, DocumentView command, BsonBuilder*
     return Status(ErrorCode::kAlreadyInitialized, "already initialized");
   }
   return Status(ErrorCode::kNotImplemented,
-                name + " is not supported by rockdoc-serve: it answers as a replica set of one "
-                       "member whose configuration is fixed (--replSet)");
+                name +
+                    " is not supported by rockdoc-serve: it answers as a replica set of one "
+                    "member whose configuration is fixed (--replSet)");
 }
 
 // The wire's commands, registered with the command layer by every Service.
@@ -578,11 +580,10 @@ Document Service::Run(std::string_view db, DocumentView command, ConnectionState
   // larger is an error, never a message a driver would drop the connection on.
   constexpr size_t kReplyFraming = kHeaderSize + 4 + 1 + 4;
   if (reply.size() > static_cast<size_t>(kMaxMessageSize) - kReplyFraming) {
-    Document error = ErrorDocument(Status(ErrorCode::kBSONObjectTooLarge,
-                                          "the reply to " + std::string(name) + " is " +
-                                              std::to_string(reply.size()) +
-                                              " bytes, over the maximum message size of " +
-                                              std::to_string(kMaxMessageSize)));
+    Document error = ErrorDocument(
+        Status(ErrorCode::kBSONObjectTooLarge,
+               "the reply to " + std::string(name) + " is " + std::to_string(reply.size()) +
+                   " bytes, over the maximum message size of " + std::to_string(kMaxMessageSize)));
     return replica_set ? WithClusterTime(std::move(error)) : error;
   }
   return reply;
@@ -614,10 +615,9 @@ Status Service::ApplyClusterTimeReadConcern(DocumentView* command, Document* rew
   const Element& given = after.ok() ? after : at;
   const std::string key(given.key());
   if (!given.IsTimestamp()) {
-    return Status(ErrorCode::kTypeMismatch, "BSON field 'readConcern." + key +
-                                                "' is the wrong type '" +
-                                                std::string(BsonTypeAlias(given.type())) +
-                                                "', expected type 'timestamp'");
+    return Status(ErrorCode::kTypeMismatch,
+                  "BSON field 'readConcern." + key + "' is the wrong type '" +
+                      std::string(BsonTypeAlias(given.type())) + "', expected type 'timestamp'");
   }
   const uint64_t asked = given.Timestamp().AsUint64();
   if (asked == 0) {
@@ -676,7 +676,7 @@ Document Service::WithClusterTime(Document reply) const {
   b.AppendTimestamp("operationTime", now);
   const Document fields = std::move(b).Build();
   std::string bytes = std::move(reply).ReleaseBytes();
-  bytes.pop_back();  // the terminating zero
+  bytes.pop_back();                        // the terminating zero
   bytes.append(fields.bytes().substr(4));  // the elements and their terminating zero
   StoreLE<int32_t>(reinterpret_cast<uint8_t*>(bytes.data()), static_cast<int32_t>(bytes.size()));
   return Document::AdoptValidated(std::move(bytes));
