@@ -12,13 +12,16 @@
 #include <atomic>
 #include <chrono>
 #include <fstream>
-#include <random>
 #include <optional>
+#include <random>
 #include <thread>
 
+#include "api/client_internal.h"
 #include "command/command.h"
 #include "common/endian.h"
 #include "rockdoc/json.h"
+#include "storage/change_log.h"
+#include "storage/engine.h"
 #include "test_util.h"
 #include "wire/message.h"
 #include "wire/server.h"
@@ -287,6 +290,185 @@ TEST_F(ServerTest, HelloNamesEachConnection) {
   EXPECT_GE(first, 1);
   EXPECT_NE(first, second);
   EXPECT_EQ(a.Command(R"({"isMaster": 1, "$db": "admin"})").Get("connectionId").Int32(), first);
+}
+
+// ---- The one-member replica set (ServerOptions::repl_set) ----
+
+class ReplicaSetTest : public ServerTest {
+ protected:
+  void StartReplicaSet() {
+    ServerOptions options;
+    options.repl_set = "rs7";
+    StartServer(options);
+    host_ = "127.0.0.1:" + std::to_string(server_->port());
+  }
+  // The operationTime of a reply, as a uint64 (t << 32 | i).
+  static uint64_t OperationTime(const Document& reply) {
+    EXPECT_TRUE(reply.Get("operationTime").IsTimestamp()) << ToJson(reply);
+    return reply.Get("operationTime").Timestamp().AsUint64();
+  }
+  std::string host_;
+};
+
+TEST_F(ReplicaSetTest, HelloDescribesThePrimaryOfASetOfOne) {
+  StartReplicaSet();
+  Socket s(server_->port());
+  for (const char* hello :
+       {R"({"hello": 1, "$db": "admin"})", R"({"isMaster": 1, "$db": "admin"})"}) {
+    Document r = s.Command(hello);
+    SCOPED_TRACE(ToJson(r));
+    EXPECT_EQ(r.Get("setName").String(), "rs7");
+    EXPECT_EQ(r.Get("setVersion").Int32(), 1);
+    EXPECT_EQ(r.Get("secondary").Bool(), false);
+    EXPECT_EQ(r.Get("primary").String(), host_);
+    EXPECT_EQ(r.Get("me").String(), host_);
+    ASSERT_TRUE(r.Get("hosts").IsArray());
+    std::vector<std::string> hosts;
+    for (Element h : r.Get("hosts").Array()) hosts.emplace_back(h.String());
+    EXPECT_EQ(hosts, std::vector<std::string>{host_});
+    EXPECT_EQ(r.Get("electionId").Oid().ToHex(), "7fffffff0000000000000001");
+    EXPECT_TRUE(r.Get("lastWrite").Document().Get("opTime").Document().Get("ts").IsTimestamp());
+    EXPECT_TRUE(r.Get("lastWrite").Document().Get("lastWriteDate").IsDateTime());
+    EXPECT_TRUE(r.Get("topologyVersion").IsDocument());
+  }
+  EXPECT_TRUE(s.Command(R"({"hello": 1, "$db": "admin"})").Get("isWritablePrimary").Bool());
+  EXPECT_TRUE(s.Command(R"({"isMaster": 1, "$db": "admin"})").Get("ismaster").Bool());
+}
+
+TEST_F(ReplicaSetTest, AStandaloneHasNoSetAndNoClusterTime) {
+  StartServer();
+  Socket s(server_->port());
+  Document r = s.Command(R"({"hello": 1, "$db": "admin"})");
+  EXPECT_FALSE(r.Get("setName").ok());
+  EXPECT_FALSE(r.Get("$clusterTime").ok());
+  EXPECT_FALSE(r.Get("operationTime").ok());
+  r = s.Command(R"({"replSetGetStatus": 1, "$db": "admin"})");
+  EXPECT_EQ(r.Get("code").Int32(), 76) << ToJson(r);
+  EXPECT_EQ(r.Get("errmsg").String(), "not running with --replSet");
+  r = s.Command(
+      R"({"find": "c", "$db": "d", "readConcern": {"afterClusterTime": {"$timestamp": {"t": 1, "i": 1}}}})");
+  EXPECT_EQ(r.Get("code").Int32(), 238) << ToJson(r);  // the command layer's, as in-process
+}
+
+TEST_F(ReplicaSetTest, RepliesCarryClusterTimeAndAWriteSeesItsOwnCommit) {
+  StartReplicaSet();
+  Socket s(server_->port());
+  Document r = s.Command(R"({"ping": 1, "$db": "admin"})");
+  SCOPED_TRACE(ToJson(r));
+  ASSERT_TRUE(r.Get("$clusterTime").IsDocument());
+  DocumentView ct = r.Get("$clusterTime").Document();
+  EXPECT_EQ(ct.Get("clusterTime").Timestamp().AsUint64(), OperationTime(r));
+  DocumentView sig = ct.Get("signature").Document();
+  EXPECT_EQ(sig.Get("hash").Binary().data, std::string(20, '\0'));
+  EXPECT_EQ(sig.Get("keyId").Int64(), 0);
+  const uint64_t before = OperationTime(r);
+  // A write's operationTime is at or after its own event's cluster time.
+  Document w = s.Command(R"({"insert": "c", "$db": "d", "documents": [{"_id": 1}]})");
+  const uint64_t wrote = OperationTime(w);
+  EXPECT_GT(wrote, before);
+  const uint64_t event =
+      internal::ClientAccess::EngineOf(*client_)->change_log()->last_cluster_time();
+  EXPECT_GE(wrote, event);
+  // Error replies carry them too.
+  Document e = s.Command(R"({"insert": "c", "$db": "d", "documents": [{"_id": 1}]})");
+  EXPECT_GE(OperationTime(e), wrote);
+  EXPECT_TRUE(e.Get("$clusterTime").IsDocument());
+}
+
+TEST_F(ReplicaSetTest, AfterClusterTimeIsMetOrInTheFuture) {
+  StartReplicaSet();
+  Socket s(server_->port());
+  Document w = s.Command(R"({"insert": "c", "$db": "d", "documents": [{"_id": 1}]})");
+  const BsonTimestamp wrote = BsonTimestamp::FromUint64(OperationTime(w));
+  auto find = [&](BsonTimestamp t, std::string_view field, std::string_view level) {
+    return s.Command(R"({"find": "c", "$db": "d", "readConcern": {"level": ")" +
+                     std::string(level) + R"(", ")" + std::string(field) +
+                     R"(": {"$timestamp": {"t": )" + std::to_string(t.t) + R"(, "i": )" +
+                     std::to_string(t.i) + "}}}}");
+  };
+  // Its own write's time: already visible, answered at once.
+  Document r = find(wrote, "afterClusterTime", "local");
+  EXPECT_EQ(r.Get("ok").NumberAsDouble(), 1) << ToJson(r);
+  EXPECT_EQ(
+      r.Get("cursor").Document().Get("firstBatch").Array().Get("0").Document().Get("_id").Int32(),
+      1);
+  EXPECT_EQ(find(wrote, "afterClusterTime", "majority").Get("ok").NumberAsDouble(), 1);
+  // A time the set has not reached: InvalidOptions, as mongod's.
+  const BsonTimestamp future{wrote.t + 1000, 0};
+  r = find(future, "afterClusterTime", "local");
+  EXPECT_EQ(r.Get("code").Int32(), 72) << ToJson(r);
+  EXPECT_NE(std::string(r.Get("errmsg").String())
+                .find("readConcern afterClusterTime value must not be greater than the current "
+                      "clusterTime. Requested clusterTime: Timestamp(" +
+                      std::to_string(future.t) + ", 0)"),
+            std::string::npos)
+      << ToJson(r);
+  r = find(BsonTimestamp{0, 0}, "afterClusterTime", "local");
+  EXPECT_EQ(r.Get("code").Int32(), 72) << ToJson(r);
+  r = s.Command(R"({"find": "c", "$db": "d", "readConcern": {"afterClusterTime": 5}})");
+  EXPECT_EQ(r.Get("code").Int32(), 14) << ToJson(r);
+  // atClusterTime: no history to read the past from, never the present instead.
+  r = find(wrote, "atClusterTime", "snapshot");
+  EXPECT_EQ(r.Get("code").Int32(), 239) << ToJson(r);
+  EXPECT_EQ(r.Get("codeName").String(), "SnapshotTooOld");
+  EXPECT_EQ(find(future, "atClusterTime", "snapshot").Get("code").Int32(), 72);
+  EXPECT_EQ(find(wrote, "atClusterTime", "local").Get("code").Int32(), 72);
+}
+
+TEST_F(ReplicaSetTest, ReplSetGetStatusAndConfigDescribeOneMember) {
+  StartReplicaSet();
+  Socket s(server_->port());
+  Document r = s.Command(R"({"replSetGetStatus": 1, "$db": "admin"})");
+  SCOPED_TRACE(ToJson(r));
+  ASSERT_EQ(r.Get("ok").NumberAsDouble(), 1);
+  EXPECT_EQ(r.Get("set").String(), "rs7");
+  EXPECT_EQ(r.Get("myState").Int32(), 1);
+  std::vector<Element> members(r.Get("members").Array().begin(), r.Get("members").Array().end());
+  ASSERT_EQ(members.size(), 1u);
+  DocumentView m = members[0].Document();
+  EXPECT_EQ(m.Get("name").String(), host_);
+  EXPECT_EQ(m.Get("stateStr").String(), "PRIMARY");
+  EXPECT_EQ(m.Get("state").Int32(), 1);
+  EXPECT_EQ(m.Get("health").NumberAsDouble(), 1);
+  EXPECT_TRUE(m.Get("self").Bool());
+  EXPECT_EQ(m.Get("optime").Document().Get("ts").Timestamp().AsUint64(), OperationTime(r));
+  EXPECT_TRUE(r.Get("optimes").Document().Get("appliedOpTime").IsDocument());
+  r = s.Command(R"({"replSetGetStatus": 1, "$db": "d"})");
+  EXPECT_EQ(r.Get("code").Int32(), 13) << ToJson(r);  // admin only
+  r = s.Command(R"({"replSetGetStatus": 1, "initialSync": 1, "$db": "admin"})");
+  EXPECT_EQ(r.Get("code").Int32(), 238) << ToJson(r);
+  r = s.Command(R"({"replSetGetConfig": 1, "$db": "admin"})");
+  EXPECT_EQ(r.Get("config").Document().Get("_id").String(), "rs7") << ToJson(r);
+  EXPECT_EQ(
+      r.Get("config").Document().Get("members").Array().Get("0").Document().Get("host").String(),
+      host_);
+}
+
+TEST_F(ReplicaSetTest, CommandsThatWouldChangeTheSetAreRefused) {
+  StartReplicaSet();
+  Socket s(server_->port());
+  Document r = s.Command(R"({"replSetInitiate": {}, "$db": "admin"})");
+  EXPECT_EQ(r.Get("code").Int32(), 23) << ToJson(r);
+  EXPECT_EQ(r.Get("codeName").String(), "AlreadyInitialized");
+  for (const char* name : {"replSetReconfig", "replSetStepDown", "replSetFreeze", "replSetSyncFrom",
+                           "replSetMaintenance", "replSetResizeOplog", "replSetStepUp"}) {
+    r = s.Command(R"({")" + std::string(name) + R"(": 1, "$db": "admin"})");
+    EXPECT_EQ(r.Get("code").Int32(), 238) << name << ": " << ToJson(r);
+  }
+}
+
+TEST(ReplicaSetHostTest, TheAddressClientsReach) {
+  ServerOptions o;
+  o.bind_ip = "127.0.0.1";
+  EXPECT_EQ(ReplicaSetHost(o, 27018), "127.0.0.1:27018");
+  o.bind_ip = "::1";
+  EXPECT_EQ(ReplicaSetHost(o, 5), "[::1]:5");
+  o.bind_ip = "0.0.0.0";
+  EXPECT_NE(ReplicaSetHost(o, 5).rfind(":5"), std::string::npos);
+  EXPECT_NE(ReplicaSetHost(o, 5), "0.0.0.0:5");
+  o.bind_ip = "";
+  o.unix_socket = "/tmp/r.sock";
+  EXPECT_EQ(ReplicaSetHost(o, 0), "/tmp/r.sock");
 }
 
 TEST_F(ServerTest, ConnectionsAreBounded) {

@@ -46,6 +46,10 @@ const std::vector<rockdoc::tools::FlagSpec> kFlags = {
      "N|the memory this server sizes itself to, in MB (default: the machine's, or its "
      "cgroup's): the default cache is taken from it, and the messages being received at once "
      "hold at most a quarter of it"},
+    {"replSet", 0, FlagArity::kRequired,
+     "NAME|the name of the replica set of one member rockdoc-serve answers as (default rs0): "
+     "hello reports it PRIMARY, so that drivers allow watch() and transactions; connect with "
+     "?replicaSet=NAME or directConnection=true"},
     {"help", 'h', FlagArity::kNone, "|this text"},
     {"version", 0, FlagArity::kNone, "|the version of rockdoc"},
 };
@@ -118,6 +122,13 @@ int main(int argc, char** argv) {
       options.bind_ip = value;
     } else if (name == "unix") {
       options.unix_socket = value;
+    } else if (name == "replSet") {
+      // mongod's rule for a set name: not empty, no '/' (it separates the
+      // name from the seed list in a --replSet of old).
+      if (value.empty() || value.find('/') != std::string::npos) {
+        return Refuse("--replSet must be a non-empty name without '/', not '" + value + "'");
+      }
+      config.repl_set = value;
     } else if (name == "no-tcp") {
       config.tcp = false;
     } else if (name == "auth") {

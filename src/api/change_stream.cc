@@ -228,6 +228,12 @@ StatusOr<std::unique_ptr<ChangeStreamImpl>> ChangeStreamImpl::Open(
                                                     "$set",         "$unset",   "$replaceRoot",
                                                     "$replaceWith", "$redact"};
     for (const Element& stage : stages) {
+      // A name no pipeline knows is MongoDB's parse error, before the
+      // change stream's own rule.
+      if (FindStage(stage.key()) == nullptr) {
+        return Status(static_cast<ErrorCode>(40324),
+                      "Unrecognized pipeline stage name: '" + std::string(stage.key()) + "'");
+      }
       if (std::find(std::begin(kAllowed), std::end(kAllowed), stage.key()) == std::end(kAllowed)) {
         return Status(ErrorCode::kIllegalOperation,
                       std::string(stage.key()) + " is not permitted in a $changeStream pipeline");

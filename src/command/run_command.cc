@@ -96,9 +96,14 @@ Document ErrorReply(const Status& s) {
   b.AppendInt32("code", static_cast<int32_t>(s.code()));
   b.AppendString("codeName", s.code_name());
   AppendErrorDetails(s, &b);
-  if (!s.error_labels().empty()) {
+  // MongoDB's NonResumableChangeStreamError category: a driver must not
+  // resume a change stream after these (the change streams spec).
+  const bool non_resumable = s.code() == ErrorCode::kChangeStreamFatalError ||
+                             s.code() == ErrorCode::kChangeStreamHistoryLost;
+  if (!s.error_labels().empty() || non_resumable) {
     b.OpenArray("errorLabels");
     for (const std::string& label : s.error_labels()) b.AppendString("", label);
+    if (non_resumable) b.AppendString("", "NonResumableChangeStreamError");
     b.Close();
   }
   return std::move(b).Build();

@@ -150,10 +150,24 @@ bool IsLoopback(const std::string& address) {
   return false;
 }
 
+std::string ReplicaSetHost(const ServerOptions& options, int port) {
+  if (options.bind_ip.empty()) return options.unix_socket;
+  std::string host = options.bind_ip;
+  if (host == "0.0.0.0" || host == "::") {
+    char name[256] = {};
+    if (gethostname(name, sizeof name - 1) == 0 && name[0] != '\0') {
+      host = name;
+    } else {
+      host = "localhost";
+    }
+  } else if (host.find(':') != std::string::npos) {
+    host = "[" + host + "]";
+  }
+  return host + ":" + std::to_string(port);
+}
+
 Server::Server(const Client* client, ServerOptions options)
-    : client_(client),
-      options_(std::move(options)),
-      service_(client, ServiceOptions{options_.auth, options_.argv, options_.parsed}) {}
+    : client_(client), options_(std::move(options)) {}
 
 Server::~Server() { Shutdown(); }
 
@@ -167,6 +181,17 @@ StatusOr<std::unique_ptr<Server>> Server::Start(const Client* client, ServerOpti
     server->stopping_ = true;
     return s;
   }
+  // The replica set's member is the address just bound (a port 0 is now
+  // the ephemeral one), before any connection can ask.
+  ServiceOptions service;
+  service.auth = server->options_.auth;
+  service.argv = server->options_.argv;
+  service.parsed = server->options_.parsed;
+  if (!server->options_.repl_set.empty()) {
+    service.replica_set = {server->options_.repl_set,
+                           ReplicaSetHost(server->options_, server->port_)};
+  }
+  server->service_.emplace(client, std::move(service));
   server->spare_fd_ = open("/dev/null", O_RDONLY | O_CLOEXEC);
   server->acceptor_ = std::thread([raw = server.get()] { raw->AcceptLoop(); });
   if (server->options_.journal_commit_interval_ms > 0) {
@@ -401,7 +426,7 @@ void Server::Serve(Connection* c) {
       reason = IoName(w);
       break;
     }
-    Response r = service_.Handle(message, &state);
+    Response r = service_->Handle(message, &state);
     bool end = false;
     for (;;) {
       if (r.delay_ms > 0) {
@@ -433,7 +458,7 @@ void Server::Serve(Connection* c) {
         end = true;
         break;
       }
-      r = service_.Continue(&state);
+      r = service_->Continue(&state);
       // Back to back only when the client asked for no wait: at least a
       // slice between replies, so a stream cannot spin.
       r.delay_ms = std::max<int64_t>(r.delay_ms, kSliceMs);
@@ -533,6 +558,7 @@ int Serve(ServeConfig config) {
   const std::string& db = config.db_path;
   const double cache_gb = config.cache_gb;
   const int64_t memory_limit_mb = config.memory_limit_mb;
+  options.repl_set = config.repl_set;
   if (db.empty()) {
     std::fprintf(stderr, "rockdoc-serve: --dbpath DIR is required (--help lists the flags)\n");
     return 2;
@@ -590,6 +616,11 @@ int Serve(ServeConfig config) {
     if (options.auth) {
       parsed.OpenDocument("security");
       parsed.AppendString("authorization", "enabled");
+      parsed.Close();
+    }
+    if (!options.repl_set.empty()) {
+      parsed.OpenDocument("replication");
+      parsed.AppendString("replSet", options.repl_set);
       parsed.Close();
     }
     parsed.OpenDocument("storage");
@@ -661,6 +692,10 @@ int Serve(ServeConfig config) {
   }
   if (!options.unix_socket.empty()) {
     std::printf("rockdoc-serve: listening on unix:%s\n", options.unix_socket.c_str());
+  }
+  if (!options.repl_set.empty()) {
+    std::printf("rockdoc-serve: replica set %s of one member, %s (PRIMARY)\n",
+                options.repl_set.c_str(), ReplicaSetHost(options, (*server)->port()).c_str());
   }
   std::printf("rockdoc-serve: serving %s (%s, no TLS)\n", db.c_str(),
               options.auth ? "SCRAM-SHA-256 users required" : "no authentication: loopback only");

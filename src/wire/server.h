@@ -45,6 +45,7 @@
 #include <condition_variable>
 #include <list>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -77,7 +78,17 @@ struct ServerOptions {
   // getCmdLineOpts' answer (ServiceOptions::argv, ::parsed).
   std::vector<std::string> argv;
   Document parsed;
+  // The replica set of one member the server answers as (its setName,
+  // ServiceOptions::replica_set); empty: a standalone. Its host is the
+  // address listened on (ReplicaSetHost).
+  std::string repl_set;
 };
+
+// The member address a server listening as `options` (on TCP `port`)
+// reports in hello's hosts, primary and me: "bind_ip:port" ("[::1]:port"
+// for IPv6), the machine's host name for a wildcard address (0.0.0.0, ::),
+// or the Unix socket's path without TCP.
+std::string ReplicaSetHost(const ServerOptions& options, int port);
 
 // How rockdoc-serve shares the process's open-file limit.
 struct DescriptorBudget {
@@ -142,7 +153,7 @@ class Server {
 
   const Client* client_;
   ServerOptions options_;
-  Service service_;
+  std::optional<Service> service_;  // made once the address is known (Start)
   int tcp_fd_ = -1;
   int unix_fd_ = -1;
   int port_ = 0;
@@ -171,6 +182,9 @@ struct ServeConfig {
   std::string db_path;          // required
   bool tcp = true;              // false: the Unix socket only (server.unix_socket needed)
   double cache_gb = 0;          // the block cache in GB; 0: from the memory
+  // --replSet: the name of the one-member replica set rockdoc-serve answers
+  // as, so that drivers allow watch() and transactions.
+  std::string repl_set = "rs0";
   int64_t memory_limit_mb = 0;  // 0: the machine's (or its cgroup's)
 };
 

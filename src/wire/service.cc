@@ -1,10 +1,15 @@
 #include "wire/service.h"
 
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 
+#include "api/client_internal.h"
 #include "command/command.h"
+#include "common/clock.h"
+#include "common/endian.h"
 #include "common/logging.h"
+#include "storage/change_log.h"
+#include "storage/engine.h"
 
 namespace rockdoc::wire {
 
@@ -34,6 +39,26 @@ Document WithoutFields(DocumentView cmd, std::string_view a, std::string_view b)
   }
   return std::move(out).Build();
 }
+
+// The term of the one member's one election, for ever.
+constexpr int64_t kTerm = 1;
+
+// MongoDB's Timestamp::toString(): "Timestamp(1700000000, 3)".
+std::string ShowTimestamp(uint64_t t) {
+  const BsonTimestamp ts = BsonTimestamp::FromUint64(t);
+  return "Timestamp(" + std::to_string(ts.t) + ", " + std::to_string(ts.i) + ")";
+}
+
+// An optime as replication writes it: {ts, t}.
+void AppendOpTime(BsonBuilder* b, std::string_view key, uint64_t cluster_time) {
+  b->OpenDocument(key);
+  b->AppendTimestamp("ts", BsonTimestamp::FromUint64(cluster_time));
+  b->AppendInt64("t", kTerm);
+  b->Close();
+}
+
+// The wall-clock date of a cluster time (its seconds).
+int64_t DateOf(uint64_t cluster_time) { return static_cast<int64_t>(cluster_time >> 32) * 1000; }
 
 }  // namespace
 
@@ -225,6 +250,7 @@ class ServiceConnection final : public internal::CommandConnection {
   // saslSupportedMechs: "<db>.<user>" (drivers pick their mechanism from
   // the answer; a user that does not exist gets none, as mongod).
   void AppendHelloFields(DocumentView hello, BsonBuilder* reply) const override {
+    AppendReplicaSetHelloFields(reply);
     Element asked = hello.Get("saslSupportedMechs");
     if (!asked.IsString()) return;
     const std::string_view id = asked.String();
@@ -238,6 +264,35 @@ class ServiceConnection final : public internal::CommandConnection {
     reply->Close();
   }
 
+  // A replica set member's hello (mongod's, for the primary of a set of
+  // one): what drivers classify an RSPrimary by (setName, hosts, me,
+  // setVersion, electionId) and lastWrite, which they use for staleness.
+  void AppendReplicaSetHelloFields(BsonBuilder* reply) const {
+    const ReplicaSetIdentity& rs = options().replica_set;
+    if (rs.name.empty()) return;
+    reply->AppendBool("secondary", false);
+    reply->AppendString("setName", rs.name);
+    reply->AppendInt32("setVersion", 1);
+    reply->OpenArray("hosts");
+    reply->AppendString("", rs.host);
+    reply->Close();
+    reply->AppendString("primary", rs.host);
+    reply->AppendString("me", rs.host);
+    // MongoDB's electionId: 0x7fffffff, then the term.
+    uint8_t election[ObjectId::kSize] = {0x7f, 0xff, 0xff, 0xff};
+    election[ObjectId::kSize - 1] = static_cast<uint8_t>(kTerm);
+    reply->AppendObjectId("electionId", ObjectId(election));
+    const uint64_t now = cluster_time();
+    reply->OpenDocument("lastWrite");
+    AppendOpTime(reply, "opTime", now);
+    reply->AppendDateTime("lastWriteDate", DateOf(now));
+    AppendOpTime(reply, "majorityOpTime", now);
+    reply->AppendDateTime("majorityWriteDate", DateOf(now));
+    reply->Close();
+  }
+
+  uint64_t cluster_time() const { return service_->ClusterTime(); }
+  uint64_t start_cluster_time() const { return service_->start_cluster_time_; }
   const UserStore& users() const { return service_->users_; }
   const ServiceOptions& options() const { return service_->options_; }
   AuthState* auth() const { return &conn_->auth; }
@@ -312,6 +367,150 @@ Status RunGetCmdLineOpts(CommandContext& ctx, DocumentView command, BsonBuilder*
   return Status::OK();
 }
 
+// ---- The replica set of one ----
+
+// NoReplicationEnabled (76), what mongod without --replSet answers.
+Status NotAReplicaSet() {
+  return Status(ErrorCode::kNoReplicationEnabled, "not running with --replSet");
+}
+
+// The replica set's identity, or NoReplicationEnabled for a standalone.
+StatusOr<const ReplicaSetIdentity*> ReplicaSetOf(const CommandContext& ctx,
+                                                 std::string_view command) {
+  ROCKDOC_ASSIGN_OR_RETURN(ServiceConnection * c, ConnectionOf(ctx, command));
+  if (c->options().replica_set.name.empty()) return NotAReplicaSet();
+  return &c->options().replica_set;
+}
+
+// replSetGetStatus: the one member, PRIMARY, and its optimes (mongosh's
+// rs.status()). Its only option, initialSync, is not supported (no member
+// syncs from another).
+Status RunReplSetGetStatus(CommandContext& ctx, DocumentView command, BsonBuilder* b) {
+  using namespace rockdoc::internal;  // the generic rows' names
+  struct NoArgs {};
+  static constexpr OptionField<NoArgs> kFields[] = {{"replSetGetStatus", &Accept<NoArgs>},
+                                                    {"initialSync", nullptr},
+                                                    ROCKDOC_GENERIC_COMMAND_ROWS(NoArgs)};
+  NoArgs args;
+  ROCKDOC_RETURN_IF_ERROR(DecodeCommand("replSetGetStatus", command, kFields, &args));
+  ROCKDOC_ASSIGN_OR_RETURN(const ReplicaSetIdentity* rs, ReplicaSetOf(ctx, "replSetGetStatus"));
+  auto* c = static_cast<ServiceConnection*>(ctx.connection);
+  const uint64_t now = c->cluster_time();
+  const uint64_t start = c->start_cluster_time();
+  const int64_t wall = WallMillis();
+  b->AppendString("set", rs->name);
+  b->AppendDateTime("date", wall);
+  b->AppendInt32("myState", 1);
+  b->AppendInt64("term", kTerm);
+  b->AppendInt32("syncSourceId", -1);
+  b->AppendString("syncSourceHost", "");
+  b->AppendInt32("heartbeatIntervalMillis", 2000);
+  b->AppendInt32("majorityVoteCount", 1);
+  b->AppendInt32("writeMajorityCount", 1);
+  b->AppendInt32("votingMembersCount", 1);
+  b->AppendInt32("writableVotingMembersCount", 1);
+  b->OpenDocument("optimes");
+  for (const char* key :
+       {"lastCommittedOpTime", "readConcernMajorityOpTime", "appliedOpTime", "durableOpTime"}) {
+    AppendOpTime(b, key, now);
+  }
+  for (const char* key : {"lastCommittedWallTime", "lastAppliedWallTime", "lastDurableWallTime"}) {
+    b->AppendDateTime(key, DateOf(now));
+  }
+  b->Close();
+  b->OpenArray("members");
+  b->OpenDocument("");
+  b->AppendInt32("_id", 0);
+  b->AppendString("name", rs->host);
+  b->AppendDouble("health", 1);
+  b->AppendInt32("state", 1);
+  b->AppendString("stateStr", "PRIMARY");
+  b->AppendInt64("uptime", std::max<int64_t>(0, wall / 1000 - static_cast<int64_t>(start >> 32)));
+  AppendOpTime(b, "optime", now);
+  b->AppendDateTime("optimeDate", DateOf(now));
+  b->AppendDateTime("lastAppliedWallTime", DateOf(now));
+  b->AppendDateTime("lastDurableWallTime", DateOf(now));
+  b->AppendString("syncSourceHost", "");
+  b->AppendInt32("syncSourceId", -1);
+  b->AppendString("infoMessage", "");
+  b->AppendTimestamp("electionTime", BsonTimestamp::FromUint64(start));
+  b->AppendDateTime("electionDate", DateOf(start));
+  b->AppendInt32("configVersion", 1);
+  b->AppendInt32("configTerm", static_cast<int32_t>(kTerm));
+  b->AppendBool("self", true);
+  b->AppendString("lastHeartbeatMessage", "");
+  b->Close();
+  b->Close();
+  return Status::OK();
+}
+
+// replSetGetConfig: the set's fixed configuration (mongosh's rs.conf()).
+// commitmentStatus and includeNewlyAdded are not supported.
+Status RunReplSetGetConfig(CommandContext& ctx, DocumentView command, BsonBuilder* b) {
+  using namespace rockdoc::internal;  // the generic rows' names
+  struct NoArgs {};
+  static constexpr OptionField<NoArgs> kFields[] = {{"replSetGetConfig", &Accept<NoArgs>},
+                                                    {"commitmentStatus", nullptr},
+                                                    {"includeNewlyAdded", nullptr},
+                                                    ROCKDOC_GENERIC_COMMAND_ROWS(NoArgs)};
+  NoArgs args;
+  ROCKDOC_RETURN_IF_ERROR(DecodeCommand("replSetGetConfig", command, kFields, &args));
+  ROCKDOC_ASSIGN_OR_RETURN(const ReplicaSetIdentity* rs, ReplicaSetOf(ctx, "replSetGetConfig"));
+  b->OpenDocument("config");
+  b->AppendString("_id", rs->name);
+  b->AppendInt32("version", 1);
+  b->AppendInt32("term", static_cast<int32_t>(kTerm));
+  b->OpenArray("members");
+  b->OpenDocument("");
+  b->AppendInt32("_id", 0);
+  b->AppendString("host", rs->host);
+  b->AppendBool("arbiterOnly", false);
+  b->AppendBool("buildIndexes", true);
+  b->AppendBool("hidden", false);
+  b->AppendDouble("priority", 1);
+  b->OpenDocument("tags");
+  b->Close();
+  b->AppendInt64("secondaryDelaySecs", 0);
+  b->AppendInt32("votes", 1);
+  b->Close();
+  b->Close();
+  b->AppendInt64("protocolVersion", 1);
+  b->AppendBool("writeConcernMajorityJournalDefault", true);
+  b->OpenDocument("settings");
+  b->AppendBool("chainingAllowed", true);
+  b->AppendInt32("heartbeatIntervalMillis", 2000);
+  b->AppendInt32("heartbeatTimeoutSecs", 10);
+  b->AppendInt32("electionTimeoutMillis", 10000);
+  b->AppendInt32("catchUpTimeoutMillis", -1);
+  b->AppendInt32("catchUpTakeoverDelayMillis", 30000);
+  b->OpenDocument("getLastErrorModes");
+  b->Close();
+  b->OpenDocument("getLastErrorDefaults");
+  b->AppendInt32("w", 1);
+  b->AppendInt32("wtimeout", 0);
+  b->Close();
+  b->Close();
+  b->Close();
+  return Status::OK();
+}
+
+// The commands that would change the set or a member's state: refused,
+// never accepted. replSetInitiate is what mongod answers for a set that is
+// initiated (23); the others are not supported, as a set of one whose
+// configuration is rockdoc-serve's --replSet has nothing to reconfigure,
+// step down to, freeze or sync from. A standalone answers 76 to each.
+Status RunReplSetRefused(CommandContext& ctx, DocumentView command, BsonBuilder*) {
+  const std::string name((*command.begin()).key());
+  ROCKDOC_RETURN_IF_ERROR(ReplicaSetOf(ctx, name).status());
+  if (name == "replSetInitiate") {
+    return Status(ErrorCode::kAlreadyInitialized, "already initialized");
+  }
+  return Status(ErrorCode::kNotImplemented,
+                name +
+                    " is not supported by rockdoc-serve: it answers as a replica set of one "
+                    "member whose configuration is fixed (--replSet)");
+}
+
 // The wire's commands, registered with the command layer by every Service.
 // None runs in a multi-document transaction (CommandDefinition::in_transaction).
 constexpr bool kAdminOnly = true;          // CommandDefinition::admin_only
@@ -321,6 +520,17 @@ constexpr internal::CommandDefinition kWireCommands[] = {
     {"createUser", &RunCreateUser, !kAdminOnly, kNotInTransaction, kWithoutAuth},
     {"dropUser", &RunDropUser},
     {"getCmdLineOpts", &RunGetCmdLineOpts, kAdminOnly},
+    {"replSetAbortPrimaryCatchUp", &RunReplSetRefused, kAdminOnly},
+    {"replSetFreeze", &RunReplSetRefused, kAdminOnly},
+    {"replSetGetConfig", &RunReplSetGetConfig, kAdminOnly},
+    {"replSetGetStatus", &RunReplSetGetStatus, kAdminOnly},
+    {"replSetInitiate", &RunReplSetRefused, kAdminOnly},
+    {"replSetMaintenance", &RunReplSetRefused, kAdminOnly},
+    {"replSetReconfig", &RunReplSetRefused, kAdminOnly},
+    {"replSetResizeOplog", &RunReplSetRefused, kAdminOnly},
+    {"replSetStepDown", &RunReplSetRefused, kAdminOnly},
+    {"replSetStepUp", &RunReplSetRefused, kAdminOnly},
+    {"replSetSyncFrom", &RunReplSetRefused, kAdminOnly},
     {"saslContinue", &RunSaslContinue, !kAdminOnly, kNotInTransaction, kWithoutAuth},
     {"saslStart", &RunSaslStart, !kAdminOnly, kNotInTransaction, kWithoutAuth},
     {"usersInfo", &RunUsersInfo},
@@ -329,7 +539,11 @@ constexpr internal::CommandDefinition kWireCommands[] = {
 }  // namespace
 
 Service::Service(const Client* client, ServiceOptions options)
-    : client_(client), options_(std::move(options)), users_(client) {
+    : client_(client),
+      options_(std::move(options)),
+      users_(client),
+      start_cluster_time_(static_cast<uint64_t>(std::max<int64_t>(internal::WallMillis() / 1000, 0))
+                          << 32) {
   // Fails only for a name the client already knows from another table: a
   // programming error, caught by every test that makes a Service.
   const Status registered = internal::RegisterCommands(*client_, kWireCommands);
@@ -352,19 +566,120 @@ Document Service::Run(std::string_view db, DocumentView command, ConnectionState
   // and may take the command past that size, which MongoDB accepts too.
   const size_t max_size = std::max<size_t>(kMaxMessageSize, command.size());
   ServiceConnection connection(this, conn);
-  Document reply = internal::RunCommandWithMaxSize(*client_, db, command, max_size, &connection);
+  const bool replica_set = !options_.replica_set.name.empty();
+  Document rewritten;
+  const Status read_concern =
+      replica_set ? ApplyClusterTimeReadConcern(&command, &rewritten) : Status::OK();
+  Document reply = read_concern.ok() ? internal::RunCommandWithMaxSize(*client_, db, command,
+                                                                       max_size, &connection)
+                                     : ErrorDocument(read_concern);
+  // After the command: a write's time is its own commit's or later.
+  if (replica_set) reply = WithClusterTime(std::move(reply));
   // A reply must fit the message that carries it (the 48,000,000 bytes
   // hello advertises, header, flags, section kind and checksum included):
   // larger is an error, never a message a driver would drop the connection on.
   constexpr size_t kReplyFraming = kHeaderSize + 4 + 1 + 4;
   if (reply.size() > static_cast<size_t>(kMaxMessageSize) - kReplyFraming) {
-    return ErrorDocument(Status(ErrorCode::kBSONObjectTooLarge,
-                                "the reply to " + std::string(name) + " is " +
-                                    std::to_string(reply.size()) +
-                                    " bytes, over the maximum message size of " +
-                                    std::to_string(kMaxMessageSize)));
+    Document error = ErrorDocument(
+        Status(ErrorCode::kBSONObjectTooLarge,
+               "the reply to " + std::string(name) + " is " + std::to_string(reply.size()) +
+                   " bytes, over the maximum message size of " + std::to_string(kMaxMessageSize)));
+    return replica_set ? WithClusterTime(std::move(error)) : error;
   }
   return reply;
+}
+
+uint64_t Service::ClusterTime() const {
+  const internal::ChangeLog* log = internal::ClientAccess::EngineOf(*client_)->change_log();
+  return std::max(start_cluster_time_, log != nullptr ? log->last_cluster_time() : 0);
+}
+
+// A replica set's read concern by cluster time, as mongod's
+// (read_concern_mongod.cpp): a time later than the set's is InvalidOptions;
+// afterClusterTime at or before it is met at once, since every commit up to
+// the cluster time is visible before that time is reported (the change
+// log publishes a commit's time after the commit), so there is nothing to
+// wait for. atClusterTime asks for the data as of a past time, which
+// rockdoc does not keep (reads see the present): SnapshotTooOld, never the
+// present in its place.
+Status Service::ApplyClusterTimeReadConcern(DocumentView* command, Document* rewritten) const {
+  Element rc = command->Get("readConcern");
+  if (!rc.IsDocument()) return Status::OK();  // the command's table reports it
+  Element after = rc.Document().Get("afterClusterTime");
+  Element at = rc.Document().Get("atClusterTime");
+  if (!after.ok() && !at.ok()) return Status::OK();
+  if (after.ok() && at.ok()) {
+    return Status(ErrorCode::kInvalidOptions,
+                  "Can not specify both afterClusterTime and atClusterTime");
+  }
+  const Element& given = after.ok() ? after : at;
+  const std::string key(given.key());
+  if (!given.IsTimestamp()) {
+    return Status(ErrorCode::kTypeMismatch,
+                  "BSON field 'readConcern." + key + "' is the wrong type '" +
+                      std::string(BsonTypeAlias(given.type())) + "', expected type 'timestamp'");
+  }
+  const uint64_t asked = given.Timestamp().AsUint64();
+  if (asked == 0) {
+    return Status(ErrorCode::kInvalidOptions, key + " cannot be a null timestamp");
+  }
+  const uint64_t now = ClusterTime();
+  if (asked > now) {
+    return Status(ErrorCode::kInvalidOptions,
+                  "readConcern " + key +
+                      " value must not be greater than the current clusterTime. Requested "
+                      "clusterTime: " +
+                      ShowTimestamp(asked) + "; current clusterTime: " + ShowTimestamp(now));
+  }
+  if (at.ok()) {
+    Element level = rc.Document().Get("level");
+    if (!level.IsString() || level.String() != "snapshot") {
+      return Status(ErrorCode::kInvalidOptions,
+                    "atClusterTime field can be set only if level is equal to snapshot");
+    }
+    return Status(ErrorCode::kSnapshotTooOld,
+                  "Read timestamp " + ShowTimestamp(asked) +
+                      " is older than the oldest available timestamp. (rockdoc keeps no history: "
+                      "a read sees the present only)");
+  }
+  // Met: the command layer gets the read concern without it.
+  BsonBuilder out;
+  for (Element e : *command) {
+    if (e.key() != "readConcern") {
+      out.AppendElement(e);
+      continue;
+    }
+    out.OpenDocument("readConcern");
+    for (Element f : rc.Document()) {
+      if (f.key() != "afterClusterTime") out.AppendElement(f);
+    }
+    out.Close();
+  }
+  *rewritten = std::move(out).Build();
+  *command = *rewritten;
+  return Status::OK();
+}
+
+// $clusterTime (the signature of a cluster without keys: a zero hash, key
+// 0, as mongod's without authentication) and operationTime, appended to the
+// reply's bytes in place.
+Document Service::WithClusterTime(Document reply) const {
+  const BsonTimestamp now = BsonTimestamp::FromUint64(ClusterTime());
+  BsonBuilder b;
+  b.OpenDocument("$clusterTime");
+  b.AppendTimestamp("clusterTime", now);
+  b.OpenDocument("signature");
+  b.AppendBinary("hash", BinarySubtype::kGeneric, std::string(20, '\0'));
+  b.AppendInt64("keyId", 0);
+  b.Close();
+  b.Close();
+  b.AppendTimestamp("operationTime", now);
+  const Document fields = std::move(b).Build();
+  std::string bytes = std::move(reply).ReleaseBytes();
+  bytes.pop_back();                        // the terminating zero
+  bytes.append(fields.bytes().substr(4));  // the elements and their terminating zero
+  StoreLE<int32_t>(reinterpret_cast<uint8_t*>(bytes.data()), static_cast<int32_t>(bytes.size()));
+  return Document::AdoptValidated(std::move(bytes));
 }
 
 }  // namespace rockdoc::wire

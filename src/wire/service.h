@@ -40,6 +40,12 @@
 //   topology never changes); with exhaustAllowed it carries moreToCome and
 //   the server sends the next one after another wait, until the client
 //   goes away (Response::exhaust).
+// - With ServiceOptions::replica_set named, the server is the primary of a
+//   replica set of one (ReplicaSetIdentity below): hello's set fields,
+//   $clusterTime and operationTime on every reply, readConcern's
+//   afterClusterTime and atClusterTime answered before the command layer,
+//   replSetGetStatus and replSetGetConfig, and the reconfiguring replSet
+//   commands refused.
 //
 // Thread safety: a Service is shared by every connection; Handle may run
 // on many threads at once (the Client is thread-safe).
@@ -92,6 +98,24 @@ struct ConnectionState {
   int32_t id = 1;
 };
 
+// The one-member replica set a server answers as (README.md, "rockdoc
+// serve"): drivers allow watch() and transactions on a replica set only.
+// With a name, hello carries setName, hosts, primary, me, setVersion,
+// electionId and lastWrite; every reply carries $clusterTime and
+// operationTime; readConcern's afterClusterTime and atClusterTime are
+// answered here (Service::Run); replSetGetStatus and replSetGetConfig
+// describe the one member, and the commands that would change the set are
+// refused. Without a name the server is a standalone, as mongod without
+// --replSet. The cluster time is the change log's (ClientOptions::
+// change_log, which rockdoc-serve turns on): over a client without it, it
+// stays at the service's start.
+struct ReplicaSetIdentity {
+  std::string name;  // setName; empty: a standalone server
+  // The member's address as clients reach it (hosts, primary, me): a
+  // driver that discovers the set connects to it.
+  std::string host;
+};
+
 struct ServiceOptions {
   // Commands need an authenticated user, except the handshake, ping,
   // buildInfo, saslStart/saslContinue, and createUser from a local peer
@@ -102,6 +126,7 @@ struct ServiceOptions {
   // storage: {dbPath}, ...}); Serve fills parsed; argv is the command line.
   std::vector<std::string> argv;
   Document parsed;
+  ReplicaSetIdentity replica_set;
 };
 
 class Service {
@@ -113,6 +138,11 @@ class Service {
   Response Handle(std::string_view message, ConnectionState* conn);
   // The next reply of the connection's exhaust stream.
   Response Continue(ConnectionState* conn);
+
+  // The replica set's cluster time now: the last commit's (the change
+  // log's), or the service's start when nothing has been committed since
+  // the log began. Every commit at or before it is visible to a read.
+  uint64_t ClusterTime() const;
 
   // A new request id for a reply.
   int32_t NextRequestId() { return next_request_id_.fetch_add(1, std::memory_order_relaxed); }
@@ -126,6 +156,12 @@ class Service {
   Document Run(std::string_view db, DocumentView command, ConnectionState* conn);
   // The connection as the command layer and the wire's handlers see it.
   friend class ServiceConnection;
+  // readConcern's afterClusterTime and atClusterTime of a replica set's
+  // command: OK with `command` as the command layer takes it (without
+  // afterClusterTime, met here), or the error to answer.
+  Status ApplyClusterTimeReadConcern(DocumentView* command, Document* rewritten) const;
+  // `reply` with $clusterTime and operationTime appended.
+  Document WithClusterTime(Document reply) const;
 
   const Client* client_;
   const ServiceOptions options_;
@@ -134,6 +170,7 @@ class Service {
   // creation it allows, so two connections cannot both create a first user.
   internal::Mutex first_user_mu_;
   std::atomic<int32_t> next_request_id_{1};
+  const uint64_t start_cluster_time_;  // the wall clock's second at the start
 };
 
 // MongoDB's error reply {ok: 0, errmsg, code, codeName} for `s`.

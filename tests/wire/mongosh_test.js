@@ -1,6 +1,7 @@
 // mongosh (npm, pinned in package.json) against rockdoc-serve: the shell's
 // own helpers for CRUD, indexes, explain, bulk writes, a cursor across
-// several batches, a session with a transaction, and aggregation.
+// several batches, a session with a transaction, aggregation, and the
+// replica set of one: rs.status(), rs.conf() and watch().
 //
 //   mongosh URI --quiet --file mongosh_test.js   (run_with_server.py runs it)
 const assert = require('assert');
@@ -110,6 +111,31 @@ test('aggregation', () => {
   t.agg.insertMany(Array.from({ length: 30 }, (_, i) => ({ g: i % 3, v: i })));
   const out = t.agg.aggregate([{ $group: { _id: '$g', total: { $sum: '$v' } } }, { $sort: { _id: 1 } }]).toArray();
   same(out, [{ _id: 0, total: 135 }, { _id: 1, total: 145 }, { _id: 2, total: 155 }]);
+});
+
+// rockdoc-serve answers as a one-member replica set (README.md, "rockdoc
+// serve"): the shell's rs helpers, and a change stream through its watch().
+test('replica set of one', () => {
+  const hello = db.hello();
+  assert.strictEqual(hello.setName, 'rs0');
+  assert.strictEqual(hello.primary, hello.me);
+  const status = rs.status();
+  assert.strictEqual(status.ok, 1);
+  assert.strictEqual(status.set, 'rs0');
+  assert.strictEqual(status.members.length, 1);
+  assert.strictEqual(status.members[0].stateStr, 'PRIMARY');
+  assert.strictEqual(status.members[0].name, hello.me);
+  assert.strictEqual(rs.conf().members[0].host, hello.me);
+  t.watched.drop();
+  const stream = t.watched.watch();
+  assert.strictEqual(stream.tryNext(), null);  // opened before the insert
+  t.watched.insertOne({ _id: 7, seen: true });
+  stream.disableBlockWarnings();  // next() is meant to wait here
+  const event = stream.next();  // waits for the event (awaitData)
+  assert.strictEqual(event.operationType, 'insert');
+  same(event.fullDocument, { _id: 7, seen: true });
+  same(event.ns, { db: 'mongosh_test', coll: 'watched' });
+  stream.close();
 });
 
 const passed = results.filter((x) => x).length;

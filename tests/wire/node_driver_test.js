@@ -1,6 +1,7 @@
 // The official Node.js driver (npm `mongodb`, pinned in package.json)
 // against rockdoc-serve: CRUD, indexes, explain, bulk writes, a cursor
-// across several batches, sessions, transactions and aggregation.
+// across several batches, sessions, transactions, aggregation, and the
+// replica set of one (?replicaSet= and directConnection=true).
 //
 //   node node_driver_test.js URI     (run by run_with_server.py)
 //
@@ -154,6 +155,34 @@ test('errors come back as MongoDB errors', async (client) => {
   const e = await rejects(db.command({ noSuchCommand: 1 }), 59);
   assert.ok(e instanceof MongoServerError);
   await rejects(db.command({ find: 'c', bogus: 1 }), 40415);
+});
+
+// rockdoc-serve answers as a one-member replica set: a client that names
+// the set and one that connects directly both see its primary, and watch()
+// sees an insert.
+test('replica set of one, by name and directly', async (client, uri) => {
+  for (const [option, topology] of [['replicaSet=rs0', 'ReplicaSetWithPrimary'],
+                                    ['directConnection=true', 'Single']]) {
+    const other = new MongoClient(`${uri}${uri.includes('?') ? '&' : '?'}${option}`,
+                                  { serverSelectionTimeoutMS: 5000 });
+    try {
+      await other.connect();
+      const c = other.db('node_test').collection('rs');
+      await c.drop().catch(() => {});
+      const stream = c.watch();
+      assert.equal(await stream.tryNext(), null);  // opened before the insert
+      await c.insertOne({ _id: option });
+      const event = await stream.next();
+      assert.equal(event.operationType, 'insert');
+      assert.deepEqual(event.documentKey, { _id: option });
+      await stream.close();
+      const description = other.topology.description;
+      assert.equal(description.type, topology, option);
+      assert.deepEqual([...description.servers.values()].map((s) => s.type), ['RSPrimary'], option);
+    } finally {
+      await other.close();
+    }
+  }
 });
 
 runTests(tests, process.argv[2]);

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """pymongo (Debian's python3-pymongo) against rockdoc-serve: CRUD, indexes,
 explain, bulk writes, a cursor across several batches, sessions, a
-transaction (committed and aborted) and aggregation.
+transaction (committed and aborted), aggregation, and the replica set of one
+(replicaSet= in the URI, watch(), a causally consistent session).
 
     pymongo_test.py URI      (run by run_with_server.py, which gives the URI)
 
@@ -167,18 +168,21 @@ def sessions_and_transactions():
 
 @test
 def retryable_write_applied_once():
-    # Drivers send txnNumber only to replica sets, so the test sends it
-    # itself, in the driver's session: the retry is applied once.
+    # The test sends one txnNumber twice itself, in a driver's session: the
+    # retry is applied once. A client of its own, whose pooled session goes
+    # with it: the driver numbers its own retryable writes in that session
+    # (rockdoc-serve is a replica set), below the test's number.
     from bson.int64 import Int64
     from bson.son import SON
     c = db.retry
     c.drop()
     c.insert_one({"_id": 1, "n": 0})
-    with client.start_session() as s:
+    with pymongo.MongoClient(sys.argv[1], serverSelectionTimeoutMS=5000) as own, \
+            own.start_session() as s:
         cmd = SON([("update", "retry"), ("updates", [{"q": {"_id": 1}, "u": {"$inc": {"n": 1}}}]),
                    ("txnNumber", Int64(1 << 40))])  # above any the pooled session used
-        first = db.command(cmd, session=s)
-        again = db.command(cmd, session=s)
+        first = own.pymongo_test.command(cmd, session=s)
+        again = own.pymongo_test.command(cmd, session=s)
     assert first["n"] == 1 and "retriedStmtIds" not in first, first
     assert again["n"] == 1 and again["retriedStmtIds"] == [0], again
     assert c.find_one({"_id": 1})["n"] == 1
@@ -208,6 +212,34 @@ def errors_come_back_as_mongodb_errors():
         raise AssertionError("unknown field accepted")
     except OperationFailure as e:
         assert e.code == 40415, e.details
+
+
+@test
+def replica_set_of_one():
+    # rockdoc-serve answers as a one-member replica set (README.md, "rockdoc
+    # serve"): a client that names the set discovers its primary, reads
+    # causally after its writes, and watches a collection.
+    uri = sys.argv[1]
+    rs_uri = uri + ("&" if "?" in uri else "?") + "replicaSet=rs0"
+    with pymongo.MongoClient(rs_uri, serverSelectionTimeoutMS=5000) as rs_client:
+        c = rs_client.pymongo_test.rs
+        c.drop()
+        with c.watch() as stream:
+            assert stream.try_next() is None  # opened before the insert
+            c.insert_one({"_id": 1, "x": 1})
+            event = stream.next()  # waits for the event (awaitData)
+            assert event["operationType"] == "insert", event
+            assert event["fullDocument"] == {"_id": 1, "x": 1}, event
+        # The primary of a replica set (None for a standalone or a direct
+        # connection).
+        assert rs_client.primary is not None, rs_client.nodes
+        with rs_client.start_session(causal_consistency=True) as s:
+            c.update_one({"_id": 1}, {"$set": {"x": 2}}, session=s)
+            assert s.operation_time is not None
+            # Sent with readConcern afterClusterTime: the session's write.
+            assert c.find_one({"_id": 1}, session=s)["x"] == 2
+        status = rs_client.admin.command("replSetGetStatus")
+        assert status["set"] == "rs0" and status["members"][0]["stateStr"] == "PRIMARY", status
 
 
 run("pymongo %s" % pymongo.version)
