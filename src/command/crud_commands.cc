@@ -1047,12 +1047,13 @@ StatusOr<bool> IsChangeStream(DocumentView pipeline) {
 // of every database, kept as an awaitData cursor.
 Status RunChangeStream(CommandContext& ctx, const AggregateArgs& args, BsonBuilder* reply) {
   // What a change stream does not apply: refused, never ignored.
-  // (allowDiskUse is applied: none of its stages spills, as in MongoDB.)
+  // (allowDiskUse is applied: none of its stages spills, as in MongoDB;
+  // comment is a note for the logs, accepted as on every command.)
   const AggregateOptions& o = args.options;
   for (const auto& [given, field] :
        {std::pair{args.explain, "explain"}, std::pair{o.max_time_ms > 0, "maxTimeMS"},
         std::pair{!o.hint.empty() || !o.hint_name.empty(), "hint"},
-        std::pair{!o.let.empty(), "let"}, std::pair{o.comment.has_value(), "comment"}}) {
+        std::pair{!o.let.empty(), "let"}}) {
     if (given) {
       return Status(ErrorCode::kNotImplemented, std::string(field) +
                                                     " on a $changeStream aggregate is not "

@@ -42,11 +42,6 @@ const kNotApplicable = [
     covers: (t) => argumentsOf(t, 'runCommand').some((a) => a.command && a.command.collMod &&
                                                             'changeStreamPreAndPostImages' in a.command),
   },
-  {
-    reason: 'comment on a $changeStream aggregate: refused with 238 by the command layer ' +
-            '(nothing is accepted and ignored on a change stream: the comment would reach no profile entry)',
-    covers: (t) => argumentsOf(t, 'createChangeStream').some((a) => a.comment !== undefined),
-  },
 ];
 
 function notApplicable(name, file, t, { version, topology }) {
