@@ -22,6 +22,11 @@ server is still serving and that nothing acknowledged is lost:
                with a new lsid, while a logged-in client reads and writes:
                the logged-in client is served throughout and the server
                holds no session for the unauthenticated one.
+  change_streams  a change stream resumes from its token after its client
+               process is SIGKILLed (its cursor left open) and after the
+               server is SIGKILLed and restarted on the same directory,
+               with updateLookup: each acknowledged write one event, in
+               order (issue 37).
 
 No timing is asserted: every wait is for an event (a line, a count, a
 closed socket), bounded only so that a broken server fails the test
@@ -171,6 +176,78 @@ def sigkill(scratch):
     print("  %d acknowledged writes across 3 SIGKILL rounds, none lost" % len(acknowledged))
 
 
+def next_events(stream, n, what):
+    """The next n events of a pymongo change stream (try_next until they
+    came; bounded so that a missing event fails instead of hanging)."""
+    events = []
+    for _ in range(2000):
+        if len(events) == n:
+            return events
+        e = stream.try_next()
+        if e is not None:
+            events.append(e)
+    raise AssertionError("%s: %d of %d events came: %r" % (what, len(events), n, events))
+
+
+def shape(e):
+    """An event as the checks compare it: operationType, _id, and the
+    fullDocument's x when there is one."""
+    doc = e.get("fullDocument")
+    return (e["operationType"], e["documentKey"]["_id"], doc.get("x") if doc else None)
+
+
+def watching_child(uri):
+    """--change-stream-child: watches test.cs, says "watching", then prints
+    the resume token of its first event (Extended JSON) and waits to be
+    killed with the cursor still open."""
+    from bson import json_util
+    c = pymongo.MongoClient(uri, serverSelectionTimeoutMS=10000)
+    stream = c.test.cs.watch(max_await_time_ms=100)
+    print("watching", flush=True)
+    first = next_events(stream, 1, "child")[0]
+    assert shape(first) == ("insert", 2, None), first
+    print(json_util.dumps(stream.resume_token), flush=True)
+    while True:
+        stream.try_next()
+
+
+def change_streams(scratch):
+    """A change stream resumes after its client is killed (SIGKILL, the
+    server's cursor left open) and after the server is killed and restarted
+    on the same directory, with updateLookup; every acknowledged write is
+    an event, once, in order."""
+    from bson import json_util
+    db = os.path.join(scratch, "db")
+    server = Server(db)
+    c = server.client(directConnection=True)
+    c.test.cs.insert_one({"_id": 1})
+    child = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--change-stream-child",
+                              server.uri], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "watching"
+        c.test.cs.insert_many([{"_id": 2}, {"_id": 3}])
+        token = json_util.loads(child.stdout.readline())
+    finally:
+        child.kill()  # the client dies with its stream open
+        child.wait()
+    # Resumed by another client: the event after the child's last.
+    stream = c.test.cs.watch(resume_after=token, max_await_time_ms=100)
+    assert [shape(e) for e in next_events(stream, 1, "after the client's kill")] == \
+        [("insert", 3, None)]
+    c.test.cs.update_one({"_id": 3}, {"$set": {"x": 1}})
+    c.test.cs.insert_one({"_id": 4})
+    server.kill()  # SIGKILL with the stream open
+    server = Server(db)
+    c = server.client(replicaSet="rs0")  # discovered as the set's primary this time
+    stream = c.test.cs.watch(resume_after=token, full_document="updateLookup",
+                             max_await_time_ms=100)
+    got = [shape(e) for e in next_events(stream, 3, "after the server's restart")]
+    assert got == [("insert", 3, None), ("update", 3, 1), ("insert", 4, None)], got
+    assert stream.try_next() is None  # nothing else: once each
+    server.stop()
+    print("  resumed after a killed client and after a SIGKILLed server: %r" % got)
+
+
 def disk_full(scratch):
     if os.geteuid() != 0:
         raise Skip("needs root to mount a small tmpfs (the CI runs as root)")
@@ -309,11 +386,14 @@ def session_flood(scratch):
 
 
 SCENARIOS = [("sigkill", sigkill), ("disk_full", disk_full), ("descriptors", descriptors),
-             ("session_flood", session_flood)]
+             ("session_flood", session_flood), ("change_streams", change_streams)]
 
 
 def main():
     global SERVER
+    if len(sys.argv) == 3 and sys.argv[1] == "--change-stream-child":
+        watching_child(sys.argv[2])
+        return
     parser = argparse.ArgumentParser()
     parser.add_argument("--server", required=True)
     parser.add_argument("--only")
