@@ -33,6 +33,7 @@ closed socket), bounded only so that a broken server fails the test
 instead of hanging it. Exits 77 when pymongo is not installed.
 """
 import argparse
+import json
 import os
 import random
 import re
@@ -211,20 +212,39 @@ def watching_child(uri):
         stream.try_next()
 
 
+# The Node.js driver's steps of change_streams (its own process each).
+NODE_CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "node_change_stream_child.js")
+
+
+def node_driver_installed():
+    return shutil.which("node") is not None and os.path.isdir(
+        os.path.join(os.path.dirname(NODE_CHILD), "node_modules", "mongodb"))
+
+
 def change_streams(scratch):
     """A change stream resumes after its client is killed (SIGKILL, the
     server's cursor left open) and after the server is killed and restarted
     on the same directory, with updateLookup; every acknowledged write is
-    an event, once, in order."""
+    an event, once, in order. Once with pymongo on both sides, once with
+    the Node.js driver watching and resuming (where it is installed)."""
+    kinds = ["pymongo"] + (["node"] if node_driver_installed() else [])
+    for kind in kinds:
+        change_streams_with(os.path.join(scratch, kind), kind)
+    if "node" not in kinds:
+        print("  the Node.js driver is not installed (scripts/install-deps.sh): pymongo only")
+
+
+def change_streams_with(db, kind):
     from bson import json_util
-    db = os.path.join(scratch, "db")
     server = Server(db)
     c = server.client(directConnection=True)
     c.test.cs.insert_one({"_id": 1})
-    child = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--change-stream-child",
-                              server.uri], stdout=subprocess.PIPE, text=True)
+    watcher = ([sys.executable, os.path.abspath(__file__), "--change-stream-child", server.uri]
+               if kind == "pymongo" else ["node", NODE_CHILD, "watch", server.uri])
+    child = subprocess.Popen(watcher, stdout=subprocess.PIPE, text=True,
+                             cwd=os.path.dirname(NODE_CHILD))
     try:
-        assert child.stdout.readline().strip() == "watching"
+        assert child.stdout.readline().strip() == "watching", kind
         c.test.cs.insert_many([{"_id": 2}, {"_id": 3}])
         token = json_util.loads(child.stdout.readline())
     finally:
@@ -233,19 +253,28 @@ def change_streams(scratch):
     # Resumed by another client: the event after the child's last.
     stream = c.test.cs.watch(resume_after=token, max_await_time_ms=100)
     assert [shape(e) for e in next_events(stream, 1, "after the client's kill")] == \
-        [("insert", 3, None)]
+        [("insert", 3, None)], kind
     c.test.cs.update_one({"_id": 3}, {"$set": {"x": 1}})
     c.test.cs.insert_one({"_id": 4})
     server.kill()  # SIGKILL with the stream open
     server = Server(db)
-    c = server.client(replicaSet="rs0")  # discovered as the set's primary this time
-    stream = c.test.cs.watch(resume_after=token, full_document="updateLookup",
-                             max_await_time_ms=100)
-    got = [shape(e) for e in next_events(stream, 3, "after the server's restart")]
-    assert got == [("insert", 3, None), ("update", 3, 1), ("insert", 4, None)], got
-    assert stream.try_next() is None  # nothing else: once each
+    want = [("insert", 3, None), ("update", 3, 1), ("insert", 4, None)]
+    if kind == "pymongo":
+        c = server.client(replicaSet="rs0")  # discovered as the set's primary this time
+        stream = c.test.cs.watch(resume_after=token, full_document="updateLookup",
+                                 max_await_time_ms=100)
+        got = [shape(e) for e in next_events(stream, 3, "after the server's restart")]
+        assert stream.try_next() is None  # nothing else: once each
+    else:
+        out = subprocess.run(["node", NODE_CHILD, "resume", server.uri + "?replicaSet=rs0",
+                              json_util.dumps(token), "3"], capture_output=True, text=True,
+                             cwd=os.path.dirname(NODE_CHILD), timeout=120)
+        lines = out.stdout.split("\n")
+        assert out.returncode == 0 and lines[3] == "none after", (out.stdout, out.stderr)
+        got = [tuple(json.loads(line)) for line in lines[:3]]
+    assert got == want, (kind, got)
     server.stop()
-    print("  resumed after a killed client and after a SIGKILLed server: %r" % got)
+    print("  %s: resumed after a killed client and after a SIGKILLed server: %r" % (kind, got))
 
 
 def disk_full(scratch):
