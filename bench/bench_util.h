@@ -6,12 +6,34 @@
 
 #include <benchmark/benchmark.h>
 
+#include <errno.h>  // program_invocation_short_name
+
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace rockdoc::bench {
+
+// A benchmark's setup failed: "<program>: <what>" on stderr, exit 1 (a
+// measurement of a broken run is no measurement).
+[[noreturn]] inline void Die(const std::string& what) {
+  std::fprintf(stderr, "%s: %s\n", program_invocation_short_name, what.c_str());
+  std::exit(1);
+}
+// The value of `v`, or Die with `what` and its error.
+template <typename T, template <typename> class StatusOrT>
+T Check(StatusOrT<T> v, const char* what) {
+  if (!v.ok()) Die(std::string(what) + ": " + v.status().ToString());
+  return std::move(v).value();
+}
+// Die unless `s` (a rockdoc::Status or a rocksdb::Status) is OK.
+template <typename S>
+void Check(const S& s, const char* what) {
+  if (!s.ok()) Die(std::string(what) + ": " + s.ToString());
+}
 
 class RatioReporter : public benchmark::ConsoleReporter {
  public:

@@ -28,6 +28,7 @@
 
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "rockdoc/client.h"
 
 namespace {
@@ -37,18 +38,8 @@ using Clock = std::chrono::steady_clock;
 using rockdoc::BsonBuilder;
 using rockdoc::Document;
 
-[[noreturn]] void Die(const std::string& what) {
-  std::fprintf(stderr, "change_stream_bench: %s\n", what.c_str());
-  std::exit(1);
-}
-template <typename T>
-T Check(rockdoc::StatusOr<T> v, const char* what) {
-  if (!v.ok()) Die(std::string(what) + ": " + v.status().ToString());
-  return std::move(v).value();
-}
-void Check(const rockdoc::Status& s, const char* what) {
-  if (!s.ok()) Die(std::string(what) + ": " + s.ToString());
-}
+using rockdoc::bench::Check;
+using rockdoc::bench::Die;
 
 // ~300 bytes, as the other benchmarks' documents.
 Document Doc(int64_t id, std::mt19937_64& rng) {

@@ -87,6 +87,7 @@
 #include "exec/index_stages.h"
 #include "keystring/keystring.h"
 #include "planner/query_planner.h"
+#include "bench_util.h"
 #include "rockdoc/client.h"
 #include "rockdoc/json.h"
 #include "simdjson_walk.h"
@@ -105,20 +106,8 @@ constexpr int kBatch = 1000;
 constexpr int kLogLength = 1000;
 constexpr int kPushDocs = 100;
 
-[[noreturn]] void Die(const std::string& what) {
-  std::fprintf(stderr, "compare_bench: %s\n", what.c_str());
-  std::exit(1);
-}
-
-template <typename T>
-T Check(rockdoc::StatusOr<T> v, const char* what) {
-  if (!v.ok()) Die(std::string(what) + ": " + v.status().ToString());
-  return std::move(v).value();
-}
-
-void Check(const rocksdb::Status& s, const char* what) {
-  if (!s.ok()) Die(std::string(what) + ": " + s.ToString());
-}
+using rockdoc::bench::Check;
+using rockdoc::bench::Die;
 
 Document Json(const std::string& text) { return Check(rockdoc::FromJson(text), "FromJson"); }
 

@@ -56,6 +56,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "rockdoc/client.h"
 
 namespace {
@@ -65,19 +66,8 @@ using rockdoc::BsonBuilder;
 using rockdoc::Collection;
 using rockdoc::Document;
 
-[[noreturn]] void Die(const std::string& what) {
-  std::fprintf(stderr, "statistics_bench: %s\n", what.c_str());
-  std::exit(1);
-}
-
-template <typename T>
-T Check(rockdoc::StatusOr<T> v, const char* what) {
-  if (!v.ok()) Die(std::string(what) + ": " + v.status().ToString());
-  return std::move(v).value();
-}
-void Check(const rockdoc::Status& s, const char* what) {
-  if (!s.ok()) Die(std::string(what) + ": " + s.ToString());
-}
+using rockdoc::bench::Check;
+using rockdoc::bench::Die;
 
 int64_t g_loaded = 100000;            // documents of update_set (--load)
 constexpr int64_t kPushDocs = 1000;   // documents of update_push

@@ -189,6 +189,28 @@ class StorageTest : public ::testing::Test {
     ASSERT_TRUE(c.ok()) << c.status();
     client_ = std::move(c).value();
   }
+  // The directory under the API: raw RocksDB with rockdoc's own options
+  // and its three column families (handles: data, catalog, changes).
+  struct RawDb {
+    rocksdb::Options options = internal::MakeRocksOptions(ClientOptions());
+    rocksdb::DB* db = nullptr;
+    std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  };
+  void OpenRaw(RawDb* raw) {
+    const rocksdb::Options& o = raw->options;
+    std::vector<rocksdb::ColumnFamilyDescriptor> families = {
+        {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions(o)},
+        {"catalog", rocksdb::ColumnFamilyOptions(o)},
+        {"changes", rocksdb::ColumnFamilyOptions(o)}};
+    rocksdb::Status s = rocksdb::DB::Open(o, dir_.path(), families, &raw->handles, &raw->db);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+  }
+  void CloseRaw(RawDb* raw) {
+    for (auto* h : raw->handles) ASSERT_TRUE(raw->db->DestroyColumnFamilyHandle(h).ok());
+    ASSERT_TRUE(raw->db->Close().ok());
+    delete raw->db;
+    raw->db = nullptr;
+  }
   void CloseClient() {
     if (client_) {
       ASSERT_TRUE(client_->Close().ok());
@@ -1499,20 +1521,12 @@ TEST_F(StorageTest, AFormat3DatabaseGainsTheChangeLog) {
   Insert(Coll(), R"({"_id": 1})");
   CloseClient();
   {
-    rocksdb::Options o = internal::MakeRocksOptions(ClientOptions());
-    std::vector<rocksdb::ColumnFamilyDescriptor> families = {
-        {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions(o)},
-        {"catalog", rocksdb::ColumnFamilyOptions(o)},
-        {"changes", rocksdb::ColumnFamilyOptions(o)}};
-    std::vector<rocksdb::ColumnFamilyHandle*> handles;
-    rocksdb::DB* raw = nullptr;
-    ASSERT_TRUE(rocksdb::DB::Open(o, dir_.path(), families, &handles, &raw).ok());
-    ASSERT_TRUE(raw->DropColumnFamily(handles[2]).ok());
-    for (auto* h : handles) ASSERT_TRUE(raw->DestroyColumnFamilyHandle(h).ok());
-    ASSERT_TRUE(raw->Close().ok());
-    delete raw;
+    RawDb raw;
+    ASSERT_NO_FATAL_FAILURE(OpenRaw(&raw));
+    ASSERT_TRUE(raw.db->DropColumnFamily(raw.handles[2]).ok());
+    ASSERT_NO_FATAL_FAILURE(CloseRaw(&raw));
     std::vector<std::string> left;
-    ASSERT_TRUE(rocksdb::DB::ListColumnFamilies(o, dir_.path(), &left).ok());
+    ASSERT_TRUE(rocksdb::DB::ListColumnFamilies(raw.options, dir_.path(), &left).ok());
     ASSERT_EQ(left, (std::vector<std::string>{"default", "catalog"}));
   }
   WriteFile(dir_.Sub("ROCKDOC"), "rockdoc 3\n");
@@ -1538,28 +1552,20 @@ TEST_F(StorageTest, ValidateDetectsAPlantedInconsistency) {
   // Under the API: raw RocksDB writes to the data column family, with
   // rockdoc's own options.
   {
-    rocksdb::Options o = internal::MakeRocksOptions(ClientOptions());
-    std::vector<rocksdb::ColumnFamilyDescriptor> families = {
-        {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions(o)},
-        {"catalog", rocksdb::ColumnFamilyOptions(o)},
-        {"changes", rocksdb::ColumnFamilyOptions(o)}};
-    std::vector<rocksdb::ColumnFamilyHandle*> handles;
-    rocksdb::DB* raw = nullptr;
-    rocksdb::Status s = rocksdb::DB::Open(o, dir_.path(), families, &handles, &raw);
-    ASSERT_TRUE(s.ok()) << s.ToString();
+    RawDb raw;
+    ASSERT_NO_FATAL_FAILURE(OpenRaw(&raw));
+    const std::vector<rocksdb::ColumnFamilyHandle*>& handles = raw.handles;
     // The first record in key order belongs to "c" (created first).
-    std::unique_ptr<rocksdb::Iterator> it(raw->NewIterator(rocksdb::ReadOptions(), handles[0]));
+    std::unique_ptr<rocksdb::Iterator> it(raw.db->NewIterator(rocksdb::ReadOptions(), handles[0]));
     it->SeekToFirst();
     ASSERT_TRUE(it->Valid());
     std::string key = it->key().ToString(), value = it->value().ToString();
     it.reset();
     // A document stored under a key that is not its _id's...
-    ASSERT_TRUE(raw->Put(rocksdb::WriteOptions(), handles[0], key + "x", value).ok());
+    ASSERT_TRUE(raw.db->Put(rocksdb::WriteOptions(), handles[0], key + "x", value).ok());
     // ...and bytes that are not BSON.
-    ASSERT_TRUE(raw->Put(rocksdb::WriteOptions(), handles[0], key + "y", "not bson").ok());
-    for (auto* h : handles) ASSERT_TRUE(raw->DestroyColumnFamilyHandle(h).ok());
-    ASSERT_TRUE(raw->Close().ok());
-    delete raw;
+    ASSERT_TRUE(raw.db->Put(rocksdb::WriteOptions(), handles[0], key + "y", "not bson").ok());
+    ASSERT_NO_FATAL_FAILURE(CloseRaw(&raw));
   }
 
   Reopen();

@@ -380,16 +380,12 @@
     // first field's value (a collection's name, or 1); `on`: what it
     // watches, as printed; `stage`: fields of the $changeStream stage that
     // the caller sets (allChangesForCluster).
-    constructor(db, aggregate, on, pipeline, options, stage) {
+    constructor(db, aggregate, on, pipeline = [], options, stage) {
       if (!isPlainObject(pipeline) && !Array.isArray(pipeline)) throw argError('watch needs an array of stages');
       // mongosh: watch(options) is watch([], options).
       if (!Array.isArray(pipeline)) [pipeline, options] = [[], pipeline];
       const fields = assignDefined({}, options);
-      const cursorOptions = {};
-      for (const name of CHANGE_STREAM_CURSOR_OPTIONS) {
-        if (fields[name] !== undefined) cursorOptions[name] = fields[name];
-        delete fields[name];
-      }
+      const cursorOptions = takeFields(fields, CHANGE_STREAM_CURSOR_OPTIONS, {});
       hidden(this, '_db', db);
       hidden(this, '_on', on);
       hidden(this, '_buffer', []);
@@ -408,7 +404,7 @@
       };
       const reply = db._run(cmd).cursor;
       hidden(this, '_id', reply.id);
-      hidden(this, '_collection', reply.ns.slice(reply.ns.indexOf('.') + 1));
+      hidden(this, '_collection', collectionOfNs(reply.ns));
       this._took(reply.firstBatch, reply.postBatchResumeToken);
     }
     // A batch arrived (the drivers' _processBatch).
@@ -436,9 +432,7 @@
       const event = this._buffer.shift();
       this._resumeToken = this._buffer.length === 0 && this._postBatchResumeToken !== undefined
         ? this._postBatchResumeToken : event._id;
-      let out = event;
-      for (const fn of this._transforms) out = fn(out);
-      return out;
+      return this._apply(event);
     }
     _warnBlocking(method) {
       if (!this._warnings) return;
@@ -446,16 +440,15 @@
         'you want to check if there are any documents without waiting, or cursor.disableBlockWarnings() if ' +
         'you want to disable this warning.\n');
     }
-    // Blocks until an event arrives or the stream ends.
-    hasNext() {
-      this._warnBlocking('hasNext');
+    // Blocks until an event arrives or the stream ends (`method` warns).
+    _awaitEvent(method) {
+      this._warnBlocking(method);
       while (this._buffer.length === 0 && !this._closed) this._getMore();
       return this._buffer.length > 0;
     }
+    hasNext() { return this._awaitEvent('hasNext'); }
     next() {
-      this._warnBlocking('next');
-      while (this._buffer.length === 0 && !this._closed) this._getMore();
-      if (this._buffer.length === 0) throw new MongoshRuntimeError('ChangeStream is closed');
+      if (!this._awaitEvent('next')) throw new MongoshRuntimeError('ChangeStream is closed');
       return this._take();
     }
     // The next event if one is there after one getMore, or null.
@@ -492,11 +485,6 @@
       while (!this.isClosed() && this.tryNext() !== null) n++;
       return n;
     }
-    map(fn) {
-      if (typeof fn !== 'function') throw argError('map needs a function');
-      this._transforms.push(fn);
-      return this;
-    }
     pretty() { return this; }
     disableBlockWarnings() {
       this._warnings = false;
@@ -519,6 +507,11 @@
     help() { return new ShellText(CHANGE_STREAM_HELP); }
     toString() { return `ChangeStreamCursor on ${this._on}`; }
     [inspectSymbol]() { return `ChangeStreamCursor on ${this._on}`; }
+  }
+  // map(fn) as a find's cursor has it (this._transforms, applied by _apply).
+  for (const name of ['map', '_apply']) {
+    Object.defineProperty(ChangeStreamCursor.prototype, name,
+      { value: Cursor.prototype[name], writable: true, configurable: true });
   }
 
   // ---- collections ----
@@ -642,11 +635,13 @@
     return out;
   }
 
+  // The collection part of a cursor's namespace ("db.a.b" -> "a.b"), what
+  // getMore names.
+  function collectionOfNs(ns) { return ns.slice(ns.indexOf('.') + 1); }
   // Reads a command cursor's reply to the end (getMore on its namespace).
   function drainCursor(db, reply) {
     const out = reply.cursor.firstBatch.slice();
-    const ns = reply.cursor.ns;
-    const collection = ns.slice(ns.indexOf('.') + 1);
+    const collection = collectionOfNs(reply.cursor.ns);
     let id = reply.cursor.id;
     while (!isZeroId(id)) {
       const more = db._run({ getMore: id, collection });
@@ -840,8 +835,7 @@
     }
     // mongosh's watch(pipeline, options): a change stream of this collection.
     watch(pipeline, options) {
-      return new ChangeStreamCursor(this._db, this._name, this._name, pipeline === undefined ? [] : pipeline,
-        options);
+      return new ChangeStreamCursor(this._db, this._name, this._name, pipeline, options);
     }
     // The drivers' findOne: a find of one document in a single batch.
     findOne(filter, projection, options) {
@@ -1195,7 +1189,7 @@
     }
     // mongosh's db.watch(pipeline, options): the changes of this database.
     watch(pipeline, options) {
-      return new ChangeStreamCursor(this, 1, this._name, pipeline === undefined ? [] : pipeline, options);
+      return new ChangeStreamCursor(this, 1, this._name, pipeline, options);
     }
     getCollectionNames() {
       return this.getCollectionInfos({}, { nameOnly: true }).map((i) => i.name).sort();
@@ -1285,8 +1279,8 @@
     // mongosh's db.getMongo().watch(pipeline, options): the changes of
     // every database but admin, config and local.
     watch(pipeline, options) {
-      return new ChangeStreamCursor(makeDb('admin'), 1, `rockdoc:${config.path}`,
-        pipeline === undefined ? [] : pipeline, options, { allChangesForCluster: true });
+      return new ChangeStreamCursor(makeDb('admin'), 1, `rockdoc:${config.path}`, pipeline, options,
+        { allChangesForCluster: true });
     }
     // mongosh's startSession: a session for transactions or snapshot reads.
     startSession(options) {
