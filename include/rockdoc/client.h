@@ -71,6 +71,7 @@ namespace internal {
 class SessionState;
 class ChangeStreamImpl;
 class ChangeSubscriptionImpl;
+class LiveQueryImpl;
 struct OpContext;
 }
 
@@ -465,6 +466,7 @@ class ROCKDOC_EXPORT ChangeStream {
   friend class Collection;
   friend struct internal::ClientAccess;
   friend class internal::ChangeSubscriptionImpl;
+  friend class internal::LiveQueryImpl;
   explicit ChangeStream(std::unique_ptr<internal::ChangeStreamImpl> impl);
   std::unique_ptr<internal::ChangeStreamImpl> impl_;
 };
@@ -514,6 +516,95 @@ class ROCKDOC_EXPORT ChangeSubscription {
  private:
   explicit ChangeSubscription(std::shared_ptr<internal::ChangeSubscriptionImpl> impl);
   std::shared_ptr<internal::ChangeSubscriptionImpl> impl_;
+};
+
+// Live queries: Collection::Observe keeps the result of a find up to date
+// and reports each difference, as Meteor's observeChanges does. The result
+// is an ordered list: by `sort`, ties (and no sort) by _id ascending, then
+// `skip` and `limit`; each document projected by `projection`.
+struct ObserveOptions {
+  Document sort;        // {field: 1 | -1, ...}; no $meta, no $natural
+  Document projection;  // as FindOptions::projection (positional included)
+  int64_t skip = 0;     // >= 0
+  int64_t limit = 0;    // 0: no limit; >= 0
+  // Where the callbacks run after the initial result (which Observe itself
+  // delivers, on the caller's thread, as `added` calls before it returns):
+  // true, on a thread of rockdoc's own, as soon as each change commits;
+  // false, on the thread that calls LiveQuery::Poll.
+  bool own_thread = true;
+};
+
+// What a live query reports. A client that applies them in order to a list
+// (insert `doc` before the document whose _id is `before`, or at the end
+// when there is none; likewise for moved) holds the query's result. Each
+// may be empty. They run one at a time, never concurrently.
+struct ObserveCallbacks {
+  // A document entered the result (projected; with its _id unless the
+  // projection removes it: `id` is always given).
+  std::function<void(const Value& id, const Document& doc, const std::optional<Value>& before)>
+      added;
+  // A document in the result changed: `fields` holds the top-level fields
+  // (after projection) that are new or have new values; `removed_fields`
+  // those that are gone.
+  std::function<void(const Value& id, const Document& fields,
+                     const std::vector<std::string>& removed_fields)>
+      changed;
+  // A document moved within the result, before `before` (none: to the end).
+  std::function<void(const Value& id, const std::optional<Value>& before)> moved;
+  // A document left the result (deleted, no longer matching, or pushed
+  // past the limit).
+  std::function<void(const Value& id)> removed;
+  // The query stopped: OK after Stop; otherwise the error that ended it
+  // (the client closed: IllegalOperation, 20). Runs once, last.
+  std::function<void(const Status& status)> ended;
+};
+
+// A running live query (Collection::Observe).
+//
+// It follows the change log (ClientOptions::change_log must be on) and is
+// maintained from its events, without re-running the query: an insert or
+// replace is matched as it comes, an update's document is read by _id, a
+// delete is removed. A query with a limit keeps up to `limit` more
+// documents past the result as a buffer; it re-runs the query only when
+// documents leave a result whose buffer is empty and more may exist (a
+// requery, counted in requeries()). When the log no longer holds its
+// position (ChangeStreamHistoryLost), the query is re-run and the
+// differences reported, so it never misses a change. A drop or rename of
+// the collection removes every document; the query goes on and sees a
+// collection created again under the name.
+//
+// Thread safety: Stop, running, result and requeries may be called from any
+// thread, a callback's included. Destroying the handle stops the query.
+//
+//   auto live = orders.Observe(*FromJson(R"({"status": "open"})"),
+//                              {.sort = *FromJson(R"({"due": 1})"), .limit = 10},
+//                              {.added = [](auto& id, auto& doc, auto& before) { ... }});
+//   ...
+//   live->Stop();  // no callback runs after this returns
+class ROCKDOC_EXPORT LiveQuery {
+ public:
+  LiveQuery(LiveQuery&&) noexcept;
+  LiveQuery& operator=(LiveQuery&&) noexcept;
+  ~LiveQuery();
+
+  // own_thread false: applies the changes committed so far and reports them
+  // on this thread, waiting up to wait_ms for a first one when there is
+  // none. Returns the error that ended the query (then `ended` has run), or
+  // OK. IllegalOperation for a query on its own thread, or one stopped.
+  Status Poll(int64_t wait_ms = 0);
+  // Stops the query; once Stop returns, `ended` has run and no callback runs
+  // again. From a callback: stops after that callback returns.
+  void Stop();
+  bool running() const;
+  // The result as the callbacks have reported it so far.
+  std::vector<Document> result() const;
+  // How many times the query was re-run after the initial result.
+  int64_t requeries() const;
+
+ private:
+  friend class Collection;
+  explicit LiveQuery(std::shared_ptr<internal::LiveQueryImpl> impl);
+  std::shared_ptr<internal::LiveQueryImpl> impl_;
 };
 
 // Time limits (maxTimeMS), as MongoDB applies them: a read checks its
@@ -577,6 +668,14 @@ class ROCKDOC_EXPORT Collection {
   // A change stream of this collection (see ChangeStream).
   StatusOr<ChangeStream> Watch(DocumentView pipeline = {},
                                const ChangeStreamOptions& options = {}) const;
+  // A live query of this collection's documents that match `filter` (see
+  // LiveQuery): delivers the initial result as `added` calls before it
+  // returns, then every difference. Errors: as Find's for the filter, sort
+  // and projection; 40573 when the change log is off; BadValue for a
+  // negative skip or limit, a $natural or $meta sort; CommandNotSupportedOnView
+  // (166) on a view; OperationNotSupportedInTransaction (263) in a transaction.
+  StatusOr<LiveQuery> Observe(DocumentView filter, const ObserveOptions& options,
+                              ObserveCallbacks callbacks) const;
   // MongoDB's explain of the aggregate: the find's explain when the find is
   // the whole pipeline, else {explainVersion, stages: [{$cursor: <the find's
   // explain>}, {<stage>: <spec>}...]}, with nReturned and

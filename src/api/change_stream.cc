@@ -386,6 +386,7 @@ StatusOr<std::optional<Document>> ChangeStreamImpl::Next(int64_t wait_ms) {
 void WaitForChange(ChangeStreamImpl* stream, int64_t ms, const std::atomic<bool>* stop) {
   stream->Wait(ms, stop);
 }
+void WakeChangeStream(ChangeStreamImpl* stream) { stream->Wake(); }
 
 class ChangeSubscriptionImpl;
 namespace {

@@ -50,6 +50,8 @@ struct ClientAccess {
 // a commit after the stream's position, or until *stop is set and the
 // change log's WakeAll called (killCursors, the server's shutdown).
 void WaitForChange(ChangeStreamImpl* stream, int64_t ms, const std::atomic<bool>* stop);
+// Wakes the waiters of WaitForChange (one whose stop flag was set returns).
+void WakeChangeStream(ChangeStreamImpl* stream);
 
 // The state a layer above the API keeps for each client (the command
 // layer's cursors and sessions: command/run_command.cc's CommandState),
