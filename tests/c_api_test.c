@@ -633,6 +633,190 @@ static void test_change_streams(const char* dir) {
   pthread_cond_destroy(&seen.cv);
 }
 
+/* ---- Live queries ---- */
+
+/* The client's list of a live query: _ids in order, and each one's "a". */
+typedef struct {
+  int ids[16];
+  int a[16];
+  int n;
+  int bad;   /* a callback that named a document the list does not hold */
+  int ends;
+  int32_t end_code;
+} LiveList;
+
+static int live_find(const LiveList* l, int id) {
+  for (int i = 0; i < l->n; ++i) {
+    if (l->ids[i] == id) return i;
+  }
+  return -1;
+}
+
+static void live_insert(LiveList* l, int id, int a, const uint8_t* before) {
+  int at = l->n;
+  if (before != NULL) {
+    at = live_find(l, int_field(before, "_id"));
+    if (at < 0) {
+      l->bad = 1;
+      return;
+    }
+  }
+  if (l->n == 16) {
+    l->bad = 1;
+    return;
+  }
+  memmove(l->ids + at + 1, l->ids + at, (size_t)(l->n - at) * sizeof(int));
+  memmove(l->a + at + 1, l->a + at, (size_t)(l->n - at) * sizeof(int));
+  l->ids[at] = id;
+  l->a[at] = a;
+  ++l->n;
+}
+
+static int live_take(LiveList* l, int id, int* a) {
+  int at = live_find(l, id);
+  if (at < 0) {
+    l->bad = 1;
+    return 0;
+  }
+  *a = l->a[at];
+  memmove(l->ids + at, l->ids + at + 1, (size_t)(l->n - at - 1) * sizeof(int));
+  memmove(l->a + at, l->a + at + 1, (size_t)(l->n - at - 1) * sizeof(int));
+  --l->n;
+  return 1;
+}
+
+static void on_added(void* context, const uint8_t* id, size_t id_len, const uint8_t* doc,
+                     size_t doc_len, const uint8_t* before, size_t before_len) {
+  LiveList* l = (LiveList*)context;
+  if (id_len != (size_t)get_i32(id) || doc_len != (size_t)get_i32(doc) ||
+      (before != NULL && before_len != (size_t)get_i32(before))) {
+    l->bad = 1;
+  }
+  live_insert(l, int_field(id, "_id"), int_field(doc, "a"), before);
+}
+
+static void on_changed(void* context, const uint8_t* id, size_t id_len, const uint8_t* fields,
+                       size_t fields_len, const uint8_t* removed, size_t removed_len) {
+  LiveList* l = (LiveList*)context;
+  (void)id_len;
+  (void)fields_len;
+  (void)removed;
+  (void)removed_len;
+  int at = live_find(l, int_field(id, "_id"));
+  if (at < 0) {
+    l->bad = 1;
+    return;
+  }
+  if (int_field(fields, "a") > -998) l->a[at] = int_field(fields, "a");
+}
+
+static void on_moved(void* context, const uint8_t* id, size_t id_len, const uint8_t* before,
+                     size_t before_len) {
+  LiveList* l = (LiveList*)context;
+  (void)id_len;
+  (void)before_len;
+  int a = 0;
+  if (live_take(l, int_field(id, "_id"), &a)) live_insert(l, int_field(id, "_id"), a, before);
+}
+
+static void on_removed(void* context, const uint8_t* id, size_t id_len) {
+  LiveList* l = (LiveList*)context;
+  (void)id_len;
+  int a = 0;
+  live_take(l, int_field(id, "_id"), &a);
+}
+
+static void on_live_end(void* context, int32_t code, const char* message) {
+  LiveList* l = (LiveList*)context;
+  (void)message;
+  ++l->ends;
+  l->end_code = code;
+}
+
+static void insert_a(rockdoc_client_t* db, int id, int a) {
+  Doc d;
+  doc_begin(&d);
+  doc_int32(&d, "_id", id);
+  doc_int32(&d, "a", a);
+  doc_end(&d);
+  rockdoc_error_t err = ROCKDOC_ERROR_INIT;
+  CHECK(rockdoc_insert_one(db, "test", "live", d.data, d.len, &err) == 1);
+  rockdoc_error_clear(&err);
+}
+
+static void test_live_queries(const char* dir) {
+  rockdoc_error_t err = ROCKDOC_ERROR_INIT;
+  char path[512];
+  snprintf(path, sizeof path, "%s/live", dir);
+  rockdoc_options_t* options = rockdoc_options_create();
+  rockdoc_options_set_change_log(options, 1);
+  rockdoc_client_t* db = rockdoc_open(path, options, &err);
+  rockdoc_options_destroy(options);
+  CHECK(db != NULL);
+  if (db == NULL) return;
+  insert_a(db, 1, 30);
+  insert_a(db, 2, 10);
+  insert_a(db, 3, 20);
+  insert_a(db, 4, 40);
+
+  LiveList list;
+  memset(&list, 0, sizeof list);
+  rockdoc_observe_callbacks_t cb = {&list, on_added, on_changed, on_moved, on_removed,
+                                    on_live_end};
+  /* An unknown option is 40415; a NULL callbacks table is BadValue. */
+  Doc bogus;
+  doc_begin(&bogus);
+  doc_int32(&bogus, "bogus", 1);
+  doc_end(&bogus);
+  CHECK(rockdoc_observe(db, "test", "live", NULL, 0, bogus.data, bogus.len, &cb, &err) == NULL);
+  CHECK_CODE(err, 40415);
+  rockdoc_error_clear(&err);
+  CHECK(rockdoc_observe(db, "test", "live", NULL, 0, NULL, 0, NULL, &err) == NULL);
+  CHECK_CODE(err, 2);
+  rockdoc_error_clear(&err);
+
+  /* The three smallest a, polled on this thread. */
+  Doc o;
+  doc_begin(&o);
+  doc_open(&o, "sort", 0x03);
+  doc_int32(&o, "a", 1);
+  doc_close(&o);
+  doc_int32(&o, "limit", 3);
+  doc_bool(&o, "ownThread", 0);
+  doc_end(&o);
+  rockdoc_live_query_t* q = rockdoc_observe(db, "test", "live", NULL, 0, o.data, o.len, &cb, &err);
+  CHECK(q != NULL);
+  CHECK_CODE(err, 0);
+  if (q == NULL) return;
+  CHECK(list.n == 3 && list.ids[0] == 2 && list.ids[1] == 3 && list.ids[2] == 1);
+  insert_a(db, 5, 15); /* second: pushes 1 out */
+  CHECK(rockdoc_live_query_poll(q, 0, &err) == 1);
+  CHECK(list.n == 3 && list.ids[0] == 2 && list.ids[1] == 5 && list.ids[2] == 3);
+  Doc filter, update;
+  doc_begin(&filter);
+  doc_int32(&filter, "_id", 2);
+  doc_end(&filter);
+  doc_begin(&update);
+  doc_open(&update, "$set", 0x03);
+  doc_int32(&update, "a", 18);
+  doc_close(&update);
+  doc_end(&update);
+  int64_t matched = 0, modified = 0;
+  CHECK(rockdoc_update(db, "test", "live", filter.data, filter.len, update.data, update.len, 0, 0,
+                       &matched, &modified, &err) == 1);
+  CHECK(rockdoc_live_query_poll(q, 0, &err) == 1);
+  CHECK(list.n == 3 && list.ids[0] == 5 && list.ids[1] == 2 && list.ids[2] == 3);
+  CHECK(list.a[1] == 18);
+  CHECK(list.bad == 0);
+  CHECK(rockdoc_live_query_running(q) == 1);
+  CHECK(rockdoc_live_query_requeries(q) == 0);
+  rockdoc_live_query_stop(q);
+  CHECK(list.ends == 1 && list.end_code == 0);
+  rockdoc_live_query_stop(NULL);
+  CHECK(rockdoc_close(db, &err) == 1);
+  rockdoc_error_clear(&err);
+}
+
 int main(int argc, char** argv) {
   const char* dir = argc > 1 ? argv[1] : NULL;
   char made[] = "/tmp/rockdoc_c_api_XXXXXX";
@@ -643,6 +827,7 @@ int main(int argc, char** argv) {
   }
   test_open_and_close(dir);
   test_change_streams(dir);
+  test_live_queries(dir);
 
   rockdoc_error_t err = ROCKDOC_ERROR_INIT;
   char path[512];

@@ -3,7 +3,8 @@
  *
  * In the style of LevelDB's and SQLite's C APIs:
  *   - handles are opaque (rockdoc_client_t, rockdoc_cursor_t,
- *     rockdoc_options_t, rockdoc_change_stream_t, rockdoc_subscription_t);
+ *     rockdoc_options_t, rockdoc_change_stream_t, rockdoc_subscription_t,
+ *     rockdoc_live_query_t);
  *   - documents are BSON bytes plus a length, so each language uses its own
  *     BSON library (in C, libbson, Debian's libbson-dev: bson_get_data(b)
  *     and b->len in, bson_init_static out; rockdoc itself needs none); a
@@ -57,6 +58,7 @@ typedef struct rockdoc_cursor_t rockdoc_cursor_t;
 typedef struct rockdoc_options_t rockdoc_options_t;
 typedef struct rockdoc_change_stream_t rockdoc_change_stream_t;
 typedef struct rockdoc_subscription_t rockdoc_subscription_t;
+typedef struct rockdoc_live_query_t rockdoc_live_query_t;
 
 /* An error: MongoDB's numeric code (0: none) and a message (NULL: none). */
 typedef struct rockdoc_error_t {
@@ -239,6 +241,57 @@ ROCKDOC_EXPORT int rockdoc_subscription_running(const rockdoc_subscription_t* su
  * releases the subscription (NULL is fine). Not from a callback; before
  * the client's close. */
 ROCKDOC_EXPORT void rockdoc_subscription_cancel(rockdoc_subscription_t* subscription);
+
+/* ---- Live queries (rockdoc::LiveQuery, Collection::Observe) ---- */
+
+/* What a live query reports; any may be NULL. Each _id is passed as a BSON
+ * document {_id: <value>}; `before` likewise, or NULL (length 0) for "at
+ * the end". changed's `removed_fields` is a BSON array of names, as a
+ * document ({"0": "a", ...}). The bytes are valid during the call. The
+ * calls come one at a time: from rockdoc_observe for the initial result,
+ * then on rockdoc's own thread (ownThread, the default) or inside
+ * rockdoc_live_query_poll. ended(context, code, message) comes once, last
+ * (code 0 after rockdoc_live_query_stop). */
+typedef struct rockdoc_observe_callbacks_t {
+  void* context;
+  void (*added)(void* context, const uint8_t* id, size_t id_len, const uint8_t* doc,
+                size_t doc_len, const uint8_t* before, size_t before_len);
+  void (*changed)(void* context, const uint8_t* id, size_t id_len, const uint8_t* fields,
+                  size_t fields_len, const uint8_t* removed_fields, size_t removed_len);
+  void (*moved)(void* context, const uint8_t* id, size_t id_len, const uint8_t* before,
+                size_t before_len);
+  void (*removed)(void* context, const uint8_t* id, size_t id_len);
+  void (*ended)(void* context, int32_t code, const char* message);
+} rockdoc_observe_callbacks_t;
+
+/* Starts a live query of `db`.`collection`'s documents matching `filter`
+ * (NULL: all). `options` (NULL: none) is a BSON document of sort,
+ * projection, skip, limit and ownThread (a bool: false, the callbacks run
+ * inside rockdoc_live_query_poll); another field is 40415. NULL on
+ * failure, with Observe's errors (rockdoc/client.h). Stopped and released
+ * with rockdoc_live_query_stop, before its client's close. */
+ROCKDOC_EXPORT rockdoc_live_query_t* rockdoc_observe(rockdoc_client_t* client, const char* db,
+                                                     const char* collection,
+                                                     const uint8_t* filter, size_t filter_len,
+                                                     const uint8_t* options, size_t options_len,
+                                                     const rockdoc_observe_callbacks_t* callbacks,
+                                                     rockdoc_error_t* err);
+
+/* ownThread false: reports the changes committed so far on this thread,
+ * waiting up to wait_ms for one when there is none. 1, or 0 with *err (the
+ * query has then ended). */
+ROCKDOC_EXPORT int rockdoc_live_query_poll(rockdoc_live_query_t* query, int64_t wait_ms,
+                                           rockdoc_error_t* err);
+
+/* 1 while the query runs, 0 once ended has run. */
+ROCKDOC_EXPORT int rockdoc_live_query_running(const rockdoc_live_query_t* query);
+
+/* How many times the query was re-run after its initial result. */
+ROCKDOC_EXPORT int64_t rockdoc_live_query_requeries(const rockdoc_live_query_t* query);
+
+/* Stops the query (ended has run when this returns) and releases it (NULL
+ * is fine). Not from a callback. */
+ROCKDOC_EXPORT void rockdoc_live_query_stop(rockdoc_live_query_t* query);
 
 #ifdef __cplusplus
 } /* extern "C" */

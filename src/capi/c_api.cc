@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "command/change_stream_options.h"
+#include "common/option_table.h"
 #include "rockdoc/c.h"
 #include "rockdoc/client.h"
 #include "rockdoc/document.h"
@@ -31,6 +32,10 @@ struct rockdoc_change_stream_t {
 
 struct rockdoc_subscription_t {
   std::optional<rockdoc::ChangeSubscription> subscription;
+};
+
+struct rockdoc_live_query_t {
+  std::optional<rockdoc::LiveQuery> query;
 };
 
 struct rockdoc_cursor_t {
@@ -596,3 +601,168 @@ void rockdoc_subscription_cancel(rockdoc_subscription_t* subscription) {
 }
 
 }  // extern "C"
+
+namespace {
+
+// rockdoc_observe's options document, decoded from a table of its names.
+Status DecodeInt64Option(const Element& e, std::string_view name, int64_t* out) {
+  std::optional<int64_t> v = e.AsExactInt64();
+  if (!v) {
+    return Status(ErrorCode::kTypeMismatch, std::string(name) + " must be a whole number");
+  }
+  *out = *v;
+  return Status::OK();
+}
+Status DecodeDocumentOption(const Element& e, std::string_view name, Document* out) {
+  if (!e.IsDocument()) {
+    return Status(ErrorCode::kTypeMismatch, std::string(name) + " must be a document");
+  }
+  *out = Document::AdoptValidated(std::string(e.Document().bytes()));
+  return Status::OK();
+}
+constexpr rockdoc::internal::OptionField<rockdoc::ObserveOptions> kObserveFields[] = {
+    {"sort", [](const Element& e, rockdoc::ObserveOptions* o) {
+       return DecodeDocumentOption(e, "sort", &o->sort);
+     }},
+    {"projection", [](const Element& e, rockdoc::ObserveOptions* o) {
+       return DecodeDocumentOption(e, "projection", &o->projection);
+     }},
+    {"skip", [](const Element& e, rockdoc::ObserveOptions* o) {
+       return DecodeInt64Option(e, "skip", &o->skip);
+     }},
+    {"limit", [](const Element& e, rockdoc::ObserveOptions* o) {
+       return DecodeInt64Option(e, "limit", &o->limit);
+     }},
+    {"ownThread", [](const Element& e, rockdoc::ObserveOptions* o) {
+       if (!e.IsBool()) return Status(ErrorCode::kTypeMismatch, "ownThread must be a bool");
+       o->own_thread = e.Bool();
+       return Status::OK();
+     }},
+};
+
+// {_id: <value>}, for the callbacks.
+Document IdDocument(const rockdoc::Value& id) {
+  BsonBuilder b;
+  b.AppendElementAs("_id", id.element());
+  return std::move(b).Build();
+}
+
+rockdoc::ObserveCallbacks CallbacksOf(const rockdoc_observe_callbacks_t& c) {
+  rockdoc::ObserveCallbacks out;
+  void* context = c.context;
+  if (c.added != nullptr) {
+    out.added = [fn = c.added, context](const rockdoc::Value& id, const Document& doc,
+                                        const std::optional<rockdoc::Value>& before) {
+      const Document i = IdDocument(id);
+      const std::optional<Document> b = before ? std::optional<Document>(IdDocument(*before))
+                                               : std::nullopt;
+      fn(context, i.view().data(), i.size(), doc.view().data(), doc.size(),
+         b ? b->view().data() : nullptr, b ? b->size() : 0);
+    };
+  }
+  if (c.changed != nullptr) {
+    out.changed = [fn = c.changed, context](const rockdoc::Value& id, const Document& fields,
+                                            const std::vector<std::string>& removed) {
+      const Document i = IdDocument(id);
+      BsonBuilder names;
+      for (size_t k = 0; k < removed.size(); ++k) names.AppendString(std::to_string(k), removed[k]);
+      const Document r = std::move(names).Build();
+      fn(context, i.view().data(), i.size(), fields.view().data(), fields.size(), r.view().data(),
+         r.size());
+    };
+  }
+  if (c.moved != nullptr) {
+    out.moved = [fn = c.moved, context](const rockdoc::Value& id,
+                                        const std::optional<rockdoc::Value>& before) {
+      const Document i = IdDocument(id);
+      const std::optional<Document> b = before ? std::optional<Document>(IdDocument(*before))
+                                               : std::nullopt;
+      fn(context, i.view().data(), i.size(), b ? b->view().data() : nullptr, b ? b->size() : 0);
+    };
+  }
+  if (c.removed != nullptr) {
+    out.removed = [fn = c.removed, context](const rockdoc::Value& id) {
+      const Document i = IdDocument(id);
+      fn(context, i.view().data(), i.size());
+    };
+  }
+  if (c.ended != nullptr) {
+    out.ended = [fn = c.ended, context](const Status& s) {
+      const std::string message(s.message());
+      fn(context, static_cast<int32_t>(s.code()), s.ok() ? nullptr : message.c_str());
+    };
+  }
+  return out;
+}
+
+}  // namespace
+
+rockdoc_live_query_t* rockdoc_observe(rockdoc_client_t* client, const char* db,
+                                      const char* collection, const uint8_t* filter,
+                                      size_t filter_len, const uint8_t* options,
+                                      size_t options_len,
+                                      const rockdoc_observe_callbacks_t* callbacks,
+                                      rockdoc_error_t* err) {
+  return Guard<rockdoc_live_query_t*>(err, nullptr, [&]() -> rockdoc_live_query_t* {
+    DocumentView f, o;
+    if (!CheckClient(client, err) || !NotNull(db, "db", err) ||
+        !NotNull(collection, "collection", err) || !NotNull(callbacks, "callbacks", err) ||
+        (filter != nullptr && !CheckDocument(filter, filter_len, "filter", &f, err)) ||
+        (options != nullptr && !CheckDocument(options, options_len, "options", &o, err))) {
+      return nullptr;
+    }
+    rockdoc::ObserveOptions decoded;
+    Status s = rockdoc::internal::DecodeValidatedOptions(
+        o, kObserveFields, &decoded,
+        [](std::string_view name) {
+          return Status(static_cast<ErrorCode>(40415),
+                        "rockdoc_observe: unknown option '" + std::string(name) + "'");
+        },
+        [](std::string_view name) {
+          return Status(ErrorCode::kNotImplemented,
+                        "rockdoc_observe: '" + std::string(name) + "' is not supported");
+        });
+    if (!s.ok()) {
+      SetError(err, s);
+      return nullptr;
+    }
+    auto query = client->client->GetDatabase(db).GetCollection(collection).Observe(
+        filter != nullptr ? f : DocumentView(), decoded, CallbacksOf(*callbacks));
+    if (!query.ok()) {
+      SetError(err, query.status());
+      return nullptr;
+    }
+    auto* out = new rockdoc_live_query_t();
+    out->query.emplace(std::move(*query));
+    return out;
+  });
+}
+
+int rockdoc_live_query_poll(rockdoc_live_query_t* query, int64_t wait_ms, rockdoc_error_t* err) {
+  return Guard<int>(err, 0, [&]() -> int {
+    if (!NotNull(query, "query", err)) return 0;
+    Status s = query->query->Poll(wait_ms);
+    if (!s.ok()) {
+      SetError(err, s);
+      return 0;
+    }
+    return 1;
+  });
+}
+
+int rockdoc_live_query_running(const rockdoc_live_query_t* query) {
+  return query != nullptr && query->query->running() ? 1 : 0;
+}
+
+int64_t rockdoc_live_query_requeries(const rockdoc_live_query_t* query) {
+  return query == nullptr ? 0 : query->query->requeries();
+}
+
+void rockdoc_live_query_stop(rockdoc_live_query_t* query) {
+  if (query == nullptr) return;
+  try {
+    query->query->Stop();
+  } catch (...) {
+  }
+  delete query;
+}
