@@ -510,6 +510,175 @@ NATIVE(DecimalString) {
   return true;
 }
 
+
+// ---- live queries (Cursor.observe) ----
+
+// The find options a live query takes; every other one is refused by the
+// script before it gets here (shell_api.js's Cursor.observe).
+const OptionField<ObserveOptions> kObserveOptions[] = {
+    {"sort", [](const Element& e, ObserveOptions* o) {
+       if (!e.IsDocument()) return WrongType(e, "type 'object'");
+       o->sort = Document::AdoptValidated(std::string(e.Document().bytes()));
+       return Status::OK();
+     }},
+    {"projection", [](const Element& e, ObserveOptions* o) {
+       if (!e.IsDocument()) return WrongType(e, "type 'object'");
+       o->projection = Document::AdoptValidated(std::string(e.Document().bytes()));
+       return Status::OK();
+     }},
+    {"skip", [](const Element& e, ObserveOptions* o) {
+       std::optional<int64_t> n = e.AsExactInt64();
+       if (!n) return WrongType(e, "an integer");
+       o->skip = *n;
+       return Status::OK();
+     }},
+    {"limit", [](const Element& e, ObserveOptions* o) {
+       std::optional<int64_t> n = e.AsExactInt64();
+       if (!n) return WrongType(e, "an integer");
+       o->limit = *n;
+       return Status::OK();
+     }},
+};
+
+void AppendId(BsonBuilder* b, std::string_view key, const Value& id) {
+  b->AppendElementAs(key, id.element());
+}
+
+ObserveCallbacks QueueingCallbacks(ShellLiveQuery* q) {
+  ObserveCallbacks cb;
+  cb.added = [q](const Value& id, const Document& doc, const std::optional<Value>& before) {
+    BsonBuilder b;
+    b.AppendString("op", "added");
+    AppendId(&b, "id", id);
+    b.AppendDocument("doc", doc);
+    if (before) AppendId(&b, "before", *before);
+    q->changes.push_back(std::move(b).Build());
+  };
+  cb.changed = [q](const Value& id, const Document& fields,
+                   const std::vector<std::string>& removed) {
+    BsonBuilder b;
+    b.AppendString("op", "changed");
+    AppendId(&b, "id", id);
+    b.AppendDocument("fields", fields);
+    BsonBuilder names;
+    for (size_t i = 0; i < removed.size(); ++i) names.AppendString(std::to_string(i), removed[i]);
+    b.AppendArray("removed", std::move(names).Build());
+    q->changes.push_back(std::move(b).Build());
+  };
+  cb.moved = [q](const Value& id, const std::optional<Value>& before) {
+    BsonBuilder b;
+    b.AppendString("op", "moved");
+    AppendId(&b, "id", id);
+    if (before) AppendId(&b, "before", *before);
+    q->changes.push_back(std::move(b).Build());
+  };
+  cb.removed = [q](const Value& id) {
+    BsonBuilder b;
+    b.AppendString("op", "removed");
+    AppendId(&b, "id", id);
+    q->changes.push_back(std::move(b).Build());
+  };
+  return cb;
+}
+
+// Hands the queued changes of `q` to the script: {changes: [...]}.
+bool ReturnChanges(JSContext* cx, JS::CallArgs& args, ShellLiveQuery* q) {
+  BsonBuilder list;
+  for (size_t i = 0; i < q->changes.size(); ++i) {
+    list.AppendDocument(std::to_string(i), q->changes[i]);
+  }
+  q->changes.clear();
+  BsonBuilder out;
+  out.AppendArray("changes", std::move(list).Build());
+  return ReturnDoc(cx, args, std::move(out).Build());
+}
+
+ShellLiveQuery* LiveQueryArg(JSContext* cx, const JS::CallArgs& args) {
+  double handle = 0;
+  if (args.length() < 1 || !args[0].isNumber()) {
+    ThrowTypeError(cx, "internal: a live query's handle must be a number");
+    return nullptr;
+  }
+  handle = args[0].toNumber();
+  auto& queries = GetState(cx)->live_queries;
+  auto it = queries.find(static_cast<int64_t>(handle));
+  if (it == queries.end()) {
+    ThrowStatus(cx, Status(ErrorCode::kIllegalOperation, "the live query is stopped"));
+    return nullptr;
+  }
+  return it->second.get();
+}
+
+// observe(db, collection, filter, options) -> {handle, changes}: a live query
+// (Collection::Observe, polled on this thread) and its initial result.
+NATIVE(Observe) {
+  ARGS;
+  std::string db, coll;
+  Document filter, options;
+  if (!ArgString(cx, args, 0, &db) || !ArgString(cx, args, 1, &coll) ||
+      !ArgDoc(cx, args, 2, "filter", &filter) || !ArgDoc(cx, args, 3, "options", &options)) {
+    return false;
+  }
+  ObserveOptions o;
+  Status decoded = DecodeClientOptions(options, "observe", kObserveOptions, &o);
+  if (!decoded.ok()) return ThrowStatus(cx, decoded);
+  o.own_thread = false;
+  ShellState* st = GetState(cx);
+  auto q = std::make_unique<ShellLiveQuery>();
+  auto live =
+      st->client->GetDatabase(db).GetCollection(coll).Observe(filter, o, QueueingCallbacks(q.get()));
+  if (!live.ok()) return ThrowStatus(cx, live.status());
+  q->query.emplace(std::move(*live));
+  const int64_t handle = st->next_live_query++;
+  ShellLiveQuery* raw = q.get();
+  st->live_queries.emplace(handle, std::move(q));
+  JS::RootedValue changes(cx);
+  if (!ReturnChanges(cx, args, raw)) return false;
+  changes = args.rval();
+  JS::RootedObject out(cx, JS_NewPlainObject(cx));
+  if (!out || !SetNumber(cx, out, "handle", static_cast<double>(handle)) ||
+      !SetProp(cx, out, "result", changes)) {
+    return false;
+  }
+  args.rval().setObject(*out);
+  return true;
+}
+
+// observePoll(handle, waitMs) -> {changes}: what committed since the last
+// poll, waiting up to waitMs (interruptibly, by Ctrl-C) for a first change.
+NATIVE(ObservePoll) {
+  ARGS;
+  ShellLiveQuery* q = LiveQueryArg(cx, args);
+  if (q == nullptr) return false;
+  double ms = 0;
+  if (args.length() > 1 && !JS::ToNumber(cx, args[1], &ms)) return false;
+  constexpr double kMaxWaitMs = 1e12;
+  const auto until =
+      std::chrono::steady_clock::now() +
+      std::chrono::milliseconds(
+          static_cast<int64_t>(std::isnan(ms) ? 0.0 : std::clamp(ms, 0.0, kMaxWaitMs)));
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          until - std::chrono::steady_clock::now())
+                          .count();
+    Status s = q->query->Poll(std::clamp<int64_t>(left, 0, 50));
+    if (!s.ok()) return ThrowStatus(cx, s);
+    if (!q->changes.empty() || left <= 0) break;
+    if (!JS_CheckForInterrupt(cx)) return false;
+  }
+  return ReturnChanges(cx, args, q);
+}
+
+// observeStop(handle): stops the live query (a stopped one: nothing).
+NATIVE(ObserveStop) {
+  ARGS;
+  if (args.length() > 0 && args[0].isNumber()) {
+    GetState(cx)->live_queries.erase(static_cast<int64_t>(args[0].toNumber()));
+  }
+  args.rval().setUndefined();
+  return true;
+}
+
 #undef NATIVE
 #undef ARGS
 #undef STATUS_OR_THROW
@@ -531,6 +700,9 @@ const JSFunctionSpec kNatives[] = {
     JS_FN("sleep", Sleep, 1, 0),
     JS_FN("newObjectId", NewObjectId, 1, 0),
     JS_FN("decimalString", DecimalString, 1, 0),
+    JS_FN("observe", Observe, 4, 0),
+    JS_FN("observePoll", ObservePoll, 2, 0),
+    JS_FN("observeStop", ObserveStop, 1, 0),
     JS_FS_END};
 
 }  // namespace

@@ -186,6 +186,7 @@ class Shell::Impl {
   }
 
   ~Impl() {
+    state_.live_queries.clear();
     if (cx_) {
       state_.converter.Reset();
       if (global_) {

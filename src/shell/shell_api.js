@@ -514,6 +514,118 @@
       { value: Cursor.prototype[name], writable: true, configurable: true });
   }
 
+  // ---- live queries: rockdoc's Cursor.observe ----
+  // db.c.find(q).sort(s).limit(n).observe(callbacks) keeps the find's result
+  // up to date (Collection::Observe, polled on the shell's thread): poll(ms)
+  // delivers what committed since, as added(doc, before), changed(id,
+  // fields, removedFields), moved(id, before) and removed(id) calls (before:
+  // the _id of the document it now precedes, undefined at the end). Without
+  // callbacks each change is printed. The cursor options a live query takes:
+  // sort, projection, skip and limit; any other is refused.
+  const OBSERVE_OPTIONS = ['sort', 'projection', 'skip', 'limit'];
+  const OBSERVE_CALLBACKS = ['added', 'changed', 'moved', 'removed'];
+  const LIVE_QUERY_HELP = [
+    'LiveQuery methods (db.c.find(q).sort(s).limit(n).observe(callbacks)):',
+    '  poll(ms)  deliver the changes committed since (waiting up to ms for one); their count',
+    '  result()  the documents as the changes left them',
+    '  stop()  isStopped()',
+  ].join('\n');
+  function idKey(id) { return native.toJson({ _id: id }, 'canonical'); }
+  class LiveQuery {
+    constructor(cursor, callbacks) {
+      if (callbacks !== undefined && !isPlainObject(callbacks)) {
+        throw argError('observe takes an object of callbacks: {added, changed, moved, removed}');
+      }
+      for (const [name, fn] of Object.entries(callbacks || {})) {
+        if (!OBSERVE_CALLBACKS.includes(name)) throw argError(`observe: unknown callback '${name}'`);
+        if (typeof fn !== 'function') throw argError(`observe: ${name} must be a function`);
+      }
+      if (cursor instanceof AggregationCursor) {
+        throw new MongoshUnimplementedError('AggregationCursor.observe', 'observe() is for a find: db.c.find(q).observe()');
+      }
+      const options = {};
+      for (const [name, value] of Object.entries(cursor._opts)) {
+        if (value === undefined) continue;
+        if (!OBSERVE_OPTIONS.includes(name)) {
+          throw new MongoshUnimplementedError(`Cursor.${name}().observe`,
+            `observe() does not support ${name}(): a live query takes sort, projection, skip and limit`);
+        }
+        options[name] = name === 'limit' ? Math.abs(Number(value)) : value;
+      }
+      if (cursor._transforms.length > 0) {
+        throw new MongoshUnimplementedError('Cursor.map().observe', 'observe() does not support map()');
+      }
+      hidden(this, '_on', cursor._coll._fullName);
+      hidden(this, '_callbacks', callbacks);
+      hidden(this, '_docs', []);  // [{key, id, doc}], in the result's order
+      hidden(this, '_stopped', false);
+      const opened = native.observe(cursor._coll._db._name, cursor._coll._name, cursor._filter, options);
+      hidden(this, '_handle', opened.handle);
+      this._deliver(opened.result.changes);
+    }
+    _at(id) {
+      const key = idKey(id);
+      return this._docs.findIndex((e) => e.key === key);
+    }
+    _place(entry, before) {
+      const at = before === undefined ? this._docs.length : this._at(before);
+      this._docs.splice(at < 0 ? this._docs.length : at, 0, entry);
+    }
+    _deliver(changes) {
+      const cb = this._callbacks;
+      for (const c of changes) {
+        if (c.op === 'added') {
+          this._place({ key: idKey(c.id), id: c.id, doc: c.doc }, c.before);
+          if (cb === undefined) print('added', c.doc, ...(c.before === undefined ? [] : ['before', { _id: c.before }]));
+          else if (cb.added) cb.added(c.doc, c.before);
+        } else if (c.op === 'changed') {
+          const at = this._at(c.id);
+          if (at >= 0) {
+            const doc = Object.assign({}, this._docs[at].doc, c.fields);
+            for (const name of c.removed) delete doc[name];
+            this._docs[at].doc = doc;
+          }
+          if (cb === undefined) {
+            print('changed', { _id: c.id }, c.fields, ...(c.removed.length ? ['removed', c.removed] : []));
+          } else if (cb.changed) {
+            cb.changed(c.id, c.fields, c.removed);
+          }
+        } else if (c.op === 'moved') {
+          const at = this._at(c.id);
+          if (at >= 0) this._place(this._docs.splice(at, 1)[0], c.before);
+          if (cb === undefined) print('moved', { _id: c.id }, 'before', c.before === undefined ? 'the end' : { _id: c.before });
+          else if (cb.moved) cb.moved(c.id, c.before);
+        } else {
+          const at = this._at(c.id);
+          if (at >= 0) this._docs.splice(at, 1);
+          if (cb === undefined) print('removed', { _id: c.id });
+          else if (cb.removed) cb.removed(c.id);
+        }
+      }
+    }
+    poll(ms) {
+      if (this._stopped) throw new MongoshRuntimeError('the live query is stopped');
+      const wait = ms === undefined ? 0 : Number(ms);
+      if (!Number.isFinite(wait) || wait < 0) throw argError('poll(ms) needs a non-negative number');
+      const changes = native.observePoll(this._handle, wait).changes;
+      this._deliver(changes);
+      return changes.length;
+    }
+    result() { return this._docs.map((e) => e.doc); }
+    stop() {
+      native.observeStop(this._handle);
+      this._stopped = true;
+    }
+    isStopped() { return this._stopped; }
+    help() { return new ShellText(LIVE_QUERY_HELP); }
+    toString() { return `LiveQuery on ${this._on}: ${this._docs.length} documents`; }
+    [inspectSymbol]() { return this.toString(); }
+  }
+  Object.defineProperty(Cursor.prototype, 'observe', {
+    value: function observe(callbacks) { return new LiveQuery(this, callbacks); },
+    writable: true, configurable: true,
+  });
+
   // ---- collections ----
   // Every method runs database commands (command/), as mongosh's run
   // through its driver: the options go to the command as its fields, and
@@ -1763,6 +1875,7 @@
     '  sort(spec)  skip(n)  limit(n)  project(spec)  hint(index)  batchSize(n)',
     '  hasNext()  next()  toArray()  forEach(fn)  map(fn)  itcount()  count()  size()',
     '  explain(verbosity)  pretty()  close()',
+    '  observe(callbacks)  a live query of the find (rockdoc): LiveQuery.help()',
   ].join('\n');
   const CHANGE_STREAM_HELP = [
     'ChangeStreamCursor methods (db.c.watch(), db.watch(), db.getMongo().watch()):',

@@ -12,8 +12,10 @@
 #include <optional>
 #include <ostream>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "rockdoc/client.h"
 #include "shell/bson_convert.h"
@@ -22,8 +24,19 @@
 
 namespace rockdoc::shell {
 
+// A live query of the shell's (Cursor.observe): polled on the shell's
+// thread, its callbacks queue the changes for observePoll to hand to the
+// script.
+struct ShellLiveQuery {
+  std::vector<Document> changes;  // {op, id, doc | fields, removed, before}
+  std::optional<LiveQuery> query;  // after `changes`: destroyed first
+};
+
 struct ShellState {
   Client* client = nullptr;
+  // The script's live queries by handle (stopped before the client closes).
+  std::map<int64_t, std::unique_ptr<ShellLiveQuery>> live_queries;
+  int64_t next_live_query = 1;
   const ShellOptions* options = nullptr;
   std::ostream* out = nullptr;
   std::ostream* err = nullptr;
