@@ -11,6 +11,14 @@
 //              change_log_max_bytes = --log-mib: the log's approximate bytes,
 //              its table files after a flush (close and reopen), and the
 //              documents' own table files, beside the bound.
+//   live query a live query of the 10 highest k of --docs documents (index on
+//              k), on its own thread: the time from just before an update
+//              that makes a document the highest to its `added` callback,
+//              p50 / p99 beside the same query re-run (what an application
+//              without live queries does after each change); then 20,000
+//              random $inc updates, most of which leave the result as it is,
+//              and how long the live query takes to have applied them all,
+//              beside the writer's own time.
 //
 // No timing is asserted anywhere: this is a measurement.
 //
@@ -132,6 +140,85 @@ int main(int argc, char** argv) {
     }
     Report("insertOne alone (log on)", alone);
     Report("insertOne to the watcher's Next", delivery);
+    Check(client->Close(), "close");
+  }
+
+  {  // live query
+    auto client = Open(root + "/live", int64_t{256} << 20);
+    rockdoc::Collection c = client->GetDatabase("bench").GetCollection("c");
+    std::vector<Document> batch;
+    for (int64_t id = 0; id < docs; ++id) {
+      batch.push_back(Doc(id, rng));
+      if (batch.size() == 1000 || id + 1 == docs) {
+        Check(c.InsertMany(batch), "insertMany");
+        batch.clear();
+      }
+    }
+    BsonBuilder key;
+    key.AppendInt32("k", -1);
+    const Document by_k = std::move(key).Build();
+    Check(c.CreateIndex(by_k), "createIndex");
+    std::atomic<bool> measuring{false};
+    std::atomic<int64_t> added{0};
+    const int64_t rounds = std::min<int64_t>(events, 5000);
+    std::vector<Clock::time_point> got(rounds + 1);
+    rockdoc::ObserveOptions top;
+    top.sort = by_k;
+    top.limit = 10;
+    rockdoc::ObserveCallbacks cb;
+    cb.added = [&](const rockdoc::Value&, const Document&, const std::optional<rockdoc::Value>&) {
+      if (!measuring.load(std::memory_order_acquire)) return;
+      const int64_t n = added.load(std::memory_order_relaxed);
+      if (n <= rounds) got[n] = Clock::now();
+      added.store(n + 1, std::memory_order_release);
+    };
+    rockdoc::LiveQuery live = Check(c.Observe(Document(), top, cb), "observe");
+    measuring.store(true, std::memory_order_release);
+    auto set_k = [&](int64_t id, int64_t k) {
+      BsonBuilder f, set, u;
+      f.AppendInt64("_id", id);
+      set.AppendInt64("k", k);
+      u.AppendDocument("$set", std::move(set).Build());
+      Check(c.UpdateOne(std::move(f).Build(), std::move(u).Build()), "updateOne");
+    };
+    std::vector<double> delivery, rerun;
+    for (int64_t i = 0; i < rounds; ++i) {
+      const auto t0 = Clock::now();
+      set_k(static_cast<int64_t>(rng() % docs), 2000000 + i);  // the new highest
+      while (added.load(std::memory_order_acquire) <= i) std::this_thread::yield();
+      delivery.push_back(std::chrono::duration<double, std::micro>(got[i] - t0).count());
+    }
+    rockdoc::FindOptions again;
+    again.sort = by_k;
+    again.limit = 10;
+    for (int64_t i = 0; i < rounds; ++i) {
+      const auto t0 = Clock::now();
+      Check(Check(c.Find(Document(), again), "find").ToVector(), "toArray");
+      rerun.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+    }
+    Report("update to the live query's added", delivery);
+    Report("the query re-run (index on k)", rerun);
+    // Throughput: random $inc updates, then one that enters the result, which
+    // the query reports once it has applied every update before it.
+    constexpr int kUpdates = 20000;
+    const int64_t before = added.load(std::memory_order_acquire);
+    const auto w0 = Clock::now();
+    for (int i = 0; i < kUpdates; ++i) {
+      BsonBuilder f, inc, u;
+      f.AppendInt64("_id", static_cast<int64_t>(rng() % docs));
+      inc.AppendInt32("k", 1);
+      u.AppendDocument("$inc", std::move(inc).Build());
+      Check(c.UpdateOne(std::move(f).Build(), std::move(u).Build()), "updateOne");
+    }
+    set_k(0, 3000000);
+    const double writer_s = std::chrono::duration<double>(Clock::now() - w0).count();
+    while (added.load(std::memory_order_acquire) <= before) std::this_thread::yield();
+    const double applied_s = std::chrono::duration<double>(Clock::now() - w0).count();
+    std::printf("live query over %lld documents: %d $inc updates written in %.2f s (%.0f/s), "
+                "all applied by the live query %.2f s after the first (%.0f/s); requeries %lld\n",
+                static_cast<long long>(docs), kUpdates, writer_s, kUpdates / writer_s, applied_s,
+                kUpdates / applied_s, static_cast<long long>(live.requeries()));
+    live.Stop();
     Check(client->Close(), "close");
   }
 

@@ -381,6 +381,11 @@ Status LiveQueryImpl::Step(bool* read) {
     for (auto& [id, p] : pending) {
       if (p.fetch) fetch.push_back(&id);
     }
+    if (fetch.size() == 1) {  // the common case: a point read, no planning
+      ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> doc, coll_.FindById(fetch[0]->element()));
+      pending.find(*fetch[0])->second.doc = std::move(doc);
+      fetch.clear();
+    }
     for (size_t at = 0; at < fetch.size(); at += kFetchChunk) {
       BsonBuilder in;
       {
