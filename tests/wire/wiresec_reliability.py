@@ -26,7 +26,8 @@ server is still serving and that nothing acknowledged is lost:
                process is SIGKILLed (its cursor left open) and after the
                server is SIGKILLed and restarted on the same directory,
                with updateLookup: each acknowledged write one event, in
-               order (issue 37).
+               order (issue 37). With pymongo, the Node.js driver and
+               mongosh watching and resuming.
 
 No timing is asserted: every wait is for an event (a line, a count, a
 closed socket), bounded only so that a broken server fails the test
@@ -221,17 +222,35 @@ def node_driver_installed():
         os.path.join(os.path.dirname(NODE_CHILD), "node_modules", "mongodb"))
 
 
+# mongosh's steps (its own process each), where scripts/install-deps.sh
+# installed it.
+MONGOSH_CHILD = os.path.join(os.path.dirname(NODE_CHILD), "mongosh_change_stream_child.js")
+MONGOSH = os.path.join(os.path.dirname(NODE_CHILD), "node_modules", ".bin", "mongosh")
+
+
+def mongosh_installed():
+    return shutil.which("node") is not None and os.path.exists(MONGOSH)
+
+
+def mongosh_step(uri, home, **env):
+    """The mongosh command and environment of one step of MONGOSH_CHILD."""
+    environ = dict(os.environ, HOME=home, **env)
+    return [MONGOSH, uri, "--quiet", "--file", MONGOSH_CHILD], environ
+
+
 def change_streams(scratch):
     """A change stream resumes after its client is killed (SIGKILL, the
     server's cursor left open) and after the server is killed and restarted
     on the same directory, with updateLookup; every acknowledged write is
     an event, once, in order. Once with pymongo on both sides, once with
     the Node.js driver watching and resuming (where it is installed)."""
-    kinds = ["pymongo"] + (["node"] if node_driver_installed() else [])
+    kinds = (["pymongo"] + (["node"] if node_driver_installed() else []) +
+             (["mongosh"] if mongosh_installed() else []))
     for kind in kinds:
         change_streams_with(os.path.join(scratch, kind), kind)
-    if "node" not in kinds:
-        print("  the Node.js driver is not installed (scripts/install-deps.sh): pymongo only")
+    if "node" not in kinds or "mongosh" not in kinds:
+        print("  the Node.js driver or mongosh is not installed (scripts/install-deps.sh): %s only"
+              % ", ".join(kinds))
 
 
 def change_streams_with(db, kind):
@@ -239,10 +258,18 @@ def change_streams_with(db, kind):
     server = Server(db)
     c = server.client(directConnection=True)
     c.test.cs.insert_one({"_id": 1})
-    watcher = ([sys.executable, os.path.abspath(__file__), "--change-stream-child", server.uri]
-               if kind == "pymongo" else ["node", NODE_CHILD, "watch", server.uri])
+    home = os.path.join(db + "-home")  # mongosh keeps its logs in its home
+    os.makedirs(home, exist_ok=True)
+    environ = None
+    if kind == "pymongo":
+        watcher = [sys.executable, os.path.abspath(__file__), "--change-stream-child", server.uri]
+    elif kind == "node":
+        watcher = ["node", NODE_CHILD, "watch", server.uri]
+    else:
+        watcher, environ = mongosh_step(server.uri + "?directConnection=true", home,
+                                        CS_MODE="watch")
     child = subprocess.Popen(watcher, stdout=subprocess.PIPE, text=True,
-                             cwd=os.path.dirname(NODE_CHILD))
+                             cwd=os.path.dirname(NODE_CHILD), env=environ)
     try:
         assert child.stdout.readline().strip() == "watching", kind
         c.test.cs.insert_many([{"_id": 2}, {"_id": 3}])
@@ -266,8 +293,13 @@ def change_streams_with(db, kind):
         got = [shape(e) for e in next_events(stream, 3, "after the server's restart")]
         assert stream.try_next() is None  # nothing else: once each
     else:
-        out = subprocess.run(["node", NODE_CHILD, "resume", server.uri + "?replicaSet=rs0",
-                              json_util.dumps(token), "3"], capture_output=True, text=True,
+        if kind == "node":
+            step, environ = (["node", NODE_CHILD, "resume", server.uri + "?replicaSet=rs0",
+                              json_util.dumps(token), "3"], None)
+        else:
+            step, environ = mongosh_step(server.uri + "?replicaSet=rs0", home, CS_MODE="resume",
+                                         CS_TOKEN=json_util.dumps(token), CS_COUNT="3")
+        out = subprocess.run(step, capture_output=True, text=True, env=environ,
                              cwd=os.path.dirname(NODE_CHILD), timeout=120)
         lines = out.stdout.split("\n")
         assert out.returncode == 0 and lines[3] == "none after", (out.stdout, out.stderr)
