@@ -10,7 +10,8 @@
 //   log size   --docs documents of ~300 bytes inserted with
 //              change_log_max_bytes = --log-mib: the log's approximate bytes,
 //              its table files after a flush (close and reopen), and the
-//              documents' own table files, beside the bound.
+//              documents' own table files, beside the bound; and the
+//              log's memtables (its memory) after the inserts.
 //   live query a live query of the 10 highest k of --docs documents (index on
 //              k), on its own thread: the time from just before an update
 //              that makes a document the highest to its `added` callback,
@@ -236,6 +237,9 @@ int main(int argc, char** argv) {
       }
     }
     const rockdoc::StorageStats before = client->GetStorageStats();
+    std::printf("log memory: its memtables %.1f MiB after the inserts (RocksDB's write buffer, "
+                "flushed to table files when full)\n",
+                static_cast<double>(before.change_log_memtable_bytes) / (1 << 20));
     Check(client->Close(), "close");
     client = Open(path, bound);  // the close flushed the memtables
     const rockdoc::StorageStats after = client->GetStorageStats();

@@ -38,6 +38,8 @@ struct StorageStats {
   // bounds by change_log_max_bytes.
   uint64_t change_log_sst_bytes = 0;
   uint64_t change_log_bytes = 0;
+  // The change log's memtables (what it holds in memory until a flush).
+  uint64_t change_log_memtable_bytes = 0;
 };
 
 // What Client::Salvage found and did.
