@@ -451,10 +451,53 @@ TEST_F(ReplicaSetTest, CommandsThatWouldChangeTheSetAreRefused) {
   EXPECT_EQ(r.Get("code").Int32(), 23) << ToJson(r);
   EXPECT_EQ(r.Get("codeName").String(), "AlreadyInitialized");
   for (const char* name : {"replSetReconfig", "replSetStepDown", "replSetFreeze", "replSetSyncFrom",
-                           "replSetMaintenance", "replSetResizeOplog", "replSetStepUp"}) {
+                           "replSetMaintenance", "replSetStepUp"}) {
     r = s.Command(R"({")" + std::string(name) + R"(": 1, "$db": "admin"})");
     EXPECT_EQ(r.Get("code").Int32(), 238) << name << ": " << ToJson(r);
   }
+}
+
+// replSetResizeOplog changes the change log's retention, with mongod 7.1's
+// bounds: a smaller size trims at once, so that a stream resumed from
+// before the trim gets ChangeStreamHistoryLost.
+TEST_F(ReplicaSetTest, ReplSetResizeOplogSetsTheChangeLogsRetention) {
+  StartReplicaSet();
+  Socket s(server_->port());
+  auto code = [&](const std::string& fields) {
+    Document r = s.Command(R"({"replSetResizeOplog": 1, "$db": "admin")" + fields + "}");
+    return r.Get("ok").NumberAsDouble() == 1 ? 0 : r.Get("code").Int32();
+  };
+  EXPECT_EQ(code(""), 72);  // neither size nor minRetentionHours
+  EXPECT_EQ(code(R"(, "size": 900)"), 2);
+  EXPECT_EQ(code(R"(, "size": -1024)"), 2);
+  EXPECT_EQ(code(R"(, "size": 8796093022208)"), 2);  // 8 EB in MB
+  EXPECT_EQ(code(R"(, "size": 990, "minRetentionHours": -1)"), 2);
+  EXPECT_EQ(code(R"(, "size": "big")"), 14);
+  EXPECT_EQ(code(R"(, "size": 990, "bogus": 1)"), 40415);
+  EXPECT_EQ(code(R"(, "size": 1073741824)"), 0);  // the maximum, 1 PB
+  EXPECT_EQ(code(R"(, "minRetentionHours": 1.5)"), 0);
+  EXPECT_EQ(s.Command(R"({"replSetResizeOplog": 1, "size": 990, "$db": "d"})").Get("code").Int32(),
+            13);  // admin only
+  const internal::ChangeLog* log = internal::ClientAccess::EngineOf(*client_)->change_log();
+  ASSERT_NE(log, nullptr);
+  EXPECT_EQ(log->max_bytes(), int64_t{1} << 50);
+  EXPECT_EQ(log->min_retention_hours(), 1.5);
+  // The library's own call (what the command runs) trims at once to a
+  // smaller bound: a token from before the trim no longer resumes.
+  Collection c = client_->GetDatabase("d").GetCollection("c");
+  auto stream = c.Watch();
+  ASSERT_TRUE(stream.ok()) << stream.status();
+  ASSERT_TRUE(c.InsertOne(test::Json(R"({"_id": 1})")).ok());
+  const Document before = stream->resume_token();
+  for (int i = 2; i < 200; ++i) {
+    ASSERT_TRUE(c.InsertOne(test::Json("{\"_id\": " + std::to_string(i) + "}")).ok());
+  }
+  ASSERT_TRUE(client_->SetChangeLogRetention(1000, 0).ok());
+  ChangeStreamOptions o;
+  o.resume_after = before;
+  EXPECT_EQ(c.Watch({}, o).status().code(), ErrorCode::kChangeStreamHistoryLost);
+  EXPECT_EQ(client_->SetChangeLogRetention(0, 0).code(), ErrorCode::kBadValue);
+  EXPECT_EQ(client_->SetChangeLogRetention(1000, -1).code(), ErrorCode::kBadValue);
 }
 
 TEST(ReplicaSetHostTest, TheAddressClientsReach) {

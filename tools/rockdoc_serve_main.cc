@@ -50,6 +50,11 @@ const std::vector<rockdoc::tools::FlagSpec> kFlags = {
      "NAME|the name of the replica set of one member rockdoc-serve answers as (default rs0): "
      "hello reports it PRIMARY, so that drivers allow watch() and transactions; connect with "
      "?replicaSet=NAME or directConnection=true"},
+    {"oplogSize", 0, FlagArity::kRequired,
+     "MB|the change log's size (what watch() can resume from), in MB (default 256); the "
+     "oldest commits go past it, as mongod's oplog's"},
+    {"oplogMinRetentionHours", 0, FlagArity::kRequired,
+     "H|keep every commit younger than H hours, whatever the size (default 0: none)"},
     {"help", 'h', FlagArity::kNone, "|this text"},
     {"version", 0, FlagArity::kNone, "|the version of rockdoc"},
 };
@@ -147,6 +152,15 @@ int main(int argc, char** argv) {
         return Refuse("--memoryLimitMB must be 256 or more, not '" + value + "'");
       }
       config.memory_limit_mb = n;
+    } else if (name == "oplogSize") {
+      if (!ParseInt(value, 1, int64_t{1} << 30, &n)) {
+        return Refuse("--oplogSize must be 1..1073741824 (MB), not '" + value + "'");
+      }
+      config.oplog_size_mb = n;
+    } else if (name == "oplogMinRetentionHours") {
+      if (!ParseDouble(value, 0, 1e9, &config.oplog_min_retention_hours)) {
+        return Refuse("--oplogMinRetentionHours must be a number >= 0, not '" + value + "'");
+      }
     } else if (name == "maxConns" || name == "max-connections") {
       if (!ParseInt(value, 1, 1000000, &n)) {
         return Refuse("--" + name + " must be 1..1000000, not '" + value + "'");

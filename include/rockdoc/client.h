@@ -126,6 +126,14 @@ class ROCKDOC_EXPORT Client {
   // config and local (see ChangeStream).
   StatusOr<ChangeStream> Watch(DocumentView pipeline = {},
                                const ChangeStreamOptions& options = {}) const;
+  // Changes the change log's retention while the directory is open, as
+  // replSetResizeOplog changes the oplog's (ClientOptions::
+  // change_log_max_bytes and change_log_min_retention_hours set it at open;
+  // rockdoc-serve's replSetResizeOplog calls this): a smaller bound trims
+  // at once. Not kept in the directory: the next open takes ClientOptions'.
+  // BadValue for max_bytes <= 0 or hours < 0 (or NaN); IllegalOperation
+  // when the change log is off.
+  Status SetChangeLogRetention(int64_t max_bytes, double min_retention_hours) const;
   // Drops every collection of `name`. OK when there is none.
   Status DropDatabase(std::string_view name);
 

@@ -13,6 +13,7 @@
 #include "exec/plan_executor.h"
 #include "rockdoc/json.h"
 #include "stats/telemetry.h"
+#include "storage/change_log.h"
 #include "storage/engine.h"
 #include "store/collection_lock.h"
 
@@ -88,6 +89,20 @@ StorageStats Client::GetStorageStats() const { return engine_->GetStorageStats()
 Status Client::Checkpoint(const std::string& dir) const { return engine_->Checkpoint(dir); }
 
 Status Client::Compact() { return engine_->Compact(); }
+
+Status Client::SetChangeLogRetention(int64_t max_bytes, double min_retention_hours) const {
+  auto use = engine_->Enter();
+  ROCKDOC_RETURN_IF_ERROR(use.status());
+  if (max_bytes <= 0) return BadValue("change_log_max_bytes must be positive");
+  if (!(min_retention_hours >= 0)) return BadValue("change_log_min_retention_hours must be >= 0");
+  internal::ChangeLog* log = engine_->change_log();
+  if (log == nullptr) {
+    return Status(ErrorCode::kIllegalOperation,
+                  "the change log is off (ClientOptions::change_log): it has no retention");
+  }
+  log->SetRetention(max_bytes, min_retention_hours);
+  return Status::OK();
+}
 
 Status Client::ClearQueryStats() const {
   auto use = engine_->Enter();

@@ -80,6 +80,26 @@ StatusOr<ChangePosition> ParseChangeLogKey(std::string_view key) {
   return ChangePosition{LoadBE64(p), LoadBE32(p + 8)};
 }
 
+ChangeLog::ChangeLog(const Engine* engine)
+    : engine_(engine),
+      max_bytes_(engine->options().change_log_max_bytes),
+      min_retention_hours_(engine->options().change_log_min_retention_hours) {}
+
+void ChangeLog::SetRetention(int64_t max_bytes, double min_retention_hours) {
+  max_bytes_.store(max_bytes, std::memory_order_relaxed);
+  min_retention_hours_.store(min_retention_hours, std::memory_order_relaxed);
+  MaybeTrim();
+}
+
+void ChangeLog::MaybeTrim() {
+  const uint64_t max_bytes = static_cast<uint64_t>(this->max_bytes());
+  if (bytes_.load(std::memory_order_relaxed) > max_bytes && trim_mu_.TryLock()) {
+    Status s = TrimLocked();
+    trim_mu_.Unlock();
+    if (!s.ok()) engine_->LogWarning("trimming the change log: " + s.ToString());
+  }
+}
+
 StatusOr<std::unique_ptr<ChangeLog>> ChangeLog::Open(const Engine* engine) {
   const EngineRocks& rocks = engine->rocks();
   std::unique_ptr<ChangeLog> log(new ChangeLog(engine));
@@ -178,12 +198,7 @@ void ChangeLog::EndCommit(uint64_t cluster_time, bool committed, uint64_t bytes)
     MutexLock g(&wait_mu_);
   }
   wake_.notify_all();
-  const uint64_t max_bytes = static_cast<uint64_t>(engine_->options().change_log_max_bytes);
-  if (bytes_.load(std::memory_order_relaxed) > max_bytes && trim_mu_.TryLock()) {
-    Status s = TrimLocked();
-    trim_mu_.Unlock();
-    if (!s.ok()) engine_->LogWarning("trimming the change log: " + s.ToString());
-  }
+  MaybeTrim();
 }
 
 Status ChangeLog::CheckRetained(const ChangePosition& p) const {
@@ -248,14 +263,13 @@ void ChangeLog::Interrupt() {
 
 Status ChangeLog::TrimLocked() {
   const EngineRocks& rocks = engine_->rocks();
-  const ClientOptions& options = engine_->options();
-  const uint64_t max_bytes = static_cast<uint64_t>(options.change_log_max_bytes);
+  const uint64_t max_bytes = static_cast<uint64_t>(this->max_bytes());
   const uint64_t bytes = bytes_.load(std::memory_order_relaxed);
   if (bytes <= max_bytes) return Status::OK();
   // Down to 90% of the bound, so that trims are not one per commit.
   const uint64_t target = bytes - max_bytes + max_bytes / 10;
   // Commits younger than the minimum retention stay, whatever the size.
-  const double hours = options.change_log_min_retention_hours;
+  const double hours = min_retention_hours();
   const uint64_t young = hours > 0 ? WallClusterTime() - (static_cast<uint64_t>(hours * 3600) << 32)
                                    : std::numeric_limits<uint64_t>::max();
   const uint64_t newest = last_cluster_time();

@@ -114,8 +114,18 @@ class ChangeLog {
   // less what was trimmed, plus RocksDB's estimate at open).
   uint64_t approximate_bytes() const { return bytes_.load(std::memory_order_relaxed); }
 
+  // The retention (ClientOptions::change_log_max_bytes and
+  // change_log_min_retention_hours at open; replSetResizeOplog changes it
+  // while the database is open): trims at once to a smaller bound. The
+  // caller has checked the values (max_bytes > 0, hours >= 0).
+  void SetRetention(int64_t max_bytes, double min_retention_hours);
+  int64_t max_bytes() const { return max_bytes_.load(std::memory_order_relaxed); }
+  double min_retention_hours() const { return min_retention_hours_.load(std::memory_order_relaxed); }
+
  private:
-  explicit ChangeLog(const Engine* engine) : engine_(engine) {}
+  explicit ChangeLog(const Engine* engine);
+  // Trims when the log holds more than its bound (and the trim is free).
+  void MaybeTrim();
   // Trims to the retention bound: whole commits from the oldest. The new
   // history start is published before the events go, so that a reader
   // that could miss them sees it (Read).
@@ -126,6 +136,8 @@ class ChangeLog {
   uint64_t last_ ABSL_GUARDED_BY(seq_mu_) = 0;  // the last cluster time issued
   std::atomic<uint64_t> published_{0};
   std::atomic<uint64_t> bytes_{0};
+  std::atomic<int64_t> max_bytes_;
+  std::atomic<double> min_retention_hours_;
   mutable Mutex trim_mu_;
   ChangePosition start_ ABSL_GUARDED_BY(trim_mu_);
   mutable Mutex wait_mu_;

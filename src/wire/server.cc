@@ -588,6 +588,8 @@ int Serve(ServeConfig config) {
   ClientOptions client_options;
   // Drivers' watch() needs the oplog a replica set has: the change log.
   client_options.change_log = true;
+  if (config.oplog_size_mb > 0) client_options.change_log_max_bytes = config.oplog_size_mb << 20;
+  client_options.change_log_min_retention_hours = config.oplog_min_retention_hours;
   if (cache_gb > 0) {
     client_options.block_cache_bytes = static_cast<size_t>(cache_gb * (uint64_t{1} << 30));
   } else if (memory_limit_mb > 0) {
@@ -618,13 +620,17 @@ int Serve(ServeConfig config) {
       parsed.AppendString("authorization", "enabled");
       parsed.Close();
     }
-    if (!options.repl_set.empty()) {
+    if (!options.repl_set.empty() || config.oplog_size_mb > 0) {
       parsed.OpenDocument("replication");
-      parsed.AppendString("replSet", options.repl_set);
+      if (config.oplog_size_mb > 0) parsed.AppendInt64("oplogSizeMB", config.oplog_size_mb);
+      if (!options.repl_set.empty()) parsed.AppendString("replSet", options.repl_set);
       parsed.Close();
     }
     parsed.OpenDocument("storage");
     parsed.AppendString("dbPath", db);
+    if (config.oplog_min_retention_hours > 0) {
+      parsed.AppendDouble("oplogMinRetentionHours", config.oplog_min_retention_hours);
+    }
     if (cache_gb > 0) {
       parsed.OpenDocument("wiredTiger");
       parsed.OpenDocument("engineConfig");

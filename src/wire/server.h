@@ -186,6 +186,11 @@ struct ServeConfig {
   // as, so that drivers allow watch() and transactions.
   std::string repl_set = "rs0";
   int64_t memory_limit_mb = 0;  // 0: the machine's (or its cgroup's)
+  // --oplogSize / --oplogMinRetentionHours: the change log's retention
+  // (ClientOptions::change_log_max_bytes in MB, min_retention_hours); 0:
+  // the defaults (256 MB, none).
+  int64_t oplog_size_mb = 0;
+  double oplog_min_retention_hours = 0;
 };
 
 // The `rockdoc-serve` program after its flags: refuses a TCP address that is

@@ -494,11 +494,76 @@ Status RunReplSetGetConfig(CommandContext& ctx, DocumentView command, BsonBuilde
   return Status::OK();
 }
 
+// replSetResizeOplog: the change log's retention, as the oplog's
+// (Client::SetChangeLogRetention): size in MB, 990 to 1 PB as mongod 7.1+
+// bounds it (BadValue otherwise), and minRetentionHours (>= 0); at least one
+// of the two (InvalidOptions). Until the server stops: at the next start
+// --oplogSize and --oplogMinRetentionHours (or their defaults) apply again,
+// where mongod keeps the resized oplog.
+Status RunReplSetResizeOplog(CommandContext& ctx, DocumentView command, BsonBuilder*) {
+  using namespace rockdoc::internal;  // the generic rows' names
+  struct ResizeArgs {
+    std::optional<double> size_mb;
+    std::optional<double> hours;
+  };
+  auto text = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return std::string(buf);
+  };
+  static const OptionField<ResizeArgs> kFields[] = {
+      {"replSetResizeOplog", &Accept<ResizeArgs>},
+      {"size",
+       [](const Element& e, ResizeArgs* a) -> Status {
+         if (!e.IsNumber()) {
+           return Status(ErrorCode::kTypeMismatch,
+                         "BSON field 'replSetResizeOplog.size' is the wrong type, expected a number");
+         }
+         a->size_mb = e.NumberAsDouble();
+         return Status::OK();
+       }},
+      {"minRetentionHours",
+       [](const Element& e, ResizeArgs* a) -> Status {
+         if (!e.IsNumber()) {
+           return Status(ErrorCode::kTypeMismatch,
+                         "BSON field 'replSetResizeOplog.minRetentionHours' is the wrong type, "
+                         "expected a number");
+         }
+         a->hours = e.NumberAsDouble();
+         return Status::OK();
+       }},
+      ROCKDOC_GENERIC_COMMAND_ROWS(ResizeArgs)};
+  ResizeArgs args;
+  ROCKDOC_RETURN_IF_ERROR(DecodeCommand("replSetResizeOplog", command, kFields, &args));
+  ROCKDOC_RETURN_IF_ERROR(ReplicaSetOf(ctx, "replSetResizeOplog").status());
+  if (!args.size_mb && !args.hours) {
+    return Status(ErrorCode::kInvalidOptions,
+                  "replSetResizeOplog command must specify at least one of size or "
+                  "minRetentionHours");
+  }
+  constexpr double kMinMb = 990, kMaxMb = 1024.0 * 1024 * 1024;  // 990 MB .. 1 PB
+  if (args.size_mb && !(*args.size_mb >= kMinMb && *args.size_mb <= kMaxMb)) {
+    return BadValue("BSON field 'size' value must be >= 990 and <= 1073741824 (MB), actual value '" +
+                    text(*args.size_mb) + "'");
+  }
+  if (args.hours && !(*args.hours >= 0)) {
+    return BadValue("BSON field 'minRetentionHours' value must be >= 0, actual value '" +
+                    text(*args.hours) + "'");
+  }
+  const Client& client = *ctx.client;
+  const ChangeLog* log = ClientAccess::EngineOf(client)->change_log();
+  if (log == nullptr) return NotAReplicaSet();
+  const int64_t bytes =
+      args.size_mb ? static_cast<int64_t>(*args.size_mb * (1 << 20)) : log->max_bytes();
+  return client.SetChangeLogRetention(bytes, args.hours ? *args.hours : log->min_retention_hours());
+}
+
 // The commands that would change the set or a member's state: refused,
 // never accepted. replSetInitiate is what mongod answers for a set that is
 // initiated (23); the others are not supported, as a set of one whose
 // configuration is rockdoc-serve's --replSet has nothing to reconfigure,
 // step down to, freeze or sync from. A standalone answers 76 to each.
+// (replSetResizeOplog, above, is served.)
 Status RunReplSetRefused(CommandContext& ctx, DocumentView command, BsonBuilder*) {
   const std::string name((*command.begin()).key());
   ROCKDOC_RETURN_IF_ERROR(ReplicaSetOf(ctx, name).status());
@@ -527,7 +592,7 @@ constexpr internal::CommandDefinition kWireCommands[] = {
     {"replSetInitiate", &RunReplSetRefused, kAdminOnly},
     {"replSetMaintenance", &RunReplSetRefused, kAdminOnly},
     {"replSetReconfig", &RunReplSetRefused, kAdminOnly},
-    {"replSetResizeOplog", &RunReplSetRefused, kAdminOnly},
+    {"replSetResizeOplog", &RunReplSetResizeOplog, kAdminOnly},
     {"replSetStepDown", &RunReplSetRefused, kAdminOnly},
     {"replSetStepUp", &RunReplSetRefused, kAdminOnly},
     {"replSetSyncFrom", &RunReplSetRefused, kAdminOnly},
