@@ -271,6 +271,48 @@ TEST_F(ChangeStreamTest, OffTheStreamIsRefusedAndTheHistoryStartsAnew) {
             ErrorCode::kChangeStreamHistoryLost);
 }
 
+// ClientOptions::change_log unset keeps what the directory had: a tool or
+// an application opening with the defaults neither drops a log (whose
+// streams then resume across the reopen) nor starts one.
+TEST_F(ChangeStreamTest, UnsetTheDirectoryKeepsItsLog) {
+  Collection c = db().GetCollection("c");
+  auto stream = c.Watch();
+  ASSERT_TRUE(stream.ok()) << stream.status();
+  ASSERT_TRUE(c.InsertOne(Json(R"({"_id": 1})")).ok());
+  ASSERT_EQ(Drain(*stream).size(), 1u);
+  const Document token = stream->resume_token();
+  client_.reset();
+  ClientOptions unset = test::TestClientOptions();
+  unset.change_log.reset();
+  auto reopen = [&]() {
+    auto opened = Client::Open(dir_.Sub("db"), unset);
+    EXPECT_TRUE(opened.ok()) << opened.status();
+    return opened.ok() ? std::move(opened).value() : nullptr;
+  };
+  {
+    auto defaults = reopen();
+    ASSERT_NE(defaults, nullptr);
+    Collection dc = defaults->GetDatabase("test").GetCollection("c");
+    ASSERT_TRUE(dc.InsertOne(Json(R"({"_id": 2})")).ok());
+    ChangeStreamOptions resume;
+    resume.resume_after = token;
+    auto resumed = dc.Watch({}, resume);
+    ASSERT_TRUE(resumed.ok()) << resumed.status();
+    EXPECT_EQ(Drain(*resumed).size(), 1u);  // the insert made with the defaults
+  }
+  {
+    ClientOptions off = unset;
+    off.change_log = false;
+    auto opened = Client::Open(dir_.Sub("db"), off);
+    ASSERT_TRUE(opened.ok()) << opened.status();
+  }
+  // Turned off once, the defaults keep it off.
+  auto defaults = reopen();
+  ASSERT_NE(defaults, nullptr);
+  EXPECT_EQ(defaults->GetDatabase("test").GetCollection("c").Watch().status().code_number(),
+            40573);
+}
+
 TEST_F(ChangeStreamTest, ScopesAndPipelineStages) {
   Database other = client_->GetDatabase("other");
   auto db_stream = db().Watch();

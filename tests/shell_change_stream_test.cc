@@ -199,7 +199,7 @@ TEST_F(ShellTest, TheReplPrintsTheStreamAndItReadsWhatIsThere) {
 TEST_F(ShellTest, WithoutTheChangeLogWatchIsRefused) {
   shell_.reset();
   ShellOptions options;
-  EXPECT_TRUE(options.client.change_log);  // the shell's default, unlike the library's
+  EXPECT_EQ(options.client.change_log, true);  // the shell's default, unlike the library's
   options.db_path = dir_.Sub("db");
   options.out = &out_;
   options.err = &err_;

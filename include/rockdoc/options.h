@@ -103,9 +103,13 @@ struct ClientOptions {
   // MongoDB, a second copy of what they write (bench/statistics_bench.cc
   // --switch change_log: inserts of ~300-byte documents 0.5x (batched) to
   // 0.78x (one by one), updates 0.8x). rockdoc-serve turns it on, as it
-  // answers as a replica set. A database opened with it off forgets its
-  // events: a stream cannot resume across that gap (286).
-  bool change_log = false;
+  // answers as a replica set, and so does the shell. Unset (the default):
+  // as the directory had it when last opened (off for a new one or an
+  // in-memory database), so that a tool or an application opening a
+  // directory with the defaults neither drops nor starts its log. Set to
+  // false on a directory that has the log, its events are forgotten: a
+  // stream cannot resume across that gap (286).
+  std::optional<bool> change_log;
   // Its retention, as the oplog's: trimmed from the oldest commit once it
   // holds more than change_log_max_bytes (replSetResizeOplog's size; must
   // be positive), but never the commits younger than

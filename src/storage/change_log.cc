@@ -153,6 +153,13 @@ StatusOr<std::unique_ptr<ChangeLog>> ChangeLog::Open(const Engine* engine) {
   return log;
 }
 
+StatusOr<bool> ChangeLog::WasOn(const Engine* engine) {
+  std::string marker;
+  bool found = false;
+  ROCKDOC_RETURN_IF_ERROR(engine->ReadMetadata(kCatalogChangesStartKey, &marker, &found));
+  return found;
+}
+
 Status ChangeLog::Forget(const Engine* engine) {
   const EngineRocks& rocks = engine->rocks();
   std::string marker;

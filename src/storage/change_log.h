@@ -70,6 +70,9 @@ class ChangeLog {
   // The log of a database opened with it off: its events and history start
   // go (the next open with it on starts a new history).
   static Status Forget(const Engine* engine);
+  // Whether the database had the log on when it was last open (its history
+  // start is kept exactly then): ClientOptions::change_log unset keeps that.
+  static StatusOr<bool> WasOn(const Engine* engine);
 
   // Takes the sequencer and returns the commit's cluster time (greater than
   // every earlier one, and from the wall clock when that is later).

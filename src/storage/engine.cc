@@ -515,7 +515,13 @@ StatusOr<std::shared_ptr<Engine>> Engine::OpenRocks(
   engine->claim_ = std::move(claim);
   if (!in_memory && version < kFormatVersion) ROCKDOC_RETURN_IF_ERROR(WriteMarker(dir));
   if (salvage == nullptr) {
-    if (options.change_log) {
+    bool log_on = false;
+    if (options.change_log.has_value()) {
+      log_on = *options.change_log;
+    } else {
+      ROCKDOC_ASSIGN_OR_RETURN(log_on, ChangeLog::WasOn(engine.get()));
+    }
+    if (log_on) {
       ROCKDOC_ASSIGN_OR_RETURN(engine->change_log_, ChangeLog::Open(engine.get()));
     } else {
       ROCKDOC_RETURN_IF_ERROR(ChangeLog::Forget(engine.get()));
