@@ -534,6 +534,39 @@ TEST_F(LiveQueryTest, StopFromACallbackAndTheClientsClose) {
   EXPECT_EQ(second.end().code(), ErrorCode::kIllegalOperation) << second.end();
 }
 
+// A log trimmed past the query's position (ChangeStreamHistoryLost for a
+// stream) is read again instead: the query re-runs and reports the
+// differences, never missing a change.
+TEST_F(LiveQueryTest, ALogTrimmedPastTheQueryReRunsIt) {
+  for (int i = 0; i < 10; ++i) {
+    ASSERT_TRUE(Coll().InsertOne(Json("{\"_id\": " + std::to_string(i) + ", \"a\": " +
+                                      std::to_string(i) + "}"))
+                    .ok());
+  }
+  const Shape q{R"({"a": {"$gte": 5}})", R"({"a": -1})", "", 0, 3};
+  ObservedList list;
+  auto live = Coll().Observe(Json(q.filter), OptionsOf(q, /*own_thread=*/false), list.Callbacks());
+  ASSERT_TRUE(live.ok()) << live.status();
+  ASSERT_EQ(live->requeries(), 0);
+  // Many changes, then a bound so small that they are trimmed before the
+  // query reads them.
+  for (int i = 10; i < 300; ++i) {
+    ASSERT_TRUE(Coll().InsertOne(Json("{\"_id\": " + std::to_string(i) + ", \"a\": " +
+                                      std::to_string(i % 50) + "}"))
+                    .ok());
+  }
+  ASSERT_TRUE(Coll().DeleteOne(Json(R"({"a": 49})")).ok());
+  ASSERT_TRUE(client_->SetChangeLogRetention(1000, 0).ok());
+  ASSERT_TRUE(live->Poll().ok());
+  EXPECT_EQ(live->requeries(), 1);
+  EXPECT_EQ(list.Canonicals(), Rerun(q));
+  EXPECT_TRUE(list.violations().empty()) << list.violations().front();
+  // And it goes on from there.
+  ASSERT_TRUE(Coll().InsertOne(Json(R"({"_id": 1000, "a": 100})")).ok());
+  ASSERT_TRUE(live->Poll().ok());
+  EXPECT_EQ(list.Canonicals(), Rerun(q));
+}
+
 TEST_F(LiveQueryTest, Errors) {
   ObserveCallbacks none;
   auto code = [&](std::string_view filter, ObserveOptions o) {
