@@ -70,6 +70,18 @@ void Report(const char* what, const std::vector<double>& us) {
               Percentile(us, 0.5), Percentile(us, 0.99), Percentile(us, 1.0), us.size());
 }
 
+// `docs` documents (_id 0 ..), inserted in batches of 1,000.
+void Load(const rockdoc::Collection& c, int64_t docs, std::mt19937_64& rng) {
+  std::vector<Document> batch;
+  for (int64_t id = 0; id < docs; ++id) {
+    batch.push_back(Doc(id, rng));
+    if (batch.size() == 1000 || id + 1 == docs) {
+      Check(c.InsertMany(batch), "insertMany");
+      batch.clear();
+    }
+  }
+}
+
 std::unique_ptr<rockdoc::Client> Open(const std::string& dir, int64_t log_bytes) {
   rockdoc::ClientOptions o;
   o.change_log = true;
@@ -147,14 +159,7 @@ int main(int argc, char** argv) {
   {  // live query
     auto client = Open(root + "/live", int64_t{256} << 20);
     rockdoc::Collection c = client->GetDatabase("bench").GetCollection("c");
-    std::vector<Document> batch;
-    for (int64_t id = 0; id < docs; ++id) {
-      batch.push_back(Doc(id, rng));
-      if (batch.size() == 1000 || id + 1 == docs) {
-        Check(c.InsertMany(batch), "insertMany");
-        batch.clear();
-      }
-    }
+    Load(c, docs, rng);
     BsonBuilder key;
     key.AppendInt32("k", -1);
     const Document by_k = std::move(key).Build();
@@ -228,14 +233,7 @@ int main(int argc, char** argv) {
     const std::string path = root + "/size";
     auto client = Open(path, bound);
     rockdoc::Collection c = client->GetDatabase("bench").GetCollection("c");
-    std::vector<Document> batch;
-    for (int64_t id = 0; id < docs; ++id) {
-      batch.push_back(Doc(id, rng));
-      if (batch.size() == 1000 || id + 1 == docs) {
-        Check(c.InsertMany(batch), "insertMany");
-        batch.clear();
-      }
-    }
+    Load(c, docs, rng);
     const rockdoc::StorageStats before = client->GetStorageStats();
     std::printf("log memory: its memtables %.1f MiB after the inserts (RocksDB's write buffer, "
                 "flushed to table files when full)\n",

@@ -473,16 +473,20 @@ static int wait_for_events(Seen* seen, int events) {
   return got >= events;
 }
 
+/* Inserts {_id: id} into test.<collection>, with a: <a> when a >= 0. */
+static void insert_doc(rockdoc_client_t* db, const char* collection, int id, int a) {
+  Doc d;
+  doc_begin(&d);
+  doc_int32(&d, "_id", id);
+  if (a >= 0) doc_int32(&d, "a", a);
+  doc_end(&d);
+  rockdoc_error_t err = ROCKDOC_ERROR_INIT;
+  CHECK(rockdoc_insert_one(db, "test", collection, d.data, d.len, &err) == 1);
+  rockdoc_error_clear(&err);
+}
+
 static void insert_ids(rockdoc_client_t* db, int from, int to) {
-  for (int i = from; i < to; ++i) {
-    Doc d;
-    doc_begin(&d);
-    doc_int32(&d, "_id", i);
-    doc_end(&d);
-    rockdoc_error_t err = ROCKDOC_ERROR_INIT;
-    CHECK(rockdoc_insert_one(db, "test", "ev", d.data, d.len, &err) == 1);
-    rockdoc_error_clear(&err);
-  }
+  for (int i = from; i < to; ++i) insert_doc(db, "ev", i, -1);
 }
 
 static void test_change_streams(const char* dir) {
@@ -733,16 +737,7 @@ static void on_live_end(void* context, int32_t code, const char* message) {
   l->end_code = code;
 }
 
-static void insert_a(rockdoc_client_t* db, int id, int a) {
-  Doc d;
-  doc_begin(&d);
-  doc_int32(&d, "_id", id);
-  doc_int32(&d, "a", a);
-  doc_end(&d);
-  rockdoc_error_t err = ROCKDOC_ERROR_INIT;
-  CHECK(rockdoc_insert_one(db, "test", "live", d.data, d.len, &err) == 1);
-  rockdoc_error_clear(&err);
-}
+static void insert_a(rockdoc_client_t* db, int id, int a) { insert_doc(db, "live", id, a); }
 
 static void test_live_queries(const char* dir) {
   rockdoc_error_t err = ROCKDOC_ERROR_INIT;
