@@ -528,7 +528,7 @@ TEST_F(CommandTest, CreateOptionsDecodedFromOneTable) {
   // Options MongoDB has and rockdoc lacks: NotImplemented, never ignored.
   for (const char* name :
        {"autoIndexId", "idIndex", "indexOptionDefaults", "collation",
-        "changeStreamPreAndPostImages", "timeseries", "clusteredIndex", "expireAfterSeconds",
+        "timeseries", "clusteredIndex", "expireAfterSeconds",
         "encryptedFields", "storageEngine", "temp", "flags"}) {
     EXPECT_EQ(Error(std::string(R"({"create": "c", ")") + name + R"(": 1})"),
               std::string("238 NotImplemented: The createCollection option '") + name +

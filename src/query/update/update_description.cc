@@ -1,5 +1,6 @@
 #include "query/update/update_description.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -14,17 +15,66 @@ bool SameValue(const Element& a, const Element& b) {
          std::memcmp(a.value_data(), b.value_data(), a.value_size()) == 0;
 }
 
-std::string Join(const std::string& prefix, std::string_view name) {
-  return prefix.empty() ? std::string(name) : prefix + "." + std::string(name);
+// A path being diffed: its dotted form, and each part (a field name, or an
+// array index: -1 in `indexes` for a field) for disambiguatedPaths.
+struct Path {
+  std::string dotted;
+  std::vector<std::string> parts;
+  std::vector<int64_t> indexes;
+  int ambiguous = 0;  // fields whose name a dotted path cannot tell apart
+};
+
+// A field name that reads as an array index or holds a dot: its dotted path
+// is ambiguous (MongoDB 6.1's disambiguatedPaths).
+bool AmbiguousName(std::string_view name) {
+  if (name.find('.') != std::string_view::npos) return true;
+  return !name.empty() && std::all_of(name.begin(), name.end(),
+                                      [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// Enters a field (index < 0) or an array element of `path`; Leave undoes it.
+void Enter(Path* path, std::string_view name, int64_t index) {
+  if (!path->dotted.empty()) path->dotted.push_back('.');
+  path->dotted.append(name);
+  path->parts.emplace_back(name);
+  path->indexes.push_back(index);
+  if (index < 0 && AmbiguousName(name)) ++path->ambiguous;
+}
+void Leave(Path* path) {
+  if (path->indexes.back() < 0 && AmbiguousName(path->parts.back())) --path->ambiguous;
+  const size_t cut = path->parts.size() == 1 ? 0 : path->dotted.size() - path->parts.back().size() - 1;
+  path->dotted.resize(cut);
+  path->parts.pop_back();
+  path->indexes.pop_back();
 }
 
 struct Diff {
   BsonBuilder updated;
   std::vector<std::string> removed;
   std::vector<std::pair<std::string, int64_t>> truncated;
+  BsonBuilder disambiguated;  // {path: [part, ...]} of the ambiguous paths
+  bool any_ambiguous = false;
+  // Records `path` in disambiguated when it is ambiguous (once).
+  void Note(const Path& path) {
+    if (path.ambiguous == 0) return;
+    disambiguated.OpenArray(path.dotted);
+    for (size_t i = 0; i < path.parts.size(); ++i) {
+      if (path.indexes[i] >= 0) {
+        disambiguated.AppendInt32("", static_cast<int32_t>(path.indexes[i]));
+      } else {
+        disambiguated.AppendString("", path.parts[i]);
+      }
+    }
+    disambiguated.Close();
+    any_ambiguous = true;
+  }
+  void Updated(const Path& path, const Element& value) {
+    updated.AppendElementAs(path.dotted, value);
+    Note(path);
+  }
 };
 
-void DiffValues(const Element& before, const Element& after, const std::string& path, Diff* out);
+void DiffValues(const Element& before, const Element& after, Path* path, Diff* out);
 
 // The field of `doc` named `name`: at *cursor when the two documents list
 // their fields in the same order (the usual case: linear), else looked up.
@@ -37,46 +87,56 @@ Element FieldNamed(DocumentView doc, DocumentView::Iterator* cursor, std::string
   return doc.Get(name);
 }
 
-void DiffDocuments(DocumentView before, DocumentView after, const std::string& prefix, Diff* out) {
+void DiffDocuments(DocumentView before, DocumentView after, Path* path, Diff* out) {
   DocumentView::Iterator in_after = after.begin();
   for (const Element& b : before) {
-    if (!FieldNamed(after, &in_after, b.key()).ok()) out->removed.push_back(Join(prefix, b.key()));
+    if (!FieldNamed(after, &in_after, b.key()).ok()) {
+      Enter(path, b.key(), -1);
+      out->removed.push_back(path->dotted);
+      out->Note(*path);
+      Leave(path);
+    }
   }
   DocumentView::Iterator in_before = before.begin();
   for (const Element& a : after) {
-    const std::string path = Join(prefix, a.key());
+    Enter(path, a.key(), -1);
     Element b = FieldNamed(before, &in_before, a.key());
     if (!b.ok()) {
-      out->updated.AppendElementAs(path, a);
+      out->Updated(*path, a);
     } else {
       DiffValues(b, a, path, out);
     }
+    Leave(path);
   }
 }
 
-void DiffArrays(DocumentView before, DocumentView after, const std::string& path, Diff* out) {
+void DiffArrays(DocumentView before, DocumentView after, Path* path, Diff* out) {
   std::vector<Element> old_elements(before.begin(), before.end());
   int64_t n = 0;
   for (const Element& a : after) {
-    const std::string item = path + "." + std::to_string(n);
+    Enter(path, std::to_string(n), n);
     if (static_cast<size_t>(n) < old_elements.size()) {
-      DiffValues(old_elements[n], a, item, out);
+      DiffValues(old_elements[n], a, path, out);
     } else {
-      out->updated.AppendElementAs(item, a);
+      out->Updated(*path, a);
     }
+    Leave(path);
     ++n;
   }
-  if (static_cast<size_t>(n) < old_elements.size()) out->truncated.emplace_back(path, n);
+  if (static_cast<size_t>(n) < old_elements.size()) {
+    out->truncated.emplace_back(path->dotted, n);
+    out->Note(*path);
+  }
 }
 
-void DiffValues(const Element& before, const Element& after, const std::string& path, Diff* out) {
+void DiffValues(const Element& before, const Element& after, Path* path, Diff* out) {
   if (SameValue(before, after)) return;
   if (before.IsDocument() && after.IsDocument()) {
     DiffDocuments(before.Document(), after.Document(), path, out);
   } else if (before.IsArray() && after.IsArray()) {
     DiffArrays(before.Array(), after.Array(), path, out);
   } else {
-    out->updated.AppendElementAs(path, after);
+    out->Updated(*path, after);
   }
 }
 
@@ -84,7 +144,8 @@ void DiffValues(const Element& before, const Element& after, const std::string& 
 
 Document ComputeUpdateDescription(DocumentView before, DocumentView after) {
   Diff diff;
-  DiffDocuments(before, after, "", &diff);
+  Path path;
+  DiffDocuments(before, after, &path, &diff);
   BsonBuilder b;
   b.AppendDocument("updatedFields", std::move(diff.updated).Build());
   b.OpenArray("removedFields");
@@ -98,6 +159,7 @@ Document ComputeUpdateDescription(DocumentView before, DocumentView after) {
     b.Close();
   }
   b.Close();
+  if (diff.any_ambiguous) b.AppendDocument("disambiguatedPaths", std::move(diff.disambiguated).Build());
   return std::move(b).Build();
 }
 
