@@ -15,13 +15,21 @@ bool SameValue(const Element& a, const Element& b) {
          std::memcmp(a.value_data(), b.value_data(), a.value_size()) == 0;
 }
 
-// A path being diffed: its dotted form, and each part (a field name, or an
-// array index: -1 in `indexes` for a field) for disambiguatedPaths.
+// A path being diffed: its dotted form and where each part (a field name,
+// or an array element) starts in it, for disambiguatedPaths. Offsets, not
+// copies, so that the common unambiguous update allocates nothing more.
 struct Path {
   std::string dotted;
-  std::vector<std::string> parts;
-  std::vector<int64_t> indexes;
-  int ambiguous = 0;  // fields whose name a dotted path cannot tell apart
+  std::vector<uint32_t> starts;
+  // Each part's kind: a field, an array index, or a field whose name a
+  // dotted path cannot tell apart (ambiguous).
+  enum Kind : uint8_t { kField, kIndex, kAmbiguous };
+  std::vector<Kind> kinds;
+  int ambiguous = 0;  // parts of kind kAmbiguous
+  std::string_view part(size_t i) const {
+    const size_t end = i + 1 < starts.size() ? starts[i + 1] - 1 : dotted.size();
+    return std::string_view(dotted).substr(starts[i], end - starts[i]);
+  }
 };
 
 // A field name that reads as an array index or holds a dot: its dotted path
@@ -32,20 +40,23 @@ bool AmbiguousName(std::string_view name) {
                                       [](char c) { return c >= '0' && c <= '9'; });
 }
 
-// Enters a field (index < 0) or an array element of `path`; Leave undoes it.
-void Enter(Path* path, std::string_view name, int64_t index) {
-  if (!path->dotted.empty()) path->dotted.push_back('.');
+// Enters a field or an array element of `path`; Leave undoes it.
+void Enter(Path* path, std::string_view name, bool is_index) {
+  if (!path->starts.empty()) path->dotted.push_back('.');
+  path->starts.push_back(static_cast<uint32_t>(path->dotted.size()));
   path->dotted.append(name);
-  path->parts.emplace_back(name);
-  path->indexes.push_back(index);
-  if (index < 0 && AmbiguousName(name)) ++path->ambiguous;
+  const Path::Kind kind = is_index              ? Path::kIndex
+                          : AmbiguousName(name) ? Path::kAmbiguous
+                                                : Path::kField;
+  path->kinds.push_back(kind);
+  if (kind == Path::kAmbiguous) ++path->ambiguous;
 }
 void Leave(Path* path) {
-  if (path->indexes.back() < 0 && AmbiguousName(path->parts.back())) --path->ambiguous;
-  const size_t cut = path->parts.size() == 1 ? 0 : path->dotted.size() - path->parts.back().size() - 1;
-  path->dotted.resize(cut);
-  path->parts.pop_back();
-  path->indexes.pop_back();
+  const size_t last = path->starts.size() - 1;
+  if (path->kinds[last] == Path::kAmbiguous) --path->ambiguous;
+  path->dotted.resize(last == 0 ? 0 : path->starts[last] - 1);
+  path->starts.pop_back();
+  path->kinds.pop_back();
 }
 
 struct Diff {
@@ -58,11 +69,11 @@ struct Diff {
   void Note(const Path& path) {
     if (path.ambiguous == 0) return;
     disambiguated.OpenArray(path.dotted);
-    for (size_t i = 0; i < path.parts.size(); ++i) {
-      if (path.indexes[i] >= 0) {
-        disambiguated.AppendInt32("", static_cast<int32_t>(path.indexes[i]));
+    for (size_t i = 0; i < path.starts.size(); ++i) {
+      if (path.kinds[i] == Path::kIndex) {
+        disambiguated.AppendInt32("", std::stoi(std::string(path.part(i))));
       } else {
-        disambiguated.AppendString("", path.parts[i]);
+        disambiguated.AppendString("", path.part(i));
       }
     }
     disambiguated.Close();
@@ -91,7 +102,7 @@ void DiffDocuments(DocumentView before, DocumentView after, Path* path, Diff* ou
   DocumentView::Iterator in_after = after.begin();
   for (const Element& b : before) {
     if (!FieldNamed(after, &in_after, b.key()).ok()) {
-      Enter(path, b.key(), -1);
+      Enter(path, b.key(), false);
       out->removed.push_back(path->dotted);
       out->Note(*path);
       Leave(path);
@@ -99,7 +110,7 @@ void DiffDocuments(DocumentView before, DocumentView after, Path* path, Diff* ou
   }
   DocumentView::Iterator in_before = before.begin();
   for (const Element& a : after) {
-    Enter(path, a.key(), -1);
+    Enter(path, a.key(), false);
     Element b = FieldNamed(before, &in_before, a.key());
     if (!b.ok()) {
       out->Updated(*path, a);
@@ -114,7 +125,7 @@ void DiffArrays(DocumentView before, DocumentView after, Path* path, Diff* out) 
   std::vector<Element> old_elements(before.begin(), before.end());
   int64_t n = 0;
   for (const Element& a : after) {
-    Enter(path, std::to_string(n), n);
+    Enter(path, std::to_string(n), true);
     if (static_cast<size_t>(n) < old_elements.size()) {
       DiffValues(old_elements[n], a, path, out);
     } else {
