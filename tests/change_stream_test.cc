@@ -811,9 +811,26 @@ TEST_F(ChangeStreamImagesTest, TheOptionIsDecodedStrictlyAsMongoDBsIdl) {
   ASSERT_TRUE(db().CreateCollection("y").ok());
   EXPECT_EQ(error(R"({"collMod": "y", "changeStreamPreAndPostImages": {"enabled": true, "x": 1}})"),
             "40415 BSON field 'collMod.changeStreamPreAndPostImages.x' is an unknown field.");
+  // Not in MongoDB's own databases, nor on a view: InvalidOptions (72).
+  for (const char* internal : {"admin", "config", "local"}) {
+    Document refused = client_->RunCommand(
+        internal, Json(R"({"create": "z", "changeStreamPreAndPostImages": {"enabled": true}})"));
+    EXPECT_EQ(refused.Get("code").NumberAsDouble(), 72) << internal << ToJson(refused);
+    CollModOptions on;
+    on.change_stream_pre_and_post_images = true;
+    ASSERT_TRUE(client_->GetDatabase(internal).CreateCollection("z").ok());
+    EXPECT_EQ(client_->GetDatabase(internal).CollMod("z", on).status().code(),
+              ErrorCode::kInvalidOptions);
+  }
+  CreateCollectionOptions view;
+  view.view_on = "y";
+  ASSERT_TRUE(db().CreateCollection("w", view).ok());
+  EXPECT_EQ(error(R"({"collMod": "w", "changeStreamPreAndPostImages": {"enabled": true}})")
+                .substr(0, 3),
+            "72 ");
   auto names = db().ListCollectionNames();
   ASSERT_TRUE(names.ok());
-  EXPECT_EQ(*names, std::vector<std::string>{"y"});  // nothing half-created
+  EXPECT_EQ(*names, (std::vector<std::string>{"w", "y"}));  // nothing half-created
 }
 
 // showExpandedEvents: the DDL events (create, createIndexes, dropIndexes,
@@ -839,13 +856,17 @@ TEST_F(ChangeStreamTest, ExpandedEventsAppearOnlyWhenAsked) {
   CreateCollectionOptions view;
   view.view_on = "d";
   ASSERT_TRUE(db().CreateCollection("v", view).ok());
+  CollModOptions redefine;
+  redefine.view_on = "d";
+  redefine.pipeline = Json(R"({"0": {"$match": {"a": 1}}})");  // an array's bytes
+  ASSERT_TRUE(db().CollMod("v", redefine).ok());
 
   std::vector<Document> events = Drain(*full);
   std::vector<std::string> ops;
   for (const Document& e : events) ops.push_back(Op(e) + " " + std::string(e.Get("ns").Document().Get("coll").String()));
   EXPECT_EQ(ops, (std::vector<std::string>{"create c", "insert c", "createIndexes c",
                                            "dropIndexes c", "modify c", "modify c", "create d",
-                                           "drop d", "rename c", "create v"}));
+                                           "drop d", "rename c", "create v", "modify v"}));
   std::vector<std::string> plain_ops;
   for (const Document& e : Drain(*plain)) {
     plain_ops.push_back(Op(e));
@@ -855,7 +876,7 @@ TEST_F(ChangeStreamTest, ExpandedEventsAppearOnlyWhenAsked) {
   }
   EXPECT_EQ(plain_ops, (std::vector<std::string>{"insert", "drop", "rename"}));
 
-  ASSERT_EQ(events.size(), 10u);
+  ASSERT_EQ(events.size(), 11u);
   auto description = [&](size_t i) { return ToJson(events[i].Get("operationDescription").Document()); };
   EXPECT_EQ(description(0), R"({"idIndex": {"v": 2, "key": {"_id": 1}, "name": "_id_"}})");
   EXPECT_EQ(description(2), R"({"indexes": [{"v": 2, "key": {"x": 1}, "name": "x_1"}]})");
@@ -867,6 +888,9 @@ TEST_F(ChangeStreamTest, ExpandedEventsAppearOnlyWhenAsked) {
             R"({"enabled": true})");
   EXPECT_EQ(description(9), R"({"viewOn": "d", "pipeline": []})");
   EXPECT_FALSE(events[9].Get("collectionUUID").ok());  // a view has none
+  EXPECT_EQ(description(10), R"({"viewOn": "d", "pipeline": [{"$match": {"a": 1}}]})");
+  EXPECT_EQ(ToJson(events[10].Get("stateBeforeChange").Document()),
+            R"({"collectionOptions": {"viewOn": "d", "pipeline": []}})");
   // The rename: `to` as before, and in its description with the UUID of
   // the collection it replaced.
   const Document& rename = events[8];

@@ -269,6 +269,10 @@ StatusOr<CollModResult> Database::CollMod(std::string_view collection,
   if (decoded.index && decoded.index->expire_after_seconds) {
     ROCKDOC_RETURN_IF_ERROR(internal::CheckExpireAfterSeconds(*decoded.index->expire_after_seconds));
   }
+  if (decoded.change_stream_pre_and_post_images) {
+    ROCKDOC_RETURN_IF_ERROR(internal::CheckPreAndPostImagesAllowed(
+        name_, *decoded.change_stream_pre_and_post_images));
+  }
   std::shared_ptr<const MatchExpression> validator_expr;
   if (decoded.validator) {
     ROCKDOC_ASSIGN_OR_RETURN(validator_expr,

@@ -742,6 +742,12 @@ StatusOr<bool> ParsePreAndPostImagesOption(const Element& e, std::string_view co
   return *enabled;
 }
 
+Status CheckPreAndPostImagesAllowed(std::string_view db, bool enabled) {
+  if (!enabled || !IsInternalDatabaseName(db)) return Status::OK();
+  return InvalidOptions("changeStreamPreAndPostImages may not be enabled on a collection of the " +
+                        std::string(db) + " database");
+}
+
 void CappedState::NotifyWrite() {
   {
     MutexLock g(&signal_mu_);
@@ -850,6 +856,7 @@ StatusOr<CollectionOptions> MakeCollectionOptions(std::string_view db,
     o.has_validation_action = true;
   }
   o.change_stream_pre_and_post_images = given.change_stream_pre_and_post_images.value_or(false);
+  ROCKDOC_RETURN_IF_ERROR(CheckPreAndPostImagesAllowed(db, o.change_stream_pre_and_post_images));
   return o;
 }
 
@@ -1143,11 +1150,26 @@ Status Catalog::CreateView(ViewDefinition view) {
 Status Catalog::ModifyView(ViewDefinition view) {
   MutexLock g(&mu_);
   const Key key(view.db, view.name);
-  if (views_.count(key) == 0) {
+  auto old = views_.find(key);
+  if (old == views_.end()) {
     return Status(ErrorCode::kNamespaceNotFound, "ns does not exist: " + view.full_name());
   }
   ROCKDOC_RETURN_IF_ERROR(CheckViewGraph(view));
-  ROCKDOC_RETURN_IF_ERROR(PersistView(view));
+  // Its modify event: the new definition, and the old one before it (a
+  // view has no UUID).
+  BsonBuilder description, before;
+  description.AppendString("viewOn", view.view_on).AppendArray("pipeline", view.pipeline.view());
+  before.OpenDocument("collectionOptions")
+      .AppendString("viewOn", old->second->view_on)
+      .AppendArray("pipeline", old->second->pipeline.view())
+      .Close();
+  const Document description_doc = std::move(description).Build();
+  const Document before_doc = std::move(before).Build();
+  ROCKDOC_RETURN_IF_ERROR(PersistView(view, {CatalogEvent({.operation = "modify",
+                                                           .db = view.db,
+                                                           .coll = view.name,
+                                                           .description = description_doc,
+                                                           .state_before = before_doc})}));
   views_[key] = std::make_shared<const ViewDefinition>(std::move(view));
   return Status::OK();
 }

@@ -264,6 +264,9 @@ StatusOr<ValidationAction> ParseValidationAction(const Element& e, std::string_v
 // when `enabled` is missing, 40415 for any other field ("BSON field
 // '<command>.changeStreamPreAndPostImages.x' is an unknown field.").
 StatusOr<bool> ParsePreAndPostImagesOption(const Element& e, std::string_view command);
+// InvalidOptions (72) for enabling it in admin, config or local, as MongoDB
+// refuses (MakeCollectionOptions and collMod ask).
+Status CheckPreAndPostImagesAllowed(std::string_view db, bool enabled);
 
 // A change-log event of a catalog change, in the layout of the store's
 // document events (store/change_set.h): {operationType, wallTime, ns: {db,
@@ -367,7 +370,9 @@ class Catalog : public EngineAttachment {
   // when the definition would read itself; ViewDepthLimitExceeded (165)
   // past kMaxViewDepth views. ModifyView (collMod's viewOn + pipeline):
   // NamespaceNotFound when there is no such view, the same checks. Drop
-  // and DropView remove a view; Rename refuses one (166).
+  // and DropView remove a view; Rename refuses one (166). CreateView and
+  // ModifyView write their create / modify change-log event (showExpandedEvents)
+  // in the view entry's batch.
   std::shared_ptr<const ViewDefinition> FindView(std::string_view db, std::string_view name) const;
   Status CreateView(ViewDefinition view);
   Status ModifyView(ViewDefinition view);
