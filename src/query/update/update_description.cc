@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,18 +18,17 @@ bool SameValue(const Element& a, const Element& b) {
 
 // A path being diffed: its dotted form and where each part (a field name,
 // or an array element) starts in it, for disambiguatedPaths. Offsets, not
-// copies, so that the common unambiguous update allocates nothing more.
+// copies, and whether a part is ambiguous is asked only of a path reported
+// (Note): the common update pays an offset per level and nothing more.
 struct Path {
+  static constexpr uint32_t kIndexBit = uint32_t{1} << 31;  // an array element's part
   std::string dotted;
-  std::vector<uint32_t> starts;
-  // Each part's kind: a field, an array index, or a field whose name a
-  // dotted path cannot tell apart (ambiguous).
-  enum Kind : uint8_t { kField, kIndex, kAmbiguous };
-  std::vector<Kind> kinds;
-  int ambiguous = 0;  // parts of kind kAmbiguous
+  std::vector<uint32_t> starts;  // each part's offset, kIndexBit set for an element
+  uint32_t start(size_t i) const { return starts[i] & ~kIndexBit; }
+  bool is_index(size_t i) const { return (starts[i] & kIndexBit) != 0; }
   std::string_view part(size_t i) const {
-    const size_t end = i + 1 < starts.size() ? starts[i + 1] - 1 : dotted.size();
-    return std::string_view(dotted).substr(starts[i], end - starts[i]);
+    const size_t end = i + 1 < starts.size() ? start(i + 1) - 1 : dotted.size();
+    return std::string_view(dotted).substr(start(i), end - start(i));
   }
 };
 
@@ -43,41 +43,39 @@ bool AmbiguousName(std::string_view name) {
 // Enters a field or an array element of `path`; Leave undoes it.
 void Enter(Path* path, std::string_view name, bool is_index) {
   if (!path->starts.empty()) path->dotted.push_back('.');
-  path->starts.push_back(static_cast<uint32_t>(path->dotted.size()));
+  path->starts.push_back(static_cast<uint32_t>(path->dotted.size()) |
+                         (is_index ? Path::kIndexBit : 0));
   path->dotted.append(name);
-  const Path::Kind kind = is_index              ? Path::kIndex
-                          : AmbiguousName(name) ? Path::kAmbiguous
-                                                : Path::kField;
-  path->kinds.push_back(kind);
-  if (kind == Path::kAmbiguous) ++path->ambiguous;
 }
 void Leave(Path* path) {
   const size_t last = path->starts.size() - 1;
-  if (path->kinds[last] == Path::kAmbiguous) --path->ambiguous;
-  path->dotted.resize(last == 0 ? 0 : path->starts[last] - 1);
+  path->dotted.resize(last == 0 ? 0 : path->start(last) - 1);
   path->starts.pop_back();
-  path->kinds.pop_back();
 }
 
 struct Diff {
   BsonBuilder updated;
   std::vector<std::string> removed;
   std::vector<std::pair<std::string, int64_t>> truncated;
-  BsonBuilder disambiguated;  // {path: [part, ...]} of the ambiguous paths
-  bool any_ambiguous = false;
-  // Records `path` in disambiguated when it is ambiguous (once).
+  // {path: [part, ...]} of the ambiguous paths: made at the first (rare).
+  std::optional<BsonBuilder> disambiguated;
+  // Records `path` in disambiguated when a field of it is ambiguous.
   void Note(const Path& path) {
-    if (path.ambiguous == 0) return;
-    disambiguated.OpenArray(path.dotted);
+    bool ambiguous = false;
+    for (size_t i = 0; i < path.starts.size() && !ambiguous; ++i) {
+      ambiguous = !path.is_index(i) && AmbiguousName(path.part(i));
+    }
+    if (!ambiguous) return;
+    if (!disambiguated) disambiguated.emplace();
+    disambiguated->OpenArray(path.dotted);
     for (size_t i = 0; i < path.starts.size(); ++i) {
-      if (path.kinds[i] == Path::kIndex) {
-        disambiguated.AppendInt32("", std::stoi(std::string(path.part(i))));
+      if (path.is_index(i)) {
+        disambiguated->AppendInt32("", std::stoi(std::string(path.part(i))));
       } else {
-        disambiguated.AppendString("", path.part(i));
+        disambiguated->AppendString("", path.part(i));
       }
     }
-    disambiguated.Close();
-    any_ambiguous = true;
+    disambiguated->Close();
   }
   void Updated(const Path& path, const Element& value) {
     updated.AppendElementAs(path.dotted, value);
@@ -155,7 +153,11 @@ void DiffValues(const Element& before, const Element& after, Path* path, Diff* o
 
 Document ComputeUpdateDescription(DocumentView before, DocumentView after) {
   Diff diff;
-  Path path;
+  // The thread's path, reused: its buffers outlive one update, so that a
+  // diff allocates nothing for them once warm.
+  thread_local Path path;
+  path.dotted.clear();
+  path.starts.clear();
   DiffDocuments(before, after, &path, &diff);
   BsonBuilder b;
   b.AppendDocument("updatedFields", std::move(diff.updated).Build());
@@ -170,7 +172,9 @@ Document ComputeUpdateDescription(DocumentView before, DocumentView after) {
     b.Close();
   }
   b.Close();
-  if (diff.any_ambiguous) b.AppendDocument("disambiguatedPaths", std::move(diff.disambiguated).Build());
+  if (diff.disambiguated) {
+    b.AppendDocument("disambiguatedPaths", std::move(*diff.disambiguated).Build());
+  }
   return std::move(b).Build();
 }
 
