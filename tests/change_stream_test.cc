@@ -665,7 +665,9 @@ class ChangeStreamImagesTest : public ChangeStreamTest {
     for (const char* f : {"fullDocument", "fullDocumentBeforeChange"}) {
       Element v = e.Get(f);
       out += std::string(" ") + f + "=" +
-             (!v.ok() ? "absent" : v.IsNull() ? "null" : ToJson(v.Document()));
+             (!v.ok()      ? "absent"
+              : v.IsNull() ? "null"
+                           : ToJson(v.Document()));
     }
     return out;
   }
@@ -687,16 +689,18 @@ TEST_F(ChangeStreamImagesTest, EventsCarryImagesOnlyForCollectionsThatKeepThem) 
   std::vector<Document> events = Drain(*stream);
   std::vector<std::string> seen;
   for (const Document& e : events) seen.push_back(ImagesOf(e));
-  EXPECT_EQ(seen, (std::vector<std::string>{
-                      R"(insert fullDocument={"_id": 1, "a": 1} fullDocumentBeforeChange=absent)",
-                      R"(update fullDocument={"_id": 1, "a": 2} fullDocumentBeforeChange={"_id": 1, "a": 1})",
-                      R"(replace fullDocument={"_id": 1, "b": 1} fullDocumentBeforeChange={"_id": 1, "a": 2})",
-                      R"(delete fullDocument=absent fullDocumentBeforeChange={"_id": 1, "b": 1})",
-                      R"(insert fullDocument={"_id": 1, "a": 1} fullDocumentBeforeChange=absent)",
-                      "update fullDocument=null fullDocumentBeforeChange=null",
-                      R"(replace fullDocument={"_id": 1, "b": 1} fullDocumentBeforeChange=null)",
-                      "delete fullDocument=absent fullDocumentBeforeChange=null",
-                  }));
+  EXPECT_EQ(
+      seen,
+      (std::vector<std::string>{
+          R"(insert fullDocument={"_id": 1, "a": 1} fullDocumentBeforeChange=absent)",
+          R"(update fullDocument={"_id": 1, "a": 2} fullDocumentBeforeChange={"_id": 1, "a": 1})",
+          R"(replace fullDocument={"_id": 1, "b": 1} fullDocumentBeforeChange={"_id": 1, "a": 2})",
+          R"(delete fullDocument=absent fullDocumentBeforeChange={"_id": 1, "b": 1})",
+          R"(insert fullDocument={"_id": 1, "a": 1} fullDocumentBeforeChange=absent)",
+          "update fullDocument=null fullDocumentBeforeChange=null",
+          R"(replace fullDocument={"_id": 1, "b": 1} fullDocumentBeforeChange=null)",
+          "delete fullDocument=absent fullDocumentBeforeChange=null",
+      }));
   // "off" and "default": no image field at all, as before.
   auto plain = db().Watch({}, ChangeStreamOptions());
   ASSERT_TRUE(plain.ok());
@@ -704,8 +708,9 @@ TEST_F(ChangeStreamImagesTest, EventsCarryImagesOnlyForCollectionsThatKeepThem) 
   ASSERT_TRUE(db().GetCollection("kept").DeleteOne(Json(R"({"_id": 2})")).ok());
   std::vector<Document> quiet = Drain(*plain);
   ASSERT_EQ(quiet.size(), 2u);
-  EXPECT_EQ(Shape(quiet[1]),
-            R"({"operationType": "delete", "ns": {"db": "test", "coll": "kept"}, "documentKey": {"_id": 2}})");
+  EXPECT_EQ(
+      Shape(quiet[1]),
+      R"({"operationType": "delete", "ns": {"db": "test", "coll": "kept"}, "documentKey": {"_id": 2}})");
 }
 
 TEST_F(ChangeStreamImagesTest, RequiredWithoutAnImageIsNoMatchingDocumentAndEndsTheStream) {
@@ -724,11 +729,12 @@ TEST_F(ChangeStreamImagesTest, RequiredWithoutAnImageIsNoMatchingDocumentAndEnds
     auto next = stream->TryNext();
     ASSERT_FALSE(next.ok()) << which;
     EXPECT_EQ(next.status().code(), ErrorCode::kNoMatchingDocument);
-    EXPECT_EQ(next.status().message().rfind(std::string("Change stream was configured to require a ") +
-                                                which + "-image for all update, delete and replace "
-                                                        "events, but the " + which +
-                                                "-image was not found for event: ",
-                                            0),
+    EXPECT_EQ(next.status().message().rfind(
+                  std::string("Change stream was configured to require a ") + which +
+                      "-image for all update, delete and replace "
+                      "events, but the " +
+                      which + "-image was not found for event: ",
+                  0),
               0u)
         << next.status();
     EXPECT_TRUE(stream->closed());
@@ -740,8 +746,9 @@ TEST_F(ChangeStreamImagesTest, RequiredWithoutAnImageIsNoMatchingDocumentAndEnds
   ASSERT_TRUE(c.UpdateOne(Json(R"({"_id": 1})"), Json(R"({"$set": {"n": 9}})")).ok());
   std::vector<Document> events = Drain(*stream);
   ASSERT_EQ(events.size(), 1u);
-  EXPECT_EQ(ImagesOf(events[0]),
-            R"(update fullDocument={"_id": 1, "n": 9} fullDocumentBeforeChange={"_id": 1, "n": 2})");
+  EXPECT_EQ(
+      ImagesOf(events[0]),
+      R"(update fullDocument={"_id": 1, "n": 9} fullDocumentBeforeChange={"_id": 1, "n": 2})");
   ChangeStreamOptions bad;
   bad.full_document_before_change = "sometimes";
   EXPECT_EQ(c.Watch({}, bad).status().code(), ErrorCode::kBadValue);
@@ -769,8 +776,9 @@ TEST_F(ChangeStreamImagesTest, CollModTurnsThemOnAndOffFromTheNextWriteAndTheCat
   ASSERT_TRUE(c.UpdateOne(Json(R"({"_id": 1})"), Json(R"({"$inc": {"n": 1}})")).ok());
   std::vector<Document> events = Drain(*stream);
   ASSERT_EQ(events.size(), 2u);
-  EXPECT_EQ(ImagesOf(events[0]),
-            R"(update fullDocument={"_id": 1, "n": 1} fullDocumentBeforeChange={"_id": 1, "n": 0})");
+  EXPECT_EQ(
+      ImagesOf(events[0]),
+      R"(update fullDocument={"_id": 1, "n": 1} fullDocumentBeforeChange={"_id": 1, "n": 0})");
   EXPECT_EQ(ImagesOf(events[1]), "update fullDocument=null fullDocumentBeforeChange=null");
   // Persisted: after a restart the collection still keeps them, and the
   // events written before it still hold theirs.
@@ -785,7 +793,8 @@ TEST_F(ChangeStreamImagesTest, CollModTurnsThemOnAndOffFromTheNextWriteAndTheCat
   std::vector<Document> replayed = Drain(*again);
   ASSERT_EQ(replayed.size(), 3u);
   EXPECT_EQ(ImagesOf(replayed[0]), ImagesOf(events[0]));
-  EXPECT_EQ(ImagesOf(replayed[2]), R"(delete fullDocument=absent fullDocumentBeforeChange={"_id": 1, "n": 2})");
+  EXPECT_EQ(ImagesOf(replayed[2]),
+            R"(delete fullDocument=absent fullDocumentBeforeChange={"_id": 1, "n": 2})");
 }
 
 TEST_F(ChangeStreamImagesTest, TheOptionIsDecodedStrictlyAsMongoDBsIdl) {
@@ -805,9 +814,10 @@ TEST_F(ChangeStreamImagesTest, TheOptionIsDecodedStrictlyAsMongoDBsIdl) {
             "expected type 'bool'");
   EXPECT_EQ(error(R"({"create": "x", "changeStreamPreAndPostImages": {"enabled": true, "x": 1}})"),
             "40415 BSON field 'create.changeStreamPreAndPostImages.x' is an unknown field.");
-  EXPECT_EQ(error(R"({"create": "v", "viewOn": "x", "changeStreamPreAndPostImages": {"enabled": true}})")
-                .substr(0, 3),
-            "72 ");
+  EXPECT_EQ(
+      error(R"({"create": "v", "viewOn": "x", "changeStreamPreAndPostImages": {"enabled": true}})")
+          .substr(0, 3),
+      "72 ");
   ASSERT_TRUE(db().CreateCollection("y").ok());
   EXPECT_EQ(error(R"({"collMod": "y", "changeStreamPreAndPostImages": {"enabled": true, "x": 1}})"),
             "40415 BSON field 'collMod.changeStreamPreAndPostImages.x' is an unknown field.");
@@ -825,9 +835,9 @@ TEST_F(ChangeStreamImagesTest, TheOptionIsDecodedStrictlyAsMongoDBsIdl) {
   CreateCollectionOptions view;
   view.view_on = "y";
   ASSERT_TRUE(db().CreateCollection("w", view).ok());
-  EXPECT_EQ(error(R"({"collMod": "w", "changeStreamPreAndPostImages": {"enabled": true}})")
-                .substr(0, 3),
-            "72 ");
+  EXPECT_EQ(
+      error(R"({"collMod": "w", "changeStreamPreAndPostImages": {"enabled": true}})").substr(0, 3),
+      "72 ");
   auto names = db().ListCollectionNames();
   ASSERT_TRUE(names.ok());
   EXPECT_EQ(*names, (std::vector<std::string>{"w", "y"}));  // nothing half-created
@@ -863,7 +873,8 @@ TEST_F(ChangeStreamTest, ExpandedEventsAppearOnlyWhenAsked) {
 
   std::vector<Document> events = Drain(*full);
   std::vector<std::string> ops;
-  for (const Document& e : events) ops.push_back(Op(e) + " " + std::string(e.Get("ns").Document().Get("coll").String()));
+  for (const Document& e : events)
+    ops.push_back(Op(e) + " " + std::string(e.Get("ns").Document().Get("coll").String()));
   EXPECT_EQ(ops, (std::vector<std::string>{"create c", "insert c", "createIndexes c",
                                            "dropIndexes c", "modify c", "modify c", "create d",
                                            "drop d", "rename c", "create v", "modify v"}));
@@ -877,14 +888,21 @@ TEST_F(ChangeStreamTest, ExpandedEventsAppearOnlyWhenAsked) {
   EXPECT_EQ(plain_ops, (std::vector<std::string>{"insert", "drop", "rename"}));
 
   ASSERT_EQ(events.size(), 11u);
-  auto description = [&](size_t i) { return ToJson(events[i].Get("operationDescription").Document()); };
+  auto description = [&](size_t i) {
+    return ToJson(events[i].Get("operationDescription").Document());
+  };
   EXPECT_EQ(description(0), R"({"idIndex": {"v": 2, "key": {"_id": 1}, "name": "_id_"}})");
   EXPECT_EQ(description(2), R"({"indexes": [{"v": 2, "key": {"x": 1}, "name": "x_1"}]})");
   EXPECT_EQ(description(3), R"({"indexes": [{"v": 2, "key": {"x": 1}, "name": "x_1"}]})");
   EXPECT_EQ(description(4), R"({"changeStreamPreAndPostImages": {"enabled": true}})");
   EXPECT_EQ(description(5), "{}");
-  EXPECT_EQ(ToJson(events[5].Get("stateBeforeChange").Document().Get("collectionOptions").Document().Get(
-                "changeStreamPreAndPostImages").Document()),
+  EXPECT_EQ(ToJson(events[5]
+                       .Get("stateBeforeChange")
+                       .Document()
+                       .Get("collectionOptions")
+                       .Document()
+                       .Get("changeStreamPreAndPostImages")
+                       .Document()),
             R"({"enabled": true})");
   EXPECT_EQ(description(9), R"({"viewOn": "d", "pipeline": []})");
   EXPECT_FALSE(events[9].Get("collectionUUID").ok());  // a view has none
@@ -925,13 +943,21 @@ TEST_F(ChangeStreamTest, DisambiguatedPathsNameEachPartOfAnAmbiguousPath) {
   std::vector<Document> events = Drain(*full);
   ASSERT_EQ(events.size(), 3u);
   auto paths = [&](size_t i) {
-    return ToJson(events[i].Get("updateDescription").Document().Get("disambiguatedPaths").Document());
+    return ToJson(
+        events[i].Get("updateDescription").Document().Get("disambiguatedPaths").Document());
   };
   EXPECT_EQ(paths(0), R"({"a.1": ["a", "1"], "arr.0.1": ["arr", 0, "1"]})");
   EXPECT_EQ(paths(1), R"({"a.1": ["a", "1"]})");
   EXPECT_EQ(paths(2), "{}");
-  EXPECT_TRUE(events[0].Get("updateDescription").Document().Get("disambiguatedPaths")
-                  .Document().Get("arr.0.1").Array().Get("1").IsInt32());
+  EXPECT_TRUE(events[0]
+                  .Get("updateDescription")
+                  .Document()
+                  .Get("disambiguatedPaths")
+                  .Document()
+                  .Get("arr.0.1")
+                  .Array()
+                  .Get("1")
+                  .IsInt32());
   for (const Document& e : Drain(*plain)) {
     EXPECT_FALSE(e.Get("updateDescription").Document().Get("disambiguatedPaths").ok()) << ToJson(e);
   }

@@ -288,8 +288,8 @@ StatusOr<std::optional<Document>> ChangeStreamImpl::MakeEvent(const ChangePositi
   }
   std::optional<Document> before;
   if (pre_image) {
-    ROCKDOC_ASSIGN_OR_RETURN(
-        before, Image(stored, "preImage", options_.full_document_before_change));
+    ROCKDOC_ASSIGN_OR_RETURN(before,
+                             Image(stored, "preImage", options_.full_document_before_change));
   }
   BsonBuilder b;
   b.AppendDocument("_id", token);
@@ -297,8 +297,7 @@ StatusOr<std::optional<Document>> ChangeStreamImpl::MakeEvent(const ChangePositi
     const std::string_view key = e.key();
     if (key == "preImage" || key == "postImage") continue;  // as asked, below
     if (!options_.show_expanded_events &&
-        (key == "collectionUUID" || key == "operationDescription" ||
-         key == "stateBeforeChange")) {
+        (key == "collectionUUID" || key == "operationDescription" || key == "stateBeforeChange")) {
       continue;
     }
     if (key == "ns" && (lookup || post_image)) {

@@ -270,8 +270,8 @@ StatusOr<CollModResult> Database::CollMod(std::string_view collection,
     ROCKDOC_RETURN_IF_ERROR(internal::CheckExpireAfterSeconds(*decoded.index->expire_after_seconds));
   }
   if (decoded.change_stream_pre_and_post_images) {
-    ROCKDOC_RETURN_IF_ERROR(internal::CheckPreAndPostImagesAllowed(
-        name_, *decoded.change_stream_pre_and_post_images));
+    ROCKDOC_RETURN_IF_ERROR(
+        internal::CheckPreAndPostImagesAllowed(name_, *decoded.change_stream_pre_and_post_images));
   }
   std::shared_ptr<const MatchExpression> validator_expr;
   if (decoded.validator) {
@@ -450,10 +450,10 @@ StatusOr<CollModResult> Database::CollMod(std::string_view collection,
                                              .state_before = before_doc}));
   }
   // A collMod that changes nothing still has its modify event, as MongoDB's.
-  Status persisted = options_change || index_change
-                         ? CatalogOf(*engine_).PersistCollection(meta, events)
-                         : (events.empty() ? Status::OK()
-                                           : CatalogOf(*engine_).RecordEvent(events.front()));
+  Status persisted =
+      options_change || index_change
+          ? CatalogOf(*engine_).PersistCollection(meta, events)
+          : (events.empty() ? Status::OK() : CatalogOf(*engine_).RecordEvent(events.front()));
   if (!persisted.ok()) {
     if (options_change) meta.set_options(old);
     if (index != nullptr) {

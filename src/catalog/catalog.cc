@@ -729,8 +729,9 @@ StatusOr<bool> ParsePreAndPostImagesOption(const Element& e, std::string_view co
   std::optional<bool> enabled;
   for (const Element& sub : e.Document()) {
     if (sub.key() != "enabled") {
-      return Status(ErrorCode::kUnknownBsonField,
-                    "BSON field '" + field + "." + std::string(sub.key()) + "' is an unknown field.");
+      return Status(
+          ErrorCode::kUnknownBsonField,
+          "BSON field '" + field + "." + std::string(sub.key()) + "' is an unknown field.");
     }
     if (!sub.IsBool()) return wrong_type(field + ".enabled", sub, "bool");
     enabled = sub.Bool();
@@ -883,8 +884,8 @@ Status Catalog::DropLocked(std::shared_ptr<CollectionMeta> meta) {
           ->WriteMetadata(
               {{Engine::MetadataWrite::Op::kDelete, CatalogMetaKey(meta->db, meta->name), {}},
                {Engine::MetadataWrite::Op::kDelete, CountKey(meta->id), {}}},
-              {CatalogEvent({.operation = "drop", .db = meta->db, .coll = meta->name,
-                             .uuid = meta->uuid})})
+              {CatalogEvent(
+                  {.operation = "drop", .db = meta->db, .coll = meta->name, .uuid = meta->uuid})})
           .WithContext("dropping " + meta->full_name()));
   collections_.erase(Key(meta->db, meta->name));
   // Ids are never reused, so the documents and index entries are
@@ -1118,10 +1119,9 @@ Status Catalog::PersistView(const ViewDefinition& view, const std::vector<std::s
   for (const std::string& d : view.depends_on) b.AppendString("", d);
   b.Close();
   Document doc = std::move(b).Build();
-  return engine_->WriteMetadata(
-      {{Engine::MetadataWrite::Op::kPut, CatalogViewKey(view.db, view.name),
-        std::string(doc.bytes())}},
-      events);
+  return engine_->WriteMetadata({{Engine::MetadataWrite::Op::kPut,
+                                  CatalogViewKey(view.db, view.name), std::string(doc.bytes())}},
+                                events);
 }
 
 Status Catalog::CreateView(ViewDefinition view) {
@@ -1137,11 +1137,10 @@ Status Catalog::CreateView(ViewDefinition view) {
   BsonBuilder description;
   description.AppendString("viewOn", view.view_on).AppendArray("pipeline", view.pipeline.view());
   const Document description_doc = std::move(description).Build();
-  ROCKDOC_RETURN_IF_ERROR(PersistView(
-      view, {CatalogEvent({.operation = "create",
-                           .db = view.db,
-                           .coll = view.name,
-                           .description = description_doc})}));
+  ROCKDOC_RETURN_IF_ERROR(PersistView(view, {CatalogEvent({.operation = "create",
+                                                           .db = view.db,
+                                                           .coll = view.name,
+                                                           .description = description_doc})}));
   views_[key] = std::make_shared<const ViewDefinition>(std::move(view));
   view_count_.store(views_.size(), std::memory_order_release);
   return Status::OK();

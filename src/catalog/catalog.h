@@ -277,9 +277,9 @@ Status CheckPreAndPostImagesAllowed(std::string_view db, bool enabled);
 struct CatalogChange {
   std::string_view operation;
   std::string_view db;
-  std::string_view coll;  // empty: the database's (dropDatabase)
-  std::string_view uuid;  // the collection's; empty: none (a view's)
-  std::string_view to;    // a rename's new name
+  std::string_view coll;      // empty: the database's (dropDatabase)
+  std::string_view uuid;      // the collection's; empty: none (a view's)
+  std::string_view to;        // a rename's new name
   DocumentView description;   // operationDescription; empty: none
   DocumentView state_before;  // stateBeforeChange; empty: none
 };

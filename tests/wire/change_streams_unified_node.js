@@ -25,7 +25,6 @@ if (!uri || !dataDir || !expectedText) {
 
 // What makes a test not applicable beyond its runOnRequirements: one row
 // per reason, with the tests it covers.
-const argumentsOf = (t, name) => t.operations.filter((o) => o.name === name).map((o) => o.arguments || {});
 const kNotApplicable = [
   {
     reason: 'uses failPoint: MongoDB\'s test-only configureFailPoint command, which rockdoc does not have',

@@ -36,8 +36,8 @@ struct Path {
 // is ambiguous (MongoDB 6.1's disambiguatedPaths).
 bool AmbiguousName(std::string_view name) {
   if (name.find('.') != std::string_view::npos) return true;
-  return !name.empty() && std::all_of(name.begin(), name.end(),
-                                      [](char c) { return c >= '0' && c <= '9'; });
+  return !name.empty() &&
+         std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 // Enters a field or an array element of `path`; Leave undoes it.
