@@ -713,6 +713,33 @@ TEST_F(ChangeStreamImagesTest, EventsCarryImagesOnlyForCollectionsThatKeepThem) 
       R"({"operationType": "delete", "ns": {"db": "test", "coll": "kept"}, "documentKey": {"_id": 2}})");
 }
 
+// A transaction's statements record their images as any write does, in the
+// transaction's own batch; an aborted one leaves none.
+TEST_F(ChangeStreamImagesTest, ATransactionsWritesCarryTheirImages) {
+  CreateCollectionOptions with;
+  with.change_stream_pre_and_post_images = true;
+  ASSERT_TRUE(db().CreateCollection("c", with).ok());
+  ASSERT_TRUE(db().GetCollection("c").InsertOne(Json(R"({"_id": 1, "n": 1})")).ok());
+  auto stream = db().GetCollection("c").Watch({}, Images("required"));
+  ASSERT_TRUE(stream.ok());
+  auto session = client_->StartSession();
+  ASSERT_TRUE(session.ok());
+  for (bool commit : {false, true}) {
+    ASSERT_TRUE(session->StartTransaction().ok());
+    Collection c = session->GetDatabase("test").GetCollection("c");
+    ASSERT_TRUE(c.UpdateOne(Json(R"({"_id": 1})"), Json(R"({"$inc": {"n": 1}})")).ok());
+    ASSERT_TRUE(c.DeleteOne(Json(R"({"_id": 1})")).ok());
+    ASSERT_TRUE((commit ? session->CommitTransaction() : session->AbortTransaction()).ok());
+  }
+  std::vector<Document> events = Drain(*stream);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(ImagesOf(events[0]),
+            R"(update fullDocument={"_id": 1, "n": 2} fullDocumentBeforeChange={"_id": 1, "n": 1})");
+  EXPECT_EQ(ImagesOf(events[1]),
+            R"(delete fullDocument=absent fullDocumentBeforeChange={"_id": 1, "n": 2})");
+  EXPECT_TRUE(events[1].Get("lsid").IsDocument());
+}
+
 TEST_F(ChangeStreamImagesTest, RequiredWithoutAnImageIsNoMatchingDocumentAndEndsTheStream) {
   Collection c = db().GetCollection("c");
   ASSERT_TRUE(c.InsertOne(Json(R"({"_id": 1})")).ok());
