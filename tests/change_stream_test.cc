@@ -733,8 +733,9 @@ TEST_F(ChangeStreamImagesTest, ATransactionsWritesCarryTheirImages) {
   }
   std::vector<Document> events = Drain(*stream);
   ASSERT_EQ(events.size(), 2u);
-  EXPECT_EQ(ImagesOf(events[0]),
-            R"(update fullDocument={"_id": 1, "n": 2} fullDocumentBeforeChange={"_id": 1, "n": 1})");
+  EXPECT_EQ(
+      ImagesOf(events[0]),
+      R"(update fullDocument={"_id": 1, "n": 2} fullDocumentBeforeChange={"_id": 1, "n": 1})");
   EXPECT_EQ(ImagesOf(events[1]),
             R"(delete fullDocument=absent fullDocumentBeforeChange={"_id": 1, "n": 2})");
   EXPECT_TRUE(events[1].Get("lsid").IsDocument());
