@@ -373,8 +373,6 @@ TEST_F(ChangeStreamTest, UpdateLookupReadsTheDocumentAsItIsNow) {
             (std::vector<std::string>{"_id", "operationType", "clusterTime", "wallTime",
                                       "fullDocument", "ns", "documentKey", "updateDescription"}));
   ChangeStreamOptions post;
-  post.full_document = "whenAvailable";
-  EXPECT_EQ(c.Watch({}, post).status().code(), ErrorCode::kNotImplemented);
   post.full_document = "sometimes";
   EXPECT_EQ(c.Watch({}, post).status().code(), ErrorCode::kBadValue);
   ChangeStreamOptions negative;
@@ -677,6 +675,362 @@ TEST_F(ChangeStreamTest, TheAggregateCommandOpensAStreamThatGetMoreContinues) {
           .Get("code")
           .Int32(),
       40602);
+}
+
+}  // namespace
+}  // namespace rockdoc
+
+namespace rockdoc {
+namespace {
+
+// Pre- and post-images (MongoDB 6.0's changeStreamPreAndPostImages): a
+// collection with the option on records, with each update, replace and
+// delete event, the document before (and an update's after); streams show
+// them as fullDocumentBeforeChange and fullDocument "whenAvailable" /
+// "required", null where the collection kept none.
+class ChangeStreamImagesTest : public ChangeStreamTest {
+ protected:
+  static ChangeStreamOptions Images(std::string_view mode) {
+    ChangeStreamOptions o;
+    o.full_document = std::string(mode);
+    o.full_document_before_change = std::string(mode);
+    return o;
+  }
+  Status SetImages(std::string_view coll, bool on) {
+    CollModOptions mod;
+    mod.change_stream_pre_and_post_images = on;
+    return db().CollMod(coll, mod).status();
+  }
+  // The fields a document event carries, images shown in JSON.
+  static std::string ImagesOf(const Document& e) {
+    std::string out = Op(e);
+    for (const char* f : {"fullDocument", "fullDocumentBeforeChange"}) {
+      Element v = e.Get(f);
+      out += std::string(" ") + f + "=" +
+             (!v.ok()      ? "absent"
+              : v.IsNull() ? "null"
+                           : ToJson(v.Document()));
+    }
+    return out;
+  }
+};
+
+TEST_F(ChangeStreamImagesTest, EventsCarryImagesOnlyForCollectionsThatKeepThem) {
+  CreateCollectionOptions with;
+  with.change_stream_pre_and_post_images = true;
+  ASSERT_TRUE(db().CreateCollection("kept", with).ok());
+  auto stream = db().Watch({}, Images("whenAvailable"));
+  ASSERT_TRUE(stream.ok()) << stream.status();
+  for (const char* name : {"kept", "plain"}) {
+    Collection c = db().GetCollection(name);
+    ASSERT_TRUE(c.InsertOne(Json(R"({"_id": 1, "a": 1})")).ok());
+    ASSERT_TRUE(c.UpdateOne(Json(R"({"_id": 1})"), Json(R"({"$inc": {"a": 1}})")).ok());
+    ASSERT_TRUE(c.ReplaceOne(Json(R"({"_id": 1})"), Json(R"({"b": 1})")).ok());
+    ASSERT_TRUE(c.DeleteOne(Json(R"({"_id": 1})")).ok());
+  }
+  std::vector<Document> events = Drain(*stream);
+  std::vector<std::string> seen;
+  for (const Document& e : events) seen.push_back(ImagesOf(e));
+  EXPECT_EQ(
+      seen,
+      (std::vector<std::string>{
+          R"(insert fullDocument={"_id": 1, "a": 1} fullDocumentBeforeChange=absent)",
+          R"(update fullDocument={"_id": 1, "a": 2} fullDocumentBeforeChange={"_id": 1, "a": 1})",
+          R"(replace fullDocument={"_id": 1, "b": 1} fullDocumentBeforeChange={"_id": 1, "a": 2})",
+          R"(delete fullDocument=absent fullDocumentBeforeChange={"_id": 1, "b": 1})",
+          R"(insert fullDocument={"_id": 1, "a": 1} fullDocumentBeforeChange=absent)",
+          "update fullDocument=null fullDocumentBeforeChange=null",
+          R"(replace fullDocument={"_id": 1, "b": 1} fullDocumentBeforeChange=null)",
+          "delete fullDocument=absent fullDocumentBeforeChange=null",
+      }));
+  // "off" and "default": no image field at all, as before.
+  auto plain = db().Watch({}, ChangeStreamOptions());
+  ASSERT_TRUE(plain.ok());
+  ASSERT_TRUE(db().GetCollection("kept").InsertOne(Json(R"({"_id": 2})")).ok());
+  ASSERT_TRUE(db().GetCollection("kept").DeleteOne(Json(R"({"_id": 2})")).ok());
+  std::vector<Document> quiet = Drain(*plain);
+  ASSERT_EQ(quiet.size(), 2u);
+  EXPECT_EQ(
+      Shape(quiet[1]),
+      R"({"operationType": "delete", "ns": {"db": "test", "coll": "kept"}, "documentKey": {"_id": 2}})");
+}
+
+// A transaction's statements record their images as any write does, in the
+// transaction's own batch; an aborted one leaves none.
+TEST_F(ChangeStreamImagesTest, ATransactionsWritesCarryTheirImages) {
+  CreateCollectionOptions with;
+  with.change_stream_pre_and_post_images = true;
+  ASSERT_TRUE(db().CreateCollection("c", with).ok());
+  ASSERT_TRUE(db().GetCollection("c").InsertOne(Json(R"({"_id": 1, "n": 1})")).ok());
+  auto stream = db().GetCollection("c").Watch({}, Images("required"));
+  ASSERT_TRUE(stream.ok());
+  auto session = client_->StartSession();
+  ASSERT_TRUE(session.ok());
+  for (bool commit : {false, true}) {
+    ASSERT_TRUE(session->StartTransaction().ok());
+    Collection c = session->GetDatabase("test").GetCollection("c");
+    ASSERT_TRUE(c.UpdateOne(Json(R"({"_id": 1})"), Json(R"({"$inc": {"n": 1}})")).ok());
+    ASSERT_TRUE(c.DeleteOne(Json(R"({"_id": 1})")).ok());
+    ASSERT_TRUE((commit ? session->CommitTransaction() : session->AbortTransaction()).ok());
+  }
+  std::vector<Document> events = Drain(*stream);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(
+      ImagesOf(events[0]),
+      R"(update fullDocument={"_id": 1, "n": 2} fullDocumentBeforeChange={"_id": 1, "n": 1})");
+  EXPECT_EQ(ImagesOf(events[1]),
+            R"(delete fullDocument=absent fullDocumentBeforeChange={"_id": 1, "n": 2})");
+  EXPECT_TRUE(events[1].Get("lsid").IsDocument());
+}
+
+TEST_F(ChangeStreamImagesTest, RequiredWithoutAnImageIsNoMatchingDocumentAndEndsTheStream) {
+  Collection c = db().GetCollection("c");
+  ASSERT_TRUE(c.InsertOne(Json(R"({"_id": 1})")).ok());
+  for (const char* which : {"pre", "post"}) {
+    ChangeStreamOptions o;
+    if (std::string_view(which) == "pre") {
+      o.full_document_before_change = "required";
+    } else {
+      o.full_document = "required";
+    }
+    auto stream = c.Watch({}, o);
+    ASSERT_TRUE(stream.ok());
+    ASSERT_TRUE(c.UpdateOne(Json(R"({"_id": 1})"), Json(R"({"$inc": {"n": 1}})")).ok());
+    auto next = stream->TryNext();
+    ASSERT_FALSE(next.ok()) << which;
+    EXPECT_EQ(next.status().code(), ErrorCode::kNoMatchingDocument);
+    EXPECT_EQ(next.status().message().rfind(
+                  std::string("Change stream was configured to require a ") + which +
+                      "-image for all update, delete and replace "
+                      "events, but the " +
+                      which + "-image was not found for event: ",
+                  0),
+              0u)
+        << next.status();
+    EXPECT_TRUE(stream->closed());
+  }
+  // With the images kept, required gives them.
+  ASSERT_TRUE(SetImages("c", true).ok());
+  auto stream = c.Watch({}, Images("required"));
+  ASSERT_TRUE(stream.ok());
+  ASSERT_TRUE(c.UpdateOne(Json(R"({"_id": 1})"), Json(R"({"$set": {"n": 9}})")).ok());
+  std::vector<Document> events = Drain(*stream);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(
+      ImagesOf(events[0]),
+      R"(update fullDocument={"_id": 1, "n": 9} fullDocumentBeforeChange={"_id": 1, "n": 2})");
+  ChangeStreamOptions bad;
+  bad.full_document_before_change = "sometimes";
+  EXPECT_EQ(c.Watch({}, bad).status().code(), ErrorCode::kBadValue);
+}
+
+TEST_F(ChangeStreamImagesTest, CollModTurnsThemOnAndOffFromTheNextWriteAndTheCatalogKeepsIt) {
+  Collection c = db().GetCollection("c");
+  ASSERT_TRUE(c.InsertOne(Json(R"({"_id": 1, "n": 0})")).ok());
+  auto stream = c.Watch({}, Images("whenAvailable"));
+  ASSERT_TRUE(stream.ok());
+  auto options_of = [&]() {
+    auto infos = db().ListCollections();
+    EXPECT_TRUE(infos.ok());
+    for (const auto& info : *infos) {
+      if (info.name == "c") return ToJson(info.options);
+    }
+    return std::string("missing");
+  };
+  EXPECT_EQ(options_of(), "{}");
+  ASSERT_TRUE(SetImages("c", true).ok());
+  EXPECT_EQ(options_of(), R"({"changeStreamPreAndPostImages": {"enabled": true}})");
+  ASSERT_TRUE(c.UpdateOne(Json(R"({"_id": 1})"), Json(R"({"$inc": {"n": 1}})")).ok());
+  ASSERT_TRUE(SetImages("c", false).ok());
+  EXPECT_EQ(options_of(), "{}");
+  ASSERT_TRUE(c.UpdateOne(Json(R"({"_id": 1})"), Json(R"({"$inc": {"n": 1}})")).ok());
+  std::vector<Document> events = Drain(*stream);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(
+      ImagesOf(events[0]),
+      R"(update fullDocument={"_id": 1, "n": 1} fullDocumentBeforeChange={"_id": 1, "n": 0})");
+  EXPECT_EQ(ImagesOf(events[1]), "update fullDocument=null fullDocumentBeforeChange=null");
+  // Persisted: after a restart the collection still keeps them, and the
+  // events written before it still hold theirs.
+  ASSERT_TRUE(SetImages("c", true).ok());
+  Open();
+  EXPECT_EQ(options_of(), R"({"changeStreamPreAndPostImages": {"enabled": true}})");
+  ChangeStreamOptions resume = Images("whenAvailable");
+  resume.start_at_operation_time = events[0].Get("clusterTime").Timestamp();
+  auto again = db().GetCollection("c").Watch({}, resume);
+  ASSERT_TRUE(again.ok());
+  ASSERT_TRUE(db().GetCollection("c").DeleteOne(Json(R"({"_id": 1})")).ok());
+  std::vector<Document> replayed = Drain(*again);
+  ASSERT_EQ(replayed.size(), 3u);
+  EXPECT_EQ(ImagesOf(replayed[0]), ImagesOf(events[0]));
+  EXPECT_EQ(ImagesOf(replayed[2]),
+            R"(delete fullDocument=absent fullDocumentBeforeChange={"_id": 1, "n": 2})");
+}
+
+TEST_F(ChangeStreamImagesTest, TheOptionIsDecodedStrictlyAsMongoDBsIdl) {
+  auto error = [&](std::string_view json) {
+    Document reply = client_->RunCommand("test", Json(json));
+    return std::to_string(static_cast<int64_t>(reply.Get("code").NumberAsDouble())) + " " +
+           std::string(reply.Get("errmsg").String());
+  };
+  EXPECT_EQ(error(R"({"create": "x", "changeStreamPreAndPostImages": true})"),
+            "14 BSON field 'create.changeStreamPreAndPostImages' is the wrong type 'bool', "
+            "expected type 'object'");
+  EXPECT_EQ(error(R"({"create": "x", "changeStreamPreAndPostImages": {}})"),
+            "40414 BSON field 'create.changeStreamPreAndPostImages.enabled' is missing but a "
+            "required field");
+  EXPECT_EQ(error(R"({"create": "x", "changeStreamPreAndPostImages": {"enabled": 1}})"),
+            "14 BSON field 'create.changeStreamPreAndPostImages.enabled' is the wrong type 'int', "
+            "expected type 'bool'");
+  EXPECT_EQ(error(R"({"create": "x", "changeStreamPreAndPostImages": {"enabled": true, "x": 1}})"),
+            "40415 BSON field 'create.changeStreamPreAndPostImages.x' is an unknown field.");
+  EXPECT_EQ(
+      error(R"({"create": "v", "viewOn": "x", "changeStreamPreAndPostImages": {"enabled": true}})")
+          .substr(0, 3),
+      "72 ");
+  ASSERT_TRUE(db().CreateCollection("y").ok());
+  EXPECT_EQ(error(R"({"collMod": "y", "changeStreamPreAndPostImages": {"enabled": true, "x": 1}})"),
+            "40415 BSON field 'collMod.changeStreamPreAndPostImages.x' is an unknown field.");
+  // Not in MongoDB's own databases, nor on a view: InvalidOptions (72).
+  for (const char* internal : {"admin", "config", "local"}) {
+    Document refused = client_->RunCommand(
+        internal, Json(R"({"create": "z", "changeStreamPreAndPostImages": {"enabled": true}})"));
+    EXPECT_EQ(refused.Get("code").NumberAsDouble(), 72) << internal << ToJson(refused);
+    CollModOptions on;
+    on.change_stream_pre_and_post_images = true;
+    ASSERT_TRUE(client_->GetDatabase(internal).CreateCollection("z").ok());
+    EXPECT_EQ(client_->GetDatabase(internal).CollMod("z", on).status().code(),
+              ErrorCode::kInvalidOptions);
+  }
+  CreateCollectionOptions view;
+  view.view_on = "y";
+  ASSERT_TRUE(db().CreateCollection("w", view).ok());
+  EXPECT_EQ(
+      error(R"({"collMod": "w", "changeStreamPreAndPostImages": {"enabled": true}})").substr(0, 3),
+      "72 ");
+  auto names = db().ListCollectionNames();
+  ASSERT_TRUE(names.ok());
+  EXPECT_EQ(*names, (std::vector<std::string>{"w", "y"}));  // nothing half-created
+}
+
+// showExpandedEvents: the DDL events (create, createIndexes, dropIndexes,
+// modify) and the expanded fields, each written with its catalog change;
+// a stream without it sees none of them.
+TEST_F(ChangeStreamTest, ExpandedEventsAppearOnlyWhenAsked) {
+  ChangeStreamOptions expanded;
+  expanded.show_expanded_events = true;
+  auto full = db().Watch({}, expanded);
+  auto plain = db().Watch();
+  ASSERT_TRUE(full.ok() && plain.ok());
+  Collection c = db().GetCollection("c");
+  ASSERT_TRUE(db().CreateCollection("c").ok());
+  ASSERT_TRUE(c.InsertOne(Json(R"({"_id": 1})")).ok());
+  ASSERT_TRUE(c.CreateIndex(Json(R"({"x": 1})")).ok());
+  ASSERT_TRUE(c.DropIndex("x_1").ok());
+  CollModOptions mod;
+  mod.change_stream_pre_and_post_images = true;
+  ASSERT_TRUE(db().CollMod("c", mod).ok());
+  ASSERT_TRUE(db().CollMod("c", CollModOptions()).ok());  // a modify event too
+  ASSERT_TRUE(db().CreateCollection("d").ok());
+  ASSERT_TRUE(db().RenameCollection("c", "d", /*drop_target=*/true).ok());
+  CreateCollectionOptions view;
+  view.view_on = "d";
+  ASSERT_TRUE(db().CreateCollection("v", view).ok());
+  CollModOptions redefine;
+  redefine.view_on = "d";
+  redefine.pipeline = Json(R"({"0": {"$match": {"a": 1}}})");  // an array's bytes
+  ASSERT_TRUE(db().CollMod("v", redefine).ok());
+
+  std::vector<Document> events = Drain(*full);
+  std::vector<std::string> ops;
+  for (const Document& e : events)
+    ops.push_back(Op(e) + " " + std::string(e.Get("ns").Document().Get("coll").String()));
+  EXPECT_EQ(ops, (std::vector<std::string>{"create c", "insert c", "createIndexes c",
+                                           "dropIndexes c", "modify c", "modify c", "create d",
+                                           "drop d", "rename c", "create v", "modify v"}));
+  std::vector<std::string> plain_ops;
+  for (const Document& e : Drain(*plain)) {
+    plain_ops.push_back(Op(e));
+    for (const char* f : {"collectionUUID", "operationDescription", "stateBeforeChange"}) {
+      EXPECT_FALSE(e.Get(f).ok()) << f << " in " << ToJson(e);
+    }
+  }
+  EXPECT_EQ(plain_ops, (std::vector<std::string>{"insert", "drop", "rename"}));
+
+  ASSERT_EQ(events.size(), 11u);
+  auto description = [&](size_t i) {
+    return ToJson(events[i].Get("operationDescription").Document());
+  };
+  EXPECT_EQ(description(0), R"({"idIndex": {"v": 2, "key": {"_id": 1}, "name": "_id_"}})");
+  EXPECT_EQ(description(2), R"({"indexes": [{"v": 2, "key": {"x": 1}, "name": "x_1"}]})");
+  EXPECT_EQ(description(3), R"({"indexes": [{"v": 2, "key": {"x": 1}, "name": "x_1"}]})");
+  EXPECT_EQ(description(4), R"({"changeStreamPreAndPostImages": {"enabled": true}})");
+  EXPECT_EQ(description(5), "{}");
+  EXPECT_EQ(ToJson(events[5]
+                       .Get("stateBeforeChange")
+                       .Document()
+                       .Get("collectionOptions")
+                       .Document()
+                       .Get("changeStreamPreAndPostImages")
+                       .Document()),
+            R"({"enabled": true})");
+  EXPECT_EQ(description(9), R"({"viewOn": "d", "pipeline": []})");
+  EXPECT_FALSE(events[9].Get("collectionUUID").ok());  // a view has none
+  EXPECT_EQ(description(10), R"({"viewOn": "d", "pipeline": [{"$match": {"a": 1}}]})");
+  EXPECT_EQ(ToJson(events[10].Get("stateBeforeChange").Document()),
+            R"({"collectionOptions": {"viewOn": "d", "pipeline": []}})");
+  // The rename: `to` as before, and in its description with the UUID of
+  // the collection it replaced.
+  const Document& rename = events[8];
+  EXPECT_EQ(ToJson(rename.Get("to").Document()), R"({"db": "test", "coll": "d"})");
+  DocumentView rd = rename.Get("operationDescription").Document();
+  EXPECT_EQ(ToJson(rd.Get("to").Document()), R"({"db": "test", "coll": "d"})");
+  EXPECT_EQ(rd.Get("dropTarget").Binary().data, events[7].Get("collectionUUID").Binary().data);
+  for (size_t i : {0, 1, 2, 3, 4, 8}) {
+    EXPECT_EQ(events[i].Get("collectionUUID").Binary().data,
+              events[0].Get("collectionUUID").Binary().data)
+        << i;
+  }
+}
+
+// disambiguatedPaths (MongoDB 6.1): under showExpandedEvents, for each
+// changed path that a dotted path leaves ambiguous (a field named like an
+// array index, or holding a dot), its parts, array indexes as integers;
+// {} when none is.
+TEST_F(ChangeStreamTest, DisambiguatedPathsNameEachPartOfAnAmbiguousPath) {
+  Collection c = db().GetCollection("c");
+  ASSERT_TRUE(c.InsertOne(Json(R"({"_id": 1, "a": {"1": 1}, "arr": [{"1": 1}, 5], "p": 1})")).ok());
+  ChangeStreamOptions expanded;
+  expanded.show_expanded_events = true;
+  auto full = c.Watch({}, expanded);
+  auto plain = c.Watch();
+  ASSERT_TRUE(full.ok() && plain.ok());
+  ASSERT_TRUE(c.UpdateOne(Json(R"({"_id": 1})"),
+                          Json(R"({"$set": {"a.1": 2, "arr.0.1": 2, "arr.1": 6, "p": 2}})"))
+                  .ok());
+  ASSERT_TRUE(c.UpdateOne(Json(R"({"_id": 1})"), Json(R"({"$unset": {"a.1": 1}})")).ok());
+  ASSERT_TRUE(c.UpdateOne(Json(R"({"_id": 1})"), Json(R"({"$set": {"p": 3}})")).ok());
+  std::vector<Document> events = Drain(*full);
+  ASSERT_EQ(events.size(), 3u);
+  auto paths = [&](size_t i) {
+    return ToJson(
+        events[i].Get("updateDescription").Document().Get("disambiguatedPaths").Document());
+  };
+  EXPECT_EQ(paths(0), R"({"a.1": ["a", "1"], "arr.0.1": ["arr", 0, "1"]})");
+  EXPECT_EQ(paths(1), R"({"a.1": ["a", "1"]})");
+  EXPECT_EQ(paths(2), "{}");
+  EXPECT_TRUE(events[0]
+                  .Get("updateDescription")
+                  .Document()
+                  .Get("disambiguatedPaths")
+                  .Document()
+                  .Get("arr.0.1")
+                  .Array()
+                  .Get("1")
+                  .IsInt32());
+  for (const Document& e : Drain(*plain)) {
+    EXPECT_FALSE(e.Get("updateDescription").Document().Get("disambiguatedPaths").ok()) << ToJson(e);
+  }
 }
 
 }  // namespace

@@ -526,10 +526,9 @@ TEST_F(CommandTest, CreateOptionsDecodedFromOneTable) {
   EXPECT_EQ(Error(R"({"create": "c", "bogus": 1})"),
             "40415 Location40415: BSON field 'create.bogus' is an unknown field.");
   // Options MongoDB has and rockdoc lacks: NotImplemented, never ignored.
-  for (const char* name :
-       {"autoIndexId", "idIndex", "indexOptionDefaults", "collation",
-        "changeStreamPreAndPostImages", "timeseries", "clusteredIndex", "expireAfterSeconds",
-        "encryptedFields", "storageEngine", "temp", "flags"}) {
+  for (const char* name : {"autoIndexId", "idIndex", "indexOptionDefaults", "collation",
+                           "timeseries", "clusteredIndex", "expireAfterSeconds", "encryptedFields",
+                           "storageEngine", "temp", "flags"}) {
     EXPECT_EQ(Error(std::string(R"({"create": "c", ")") + name + R"(": 1})"),
               std::string("238 NotImplemented: The createCollection option '") + name +
                   "' is not supported by rockdoc");

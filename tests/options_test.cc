@@ -234,7 +234,6 @@ const char* const kUnsupportedCollectionOptions[] = {
     R"({"timeseries": {"timeField": "t"}})",
     R"({"clusteredIndex": {"key": {"_id": 1}, "unique": true}})",
     R"({"collation": {"locale": "fr"}})",
-    R"({"changeStreamPreAndPostImages": {"enabled": true}})",
     R"({"expireAfterSeconds": 60})",
     R"({"storageEngine": {}})",
     R"({"indexOptionDefaults": {}})",

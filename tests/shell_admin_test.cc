@@ -122,9 +122,8 @@ TEST_F(ShellTest, CreateCollection) {
 
 TEST_F(ShellTest, CreateCollectionOptionsRockdocLacksAreRefused) {
   for (const char* options :
-       {"{timeseries: {timeField: 't'}}",
-        "{clusteredIndex: {key: {_id: 1}, unique: true}}", "{collation: {locale: 'fr'}}",
-        "{changeStreamPreAndPostImages: {enabled: true}}", "{expireAfterSeconds: 60}"}) {
+       {"{timeseries: {timeField: 't'}}", "{clusteredIndex: {key: {_id: 1}, unique: true}}",
+        "{collation: {locale: 'fr'}}", "{expireAfterSeconds: 60}"}) {
     EXPECT_EQ(
         Show(std::string("try { db.createCollection('x', ") + options + ") } catch (e) { e.code }"),
         "238\n")

@@ -122,8 +122,8 @@ TEST_F(ShellTest, WatchOptionsAreTheCursorsOrTheStagesAndNoneIsIgnored) {
   // layer's table refuses it.
   EXPECT_EQ(Show("try { db.c.watch([], {bogus: 1}) } catch (e) { [e.code, e.message] }"),
             "[ 40415, \"BSON field '$changeStream.bogus' is an unknown field.\" ]\n");
-  EXPECT_EQ(Show("try { db.c.watch([], {fullDocument: 'whenAvailable'}) } catch (e) { e.code }"),
-            CodeLine(ErrorCode::kNotImplemented));
+  EXPECT_EQ(Show("try { db.c.watch([], {fullDocument: 'sometimes'}) } catch (e) { e.code }"),
+            CodeLine(ErrorCode::kBadValue));
   EXPECT_EQ(Show("try { db.c.watch([{$group: {_id: 1}}]) } catch (e) { e.code }"),
             CodeLine(ErrorCode::kIllegalOperation));
   EXPECT_EQ(Show("try { db.c.watch('x') } catch (e) { e.message }"),

@@ -442,9 +442,9 @@ class ROCKDOC_EXPORT Cursor {
 // ($match, $project, $addFields, $set, $unset, $replaceRoot,
 // $replaceWith, $redact); another is IllegalOperation (20). Watch inside
 // a multi-document transaction is OperationNotSupportedInTransaction (263).
-// Not yet (NotImplemented, 238): showExpandedEvents, and pre- and
-// post-images (fullDocument "whenAvailable"/"required",
-// fullDocumentBeforeChange).
+// Pre- and post-images (fullDocument "whenAvailable"/"required",
+// fullDocumentBeforeChange) and the expanded events (showExpandedEvents):
+// ChangeStreamOptions.
 //
 //   auto stream = db.GetCollection("orders").Watch();
 //   while (auto event = stream->Next()) { if (*event) Use(**event); }

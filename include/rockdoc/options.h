@@ -126,9 +126,16 @@ struct ClientOptions {
 struct ChangeStreamOptions {
   // What an update event's fullDocument holds: "default" (none),
   // "updateLookup" (the document as it is when the event is read, null
-  // when it is gone). "whenAvailable" and "required" (post-images) are
-  // NotImplemented (238), as is fullDocumentBeforeChange other than "off".
+  // when it is gone), "whenAvailable" (the post-image: the document as the
+  // update left it, recorded with the event when its collection had
+  // changeStreamPreAndPostImages enabled; null otherwise), "required" (the
+  // same, and an event without one fails the stream with
+  // NoMatchingDocument, 47). Another value is BadValue.
   std::string full_document = "default";
+  // fullDocumentBeforeChange of update, replace and delete events: "off"
+  // (none), "whenAvailable" (the pre-image, the document before the change,
+  // recorded as the post-image is; null otherwise), "required" (the same,
+  // and NoMatchingDocument, 47, without one).
   std::string full_document_before_change = "off";
   // Where the stream starts (at most one of the three; none: now):
   // after the event whose _id (resume token) is given (startAfter also
@@ -137,7 +144,11 @@ struct ChangeStreamOptions {
   std::optional<Document> resume_after;
   std::optional<Document> start_after;
   std::optional<BsonTimestamp> start_at_operation_time;
-  // showExpandedEvents: NotImplemented (238) for now.
+  // showExpandedEvents (MongoDB 6.0+): the DDL events create,
+  // createIndexes, dropIndexes and modify, and the expanded fields:
+  // collectionUUID, operationDescription (create, createIndexes,
+  // dropIndexes, modify, rename), modify's stateBeforeChange, and
+  // updateDescription.disambiguatedPaths. Without it none of these appear.
   bool show_expanded_events = false;
   // How long ChangeStream::Next waits for an event (maxAwaitTimeMS).
   int64_t max_await_time_ms = 1000;
@@ -422,6 +433,12 @@ struct CreateCollectionOptions {
   // option; `pipeline` without `view_on` is InvalidOptions.
   std::optional<std::string> view_on;
   std::optional<Document> pipeline;
+  // changeStreamPreAndPostImages: {enabled}: whether each update, replace
+  // and delete records the document as it was (and an update as it became)
+  // with its change event, for change streams' fullDocumentBeforeChange and
+  // fullDocument "whenAvailable"/"required" (ChangeStreamOptions). A view
+  // takes no such option (InvalidOptions, 72).
+  std::optional<bool> change_stream_pre_and_post_images;
 };
 
 // collMod's `index`: which index (by name, or by key pattern: exactly one
@@ -453,6 +470,9 @@ struct CollModOptions {
   // A view's new definition: both, and nothing else.
   std::optional<std::string> view_on;
   std::optional<Document> pipeline;  // an array of stages
+  // Turns the recording of pre- and post-images on or off from the next
+  // write on (CreateCollectionOptions::change_stream_pre_and_post_images).
+  std::optional<bool> change_stream_pre_and_post_images;
 };
 
 enum class ExplainVerbosity { kQueryPlanner, kExecutionStats, kAllPlansExecution };

@@ -27,6 +27,7 @@
 #include "pipeline/planning.h"
 #include "pipeline/stage.h"
 #include "rockdoc/client.h"
+#include "rockdoc/json.h"
 #include "storage/change_log.h"
 
 namespace rockdoc {
@@ -137,6 +138,14 @@ class ChangeStreamImpl {
   // stream (its collection dropped or renamed, its database dropped).
   StatusOr<std::optional<Document>> MakeEvent(const ChangePosition& p, const Document& token,
                                               DocumentView stored, bool* invalidates);
+  // The stored event's image `field` ("preImage", "postImage"), nullopt
+  // when it has none; with `mode` "required", none is NoMatchingDocument
+  // (47), which ends the stream.
+  StatusOr<std::optional<Document>> Image(DocumentView stored, std::string_view field,
+                                          std::string_view mode) const;
+  // An update event's updateDescription as the stream shows it
+  // (disambiguatedPaths under showExpandedEvents only).
+  void AppendUpdateDescription(DocumentView stored, BsonBuilder* b) const;
 
   std::shared_ptr<Engine> engine_;
   std::string db_, coll_;
@@ -167,25 +176,14 @@ StatusOr<std::unique_ptr<ChangeStreamImpl>> ChangeStreamImpl::Open(
     return BadValue("maxAwaitTimeMS must be >= 0, not " +
                     std::to_string(options.max_await_time_ms));
   }
-  if (options.full_document != "default" && options.full_document != "updateLookup") {
-    if (options.full_document == "whenAvailable" || options.full_document == "required") {
-      return Status(ErrorCode::kNotImplemented,
-                    "fullDocument: '" + options.full_document +
-                        "' (post-images) is not supported by rockdoc yet");
-    }
+  if (options.full_document != "default" && options.full_document != "updateLookup" &&
+      options.full_document != "whenAvailable" && options.full_document != "required") {
     return BadValue("Enumeration value '" + options.full_document +
                     "' for field 'fullDocument' is not a valid value.");
   }
-  if (options.show_expanded_events) {
-    return Status(ErrorCode::kNotImplemented, "showExpandedEvents is not supported by rockdoc yet");
-  }
-  if (options.full_document_before_change != "off") {
-    if (options.full_document_before_change == "whenAvailable" ||
-        options.full_document_before_change == "required") {
-      return Status(ErrorCode::kNotImplemented,
-                    "fullDocumentBeforeChange: '" + options.full_document_before_change +
-                        "' (pre-images) is not supported by rockdoc yet");
-    }
+  if (options.full_document_before_change != "off" &&
+      options.full_document_before_change != "whenAvailable" &&
+      options.full_document_before_change != "required") {
     return BadValue("Enumeration value '" + options.full_document_before_change +
                     "' for field 'fullDocumentBeforeChange' is not a valid value.");
   }
@@ -266,22 +264,43 @@ StatusOr<std::optional<Document>> ChangeStreamImpl::MakeEvent(const ChangePositi
     return std::optional<Document>();
   }
   const std::string_view op = stored.Get("operationType").String();
+  // The DDL events of showExpandedEvents (MongoDB 6.0's), hidden without it.
+  if (!options_.show_expanded_events &&
+      (op == "create" || op == "createIndexes" || op == "dropIndexes" || op == "modify")) {
+    return std::optional<Document>();
+  }
   *invalidates =
       coll_.empty() ? !db_.empty() && op == "dropDatabase" : op == "drop" || op == "rename";
   const bool lookup = options_.full_document == "updateLookup" && op == "update";
+  // fullDocument "whenAvailable"/"required": an update's post-image.
+  const bool post_image = op == "update" && (options_.full_document == "whenAvailable" ||
+                                             options_.full_document == "required");
+  const bool pre_image = options_.full_document_before_change != "off" &&
+                         (op == "update" || op == "replace" || op == "delete");
   std::optional<Document> current;
   if (lookup) {
     BsonBuilder filter;
     filter.AppendElement(*stored.Get("documentKey").Document().begin());
     Collection c = ClientAccess::DatabaseOf(engine_, std::string(db)).GetCollection(coll);
     ROCKDOC_ASSIGN_OR_RETURN(current, c.FindOne(std::move(filter).Build()));
+  } else if (post_image) {
+    ROCKDOC_ASSIGN_OR_RETURN(current, Image(stored, "postImage", options_.full_document));
+  }
+  std::optional<Document> before;
+  if (pre_image) {
+    ROCKDOC_ASSIGN_OR_RETURN(before,
+                             Image(stored, "preImage", options_.full_document_before_change));
   }
   BsonBuilder b;
   b.AppendDocument("_id", token);
   for (const Element& e : stored) {
     const std::string_view key = e.key();
-    if (key == "collectionUUID" && !options_.show_expanded_events) continue;
-    if (key == "ns" && lookup) {
+    if (key == "preImage" || key == "postImage") continue;  // as asked, below
+    if (!options_.show_expanded_events &&
+        (key == "collectionUUID" || key == "operationDescription" || key == "stateBeforeChange")) {
+      continue;
+    }
+    if (key == "ns" && (lookup || post_image)) {
       // fullDocument goes where an insert's is: before ns.
       if (current) {
         b.AppendDocument("fullDocument", *current);
@@ -289,12 +308,62 @@ StatusOr<std::optional<Document>> ChangeStreamImpl::MakeEvent(const ChangePositi
         b.AppendNull("fullDocument");
       }
     }
+    if (key == "updateDescription" && e.IsDocument()) {
+      AppendUpdateDescription(e.Document(), &b);
+      continue;
+    }
     b.AppendElement(e);
     if (key == "operationType") {
       b.AppendTimestamp("clusterTime", BsonTimestamp::FromUint64(p.cluster_time));
     }
   }
+  if (pre_image) {
+    if (before) {
+      b.AppendDocument("fullDocumentBeforeChange", *before);
+    } else {
+      b.AppendNull("fullDocumentBeforeChange");
+    }
+  }
   return std::optional<Document>(std::move(b).Build());
+}
+
+StatusOr<std::optional<Document>> ChangeStreamImpl::Image(DocumentView stored,
+                                                          std::string_view field,
+                                                          std::string_view mode) const {
+  Element image = stored.Get(field);
+  if (image.IsDocument()) {
+    return std::optional<Document>(Document::AdoptValidated(std::string(image.Document().bytes())));
+  }
+  if (mode != "required") return std::optional<Document>();
+  // MongoDB's words (its event as it stands, without the images).
+  const bool pre = field == "preImage";
+  BsonBuilder shown;
+  for (const Element& e : stored) {
+    if (e.key() != "preImage" && e.key() != "postImage") shown.AppendElement(e);
+  }
+  return Status(ErrorCode::kNoMatchingDocument,
+                std::string("Change stream was configured to require a ") +
+                    (pre ? "pre-image" : "post-image") +
+                    " for all update, delete and replace events, but the " +
+                    (pre ? "pre-image" : "post-image") + " was not found for event: " +
+                    ToJson(std::move(shown).Build(), JsonFormat::kShell));
+}
+
+void ChangeStreamImpl::AppendUpdateDescription(DocumentView stored, BsonBuilder* b) const {
+  // disambiguatedPaths is an expanded field: {} when no path was ambiguous.
+  b->OpenDocument("updateDescription");
+  bool disambiguated = false;
+  for (const Element& e : stored) {
+    if (e.key() == "disambiguatedPaths") {
+      if (!options_.show_expanded_events) continue;
+      disambiguated = true;
+    }
+    b->AppendElement(e);
+  }
+  if (options_.show_expanded_events && !disambiguated) {
+    b->OpenDocument("disambiguatedPaths").Close();
+  }
+  b->Close();
 }
 
 StatusOr<bool> ChangeStreamImpl::ReadBatch() {
@@ -374,7 +443,18 @@ StatusOr<std::optional<Document>> ChangeStreamImpl::Next(int64_t wait_ms) {
       closed_ = true;
       break;
     }
-    ROCKDOC_ASSIGN_OR_RETURN(bool to_end, ReadBatch());
+    StatusOr<bool> read = ReadBatch();
+    if (!read.ok()) {
+      // An event the stream cannot give (a required image missing, 47; a
+      // stage that changed its _id, 280) ends it, as MongoDB kills its
+      // cursor: the events read with it go too.
+      if (read.status().code() == ErrorCode::kNoMatchingDocument ||
+          read.status().code() == ErrorCode::kChangeStreamFatalError) {
+        Close();
+      }
+      return read.status();
+    }
+    const bool to_end = *read;
     if (!ready_.empty() || !to_end) continue;
     if (waited || wait_ms <= 0) break;
     Wait(wait_ms, nullptr);

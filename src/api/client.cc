@@ -284,6 +284,10 @@ StatusOr<CollModResult> Database::CollMod(std::string_view collection,
   if (decoded.index && decoded.index->expire_after_seconds) {
     ROCKDOC_RETURN_IF_ERROR(internal::CheckExpireAfterSeconds(*decoded.index->expire_after_seconds));
   }
+  if (decoded.change_stream_pre_and_post_images) {
+    ROCKDOC_RETURN_IF_ERROR(
+        internal::CheckPreAndPostImagesAllowed(name_, *decoded.change_stream_pre_and_post_images));
+  }
   std::shared_ptr<const MatchExpression> validator_expr;
   if (decoded.validator) {
     ROCKDOC_ASSIGN_OR_RETURN(validator_expr,
@@ -296,7 +300,8 @@ StatusOr<CollModResult> Database::CollMod(std::string_view collection,
   if (CatalogOf(*engine_).FindView(name_, collection) != nullptr) {
     // A view's definition: viewOn and pipeline together, nothing else.
     if (decoded.index || decoded.validator || decoded.validation_level ||
-        decoded.validation_action || decoded.capped_size || decoded.capped_max) {
+        decoded.validation_action || decoded.capped_size || decoded.capped_max ||
+        decoded.change_stream_pre_and_post_images) {
       return Status(ErrorCode::kInvalidOptions,
                     "a view's collMod takes viewOn and pipeline only: " + ns + " is a view");
     }
@@ -321,19 +326,68 @@ StatusOr<CollModResult> Database::CollMod(std::string_view collection,
   if (lock.meta() == nullptr) {
     return Status(ErrorCode::kNamespaceNotFound, "ns does not exist: " + ns);
   }
+  internal::CollectionMeta& meta = *lock.meta();
   CollModResult result;
-  if ((decoded.capped_size || decoded.capped_max) && !lock.meta()->is_capped()) {
+  if ((decoded.capped_size || decoded.capped_max) && !meta.is_capped()) {
     return Status(ErrorCode::kInvalidOptions,
                   "Collection " + ns + " is not capped: cappedSize and cappedMax apply to capped "
                   "collections only");
   }
-  if (decoded.validator || decoded.validation_level || decoded.validation_action ||
-      decoded.capped_size || decoded.capped_max) {
-    // The validation settings: a new snapshot of the options, published
-    // and persisted under the exclusive lock (writers hold it shared, so
-    // none is between its check and its commit meanwhile), and taken back
-    // if it cannot be persisted.
-    std::shared_ptr<const internal::CollectionOptions> old = lock.meta()->options();
+  // Everything is checked before anything changes, then changed in memory
+  // and persisted in one catalog write with the modify event (taken back
+  // whole if that write fails), so that a collMod happens whole or not.
+  internal::IndexDescriptor* index = nullptr;
+  if (decoded.index) {
+    const CollModIndex& want = *decoded.index;
+    if (want.key_pattern.empty() == want.name.empty()) {
+      return Status(ErrorCode::kInvalidOptions,
+                    "must specify either index name or key pattern for collMod");
+    }
+    if (want.hidden) {
+      const bool id_index = want.name == "_id_" || internal::IsIdIndexPattern(want.key_pattern);
+      ROCKDOC_RETURN_IF_ERROR(internal::CheckHideable(name_, collection, id_index));
+    }
+    std::shared_ptr<const internal::IndexSet> indexes = meta.indexes();
+    const internal::IndexDescriptor* found_index = nullptr;
+    if (!want.name.empty()) {
+      found_index = indexes->FindByName(want.name);
+    } else {
+      std::vector<const internal::IndexDescriptor*> found =
+          indexes->FindByKeyPattern(want.key_pattern);
+      if (found.size() > 1) {
+        return Status(ErrorCode::kAmbiguousIndexKeyPattern,
+                      "index keyPattern " + ToJson(want.key_pattern, JsonFormat::kShell) +
+                          " matches " + std::to_string(found.size()) +
+                          " indexes, must use index name");
+      }
+      if (!found.empty()) found_index = found[0];
+    }
+    if (found_index == nullptr) {
+      return Status(ErrorCode::kIndexNotFound,
+                    "cannot find index " +
+                        (want.name.empty() ? ToJson(want.key_pattern, JsonFormat::kShell)
+                                           : want.name) +
+                        " for ns " + ns);
+    }
+    if (want.expire_after_seconds && !found_index->ttl() && found_index->num_fields() != 1) {
+      return Status(ErrorCode::kInvalidOptions,
+                    "TTL indexes are single-field indexes, compound indexes do not support TTL");
+    }
+    // Changed only under the exclusive lock, published at once (the next
+    // plan sees it; the plan cache is cleared below).
+    index = const_cast<internal::IndexDescriptor*>(found_index);
+  }
+
+  // The modify event's description (what changed) and stateBeforeChange.
+  BsonBuilder description, index_before;
+  std::shared_ptr<const internal::CollectionOptions> old = meta.options();
+  const bool options_change = decoded.validator || decoded.validation_level ||
+                              decoded.validation_action || decoded.capped_size ||
+                              decoded.capped_max || decoded.change_stream_pre_and_post_images;
+  if (options_change) {
+    // A new snapshot of the options, published under the exclusive lock
+    // (writers hold it shared, so none is between its check and its commit
+    // meanwhile).
     auto changed = std::make_shared<internal::CollectionOptions>(*old);
     if (decoded.validator) {
       changed->validator = *decoded.validator;
@@ -350,75 +404,91 @@ StatusOr<CollModResult> Database::CollMod(std::string_view collection,
     // New limits apply from the next insert, as in MongoDB.
     if (decoded.capped_size) changed->capped_size = internal::RoundCappedSize(*decoded.capped_size);
     if (decoded.capped_max) changed->capped_max = std::max<int64_t>(0, *decoded.capped_max);
-    lock.meta()->set_options(changed);
-    Status persisted = CatalogOf(*engine_).PersistCollection(*lock.meta());
-    if (!persisted.ok()) {
-      lock.meta()->set_options(old);
-      return persisted;
+    if (decoded.change_stream_pre_and_post_images) {
+      changed->change_stream_pre_and_post_images = *decoded.change_stream_pre_and_post_images;
     }
+    // The description names the options given, as the new options show them.
+    const Document now = changed->ToDocument();
+    for (const Element& e : now) {
+      const std::string_view k = e.key();
+      if ((k == "validator" && decoded.validator) ||
+          (k == "validationLevel" && decoded.validation_level) ||
+          (k == "validationAction" && decoded.validation_action) ||
+          (k == "size" && decoded.capped_size) || (k == "max" && decoded.capped_max)) {
+        description.AppendElement(e);
+      }
+    }
+    if (decoded.change_stream_pre_and_post_images) {
+      description.OpenDocument("changeStreamPreAndPostImages")
+          .AppendBool("enabled", *decoded.change_stream_pre_and_post_images)
+          .Close();
+    }
+    meta.set_options(changed);
   }
-  if (decoded.index) {
+  const int64_t old_ttl = index != nullptr ? index->expire_after_seconds() : -1;
+  const bool old_hidden = index != nullptr && index->hidden();
+  bool index_change = false;
+  if (index != nullptr) {
     const CollModIndex& want = *decoded.index;
-    if (want.key_pattern.empty() == want.name.empty()) {
-      return Status(ErrorCode::kInvalidOptions,
-                    "must specify either index name or key pattern for collMod");
+    description.OpenDocument("index").AppendString("name", index->name());
+    if (want.expire_after_seconds) {
+      index->set_expire_after_seconds(*want.expire_after_seconds);
+      description.AppendInt64("expireAfterSeconds", *want.expire_after_seconds);
+      if (old_ttl >= 0) index_before.AppendInt64("expireAfterSeconds", old_ttl);
+      index_change = true;
     }
     if (want.hidden) {
-      const bool id_index = want.name == "_id_" || internal::IsIdIndexPattern(want.key_pattern);
-      ROCKDOC_RETURN_IF_ERROR(internal::CheckHideable(name_, collection, id_index));
-    }
-    std::shared_ptr<const internal::IndexSet> indexes = lock.meta()->indexes();
-    const internal::IndexDescriptor* index = nullptr;
-    if (!want.name.empty()) {
-      index = indexes->FindByName(want.name);
-    } else {
-      std::vector<const internal::IndexDescriptor*> found =
-          indexes->FindByKeyPattern(want.key_pattern);
-      if (found.size() > 1) {
-        return Status(ErrorCode::kAmbiguousIndexKeyPattern,
-                      "index keyPattern " + ToJson(want.key_pattern, JsonFormat::kShell) +
-                          " matches " + std::to_string(found.size()) +
-                          " indexes, must use index name");
+      description.AppendBool("hidden", *want.hidden);
+      index_before.AppendBool("hidden", old_hidden);
+      if (old_hidden != *want.hidden) {
+        index->set_hidden(*want.hidden);
+        index_change = true;
       }
-      if (!found.empty()) index = found[0];
     }
-    if (index == nullptr) {
-      return Status(ErrorCode::kIndexNotFound,
-                    "cannot find index " +
-                        (want.name.empty() ? ToJson(want.key_pattern, JsonFormat::kShell)
-                                           : want.name) +
-                        " for ns " + ns);
+    description.Close();
+  }
+  std::vector<std::string> events;
+  if (engine_->change_log() != nullptr) {
+    BsonBuilder before;
+    before.OpenDocument("collectionOptions");
+    before.AppendBinary("uuid", BinarySubtype::kUuid, meta.uuid);
+    for (const Element& e : old->ToDocument()) before.AppendElement(e);
+    before.Close();
+    if (index != nullptr) before.AppendDocument("indexOptions", std::move(index_before).Build());
+    const Document description_doc = std::move(description).Build();
+    const Document before_doc = std::move(before).Build();
+    events.push_back(internal::CatalogEvent({.operation = "modify",
+                                             .db = meta.db,
+                                             .coll = meta.name,
+                                             .uuid = meta.uuid,
+                                             .description = description_doc,
+                                             .state_before = before_doc}));
+  }
+  // A collMod that changes nothing still has its modify event, as MongoDB's.
+  Status persisted =
+      options_change || index_change
+          ? CatalogOf(*engine_).PersistCollection(meta, events)
+          : (events.empty() ? Status::OK() : CatalogOf(*engine_).RecordEvent(events.front()));
+  if (!persisted.ok()) {
+    if (options_change) meta.set_options(old);
+    if (index != nullptr) {
+      index->set_expire_after_seconds(old_ttl);
+      index->set_hidden(old_hidden);
     }
+    return persisted;
+  }
+  if (index != nullptr) {
+    const CollModIndex& want = *decoded.index;
     if (want.expire_after_seconds) {
-      if (!index->ttl() && index->num_fields() != 1) {
-        return Status(ErrorCode::kInvalidOptions,
-                      "TTL indexes are single-field indexes, compound indexes do not support TTL");
-      }
-      const int64_t old = index->expire_after_seconds();
-      const_cast<internal::IndexDescriptor*>(index)->set_expire_after_seconds(
-          *want.expire_after_seconds);
-      Status persisted = CatalogOf(*engine_).PersistCollection(*lock.meta());
-      if (!persisted.ok()) {
-        const_cast<internal::IndexDescriptor*>(index)->set_expire_after_seconds(old);
-        return persisted;
-      }
-      if (old >= 0) result.expire_after_seconds_old = old;
+      if (old_ttl >= 0) result.expire_after_seconds_old = old_ttl;
       result.expire_after_seconds_new = *want.expire_after_seconds;
     }
-    if (want.hidden && index->hidden() != *want.hidden) {
-      // Published at once: the next plan sees it (the plan cache is cleared below).
-      auto* changing = const_cast<internal::IndexDescriptor*>(index);
-      changing->set_hidden(*want.hidden);
-      Status persisted = CatalogOf(*engine_).PersistCollection(*lock.meta());
-      if (!persisted.ok()) {
-        changing->set_hidden(!*want.hidden);
-        return persisted;
-      }
-      result.hidden_old = !*want.hidden;
+    if (want.hidden && old_hidden != *want.hidden) {
+      result.hidden_old = old_hidden;
       result.hidden_new = *want.hidden;
     }
     // Cached plans chose among the indexes as they were (catalog/plan_cache.h).
-    lock.meta()->plan_cache.Clear();
+    meta.plan_cache.Clear();
   }
   return result;
 }

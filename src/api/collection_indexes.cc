@@ -210,7 +210,13 @@ StatusOr<std::vector<std::string>> CreateIndexesImpl(
     }
     next = next->With(*index);
   }
-  Status published = internal::PublishIndexSet(engine, meta, next);
+  std::vector<std::string> events;
+  if (engine.change_log() != nullptr && !built.empty()) {
+    std::vector<const IndexDescriptor*> specs;
+    for (const auto& index : built) specs.push_back(index.get());
+    events.push_back(internal::IndexEvent(*meta, "createIndexes", specs));
+  }
+  Status published = internal::PublishIndexSet(engine, meta, next, events);
   if (!published.ok()) return abandon(published);
   if (report != nullptr) report->num_indexes_after = static_cast<int32_t>(next->size() + 1);
   return names;

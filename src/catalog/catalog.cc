@@ -392,28 +392,30 @@ Status Catalog::Persist(const CollectionMeta& meta, std::string_view delete_key,
   return PersistLocked(meta, delete_key, nullptr, events);
 }
 
-namespace {
-
-// A change-log event of a catalog change, in the layout of the store's
-// document events (store/change_set.h): {operationType, wallTime, ns: {db,
-// coll?}, to?: {db, coll} (a rename's), collectionUUID?}.
-std::string CatalogEvent(std::string_view operation, std::string_view db, std::string_view coll,
-                         std::string_view to, std::string_view uuid) {
+std::string CatalogEvent(const CatalogChange& change) {
   BsonBuilder b;
-  b.AppendString("operationType", operation);
+  b.AppendString("operationType", change.operation);
   b.AppendDateTime("wallTime", WallMillis());
-  b.OpenDocument("ns").AppendString("db", db);
-  if (!coll.empty()) b.AppendString("coll", coll);
+  b.OpenDocument("ns").AppendString("db", change.db);
+  if (!change.coll.empty()) b.AppendString("coll", change.coll);
   b.Close();
-  if (!to.empty()) b.OpenDocument("to").AppendString("db", db).AppendString("coll", to).Close();
-  if (uuid.size() == 16) b.AppendBinary("collectionUUID", BinarySubtype::kUuid, uuid);
+  if (!change.to.empty()) {
+    b.OpenDocument("to").AppendString("db", change.db).AppendString("coll", change.to).Close();
+  }
+  if (change.uuid.size() == 16) {
+    b.AppendBinary("collectionUUID", BinarySubtype::kUuid, change.uuid);
+  }
+  if (!change.description.empty()) b.AppendDocument("operationDescription", change.description);
+  if (!change.state_before.empty()) b.AppendDocument("stateBeforeChange", change.state_before);
   return std::string(std::move(b).Build().bytes());
 }
 
-}  // namespace
+Status Catalog::RecordEvent(const std::string& event) {
+  return engine_->WriteMetadata({}, {event});
+}
 
 Status Catalog::RecordDropDatabase(std::string_view db) {
-  return engine_->WriteMetadata({}, {CatalogEvent("dropDatabase", db, "", "", "")});
+  return RecordEvent(CatalogEvent({.operation = "dropDatabase", .db = db}));
 }
 
 Document Catalog::EntryOf(
@@ -487,7 +489,10 @@ Status Catalog::PersistLocked(
   return Status::OK();
 }
 
-Status Catalog::PersistCollection(const CollectionMeta& meta) { return Persist(meta); }
+Status Catalog::PersistCollection(const CollectionMeta& meta,
+                                  const std::vector<std::string>& events) {
+  return Persist(meta, {}, events);
+}
 
 Status Catalog::PersistUsage() {
   std::vector<std::shared_ptr<CollectionMeta>> changed;
@@ -574,7 +579,28 @@ StatusOr<std::shared_ptr<CollectionMeta>> Catalog::GetOrCreateLocked(
   // In a transaction, the transaction's: Persist writes its entry through
   // it, and it stays out of collections_ until the commit.
   meta->creating_txn.store(txn, std::memory_order_release);
-  ROCKDOC_RETURN_IF_ERROR(Persist(*meta));
+  // Its create event (shown under showExpandedEvents), in the entry's
+  // batch. A transaction's creation writes its entry through the
+  // transaction, whose events are the store's: it has none.
+  std::vector<std::string> events;
+  if (txn == nullptr && engine_->change_log() != nullptr) {
+    BsonBuilder description;
+    for (const Element& e : meta->options()->ToDocument()) description.AppendElement(e);
+    description.OpenDocument("idIndex")
+        .AppendInt32("v", 2)
+        .OpenDocument("key")
+        .AppendInt32("_id", 1)
+        .Close()
+        .AppendString("name", "_id_")
+        .Close();
+    const Document description_doc = std::move(description).Build();
+    events.push_back(CatalogEvent({.operation = "create",
+                                   .db = meta->db,
+                                   .coll = meta->name,
+                                   .uuid = meta->uuid,
+                                   .description = description_doc}));
+  }
+  ROCKDOC_RETURN_IF_ERROR(Persist(*meta, {}, events));
   if (txn != nullptr) {
     pending_[key] = PendingCreation{meta, txn};
     return meta;
@@ -629,6 +655,12 @@ constexpr OptionField<CreateCollectionOptions> kPersistedOptionFields[] = {
     {"validationAction",
      [](const Element& e, CreateCollectionOptions* o) -> Status {
        ROCKDOC_ASSIGN_OR_RETURN(o->validation_action, ParseValidationAction(e, "catalog"));
+       return Status::OK();
+     }},
+    {"changeStreamPreAndPostImages",
+     [](const Element& e, CreateCollectionOptions* o) -> Status {
+       ROCKDOC_ASSIGN_OR_RETURN(o->change_stream_pre_and_post_images,
+                                ParsePreAndPostImagesOption(e, "catalog"));
        return Status::OK();
      }},
 };
@@ -686,6 +718,37 @@ StatusOr<ValidationAction> ParseValidationAction(const Element& e, std::string_v
                   std::string(command) + ".validationAction' is not a valid value.");
 }
 
+StatusOr<bool> ParsePreAndPostImagesOption(const Element& e, std::string_view command) {
+  const std::string field = std::string(command) + ".changeStreamPreAndPostImages";
+  auto wrong_type = [](const std::string& name, const Element& v, std::string_view expected) {
+    return TypeMismatch("BSON field '" + name + "' is the wrong type '" +
+                        std::string(BsonTypeAlias(v.type())) + "', expected type '" +
+                        std::string(expected) + "'");
+  };
+  if (!e.IsDocument()) return wrong_type(field, e, "object");
+  std::optional<bool> enabled;
+  for (const Element& sub : e.Document()) {
+    if (sub.key() != "enabled") {
+      return Status(
+          ErrorCode::kUnknownBsonField,
+          "BSON field '" + field + "." + std::string(sub.key()) + "' is an unknown field.");
+    }
+    if (!sub.IsBool()) return wrong_type(field + ".enabled", sub, "bool");
+    enabled = sub.Bool();
+  }
+  if (!enabled) {
+    return Status(static_cast<ErrorCode>(40414),
+                  "BSON field '" + field + ".enabled' is missing but a required field");
+  }
+  return *enabled;
+}
+
+Status CheckPreAndPostImagesAllowed(std::string_view db, bool enabled) {
+  if (!enabled || !IsInternalDatabaseName(db)) return Status::OK();
+  return InvalidOptions("changeStreamPreAndPostImages may not be enabled on a collection of the " +
+                        std::string(db) + " database");
+}
+
 void CappedState::NotifyWrite() {
   {
     MutexLock g(&signal_mu_);
@@ -736,6 +799,9 @@ Document CollectionOptions::ToDocument() const {
     b.AppendString("validationAction",
                    validation_action == ValidationAction::kError ? "error" : "warn");
   }
+  if (change_stream_pre_and_post_images) {
+    b.OpenDocument("changeStreamPreAndPostImages").AppendBool("enabled", true).Close();
+  }
   return std::move(b).Build();
 }
 
@@ -749,7 +815,7 @@ StatusOr<CollectionOptions> MakeCollectionOptions(std::string_view db,
     if (given.view_on->empty()) return BadValue("'viewOn' cannot be empty");
     // A view is its definition alone.
     if (given.capped || given.size || given.max || given.validator || given.validation_level ||
-        given.validation_action) {
+        given.validation_action || given.change_stream_pre_and_post_images) {
       return InvalidOptions("a view takes no option but viewOn and pipeline (and collation, "
                             "which rockdoc does not support)");
     }
@@ -790,6 +856,8 @@ StatusOr<CollectionOptions> MakeCollectionOptions(std::string_view db,
     o.validation_action = *given.validation_action;
     o.has_validation_action = true;
   }
+  o.change_stream_pre_and_post_images = given.change_stream_pre_and_post_images.value_or(false);
+  ROCKDOC_RETURN_IF_ERROR(CheckPreAndPostImagesAllowed(db, o.change_stream_pre_and_post_images));
   return o;
 }
 
@@ -816,7 +884,8 @@ Status Catalog::DropLocked(std::shared_ptr<CollectionMeta> meta) {
           ->WriteMetadata(
               {{Engine::MetadataWrite::Op::kDelete, CatalogMetaKey(meta->db, meta->name), {}},
                {Engine::MetadataWrite::Op::kDelete, CountKey(meta->id), {}}},
-              {CatalogEvent("drop", meta->db, meta->name, "", meta->uuid)})
+              {CatalogEvent(
+                  {.operation = "drop", .db = meta->db, .coll = meta->name, .uuid = meta->uuid})})
           .WithContext("dropping " + meta->full_name()));
   collections_.erase(Key(meta->db, meta->name));
   // Ids are never reused, so the documents and index entries are
@@ -873,10 +942,17 @@ Status Catalog::Rename(std::string_view db, std::string_view from, std::string_v
     return Status(ErrorCode::kIllegalOperation, "Can't rename a collection to itself");
   }
   auto dst = collections_.find(Key(std::string(db), std::string(to)));
+  // The expanded rename event's description: its target, and the UUID of
+  // the collection it replaced (MongoDB's dropTarget), if any.
+  BsonBuilder description;
+  description.OpenDocument("to").AppendString("db", db).AppendString("coll", to).Close();
   if (dst != collections_.end()) {
     if (!drop_target) {
       return Status(ErrorCode::kNamespaceExists,
                     "target namespace exists: " + std::string(db) + "." + std::string(to));
+    }
+    if (dst->second->uuid.size() == 16) {
+      description.AppendBinary("dropTarget", BinarySubtype::kUuid, dst->second->uuid);
     }
     ROCKDOC_RETURN_IF_ERROR(DropLocked(dst->second));
   }
@@ -899,8 +975,14 @@ Status Catalog::Rename(std::string_view db, std::string_view from, std::string_v
   renamed->set_options(old->options());
   renamed->capped_order_id = old->capped_order_id;
   renamed->capped = old->capped;
+  const Document description_doc = std::move(description).Build();
   ROCKDOC_RETURN_IF_ERROR(Persist(*renamed, CatalogMetaKey(old->db, old->name),
-                                  {CatalogEvent("rename", old->db, old->name, to, old->uuid)}));
+                                  {CatalogEvent({.operation = "rename",
+                                                 .db = old->db,
+                                                 .coll = old->name,
+                                                 .uuid = old->uuid,
+                                                 .to = to,
+                                                 .description = description_doc})}));
   old->dropped.store(true, std::memory_order_release);
   collections_.erase(src);
   collections_[Key(renamed->db, renamed->name)] = renamed;
@@ -1029,7 +1111,7 @@ Status Catalog::CheckViewGraph(const ViewDefinition& view) const {
   return Status::OK();
 }
 
-Status Catalog::PersistView(const ViewDefinition& view) {
+Status Catalog::PersistView(const ViewDefinition& view, const std::vector<std::string>& events) {
   BsonBuilder b;
   b.AppendString("db", view.db).AppendString("name", view.name).AppendString("viewOn", view.view_on);
   b.AppendArray("pipeline", view.pipeline.view());
@@ -1038,7 +1120,8 @@ Status Catalog::PersistView(const ViewDefinition& view) {
   b.Close();
   Document doc = std::move(b).Build();
   return engine_->WriteMetadata({{Engine::MetadataWrite::Op::kPut,
-                                  CatalogViewKey(view.db, view.name), std::string(doc.bytes())}});
+                                  CatalogViewKey(view.db, view.name), std::string(doc.bytes())}},
+                                events);
 }
 
 Status Catalog::CreateView(ViewDefinition view) {
@@ -1050,7 +1133,14 @@ Status Catalog::CreateView(ViewDefinition view) {
     return Status(ErrorCode::kNamespaceExists, "Namespace " + view.full_name() + " already exists");
   }
   ROCKDOC_RETURN_IF_ERROR(CheckViewGraph(view));
-  ROCKDOC_RETURN_IF_ERROR(PersistView(view));
+  // Its create event: a view's has its definition and no UUID.
+  BsonBuilder description;
+  description.AppendString("viewOn", view.view_on).AppendArray("pipeline", view.pipeline.view());
+  const Document description_doc = std::move(description).Build();
+  ROCKDOC_RETURN_IF_ERROR(PersistView(view, {CatalogEvent({.operation = "create",
+                                                           .db = view.db,
+                                                           .coll = view.name,
+                                                           .description = description_doc})}));
   views_[key] = std::make_shared<const ViewDefinition>(std::move(view));
   view_count_.store(views_.size(), std::memory_order_release);
   return Status::OK();
@@ -1059,11 +1149,26 @@ Status Catalog::CreateView(ViewDefinition view) {
 Status Catalog::ModifyView(ViewDefinition view) {
   MutexLock g(&mu_);
   const Key key(view.db, view.name);
-  if (views_.count(key) == 0) {
+  auto old = views_.find(key);
+  if (old == views_.end()) {
     return Status(ErrorCode::kNamespaceNotFound, "ns does not exist: " + view.full_name());
   }
   ROCKDOC_RETURN_IF_ERROR(CheckViewGraph(view));
-  ROCKDOC_RETURN_IF_ERROR(PersistView(view));
+  // Its modify event: the new definition, and the old one before it (a
+  // view has no UUID).
+  BsonBuilder description, before;
+  description.AppendString("viewOn", view.view_on).AppendArray("pipeline", view.pipeline.view());
+  before.OpenDocument("collectionOptions")
+      .AppendString("viewOn", old->second->view_on)
+      .AppendArray("pipeline", old->second->pipeline.view())
+      .Close();
+  const Document description_doc = std::move(description).Build();
+  const Document before_doc = std::move(before).Build();
+  ROCKDOC_RETURN_IF_ERROR(PersistView(view, {CatalogEvent({.operation = "modify",
+                                                           .db = view.db,
+                                                           .coll = view.name,
+                                                           .description = description_doc,
+                                                           .state_before = before_doc})}));
   views_[key] = std::make_shared<const ViewDefinition>(std::move(view));
   return Status::OK();
 }

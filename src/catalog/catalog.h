@@ -67,6 +67,13 @@ struct CollectionOptions {
   int64_t capped_size = 0;
   int64_t capped_max = 0;
 
+  // changeStreamPreAndPostImages: {enabled: true}: each update, replace and
+  // delete records the document before it (and an update the document
+  // after it) in its change event (store/change_set.h), for change
+  // streams' fullDocumentBeforeChange and fullDocument
+  // "whenAvailable"/"required".
+  bool change_stream_pre_and_post_images = false;
+
   // The collection's UUID (16 bytes) when its creator gives one (restore
   // with --preserveUUID, as MongoDB's applyOps create with `ui`); empty:
   // the catalog makes a random one. Not a user option: no create command
@@ -74,8 +81,9 @@ struct CollectionOptions {
   std::string uuid;
 
   // The options as listCollections reports them ({capped, size, max,
-  // validator, validationLevel, validationAction}); also what the catalog
-  // persists.
+  // validator, validationLevel, validationAction,
+  // changeStreamPreAndPostImages: {enabled: true} when enabled, as
+  // MongoDB shows it}); also what the catalog persists.
   Document ToDocument() const;
 };
 
@@ -173,8 +181,14 @@ struct CollectionMeta {
   }
   void set_options(std::shared_ptr<const CollectionOptions> options) {
     MutexLock g(&indexes_mu_);
+    record_images_.store(options->change_stream_pre_and_post_images, std::memory_order_relaxed);
     options_ = std::move(options);
   }
+  // Whether its change events carry pre- and post-images
+  // (CollectionOptions::change_stream_pre_and_post_images): what the
+  // store asks on every write, without the options' lock. A writer holds
+  // `mu` shared, collMod changes it holding `mu` exclusively.
+  bool record_images() const { return record_images_.load(std::memory_order_relaxed); }
 
   // What the store records of the collection's writes (growth warnings,
   // document sizes, array lengths: stats/collection_statistics.h),
@@ -201,6 +215,7 @@ struct CollectionMeta {
       std::make_shared<const IndexSet>();
   std::shared_ptr<const CollectionOptions> options_ ABSL_GUARDED_BY(indexes_mu_) =
       std::make_shared<const CollectionOptions>();
+  std::atomic<bool> record_images_{false};
 };
 
 // A view (db.createView, create with viewOn + pipeline): read-only, its
@@ -243,6 +258,32 @@ StatusOr<std::shared_ptr<const MatchExpression>> ParseValidator(std::string_view
 // "off" | "strict" | "moderate"; "error" | "warn". BadValue otherwise.
 StatusOr<ValidationLevel> ParseValidationLevel(const Element& e, std::string_view command);
 StatusOr<ValidationAction> ParseValidationAction(const Element& e, std::string_view command);
+// changeStreamPreAndPostImages: {enabled: <bool>} (create's, collMod's, the
+// catalog's own), as MongoDB's IDL decodes it: TypeMismatch (14) for a
+// value that is not an object or an `enabled` that is not a bool, 40414
+// when `enabled` is missing, 40415 for any other field ("BSON field
+// '<command>.changeStreamPreAndPostImages.x' is an unknown field.").
+StatusOr<bool> ParsePreAndPostImagesOption(const Element& e, std::string_view command);
+// InvalidOptions (72) for enabling it in admin, config or local, as MongoDB
+// refuses (MakeCollectionOptions and collMod ask).
+Status CheckPreAndPostImagesAllowed(std::string_view db, bool enabled);
+
+// A change-log event of a catalog change, in the layout of the store's
+// document events (store/change_set.h): {operationType, wallTime, ns: {db,
+// coll?}, to?: {db, coll} (a rename's), collectionUUID?,
+// operationDescription? (the expanded events': showExpandedEvents),
+// stateBeforeChange? (modify's)}. Written with the change, in the same
+// batch (Engine::WriteMetadata's `events`).
+struct CatalogChange {
+  std::string_view operation;
+  std::string_view db;
+  std::string_view coll;      // empty: the database's (dropDatabase)
+  std::string_view uuid;      // the collection's; empty: none (a view's)
+  std::string_view to;        // a rename's new name
+  DocumentView description;   // operationDescription; empty: none
+  DocumentView state_before;  // stateBeforeChange; empty: none
+};
+std::string CatalogEvent(const CatalogChange& change);
 
 // A random (version 4) UUID, as MongoDB gives a new collection (and a
 // session its lsid).
@@ -329,7 +370,9 @@ class Catalog : public EngineAttachment {
   // when the definition would read itself; ViewDepthLimitExceeded (165)
   // past kMaxViewDepth views. ModifyView (collMod's viewOn + pipeline):
   // NamespaceNotFound when there is no such view, the same checks. Drop
-  // and DropView remove a view; Rename refuses one (166).
+  // and DropView remove a view; Rename refuses one (166). CreateView and
+  // ModifyView write their create / modify change-log event (showExpandedEvents)
+  // in the view entry's batch.
   std::shared_ptr<const ViewDefinition> FindView(std::string_view db, std::string_view name) const;
   Status CreateView(ViewDefinition view);
   Status ModifyView(ViewDefinition view);
@@ -340,7 +383,12 @@ class Catalog : public EngineAttachment {
   // Writes the collection's catalog entry (its index definitions and
   // multikey paths included) as it is in memory. The caller holds meta.mu
   // exclusively when the index set changed.
-  Status PersistCollection(const CollectionMeta& meta);
+  // `events`: change-log events of the change, written in the same batch
+  // (CatalogEvent; nothing when the log is off).
+  Status PersistCollection(const CollectionMeta& meta, const std::vector<std::string>& events = {});
+  // Writes `event` (CatalogEvent) alone: a catalog change that writes no
+  // entry (a collMod that changes nothing). Nothing when the log is off.
+  Status RecordEvent(const std::string& event);
   // The change log's dropDatabase event of `db` (after its collections'
   // drops, which Drop records). Nothing when the log is off.
   Status RecordDropDatabase(std::string_view db);
@@ -391,7 +439,8 @@ class Catalog : public EngineAttachment {
   Status LoadView(std::string_view value) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Refuses a definition that would read itself or nest too deep.
   Status CheckViewGraph(const ViewDefinition& view) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  Status PersistView(const ViewDefinition& view) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  Status PersistView(const ViewDefinition& view, const std::vector<std::string>& events = {})
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   Engine* engine_;
   mutable Mutex mu_;

@@ -83,7 +83,12 @@ constexpr OptionField<CreateCollectionOptions> kCreateFields[] = {
        return Status::OK();
      }},
     {"collation", nullptr},
-    {"changeStreamPreAndPostImages", nullptr},
+    {"changeStreamPreAndPostImages",
+     [](const Element& e, CreateCollectionOptions* o) -> Status {
+       ROCKDOC_ASSIGN_OR_RETURN(o->change_stream_pre_and_post_images,
+                                ParsePreAndPostImagesOption(e, "create"));
+       return Status::OK();
+     }},
     {"timeseries", nullptr},
     {"clusteredIndex", nullptr},
     {"expireAfterSeconds", nullptr},

@@ -17,7 +17,9 @@ namespace rockdoc::internal {
 
 // Decodes create's options (the command's own field and the generic
 // arguments split off): capped, size, max, validator, validationLevel,
-// validationAction, viewOn, pipeline, comment (a note: nothing to keep).
+// validationAction, viewOn, pipeline, changeStreamPreAndPostImages ({enabled:
+// <bool>}, nothing else: catalog.h ParsePreAndPostImagesOption), comment (a
+// note: nothing to keep).
 // Errors:
 //   Location40415: a name MongoDB does not know ("BSON field 'create.x' is
 //     an unknown field.");

@@ -392,7 +392,12 @@ constexpr internal::OptionField<CollModOptions> kCollModFields[] = {
        return Status::OK();
      }},
     {"expireAfterSeconds", nullptr},  // clustered and time-series collections
-    {"changeStreamPreAndPostImages", nullptr},
+    {"changeStreamPreAndPostImages",
+     [](const Element& e, CollModOptions* o) -> Status {
+       ROCKDOC_ASSIGN_OR_RETURN(o->change_stream_pre_and_post_images,
+                                internal::ParsePreAndPostImagesOption(e, "collMod"));
+       return Status::OK();
+     }},
     {"recordPreImages", nullptr},
     {"timeseries", nullptr},
     {"cappedSize",

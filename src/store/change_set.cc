@@ -89,7 +89,9 @@ void ChangeSet::RecordReplace(const CollectionMeta& meta, DocumentView old_doc,
     Start("update", &b, &at);
     AppendKey(meta, new_doc, &b);
     b.AppendDocument("updateDescription", ComputeUpdateDescription(old_doc, new_doc));
+    if (meta.record_images()) b.AppendDocument("postImage", new_doc);
   }
+  if (meta.record_images()) b.AppendDocument("preImage", old_doc);
   Finish(meta, &b, at);
 }
 
@@ -98,6 +100,7 @@ void ChangeSet::RecordDelete(const CollectionMeta& meta, DocumentView old_doc) {
   size_t at = 0;
   Start("delete", &b, &at);
   AppendKey(meta, old_doc, &b);
+  if (meta.record_images()) b.AppendDocument("preImage", old_doc);
   Finish(meta, &b, at);
 }
 

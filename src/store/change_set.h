@@ -20,6 +20,14 @@
 //    fullDocument: <the document> (insert, replace),
 //    ns: {db, coll}, documentKey: {_id},
 //    updateDescription: {...} (update: query/update/update_description.h),
+//    postImage: <the document after> (update), preImage: <the document
+//      before> (update, replace, delete): both only when the collection has
+//      changeStreamPreAndPostImages enabled (CollectionMeta::record_images),
+//      so that a collection without them writes what it wrote before. The
+//      images live and go with their event: the log's retention
+//      (storage/change_log.h) is theirs, as MongoDB's pre-images collection
+//      is trimmed with the oplog. The reader turns them into fullDocument
+//      and fullDocumentBeforeChange as the stream asks;
 //    collectionUUID: UUID,
 //    txnNumber: Long, lsid: {id: UUID} (a multi-document transaction's)}
 //

@@ -188,12 +188,27 @@ Status BuildIndexEntries(const Engine& engine, const CollectionMeta& meta, Index
 // Publishes `next` as the collection's index set and persists it; restores
 // the previous set when the catalog write fails. Holds meta.mu exclusively.
 Status PublishIndexSet(const Engine& engine, CollectionMeta* meta,
-                       std::shared_ptr<const IndexSet> next) {
+                       std::shared_ptr<const IndexSet> next,
+                       const std::vector<std::string>& events) {
   std::shared_ptr<const IndexSet> previous = meta->indexes();
   meta->set_indexes(std::move(next));
-  Status s = CatalogOf(engine).PersistCollection(*meta);
+  Status s = CatalogOf(engine).PersistCollection(*meta, events);
   if (!s.ok()) meta->set_indexes(std::move(previous));
   return s;
+}
+
+std::string IndexEvent(const CollectionMeta& meta, std::string_view operation,
+                       const std::vector<const IndexDescriptor*>& indexes) {
+  BsonBuilder description;
+  description.OpenArray("indexes");
+  for (const IndexDescriptor* index : indexes) description.AppendDocument("", index->ToSpec());
+  description.Close();
+  const Document description_doc = std::move(description).Build();
+  return CatalogEvent({.operation = operation,
+                       .db = meta.db,
+                       .coll = meta.name,
+                       .uuid = meta.uuid,
+                       .description = description_doc});
 }
 
 // Drops the listed indexes of the guarded collection.
@@ -201,8 +216,15 @@ Status DropIndexesLocked(const Engine& engine, CollectionMeta* meta,
                          const std::vector<std::string>& names) {
   std::shared_ptr<const IndexSet> before = meta->indexes();
   std::shared_ptr<const IndexSet> after = before;
-  for (const std::string& name : names) after = after->Without(name);
-  ROCKDOC_RETURN_IF_ERROR(PublishIndexSet(engine, meta, after));
+  std::vector<std::string> events;
+  for (const std::string& name : names) {
+    after = after->Without(name);
+    const IndexDescriptor* index = before->FindByName(name);
+    if (index != nullptr && engine.change_log() != nullptr) {
+      events.push_back(IndexEvent(*meta, "dropIndexes", {index}));
+    }
+  }
+  ROCKDOC_RETURN_IF_ERROR(PublishIndexSet(engine, meta, after, events));
   // The catalog no longer names them and ids are never reused: the entries
   // are unreachable, and the range deletions reclaim their space.
   for (const std::string& name : names) {

@@ -33,10 +33,18 @@ Status BuildIndexEntries(const Engine& engine, const CollectionMeta& meta, Index
 // Range-deletes every entry of `index`.
 Status RemoveIndexEntries(const Engine& engine, const IndexDescriptor& index);
 // Publishes `next` as the collection's index set and persists it; restores
-// the previous set when the catalog write fails.
+// the previous set when the catalog write fails. `events`: the change's
+// change-log events (createIndexes), written in the catalog's batch.
 Status PublishIndexSet(const Engine& engine, CollectionMeta* meta,
-                       std::shared_ptr<const IndexSet> next);
-// Drops the indexes named `names`: unpublished first, then their entries.
+                       std::shared_ptr<const IndexSet> next,
+                       const std::vector<std::string>& events = {});
+// The createIndexes or dropIndexes change-log event of `indexes` in
+// `meta` (operationDescription: {indexes: [their specs]}).
+std::string IndexEvent(const CollectionMeta& meta, std::string_view operation,
+                       const std::vector<const IndexDescriptor*>& indexes);
+// Drops the indexes named `names` (one dropIndexes event each, as
+// MongoDB's oplog has one entry each): unpublished first, then their
+// entries.
 Status DropIndexesLocked(const Engine& engine, CollectionMeta* meta,
                          const std::vector<std::string>& names);
 

@@ -25,22 +25,10 @@ if (!uri || !dataDir || !expectedText) {
 
 // What makes a test not applicable beyond its runOnRequirements: one row
 // per reason, with the tests it covers.
-const argumentsOf = (t, name) => t.operations.filter((o) => o.name === name).map((o) => o.arguments || {});
 const kNotApplicable = [
   {
     reason: 'uses failPoint: MongoDB\'s test-only configureFailPoint command, which rockdoc does not have',
     covers: (t) => t.operations.some((o) => o.name === 'failPoint'),
-  },
-  {
-    reason: 'showExpandedEvents: rockdoc refuses it with 238 (the expanded events and fields, ' +
-            'create, createIndexes, dropIndexes, modify, disambiguatedPaths, are not built)',
-    covers: (t) => argumentsOf(t, 'createChangeStream').some((a) => a.showExpandedEvents),
-  },
-  {
-    reason: 'pre- and post-images: collMod changeStreamPreAndPostImages and fullDocument/' +
-            'fullDocumentBeforeChange whenAvailable/required are refused with 238 (rockdoc keeps none)',
-    covers: (t) => argumentsOf(t, 'runCommand').some((a) => a.command && a.command.collMod &&
-                                                            'changeStreamPreAndPostImages' in a.command),
   },
 ];
 

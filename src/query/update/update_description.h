@@ -9,7 +9,12 @@
 //   removedFields    [path] for each field removed;
 //   truncatedArrays  [{field: path, newSize: n}] for each array that got
 //                    shorter (its remaining elements' changes are in
-//                    updatedFields).
+//                    updatedFields);
+//   disambiguatedPaths {path: [field name | array index (int), ...]} for each
+//                    path above that a dotted path leaves ambiguous (a field
+//                    name that is all digits or holds a dot, MongoDB 6.1's
+//                    rule); absent when there is none. Change streams show
+//                    it under showExpandedEvents only ({} when absent).
 //
 // A value that changed type (a document that became an array, 1 that became
 // 1.0) is replaced whole. A field order change alone is not reported.
@@ -22,7 +27,8 @@
 
 namespace rockdoc::internal {
 
-// {updatedFields: {...}, removedFields: [...], truncatedArrays: [...]}.
+// {updatedFields: {...}, removedFields: [...], truncatedArrays: [...],
+//  disambiguatedPaths?: {...}}.
 Document ComputeUpdateDescription(DocumentView before, DocumentView after);
 
 }  // namespace rockdoc::internal
