@@ -17,6 +17,7 @@
 #include "common/endian.h"
 #include "storage/change_log.h"
 #include "storage/file_system.h"
+#include "storage/record_cache.h"
 #include "storage/rocks.h"
 #include "storage/spill.h"
 #include "storage/wal_check.h"
@@ -505,6 +506,11 @@ StatusOr<std::shared_ptr<Engine>> Engine::OpenRocks(
     } else {
       ROCKDOC_RETURN_IF_ERROR(ChangeLog::Forget(engine.get()));
     }
+    // Empty at every open: nothing cached survives a crash.
+    if (options.record_cache_bytes > 0) {
+      engine->record_cache_ = std::make_unique<RecordCache>(options.record_cache_bytes,
+                                                            engine->LatestSequenceNumber());
+    }
   }
   return engine;
 }
@@ -554,6 +560,7 @@ Status Engine::Close() {
 
 Status Engine::WriteMetadata(const std::vector<MetadataWrite>& writes,
                              const std::vector<std::string>& events) const {
+  CacheInvalidation invalidation(*this);
   rocksdb::WriteBatch batch;
   for (const MetadataWrite& w : writes) {
     rocksdb::Status s = w.op == MetadataWrite::Op::kPut
@@ -616,6 +623,7 @@ std::unique_ptr<KvTransaction> Engine::Begin(const KvTransaction::Options& optio
 }
 
 Status Engine::DeleteRange(std::string_view begin, std::string_view end) const {
+  CacheInvalidation invalidation(*this);
   rocksdb::WriteBatch batch;
   rocksdb::Status s = batch.DeleteRange(rocks_->data_cf, rocksdb::Slice(begin.data(), begin.size()),
                                         rocksdb::Slice(end.data(), end.size()));
@@ -763,6 +771,16 @@ void Engine::LogWarning(std::string_view message) const {
 }
 
 uint64_t Engine::LatestSequenceNumber() const { return rocks_->db->GetLatestSequenceNumber(); }
+
+Engine::CacheInvalidation::CacheInvalidation(const Engine& engine) : engine_(engine) {
+  if (engine_.record_cache_ != nullptr) engine_.record_cache_->BeginInvalidateAll();
+}
+
+Engine::CacheInvalidation::~CacheInvalidation() {
+  if (engine_.record_cache_ != nullptr) {
+    engine_.record_cache_->EndInvalidateAll(engine_.LatestSequenceNumber());
+  }
+}
 
 StatusOr<uint64_t> Engine::ApproximateSize(std::string_view begin, std::string_view end) const {
   auto use = Enter();

@@ -7,6 +7,7 @@
 #include "common/endian.h"
 #include "query/update/update_description.h"
 #include "storage/change_log.h"
+#include "storage/record_cache.h"
 
 namespace rockdoc::internal {
 
@@ -122,6 +123,10 @@ void ChangeSet::SavePointPopped(int depth) {
 // addresses), so that two such commits never wait for each other; then the
 // change log's sequencer (always after them: the lock order).
 Status ChangeSet::BeforeCommit() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  if (RecordCache* cache = engine_.record_cache(); cache != nullptr && !record_keys_.empty()) {
+    for (const std::string& key : record_keys_) cache->MarkInFlux(key);
+    records_marked_ = true;
+  }
   std::sort(statistics_.begin(), statistics_.end(),
             [](const PendingStatistics& a, const PendingStatistics& b) {
               return a.stats.get() < b.stats.get();
@@ -145,6 +150,13 @@ Status ChangeSet::BeforeCommit() ABSL_NO_THREAD_SAFETY_ANALYSIS {
 }
 
 void ChangeSet::AfterCommit(bool committed) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  if (records_marked_) {
+    // Read once the commit returned: at or after the commit's own sequence.
+    const uint64_t stamp = committed ? engine_.LatestSequenceNumber() : 0;
+    RecordCache* cache = engine_.record_cache();
+    for (const std::string& key : record_keys_) cache->EndInFlux(key, committed, stamp);
+    records_marked_ = false;
+  }
   if (cluster_time_ != 0) {
     engine_.change_log()->EndCommit(cluster_time_, committed, event_bytes_);
     cluster_time_ = 0;

@@ -648,6 +648,7 @@ Status ReplaceDocument(const Engine& engine, KvTransaction* txn, const Collectio
   ROCKDOC_RETURN_IF_ERROR(
       ReplaceUnwatched(engine, txn, meta, key, old_doc, new_doc, bypass_validation));
   WatchWrite(engine, meta, &old_doc, new_doc, &delta->stats);
+  if (engine.record_cache() != nullptr) ChangeSet::Of(engine, txn)->NoteRecordWrite(key);
   if (engine.change_log() != nullptr) {
     ChangeSet::Of(engine, txn)->RecordReplace(meta, old_doc, new_doc, kind);
   }
@@ -787,6 +788,7 @@ namespace {
 Status DeleteStored(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
                     std::string_view key, DocumentView old_doc, WriteDelta* delta) {
   if (meta.is_capped()) ROCKDOC_RETURN_IF_ERROR(CappedRemoved(txn, meta, key, old_doc));
+  if (engine.record_cache() != nullptr) ChangeSet::Of(engine, txn)->NoteRecordWrite(key);
   std::shared_ptr<const IndexSet> indexes = meta.indexes();
   DocumentIndexKeys old_keys;
   ROCKDOC_RETURN_IF_ERROR(GenerateAllKeys(*indexes, old_doc, &old_keys, /*want_paths=*/false));
