@@ -52,7 +52,7 @@
 //
 //   compare_bench [--docs N] [--reps R] [--seconds S] [--rows find_id,index_eq,...] [--dir D]
 //                 [--cache-mib M] [--only rockdoc|raw|sqlite|FindById|simdjson] [--no-statistics]
-//                 [--ab plan_cache|unique_get]
+//                 [--ab plan_cache|unique_get|record_cache] [--record-cache-mib M]
 //
 // --only runs one engine's side of each row alone and prints its rate (to
 // profile it: perf record -g -p PID while it runs).
@@ -92,6 +92,7 @@
 #include "rockdoc/json.h"
 #include "simdjson_walk.h"
 #include "storage/format.h"
+#include "storage/record_cache.h"
 #include "storage/rocks.h"
 
 namespace {
@@ -136,6 +137,9 @@ struct Options {
 std::function<void(bool)> LeverSwitch(const std::string& lever) {
   if (lever == "plan_cache") return rockdoc::internal::SetPlanCacheEnabled;
   if (lever == "unique_get") return rockdoc::internal::SetUniquePointGetEnabled;
+  // The record cache's reads (storage/record_cache.h): "before" reads
+  // RocksDB for every record; commits keep the cache coherent either way.
+  if (lever == "record_cache") return rockdoc::internal::SetRecordCacheReadsEnabled;
   return nullptr;
 }
 
@@ -1171,7 +1175,14 @@ Options ParseArgs(int argc, char** argv) {
       o.only = value();
     } else if (arg == "--ab") {
       o.ab = value();
-      if (!LeverSwitch(o.ab)) Die("--ab: unknown lever " + o.ab + " (plan_cache, unique_get)");
+      if (!LeverSwitch(o.ab)) {
+        Die("--ab: unknown lever " + o.ab + " (plan_cache, unique_get, record_cache)");
+      }
+    } else if (arg == "--record-cache-mib") {
+      // ClientOptions::record_cache_bytes (0: off).
+      const long long mib = std::atoll(value().c_str());
+      if (mib < 0) Die("--record-cache-mib must not be negative");
+      g_client_options.record_cache_bytes = static_cast<size_t>(mib) << 20;
     } else if (arg == "--no-statistics") {
       // ClientOptions::collect_statistics off: what the query statistics
       // cost rockdoc's reads, by two runs side by side.
@@ -1183,7 +1194,7 @@ Options ParseArgs(int argc, char** argv) {
     } else {
       Die("unknown argument " + arg +
           " (--docs N, --reps R, --seconds S, --rows a,b,..., --dir D, --cache-mib M, --only E,"
-          " --no-statistics, --ab LEVER)");
+          " --no-statistics, --ab LEVER, --record-cache-mib M)");
     }
   }
   if (o.docs < 20000) Die("--docs must be at least 20,000");
@@ -1199,8 +1210,9 @@ int main(int argc, char** argv) {
   Options o = ParseArgs(argc, argv);
   std::printf("compare_bench: %lld documents, %d repetitions of %.2f s per engine and row, SQLite %s\n",
               static_cast<long long>(o.docs), o.reps, o.seconds, sqlite3_libversion());
-  std::printf("block cache and SQLite page cache: %zu MiB each\n",
-              g_client_options.block_cache_bytes >> 20);
+  std::printf("block cache and SQLite page cache: %zu MiB each; rockdoc's record cache %zu MiB\n",
+              g_client_options.block_cache_bytes >> 20,
+              g_client_options.record_cache_bytes >> 20);
   Data d = MakeData(o.docs);
   std::printf("documents: %.0f B of JSON each on average\n",
               static_cast<double>(d.json_bytes) / static_cast<double>(d.n));
@@ -1247,5 +1259,15 @@ int main(int argc, char** argv) {
     }
     RunRow(row, o);
   }
+  // Memory: the process's (all three engines) and the record cache's share.
+  if (rockdoc::internal::RecordCache* cache =
+          rockdoc::internal::ClientAccess::EngineOf(*e.client)->record_cache()) {
+    const auto c = cache->counters();
+    std::printf("record cache: %lld entries, %.1f MiB charged, %lld hits, %lld misses\n",
+                static_cast<long long>(c.entries), static_cast<double>(c.bytes) / (1 << 20),
+                static_cast<long long>(c.hits), static_cast<long long>(c.misses));
+  }
+  std::printf("resident memory of the process (every engine): %.0f MiB\n",
+              rockdoc::bench::ResidentMiB());
   return 0;
 }

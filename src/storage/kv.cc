@@ -198,7 +198,10 @@ Status ReadView::MultiGet(const std::vector<std::string_view>& keys,
 
 RecordCache* ReadView::CacheFor(uint64_t* at) const {
   // A transaction reads its own writes, which the cache does not hold.
-  if (txn_ != nullptr || engine_ == nullptr || engine_->record_cache() == nullptr) return nullptr;
+  if (txn_ != nullptr || engine_ == nullptr || engine_->record_cache() == nullptr ||
+      !RecordCacheReadsEnabled()) {
+    return nullptr;
+  }
   const rocksdb::Snapshot* snapshot = SnapshotOf(snapshot_);
   *at = snapshot != nullptr ? snapshot->GetSequenceNumber() : RecordCache::kLatest;
   return engine_->record_cache();

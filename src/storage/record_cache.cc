@@ -4,6 +4,15 @@
 
 namespace rockdoc::internal {
 
+namespace {
+std::atomic<bool> g_reads_enabled{true};
+}  // namespace
+
+void SetRecordCacheReadsEnabled(bool enabled) {
+  g_reads_enabled.store(enabled, std::memory_order_relaxed);
+}
+bool RecordCacheReadsEnabled() { return g_reads_enabled.load(std::memory_order_relaxed); }
+
 RecordCache::RecordCache(size_t budget_bytes, uint64_t open_sequence)
     : budget_bytes_(budget_bytes), shard_budget_(std::max<size_t>(1, budget_bytes / kShards)) {
   for (Shard& s : shards_) {

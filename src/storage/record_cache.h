@@ -57,6 +57,12 @@
 
 namespace rockdoc::internal {
 
+// Benchmarks' A/B switch (bench/compare_bench.cc --ab record_cache): false
+// makes every read skip the cache (no lookup, no install) while commits
+// keep it coherent as ever, so turning it back on serves nothing stale.
+void SetRecordCacheReadsEnabled(bool enabled);
+bool RecordCacheReadsEnabled();
+
 class RecordCache {
  public:
   // A reader with no snapshot: every committed version not in flux is
