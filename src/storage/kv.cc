@@ -222,7 +222,9 @@ Status ReadView::GetRecord(std::string_view key, PinnedValue* value, bool* found
   const bool latest = at == RecordCache::kLatest;
   const uint64_t from = latest ? engine_->LatestSequenceNumber() : at;
   ROCKDOC_RETURN_IF_ERROR(Get(key, value, found));
-  if (*found) cache->Offer(key, value->view(), from, latest ? engine_->LatestSequenceNumber() : at);
+  if (*found && fill_cache_) {
+    cache->Offer(key, value->view(), from, latest ? engine_->LatestSequenceNumber() : at);
+  }
   return Status::OK();
 }
 
@@ -258,7 +260,7 @@ Status ReadView::MultiGetRecords(const std::vector<std::string_view>& keys,
     if (!read_found[j]) continue;
     (*found)[where[j]] = true;
     (*values)[where[j]] = std::move(read[j]);
-    if (s.ok()) cache->Offer(missed[j], (*values)[where[j]].view(), from, stamp);
+    if (s.ok() && fill_cache_) cache->Offer(missed[j], (*values)[where[j]].view(), from, stamp);
   }
   return s;
 }

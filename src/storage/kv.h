@@ -121,6 +121,15 @@ class ReadView {
 
   const Engine* engine() const { return engine_; }
   KvTransaction* transaction() const { return txn_; }
+  // The same view, whose record reads use the record cache's versions but
+  // never install what they read: a write's plan, which finds documents
+  // that its commit is about to replace (the version would be dropped at
+  // once).
+  ReadView WithoutCacheFill() const {
+    ReadView v = *this;
+    v.fill_cache_ = false;
+    return v;
+  }
 
   // An iterator over the data keys in [lower, upper). `sequential` hints a
   // long forward or backward scan (read-ahead); `fill_cache` false keeps a
@@ -152,6 +161,7 @@ class ReadView {
   const Engine* engine_ = nullptr;
   const KvSnapshot* snapshot_ = nullptr;
   KvTransaction* txn_ = nullptr;
+  bool fill_cache_ = true;  // record reads install what they read
 };
 
 // A pessimistic RocksDB transaction (Engine::BeginTransaction). Writes lock
