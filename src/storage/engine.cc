@@ -560,7 +560,6 @@ Status Engine::Close() {
 
 Status Engine::WriteMetadata(const std::vector<MetadataWrite>& writes,
                              const std::vector<std::string>& events) const {
-  CacheInvalidation invalidation(*this);
   rocksdb::WriteBatch batch;
   for (const MetadataWrite& w : writes) {
     rocksdb::Status s = w.op == MetadataWrite::Op::kPut

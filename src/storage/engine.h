@@ -180,9 +180,11 @@ class Engine {
   // family, by any version of rockdoc, takes the next one). Unchanged
   // across a close and an open when nothing was written in between.
   uint64_t LatestSequenceNumber() const;
-  // Brackets a write of data keys outside any transaction (a range delete,
-  // a bulk load, a catalog change that drops or renames): the record cache
-  // serves nothing while it runs and drops every version when it ends.
+  // Brackets a write of data keys outside any transaction (DeleteRange of a
+  // dropped collection or index, a bulk load): the record cache serves
+  // nothing while it runs and drops every version when it ends. (Catalog
+  // writes need none: a rename keeps the collection's prefix, so its
+  // records' keys and values; a drop's records go by DeleteRange.)
   class CacheInvalidation {
    public:
     explicit CacheInvalidation(const Engine& engine);

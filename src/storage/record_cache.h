@@ -26,8 +26,7 @@
 //    commit). Inserts need no mark: a key that did not exist has no cached
 //    version, and the version a reader later offers is stamped after it.
 //  - DDL that removes or bulk-loads data keys outside transactions (drops,
-//    renames, index builds: Engine::DeleteRange, WriteMetadata, BulkLoad)
-//    brackets its write with BeginInvalidateAll/EndInvalidateAll: no hit
+//    index builds: Engine::DeleteRange, BulkLoad) brackets its write with BeginInvalidateAll/EndInvalidateAll: no hit
 //    and no install between them, and every cached version dropped at the
 //    end.
 // Readers inside a transaction never use the cache (they must see their own

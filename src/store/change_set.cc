@@ -150,13 +150,6 @@ Status ChangeSet::BeforeCommit() ABSL_NO_THREAD_SAFETY_ANALYSIS {
 }
 
 void ChangeSet::AfterCommit(bool committed) ABSL_NO_THREAD_SAFETY_ANALYSIS {
-  if (records_marked_) {
-    // Read once the commit returned: at or after the commit's own sequence.
-    const uint64_t stamp = committed ? engine_.LatestSequenceNumber() : 0;
-    RecordCache* cache = engine_.record_cache();
-    for (const std::string& key : record_keys_) cache->EndInFlux(key, committed, stamp);
-    records_marked_ = false;
-  }
   if (cluster_time_ != 0) {
     engine_.change_log()->EndCommit(cluster_time_, committed, event_bytes_);
     cluster_time_ = 0;
@@ -165,6 +158,14 @@ void ChangeSet::AfterCommit(bool committed) ABSL_NO_THREAD_SAFETY_ANALYSIS {
     if (committed) ApplyCommittedStatistics(engine_, *p.stats, p.delta);
     if (p.locked) p.stats->commit_mu.ReaderUnlock();
     p.locked = false;
+  }
+  // After the sequencer is released (the cache needs none). The stamp is
+  // read once the commit returned: at or after the commit's own sequence.
+  if (records_marked_) {
+    const uint64_t stamp = committed ? engine_.LatestSequenceNumber() : 0;
+    RecordCache* cache = engine_.record_cache();
+    for (const std::string& key : record_keys_) cache->EndInFlux(key, committed, stamp);
+    records_marked_ = false;
   }
 }
 
