@@ -53,6 +53,7 @@
 //   compare_bench [--docs N] [--reps R] [--seconds S] [--rows find_id,index_eq,...] [--dir D]
 //                 [--cache-mib M] [--only rockdoc|raw|sqlite|FindById|simdjson] [--no-statistics]
 //                 [--ab plan_cache|unique_get|record_cache] [--record-cache-mib M]
+//                 [--warm-record-cache]
 //
 // --only runs one engine's side of each row alone and prints its rate (to
 // profile it: perf record -g -p PID while it runs).
@@ -128,6 +129,7 @@ struct Options {
   std::string dir = "/tmp";
   std::string only;  // --only ENGINE: that engine's side of each row alone
   std::string ab;    // --ab LEVER: a "before" side, rockdoc with LEVER off
+  bool warm_record_cache = false;  // --warm-record-cache
 };
 
 // --ab LEVER: each row gains a side "before", rockdoc's own operation with
@@ -1178,6 +1180,10 @@ Options ParseArgs(int argc, char** argv) {
       if (!LeverSwitch(o.ab)) {
         Die("--ab: unknown lever " + o.ab + " (plan_cache, unique_get, record_cache)");
       }
+    } else if (arg == "--warm-record-cache") {
+      // Every document read once by _id after the load, so that the rows
+      // meet a warm record cache as they meet a warm block cache.
+      o.warm_record_cache = true;
     } else if (arg == "--record-cache-mib") {
       // ClientOptions::record_cache_bytes (0: off).
       const long long mib = std::atoll(value().c_str());
@@ -1194,7 +1200,7 @@ Options ParseArgs(int argc, char** argv) {
     } else {
       Die("unknown argument " + arg +
           " (--docs N, --reps R, --seconds S, --rows a,b,..., --dir D, --cache-mib M, --only E,"
-          " --no-statistics, --ab LEVER, --record-cache-mib M)");
+          " --no-statistics, --ab LEVER, --record-cache-mib M, --warm-record-cache)");
     }
   }
   if (o.docs < 20000) Die("--docs must be at least 20,000");
@@ -1221,6 +1227,15 @@ int main(int argc, char** argv) {
   if (mkdtemp(tmpl.data()) == nullptr) Die("mkdtemp under " + o.dir);
   e.root = tmpl;
   Load(d, &e);
+  if (o.warm_record_cache) {
+    const auto start = std::chrono::steady_clock::now();
+    for (int64_t id = 0; id < d.n; ++id) {
+      const Document filter = IntFilter("_id", id);
+      if (!Check(e.docs->FindById(*filter.begin()), "warm")) Die("warm: not found");
+    }
+    std::printf("record cache warmed: %.1f s\n",
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
   // Past the load only the insert rows and json_to_bson use the documents
   // themselves, the first 200,000 at most: the rest goes, so that at 10M
   // documents the page cache holds the databases, not the generator's copy.
