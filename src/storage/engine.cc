@@ -622,14 +622,17 @@ std::unique_ptr<KvTransaction> Engine::Begin(const KvTransaction::Options& optio
 }
 
 Status Engine::DeleteRange(std::string_view begin, std::string_view end) const {
-  CacheInvalidation invalidation(*this);
   rocksdb::WriteBatch batch;
   rocksdb::Status s = batch.DeleteRange(rocks_->data_cf, rocksdb::Slice(begin.data(), begin.size()),
                                         rocksdb::Slice(end.data(), end.size()));
   if (!s.ok()) return FromRocks(s, "delete range");
   rocksdb::TransactionDBWriteOptimizations opt;
   opt.skip_concurrency_control = true;
-  s = rocks_->db->Write(rocks_->write_options, opt, &batch);
+  {
+    // Around the write only: the compaction below changes no answer.
+    CacheInvalidation invalidation(*this);
+    s = rocks_->db->Write(rocks_->write_options, opt, &batch);
+  }
   if (!s.ok()) return FromRocks(s, "delete range");
   // Reclaim the space now rather than whenever compaction gets there.
   rocksdb::Slice b(begin.data(), begin.size()), e(end.data(), end.size());
