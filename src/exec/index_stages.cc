@@ -76,7 +76,7 @@ StageState IndexScanStage::DoWork(WorkingMember** out) {
     ++next_point_;
     ++point_reads_;
     bool found = false;
-    Status s = view_.Get(points_[i].start, &point_value_, &found);
+    Status s = view_.GetRecord(points_[i].start, &point_value_, &found);
     if (!s.ok()) return Fail(s);
     if (!found) return StageState::kNeedTime;
     key = points_[i].start;

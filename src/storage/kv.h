@@ -144,10 +144,11 @@ class ReadView {
   Status MultiGet(const std::vector<std::string_view>& keys, std::vector<PinnedValue>* values,
                   std::vector<bool>* found) const;
   // Get and MultiGet of record keys (storage/format.h's RecordKey: a
-  // document under its collection and _id), through the record cache
-  // (storage/record_cache.h) when the engine has one and the view is not a
-  // transaction's: the same answers, from memory when the cache may serve
-  // them. Only record keys: the cache knows of no other key's writes.
+  // document under its collection and _id) and of unique index entries,
+  // through the record cache (storage/record_cache.h) when the engine has
+  // one and the view is not a transaction's: the same answers, from memory
+  // when the cache may serve them. Only those keys: the store marks their
+  // writes (store/write_ops.cc), the cache knows of no other key's.
   Status GetRecord(std::string_view key, PinnedValue* value, bool* found) const;
   Status MultiGetRecords(const std::vector<std::string_view>& keys,
                          std::vector<PinnedValue>* values, std::vector<bool>* found) const;

@@ -1,5 +1,6 @@
 // storage/record_cache.h: the coherent in-process cache of records (a
-// document's BSON under its record key, storage/format.h) above RocksDB, so
+// document's BSON under its record key, storage/format.h) and of unique
+// index entries (an equality's key to its record's _id) above RocksDB, so
 // that a point read of a hot document is a hash probe instead of a RocksDB
 // Get (issue 36; the commit path's design: store/README.md, point 3).
 //

@@ -249,6 +249,14 @@ Status CheckUniqueKey(KvTransaction* txn, const CollectionMeta& meta, const Inde
   return DuplicateKeyError(meta, index.name(), index.key_pattern(), KeyValuesDocument(index, key));
 }
 
+// A unique entry's point reads go through the record cache (exec's
+// IndexScanStage), so its writes are marked as a record's are.
+void NoteUniqueEntryWrite(KvTransaction* txn, const IndexDescriptor& index, std::string_view k) {
+  if (OneEntryPerValue(index) && txn->engine()->record_cache() != nullptr) {
+    ChangeSet::Of(*txn->engine(), txn)->NoteRecordWrite(k);
+  }
+}
+
 // Standard entries carry the _id in their key, so only writers
 // of that document touch them, and those hold its lock: the entry needs no
 // lock of its own. Unique entries are shared by value and stay locked.
@@ -256,6 +264,7 @@ Status PutEntry(KvTransaction* txn, const IndexDescriptor& index, const IndexKey
                 std::string_view id_key) {
   std::string k = IndexEntryKey(index, key.bytes, id_key);
   std::string v = IndexEntryValue(index, id_key, key.type_bits);
+  NoteUniqueEntryWrite(txn, index, k);
   return OneEntryPerValue(index) ? txn->Put(KeySpace::kData, k, v)
                                  : txn->PutUnindexed(k, v, /*track=*/false);
 }
@@ -263,6 +272,7 @@ Status PutEntry(KvTransaction* txn, const IndexDescriptor& index, const IndexKey
 Status DeleteEntry(KvTransaction* txn, const IndexDescriptor& index, const IndexKey& key,
                    std::string_view id_key) {
   std::string k = IndexEntryKey(index, key.bytes, id_key);
+  NoteUniqueEntryWrite(txn, index, k);
   return OneEntryPerValue(index) ? txn->Delete(KeySpace::kData, k)
                                  : txn->DeleteUntracked(KeySpace::kData, k);
 }
