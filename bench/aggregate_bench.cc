@@ -158,24 +158,15 @@ void GroupRockdoc(benchmark::State& state) {
 
 constexpr int64_t kSpillLimit = int64_t{16} << 20;
 
-int64_t StatusKb(const std::string& field) {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind(field + ":", 0) == 0) return std::stoll(line.substr(field.size() + 1));
-  }
-  return -1;
-}
-
 // The highest resident set the process reached while `fn` ran, above the
 // resident set before it (freed heap returned first, and the peak reset).
 template <typename Fn>
 int64_t PeakBytesDuring(Fn fn) {
   malloc_trim(0);
   { std::ofstream("/proc/self/clear_refs") << "5"; }
-  const int64_t before = StatusKb("VmRSS");
+  const int64_t before = rockdoc::bench::StatusKb("VmRSS");
   fn();
-  return (StatusKb("VmHWM") - before) * 1024;
+  return (rockdoc::bench::StatusKb("VmHWM") - before) * 1024;
 }
 
 double g_spill_peak = 0, g_memory_peak = 0;

@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <string>
 #include <utility>
@@ -34,6 +35,18 @@ template <typename S>
 void Check(const S& s, const char* what) {
   if (!s.ok()) Die(std::string(what) + ": " + s.ToString());
 }
+
+// A field of /proc/self/status in kB (VmRSS, VmHWM); -1 when missing.
+inline int64_t StatusKb(const std::string& field) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind(field + ":", 0) == 0) return std::stoll(line.substr(field.size() + 1));
+  }
+  return -1;
+}
+// The process's resident memory now, in MiB.
+inline double ResidentMiB() { return static_cast<double>(StatusKb("VmRSS")) / 1024; }
 
 class RatioReporter : public benchmark::ConsoleReporter {
  public:

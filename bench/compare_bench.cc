@@ -52,7 +52,8 @@
 //
 //   compare_bench [--docs N] [--reps R] [--seconds S] [--rows find_id,index_eq,...] [--dir D]
 //                 [--cache-mib M] [--only rockdoc|raw|sqlite|FindById|simdjson] [--no-statistics]
-//                 [--ab plan_cache|unique_get]
+//                 [--ab plan_cache|unique_get|record_cache] [--record-cache-mib M]
+//                 [--warm-record-cache]
 //
 // --only runs one engine's side of each row alone and prints its rate (to
 // profile it: perf record -g -p PID while it runs).
@@ -92,6 +93,7 @@
 #include "rockdoc/json.h"
 #include "simdjson_walk.h"
 #include "storage/format.h"
+#include "storage/record_cache.h"
 #include "storage/rocks.h"
 
 namespace {
@@ -127,6 +129,7 @@ struct Options {
   std::string dir = "/tmp";
   std::string only;  // --only ENGINE: that engine's side of each row alone
   std::string ab;    // --ab LEVER: a "before" side, rockdoc with LEVER off
+  bool warm_record_cache = false;  // --warm-record-cache
 };
 
 // --ab LEVER: each row gains a side "before", rockdoc's own operation with
@@ -136,6 +139,9 @@ struct Options {
 std::function<void(bool)> LeverSwitch(const std::string& lever) {
   if (lever == "plan_cache") return rockdoc::internal::SetPlanCacheEnabled;
   if (lever == "unique_get") return rockdoc::internal::SetUniquePointGetEnabled;
+  // The record cache's reads (storage/record_cache.h): "before" reads
+  // RocksDB for every record; commits keep the cache coherent either way.
+  if (lever == "record_cache") return rockdoc::internal::SetRecordCacheReadsEnabled;
   return nullptr;
 }
 
@@ -1171,7 +1177,18 @@ Options ParseArgs(int argc, char** argv) {
       o.only = value();
     } else if (arg == "--ab") {
       o.ab = value();
-      if (!LeverSwitch(o.ab)) Die("--ab: unknown lever " + o.ab + " (plan_cache, unique_get)");
+      if (!LeverSwitch(o.ab)) {
+        Die("--ab: unknown lever " + o.ab + " (plan_cache, unique_get, record_cache)");
+      }
+    } else if (arg == "--warm-record-cache") {
+      // Every document read once by _id after the load, so that the rows
+      // meet a warm record cache as they meet a warm block cache.
+      o.warm_record_cache = true;
+    } else if (arg == "--record-cache-mib") {
+      // ClientOptions::record_cache_bytes (0: off).
+      const long long mib = std::atoll(value().c_str());
+      if (mib < 0) Die("--record-cache-mib must not be negative");
+      g_client_options.record_cache_bytes = static_cast<size_t>(mib) << 20;
     } else if (arg == "--no-statistics") {
       // ClientOptions::collect_statistics off: what the query statistics
       // cost rockdoc's reads, by two runs side by side.
@@ -1183,7 +1200,7 @@ Options ParseArgs(int argc, char** argv) {
     } else {
       Die("unknown argument " + arg +
           " (--docs N, --reps R, --seconds S, --rows a,b,..., --dir D, --cache-mib M, --only E,"
-          " --no-statistics, --ab LEVER)");
+          " --no-statistics, --ab LEVER, --record-cache-mib M, --warm-record-cache)");
     }
   }
   if (o.docs < 20000) Die("--docs must be at least 20,000");
@@ -1199,8 +1216,9 @@ int main(int argc, char** argv) {
   Options o = ParseArgs(argc, argv);
   std::printf("compare_bench: %lld documents, %d repetitions of %.2f s per engine and row, SQLite %s\n",
               static_cast<long long>(o.docs), o.reps, o.seconds, sqlite3_libversion());
-  std::printf("block cache and SQLite page cache: %zu MiB each\n",
-              g_client_options.block_cache_bytes >> 20);
+  std::printf("block cache and SQLite page cache: %zu MiB each; rockdoc's record cache %zu MiB\n",
+              g_client_options.block_cache_bytes >> 20,
+              g_client_options.record_cache_bytes >> 20);
   Data d = MakeData(o.docs);
   std::printf("documents: %.0f B of JSON each on average\n",
               static_cast<double>(d.json_bytes) / static_cast<double>(d.n));
@@ -1209,6 +1227,15 @@ int main(int argc, char** argv) {
   if (mkdtemp(tmpl.data()) == nullptr) Die("mkdtemp under " + o.dir);
   e.root = tmpl;
   Load(d, &e);
+  if (o.warm_record_cache) {
+    const auto start = std::chrono::steady_clock::now();
+    for (int64_t id = 0; id < d.n; ++id) {
+      const Document filter = IntFilter("_id", id);
+      if (!Check(e.docs->FindById(*filter.begin()), "warm")) Die("warm: not found");
+    }
+    std::printf("record cache warmed: %.1f s\n",
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
   // Past the load only the insert rows and json_to_bson use the documents
   // themselves, the first 200,000 at most: the rest goes, so that at 10M
   // documents the page cache holds the databases, not the generator's copy.
@@ -1247,5 +1274,15 @@ int main(int argc, char** argv) {
     }
     RunRow(row, o);
   }
+  // Memory: the process's (all three engines) and the record cache's share.
+  if (rockdoc::internal::RecordCache* cache =
+          rockdoc::internal::ClientAccess::EngineOf(*e.client)->record_cache()) {
+    const auto c = cache->counters();
+    std::printf("record cache: %lld entries, %.1f MiB charged, %lld hits, %lld misses\n",
+                static_cast<long long>(c.entries), static_cast<double>(c.bytes) / (1 << 20),
+                static_cast<long long>(c.hits), static_cast<long long>(c.misses));
+  }
+  std::printf("resident memory of the process (every engine): %.0f MiB\n",
+              rockdoc::bench::ResidentMiB());
   return 0;
 }

@@ -31,9 +31,13 @@
 // --switch change_log measures the change log instead (ClientOptions::
 // change_log, issue 37's goal: inserts and $inc at least 0.9x with it on):
 // the same rows, the two sides differing in that switch alone.
+// --switch record_cache measures what the record cache costs writes
+// (ClientOptions::record_cache_bytes at its default against 0; issue 36's
+// bound: no write workload more than 10% slower with it on).
 //
 //   statistics_bench [--reps R] [--ops N] [--dir D] [--rows insert_one,...]
-//                    [--load N] [--side on|off] [--switch statistics|change_log]
+//                    [--load N] [--side on|off]
+//                    [--switch statistics|change_log|record_cache]
 //
 // --ops scales every row's operations per run (default 1: insert_one 20,000,
 // insert_many 50 batches, insert_array 10,000, update_set 20,000, update_push
@@ -189,8 +193,8 @@ int main(int argc, char** argv) {
       g_loaded = std::atoll(next().c_str());
     } else if (a == "--switch") {
       which = next();
-      if (which != "statistics" && which != "change_log") {
-        Die("--switch is statistics or change_log");
+      if (which != "statistics" && which != "change_log" && which != "record_cache") {
+        Die("--switch is statistics, change_log or record_cache");
       }
     } else if (a == "--side") {
       side_only = next();
@@ -218,8 +222,10 @@ int main(int argc, char** argv) {
     rockdoc::ClientOptions o;
     if (which == "statistics") {
       o.collect_statistics = s == 0;
-    } else {
+    } else if (which == "change_log") {
       o.change_log = s == 0;
+    } else if (s == 1) {
+      o.record_cache_bytes = 0;
     }
     sides[s].name = s == 0 ? "on" : "off";
     sides[s].client = Check(rockdoc::Client::Open(root + "/" + sides[s].name, o), "open");

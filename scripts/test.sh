@@ -67,8 +67,10 @@ if [ "${ROCKDOC_SKIP_SANITIZERS:-0}" != "1" ]; then
   echo "== build (ThreadSanitizer) =="
   # Only the multi-threaded tests: the concurrency suites (plain writes and
   # transactions), the concurrent unique-index inserts, maxTimeMS (its
-  # test clock is shared), the wire server (a thread per connection) and
-  # change subscriptions and live queries (a thread each, writers on others). RocksDB is
+  # test clock is shared), the wire server (a thread per connection),
+  # change subscriptions and live queries (a thread each, writers on
+  # others) and the record cache (readers and writers on threads of their
+  # own). RocksDB is
   # Debian's, not instrumented, so the build links its shared library
   # (ROCKDOC_ROCKSDB_SHARED) and ignore_noninstrumented_modules=1 makes
   # ThreadSanitizer ignore what librocksdb.so does: tests/tsan.supp says why.
@@ -81,7 +83,7 @@ if [ "${ROCKDOC_SKIP_SANITIZERS:-0}" != "1" ]; then
     -DROCKDOC_BUILD_BENCHMARKS=OFF -DROCKDOC_BUILD_TOOLS=OFF -DROCKDOC_BUILD_SHARED=OFF
   cmake --build build-tsan -j "$jobs" --target concurrency_test index_test max_time_test \
     transaction_concurrency_test capped_test wire_server_test change_subscription_test \
-    live_query_test
+    live_query_test record_cache_test
   echo "== tests under ThreadSanitizer =="
   export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ignore_noninstrumented_modules=1 suppressions=$PWD/tests/tsan.supp"
   build-tsan/tests/concurrency_test
@@ -92,6 +94,7 @@ if [ "${ROCKDOC_SKIP_SANITIZERS:-0}" != "1" ]; then
   build-tsan/tests/wire_server_test  # rockdoc serve: a thread per connection
   build-tsan/tests/change_subscription_test  # a change stream read on a thread of its own
   build-tsan/tests/live_query_test --gtest_filter='*Thread*:*Stop*'  # live queries on their own thread
+  build-tsan/tests/record_cache_test  # concurrent readers and writers through the cache
   unset TSAN_OPTIONS
   echo "== ThreadSanitizer: $(( $(date +%s) - tsan_start )) s =="
 fi

@@ -141,7 +141,7 @@ StatusOr<std::optional<Document>> Collection::FindById(const Element& id) const 
         internal::PinnedValue value;
         bool found = false;
         ROCKDOC_RETURN_IF_ERROR(op.View(engine_.get(), nullptr)
-                                    .Get(internal::DocumentKey(*meta, id), &value, &found)
+                                    .GetRecord(internal::DocumentKey(*meta, id), &value, &found)
                                     .WithContext("find by _id"));
         if (recorded) {
           internal::QueryRecorder::RecordIdRead(*engine_, db_name_, name_, id,

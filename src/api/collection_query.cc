@@ -105,7 +105,10 @@ StatusOr<WriteCounts> RunWritePlan(const std::shared_ptr<const Engine>& engine,
                                    WriteStage::Kind kind, const TargetWriter& write) {
   std::optional<SnapshotHolder> snapshot;
   if (!op.in_transaction()) snapshot.emplace(engine);
-  const ReadView view = op.in_transaction() ? ReadView(op.txn) : snapshot->context();
+  // The targets' cached versions serve the plan; what it reads from RocksDB
+  // is not installed, as the write replaces it.
+  const ReadView view =
+      op.in_transaction() ? ReadView(op.txn) : snapshot->context().WithoutCacheFill();
   ROCKDOC_ASSIGN_OR_RETURN(PreparedPlan plan, PlanQuery(cq, &meta, view));
   WriteStage stage(kind, std::move(plan.root), *engine, meta, deadline, view, write,
                    /*dry_run=*/false, op.txn);

@@ -76,7 +76,7 @@ StageState IndexScanStage::DoWork(WorkingMember** out) {
     ++next_point_;
     ++point_reads_;
     bool found = false;
-    Status s = view_.Get(points_[i].start, &point_value_, &found);
+    Status s = view_.GetRecord(points_[i].start, &point_value_, &found);
     if (!s.ok()) return Fail(s);
     if (!found) return StageState::kNeedTime;
     key = points_[i].start;
@@ -175,7 +175,7 @@ StageState FetchStage::DoWork(WorkingMember** out) {
   if (s != StageState::kAdvanced) return s;
   record_key_.assign(in->record_key);
   bool found = false;
-  Status rs = view_.Get(record_key_, &value_, &found);
+  Status rs = view_.GetRecord(record_key_, &value_, &found);
   if (!rs.ok()) return Fail(rs.WithContext("fetch"));
   if (!found) {
     // An index entry without its document: validate() reports these.

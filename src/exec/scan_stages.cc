@@ -76,7 +76,7 @@ StageState CollectionScanStage::DoWork(WorkingMember** out) {
     last_seq_ = seq;
     record_key_ = std::string(record_key);
     bool found = false;
-    s = view_.Get(record_key_, &document_, &found);
+    s = view_.GetRecord(record_key_, &document_, &found);
     if (!s.ok()) return Fail(s.WithContext("collection scan"));
     if (!found) return StageState::kNeedTime;  // deleted after the view's snapshot began
     member_.record_key = record_key_;
@@ -106,7 +106,7 @@ StageState IdHackStage::DoWork(WorkingMember** out) {
   done_ = true;
   ++keys_examined_;
   bool found = false;
-  Status s = view_.Get(key_, &value_, &found);
+  Status s = view_.GetRecord(key_, &value_, &found);
   if (!s.ok()) return Fail(s.WithContext("_id lookup"));
   if (!found) return StageState::kEof;
   ++docs_examined_;
@@ -186,7 +186,7 @@ StageState ClusteredScanStage::DoPointWork(WorkingMember** out) {
     // MultiGet wants its keys sorted; a backward scan collected them in
     // descending order, so look them up reversed and hand them out as listed.
     if (!forward_) std::reverse(batch_keys_.begin(), batch_keys_.end());
-    Status read = view_.MultiGet(batch_keys_, &batch_values_, &batch_found_);
+    Status read = view_.MultiGetRecords(batch_keys_, &batch_values_, &batch_found_);
     if (!read.ok()) return Fail(read.WithContext("clustered scan"));
     if (!forward_) {
       std::reverse(batch_keys_.begin(), batch_keys_.end());

@@ -17,6 +17,7 @@
 #include "common/endian.h"
 #include "storage/change_log.h"
 #include "storage/file_system.h"
+#include "storage/record_cache.h"
 #include "storage/rocks.h"
 #include "storage/spill.h"
 #include "storage/wal_check.h"
@@ -526,6 +527,11 @@ StatusOr<std::shared_ptr<Engine>> Engine::OpenRocks(
     } else {
       ROCKDOC_RETURN_IF_ERROR(ChangeLog::Forget(engine.get()));
     }
+    // Empty at every open: nothing cached survives a crash.
+    if (options.record_cache_bytes > 0) {
+      engine->record_cache_ = std::make_unique<RecordCache>(options.record_cache_bytes,
+                                                            engine->LatestSequenceNumber());
+    }
   }
   return engine;
 }
@@ -643,7 +649,11 @@ Status Engine::DeleteRange(std::string_view begin, std::string_view end) const {
   if (!s.ok()) return FromRocks(s, "delete range");
   rocksdb::TransactionDBWriteOptimizations opt;
   opt.skip_concurrency_control = true;
-  s = rocks_->db->Write(rocks_->write_options, opt, &batch);
+  {
+    // Around the write only: the compaction below changes no answer.
+    CacheInvalidation invalidation(*this);
+    s = rocks_->db->Write(rocks_->write_options, opt, &batch);
+  }
   if (!s.ok()) return FromRocks(s, "delete range");
   // Reclaim the space now rather than whenever compaction gets there.
   rocksdb::Slice b(begin.data(), begin.size()), e(end.data(), end.size());
@@ -787,6 +797,16 @@ void Engine::LogWarning(std::string_view message) const {
 }
 
 uint64_t Engine::LatestSequenceNumber() const { return rocks_->db->GetLatestSequenceNumber(); }
+
+Engine::CacheInvalidation::CacheInvalidation(const Engine& engine) : engine_(engine) {
+  if (engine_.record_cache_ != nullptr) engine_.record_cache_->BeginInvalidateAll();
+}
+
+Engine::CacheInvalidation::~CacheInvalidation() {
+  if (engine_.record_cache_ != nullptr) {
+    engine_.record_cache_->EndInvalidateAll(engine_.LatestSequenceNumber());
+  }
+}
 
 StatusOr<uint64_t> Engine::ApproximateSize(std::string_view begin, std::string_view end) const {
   auto use = Enter();

@@ -43,6 +43,7 @@ namespace rockdoc::internal {
 // tests and the raw-RocksDB benchmark baselines) include it.
 struct EngineRocks;
 class ChangeLog;
+class RecordCache;
 
 // Something that holds RocksDB resources (iterators, snapshots) beyond one
 // call: the engine tells it to let go before closing.
@@ -114,6 +115,9 @@ class Engine {
   // The change log (storage/change_log.h); null when ClientOptions::
   // change_log is off.
   ChangeLog* change_log() const { return change_log_.get(); }
+  // The cache of records above RocksDB (storage/record_cache.h); null when
+  // ClientOptions::record_cache_bytes is 0.
+  RecordCache* record_cache() const { return record_cache_.get(); }
   const std::string& path() const { return path_; }
   // The attachments (each set once, right after Open, before any other use).
   void Attach(AttachmentSlot slot, std::unique_ptr<EngineAttachment> attachment) {
@@ -176,6 +180,21 @@ class Engine {
   // family, by any version of rockdoc, takes the next one). Unchanged
   // across a close and an open when nothing was written in between.
   uint64_t LatestSequenceNumber() const;
+  // Brackets a write of data keys outside any transaction (DeleteRange of a
+  // dropped collection or index, a bulk load): the record cache serves
+  // nothing while it runs and drops every version when it ends. (Catalog
+  // writes need none: a rename keeps the collection's prefix, so its
+  // records' keys and values; a drop's records go by DeleteRange.)
+  class CacheInvalidation {
+   public:
+    explicit CacheInvalidation(const Engine& engine);
+    ~CacheInvalidation();
+    CacheInvalidation(const CacheInvalidation&) = delete;
+    CacheInvalidation& operator=(const CacheInvalidation&) = delete;
+
+   private:
+    const Engine& engine_;
+  };
   // Writes a warning line to the database's log (RocksDB's info log, the
   // LOG file in the directory), as MongoDB writes to its server log: a
   // write that a validator with validationAction "warn" let through.
@@ -204,6 +223,7 @@ class Engine {
   DirectoryClaim claim_;  // this process's claim on the directory, until Close
   std::unique_ptr<EngineRocks> rocks_;
   std::unique_ptr<ChangeLog> change_log_;
+  std::unique_ptr<RecordCache> record_cache_;
   std::array<std::unique_ptr<EngineAttachment>, kAttachmentSlots> attachments_;
   std::unique_ptr<BackgroundRunner> runner_ = std::make_unique<BackgroundRunner>();
 

@@ -8,6 +8,7 @@
 #include <rocksdb/utilities/write_batch_with_index.h>
 
 #include "storage/engine.h"
+#include "storage/record_cache.h"
 #include "storage/rocks.h"
 
 namespace rockdoc::internal {
@@ -66,14 +67,20 @@ Status KvIterator::status() const { return FromRocks(rep_->it->status(), "iterat
 
 struct PinnedValue::Rep {
   rocksdb::PinnableSlice slice;
+  std::shared_ptr<const std::string> cached;  // a version from the record cache
 };
 
 PinnedValue::PinnedValue() : rep_(std::make_unique<Rep>()) {}
 PinnedValue::~PinnedValue() = default;
 PinnedValue::PinnedValue(PinnedValue&&) noexcept = default;
 PinnedValue& PinnedValue::operator=(PinnedValue&&) noexcept = default;
-std::string_view PinnedValue::view() const { return AsView(rep_->slice); }
-void PinnedValue::Reset() { rep_->slice.Reset(); }
+std::string_view PinnedValue::view() const {
+  return rep_->cached != nullptr ? std::string_view(*rep_->cached) : AsView(rep_->slice);
+}
+void PinnedValue::Reset() {
+  rep_->slice.Reset();
+  rep_->cached.reset();
+}
 
 // ---- KvSnapshot ----
 
@@ -95,6 +102,10 @@ const rocksdb::Snapshot* SnapshotOf(const KvSnapshot* s) {
   return s == nullptr ? nullptr : static_cast<const rocksdb::Snapshot*>(s->handle());
 }
 }  // namespace
+
+uint64_t KvSnapshot::sequence() const {
+  return snapshot_ == nullptr ? 0 : SnapshotOf(this)->GetSequenceNumber();
+}
 
 // ---- ReadView ----
 
@@ -183,6 +194,75 @@ Status ReadView::MultiGet(const std::vector<std::string_view>& keys,
     }
   }
   return first;
+}
+
+RecordCache* ReadView::CacheFor(uint64_t* at) const {
+  // A transaction reads its own writes, which the cache does not hold.
+  if (txn_ != nullptr || engine_ == nullptr || engine_->record_cache() == nullptr ||
+      !RecordCacheReadsEnabled()) {
+    return nullptr;
+  }
+  const rocksdb::Snapshot* snapshot = SnapshotOf(snapshot_);
+  *at = snapshot != nullptr ? snapshot->GetSequenceNumber() : RecordCache::kLatest;
+  return engine_->record_cache();
+}
+
+Status ReadView::GetRecord(std::string_view key, PinnedValue* value, bool* found) const {
+  uint64_t at = 0;
+  RecordCache* cache = CacheFor(&at);
+  if (cache == nullptr) return Get(key, value, found);
+  if (std::shared_ptr<const std::string> hit = cache->Lookup(key, at)) {
+    value->Reset();
+    value->rep_->cached = std::move(hit);
+    *found = true;
+    return Status::OK();
+  }
+  // Without a snapshot the read is of what is latest when RocksDB reads:
+  // at or after `from`, at or before the sequence read after it.
+  const bool latest = at == RecordCache::kLatest;
+  const uint64_t from = latest ? engine_->LatestSequenceNumber() : at;
+  ROCKDOC_RETURN_IF_ERROR(Get(key, value, found));
+  if (*found && fill_cache_) {
+    cache->Offer(key, value->view(), from, latest ? engine_->LatestSequenceNumber() : at);
+  }
+  return Status::OK();
+}
+
+Status ReadView::MultiGetRecords(const std::vector<std::string_view>& keys,
+                                 std::vector<PinnedValue>* values,
+                                 std::vector<bool>* found) const {
+  uint64_t at = 0;
+  RecordCache* cache = CacheFor(&at);
+  if (cache == nullptr) return MultiGet(keys, values, found);
+  const size_t n = keys.size();
+  if (values->size() < n) values->resize(n);
+  found->assign(n, false);
+  std::vector<std::string_view> missed;  // still ascending
+  std::vector<size_t> where;
+  for (size_t i = 0; i < n; ++i) {
+    (*values)[i].Reset();
+    if (std::shared_ptr<const std::string> hit = cache->Lookup(keys[i], at)) {
+      (*values)[i].rep_->cached = std::move(hit);
+      (*found)[i] = true;
+    } else {
+      missed.push_back(keys[i]);
+      where.push_back(i);
+    }
+  }
+  if (missed.empty()) return Status::OK();
+  const bool latest = at == RecordCache::kLatest;
+  const uint64_t from = latest ? engine_->LatestSequenceNumber() : at;
+  std::vector<PinnedValue> read;
+  std::vector<bool> read_found;
+  Status s = MultiGet(missed, &read, &read_found);
+  const uint64_t stamp = latest ? engine_->LatestSequenceNumber() : at;
+  for (size_t j = 0; j < missed.size(); ++j) {
+    if (!read_found[j]) continue;
+    (*found)[where[j]] = true;
+    (*values)[where[j]] = std::move(read[j]);
+    if (s.ok() && fill_cache_) cache->Offer(missed[j], (*values)[where[j]].view(), from, stamp);
+  }
+  return s;
 }
 
 Status ReadView::GetCatalog(std::string_view key, std::string* value, bool* found) const {

@@ -31,6 +31,7 @@
 namespace rockdoc::internal {
 
 class Engine;
+class RecordCache;
 
 // The key spaces (column families): documents, counts' neighbours and
 // index entries in kData; collection metadata and counts in kCatalog; the
@@ -65,7 +66,8 @@ class KvIterator {
   std::unique_ptr<Rep> rep_;
 };
 
-// A value read in place: view() stays valid until Reset() or destruction.
+// A value read in place (or held from the record cache): view() stays valid
+// until Reset() or destruction.
 class PinnedValue {
  public:
   PinnedValue();
@@ -95,6 +97,8 @@ class KvSnapshot {
   const Engine* engine() const { return engine_.get(); }
   // The storage engine's snapshot, opaque above storage/.
   const void* handle() const { return snapshot_; }
+  // Its sequence number (the last commit it sees); 0 once released.
+  uint64_t sequence() const;
 
  private:
   friend class KvTransaction;
@@ -117,6 +121,15 @@ class ReadView {
 
   const Engine* engine() const { return engine_; }
   KvTransaction* transaction() const { return txn_; }
+  // The same view, whose record reads use the record cache's versions but
+  // never install what they read: a write's plan, which finds documents
+  // that its commit is about to replace (the version would be dropped at
+  // once).
+  ReadView WithoutCacheFill() const {
+    ReadView v = *this;
+    v.fill_cache_ = false;
+    return v;
+  }
 
   // An iterator over the data keys in [lower, upper). `sequential` hints a
   // long forward or backward scan (read-ahead); `fill_cache` false keeps a
@@ -130,13 +143,26 @@ class ReadView {
   // the first error is returned.
   Status MultiGet(const std::vector<std::string_view>& keys, std::vector<PinnedValue>* values,
                   std::vector<bool>* found) const;
+  // Get and MultiGet of record keys (storage/format.h's RecordKey: a
+  // document under its collection and _id) and of unique index entries,
+  // through the record cache (storage/record_cache.h) when the engine has
+  // one and the view is not a transaction's: the same answers, from memory
+  // when the cache may serve them. Only those keys: the store marks their
+  // writes (store/write_ops.cc), the cache knows of no other key's.
+  Status GetRecord(std::string_view key, PinnedValue* value, bool* found) const;
+  Status MultiGetRecords(const std::vector<std::string_view>& keys,
+                         std::vector<PinnedValue>* values, std::vector<bool>* found) const;
   // Reads a catalog-space key (a count) into *value; *found as Get's.
   Status GetCatalog(std::string_view key, std::string* value, bool* found) const;
 
  private:
+  // The record cache when this view may use it (null otherwise), and the
+  // sequence its reads are at (RecordCache::kLatest without a snapshot).
+  RecordCache* CacheFor(uint64_t* at) const;
   const Engine* engine_ = nullptr;
   const KvSnapshot* snapshot_ = nullptr;
   KvTransaction* txn_ = nullptr;
+  bool fill_cache_ = true;  // record reads install what they read
 };
 
 // A pessimistic RocksDB transaction (Engine::BeginTransaction). Writes lock

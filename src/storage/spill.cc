@@ -191,6 +191,7 @@ class TableBulkLoad : public BulkLoad {
     finished_ = true;
     if (writer_ != nullptr) ROCKDOC_RETURN_IF_ERROR(CloseFile());
     if (files_.empty()) return Status::OK();
+    Engine::CacheInvalidation invalidation(engine_);
     rocksdb::IngestExternalFileOptions ingest;
     ingest.move_files = true;  // hard links: the bytes are written once
     return FromRocks(engine_.rocks().db->IngestExternalFile(engine_.rocks().data_cf, files_, ingest),

@@ -7,6 +7,7 @@
 #include "common/endian.h"
 #include "query/update/update_description.h"
 #include "storage/change_log.h"
+#include "storage/record_cache.h"
 
 namespace rockdoc::internal {
 
@@ -125,6 +126,10 @@ void ChangeSet::SavePointPopped(int depth) {
 // addresses), so that two such commits never wait for each other; then the
 // change log's sequencer (always after them: the lock order).
 Status ChangeSet::BeforeCommit() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  if (RecordCache* cache = engine_.record_cache(); cache != nullptr && !record_keys_.empty()) {
+    for (const std::string& key : record_keys_) cache->MarkInFlux(key);
+    records_marked_ = true;
+  }
   std::sort(statistics_.begin(), statistics_.end(),
             [](const PendingStatistics& a, const PendingStatistics& b) {
               return a.stats.get() < b.stats.get();
@@ -156,6 +161,14 @@ void ChangeSet::AfterCommit(bool committed) ABSL_NO_THREAD_SAFETY_ANALYSIS {
     if (committed) ApplyCommittedStatistics(engine_, *p.stats, p.delta);
     if (p.locked) p.stats->commit_mu.ReaderUnlock();
     p.locked = false;
+  }
+  // After the sequencer is released (the cache needs none). The stamp is
+  // read once the commit returned: at or after the commit's own sequence.
+  if (records_marked_) {
+    const uint64_t stamp = committed ? engine_.LatestSequenceNumber() : 0;
+    RecordCache* cache = engine_.record_cache();
+    for (const std::string& key : record_keys_) cache->EndInFlux(key, committed, stamp);
+    records_marked_ = false;
   }
 }
 

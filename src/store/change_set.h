@@ -3,14 +3,18 @@
 // transaction's one KvTransaction::CommitHook (the commit path's design:
 // store/README.md).
 //
-// It holds two things:
+// It holds three things:
 //  - the statistics of the collections a multi-document transaction wrote
 //    (ApplyAtCommit, store/write_batcher.h), applied once it commits;
 //  - with a change log (storage/change_log.h), one event per document
 //    written: at commit it takes the log's sequencer, writes its events into
 //    the transaction's own batch under the commit's cluster time, and
 //    publishes them once committed. A savepoint rolled back takes its events
-//    with it; a transaction rolled back has none.
+//    with it; a transaction rolled back has none;
+//  - with a record cache (storage/record_cache.h), the record keys the
+//    transaction replaced or deleted: marked in flux before the commit,
+//    their cached versions dropped after it (inserts need no mark). A
+//    savepoint rolled back keeps its keys: an extra drop is harmless.
 //
 // An event as stored (the change log's value, BSON), MongoDB's change event
 // without the fields its position gives (_id, the resume token, and
@@ -65,6 +69,9 @@ class ChangeSet : public KvTransaction::CommitHook {
   void RecordReplace(const CollectionMeta& meta, DocumentView old_doc, DocumentView new_doc,
                      ReplaceKind kind);
   void RecordDelete(const CollectionMeta& meta, DocumentView old_doc);
+  // The record `key` is replaced or deleted, for an engine with a record
+  // cache (the callers check).
+  void NoteRecordWrite(std::string_view key) { record_keys_.emplace_back(key); }
   // Tags the events of a multi-document transaction (before any is
   // recorded): its session's lsid and its txnNumber.
   void Tag(DocumentView lsid, int64_t txn_number);
@@ -104,6 +111,8 @@ class ChangeSet : public KvTransaction::CommitHook {
   int64_t txn_number_ = 0;
   uint64_t cluster_time_ = 0;  // while it holds the sequencer
   uint64_t event_bytes_ = 0;
+  std::vector<std::string> record_keys_;
+  bool records_marked_ = false;  // BeforeCommit marked them in flux
 };
 
 // Applies a committed `delta` to `stats` and logs its growth warnings (the

@@ -249,6 +249,14 @@ Status CheckUniqueKey(KvTransaction* txn, const CollectionMeta& meta, const Inde
   return DuplicateKeyError(meta, index.name(), index.key_pattern(), KeyValuesDocument(index, key));
 }
 
+// A unique entry's point reads go through the record cache (exec's
+// IndexScanStage), so its writes are marked as a record's are.
+void NoteUniqueEntryWrite(KvTransaction* txn, const IndexDescriptor& index, std::string_view k) {
+  if (OneEntryPerValue(index) && txn->engine()->record_cache() != nullptr) {
+    ChangeSet::Of(*txn->engine(), txn)->NoteRecordWrite(k);
+  }
+}
+
 // Standard entries carry the _id in their key, so only writers
 // of that document touch them, and those hold its lock: the entry needs no
 // lock of its own. Unique entries are shared by value and stay locked.
@@ -256,6 +264,7 @@ Status PutEntry(KvTransaction* txn, const IndexDescriptor& index, const IndexKey
                 std::string_view id_key) {
   std::string k = IndexEntryKey(index, key.bytes, id_key);
   std::string v = IndexEntryValue(index, id_key, key.type_bits);
+  NoteUniqueEntryWrite(txn, index, k);
   return OneEntryPerValue(index) ? txn->Put(KeySpace::kData, k, v)
                                  : txn->PutUnindexed(k, v, /*track=*/false);
 }
@@ -263,6 +272,7 @@ Status PutEntry(KvTransaction* txn, const IndexDescriptor& index, const IndexKey
 Status DeleteEntry(KvTransaction* txn, const IndexDescriptor& index, const IndexKey& key,
                    std::string_view id_key) {
   std::string k = IndexEntryKey(index, key.bytes, id_key);
+  NoteUniqueEntryWrite(txn, index, k);
   return OneEntryPerValue(index) ? txn->Delete(KeySpace::kData, k)
                                  : txn->DeleteUntracked(KeySpace::kData, k);
 }
@@ -648,6 +658,7 @@ Status ReplaceDocument(const Engine& engine, KvTransaction* txn, const Collectio
   ROCKDOC_RETURN_IF_ERROR(
       ReplaceUnwatched(engine, txn, meta, key, old_doc, new_doc, bypass_validation));
   WatchWrite(engine, meta, &old_doc, new_doc, &delta->stats);
+  if (engine.record_cache() != nullptr) ChangeSet::Of(engine, txn)->NoteRecordWrite(key);
   if (engine.change_log() != nullptr) {
     ChangeSet::Of(engine, txn)->RecordReplace(meta, old_doc, new_doc, kind);
   }
@@ -787,6 +798,7 @@ namespace {
 Status DeleteStored(const Engine& engine, KvTransaction* txn, const CollectionMeta& meta,
                     std::string_view key, DocumentView old_doc, WriteDelta* delta) {
   if (meta.is_capped()) ROCKDOC_RETURN_IF_ERROR(CappedRemoved(txn, meta, key, old_doc));
+  if (engine.record_cache() != nullptr) ChangeSet::Of(engine, txn)->NoteRecordWrite(key);
   std::shared_ptr<const IndexSet> indexes = meta.indexes();
   DocumentIndexKeys old_keys;
   ROCKDOC_RETURN_IF_ERROR(GenerateAllKeys(*indexes, old_doc, &old_keys, /*want_paths=*/false));

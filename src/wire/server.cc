@@ -598,6 +598,9 @@ int Serve(ServeConfig config) {
   }
   if (memory_limit_mb > 0) {
     options.max_message_bytes_in_flight = (memory_limit_mb << 20) / 4;
+    // The record cache within the bound too: an eighth at most.
+    client_options.record_cache_bytes = std::min<size_t>(
+        client_options.record_cache_bytes, static_cast<size_t>(memory_limit_mb << 20) / 8);
   }
   // getCmdLineOpts' answer: the arguments (the caller's), and the options
   // in mongod's configuration shape.
