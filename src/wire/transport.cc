@@ -262,7 +262,11 @@ StatusOr<std::shared_ptr<TlsContext>> TlsContext::Create(const TlsOptions& optio
   SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
   // No renegotiation (a client could make the server repeat its costliest
   // work at will); the server's order of ciphers.
-  SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
+  // A client that closes without close_notify (most drivers) has just
+  // closed: the wire protocol's messages carry their own length, so no
+  // truncation can go unseen.
+  SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE |
+                               SSL_OP_IGNORE_UNEXPECTED_EOF);
   static const unsigned char kSessionContext[] = "rockdoc-serve";
   SSL_CTX_set_session_id_context(ctx, kSessionContext, sizeof kSessionContext - 1);
 
@@ -274,6 +278,9 @@ StatusOr<std::shared_ptr<TlsContext>> TlsContext::Create(const TlsOptions& optio
       ctx, const_cast<std::string*>(&options.certificate_key_file_password));
   const int key_rc = SSL_CTX_use_PrivateKey_file(ctx, pem.c_str(), SSL_FILETYPE_PEM);
   SSL_CTX_set_default_passwd_cb_userdata(ctx, nullptr);  // the password is not kept
+  if (key_rc != 1 && ERR_GET_REASON(ERR_peek_last_error()) == X509_R_KEY_VALUES_MISMATCH) {
+    return fail("--tlsCertificateKeyFile '" + pem + "': the key does not match the certificate");
+  }
   if (key_rc != 1) {
     return fail("--tlsCertificateKeyFile '" + pem +
                 "' holds no private key that can be read (for an encrypted key, "
