@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 
@@ -77,14 +78,54 @@ class Plain final : public Transport {
   }
 };
 
-// What to do after an SSL call that did not complete: wait for the socket
-// as OpenSSL asks (kOk: call again), or the connection's end.
-Io AfterSsl(SSL* ssl, int rc, Clock::time_point deadline) {
+// OpenSSL's own socket BIO writes with write(2), which raises SIGPIPE on a
+// connection the client closed: that would end a process embedding the
+// server (rockdoc-serve ignores SIGPIPE; a test or an application may
+// not). This one sends with MSG_NOSIGNAL, and reads with recv.
+int BioWrite(BIO* b, const char* data, int len) {
+  BIO_clear_retry_flags(b);
+  const int fd = static_cast<int>(reinterpret_cast<intptr_t>(BIO_get_data(b)));
+  const ssize_t n = send(fd, data, static_cast<size_t>(len), MSG_NOSIGNAL);
+  if (n < 0 && (errno == EAGAIN || errno == EINTR)) BIO_set_retry_write(b);
+  return static_cast<int>(n);
+}
+
+int BioRead(BIO* b, char* data, int len) {
+  BIO_clear_retry_flags(b);
+  const int fd = static_cast<int>(reinterpret_cast<intptr_t>(BIO_get_data(b)));
+  const ssize_t n = recv(fd, data, static_cast<size_t>(len), 0);
+  if (n < 0 && (errno == EAGAIN || errno == EINTR)) BIO_set_retry_read(b);
+  return static_cast<int>(n);
+}
+
+long BioCtrl(BIO* /*b*/, int cmd, long /*num*/, void* /*ptr*/) {
+  return cmd == BIO_CTRL_FLUSH ? 1 : 0;  // nothing is buffered here
+}
+
+// A BIO over `fd` (not owned) that never raises SIGPIPE.
+BIO* SocketBio(int fd) {
+  static BIO_METHOD* const method = [] {
+    BIO_METHOD* m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK, "rockdoc socket");
+    BIO_meth_set_write(m, BioWrite);
+    BIO_meth_set_read(m, BioRead);
+    BIO_meth_set_ctrl(m, BioCtrl);
+    return m;
+  }();
+  BIO* b = BIO_new(method);
+  if (b == nullptr) return nullptr;
+  BIO_set_data(b, reinterpret_cast<void*>(static_cast<intptr_t>(fd)));
+  BIO_set_init(b, 1);
+  return b;
+}
+
+// What to do after an SSL call on `fd` that did not complete: wait for the
+// socket as OpenSSL asks (kOk: call again), or the connection's end.
+Io AfterSsl(SSL* ssl, int fd, int rc, Clock::time_point deadline) {
   switch (SSL_get_error(ssl, rc)) {
     case SSL_ERROR_WANT_READ:
-      return WaitFor(SSL_get_fd(ssl), POLLIN, deadline, nullptr);
+      return WaitFor(fd, POLLIN, deadline, nullptr);
     case SSL_ERROR_WANT_WRITE:
-      return WaitFor(SSL_get_fd(ssl), POLLOUT, deadline, nullptr);
+      return WaitFor(fd, POLLOUT, deadline, nullptr);
     case SSL_ERROR_ZERO_RETURN:  // the client's close_notify
       return Io::kClosed;
     case SSL_ERROR_SYSCALL:  // EOF or a reset without close_notify
@@ -115,7 +156,7 @@ class Tls final : public Transport {
         n -= got;
         continue;
       }
-      Io w = AfterSsl(ssl_, rc, deadline);
+      Io w = AfterSsl(ssl_, fd(), rc, deadline);
       if (w != Io::kOk) return w;
     }
     return Io::kOk;
@@ -130,7 +171,7 @@ class Tls final : public Transport {
         bytes.remove_prefix(sent);
         continue;
       }
-      Io w = AfterSsl(ssl_, rc, deadline);
+      Io w = AfterSsl(ssl_, fd(), rc, deadline);
       if (w != Io::kOk) return w;
     }
     return Io::kOk;
@@ -316,10 +357,12 @@ StatusOr<std::unique_ptr<Transport>> TlsContext::Accept(int fd, Clock::time_poin
   MakeNonBlocking(fd);
   ERR_clear_error();
   SSL* ssl = SSL_new(static_cast<SSL_CTX*>(ctx_));
-  if (ssl == nullptr || SSL_set_fd(ssl, fd) != 1) {
+  BIO* bio = ssl == nullptr ? nullptr : SocketBio(fd);
+  if (bio == nullptr) {
     SSL_free(ssl);
     return Status(ErrorCode::kOperationFailed, "TLS: " + OpenSslErrors());
   }
+  SSL_set_bio(ssl, bio, bio);  // the SSL owns the BIO from here
   for (;;) {
     const int rc = SSL_accept(ssl);
     if (rc == 1) break;
