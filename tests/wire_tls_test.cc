@@ -28,6 +28,7 @@
 #include "wire/message.h"
 #include "wire/server.h"
 #include "wire/transport.h"
+#include "wire_reply.h"
 
 namespace rockdoc::wire {
 namespace {
@@ -134,12 +135,8 @@ class TlsClient {
   // A command's reply, or {"closed": true} when the connection failed.
   Document Command(std::string_view json) { return CommandOf(Json(json)); }
   Document CommandOf(const Document& command) {
-    if (!Send(BuildOpMsg(1, 0, 0, command))) return Json(R"({"closed": true})");
-    auto reply = Receive();
-    if (!reply) return Json(R"({"closed": true})");
-    auto msg = ParseOpMsg(*reply);
-    if (!msg.ok()) return Json(R"({"unparsable": true})");
-    return Document::AdoptValidated(std::string(msg->body.bytes()));
+    if (!Send(BuildOpMsg(1, 0, 0, command))) return ReplyBody(std::nullopt);
+    return ReplyBody(Receive());
   }
 
  private:

@@ -22,7 +22,6 @@ npm packages are not installed (scripts/install-deps.sh).
 """
 import argparse
 import os
-import re
 import shutil
 import signal
 import socket
@@ -32,7 +31,7 @@ import subprocess
 import sys
 import tempfile
 
-from pymongo_harness import pymongo, run, test  # exits 77 without pymongo
+from pymongo_harness import pymongo, run, start_server, test  # exits 77 without pymongo
 import bson
 
 WIRE_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -95,19 +94,9 @@ class Server:
         Server.count += 1
         db = os.path.join(SCRATCH, "db%d" % Server.count)
         self.log_path = db + ".log"
-        with open(self.log_path, "w") as log:
-            self.proc = subprocess.Popen(
-                [SERVER, "--db", db, "--port", "0", "--cacheSizeGB", "0.25"] + list(args),
-                stdout=subprocess.PIPE, stderr=log, text=True)
-        self.port = None
-        for line in self.proc.stdout:
-            m = re.search(r"listening on 127\.0\.0\.1:(\d+)", line)
-            if m:
-                self.port = int(m.group(1))
-                break
-        if self.port is None:
-            self.proc.kill()
-            raise AssertionError("rockdoc-serve did not start: " + self.log())
+        self.proc, self.port = start_server(
+            [SERVER, "--db", db, "--port", "0", "--cacheSizeGB", "0.25"] + list(args),
+            self.log_path)
         self.uri = "mongodb://127.0.0.1:%d/" % self.port
 
     def client(self, **kw):
