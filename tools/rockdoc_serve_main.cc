@@ -29,7 +29,7 @@ const std::vector<rockdoc::tools::FlagSpec> kFlags = {
     {"unix", 0, FlagArity::kRequired, "PATH|also listen on a Unix socket at PATH (mode 0600)"},
     {"no-tcp", 0, FlagArity::kNone, "|listen on the Unix socket only"},
     {"auth", 0, FlagArity::kNone,
-     "|require SCRAM-SHA-256 users (createUser: the first one from this machine while there "
+     "|require SCRAM users (SCRAM-SHA-256, SCRAM-SHA-1) (createUser: the first one from this machine while there "
      "is none)"},
     {"maxConns", 0, FlagArity::kRequired,
      "N|connections at once (default 1000; lowered to what the open-file limit holds)"},
@@ -76,7 +76,8 @@ const std::vector<rockdoc::tools::FlagSpec> kFlags = {
 
 std::string Usage() {
   return "Usage: rockdoc-serve --dbpath DIR [--bind_ip ADDRESS] [--port N] [--unix PATH]\n"
-         "                     [--auth] [--maxConns N] [--cacheSizeGB N] ...\n"
+         "                     [--auth] [--tlsMode requireTLS --tlsCertificateKeyFile PEM]\n"
+         "                     [--maxConns N] [--cacheSizeGB N] ...\n"
          "\n"
          "Serves the rockdoc database in DIR over MongoDB's wire protocol.\n"
          "\n" +

@@ -7,9 +7,6 @@ namespace rockdoc::wire {
 namespace {
 
 Status Failed() { return Status(ErrorCode::kAuthenticationFailed, "Authentication failed."); }
-Status Malformed(std::string_view what) {
-  return Status(ErrorCode::kBadValue, "SCRAM-SHA-256: malformed " + std::string(what));
-}
 
 // A SCRAM saslname: "=2C" is ',' and "=3D" is '='; any other '=' is an error.
 std::optional<std::string> DecodeName(std::string_view s) {
@@ -41,6 +38,31 @@ std::optional<std::string_view> Attribute(std::string_view* s, char key) {
 
 }  // namespace
 
+const char* ScramMechanismName(ScramMechanism m) {
+  return m == ScramMechanism::kSha1 ? "SCRAM-SHA-1" : "SCRAM-SHA-256";
+}
+
+std::optional<ScramMechanism> ParseScramMechanism(std::string_view name) {
+  for (ScramMechanism m : {ScramMechanism::kSha1, ScramMechanism::kSha256}) {
+    if (name == ScramMechanismName(m)) return m;
+  }
+  return std::nullopt;
+}
+
+int DefaultScramIterations(ScramMechanism m) {
+  return m == ScramMechanism::kSha1 ? kScramSha1Iterations : kScramIterations;
+}
+
+std::string ScramPassword(ScramMechanism m, std::string_view user, std::string_view password) {
+  if (m == ScramMechanism::kSha256) return std::string(password);
+  return Md5Hex(std::string(user) + ":mongo:" + std::string(password));
+}
+
+Status ScramServer::Malformed(std::string_view what) const {
+  return Status(ErrorCode::kBadValue,
+                std::string(ScramMechanismName(mechanism_)) + ": malformed " + std::string(what));
+}
+
 Status CheckPassword(std::string_view password) {
   if (password.empty()) return Status(ErrorCode::kBadValue, "Password cannot be empty");
   for (unsigned char c : password) {
@@ -54,13 +76,16 @@ Status CheckPassword(std::string_view password) {
 }
 
 ScramCredentials MakeScramCredentials(std::string_view password, std::string salt,
-                                      int iterations) {
+                                      int iterations, ScramMechanism mechanism) {
+  const Hash h = ScramHash(mechanism);
   ScramCredentials c;
   c.iteration_count = iterations;
-  c.salt = salt.empty() ? RandomBytes(28) : std::move(salt);
-  const std::string salted = Pbkdf2HmacSha256(password, c.salt, iterations);
-  c.stored_key = Sha256(HmacSha256(salted, "Client Key"));
-  c.server_key = HmacSha256(salted, "Server Key");
+  // MongoDB's salt sizes: 16 bytes for SCRAM-SHA-1, 28 for SCRAM-SHA-256.
+  c.salt = salt.empty() ? RandomBytes(mechanism == ScramMechanism::kSha1 ? 16 : 28)
+                        : std::move(salt);
+  const std::string salted = Pbkdf2Hmac(h, password, c.salt, iterations, DigestSize(h));
+  c.stored_key = Digest(h, Hmac(h, salted, "Client Key"));
+  c.server_key = Hmac(h, salted, "Server Key");
   return c;
 }
 
@@ -116,15 +141,16 @@ StatusOr<std::string> ScramServer::Finish(std::string_view client_final) {
   if (*binding != Base64Encode(gs2_header_)) return Failed();
   if (*nonce != nonce_) return Failed();
   auto proof = Base64Decode(client_final.substr(proof_at + 3));
-  if (!proof || proof->size() != 32) return Failed();
+  const Hash h = ScramHash(mechanism_);
+  if (!proof || proof->size() != DigestSize(h)) return Failed();
   const std::string auth_message =
       client_first_bare_ + "," + server_first_ + "," + std::string(without_proof);
-  const std::string client_signature = HmacSha256(credentials_.stored_key, auth_message);
+  const std::string client_signature = Hmac(h, credentials_.stored_key, auth_message);
   std::string client_key = *proof;
   for (size_t i = 0; i < client_key.size(); ++i) client_key[i] ^= client_signature[i];
-  if (!ConstantTimeEqual(Sha256(client_key), credentials_.stored_key)) return Failed();
+  if (!ConstantTimeEqual(Digest(h, client_key), credentials_.stored_key)) return Failed();
   done_ = true;
-  return "v=" + Base64Encode(HmacSha256(credentials_.server_key, auth_message));
+  return "v=" + Base64Encode(Hmac(h, credentials_.server_key, auth_message));
 }
 
 }  // namespace rockdoc::wire

@@ -1,7 +1,9 @@
-// wire/scram.h: the server side of SCRAM-SHA-256 (RFC 5802, RFC 7677), as
-// MongoDB runs it through saslStart/saslContinue, and the credentials it
-// stores for a user (MongoDB's: iteration count, salt, StoredKey and
-// ServerKey, never the password).
+// wire/scram.h: the server side of SCRAM-SHA-256 (RFC 5802, RFC 7677) and
+// SCRAM-SHA-1 (RFC 5802) as MongoDB runs them through saslStart /
+// saslContinue, and the credentials it stores for a user (MongoDB's:
+// iteration count, salt, StoredKey and ServerKey, never the password).
+// SCRAM-SHA-1's password is MongoDB's digest of it, hex md5("user:mongo:
+// password") (ScramPassword), as every driver sends it.
 //
 // Passwords are used as given when they are printable ASCII, where
 // SASLprep changes nothing; others are refused (NotImplemented) rather
@@ -17,11 +19,28 @@
 #include <string_view>
 
 #include "rockdoc/status.h"
+#include "wire/crypto.h"
 
 namespace rockdoc::wire {
 
-// MongoDB's default iteration count for SCRAM-SHA-256 (scramIterationCount).
+enum class ScramMechanism { kSha1, kSha256 };
+// "SCRAM-SHA-1", "SCRAM-SHA-256".
+const char* ScramMechanismName(ScramMechanism m);
+// The mechanism named `name`, or nullopt.
+std::optional<ScramMechanism> ParseScramMechanism(std::string_view name);
+inline Hash ScramHash(ScramMechanism m) {
+  return m == ScramMechanism::kSha1 ? Hash::kSha1 : Hash::kSha256;
+}
+
+// MongoDB's default iteration counts (scramIterationCount,
+// scramSHA256IterationCount) and salt sizes.
 inline constexpr int kScramIterations = 15000;
+inline constexpr int kScramSha1Iterations = 10000;
+int DefaultScramIterations(ScramMechanism m);
+
+// What SCRAM runs over as the password for `user`: the password itself for
+// SCRAM-SHA-256, MongoDB's hex md5("user:mongo:password") for SCRAM-SHA-1.
+std::string ScramPassword(ScramMechanism m, std::string_view user, std::string_view password);
 
 struct ScramCredentials {
   int iteration_count = kScramIterations;
@@ -37,10 +56,13 @@ Status CheckPassword(std::string_view password);
 // The credentials of `password` (CheckPassword first) with `salt` (28
 // random bytes when empty) and `iterations`.
 ScramCredentials MakeScramCredentials(std::string_view password, std::string salt = "",
-                                      int iterations = kScramIterations);
+                                      int iterations = kScramIterations,
+                                      ScramMechanism mechanism = ScramMechanism::kSha256);
 
 class ScramServer {
  public:
+  explicit ScramServer(ScramMechanism mechanism = ScramMechanism::kSha256)
+      : mechanism_(mechanism) {}
   using Lookup = std::function<std::optional<ScramCredentials>(std::string_view user)>;
 
   // The client's first message ("n,,n=user,r=nonce") -> the server's
@@ -55,10 +77,13 @@ class ScramServer {
   StatusOr<std::string> Finish(std::string_view client_final);
 
   const std::string& user() const { return user_; }
+  ScramMechanism mechanism() const { return mechanism_; }
   bool done() const { return done_; }
 
  private:
   enum class Step { kStart, kFinish, kDone };
+  Status Malformed(std::string_view what) const;
+  ScramMechanism mechanism_;
   Step step_ = Step::kStart;
   bool done_ = false;
   std::string user_;

@@ -575,7 +575,7 @@ int Serve(ServeConfig config) {
       std::fprintf(stderr,
                    "rockdoc-serve: refusing to bind '%s': it is not a loopback address, and "
                    "without --auth anyone who can reach it could read and change every "
-                   "database. Give --auth (SCRAM-SHA-256 users), or bind 127.0.0.1 or ::1, or "
+                   "database. Give --auth (SCRAM users), or bind 127.0.0.1 or ::1, or "
                    "use --unix PATH (with --no-tcp), and reach it through an SSH tunnel.\n",
                    options.bind_ip.c_str());
       return 2;
@@ -733,7 +733,7 @@ int Serve(ServeConfig config) {
                                               ? ", client certificates checked when given"
                                               : ", client certificates required");
   std::printf("rockdoc-serve: serving %s (%s, %s)\n", db.c_str(),
-              options.auth ? "SCRAM-SHA-256 users required" : "no authentication: loopback only",
+              options.auth ? "SCRAM users required" : "no authentication: loopback only",
               tls_text.c_str());
   std::fflush(stdout);
 

@@ -73,7 +73,7 @@ struct ServerOptions {
   int max_connections = 1000;
   int64_t idle_timeout_ms = 30LL * 60 * 1000;  // the session timeout's 30 minutes
   int64_t message_timeout_ms = 60 * 1000;
-  // SCRAM-SHA-256 users required (ServiceOptions::auth, wire/users.h).
+  // SCRAM users required (ServiceOptions::auth, wire/users.h).
   bool auth = false;
   // How often the write-ahead log is synced (mongod's
   // --journalCommitInterval, 1..500 ms, 100 by default); 0: never (each
