@@ -20,6 +20,8 @@ packages=(
   # and TLS (libssl); the openssl command makes the TLS tests' CA and
   # certificates (tests/wire/tls_test.py)
   libssl-dev openssl
+  # SCRAM-SHA-256's SASLprep (RFC 4013) is ICU's StringPrep profile
+  libicu-dev
   # timezones of the date expressions (absl::LoadTimeZone reads zoneinfo)
   tzdata
   # tests and benchmarks

@@ -127,9 +127,14 @@ TEST(ScramTest, Rfc5802Sha1Conversation) {
 // MongoDB's SCRAM-SHA-1 password: hex md5("user:mongo:password"), which
 // drivers compute and send through SCRAM as the password.
 TEST(ScramTest, MongoDbSha1PasswordDigest) {
-  EXPECT_EQ(ScramPassword(ScramMechanism::kSha1, "user", "pencil"),
+  EXPECT_EQ(ScramPassword(ScramMechanism::kSha1, "user", "pencil").value(),
             Md5Hex("user:mongo:pencil"));
-  EXPECT_EQ(ScramPassword(ScramMechanism::kSha256, "user", "pencil"), "pencil");
+  EXPECT_EQ(ScramPassword(ScramMechanism::kSha256, "user", "pencil").value(), "pencil");
+  // SCRAM-SHA-1's digest is of the password as given, SCRAM-SHA-256's
+  // password is SASLprep'd.
+  EXPECT_EQ(ScramPassword(ScramMechanism::kSha1, "user", "I\u00ADX").value(),
+            Md5Hex("user:mongo:I\u00ADX"));
+  EXPECT_EQ(ScramPassword(ScramMechanism::kSha256, "user", "I\u00ADX").value(), "IX");
   EXPECT_EQ(ParseScramMechanism("SCRAM-SHA-1"), ScramMechanism::kSha1);
   EXPECT_EQ(ParseScramMechanism("SCRAM-SHA-256"), ScramMechanism::kSha256);
   EXPECT_EQ(ParseScramMechanism("PLAIN"), std::nullopt);
@@ -183,10 +188,24 @@ TEST(ScramTest, FailuresAreAuthenticationFailed) {
   EXPECT_FALSE(early.Finish(kClientFinal).ok());
 }
 
+// RFC 4013 section 3's examples, and RFC 3454's space mapping.
+TEST(ScramTest, SaslPrepRfc4013Examples) {
+  EXPECT_EQ(SaslPrep("I\u00ADX").value(), "IX");      // SOFT HYPHEN mapped to nothing
+  EXPECT_EQ(SaslPrep("user").value(), "user");       // no transformation
+  EXPECT_EQ(SaslPrep("USER").value(), "USER");       // case preserved
+  EXPECT_EQ(SaslPrep("\u00AA").value(), "a");        // output is NFKC, input in ISO 8859-1
+  EXPECT_EQ(SaslPrep("\u2168").value(), "IX");       // output is NFKC
+  EXPECT_EQ(SaslPrep("\u0007").status().code(), ErrorCode::kBadValue);  // prohibited
+  EXPECT_EQ(SaslPrep("\u0627\u0031").status().code(), ErrorCode::kBadValue);  // bidi check
+  EXPECT_EQ(SaslPrep("a\u00A0b").value(), "a b");  // a non-ASCII space is a space
+}
+
 TEST(ScramTest, Passwords) {
   EXPECT_TRUE(CheckPassword("pencil").ok());
   EXPECT_EQ(CheckPassword("").code(), ErrorCode::kBadValue);
-  EXPECT_EQ(CheckPassword("p\xC3\xA9ncil").code(), ErrorCode::kNotImplemented);
+  EXPECT_TRUE(CheckPassword("p\xC3\xA9ncil").ok());  // é: SASLprep keeps it
+  EXPECT_EQ(CheckPassword("\xC2\xAD").code(), ErrorCode::kBadValue);  // nothing once mapped
+  EXPECT_EQ(CheckPassword("p\xFFncil").code(), ErrorCode::kBadValue);  // not UTF-8
   ScramCredentials a = MakeScramCredentials("pencil"), b = MakeScramCredentials("pencil");
   EXPECT_EQ(a.salt.size(), 28u);
   EXPECT_NE(a.salt, b.salt);  // a fresh salt each time

@@ -1,5 +1,10 @@
 #include "wire/scram.h"
 
+#include <unicode/usprep.h>
+#include <unicode/ustring.h>
+
+#include <memory>
+
 #include "wire/crypto.h"
 
 namespace rockdoc::wire {
@@ -53,9 +58,49 @@ int DefaultScramIterations(ScramMechanism m) {
   return m == ScramMechanism::kSha1 ? kScramSha1Iterations : kScramIterations;
 }
 
-std::string ScramPassword(ScramMechanism m, std::string_view user, std::string_view password) {
-  if (m == ScramMechanism::kSha256) return std::string(password);
+StatusOr<std::string> ScramPassword(ScramMechanism m, std::string_view user,
+                                    std::string_view password) {
+  if (m == ScramMechanism::kSha256) return SaslPrep(password);
   return Md5Hex(std::string(user) + ":mongo:" + std::string(password));
+}
+
+StatusOr<std::string> SaslPrep(std::string_view text) {
+  const auto refused = [](UErrorCode e) {
+    return Status(ErrorCode::kBadValue, std::string("the password is refused by SASLprep "
+                                                    "(RFC 4013): ") + u_errorName(e));
+  };
+  bool ascii = true;
+  for (unsigned char c : text) ascii = ascii && c >= 0x20 && c < 0x7F;
+  if (ascii) return std::string(text);  // SASLprep maps printable ASCII to itself
+  UErrorCode e = U_ZERO_ERROR;
+  int32_t n16 = 0;
+  u_strFromUTF8(nullptr, 0, &n16, text.data(), static_cast<int32_t>(text.size()), &e);
+  if (e != U_BUFFER_OVERFLOW_ERROR && U_FAILURE(e)) return refused(e);
+  std::u16string in(static_cast<size_t>(n16), u'\0');
+  e = U_ZERO_ERROR;
+  u_strFromUTF8(in.data(), n16, nullptr, text.data(), static_cast<int32_t>(text.size()), &e);
+  if (U_FAILURE(e)) return refused(e);
+  e = U_ZERO_ERROR;
+  std::unique_ptr<UStringPrepProfile, decltype(&usprep_close)> profile(
+      usprep_openByType(USPREP_RFC4013_SASLPREP, &e), &usprep_close);
+  if (U_FAILURE(e)) return refused(e);
+  // Measured first (NFKC may lengthen it), then prepared.
+  UParseError where;
+  const int32_t m = usprep_prepare(profile.get(), in.data(), static_cast<int32_t>(in.size()),
+                                   nullptr, 0, USPREP_DEFAULT, &where, &e);
+  if (e != U_BUFFER_OVERFLOW_ERROR && U_FAILURE(e)) return refused(e);
+  std::u16string out(static_cast<size_t>(m), u'\0');
+  e = U_ZERO_ERROR;
+  usprep_prepare(profile.get(), in.data(), static_cast<int32_t>(in.size()), out.data(), m,
+                 USPREP_DEFAULT, &where, &e);
+  if (U_FAILURE(e)) return refused(e);
+  if (m == 0) return Status(ErrorCode::kBadValue, "Password cannot be empty (after SASLprep)");
+  std::string utf8(static_cast<size_t>(m) * 3, '\0');  // at most 3 bytes a UTF-16 unit
+  int32_t n8 = 0;
+  u_strToUTF8(utf8.data(), static_cast<int32_t>(utf8.size()), &n8, out.data(), m, &e);
+  if (U_FAILURE(e)) return refused(e);
+  utf8.resize(static_cast<size_t>(n8));
+  return utf8;
 }
 
 Status ScramServer::Malformed(std::string_view what) const {
@@ -65,14 +110,7 @@ Status ScramServer::Malformed(std::string_view what) const {
 
 Status CheckPassword(std::string_view password) {
   if (password.empty()) return Status(ErrorCode::kBadValue, "Password cannot be empty");
-  for (unsigned char c : password) {
-    if (c < 0x20 || c > 0x7E) {
-      return Status(ErrorCode::kNotImplemented,
-                    "passwords outside printable ASCII (which SASLprep would change) are not "
-                    "supported by rockdoc");
-    }
-  }
-  return Status::OK();
+  return SaslPrep(password).status();
 }
 
 ScramCredentials MakeScramCredentials(std::string_view password, std::string salt,

@@ -5,9 +5,9 @@
 // SCRAM-SHA-1's password is MongoDB's digest of it, hex md5("user:mongo:
 // password") (ScramPassword), as every driver sends it.
 //
-// Passwords are used as given when they are printable ASCII, where
-// SASLprep changes nothing; others are refused (NotImplemented) rather
-// than prepared differently from a driver.
+// SCRAM-SHA-256's password is SASLprep'd (RFC 4013, ICU's StringPrep
+// profile), as drivers prepare it; SCRAM-SHA-1's is not (MongoDB's digest
+// is of the password as given).
 //
 // Thread safety: a ScramServer is one conversation, of one connection.
 #ifndef ROCKDOC_WIRE_SCRAM_H_
@@ -38,9 +38,11 @@ inline constexpr int kScramIterations = 15000;
 inline constexpr int kScramSha1Iterations = 10000;
 int DefaultScramIterations(ScramMechanism m);
 
-// What SCRAM runs over as the password for `user`: the password itself for
-// SCRAM-SHA-256, MongoDB's hex md5("user:mongo:password") for SCRAM-SHA-1.
-std::string ScramPassword(ScramMechanism m, std::string_view user, std::string_view password);
+// What SCRAM runs over as the password for `user`: SASLprep(password) for
+// SCRAM-SHA-256 (BadValue when it refuses the password), MongoDB's hex
+// md5("user:mongo:password") for SCRAM-SHA-1.
+StatusOr<std::string> ScramPassword(ScramMechanism m, std::string_view user,
+                                    std::string_view password);
 
 struct ScramCredentials {
   int iteration_count = kScramIterations;
@@ -49,9 +51,14 @@ struct ScramCredentials {
   std::string server_key;  // raw bytes: HMAC(SaltedPassword, "Server Key")
 };
 
-// NotImplemented for a password outside printable ASCII; BadValue for an
-// empty one.
+// BadValue for an empty password, or one that SASLprep refuses (not
+// UTF-8, a prohibited character, a mix of directions, an unassigned code
+// point).
 Status CheckPassword(std::string_view password);
+
+// RFC 4013's SASLprep of UTF-8 `text` (stored strings: unassigned code
+// points refused): the mapped, NFKC-normalized string, or BadValue.
+StatusOr<std::string> SaslPrep(std::string_view text);
 
 // The credentials of `password` (CheckPassword first) with `salt` (28
 // random bytes when empty) and `iterations`.

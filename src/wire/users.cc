@@ -172,8 +172,9 @@ Status UserStore::CreateUser(std::string_view db, DocumentView cmd, BsonBuilder*
     if (std::find(args.mechanisms.begin(), args.mechanisms.end(), m) == args.mechanisms.end()) {
       continue;
     }
-    const ScramCredentials c = MakeScramCredentials(ScramPassword(m, args.user, args.pwd), "",
-                                                    DefaultScramIterations(m), m);
+    ROCKDOC_ASSIGN_OR_RETURN(std::string password, ScramPassword(m, args.user, args.pwd));
+    const ScramCredentials c =
+        MakeScramCredentials(password, "", DefaultScramIterations(m), m);
     u.OpenDocument(ScramMechanismName(m));
     u.AppendInt32("iterationCount", c.iteration_count);
     u.AppendString("salt", Base64Encode(c.salt));

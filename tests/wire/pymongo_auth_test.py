@@ -95,6 +95,27 @@ def scram_sha_1_with_mongodbs_password_digest():
 
 
 @test
+def saslprep_passwords():
+    # SASLprep (RFC 4013) maps ROMAN NUMERAL NINE to "IX" (NFKC) and drops
+    # a SOFT HYPHEN, on the server (createUser) as in the driver.
+    c = connect(username="boss", password="pencil", authSource="admin")
+    assert c.admin.command("createUser", "nine", pwd="\u2168", roles=["root"])["ok"] == 1
+    for pwd in ("\u2168", "IX", "I\u00adX"):
+        n = connect(username="nine", password=pwd, authSource="admin",
+                    authMechanism="SCRAM-SHA-256")
+        assert n.test.c.count_documents({}) == 1, pwd
+    # SCRAM-SHA-1 digests the password as given.
+    n = connect(username="nine", password="\u2168", authSource="admin",
+                authMechanism="SCRAM-SHA-1")
+    assert n.test.c.count_documents({}) == 1
+    n = connect(username="nine", password="IX", authSource="admin", authMechanism="SCRAM-SHA-1")
+    expect_code(18, lambda: n.test.c.find_one())
+    # A password SASLprep refuses (a control character) is refused by createUser.
+    expect_code(2, lambda: c.admin.command("createUser", "bell", pwd="a\u0007", roles=["root"]))
+    assert c.admin.command("dropUser", "nine")["ok"] == 1
+
+
+@test
 def user_management():
     c = connect(username="boss", password="pencil", authSource="admin")
     assert c.admin.command("createUser", "reader", pwd="secret", roles=["root"])["ok"] == 1
