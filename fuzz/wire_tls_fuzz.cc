@@ -27,6 +27,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <cerrno>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -45,6 +47,9 @@ using rockdoc::fuzz::Hex;
 namespace wire = rockdoc::wire;
 
 constexpr int32_t kPingId = 0x7fff0001;
+// How long a reply is waited for before the connection is given up: far
+// past any reply's time, short beside libFuzzer's -timeout.
+constexpr int kReplyWaitMs = 5000;
 
 // A self-signed P-256 certificate and its key, as one PEM file in `dir`.
 std::string MakeCertificate(const std::string& dir) {
@@ -80,6 +85,15 @@ int Connect(int port) {
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) std::abort();
   return fd;
+}
+
+// Whether an SSL call that returned `rc` is to be made again: libFuzzer's
+// timer (SIGALRM, each second) interrupts a blocking recv or send, which
+// OpenSSL then reports as WANT_READ / WANT_WRITE even on a blocking socket.
+bool Retry(SSL* ssl, int rc) {
+  const int e = SSL_get_error(ssl, rc);
+  return e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE ||
+         (e == SSL_ERROR_SYSCALL && errno == EINTR);
 }
 
 struct Harness {
@@ -121,12 +135,25 @@ struct Harness {
     fd = Connect(server->port());
     ssl = SSL_new(ctx);
     SSL_set_fd(ssl, fd);
-    if (SSL_connect(ssl) != 1) Fail("the TLS handshake with the server failed", "", "");
+    int rc = SSL_connect(ssl);
+    while (rc != 1 && Retry(ssl, rc)) rc = SSL_connect(ssl);
+    if (rc != 1) {
+      const int error = SSL_get_error(ssl, rc);
+      const int saved_errno = errno;
+      ERR_print_errors_fp(stderr);
+      Fail("the TLS handshake with the server failed", "SSL_get_error " + std::to_string(error),
+           std::strerror(saved_errno));
+    }
   }
 
   bool Send(const std::string& bytes) {
     size_t sent = 0;
-    return bytes.empty() || SSL_write_ex(ssl, bytes.data(), bytes.size(), &sent) == 1;
+    if (bytes.empty()) return true;
+    for (;;) {
+      const int rc = SSL_write_ex(ssl, bytes.data(), bytes.size(), &sent);
+      if (rc == 1) return true;
+      if (!Retry(ssl, rc)) return false;
+    }
   }
 
   // The next message over TLS, or "" when the server closed.
@@ -143,7 +170,16 @@ struct Harness {
     while (n > 0) {
       char buf[65536];
       size_t got = 0;
-      if (SSL_read_ex(ssl, buf, std::min(n, sizeof buf), &got) != 1) return false;
+      // A message whose length claims more than it has swallows the ping
+      // that follows it, and then nothing more comes: after a while the
+      // connection is given up (as refused), never waited on forever.
+      pollfd p{fd, POLLIN, 0};
+      if (SSL_pending(ssl) == 0 && poll(&p, 1, kReplyWaitMs) == 0) return false;
+      const int rc = SSL_read_ex(ssl, buf, std::min(n, sizeof buf), &got);
+      if (rc != 1) {
+        if (Retry(ssl, rc)) continue;
+        return false;
+      }
       out->append(buf, got);
       n -= got;
     }
