@@ -20,7 +20,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# 40 s a target keeps CI's fuzz stage near 3.5 minutes with nine targets.
+# 40 s a target keeps CI's fuzz stage near 4 minutes with ten targets.
 seconds=${ROCKDOC_FUZZ_SECONDS:-40}
 # A fixed seed makes a run replay the same sequence of inputs, so CI's verdict
 # is about the code, not about which inputs a run happened to try; explore

@@ -16,8 +16,12 @@ packages=(
   ccache mold
   # library dependencies
   librocksdb-dev libsimdjson-dev libabsl-dev libpcre2-dev
-  # rockdoc-serve's SCRAM: SHA-256, HMAC and PBKDF2 from OpenSSL's libcrypto
-  libssl-dev
+  # rockdoc-serve's SCRAM (SHA-256, HMAC and PBKDF2 from OpenSSL's libcrypto)
+  # and TLS (libssl); the openssl command makes the TLS tests' CA and
+  # certificates (tests/wire/tls_test.py)
+  libssl-dev openssl
+  # SCRAM-SHA-256's SASLprep (RFC 4013) is ICU's StringPrep profile
+  libicu-dev
   # timezones of the date expressions (absl::LoadTimeZone reads zoneinfo)
   tzdata
   # tests and benchmarks

@@ -93,6 +93,57 @@ TEST(ScramTest, Rfc7677Conversation) {
   EXPECT_EQ(server.user(), "user");
 }
 
+// SCRAM-SHA-1's digests: FIPS 180-4's SHA-1, RFC 2202's HMAC-SHA-1, RFC
+// 6070's PBKDF2-HMAC-SHA-1, RFC 1321's MD5.
+TEST(CryptoTest, Sha1HmacPbkdf2AndMd5) {
+  EXPECT_EQ(Hex(Digest(Hash::kSha1, "abc")), "a9993e364706816aba3e25717850c26c9cd0d89d");
+  EXPECT_EQ(Hex(Hmac(Hash::kSha1, "Jefe", "what do ya want for nothing?")),
+            "effcdf6ae5eb2fa2d27416d5f184df9c259a7c79");
+  EXPECT_EQ(Hex(Pbkdf2Hmac(Hash::kSha1, "password", "salt", 4096, 20)),
+            "4b007901b765489abead49d926f721d065a429c1");
+  EXPECT_EQ(Md5Hex(""), "d41d8cd98f00b204e9800998ecf8427e");
+  EXPECT_EQ(Md5Hex("message digest"), "f96b697d7cb7938d525a2f31aaf161d0");
+}
+
+// RFC 5802 section 5: SCRAM-SHA-1, user "user", password "pencil" (as it
+// is: the RFC's conversation, without MongoDB's digest).
+TEST(ScramTest, Rfc5802Sha1Conversation) {
+  ScramServer server(ScramMechanism::kSha1);
+  auto lookup = [](std::string_view user) -> std::optional<ScramCredentials> {
+    if (user != "user") return std::nullopt;
+    return MakeScramCredentials("pencil", *Base64Decode("QSXCR+Q6sek8bf92"), 4096,
+                                ScramMechanism::kSha1);
+  };
+  auto first = server.Start("n,,n=user,r=fyko+d2lbbFgONRv9qkxdawL", lookup, "3rfcNHYJY1ZVvWVs7j");
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(*first, "r=fyko+d2lbbFgONRv9qkxdawL3rfcNHYJY1ZVvWVs7j,s=QSXCR+Q6sek8bf92,i=4096");
+  auto final = server.Finish(
+      "c=biws,r=fyko+d2lbbFgONRv9qkxdawL3rfcNHYJY1ZVvWVs7j,p=v0X8v3Bz2T0CJGbJQyF0X+HI4Ts=");
+  ASSERT_TRUE(final.ok()) << final.status();
+  EXPECT_EQ(*final, "v=rmF9pqV8S7suAoZWja4dJRkFsKQ=");
+  EXPECT_TRUE(server.done());
+}
+
+// MongoDB's SCRAM-SHA-1 password: hex md5("user:mongo:password"), which
+// drivers compute and send through SCRAM as the password.
+TEST(ScramTest, MongoDbSha1PasswordDigest) {
+  EXPECT_EQ(ScramPassword(ScramMechanism::kSha1, "user", "pencil").value(),
+            Md5Hex("user:mongo:pencil"));
+  EXPECT_EQ(ScramPassword(ScramMechanism::kSha256, "user", "pencil").value(), "pencil");
+  // SCRAM-SHA-1's digest is of the password as given, SCRAM-SHA-256's
+  // password is SASLprep'd.
+  EXPECT_EQ(ScramPassword(ScramMechanism::kSha1, "user", "I\u00ADX").value(),
+            Md5Hex("user:mongo:I\u00ADX"));
+  EXPECT_EQ(ScramPassword(ScramMechanism::kSha256, "user", "I\u00ADX").value(), "IX");
+  EXPECT_EQ(ParseScramMechanism("SCRAM-SHA-1"), ScramMechanism::kSha1);
+  EXPECT_EQ(ParseScramMechanism("SCRAM-SHA-256"), ScramMechanism::kSha256);
+  EXPECT_EQ(ParseScramMechanism("PLAIN"), std::nullopt);
+  // A SHA-256 proof (32 bytes) is refused by a SHA-1 conversation.
+  ScramServer server(ScramMechanism::kSha1);
+  ASSERT_TRUE(server.Start(kClientFirst, Rfc7677User(), kServerNonce).ok());
+  EXPECT_EQ(server.Finish(kClientFinal).status().code(), ErrorCode::kAuthenticationFailed);
+}
+
 TEST(ScramTest, FailuresAreAuthenticationFailed) {
   {
     ScramServer server;  // a wrong proof (one character changed)
@@ -137,10 +188,24 @@ TEST(ScramTest, FailuresAreAuthenticationFailed) {
   EXPECT_FALSE(early.Finish(kClientFinal).ok());
 }
 
+// RFC 4013 section 3's examples, and RFC 3454's space mapping.
+TEST(ScramTest, SaslPrepRfc4013Examples) {
+  EXPECT_EQ(SaslPrep("I\u00ADX").value(), "IX");      // SOFT HYPHEN mapped to nothing
+  EXPECT_EQ(SaslPrep("user").value(), "user");       // no transformation
+  EXPECT_EQ(SaslPrep("USER").value(), "USER");       // case preserved
+  EXPECT_EQ(SaslPrep("\u00AA").value(), "a");        // output is NFKC, input in ISO 8859-1
+  EXPECT_EQ(SaslPrep("\u2168").value(), "IX");       // output is NFKC
+  EXPECT_EQ(SaslPrep("\u0007").status().code(), ErrorCode::kBadValue);  // prohibited
+  EXPECT_EQ(SaslPrep("\u0627\u0031").status().code(), ErrorCode::kBadValue);  // bidi check
+  EXPECT_EQ(SaslPrep("a\u00A0b").value(), "a b");  // a non-ASCII space is a space
+}
+
 TEST(ScramTest, Passwords) {
   EXPECT_TRUE(CheckPassword("pencil").ok());
   EXPECT_EQ(CheckPassword("").code(), ErrorCode::kBadValue);
-  EXPECT_EQ(CheckPassword("p\xC3\xA9ncil").code(), ErrorCode::kNotImplemented);
+  EXPECT_TRUE(CheckPassword("p\xC3\xA9ncil").ok());  // é: SASLprep keeps it
+  EXPECT_EQ(CheckPassword("\xC2\xAD").code(), ErrorCode::kBadValue);  // nothing once mapped
+  EXPECT_EQ(CheckPassword("p\xFFncil").code(), ErrorCode::kBadValue);  // not UTF-8
   ScramCredentials a = MakeScramCredentials("pencil"), b = MakeScramCredentials("pencil");
   EXPECT_EQ(a.salt.size(), 28u);
   EXPECT_NE(a.salt, b.salt);  // a fresh salt each time

@@ -24,6 +24,7 @@
 #include "storage/engine.h"
 #include "test_util.h"
 #include "wire/message.h"
+#include "wire_reply.h"
 #include "wire/server.h"
 
 namespace rockdoc::wire {
@@ -78,11 +79,7 @@ class Socket {
   // Runs a command over OP_MSG and returns its reply document.
   Document Command(std::string_view json) {
     Send(BuildOpMsg(1, 0, 0, Json(json)));
-    auto reply = Receive();
-    if (!reply) return Json(R"({"closed": true})");
-    auto msg = ParseOpMsg(*reply);
-    if (!msg.ok()) return Json(R"({"unparsable": true})");
-    return Document::AdoptValidated(std::string(msg->body.bytes()));
+    return ReplyBody(Receive());
   }
 
  private:

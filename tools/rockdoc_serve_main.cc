@@ -23,13 +23,13 @@ const std::vector<rockdoc::tools::FlagSpec> kFlags = {
     {"db", 0, FlagArity::kRequired, "DIR|the same (the shell's name)"},
     {"bind_ip", 0, FlagArity::kRequired,
      "ADDRESS|the address to listen on (default 127.0.0.1; ::1, localhost); one that is not "
-     "loopback needs --auth, and has no TLS"},
+     "loopback needs --auth (and should have --tlsMode requireTLS)"},
     {"bind", 0, FlagArity::kRequired, "ADDRESS|the same (rockdoc's older name)"},
     {"port", 0, FlagArity::kRequired, "N|the TCP port (default 27017; 0: any free port)"},
     {"unix", 0, FlagArity::kRequired, "PATH|also listen on a Unix socket at PATH (mode 0600)"},
     {"no-tcp", 0, FlagArity::kNone, "|listen on the Unix socket only"},
     {"auth", 0, FlagArity::kNone,
-     "|require SCRAM-SHA-256 users (createUser: the first one from this machine while there "
+     "|require SCRAM users (SCRAM-SHA-256, SCRAM-SHA-1) (createUser: the first one from this machine while there "
      "is none)"},
     {"maxConns", 0, FlagArity::kRequired,
      "N|connections at once (default 1000; lowered to what the open-file limit holds)"},
@@ -55,13 +55,29 @@ const std::vector<rockdoc::tools::FlagSpec> kFlags = {
      "oldest commits go past it, as mongod's oplog's"},
     {"oplogMinRetentionHours", 0, FlagArity::kRequired,
      "H|keep every commit younger than H hours, whatever the size (default 0: none)"},
+    {"tlsMode", 0, FlagArity::kRequired,
+     "MODE|disabled (default), allowTLS or preferTLS (TLS and plain connections on the same "
+     "port), requireTLS (plain connections are closed); TLS 1.2 and newer"},
+    {"tlsCertificateKeyFile", 0, FlagArity::kRequired,
+     "PEM|the server's certificate (and chain) and its private key, in one file (needed by "
+     "every --tlsMode but disabled)"},
+    {"tlsCertificateKeyFilePassword", 0, FlagArity::kRequired,
+     "PASSWORD|the password of an encrypted key in --tlsCertificateKeyFile (getCmdLineOpts "
+     "shows it as <password>)"},
+    {"tlsCAFile", 0, FlagArity::kRequired,
+     "PEM|the CA certificates client certificates must be signed by: clients must then "
+     "present one"},
+    {"tlsAllowConnectionsWithoutCertificates", 0, FlagArity::kNone,
+     "|with --tlsCAFile: serve clients that present no certificate too (one presented is "
+     "still checked)"},
     {"help", 'h', FlagArity::kNone, "|this text"},
     {"version", 0, FlagArity::kNone, "|the version of rockdoc"},
 };
 
 std::string Usage() {
   return "Usage: rockdoc-serve --dbpath DIR [--bind_ip ADDRESS] [--port N] [--unix PATH]\n"
-         "                     [--auth] [--maxConns N] [--cacheSizeGB N] ...\n"
+         "                     [--auth] [--tlsMode requireTLS --tlsCertificateKeyFile PEM]\n"
+         "                     [--maxConns N] [--cacheSizeGB N] ...\n"
          "\n"
          "Serves the rockdoc database in DIR over MongoDB's wire protocol.\n"
          "\n" +
@@ -85,6 +101,21 @@ bool ParseDouble(const std::string& text, double lo, double hi, double* out) {
   if (errno != 0 || text.empty() || *end != '\0' || !(v >= lo && v <= hi)) return false;
   *out = v;
   return true;
+}
+
+// The command line as getCmdLineOpts reports it: a password's value
+// replaced by "<password>", as mongod's.
+std::vector<std::string> RedactedArgv(int argc, char** argv) {
+  static const std::string kPasswordFlag = "--tlsCertificateKeyFilePassword";
+  std::vector<std::string> out(argv, argv + argc);
+  for (size_t i = 1; i < out.size(); ++i) {
+    if (out[i] == kPasswordFlag && i + 1 < out.size()) {
+      out[++i] = "<password>";
+    } else if (out[i].rfind(kPasswordFlag + "=", 0) == 0) {
+      out[i] = kPasswordFlag + "=<password>";
+    }
+  }
+  return out;
 }
 
 int Refuse(const std::string& message) {
@@ -136,6 +167,18 @@ int main(int argc, char** argv) {
       config.repl_set = value;
     } else if (name == "no-tcp") {
       config.tcp = false;
+    } else if (name == "tlsMode") {
+      auto mode = rockdoc::wire::ParseTlsMode(value);
+      if (!mode.ok()) return Refuse(std::string(mode.status().message()));
+      options.tls.mode = *mode;
+    } else if (name == "tlsCertificateKeyFile") {
+      options.tls.certificate_key_file = value;
+    } else if (name == "tlsCertificateKeyFilePassword") {
+      options.tls.certificate_key_file_password = value;
+    } else if (name == "tlsCAFile") {
+      options.tls.ca_file = value;
+    } else if (name == "tlsAllowConnectionsWithoutCertificates") {
+      options.tls.allow_connections_without_certificates = true;
     } else if (name == "auth") {
       options.auth = true;
     } else if (name == "port") {
@@ -181,6 +224,6 @@ int main(int argc, char** argv) {
       return Refuse("internal error: flag --" + name + " has no decoder");
     }
   }
-  options.argv.assign(argv, argv + argc);
+  options.argv = RedactedArgv(argc, argv);
   return rockdoc::wire::Serve(std::move(config));
 }

@@ -21,34 +21,52 @@ const unsigned char* Bytes(std::string_view s) {
 }
 unsigned char* Bytes(std::string* s) { return reinterpret_cast<unsigned char*>(s->data()); }
 
+const EVP_MD* Md(Hash hash) { return hash == Hash::kSha1 ? EVP_sha1() : EVP_sha256(); }
+
 }  // namespace
 
-// OpenSSL fails these only when it cannot allocate or its SHA-256 is not
+size_t DigestSize(Hash hash) { return hash == Hash::kSha1 ? 20 : 32; }
+
+// OpenSSL fails these only when it cannot allocate or the digest is not
 // available (a broken installation): nothing a caller could recover from.
-std::string Sha256(std::string_view data) {
-  std::string out(32, '\0');
+std::string Digest(Hash hash, std::string_view data) {
+  std::string out(DigestSize(hash), '\0');
   unsigned int size = 0;
-  ROCKDOC_CHECK(EVP_Digest(data.data(), data.size(), Bytes(&out), &size, EVP_sha256(), nullptr) ==
+  ROCKDOC_CHECK(EVP_Digest(data.data(), data.size(), Bytes(&out), &size, Md(hash), nullptr) ==
                     1 &&
                 size == out.size());
   return out;
 }
 
-std::string HmacSha256(std::string_view key, std::string_view data) {
-  std::string out(32, '\0');
+std::string Hmac(Hash hash, std::string_view key, std::string_view data) {
+  std::string out(DigestSize(hash), '\0');
   unsigned int size = 0;
-  ROCKDOC_CHECK(HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), Bytes(data),
-                     data.size(), Bytes(&out), &size) != nullptr &&
+  ROCKDOC_CHECK(HMAC(Md(hash), key.data(), static_cast<int>(key.size()), Bytes(data), data.size(),
+                     Bytes(&out), &size) != nullptr &&
                 size == out.size());
   return out;
 }
 
-std::string Pbkdf2HmacSha256(std::string_view password, std::string_view salt, int iterations,
-                             size_t length) {
+std::string Pbkdf2Hmac(Hash hash, std::string_view password, std::string_view salt,
+                       int iterations, size_t length) {
   std::string out(length, '\0');
   ROCKDOC_CHECK(PKCS5_PBKDF2_HMAC(password.data(), static_cast<int>(password.size()), Bytes(salt),
-                                  static_cast<int>(salt.size()), iterations, EVP_sha256(),
+                                  static_cast<int>(salt.size()), iterations, Md(hash),
                                   static_cast<int>(length), Bytes(&out)) == 1);
+  return out;
+}
+
+std::string Md5Hex(std::string_view data) {
+  unsigned char digest[16];
+  unsigned int size = 0;
+  ROCKDOC_CHECK(EVP_Digest(data.data(), data.size(), digest, &size, EVP_md5(), nullptr) == 1 &&
+                size == sizeof digest);
+  static const char kDigits[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : digest) {
+    out += kDigits[c >> 4];
+    out += kDigits[c & 15];
+  }
   return out;
 }
 

@@ -1,5 +1,10 @@
 #include "wire/scram.h"
 
+#include <unicode/usprep.h>
+#include <unicode/ustring.h>
+
+#include <memory>
+
 #include "wire/crypto.h"
 
 namespace rockdoc::wire {
@@ -7,9 +12,6 @@ namespace rockdoc::wire {
 namespace {
 
 Status Failed() { return Status(ErrorCode::kAuthenticationFailed, "Authentication failed."); }
-Status Malformed(std::string_view what) {
-  return Status(ErrorCode::kBadValue, "SCRAM-SHA-256: malformed " + std::string(what));
-}
 
 // A SCRAM saslname: "=2C" is ',' and "=3D" is '='; any other '=' is an error.
 std::optional<std::string> DecodeName(std::string_view s) {
@@ -41,26 +43,87 @@ std::optional<std::string_view> Attribute(std::string_view* s, char key) {
 
 }  // namespace
 
+const char* ScramMechanismName(ScramMechanism m) {
+  return m == ScramMechanism::kSha1 ? "SCRAM-SHA-1" : "SCRAM-SHA-256";
+}
+
+std::optional<ScramMechanism> ParseScramMechanism(std::string_view name) {
+  for (ScramMechanism m : {ScramMechanism::kSha1, ScramMechanism::kSha256}) {
+    if (name == ScramMechanismName(m)) return m;
+  }
+  return std::nullopt;
+}
+
+int DefaultScramIterations(ScramMechanism m) {
+  return m == ScramMechanism::kSha1 ? kScramSha1Iterations : kScramIterations;
+}
+
+StatusOr<std::string> ScramPassword(ScramMechanism m, std::string_view user,
+                                    std::string_view password) {
+  if (m == ScramMechanism::kSha256) return SaslPrep(password);
+  return Md5Hex(std::string(user) + ":mongo:" + std::string(password));
+}
+
+StatusOr<std::string> SaslPrep(std::string_view text) {
+  const auto refused = [](UErrorCode e) {
+    return Status(ErrorCode::kBadValue, std::string("the password is refused by SASLprep "
+                                                    "(RFC 4013): ") + u_errorName(e));
+  };
+  bool ascii = true;
+  for (unsigned char c : text) ascii = ascii && c >= 0x20 && c < 0x7F;
+  if (ascii) return std::string(text);  // SASLprep maps printable ASCII to itself
+  UErrorCode e = U_ZERO_ERROR;
+  int32_t n16 = 0;
+  u_strFromUTF8(nullptr, 0, &n16, text.data(), static_cast<int32_t>(text.size()), &e);
+  if (e != U_BUFFER_OVERFLOW_ERROR && U_FAILURE(e)) return refused(e);
+  std::u16string in(static_cast<size_t>(n16), u'\0');
+  e = U_ZERO_ERROR;
+  u_strFromUTF8(in.data(), n16, nullptr, text.data(), static_cast<int32_t>(text.size()), &e);
+  if (U_FAILURE(e)) return refused(e);
+  e = U_ZERO_ERROR;
+  std::unique_ptr<UStringPrepProfile, decltype(&usprep_close)> profile(
+      usprep_openByType(USPREP_RFC4013_SASLPREP, &e), &usprep_close);
+  if (U_FAILURE(e)) return refused(e);
+  // Measured first (NFKC may lengthen it), then prepared.
+  UParseError where;
+  const int32_t m = usprep_prepare(profile.get(), in.data(), static_cast<int32_t>(in.size()),
+                                   nullptr, 0, USPREP_DEFAULT, &where, &e);
+  if (e != U_BUFFER_OVERFLOW_ERROR && U_FAILURE(e)) return refused(e);
+  std::u16string out(static_cast<size_t>(m), u'\0');
+  e = U_ZERO_ERROR;
+  usprep_prepare(profile.get(), in.data(), static_cast<int32_t>(in.size()), out.data(), m,
+                 USPREP_DEFAULT, &where, &e);
+  if (U_FAILURE(e)) return refused(e);
+  if (m == 0) return Status(ErrorCode::kBadValue, "Password cannot be empty (after SASLprep)");
+  std::string utf8(static_cast<size_t>(m) * 3, '\0');  // at most 3 bytes a UTF-16 unit
+  int32_t n8 = 0;
+  u_strToUTF8(utf8.data(), static_cast<int32_t>(utf8.size()), &n8, out.data(), m, &e);
+  if (U_FAILURE(e)) return refused(e);
+  utf8.resize(static_cast<size_t>(n8));
+  return utf8;
+}
+
+Status ScramServer::Malformed(std::string_view what) const {
+  return Status(ErrorCode::kBadValue,
+                std::string(ScramMechanismName(mechanism_)) + ": malformed " + std::string(what));
+}
+
 Status CheckPassword(std::string_view password) {
   if (password.empty()) return Status(ErrorCode::kBadValue, "Password cannot be empty");
-  for (unsigned char c : password) {
-    if (c < 0x20 || c > 0x7E) {
-      return Status(ErrorCode::kNotImplemented,
-                    "passwords outside printable ASCII (which SASLprep would change) are not "
-                    "supported by rockdoc");
-    }
-  }
-  return Status::OK();
+  return SaslPrep(password).status();
 }
 
 ScramCredentials MakeScramCredentials(std::string_view password, std::string salt,
-                                      int iterations) {
+                                      int iterations, ScramMechanism mechanism) {
+  const Hash h = ScramHash(mechanism);
   ScramCredentials c;
   c.iteration_count = iterations;
-  c.salt = salt.empty() ? RandomBytes(28) : std::move(salt);
-  const std::string salted = Pbkdf2HmacSha256(password, c.salt, iterations);
-  c.stored_key = Sha256(HmacSha256(salted, "Client Key"));
-  c.server_key = HmacSha256(salted, "Server Key");
+  // MongoDB's salt sizes: 16 bytes for SCRAM-SHA-1, 28 for SCRAM-SHA-256.
+  c.salt = salt.empty() ? RandomBytes(mechanism == ScramMechanism::kSha1 ? 16 : 28)
+                        : std::move(salt);
+  const std::string salted = Pbkdf2Hmac(h, password, c.salt, iterations, DigestSize(h));
+  c.stored_key = Digest(h, Hmac(h, salted, "Client Key"));
+  c.server_key = Hmac(h, salted, "Server Key");
   return c;
 }
 
@@ -116,15 +179,16 @@ StatusOr<std::string> ScramServer::Finish(std::string_view client_final) {
   if (*binding != Base64Encode(gs2_header_)) return Failed();
   if (*nonce != nonce_) return Failed();
   auto proof = Base64Decode(client_final.substr(proof_at + 3));
-  if (!proof || proof->size() != 32) return Failed();
+  const Hash h = ScramHash(mechanism_);
+  if (!proof || proof->size() != DigestSize(h)) return Failed();
   const std::string auth_message =
       client_first_bare_ + "," + server_first_ + "," + std::string(without_proof);
-  const std::string client_signature = HmacSha256(credentials_.stored_key, auth_message);
+  const std::string client_signature = Hmac(h, credentials_.stored_key, auth_message);
   std::string client_key = *proof;
   for (size_t i = 0; i < client_key.size(); ++i) client_key[i] ^= client_signature[i];
-  if (!ConstantTimeEqual(Sha256(client_key), credentials_.stored_key)) return Failed();
+  if (!ConstantTimeEqual(Digest(h, client_key), credentials_.stored_key)) return Failed();
   done_ = true;
-  return "v=" + Base64Encode(HmacSha256(credentials_.server_key, auth_message));
+  return "v=" + Base64Encode(Hmac(h, credentials_.server_key, auth_message));
 }
 
 }  // namespace rockdoc::wire

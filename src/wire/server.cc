@@ -31,8 +31,6 @@ namespace rockdoc::wire {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 // How often a waiting thread looks at the stop flag.
 constexpr int kSliceMs = 100;
 
@@ -42,97 +40,38 @@ Status Failed(const std::string& what) {
   return Status(ErrorCode::kOperationFailed, what + ": " + std::strerror(errno));
 }
 
-int64_t MsUntil(Clock::time_point deadline) {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+// Waits `ms` before an awaitable hello's reply. kClosed when the client
+// went away meanwhile; kStopped when the server stops.
+Io Delay(const Transport& t, int64_t ms, const std::atomic<bool>& stopping) {
+  const Clock::time_point until = Clock::now() + std::chrono::milliseconds(ms);
+  Io w = t.WaitReadable(until, &stopping);
+  if (w == Io::kTimeout) return Io::kOk;
+  if (w != Io::kOk) return w;
+  return t.PeerClosed() ? Io::kClosed : Io::kOk;  // it sent something: answer now
 }
 
-enum class Io { kOk, kClosed, kTimeout, kStopped, kError };
-
-// Waits until `fd` is readable (or writable), the deadline passes or the
-// server stops (when `stoppable`).
-Io WaitFor(int fd, short events, Clock::time_point deadline, const std::atomic<bool>& stopping,
-           bool stoppable) {
+// Peeks at the first bytes of a connection (kTlsSniffBytes, or fewer when
+// the first is not a TLS record's) by `deadline`, without reading them.
+Io PeekHead(int fd, Clock::time_point deadline, std::string* head) {
   for (;;) {
-    if (stoppable && stopping.load()) return Io::kStopped;
-    const int64_t left = MsUntil(deadline);
-    if (left <= 0) return Io::kTimeout;
-    pollfd p{fd, events, 0};
-    const int n = poll(&p, 1, static_cast<int>(std::min<int64_t>(left, kSliceMs)));
-    if (n < 0 && errno != EINTR) return Io::kError;
-    if (n > 0) return Io::kOk;  // readable, writable, or hung up: the call says which
-  }
-}
-
-// Reads exactly `n` bytes into `out`. Not interrupted by a shutdown: a
-// message that has begun is a request in flight, read to its end (within
-// the deadline), run and answered.
-Io ReadFull(int fd, char* out, size_t n, Clock::time_point deadline) {
-  static const std::atomic<bool> kNever{false};
-  while (n > 0) {
-    Io w = WaitFor(fd, POLLIN, deadline, kNever, /*stoppable=*/false);
+    Io w = WaitFor(fd, POLLIN, deadline, nullptr);
     if (w != Io::kOk) return w;
-    const ssize_t got = recv(fd, out, n, 0);
+    char buf[kTlsSniffBytes];
+    const ssize_t got = recv(fd, buf, sizeof buf, MSG_PEEK | MSG_DONTWAIT);
     if (got == 0) return Io::kClosed;
     if (got < 0) {
       if (errno == EINTR || errno == EAGAIN) continue;
-      return errno == ECONNRESET ? Io::kClosed : Io::kError;
-    }
-    out += got;
-    n -= static_cast<size_t>(got);
-  }
-  return Io::kOk;
-}
-
-Io WriteFull(int fd, std::string_view bytes, Clock::time_point deadline) {
-  static const std::atomic<bool> kNever{false};
-  while (!bytes.empty()) {
-    Io w = WaitFor(fd, POLLOUT, deadline, kNever, /*stoppable=*/false);
-    if (w != Io::kOk) return w;
-    const ssize_t sent = send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
-    if (sent < 0) {
-      if (errno == EINTR || errno == EAGAIN) continue;
       return Io::kClosed;
     }
-    bytes.remove_prefix(static_cast<size_t>(sent));
+    head->assign(buf, static_cast<size_t>(got));
+    if (head->size() == kTlsSniffBytes ||
+        static_cast<unsigned char>(buf[0]) != kTlsHandshakeByte) {
+      return Io::kOk;
+    }
+    // A record's first bytes came alone: poll would report them at once,
+    // over and over, so wait a little for the rest (bounded by the deadline).
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  return Io::kOk;
-}
-
-// Waits `ms` before an awaitable hello's reply. kClosed when the client
-// went away meanwhile; kStopped when the server stops.
-Io Delay(int fd, int64_t ms, const std::atomic<bool>& stopping) {
-  const Clock::time_point until = Clock::now() + std::chrono::milliseconds(ms);
-  for (;;) {
-    Io w = WaitFor(fd, POLLIN, until, stopping, /*stoppable=*/true);
-    if (w == Io::kTimeout) return Io::kOk;
-    if (w != Io::kOk) return w;
-    char b;
-    const ssize_t got = recv(fd, &b, 1, MSG_PEEK);
-    if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN)) return Io::kClosed;
-    if (got > 0) return Io::kOk;  // it sent something: answer now
-  }
-}
-
-// Whether the client has sent bytes not read yet (polls without waiting).
-bool InputWaiting(int fd) {
-  pollfd p{fd, POLLIN, 0};
-  return poll(&p, 1, 0) > 0 && (p.revents & POLLIN) != 0;
-}
-
-const char* IoName(Io io) {
-  switch (io) {
-    case Io::kOk:
-      return "ok";
-    case Io::kClosed:
-      return "closed by the client";
-    case Io::kTimeout:
-      return "timed out";
-    case Io::kStopped:
-      return "server shutting down";
-    case Io::kError:
-      return "socket error";
-  }
-  return "?";
 }
 
 }  // namespace
@@ -173,6 +112,14 @@ Server::~Server() { Shutdown(); }
 
 StatusOr<std::unique_ptr<Server>> Server::Start(const Client* client, ServerOptions options) {
   std::unique_ptr<Server> server(new Server(client, std::move(options)));
+  if (server->options_.tls.mode != TlsMode::kDisabled) {
+    StatusOr<std::shared_ptr<TlsContext>> tls = TlsContext::Create(server->options_.tls);
+    if (!tls.ok()) {
+      server->stopping_ = true;
+      return tls.status();
+    }
+    server->tls_ = std::move(*tls);
+  }
   Status s = server->Listen();
   if (!s.ok()) {
     if (server->tcp_fd_ >= 0) close(server->tcp_fd_);
@@ -366,6 +313,33 @@ void Server::Reap(bool all) {
   for (Connection& c : finished) c.thread.join();
 }
 
+std::unique_ptr<Transport> Server::OpenTransport(int fd, std::string* reason) {
+  if (tls_ == nullptr) return PlainTransport(fd);
+  // The first bytes come within the idle timeout, the rest of the
+  // handshake within the message timeout, as a message's.
+  Io w = WaitFor(fd, POLLIN, Clock::now() + std::chrono::milliseconds(options_.idle_timeout_ms),
+                 &stopping_);
+  const Clock::time_point deadline =
+      Clock::now() + std::chrono::milliseconds(options_.message_timeout_ms);
+  std::string head;
+  if (w == Io::kOk) w = PeekHead(fd, deadline, &head);
+  if (w != Io::kOk) {
+    *reason = w == Io::kTimeout ? "nothing sent before the timeout" : IoName(w);
+    return nullptr;
+  }
+  if (!LooksLikeTlsClientHello(head)) {
+    if (options_.tls.mode != TlsMode::kRequireTLS) return PlainTransport(fd);
+    *reason = "refused: not TLS, and --tlsMode is requireTLS";
+    return nullptr;
+  }
+  StatusOr<std::unique_ptr<Transport>> t = tls_->Accept(fd, deadline);
+  if (!t.ok()) {
+    *reason = std::string(t.status().message());
+    return nullptr;
+  }
+  return std::move(*t);
+}
+
 void Server::Serve(Connection* c) {
   const int fd = c->fd;
   std::string reason;
@@ -373,11 +347,12 @@ void Server::Serve(Connection* c) {
   ConnectionState state;
   state.local = c->local;
   state.id = c->id;
-  for (;;) {
+  std::unique_ptr<Transport> t = OpenTransport(fd, &reason);
+  for (; t != nullptr;) {
     // Between messages: wait for the next one up to the idle timeout.
     const Clock::time_point idle_deadline =
         Clock::now() + std::chrono::milliseconds(options_.idle_timeout_ms);
-    Io w = WaitFor(fd, POLLIN, idle_deadline, stopping_, /*stoppable=*/true);
+    Io w = t->WaitReadable(idle_deadline, &stopping_);
     if (w != Io::kOk) {
       reason = w == Io::kTimeout ? "idle timeout" : IoName(w);
       break;
@@ -393,7 +368,7 @@ void Server::Serve(Connection* c) {
       std::atomic<int>* n;
       ~InFlight() { --*n; }
     } in_flight{&in_flight_};
-    w = ReadFull(fd, header, kHeaderSize, deadline);
+    w = t->ReadFull(header, kHeaderSize, deadline);
     if (w != Io::kOk) {
       reason = IoName(w);
       break;
@@ -420,7 +395,7 @@ void Server::Serve(Connection* c) {
       const size_t at = message.size();
       const size_t step = std::min(kReadStep, static_cast<size_t>(h->message_length) - at);
       message.resize(at + step);
-      w = ReadFull(fd, message.data() + at, step, deadline);
+      w = t->ReadFull(message.data() + at, step, deadline);
     }
     if (w != Io::kOk) {
       reason = IoName(w);
@@ -430,7 +405,7 @@ void Server::Serve(Connection* c) {
     bool end = false;
     for (;;) {
       if (r.delay_ms > 0) {
-        w = Delay(fd, r.delay_ms, stopping_);
+        w = Delay(*t, r.delay_ms, stopping_);
         if (w != Io::kOk) {
           reason = IoName(w);
           end = true;
@@ -438,8 +413,8 @@ void Server::Serve(Connection* c) {
         }
       }
       if (!r.reply.empty()) {
-        w = WriteFull(fd, r.reply,
-                      Clock::now() + std::chrono::milliseconds(options_.message_timeout_ms));
+        w = t->WriteFull(r.reply,
+                         Clock::now() + std::chrono::milliseconds(options_.message_timeout_ms));
         if (w != Io::kOk) {
           reason = std::string("sending a reply: ") + IoName(w);
           end = true;
@@ -452,7 +427,7 @@ void Server::Serve(Connection* c) {
         break;
       }
       if (!r.exhaust) break;
-      if (InputWaiting(fd)) break;  // the client sent a message: read it
+      if (t->InputWaiting()) break;  // the client sent a message: read it
       if (stopping_.load()) {  // an exhaust stream ends with the server
         reason = IoName(Io::kStopped);
         end = true;
@@ -470,6 +445,7 @@ void Server::Serve(Connection* c) {
   if (reason != IoName(Io::kClosed) && reason != IoName(Io::kStopped)) {
     Log("connection closed: " + reason);
   }
+  t.reset();  // TLS's close_notify, before the socket closes
   close(fd);
   --open_;
   c->done = true;
@@ -569,21 +545,54 @@ int Serve(ServeConfig config) {
       return 2;
     }
     options.bind_ip.clear();
-  } else if (!IsLoopback(options.bind_ip)) {
+  }
+  // TLS's files are loaded (and every error in them reported) before the
+  // database is opened; the server loads them again to serve.
+  const TlsOptions& tls = options.tls;
+  if (tls.mode == TlsMode::kDisabled) {
+    if (!tls.certificate_key_file.empty() || !tls.ca_file.empty() ||
+        !tls.certificate_key_file_password.empty() || tls.allow_connections_without_certificates) {
+      std::fprintf(stderr,
+                   "rockdoc-serve: TLS flags are given but --tlsMode is disabled: give "
+                   "--tlsMode requireTLS (or allowTLS, preferTLS), or drop them\n");
+      return 2;
+    }
+  } else {
+    if (tls.allow_connections_without_certificates && tls.ca_file.empty()) {
+      std::fprintf(stderr,
+                   "rockdoc-serve: --tlsAllowConnectionsWithoutCertificates needs --tlsCAFile "
+                   "(without it no client certificate is asked for)\n");
+      return 2;
+    }
+    StatusOr<std::shared_ptr<TlsContext>> loaded = TlsContext::Create(tls);
+    if (!loaded.ok()) {
+      std::fprintf(stderr, "rockdoc-serve: %s\n", std::string(loaded.status().message()).c_str());
+      return 2;
+    }
+  }
+  if (config.tcp && !IsLoopback(options.bind_ip)) {
     if (!options.auth) {
       std::fprintf(stderr,
                    "rockdoc-serve: refusing to bind '%s': it is not a loopback address, and "
                    "without --auth anyone who can reach it could read and change every "
-                   "database. Give --auth (SCRAM-SHA-256 users), or bind 127.0.0.1 or ::1, or "
+                   "database. Give --auth (SCRAM users), or bind 127.0.0.1 or ::1, or "
                    "use --unix PATH (with --no-tcp), and reach it through an SSH tunnel.\n",
                    options.bind_ip.c_str());
       return 2;
     }
-    std::fprintf(stderr,
-                 "rockdoc-serve: WARNING: listening on '%s' without TLS (rockdoc serve has "
-                 "none): passwords are never sent (SCRAM), but documents and commands cross "
-                 "the network in clear. Prefer an SSH tunnel or a private network.\n",
-                 options.bind_ip.c_str());
+    if (tls.mode == TlsMode::kDisabled) {
+      std::fprintf(stderr,
+                   "rockdoc-serve: WARNING: listening on '%s' without TLS: passwords are never "
+                   "sent (SCRAM), but documents and commands cross the network in clear. Give "
+                   "--tlsMode requireTLS, or use an SSH tunnel or a private network.\n",
+                   options.bind_ip.c_str());
+    } else if (tls.mode != TlsMode::kRequireTLS) {
+      std::fprintf(stderr,
+                   "rockdoc-serve: WARNING: listening on '%s' with --tlsMode %s: clients "
+                   "that do not use TLS are served too, in clear. Give --tlsMode requireTLS "
+                   "to refuse them.\n",
+                   options.bind_ip.c_str(), TlsModeName(tls.mode));
+    }
   }
   ClientOptions client_options;
   // Drivers' watch() needs the oplog a replica set has: the change log.
@@ -615,6 +624,19 @@ int Serve(ServeConfig config) {
     if (!options.unix_socket.empty()) {
       parsed.OpenDocument("unixDomainSocket");
       parsed.AppendString("pathPrefix", options.unix_socket);
+      parsed.Close();
+    }
+    if (tls.mode != TlsMode::kDisabled) {  // mongod's net.tls, its password redacted as mongod's
+      parsed.OpenDocument("tls");
+      parsed.AppendString("mode", TlsModeName(tls.mode));
+      parsed.AppendString("certificateKeyFile", tls.certificate_key_file);
+      if (!tls.certificate_key_file_password.empty()) {
+        parsed.AppendString("certificateKeyFilePassword", "<password>");
+      }
+      if (!tls.ca_file.empty()) parsed.AppendString("CAFile", tls.ca_file);
+      if (tls.allow_connections_without_certificates) {
+        parsed.AppendBool("allowConnectionsWithoutCertificates", true);
+      }
       parsed.Close();
     }
     parsed.Close();
@@ -706,8 +728,16 @@ int Serve(ServeConfig config) {
     std::printf("rockdoc-serve: replica set %s of one member, %s (PRIMARY)\n",
                 options.repl_set.c_str(), ReplicaSetHost(options, (*server)->port()).c_str());
   }
-  std::printf("rockdoc-serve: serving %s (%s, no TLS)\n", db.c_str(),
-              options.auth ? "SCRAM-SHA-256 users required" : "no authentication: loopback only");
+  const std::string tls_text = tls.mode == TlsMode::kDisabled
+                                   ? std::string("no TLS")
+                                   : std::string("TLS ") + TlsModeName(tls.mode) +
+                                         (tls.ca_file.empty() ? ""
+                                          : tls.allow_connections_without_certificates
+                                              ? ", client certificates checked when given"
+                                              : ", client certificates required");
+  std::printf("rockdoc-serve: serving %s (%s, %s)\n", db.c_str(),
+              options.auth ? "SCRAM users required" : "no authentication: loopback only",
+              tls_text.c_str());
   std::fflush(stdout);
 
   int signal_number = 0;

@@ -31,10 +31,18 @@
 // acknowledged write is in the database's write-ahead log.
 //
 // Security: with `auth`, every command but the handshake and the SCRAM
-// conversation needs an authenticated user (wire/users.h). No TLS: Serve
-// refuses an address other than loopback (127.0.0.0/8, ::1) without
-// --auth, and warns with it. A Unix socket gets mode 0600: only its owner
-// may connect.
+// conversation needs an authenticated user (wire/users.h). Serve refuses an
+// address other than loopback (127.0.0.0/8, ::1) without --auth, and warns
+// with it unless TLS is required. A Unix socket gets mode 0600: only its
+// owner may connect.
+//
+// TLS (`tls`, mongod's --tlsMode and friends; wire/transport.h): under
+// requireTLS a connection must begin with a TLS ClientHello, or it is
+// logged and closed; under allowTLS and preferTLS its first bytes say
+// which it is (LooksLikeTlsClientHello), on the TCP port and the Unix
+// socket alike. The handshake is bounded by the message timeout; with a CA
+// file, the client's certificate must chain to it (unless connections
+// without certificates are allowed: then only one presented is checked).
 //
 // Thread safety: Start, port() and Shutdown may be called from any thread;
 // Shutdown is idempotent.
@@ -54,6 +62,7 @@
 #include "rockdoc/client.h"
 #include "rockdoc/status.h"
 #include "wire/service.h"
+#include "wire/transport.h"
 
 namespace rockdoc::wire {
 
@@ -64,7 +73,7 @@ struct ServerOptions {
   int max_connections = 1000;
   int64_t idle_timeout_ms = 30LL * 60 * 1000;  // the session timeout's 30 minutes
   int64_t message_timeout_ms = 60 * 1000;
-  // SCRAM-SHA-256 users required (ServiceOptions::auth, wire/users.h).
+  // SCRAM users required (ServiceOptions::auth, wire/users.h).
   bool auth = false;
   // How often the write-ahead log is synced (mongod's
   // --journalCommitInterval, 1..500 ms, 100 by default); 0: never (each
@@ -82,6 +91,10 @@ struct ServerOptions {
   // ServiceOptions::replica_set); empty: a standalone. Its host is the
   // address listened on (ReplicaSetHost).
   std::string repl_set;
+  // TLS (mongod's --tlsMode, --tlsCertificateKeyFile, --tlsCAFile, ...);
+  // Start fails with BadValue when the mode is not disabled and the files
+  // do not load (TlsContext::Create).
+  TlsOptions tls;
 };
 
 // The member address a server listening as `options` (on TCP `port`)
@@ -140,6 +153,11 @@ class Server {
   Status Listen();
   void AcceptLoop();
   void Serve(Connection* c);
+  // The connection's transport, after the TLS handshake if it is one
+  // (ServerOptions::tls); null, with `*reason` set, when the connection is
+  // to be closed (plain text under requireTLS, a failed handshake, a
+  // client gone).
+  std::unique_ptr<Transport> OpenTransport(int fd, std::string* reason);
   void Reap(bool all);
   // Accepts one connection on `listener` only to close it: the process is
   // out of descriptors, and a client left in the backlog would hang.
@@ -154,6 +172,7 @@ class Server {
   const Client* client_;
   ServerOptions options_;
   std::optional<Service> service_;  // made once the address is known (Start)
+  std::shared_ptr<TlsContext> tls_;  // null when TLS is disabled
   int tcp_fd_ = -1;
   int unix_fd_ = -1;
   int port_ = 0;
@@ -194,7 +213,8 @@ struct ServeConfig {
 };
 
 // The `rockdoc-serve` program after its flags: refuses a TCP address that is
-// not loopback without auth (and warns, with it, that there is no TLS),
+// not loopback without auth (and warns, with it, unless TLS is required),
+// refuses TLS files that do not load (2, before the database is opened),
 // sizes the block cache and the bound of messages in flight from
 // cache_gb / memory_limit_mb, bounds glibc's allocator (arenas, and large
 // blocks mapped on their own), shares the open-file limit between

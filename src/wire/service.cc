@@ -255,13 +255,15 @@ class ServiceConnection final : public internal::CommandConnection {
     if (!asked.IsString()) return;
     const std::string_view id = asked.String();
     const size_t dot = id.find('.');
-    if (dot == std::string_view::npos ||
-        !service_->users_.Lookup(id.substr(0, dot), id.substr(dot + 1)).has_value()) {
-      return;
+    if (dot == std::string_view::npos) return;
+    bool any = false;
+    for (ScramMechanism m : {ScramMechanism::kSha1, ScramMechanism::kSha256}) {
+      if (!service_->users_.Lookup(id.substr(0, dot), id.substr(dot + 1), nullptr, m)) continue;
+      if (!any) reply->OpenArray("saslSupportedMechs");
+      any = true;
+      reply->AppendString("", ScramMechanismName(m));
     }
-    reply->OpenArray("saslSupportedMechs");
-    reply->AppendString("", "SCRAM-SHA-256");
-    reply->Close();
+    if (any) reply->Close();
   }
 
   // A replica set member's hello (mongod's, for the primary of a set of

@@ -1,5 +1,9 @@
 #include "wire/users.h"
 
+#include <algorithm>
+#include <iterator>
+#include <vector>
+
 #include "command/command.h"
 #include "rockdoc/json.h"
 #include "wire/crypto.h"
@@ -12,7 +16,7 @@ using namespace ::rockdoc::internal;  // NOLINT(build/namespaces)
 
 namespace {
 
-constexpr std::string_view kMechanism = "SCRAM-SHA-256";
+constexpr ScramMechanism kMechanisms[] = {ScramMechanism::kSha1, ScramMechanism::kSha256};
 
 std::string UserId(std::string_view db, std::string_view user) {
   return std::string(db) + "." + std::string(user);
@@ -31,6 +35,8 @@ struct CreateUserArgs {
   std::string pwd;
   bool has_pwd = false;
   bool has_roles = false;
+  // Which credentials to store (mongod's default: both).
+  std::vector<ScramMechanism> mechanisms;
 };
 
 Status RootRole(const Element& role, std::string_view db) {
@@ -72,11 +78,14 @@ bool UserStore::StillAuthenticated(const AuthState& auth) const {
 }
 
 std::optional<ScramCredentials> UserStore::Lookup(std::string_view db, std::string_view user,
-                                                  std::string* user_id) const {
+                                                  std::string* user_id,
+                                                  ScramMechanism mechanism) const {
   auto found = Users().FindOne(IdFilter(db, user));
   if (!found.ok() || !found->has_value()) return std::nullopt;
   if (user_id != nullptr) *user_id = UserIdBytes(**found);
-  Element c = (**found).GetPath("credentials.SCRAM-SHA-256");
+  Element c = (**found).Get("credentials");
+  if (!c.IsDocument()) return std::nullopt;
+  c = c.Document().Get(ScramMechanismName(mechanism));
   if (!c.IsDocument()) return std::nullopt;
   DocumentView d = c.Document();
   auto salt = d.Get("salt").IsString() ? Base64Decode(d.Get("salt").String()) : std::nullopt;
@@ -124,13 +133,20 @@ Status UserStore::CreateUser(std::string_view db, DocumentView cmd, BsonBuilder*
          return Status::OK();
        }},
       {"mechanisms",
-       [](const Element& e, CreateUserArgs*) -> Status {
+       [](const Element& e, CreateUserArgs* o) -> Status {
          if (!e.IsArray()) return WrongType(e, "type 'array'");
+         o->mechanisms.clear();
          for (Element m : e.Array()) {
-           if (!m.IsString() || m.String() != kMechanism) {
+           const auto parsed = m.IsString() ? ParseScramMechanism(m.String()) : std::nullopt;
+           if (!parsed) {
              return Status(ErrorCode::kNotImplemented,
-                           "mechanisms other than SCRAM-SHA-256 are not supported by rockdoc");
+                           "mechanisms other than SCRAM-SHA-1 and SCRAM-SHA-256 are not "
+                           "supported by rockdoc");
            }
+           o->mechanisms.push_back(*parsed);
+         }
+         if (o->mechanisms.empty()) {
+           return Status(ErrorCode::kBadValue, "mechanisms field must not be empty");
          }
          return Status::OK();
        }},
@@ -139,25 +155,33 @@ Status UserStore::CreateUser(std::string_view db, DocumentView cmd, BsonBuilder*
       {"authenticationRestrictions", nullptr},
       ROCKDOC_GENERIC_COMMAND_ROWS(CreateUserArgs)};
   CreateUserArgs args;
+  args.mechanisms.assign(std::begin(kMechanisms), std::end(kMechanisms));
   ROCKDOC_RETURN_IF_ERROR(DecodeCommand("createUser", cmd, kFields, &args));
   if (args.user.empty()) return Status(ErrorCode::kBadValue, "User name must not be empty");
   if (!args.has_pwd) return internal::MissingField("createUser.pwd");
   if (!args.has_roles) return internal::MissingField("createUser.roles");
   for (Element role : cmd.Get("roles").Array()) ROCKDOC_RETURN_IF_ERROR(RootRole(role, db));
   ROCKDOC_RETURN_IF_ERROR(CheckPassword(args.pwd));
-  const ScramCredentials c = MakeScramCredentials(args.pwd);
   BsonBuilder u;
   u.AppendString("_id", UserId(db, args.user));
   u.AppendBinary("userId", BinarySubtype::kUuid, RandomBytes(16));
   u.AppendString("user", args.user);
   u.AppendString("db", db);
   u.OpenDocument("credentials");
-  u.OpenDocument(kMechanism);
-  u.AppendInt32("iterationCount", c.iteration_count);
-  u.AppendString("salt", Base64Encode(c.salt));
-  u.AppendString("storedKey", Base64Encode(c.stored_key));
-  u.AppendString("serverKey", Base64Encode(c.server_key));
-  u.Close();
+  for (ScramMechanism m : kMechanisms) {
+    if (std::find(args.mechanisms.begin(), args.mechanisms.end(), m) == args.mechanisms.end()) {
+      continue;
+    }
+    ROCKDOC_ASSIGN_OR_RETURN(std::string password, ScramPassword(m, args.user, args.pwd));
+    const ScramCredentials c =
+        MakeScramCredentials(password, "", DefaultScramIterations(m), m);
+    u.OpenDocument(ScramMechanismName(m));
+    u.AppendInt32("iterationCount", c.iteration_count);
+    u.AppendString("salt", Base64Encode(c.salt));
+    u.AppendString("storedKey", Base64Encode(c.stored_key));
+    u.AppendString("serverKey", Base64Encode(c.server_key));
+    u.Close();
+  }
   u.Close();
   u.OpenArray("roles");
   u.OpenDocument("");
@@ -232,7 +256,10 @@ Status UserStore::UsersInfo(std::string_view db, DocumentView cmd, BsonBuilder* 
     reply->OpenDocument("");
     for (std::string_view f : {"_id", "user", "db", "roles"}) reply->AppendElement(u.Get(f));
     reply->OpenArray("mechanisms");
-    reply->AppendString("", kMechanism);
+    const Element credentials = u.Get("credentials");
+    if (credentials.IsDocument()) {
+      for (Element c : credentials.Document()) reply->AppendString("", c.key());
+    }
     reply->Close();
     reply->Close();
   }
@@ -258,6 +285,7 @@ void AppendPayload(BsonBuilder* reply, std::string_view payload) {
 
 struct SaslArgs {
   bool skip_empty_exchange = false;
+  ScramMechanism mechanism = ScramMechanism::kSha256;
 };
 
 // The conversation proved the user: the connection is authenticated as
@@ -275,13 +303,15 @@ Status UserStore::SaslStart(std::string_view db, DocumentView cmd, AuthState* au
   static constexpr OptionField<SaslArgs> kFields[] = {
       {"saslStart", &internal::Accept<SaslArgs>},
       {"mechanism",
-       [](const Element& e, SaslArgs*) -> Status {
+       [](const Element& e, SaslArgs* o) -> Status {
          if (!e.IsString()) return WrongType(e, "type 'string'");
-         if (e.String() != kMechanism) {
+         const auto m = ParseScramMechanism(e.String());
+         if (!m) {
            return Status(ErrorCode::kMechanismUnavailable,
                          "Received authentication for mechanism " + std::string(e.String()) +
-                             " which is not enabled (rockdoc has SCRAM-SHA-256 only)");
+                             " which is not enabled (rockdoc has SCRAM-SHA-1 and SCRAM-SHA-256)");
          }
+         o->mechanism = *m;
          return Status::OK();
        }},
       {"payload", &internal::Accept<SaslArgs>},
@@ -303,14 +333,14 @@ Status UserStore::SaslStart(std::string_view db, DocumentView cmd, AuthState* au
   ROCKDOC_RETURN_IF_ERROR(DecodeCommand("saslStart", cmd, kFields, &args));
   if (!cmd.Get("mechanism").ok()) return internal::MissingField("saslStart.mechanism");
   ROCKDOC_ASSIGN_OR_RETURN(std::string payload, Payload(cmd, "saslStart"));
-  auth->conversation = std::make_unique<ScramServer>();
+  auth->conversation = std::make_unique<ScramServer>(args.mechanism);
   auth->conversation_db = std::string(db);
   auth->skip_empty_exchange = args.skip_empty_exchange;
   auth->awaiting_empty_step = false;
   const std::string auth_db(db);
   StatusOr<std::string> first =
-      auth->conversation->Start(payload, [this, &auth_db, auth](std::string_view user) {
-        return Lookup(auth_db, user, &auth->conversation_user_id);
+      auth->conversation->Start(payload, [this, &auth_db, auth, &args](std::string_view user) {
+        return Lookup(auth_db, user, &auth->conversation_user_id, args.mechanism);
       });
   if (!first.ok()) {
     auth->conversation.reset();

@@ -4,7 +4,7 @@
 //
 // Users live in the collection `rockdoc.users` of the `admin` database,
 // one document each in MongoDB's admin.system.users shape: {_id:
-// "<db>.<user>", userId: UUID, user, db, credentials: {"SCRAM-SHA-256":
+// "<db>.<user>", userId: UUID, user, db, credentials: {"SCRAM-SHA-1": ..., "SCRAM-SHA-256":
 // {iterationCount, salt, storedKey, serverKey}} (base64, as MongoDB stores
 // them), roles}. userId tells a user from one dropped and created again
 // under the same name (users made before it existed have none).
@@ -55,10 +55,12 @@ class UserStore {
  public:
   explicit UserStore(const Client* client) : client_(client) {}
 
-  // The credentials of `user` of database `db`, or nullopt; its userId's
-  // bytes into *user_id when given ("" when it has none).
+  // The `mechanism` credentials of `user` of database `db`, or nullopt
+  // (no such user, or none for that mechanism); its userId's bytes into
+  // *user_id when given ("" when it has none).
   std::optional<ScramCredentials> Lookup(std::string_view db, std::string_view user,
-                                         std::string* user_id = nullptr) const;
+                                         std::string* user_id = nullptr,
+                                         ScramMechanism mechanism = ScramMechanism::kSha256) const;
   // Whether the user `auth` authenticated as still exists, the same one
   // (its userId): false once it was dropped, even if created again.
   bool StillAuthenticated(const AuthState& auth) const;

@@ -1,5 +1,6 @@
 // The Node.js driver against `rockdoc-serve --auth`: the localhost
-// exception creates the first user, SCRAM-SHA-256 authenticates it (the
+// exception creates the first user, SCRAM-SHA-256 (and SCRAM-SHA-1)
+// authenticates it (the
 // driver's speculative authentication in hello is answered by absence, so
 // it runs saslStart/saslContinue), a wrong password fails with
 // AuthenticationFailed (18), unauthenticated commands with Unauthorized (13).
@@ -45,6 +46,12 @@ async function code(promise) {
   const users = (await boss.db('admin').command({ usersInfo: 1 })).users;
   assert.deepEqual(users.map((u) => u.user), ['boss']);
   await boss.close();
+
+  // SCRAM-SHA-1, with MongoDB's password digest (the driver's).
+  const sha1 = new MongoClient(withUser('boss', 'pencil') + '&authMechanism=SCRAM-SHA-1');
+  await sha1.connect();
+  assert.deepEqual(await sha1.db('t').collection('c').findOne(), { _id: 1 });
+  await sha1.close();
 
   const wrong = new MongoClient(withUser('boss', 'pencil2'));
   assert.equal(await code(wrong.connect()), 18);

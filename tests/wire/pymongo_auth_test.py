@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""pymongo against `rockdoc-serve --auth`: SCRAM-SHA-256 users.
+"""pymongo against `rockdoc-serve --auth`: SCRAM-SHA-256 and SCRAM-SHA-1 users.
 
     pymongo_auth_test.py URI      (run by run_with_server.py --server-arg=--auth)
 
@@ -8,7 +8,8 @@ Unauthenticated commands other than the handshake fail with Unauthorized
 exception), after which creating users needs authentication; the right
 password authenticates (SCRAM-SHA-256, chosen by the driver from hello's
 saslSupportedMechs), a wrong one fails with AuthenticationFailed (18);
-usersInfo and dropUser. Exits 77 when pymongo is not installed.
+SCRAM-SHA-1 over MongoDB's password digest; usersInfo and dropUser. Exits 77 when
+pymongo is not installed.
 """
 import sys
 
@@ -50,7 +51,7 @@ def right_password_authenticates():
     d = connect(username="boss", password="pencil", authSource="admin")
     assert d.test.c.count_documents({}) == 1
     hello = c.admin.command("hello", saslSupportedMechs="admin.boss")
-    assert hello["saslSupportedMechs"] == ["SCRAM-SHA-256"], hello
+    assert hello["saslSupportedMechs"] == ["SCRAM-SHA-1", "SCRAM-SHA-256"], hello
     assert "saslSupportedMechs" not in c.admin.command("hello", saslSupportedMechs="admin.nobody")
 
 
@@ -59,12 +60,59 @@ def wrong_password_fails():
     c = connect(username="boss", password="pencil!", authSource="admin")
     expect_code(18, lambda: c.test.c.find_one())
     # A user that does not exist gets no saslSupportedMechs, so the driver
-    # falls back to SCRAM-SHA-1, which rockdoc does not have.
+    # falls back to SCRAM-SHA-1: no such user either.
     c = connect(username="nobody", password="pencil", authSource="admin")
-    expect_code(334, lambda: c.test.c.find_one())
+    expect_code(18, lambda: c.test.c.find_one())
     c = connect(username="nobody", password="pencil", authSource="admin",
                 authMechanism="SCRAM-SHA-256")
     expect_code(18, lambda: c.test.c.find_one())
+
+
+@test
+def scram_sha_1_with_mongodbs_password_digest():
+    # The driver sends md5("boss:mongo:pencil") through SCRAM-SHA-1.
+    c = connect(username="boss", password="pencil", authSource="admin",
+                authMechanism="SCRAM-SHA-1")
+    assert c.test.c.count_documents({}) == 1
+    wrong = connect(username="boss", password="pencil!", authSource="admin",
+                    authMechanism="SCRAM-SHA-1")
+    expect_code(18, lambda: wrong.test.c.find_one())
+    # A user made with SCRAM-SHA-256 only has no SCRAM-SHA-1 credentials.
+    assert c.admin.command("createUser", "modern", pwd="pw", roles=["root"],
+                           mechanisms=["SCRAM-SHA-256"])["ok"] == 1
+    users = c.admin.command("usersInfo", "modern")["users"]
+    assert users[0]["mechanisms"] == ["SCRAM-SHA-256"], users
+    hello = c.admin.command("hello", saslSupportedMechs="admin.modern")
+    assert hello["saslSupportedMechs"] == ["SCRAM-SHA-256"], hello
+    old = connect(username="modern", password="pw", authSource="admin",
+                  authMechanism="SCRAM-SHA-1")
+    expect_code(18, lambda: old.test.c.find_one())
+    assert connect(username="modern", password="pw", authSource="admin").test.c.count_documents(
+        {}) == 1
+    expect_code(238, lambda: c.admin.command("createUser", "x", pwd="s", roles=["root"],
+                                             mechanisms=["PLAIN"]))
+    assert c.admin.command("dropUser", "modern")["ok"] == 1
+
+
+@test
+def saslprep_passwords():
+    # SASLprep (RFC 4013) maps ROMAN NUMERAL NINE to "IX" (NFKC) and drops
+    # a SOFT HYPHEN, on the server (createUser) as in the driver.
+    c = connect(username="boss", password="pencil", authSource="admin")
+    assert c.admin.command("createUser", "nine", pwd="\u2168", roles=["root"])["ok"] == 1
+    for pwd in ("\u2168", "IX", "I\u00adX"):
+        n = connect(username="nine", password=pwd, authSource="admin",
+                    authMechanism="SCRAM-SHA-256")
+        assert n.test.c.count_documents({}) == 1, pwd
+    # SCRAM-SHA-1 digests the password as given.
+    n = connect(username="nine", password="\u2168", authSource="admin",
+                authMechanism="SCRAM-SHA-1")
+    assert n.test.c.count_documents({}) == 1
+    n = connect(username="nine", password="IX", authSource="admin", authMechanism="SCRAM-SHA-1")
+    expect_code(18, lambda: n.test.c.find_one())
+    # A password SASLprep refuses (a control character) is refused by createUser.
+    expect_code(2, lambda: c.admin.command("createUser", "bell", pwd="a\u0007", roles=["root"]))
+    assert c.admin.command("dropUser", "nine")["ok"] == 1
 
 
 @test
@@ -75,7 +123,7 @@ def user_management():
     expect_code(238, lambda: c.admin.command("createUser", "x", pwd="s", roles=["read"]))
     users = c.admin.command("usersInfo", "reader")["users"]
     assert [(u["user"], u["db"], u["mechanisms"]) for u in users] == \
-        [("reader", "admin", ["SCRAM-SHA-256"])], users
+        [("reader", "admin", ["SCRAM-SHA-1", "SCRAM-SHA-256"])], users
     assert "credentials" not in users[0]
     assert sorted(u["user"] for u in c.admin.command("usersInfo", 1)["users"]) == ["boss", "reader"]
     r = connect(username="reader", password="secret", authSource="admin")

@@ -11,6 +11,8 @@ error's code.
 
     run("pymongo %s" % pymongo.version)   # exits 1 when a test failed
 """
+import re
+import subprocess
 import sys
 import traceback
 
@@ -22,6 +24,23 @@ except ImportError:
     sys.exit(77)
 
 TESTS = []
+
+
+def start_server(command, log_path, **popen_args):
+    """Starts rockdoc-serve (`command`: the program and its arguments, with
+    --port 0), its stderr appended to `log_path` (a full pipe would block
+    it); returns (process, port) once it prints the loopback address it
+    listens on. AssertionError with the log when it does not start."""
+    with open(log_path, "a") as log:
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True,
+                                **popen_args)
+    for line in proc.stdout:
+        m = re.search(r"listening on 127\.0\.0\.1:(\d+)", line)
+        if m:
+            return proc, int(m.group(1))
+    proc.kill()
+    with open(log_path) as f:
+        raise AssertionError("rockdoc-serve did not start: " + "".join(f.readlines()[-20:]))
 
 
 def test(f):

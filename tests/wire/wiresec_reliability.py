@@ -37,7 +37,6 @@ import argparse
 import json
 import os
 import random
-import re
 import resource
 import shutil
 import signal
@@ -51,7 +50,7 @@ import time
 import traceback
 import uuid
 
-from pymongo_harness import pymongo  # exits 77 without pymongo
+from pymongo_harness import pymongo, start_server  # exits 77 without pymongo
 import bson
 from pymongo.errors import OperationFailure, PyMongoError
 
@@ -71,19 +70,8 @@ class Server:
                 resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
         # Its log to a file beside the database: a full pipe would block it.
         self.log_path = log_path or db.rstrip("/") + ".log"
-        with open(self.log_path, "a") as log:
-            self.proc = subprocess.Popen([SERVER, "--db", db, "--port", "0"] + list(args),
-                                         stdout=subprocess.PIPE, stderr=log, text=True,
-                                         preexec_fn=limits)
-        self.port = None
-        for line in self.proc.stdout:
-            m = re.search(r"listening on 127\.0\.0\.1:(\d+)", line)
-            if m:
-                self.port = int(m.group(1))
-                break
-        if self.port is None:
-            self.proc.kill()
-            raise AssertionError("rockdoc-serve did not start: " + self.tail())
+        self.proc, self.port = start_server([SERVER, "--db", db, "--port", "0"] + list(args),
+                                            self.log_path, preexec_fn=limits)
         self.uri = "mongodb://127.0.0.1:%d/" % self.port
 
     def client(self, **kw):
