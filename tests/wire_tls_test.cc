@@ -9,6 +9,7 @@
 // directory (the test skips without it). No time is asserted: each check
 // is "the server closed the connection", and the timeouts only bound how
 // long that takes.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <openssl/err.h>
