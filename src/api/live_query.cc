@@ -450,7 +450,7 @@ void LiveQueryImpl::Report() {
   // The longest increasing run of `common` stays where it is.
   std::vector<bool> stays(now.size(), false);
   {
-    std::vector<size_t> tails, tail_at(common.size()), parent(common.size(), SIZE_MAX);
+    std::vector<size_t> tails, parent(common.size(), SIZE_MAX);
     for (size_t i = 0; i < common.size(); ++i) {
       auto pos = std::lower_bound(tails.begin(), tails.end(), common[i],
                                   [&](size_t t, size_t v) { return common[t] < v; }) -
@@ -461,7 +461,6 @@ void LiveQueryImpl::Report() {
       } else {
         tails[pos] = i;
       }
-      tail_at[i] = pos;
     }
     for (size_t i = tails.empty() ? SIZE_MAX : tails.back(); i != SIZE_MAX; i = parent[i]) {
       stays[common[i]] = true;
