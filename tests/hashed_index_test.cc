@@ -338,5 +338,25 @@ TEST_F(HashedIndexTest, CompoundAndSparse) {
   EXPECT_THAT(Explain(R"({"s": null})"), ::testing::Not(HasSubstr("s_hashed")));
 }
 
+// $toHashedIndexKey gives the key a hashed index stores: for each value
+// kind, and for a missing field the hash of null.
+TEST_F(HashedIndexTest, ToHashedIndexKeyIsTheIndexHash) {
+  ASSERT_TRUE(Coll()
+                  .InsertMany({Json(R"({"_id": 1, "a": 1})"), Json(R"({"_id": 2, "a": "abc"})"),
+                               Json(R"({"_id": 3})")})
+                  .ok());
+  Document pipeline =
+      Json(R"({"p": [{"$sort": {"_id": 1}}, {"$project": {"h": {"$toHashedIndexKey": "$a"}}}]})");
+  auto cursor = Coll().Aggregate(pipeline.Get("p").Array());
+  ASSERT_TRUE(cursor.ok()) << cursor.status();
+  auto docs = cursor->ToVector();
+  ASSERT_TRUE(docs.ok()) << docs.status();
+  ASSERT_EQ(docs->size(), 3u);
+  EXPECT_EQ((*docs)[0].Get("h").Int64(), 5902408780260971510LL);
+  EXPECT_EQ((*docs)[1].Get("h").Int64(), 8478485326885698097LL);
+  EXPECT_EQ((*docs)[2].Get("h").Int64(), 2338878944348059895LL);
+  EXPECT_EQ((*docs)[2].Get("h").type(), BsonType::kInt64);
+}
+
 }  // namespace
 }  // namespace rockdoc
