@@ -160,12 +160,16 @@ TEST(BtreeAccessMethodTest, ExplainDescribesTheIndex) {
 // ---- Choosing a kind from the key pattern ----
 
 TEST(AccessMethodForTest, MongoKindsRockdocDoesNotBuildAreNotImplemented) {
-  for (const char* kind : {"text", "2d", "2dsphere", "hashed", "columnstore"}) {
+  for (const char* kind : {"text", "2d", "2dsphere", "columnstore"}) {
     auto m = AccessMethodFor(Json(std::string(R"({"a": ")") + kind + "\"}"));
     ASSERT_FALSE(m.ok()) << kind;
     EXPECT_EQ(m.status().code(), ErrorCode::kNotImplemented) << kind;
     EXPECT_EQ(m.status().message(), std::string(kind) + " indexes are not supported by rockdoc");
   }
+  auto hashed = AccessMethodFor(Json(R"({"a": "hashed"})"));  // built in
+  ASSERT_TRUE(hashed.ok()) << hashed.status();
+  EXPECT_EQ((*hashed)->kind(), "hashed");
+  EXPECT_FALSE(internal::RegisterIndexKind("hashed", &BtreeAccessMethod()));  // the name is taken
   auto wildcard = AccessMethodFor(Json(R"({"a.$**": 1})"));
   ASSERT_FALSE(wildcard.ok());
   EXPECT_EQ(wildcard.status().code(), ErrorCode::kNotImplemented);

@@ -149,8 +149,6 @@ TEST(IndexDescriptorTest, RejectsBadKeyPatternsWithMongoMessages) {
       {R"({"a": "2dsphere"})", ErrorCode::kNotImplemented,
        "2dsphere indexes are not supported by rockdoc"},
       {R"({"a": "2d"})", ErrorCode::kNotImplemented, "2d indexes are not supported by rockdoc"},
-      {R"({"a": "hashed"})", ErrorCode::kNotImplemented,
-       "hashed indexes are not supported by rockdoc"},
       {R"({"$**": 1})", ErrorCode::kNotImplemented,
        "wildcard indexes are not supported by rockdoc"},
       {R"({"a.$**": -1})", ErrorCode::kNotImplemented,

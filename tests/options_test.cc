@@ -176,7 +176,7 @@ TEST_F(OptionsApiTest, CreateIndexesRefusesUnsupportedAndUnknownOptionsAndBuilds
 
 TEST_F(OptionsApiTest, SpecialIndexTypesAreNotImplemented) {
   for (const char* keys : {R"({"$**": 1})", R"({"a.$**": 1})", R"({"a": "text"})",
-                           R"({"a": "2dsphere"})", R"({"a": "2d"})", R"({"a": "hashed"})"}) {
+                           R"({"a": "2dsphere"})", R"({"a": "2d"})"}) {
     auto r = Coll().CreateIndex(Json(keys));
     EXPECT_EQ(r.status().code(), ErrorCode::kNotImplemented) << keys << ": " << r.status();
     EXPECT_THAT(std::string(r.status().message()), HasSubstr("indexes are not supported by rockdoc"))

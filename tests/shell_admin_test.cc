@@ -219,6 +219,24 @@ TEST_F(ShellTest, CollectionStatsAndValidate) {
 
 // ---------------------------------------------------------------- indexes
 
+// Hashed indexes from the shell: mongosh's spelling, the hash it shows
+// (convertShardKeyToHashed, MongoDB's published value for 1), and
+// MongoDB's refusal of an array as the server's error.
+TEST_F(ShellTest, HashedIndexes) {
+  EXPECT_EQ(Show("db.h.createIndex({a: 'hashed'})"), "a_hashed\n");
+  Ok("db.h.insertMany([{_id: 1, a: 1}, {_id: 2, a: 1.5}, {_id: 3, a: 'x'}])");
+  EXPECT_EQ(Show("db.h.find({a: 1}).toArray()"), "[ { _id: 1, a: 1 } ]\n");
+  EXPECT_EQ(Show("db.h.find({a: 1}).explain().queryPlanner.winningPlan.inputStage.stage"),
+            "IXSCAN\n");
+  EXPECT_EQ(Show("convertShardKeyToHashed(1)"), "Long('5902408780260971510')\n");
+  EXPECT_EQ(Show("String(convertShardKeyToHashed(1)) === String(convertShardKeyToHashed(1.9))"), "true\n");
+  EXPECT_EQ(Show("try { db.h.insertOne({a: [1]}) } catch (e) { [e.code, e.errmsg] }"),
+            "[\n  16766,\n  'Error: hashed indexes do not currently support array values. Found "
+            "array at path: a'\n]\n");
+  EXPECT_EQ(Show("try { db.h.createIndex({b: 'hashed'}, {unique: true}) } catch (e) { e.code }"),
+            "16764\n");
+}
+
 TEST_F(ShellTest, CreateListAndDropIndexes) {
   Ok("db.c.insertMany([{_id: 1, a: 1, b: 1}, {_id: 2, a: 2, b: 1}])");
   EXPECT_EQ(Show("db.c.createIndex({a: 1})"), "a_1\n");

@@ -156,6 +156,11 @@ class Registry {
     static Registry* registry = new Registry();  // never destroyed: used until exit
     return *registry;
   }
+  Registry() {
+    // The built-in kinds other than btree (which numeric values select).
+    MutexLock g(&mu_);
+    kinds_.emplace(std::string(HashedAccessMethod().kind()), &HashedAccessMethod());
+  }
   bool Add(std::string name, const IndexAccessMethod* method) {
     MutexLock g(&mu_);
     return kinds_.emplace(std::move(name), method).second;

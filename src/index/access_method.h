@@ -14,7 +14,8 @@
 // (hashed, wildcard, text) is one new implementation registered by the name
 // its key patterns use ({a: "hashed"}), not a branch in every layer.
 //
-// rockdoc's one built-in kind is the ordered ("btree") index: keystring
+// rockdoc's built-in kinds are the ordered ("btree") index and the hashed
+// index (index/hashed_access_method.cc). The btree: keystring
 // keys in the key pattern's directions, MongoDB's multikey semantics
 // (index/key_generator.h), exact bounds (index/index_bounds.h). TTL is an
 // option of btree indexes, as in MongoDB.
@@ -110,15 +111,18 @@ class IndexAccessMethod {
   virtual void AppendExplain(const IndexDescriptor& index, BsonBuilder* out) const = 0;
 };
 
-// The ordered index, rockdoc's built-in kind.
+// The ordered index, rockdoc's first kind.
 const IndexAccessMethod& BtreeAccessMethod();
+// {a: "hashed"}: keys on MongoDB's hash of the value (bson/element_hash.h);
+// registered under "hashed" from the start.
+const IndexAccessMethod& HashedAccessMethod();
 
 // The access method for a key pattern: btree for numeric directions, or
 // the kind registered under the plugin name its string values give. Errors,
 // with MongoDB's codes: CannotCreateIndex (67) "Unknown index plugin 'x'",
 // and MongoDB's own refusals (geoHaystack; "wildcard" as a value);
 // NotImplemented (238) "text indexes are not supported by rockdoc" for
-// MongoDB's kinds that rockdoc does not build (2d, 2dsphere, text, hashed,
+// MongoDB's kinds that rockdoc does not build (2d, 2dsphere, text,
 // columnstore, and wildcard for a "$**" path); BadValue (2) when a pattern
 // mixes two plugins.
 StatusOr<const IndexAccessMethod*> AccessMethodFor(DocumentView key_pattern);

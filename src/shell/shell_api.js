@@ -1821,6 +1821,16 @@
   global.exit = global.quit;
   global.sleep = function sleep(ms) { native.sleep(ms); };
   global.version = function version() { return kVersion; };
+  // mongosh's convertShardKeyToHashed(value): the key a hashed index stores
+  // for the value, from the server's own hash ($toHashedIndexKey).
+  global.convertShardKeyToHashed = function convertShardKeyToHashed(value) {
+    if (arguments.length !== 1) throw argError('convertShardKeyToHashed needs one value');
+    const [{ out }] = global.db.aggregate([
+      { $documents: [{}] },
+      { $project: { _id: 0, out: { $toHashedIndexKey: { $literal: value } } } },
+    ]).toArray();
+    return out;
+  };
   Object.bsonsize = function bsonsize(doc) {
     if (!isPlainObject(doc)) throw argError('Object.bsonsize needs a document');
     return native.bsonsize(doc);
@@ -1846,6 +1856,7 @@
     '',
     'Helpers:',
     '  print(...), console.log(...), printjson(x), load(file), Object.bsonsize(doc), EJSON.stringify(x), sleep(ms)',
+    '  convertShardKeyToHashed(value)   the key a hashed index stores for a value',
     '',
     'Ctrl-C stops a running statement.',
   ].join('\n');

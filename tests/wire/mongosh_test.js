@@ -63,6 +63,12 @@ test('indexes and explain', () => {
   assert.strictEqual(t.idx.unhideIndex({ k: 1 }).hidden_new, false);
   assert.strictEqual(t.idx.getIndexes().find((i) => i.name === 'k_1').hidden, undefined);
   assert.strictEqual(t.idx.find({ k: 3 }).explain().queryPlanner.winningPlan.inputStage.stage, 'IXSCAN');
+  // A hashed index, and mongosh's own convertShardKeyToHashed (an
+  // aggregate with $toHashedIndexKey): MongoDB's hash of 1.
+  assert.strictEqual(t.idx.createIndex({ k: 'hashed' }), 'k_hashed');
+  assert.strictEqual(t.idx.find({ k: 3 }).hint('k_hashed').toArray().length, 10);
+  assert.strictEqual(String(convertShardKeyToHashed(1)), '5902408780260971510');
+  t.idx.dropIndex('k_hashed');
 });
 
 test('bulk writes', () => {

@@ -11,7 +11,7 @@ Exits 77 (a CTest skip) when pymongo is not installed.
 import sys
 
 from pymongo_harness import pymongo, run, test  # exits 77 without pymongo
-from pymongo import InsertOne, UpdateOne, DeleteOne, ReplaceOne
+from pymongo import HASHED, InsertOne, UpdateOne, DeleteOne, ReplaceOne
 from pymongo.errors import DuplicateKeyError, OperationFailure, BulkWriteError
 
 client = pymongo.MongoClient(sys.argv[1], serverSelectionTimeoutMS=5000)
@@ -98,6 +98,19 @@ def indexes_and_explain():
     db.command("collMod", "idx", index={"name": "s_unique", "hidden": False})
     c.drop_index("k_1")
     assert sorted(i["name"] for i in c.list_indexes()) == ["_id_", "s_unique"]
+    # A hashed index (pymongo's HASHED): equality through the hashes, and
+    # MongoDB's refusal of an array as OperationFailure 16766.
+    assert c.create_index([("k", HASHED)]) == "k_hashed"
+    plan = c.find({"k": 7}).explain()["queryPlanner"]["winningPlan"]
+    assert plan["inputStage"]["indexName"] == "k_hashed", plan
+    assert plan["inputStage"]["indexBounds"] == {"k": ["[9174449368162552349, 9174449368162552349]"]}, plan
+    assert sorted(d["_id"] for d in c.find({"k": 7})) == list(range(7, 500, 50))
+    try:
+        c.insert_one({"_id": 1002, "k": [1, 2]})
+        raise AssertionError("an array accepted under a hashed index")
+    except OperationFailure as e:
+        assert e.code == 16766, e.details
+    c.drop_index("k_hashed")
 
 
 @test

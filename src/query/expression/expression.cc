@@ -965,7 +965,7 @@ bool IsKnownOperator(std::string_view name) {
       "$toInt", "$toLong", "$toObjectId", "$toString", "$trim", "$trunc", "$tsIncrement",
       "$tsSecond", "$type", "$unsetField", "$week", "$year", "$zip", "$let", "$cond",
       "$accumulator", "$bitAnd", "$bitNot", "$bitOr", "$bitXor", "$top", "$topN", "$bottom",
-      "$bottomN", "$getField", "$toHashedIndexKey", "$encStrStartsWith"};
+      "$bottomN", "$getField", "$encStrStartsWith"};
   for (const char* n : kNames) {
     if (name == n) return true;
   }

@@ -3,6 +3,7 @@
 // $unsetField).
 #include <algorithm>
 
+#include "bson/element_hash.h"
 #include "query/expression/expression_internal.h"
 #include "rockdoc/json.h"
 
@@ -176,8 +177,16 @@ StatusOr<Value> SetFieldOp(const Args& args, const ExpressionVariables& vars) {
 
 }  // namespace
 
+// {$toHashedIndexKey: v}: the key a hashed index stores for v (a missing
+// value hashes as null, as a missing field does in the index).
+StatusOr<Value> ToHashedIndexKeyOp(const Args& args, const ExpressionVariables& vars) {
+  ROCKDOC_ASSIGN_OR_RETURN(Value v, args[0]->Evaluate(vars));
+  return Int64Value(HashBsonValue(v.element()));
+}
+
 void AddObjectOperators(OperatorTable* positional, NamedOperatorTable* named) {
   positional->insert({
+      {"$toHashedIndexKey", {&ToHashedIndexKeyOp, 1, 1}},
       {"$mergeObjects", {&MergeObjectsOp, 0, SIZE_MAX}},
       {"$objectToArray", {&ObjectToArrayOp, 1, 1}},
       {"$arrayToObject", {&ArrayToObjectOp, 1, 1}},
