@@ -40,6 +40,31 @@
  *   rockdoc_cursor_close(c);
  *   rockdoc_close(db, &err);
  *   rockdoc_error_clear(&err);
+ *
+ * Bindings (Python's bindings/python/; Node.js, Go, Rust, Swift, Kotlin to
+ * follow the same path): a binding that offers its MongoDB driver's API
+ * needs only rockdoc_open / rockdoc_close and rockdoc_run_command. It builds
+ * the very commands its driver would send to a server (insert, update,
+ * delete, find + getMore + killCursors, aggregate, findAndModify, count,
+ * distinct, createIndexes, listIndexes, dropIndexes; lsid, txnNumber,
+ * autocommit and startTransaction for sessions and transactions;
+ * commitTransaction / abortTransaction on "admin"; an aggregate that opens
+ * with $changeStream, read by getMore with maxTimeMS, for watch()), encodes
+ * them with the driver's own BSON library and codec options, and maps an
+ * ok: 0 reply (or a reply's writeErrors) onto the driver's own exception
+ * classes by code, as the driver maps a server's replies. So the binding
+ * accepts and refuses exactly what rockdoc-serve does for that driver, and
+ * a test can run the same assertions through both. The calls block: a
+ * binding releases its interpreter's lock around each (Python's GIL; a
+ * Node.js addon runs them on its worker pool), which is safe because a
+ * client is thread-safe; it closes a client only when no call of its is in
+ * flight (the Python module defers the close to the last one), and closes
+ * the clients left open at its interpreter's exit.
+ *   Python: client.shop.orders.insert_one({"sku": "a1"}) becomes
+ *   rockdoc_run_command(db, "shop",
+ *       bson({insert: "orders", documents: [{_id: ObjectId(..), sku: "a1"}],
+ *             ordered: true}), &reply, &reply_len, &err)
+ *   and reply {n: 1, ok: 1} becomes InsertOneResult(inserted_id).
  */
 #ifndef ROCKDOC_C_H_
 #define ROCKDOC_C_H_
