@@ -14,13 +14,14 @@ during every engine call.
 """
 from pymongo import errors  # noqa: F401  (rockdoc.errors is pymongo.errors)
 from pymongo.operations import (DeleteMany, DeleteOne, IndexModel, InsertOne,  # noqa: F401
-                                ReplaceOne, UpdateMany, UpdateOne)
+                                UpdateMany)
 from pymongo.results import (BulkWriteResult, DeleteResult, InsertManyResult,  # noqa: F401
                              InsertOneResult, UpdateResult)
 
 from ._client import (ASCENDING, DESCENDING, ChangeStream, ClientSession,  # noqa: F401
                       Collection, CommandCursor, Cursor, Database, MongoClient)
 from ._native import version as _engine_version
+from ._operations import ReplaceOne, UpdateOne  # noqa: F401
 
 try:
     from pymongo import ReturnDocument  # noqa: F401
