@@ -39,6 +39,10 @@ packages=(
   # with pip into a venv made with --system-site-packages (the install check,
   # python_binding_install; offline: --no-build-isolation)
   python3-dev python3-setuptools python3-wheel python3-venv python3-pip
+  # pymongo's C extensions (BSON encoding and decoding, message building):
+  # without them every document is encoded in pure Python, which dominates
+  # the binding's time (bench/python/python_bench.py)
+  python3-bson-ext python3-pymongo-ext
   # fuzzing (libFuzzer ships with clang) and sanitizer runtimes
   clang libclang-rt-dev
   # the shell: SpiderMonkey and line editing

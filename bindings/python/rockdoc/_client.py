@@ -23,6 +23,7 @@ from bson.binary import Binary
 from bson.codec_options import DEFAULT_CODEC_OPTIONS, CodecOptions
 from bson.int64 import Int64
 from bson.objectid import ObjectId
+from bson.raw_bson import RawBSONDocument
 from bson.son import SON
 from pymongo.errors import ConfigurationError, InvalidOperation, OperationFailure, PyMongoError
 from pymongo.results import (BulkWriteResult, DeleteResult, InsertManyResult, InsertOneResult,
@@ -181,22 +182,22 @@ class MongoClient:
         return Database(self, name, codec_options)
 
     def list_database_names(self, session=None):
-        reply = self._command("admin", SON([("listDatabases", 1), ("nameOnly", True)]),
+        reply = self._command("admin", dict([("listDatabases", 1), ("nameOnly", True)]),
                               session=session)
         return [d["name"] for d in reply["databases"]]
 
     def list_databases(self, session=None, **kwargs):
-        command = SON([("listDatabases", 1)])
+        command = dict([("listDatabases", 1)])
         command.update(kwargs)
         reply = self._command("admin", command, session=session)
         return iter(reply["databases"])
 
     def drop_database(self, name_or_database, session=None):
         name = getattr(name_or_database, "name", name_or_database)
-        self._command(name, SON([("dropDatabase", 1)]), session=session)
+        self._command(name, dict([("dropDatabase", 1)]), session=session)
 
     def server_info(self, session=None):
-        return self._command("admin", SON([("buildinfo", 1)]), session=session)
+        return self._command("admin", dict([("buildinfo", 1)]), session=session)
 
     def start_session(self, causal_consistency=None, default_transaction_options=None,
                       snapshot=False):
@@ -286,9 +287,9 @@ class Database:
         """As pymongo's: a str names the command (its value `value`), the
         keyword arguments are more fields."""
         if isinstance(command, str):
-            command = SON([(command, value)])
+            command = dict([(command, value)])
         else:
-            command = SON(command)
+            command = dict(command)
         command.update(kwargs)
         reply = self._command(command, session, codec_options, check=False)
         if check and not reply.get("ok"):
@@ -299,7 +300,7 @@ class Database:
         return reply
 
     def list_collections(self, session=None, filter=None, **kwargs):
-        command = SON([("listCollections", 1), ("cursor", {})])
+        command = dict([("listCollections", 1), ("cursor", {})])
         if filter is not None:
             command["filter"] = filter
         command.update(kwargs)
@@ -311,7 +312,7 @@ class Database:
 
     def create_collection(self, name, codec_options=None, session=None, **kwargs):
         from pymongo.errors import CollectionInvalid
-        command = SON([("create", name)])
+        command = dict([("create", name)])
         command.update(kwargs)
         reply = self._command(command, session, check=False)
         if not reply.get("ok") and reply.get("code") == 48:
@@ -321,7 +322,7 @@ class Database:
 
     def drop_collection(self, name_or_collection, session=None):
         name = getattr(name_or_collection, "name", name_or_collection)
-        reply = self._command(SON([("drop", name)]), session, check=False)
+        reply = self._command(dict([("drop", name)]), session, check=False)
         if not reply.get("ok") and reply.get("code") != 26:  # NamespaceNotFound is fine
             _errors.check_command(reply)
         return reply
@@ -388,7 +389,7 @@ class Collection:
                             "collections.MutableMapping")
         if "_id" not in document and not hasattr(document, "raw"):
             document["_id"] = ObjectId()
-        command = SON([("insert", self._name), ("documents", [document]), ("ordered", True)])
+        command = dict([("insert", self._name), ("documents", [document]), ("ordered", True)])
         _optional(command, bypassDocumentValidation=bypass_document_validation or None,
                   comment=comment)
         _errors.check_single_write(self._command(command, session))
@@ -414,7 +415,7 @@ class Collection:
                 bypass_document_validation=False, collation=None, hint=None, comment=None,
                 let=None, sort=None):
         spec = _update_spec(filter, update, multi, upsert, collation, array_filters, hint, sort)
-        command = SON([("update", self._name), ("updates", [spec]), ("ordered", True)])
+        command = dict([("update", self._name), ("updates", [spec]), ("ordered", True)])
         _optional(command, bypassDocumentValidation=bypass_document_validation or None,
                   comment=comment, let=let)
         reply = _errors.check_single_write(self._command(command, session))
@@ -446,7 +447,7 @@ class Collection:
 
     def _delete(self, filter, limit, collation, hint, session, comment=None, let=None):
         spec = _delete_spec(filter, limit, collation, hint)
-        command = SON([("delete", self._name), ("deletes", [spec]), ("ordered", True)])
+        command = dict([("delete", self._name), ("deletes", [spec]), ("ordered", True)])
         _optional(command, comment=comment, let=let)
         reply = _errors.check_single_write(self._command(command, session))
         return DeleteResult({"n": reply.get("n", 0), "ok": reply["ok"]}, True)
@@ -475,7 +476,7 @@ class Collection:
                          remove=False, update=None, array_filters=None, hint=None,
                          collation=None, bypass_document_validation=False, let=None,
                          comment=None, max_time_ms=None):
-        command = SON([("findAndModify", self._name), ("query", filter)])
+        command = dict([("findAndModify", self._name), ("query", filter)])
         if remove:
             command["remove"] = True
         else:
@@ -537,14 +538,14 @@ class Collection:
         return 0
 
     def estimated_document_count(self, **kwargs):
-        command = SON([("count", self._name)])
+        command = dict([("count", self._name)])
         command.update(kwargs)
         return int(self._command(command)["n"])
 
     def distinct(self, key, filter=None, session=None, **kwargs):
         if not isinstance(key, str):
             raise TypeError("key must be an instance of str")
-        command = SON([("distinct", self._name), ("key", key)])
+        command = dict([("distinct", self._name), ("key", key)])
         if filter is not None:
             command["query"] = filter
         command.update(kwargs)
@@ -553,7 +554,7 @@ class Collection:
     def _aggregate(self, pipeline, session, kwargs):
         if not isinstance(pipeline, list):
             raise TypeError("pipeline must be a list")
-        command = SON([("aggregate", self._name), ("pipeline", pipeline)])
+        command = dict([("aggregate", self._name), ("pipeline", pipeline)])
         cursor = {}
         if "batchSize" in kwargs:
             cursor["batchSize"] = kwargs.pop("batchSize")
@@ -580,25 +581,25 @@ class Collection:
                 raise TypeError("%r is not an instance of pymongo.operations.IndexModel" %
                                 (model,))
             documents.append(document)
-        command = SON([("createIndexes", self._name), ("indexes", documents)])
+        command = dict([("createIndexes", self._name), ("indexes", documents)])
         command.update(kwargs)
         self._command(command, session)
         return [d["name"] for d in documents]
 
     def create_index(self, keys, session=None, **kwargs):
         keys = _index_list(keys)
-        document = SON([("key", _index_document(keys))])
+        document = dict([("key", _index_document(keys))])
         document["name"] = kwargs.pop("name", None) or _gen_index_name(keys)
         command_fields = {k: kwargs.pop(k) for k in ("maxTimeMS", "comment", "commitQuorum")
                           if k in kwargs}
         document.update(kwargs)
-        command = SON([("createIndexes", self._name), ("indexes", [document])])
+        command = dict([("createIndexes", self._name), ("indexes", [document])])
         command.update(command_fields)
         self._command(command, session)
         return document["name"]
 
     def list_indexes(self, session=None, **kwargs):
-        command = SON([("listIndexes", self._name), ("cursor", {})])
+        command = dict([("listIndexes", self._name), ("cursor", {})])
         command.update(kwargs)
         return CommandCursor._run(self._database, self._name, command, session)
 
@@ -616,7 +617,7 @@ class Collection:
             name = _gen_index_name(index_or_name)
         if not isinstance(name, str):
             raise TypeError("index_or_name must be an instance of str or list")
-        command = SON([("dropIndexes", self._name), ("index", name)])
+        command = dict([("dropIndexes", self._name), ("index", name)])
         command.update(kwargs)
         self._command(command, session)
 
@@ -627,8 +628,8 @@ class Collection:
         self._database.drop_collection(self._name, session)
 
     def rename(self, new_name, session=None, **kwargs):
-        command = SON([("renameCollection", self.full_name),
-                       ("to", "%s.%s" % (self._database.name, new_name))])
+        command = dict([("renameCollection", self.full_name),
+                        ("to", "%s.%s" % (self._database.name, new_name))])
         command.update(kwargs)
         return self._database.client._command("admin", command, session=session)
 
@@ -655,14 +656,14 @@ def _hint_value(hint):
 
 def _update_spec(filter, update, multi, upsert, collation=None, array_filters=None, hint=None,
                  sort=None):
-    spec = SON([("q", filter), ("u", update), ("multi", multi), ("upsert", upsert)])
+    spec = dict([("q", filter), ("u", update), ("multi", multi), ("upsert", upsert)])
     _optional(spec, collation=collation, arrayFilters=array_filters, hint=_hint_value(hint),
               sort=sort)
     return spec
 
 
 def _delete_spec(filter, limit, collation=None, hint=None):
-    spec = SON([("q", filter), ("limit", limit)])
+    spec = dict([("q", filter), ("limit", limit)])
     _optional(spec, collation=collation, hint=_hint_value(hint))
     return spec
 
@@ -747,16 +748,19 @@ class _Bulk:
                 if run:
                     yield run
 
-    @staticmethod
-    def _batches(run):
+    def _batches(self, run):
+        """The run cut into commands' worth, each operation encoded once
+        (with the collection's codec options) and sent as those bytes."""
+        codec_options = self._collection.codec_options
         batch, size = [], 0
         for op in run:
-            n = len(bson.encode(op[2])) if isinstance(op[2], Mapping) else 0
-            if batch and (size + n > _MAX_BATCH_BYTES or len(batch) == _MAX_BATCH_COUNT):
+            raw = RawBSONDocument(bson.encode(op[2], codec_options=codec_options))
+            if batch and (size + len(raw.raw) > _MAX_BATCH_BYTES or
+                          len(batch) == _MAX_BATCH_COUNT):
                 yield batch
                 batch, size = [], 0
-            batch.append(op)
-            size += n
+            batch.append((op, raw))
+            size += len(raw.raw)
         if batch:
             yield batch
 
@@ -766,11 +770,12 @@ class _Bulk:
         names = {self._INSERT: ("insert", "documents"), self._UPDATE: ("update", "updates"),
                  self._DELETE: ("delete", "deletes")}
         for run in self._runs():
-            for batch in self._batches(run):
+            for encoded in self._batches(run):
+                batch = [op for op, _ in encoded]
                 kind = batch[0][0]
                 name, field = names[kind]
-                command = SON([(name, self._collection.name),
-                               (field, [op[2] for op in batch]), ("ordered", self._ordered)])
+                command = dict([(name, self._collection.name),
+                                (field, [raw for _, raw in encoded]), ("ordered", self._ordered)])
                 _optional(command, bypassDocumentValidation=(self._bypass or None)
                           if kind == self._INSERT or kind == self._UPDATE else None,
                           comment=self._comment, let=self._let if kind != self._INSERT else None)
@@ -825,7 +830,7 @@ class _ServerCursor:
         return self._ns.split(".", 1)[1] if "." in self._ns else self._ns
 
     def _get_more(self, max_time_ms=None):
-        command = SON([("getMore", Int64(self._id)), ("collection", self._collection_name())])
+        command = dict([("getMore", Int64(self._id)), ("collection", self._collection_name())])
         _optional(command, batchSize=getattr(self, "_batch_size", None) or None,
                   maxTimeMS=max_time_ms)
         try:
@@ -849,7 +854,7 @@ class _ServerCursor:
         client = self._database.client
         try:
             if not client._handle.closed:
-                client._command(self._ns.split(".", 1)[0], SON([
+                client._command(self._ns.split(".", 1)[0], dict([
                     ("killCursors", self._collection_name()),
                     ("cursors", [Int64(cursor_id)])]), session=self._session)
         except Exception:
@@ -940,7 +945,7 @@ class Cursor(_ServerCursor):
             raise TypeError("filter must be an instance of dict, bson.son.SON, or any other "
                             "type that inherits from collections.Mapping")
         self._collection = collection
-        self._spec = SON()
+        self._spec = {}
         self._filter = filter or {}
         self._projection = _fields_document(projection)
         self._skip = 0
@@ -1055,7 +1060,7 @@ class Cursor(_ServerCursor):
     def clone(self):
         other = Cursor(self._collection, self._filter, self._projection, self._skip,
                        self._limit, session=self._session)
-        other._spec = SON(self._spec)
+        other._spec = dict(self._spec)
         other._batch_size = self._batch_size
         return other
 
@@ -1074,7 +1079,7 @@ class Cursor(_ServerCursor):
         return not self._started or bool(self._batch) or bool(self._id)
 
     def _find_command(self):
-        command = SON([("find", self._collection.name), ("filter", self._filter)])
+        command = dict([("find", self._collection.name), ("filter", self._filter)])
         if self._projection is not None:
             command["projection"] = self._projection
         command.update(self._spec)
@@ -1126,7 +1131,7 @@ class Cursor(_ServerCursor):
         server's default verbosity (allPlansExecution)."""
         command = self._find_command()
         command.pop("singleBatch", None)
-        return self._collection._command(SON([("explain", command)]), self._session)
+        return self._collection._command(dict([("explain", command)]), self._session)
 
     def distinct(self, key):
         options = {}
@@ -1159,7 +1164,7 @@ class ChangeStream(_ServerCursor):
         batch_size = kwargs.pop("batch_size", None)
         collation = kwargs.pop("collation", None)
         comment = kwargs.pop("comment", None)
-        spec = SON()
+        spec = {}
         for name in list(kwargs):
             if name in self._SPEC_OPTIONS:
                 value = kwargs.pop(name)
@@ -1169,9 +1174,9 @@ class ChangeStream(_ServerCursor):
         if all_databases:
             spec["allChangesForCluster"] = True
         self._resume_token = spec.get("startAfter") or spec.get("resumeAfter")
-        command = SON([("aggregate", collection),
-                       ("pipeline", [{"$changeStream": spec}] + list(pipeline or [])),
-                       ("cursor", {"batchSize": batch_size} if batch_size is not None else {})])
+        command = dict([("aggregate", collection),
+                        ("pipeline", [{"$changeStream": spec}] + list(pipeline or [])),
+                        ("cursor", {"batchSize": batch_size} if batch_size is not None else {})])
         _optional(command, collation=collation, comment=comment)
         database = client[db]
         codec_options = codec_options or database.codec_options
@@ -1312,8 +1317,8 @@ class ClientSession:
         if self._starting:  # no statement ran: nothing to commit or abort
             self._in_transaction = self._starting = False
             return
-        command = SON([(name, 1), ("txnNumber", Int64(self._txn_number)),
-                       ("autocommit", False), ("lsid", self._lsid)])
+        command = dict([(name, 1), ("txnNumber", Int64(self._txn_number)),
+                        ("autocommit", False), ("lsid", self._lsid)])
         try:
             self._client._command("admin", command)
         finally:
@@ -1365,7 +1370,7 @@ class ClientSession:
         self._ended = True
         try:
             if not self._client._handle.closed:
-                self._client._command("admin", SON([("endSessions", [self._lsid])]))
+                self._client._command("admin", dict([("endSessions", [self._lsid])]))
         except PyMongoError:
             pass
 
