@@ -43,6 +43,8 @@ packages=(
   # without them every document is encoded in pure Python, which dominates
   # the binding's time (bench/python/python_bench.py)
   python3-bson-ext python3-pymongo-ext
+  # the Python package's native module under memcheck (python_binding_memcheck)
+  valgrind
   # fuzzing (libFuzzer ships with clang) and sanitizer runtimes
   clang libclang-rt-dev
   # the shell: SpiderMonkey and line editing

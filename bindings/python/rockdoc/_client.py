@@ -211,7 +211,7 @@ class MongoClient:
         if self._handle.closed:
             return
         for cursor in list(self._cursors):
-            cursor._discard()
+            cursor._discard(client_closing=True)
         self._handle.close()
         _open_clients.discard(self)
 
@@ -829,6 +829,8 @@ class _ServerCursor:
     def _collection_name(self):
         return self._ns.split(".", 1)[1] if "." in self._ns else self._ns
 
+    _cut_off = False
+
     def _get_more(self, max_time_ms=None):
         command = dict([("getMore", Int64(self._id)), ("collection", self._collection_name())])
         _optional(command, batchSize=getattr(self, "_batch_size", None) or None,
@@ -845,12 +847,15 @@ class _ServerCursor:
         self._post_batch_resume_token = cursor.get("postBatchResumeToken")
         self._retrieved += len(self._batch)
 
-    def _discard(self):
+    def _discard(self, client_closing=False):
         """Kills the server-side cursor, if any; never raises (used at
-        close, at collection and at exit)."""
+        close, at collection and at exit). When its client closes, reading
+        past the batch in hand is InvalidOperation, never a silent end."""
         cursor_id, self._id = getattr(self, "_id", 0), 0
         if not cursor_id:
             return
+        if client_closing:
+            self._cut_off = True
         client = self._database.client
         try:
             if not client._handle.closed:
@@ -860,6 +865,10 @@ class _ServerCursor:
         except Exception:
             pass
         client._cursors.discard(self)
+
+    def _check_cut_off(self):
+        if self._cut_off:
+            raise InvalidOperation("Cannot use MongoClient after close")
 
     def __del__(self):
         self._discard()
@@ -904,6 +913,7 @@ class CommandCursor(_ServerCursor):
 
     def next(self):
         while not self._batch:
+            self._check_cut_off()
             if not self._id:
                 raise StopIteration
             self._get_more()
@@ -912,6 +922,8 @@ class CommandCursor(_ServerCursor):
     __next__ = next
 
     def try_next(self):
+        if not self._batch:
+            self._check_cut_off()
         if not self._batch and self._id:
             self._get_more()
         return self._batch.pop(0) if self._batch else None
@@ -1108,6 +1120,7 @@ class Cursor(_ServerCursor):
         if not self._started:
             self._begin()
         while not self._batch:
+            self._check_cut_off()
             if not self._id:
                 raise StopIteration
             if self._limit and self._retrieved >= abs(self._limit):
@@ -1197,6 +1210,7 @@ class ChangeStream(_ServerCursor):
         if self._closed:
             raise StopIteration
         if not self._batch:
+            self._check_cut_off()
             if not self._id:
                 self.close()
                 raise StopIteration
