@@ -113,6 +113,8 @@ def bson_types(db):
     got = c.find_one({"dec": Decimal128("1.1")})
     assert got["dec"] == Decimal128("1.10") and got["when"] == when, got
     assert type(got["long"]) is Int64 and got["re"] == Regex("^a", "i"), got
+    ordered = c.with_options(codec_options=CodecOptions(document_class=SON)).find_one()
+    assert type(ordered) is SON and list(ordered)[:3] == ["_id", "dec", "bin"], ordered
     aware = c.with_options(codec_options=CodecOptions(tz_aware=True)).find_one()
     assert aware["when"].tzinfo is not None
     assert aware["when"] == when.replace(tzinfo=datetime.timezone.utc)
@@ -137,6 +139,14 @@ def cursors(db):
         stages.append((plan["stage"], plan.get("indexName")))
         plan = plan.get("inputStage")
     assert stages == [("FETCH", None), ("IXSCAN", "k_1")], stages
+    assert c.find().sort("_id")[3] == {"_id": 3, "k": 3}
+    sliced = list(c.find({}, {"k": 0}).sort("_id")[5:8])
+    assert sliced == [{"_id": 5}, {"_id": 6}, {"_id": 7}], sliced
+    try:
+        c.find()[99]
+        raise AssertionError("cursor[99] of 25 documents")
+    except IndexError:
+        pass
     partial = c.find().batch_size(2)
     next(partial)
     partial.close()  # the server-side cursor killed: nothing left open
@@ -144,7 +154,7 @@ def cursors(db):
                                    {"$group": {"_id": "$k", "n": {"$sum": 1}}},
                                    {"$sort": {"_id": 1}}], batchSize=1))
     assert aggregated == [{"_id": 0, "n": 7}, {"_id": 1, "n": 6}], aggregated
-    return [rest, hinted, stages, aggregated]
+    return [rest, hinted, stages, aggregated, sliced]
 
 
 @case
@@ -282,6 +292,20 @@ def change_streams(db):
 
 
 @case
+def database_and_client_streams(db, client):
+    with db.watch(max_await_time_ms=50) as database_stream, \
+            client.watch(max_await_time_ms=50) as client_stream:
+        db.one.insert_one({"_id": 1})
+        db.two.insert_one({"_id": 2})
+        seen = [(e["ns"]["coll"], e["documentKey"]["_id"]) for e in (database_stream.next(),
+                                                                   database_stream.next())]
+        assert seen == [("one", 1), ("two", 2)], seen
+        first = client_stream.next()
+        assert first["ns"] == {"db": db.name, "coll": "one"}, first["ns"]
+    return seen
+
+
+@case
 def threads(db):
     c = db.threads
     failures = []
@@ -300,6 +324,47 @@ def threads(db):
     counts = [c.count_documents({"t": t}) for t in range(4)]
     assert counts == [200] * 4, counts
     return counts
+
+
+def binding_only(scratch):
+    """What only the binding has: its targets, its refusals of options it
+    does not implement, and the GIL released during an engine call."""
+    path = os.path.join(scratch, "own")
+    with rockdoc.MongoClient(path) as client:
+        client.app.c.insert_one({"_id": 1})
+    with rockdoc.MongoClient("rockdoc://" + os.path.abspath(path)) as client:
+        assert client.app.c.find_one() == {"_id": 1}
+    with rockdoc.MongoClient(":memory:") as client:
+        assert client.app.c.count_documents({}) == 0
+    for bad in ({"w": 0}, {"readPreference": "secondary"}, {"maxPoolSize": 5}):
+        try:
+            rockdoc.MongoClient(":memory:", **bad)
+            raise AssertionError("accepted %r" % bad)
+        except pymongo.errors.ConfigurationError as e:
+            assert "not supported by rockdoc" in str(e), e
+    try:
+        rockdoc.MongoClient("mongodb://localhost/")
+        raise AssertionError("accepted a mongodb:// URI")
+    except pymongo.errors.ConfigurationError:
+        pass
+    # A getMore that waits for a change-stream event blocks in the engine;
+    # another thread's insert, which needs the GIL, must run meanwhile and
+    # wake it. Were the GIL held, the wait would end empty (after 60 s).
+    with rockdoc.MongoClient(path) as client:
+        c = client.app.gil
+        with c.watch(max_await_time_ms=60000) as stream:
+            waiting = threading.Event()
+
+            def insert():
+                waiting.wait()
+                c.insert_one({"_id": "woke"})
+            writer = threading.Thread(target=insert)
+            writer.start()
+            waiting.set()
+            event = stream.try_next()
+            writer.join()
+            assert event is not None and event["documentKey"] == {"_id": "woke"}, event
+    print("pass binding_only")
 
 
 def run_case(f, client):
@@ -336,6 +401,11 @@ def main():
                 print("FAIL", f.__name__, e)
         embedded.close()
         remote.close()
+        try:
+            binding_only(scratch)
+        except AssertionError as e:
+            failed += 1
+            print("FAIL binding_only", e, traceback.format_exc())
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     print("rockdoc %s, pymongo %s: %d of %d cases gave the same outcome both ways" % (

@@ -885,6 +885,15 @@ class _ServerCursor:
     def session(self):
         return getattr(self, "_session", None)
 
+    def to_list(self, length=None):
+        """The documents left (at most `length`), as pymongo 4.9's."""
+        out = []
+        for document in self:
+            out.append(document)
+            if length is not None and len(out) >= length:
+                break
+        return out
+
     def __enter__(self):
         return self
 
@@ -927,14 +936,6 @@ class CommandCursor(_ServerCursor):
         if not self._batch and self._id:
             self._get_more()
         return self._batch.pop(0) if self._batch else None
-
-    def to_list(self, length=None):
-        out = []
-        for document in self:
-            out.append(document)
-            if length is not None and len(out) >= length:
-                break
-        return out
 
     def close(self):
         self._batch = []
@@ -1076,6 +1077,33 @@ class Cursor(_ServerCursor):
         other._batch_size = self._batch_size
         return other
 
+    def __getitem__(self, index):
+        """As pymongo's: cursor[5] is the sixth document (IndexError when
+        there is none), cursor[2:7] a cursor with skip 2 and limit 5."""
+        self._check_unstarted()
+        if isinstance(index, slice):
+            if index.step is not None:
+                raise IndexError("Cursor instances do not support slice steps")
+            start = index.start or 0
+            if start < 0 or (index.stop is not None and index.stop < 0):
+                raise IndexError("Cursor instances do not support negative indices")
+            self._skip = start
+            self._limit = 0 if index.stop is None else index.stop - start
+            if index.stop is not None and self._limit <= 0:
+                raise IndexError("stop index must be greater than start index for slice %r" %
+                                 index)
+            return self
+        if isinstance(index, int):
+            if index < 0:
+                raise IndexError("Cursor instances do not support negative indices")
+            clone = self.clone()
+            clone.skip(index + self._skip)
+            clone.limit(-1)
+            for document in clone:
+                return document
+            raise IndexError("no such item for Cursor instance")
+        raise TypeError("index %r cannot be applied to Cursor instances" % index)
+
     def rewind(self):
         self.close()
         self._started = False
@@ -1130,14 +1158,6 @@ class Cursor(_ServerCursor):
         return self._batch.pop(0)
 
     __next__ = next
-
-    def to_list(self, length=None):
-        out = []
-        for document in self:
-            out.append(document)
-            if length is not None and len(out) >= length:
-                break
-        return out
 
     def explain(self):
         """The find's explain, as pymongo's: {explain: <find>} at the
