@@ -110,7 +110,7 @@ class MongoClient:
     block_cache_bytes. Any other option is ConfigurationError.
     """
 
-    def __init__(self, path=":memory:", document_class=dict, tz_aware=False, **kwargs):
+    def __init__(self, path, document_class=dict, tz_aware=False, **kwargs):
         options = {k: kwargs.pop(k) for k in list(kwargs)
                    if k in ("create_if_missing", "sync", "change_log", "block_cache_bytes")}
         uuid_representation = kwargs.pop("uuidRepresentation", None)
@@ -982,8 +982,14 @@ class Cursor(_ServerCursor):
         cursor_type = kwargs.pop("cursor_type", 0)
         if cursor_type:
             _not_supported("find option", {"cursor_type (tailable cursors)"})
+        if kwargs.pop("max_await_time_ms", None) is not None:
+            # Only a tailable await cursor waits, and those are refused above.
+            _not_supported("find option", {"max_await_time_ms (tailable cursors)"})
+        for bound in ("min", "max"):
+            if kwargs.get(bound) is not None:
+                kwargs[bound] = _index_document(_index_list(kwargs[bound]))
         renames = {"allow_partial_results": "allowPartialResults", "collation": "collation",
-                   "max_await_time_ms": None, "min": "min", "max": "max", "comment": "comment",
+                   "min": "min", "max": "max", "comment": "comment",
                    "return_key": "returnKey", "show_record_id": "showRecordId",
                    "allow_disk_use": "allowDiskUse", "let": "let",
                    "no_cursor_timeout": "noCursorTimeout", "sort": None, "batch_size": None,
