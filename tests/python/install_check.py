@@ -3,6 +3,10 @@
 
     install_check.py --source bindings/python --include include \\
         --libdir BUILD/src --venv BUILD/tests/python_venv
+    install_check.py --source bindings/python --prefix PREFIX --venv DIR
+
+(the second: against a `cmake --install build --prefix PREFIX` tree, as
+README.md says to install it; tests/installation/run_install_test.cmake)
 
 Makes a fresh virtualenv with the system's site packages (Debian's pymongo,
 bson, setuptools and wheel: nothing is fetched), runs
@@ -29,11 +33,14 @@ def run(command, **kwargs):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--source", required=True)
-    parser.add_argument("--include", required=True)
-    parser.add_argument("--libdir", required=True)
+    parser.add_argument("--include")
+    parser.add_argument("--libdir")
+    parser.add_argument("--prefix")
     parser.add_argument("--venv", required=True)
     args = parser.parse_args()
     args.venv, args.source = os.path.abspath(args.venv), os.path.abspath(args.source)
+    if not args.prefix and not (args.include and args.libdir):
+        parser.error("give --prefix, or --include and --libdir")
 
     # Found, not imported: pip imported before setuptools trips setuptools'
     # distutils check.
@@ -53,9 +60,14 @@ def main():
         source = os.path.join(scratch, "python")
         shutil.copytree(args.source, source,
                         ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
-        env = dict(os.environ, ROCKDOC_INCLUDE_DIR=os.path.abspath(args.include),
-                   ROCKDOC_LIBRARY_DIR=os.path.abspath(args.libdir), PIP_NO_INPUT="1",
-                   PIP_DISABLE_PIP_VERSION_CHECK="1")
+        env = dict(os.environ, PIP_NO_INPUT="1", PIP_DISABLE_PIP_VERSION_CHECK="1")
+        for name in ("ROCKDOC_PREFIX", "ROCKDOC_INCLUDE_DIR", "ROCKDOC_LIBRARY_DIR"):
+            env.pop(name, None)
+        if args.prefix:
+            env["ROCKDOC_PREFIX"] = os.path.abspath(args.prefix)
+        else:
+            env["ROCKDOC_INCLUDE_DIR"] = os.path.abspath(args.include)
+            env["ROCKDOC_LIBRARY_DIR"] = os.path.abspath(args.libdir)
         run([python, "-m", "pip", "install", "--no-build-isolation", "--no-index", "--quiet",
              source], env=env, cwd=scratch)
         # Imported from anywhere but the source: the installed package.
