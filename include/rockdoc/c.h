@@ -43,7 +43,8 @@
  *
  * Bindings (Python's bindings/python/; Node.js, Go, Rust, Swift, Kotlin to
  * follow the same path): a binding that offers its MongoDB driver's API
- * needs only rockdoc_open / rockdoc_close and rockdoc_run_command. It builds
+ * needs only rockdoc_open / rockdoc_close, rockdoc_run_command and, for
+ * writes in its driver's batches, rockdoc_run_batch_command. It builds
  * the very commands its driver would send to a server (insert, update,
  * delete, find + getMore + killCursors, aggregate, findAndModify, count,
  * distinct, createIndexes, listIndexes, dropIndexes; lsid, txnNumber,
@@ -147,6 +148,25 @@ ROCKDOC_EXPORT int rockdoc_checkpoint(rockdoc_client_t* client, const char* dir,
 ROCKDOC_EXPORT int rockdoc_run_command(rockdoc_client_t* client, const char* db,
                                        const uint8_t* command, size_t command_len, uint8_t** reply,
                                        size_t* reply_len, rockdoc_error_t* err);
+
+/* MongoDB's maxMessageSizeBytes (hello reports it): the most a driver puts
+ * in one message of the wire protocol. */
+#define ROCKDOC_MAX_MESSAGE_SIZE 48000000
+
+/* rockdoc_run_command for a command that carries a driver's batch (insert's
+ * documents, update's updates, delete's deletes): the command may be as
+ * large as one message, ROCKDOC_MAX_MESSAGE_SIZE bytes, where
+ * rockdoc_run_command takes 16 MiB + 16 KiB, as rockdoc-serve takes such a
+ * command whose documents came as a document sequence. Each document in it
+ * is still held to 16 MiB by the command (a larger one is that statement's
+ * write error, BadValue 2, as mongod answers). A binding sends its writes
+ * through this, in the batches its driver would send, so that they split
+ * and fail as they do over the wire. A larger command is
+ * BSONObjectTooLarge (10334), with no reply. */
+ROCKDOC_EXPORT int rockdoc_run_batch_command(rockdoc_client_t* client, const char* db,
+                                             const uint8_t* command, size_t command_len,
+                                             uint8_t** reply, size_t* reply_len,
+                                             rockdoc_error_t* err);
 
 /* Runs a command that answers with a cursor (find, listCollections,
  * listIndexes, ...) and returns a cursor over all its results: the first

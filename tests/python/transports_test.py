@@ -24,6 +24,7 @@ import pymongo
 from bson.binary import Binary
 from bson.codec_options import CodecOptions
 from bson.decimal128 import Decimal128
+from bson.errors import InvalidDocument
 from bson.int64 import Int64
 from bson.objectid import ObjectId
 from bson.regex import Regex
@@ -53,6 +54,8 @@ def outcome(f, *args, **kwargs):
         return ("raised", type(e).__name__, e.code)
     except (TypeError, ValueError) as e:
         return ("raised", type(e).__name__, str(e))
+    except InvalidDocument as e:  # DocumentTooLarge, raised before sending
+        return ("raised", type(e).__name__)
 
 
 def raises(cls, code, f, *args, **kwargs):
@@ -234,10 +237,20 @@ def errors(db):
     outcomes = [outcome(c.update_one, {}, {"a": 1}), outcome(c.replace_one, {}, {"$set": {}}),
                 outcome(c.insert_one, {"_id": 1}),
                 outcome(lambda: list(c.find({"a": {"$in": 5}}))),
-                outcome(db.command, "nosuchcommand")]
+                outcome(db.command, "nosuchcommand"),
+                outcome(c.insert_one, {"big": "x" * (16 * 1024 * 1024)}),
+                outcome(c.insert_many, [{"_id": 7}, {"big": "x" * (16 * 1024 * 1024)}])]
     assert outcomes[0] == ("raised", "ValueError", "update only works with $ operators")
     assert outcomes[3] == ("raised", "OperationFailure", 2), outcomes
     assert outcomes[4] == ("raised", "OperationFailure", 59), outcomes
+    # Past 16 MiB: the statement's write error, BadValue, as mongod answers.
+    assert outcomes[5] == ("raised", "WriteError", 2), outcomes
+    assert outcomes[6] == ("raised", "BulkWriteError", 65), outcomes
+    exactly = {"_id": "16MiB", "s": ""}
+    exactly["s"] = "x" * (16 * 1024 * 1024 - len(bson.encode(exactly)))
+    assert len(bson.encode(exactly)) == 16 * 1024 * 1024
+    db.big.insert_one(exactly)  # the largest document there is
+    assert db.big.count_documents({"_id": "16MiB"}) == 1
     db.create_collection("made")
     try:
         db.create_collection("made")

@@ -25,7 +25,8 @@ from bson.int64 import Int64
 from bson.objectid import ObjectId
 from bson.raw_bson import RawBSONDocument
 from bson.son import SON
-from pymongo.errors import ConfigurationError, InvalidOperation, OperationFailure, PyMongoError
+from pymongo.errors import (ConfigurationError, DocumentTooLarge, InvalidOperation,
+                            OperationFailure, PyMongoError)
 from pymongo.results import (BulkWriteResult, DeleteResult, InsertManyResult, InsertOneResult,
                              UpdateResult)
 
@@ -38,9 +39,12 @@ DESCENDING = -1
 BEFORE = False
 AFTER = True
 
-# A command holds at most 16 MiB + 16 KiB (kMaxCommandSize): a batch of
-# documents is cut at 16 MiB of them, and at maxWriteBatchSize.
-_MAX_BATCH_BYTES = 16 * 1024 * 1024
+# A write's batch is cut as pymongo cuts one message: at maxMessageSizeBytes
+# (the command runs through rockdoc_run_batch_command, which takes as much;
+# 16 KiB left for the command's own fields) and at maxWriteBatchSize. Each
+# document past 16 MiB is the engine's to refuse, as over the wire.
+_MAX_MESSAGE_SIZE = 48000000  # ROCKDOC_MAX_MESSAGE_SIZE
+_MAX_BATCH_BYTES = _MAX_MESSAGE_SIZE - 16 * 1024
 _MAX_BATCH_COUNT = 100000
 
 _open_clients = weakref.WeakSet()
@@ -144,12 +148,13 @@ class MongoClient:
         _open_clients.add(self)
 
     # ---- the command path every call takes ----
-    def _command(self, db, command, codec_options=None, session=None, check=True):
+    def _command(self, db, command, codec_options=None, session=None, check=True, batch=False):
         codec_options = codec_options or self._codec_options
         if session is not None:
             session._apply(command, self)
         try:
-            reply = self._handle.command(db, bson.encode(command, codec_options=codec_options))
+            reply = self._handle.command(db, bson.encode(command, codec_options=codec_options),
+                                         batch)
         except _native.Error as e:
             code, message = e.args
             if code == 20 and self._handle.closed:
@@ -278,9 +283,9 @@ class Database:
         _check_keyword_options("get_collection", kwargs, ())
         return Collection(self, name, codec_options)
 
-    def _command(self, command, session=None, codec_options=None, check=True):
+    def _command(self, command, session=None, codec_options=None, check=True, batch=False):
         return self._client._command(self._name, command, codec_options or self._codec_options,
-                                     session, check)
+                                     session, check, batch)
 
     def command(self, command, value=1, check=True, allowable_errors=None, codec_options=None,
                 session=None, **kwargs):
@@ -378,8 +383,8 @@ class Collection:
         _check_keyword_options("with_options", kwargs, ())
         return Collection(self._database, self._name, codec_options or self._codec_options)
 
-    def _command(self, command, session=None, check=True):
-        return self._database._command(command, session, self._codec_options, check)
+    def _command(self, command, session=None, check=True, batch=False):
+        return self._database._command(command, session, self._codec_options, check, batch)
 
     # ---- writes ----
     def insert_one(self, document, bypass_document_validation=False, session=None, comment=None):
@@ -389,10 +394,12 @@ class Collection:
                             "collections.MutableMapping")
         if "_id" not in document and not hasattr(document, "raw"):
             document["_id"] = ObjectId()
-        command = dict([("insert", self._name), ("documents", [document]), ("ordered", True)])
+        command = dict([("insert", self._name),
+                        ("documents", [_encoded(document, self._codec_options, "insert")]),
+                        ("ordered", True)])
         _optional(command, bypassDocumentValidation=bypass_document_validation or None,
                   comment=comment)
-        _errors.check_single_write(self._command(command, session))
+        _errors.check_single_write(self._command(command, session, batch=True))
         return InsertOneResult(document.get("_id"), True)
 
     def insert_many(self, documents, ordered=True, bypass_document_validation=False,
@@ -418,7 +425,7 @@ class Collection:
         command = dict([("update", self._name), ("updates", [spec]), ("ordered", True)])
         _optional(command, bypassDocumentValidation=bypass_document_validation or None,
                   comment=comment, let=let)
-        reply = _errors.check_single_write(self._command(command, session))
+        reply = _errors.check_single_write(self._command(command, session, batch=True))
         raw = {k: v for k, v in reply.items() if k not in ("ok", "writeErrors")}
         raw["ok"] = reply["ok"]
         if "upserted" in reply:
@@ -449,7 +456,7 @@ class Collection:
         spec = _delete_spec(filter, limit, collation, hint)
         command = dict([("delete", self._name), ("deletes", [spec]), ("ordered", True)])
         _optional(command, comment=comment, let=let)
-        reply = _errors.check_single_write(self._command(command, session))
+        reply = _errors.check_single_write(self._command(command, session, batch=True))
         return DeleteResult({"n": reply.get("n", 0), "ok": reply["ok"]}, True)
 
     def delete_one(self, filter, collation=None, hint=None, session=None, **kwargs):
@@ -642,6 +649,19 @@ class Collection:
         return "Collection(%r, %r)" % (self._database, self._name)
 
 
+def _encoded(document, codec_options, operation):
+    """`document` encoded once, as RawBSONDocument; DocumentTooLarge when it
+    cannot fit a message, as pymongo raises it before sending."""
+    raw = RawBSONDocument(bson.encode(document, codec_options=codec_options))
+    if len(raw.raw) > _MAX_BATCH_BYTES:
+        if operation == "insert":
+            raise DocumentTooLarge("BSON document too large (%d bytes) - the connected server "
+                                   "supports BSON document sizes up to %d bytes." %
+                                   (len(raw.raw), 16 * 1024 * 1024))
+        raise DocumentTooLarge("%r command document too large" % operation)
+    return raw
+
+
 def _optional(command, **fields):
     for name, value in fields.items():
         if value is not None:
@@ -753,8 +773,9 @@ class _Bulk:
         (with the collection's codec options) and sent as those bytes."""
         codec_options = self._collection.codec_options
         batch, size = [], 0
+        operations = {self._INSERT: "insert", self._UPDATE: "update", self._DELETE: "delete"}
         for op in run:
-            raw = RawBSONDocument(bson.encode(op[2], codec_options=codec_options))
+            raw = _encoded(op[2], codec_options, operations[op[0]])
             if batch and (size + len(raw.raw) > _MAX_BATCH_BYTES or
                           len(batch) == _MAX_BATCH_COUNT):
                 yield batch
@@ -779,7 +800,7 @@ class _Bulk:
                 _optional(command, bypassDocumentValidation=(self._bypass or None)
                           if kind == self._INSERT or kind == self._UPDATE else None,
                           comment=self._comment, let=self._let if kind != self._INSERT else None)
-                reply = self._collection._command(command, session)
+                reply = self._collection._command(command, session, batch=True)
                 self._merge(full, kind, batch, reply)
                 if self._ordered and full["writeErrors"]:
                     _errors.check_bulk(full)

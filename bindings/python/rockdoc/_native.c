@@ -91,13 +91,16 @@ static void HandleDealloc(Handle* self) {
   Py_TYPE(self)->tp_free((PyObject*)self);
 }
 
-/* command(db: str, command: bytes) -> bytes: the reply, whatever its ok
- * (the Python layer maps ok: 0 onto pymongo's exceptions by code). Bad
- * arguments, with no reply, raise Error(code, message). */
+/* command(db: str, command: bytes, batch=False) -> bytes: the reply,
+ * whatever its ok (the Python layer maps ok: 0 onto pymongo's exceptions by
+ * code). batch: a write carrying a driver's batch, up to a message's size
+ * (rockdoc_run_batch_command). Bad arguments, with no reply, raise
+ * Error(code, message). */
 static PyObject* HandleCommand(Handle* self, PyObject* args) {
   const char* db = NULL;
   Py_buffer command;
-  if (!PyArg_ParseTuple(args, "sy*", &db, &command)) return NULL;
+  int batch = 0;
+  if (!PyArg_ParseTuple(args, "sy*|p", &db, &command, &batch)) return NULL;
   if (!self->client || self->close_requested) {
     PyBuffer_Release(&command);
     PyErr_SetObject(NativeError, Py_BuildValue("(is)", 20, "the client is closed"));
@@ -109,8 +112,13 @@ static PyObject* HandleCommand(Handle* self, PyObject* args) {
   rockdoc_client_t* client = self->client;
   self->busy++;
   Py_BEGIN_ALLOW_THREADS
-  rockdoc_run_command(client, db, (const uint8_t*)command.buf, (size_t)command.len, &reply,
-                      &reply_len, &err);
+  if (batch) {
+    rockdoc_run_batch_command(client, db, (const uint8_t*)command.buf, (size_t)command.len,
+                              &reply, &reply_len, &err);
+  } else {
+    rockdoc_run_command(client, db, (const uint8_t*)command.buf, (size_t)command.len, &reply,
+                        &reply_len, &err);
+  }
   Py_END_ALLOW_THREADS
   self->busy--;
   PyBuffer_Release(&command);
@@ -150,7 +158,7 @@ static PyObject* HandleClosed(Handle* self, void* unused) {
 
 static PyMethodDef kHandleMethods[] = {
     {"command", (PyCFunction)HandleCommand, METH_VARARGS,
-     "command(db, bson_bytes) -> reply bytes (the GIL released meanwhile)"},
+     "command(db, bson_bytes, batch=False) -> reply bytes (the GIL released meanwhile)"},
     {"close", (PyCFunction)HandleClose, METH_NOARGS, "closes the database directory"},
     {NULL, NULL, 0, NULL}};
 
