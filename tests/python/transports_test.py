@@ -342,6 +342,10 @@ def threads(db):
 def binding_only(scratch):
     """What only the binding has: its targets, its refusals of options it
     does not implement, and the GIL released during an engine call."""
+    # One version for the package and the library it was built against
+    # (pyproject.toml and CMakeLists.txt's project version).
+    assert rockdoc.__version__ == rockdoc.engine_version(), (rockdoc.__version__,
+                                                             rockdoc.engine_version())
     path = os.path.join(scratch, "own")
     with rockdoc.MongoClient(path) as client:
         client.app.c.insert_one({"_id": 1})

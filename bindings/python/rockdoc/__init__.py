@@ -28,7 +28,11 @@ try:
 except ImportError:  # pymongo 3.x keeps it in pymongo.collection
     from pymongo.collection import ReturnDocument  # noqa: F401
 
-__version__ = "0.1.0"
+try:  # pyproject.toml's version, as installed
+    from importlib.metadata import version as _distribution_version
+    __version__ = _distribution_version("rockdoc")
+except Exception:  # not installed (run from a source tree)
+    __version__ = _engine_version()
 
 
 def engine_version():
