@@ -16,6 +16,7 @@ import atexit
 import time
 import uuid
 import weakref
+from collections import deque
 from collections.abc import Mapping
 
 import bson
@@ -841,7 +842,7 @@ class _ServerCursor:
         cursor = reply["cursor"]
         self._id = cursor.get("id", 0)
         self._ns = cursor.get("ns", "")
-        self._batch = list(cursor.get("firstBatch", []))
+        self._batch = deque(cursor.get("firstBatch", []))
         self._post_batch_resume_token = cursor.get("postBatchResumeToken")
         self._retrieved = len(self._batch)
         if self._id:
@@ -864,7 +865,7 @@ class _ServerCursor:
             raise
         cursor = reply["cursor"]
         self._id = cursor.get("id", 0)
-        self._batch = list(cursor.get("nextBatch", []))
+        self._batch = deque(cursor.get("nextBatch", []))
         self._post_batch_resume_token = cursor.get("postBatchResumeToken")
         self._retrieved += len(self._batch)
 
@@ -947,7 +948,7 @@ class CommandCursor(_ServerCursor):
             if not self._id:
                 raise StopIteration
             self._get_more()
-        return self._batch.pop(0)
+        return self._batch.popleft()
 
     __next__ = next
 
@@ -956,10 +957,10 @@ class CommandCursor(_ServerCursor):
             self._check_cut_off()
         if not self._batch and self._id:
             self._get_more()
-        return self._batch.pop(0) if self._batch else None
+        return self._batch.popleft() if self._batch else None
 
     def close(self):
-        self._batch = []
+        self._batch = deque()
         self._discard()
 
 
@@ -989,7 +990,7 @@ class Cursor(_ServerCursor):
         self._started = False
         self._explain = False
         self._id = 0
-        self._batch = []
+        self._batch = deque()
         self.skip(skip)
         self.limit(limit)
         if kwargs.get("sort") is not None:
@@ -1182,7 +1183,7 @@ class Cursor(_ServerCursor):
                 self._discard()
                 raise StopIteration
             self._get_more()
-        return self._batch.pop(0)
+        return self._batch.popleft()
 
     __next__ = next
 
@@ -1200,7 +1201,7 @@ class Cursor(_ServerCursor):
         return self._collection.distinct(key, self._filter, self._session, **options)
 
     def close(self):
-        self._batch = []
+        self._batch = deque()
         self._discard()
 
 
@@ -1266,7 +1267,7 @@ class ChangeStream(_ServerCursor):
             if self._post_batch_resume_token is not None:
                 self._resume_token = self._post_batch_resume_token
             return None
-        event = self._batch.pop(0)
+        event = self._batch.popleft()
         if not self._batch and self._post_batch_resume_token is not None:
             self._resume_token = self._post_batch_resume_token
         else:
@@ -1286,7 +1287,7 @@ class ChangeStream(_ServerCursor):
 
     def close(self):
         self._closed = True
-        self._batch = []
+        self._batch = deque()
         self._discard()
 
 
