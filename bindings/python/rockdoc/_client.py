@@ -427,11 +427,12 @@ class Collection:
         _optional(command, bypassDocumentValidation=bypass_document_validation or None,
                   comment=comment, let=let)
         reply = _errors.check_single_write(self._command(command, session, batch=True))
-        raw = {k: v for k, v in reply.items() if k not in ("ok", "writeErrors")}
-        raw["ok"] = reply["ok"]
+        # As pymongo's raw_result: the reply, updatedExisting added, the
+        # upserted _id broken out of its array.
+        raw = dict(reply)
+        raw["updatedExisting"] = bool(reply.get("n")) and "upserted" not in reply
         if "upserted" in reply:
             raw["upserted"] = reply["upserted"][0]["_id"]
-        raw["updatedExisting"] = bool(reply.get("n")) and "upserted" not in reply
         return UpdateResult(raw, True)
 
     def update_one(self, filter, update, upsert=False, bypass_document_validation=False,
@@ -458,7 +459,7 @@ class Collection:
         command = dict([("delete", self._name), ("deletes", [spec]), ("ordered", True)])
         _optional(command, comment=comment, let=let)
         reply = _errors.check_single_write(self._command(command, session, batch=True))
-        return DeleteResult({"n": reply.get("n", 0), "ok": reply["ok"]}, True)
+        return DeleteResult(reply, True)
 
     def delete_one(self, filter, collation=None, hint=None, session=None, **kwargs):
         return self._delete(filter, 1, collation, hint, session, **kwargs)
@@ -539,8 +540,6 @@ class Collection:
         if "limit" in kwargs:
             pipeline.append({"$limit": kwargs.pop("limit")})
         pipeline.append({"$group": {"_id": 1, "n": {"$sum": 1}}})
-        if "hint" in kwargs:
-            kwargs["hint"] = _hint_value(kwargs["hint"])
         for document in self._aggregate(pipeline, session, kwargs):
             return document["n"]
         return 0
@@ -569,6 +568,8 @@ class Collection:
         if "batch_size" in kwargs:
             cursor["batchSize"] = kwargs.pop("batch_size")
         command["cursor"] = cursor
+        if "hint" in kwargs:
+            kwargs["hint"] = _hint_value(kwargs["hint"])
         command.update(kwargs)
         return CommandCursor._run(self._database, self._name, command, session,
                                   self._codec_options)
