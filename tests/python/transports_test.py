@@ -30,6 +30,10 @@ from bson.objectid import ObjectId
 from bson.regex import Regex
 from bson.son import SON
 from pymongo import ReturnDocument
+from pymongo.client_session import TransactionOptions
+from pymongo.read_concern import ReadConcern
+from pymongo.read_preferences import Secondary
+from pymongo.write_concern import WriteConcern
 from pymongo.errors import (BulkWriteError, CollectionInvalid, DuplicateKeyError,
                             OperationFailure, WriteError)
 from pymongo.operations import (DeleteMany, DeleteOne, IndexModel, InsertOne, ReplaceOne,
@@ -319,6 +323,31 @@ def database_and_client_streams(db, client):
 
 
 @case
+def concerns(db, client):
+    durable = db.wc.with_options(write_concern=WriteConcern(w="majority", j=True))
+    assert durable.write_concern.document == {"w": "majority", "j": True}
+    durable.insert_one({"_id": 1})
+    durable.update_one({"_id": 1}, {"$set": {"a": 1}})
+    durable.bulk_write([InsertOne({"_id": 2}), DeleteOne({"_id": 2})])
+    majority = db.get_collection("wc", read_concern=ReadConcern("majority"))
+    assert majority.find_one() == {"_id": 1, "a": 1}
+    assert majority.count_documents({}) == 1 and majority.distinct("a") == [1]
+    outcomes = [outcome(lambda: list(db.get_collection(
+                    "wc", read_concern=ReadConcern("linearizable")).find())),
+                outcome(db.wc.with_options(write_concern=WriteConcern(w=2)).insert_one,
+                        {"_id": 3})]
+    assert outcomes[0][0] == "raised" and outcomes[1][0] == "raised", outcomes
+    with client.start_session(default_transaction_options=TransactionOptions(
+            read_concern=ReadConcern("snapshot"),
+            write_concern=WriteConcern(w="majority"))) as s:
+        s.with_transaction(lambda s: db.wc.insert_one({"_id": 4}, session=s),
+                           max_commit_time_ms=5000)
+        with s.start_transaction(read_concern=ReadConcern("local")):
+            db.wc.insert_one({"_id": 5}, session=s)
+    return [sorted(d["_id"] for d in db.wc.find()), outcomes]
+
+
+@case
 def threads(db):
     c = db.threads
     failures = []
@@ -353,12 +382,18 @@ def binding_only(scratch):
         assert client.app.c.find_one() == {"_id": 1}
     with rockdoc.MongoClient(":memory:") as client:
         assert client.app.c.count_documents({}) == 0
-    for bad in ({"w": 0}, {"readPreference": "secondary"}, {"maxPoolSize": 5}):
+    for bad in ({"readPreference": "secondary"}, {"maxPoolSize": 5},
+                {"read_preference": Secondary()}):
         try:
             rockdoc.MongoClient(":memory:", **bad)
             raise AssertionError("accepted %r" % bad)
         except pymongo.errors.ConfigurationError as e:
             assert "not supported by rockdoc" in str(e), e
+    # Unacknowledged writes are the engine's to refuse (238), never an
+    # unacknowledged result for a write that did not happen.
+    with rockdoc.MongoClient(":memory:", w=0) as client:
+        raises(OperationFailure, 238, client.app.c.insert_one, {"_id": 1})
+        assert client.app.c.find_one() is None
     try:
         rockdoc.MongoClient("mongodb://localhost/")
         raise AssertionError("accepted a mongodb:// URI")

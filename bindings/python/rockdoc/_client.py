@@ -28,8 +28,11 @@ from bson.raw_bson import RawBSONDocument
 from bson.son import SON
 from pymongo.errors import (ConfigurationError, DocumentTooLarge, InvalidOperation,
                             OperationFailure, PyMongoError)
+from pymongo.read_concern import ReadConcern
 from pymongo.results import (BulkWriteResult, DeleteResult, InsertManyResult, InsertOneResult,
                              UpdateResult)
+
+from pymongo.write_concern import WriteConcern
 
 from . import _errors, _native
 
@@ -103,16 +106,57 @@ def _fields_document(projection):
     raise TypeError("projection must be a mapping or a list of key names")
 
 
+class _Options:
+    """What a client, database or collection passes down, as pymongo's
+    BaseObject: codec options, write concern and read concern (each a
+    pymongo object; None: the server's default). A read preference is
+    accepted when the one node serves it (every mode but secondary, as a
+    replica set of one serves them)."""
+
+    def __init__(self, codec_options, write_concern=None, read_concern=None):
+        self.codec_options = codec_options
+        self.write_concern = write_concern
+        self.read_concern = read_concern
+
+    def derive(self, codec_options=None, read_preference=None, write_concern=None,
+               read_concern=None):
+        _check_read_preference(read_preference)
+        return _Options(codec_options or self.codec_options,
+                        write_concern if write_concern is not None else self.write_concern,
+                        read_concern if read_concern is not None else self.read_concern)
+
+    def add_write_concern(self, command, session):
+        # In a transaction only the commit and the abort carry one.
+        if (self.write_concern is not None and self.write_concern.document and
+                not (session is not None and session.in_transaction)):
+            command["writeConcern"] = self.write_concern.document
+
+    def add_read_concern(self, command, session):
+        if (self.read_concern is not None and self.read_concern.document and
+                not (session is not None and (session.in_transaction or session._snapshot))):
+            command["readConcern"] = self.read_concern.document
+
+
+def _check_read_preference(read_preference):
+    if read_preference is not None and getattr(read_preference, "mongos_mode",
+                                               None) == "secondary":
+        raise ConfigurationError("read preference secondary not supported by rockdoc (one node, "
+                                 "the primary, serves every read)")
+
+
 class MongoClient:
     """rockdoc's database directory with pymongo.MongoClient's API.
 
     MongoClient("path/to/dir"), MongoClient("rockdoc:///path/to/dir") or
     MongoClient(":memory:") (a database that lives in this process only).
-    Options: document_class, tz_aware, uuidRepresentation (as pymongo's),
-    and rockdoc's own create_if_missing (default True), sync (the WAL synced
-    on every commit, default False), change_log (the log change streams
-    read, default True: as rockdoc-serve, a replica set of one),
-    block_cache_bytes. Any other option is ConfigurationError.
+    Options: document_class, tz_aware, uuidRepresentation, w, journal,
+    wtimeoutMS, readConcernLevel, read_preference (as pymongo's; the
+    concerns are sent with each command as pymongo sends them, and the
+    engine refuses what it lacks: w: 0 and w > 1 are 238), and rockdoc's own
+    create_if_missing (default True), sync (the WAL synced on every commit,
+    default False), change_log (the log change streams read, default True:
+    as rockdoc-serve, a replica set of one), block_cache_bytes. Any other
+    option is ConfigurationError.
     """
 
     def __init__(self, path, document_class=dict, tz_aware=False, **kwargs):
@@ -121,6 +165,11 @@ class MongoClient:
         uuid_representation = kwargs.pop("uuidRepresentation", None)
         if uuid_representation is None:
             uuid_representation = kwargs.pop("uuid_representation", None)
+        write_concern = {name: kwargs.pop(key) for key, name in (
+            ("w", "w"), ("wtimeoutMS", "wtimeout"), ("journal", "j"), ("j", "j"))
+            if key in kwargs}
+        read_concern_level = kwargs.pop("readConcernLevel", None)
+        _check_read_preference(kwargs.pop("read_preference", None))
         _check_keyword_options("MongoClient", kwargs, ())
         if not isinstance(path, str):
             raise TypeError("path must be a str, not %s" % type(path).__name__)
@@ -135,6 +184,9 @@ class MongoClient:
         if uuid_representation is not None:
             codec_kwargs["uuid_representation"] = _uuid_representation(uuid_representation)
         self._codec_options = CodecOptions(**codec_kwargs)
+        self._options = _Options(
+            self._codec_options, WriteConcern(**write_concern) if write_concern else None,
+            ReadConcern(read_concern_level) if read_concern_level is not None else None)
         self._path = path
         try:
             self._handle = _native.Handle(
@@ -176,16 +228,25 @@ class MongoClient:
         return None
 
     def __getitem__(self, name):
-        return Database(self, name)
+        return Database(self, name, self._options)
 
     def __getattr__(self, name):
         if name.startswith("_"):
             raise AttributeError(name)
-        return Database(self, name)
+        return Database(self, name, self._options)
 
-    def get_database(self, name, codec_options=None, **kwargs):
-        _check_keyword_options("get_database", kwargs, ())
-        return Database(self, name, codec_options)
+    def get_database(self, name, codec_options=None, read_preference=None, write_concern=None,
+                     read_concern=None):
+        return Database(self, name, self._options.derive(codec_options, read_preference,
+                                                         write_concern, read_concern))
+
+    @property
+    def write_concern(self):
+        return self._options.write_concern or WriteConcern()
+
+    @property
+    def read_concern(self):
+        return self._options.read_concern or ReadConcern()
 
     def list_database_names(self, session=None):
         reply = self._command("admin", dict([("listDatabases", 1), ("nameOnly", True)]),
@@ -246,12 +307,13 @@ def _uuid_representation(value):
 
 
 class Database:
-    def __init__(self, client, name, codec_options=None):
+    def __init__(self, client, name, options=None):
         if not isinstance(name, str):
             raise TypeError("name must be an instance of str")
         self._client = client
         self._name = name
-        self._codec_options = codec_options or client.codec_options
+        self._options = options or client._options
+        self._codec_options = self._options.codec_options
 
     @property
     def client(self):
@@ -266,12 +328,20 @@ class Database:
         return self._codec_options
 
     def __getitem__(self, name):
-        return Collection(self, name)
+        return Collection(self, name, self._options)
 
     def __getattr__(self, name):
         if name.startswith("_"):
             raise AttributeError(name)
-        return Collection(self, name)
+        return Collection(self, name, self._options)
+
+    @property
+    def write_concern(self):
+        return self._options.write_concern or WriteConcern()
+
+    @property
+    def read_concern(self):
+        return self._options.read_concern or ReadConcern()
 
     def __eq__(self, other):
         return (isinstance(other, Database) and other._client is self._client and
@@ -280,9 +350,10 @@ class Database:
     def __hash__(self):
         return hash((id(self._client), self._name))
 
-    def get_collection(self, name, codec_options=None, **kwargs):
-        _check_keyword_options("get_collection", kwargs, ())
-        return Collection(self, name, codec_options)
+    def get_collection(self, name, codec_options=None, read_preference=None,
+                       write_concern=None, read_concern=None):
+        return Collection(self, name, self._options.derive(codec_options, read_preference,
+                                                           write_concern, read_concern))
 
     def _command(self, command, session=None, codec_options=None, check=True, batch=False):
         return self._client._command(self._name, command, codec_options or self._codec_options,
@@ -324,7 +395,7 @@ class Database:
         if not reply.get("ok") and reply.get("code") == 48:
             raise CollectionInvalid("collection %s already exists" % name)
         _errors.check_command(reply)
-        return Collection(self, name, codec_options)
+        return Collection(self, name, self._options.derive(codec_options))
 
     def drop_collection(self, name_or_collection, session=None):
         name = getattr(name_or_collection, "name", name_or_collection)
@@ -334,7 +405,7 @@ class Database:
         return reply
 
     def aggregate(self, pipeline, session=None, **kwargs):
-        return Collection(self, 1)._aggregate(pipeline, session, kwargs)
+        return Collection(self, 1, self._options)._aggregate(pipeline, session, kwargs)
 
     def watch(self, pipeline=None, **kwargs):
         return ChangeStream(self._client, self._name, 1, pipeline, kwargs)
@@ -344,10 +415,11 @@ class Database:
 
 
 class Collection:
-    def __init__(self, database, name, codec_options=None):
+    def __init__(self, database, name, options=None):
         self._database = database
         self._name = name
-        self._codec_options = codec_options or database.codec_options
+        self._options = options or database._options
+        self._codec_options = self._options.codec_options
 
     @property
     def name(self):
@@ -366,7 +438,7 @@ class Collection:
         return self._codec_options
 
     def __getitem__(self, name):
-        return Collection(self._database, "%s.%s" % (self._name, name), self._codec_options)
+        return Collection(self._database, "%s.%s" % (self._name, name), self._options)
 
     def __getattr__(self, name):
         if name.startswith("_"):
@@ -380,11 +452,26 @@ class Collection:
     def __hash__(self):
         return hash((self._database, self._name))
 
-    def with_options(self, codec_options=None, **kwargs):
-        _check_keyword_options("with_options", kwargs, ())
-        return Collection(self._database, self._name, codec_options or self._codec_options)
+    @property
+    def write_concern(self):
+        return self._options.write_concern or WriteConcern()
 
-    def _command(self, command, session=None, check=True, batch=False):
+    @property
+    def read_concern(self):
+        return self._options.read_concern or ReadConcern()
+
+    def with_options(self, codec_options=None, read_preference=None, write_concern=None,
+                     read_concern=None):
+        return Collection(self._database, self._name, self._options.derive(
+            codec_options, read_preference, write_concern, read_concern))
+
+    def _command(self, command, session=None, check=True, batch=False, write=False, read=False):
+        """`write`: the command takes the collection's write concern;
+        `read`: its read concern."""
+        if write:
+            self._options.add_write_concern(command, session)
+        if read:
+            self._options.add_read_concern(command, session)
         return self._database._command(command, session, self._codec_options, check, batch)
 
     # ---- writes ----
@@ -400,7 +487,7 @@ class Collection:
                         ("ordered", True)])
         _optional(command, bypassDocumentValidation=bypass_document_validation or None,
                   comment=comment)
-        _errors.check_single_write(self._command(command, session, batch=True))
+        _errors.check_single_write(self._command(command, session, batch=True, write=True))
         return InsertOneResult(document.get("_id"), True)
 
     def insert_many(self, documents, ordered=True, bypass_document_validation=False,
@@ -426,7 +513,7 @@ class Collection:
         command = dict([("update", self._name), ("updates", [spec]), ("ordered", True)])
         _optional(command, bypassDocumentValidation=bypass_document_validation or None,
                   comment=comment, let=let)
-        reply = _errors.check_single_write(self._command(command, session, batch=True))
+        reply = _errors.check_single_write(self._command(command, session, batch=True, write=True))
         # As pymongo's raw_result: the reply, updatedExisting added, the
         # upserted _id broken out of its array.
         raw = dict(reply)
@@ -458,7 +545,7 @@ class Collection:
         spec = _delete_spec(filter, limit, collation, hint)
         command = dict([("delete", self._name), ("deletes", [spec]), ("ordered", True)])
         _optional(command, comment=comment, let=let)
-        reply = _errors.check_single_write(self._command(command, session, batch=True))
+        reply = _errors.check_single_write(self._command(command, session, batch=True, write=True))
         return DeleteResult(reply, True)
 
     def delete_one(self, filter, collation=None, hint=None, session=None, **kwargs):
@@ -497,7 +584,7 @@ class Collection:
                   arrayFilters=array_filters, hint=_hint_value(hint), collation=collation,
                   bypassDocumentValidation=bypass_document_validation or None, let=let,
                   comment=comment, maxTimeMS=max_time_ms)
-        reply = self._command(command, session)
+        reply = self._command(command, session, write=True)
         if reply.get("writeConcernError"):
             _errors.raise_write_concern_error(reply["writeConcernError"])
         return reply.get("value")
@@ -547,7 +634,7 @@ class Collection:
     def estimated_document_count(self, **kwargs):
         command = dict([("count", self._name)])
         command.update(kwargs)
-        return int(self._command(command)["n"])
+        return int(self._command(command, read=True)["n"])
 
     def distinct(self, key, filter=None, session=None, **kwargs):
         if not isinstance(key, str):
@@ -556,7 +643,7 @@ class Collection:
         if filter is not None:
             command["query"] = filter
         command.update(kwargs)
-        return self._command(command, session)["values"]
+        return self._command(command, session, read=True)["values"]
 
     def _aggregate(self, pipeline, session, kwargs):
         if not isinstance(pipeline, list):
@@ -571,6 +658,7 @@ class Collection:
         if "hint" in kwargs:
             kwargs["hint"] = _hint_value(kwargs["hint"])
         command.update(kwargs)
+        self._options.add_read_concern(command, session)
         return CommandCursor._run(self._database, self._name, command, session,
                                   self._codec_options)
 
@@ -592,7 +680,7 @@ class Collection:
             documents.append(document)
         command = dict([("createIndexes", self._name), ("indexes", documents)])
         command.update(kwargs)
-        self._command(command, session)
+        self._command(command, session, write=True)
         return [d["name"] for d in documents]
 
     def create_index(self, keys, session=None, **kwargs):
@@ -604,7 +692,7 @@ class Collection:
         document.update(kwargs)
         command = dict([("createIndexes", self._name), ("indexes", [document])])
         command.update(command_fields)
-        self._command(command, session)
+        self._command(command, session, write=True)
         return document["name"]
 
     def list_indexes(self, session=None, **kwargs):
@@ -628,7 +716,7 @@ class Collection:
             raise TypeError("index_or_name must be an instance of str or list")
         command = dict([("dropIndexes", self._name), ("index", name)])
         command.update(kwargs)
-        self._command(command, session)
+        self._command(command, session, write=True)
 
     def drop_indexes(self, session=None, **kwargs):
         self.drop_index("*", session, **kwargs)
@@ -802,7 +890,7 @@ class _Bulk:
                 _optional(command, bypassDocumentValidation=(self._bypass or None)
                           if kind == self._INSERT or kind == self._UPDATE else None,
                           comment=self._comment, let=self._let if kind != self._INSERT else None)
-                reply = self._collection._command(command, session, batch=True)
+                reply = self._collection._command(command, session, batch=True, write=True)
                 self._merge(full, kind, batch, reply)
                 if self._ordered and full["writeErrors"]:
                     _errors.check_bulk(full)
@@ -1165,7 +1253,7 @@ class Cursor(_ServerCursor):
 
     def _begin(self):
         self._started = True
-        reply = self._collection._command(self._find_command(), self._session)
+        reply = self._collection._command(self._find_command(), self._session, read=True)
         self._start(self._collection.database, reply, self._session,
                     self._collection.codec_options)
         self._killed = False
@@ -1318,6 +1406,9 @@ class ClientSession:
         self._snapshot_time = None
         self._ended = False
         self._options = default_transaction_options
+        self._txn_read_concern = self._txn_write_concern = self._txn_max_commit_time_ms = None
+        # One node: every read sees every write acknowledged before it, so a
+        # session is causally consistent whichever is asked.
         self._causal_consistency = (not snapshot) if causal_consistency is None else (
             causal_consistency)
 
@@ -1348,6 +1439,8 @@ class ClientSession:
             command["autocommit"] = False
             if self._starting:
                 command["startTransaction"] = True
+                if self._txn_read_concern is not None and self._txn_read_concern.document:
+                    command["readConcern"] = self._txn_read_concern.document
                 self._starting = False
         elif self._in_transaction:
             command["txnNumber"] = Int64(self._txn_number)
@@ -1365,10 +1458,22 @@ class ClientSession:
 
     def start_transaction(self, read_concern=None, write_concern=None, read_preference=None,
                           max_commit_time_ms=None):
+        """As pymongo's: each option, or else the session's
+        default_transaction_options', goes where the drivers send it (the
+        read concern on the first statement, the write concern and
+        maxTimeMS on commitTransaction)."""
         if self._snapshot:
             raise InvalidOperation("Transactions are not supported in snapshot sessions")
         if self._in_transaction:
             raise InvalidOperation("Transaction already in progress")
+        defaults = self._options
+
+        def pick(value, name):
+            return value if value is not None else getattr(defaults, name, None)
+        _check_read_preference(pick(read_preference, "read_preference"))
+        self._txn_read_concern = pick(read_concern, "read_concern")
+        self._txn_write_concern = pick(write_concern, "write_concern")
+        self._txn_max_commit_time_ms = pick(max_commit_time_ms, "max_commit_time_ms")
         self._txn_number += 1
         self._in_transaction = True
         self._starting = True
@@ -1382,6 +1487,10 @@ class ClientSession:
             return
         command = dict([(name, 1), ("txnNumber", Int64(self._txn_number)),
                         ("autocommit", False), ("lsid", self._lsid)])
+        if self._txn_write_concern is not None and self._txn_write_concern.document:
+            command["writeConcern"] = self._txn_write_concern.document
+        if name == "commitTransaction" and self._txn_max_commit_time_ms is not None:
+            command["maxTimeMS"] = self._txn_max_commit_time_ms
         try:
             self._client._command("admin", command)
         finally:
@@ -1400,7 +1509,8 @@ class ClientSession:
                          read_preference=None, max_commit_time_ms=None):
         start = time.monotonic()
         while True:
-            self.start_transaction()
+            self.start_transaction(read_concern, write_concern, read_preference,
+                                   max_commit_time_ms)
             try:
                 result = callback(self)
             except Exception as exc:
