@@ -977,6 +977,19 @@ class _ServerCursor:
             pass
         client._cursors.discard(self)
 
+    def _next_document(self):
+        """The next document: from the batch in hand, else getMore's."""
+        while not self._batch:
+            self._check_cut_off()
+            if not self._id or self._limit_reached():
+                self._discard()
+                raise StopIteration
+            self._get_more()
+        return self._batch.popleft()
+
+    def _limit_reached(self):
+        return False
+
     def _check_cut_off(self):
         if self._cut_off:
             raise InvalidOperation("Cannot use MongoClient after close")
@@ -1032,12 +1045,7 @@ class CommandCursor(_ServerCursor):
         return self
 
     def next(self):
-        while not self._batch:
-            self._check_cut_off()
-            if not self._id:
-                raise StopIteration
-            self._get_more()
-        return self._batch.popleft()
+        return self._next_document()
 
     __next__ = next
 
@@ -1264,15 +1272,10 @@ class Cursor(_ServerCursor):
     def next(self):
         if not self._started:
             self._begin()
-        while not self._batch:
-            self._check_cut_off()
-            if not self._id:
-                raise StopIteration
-            if self._limit and self._retrieved >= abs(self._limit):
-                self._discard()
-                raise StopIteration
-            self._get_more()
-        return self._batch.popleft()
+        return self._next_document()
+
+    def _limit_reached(self):
+        return bool(self._limit) and self._retrieved >= abs(self._limit)
 
     __next__ = next
 
