@@ -59,7 +59,7 @@ def main():
     try:
         source = os.path.join(scratch, "python")
         shutil.copytree(args.source, source,
-                        ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
+                        ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__", "*.so"))
         env = dict(os.environ, PIP_NO_INPUT="1", PIP_DISABLE_PIP_VERSION_CHECK="1")
         for name in ("ROCKDOC_PREFIX", "ROCKDOC_INCLUDE_DIR", "ROCKDOC_LIBRARY_DIR"):
             env.pop(name, None)
