@@ -31,6 +31,7 @@ from bson.regex import Regex
 from bson.son import SON
 from pymongo import ReturnDocument
 from pymongo.client_session import TransactionOptions
+from pymongo.collation import Collation
 from pymongo.read_concern import ReadConcern
 from pymongo.read_preferences import Secondary
 from pymongo.write_concern import WriteConcern
@@ -243,7 +244,11 @@ def errors(db):
                 outcome(lambda: list(c.find({"a": {"$in": 5}}))),
                 outcome(db.command, "nosuchcommand"),
                 outcome(c.insert_one, {"big": "x" * (16 * 1024 * 1024)}),
-                outcome(c.insert_many, [{"_id": 7}, {"big": "x" * (16 * 1024 * 1024)}])]
+                outcome(c.insert_many, [{"_id": 7}, {"big": "x" * (16 * 1024 * 1024)}]),
+                outcome(lambda: list(c.find({}, {"_id": 1}, collation=Collation("en")))),
+                outcome(lambda: list(c.find({}, {"_id": 1}).collation(Collation("simple")))),
+                outcome(c.update_one, {"_id": 1}, {"$set": {"v": 1}},
+                        collation=Collation("fr", strength=2))]
     assert outcomes[0] == ("raised", "ValueError", "update only works with $ operators")
     assert outcomes[3] == ("raised", "OperationFailure", 2), outcomes
     assert outcomes[4] == ("raised", "OperationFailure", 59), outcomes

@@ -642,6 +642,8 @@ class Collection:
         command = dict([("distinct", self._name), ("key", key)])
         if filter is not None:
             command["query"] = filter
+        if "collation" in kwargs:
+            kwargs["collation"] = _collation(kwargs["collation"])
         command.update(kwargs)
         return self._command(command, session, read=True)["values"]
 
@@ -657,6 +659,8 @@ class Collection:
         command["cursor"] = cursor
         if "hint" in kwargs:
             kwargs["hint"] = _hint_value(kwargs["hint"])
+        if "collation" in kwargs:
+            kwargs["collation"] = _collation(kwargs["collation"])
         command.update(kwargs)
         self._options.add_read_concern(command, session)
         return CommandCursor._run(self._database, self._name, command, session,
@@ -689,6 +693,8 @@ class Collection:
         document["name"] = kwargs.pop("name", None) or _gen_index_name(keys)
         command_fields = {k: kwargs.pop(k) for k in ("maxTimeMS", "comment", "commitQuorum")
                           if k in kwargs}
+        if "collation" in kwargs:
+            kwargs["collation"] = _collation(kwargs["collation"])
         document.update(kwargs)
         command = dict([("createIndexes", self._name), ("indexes", [document])])
         command.update(command_fields)
@@ -752,10 +758,15 @@ def _encoded(document, codec_options, operation):
     return raw
 
 
+def _collation(collation):
+    """A pymongo Collation object as its document (a dict passes as it is)."""
+    return getattr(collation, "document", collation)
+
+
 def _optional(command, **fields):
     for name, value in fields.items():
         if value is not None:
-            command[name] = value
+            command[name] = _collation(value) if name == "collation" else value
 
 
 def _hint_value(hint):
@@ -1107,9 +1118,10 @@ class Cursor(_ServerCursor):
         for bound in ("min", "max"):
             if kwargs.get(bound) is not None:
                 kwargs[bound] = _index_document(_index_list(kwargs[bound]))
-        renames = {"allow_partial_results": "allowPartialResults", "collation": "collation",
-                   "min": "min", "max": "max", "comment": "comment",
-                   "return_key": "returnKey", "show_record_id": "showRecordId",
+        if kwargs.get("collation") is not None:
+            self.collation(kwargs.pop("collation"))
+        renames = {"allow_partial_results": "allowPartialResults", "min": "min", "max": "max",
+                   "comment": "comment", "return_key": "returnKey", "show_record_id": "showRecordId",
                    "allow_disk_use": "allowDiskUse", "let": "let",
                    "no_cursor_timeout": "noCursorTimeout", "sort": None, "batch_size": None,
                    "hint": None, "max_time_ms": None}
@@ -1177,7 +1189,7 @@ class Cursor(_ServerCursor):
 
     def collation(self, collation):
         self._check_unstarted()
-        self._spec["collation"] = collation
+        self._spec["collation"] = _collation(collation)
         return self
 
     def allow_disk_use(self, allow_disk_use):
