@@ -60,7 +60,10 @@ def main():
         source = os.path.join(scratch, "python")
         shutil.copytree(args.source, source,
                         ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__", "*.so"))
-        env = dict(os.environ, PIP_NO_INPUT="1", PIP_DISABLE_PIP_VERSION_CHECK="1")
+        # -Werror here, not in setup.py: a warning of ours fails the check,
+        # while a user's newer compiler or Python headers never break pip.
+        env = dict(os.environ, PIP_NO_INPUT="1", PIP_DISABLE_PIP_VERSION_CHECK="1",
+                   CFLAGS=(os.environ.get("CFLAGS", "") + " -Werror").strip())
         for name in ("ROCKDOC_PREFIX", "ROCKDOC_INCLUDE_DIR", "ROCKDOC_LIBRARY_DIR"):
             env.pop(name, None)
         if args.prefix:

@@ -187,9 +187,13 @@ static PyObject* Version(PyObject* self, PyObject* unused) {
 static PyMethodDef kModuleMethods[] = {
     {"version", Version, METH_NOARGS, "the engine's version"}, {NULL, NULL, 0, NULL}};
 
-static struct PyModuleDef kModule = {PyModuleDef_HEAD_INIT, "rockdoc._native",
-                                     "rockdoc's C API for the rockdoc package", -1,
-                                     kModuleMethods};
+static struct PyModuleDef kModule = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "rockdoc._native",
+    .m_doc = "rockdoc's C API for the rockdoc package",
+    .m_size = -1,
+    .m_methods = kModuleMethods,
+};
 
 PyMODINIT_FUNC PyInit__native(void) {
   if (PyType_Ready(&HandleType) < 0) return NULL;
