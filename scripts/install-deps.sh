@@ -34,6 +34,17 @@ packages=(
   python3 python3-bson
   # rockdoc-serve's real-client test with Python's driver (tests/wire/)
   python3-pymongo
+  # the Python package (bindings/python): its C extension is built against
+  # Python's headers by setuptools (+ wheel, for pip's build), and installed
+  # with pip into a venv made with --system-site-packages (the install check,
+  # python_binding_install; offline: --no-build-isolation)
+  python3-dev python3-setuptools python3-wheel python3-venv python3-pip
+  # pymongo's C extensions (BSON encoding and decoding, message building):
+  # without them every document is encoded in pure Python, which dominates
+  # the binding's time (bench/python/python_bench.py)
+  python3-bson-ext python3-pymongo-ext
+  # the Python package's native module under memcheck (python_binding_memcheck)
+  valgrind
   # fuzzing (libFuzzer ships with clang) and sanitizer runtimes
   clang libclang-rt-dev
   # the shell: SpiderMonkey and line editing

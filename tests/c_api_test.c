@@ -812,6 +812,115 @@ static void test_live_queries(const char* dir) {
   rockdoc_error_clear(&err);
 }
 
+/* ---- Batches: rockdoc_run_batch_command ---- */
+
+/* {insert: "big", documents: [{_id: first_id + i, s: "xx..."} ...]}:
+ * `count` documents (at most 10) of `doc_size` bytes each (at least 22),
+ * malloc'ed; *len its size. */
+static uint8_t* big_insert(int count, size_t doc_size, int first_id, size_t* len) {
+  const size_t element = 1 + 2 + doc_size; /* type, "0".."9" key, document */
+  const size_t array = 4 + (size_t)count * element + 1;
+  *len = 4 + 16 + (1 + 10 + array) + 1;
+  uint8_t* p = malloc(*len);
+  if (p == NULL) return NULL;
+  uint8_t* w = p;
+  put_i32(w, (int32_t)*len);
+  w += 4;
+  *w++ = 0x02;
+  memcpy(w, "insert", 7);
+  w += 7;
+  put_i32(w, 4);
+  w += 4;
+  memcpy(w, "big", 4);
+  w += 4;
+  *w++ = 0x04;
+  memcpy(w, "documents", 10);
+  w += 10;
+  put_i32(w, (int32_t)array);
+  w += 4;
+  for (int i = 0; i < count; ++i) {
+    const size_t chars = doc_size - 22;
+    *w++ = 0x03;
+    *w++ = (uint8_t)('0' + i);
+    *w++ = 0;
+    put_i32(w, (int32_t)doc_size);
+    w += 4;
+    *w++ = 0x10;
+    memcpy(w, "_id", 4);
+    w += 4;
+    put_i32(w, first_id + i);
+    w += 4;
+    *w++ = 0x02;
+    memcpy(w, "s", 2);
+    w += 2;
+    put_i32(w, (int32_t)(chars + 1));
+    w += 4;
+    memset(w, 'x', chars);
+    w += chars;
+    *w++ = 0;
+    *w++ = 0; /* the document's end */
+  }
+  *w++ = 0; /* the array's */
+  *w++ = 0; /* the command's */
+  return p;
+}
+
+static void test_batch_command(rockdoc_client_t* db) {
+  rockdoc_error_t err = ROCKDOC_ERROR_INIT;
+  uint8_t* reply = NULL;
+  size_t reply_len = 0;
+  const size_t mib16 = 16u * 1024 * 1024;
+  /* The bound is the message size hello reports. */
+  Doc hello;
+  doc_begin(&hello);
+  doc_int32(&hello, "hello", 1);
+  doc_end(&hello);
+  CHECK(rockdoc_run_command(db, "admin", hello.data, hello.len, &reply, &reply_len, &err) == 1);
+  CHECK(reply != NULL && int_field(reply, "maxMessageSizeBytes") == ROCKDOC_MAX_MESSAGE_SIZE);
+  rockdoc_free(reply);
+
+  /* A document of exactly 16 MiB inserts through either call (a command
+   * may be 16 MiB + 16 KiB). */
+  size_t len = 0;
+  uint8_t* one = big_insert(1, mib16, 1, &len);
+  CHECK(one != NULL);
+  CHECK(rockdoc_run_command(db, "test", one, len, &reply, &reply_len, &err) == 1);
+  CHECK(reply != NULL && int_field(reply, "n") == 1);
+  rockdoc_free(reply);
+  free(one);
+
+  /* Two of them: past a command's bound, within a batch's. */
+  uint8_t* two = big_insert(2, mib16, 5, &len);
+  CHECK(two != NULL);
+  CHECK(rockdoc_run_command(db, "test", two, len, &reply, &reply_len, &err) == 0);
+  CHECK_CODE(err, 10334);
+  CHECK(reply == NULL);
+  rockdoc_error_clear(&err);
+  CHECK(rockdoc_run_batch_command(db, "test", two, len, &reply, &reply_len, &err) == 1);
+  CHECK(reply != NULL && int_field(reply, "n") == 2);
+  rockdoc_free(reply);
+  free(two);
+
+  /* A document past 16 MiB inside a batch: that statement's write error. */
+  uint8_t* over = big_insert(1, mib16 + 1, 9, &len);
+  CHECK(over != NULL);
+  CHECK(rockdoc_run_batch_command(db, "test", over, len, &reply, &reply_len, &err) == 1);
+  uint8_t type = 0;
+  CHECK(reply != NULL && int_field(reply, "n") == 0 && doc_get(reply, "writeErrors", &type) &&
+        type == 0x04);
+  rockdoc_free(reply);
+  free(over);
+
+  /* Past a message: BSONObjectTooLarge, no reply. */
+  uint8_t* three = big_insert(3, mib16, 20, &len);
+  CHECK(three != NULL && len > ROCKDOC_MAX_MESSAGE_SIZE);
+  CHECK(rockdoc_run_batch_command(db, "test", three, len, &reply, &reply_len, &err) == 0);
+  CHECK_CODE(err, 10334);
+  CHECK(reply == NULL);
+  rockdoc_error_clear(&err);
+  free(three);
+}
+
 int main(int argc, char** argv) {
   const char* dir = argc > 1 ? argv[1] : NULL;
   char made[] = "/tmp/rockdoc_c_api_XXXXXX";
@@ -832,6 +941,7 @@ int main(int argc, char** argv) {
   if (db != NULL) {
     test_commands(db);
     test_crud(db);
+    test_batch_command(db);
     CHECK(rockdoc_close(db, &err) == 1);
   }
   rockdoc_error_clear(&err);

@@ -40,6 +40,32 @@
  *   rockdoc_cursor_close(c);
  *   rockdoc_close(db, &err);
  *   rockdoc_error_clear(&err);
+ *
+ * Bindings (Python's bindings/python/; Node.js, Go, Rust, Swift, Kotlin to
+ * follow the same path): a binding that offers its MongoDB driver's API
+ * needs only rockdoc_open / rockdoc_close, rockdoc_run_command and, for
+ * writes in its driver's batches, rockdoc_run_batch_command. It builds
+ * the very commands its driver would send to a server (insert, update,
+ * delete, find + getMore + killCursors, aggregate, findAndModify, count,
+ * distinct, createIndexes, listIndexes, dropIndexes; lsid, txnNumber,
+ * autocommit and startTransaction for sessions and transactions;
+ * commitTransaction / abortTransaction on "admin"; an aggregate that opens
+ * with $changeStream, read by getMore with maxTimeMS, for watch()), encodes
+ * them with the driver's own BSON library and codec options, and maps an
+ * ok: 0 reply (or a reply's writeErrors) onto the driver's own exception
+ * classes by code, as the driver maps a server's replies. So the binding
+ * accepts and refuses exactly what rockdoc-serve does for that driver, and
+ * a test can run the same assertions through both. The calls block: a
+ * binding releases its interpreter's lock around each (Python's GIL; a
+ * Node.js addon runs them on its worker pool), which is safe because a
+ * client is thread-safe; it closes a client only when no call of its is in
+ * flight (the Python module defers the close to the last one), and closes
+ * the clients left open at its interpreter's exit.
+ *   Python: client.shop.orders.insert_one({"sku": "a1"}) becomes
+ *   rockdoc_run_command(db, "shop",
+ *       bson({insert: "orders", documents: [{_id: ObjectId(..), sku: "a1"}],
+ *             ordered: true}), &reply, &reply_len, &err)
+ *   and reply {n: 1, ok: 1} becomes InsertOneResult(inserted_id).
  */
 #ifndef ROCKDOC_C_H_
 #define ROCKDOC_C_H_
@@ -122,6 +148,25 @@ ROCKDOC_EXPORT int rockdoc_checkpoint(rockdoc_client_t* client, const char* dir,
 ROCKDOC_EXPORT int rockdoc_run_command(rockdoc_client_t* client, const char* db,
                                        const uint8_t* command, size_t command_len, uint8_t** reply,
                                        size_t* reply_len, rockdoc_error_t* err);
+
+/* MongoDB's maxMessageSizeBytes (hello reports it): the most a driver puts
+ * in one message of the wire protocol. */
+#define ROCKDOC_MAX_MESSAGE_SIZE 48000000
+
+/* rockdoc_run_command for a command that carries a driver's batch (insert's
+ * documents, update's updates, delete's deletes): the command may be as
+ * large as one message, ROCKDOC_MAX_MESSAGE_SIZE bytes, where
+ * rockdoc_run_command takes 16 MiB + 16 KiB, as rockdoc-serve takes such a
+ * command whose documents came as a document sequence. Each document in it
+ * is still held to 16 MiB by the command (a larger one is that statement's
+ * write error, BadValue 2, as mongod answers). A binding sends its writes
+ * through this, in the batches its driver would send, so that they split
+ * and fail as they do over the wire. A larger command is
+ * BSONObjectTooLarge (10334), with no reply. */
+ROCKDOC_EXPORT int rockdoc_run_batch_command(rockdoc_client_t* client, const char* db,
+                                             const uint8_t* command, size_t command_len,
+                                             uint8_t** reply, size_t* reply_len,
+                                             rockdoc_error_t* err);
 
 /* Runs a command that answers with a cursor (find, listCollections,
  * listIndexes, ...) and returns a cursor over all its results: the first

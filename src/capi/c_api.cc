@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "command/change_stream_options.h"
+#include "command/command.h"
 #include "common/option_table.h"
 #include "rockdoc/c.h"
 #include "rockdoc/client.h"
@@ -97,8 +98,10 @@ bool NotNull(const void* p, const char* what, rockdoc_error_t* err) {
 
 // A document from C: `len` bytes at `p`, whose header must say `len` and
 // which must be valid BSON. Never reads past p + len.
+// At most `max_size` bytes (a document's 16 MiB unless a command's bound
+// is given).
 bool CheckDocument(const uint8_t* p, size_t len, const char* what, DocumentView* out,
-                   rockdoc_error_t* err) {
+                   rockdoc_error_t* err, size_t max_size = rockdoc::kMaxBsonObjectSize) {
   if (!NotNull(p, what, err)) return false;
   auto invalid = [&](const std::string& why) {
     SetError(err, static_cast<int32_t>(ErrorCode::kInvalidBSON), std::string(what) + ": " + why);
@@ -111,7 +114,10 @@ bool CheckDocument(const uint8_t* p, size_t len, const char* what, DocumentView*
     return invalid("the document's length header says " + std::to_string(header) +
                    " bytes, the buffer has " + std::to_string(len));
   }
-  Status valid = rockdoc::ValidateBson(std::string_view(reinterpret_cast<const char*>(p), len));
+  rockdoc::BsonValidationOptions limits;
+  limits.max_size = max_size;
+  Status valid =
+      rockdoc::ValidateBson(std::string_view(reinterpret_cast<const char*>(p), len), limits);
   if (!valid.ok()) {
     SetError(err, valid);
     return false;
@@ -261,19 +267,23 @@ int rockdoc_checkpoint(rockdoc_client_t* client, const char* dir, rockdoc_error_
   });
 }
 
-int rockdoc_run_command(rockdoc_client_t* client, const char* db, const uint8_t* command,
-                        size_t command_len, uint8_t** reply, size_t* reply_len,
-                        rockdoc_error_t* err) {
+namespace {
+
+// rockdoc_run_command and rockdoc_run_batch_command: the command at most
+// `max_size` bytes, as the command layer bounds it.
+int RunCommandBounded(rockdoc_client_t* client, const char* db, const uint8_t* command,
+                      size_t command_len, size_t max_size, uint8_t** reply, size_t* reply_len,
+                      rockdoc_error_t* err) {
   if (reply != nullptr) *reply = nullptr;
   if (reply_len != nullptr) *reply_len = 0;
   return Guard<int>(err, 0, [&]() -> int {
     DocumentView cmd;
     if (!CheckClient(client, err) || !NotNull(db, "db", err) || !NotNull(reply, "reply", err) ||
         !NotNull(reply_len, "reply_len", err) ||
-        !CheckDocument(command, command_len, "command", &cmd, err)) {
+        !CheckDocument(command, command_len, "command", &cmd, err, max_size)) {
       return 0;
     }
-    Document answer = client->client->RunCommand(db, cmd);
+    Document answer = rockdoc::internal::RunCommandWithMaxSize(*client->client, db, cmd, max_size);
     const std::string_view bytes = answer.bytes();
     auto* out = static_cast<uint8_t*>(std::malloc(bytes.size()));
     if (out == nullptr) throw std::bad_alloc();
@@ -287,6 +297,22 @@ int rockdoc_run_command(rockdoc_client_t* client, const char* db, const uint8_t*
     }
     return 1;
   });
+}
+
+}  // namespace
+
+int rockdoc_run_command(rockdoc_client_t* client, const char* db, const uint8_t* command,
+                        size_t command_len, uint8_t** reply, size_t* reply_len,
+                        rockdoc_error_t* err) {
+  return RunCommandBounded(client, db, command, command_len, rockdoc::internal::kMaxCommandSize,
+                           reply, reply_len, err);
+}
+
+int rockdoc_run_batch_command(rockdoc_client_t* client, const char* db, const uint8_t* command,
+                              size_t command_len, uint8_t** reply, size_t* reply_len,
+                              rockdoc_error_t* err) {
+  return RunCommandBounded(client, db, command, command_len, ROCKDOC_MAX_MESSAGE_SIZE, reply,
+                           reply_len, err);
 }
 
 rockdoc_cursor_t* rockdoc_command_cursor(rockdoc_client_t* client, const char* db,

@@ -57,3 +57,19 @@ message(STATUS "C consumer printed: ${out}")
 if(NOT rc EQUAL 0 OR NOT out MATCHES "rockdoc C consumer ok")
   message(FATAL_ERROR "the C consumer failed: ${rc}")
 endif()
+
+# The Python package as README.md's "rockdoc from Python" installs it: pip
+# against this prefix (ROCKDOC_PREFIX), in a fresh venv, then its example.
+# PYTHON is given when the build has the shared library and Python's venv.
+if(PYTHON)
+  execute_process(COMMAND ${PYTHON} ${SOURCE_DIR}/tests/python/install_check.py
+                          --source ${SOURCE_DIR}/bindings/python --prefix ${prefix}
+                          --venv ${WORK_DIR}/venv
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  message(STATUS "Python install check printed: ${out}")
+  if(rc EQUAL 77)
+    message(STATUS "Python package not checked: ${out}")
+  elseif(NOT rc EQUAL 0 OR NOT out MATCHES "its example passed")
+    message(FATAL_ERROR "pip install against the installed prefix failed: ${rc}\n${out}${err}")
+  endif()
+endif()
