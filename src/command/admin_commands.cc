@@ -36,6 +36,8 @@ struct CommandKind {
 CommandKind KindOf(std::string_view name, DocumentView cmd) {
   const Element first = *cmd.begin();
   std::string_view collection = first.IsString() ? first.String() : std::string_view();
+  // {aggregate: 1}'s namespace, as mongod names it.
+  if (name == "aggregate" && !first.IsString()) collection = "$cmd.aggregate";
   if (name == "find") return {"query", TopColumn::kQueries, false, collection};
   if (name == "getMore") {
     const Element c = cmd.Get("collection");
