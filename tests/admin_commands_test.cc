@@ -84,6 +84,13 @@ TEST_F(AdminCommandsTest, ServerStatusHasTheSectionsToolsRead) {
   EXPECT_GT(mem.Get("resident").NumberAsDouble(), 0);
   EXPECT_GE(mem.Get("virtual").NumberAsDouble(), mem.Get("resident").NumberAsDouble());
   EXPECT_TRUE(s.Get("rocksdb").Document().Get("recordCache").IsDocument());
+  // A section switched off is left out, as mongod's; one rockdoc lacks adds nothing.
+  Document some = Ok(R"({"serverStatus": 1, "mem": 0, "connections": false, "repl": 1})");
+  EXPECT_FALSE(some.Get("mem").ok());
+  EXPECT_FALSE(some.Get("connections").ok());
+  EXPECT_FALSE(some.Get("repl").ok());
+  EXPECT_TRUE(some.Get("opcounters").ok());
+  EXPECT_THAT(Error(R"({"serverStatus": 1, "mem": "x"})"), HasSubstr("14: "));
 }
 
 TEST_F(AdminCommandsTest, RecordCacheCountersShowItsHits) {
@@ -133,6 +140,30 @@ TEST_F(AdminCommandsTest, CurrentOpListsItselfInProcess) {
             "73: $currentOp must be run against the 'admin' database with {aggregate: 1}");
   EXPECT_EQ(Error(R"({"aggregate": "c", "pipeline": [{"$match": {}}, {"$currentOp": {}}], "cursor": {}})"),
             "40602: $currentOp is only valid as the first stage in a pipeline");
+}
+
+// A command over 1 KB shows as MongoDB's {$truncated, comment} in the
+// currentOp command (and with truncateOps); $currentOp shows it whole up to
+// 16 KB, what an operation keeps of its command.
+TEST_F(AdminCommandsTest, CurrentOpTruncatesLargeCommands) {
+  const std::string big(2000, 'x');
+  Document r = Ok(R"({"currentOp": 1, "comment": "mine", "x": {"$ne": ")" + big + R"("}})");
+  const DocumentView command =
+      (*r.Get("inprog").Array().begin()).Document().Get("command").Document();
+  EXPECT_EQ(command.Get("comment").String(), "mine");
+  EXPECT_THAT(std::string(command.Get("$truncated").String()),
+              ::testing::StartsWith(R"({"currentOp": 1, "comment": "mine"})"));
+  auto staged = [&](const std::string& text, bool truncate) {
+    Document reply = Ok(R"({"aggregate": 1, "cursor": {}, "pipeline": [{"$currentOp": {"truncateOps": )" +
+                        std::string(truncate ? "true" : "false") + R"(}},
+                        {"$match": {"x": {"$ne": ")" + text + R"("}}}]})");
+    const DocumentView first = reply.Get("cursor").Document().Get("firstBatch").Document();
+    return Document::AdoptValidated(
+        std::string((*first.begin()).Document().Get("command").Document().bytes()));
+  };
+  EXPECT_TRUE(staged(big, false).Get("pipeline").ok());
+  EXPECT_TRUE(staged(big, true).Get("$truncated").ok());
+  EXPECT_TRUE(staged(std::string(20000, 'y'), false).Get("$truncated").ok());
 }
 
 // killOp of a getMore that waits for writes (an awaitData cursor on a

@@ -98,7 +98,7 @@ RecordedCommand::RecordedCommand(const Client& client, CommandConnection* connec
   fields.op = std::string(kind.op);
   fields.ns = std::string(db) + "." +
               (kind.collection.empty() ? std::string("$cmd") : std::string(kind.collection));
-  fields.command = Document::AdoptValidated(std::string(cmd.bytes()));
+  fields.command = KeptCommand(cmd);
   fields.write = kind.write;
   column_ = kind.column;
   write_ = kind.write;
@@ -116,9 +116,7 @@ RecordedCommand::~RecordedCommand() {
     BsonBuilder attr;
     attr.AppendString("type", "command");
     attr.AppendString("ns", operation_->info.ns);
-    attr.AppendDocument("command", operation_->info.command.bytes().size() <= 1024
-                                       ? DocumentView(operation_->info.command)
-                                       : DocumentView());
+    attr.AppendDocument("command", operation_->info.command);
     attr.AppendInt64("durationMillis", micros / 1000);
     const std::string context = operation_->info.connection_id != 0
                                     ? "conn" + std::to_string(operation_->info.connection_id)
@@ -132,18 +130,10 @@ RecordedCommand::~RecordedCommand() {
 
 namespace {
 
-// currentOp's own fields; every other field is a filter over the
-// operations' documents, as MongoDB's.
+// currentOp's own fields and the generic ones; every other field is a
+// filter over the operations' documents, as MongoDB's.
 bool IsCurrentOpField(std::string_view key) {
-  static constexpr std::string_view kOwn[] = {
-      "currentOp", "$all",      "$ownOps",         "$db",         "comment",
-      "lsid",      "$readPreference", "apiVersion", "apiStrict", "apiDeprecationErrors",
-      "$clusterTime", "readConcern", "writeConcern", "maxTimeMS", "txnNumber",
-      "autocommit", "startTransaction"};
-  for (std::string_view k : kOwn) {
-    if (k == key) return true;
-  }
-  return false;
+  return key == "currentOp" || key == "$all" || key == "$ownOps" || IsGenericCommandField(key);
 }
 
 }  // namespace
@@ -218,11 +208,7 @@ Status RunKillOp(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
 // ---- top ----
 
 Status RunTop(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
-  struct NoArgs {};
-  static constexpr OptionField<NoArgs> kFields[] = {{"top", &Accept<NoArgs>},
-                                                    ROCKDOC_GENERIC_COMMAND_ROWS(NoArgs)};
-  NoArgs args;
-  ROCKDOC_RETURN_IF_ERROR(DecodeCommand("top", cmd, kFields, &args));
+  ROCKDOC_RETURN_IF_ERROR(DecodeNoFields("top", cmd));
   reply->OpenDocument("totals");
   ActivityOf(*ctx.client).AppendTop(reply);
   reply->Close();

@@ -240,6 +240,16 @@ Status MaxTimeRow(const Element& e, O*) {
       {"lsid", &Accept<O>}, {"txnNumber", &Accept<O>}, {"autocommit", &Accept<O>}, \
       {"startTransaction", &Accept<O>}, {"maxTimeMS", &MaxTimeRow<O>},
 
+// Decodes a command that has no fields of its own (top, listCommands,
+// hostInfo, getCmdLineOpts, ...): its first field (the command's name, any
+// value) and the generic rows; any other field is 40415, as DecodeCommand.
+Status DecodeNoFields(std::string_view command, DocumentView cmd);
+// Whether `key` is one of the generic fields every command takes (the rows
+// of ROCKDOC_GENERIC_COMMAND_ROWS): the commands whose other fields are
+// names of their own (serverStatus' sections, setParameter's parameter,
+// currentOp's filter) tell them apart with it.
+bool IsGenericCommandField(std::string_view key);
+
 // Appends an error's details beside its code and message, as mongod's
 // error replies and write errors carry them: its extra fields
 // (Status::extra_info: a DuplicateKey's keyPattern and keyValue) at the top

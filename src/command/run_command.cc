@@ -479,11 +479,7 @@ namespace {
 // secondaryOk, apiVersions, deprecatedApiVersions}}}, as mongod's without
 // its help texts.
 Status RunListCommands(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
-  struct NoArgs {};
-  static constexpr OptionField<NoArgs> kFields[] = {{"listCommands", &Accept<NoArgs>},
-                                                    ROCKDOC_GENERIC_COMMAND_ROWS(NoArgs)};
-  NoArgs args;
-  ROCKDOC_RETURN_IF_ERROR(DecodeCommand("listCommands", cmd, kFields, &args));
+  ROCKDOC_RETURN_IF_ERROR(DecodeNoFields("listCommands", cmd));
   reply->OpenDocument("commands");
   for (const CommandDefinition* c : StateOf(*ctx.client)->All()) {
     reply->OpenDocument(c->name);

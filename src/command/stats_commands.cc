@@ -256,13 +256,13 @@ Status RunListDatabases(CommandContext& ctx, DocumentView cmd, BsonBuilder* repl
 // ---- serverStatus, hostInfo ----
 
 namespace {
-struct ServerStatusArgs {};
 // serverStatus takes section switches ({repl: 0, metrics: 1}), as MongoDB:
-// a number or a bool per section name. rockdoc's sections are always those
-// below; a switch for another section changes nothing because there is no
-// such section here.
-Status SectionSwitch(const Element& e) {
-  if (e.IsNumber() || e.IsBool() || e.IsDocument()) return Status::OK();
+// a number or a bool per section name. A section switched off (false, 0)
+// is left out of the reply, as mongod's; switching on one rockdoc does not
+// have (repl, metrics, ...) adds nothing, as there is no such section here.
+StatusOr<bool> SectionSwitch(const Element& e) {
+  if (e.IsNumber() || e.IsBool()) return BoolField(e);
+  if (e.IsDocument()) return true;
   return WrongType(e, "types '[bool, long, int, decimal, double, object]'");
 }
 }  // namespace
@@ -368,16 +368,32 @@ void AppendActivitySections(CommandContext& ctx, int64_t up_ms, BsonBuilder* rep
 
 }  // namespace
 
+namespace {
+// Every section serverStatus has.
+void AppendServerStatus(CommandContext& ctx, BsonBuilder* reply);
+}  // namespace
+
 Status RunServerStatus(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
-  static constexpr OptionField<ServerStatusArgs> kGeneric[] = {
-      ROCKDOC_GENERIC_COMMAND_ROWS(ServerStatusArgs)};
+  std::vector<std::string_view> off;
   for (Element e : cmd) {
-    bool generic = false;
-    for (const auto& row : kGeneric) generic = generic || row.name == e.key();
-    if (!generic && e.key() != "serverStatus") {
-      ROCKDOC_RETURN_IF_ERROR(QualifyFieldError("serverStatus", SectionSwitch(e)));
+    if (!IsGenericCommandField(e.key()) && e.key() != "serverStatus") {
+      StatusOr<bool> on = SectionSwitch(e);
+      ROCKDOC_RETURN_IF_ERROR(QualifyFieldError("serverStatus", on.status()));
+      if (!*on) off.push_back(e.key());
     }
   }
+  BsonBuilder all;
+  AppendServerStatus(ctx, &all);
+  const Document sections = std::move(all).Build();
+  for (Element e : sections) {
+    if (std::find(off.begin(), off.end(), e.key()) == off.end()) reply->AppendElement(e);
+  }
+  return Status::OK();
+}
+
+namespace {
+
+void AppendServerStatus(CommandContext& ctx, BsonBuilder* reply) {
   char host[256] = {0};
   if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
   const int64_t up_ms = SteadyMillis() - kStartSteadyMillis;
@@ -400,15 +416,12 @@ Status RunServerStatus(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply
                      ctx.sessions != nullptr ? static_cast<int64_t>(ctx.sessions->size()) : 0);
   reply->Close();
   AppendActivitySections(ctx, up_ms, reply);
-  return Status::OK();
 }
 
+}  // namespace
+
 Status RunHostInfo(CommandContext&, DocumentView cmd, BsonBuilder* reply) {
-  struct NoArgs {};
-  static constexpr OptionField<NoArgs> kFields[] = {{"hostInfo", &Accept<NoArgs>},
-                                                    ROCKDOC_GENERIC_COMMAND_ROWS(NoArgs)};
-  NoArgs args;
-  ROCKDOC_RETURN_IF_ERROR(DecodeCommand("hostInfo", cmd, kFields, &args));
+  ROCKDOC_RETURN_IF_ERROR(DecodeNoFields("hostInfo", cmd));
   char host[256] = {0};
   if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
   struct utsname names;
@@ -523,16 +536,6 @@ ParameterContext ParametersOf(CommandContext& ctx) {
   return {ClientAccess::EngineOf(ctx.client->GetDatabase("admin"))->options(), ctx.cursors};
 }
 
-// The generic fields of every command, which name no parameter.
-bool IsGenericField(std::string_view key) {
-  struct NoArgs {};
-  static constexpr OptionField<NoArgs> kGeneric[] = {ROCKDOC_GENERIC_COMMAND_ROWS(NoArgs)};
-  for (const auto& row : kGeneric) {
-    if (row.name == key) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 Status RunGetParameter(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
@@ -583,7 +586,7 @@ Status RunGetParameter(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply
 Status RunSetParameter(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
   std::optional<Element> named;
   for (Element e : cmd) {
-    if (e.key() == "setParameter" || IsGenericField(e.key())) continue;
+    if (e.key() == "setParameter" || IsGenericCommandField(e.key())) continue;
     if (named) {
       return Status(ErrorCode::kIllegalOperation,
                     "Only one parameter can be set per setParameter command");

@@ -17,6 +17,29 @@ namespace {
 constexpr size_t kLogLines = 1024;
 // currentOp's truncation of a large command (truncateOps): MongoDB's 1 KB.
 constexpr size_t kTruncateBytes = 1024;
+// The largest command an operation keeps whole (a copy per command: a 48 MB
+// insert is not copied for currentOp's sake).
+constexpr size_t kKeptCommandBytes = 16 * 1024;
+
+// MongoDB's form of a command cut short: {$truncated: <its JSON, the first
+// kTruncateBytes>, comment?}. The JSON is written of the fields that fit.
+Document TruncatedCommand(DocumentView command) {
+  BsonBuilder prefix;
+  size_t size = 0;
+  for (Element e : command) {
+    const size_t element_size = e.size();
+    if (size + element_size > kTruncateBytes) break;
+    prefix.AppendElement(e);
+    size += element_size;
+  }
+  std::string json = ToJson(std::move(prefix).Build());
+  if (json.size() > kTruncateBytes) json.resize(kTruncateBytes);
+  BsonBuilder b;
+  b.AppendString("$truncated", json + " ...");
+  const Element comment = command.Get("comment");
+  if (comment.ok()) b.AppendElement(comment);
+  return std::move(b).Build();
+}
 
 std::string HostName() {
   char host[256] = {0};
@@ -54,6 +77,11 @@ void Operation::Kill() {
 }
 
 ServerActivity::ServerActivity() = default;
+
+Document KeptCommand(DocumentView command) {
+  if (command.bytes().size() > kKeptCommandBytes) return TruncatedCommand(command);
+  return Document::AdoptValidated(std::string(command.bytes()));
+}
 
 std::shared_ptr<Operation> ServerActivity::BeginOperation(OperationInfo info) {
   auto op = std::make_shared<Operation>(std::move(info));
@@ -109,14 +137,7 @@ std::vector<Document> ServerActivity::CurrentOps(const CurrentOpOptions& options
     b.AppendString("ns", op->info.ns);
     b.AppendBool("redacted", false);
     if (options.truncate_ops && op->info.command.bytes().size() > kTruncateBytes) {
-      // MongoDB's form for a large command: its JSON cut short, and its comment.
-      b.OpenDocument("command");
-      std::string json = ToJson(op->info.command);
-      if (json.size() > kTruncateBytes) json.resize(kTruncateBytes);
-      b.AppendString("$truncated", json);
-      const Element comment = op->info.command.Get("comment");
-      if (comment.ok()) b.AppendElement(comment);
-      b.Close();
+      b.AppendDocument("command", TruncatedCommand(op->info.command));
     } else {
       b.AppendDocument("command", op->info.command);
     }

@@ -40,7 +40,7 @@ struct OperationInfo {
   std::string op;             // MongoDB's: command, query, getmore, insert, update, remove
   std::string ns;             // "<db>.<collection>", or "<db>.$cmd"
   bool write = false;         // a writer (globalLock.activeClients.writers)
-  Document command;           // the command as it came
+  Document command;           // the command as it came (KeptCommand)
 };
 
 // One operation in flight.
@@ -89,6 +89,10 @@ struct NetworkCounters {
 
 // top's columns, in MongoDB's order of its reply.
 enum class TopColumn { kQueries, kGetMore, kInsert, kUpdate, kRemove, kCommands };
+
+// What an operation keeps of its command: a copy, or for a command over
+// 16 KB, MongoDB's truncated form ({$truncated, comment}).
+Document KeptCommand(DocumentView command);
 
 class ServerActivity {
  public:

@@ -371,11 +371,7 @@ Status RunUsersInfo(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
 Status RunGetCmdLineOpts(CommandContext& ctx, DocumentView command, BsonBuilder* b) {
   using namespace rockdoc::internal;  // the generic rows' names
   ROCKDOC_ASSIGN_OR_RETURN(ServiceConnection * c, ConnectionOf(ctx, "getCmdLineOpts"));
-  struct NoArgs {};
-  static constexpr OptionField<NoArgs> kFields[] = {{"getCmdLineOpts", &Accept<NoArgs>},
-                                                    ROCKDOC_GENERIC_COMMAND_ROWS(NoArgs)};
-  NoArgs args;
-  ROCKDOC_RETURN_IF_ERROR(DecodeCommand("getCmdLineOpts", command, kFields, &args));
+  ROCKDOC_RETURN_IF_ERROR(DecodeNoFields("getCmdLineOpts", command));
   b->OpenArray("argv");
   for (const std::string& a : c->options().argv) b->AppendString("", a);
   b->Close();

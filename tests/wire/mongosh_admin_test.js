@@ -7,17 +7,7 @@
 //
 //   mongosh URI --quiet --file mongosh_admin_test.js   (run_with_server.py runs it)
 const assert = require('assert');
-const results = [];
-function test(name, fn) {
-  try {
-    fn();
-    results.push(true);
-    print('pass', name);
-  } catch (e) {
-    results.push(false);
-    print('FAIL', name, e.stack || e);
-  }
-}
+load(require('path').join(__dirname, 'mongosh_harness.js'));
 const t = db.getSiblingDB('mongosh_admin');
 
 test('serverStatus', () => {
@@ -75,6 +65,4 @@ test('getLog, parameters, top, dbHash', () => {
   assert.match(hash.md5, /^[0-9a-f]{32}$/);
 });
 
-const passed = results.filter((x) => x).length;
-print(`mongosh ${version()}: ${passed} of ${results.length} passed`);
-if (passed !== results.length) quit(1);
+finish();
