@@ -123,6 +123,7 @@ TEST_F(AdminCommandsTest, CurrentOpListsItselfInProcess) {
   // The other fields are a filter; $all is idle connections, which rockdoc does not list.
   EXPECT_EQ(Ok(R"({"currentOp": 1, "op": "query"})").Get("inprog").Array().empty(), true);
   EXPECT_THAT(Error(R"({"currentOp": 1, "$all": true})"), HasSubstr("238: "));
+  EXPECT_EQ(Ok(R"({"currentOp": 1, "$ownOps": true})").Get("inprog").Array().empty(), false);
   EXPECT_THAT(Error(R"({"currentOp": 1})", "test"), HasSubstr("13: "));
   // The stage: in admin with {aggregate: 1} only, its options from a table.
   Document staged = Ok(R"({"aggregate": 1, "pipeline": [{"$currentOp": {"allUsers": true}},

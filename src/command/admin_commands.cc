@@ -94,6 +94,7 @@ RecordedCommand::RecordedCommand(const Client& client, CommandConnection* connec
     fields.connection_id = connection->id();
     fields.client = connection->remote();
     fields.app_name = connection->app_name();
+    if (!connection->user().empty()) fields.user = connection->user_db() + "." + connection->user();
   }
   fields.op = std::string(kind.op);
   fields.ns = std::string(db) + "." +
@@ -105,9 +106,11 @@ RecordedCommand::RecordedCommand(const Client& client, CommandConnection* connec
   top_ns_ = kind.collection.empty() ? std::string() : fields.ns;
   operation_ = activity_.BeginOperation(std::move(fields));
   interrupt_.emplace(&operation_->killed);
+  scope_.emplace(operation_.get());
 }
 
 RecordedCommand::~RecordedCommand() {
+  scope_.reset();
   interrupt_.reset();
   const int64_t micros = (MonotonicNanos() - operation_->start_nanos) / 1000;
   if (!top_ns_.empty()) activity_.RecordTop(top_ns_, column_, write_, micros);
@@ -140,13 +143,19 @@ bool IsCurrentOpField(std::string_view key) {
 
 Status RunCurrentOp(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
   CurrentOpOptions options;
+  options.all_users = true;     // unless $ownOps
   options.truncate_ops = true;  // the command's form, as mongod's
   BsonBuilder filter;
   for (Element e : cmd) {
-    if (e.key() == "$all" || e.key() == "$ownOps") {
-      // $all: idle connections too (rockdoc lists operations only, so it
-      // is NotImplemented when true); $ownOps: this user's only (rockdoc's
-      // users all see every operation, so it is NotImplemented when true).
+    if (e.key() == "$ownOps") {
+      // This user's operations only (every one without access control).
+      StatusOr<bool> on = BoolField(e);
+      ROCKDOC_RETURN_IF_ERROR(QualifyFieldError("currentOp", on.status()));
+      options.all_users = !*on;
+      continue;
+    }
+    if (e.key() == "$all") {
+      // Idle connections too: rockdoc lists operations only.
       StatusOr<bool> on = BoolField(e);
       ROCKDOC_RETURN_IF_ERROR(QualifyFieldError("currentOp", on.status()));
       if (*on) {

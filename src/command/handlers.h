@@ -73,6 +73,7 @@ class RecordedCommand {
   std::string name_;
   std::shared_ptr<Operation> operation_;
   std::optional<InterruptScope> interrupt_;
+  std::optional<OperationScope> scope_;
   TopColumn column_ = TopColumn::kCommands;
   bool write_ = false;
   std::string top_ns_;  // "" when the command names no collection

@@ -40,7 +40,8 @@ StatusOr<std::vector<Document>> QueryStatsDocuments(std::string_view collection,
 // as MongoDB's (FailedToParse for a non-boolean or an unknown one); those
 // that ask for what rockdoc does not list (idle connections and cursors, a
 // backtrace) are NotImplemented. rockdoc is one node, so localOps changes
-// nothing, and its users see every operation (allUsers).
+// nothing; allUsers false lists the asking user's operations only
+// (stats/server_activity.h).
 StatusOr<std::vector<Document>> CurrentOpDocuments(std::string_view collection,
                                                    const Element& stage,
                                                    const PipelineOptions& options) {

@@ -63,7 +63,17 @@ std::string IsoNow() {
   return std::string(date) + millis + z;
 }
 
+thread_local const Operation* current_operation = nullptr;
+
 }  // namespace
+
+const Operation* CurrentOperation() { return current_operation; }
+
+OperationScope::OperationScope(const Operation* op) : previous_(current_operation) {
+  current_operation = op;
+}
+
+OperationScope::~OperationScope() { current_operation = previous_; }
 
 void Operation::SetWaker(std::function<void()> wake) {
   MutexLock lock(&mu_);
@@ -113,8 +123,13 @@ std::vector<Document> ServerActivity::CurrentOps(const CurrentOpOptions& options
   const std::string host = HostName();
   const std::string now = IsoNow();
   const int64_t now_nanos = MonotonicNanos();
+  const Operation* asking = CurrentOperation();
+  const std::string* own_user =
+      !options.all_users && asking != nullptr && !asking->info.user.empty() ? &asking->info.user
+                                                                           : nullptr;
   std::vector<Document> out;
   for (const std::shared_ptr<Operation>& op : ops) {
+    if (own_user != nullptr && op->info.user != *own_user) continue;
     BsonBuilder b;
     b.AppendString("type", "op");
     b.AppendString("host", host);
@@ -126,6 +141,15 @@ std::vector<Document> ServerActivity::CurrentOps(const CurrentOpOptions& options
       b.AppendString("desc", "rockdoc");  // in process: no connection
     }
     if (!op->info.app_name.empty()) b.AppendString("appName", op->info.app_name);
+    if (!op->info.user.empty()) {
+      const size_t dot = op->info.user.find('.');
+      b.OpenArray("effectiveUsers")
+          .OpenDocument("")
+          .AppendString("user", op->info.user.substr(dot + 1))
+          .AppendString("db", op->info.user.substr(0, dot))
+          .Close()
+          .Close();
+    }
     b.AppendBool("active", true);
     b.AppendString("currentOpTime", now);
     b.AppendBool("threaded", true);

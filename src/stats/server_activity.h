@@ -37,6 +37,7 @@ struct OperationInfo {
   int32_t connection_id = 0;  // 0: in process (Client::RunCommand)
   std::string client;         // the peer's "host:port" ("" in process)
   std::string app_name;       // the driver's appName, if it gave one
+  std::string user;           // "<db>.<user>" authenticated on its connection, or ""
   std::string op;             // MongoDB's: command, query, getmore, insert, update, remove
   std::string ns;             // "<db>.<collection>", or "<db>.$cmd"
   bool write = false;         // a writer (globalLock.activeClients.writers)
@@ -94,15 +95,34 @@ enum class TopColumn { kQueries, kGetMore, kInsert, kUpdate, kRemove, kCommands 
 // 16 KB, MongoDB's truncated form ({$truncated, comment}).
 Document KeptCommand(DocumentView command);
 
+// The operation this thread runs (null: none), for the activity's answers
+// that depend on who asks.
+const Operation* CurrentOperation();
+class OperationScope {
+ public:
+  explicit OperationScope(const Operation* op);
+  ~OperationScope();
+  OperationScope(const OperationScope&) = delete;
+  OperationScope& operator=(const OperationScope&) = delete;
+
+ private:
+  const Operation* previous_;
+};
+
 class ServerActivity {
  public:
   ServerActivity();
 
   // Registers an operation (its opid is assigned here) until the returned
-  // handle is released (EndOperation).
+  // handle is released (EndOperation). The thread that runs it names it
+  // with an OperationScope, so that what it asks of the activity (its own
+  // user's operations: allUsers false) knows who asks.
   std::shared_ptr<Operation> BeginOperation(OperationInfo info);
   void EndOperation(const std::shared_ptr<Operation>& op);
 
+  // With options.all_users false and an authenticated user running the
+  // asking operation (OperationScope), only that user's operations, as
+  // mongod's; without one (no access control, in process), every one.
   // The currentOp documents of the operations in flight, in MongoDB's
   // shape ({type: "op", host, desc, connectionId, client, appName, active,
   // currentOpTime, opid, secs_running, microsecs_running, op, ns, command,

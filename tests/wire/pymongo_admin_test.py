@@ -94,7 +94,7 @@ def kill_op_interrupts_a_waiting_get_more():
         except OperationFailure as e:
             errors.append(e)
 
-    waiter = threading.Thread(target=get_more)
+    waiter = threading.Thread(target=get_more, daemon=True)  # a failed test must not hang
     waiter.start()
 
     def the_get_more():
