@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs every Debian package rockdoc needs to build, test and benchmark,
 # then the npm packages of the wire tests (tests/wire/package-lock.json: the
-# Node.js driver and mongosh, into tests/wire/node_modules).
+# Node.js driver, mongosh and mongo-express 1.0.0 for the status-page test,
+# into tests/wire/node_modules).
 # Idempotent: packages already present are left alone, apt-get update runs
 # only when something is missing, and npm runs only when the lock file
 # changed since its last install.  Run as root (or with sudo available).

@@ -388,7 +388,8 @@ const std::map<std::string, Effect>& Effects() {
 
 const std::map<std::string, Elsewhere>& ShownElsewhere() {
   static constexpr char kComment[] =
-      "comment: MongoDB attaches it to logs, the profiler and currentOp, which rockdoc lacks";
+      "comment: MongoDB attaches it to logs, the profiler and currentOp: rockdoc's profiler "
+      "entries and currentOp's command carry it (the command as it came)";
   static constexpr char kWriteConcern[] =
       "writeConcern w: 1 / 'majority': one node acknowledges both once committed "
       "(GenericFieldsAreDecodedNotIgnored: w: 2 is refused); j: true syncs the log before the "

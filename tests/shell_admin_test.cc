@@ -217,6 +217,30 @@ TEST_F(ShellTest, CollectionStatsAndValidate) {
       "  warnings: [],\n  errors: [],\n  ok: 1\n}\n");
 }
 
+// mongosh's admin helpers over issue 39's commands, printed as mongosh
+// prints them.
+TEST_F(ShellTest, AdminHelpersServerStatusCurrentOpKillOpListCommands) {
+  Ok("globalThis.before = db.serverStatus().opcounters");
+  Ok("db.ops.insertMany([{_id: 1}, {_id: 2}]); db.ops.findOne({_id: 1})");
+  EXPECT_EQ(Show("const o = db.serverStatus().opcounters; "
+                 "[o.insert - before.insert, o.query - before.query]"),
+            "[ 2, 1 ]\n");
+  EXPECT_EQ(Show("[db.serverStatus({mem: 0}).mem, Object.keys(db.serverStatus({repl: 0}).connections)]"),
+            "[\n  undefined,\n  [ 'current', 'available', 'totalCreated', 'active', 'threaded' ]\n]\n");
+  // db.currentOp() runs $currentOp, then its filter as a $match: its own
+  // aggregate is what is in flight.
+  EXPECT_EQ(Show("const ops = db.currentOp({ns: 'admin.$cmd.aggregate'}).inprog; "
+                 "[ops.length, ops[0].op, ops[0].desc, ops[0].active]"),
+            "[ 1, 'command', 'rockdoc', true ]\n");
+  EXPECT_EQ(Show("db.currentOp({op: 'query'})"), "{ inprog: [], ok: 1 }\n");
+  EXPECT_EQ(Show("db.killOp(4242)"), "{ info: 'attempting to kill op', ok: 1 }\n");
+  EXPECT_EQ(Show("try { db.currentOp(true) } catch (e) { e.codeName }"), "NotImplemented\n");
+  const std::string commands = Show("db.listCommands()");
+  EXPECT_THAT(commands, HasSubstr("killOp:  adminOnly requiresAuth secondaryOk\n\n"));
+  EXPECT_THAT(commands, HasSubstr("find:  requiresAuth secondaryOk\nAPI Versions 1\n\n"));
+  EXPECT_EQ(Show("db.adminCommand({getLog: '*'}).names"), "[ 'global', 'startupWarnings' ]\n");
+}
+
 // ---------------------------------------------------------------- indexes
 
 // Hashed indexes from the shell: mongosh's spelling, the hash it shows

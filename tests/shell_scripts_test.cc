@@ -225,7 +225,7 @@ TEST_F(ShellTest, MongoshNamesRockdocLacksSayNotSupported) {
       {"db.c.mapReduce()", "Collection.mapReduce"},
       {"db.c.latencyStats()", "Collection.latencyStats"},
       {"db.c.initializeOrderedBulkOp()", "Collection.initializeOrderedBulkOp"},
-      {"db.currentOp()", "Database.currentOp"},
+      {"db.getLogComponents()", "Database.getLogComponents"},
       {"db.createUser({user: 'u'})", "Database.createUser"},
       {"db.getMongo().getURI()", "Mongo.getURI"},
       {"db.c.find().tailable()", "Cursor.tailable"},

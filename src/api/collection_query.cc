@@ -530,6 +530,9 @@ StatusOr<internal::PipelineOptions> ToPipelineOptions(
       if (coll.empty()) return StatsOf(*engine).query_stats().Entries("", "");
       return StatsOf(*engine).query_stats().Entries(db, coll);
     };
+    po.current_op = [engine](const internal::CurrentOpOptions& o) {
+      return StatsOf(*engine).activity().CurrentOps(o);
+    };
     // The handle of the last collection read, kept: a $lookup reads one.
     po.find_by_id = [database, last = std::make_shared<std::optional<Collection>>()](
                         std::string_view coll, const Element& id) {

@@ -58,7 +58,23 @@ class CommandConnection {
   // Appends what the connection adds to a hello's reply (after the
   // command layer's fields): saslSupportedMechs for a user it knows.
   virtual void AppendHelloFields(DocumentView hello, BsonBuilder* reply) const = 0;
+  // The peer's address, "host:port" (currentOp's `client`); "" unknown.
+  virtual std::string remote() const { return {}; }
+  // The appName the driver's handshake gave (currentOp's `appName`), or "".
+  virtual std::string app_name() const { return {}; }
+  // The authenticated user as {user, db} ("" when nobody is):
+  // connectionStatus' authInfo.
+  virtual std::string user() const { return {}; }
+  virtual std::string user_db() const { return {}; }
 };
+
+struct Operation;
+class ServerActivity;
+
+// The client's operations in flight, counters and recent log lines
+// (stats/server_activity.h), which the command layer records and a server
+// above it feeds with its connections' and network figures.
+ServerActivity& ActivityOf(const Client& client);
 
 // What one command call runs against.
 struct CommandContext {
@@ -69,6 +85,9 @@ struct CommandContext {
   ServerSessions* sessions = nullptr;  // the client's logical sessions
   Session* session = nullptr;          // the command's (lsid), if any
   ServerSession* server_session = nullptr;  // and its server side
+  // The command as an operation in flight (currentOp, killOp): a command
+  // that waits gives it a waker (Operation::SetWaker).
+  Operation* operation = nullptr;
   // The database, through the command's session when it has one (so that
   // a transaction's commands run in it).
   Database database() const {
@@ -220,6 +239,16 @@ Status MaxTimeRow(const Element& e, O*) {
       {"readConcern", &ReadConcernRow<O>}, {"writeConcern", &WriteConcernRow<O>},  \
       {"lsid", &Accept<O>}, {"txnNumber", &Accept<O>}, {"autocommit", &Accept<O>}, \
       {"startTransaction", &Accept<O>}, {"maxTimeMS", &MaxTimeRow<O>},
+
+// Decodes a command that has no fields of its own (top, listCommands,
+// hostInfo, getCmdLineOpts, ...): its first field (the command's name, any
+// value) and the generic rows; any other field is 40415, as DecodeCommand.
+Status DecodeNoFields(std::string_view command, DocumentView cmd);
+// Whether `key` is one of the generic fields every command takes (the rows
+// of ROCKDOC_GENERIC_COMMAND_ROWS): the commands whose other fields are
+// names of their own (serverStatus' sections, setParameter's parameter,
+// currentOp's filter) tell them apart with it.
+bool IsGenericCommandField(std::string_view key);
 
 // Appends an error's details beside its code and message, as mongod's
 // error replies and write errors carry them: its extra fields

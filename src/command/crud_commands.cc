@@ -221,9 +221,20 @@ constexpr OptionField<GetMoreArgs> kGetMoreFields[] = {
 // CappedState::WaitForWrite) up to `wait_ms` (0: no limit), killCursors or
 // the server's shutdown, and looks again after each write.
 StatusOr<bool> FillAwaitedBatch(const CursorManager& cursors, CommandCursor* c,
-                                int64_t batch_size, int64_t wait_ms, BsonBuilder* batch) {
+                                int64_t batch_size, int64_t wait_ms, Operation* operation,
+                                BsonBuilder* batch) {
   const Deadline deadline = Deadline::AfterMillis(wait_ms);
+  // killOp of this getMore ends its wait (the cursor goes with it).
+  struct Waker {
+    Operation* op;
+    ~Waker() {
+      if (op != nullptr) op->SetWaker(nullptr);
+    }
+  } waker{c->await_stop != nullptr ? operation : nullptr};
+  if (waker.op != nullptr) waker.op->SetWaker([stop = c->await_stop] { stop->Stop(); });
   while (true) {
+    const std::atomic<bool>* interrupt = CurrentInterrupt();
+    if (interrupt != nullptr && interrupt->load(std::memory_order_acquire)) return InterruptedError();
     int64_t appended = 0;
     ROCKDOC_ASSIGN_OR_RETURN(bool exhausted, FillBatch(c, batch_size, batch, &appended));
     AwaitStop* stop = c->await_stop.get();
@@ -258,7 +269,8 @@ Status RunGetMore(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
   reply->OpenDocument("cursor");
   reply->OpenArray("nextBatch");
   StatusOr<bool> exhausted = FillAwaitedBatch(*ctx.cursors, c.get(), args.batch_size,
-                                              args.max_time_ms.value_or(kDefaultAwaitDataMs), reply);
+                                              args.max_time_ms.value_or(kDefaultAwaitDataMs),
+                                              ctx.operation, reply);
   if (!exhausted.ok()) {
     ctx.cursors->Kill(args.id, ns);  // a failed cursor is closed, as MongoDB's
     return exhausted.status();

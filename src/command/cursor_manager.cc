@@ -160,7 +160,7 @@ int CursorManager::ReapIdle() {
 
 bool CursorManager::Expired(const CommandCursor* c, int64_t now_ms) const {
   // Null: checked out, in use.
-  return c != nullptr && !c->no_timeout && now_ms - c->last_used_ms > idle_timeout_ms_;
+  return c != nullptr && !c->no_timeout && now_ms - c->last_used_ms > idle_timeout_ms();
 }
 
 int CursorManager::ReapIdleLocked(int64_t now_ms) {

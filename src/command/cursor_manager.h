@@ -143,9 +143,14 @@ class CursorManager {
   // Runs ReapIdle every ReapPeriodMs on `runner` (the engine's, which is
   // stopped before the client closes and the manager goes). Once.
   void ReapOn(BackgroundRunner* runner) {
-    runner->Add("cursors", ReapPeriodMs(idle_timeout_ms_), [this] { ReapIdle(); });
+    runner->Add("cursors", ReapPeriodMs(idle_timeout_ms()), [this] { ReapIdle(); });
   }
   size_t open_cursors() const ABSL_LOCKS_EXCLUDED(mu_);
+  // cursorTimeoutMillis, which setParameter changes at runtime (a cursor
+  // past a new, shorter timeout is closed at its next getMore, and by the
+  // reaper at its period, which stays as ReapOn set it).
+  int64_t idle_timeout_ms() const { return idle_timeout_ms_.load(std::memory_order_relaxed); }
+  void set_idle_timeout_ms(int64_t ms) { idle_timeout_ms_.store(ms, std::memory_order_relaxed); }
   // Ends every awaitData wait, now and from now on (the server is shutting
   // down: its connections finish the request they run).
   void StopWaits() ABSL_LOCKS_EXCLUDED(mu_);
@@ -159,7 +164,7 @@ class CursorManager {
   int ReapIdleLocked(int64_t now_ms) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool Expired(const CommandCursor* c, int64_t now_ms) const;
 
-  const int64_t idle_timeout_ms_;
+  std::atomic<int64_t> idle_timeout_ms_;
   mutable Mutex mu_;
   std::map<int64_t, Slot> cursors_ ABSL_GUARDED_BY(mu_);
   std::atomic<bool> stopping_{false};

@@ -152,6 +152,30 @@ Status CheckAllowDiskUse(const Element& e) {
                 "memory, at most 100 MB)");
 }
 
+namespace {
+struct NoArgs {};
+constexpr OptionField<NoArgs> kGeneric[] = {ROCKDOC_GENERIC_COMMAND_ROWS(NoArgs)};
+}  // namespace
+
+bool IsGenericCommandField(std::string_view key) {
+  for (const auto& row : kGeneric) {
+    if (row.name == key) return true;
+  }
+  return false;
+}
+
+Status DecodeNoFields(std::string_view command, DocumentView cmd) {
+  // The fields after the command's own (its value is the caller's to read).
+  BsonBuilder rest;
+  bool first = true;
+  for (Element e : cmd) {
+    if (!first) rest.AppendElement(e);
+    first = false;
+  }
+  NoArgs args;
+  return DecodeCommand(command, std::move(rest).Build(), kGeneric, &args);
+}
+
 StatusOr<std::unique_ptr<MatchExpression>> ListFilter(const Document& filter) {
   if (filter.empty()) return std::unique_ptr<MatchExpression>();
   return ParseMatchExpression(filter);

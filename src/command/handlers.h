@@ -3,7 +3,13 @@
 #ifndef ROCKDOC_COMMAND_HANDLERS_H_
 #define ROCKDOC_COMMAND_HANDLERS_H_
 
+#include <memory>
+#include <optional>
+#include <string>
+
 #include "command/command.h"
+#include "common/deadline.h"
+#include "stats/server_activity.h"
 
 namespace rockdoc::internal {
 
@@ -38,6 +44,40 @@ Status RunListDatabases(CommandContext& ctx, DocumentView cmd, BsonBuilder* repl
 Status RunServerStatus(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
 Status RunHostInfo(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
 Status RunGetParameter(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+
+Status RunSetParameter(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+
+// admin_commands.cc
+Status RunCurrentOp(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+Status RunKillOp(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+Status RunTop(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+Status RunGetLog(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+Status RunConnectionStatus(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+
+// One command the dispatcher runs, for its whole run: counted in
+// opcounters, listed by currentOp (its opid; killOp sets the interrupt flag
+// this puts in scope on the running thread, common/deadline.h), timed into
+// top's figures for its namespace, and logged as mongod's "Slow query"
+// when it takes 100 ms or more.
+class RecordedCommand {
+ public:
+  RecordedCommand(const Client& client, CommandConnection* connection, std::string_view db,
+                  std::string_view name, DocumentView cmd);
+  ~RecordedCommand();
+  RecordedCommand(const RecordedCommand&) = delete;
+  RecordedCommand& operator=(const RecordedCommand&) = delete;
+  Operation* operation() const { return operation_.get(); }
+
+ private:
+  ServerActivity& activity_;
+  std::string name_;
+  std::shared_ptr<Operation> operation_;
+  std::optional<InterruptScope> interrupt_;
+  std::optional<OperationScope> scope_;
+  TopColumn column_ = TopColumn::kCommands;
+  bool write_ = false;
+  std::string top_ns_;  // "" when the command names no collection
+};
 
 // session_commands.cc
 Status RunCommitTransaction(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);

@@ -36,9 +36,11 @@ constexpr CommandDefinition kCommands[] = {
     {"collMod", &RunCollMod},
     {"collStats", &RunCollStats},
     {"commitTransaction", &RunCommitTransaction, /*admin_only=*/true, kInTransaction},
+    {"connectionStatus", &RunConnectionStatus, kNotAdminOnly, !kInTransaction, kWithoutAuth},
     {"count", &RunCount},
     {"create", &RunCreate, /*admin_only=*/false, kInTransaction},
     {"createIndexes", &RunCreateIndexes, /*admin_only=*/false, kInTransaction},
+    {"currentOp", &RunCurrentOp, /*admin_only=*/true},
     {"dbStats", &RunDbStats},
     {"dbstats", &RunDbStats},
     {"delete", &RunDelete, /*admin_only=*/false, kInTransaction},
@@ -52,6 +54,7 @@ constexpr CommandDefinition kCommands[] = {
     {"find", &RunFind, /*admin_only=*/false, kInTransaction},
     {"findAndModify", &RunFindAndModify, /*admin_only=*/false, kInTransaction},
     {"findandmodify", &RunFindAndModify, /*admin_only=*/false, kInTransaction},
+    {"getLog", &RunGetLog, /*admin_only=*/true},
     {"getMore", &RunGetMore, /*admin_only=*/false, kInTransaction},
     {"getParameter", &RunGetParameter, /*admin_only=*/true},
     {"hello", &RunHello, kNotAdminOnly, !kInTransaction, kWithoutAuth},
@@ -60,6 +63,7 @@ constexpr CommandDefinition kCommands[] = {
     {"isMaster", &RunIsMaster, kNotAdminOnly, !kInTransaction, kWithoutAuth},
     {"ismaster", &RunIsMaster, kNotAdminOnly, !kInTransaction, kWithoutAuth},
     {"killCursors", &RunKillCursors, /*admin_only=*/false, kInTransaction},
+    {"killOp", &RunKillOp, /*admin_only=*/true},
     {"listCollections", &RunListCollections},
     {"listCommands", &RunListCommands, kNotAdminOnly, !kInTransaction, kWithoutAuth},
     {"listDatabases", &RunListDatabases, /*admin_only=*/true},
@@ -68,6 +72,8 @@ constexpr CommandDefinition kCommands[] = {
     {"profile", &RunProfile},
     {"renameCollection", &RunRenameCollection, /*admin_only=*/true},
     {"serverStatus", &RunServerStatus},
+    {"setParameter", &RunSetParameter, /*admin_only=*/true},
+    {"top", &RunTop, /*admin_only=*/true},
     {"update", &RunUpdate, /*admin_only=*/false, kInTransaction},
     {"validate", &RunValidate},
 };
@@ -317,7 +323,7 @@ CommandState* StateOf(const Client& client) {
 
 Status Dispatch(const Client& client, CommandState* state, std::string_view db, DocumentView cmd,
                 const CommandDefinition& definition, CommandConnection* connection,
-                BsonBuilder* reply);
+                Operation* operation, BsonBuilder* reply);
 
 Status RunOne(const Client& client, CommandState* state, std::string_view db, DocumentView cmd,
               size_t max_size, CommandConnection* connection, BsonBuilder* reply) {
@@ -351,7 +357,8 @@ Status RunOne(const Client& client, CommandState* state, std::string_view db, Do
     return Status(ErrorCode::kUnauthorized,
                   std::string(name) + " may only be run against the admin database.");
   }
-  Status s = Dispatch(client, state, db, cmd, *command, connection, reply);
+  RecordedCommand recorded(client, connection, db, name, cmd);
+  Status s = Dispatch(client, state, db, cmd, *command, connection, recorded.operation(), reply);
   // writeConcern j: true: the reply waits for the write-ahead log to reach
   // the disk, whatever the command did (a failed ordered insert keeps the
   // documents before the failure). A sync that fails is the reply's
@@ -372,7 +379,7 @@ Status RunOne(const Client& client, CommandState* state, std::string_view db, Do
 // Runs a command RunOne checked, with its session when it names one.
 Status Dispatch(const Client& client, CommandState* state, std::string_view db, DocumentView cmd,
                 const CommandDefinition& definition, CommandConnection* connection,
-                BsonBuilder* reply) {
+                Operation* operation, BsonBuilder* reply) {
   const CommandDefinition* command = &definition;
   const std::string_view name = command->name;
   CommandContext ctx;
@@ -381,6 +388,7 @@ Status Dispatch(const Client& client, CommandState* state, std::string_view db, 
   ctx.db = std::string(db);
   ctx.cursors = &state->cursors;
   ctx.sessions = &state->sessions;
+  ctx.operation = operation;
   std::optional<std::string> lsid;
   TransactionFields txn;
   // A connection nobody has authenticated on runs its commands without
@@ -471,11 +479,7 @@ namespace {
 // secondaryOk, apiVersions, deprecatedApiVersions}}}, as mongod's without
 // its help texts.
 Status RunListCommands(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
-  struct NoArgs {};
-  static constexpr OptionField<NoArgs> kFields[] = {{"listCommands", &Accept<NoArgs>},
-                                                    ROCKDOC_GENERIC_COMMAND_ROWS(NoArgs)};
-  NoArgs args;
-  ROCKDOC_RETURN_IF_ERROR(DecodeCommand("listCommands", cmd, kFields, &args));
+  ROCKDOC_RETURN_IF_ERROR(DecodeNoFields("listCommands", cmd));
   reply->OpenDocument("commands");
   for (const CommandDefinition* c : StateOf(*ctx.client)->All()) {
     reply->OpenDocument(c->name);

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <system_error>
 
@@ -16,6 +17,7 @@
 #include "command/server_sessions.h"
 #include "common/clock.h"
 #include "pipeline/pipeline.h"
+#include "storage/record_cache.h"
 #include "query/match_expression.h"
 
 namespace rockdoc::internal {
@@ -254,27 +256,144 @@ Status RunListDatabases(CommandContext& ctx, DocumentView cmd, BsonBuilder* repl
 // ---- serverStatus, hostInfo ----
 
 namespace {
-struct ServerStatusArgs {};
 // serverStatus takes section switches ({repl: 0, metrics: 1}), as MongoDB:
-// a number or a bool per section name. rockdoc's sections are always those
-// below; a switch for another section changes nothing because there is no
-// such section here.
-Status SectionSwitch(const Element& e) {
-  if (e.IsNumber() || e.IsBool() || e.IsDocument()) return Status::OK();
+// a number or a bool per section name. A section switched off (false, 0)
+// is left out of the reply, as mongod's; switching on one rockdoc does not
+// have (repl, metrics, ...) adds nothing, as there is no such section here.
+StatusOr<bool> SectionSwitch(const Element& e) {
+  if (e.IsNumber() || e.IsBool()) return BoolField(e);
+  if (e.IsDocument()) return true;
   return WrongType(e, "types '[bool, long, int, decimal, double, object]'");
 }
 }  // namespace
 
+namespace {
+
+// The process' virtual and resident sizes in MiB, from /proc/self/statm
+// (pages): serverStatus' mem. False where there is no /proc.
+bool ProcessMemoryMiB(int64_t* virtual_mib, int64_t* resident_mib) {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return false;
+  long long size = 0, resident = 0;
+  const bool read = std::fscanf(f, "%lld %lld", &size, &resident) == 2;
+  std::fclose(f);
+  if (!read) return false;
+  const int64_t page = sysconf(_SC_PAGESIZE);
+  *virtual_mib = size * page >> 20;
+  *resident_mib = resident * page >> 20;
+  return true;
+}
+
+// What serverStatus shows of the server's work (stats/server_activity.h):
+// connections and network (a server above the engine feeds them; zeros in
+// process), opcounters, globalLock, mem, and the engine's own section
+// (rocksdb: its record cache's counters, storage/record_cache.h).
+void AppendActivitySections(CommandContext& ctx, int64_t up_ms, BsonBuilder* reply) {
+  const ServerActivity& activity = ActivityOf(*ctx.client);
+  const NetworkCounters& net = activity.network();
+  reply->OpenDocument("connections");
+  const int64_t current = net.current.load();
+  AppendNumber(reply, "current", current);
+  AppendNumber(reply, "available", std::max<int64_t>(0, net.max.load() - current));
+  AppendNumber(reply, "totalCreated", net.total_created.load());
+  AppendNumber(reply, "active", net.active.load());
+  reply->AppendBool("threaded", true);
+  reply->Close();
+  reply->OpenDocument("network");
+  reply->AppendInt64("bytesIn", net.bytes_in.load());
+  reply->AppendInt64("bytesOut", net.bytes_out.load());
+  reply->AppendInt64("physicalBytesIn", net.bytes_in.load());
+  reply->AppendInt64("physicalBytesOut", net.bytes_out.load());
+  reply->AppendInt64("numRequests", net.num_requests.load());
+  reply->Close();
+  const OpCounters& ops = activity.opcounters();
+  reply->OpenDocument("opcounters");
+  reply->AppendInt64("insert", ops.insert.load());
+  reply->AppendInt64("query", ops.query.load());
+  reply->AppendInt64("update", ops.update.load());
+  reply->AppendInt64("delete", ops.remove.load());
+  reply->AppendInt64("getmore", ops.getmore.load());
+  reply->AppendInt64("command", ops.command.load());
+  reply->Close();
+  // rockdoc has no global lock: the queue is always empty, and the active
+  // clients are the operations in flight (this serverStatus among them).
+  int64_t readers = 0, writers = 0;
+  activity.CountInFlight(&readers, &writers);
+  reply->OpenDocument("globalLock");
+  reply->AppendInt64("totalTime", up_ms * 1000);
+  reply->OpenDocument("currentQueue");
+  reply->AppendInt32("total", 0).AppendInt32("readers", 0).AppendInt32("writers", 0);
+  reply->Close();
+  reply->OpenDocument("activeClients");
+  AppendNumber(reply, "total", readers + writers);
+  AppendNumber(reply, "readers", readers);
+  AppendNumber(reply, "writers", writers);
+  reply->Close();
+  reply->Close();
+  reply->OpenDocument("mem");
+  reply->AppendInt32("bits", static_cast<int32_t>(sizeof(void*) * 8));
+  int64_t virtual_mib = 0, resident_mib = 0;
+  const bool supported = ProcessMemoryMiB(&virtual_mib, &resident_mib);
+  if (supported) {
+    AppendNumber(reply, "resident", resident_mib);
+    AppendNumber(reply, "virtual", virtual_mib);
+  }
+  reply->AppendBool("supported", supported);
+  reply->Close();
+  // The engine's own section, as mongod's wiredTiger: RocksDB's figures
+  // and the record cache's counters (none when the cache is off).
+  const Engine& engine = *ClientAccess::EngineOf(*ctx.client);
+  const StorageStats storage = ctx.client->GetStorageStats();
+  reply->OpenDocument("rocksdb");
+  reply->AppendInt64("bytesWritten", static_cast<int64_t>(storage.bytes_written));
+  reply->AppendInt64("bytesRead", static_cast<int64_t>(storage.bytes_read));
+  reply->AppendInt64("walBytes", static_cast<int64_t>(storage.wal_bytes));
+  reply->AppendInt64("liveSstBytes", static_cast<int64_t>(storage.live_sst_bytes));
+  reply->OpenDocument("recordCache");
+  const RecordCache* cache = engine.record_cache();
+  reply->AppendBool("enabled", cache != nullptr);
+  if (cache != nullptr) {
+    const RecordCache::Counters c = cache->counters();
+    reply->AppendInt64("budgetBytes", static_cast<int64_t>(cache->budget_bytes()));
+    reply->AppendInt64("bytes", c.bytes);
+    reply->AppendInt64("entries", c.entries);
+    reply->AppendInt64("hits", c.hits);
+    reply->AppendInt64("misses", c.misses);
+    reply->AppendInt64("installs", c.installs);
+    reply->AppendInt64("evictions", c.evictions);
+  }
+  reply->Close();
+  reply->Close();
+}
+
+}  // namespace
+
+namespace {
+// Every section serverStatus has.
+void AppendServerStatus(CommandContext& ctx, BsonBuilder* reply);
+}  // namespace
+
 Status RunServerStatus(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
-  static constexpr OptionField<ServerStatusArgs> kGeneric[] = {
-      ROCKDOC_GENERIC_COMMAND_ROWS(ServerStatusArgs)};
+  std::vector<std::string_view> off;
   for (Element e : cmd) {
-    bool generic = false;
-    for (const auto& row : kGeneric) generic = generic || row.name == e.key();
-    if (!generic && e.key() != "serverStatus") {
-      ROCKDOC_RETURN_IF_ERROR(QualifyFieldError("serverStatus", SectionSwitch(e)));
+    if (!IsGenericCommandField(e.key()) && e.key() != "serverStatus") {
+      StatusOr<bool> on = SectionSwitch(e);
+      ROCKDOC_RETURN_IF_ERROR(QualifyFieldError("serverStatus", on.status()));
+      if (!*on) off.push_back(e.key());
     }
   }
+  BsonBuilder all;
+  AppendServerStatus(ctx, &all);
+  const Document sections = std::move(all).Build();
+  for (Element e : sections) {
+    if (std::find(off.begin(), off.end(), e.key()) == off.end()) reply->AppendElement(e);
+  }
+  return Status::OK();
+}
+
+namespace {
+
+void AppendServerStatus(CommandContext& ctx, BsonBuilder* reply) {
   char host[256] = {0};
   if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
   const int64_t up_ms = SteadyMillis() - kStartSteadyMillis;
@@ -296,15 +415,13 @@ Status RunServerStatus(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply
   reply->AppendInt64("activeSessionsCount",
                      ctx.sessions != nullptr ? static_cast<int64_t>(ctx.sessions->size()) : 0);
   reply->Close();
-  return Status::OK();
+  AppendActivitySections(ctx, up_ms, reply);
 }
 
+}  // namespace
+
 Status RunHostInfo(CommandContext&, DocumentView cmd, BsonBuilder* reply) {
-  struct NoArgs {};
-  static constexpr OptionField<NoArgs> kFields[] = {{"hostInfo", &Accept<NoArgs>},
-                                                    ROCKDOC_GENERIC_COMMAND_ROWS(NoArgs)};
-  NoArgs args;
-  ROCKDOC_RETURN_IF_ERROR(DecodeCommand("hostInfo", cmd, kFields, &args));
+  ROCKDOC_RETURN_IF_ERROR(DecodeNoFields("hostInfo", cmd));
   char host[256] = {0};
   if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
   struct utsname names;
@@ -336,54 +453,88 @@ Status RunHostInfo(CommandContext&, DocumentView cmd, BsonBuilder* reply) {
 namespace {
 
 // The parameters rockdoc has, by MongoDB's names, with the values this
-// client runs with. None can be set at runtime (no setParameter); the
-// ClientOptions ones are set when the database is opened.
+// client runs with. The ClientOptions ones are set when the database is
+// opened; those with a `set` may be changed at runtime (setParameter).
+struct ParameterContext {
+  const ClientOptions& options;
+  CursorManager* cursors;
+};
 struct Parameter {
   std::string_view name;
   bool settable_at_startup;
-  void (*append)(const ClientOptions& options, std::string_view key, BsonBuilder* out);
+  void (*append)(const ParameterContext& p, std::string_view key, BsonBuilder* out);
+  // Sets it at runtime from `value`; null: not settable at runtime.
+  Status (*set)(const ParameterContext& p, const Element& value);
 };
 
 constexpr Parameter kParameters[] = {
-    {"cursorTimeoutMillis", false,
-     [](const ClientOptions&, std::string_view key, BsonBuilder* out) {
-       out->AppendInt64(key, kDefaultCursorTimeoutMs);
+    {"cursorTimeoutMillis", true,
+     [](const ParameterContext& p, std::string_view key, BsonBuilder* out) {
+       out->AppendInt64(key, p.cursors->idle_timeout_ms());
+     },
+     [](const ParameterContext& p, const Element& value) -> Status {
+       StatusOr<int64_t> ms = IntegerField(value);
+       if (!ms.ok() || *ms < 0) {
+         return Status(ErrorCode::kBadValue,
+                       "Invalid value for cursorTimeoutMillis: must be a non-negative integer");
+       }
+       p.cursors->set_idle_timeout_ms(*ms);
+       return Status::OK();
      }},
     {"enableTestCommands", false,  // rockdoc has no test commands
-     [](const ClientOptions&, std::string_view key, BsonBuilder* out) {
+     [](const ParameterContext&, std::string_view key, BsonBuilder* out) {
        out->AppendBool(key, false);
-     }},
+     },
+     nullptr},
     {"featureCompatibilityVersion", false,
-     [](const ClientOptions&, std::string_view key, BsonBuilder* out) {
+     [](const ParameterContext&, std::string_view key, BsonBuilder* out) {
        out->OpenDocument(key);
        out->AppendString("version", "7.0");
        out->Close();
-     }},
+     },
+     nullptr},
     {"internalQueryMaxBlockingSortMemoryUsageBytes", false,
-     [](const ClientOptions&, std::string_view key, BsonBuilder* out) {
+     [](const ParameterContext&, std::string_view key, BsonBuilder* out) {
        AppendNumber(out, key, FindOptions{}.max_blocking_sort_bytes);
-     }},
+     },
+     nullptr},
     {"localLogicalSessionTimeoutMinutes", false,
-     [](const ClientOptions&, std::string_view key, BsonBuilder* out) {
+     [](const ParameterContext&, std::string_view key, BsonBuilder* out) {
        out->AppendInt32(key, static_cast<int32_t>(kSessionIdleTimeoutMs / 60000));
-     }},
+     },
+     nullptr},
     {"maxIndexBuildMemoryUsageMegabytes", true,
-     [](const ClientOptions& o, std::string_view key, BsonBuilder* out) {
-       AppendNumber(out, key, o.max_index_build_memory_bytes >> 20);
-     }},
+     [](const ParameterContext& p, std::string_view key, BsonBuilder* out) {
+       AppendNumber(out, key, p.options.max_index_build_memory_bytes >> 20);
+     },
+     nullptr},
     {"requireApiVersion", false,
-     [](const ClientOptions&, std::string_view key, BsonBuilder* out) {
+     [](const ParameterContext&, std::string_view key, BsonBuilder* out) {
        out->AppendBool(key, false);
-     }},
+     },
+     nullptr},
     {"transactionLifetimeLimitSeconds", true,
-     [](const ClientOptions& o, std::string_view key, BsonBuilder* out) {
-       AppendNumber(out, key, o.transaction_lifetime_limit_ms / 1000);
-     }},
+     [](const ParameterContext& p, std::string_view key, BsonBuilder* out) {
+       AppendNumber(out, key, p.options.transaction_lifetime_limit_ms / 1000);
+     },
+     nullptr},
     {"ttlMonitorSleepSecs", true,
-     [](const ClientOptions& o, std::string_view key, BsonBuilder* out) {
-       AppendNumber(out, key, o.ttl_monitor_period_ms / 1000);
-     }},
+     [](const ParameterContext& p, std::string_view key, BsonBuilder* out) {
+       AppendNumber(out, key, p.options.ttl_monitor_period_ms / 1000);
+     },
+     nullptr},
 };
+
+const Parameter* FindParameter(std::string_view name) {
+  for (const Parameter& p : kParameters) {
+    if (p.name == name) return &p;
+  }
+  return nullptr;
+}
+
+ParameterContext ParametersOf(CommandContext& ctx) {
+  return {ClientAccess::EngineOf(ctx.client->GetDatabase("admin"))->options(), ctx.cursors};
+}
 
 }  // namespace
 
@@ -411,22 +562,57 @@ Status RunGetParameter(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply
   }
   // As mongod: the fields that name no parameter (the generic ones, and
   // names it does not have) select nothing, and nothing selected is the error.
-  const ClientOptions& options = ClientAccess::EngineOf(ctx.client->GetDatabase("admin"))->options();
+  const ParameterContext parameters = ParametersOf(ctx);
   bool found = false;
   for (const Parameter& p : kParameters) {
     if (!all && !cmd.Has(p.name)) continue;
     found = true;
     if (!details) {
-      p.append(options, p.name, reply);
+      p.append(parameters, p.name, reply);
       continue;
     }
     reply->OpenDocument(p.name);
-    p.append(options, "value", reply);
-    reply->AppendBool("settableAtRuntime", false);
+    p.append(parameters, "value", reply);
+    reply->AppendBool("settableAtRuntime", p.set != nullptr);
     reply->AppendBool("settableAtStartup", p.settable_at_startup);
     reply->Close();
   }
   if (!found) return Status(ErrorCode::kInvalidOptions, "no option found to get");
+  return Status::OK();
+}
+
+// setParameter {setParameter: 1, <name>: <value>}: one parameter per
+// command, as mongod's; the reply's `was` is its value before.
+Status RunSetParameter(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
+  std::optional<Element> named;
+  for (Element e : cmd) {
+    if (e.key() == "setParameter" || IsGenericCommandField(e.key())) continue;
+    if (named) {
+      return Status(ErrorCode::kIllegalOperation,
+                    "Only one parameter can be set per setParameter command");
+    }
+    named = e;
+  }
+  if (!named) {
+    return Status(ErrorCode::kInvalidOptions, "no option found to set, use help:true to see options ");
+  }
+  const Element* chosen = &*named;
+  const Parameter* p = FindParameter(chosen->key());
+  if (p == nullptr) {
+    return Status(ErrorCode::kInvalidOptions, "attempted to set unrecognized parameter [" +
+                                                  std::string(chosen->key()) +
+                                                  "], use help:true to see options ");
+  }
+  if (p->set == nullptr) {
+    return Status(ErrorCode::kIllegalOperation,
+                  "not allowed to change [" + std::string(p->name) + "] at runtime");
+  }
+  const ParameterContext parameters = ParametersOf(ctx);
+  BsonBuilder was;
+  p->append(parameters, "was", &was);
+  ROCKDOC_RETURN_IF_ERROR(p->set(parameters, *chosen));
+  const Document before = std::move(was).Build();
+  reply->AppendElement(*before.begin());
   return Status::OK();
 }
 

@@ -11,12 +11,25 @@ namespace rockdoc::internal {
 namespace {
 std::atomic<int64_t (*)()> test_clock{nullptr};
 thread_local const Deadline* current_deadline = nullptr;
+thread_local const std::atomic<bool>* current_interrupt = nullptr;
 }  // namespace
+
+Status InterruptedError() {
+  return Status(ErrorCode::kInterrupted, "operation was interrupted");
+}
+
+const std::atomic<bool>* CurrentInterrupt() { return current_interrupt; }
+
+InterruptScope::InterruptScope(const std::atomic<bool>* flag) : previous_(current_interrupt) {
+  current_interrupt = flag;
+}
+
+InterruptScope::~InterruptScope() { current_interrupt = previous_; }
 
 const Deadline* CurrentDeadline() { return current_deadline; }
 
 DeadlineScope::DeadlineScope(const Deadline* deadline) : previous_(current_deadline) {
-  current_deadline = deadline != nullptr && deadline->is_set() ? deadline : nullptr;
+  current_deadline = deadline != nullptr && deadline->checked() ? deadline : nullptr;
 }
 
 DeadlineScope::~DeadlineScope() { current_deadline = previous_; }
@@ -49,6 +62,9 @@ Deadline Deadline::AfterMillis(int64_t max_time_ms) {
 }
 
 Status Deadline::Check() const {
+  if (current_interrupt != nullptr && current_interrupt->load(std::memory_order_relaxed)) {
+    return InterruptedError();
+  }
   if (at_nanos_ == 0 || MonotonicNanos() < at_nanos_) return Status::OK();
   return MaxTimeExpiredError();
 }

@@ -12,6 +12,14 @@
 // CurrentDeadline(), which the plan executor's work loop and the pipeline's
 // deadline checks set for the work they drive (DeadlineScope).
 //
+// killOp stops an operation through the same checks: the thread running a
+// command has its operation's interrupt flag (InterruptScope), and every
+// Check() of a deadline on that thread reads it first, so that a killed
+// operation fails at its next interrupt point with Interrupted (11601)
+// "operation was interrupted", as MongoDB's. The loops check a deadline
+// that has no time limit too while an interrupt flag is in scope
+// (Deadline::checked()).
+//
 // The clock is monotonic (steady_clock); tests may replace it
 // (SetClockForTesting) so that expiry does not depend on the machine's speed.
 //
@@ -20,6 +28,7 @@
 #ifndef ROCKDOC_COMMON_DEADLINE_H_
 #define ROCKDOC_COMMON_DEADLINE_H_
 
+#include <atomic>
 #include <cstdint>
 
 #include "rockdoc/status.h"
@@ -39,6 +48,26 @@ Status MaxTimeExpiredError();
 // BadValue (2) unless 0 <= max_time_ms <= 2^31 - 1, MongoDB's range.
 Status CheckMaxTimeMS(int64_t max_time_ms);
 
+// Interrupted (11601) "operation was interrupted", MongoDB's error for a
+// killed operation.
+Status InterruptedError();
+
+// The interrupt flag of the operation this thread runs (null: none).
+const std::atomic<bool>* CurrentInterrupt();
+
+// Makes `flag` (which must outlive the scope) CurrentInterrupt() for its
+// lifetime, then restores the previous one.
+class InterruptScope {
+ public:
+  explicit InterruptScope(const std::atomic<bool>* flag);
+  ~InterruptScope();
+  InterruptScope(const InterruptScope&) = delete;
+  InterruptScope& operator=(const InterruptScope&) = delete;
+
+ private:
+  const std::atomic<bool>* previous_;
+};
+
 class Deadline {
  public:
   // No limit.
@@ -53,8 +82,11 @@ class Deadline {
   }
 
   bool is_set() const { return at_nanos_ != 0; }
-  // OK, or MaxTimeMSExpired once the deadline has passed. Reads the clock
-  // (only when a deadline is set).
+  // Whether Check() can fail: a time limit, or an interrupt flag in scope.
+  bool checked() const { return is_set() || CurrentInterrupt() != nullptr; }
+  // OK; Interrupted once the thread's operation is killed; MaxTimeMSExpired
+  // once the deadline has passed. Reads the clock (only when a deadline is
+  // set).
   Status Check() const;
   // Milliseconds left (at least 1 while not expired); INT64_MAX when unset.
   int64_t RemainingMillis() const;
@@ -75,7 +107,7 @@ class DeadlineChecker {
 
   explicit DeadlineChecker(const Deadline* deadline) : deadline_(deadline) {}
   Status Tick() {
-    if (deadline_ == nullptr || !deadline_->is_set() || ++ticks_ % kCheckInterval != 0) {
+    if (deadline_ == nullptr || !deadline_->checked() || ++ticks_ % kCheckInterval != 0) {
       return Status::OK();
     }
     return deadline_->Check();

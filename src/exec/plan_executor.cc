@@ -92,8 +92,9 @@ StatusOr<int64_t> PlanExecutor::CountRemaining() {
 
 bool PlanExecutor::WorkToNext() {
   while (true) {
-    // maxTimeMS: the clock is read every kCheckInterval works.
-    if (deadline_.is_set() && ++works_ % DeadlineChecker::kCheckInterval == 0) {
+    // maxTimeMS and killOp: the clock and the interrupt flag are read
+    // every kCheckInterval works.
+    if (deadline_.checked() && ++works_ % DeadlineChecker::kCheckInterval == 0) {
       Status expired = deadline_.Check();
       if (!expired.ok()) return Stop(expired);
     }

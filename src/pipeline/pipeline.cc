@@ -167,10 +167,12 @@ StatusOr<std::unique_ptr<DocumentSource>> OpenCollectionlessPipeline(DocumentVie
                                                                      FindFn find) {
   const PipelineOptions options = WithDeadline(given);
   ROCKDOC_ASSIGN_OR_RETURN(std::vector<Element> stages, StageElements(pipeline));
-  if (!stages.empty() && stages[0].key() == "$queryStats") {
-    // Every collection's statistics: MongoDB's form, in admin only.
+  if (!stages.empty() && (stages[0].key() == "$queryStats" || stages[0].key() == "$currentOp")) {
+    // Every collection's statistics, or the operations in flight: MongoDB's
+    // form, in admin only.
     if (options.database != "admin") {
-      return StageFailed(73, "$queryStats must be run against the 'admin' database with {aggregate: 1}");
+      return StageFailed(73, std::string(stages[0].key()) +
+                                 " must be run against the 'admin' database with {aggregate: 1}");
     }
     ROCKDOC_ASSIGN_OR_RETURN(std::vector<Document> docs, SourceOf(stages)("", stages[0], options));
     ROCKDOC_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<Stage>> chain,

@@ -69,6 +69,7 @@
 #include "rockdoc/options.h"
 #include "rockdoc/results.h"
 #include "rockdoc/status.h"
+#include "stats/server_activity.h"
 #include "storage/spill.h"
 
 namespace rockdoc::internal {
@@ -137,6 +138,9 @@ struct PipelineOptions {
   // The source of $queryStats: the query statistics of `collection` (empty:
   // of every collection, {aggregate: 1} in admin). Null: refused.
   std::function<StatusOr<std::vector<Document>>(std::string_view collection)> query_stats;
+  // The source of $currentOp: the operations in flight ({aggregate: 1} in
+  // admin). Null: refused.
+  std::function<std::vector<Document>(const CurrentOpOptions& options)> current_op;
   // A point read of `collection`'s document whose _id equals `id`: a
   // $lookup on _id reads each single local value's match this way (as
   // MongoDB's IDHACK), with no find planned per document. Null: a find.

@@ -36,6 +36,59 @@ StatusOr<std::vector<Document>> QueryStatsDocuments(std::string_view collection,
   return options.query_stats(collection);
 }
 
+// $currentOp: the operations in flight. Its options, decoded from a table
+// as MongoDB's (FailedToParse for a non-boolean or an unknown one); those
+// that ask for what rockdoc does not list (idle connections and cursors, a
+// backtrace) are NotImplemented. rockdoc is one node, so localOps changes
+// nothing; allUsers false lists the asking user's operations only
+// (stats/server_activity.h).
+StatusOr<std::vector<Document>> CurrentOpDocuments(std::string_view collection,
+                                                   const Element& stage,
+                                                   const PipelineOptions& options) {
+  if (!collection.empty() || options.database != "admin") {
+    return StageFailed(73, "$currentOp must be run against the 'admin' database with {aggregate: 1}");
+  }
+  if (stage.type() != BsonType::kDocument) {
+    return StageFailed(9, "$currentOp options must be specified in an object, but found: " +
+                              std::string(BsonTypeAlias(stage.type())));
+  }
+  struct Row {
+    std::string_view name;
+    bool CurrentOpOptions::*member;
+    bool implemented_when_true;
+  };
+  static constexpr Row kRows[] = {
+      {"allUsers", &CurrentOpOptions::all_users, true},
+      {"idleConnections", &CurrentOpOptions::idle_connections, false},
+      {"idleCursors", &CurrentOpOptions::idle_cursors, false},
+      {"idleSessions", &CurrentOpOptions::idle_sessions, true},
+      {"localOps", &CurrentOpOptions::local_ops, true},
+      {"truncateOps", &CurrentOpOptions::truncate_ops, true},
+      {"backtrace", nullptr, false},
+  };
+  CurrentOpOptions parsed;
+  for (const Element& f : stage.Document()) {
+    const Row* row = nullptr;
+    for (const Row& r : kRows) row = r.name == f.key() ? &r : row;
+    if (row == nullptr) {
+      return StageFailed(9, "Unrecognized option '" + std::string(f.key()) + "' in $currentOp stage.");
+    }
+    if (f.type() != BsonType::kBool) {
+      return StageFailed(9, "The '" + std::string(f.key()) +
+                                "' parameter of the $currentOp stage must be a boolean value, but "
+                                "found: " +
+                                std::string(BsonTypeAlias(f.type())));
+    }
+    if (f.Bool() && !row->implemented_when_true) {
+      return Status(ErrorCode::kNotImplemented,
+                    "$currentOp's " + std::string(f.key()) + ": true is not supported by rockdoc");
+    }
+    if (row->member != nullptr) parsed.*(row->member) = f.Bool();
+  }
+  if (!options.current_op) return Status(ErrorCode::kNotImplemented, "$currentOp is not supported here");
+  return options.current_op(parsed);
+}
+
 // $indexStats: one document per index.
 StatusOr<std::vector<Document>> IndexStatsDocuments(std::string_view collection,
                                                     const Element& stage,
@@ -178,6 +231,8 @@ void AddSourceStages(StageTable* table) {
                  StageDef{.place = StagePlace::kFirst, .source = &IndexStatsDocuments});
   table->emplace("$queryStats",
                  StageDef{.place = StagePlace::kFirst, .source = &QueryStatsDocuments});
+  table->emplace("$currentOp",
+                 StageDef{.place = StagePlace::kFirst, .source = &CurrentOpDocuments});
 }
 
 }  // namespace rockdoc::internal

@@ -34,7 +34,7 @@ StatusOr<std::unique_ptr<Stage>> ParseNotImplemented(const Element& spec,
 void AddRefusedStages(StageTable* table) {
   table->emplace("$changeStream", StageDef{.parse = &ParseChangeStream});
   for (std::string_view name :
-       {"$changeStreamSplitLargeEvent", "$currentOp", "$geoNear", "$listLocalSessions",
+       {"$changeStreamSplitLargeEvent", "$geoNear", "$listLocalSessions",
         "$listSampledQueries", "$listSearchIndexes", "$listSessions", "$planCacheStats",
         "$search", "$searchMeta", "$shardedDataDistribution", "$vectorSearch"}) {
     table->emplace(name, StageDef{.parse = &ParseNotImplemented});
@@ -113,11 +113,11 @@ StatusOr<std::vector<std::unique_ptr<Stage>>> ParseStages(const std::vector<Elem
     }
     ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<Stage> stage,
                              def->parse(s, StageContext{&scope, now_ms, options, find, stages, i}));
-    if (options.deadline.is_set()) chain.push_back(std::make_unique<DeadlineStage>(options.deadline));
+    if (options.deadline.checked()) chain.push_back(std::make_unique<DeadlineStage>(options.deadline));
     chain.push_back(std::move(stage));
   }
   // After the last stage too, so that its own work runs under the deadline.
-  if (options.deadline.is_set() && !chain.empty()) {
+  if (options.deadline.checked() && !chain.empty()) {
     chain.push_back(std::make_unique<DeadlineStage>(options.deadline));
   }
   return chain;

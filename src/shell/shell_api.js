@@ -1361,7 +1361,39 @@
       return this.getSiblingDB('admin').aggregate([{ $queryStats: {} }, { $match: { 'key.queryShape.cmdNs.db': name } }]).toArray();
     }
     clearQueryStats() { return this.adminCommand({ clearQueryStats: 1 }); }
-    serverStatus() { return this.adminCommand({ serverStatus: 1 }); }
+    serverStatus(opts) { return this.adminCommand({ serverStatus: 1, ...(opts || {}) }); }
+    // mongosh's db.currentOp(opts): $currentOp in admin (every user's
+    // operations; opts true or {$all: true} asks for idle connections too,
+    // which rockdoc refuses), the other fields of opts a $match.
+    currentOp(opts) {
+      const o = opts === undefined ? {} : opts;
+      const all = typeof o === 'boolean' ? o : !!o.$all;
+      const own = typeof o === 'boolean' ? false : !!o.$ownOps;
+      const pipeline = [{ $currentOp: { allUsers: !own, idleConnections: all, truncateOps: false } }];
+      if (typeof o === 'object') {
+        const match = {};
+        for (const k of Object.keys(o)) {
+          if (k !== '$ownOps' && k !== '$all' && k !== '$truncateOps') match[k] = o[k];
+        }
+        pipeline.push({ $match: match });
+      }
+      return { inprog: this.getSiblingDB('admin').aggregate(pipeline).toArray(), ok: 1 };
+    }
+    killOp(opId) { return this.adminCommand({ killOp: 1, op: opId }); }
+    // mongosh's db.listCommands(), printed as mongosh prints it: per
+    // command its name, the flags that are true, and its API versions.
+    listCommands() {
+      const commands = this.runCommand({ listCommands: 1 }).commands;
+      return new ShellText(Object.keys(commands).map((name) => {
+        const c = commands[name];
+        let line = `${name}: `;
+        for (const k of Object.keys(c)) if (c[k] === true) line += ` ${k}`;
+        if (Array.isArray(c.apiVersions) && c.apiVersions.length > 0) {
+          line += `\nAPI Versions ${c.apiVersions.join(', ')}`;
+        }
+        return line;
+      }).join('\n\n'));
+    }
     hostInfo() { return this.adminCommand({ hostInfo: 1 }); }
     version() { return kVersion; }
     getMongo() { return theMongo; }
@@ -1673,7 +1705,6 @@
         'createEncryptedCollection',
         'createRole',
         'createUser',
-        'currentOp',
         'dropAllRoles',
         'dropAllUsers',
         'dropRole',
@@ -1691,8 +1722,6 @@
         'grantPrivilegesToRole',
         'grantRolesToRole',
         'grantRolesToUser',
-        'killOp',
-        'listCommands',
         'logout',
         'printCollectionStats',
         'printReplicationInfo',
@@ -1865,6 +1894,7 @@
     '  db.getName()  db.getSiblingDB(name)  db.getCollection(name)  db.getCollectionNames()',
     '  db.createCollection(name, options)  db.dropDatabase()  db.stats()',
     '  db.advise({full, sample, unusedIndexDays})   the schema advisor (also db.c.advise())',
+    '  db.serverStatus()  db.currentOp(filter)  db.killOp(opid)  db.listCommands()  db.adminCommand(cmd)',
   ].join('\n');
   const COLLECTION_HELP = [
     'Collection methods:',

@@ -17,6 +17,7 @@
 #define ROCKDOC_STATS_TELEMETRY_H_
 
 #include "stats/query_stats.h"
+#include "stats/server_activity.h"
 #include "storage/engine.h"
 
 namespace rockdoc::internal {
@@ -30,6 +31,8 @@ class Telemetry : public EngineAttachment {
 
   QueryStats& query_stats() { return query_stats_; }
   Profiler& profiler() { return profiler_; }
+  // The operations in flight and the server's counters (server_activity.h).
+  ServerActivity& activity() { return activity_; }
 
   // Writes the query statistics (best effort: a failure to record them
   // must not keep the database from closing).
@@ -39,6 +42,7 @@ class Telemetry : public EngineAttachment {
   Engine* engine_;
   QueryStats query_stats_;
   Profiler profiler_;
+  ServerActivity activity_;
 };
 
 // The telemetry attached to `engine` (Telemetry::AttachTo).

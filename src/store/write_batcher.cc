@@ -97,8 +97,9 @@ Status WriteBatcher::ApplyOnce(const Change& change) {
       txn_ = engine_.Begin(options, std::move(txn_));  // recycles the last one
       txn_open_ = true;
     }
+    // maxTimeMS, and killOp through the thread's interrupt flag.
+    if (deadline_.checked()) ROCKDOC_RETURN_IF_ERROR(deadline_.Check());
     if (deadline_.is_set()) {
-      ROCKDOC_RETURN_IF_ERROR(deadline_.Check());
       txn_->SetLockTimeout(
           std::min(engine_.options().lock_timeout_ms, deadline_.RemainingMillis()));
     }

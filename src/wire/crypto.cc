@@ -56,11 +56,20 @@ std::string Pbkdf2Hmac(Hash hash, std::string_view password, std::string_view sa
   return out;
 }
 
-std::string Md5Hex(std::string_view data) {
+Md5::Md5() : ctx_(EVP_MD_CTX_new()) {
+  ROCKDOC_CHECK(ctx_ != nullptr && EVP_DigestInit_ex(ctx_, EVP_md5(), nullptr) == 1);
+}
+
+Md5::~Md5() { EVP_MD_CTX_free(ctx_); }
+
+void Md5::Update(std::string_view data) {
+  ROCKDOC_CHECK(EVP_DigestUpdate(ctx_, data.data(), data.size()) == 1);
+}
+
+std::string Md5::HexDigest() {
   unsigned char digest[16];
   unsigned int size = 0;
-  ROCKDOC_CHECK(EVP_Digest(data.data(), data.size(), digest, &size, EVP_md5(), nullptr) == 1 &&
-                size == sizeof digest);
+  ROCKDOC_CHECK(EVP_DigestFinal_ex(ctx_, digest, &size) == 1 && size == sizeof digest);
   static const char kDigits[] = "0123456789abcdef";
   std::string out;
   for (unsigned char c : digest) {
@@ -68,6 +77,12 @@ std::string Md5Hex(std::string_view data) {
     out += kDigits[c & 15];
   }
   return out;
+}
+
+std::string Md5Hex(std::string_view data) {
+  Md5 md5;
+  md5.Update(data);
+  return md5.HexDigest();
 }
 
 // The Extended JSON layer's strict RFC 4648 codec (json/json_internal.h).

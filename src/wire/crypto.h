@@ -19,6 +19,8 @@
 #include <string>
 #include <string_view>
 
+struct evp_md_ctx_st;  // OpenSSL's EVP_MD_CTX (no OpenSSL header here)
+
 namespace rockdoc::wire {
 
 // The digests SCRAM runs on: SHA-1 (SCRAM-SHA-1, RFC 5802; MongoDB's
@@ -38,6 +40,28 @@ std::string Pbkdf2Hmac(Hash hash, std::string_view password, std::string_view sa
 // SCRAM-SHA-1 password digest, md5("user:mongo:password"), never as a
 // security function of its own.
 std::string Md5Hex(std::string_view data);
+
+// An MD5 digest (RFC 1321) over data given in pieces: dbHash's, which
+// MongoDB computes over a collection's documents (a checksum, not a
+// security function). Not copyable.
+//
+// Example:
+//   Md5 md5;
+//   for (...) md5.Update(document.bytes());
+//   std::string hex = md5.HexDigest();
+class Md5 {
+ public:
+  Md5();
+  ~Md5();
+  Md5(const Md5&) = delete;
+  Md5& operator=(const Md5&) = delete;
+  void Update(std::string_view data);
+  // The lower-case hex digest of everything given; once.
+  std::string HexDigest();
+
+ private:
+  ::evp_md_ctx_st* ctx_;  // OpenSSL's EVP_MD_CTX
+};
 
 // The 32-byte SHA-256 digest of `data`.
 inline std::string Sha256(std::string_view data) { return Digest(Hash::kSha256, data); }

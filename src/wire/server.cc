@@ -25,6 +25,7 @@
 
 #include "command/command.h"
 #include "common/endian.h"
+#include "stats/server_activity.h"
 #include "storage/engine.h"
 
 namespace rockdoc::wire {
@@ -128,6 +129,7 @@ StatusOr<std::unique_ptr<Server>> Server::Start(const Client* client, ServerOpti
     server->stopping_ = true;
     return s;
   }
+  internal::ActivityOf(*client).network().max = server->options_.max_connections;
   // The replica set's member is the address just bound (a port 0 is now
   // the ephemeral one), before any connection can ask.
   ServiceOptions service;
@@ -234,6 +236,7 @@ void Server::AcceptLoop() {
         continue;
       }
       bool local = true;
+      std::string remote;
       if (fds[i].fd == tcp_fd_) {
         const int one = 1;  // replies go out as soon as they are written
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -247,6 +250,10 @@ void Server::AcceptLoop() {
           inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(&peer)->sin_addr, text, sizeof text);
         }
         local = IsLoopback(text);
+        const uint16_t peer_port = ntohs(peer.ss_family == AF_INET6
+                                             ? reinterpret_cast<sockaddr_in6*>(&peer)->sin6_port
+                                             : reinterpret_cast<sockaddr_in*>(&peer)->sin_port);
+        remote = std::string(text) + ":" + std::to_string(peer_port);
       }
       ++open_;
       internal::MutexLock lock(&mu_);
@@ -254,6 +261,19 @@ void Server::AcceptLoop() {
       c.fd = fd;
       c.local = local;
       c.id = next_connection_id_.fetch_add(1);
+      c.remote = remote;
+      {
+        // serverStatus' connections, and mongod's log line for it.
+        internal::NetworkCounters& net = internal::ActivityOf(*client_).network();
+        const int64_t count = ++net.current;
+        ++net.total_created;
+        BsonBuilder attr;
+        attr.AppendString("remote", remote.empty() ? std::string("anonymous unix socket") : remote);
+        attr.AppendInt64("connectionId", c.id);
+        attr.AppendInt64("connectionCount", count);
+        internal::ActivityOf(*client_).LogEvent("NETWORK", 22943, "listener", "Connection accepted",
+                                                std::move(attr).Build());
+      }
       try {
         c.thread = std::thread([this, &c] { Serve(&c); });
       } catch (const std::system_error& e) {  // out of threads: refuse this one
@@ -261,6 +281,7 @@ void Server::AcceptLoop() {
         close(fd);
         connections_.pop_back();
         --open_;
+        --internal::ActivityOf(*client_).network().current;
       }
     }
   }
@@ -347,6 +368,7 @@ void Server::Serve(Connection* c) {
   ConnectionState state;
   state.local = c->local;
   state.id = c->id;
+  state.remote = c->remote;
   std::unique_ptr<Transport> t = OpenTransport(fd, &reason);
   for (; t != nullptr;) {
     // Between messages: wait for the next one up to the idle timeout.
@@ -401,7 +423,12 @@ void Server::Serve(Connection* c) {
       reason = IoName(w);
       break;
     }
+    internal::NetworkCounters& net = internal::ActivityOf(*client_).network();
+    net.bytes_in += static_cast<int64_t>(message.size());
+    ++net.num_requests;
+    ++net.active;
     Response r = service_->Handle(message, &state);
+    --net.active;
     bool end = false;
     for (;;) {
       if (r.delay_ms > 0) {
@@ -413,6 +440,7 @@ void Server::Serve(Connection* c) {
         }
       }
       if (!r.reply.empty()) {
+        net.bytes_out += static_cast<int64_t>(r.reply.size());
         w = t->WriteFull(r.reply,
                          Clock::now() + std::chrono::milliseconds(options_.message_timeout_ms));
         if (w != Io::kOk) {
@@ -448,6 +476,16 @@ void Server::Serve(Connection* c) {
   t.reset();  // TLS's close_notify, before the socket closes
   close(fd);
   --open_;
+  {
+    internal::ServerActivity& activity = internal::ActivityOf(*client_);
+    const int64_t count = --activity.network().current;
+    BsonBuilder attr;
+    attr.AppendString("remote", c->remote.empty() ? std::string("anonymous unix socket") : c->remote);
+    attr.AppendInt64("connectionId", c->id);
+    attr.AppendInt64("connectionCount", count);
+    activity.LogEvent("NETWORK", 22944, "conn" + std::to_string(c->id), "Connection ended",
+                      std::move(attr).Build());
+  }
   c->done = true;
 }
 

@@ -146,6 +146,7 @@ class Server {
     int fd = -1;
     bool local = true;  // a loopback or Unix-socket peer
     int32_t id = 0;     // hello's connectionId
+    std::string remote;  // "host:port" of a TCP peer, "" for a Unix socket
     std::thread thread;
     std::atomic<bool> done{false};
   };

@@ -1,5 +1,7 @@
 #include "wire/service.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 
@@ -10,6 +12,7 @@
 #include "common/logging.h"
 #include "storage/change_log.h"
 #include "storage/engine.h"
+#include "wire/crypto.h"
 
 namespace rockdoc::wire {
 
@@ -247,6 +250,17 @@ class ServiceConnection final : public internal::CommandConnection {
     return !service_->options_.auth || !conn_->auth.user.empty();
   }
   int32_t id() const override { return conn_->id; }
+  std::string remote() const override { return conn_->remote; }
+  std::string app_name() const override { return conn_->app_name; }
+  // AuthState::user is "<db>.<user>".
+  std::string user() const override {
+    const size_t dot = conn_->auth.user.find('.');
+    return dot == std::string::npos ? std::string() : conn_->auth.user.substr(dot + 1);
+  }
+  std::string user_db() const override {
+    const size_t dot = conn_->auth.user.find('.');
+    return dot == std::string::npos ? std::string() : conn_->auth.user.substr(0, dot);
+  }
   // saslSupportedMechs: "<db>.<user>" (drivers pick their mechanism from
   // the answer; a user that does not exist gets none, as mongod).
   void AppendHelloFields(DocumentView hello, BsonBuilder* reply) const override {
@@ -357,15 +371,83 @@ Status RunUsersInfo(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
 Status RunGetCmdLineOpts(CommandContext& ctx, DocumentView command, BsonBuilder* b) {
   using namespace rockdoc::internal;  // the generic rows' names
   ROCKDOC_ASSIGN_OR_RETURN(ServiceConnection * c, ConnectionOf(ctx, "getCmdLineOpts"));
-  struct NoArgs {};
-  static constexpr OptionField<NoArgs> kFields[] = {{"getCmdLineOpts", &Accept<NoArgs>},
-                                                    ROCKDOC_GENERIC_COMMAND_ROWS(NoArgs)};
-  NoArgs args;
-  ROCKDOC_RETURN_IF_ERROR(DecodeCommand("getCmdLineOpts", command, kFields, &args));
+  ROCKDOC_RETURN_IF_ERROR(DecodeNoFields("getCmdLineOpts", command));
   b->OpenArray("argv");
   for (const std::string& a : c->options().argv) b->AppendString("", a);
   b->Close();
   b->AppendDocument("parsed", c->options().parsed);
+  return Status::OK();
+}
+
+// ---- dbHash ----
+
+// dbHash {dbHash: 1, collections?: [names]}: per collection, the MD5 of
+// its documents' BSON bytes in natural order (the _id order of a clustered
+// collection, insertion order of a capped one), as mongod's (which reads
+// its _id index); the database's md5 is the MD5 of those hex digests in
+// name order. Views are not hashed, nor system.profile. All read in one
+// snapshot. Here, not in the engine: the MD5 is OpenSSL's, which only the
+// wire library links.
+Status RunDbHash(CommandContext& ctx, DocumentView command, BsonBuilder* b) {
+  using namespace rockdoc::internal;  // the generic rows' names
+  struct DbHashArgs {
+    std::optional<std::vector<std::string>> collections;
+  };
+  static constexpr OptionField<DbHashArgs> kFields[] = {
+      {"dbHash", &Accept<DbHashArgs>},
+      {"collections",
+       [](const Element& e, DbHashArgs* o) -> Status {
+         if (e.type() != BsonType::kArray) return WrongType(e, "type 'array'");
+         o->collections.emplace();
+         for (Element name : e.Array()) {
+           if (!name.IsString()) return WrongType(name, "type 'string'");
+           o->collections->emplace_back(name.String());
+         }
+         return Status::OK();
+       }},
+      ROCKDOC_GENERIC_COMMAND_ROWS(DbHashArgs)};
+  DbHashArgs args;
+  ROCKDOC_RETURN_IF_ERROR(DecodeCommand("dbHash", command, kFields, &args));
+  const int64_t start = WallMillis();
+  SessionOptions snapshot;
+  snapshot.snapshot = true;
+  ROCKDOC_ASSIGN_OR_RETURN(Session session, ctx.client->StartSession(snapshot));
+  const Database db = session.GetDatabase(ctx.db);
+  ROCKDOC_ASSIGN_OR_RETURN(std::vector<Database::CollectionInfo> infos, db.ListCollections());
+  std::sort(infos.begin(), infos.end(),
+            [](const auto& x, const auto& y) { return x.name < y.name; });
+  BsonBuilder hashes, capped, uuids;
+  Md5 all;
+  for (const Database::CollectionInfo& info : infos) {
+    if (info.is_view || info.name == "system.profile") continue;
+    if (args.collections && std::find(args.collections->begin(), args.collections->end(),
+                                      info.name) == args.collections->end()) {
+      continue;
+    }
+    FindOptions natural;
+    BsonBuilder hint;
+    hint.AppendInt32("$natural", 1);
+    natural.hint = std::move(hint).Build();
+    ROCKDOC_ASSIGN_OR_RETURN(Cursor cursor, db.GetCollection(info.name).Find({}, natural));
+    Md5 md5;
+    while (cursor.Next()) md5.Update(cursor.document().bytes());
+    ROCKDOC_RETURN_IF_ERROR(cursor.status());
+    const std::string hex = md5.HexDigest();
+    all.Update(hex);
+    hashes.AppendString(info.name, hex);
+    const Element is_capped = info.options.Get("capped");
+    if (is_capped.IsBool() && is_capped.Bool()) capped.AppendString("", info.name);
+    if (!info.uuid.empty()) uuids.AppendBinary(info.name, BinarySubtype::kUuid, info.uuid);
+  }
+  char host[256] = {0};
+  if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  b->AppendString("host", host);
+  b->AppendDocument("collections", std::move(hashes).Build());
+  b->AppendArray("capped", std::move(capped).Build());
+  b->AppendDocument("uuids", std::move(uuids).Build());
+  b->AppendString("md5", all.HexDigest());
+  b->AppendInt64("timeMillis", WallMillis() - start);
+  b->OpenArray("fromCache").Close();
   return Status::OK();
 }
 
@@ -585,6 +667,7 @@ constexpr bool kNotInTransaction = false;  // CommandDefinition::in_transaction
 constexpr bool kWithoutAuth = true;        // CommandDefinition::without_auth
 constexpr internal::CommandDefinition kWireCommands[] = {
     {"createUser", &RunCreateUser, !kAdminOnly, kNotInTransaction, kWithoutAuth},
+    {"dbHash", &RunDbHash},
     {"dropUser", &RunDropUser},
     {"getCmdLineOpts", &RunGetCmdLineOpts, kAdminOnly},
     {"replSetAbortPrimaryCatchUp", &RunReplSetRefused, kAdminOnly},
@@ -632,6 +715,13 @@ Document Service::Run(std::string_view db, DocumentView command, ConnectionState
   // sequences into arrays adds a type byte and an index key per document
   // and may take the command past that size, which MongoDB accepts too.
   const size_t max_size = std::max<size_t>(kMaxMessageSize, command.size());
+  if (name == "hello" || name == "isMaster" || name == "ismaster") {
+    // The driver's handshake names its application (currentOp's appName).
+    const Element client = command.Get("client");
+    const Element app = client.IsDocument() ? client.Document().Get("application") : Element();
+    const Element app_name = app.IsDocument() ? app.Document().Get("name") : Element();
+    if (app_name.IsString()) conn->app_name = std::string(app_name.String());
+  }
   ServiceConnection connection(this, conn);
   const bool replica_set = !options_.replica_set.name.empty();
   Document rewritten;

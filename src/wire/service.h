@@ -96,6 +96,11 @@ struct ConnectionState {
   bool local = true;
   // hello's connectionId (drivers report it in their command events).
   int32_t id = 1;
+  // The peer's "host:port" ("" for a Unix socket), and the appName its
+  // driver's handshake gave (hello's client.application.name): currentOp's
+  // client and appName.
+  std::string remote;
+  std::string app_name;
 };
 
 // The one-member replica set a server answers as (README.md, "rockdoc

@@ -5,19 +5,7 @@
 //
 //   mongosh URI --quiet --file mongosh_test.js   (run_with_server.py runs it)
 const assert = require('assert');
-const results = [];
-// Values from the shell live in another realm than `assert`'s: compared as JSON.
-const same = (a, b) => assert.strictEqual(JSON.stringify(a), JSON.stringify(b));
-function test(name, fn) {
-  try {
-    fn();
-    results.push(true);
-    print('pass', name);
-  } catch (e) {
-    results.push(false);
-    print('FAIL', name, e.stack || e);
-  }
-}
+load(require('path').join(__dirname, 'mongosh_harness.js'));
 const t = db.getSiblingDB('mongosh_test');
 
 test('handshake', () => {
@@ -144,6 +132,4 @@ test('replica set of one', () => {
   stream.close();
 });
 
-const passed = results.filter((x) => x).length;
-print(`mongosh ${version()}: ${passed} of ${results.length} passed`);
-if (passed !== results.length) quit(1);
+finish();
