@@ -208,6 +208,28 @@ static void test_open_and_close(const char* dir) {
   CHECK(rockdoc_open(path, NULL, &err) == NULL);
   CHECK_CODE(err, 98);
   rockdoc_error_clear(&err);
+  /* A read-only client beside it (ClientOptions::read_only): its writes are
+   * IllegalOperation (20); the owner's go on. */
+  rockdoc_options_t* read_only = rockdoc_options_create();
+  rockdoc_options_set_read_only(read_only, 1);
+  rockdoc_options_set_record_cache_bytes(read_only, 0);
+  rockdoc_client_t* reader = rockdoc_open(path, read_only, &err);
+  rockdoc_options_destroy(read_only);
+  CHECK(reader != NULL);
+  CHECK_CODE(err, 0);
+  {
+    Doc d;
+    doc_begin(&d);
+    doc_int32(&d, "_id", 1);
+    doc_end(&d);
+    CHECK(rockdoc_insert_one(reader, "test", "ro", d.data, d.len, &err) == 0);
+    CHECK_CODE(err, 20);
+    CHECK(err.message != NULL && strstr(err.message, "read-only") != NULL);
+    rockdoc_error_clear(&err);
+    CHECK(rockdoc_insert_one(db, "test", "ro", d.data, d.len, &err) == 1);
+    rockdoc_error_clear(&err);
+  }
+  CHECK(rockdoc_close(reader, &err) == 1);
   /* A hot copy opens while the original stays open; not over an existing
    * directory (IllegalOperation, 20). */
   char copy[512];

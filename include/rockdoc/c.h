@@ -118,6 +118,14 @@ ROCKDOC_EXPORT void rockdoc_options_set_block_cache_bytes(rockdoc_options_t* opt
  * mongod has no oplog; ClientOptions::change_log says what it costs). An
  * open without it drops the log a previous open kept. */
 ROCKDOC_EXPORT void rockdoc_options_set_change_log(rockdoc_options_t* options, int value);
+/* Open read-only beside the process that owns the directory for writing
+ * (default 0; ClientOptions::read_only): the owner's writes are seen as
+ * they come, this client's writes fail with IllegalOperation (20). */
+ROCKDOC_EXPORT void rockdoc_options_set_read_only(rockdoc_options_t* options, int value);
+/* The record cache's budget in bytes (default 64 MiB; 0 turns it off;
+ * ClientOptions::record_cache_bytes). */
+ROCKDOC_EXPORT void rockdoc_options_set_record_cache_bytes(rockdoc_options_t* options,
+                                                           size_t bytes);
 
 /* ---- Clients ---- */
 

@@ -155,6 +155,16 @@ class ROCKDOC_EXPORT Client {
   // message) when the rewrite fails, e.g. on a full disk.
   Status Compact();
 
+  // A read-only client (ClientOptions::read_only) reads what the
+  // directory's owner has written up to now. Each operation that looks a
+  // collection up catches up by itself; this is for a caller that holds a
+  // cursor or a handle and wants the owner's latest writes seen at a point
+  // of its choosing. OK and nothing for a read-write client.
+  // IllegalOperation after Close.
+  Status CatchUp() const;
+  // Whether this client was opened read-only.
+  bool read_only() const;
+
   // Forgets every query statistic ($queryStats): in memory now, and the
   // persisted ones at close. IllegalOperation after Close.
   Status ClearQueryStats() const;

@@ -47,6 +47,21 @@ struct ClientOptions {
   // spilling (allowDiskUse) included, into memory; Checkpoint is
   // IllegalOperation (there are no files to copy).
   bool in_memory = false;
+  // Open the directory for reading alongside the process that owns it for
+  // writing (an application, rockdoc-serve, another shell), or when no one
+  // owns it: RocksDB's secondary instance, which reads the owner's files and
+  // never writes into the directory (its own small info log goes to a
+  // temporary directory, removed at Close). The client sees the database as
+  // of its last catch-up with the owner's writes: at Open, at the start of
+  // every operation that looks a collection up, and at CatchUp(). Every write
+  // (documents, indexes, collections, Compact, Checkpoint) is
+  // IllegalOperation (20), naming the owner's process. Change streams, live
+  // queries, the TTL monitor and the record cache are off. The directory must
+  // hold a database of this rockdoc's format (an older one is
+  // UnsupportedFormat: open it once for writing to upgrade it), and
+  // create_if_missing does not apply (a missing one is NonExistentPath).
+  // With in_memory: InvalidOptions.
+  bool read_only = false;
   // Durability of each acknowledged write. The write-ahead log is always on.
   //  - false (default, like MongoDB's j:false): a commit is in the OS page
   //    cache; a process crash loses nothing, a power failure or kernel crash

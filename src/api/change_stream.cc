@@ -169,8 +169,12 @@ StatusOr<std::unique_ptr<ChangeStreamImpl>> ChangeStreamImpl::Open(
   ChangeLog* log = engine->change_log();
   if (log == nullptr) {
     return Status(static_cast<ErrorCode>(40573),
-                  "The $changeStream stage is only supported on replica sets (rockdoc: "
-                  "ClientOptions::change_log is off)");
+                  engine->read_only()
+                      ? "The $changeStream stage is only supported on replica sets (rockdoc: "
+                        "not on a read-only client, ClientOptions::read_only; watch through the "
+                        "directory's owner)"
+                      : "The $changeStream stage is only supported on replica sets (rockdoc: "
+                        "ClientOptions::change_log is off)");
   }
   if (options.max_await_time_ms < 0) {
     return BadValue("maxAwaitTimeMS must be >= 0, not " +

@@ -90,6 +90,10 @@ Status Client::Checkpoint(const std::string& dir) const { return engine_->Checkp
 
 Status Client::Compact() { return engine_->Compact(); }
 
+Status Client::CatchUp() const { return engine_->CatchUp(); }
+
+bool Client::read_only() const { return engine_->read_only(); }
+
 Status Client::SetChangeLogRetention(int64_t max_bytes, double min_retention_hours) const {
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());

@@ -121,6 +121,7 @@ Status SessionState::BeginOperation(OpKind kind, std::string_view command, OpCon
     return NoSuchTransaction();
   }
   if (txn_ == nullptr) {
+    ROCKDOC_RETURN_IF_ERROR(engine_->CheckWritable("a multi-document transaction"));
     KvTransaction::Options to;
     to.snapshot = true;
     to.lock_timeout_ms = 0;  // a conflict is reported at once, never waited out

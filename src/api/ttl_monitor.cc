@@ -59,7 +59,8 @@ void RunTtlPass(const std::shared_ptr<Engine>& engine) {
 
 void StartTtlMonitor(const std::shared_ptr<Engine>& engine) {
   const int64_t period = engine->options().ttl_monitor_period_ms;
-  if (period <= 0) return;
+  // A read-only client deletes nothing: expiry is the owner's.
+  if (period <= 0 || engine->read_only()) return;
   // Weak: the engine owns the runner that owns this task.
   std::weak_ptr<Engine> weak = engine;
   engine->runner().Add("ttl", period, [weak] {

@@ -223,6 +223,12 @@ void rockdoc_options_set_block_cache_bytes(rockdoc_options_t* options, size_t by
 void rockdoc_options_set_change_log(rockdoc_options_t* options, int value) {
   if (options != nullptr) options->options.change_log = value != 0;
 }
+void rockdoc_options_set_read_only(rockdoc_options_t* options, int value) {
+  if (options != nullptr) options->options.read_only = value != 0;
+}
+void rockdoc_options_set_record_cache_bytes(rockdoc_options_t* options, size_t bytes) {
+  if (options != nullptr) options->options.record_cache_bytes = bytes;
+}
 
 rockdoc_client_t* rockdoc_open(const char* path, const rockdoc_options_t* options,
                                rockdoc_error_t* err) {

@@ -114,7 +114,8 @@ Status ValidateCollectionName(std::string_view db, std::string_view name) {
 Status Catalog::AttachTo(Engine* engine) {
   auto catalog = std::make_unique<Catalog>(engine);
   ROCKDOC_RETURN_IF_ERROR(catalog->Load());
-  ROCKDOC_RETURN_IF_ERROR(catalog->ReclaimUnownedPrefixes());
+  // A read-only engine deletes nothing: the owner reclaims its garbage.
+  if (!engine->read_only()) ROCKDOC_RETURN_IF_ERROR(catalog->ReclaimUnownedPrefixes());
   engine->Attach(AttachmentSlot::kCatalog, std::move(catalog));
   return Status::OK();
 }
@@ -159,9 +160,28 @@ Status Catalog::ReclaimUnownedPrefixes() {
   return Status::OK();
 }
 
+void Catalog::OwnerAdvanced() {
+  // The entries as they are now, collections' and views'.
+  std::string entries;
+  for (char prefix : {kCatalogMetaPrefix, kCatalogViewPrefix}) {
+    Status scanned = engine_->ScanMetadata(
+        std::string(1, prefix), [&](std::string_view key, std::string_view value) {
+          entries.append(key).append(1, '\0').append(value).append(1, '\0');
+          return Status::OK();
+        });
+    if (!scanned.ok()) return;
+  }
+  MutexLock f(&follow_mu_);
+  if (entries == followed_entries_) return;
+  if (Load().ok()) followed_entries_ = std::move(entries);
+}
+
 Status Catalog::Load() {
   MutexLock g(&mu_);
   MutexLock ids(&id_mu_);
+  // Again (a read-only catalog following its owner): from nothing.
+  collections_.clear();
+  views_.clear();
   std::string next;
   bool found = false;
   ROCKDOC_RETURN_IF_ERROR(engine_->ReadMetadata(kCatalogNextIdKey, &next, &found));

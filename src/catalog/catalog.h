@@ -328,6 +328,12 @@ class Catalog : public EngineAttachment {
 
   // Reads the persisted catalog. Called once, at open.
   Status Load();
+  // A read-only engine's catalog (ClientOptions::read_only) follows the
+  // owner's: when the engine has caught up with the owner's writes (no
+  // operation runs then: Engine::Use) and the persisted entries changed, it
+  // loads them again (collections and views the owner created, dropped or
+  // changed). A failed load keeps the last view.
+  void OwnerAdvanced() override ABSL_LOCKS_EXCLUDED(mu_, id_mu_, follow_mu_);
   // Writes the entries of the collections whose index usage counters
   // ($indexStats) or write statistics (CollectionMeta::statistics) moved
   // since their entry was last written: the client calls it when it
@@ -465,6 +471,9 @@ class Catalog : public EngineAttachment {
   // Guards next_id_. A leaf lock: index builds allocate ids while holding a
   // collection's lock, which drop and rename take while holding mu_.
   mutable Mutex id_mu_;
+  // FollowOwner's: the persisted entries the maps were last loaded from.
+  mutable Mutex follow_mu_ ABSL_ACQUIRED_BEFORE(mu_);
+  mutable std::string followed_entries_ ABSL_GUARDED_BY(follow_mu_);
   uint32_t next_id_ ABSL_GUARDED_BY(id_mu_) = 1;
 };
 

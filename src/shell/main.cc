@@ -28,6 +28,10 @@ const std::vector<tools::FlagSpec> kFlags = {
     {"noChangeLog", 0, tools::FlagArity::kNone,
      "|open without the change log: watch() refused (40573), writes faster, and the "
      "directory's change history dropped (README.md, Change streams)"},
+    {"readonly", 0, tools::FlagArity::kNone,
+     "|open the directory read-only beside the process that owns it for writing (an "
+     "application, rockdoc-serve): its writes are seen as they come, writes here are refused "
+     "(README.md, Several processes)"},
     {"salvage", 0, tools::FlagArity::kNone,
      "|open a damaged write-ahead log's database again, keeping what precedes the damage "
      "(copy it first; README.md, Durability)"},
@@ -121,6 +125,8 @@ int RunMain(int argc, char** argv) {
       options.client.change_log = false;
     } else if (name == "salvage") {
       salvage = true;
+    } else if (name == "readonly") {
+      options.client.read_only = true;
     }
   }
   for (const std::string& arg : parsed->positional) {

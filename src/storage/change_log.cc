@@ -29,7 +29,7 @@ uint64_t WallClusterTime() {
 // The cluster time of the log's last event; 0 when it has none.
 StatusOr<uint64_t> LastEventTime(const EngineRocks& rocks) {
   std::unique_ptr<rocksdb::Iterator> it(
-      rocks.db->NewIterator(rocksdb::ReadOptions(), rocks.changes_cf));
+      rocks.base->NewIterator(rocksdb::ReadOptions(), rocks.changes_cf));
   it->SeekToLast();
   if (it->Valid()) {
     ROCKDOC_ASSIGN_OR_RETURN(ChangePosition p, ParseChangeLogKey(it->key().ToStringView()));
@@ -147,7 +147,7 @@ StatusOr<std::unique_ptr<ChangeLog>> ChangeLog::Open(const Engine* engine) {
   rocksdb::SizeApproximationOptions so;
   so.include_memtables = true;
   so.include_files = true;
-  if (rocks.db->GetApproximateSizes(so, rocks.changes_cf, &everything, 1, &size).ok()) {
+  if (rocks.base->GetApproximateSizes(so, rocks.changes_cf, &everything, 1, &size).ok()) {
     log->bytes_.store(size, std::memory_order_relaxed);
   }
   return log;
@@ -229,7 +229,7 @@ Status ChangeLog::Read(
   rocksdb::Slice upper_slice = AsSlice(upper);
   rocksdb::ReadOptions ro;
   ro.iterate_upper_bound = &upper_slice;
-  std::unique_ptr<rocksdb::Iterator> it(rocks.db->NewIterator(ro, rocks.changes_cf));
+  std::unique_ptr<rocksdb::Iterator> it(rocks.base->NewIterator(ro, rocks.changes_cf));
   const std::string from = ChangeLogKey(after);
   it->Seek(AsSlice(from));
   if (it->Valid() && it->key().ToStringView() == from) it->Next();
@@ -285,7 +285,7 @@ Status ChangeLog::TrimLocked() {
   rocksdb::ReadOptions ro;
   ro.iterate_upper_bound = &upper_slice;
   ro.fill_cache = false;
-  std::unique_ptr<rocksdb::Iterator> it(rocks.db->NewIterator(ro, rocks.changes_cf));
+  std::unique_ptr<rocksdb::Iterator> it(rocks.base->NewIterator(ro, rocks.changes_cf));
   uint64_t removed = 0;
   std::optional<ChangePosition> first, last_removed;
   std::optional<ChangePosition> cut;

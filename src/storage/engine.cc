@@ -1,6 +1,7 @@
 #include "storage/engine.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <rocksdb/cache.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/merge_operator.h>
@@ -80,6 +81,45 @@ Status WriteMarker(const fs::path& dir,
     ::close(dir_fd);
   }
   return Status::OK();
+}
+
+// The owner record: which process has the directory open for writing, for
+// the messages of a second open (DBPathInUse) and of a read-only client's
+// refused writes. Written after RocksDB's lock is held, removed at Close; a
+// crash leaves it behind, and a record whose process is gone names no one.
+constexpr char kOwnerFile[] = "ROCKDOC.owner";
+
+std::string ThisProgram() {
+  std::ifstream comm("/proc/self/comm");
+  std::string name;
+  std::getline(comm, name);
+  return name.empty() ? "unknown" : name;
+}
+
+void WriteOwnerRecord(const fs::path& dir) {
+  // Best effort: the record only improves messages.
+  std::ofstream out(dir / kOwnerFile, std::ios::trunc);
+  out << ::getpid() << " " << ThisProgram() << "\n";
+}
+
+// The format version the marker names. UnsupportedFormat when it is
+// damaged or newer than this rockdoc.
+StatusOr<int> ReadMarker(const fs::path& dir, const std::string& path) {
+  std::ifstream marker(dir / kMarkerFile);
+  std::string word;
+  int version = 0;
+  marker >> word >> version;
+  if (word != "rockdoc" || version < 1) {
+    return Status(ErrorCode::kUnsupportedFormat,
+                  "the " + std::string(kMarkerFile) + " marker in " + path + " is damaged");
+  }
+  if (version > kFormatVersion) {
+    return Status(ErrorCode::kUnsupportedFormat,
+                  path + " holds format " + std::to_string(version) +
+                      ", newer than this rockdoc understands (" + std::to_string(kFormatVersion) +
+                      ")");
+  }
+  return version;
 }
 
 // Empty, or holding only the temporary marker of a creation that crashed.
@@ -223,6 +263,20 @@ rocksdb::ColumnFamilyOptions MakeChangesColumnFamilyOptions(const ClientOptions&
   return c;
 }
 
+namespace {
+
+// The data, the catalog (whose counts are merges) and the change log.
+std::vector<rocksdb::ColumnFamilyDescriptor> EngineColumnFamilies(const ClientOptions& options,
+                                                                  const rocksdb::Options& o) {
+  rocksdb::ColumnFamilyOptions catalog_opts(o);
+  catalog_opts.merge_operator = std::make_shared<Int64AddOperator>();
+  return {{rocksdb::kDefaultColumnFamilyName, MakeDataColumnFamilyOptions(options, o)},
+          {kCatalogColumnFamily, catalog_opts},
+          {kChangesColumnFamily, MakeChangesColumnFamilyOptions(options, o)}};
+}
+
+}  // namespace
+
 size_t AutoBlockCacheBytes() {
   static const size_t bytes = BlockCacheBytesForMemory(MemoryBytes());
   return bytes;
@@ -279,6 +333,32 @@ rocksdb::ColumnFamilyOptions MakeDataColumnFamilyOptions(const ClientOptions& /*
   return rocksdb::ColumnFamilyOptions(base);
 }
 
+namespace {
+// The Uses this thread holds (of any engine), and whether it is catching an
+// engine up (holding its follow_mu_ exclusively): the Uses the catch-up
+// itself takes (the catalog's reads) neither catch up nor wait.
+thread_local int uses_held = 0;
+thread_local bool following = false;
+}  // namespace
+
+Engine::Use::Use(const Engine* engine) : lock_(engine->close_mu_), engine_(engine) {
+  if (engine->read_only() && !following) {
+    if (uses_held == 0 && !engine->closed()) engine->FollowOwner(/*wait=*/false).IgnoreError();
+    follow_lock_ = std::shared_lock<std::shared_mutex>(engine->follow_mu_);
+  }
+  ++uses_held;
+}
+
+Engine::Use::Use(Use&& other) noexcept
+    : lock_(std::move(other.lock_)),
+      follow_lock_(std::move(other.follow_lock_)),
+      engine_(other.engine_),
+      counted_(std::exchange(other.counted_, false)) {}
+
+Engine::Use::~Use() {
+  if (counted_) --uses_held;
+}
+
 Status Engine::Use::status() const {
   if (engine_->closed()) {
     return Status(ErrorCode::kIllegalOperation,
@@ -299,9 +379,12 @@ Status OpenError(const rocksdb::Status& s, const std::string& path) {
   }
   Status st = FromRocks(s, "cannot open " + path);
   if (st.code() == ErrorCode::kDBPathInUse) {
+    std::string owner = Engine::OwnerDescription(path);
+    if (owner == "no process") owner = "another process (or another open Client)";
     return Status(ErrorCode::kDBPathInUse,
-                  "the database directory " + path +
-                      " is locked: another process (or another open Client) is using it");
+                  "the database directory " + path + " is locked: " + owner +
+                      " has it open for writing; a read-only open (ClientOptions::read_only, "
+                      "the shell's --readonly) reads it meanwhile");
   }
   // CURRENT exists (or we would have created the database), so a file it
   // leads to that is missing is damage too.
@@ -329,6 +412,16 @@ StatusOr<SalvageReport> Engine::Salvage(const std::string& path, const ClientOpt
 StatusOr<std::shared_ptr<Engine>> Engine::OpenImpl(
     const std::string& path, const ClientOptions& options, SalvageReport* salvage,
     std::shared_ptr<rocksdb::FileSystem> file_system) {
+  if (options.read_only) {
+    if (options.in_memory || path == kInMemoryPath) {
+      return Status(ErrorCode::kInvalidOptions,
+                    "an in-memory database cannot be opened read-only: no other process has it");
+    }
+    if (salvage != nullptr) {
+      return Status(ErrorCode::kIllegalOperation, "a read-only open cannot salvage a database");
+    }
+    return OpenReadOnly(path, options, std::move(file_system));
+  }
   if (options.in_memory || path == kInMemoryPath) {
     if (salvage != nullptr) {
       return Status(ErrorCode::kIllegalOperation, "an in-memory database has nothing to salvage");
@@ -383,24 +476,86 @@ StatusOr<std::shared_ptr<Engine>> Engine::OpenImpl(
   if (is_new) {
     ROCKDOC_RETURN_IF_ERROR(WriteMarker(dir));
   } else {
-    std::ifstream marker(dir / kMarkerFile);
-    std::string word;
-    version = 0;
-    marker >> word >> version;
-    if (word != "rockdoc" || version < 1) {
-      return Status(ErrorCode::kUnsupportedFormat,
-                    "the " + std::string(kMarkerFile) + " marker in " + path + " is damaged");
-    }
-    if (version > kFormatVersion) {
-      return Status(ErrorCode::kUnsupportedFormat,
-                    path + " holds format " + std::to_string(version) +
-                        ", newer than this rockdoc understands (" +
-                        std::to_string(kFormatVersion) + ")");
-    }
+    ROCKDOC_ASSIGN_OR_RETURN(version, ReadMarker(dir, path));
   }
 
   return OpenRocks(path, options, salvage, std::move(file_system), std::move(claim), is_new,
                    version);
+}
+
+StatusOr<std::shared_ptr<Engine>> Engine::OpenReadOnly(
+    const std::string& path, const ClientOptions& options,
+    std::shared_ptr<rocksdb::FileSystem> file_system) {
+  std::error_code ec;
+  const fs::path dir(path);
+  if (!fs::exists(dir, ec)) {
+    if (ec) return FileError("examine", path, ec.value());
+    return Status(ErrorCode::kNonExistentPath,
+                  "database directory " + path + " does not exist (a read-only open creates nothing)");
+  }
+  if (!fs::is_directory(dir, ec)) {
+    return Status(ErrorCode::kUnsupportedFormat,
+                  path + " is not a directory, so it cannot be a rockdoc database");
+  }
+  ROCKDOC_RETURN_IF_ERROR(CheckDirectoryAccess(path, /*for_writing=*/false));
+  ROCKDOC_RETURN_IF_ERROR(CheckDirectoryEntries(path));
+  if (!fs::exists(dir / kMarkerFile, ec) || !fs::exists(dir / "CURRENT", ec)) {
+    if (IsEmptyDirectory(dir)) {
+      return Status(ErrorCode::kNonExistentPath,
+                    "no rockdoc database in " + path +
+                        ", an empty directory (and a read-only open creates nothing)");
+    }
+    return Status(ErrorCode::kUnsupportedFormat,
+                  path + " is not a rockdoc database it can read (no " +
+                      (fs::exists(dir / kMarkerFile, ec) ? std::string("CURRENT file")
+                                                          : std::string(kMarkerFile) + " marker") +
+                      "); it was left untouched");
+  }
+  ROCKDOC_ASSIGN_OR_RETURN(int version, ReadMarker(dir, path));
+  if (version != kFormatVersion) {
+    return Status(ErrorCode::kUnsupportedFormat,
+                  path + " holds format " + std::to_string(version) +
+                      ", older than this rockdoc's (" + std::to_string(kFormatVersion) +
+                      "), which a read-only open cannot upgrade: open it once for writing");
+  }
+
+  auto engine = std::shared_ptr<Engine>(new Engine());
+  engine->path_ = path;
+  engine->options_ = options;
+  engine->options_.change_log = false;
+  engine->options_.record_cache_bytes = 0;
+  rocksdb::Options o = MakeRocksOptions(options);
+  o.max_open_files = -1;  // a secondary instance keeps every table file open
+  engine->rocks_ = std::make_unique<EngineRocks>();
+  engine->rocks_->env = rocksdb::NewCompositeEnv(NewRockdocFileSystem(std::move(file_system)));
+  o.env = engine->rocks_->env.get();
+  engine->rocks_->background_errors = std::make_shared<BackgroundErrorWatch>();
+  o.listeners.push_back(engine->rocks_->background_errors);
+  engine->rocks_->statistics = o.statistics;
+  if (const auto* table = o.table_factory->GetOptions<rocksdb::BlockBasedTableOptions>()) {
+    engine->rocks_->block_cache = table->block_cache;
+  }
+  // The instance's own files (its info log; spills) live outside the
+  // database directory, which it never writes.
+  std::string secondary = (fs::temp_directory_path(ec) / "rockdoc-readonly-XXXXXX").string();
+  if (::mkdtemp(secondary.data()) == nullptr) {
+    return FileError("create a directory for the read-only instance in", secondary, errno);
+  }
+  engine->rocks_->secondary_dir = secondary;
+  std::vector<rocksdb::ColumnFamilyDescriptor> families = EngineColumnFamilies(options, o);
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* db = nullptr;
+  rocksdb::Status s = rocksdb::DB::OpenAsSecondary(rocksdb::DBOptions(o), path, secondary, families,
+                                                   &handles, &db);
+  if (!s.ok()) {
+    fs::remove_all(secondary, ec);
+    return OpenError(s, path);
+  }
+  engine->rocks_->base = db;
+  engine->rocks_->data_cf = handles[0];
+  engine->rocks_->catalog_cf = handles[1];
+  engine->rocks_->changes_cf = handles[2];
+  return engine;
 }
 
 StatusOr<std::shared_ptr<Engine>> Engine::OpenRocks(
@@ -469,12 +624,7 @@ StatusOr<std::shared_ptr<Engine>> Engine::OpenRocks(
     engine->rocks_->block_cache = table->block_cache;
   }
 
-  rocksdb::ColumnFamilyOptions catalog_opts(o);
-  catalog_opts.merge_operator = std::make_shared<Int64AddOperator>();
-  std::vector<rocksdb::ColumnFamilyDescriptor> families = {
-      {rocksdb::kDefaultColumnFamilyName, MakeDataColumnFamilyOptions(options, o)},
-      {kCatalogColumnFamily, catalog_opts},
-      {kChangesColumnFamily, MakeChangesColumnFamilyOptions(options, o)}};
+  std::vector<rocksdb::ColumnFamilyDescriptor> families = EngineColumnFamilies(options, o);
   // A database of an older format gains the change log's family.
   if (version < 4) o.create_missing_column_families = true;
 
@@ -509,6 +659,11 @@ StatusOr<std::shared_ptr<Engine>> Engine::OpenRocks(
       rocksdb::TransactionDB::Open(o, txn_opts, rocks_path, families, &handles, &db);
   if (!s.ok()) return OpenError(s, path);
   engine->rocks_->db = db;
+  engine->rocks_->base = db;
+  if (!in_memory) {
+    WriteOwnerRecord(dir);
+    engine->wrote_owner_record_ = true;
+  }
   engine->rocks_->data_cf = handles[0];
   engine->rocks_->catalog_cf = handles[1];
   engine->rocks_->changes_cf = handles[2];
@@ -561,6 +716,19 @@ Status Engine::Close() {
     }
   }
   closed_.store(true, std::memory_order_release);
+  if (rocks_ != nullptr && rocks_->db == nullptr && rocks_->base != nullptr) {
+    // A read-only engine: nothing to flush, and nothing of it in the
+    // directory; its own directory goes.
+    rocks_->base->DestroyColumnFamilyHandle(rocks_->data_cf);
+    rocks_->base->DestroyColumnFamilyHandle(rocks_->catalog_cf);
+    rocks_->base->DestroyColumnFamilyHandle(rocks_->changes_cf);
+    rocksdb::Status cs = rocks_->base->Close();
+    delete rocks_->base;
+    rocks_->base = nullptr;
+    std::error_code ec;
+    fs::remove_all(rocks_->secondary_dir, ec);
+    return FromRocks(cs, "close");
+  }
   if (rocks_ == nullptr || rocks_->db == nullptr) {
     claim_.Release();
     return Status::OK();
@@ -571,9 +739,16 @@ Status Engine::Close() {
   rocks_->db->DestroyColumnFamilyHandle(rocks_->data_cf);
   rocks_->db->DestroyColumnFamilyHandle(rocks_->catalog_cf);
   rocks_->db->DestroyColumnFamilyHandle(rocks_->changes_cf);
+  // The record goes while RocksDB's lock is still held, so that it never
+  // removes the record of a next owner.
+  if (wrote_owner_record_) {
+    std::error_code ec;
+    fs::remove(fs::path(path_) / kOwnerFile, ec);
+  }
   rocksdb::Status cs = rocks_->db->Close();
   delete rocks_->db;
   rocks_->db = nullptr;
+  rocks_->base = nullptr;
   claim_.Release();
   if (!s.ok()) return FromRocks(s, "flush on close");
   return FromRocks(cs, "close");
@@ -581,6 +756,7 @@ Status Engine::Close() {
 
 Status Engine::WriteMetadata(const std::vector<MetadataWrite>& writes,
                              const std::vector<std::string>& events) const {
+  ROCKDOC_RETURN_IF_ERROR(CheckWritable("changing the catalog"));
   rocksdb::WriteBatch batch;
   for (const MetadataWrite& w : writes) {
     rocksdb::Status s = w.op == MetadataWrite::Op::kPut
@@ -608,7 +784,7 @@ Status Engine::WriteMetadata(const std::vector<MetadataWrite>& writes,
 }
 
 Status Engine::ReadMetadata(std::string_view key, std::string* value, bool* found) const {
-  rocksdb::Status s = rocks_->db->Get(rocksdb::ReadOptions(), rocks_->catalog_cf,
+  rocksdb::Status s = rocks_->base->Get(rocksdb::ReadOptions(), rocks_->catalog_cf,
                                rocksdb::Slice(key.data(), key.size()), value);
   *found = s.ok();
   if (s.IsNotFound()) return Status::OK();
@@ -618,7 +794,7 @@ Status Engine::ReadMetadata(std::string_view key, std::string* value, bool* foun
 Status Engine::ScanMetadata(
     std::string_view prefix,
     const std::function<Status(std::string_view key, std::string_view value)>& fn) const {
-  std::unique_ptr<rocksdb::Iterator> it(rocks_->db->NewIterator(rocksdb::ReadOptions(), rocks_->catalog_cf));
+  std::unique_ptr<rocksdb::Iterator> it(rocks_->base->NewIterator(rocksdb::ReadOptions(), rocks_->catalog_cf));
   rocksdb::Slice p(prefix.data(), prefix.size());
   for (it->Seek(p); it->Valid() && it->key().starts_with(p); it->Next()) {
     ROCKDOC_RETURN_IF_ERROR(fn(it->key().ToStringView(), it->value().ToStringView()));
@@ -643,6 +819,7 @@ std::unique_ptr<KvTransaction> Engine::Begin(const KvTransaction::Options& optio
 }
 
 Status Engine::DeleteRange(std::string_view begin, std::string_view end) const {
+  ROCKDOC_RETURN_IF_ERROR(CheckWritable("deleting a range of keys"));
   rocksdb::WriteBatch batch;
   rocksdb::Status s = batch.DeleteRange(rocks_->data_cf, rocksdb::Slice(begin.data(), begin.size()),
                                         rocksdb::Slice(end.data(), end.size()));
@@ -664,7 +841,7 @@ Status Engine::DeleteRange(std::string_view begin, std::string_view end) const {
 Status Engine::SyncWal() const {
   auto use = Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
-  if (rocks_->write_options.sync) return Status::OK();
+  if (rocks_->write_options.sync || read_only()) return Status::OK();
   // In memory there is nothing to make durable (RocksDB's in-memory log
   // has no SyncWAL): a journaled write is acknowledged as it is, as
   // MongoDB's in-memory engine acknowledges j: true.
@@ -679,6 +856,7 @@ Status Engine::SyncWal() const {
 Status Engine::Compact() const {
   auto use = Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
+  ROCKDOC_RETURN_IF_ERROR(CheckWritable("compaction"));
   rocksdb::CompactRangeOptions co;
   // Rewrite the last level too: that is where overwritten versions of a
   // document that was updated in place end up waiting.
@@ -696,6 +874,9 @@ Status Engine::Checkpoint(const std::string& dir) const {
   }
   auto use = Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
+  // RocksDB checkpoints the files of a database it writes; a secondary
+  // instance has none of its own.
+  ROCKDOC_RETURN_IF_ERROR(CheckWritable("a checkpoint"));
   if (dir.empty()) return BadValue("checkpoint: an empty directory name");
   std::error_code ec;
   if (std::filesystem::exists(dir, ec) || std::filesystem::is_symlink(dir, ec)) {
@@ -769,18 +950,18 @@ StorageStats Engine::GetStorageStats() const {
   st.flush_bytes = rocks_->statistics->getTickerCount(rocksdb::FLUSH_WRITE_BYTES);
   st.compaction_bytes_written = rocks_->statistics->getTickerCount(rocksdb::COMPACT_WRITE_BYTES);
   auto use = Enter();
-  if (use.status().ok() && rocks_->db != nullptr) {
+  if (use.status().ok() && rocks_->base != nullptr) {
     uint64_t live = 0;
-    if (rocks_->db->GetIntProperty(rocks_->data_cf, "rocksdb.live-sst-files-size", &live)) {
+    if (rocks_->base->GetIntProperty(rocks_->data_cf, "rocksdb.live-sst-files-size", &live)) {
       st.live_sst_bytes += live;
     }
-    if (rocks_->db->GetIntProperty(rocks_->catalog_cf, "rocksdb.live-sst-files-size", &live)) {
+    if (rocks_->base->GetIntProperty(rocks_->catalog_cf, "rocksdb.live-sst-files-size", &live)) {
       st.live_sst_bytes += live;
     }
-    if (rocks_->db->GetIntProperty(rocks_->changes_cf, "rocksdb.live-sst-files-size", &live)) {
+    if (rocks_->base->GetIntProperty(rocks_->changes_cf, "rocksdb.live-sst-files-size", &live)) {
       st.change_log_sst_bytes = live;
     }
-    if (rocks_->db->GetIntProperty(rocks_->changes_cf, "rocksdb.cur-size-all-mem-tables", &live)) {
+    if (rocks_->base->GetIntProperty(rocks_->changes_cf, "rocksdb.cur-size-all-mem-tables", &live)) {
       st.change_log_memtable_bytes = live;
     }
     if (change_log_ != nullptr) st.change_log_bytes = change_log_->approximate_bytes();
@@ -790,13 +971,61 @@ StorageStats Engine::GetStorageStats() const {
 
 void Engine::LogWarning(std::string_view message) const {
   warnings_logged_.fetch_add(1, std::memory_order_relaxed);
-  std::shared_ptr<rocksdb::Logger> log = rocks_->db->GetDBOptions().info_log;
+  std::shared_ptr<rocksdb::Logger> log = rocks_->base->GetDBOptions().info_log;
   if (log == nullptr) return;
   rocksdb::Log(rocksdb::InfoLogLevel::WARN_LEVEL, log, "[rockdoc] %.*s",
                static_cast<int>(message.size()), message.data());
 }
 
-uint64_t Engine::LatestSequenceNumber() const { return rocks_->db->GetLatestSequenceNumber(); }
+uint64_t Engine::LatestSequenceNumber() const { return rocks_->base->GetLatestSequenceNumber(); }
+
+std::string Engine::OwnerDescription(const std::string& path) {
+  std::ifstream in(fs::path(path) / kOwnerFile);
+  long pid = 0;
+  std::string program;
+  if (!(in >> pid >> program) || pid <= 0) return "no process";
+  if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno != EPERM) return "no process";
+  if (pid == ::getpid()) return "this process (" + program + ")";
+  return "process " + std::to_string(pid) + " (" + program + ")";
+}
+
+Status Engine::CheckWritable(std::string_view what) const {
+  if (!read_only()) return Status::OK();
+  const std::string owner = OwnerDescription(path_);
+  return Status(ErrorCode::kIllegalOperation,
+                std::string(what) + " is a write, and this client opened " + path_ +
+                    " read-only (ClientOptions::read_only); " +
+                    (owner == "no process" ? std::string("no process owns it for writing now")
+                                           : owner + " owns it for writing"));
+}
+
+Status Engine::CatchUp() const {
+  if (!read_only()) return Status::OK();
+  std::shared_lock<std::shared_mutex> open(close_mu_);
+  if (closed()) {
+    return Status(ErrorCode::kIllegalOperation, "the database at " + path_ + " has been closed");
+  }
+  return FollowOwner(/*wait=*/true);
+}
+
+Status Engine::FollowOwner(bool wait) const {
+  std::unique_lock<std::shared_mutex> exclusive(follow_mu_, std::defer_lock);
+  if (wait) {
+    exclusive.lock();
+  } else if (!exclusive.try_lock()) {
+    return Status::OK();  // operations in flight: a later one catches up
+  }
+  const uint64_t before = rocks_->base->GetLatestSequenceNumber();
+  ROCKDOC_RETURN_IF_ERROR(FromRocks(rocks_->base->TryCatchUpWithPrimary(),
+                                    "catching up with the owner's writes in " + path_));
+  if (rocks_->base->GetLatestSequenceNumber() == before) return Status::OK();
+  following = true;
+  for (const auto& attachment : attachments_) {
+    if (attachment != nullptr) attachment->OwnerAdvanced();
+  }
+  following = false;
+  return Status::OK();
+}
 
 Engine::CacheInvalidation::CacheInvalidation(const Engine& engine) : engine_(engine) {
   if (engine_.record_cache_ != nullptr) engine_.record_cache_->BeginInvalidateAll();
@@ -818,7 +1047,7 @@ StatusOr<uint64_t> Engine::ApproximateSize(std::string_view begin, std::string_v
                        rocksdb::Slice(end.data(), end.size())};
   uint64_t size = 0;
   ROCKDOC_RETURN_IF_ERROR(FromRocks(
-      rocks_->db->GetApproximateSizes(options, rocks_->data_cf, &range, 1, &size), "size"));
+      rocks_->base->GetApproximateSizes(options, rocks_->data_cf, &range, 1, &size), "size"));
   return size;
 }
 

@@ -75,6 +75,9 @@ class EngineAttachment {
   // Close() calls it once no operation runs any more (and the sessions'
   // transactions are gone), while the database can still be written.
   virtual void BeforeClose() {}
+  // A read-only engine caught up with writes of the directory's owner; no
+  // operation runs meanwhile (the catalog loads the owner's collections).
+  virtual void OwnerAdvanced() {}
 };
 
 class Engine {
@@ -91,14 +94,23 @@ class Engine {
 
   // A guard held for the duration of one operation: while any is held,
   // Close() waits. ok() is false once the engine is closed.
+  // On a read-only engine the outermost Use of a thread first catches up
+  // with the owner's writes (FollowOwner), and every Use holds off the next
+  // catch-up until it ends, so that one operation reads one state of the
+  // database (a secondary instance has no snapshots of its own).
   class Use {
    public:
-    explicit Use(const Engine* engine) : lock_(engine->close_mu_), engine_(engine) {}
+    explicit Use(const Engine* engine);
+    Use(Use&& other) noexcept;
+    Use& operator=(Use&&) = delete;
+    ~Use();
     Status status() const;
 
    private:
     std::shared_lock<std::shared_mutex> lock_;
+    std::shared_lock<std::shared_mutex> follow_lock_;
     const Engine* engine_;
+    bool counted_ = true;  // counts in this thread's Uses (not once moved from)
   };
   Use Enter() const { return Use(this); }
 
@@ -119,6 +131,25 @@ class Engine {
   // ClientOptions::record_cache_bytes is 0.
   RecordCache* record_cache() const { return record_cache_.get(); }
   const std::string& path() const { return path_; }
+
+  // ---- Read-only engines (ClientOptions::read_only) ----
+  bool read_only() const { return options_.read_only; }
+  // OK for a read-write engine; for a read-only one IllegalOperation (20)
+  // saying that `what` is a write and naming the directory's owner
+  // (OwnerDescription).
+  Status CheckWritable(std::string_view what) const;
+  // A read-only engine reads what the owner has written since the last
+  // catch-up (RocksDB's TryCatchUpWithPrimary), waiting for the operations
+  // in flight to end; when the database moved, the attachments hear of it
+  // (EngineAttachment::OwnerAdvanced) before any operation reads again.
+  // Client::CatchUp. Never from inside an operation (a Use). A no-op for a
+  // read-write engine.
+  Status CatchUp() const;
+  // The process that owns `path` for writing, from the owner record a
+  // read-write open leaves in the directory ("process 1234 (rockdoc-serve)"),
+  // or "no process" when none holds it (no record, or its process is gone).
+  static std::string OwnerDescription(const std::string& path);
+
   // The attachments (each set once, right after Open, before any other use).
   void Attach(AttachmentSlot slot, std::unique_ptr<EngineAttachment> attachment) {
     attachments_[static_cast<size_t>(slot)] = std::move(attachment);
@@ -211,6 +242,10 @@ class Engine {
   static StatusOr<std::shared_ptr<Engine>> OpenImpl(
       const std::string& path, const ClientOptions& options, SalvageReport* salvage,
       std::shared_ptr<rocksdb::FileSystem> file_system);
+  // OpenImpl for ClientOptions::read_only: RocksDB's secondary instance.
+  static StatusOr<std::shared_ptr<Engine>> OpenReadOnly(
+      const std::string& path, const ClientOptions& options,
+      std::shared_ptr<rocksdb::FileSystem> file_system);
   // OpenImpl's second half, once the directory is checked and claimed (or,
   // with options.in_memory, without a directory): RocksDB's open.
   static StatusOr<std::shared_ptr<Engine>> OpenRocks(
@@ -226,6 +261,14 @@ class Engine {
   std::unique_ptr<RecordCache> record_cache_;
   std::array<std::unique_ptr<EngineAttachment>, kAttachmentSlots> attachments_;
   std::unique_ptr<BackgroundRunner> runner_ = std::make_unique<BackgroundRunner>();
+  // A read-write engine on disk wrote the owner record (removed at Close).
+  bool wrote_owner_record_ = false;
+  // A read-only engine's catch-ups hold it exclusively, its operations
+  // (Use) shared: no operation reads across a catch-up.
+  mutable std::shared_mutex follow_mu_;
+  // Catches up when no operation is in flight (try_lock); the next Use
+  // tries again otherwise. With `wait`, waits for them.
+  Status FollowOwner(bool wait) const;
 
   // A std::shared_mutex, not an Mutex: an operation may enter while
   // its caller holds a Use (nested shared locks), which Mutex does

@@ -85,14 +85,17 @@ void PinnedValue::Reset() {
 // ---- KvSnapshot ----
 
 KvSnapshot::KvSnapshot(std::shared_ptr<const Engine> engine) : engine_(std::move(engine)) {
-  snapshot_ = engine_->rocks().db->GetSnapshot();
+  // A secondary instance (a read-only engine) has no snapshots: its state
+  // changes only when it catches up, which no operation reads across
+  // (Engine::Use). Its reads are of the latest state it has.
+  if (!engine_->read_only()) snapshot_ = engine_->rocks().base->GetSnapshot();
 }
 
 KvSnapshot::~KvSnapshot() { Release(); }
 
 void KvSnapshot::Release() {
   if (snapshot_ != nullptr && !engine_->closed()) {
-    engine_->rocks().db->ReleaseSnapshot(static_cast<const rocksdb::Snapshot*>(snapshot_));
+    engine_->rocks().base->ReleaseSnapshot(static_cast<const rocksdb::Snapshot*>(snapshot_));
   }
   snapshot_ = nullptr;
 }
@@ -145,7 +148,7 @@ std::unique_ptr<KvIterator> ReadView::NewIterator(std::string_view lower, std::s
     rep->it.reset(Txn(txn_->txn_)->GetIterator(ro, engine_->rocks().data_cf));
     rep->check_bounds = true;
   } else {
-    rep->it.reset(engine_->rocks().db->NewIterator(ro, engine_->rocks().data_cf));
+    rep->it.reset(engine_->rocks().base->NewIterator(ro, engine_->rocks().data_cf));
   }
   return std::unique_ptr<KvIterator>(new KvIterator(std::move(rep)));
 }
@@ -158,7 +161,7 @@ Status ReadView::Get(std::string_view key, PinnedValue* value, bool* found) cons
   rocksdb::Status s =
       txn_ != nullptr
           ? Txn(txn_->txn_)->Get(ro, engine_->rocks().data_cf, AsSlice(key), &value->rep_->slice)
-          : engine_->rocks().db->Get(ro, engine_->rocks().data_cf, AsSlice(key), &value->rep_->slice);
+          : engine_->rocks().base->Get(ro, engine_->rocks().data_cf, AsSlice(key), &value->rep_->slice);
   *found = s.ok();
   if (s.IsNotFound()) return Status::OK();
   return FromRocks(s, "read");
@@ -180,7 +183,7 @@ Status ReadView::MultiGet(const std::vector<std::string_view>& keys,
     Txn(txn_->txn_)->MultiGet(ro, engine_->rocks().data_cf, n, slices.data(), pinned.data(),
                               statuses.data(), /*sorted_input=*/true);
   } else {
-    engine_->rocks().db->MultiGet(ro, engine_->rocks().data_cf, n, slices.data(), pinned.data(),
+    engine_->rocks().base->MultiGet(ro, engine_->rocks().data_cf, n, slices.data(), pinned.data(),
                             statuses.data(), /*sorted_input=*/true);
   }
   found->assign(n, false);
@@ -270,7 +273,7 @@ Status ReadView::GetCatalog(std::string_view key, std::string* value, bool* foun
       ReadOptionsFor(snapshot_, txn_, txn_ != nullptr ? txn_->txn_ : nullptr);
   rocksdb::Status s =
       txn_ != nullptr ? Txn(txn_->txn_)->Get(ro, engine_->rocks().catalog_cf, AsSlice(key), value)
-                      : engine_->rocks().db->Get(ro, engine_->rocks().catalog_cf, AsSlice(key), value);
+                      : engine_->rocks().base->Get(ro, engine_->rocks().catalog_cf, AsSlice(key), value);
   *found = s.ok();
   if (s.IsNotFound()) return Status::OK();
   return FromRocks(s, "read");

@@ -34,7 +34,8 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
 
 // A name rockdoc or RocksDB reads or writes as a file in the directory.
 bool IsDatabaseFileName(std::string_view name) {
-  for (std::string_view exact : {"ROCKDOC", "ROCKDOC.tmp", "CURRENT", "IDENTITY", "LOCK", "LOG"}) {
+  for (std::string_view exact :
+       {"ROCKDOC", "ROCKDOC.tmp", "ROCKDOC.owner", "CURRENT", "IDENTITY", "LOCK", "LOG"}) {
     if (name == exact) return true;
   }
   for (std::string_view prefix : {"LOG.old.", "MANIFEST-", "OPTIONS-"}) {
@@ -134,11 +135,14 @@ Status ForEachEntry(const std::string& path, Visit visit) {
 
 }  // namespace
 
-Status CheckDirectoryAccess(const std::string& path) {
+Status CheckDirectoryAccess(const std::string& path, bool for_writing) {
   // The effective ids decide, as they will for RocksDB's open() calls.
-  if (::faccessat(AT_FDCWD, path.c_str(), R_OK | W_OK | X_OK, AT_EACCESS) != 0) {
+  if (::faccessat(AT_FDCWD, path.c_str(), for_writing ? (R_OK | W_OK | X_OK) : (R_OK | X_OK),
+                  AT_EACCESS) != 0) {
     return FileError("open the database directory",
-                     path + " (it needs read, write and search access)", errno);
+                     path + (for_writing ? " (it needs read, write and search access)"
+                                         : " (it needs read and search access)"),
+                     errno);
   }
   return ForEachEntry(path, [&](const std::string& name, const struct stat& st) {
     // Non-files are CheckDirectoryEntries' business. RocksDB only renames
@@ -150,7 +154,7 @@ Status CheckDirectoryAccess(const std::string& path) {
     }
     // Every file is read; the LOCK file is opened for writing as well.
     std::string file = path + "/" + name;
-    int mode = name == "LOCK" ? (R_OK | W_OK) : R_OK;
+    int mode = name == "LOCK" && for_writing ? (R_OK | W_OK) : R_OK;
     if (::faccessat(AT_FDCWD, file.c_str(), mode, AT_EACCESS) != 0) {
       return FileError(mode & W_OK ? "write" : "read", file, errno);
     }

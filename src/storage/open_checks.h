@@ -48,8 +48,9 @@ class DirectoryClaim {
 
 // FileNotOpen (38) naming the path and saying "permission denied" (or
 // "read-only file system") when this process cannot read, write and search
-// the directory, read a file in it, or write its LOCK file.
-Status CheckDirectoryAccess(const std::string& path);
+// the directory, read a file in it, or write its LOCK file. Without
+// `for_writing` (a read-only open), reading and searching are enough.
+Status CheckDirectoryAccess(const std::string& path, bool for_writing = true);
 
 // UnsupportedFormat (12) naming the entry when the directory holds a
 // symlink, FIFO, device or socket, or a subdirectory under a name rockdoc or

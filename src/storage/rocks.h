@@ -61,7 +61,17 @@ struct EngineRocks {
   // The Env over our FileSystem (storage/file_system.h); declared before
   // the rest so that it outlives everything RocksDB made with it.
   std::unique_ptr<rocksdb::Env> env;
+  // The writer: the TransactionDB of a read-write open; null when the
+  // engine is read-only (ClientOptions::read_only), whose writes are refused
+  // before they get here (Engine::CheckWritable).
   rocksdb::TransactionDB* db = nullptr;
+  // What reads go through: `db` itself, or the read-only engine's secondary
+  // instance (rocksdb::DB::OpenAsSecondary), caught up with the owner's
+  // writes by Engine::CatchUp.
+  rocksdb::DB* base = nullptr;
+  // A secondary instance's own directory (its info log), outside the
+  // database directory; removed at close.
+  std::string secondary_dir;
   rocksdb::ColumnFamilyHandle* data_cf = nullptr;
   rocksdb::ColumnFamilyHandle* catalog_cf = nullptr;
   rocksdb::ColumnFamilyHandle* changes_cf = nullptr;

@@ -153,7 +153,10 @@ StatusOr<std::string> NewTempFile(const Engine& engine, std::string_view kind,
                                   std::string_view extension) {
   static std::atomic<uint64_t> files{0};
   rocksdb::Env* env = engine.rocks().env.get();
-  const std::string folder = engine.path() + "/" + kSpillFolder;
+  // A read-only engine writes nothing into the database directory: its
+  // spills go to its own directory (storage/rocks.h), removed at close.
+  const std::string folder =
+      (engine.read_only() ? engine.rocks().secondary_dir : engine.path()) + "/" + kSpillFolder;
   ROCKDOC_RETURN_IF_ERROR(FromRocks(env->CreateDirIfMissing(folder), "creating " + folder));
   return folder + "/" + std::string(kind) + "-" + std::to_string(::getpid()) + "-" +
          std::to_string(files.fetch_add(1)) + std::string(extension);
@@ -167,7 +170,7 @@ class TableBulkLoad : public BulkLoad {
  public:
   explicit TableBulkLoad(const Engine& engine)
       : engine_(engine),
-        options_(engine.rocks().db->GetOptions(engine.rocks().data_cf)) {}
+        options_(engine.rocks().base->GetOptions(engine.rocks().data_cf)) {}
   ~TableBulkLoad() override {
     writer_.reset();
     // After a successful ingestion RocksDB has removed these links already.
@@ -191,6 +194,7 @@ class TableBulkLoad : public BulkLoad {
     finished_ = true;
     if (writer_ != nullptr) ROCKDOC_RETURN_IF_ERROR(CloseFile());
     if (files_.empty()) return Status::OK();
+    ROCKDOC_RETURN_IF_ERROR(engine_.CheckWritable("a bulk load"));
     Engine::CacheInvalidation invalidation(engine_);
     rocksdb::IngestExternalFileOptions ingest;
     ingest.move_files = true;  // hard links: the bytes are written once

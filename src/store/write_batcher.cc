@@ -89,6 +89,7 @@ Status WriteBatcher::ApplyOnce(const Change& change) {
   }
   for (int attempt = 1;; ++attempt) {
     if (!txn_open_) {
+      ROCKDOC_RETURN_IF_ERROR(engine_.CheckWritable("writing a document"));
       // The batch's own transaction reads back little of what it wrote
       // (an insert's duplicate check, a document changed twice): its
       // writes skip the write batch's index until such a read.

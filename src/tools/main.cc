@@ -73,6 +73,10 @@ StatusOr<std::unique_ptr<Client>> OpenClient(const std::string& dbpath, bool cre
   // evidence) as they were. The writers (restore, import) keep the
   // statistics of what they write (document sizes, growth warnings).
   options.collect_statistics = create;
+  // The readers (dump, export, the advisor) open read-only, so that they
+  // work beside the directory's owner (an application, rockdoc-serve):
+  // ClientOptions::read_only.
+  options.read_only = !create;
   return Client::Open(dbpath, options);
 }
 

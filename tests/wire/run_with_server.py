@@ -5,7 +5,8 @@
 
 Starts the server over a temporary directory on an ephemeral loopback port
 (and, with --unix, a Unix socket beside it), replaces "{uri}" in the
-command's arguments with its connection string, runs the command, then
+command's arguments with its connection string (and "{dbpath}" with the
+server's database directory), runs the command, then
 stops the server with SIGTERM and checks that it shut down cleanly (exit
 status 0, "shut down cleanly" on its output). Exits with the client's
 status when that failed, 1 when the server misbehaved, and 77 (CTest's
@@ -67,8 +68,10 @@ def main():
         env = dict(os.environ, HOME=os.path.join(scratch, "home"))
         os.mkdir(env["HOME"])
         try:
-            client = subprocess.run([a.replace("{uri}", uri) for a in command],
-                                    timeout=args.timeout, env=env)
+            dbpath = os.path.join(scratch, "db")
+            client = subprocess.run(
+                [a.replace("{uri}", uri).replace("{dbpath}", dbpath) for a in command],
+                timeout=args.timeout, env=env)
         except FileNotFoundError:
             server.kill()
             print("SKIP: %s is not installed (scripts/install-deps.sh installs the clients)"
