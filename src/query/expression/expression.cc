@@ -344,13 +344,13 @@ StatusOr<Value> SubtractOp(const Args& args, const ExpressionVariables& vars) {
   if (IsNullish(v[0]) || IsNullish(v[1])) return NullValue();
   const Element a = v[0].element(), b = v[1].element();
   if (a.IsNumber() && b.IsNumber()) {
+    if (a.type() == BsonType::kDecimal128 || b.type() == BsonType::kDecimal128) {
+      return DecimalValue(DecimalSubtract(NumberToDecimal(a), NumberToDecimal(b)));
+    }
     NumberSum diff(false);
     diff.Add(a);
     // a - b as a + (-b): negate b in its own type.
-    if (b.type() == BsonType::kDecimal128) {
-      Decimal128 neg = DecimalMultiply(b.Decimal(), Decimal128::FromInt64(-1));
-      diff.Add(DecimalValue(neg).element());
-    } else if (b.type() == BsonType::kDouble) {
+    if (b.type() == BsonType::kDouble) {
       diff.Add(DoubleValue(-b.Double()).element());
     } else {
       const int64_t n = b.type() == BsonType::kInt32 ? b.Int32() : b.Int64();
@@ -373,9 +373,8 @@ StatusOr<Value> SubtractOp(const Args& args, const ExpressionVariables& vars) {
   return Failed(16556, "can't $subtract " + TypeName(v[1]) + " from " + TypeName(v[0]));
 }
 
-// The operands of $divide and $mod: two numbers (`type_code` otherwise),
-// neither a decimal (not implemented yet); *null when either is null or
-// missing (the operator's answer is then null).
+// The operands of $divide and $mod: two numbers (`type_code` otherwise);
+// *null when either is null or missing (the operator's answer is then null).
 Status TwoNumbers(std::string_view op, int type_code, const std::vector<Value>& v, bool* null) {
   *null = IsNullish(v[0]) || IsNullish(v[1]);
   if (*null) return Status::OK();
@@ -384,11 +383,14 @@ Status TwoNumbers(std::string_view op, int type_code, const std::vector<Value>& 
     return Failed(type_code, std::string(op) + " only supports numeric types, not " +
                                  TypeName(v[0]) + " and " + TypeName(v[1]));
   }
-  if (a.type() == BsonType::kDecimal128 || b.type() == BsonType::kDecimal128) {
-    return Status(ErrorCode::kNotImplemented,
-                  std::string(op) + " of a decimal is not supported by rockdoc yet");
-  }
   return Status::OK();
+}
+
+// With a decimal operand, $divide and $mod are on decimals (MongoDB's rule:
+// any decimal operand makes the answer a decimal); the divisor's zero test is
+// then the decimal's own, since one too small for a double is not zero.
+bool EitherDecimal(const Element& a, const Element& b) {
+  return a.type() == BsonType::kDecimal128 || b.type() == BsonType::kDecimal128;
 }
 
 StatusOr<Value> DivideOp(const Args& args, const ExpressionVariables& vars) {
@@ -397,6 +399,11 @@ StatusOr<Value> DivideOp(const Args& args, const ExpressionVariables& vars) {
   ROCKDOC_RETURN_IF_ERROR(TwoNumbers("$divide", 16609, v, &null));
   if (null) return NullValue();
   const Element a = v[0].element(), b = v[1].element();
+  if (EitherDecimal(a, b)) {
+    const Decimal128 divisor = NumberToDecimal(b);
+    if (divisor.IsZero()) return Failed(16608, "can't $divide by zero");
+    return DecimalValue(DecimalDivide(NumberToDecimal(a), divisor));
+  }
   if (b.NumberAsDouble() == 0) return Failed(16608, "can't $divide by zero");
   return DoubleValue(a.NumberAsDouble() / b.NumberAsDouble());
 }
@@ -407,6 +414,11 @@ StatusOr<Value> ModOp(const Args& args, const ExpressionVariables& vars) {
   ROCKDOC_RETURN_IF_ERROR(TwoNumbers("$mod", 16611, v, &null));
   if (null) return NullValue();
   const Element a = v[0].element(), b = v[1].element();
+  if (EitherDecimal(a, b)) {
+    const Decimal128 divisor = NumberToDecimal(b);
+    if (divisor.IsZero()) return Failed(16610, "can't $mod by zero");
+    return DecimalValue(DecimalModulo(NumberToDecimal(a), divisor));
+  }
   if (b.NumberAsDouble() == 0) return Failed(16610, "can't $mod by zero");
   if (a.type() == BsonType::kDouble || b.type() == BsonType::kDouble) {
     return DoubleValue(std::fmod(a.NumberAsDouble(), b.NumberAsDouble()));
@@ -419,7 +431,9 @@ StatusOr<Value> ModOp(const Args& args, const ExpressionVariables& vars) {
 }
 
 // $abs, $ceil, $floor: one number; integers as they are (but |int32 min|
-// is a long), doubles rounded or made positive.
+// is a long), doubles and decimals rounded or made positive (a decimal
+// rounded to exponent 0, as MongoDB's quantize to 0E+0, unless it is already
+// integral; NaN and infinities as they are).
 enum class Unary { kAbs, kCeil, kFloor };
 
 template <Unary kOp>
@@ -447,8 +461,9 @@ StatusOr<Value> UnaryNumberOp(const Args& args, const ExpressionVariables& vars)
       }
       return Int64Value(std::abs(e.Int64()));
     default:
-      return Status(ErrorCode::kNotImplemented,
-                    std::string(kName) + " of a decimal is not supported by rockdoc yet");
+      if (kOp == Unary::kAbs) return DecimalValue(DecimalAbs(e.Decimal()));
+      return DecimalValue(DecimalRoundToPlace(
+          e.Decimal(), 0, kOp == Unary::kCeil ? DecimalRounding::kTowardPositive : DecimalRounding::kTowardNegative));
   }
 }
 
@@ -618,10 +633,7 @@ StatusOr<Value> ArrayAccumulatorOp(const Args& args, const ExpressionVariables& 
     }
     if (kOp == 0) return n == 0 ? Int32Value(0) : sum.Result();
     if (n == 0) return NullValue();
-    if (sum.is_decimal()) {
-      return Status(ErrorCode::kNotImplemented, "$avg of decimal values is not supported by rockdoc yet");
-    }
-    return DoubleValue(sum.AsDouble() / static_cast<double>(n));
+    return sum.Average(n);
   }
   const Element* best = nullptr;
   for (const Element& e : items) {
@@ -1318,7 +1330,9 @@ NumberSum::NumberSum(bool multiply)
 void NumberSum::Add(const Element& e) {
   if (e.type() == BsonType::kDecimal128 || kind_ == kDecimal) {
     if (kind_ != kDecimal) {
-      dec_ = kind_ == kDouble ? Decimal128::FromDouble(d_) : Decimal128::FromInt64(i_);
+      // The total so far to 34 digits (MongoDB's getDecimal of its double
+      // sum); each double added later as coerceToDecimal makes it.
+      dec_ = kind_ == kDouble ? DecimalFromDoubleExact(d_) : Decimal128::FromInt64(i_);
     }
     kind_ = kDecimal;
     const Decimal128 x = NumberToDecimal(e);
@@ -1382,7 +1396,12 @@ Status NumberSum::MergeState(const Element& state) {
 }
 
 double NumberSum::AsDouble() const {
-  return kind_ == kInteger ? static_cast<double>(i_) : kind_ == kDouble ? d_ : std::stod(dec_.ToString());
+  return kind_ == kInteger ? static_cast<double>(i_) : kind_ == kDouble ? d_ : DecimalToDouble(dec_);
+}
+
+Value NumberSum::Average(int64_t count) const {
+  if (kind_ == kDecimal) return DecimalValue(DecimalDivide(dec_, Decimal128::FromInt64(count)));
+  return DoubleValue(AsDouble() / static_cast<double>(count));
 }
 
 int64_t NumberSum::AsMillis() const {

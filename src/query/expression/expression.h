@@ -119,9 +119,11 @@ class NumberSum {
   void Add(const Element& number);
   // The total in its type (int32 while an all-int32 total fits one).
   Value Result() const;
-  // The total as a double ($avg); a decimal total is NotImplemented there.
-  bool is_decimal() const { return kind_ == kDecimal; }
+  // The total as a double (nearest).
   double AsDouble() const;
+  // $avg: the total divided by `count` (> 0): a double, or a decimal when a
+  // decimal was added (the decimal quotient, as MongoDB's).
+  Value Average(int64_t count) const;
   // The total rounded to an integer (a date's offset in milliseconds).
   int64_t AsMillis() const;
   // A partial sum, written as {k, l, i, d, m} into field `key` and read back
