@@ -7,8 +7,10 @@
 // encoding, the variant with the rounding mode and the status flags passed
 // as arguments: `libbidgcc000`), the library MongoDB's own Decimal128 calls,
 // so that each answer is MongoDB's to the byte. IEEE 754-2008 semantics:
-// round-half-even to 34 digits unless a mode is given; the exact result's
-// exponent is kept when the coefficient fits (1.0 + 1.00 = 2.00); overflow
+// round-half-even to 34 digits unless a mode is given; an exact result
+// mostly has the preferred exponent (1.0 + 1.00 = 2.00), but a sum of
+// operands whose exponents are far apart may carry 34 digits (8.6495E+36 +
+// -4.99E+23 = 8.649499999999501000000000000000000E+36), as MongoDB's; overflow
 // gives an infinity, underflow a subnormal or zero; NaN propagates; Inf - Inf,
 // 0 * Inf, 0 / 0 and sqrt(-1) are NaN. Whether an operand is acceptable
 // (division by zero, a logarithm of a non-positive number) is the callers'
