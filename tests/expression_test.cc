@@ -674,7 +674,14 @@ TEST(ExpressionTest, MathOperators) {
 
 TEST(ExpressionTest, DecimalArithmetic) {
   EXPECT_EVAL(R"({"$add": [{"$numberDecimal": "1.0"}, {"$numberDecimal": "1.00"}]})", "{}", DEC("2.00"));
-  EXPECT_EVAL(R"({"$add": [{"$numberDecimal": "1"}, 0.1]})", "{}", DEC("1.100000000000000"));
+  // A sum keeps its doubles apart, compensated, and adds them to 34 digits at
+  // the end (MongoDB's $add and $sum); a product converts a double to 15.
+  EXPECT_EVAL(R"({"$add": [{"$numberDecimal": "1"}, 0.1]})", "{}", DEC("1.100000000000000005551115123125783"));
+  EXPECT_EVAL(R"({"$add": [0.1, {"$numberDecimal": "1"}, 0.2]})", "{}", DEC("1.300000000000000016653345369377348"));
+  EXPECT_EVAL(R"({"$sum": [0.1, 0.2, 0.3]})", "{}", R"({"$numberDouble": "0.6"})");
+  EXPECT_EVAL(R"({"$multiply": [0.1, {"$numberDecimal": "3"}]})", "{}", DEC("0.300000000000000"));
+  EXPECT_EVAL(R"({"$add": [{"$date": "2020-01-01T00:00:00Z"}, {"$numberDecimal": "0.5"}, {"$numberDecimal": "1.5"}]})",
+              "{}", R"({"$date": {"$numberLong": "1577836800002"}})");
   EXPECT_EVAL(R"({"$add": [{"$numberDecimal": "9999999999999999999999999999999999"}, 1]})", "{}",
               DEC("1.000000000000000000000000000000000E+34"));
   // The 35th digit rounds half to even.
