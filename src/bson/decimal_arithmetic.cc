@@ -116,12 +116,7 @@ Decimal128 DecimalAtan2(const Decimal128& y, const Decimal128& x) {
 }
 
 Decimal128 DecimalLog(const Decimal128& x, const Decimal128& base) {
-  _IDEC_flags flags = 0;
-  if (bid128_quiet_equal(ToBid(base), ToBid(Decimal128::FromInt64(10)), &flags)) {
-    return DecimalApply(DecimalFunction::kLog10, x);
-  }
-  return DecimalDivide(DecimalApply(DecimalFunction::kLn, x),
-                       DecimalApply(DecimalFunction::kLn, base));
+  return DecimalDivide(DecimalApply(DecimalFunction::kLn, x), DecimalApply(DecimalFunction::kLn, base));
 }
 
 Decimal128 DecimalQuantize(const Decimal128& x, int exponent, DecimalRounding mode) {
@@ -130,7 +125,7 @@ Decimal128 DecimalQuantize(const Decimal128& x, int exponent, DecimalRounding mo
 }
 
 Decimal128 DecimalRoundToPlace(const Decimal128& x, int place, DecimalRounding mode) {
-  if (!x.IsFinite() || x.ToParts().exponent >= -place) return x;
+  if (x.IsInfinite()) return x;
   return DecimalQuantize(x, -place, mode);
 }
 
@@ -154,9 +149,13 @@ Decimal128 DecimalFromDouble(double value) {
   return rounded;
 }
 
-double DecimalToDouble(const Decimal128& x) {
+double DecimalToDouble(const Decimal128& x, bool* out_of_range) {
   _IDEC_flags flags = 0;
-  return bid128_to_binary64(ToBid(x), kNearest, &flags);
+  const double d = bid128_to_binary64(ToBid(x), kNearest, &flags);
+  if (out_of_range != nullptr) {
+    *out_of_range = (flags & (BID_OVERFLOW_EXCEPTION | BID_UNDERFLOW_EXCEPTION)) != 0;
+  }
+  return d;
 }
 
 std::optional<int64_t> DecimalToInt64(const Decimal128& x, DecimalRounding mode) {

@@ -62,16 +62,16 @@ enum class DecimalFunction {
 Decimal128 DecimalApply(DecimalFunction fn, const Decimal128& x);
 // atan2(y, x).
 Decimal128 DecimalAtan2(const Decimal128& y, const Decimal128& x);
-// The logarithm of x in `base`: log10 for base 10, else ln(x) / ln(base), as
-// MongoDB's Decimal128::logarithm(base).
+// The logarithm of x in `base`: ln(x) / ln(base), as MongoDB's $log.
 Decimal128 DecimalLog(const Decimal128& x, const Decimal128& base);
 
 // x with exponent `exponent` (IEEE's quantize): rounded in `mode` when
 // digits are dropped; NaN when the result would need more than 34 digits.
 Decimal128 DecimalQuantize(const Decimal128& x, int exponent, DecimalRounding mode);
 // x rounded to `place` digits after the point (negative: to tens, hundreds,
-// ...), for $round / $trunc: x itself when it has no digit beyond that place
-// (and for NaN and infinities), else x quantized to exponent -place.
+// ...), for $round / $trunc as MongoDB's: x quantized to exponent -place, so
+// digits are added as well as dropped (1.2 to 3 places is 1.200), and NaN
+// when that needs more than 34 digits; an infinity as it is.
 Decimal128 DecimalRoundToPlace(const Decimal128& x, int place, DecimalRounding mode);
 
 // A double as MongoDB's Decimal128(double) makes it (the default
@@ -81,8 +81,10 @@ Decimal128 DecimalRoundToPlace(const Decimal128& x, int place, DecimalRounding m
 Decimal128 DecimalFromDouble(double value);
 // The double's binary value rounded to 34 digits (kRoundTo34Digits).
 Decimal128 DecimalFromDoubleExact(double value);
-// Nearest double (ties to even); beyond double's range an infinity.
-double DecimalToDouble(const Decimal128& x);
+// Nearest double (ties to even); beyond double's range an infinity, below
+// it zero or a subnormal. *out_of_range, when given, says whether IEEE's
+// overflow or underflow flag was raised ($convert refuses both, as MongoDB's).
+double DecimalToDouble(const Decimal128& x, bool* out_of_range = nullptr);
 // An integer from x rounded in `mode`; std::nullopt for NaN, infinities and
 // values outside int64's (int32's) range.
 std::optional<int64_t> DecimalToInt64(const Decimal128& x, DecimalRounding mode);

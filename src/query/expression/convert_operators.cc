@@ -178,10 +178,14 @@ StatusOr<Value> Convert(const Value& v, Target t) {
       if (type == BsonType::kBool) return DoubleValue(e.Bool() ? 1 : 0);
       if (type == BsonType::kDateTime) return DoubleValue(static_cast<double>(e.DateTime()));
       if (type == BsonType::kDecimal128) {
-        // MongoDB: a finite decimal beyond double's range overflows; one
-        // below it becomes 0 (or the nearest subnormal).
-        const double d = DecimalToDouble(e.Decimal());
-        if (std::isinf(d) && !e.Decimal().IsInfinite()) return Overflow();
+        // MongoDB's: a decimal beyond double's range either way is refused,
+        // naming the value; one merely rounded is not.
+        bool out_of_range = false;
+        const double d = DecimalToDouble(e.Decimal(), &out_of_range);
+        if (out_of_range) {
+          return Failed(241, "Conversion would overflow target type in $convert with no onError value: " +
+                                 e.Decimal().ToString());
+        }
         return DoubleValue(d);
       }
       if (e.IsNumber()) return DoubleValue(e.NumberAsDouble());

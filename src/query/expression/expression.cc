@@ -433,8 +433,8 @@ StatusOr<Value> ModOp(const Args& args, const ExpressionVariables& vars) {
 
 // $abs, $ceil, $floor: one number; integers as they are (but |int32 min|
 // is a long), doubles and decimals rounded or made positive (a decimal
-// rounded to exponent 0, as MongoDB's quantize to 0E+0, unless it is already
-// integral; NaN and infinities as they are).
+// quantized to exponent 0 as MongoDB's: 1E+1 becomes 10, and one that would
+// need more than 34 digits, or an infinity, NaN).
 enum class Unary { kAbs, kCeil, kFloor };
 
 template <Unary kOp>
@@ -463,7 +463,7 @@ StatusOr<Value> UnaryNumberOp(const Args& args, const ExpressionVariables& vars)
       return Int64Value(std::abs(e.Int64()));
     default:
       if (kOp == Unary::kAbs) return DecimalValue(DecimalAbs(e.Decimal()));
-      return DecimalValue(DecimalRoundToPlace(
+      return DecimalValue(DecimalQuantize(
           e.Decimal(), 0, kOp == Unary::kCeil ? DecimalRounding::kTowardPositive : DecimalRounding::kTowardNegative));
   }
 }

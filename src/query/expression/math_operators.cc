@@ -16,16 +16,15 @@ namespace rockdoc::internal::expression_detail {
 
 namespace {
 
-// One numeric operand: *null for null/missing; `code` for a non-number.
-Status CheckNumber(std::string_view op, const Value& v, bool* null, int code = 28765) {
-  *null = IsNullish(v);
-  if (*null || v.element().IsNumber()) return Status::OK();
-  return Failed(code, std::string(op) + " only supports numeric types, not " + TypeName(v));
-}
-
+// One numeric operand as a double (a decimal's nearest, for the tests that
+// a double decides): *null for null/missing; `code` for a non-number.
 StatusOr<double> NumberArg(std::string_view op, const Value& v, bool* null, int code = 28765) {
-  ROCKDOC_RETURN_IF_ERROR(CheckNumber(op, v, null, code));
-  return *null ? 0.0 : v.element().NumberAsDouble();
+  *null = IsNullish(v);
+  if (*null) return 0.0;
+  if (!v.element().IsNumber()) {
+    return Failed(code, std::string(op) + " only supports numeric types, not " + TypeName(v));
+  }
+  return v.element().NumberAsDouble();
 }
 
 bool IsDecimal(const Value& v) { return v.type() == BsonType::kDecimal128; }
@@ -35,6 +34,11 @@ int CompareTo(const Decimal128& x, int64_t n) { return -CompareInt64Decimal(n, x
 
 enum class Fn { kSqrt, kExp, kLn, kLog10 };
 
+// A decimal argument's failure shows it as MongoDB does, through its double.
+std::string ShownAsDouble(const Value& v) {
+  return IsDecimal(v) ? Shown(DoubleValue(DecimalToDouble(v.element().Decimal()))) : Shown(v);
+}
+
 template <Fn kFn>
 StatusOr<Value> UnaryMathOp(const Args& args, const ExpressionVariables& vars) {
   static constexpr const char* kNames[] = {"$sqrt", "$exp", "$ln", "$log10"};
@@ -43,35 +47,42 @@ StatusOr<Value> UnaryMathOp(const Args& args, const ExpressionVariables& vars) {
   bool null = false;
   ROCKDOC_ASSIGN_OR_RETURN(double x, NumberArg(op, v, &null));
   if (null) return NullValue();
-  // The argument's side of zero, exactly (a decimal's too); NaN is neither.
-  const bool nan = std::isnan(x);
-  const int sign = IsDecimal(v) ? (nan ? 0 : CompareTo(v.element().Decimal(), 0)) : (x > 0) - (x < 0);
+  if (IsDecimal(v)) {
+    // MongoDB's: $sqrt of a decimal NaN is a decimal NaN; $ln and $log10
+    // take the decimal only when it is positive, so a decimal NaN falls to
+    // the double's path and gives a double NaN.
+    const Decimal128 d = v.element().Decimal();
+    const bool positive = !d.IsNaN() && CompareTo(d, 0) > 0;
+    switch (kFn) {
+      case Fn::kSqrt:
+        if (!d.IsNaN() && CompareTo(d, 0) < 0) {
+          return Failed(28714, "$sqrt's argument must be greater than or equal to 0");
+        }
+        return DecimalValue(DecimalApply(DecimalFunction::kSqrt, d));
+      case Fn::kExp: return DecimalValue(DecimalApply(DecimalFunction::kExp, d));
+      case Fn::kLn:
+        if (positive) return DecimalValue(DecimalApply(DecimalFunction::kLn, d));
+        break;
+      case Fn::kLog10:
+        if (positive) return DecimalValue(DecimalApply(DecimalFunction::kLog10, d));
+        break;
+    }
+  }
   switch (kFn) {
     case Fn::kSqrt:
-      if (!nan && sign < 0) return Failed(28714, "$sqrt's argument must be greater than or equal to 0");
-      break;
-    case Fn::kLn:
-      if (!nan && sign <= 0) {
-        return Failed(28766, "$ln's argument must be a positive number, but is " + Shown(v));
-      }
-      break;
-    case Fn::kLog10:
-      if (!nan && sign <= 0) {
-        return Failed(28761, "$log10's argument must be a positive number, but is " + Shown(v));
-      }
-      break;
-    case Fn::kExp: break;
-  }
-  if (IsDecimal(v)) {
-    static constexpr DecimalFunction kDecimal[] = {DecimalFunction::kSqrt, DecimalFunction::kExp,
-                                                   DecimalFunction::kLn, DecimalFunction::kLog10};
-    return DecimalValue(DecimalApply(kDecimal[static_cast<int>(kFn)], v.element().Decimal()));
-  }
-  switch (kFn) {
-    case Fn::kSqrt: return DoubleValue(std::sqrt(x));
+      if (x < 0) return Failed(28714, "$sqrt's argument must be greater than or equal to 0");
+      return DoubleValue(std::sqrt(x));
     case Fn::kExp: return DoubleValue(std::exp(x));
-    case Fn::kLn: return DoubleValue(std::log(x));
-    case Fn::kLog10: return DoubleValue(std::log10(x));
+    case Fn::kLn:
+      if (!(x > 0) && !std::isnan(x)) {
+        return Failed(28766, "$ln's argument must be a positive number, but is " + ShownAsDouble(v));
+      }
+      return DoubleValue(std::log(x));
+    case Fn::kLog10:
+      if (!(x > 0) && !std::isnan(x)) {
+        return Failed(28761, "$log10's argument must be a positive number, but is " + ShownAsDouble(v));
+      }
+      return DoubleValue(std::log10(x));
   }
   return NullValue();
 }
@@ -82,18 +93,22 @@ StatusOr<Value> LogOp(const Args& args, const ExpressionVariables& vars) {
   ROCKDOC_ASSIGN_OR_RETURN(double x, NumberArg("$log", v[0], &null_x, 28756));
   ROCKDOC_ASSIGN_OR_RETURN(double base, NumberArg("$log", v[1], &null_base, 28757));
   if (null_x || null_base) return NullValue();
-  const bool decimal = IsDecimal(v[0]) || IsDecimal(v[1]);
-  if (std::isnan(x) || std::isnan(base)) {
-    return decimal ? DecimalValue(Decimal128::NaN()) : DoubleValue(std::numeric_limits<double>::quiet_NaN());
+  if (IsDecimal(v[0]) || IsDecimal(v[1])) {
+    // Decimals when both are in the domain; otherwise, as MongoDB's, the
+    // doubles decide (the error, or a double NaN for a NaN).
+    const Decimal128 dx = NumberToDecimal(v[0].element()), dbase = NumberToDecimal(v[1].element());
+    if (!dx.IsNaN() && !dbase.IsNaN() && CompareTo(dx, 0) > 0 && CompareTo(dbase, 0) > 0 &&
+        CompareTo(dbase, 1) != 0) {
+      return DecimalValue(DecimalLog(dx, dbase));
+    }
   }
-  const Decimal128 dx = NumberToDecimal(v[0].element()), dbase = NumberToDecimal(v[1].element());
-  if (decimal ? CompareTo(dx, 0) <= 0 : !(x > 0)) {
-    return Failed(28758, "$log's argument must be a positive number, but is " + Shown(v[0]));
+  if (!(x > 0) && !std::isnan(x)) {
+    return Failed(28758, "$log's argument must be a positive number, but is " + ShownAsDouble(v[0]));
   }
-  if (decimal ? CompareTo(dbase, 0) <= 0 || CompareTo(dbase, 1) == 0 : !(base > 0) || base == 1) {
-    return Failed(28759, "$log's base must be a positive number not equal to 1, but is " + Shown(v[1]));
+  if (!(base > 0 && base != 1) && !std::isnan(base)) {
+    return Failed(28759, "$log's base must be a positive number not equal to 1, but is " +
+                             ShownAsDouble(v[1]));
   }
-  if (decimal) return DecimalValue(DecimalLog(dx, dbase));
   return DoubleValue(std::log(x) / std::log(base));
 }
 
@@ -106,7 +121,7 @@ StatusOr<Value> PowOp(const Args& args, const ExpressionVariables& vars) {
   if (IsDecimal(v[0]) || IsDecimal(v[1])) {
     // Tested on the decimals: one too small for a double is not zero.
     const Decimal128 b = NumberToDecimal(v[0].element()), e = NumberToDecimal(v[1].element());
-    if (b.IsZero() && CompareTo(e, 0) < 0) {
+    if (b.IsZero() && e.IsNegative()) {  // the sign bit: -0 too, as MongoDB's
       return Failed(28764, "$pow cannot take a base of 0 and a negative exponent");
     }
     return DecimalValue(DecimalPow(b, e));
