@@ -693,6 +693,13 @@ TEST(ExpressionTest, DecimalArithmetic) {
   EXPECT_EVAL(R"({"$add": [{"$numberDecimal": "NaN"}, 1]})", "{}", DEC("NaN"));
   EXPECT_EVAL(R"({"$subtract": [{"$numberDecimal": "1.00"}, {"$numberDecimal": "0.1"}]})", "{}", DEC("0.90"));
   EXPECT_EVAL(R"({"$subtract": [1, {"$numberDecimal": "Infinity"}]})", "{}", DEC("-Infinity"));
+  // A date minus a decimal: a whole number of milliseconds, or MongoDB's overflow.
+  EXPECT_EVAL(R"({"$subtract": [{"$date": "2020-01-01T00:00:00Z"}, {"$numberDecimal": "1.000E+3"}]})", "{}",
+              R"({"$date": {"$numberLong": "1577836799000"}})");
+  EXPECT_EVAL(R"({"$subtract": [{"$date": "2020-01-01T00:00:00Z"}, {"$numberDecimal": "0.5"}]})", "{}",
+              "15: date overflow");
+  EXPECT_EVAL(R"({"$subtract": [{"$date": "2020-01-01T00:00:00Z"}, {"$numberDecimal": "NaN"}]})", "{}",
+              "15: date overflow");
   EXPECT_EVAL(R"({"$multiply": [{"$numberDecimal": "1.5"}, 2]})", "{}", DEC("3.0"));
   EXPECT_EVAL(R"({"$multiply": [{"$numberDecimal": "0"}, {"$numberDecimal": "Infinity"}]})", "{}", DEC("NaN"));
   // The largest exponent: 1E+6144 is stored clamped (34 digits at E+6111);

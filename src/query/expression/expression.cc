@@ -13,6 +13,7 @@
 #include <shared_mutex>
 
 #include "bson/decimal_arithmetic.h"
+#include "bson/numeric.h"
 #include "query/expression/expression_internal.h"
 #include "query/field_path.h"
 #include "rockdoc/json.h"
@@ -365,6 +366,16 @@ StatusOr<Value> SubtractOp(const Args& args, const ExpressionVariables& vars) {
   }
   if (a.type() == BsonType::kDateTime && b.type() == BsonType::kDateTime) {
     return Int64Value(a.DateTime() - b.DateTime());
+  }
+  if (a.type() == BsonType::kDateTime && b.type() == BsonType::kDecimal128) {
+    // MongoDB's: the decimal must be a whole number of milliseconds that
+    // the difference can hold (Decimal128::toLong raising no flag at all).
+    const std::optional<int64_t> ms = DecimalToInt64(b.Decimal(), DecimalRounding::kHalfEven);
+    int64_t diff = 0;
+    if (!ms || CompareInt64Decimal(*ms, b.Decimal()) != 0 || __builtin_sub_overflow(a.DateTime(), *ms, &diff)) {
+      return Status(ErrorCode::kOverflow, "date overflow");
+    }
+    return DateValue(diff);
   }
   if (a.type() == BsonType::kDateTime && b.IsNumber()) {
     NumberSum offset(false);
