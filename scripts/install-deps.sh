@@ -17,6 +17,9 @@ packages=(
   ccache mold
   # library dependencies
   librocksdb-dev libsimdjson-dev libabsl-dev libpcre2-dev
+  # Decimal128 arithmetic: Intel's decimal library, which MongoDB uses
+  # (src/bson/decimal_arithmetic.h)
+  libintelrdfpmath-dev
   # rockdoc-serve's SCRAM (SHA-256, HMAC and PBKDF2 from OpenSSL's libcrypto)
   # and TLS (libssl); the openssl command makes the TLS tests' CA and
   # certificates (tests/wire/tls_test.py)

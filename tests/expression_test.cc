@@ -148,7 +148,7 @@ TEST(ExpressionTest, ArithmeticKeepsMongoDBsTypes) {
   EXPECT_EVAL(R"({"$divide": ["$nope", 0]})", "{}", "null");
   EXPECT_EVAL(R"({"$divide": [1, "x"]})", "{}", "16609: $divide only supports numeric types, not int and string");
   EXPECT_EVAL(R"({"$mod": [true, 2]})", "{}", "16611: $mod only supports numeric types, not bool and int");
-  EXPECT_EVAL(R"({"$mod": [{"$numberDecimal": "1"}, 2]})", "{}", "238: $mod of a decimal is not supported by rockdoc yet");
+  EXPECT_EVAL(R"({"$mod": [{"$numberDecimal": "1"}, 2]})", "{}", R"({"$numberDecimal": "1"})");
   EXPECT_EVAL(R"({"$mod": ["$hours", "$tasks"]})", R"({"hours": 80, "tasks": 7})", R"({"$numberInt": "3"})");
   EXPECT_EVAL(R"({"$mod": [-7, 2]})", "{}", R"({"$numberInt": "-1"})");
   EXPECT_EVAL(R"({"$mod": [7.5, 2]})", "{}", R"({"$numberDouble": "1.5"})");
@@ -661,6 +661,170 @@ TEST(ExpressionTest, MathOperators) {
               R"({"$numberDouble": "0.7853981633974483"}])");
   EXPECT_EVAL(R"({"$acos": 2})", "{}", "50989: cannot apply $acos to 2, value must be in [-1,1]");
   EXPECT_EVAL(R"({"$sqrt": "x"})", "{}", "28765: $sqrt only supports numeric types, not string");
+}
+
+// Decimal128 (Intel's library, bson/decimal_arithmetic.h). Any decimal
+// operand makes the answer a decimal; a double operand is first rounded to
+// 15 digits, as MongoDB's coerceToDecimal. The expected values were computed
+// with Python's decimal module in IEEE decimal128's context (34 digits,
+// Emax 6144, Emin -6143, clamp, half-even), except where MongoDB's manual
+// shows the result, and the randomized cross-check in
+// tests/wire/pymongo_test.py compares many more against the same module.
+#define DEC(s) R"({"$numberDecimal": ")" s R"("})"
+
+TEST(ExpressionTest, DecimalArithmetic) {
+  EXPECT_EVAL(R"({"$add": [{"$numberDecimal": "1.0"}, {"$numberDecimal": "1.00"}]})", "{}", DEC("2.00"));
+  // A sum keeps its doubles apart, compensated, and adds them to 34 digits at
+  // the end (MongoDB's $add and $sum); a product converts a double to 15.
+  EXPECT_EVAL(R"({"$add": [{"$numberDecimal": "1"}, 0.1]})", "{}", DEC("1.100000000000000005551115123125783"));
+  EXPECT_EVAL(R"({"$add": [0.1, {"$numberDecimal": "1"}, 0.2]})", "{}", DEC("1.300000000000000016653345369377348"));
+  EXPECT_EVAL(R"({"$sum": [0.1, 0.2, 0.3]})", "{}", R"({"$numberDouble": "0.6"})");
+  EXPECT_EVAL(R"({"$multiply": [0.1, {"$numberDecimal": "3"}]})", "{}", DEC("0.300000000000000"));
+  EXPECT_EVAL(R"({"$add": [{"$date": "2020-01-01T00:00:00Z"}, {"$numberDecimal": "0.5"}, {"$numberDecimal": "1.5"}]})",
+              "{}", R"({"$date": {"$numberLong": "1577836800002"}})");
+  EXPECT_EVAL(R"({"$add": [{"$numberDecimal": "9999999999999999999999999999999999"}, 1]})", "{}",
+              DEC("1.000000000000000000000000000000000E+34"));
+  // The 35th digit rounds half to even.
+  EXPECT_EVAL(R"({"$add": [{"$numberDecimal": "1000000000000000000000000000000000"}, {"$numberDecimal": "0.5"}]})",
+              "{}", DEC("1000000000000000000000000000000000"));
+  EXPECT_EVAL(R"({"$add": [{"$numberDecimal": "1000000000000000000000000000000001"}, {"$numberDecimal": "0.5"}]})",
+              "{}", DEC("1000000000000000000000000000000002"));
+  EXPECT_EVAL(R"({"$add": [{"$numberDecimal": "Infinity"}, {"$numberDecimal": "-Infinity"}]})", "{}", DEC("NaN"));
+  EXPECT_EVAL(R"({"$add": [{"$numberDecimal": "NaN"}, 1]})", "{}", DEC("NaN"));
+  EXPECT_EVAL(R"({"$subtract": [{"$numberDecimal": "1.00"}, {"$numberDecimal": "0.1"}]})", "{}", DEC("0.90"));
+  EXPECT_EVAL(R"({"$subtract": [1, {"$numberDecimal": "Infinity"}]})", "{}", DEC("-Infinity"));
+  // A date minus a decimal: a whole number of milliseconds, or MongoDB's overflow.
+  EXPECT_EVAL(R"({"$subtract": [{"$date": "2020-01-01T00:00:00Z"}, {"$numberDecimal": "1.000E+3"}]})", "{}",
+              R"({"$date": {"$numberLong": "1577836799000"}})");
+  EXPECT_EVAL(R"({"$subtract": [{"$date": "2020-01-01T00:00:00Z"}, {"$numberDecimal": "0.5"}]})", "{}",
+              "15: date overflow");
+  EXPECT_EVAL(R"({"$subtract": [{"$date": "2020-01-01T00:00:00Z"}, {"$numberDecimal": "NaN"}]})", "{}",
+              "15: date overflow");
+  EXPECT_EVAL(R"({"$multiply": [{"$numberDecimal": "1.5"}, 2]})", "{}", DEC("3.0"));
+  EXPECT_EVAL(R"({"$multiply": [{"$numberDecimal": "0"}, {"$numberDecimal": "Infinity"}]})", "{}", DEC("NaN"));
+  // The largest exponent: 1E+6144 is stored clamped (34 digits at E+6111);
+  // ten times it overflows to Infinity; below the smallest, 0E-6176.
+  EXPECT_EVAL(R"({"$multiply": [{"$numberDecimal": "1E+6143"}, 10]})", "{}",
+              DEC("1.000000000000000000000000000000000E+6144"));
+  EXPECT_EVAL(R"({"$multiply": [{"$numberDecimal": "1E+6144"}, 10]})", "{}", DEC("Infinity"));
+  EXPECT_EVAL(R"({"$divide": [{"$numberDecimal": "1E-6176"}, 10]})", "{}", DEC("0E-6176"));
+  EXPECT_EVAL(R"({"$divide": [{"$numberDecimal": "1"}, 3]})", "{}", DEC("0.3333333333333333333333333333333333"));
+  EXPECT_EVAL(R"({"$divide": [2, {"$numberDecimal": "3"}]})", "{}", DEC("0.6666666666666666666666666666666667"));
+  EXPECT_EVAL(R"({"$divide": [{"$numberDecimal": "-1"}, 7]})", "{}", DEC("-0.1428571428571428571428571428571429"));
+  EXPECT_EVAL(R"({"$divide": [{"$numberDecimal": "10"}, 4]})", "{}", DEC("2.5"));
+  EXPECT_EVAL(R"({"$divide": [1, {"$numberDecimal": "1E-400"}]})", "{}", DEC("1E+400"));
+  EXPECT_EVAL(R"({"$divide": [{"$numberDecimal": "Infinity"}, {"$numberDecimal": "-Infinity"}]})", "{}", DEC("NaN"));
+  EXPECT_EVAL(R"({"$divide": [1, {"$numberDecimal": "0.00"}]})", "{}", "16608: can't $divide by zero");
+  EXPECT_EVAL(R"({"$divide": [{"$numberDecimal": "NaN"}, {"$numberDecimal": "-0"}]})", "{}",
+              "16608: can't $divide by zero");
+  EXPECT_EVAL(R"({"$mod": [{"$numberDecimal": "7.5"}, 2]})", "{}", DEC("1.5"));
+  EXPECT_EVAL(R"({"$mod": [{"$numberDecimal": "-7.5"}, 2]})", "{}", DEC("-1.5"));
+  EXPECT_EVAL(R"({"$mod": [5, {"$numberDecimal": "0"}]})", "{}", "16610: can't $mod by zero");
+  EXPECT_EVAL(R"([{"$abs": {"$numberDecimal": "-2.50"}}, {"$ceil": {"$numberDecimal": "1.1"}},
+                  {"$floor": {"$numberDecimal": "-1.1"}}, {"$ceil": {"$numberDecimal": "1E+1"}},
+                  {"$abs": {"$numberDecimal": "-NaN"}}])", "{}",
+              "[" DEC("2.50") ", " DEC("2") ", " DEC("-2") ", " DEC("10") ", " DEC("NaN") "]");
+  // MongoDB's $ceil and $floor quantize to exponent 0: beyond 34 digits, and
+  // for an infinity, that is NaN.
+  EXPECT_EVAL(R"([{"$ceil": {"$numberDecimal": "1E+40"}}, {"$floor": {"$numberDecimal": "-Infinity"}}])", "{}",
+              "[" DEC("NaN") ", " DEC("NaN") "]");
+}
+
+TEST(ExpressionTest, DecimalMath) {
+  EXPECT_EVAL(R"([{"$sqrt": {"$numberDecimal": "2"}}, {"$sqrt": {"$numberDecimal": "0.25"}},
+                  {"$exp": {"$numberDecimal": "1"}}, {"$ln": {"$numberDecimal": "10"}},
+                  {"$log10": {"$numberDecimal": "2"}}, {"$pow": [{"$numberDecimal": "1.1"}, 2]},
+                  {"$pow": [2, {"$numberDecimal": "10"}]}])", "{}",
+              "[" DEC("1.414213562373095048801688724209698") ", " DEC("0.5") ", "
+              DEC("2.718281828459045235360287471352662") ", " DEC("2.302585092994045684017991454684364") ", "
+              DEC("0.3010299956639811952137388947244930") ", " DEC("1.21") ", " DEC("1024") "]");
+  EXPECT_EVAL(R"({"$log": [{"$numberDecimal": "8"}, 2]})", "{}", DEC("3.000000000000000000000000000000000"));
+  // A decimal NaN is outside $ln's and $log's decimal domain, so MongoDB
+  // answers through the double: a double NaN ($sqrt keeps the decimal).
+  EXPECT_EVAL(R"([{"$log": [{"$numberDecimal": "NaN"}, 2]}, {"$ln": {"$numberDecimal": "NaN"}}])", "{}",
+              R"([{"$numberDouble": "NaN"}, {"$numberDouble": "NaN"}])");
+  EXPECT_EVAL(R"({"$sqrt": {"$numberDecimal": "-1E-400"}})", "{}",
+              "28714: $sqrt's argument must be greater than or equal to 0");
+  EXPECT_EVAL(R"({"$sqrt": {"$numberDecimal": "NaN"}})", "{}", DEC("NaN"));
+  EXPECT_EVAL(R"({"$ln": {"$numberDecimal": "-0"}})", "{}",
+              R"(28766: $ln's argument must be a positive number, but is -0)");
+  EXPECT_EVAL(R"({"$log10": {"$numberDecimal": "-1"}})", "{}",
+              R"(28761: $log10's argument must be a positive number, but is -1)");
+  EXPECT_EVAL(R"({"$log": [{"$numberDecimal": "0"}, 10]})", "{}",
+              R"(28758: $log's argument must be a positive number, but is 0)");
+  EXPECT_EVAL(R"({"$log": [10, {"$numberDecimal": "1.0"}]})", "{}",
+              R"(28759: $log's base must be a positive number not equal to 1, but is 1)");
+  EXPECT_EVAL(R"({"$pow": [{"$numberDecimal": "0.0"}, -1]})", "{}",
+              "28764: $pow cannot take a base of 0 and a negative exponent");
+  // The exponent's sign bit decides, -0 included; a base too small for a
+  // double is not zero.
+  EXPECT_EVAL(R"({"$pow": [{"$numberDecimal": "0"}, {"$numberDecimal": "-0"}]})", "{}",
+              "28764: $pow cannot take a base of 0 and a negative exponent");
+  EXPECT_EVAL(R"({"$pow": [{"$numberDecimal": "1E-400"}, -1]})", "{}", DEC("1E+400"));
+  // $round and $trunc quantize to the place (adding zeros too), half to even.
+  EXPECT_EVAL(R"([{"$round": [{"$numberDecimal": "19.25"}, 1]}, {"$round": [{"$numberDecimal": "2.345"}, 2]},
+                  {"$round": [{"$numberDecimal": "1250"}, -2]}, {"$round": [{"$numberDecimal": "1350"}, -2]},
+                  {"$round": [{"$numberDecimal": "1.5"}]}, {"$round": [{"$numberDecimal": "1.2"}, 5]},
+                  {"$trunc": [{"$numberDecimal": "-2.349"}, 2]}, {"$trunc": [{"$numberDecimal": "1299"}, -2]},
+                  {"$round": [{"$numberDecimal": "Infinity"}, 2]}])", "{}",
+              "[" DEC("19.2") ", " DEC("2.34") ", " DEC("1.2E+3") ", " DEC("1.4E+3") ", " DEC("2") ", "
+              DEC("1.20000") ", " DEC("-2.34") ", " DEC("1.2E+3") ", " DEC("Infinity") "]");
+  EXPECT_EVAL(R"([{"$sin": {"$numberDecimal": "0"}}, {"$cos": {"$numberDecimal": "0"}},
+                  {"$degreesToRadians": {"$numberDecimal": "180"}}, {"$radiansToDegrees": {"$numberDecimal": "1"}},
+                  {"$atan2": [{"$numberDecimal": "1"}, 1]}, {"$acosh": {"$numberDecimal": "1"}}])", "{}",
+              "[" DEC("0") ", " DEC("1.000000000000000000000000000000000") ", "
+              DEC("3.141592653589793238462643383279503") ", "
+              DEC("57.29577951308232087679815481410517") ", " DEC("0.7853981633974483096156608458198757") ", "
+              DEC("0") "]");
+  EXPECT_EVAL(R"({"$asin": {"$numberDecimal": "1.0000000000000000000000001"}})", "{}",
+              R"(50989: cannot apply $asin to Decimal128('1.0000000000000000000000001'), value must be in [-1,1])");
+  EXPECT_EVAL(R"({"$tan": {"$numberDecimal": "-Infinity"}})", "{}",
+              R"(50989: cannot apply $tan to Decimal128('-Infinity'), value must be in (-inf,inf))");
+}
+
+TEST(ExpressionTest, DecimalConversions) {
+  // The manual's $toDecimal table.
+  EXPECT_EVAL(R"([{"$toDecimal": true}, {"$toDecimal": false}, {"$toDecimal": 2.5}, {"$toDecimal": {"$numberInt": "5"}},
+                  {"$toDecimal": {"$numberLong": "10000"}}, {"$toDecimal": "-5.5"},
+                  {"$toDecimal": {"$date": "2018-03-27T05:04:47.890Z"}}])", "{}",
+              "[" DEC("1") ", " DEC("0") ", " DEC("2.50000000000000") ", " DEC("5") ", " DEC("10000") ", "
+              DEC("-5.5") ", " DEC("1522127087890") "]");
+  // A double keeps 15 significant digits; a long string rounds to 34.
+  EXPECT_EVAL(R"([{"$toDecimal": 0.1}, {"$toDecimal": 1e300}, {"$toDecimal": -0.0},
+                  {"$toDecimal": "1.00000000000000000000000000000000001"}])", "{}",
+              "[" DEC("0.100000000000000") ", " DEC("1.00000000000000E+300") ", " DEC("-0") ", "
+              DEC("1.000000000000000000000000000000000") "]");
+  EXPECT_EVAL(R"({"$toDecimal": "0x6400"})", "{}",
+              "241: Failed to parse number '0x6400' in $convert with no onError value: Failed to parse string to "
+              "decimal");
+  // The manual's decimal to int, long, double and bool: truncated toward zero.
+  EXPECT_EVAL(R"([{"$toInt": {"$numberDecimal": "5.5000"}}, {"$toLong": {"$numberDecimal": "-5.5"}},
+                  {"$toDouble": {"$numberDecimal": "-5.5"}}, {"$toBool": {"$numberDecimal": "0"}},
+                  {"$toDouble": {"$numberDecimal": "1E-300"}}, {"$toDate": {"$numberDecimal": "1.9"}},
+                  {"$toString": {"$numberDecimal": "1.50"}}])", "{}",
+              R"([{"$numberInt": "5"}, {"$numberLong": "-5"}, {"$numberDouble": "-5.5"}, false, )"
+              R"({"$numberDouble": "1e-300"}, {"$date": {"$numberLong": "1"}}, "1.50"])");
+  EXPECT_EVAL(R"({"$toInt": {"$numberDecimal": "2147483648"}})", "{}",
+              "241: Conversion would overflow target type in $convert with no onError value");
+  EXPECT_EVAL(R"({"$toLong": {"$numberDecimal": "9223372036854775808"}})", "{}",
+              "241: Conversion would overflow target type in $convert with no onError value");
+  EXPECT_EVAL(R"({"$toLong": {"$numberDecimal": "-9223372036854775808.9"}})", "{}",
+              R"({"$numberLong": "-9223372036854775808"})");
+  // Beyond double's range, either way (MongoDB's overflow and underflow flags).
+  EXPECT_EVAL(R"({"$toDouble": {"$numberDecimal": "1E+400"}})", "{}",
+              "241: Conversion would overflow target type in $convert with no onError value: 1E+400");
+  EXPECT_EVAL(R"({"$toDouble": {"$numberDecimal": "-1.5E-400"}})", "{}",
+              "241: Conversion would overflow target type in $convert with no onError value: -1.5E-400");
+  EXPECT_EVAL(R"({"$toInt": {"$numberDecimal": "NaN"}})", "{}",
+              "241: Attempt to convert NaN value to integer type in $convert with no onError value");
+  EXPECT_EVAL(R"({"$toLong": {"$numberDecimal": "-Infinity"}})", "{}",
+              "241: Attempt to convert infinity value to integer type in $convert with no onError value");
+}
+
+TEST(ExpressionTest, DecimalSumAndAverage) {
+  EXPECT_EVAL(R"([{"$sum": [1, {"$numberDecimal": "2.5"}, {"$numberLong": "3"}]},
+                  {"$avg": [{"$numberDecimal": "1"}, 2]}, {"$avg": [[{"$numberDecimal": "1"}, 1, 1]]}])", "{}",
+              "[" DEC("6.5") ", " DEC("1.5") ", " DEC("1") "]");
 }
 
 TEST(ExpressionTest, SetOperators) {

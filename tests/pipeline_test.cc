@@ -926,6 +926,25 @@ TEST_F(PipelineTest, OutAndMergeAsTheManualShows) {
             "51199: Cannot use 'let' variables with 'whenMatched: merge' mode");
 }
 
+// Decimals through the accumulators and window functions: $sum and $avg stay
+// decimal (the quotient to 34 digits, as Python's decimal computes it);
+// $stdDevPop is a double, as MongoDB's.
+TEST_F(PipelineTest, DecimalAccumulatorsAndWindows) {
+  Insert("prices", R"([{"_id": 1, "p": {"$numberDecimal": "10.10"}}, {"_id": 2, "p": {"$numberDecimal": "20.20"}},
+                       {"_id": 3, "p": {"$numberDecimal": "5.05"}}])");
+  EXPECT_EQ(Run("prices", R"([{"$group": {"_id": null, "s": {"$sum": "$p"}, "a": {"$avg": "$p"},
+                                          "sd": {"$stdDevPop": "$p"}}},
+                              {"$project": {"s": 1, "a": 1, "sd": {"$type": "$sd"}}}])"),
+            R"({"_id": null, "s": {"$numberDecimal": "35.35"}, )"
+            R"("a": {"$numberDecimal": "11.78333333333333333333333333333333"}, "sd": "double"})");
+  EXPECT_EQ(Run("prices", R"([{"$setWindowFields": {"sortBy": {"_id": 1},
+      "output": {"m": {"$avg": "$p", "window": {"documents": [-1, 0]}}, "t": {"$sum": "$p"}}}},
+      {"$project": {"m": 1, "t": 1}}])"),
+            R"({"_id": 1, "m": {"$numberDecimal": "10.10"}, "t": {"$numberDecimal": "35.35"}}, )"
+            R"({"_id": 2, "m": {"$numberDecimal": "15.15"}, "t": {"$numberDecimal": "35.35"}}, )"
+            R"({"_id": 3, "m": {"$numberDecimal": "12.625"}, "t": {"$numberDecimal": "35.35"}})");
+}
+
 // $setWindowFields: the manual's cake sales.
 TEST_F(PipelineTest, SetWindowFieldsAsTheManualShows) {
   Insert("cakeSales", R"([

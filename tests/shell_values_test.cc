@@ -362,6 +362,26 @@ TEST_F(ShellTest, NumericHelpers) {
   EXPECT_EQ(Show("db.n.findOne()"), "{ _id: 1, l: Long('2'), i: 3 }\n");
 }
 
+// Decimal arithmetic from the shell: NumberDecimal values through the
+// expressions and $inc (Intel's library, bson/decimal_arithmetic.h), printed
+// as mongosh prints Decimal128. The values are IEEE decimal128's, as Python's
+// decimal module computes them in that context.
+TEST_F(ShellTest, DecimalArithmeticThroughTheShell) {
+  Ok("db.dec.insertOne({_id: 1, a: NumberDecimal('1'), b: NumberDecimal('3'), c: NumberDecimal('0.1')})");
+  EXPECT_EQ(Show("db.dec.aggregate([{$project: {_id: 0, q: {$divide: ['$a', '$b']}, "
+                 "s: {$add: ['$c', NumberDecimal('0.2')]}, r: {$sqrt: NumberDecimal('2')}, "
+                 "t: {$toDecimal: 2.5}, m: {$round: [NumberDecimal('2.345'), 2]}}}]).toArray()"),
+            "[\n  {\n    q: Decimal128('0.3333333333333333333333333333333333'),\n"
+            "    s: Decimal128('0.3'),\n    r: Decimal128('1.414213562373095048801688724209698'),\n"
+            "    t: Decimal128('2.50000000000000'),\n    m: Decimal128('2.34')\n  }\n]\n");
+  Ok("db.dec.updateOne({_id: 1}, {$inc: {c: NumberDecimal('0.2')}, $mul: {b: 0.5}})");
+  EXPECT_EQ(Show("db.dec.findOne({}, {_id: 0, b: 1, c: 1})"),
+            "{ b: Decimal128('1.500000000000000'), c: Decimal128('0.3') }\n");
+  EXPECT_EQ(Show("try { db.dec.aggregate([{$project: {q: {$divide: ['$a', NumberDecimal('0')]}}}]).toArray() } "
+                 "catch (e) { e.code + ': ' + e.message }"),
+            "16608: can't $divide by zero\n");
+}
+
 TEST_F(ShellTest, BinaryHelpers) {
   EXPECT_EQ(Show("BinData(0, 'SGVsbG8=')"), "Binary.createFromBase64('SGVsbG8=', 0)\n");
   EXPECT_EQ(Show("BinData(0, 'SGVsbG8=').hex()"), "48656c6c6f\n");

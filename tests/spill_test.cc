@@ -43,6 +43,13 @@ std::vector<Document> RandomDocuments(uint32_t seed, int count) {
       b.AppendNull("v");
     } else if (kind == 1) {
       b.AppendDouble("v", pick(100) / 4.0);
+    } else if (kind == 3) {
+      // Decimals make a group's sums decimal; their partial states (the
+      // decimal total beside the binary one) must merge as they add.
+      Decimal128::Parts parts;
+      parts.coefficient_low = static_cast<uint64_t>(pick(1000));
+      parts.exponent = -2;
+      b.AppendDecimal128("v", Decimal128::FromParts(parts));
     } else if (kind != 2) {
       b.AppendInt32("v", pick(101) - 50);
     }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <random>
 #include <string>
@@ -213,6 +214,25 @@ TEST(IncTest, TypePromotion) {
   ExpectUpdate(R"({"_id": 1, "a": {"$numberDecimal": "0.1"}})",
                R"({"$inc": {"a": {"$numberDecimal": "0.2"}}})",
                R"({"_id": 1, "a": {"$numberDecimal": "0.3"}})");
+}
+
+// With a decimal on either side the result is a decimal (Intel's library);
+// a double side is first rounded to 15 digits, as MongoDB's Decimal128(double).
+TEST(IncTest, DecimalWithADoubleAndAtTheLimits) {
+  ExpectUpdate(R"({"_id": 1, "a": 0.2})", R"({"$inc": {"a": {"$numberDecimal": "0.1"}}})",
+               R"({"_id": 1, "a": {"$numberDecimal": "0.300000000000000"}})");
+  ExpectUpdate(R"({"_id": 1, "a": {"$numberDecimal": "9999999999999999999999999999999999"}})",
+               R"({"$inc": {"a": 1}})",
+               R"({"_id": 1, "a": {"$numberDecimal": "1.000000000000000000000000000000000E+34"}})");
+  ExpectUpdate(R"({"_id": 1, "a": {"$numberDecimal": "Infinity"}})",
+               R"({"$inc": {"a": {"$numberDecimal": "-Infinity"}}})",
+               R"({"_id": 1, "a": {"$numberDecimal": "NaN"}})");
+  ExpectUpdate(R"({"_id": 1, "a": {"$numberDecimal": "3"}})", R"({"$mul": {"a": 0.1}})",
+               R"({"_id": 1, "a": {"$numberDecimal": "0.300000000000000"}})");
+  ExpectUpdate(R"({"_id": 1, "a": {"$numberDecimal": "9E+6144"}})", R"({"$mul": {"a": 10}})",
+               R"({"_id": 1, "a": {"$numberDecimal": "Infinity"}})");
+  ExpectUpdate(R"({"_id": 1})", R"({"$mul": {"a": {"$numberDecimal": "2.5"}}})",
+               R"({"_id": 1, "a": {"$numberDecimal": "0"}})");
 }
 
 TEST(IncTest, IncrementByZeroIsANoOp) {
@@ -1167,6 +1187,22 @@ TEST(ResultTest, ParsedUpdateIsReusable) {
 // ------------------------------------------------------------------ decimal arithmetic
 
 Decimal128 Dec(std::string_view s) { return *Decimal128::FromString(s); }
+
+// MongoDB's Decimal128(double): 15 significant digits, half-even, trailing
+// zeros kept; a carry into a 16th digit takes the next power of ten.
+TEST(DecimalArithmeticTest, DoubleConversionKeeps15Digits) {
+  EXPECT_EQ(rockdoc::DecimalFromDouble(2.5).ToString(), "2.50000000000000");
+  EXPECT_EQ(rockdoc::DecimalFromDouble(0.1).ToString(), "0.100000000000000");
+  EXPECT_EQ(rockdoc::DecimalFromDouble(-1234567.0).ToString(), "-1234567.00000000");
+  EXPECT_EQ(rockdoc::DecimalFromDouble(std::nextafter(10.0, 0.0)).ToString(), "10.0000000000000");
+  EXPECT_EQ(rockdoc::DecimalFromDouble(1e-320).ToString(), "9.99988867182683E-321");
+  EXPECT_EQ(rockdoc::DecimalFromDouble(-0.0).ToString(), "-0");
+  EXPECT_EQ(rockdoc::DecimalFromDouble(1.0 / 0.0).ToString(), "Infinity");
+  EXPECT_EQ(rockdoc::DecimalFromDoubleExact(0.1).ToString(), "0.1000000000000000055511151231257827");
+  // A round trip: every 15-digit decimal that a double holds comes back.
+  EXPECT_EQ(rockdoc::DecimalToDouble(rockdoc::DecimalFromDouble(0.1)), 0.1);
+  EXPECT_EQ(rockdoc::DecimalToDouble(rockdoc::DecimalFromDouble(123456789012345.0)), 123456789012345.0);
+}
 
 TEST(DecimalArithmeticTest, ExactWithPreferredExponent) {
   using rockdoc::DecimalAdd;

@@ -17,6 +17,8 @@
 // The string forms follow the spec's to-string and from-string algorithms:
 // no rounding is ever performed when parsing, so a string that would need it
 // is rejected (FailedToParse), as the BSON corpus requires.
+#include "bson/decimal_arithmetic.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -326,21 +328,9 @@ std::string Decimal128::ToString() const {
   return out;
 }
 
-double Decimal128::ToDouble() const {
-  const Decoded d = Decode(high_, low_);
-  if (d.kind == Kind::kNaN) return std::numeric_limits<double>::quiet_NaN();
-  if (d.kind == Kind::kInfinity) {
-    return d.negative ? -std::numeric_limits<double>::infinity()
-                      : std::numeric_limits<double>::infinity();
-  }
-  // glibc's strtod rounds correctly (to nearest, ties to even) from any
-  // decimal string, including results that overflow to inf or underflow to 0.
-  std::string text = d.negative ? "-" : "";
-  text += CoefficientDigits(d.coefficient);
-  text += 'E';
-  text += std::to_string(d.exponent);
-  return std::strtod(text.c_str(), nullptr);
-}
+// Intel's library, as every decimal conversion (decimal_arithmetic.h): to
+// nearest, ties to even; beyond double's range an infinity, below it zero.
+double Decimal128::ToDouble() const { return DecimalToDouble(*this); }
 
 bool Decimal128::IsNaN() const { return Decode(high_, low_).kind == Kind::kNaN; }
 

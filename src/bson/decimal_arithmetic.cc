@@ -1,235 +1,204 @@
-// Decimal128 arithmetic over exact decimal digit strings.
+// Decimal128 arithmetic on Intel's BID library (decimal_arithmetic.h says
+// why that library and which variant).
 //
-// Coefficients have at most 34 digits, but aligning two exponents can need
-// up to ~12,300 digits: the operations work on plain digit strings (most
-// significant first), exactly, and round once at the end. $inc and $mul
-// call this once per update, so simplicity wins over speed.
+// Decimal128 and BID_UINT128 are the same 128 bits: the BID encoding with
+// the low 64 bits first (w[0]) on a little-endian machine, which is also
+// BSON's order. The status flags each call raises are dropped: MongoDB
+// decides on the operands (division by zero, a negative square root) before
+// it calls the library, and so do the callers here.
 #include "bson/decimal_arithmetic.h"
 
-#include <algorithm>
 #include <string>
-#include <vector>
+
+extern "C" {
+#include <bid_conf.h>
+#include <bid_functions.h>
+}
 
 namespace rockdoc {
 
 namespace {
 
-using Uint128 = unsigned __int128;
-
-struct Exact {
-  bool negative = false;
-  std::string digits;  // no leading zeros; "0" for zero
-  int exponent = 0;
-};
-
-std::string ToDigits(Uint128 v) {
-  if (v == 0) return "0";
-  std::string s;
-  while (v != 0) {
-    s.push_back(static_cast<char>('0' + static_cast<int>(v % 10)));
-    v /= 10;
-  }
-  std::reverse(s.begin(), s.end());
-  return s;
+BID_UINT128 ToBid(const Decimal128& d) {
+  BID_UINT128 b;
+  b.w[0] = d.low();
+  b.w[1] = d.high();
+  return b;
 }
 
-Exact FromDecimal(const Decimal128& d) {
-  Decimal128::Parts p = d.ToParts();
-  Exact e;
-  e.negative = p.negative;
-  e.digits = ToDigits((static_cast<Uint128>(p.coefficient_high) << 64) | p.coefficient_low);
-  e.exponent = p.exponent;
-  return e;
+Decimal128 FromBid(const BID_UINT128& b) { return Decimal128(b.w[1], b.w[0]); }
+
+unsigned int ToBidRounding(DecimalRounding mode) {
+  switch (mode) {
+    case DecimalRounding::kHalfEven: return BID_ROUNDING_TO_NEAREST;
+    case DecimalRounding::kHalfAwayFromZero: return BID_ROUNDING_TIES_AWAY;
+    case DecimalRounding::kTowardPositive: return BID_ROUNDING_UP;
+    case DecimalRounding::kTowardNegative: return BID_ROUNDING_DOWN;
+    case DecimalRounding::kTowardZero: return BID_ROUNDING_TO_ZERO;
+  }
+  return BID_ROUNDING_TO_NEAREST;
 }
 
-void StripLeadingZeros(std::string* s) {
-  size_t nz = s->find_first_not_of('0');
-  if (nz == std::string::npos) {
-    *s = "0";
-  } else if (nz > 0) {
-    s->erase(0, nz);
-  }
-}
+constexpr unsigned int kNearest = BID_ROUNDING_TO_NEAREST;
 
-int CompareMagnitude(const std::string& a, const std::string& b) {
-  if (a.size() != b.size()) return a.size() < b.size() ? -1 : 1;
-  return a.compare(b) < 0 ? -1 : (a == b ? 0 : 1);
-}
-
-std::string AddMagnitudes(const std::string& a, const std::string& b) {
-  std::string out;
-  int carry = 0;
-  for (size_t i = 0; i < std::max(a.size(), b.size()) || carry; ++i) {
-    int s = carry;
-    if (i < a.size()) s += a[a.size() - 1 - i] - '0';
-    if (i < b.size()) s += b[b.size() - 1 - i] - '0';
-    out.push_back(static_cast<char>('0' + s % 10));
-    carry = s / 10;
-  }
-  std::reverse(out.begin(), out.end());
-  StripLeadingZeros(&out);
-  return out;
-}
-
-// a - b for |a| >= |b|.
-std::string SubtractMagnitudes(const std::string& a, const std::string& b) {
-  std::string out;
-  int borrow = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    int s = (a[a.size() - 1 - i] - '0') - borrow;
-    if (i < b.size()) s -= b[b.size() - 1 - i] - '0';
-    borrow = s < 0;
-    if (s < 0) s += 10;
-    out.push_back(static_cast<char>('0' + s));
-  }
-  std::reverse(out.begin(), out.end());
-  StripLeadingZeros(&out);
-  return out;
-}
-
-std::string MultiplyMagnitudes(const std::string& a, const std::string& b) {
-  std::vector<int> acc(a.size() + b.size(), 0);
-  for (size_t i = 0; i < a.size(); ++i) {
-    for (size_t j = 0; j < b.size(); ++j) {
-      acc[i + j + 1] += (a[i] - '0') * (b[j] - '0');
-    }
-  }
-  for (size_t k = acc.size() - 1; k > 0; --k) {
-    acc[k - 1] += acc[k] / 10;
-    acc[k] %= 10;
-  }
-  std::string out;
-  for (int d : acc) out.push_back(static_cast<char>('0' + d));
-  StripLeadingZeros(&out);
-  return out;
-}
-
-// Drops the last `n` digits of `digits` with round-half-even. Returns the
-// rounded coefficient (may gain a digit: 999 -> 1000).
-std::string DropDigitsRounded(const std::string& digits, size_t n) {
-  if (n == 0) return digits;
-  std::string kept;
-  char first_dropped = '0';
-  bool rest_nonzero = false;
-  if (n > digits.size()) {
-    kept = "0";
-    rest_nonzero = digits != "0";  // everything is below half a unit
-  } else {
-    kept = digits.substr(0, digits.size() - n);
-    if (kept.empty()) kept = "0";
-    first_dropped = digits[digits.size() - n];
-    rest_nonzero = digits.find_first_not_of('0', digits.size() - n + 1) != std::string::npos;
-  }
-  bool round_up = first_dropped > '5' || (first_dropped == '5' && rest_nonzero) ||
-                  (first_dropped == '5' && !rest_nonzero && ((kept.back() - '0') % 2 == 1));
-  if (round_up) kept = AddMagnitudes(kept, "1");
-  return kept;
-}
-
-Decimal128 Finish(Exact e) {
-  StripLeadingZeros(&e.digits);
-  // Round to 34 significant digits.
-  if (e.digits.size() > static_cast<size_t>(Decimal128::kMaxDigits)) {
-    size_t drop = e.digits.size() - Decimal128::kMaxDigits;
-    e.digits = DropDigitsRounded(e.digits, drop);
-    e.exponent += static_cast<int>(drop);
-    if (e.digits.size() > static_cast<size_t>(Decimal128::kMaxDigits)) {
-      e.digits.pop_back();  // the carry made 10^34: drop a zero
-      e.exponent += 1;
-    }
-  }
-  // Below the smallest exponent: round away low digits (subnormal results).
-  if (e.exponent < Decimal128::kMinExponent) {
-    size_t drop = static_cast<size_t>(Decimal128::kMinExponent - e.exponent);
-    e.digits = DropDigitsRounded(e.digits, drop);
-    e.exponent = Decimal128::kMinExponent;
-  }
-  // Above the largest exponent: pad the coefficient with zeros if it has
-  // room (clamping), else the value overflows to infinity.
-  if (e.exponent > Decimal128::kMaxExponent) {
-    if (e.digits == "0") {
-      e.exponent = Decimal128::kMaxExponent;
-    } else {
-      size_t pad = static_cast<size_t>(e.exponent - Decimal128::kMaxExponent);
-      if (e.digits.size() + pad > static_cast<size_t>(Decimal128::kMaxDigits)) {
-        return Decimal128::Infinity(e.negative);
-      }
-      e.digits.append(pad, '0');
-      e.exponent = Decimal128::kMaxExponent;
-    }
-  }
-  Uint128 c = 0;
-  for (char d : e.digits) c = c * 10 + static_cast<unsigned>(d - '0');
+// 1E<exponent>, the quantum that quantize takes.
+Decimal128 One(int exponent) {
   Decimal128::Parts p;
-  p.negative = e.negative;
-  p.coefficient_high = static_cast<uint64_t>(c >> 64);
-  p.coefficient_low = static_cast<uint64_t>(c);
-  p.exponent = e.exponent;
+  p.coefficient_low = 1;
+  p.exponent = exponent;
   return Decimal128::FromParts(p);
+}
+
+// The number of decimal digits of a finite value's coefficient (1 for 0).
+int CoefficientDigits(const Decimal128& x) {
+  const Decimal128::Parts p = x.ToParts();
+  unsigned __int128 c = (static_cast<unsigned __int128>(p.coefficient_high) << 64) | p.coefficient_low;
+  int n = 1;
+  while (c >= 10) {
+    c /= 10;
+    ++n;
+  }
+  return n;
 }
 
 }  // namespace
 
 Decimal128 DecimalAdd(const Decimal128& a, const Decimal128& b) {
-  if (a.IsNaN() || b.IsNaN()) return Decimal128::NaN();
-  if (a.IsInfinite() || b.IsInfinite()) {
-    if (a.IsInfinite() && b.IsInfinite() && a.IsNegative() != b.IsNegative()) {
-      return Decimal128::NaN();
-    }
-    return a.IsInfinite() ? a : b;
-  }
-  Exact x = FromDecimal(a);
-  Exact y = FromDecimal(b);
-  int exponent = std::min(x.exponent, y.exponent);
-  x.digits.append(static_cast<size_t>(x.exponent - exponent), '0');
-  y.digits.append(static_cast<size_t>(y.exponent - exponent), '0');
-  StripLeadingZeros(&x.digits);
-  StripLeadingZeros(&y.digits);
-  Exact r;
-  r.exponent = exponent;
-  if (x.negative == y.negative) {
-    r.negative = x.negative;
-    r.digits = AddMagnitudes(x.digits, y.digits);
-  } else {
-    int cmp = CompareMagnitude(x.digits, y.digits);
-    if (cmp == 0) {
-      r.negative = false;  // x + (-x) is +0 when rounding to nearest
-      r.digits = "0";
-    } else if (cmp > 0) {
-      r.negative = x.negative;
-      r.digits = SubtractMagnitudes(x.digits, y.digits);
-    } else {
-      r.negative = y.negative;
-      r.digits = SubtractMagnitudes(y.digits, x.digits);
-    }
-  }
-  // -0 + -0 keeps its sign; any other zero sum is +0.
-  if (r.digits == "0" && !(x.negative && y.negative)) r.negative = false;
-  return Finish(std::move(r));
+  _IDEC_flags flags = 0;
+  return FromBid(bid128_add(ToBid(a), ToBid(b), kNearest, &flags));
+}
+
+Decimal128 DecimalSubtract(const Decimal128& a, const Decimal128& b) {
+  _IDEC_flags flags = 0;
+  return FromBid(bid128_sub(ToBid(a), ToBid(b), kNearest, &flags));
 }
 
 Decimal128 DecimalMultiply(const Decimal128& a, const Decimal128& b) {
-  const bool negative = a.IsNegative() != b.IsNegative();
-  if (a.IsNaN() || b.IsNaN()) return Decimal128::NaN();
-  if (a.IsInfinite() || b.IsInfinite()) {
-    if (a.IsZero() || b.IsZero()) return Decimal128::NaN();
-    return Decimal128::Infinity(negative);
+  _IDEC_flags flags = 0;
+  return FromBid(bid128_mul(ToBid(a), ToBid(b), kNearest, &flags));
+}
+
+Decimal128 DecimalDivide(const Decimal128& a, const Decimal128& b) {
+  _IDEC_flags flags = 0;
+  return FromBid(bid128_div(ToBid(a), ToBid(b), kNearest, &flags));
+}
+
+Decimal128 DecimalModulo(const Decimal128& a, const Decimal128& b) {
+  _IDEC_flags flags = 0;
+  return FromBid(bid128_fmod(ToBid(a), ToBid(b), &flags));
+}
+
+Decimal128 DecimalPow(const Decimal128& a, const Decimal128& b) {
+  _IDEC_flags flags = 0;
+  return FromBid(bid128_pow(ToBid(a), ToBid(b), kNearest, &flags));
+}
+
+Decimal128 DecimalAbs(const Decimal128& x) { return FromBid(bid128_abs(ToBid(x))); }
+
+Decimal128 DecimalNegate(const Decimal128& x) { return FromBid(bid128_negate(ToBid(x))); }
+
+Decimal128 DecimalApply(DecimalFunction fn, const Decimal128& x) {
+  using Fn = BID_UINT128 (*)(BID_UINT128, _IDEC_round, _IDEC_flags*);
+  // In DecimalFunction's order.
+  static constexpr Fn kFunctions[] = {
+      &bid128_sqrt, &bid128_exp,  &bid128_log,  &bid128_log10, &bid128_sin,   &bid128_cos,
+      &bid128_tan,  &bid128_asin, &bid128_acos, &bid128_atan,  &bid128_sinh,  &bid128_cosh,
+      &bid128_tanh, &bid128_asinh, &bid128_acosh, &bid128_atanh};
+  static_assert(sizeof(kFunctions) / sizeof(kFunctions[0]) ==
+                static_cast<size_t>(DecimalFunction::kAtanh) + 1);
+  _IDEC_flags flags = 0;
+  return FromBid(kFunctions[static_cast<int>(fn)](ToBid(x), kNearest, &flags));
+}
+
+Decimal128 DecimalAtan2(const Decimal128& y, const Decimal128& x) {
+  _IDEC_flags flags = 0;
+  return FromBid(bid128_atan2(ToBid(y), ToBid(x), kNearest, &flags));
+}
+
+Decimal128 DecimalLog(const Decimal128& x, const Decimal128& base) {
+  return DecimalDivide(DecimalApply(DecimalFunction::kLn, x), DecimalApply(DecimalFunction::kLn, base));
+}
+
+Decimal128 DecimalQuantize(const Decimal128& x, int exponent, DecimalRounding mode) {
+  _IDEC_flags flags = 0;
+  return FromBid(bid128_quantize(ToBid(x), ToBid(One(exponent)), ToBidRounding(mode), &flags));
+}
+
+Decimal128 DecimalRoundToPlace(const Decimal128& x, int place, DecimalRounding mode) {
+  if (x.IsInfinite()) return x;
+  return DecimalQuantize(x, -place, mode);
+}
+
+Decimal128 DecimalFromDoubleExact(double value) {
+  _IDEC_flags flags = 0;
+  return FromBid(binary64_to_bid128(value, kNearest, &flags));
+}
+
+Decimal128 DecimalFromDouble(double value) {
+  const Decimal128 exact = DecimalFromDoubleExact(value);
+  if (value == 0 || !exact.IsFinite()) return exact;
+  // Keep 15 significant digits: the quantum is 10^(adjusted exponent - 14);
+  // when rounding carries into a 16th digit (9.999...95 -> 10.0...0), one
+  // more power of ten.
+  constexpr int kDigits = 15;
+  const int adjusted = exact.ToParts().exponent + CoefficientDigits(exact) - 1;
+  Decimal128 rounded = DecimalQuantize(exact, adjusted - (kDigits - 1), DecimalRounding::kHalfEven);
+  if (CoefficientDigits(rounded) > kDigits) {
+    rounded = DecimalQuantize(exact, adjusted - (kDigits - 2), DecimalRounding::kHalfEven);
   }
-  Exact x = FromDecimal(a);
-  Exact y = FromDecimal(b);
-  Exact r;
-  r.negative = negative;
-  r.digits = MultiplyMagnitudes(x.digits, y.digits);
-  r.exponent = x.exponent + y.exponent;
-  return Finish(std::move(r));
+  return rounded;
+}
+
+double DecimalToDouble(const Decimal128& x, bool* out_of_range) {
+  _IDEC_flags flags = 0;
+  const double d = bid128_to_binary64(ToBid(x), kNearest, &flags);
+  if (out_of_range != nullptr) {
+    *out_of_range = (flags & (BID_OVERFLOW_EXCEPTION | BID_UNDERFLOW_EXCEPTION)) != 0;
+  }
+  return d;
+}
+
+std::optional<int64_t> DecimalToInt64(const Decimal128& x, DecimalRounding mode) {
+  using Fn = BID_SINT64 (*)(BID_UINT128, _IDEC_flags*);
+  // In DecimalRounding's order.
+  static constexpr Fn kConversions[] = {&bid128_to_int64_rnint, &bid128_to_int64_rninta,
+                                        &bid128_to_int64_ceil, &bid128_to_int64_floor,
+                                        &bid128_to_int64_int};
+  _IDEC_flags flags = 0;
+  const int64_t n = kConversions[static_cast<int>(mode)](ToBid(x), &flags);
+  if ((flags & BID_INVALID_EXCEPTION) != 0) return std::nullopt;
+  return n;
+}
+
+std::optional<int32_t> DecimalToInt32(const Decimal128& x, DecimalRounding mode) {
+  using Fn = int (*)(BID_UINT128, _IDEC_flags*);
+  static constexpr Fn kConversions[] = {&bid128_to_int32_rnint, &bid128_to_int32_rninta,
+                                        &bid128_to_int32_ceil, &bid128_to_int32_floor,
+                                        &bid128_to_int32_int};
+  _IDEC_flags flags = 0;
+  const int32_t n = kConversions[static_cast<int>(mode)](ToBid(x), &flags);
+  if ((flags & BID_INVALID_EXCEPTION) != 0) return std::nullopt;
+  return n;
+}
+
+std::optional<Decimal128> DecimalFromStringRounded(std::string_view text) {
+  // The strict parser knows the spellings of NaN; the library answers a
+  // syntax error with a NaN (and no flag), so a NaN from it is an error.
+  if (StatusOr<Decimal128> exact = Decimal128::FromString(text); exact.ok()) return *exact;
+  std::string copy(text);
+  _IDEC_flags flags = 0;
+  const Decimal128 rounded = FromBid(bid128_from_string(copy.data(), kNearest, &flags));
+  if (rounded.IsNaN() || (flags & BID_INVALID_EXCEPTION) != 0) return std::nullopt;
+  return rounded;
 }
 
 Decimal128 NumberToDecimal(const Element& e) {
   switch (e.type()) {
+    case BsonType::kDecimal128: return e.Decimal();
+    case BsonType::kDouble: return DecimalFromDouble(e.Double());
     case BsonType::kInt32: return Decimal128::FromInt64(e.Int32());
     case BsonType::kInt64: return Decimal128::FromInt64(e.Int64());
-    case BsonType::kDouble: return Decimal128::FromDouble(e.Double());
-    default: return e.Decimal();
+    default: return Decimal128::FromInt64(0);
   }
 }
 

@@ -318,11 +318,7 @@ StatusOr<Value> Accumulator::Result() const {
     case Op::kCount: return IntegerValue(count_);
     case Op::kAvg:
       if (count_ == 0) return NullValue();
-      if (sum_.is_decimal()) {
-        return Status(ErrorCode::kNotImplemented,
-                      "$avg of decimal values is not supported by rockdoc yet");
-      }
-      return DoubleValue(sum_.AsDouble() / static_cast<double>(count_));
+      return sum_.Average(count_);
     case Op::kStdDevPop:
       if (count_ == 0) return NullValue();
       return DoubleValue(std::sqrt(m2_ / static_cast<double>(count_)));

@@ -2,15 +2,19 @@
 """pymongo (Debian's python3-pymongo) against rockdoc-serve: CRUD, indexes,
 explain, bulk writes, a cursor across several batches, sessions, a
 transaction (committed and aborted), aggregation, and the replica set of one
-(replicaSet= in the URI, watch(), a causally consistent session).
+(replicaSet= in the URI, watch(), a causally consistent session), and
+Decimal128 arithmetic checked against Python's decimal module.
 
     pymongo_test.py URI      (run by run_with_server.py, which gives the URI)
 
 Exits 77 (a CTest skip) when pymongo is not installed.
 """
+import decimal
+import random
 import sys
 
-from pymongo_harness import pymongo, run, test  # exits 77 without pymongo
+from bson.decimal128 import Decimal128
+from pymongo_harness import expect_code, pymongo, run, test  # exits 77 without pymongo
 from pymongo import HASHED, InsertOne, UpdateOne, DeleteOne, ReplaceOne
 from pymongo.errors import DuplicateKeyError, OperationFailure, BulkWriteError
 
@@ -253,6 +257,97 @@ def replica_set_of_one():
             assert c.find_one({"_id": 1}, session=s)["x"] == 2
         status = rs_client.admin.command("replSetGetStatus")
         assert status["set"] == "rs0" and status["members"][0]["stateStr"] == "PRIMARY", status
+
+
+# IEEE 754-2008 decimal128 as Python's decimal module has it: an independent
+# implementation of the same standard (the General Decimal Arithmetic
+# specification), correctly rounded.
+DECIMAL128 = decimal.Context(prec=34, Emax=6144, Emin=-6143, rounding=decimal.ROUND_HALF_EVEN,
+                             clamp=1, traps=[])
+
+
+def random_decimal(rng, digits=None, exponent=None):
+    """A non-zero decimal of up to 34 digits (`digits` of them when given)."""
+    n = digits or rng.randint(1, 34)
+    coefficient = rng.choice("123456789") + "".join(rng.choice("0123456789") for _ in range(n - 1))
+    e = rng.randint(-40, 40) if exponent is None else exponent
+    return DECIMAL128.create_decimal("%s%sE%d" % (rng.choice(["", "-"]), coefficient, e))
+
+
+@test
+def decimal_arithmetic_matches_python_decimal():
+    # rockdoc's decimals are Intel's library, MongoDB's: the basic operations
+    # are correctly rounded, so their values agree with Python's decimal
+    # exactly; the transcendental ones within one unit in the 34th digit (the
+    # library does not promise the last digit). The representation may
+    # differ: Intel's sum of operands whose exponents are far apart can
+    # carry 34 digits where the preferred exponent needs fewer
+    # (8.6495E+36 + -4.99E+23 is 8.649499999999501000000000000000000E+36).
+    rng = random.Random(39)
+    c = db.decimals
+    c.drop()
+    pairs = [(random_decimal(rng), random_decimal(rng)) for _ in range(300)]
+    # |x| < 100 with 34 digits, for $exp.
+    xs = [random_decimal(rng, 34, -33) for _ in pairs]
+    c.insert_many([{"_id": i, "a": Decimal128(a), "b": Decimal128(b), "x": Decimal128(x)}
+                   for i, ((a, b), x) in enumerate(zip(pairs, xs))])
+    project = {
+        "sum": {"$add": ["$a", "$b"]}, "diff": {"$subtract": ["$a", "$b"]},
+        "prod": {"$multiply": ["$a", "$b"]}, "quot": {"$divide": ["$a", "$b"]},
+        "mod": {"$mod": ["$a", "$b"]}, "sqrt": {"$sqrt": {"$abs": "$a"}},
+        "round": {"$round": ["$a", 3]}, "trunc": {"$trunc": ["$a", -2]},
+        "cmp": {"$cmp": ["$a", "$b"]},
+        "exp": {"$exp": "$x"},
+        "ln": {"$ln": {"$abs": "$a"}}, "log10": {"$log10": {"$abs": "$b"}},
+    }
+    got = {d["_id"]: d for d in c.aggregate([{"$project": project}, {"$sort": {"_id": 1}}])}
+    assert len(got) == len(pairs)
+    C = DECIMAL128
+
+    def check_exact(i, name, expected, same_form=False):
+        value = got[i][name]
+        assert isinstance(value, Decimal128), (name, value)
+        assert value.to_decimal() == expected, (i, name, pairs[i], str(value), str(expected))
+        # quantize's exponent is the quantum's: the same digits, zeros included.
+        assert not same_form or str(value) == str(expected), (i, name, str(value), str(expected))
+
+    def check_close(i, name, expected, ulps=1):
+        value = got[i][name].to_decimal()
+        ulp = DECIMAL128.power(10, expected.adjusted() - 33)
+        error = C.divide(C.abs(C.subtract(value, expected)), ulp)
+        assert error <= ulps, (i, name, pairs[i], str(value), str(expected), error)
+
+    for i, (a, b) in enumerate(pairs):
+        check_exact(i, "sum", C.add(a, b))
+        check_exact(i, "diff", C.subtract(a, b))
+        check_exact(i, "prod", C.multiply(a, b))
+        check_exact(i, "quot", C.divide(a, b))
+        # fmod's value (its exponent may differ from Python's remainder's),
+        # where Python's quotient fits 34 digits.
+        if not C.remainder(a, b).is_nan():
+            assert got[i]["mod"].to_decimal() == C.remainder(a, b), (i, a, b, got[i]["mod"])
+        check_exact(i, "sqrt", C.sqrt(C.abs(a)))
+        if a.adjusted() < 30:  # quantize would need more than 34 digits otherwise
+            check_exact(i, "round", C.quantize(a, decimal.Decimal("1E-3")), same_form=True)
+            check_exact(i, "trunc", a.quantize(decimal.Decimal("1E+2"), rounding=decimal.ROUND_DOWN, context=C),
+                        same_form=True)
+        assert got[i]["cmp"] == (a > b) - (a < b), (i, a, b, got[i]["cmp"])
+        check_close(i, "exp", C.exp(xs[i]))
+        check_close(i, "ln", C.ln(C.abs(a)))
+        check_close(i, "log10", C.log10(C.abs(b)))
+
+    # $inc and $mul on decimals, and $avg and $sum over them.
+    c.update_one({"_id": 0}, {"$inc": {"a": Decimal128("0.5")}, "$mul": {"b": Decimal128("3")}})
+    doc = c.find_one({"_id": 0})
+    assert doc["a"].to_decimal() == C.add(pairs[0][0], decimal.Decimal("0.5")), doc
+    assert doc["b"].to_decimal() == C.multiply(pairs[0][1], decimal.Decimal("3")), doc
+    c.drop()
+    c.insert_many([{"x": Decimal128("0.1")}, {"x": Decimal128("0.2")}, {"x": Decimal128("0.4")}])
+    [agg] = c.aggregate([{"$group": {"_id": None, "s": {"$sum": "$x"}, "m": {"$avg": "$x"}}}])
+    assert agg["s"] == Decimal128("0.7") and agg["m"] == Decimal128("0.2333333333333333333333333333333333"), agg
+    # MongoDB's errors: division by zero, and a square root of a negative.
+    expect_code(16608, lambda: list(c.aggregate([{"$project": {"q": {"$divide": ["$x", Decimal128("0")]}}}])))
+    expect_code(28714, lambda: list(c.aggregate([{"$project": {"q": {"$sqrt": Decimal128("-1")}}}])))
 
 
 run("pymongo %s" % pymongo.version)

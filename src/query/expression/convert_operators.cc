@@ -110,9 +110,9 @@ StatusOr<double> ParseDouble(std::string_view s) {
   return d;
 }
 
-double DecimalToDouble(const Decimal128& d) { return std::strtod(d.ToString().c_str(), nullptr); }
-
-// An integer in [lo, hi] from a number (doubles and decimals truncated).
+// An integer in [lo, hi] from a number (doubles and decimals truncated, the
+// decimals by Intel's library as MongoDB's Decimal128::toLong). MongoDB's
+// messages name NaN and infinity apart.
 StatusOr<int64_t> ToInteger(const Value& v, int64_t lo, int64_t hi) {
   const Element e = v.element();
   double d = 0;
@@ -123,12 +123,23 @@ StatusOr<int64_t> ToInteger(const Value& v, int64_t lo, int64_t hi) {
       return e.Int64();
     case BsonType::kBool: return e.Bool() ? 1 : 0;
     case BsonType::kDouble: d = e.Double(); break;
-    case BsonType::kDecimal128: d = DecimalToDouble(e.Decimal()); break;
+    case BsonType::kDecimal128: {
+      const Decimal128 x = e.Decimal();
+      if (x.IsNaN()) d = std::numeric_limits<double>::quiet_NaN();
+      if (x.IsInfinite()) d = std::numeric_limits<double>::infinity();
+      if (!x.IsFinite()) break;
+      const std::optional<int64_t> n = DecimalToInt64(x, DecimalRounding::kTowardZero);
+      if (!n || *n < lo || *n > hi) return Overflow();
+      return *n;
+    }
     default: return Failed(241, "");
   }
-  if (std::isnan(d) || std::isinf(d)) {
-    return Failed(241, "Attempt to convert NaN or infinite value to integer type in $convert with "
-                       "no onError value");
+  if (std::isnan(d)) {
+    return Failed(241, "Attempt to convert NaN value to integer type in $convert with no onError value");
+  }
+  if (std::isinf(d)) {
+    return Failed(241, "Attempt to convert infinity value to integer type in $convert with no "
+                       "onError value");
   }
   d = std::trunc(d);
   // hi + 1 is exact as a double for both int32 and int64 (2^63).
@@ -167,16 +178,23 @@ StatusOr<Value> Convert(const Value& v, Target t) {
       if (type == BsonType::kBool) return DoubleValue(e.Bool() ? 1 : 0);
       if (type == BsonType::kDateTime) return DoubleValue(static_cast<double>(e.DateTime()));
       if (type == BsonType::kDecimal128) {
-        const double d = DecimalToDouble(e.Decimal());
-        if (std::isinf(d) && !e.Decimal().IsInfinite()) return Overflow();
+        // MongoDB's: a decimal beyond double's range either way is refused,
+        // naming the value; one merely rounded is not.
+        bool out_of_range = false;
+        const double d = DecimalToDouble(e.Decimal(), &out_of_range);
+        if (out_of_range) {
+          return Failed(241, "Conversion would overflow target type in $convert with no onError value: " +
+                                 e.Decimal().ToString());
+        }
         return DoubleValue(d);
       }
       if (e.IsNumber()) return DoubleValue(e.NumberAsDouble());
       return Unsupported(v, t);
     case Target::kDecimal:
       if (type == BsonType::kString) {
-        StatusOr<Decimal128> d = Decimal128::FromString(e.String());
-        if (!d.ok()) {
+        // Rounded to 34 digits when it must be, as MongoDB's Decimal128(string).
+        std::optional<Decimal128> d = DecimalFromStringRounded(e.String());
+        if (!d) {
           return Failed(241, "Failed to parse number '" + std::string(e.String()) +
                                  "' in $convert with no onError value: Failed to parse string to decimal");
         }
@@ -207,10 +225,13 @@ StatusOr<Value> Convert(const Value& v, Target t) {
         case BsonType::kInt64: return DateValue(e.Int64());
         case BsonType::kDouble:
         case BsonType::kDecimal128: {
-          const double d = type == BsonType::kDouble ? e.Double() : DecimalToDouble(e.Decimal());
-          if (std::isnan(d) || std::isinf(d) || std::fabs(d) >= 9.2e18) {
-            return Failed(241, "Conversion would overflow target type in $convert with no onError value");
+          if (type == BsonType::kDecimal128) {
+            const std::optional<int64_t> ms = DecimalToInt64(e.Decimal(), DecimalRounding::kTowardZero);
+            if (!ms) return Overflow();
+            return DateValue(*ms);
           }
+          const double d = e.Double();
+          if (std::isnan(d) || std::isinf(d) || std::fabs(d) >= 9.2e18) return Overflow();
           return DateValue(static_cast<int64_t>(std::trunc(d)));
         }
         case BsonType::kString: {

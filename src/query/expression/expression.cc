@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <utility>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -12,6 +13,7 @@
 #include <shared_mutex>
 
 #include "bson/decimal_arithmetic.h"
+#include "bson/numeric.h"
 #include "query/expression/expression_internal.h"
 #include "query/field_path.h"
 #include "rockdoc/json.h"
@@ -344,13 +346,13 @@ StatusOr<Value> SubtractOp(const Args& args, const ExpressionVariables& vars) {
   if (IsNullish(v[0]) || IsNullish(v[1])) return NullValue();
   const Element a = v[0].element(), b = v[1].element();
   if (a.IsNumber() && b.IsNumber()) {
+    if (a.type() == BsonType::kDecimal128 || b.type() == BsonType::kDecimal128) {
+      return DecimalValue(DecimalSubtract(NumberToDecimal(a), NumberToDecimal(b)));
+    }
     NumberSum diff(false);
     diff.Add(a);
     // a - b as a + (-b): negate b in its own type.
-    if (b.type() == BsonType::kDecimal128) {
-      Decimal128 neg = DecimalMultiply(b.Decimal(), Decimal128::FromInt64(-1));
-      diff.Add(DecimalValue(neg).element());
-    } else if (b.type() == BsonType::kDouble) {
+    if (b.type() == BsonType::kDouble) {
       diff.Add(DoubleValue(-b.Double()).element());
     } else {
       const int64_t n = b.type() == BsonType::kInt32 ? b.Int32() : b.Int64();
@@ -365,6 +367,16 @@ StatusOr<Value> SubtractOp(const Args& args, const ExpressionVariables& vars) {
   if (a.type() == BsonType::kDateTime && b.type() == BsonType::kDateTime) {
     return Int64Value(a.DateTime() - b.DateTime());
   }
+  if (a.type() == BsonType::kDateTime && b.type() == BsonType::kDecimal128) {
+    // MongoDB's: the decimal must be a whole number of milliseconds that
+    // the difference can hold (Decimal128::toLong raising no flag at all).
+    const std::optional<int64_t> ms = DecimalToInt64(b.Decimal(), DecimalRounding::kHalfEven);
+    int64_t diff = 0;
+    if (!ms || CompareInt64Decimal(*ms, b.Decimal()) != 0 || __builtin_sub_overflow(a.DateTime(), *ms, &diff)) {
+      return Status(ErrorCode::kOverflow, "date overflow");
+    }
+    return DateValue(diff);
+  }
   if (a.type() == BsonType::kDateTime && b.IsNumber()) {
     NumberSum offset(false);
     offset.Add(b);
@@ -373,9 +385,8 @@ StatusOr<Value> SubtractOp(const Args& args, const ExpressionVariables& vars) {
   return Failed(16556, "can't $subtract " + TypeName(v[1]) + " from " + TypeName(v[0]));
 }
 
-// The operands of $divide and $mod: two numbers (`type_code` otherwise),
-// neither a decimal (not implemented yet); *null when either is null or
-// missing (the operator's answer is then null).
+// The operands of $divide and $mod: two numbers (`type_code` otherwise);
+// *null when either is null or missing (the operator's answer is then null).
 Status TwoNumbers(std::string_view op, int type_code, const std::vector<Value>& v, bool* null) {
   *null = IsNullish(v[0]) || IsNullish(v[1]);
   if (*null) return Status::OK();
@@ -384,11 +395,14 @@ Status TwoNumbers(std::string_view op, int type_code, const std::vector<Value>& 
     return Failed(type_code, std::string(op) + " only supports numeric types, not " +
                                  TypeName(v[0]) + " and " + TypeName(v[1]));
   }
-  if (a.type() == BsonType::kDecimal128 || b.type() == BsonType::kDecimal128) {
-    return Status(ErrorCode::kNotImplemented,
-                  std::string(op) + " of a decimal is not supported by rockdoc yet");
-  }
   return Status::OK();
+}
+
+// With a decimal operand, $divide and $mod are on decimals (MongoDB's rule:
+// any decimal operand makes the answer a decimal); the divisor's zero test is
+// then the decimal's own, since one too small for a double is not zero.
+bool EitherDecimal(const Element& a, const Element& b) {
+  return a.type() == BsonType::kDecimal128 || b.type() == BsonType::kDecimal128;
 }
 
 StatusOr<Value> DivideOp(const Args& args, const ExpressionVariables& vars) {
@@ -397,6 +411,11 @@ StatusOr<Value> DivideOp(const Args& args, const ExpressionVariables& vars) {
   ROCKDOC_RETURN_IF_ERROR(TwoNumbers("$divide", 16609, v, &null));
   if (null) return NullValue();
   const Element a = v[0].element(), b = v[1].element();
+  if (EitherDecimal(a, b)) {
+    const Decimal128 divisor = NumberToDecimal(b);
+    if (divisor.IsZero()) return Failed(16608, "can't $divide by zero");
+    return DecimalValue(DecimalDivide(NumberToDecimal(a), divisor));
+  }
   if (b.NumberAsDouble() == 0) return Failed(16608, "can't $divide by zero");
   return DoubleValue(a.NumberAsDouble() / b.NumberAsDouble());
 }
@@ -407,6 +426,11 @@ StatusOr<Value> ModOp(const Args& args, const ExpressionVariables& vars) {
   ROCKDOC_RETURN_IF_ERROR(TwoNumbers("$mod", 16611, v, &null));
   if (null) return NullValue();
   const Element a = v[0].element(), b = v[1].element();
+  if (EitherDecimal(a, b)) {
+    const Decimal128 divisor = NumberToDecimal(b);
+    if (divisor.IsZero()) return Failed(16610, "can't $mod by zero");
+    return DecimalValue(DecimalModulo(NumberToDecimal(a), divisor));
+  }
   if (b.NumberAsDouble() == 0) return Failed(16610, "can't $mod by zero");
   if (a.type() == BsonType::kDouble || b.type() == BsonType::kDouble) {
     return DoubleValue(std::fmod(a.NumberAsDouble(), b.NumberAsDouble()));
@@ -419,7 +443,9 @@ StatusOr<Value> ModOp(const Args& args, const ExpressionVariables& vars) {
 }
 
 // $abs, $ceil, $floor: one number; integers as they are (but |int32 min|
-// is a long), doubles rounded or made positive.
+// is a long), doubles and decimals rounded or made positive (a decimal
+// quantized to exponent 0 as MongoDB's: 1E+1 becomes 10, and one that would
+// need more than 34 digits, or an infinity, NaN).
 enum class Unary { kAbs, kCeil, kFloor };
 
 template <Unary kOp>
@@ -447,8 +473,9 @@ StatusOr<Value> UnaryNumberOp(const Args& args, const ExpressionVariables& vars)
       }
       return Int64Value(std::abs(e.Int64()));
     default:
-      return Status(ErrorCode::kNotImplemented,
-                    std::string(kName) + " of a decimal is not supported by rockdoc yet");
+      if (kOp == Unary::kAbs) return DecimalValue(DecimalAbs(e.Decimal()));
+      return DecimalValue(DecimalQuantize(
+          e.Decimal(), 0, kOp == Unary::kCeil ? DecimalRounding::kTowardPositive : DecimalRounding::kTowardNegative));
   }
 }
 
@@ -618,10 +645,7 @@ StatusOr<Value> ArrayAccumulatorOp(const Args& args, const ExpressionVariables& 
     }
     if (kOp == 0) return n == 0 ? Int32Value(0) : sum.Result();
     if (n == 0) return NullValue();
-    if (sum.is_decimal()) {
-      return Status(ErrorCode::kNotImplemented, "$avg of decimal values is not supported by rockdoc yet");
-    }
-    return DoubleValue(sum.AsDouble() / static_cast<double>(n));
+    return sum.Average(n);
   }
   const Element* best = nullptr;
   for (const Element& e : items) {
@@ -1315,29 +1339,96 @@ NumberSum::NumberSum(bool multiply)
     : multiply_(multiply), i_(multiply ? 1 : 0), d_(multiply ? 1 : 0),
       dec_(Decimal128::FromInt64(multiply ? 1 : 0)) {}
 
+namespace {
+
+// The exact sum of two doubles as the nearest double and the remainder
+// (Knuth's TwoSum; exact whatever their magnitudes).
+std::pair<double, double> TwoSum(double a, double b) {
+  const double s = a + b;
+  const double a_part = s - b;
+  const double b_part = s - a_part;
+  return {s, (a - a_part) + (b - b_part)};
+}
+
+}  // namespace
+
+void NumberSum::AddDouble(double x) {
+  naive_ += x;
+  // Neumaier's compensated summation: the running sum and the parts it lost.
+  const auto [sum, lost] = TwoSum(d_, x);
+  d_ = sum;
+  compensation_ += lost;
+}
+
+void NumberSum::AddNonDecimal(const Element& e) {
+  if (e.type() == BsonType::kDouble || non_decimal_double_) {
+    if (!non_decimal_double_) naive_ = d_ = static_cast<double>(i_);
+    non_decimal_double_ = true;
+    AddDouble(e.NumberAsDouble());
+    return;
+  }
+  const int64_t v = e.type() == BsonType::kInt32 ? e.Int32() : e.Int64();
+  int64_t r = 0;
+  if (__builtin_add_overflow(i_, v, &r)) {
+    non_decimal_double_ = true;
+    naive_ = d_ = static_cast<double>(i_);
+    AddDouble(static_cast<double>(v));
+    return;
+  }
+  i_ = r;
+}
+
+double NumberSum::NonDecimalDouble() const {
+  if (!non_decimal_double_) return static_cast<double>(i_);
+  // An infinity or NaN poisons the compensation; the plain sum says which.
+  if (!std::isfinite(d_ + compensation_)) return naive_;
+  return d_ + compensation_;
+}
+
+Decimal128 NumberSum::NonDecimalAsDecimal() const {
+  if (!non_decimal_double_) return Decimal128::FromInt64(i_);
+  if (!std::isfinite(d_ + compensation_)) return DecimalFromDoubleExact(naive_);
+  // The nearest double and the rest, each to 34 digits, as MongoDB converts
+  // its double-double sum.
+  const auto [high, low] = TwoSum(d_, compensation_);
+  return DecimalAdd(DecimalFromDoubleExact(high), DecimalFromDoubleExact(low));
+}
+
 void NumberSum::Add(const Element& e) {
+  if (e.type() == BsonType::kInt64) long_ = true;
+  if (!multiply_) {
+    // MongoDB's sums keep decimal operands in a decimal total and every other
+    // number in a compensated binary one, added together at the end.
+    if (e.type() == BsonType::kDecimal128) {
+      kind_ = kDecimal;
+      dec_ = DecimalAdd(dec_, e.Decimal());
+      return;
+    }
+    if (e.type() == BsonType::kDouble && kind_ == kInteger) kind_ = kDouble;
+    AddNonDecimal(e);
+    if (non_decimal_double_ && kind_ == kInteger) kind_ = kDouble;
+    return;
+  }
   if (e.type() == BsonType::kDecimal128 || kind_ == kDecimal) {
     if (kind_ != kDecimal) {
-      dec_ = kind_ == kDouble ? Decimal128::FromDouble(d_) : Decimal128::FromInt64(i_);
+      // The product so far as MongoDB converts it: a double to 15 digits.
+      dec_ = kind_ == kDouble ? DecimalFromDouble(d_) : Decimal128::FromInt64(i_);
     }
     kind_ = kDecimal;
-    const Decimal128 x = NumberToDecimal(e);
-    dec_ = multiply_ ? DecimalMultiply(dec_, x) : DecimalAdd(dec_, x);
+    dec_ = DecimalMultiply(dec_, NumberToDecimal(e));
     return;
   }
   if (e.type() == BsonType::kDouble || kind_ == kDouble) {
     if (kind_ != kDouble) d_ = static_cast<double>(i_);
     kind_ = kDouble;
-    d_ = multiply_ ? d_ * e.NumberAsDouble() : d_ + e.NumberAsDouble();
+    d_ *= e.NumberAsDouble();
     return;
   }
   const int64_t v = e.type() == BsonType::kInt32 ? e.Int32() : e.Int64();
-  if (e.type() == BsonType::kInt64) long_ = true;
   int64_t r = 0;
-  if (multiply_ ? __builtin_mul_overflow(i_, v, &r) : __builtin_add_overflow(i_, v, &r)) {
+  if (__builtin_mul_overflow(i_, v, &r)) {
     kind_ = kDouble;
-    d_ = multiply_ ? static_cast<double>(i_) * static_cast<double>(v)
-                   : static_cast<double>(i_) + static_cast<double>(v);
+    d_ = static_cast<double>(i_) * static_cast<double>(v);
     return;
   }
   i_ = r;
@@ -1345,8 +1436,8 @@ void NumberSum::Add(const Element& e) {
 
 Value NumberSum::Result() const {
   switch (kind_) {
-    case kDecimal: return DecimalValue(dec_);
-    case kDouble: return DoubleValue(d_);
+    case kDecimal: return DecimalValue(multiply_ ? dec_ : DecimalAdd(dec_, NonDecimalAsDecimal()));
+    case kDouble: return DoubleValue(multiply_ ? d_ : NonDecimalDouble());
     default: return long_ ? Int64Value(i_) : IntegerValue(i_);
   }
 }
@@ -1355,38 +1446,65 @@ void NumberSum::AppendState(std::string_view key, BsonBuilder* out) const {
   out->OpenDocument(key);
   out->AppendInt32("k", static_cast<int32_t>(kind_));
   out->AppendBool("l", long_);
+  out->AppendBool("nd", non_decimal_double_);
   out->AppendInt64("i", i_);
   out->AppendDouble("d", d_);
+  out->AppendDouble("c", compensation_);
+  out->AppendDouble("n", naive_);
   out->AppendDecimal128("m", dec_);
   out->Close();
 }
 
 Status NumberSum::MergeState(const Element& state) {
-  if (state.type() != BsonType::kDocument) {
-    return Status(ErrorCode::kInternalError, "a spilled partial sum is damaged");
-  }
+  const auto damaged = [] { return Status(ErrorCode::kInternalError, "a spilled partial sum is damaged"); };
+  if (state.type() != BsonType::kDocument) return damaged();
   const DocumentView s = state.Document();
-  const Element k = s.Get("k"), l = s.Get("l"), i = s.Get("i"), d = s.Get("d"), m = s.Get("m");
-  if (k.type() != BsonType::kInt32 || l.type() != BsonType::kBool || i.type() != BsonType::kInt64 ||
-      d.type() != BsonType::kDouble || m.type() != BsonType::kDecimal128) {
-    return Status(ErrorCode::kInternalError, "a spilled partial sum is damaged");
+  const Element k = s.Get("k"), l = s.Get("l"), nd = s.Get("nd"), i = s.Get("i"), d = s.Get("d"),
+                c = s.Get("c"), n = s.Get("n"), m = s.Get("m");
+  if (k.type() != BsonType::kInt32 || l.type() != BsonType::kBool || nd.type() != BsonType::kBool ||
+      i.type() != BsonType::kInt64 || d.type() != BsonType::kDouble || c.type() != BsonType::kDouble ||
+      n.type() != BsonType::kDouble || m.type() != BsonType::kDecimal128) {
+    return damaged();
   }
   const bool was_long = long_ || l.Bool();
-  switch (k.Int32()) {
-    case kDecimal: Add(DecimalValue(m.Decimal()).element()); break;
-    case kDouble: Add(d); break;
-    default: Add(i); break;
+  if (k.Int32() == kDecimal) {
+    kind_ = kDecimal;
+    dec_ = DecimalAdd(dec_, m.Decimal());
+  }
+  if (nd.Bool()) {
+    if (kind_ == kInteger) kind_ = kDouble;
+    if (!non_decimal_double_) naive_ = d_ = static_cast<double>(i_);
+    non_decimal_double_ = true;
+    AddDouble(d.Double());
+    AddDouble(c.Double());
+    naive_ += n.Double() - d.Double() - c.Double();
+  } else {
+    AddNonDecimal(i);
   }
   long_ = was_long;
   return Status::OK();
 }
 
 double NumberSum::AsDouble() const {
-  return kind_ == kInteger ? static_cast<double>(i_) : kind_ == kDouble ? d_ : std::stod(dec_.ToString());
+  if (kind_ == kDecimal) return DecimalToDouble(multiply_ ? dec_ : DecimalAdd(dec_, NonDecimalAsDecimal()));
+  if (multiply_) return kind_ == kInteger ? static_cast<double>(i_) : d_;
+  return NonDecimalDouble();
+}
+
+Value NumberSum::Average(int64_t count) const {
+  if (kind_ == kDecimal) {
+    return DecimalValue(DecimalDivide(DecimalAdd(dec_, NonDecimalAsDecimal()), Decimal128::FromInt64(count)));
+  }
+  return DoubleValue(AsDouble() / static_cast<double>(count));
 }
 
 int64_t NumberSum::AsMillis() const {
   if (kind_ == kInteger) return i_;
+  if (kind_ == kDecimal) {
+    // MongoDB's Decimal128::toLong: ties to even.
+    return DecimalToInt64(multiply_ ? dec_ : DecimalAdd(dec_, NonDecimalAsDecimal()), DecimalRounding::kHalfEven)
+        .value_or(0);
+  }
   const double d = AsDouble();
   if (!(std::fabs(d) < 9.2e18)) return 0;  // NaN or out of range: no offset
   return static_cast<int64_t>(std::llround(d));

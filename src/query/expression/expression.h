@@ -113,18 +113,27 @@ Value ArrayOfValues(const std::vector<Value>& items);
 // $sum, $avg): int32 -> int64 on overflow -> double; a double operand makes
 // it a double, a decimal operand a decimal. Non-numbers are the caller's to
 // refuse or skip.
+//
+// A sum keeps, as MongoDB's does, its decimal operands in a decimal total and
+// the others in a binary one (exact integers, then a compensated double sum:
+// 0.1 + 0.2 + 0.3 is 0.6); with a decimal, the result is the decimal total
+// plus the binary one converted to 34 digits. A product converts itself once,
+// at its first decimal (a double product to 15 digits), and multiplies on in
+// decimal.
 class NumberSum {
  public:
   explicit NumberSum(bool multiply = false);
   void Add(const Element& number);
   // The total in its type (int32 while an all-int32 total fits one).
   Value Result() const;
-  // The total as a double ($avg); a decimal total is NotImplemented there.
-  bool is_decimal() const { return kind_ == kDecimal; }
+  // The total as a double (nearest).
   double AsDouble() const;
+  // $avg: the total divided by `count` (> 0): a double, or a decimal when a
+  // decimal was added (the decimal quotient, as MongoDB's).
+  Value Average(int64_t count) const;
   // The total rounded to an integer (a date's offset in milliseconds).
   int64_t AsMillis() const;
-  // A partial sum, written as {k, l, i, d, m} into field `key` and read back
+  // A partial sum, written as {k, l, nd, i, d, c, n, m} into field `key` and read back
   // by Merge (a spilled $group's accumulators), which adds it as if its
   // numbers had been added here (a sum only, not a product).
   void AppendState(std::string_view key, BsonBuilder* out) const;
@@ -132,11 +141,23 @@ class NumberSum {
 
  private:
   enum Kind { kInteger, kDouble, kDecimal };
+  // A sum's binary part.
+  void AddNonDecimal(const Element& number);
+  void AddDouble(double x);
+  double NonDecimalDouble() const;
+  Decimal128 NonDecimalAsDecimal() const;
+
   bool multiply_;
-  Kind kind_ = kInteger;
+  Kind kind_ = kInteger;  // the widest operand so far
   bool long_ = false;
+  // A sum's binary part has become a double (d_ + compensation_; naive_ is
+  // the plain sum, which says whether an infinity or NaN was added).
+  bool non_decimal_double_ = false;
   int64_t i_;
   double d_;
+  double compensation_ = 0;
+  double naive_ = 0;
+  // A sum: the decimal operands' total; a product: the product once decimal.
   Decimal128 dec_;
 };
 

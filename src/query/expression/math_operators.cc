@@ -1,30 +1,43 @@
 // query/expression/math_operators.cc: $pow $sqrt $exp $ln $log $log10
 // $round $trunc and the trigonometric operators. Results are doubles except
 // where MongoDB keeps integers ($pow of integers that fit; $round/$trunc of
-// an integer). A decimal operand is not supported yet (NotImplemented).
+// an integer) and where an operand is a decimal: then the answer is a decimal
+// from Intel's library (bson/decimal_arithmetic.h), as MongoDB's, with the
+// other operand converted as MongoDB's coerceToDecimal converts it.
 #include <cmath>
 #include <limits>
 #include <random>
 
+#include "bson/decimal_arithmetic.h"
+#include "bson/numeric.h"
 #include "query/expression/expression_internal.h"
 
 namespace rockdoc::internal::expression_detail {
 
 namespace {
 
-// One numeric operand: *null for null/missing; 28765 for a non-number;
-// NotImplemented for a decimal.
+// One numeric operand as a double (a decimal's nearest, for the tests that
+// a double decides): *null for null/missing; `code` for a non-number.
 StatusOr<double> NumberArg(std::string_view op, const Value& v, bool* null, int code = 28765) {
   *null = IsNullish(v);
   if (*null) return 0.0;
   if (!v.element().IsNumber()) {
     return Failed(code, std::string(op) + " only supports numeric types, not " + TypeName(v));
   }
-  if (v.type() == BsonType::kDecimal128) return NotSupported(std::string(op) + " of a decimal");
   return v.element().NumberAsDouble();
 }
 
+bool IsDecimal(const Value& v) { return v.type() == BsonType::kDecimal128; }
+
+// The sign of x - n for a decimal (NaN sorts below every number).
+int CompareTo(const Decimal128& x, int64_t n) { return -CompareInt64Decimal(n, x); }
+
 enum class Fn { kSqrt, kExp, kLn, kLog10 };
+
+// A decimal argument's failure shows it as MongoDB does, through its double.
+std::string ShownAsDouble(const Value& v) {
+  return IsDecimal(v) ? Shown(DoubleValue(DecimalToDouble(v.element().Decimal()))) : Shown(v);
+}
 
 template <Fn kFn>
 StatusOr<Value> UnaryMathOp(const Args& args, const ExpressionVariables& vars) {
@@ -34,6 +47,27 @@ StatusOr<Value> UnaryMathOp(const Args& args, const ExpressionVariables& vars) {
   bool null = false;
   ROCKDOC_ASSIGN_OR_RETURN(double x, NumberArg(op, v, &null));
   if (null) return NullValue();
+  if (IsDecimal(v)) {
+    // MongoDB's: $sqrt of a decimal NaN is a decimal NaN; $ln and $log10
+    // take the decimal only when it is positive, so a decimal NaN falls to
+    // the double's path and gives a double NaN.
+    const Decimal128 d = v.element().Decimal();
+    const bool positive = !d.IsNaN() && CompareTo(d, 0) > 0;
+    switch (kFn) {
+      case Fn::kSqrt:
+        if (!d.IsNaN() && CompareTo(d, 0) < 0) {
+          return Failed(28714, "$sqrt's argument must be greater than or equal to 0");
+        }
+        return DecimalValue(DecimalApply(DecimalFunction::kSqrt, d));
+      case Fn::kExp: return DecimalValue(DecimalApply(DecimalFunction::kExp, d));
+      case Fn::kLn:
+        if (positive) return DecimalValue(DecimalApply(DecimalFunction::kLn, d));
+        break;
+      case Fn::kLog10:
+        if (positive) return DecimalValue(DecimalApply(DecimalFunction::kLog10, d));
+        break;
+    }
+  }
   switch (kFn) {
     case Fn::kSqrt:
       if (x < 0) return Failed(28714, "$sqrt's argument must be greater than or equal to 0");
@@ -41,12 +75,12 @@ StatusOr<Value> UnaryMathOp(const Args& args, const ExpressionVariables& vars) {
     case Fn::kExp: return DoubleValue(std::exp(x));
     case Fn::kLn:
       if (!(x > 0) && !std::isnan(x)) {
-        return Failed(28766, "$ln's argument must be a positive number, but is " + Shown(v));
+        return Failed(28766, "$ln's argument must be a positive number, but is " + ShownAsDouble(v));
       }
       return DoubleValue(std::log(x));
     case Fn::kLog10:
       if (!(x > 0) && !std::isnan(x)) {
-        return Failed(28761, "$log10's argument must be a positive number, but is " + Shown(v));
+        return Failed(28761, "$log10's argument must be a positive number, but is " + ShownAsDouble(v));
       }
       return DoubleValue(std::log10(x));
   }
@@ -59,10 +93,21 @@ StatusOr<Value> LogOp(const Args& args, const ExpressionVariables& vars) {
   ROCKDOC_ASSIGN_OR_RETURN(double x, NumberArg("$log", v[0], &null_x, 28756));
   ROCKDOC_ASSIGN_OR_RETURN(double base, NumberArg("$log", v[1], &null_base, 28757));
   if (null_x || null_base) return NullValue();
-  if (std::isnan(x) || std::isnan(base)) return DoubleValue(std::numeric_limits<double>::quiet_NaN());
-  if (!(x > 0)) return Failed(28758, "$log's argument must be a positive number, but is " + Shown(v[0]));
-  if (!(base > 0) || base == 1) {
-    return Failed(28759, "$log's base must be a positive number not equal to 1, but is " + Shown(v[1]));
+  if (IsDecimal(v[0]) || IsDecimal(v[1])) {
+    // Decimals when both are in the domain; otherwise, as MongoDB's, the
+    // doubles decide (the error, or a double NaN for a NaN).
+    const Decimal128 dx = NumberToDecimal(v[0].element()), dbase = NumberToDecimal(v[1].element());
+    if (!dx.IsNaN() && !dbase.IsNaN() && CompareTo(dx, 0) > 0 && CompareTo(dbase, 0) > 0 &&
+        CompareTo(dbase, 1) != 0) {
+      return DecimalValue(DecimalLog(dx, dbase));
+    }
+  }
+  if (!(x > 0) && !std::isnan(x)) {
+    return Failed(28758, "$log's argument must be a positive number, but is " + ShownAsDouble(v[0]));
+  }
+  if (!(base > 0 && base != 1) && !std::isnan(base)) {
+    return Failed(28759, "$log's base must be a positive number not equal to 1, but is " +
+                             ShownAsDouble(v[1]));
   }
   return DoubleValue(std::log(x) / std::log(base));
 }
@@ -73,6 +118,14 @@ StatusOr<Value> PowOp(const Args& args, const ExpressionVariables& vars) {
   ROCKDOC_ASSIGN_OR_RETURN(double base, NumberArg("$pow", v[0], &null_b, 28762));
   ROCKDOC_ASSIGN_OR_RETURN(double exponent, NumberArg("$pow", v[1], &null_e, 28763));
   if (null_b || null_e) return NullValue();
+  if (IsDecimal(v[0]) || IsDecimal(v[1])) {
+    // Tested on the decimals: one too small for a double is not zero.
+    const Decimal128 b = NumberToDecimal(v[0].element()), e = NumberToDecimal(v[1].element());
+    if (b.IsZero() && e.IsNegative()) {  // the sign bit: -0 too, as MongoDB's
+      return Failed(28764, "$pow cannot take a base of 0 and a negative exponent");
+    }
+    return DecimalValue(DecimalPow(b, e));
+  }
   if (base == 0 && exponent < 0) return Failed(28764, "$pow cannot take a base of 0 and a negative exponent");
   const bool integers = v[0].type() != BsonType::kDouble && v[1].type() != BsonType::kDouble;
   if (integers) {
@@ -129,7 +182,10 @@ StatusOr<Value> RoundOp(const Args& args, const ExpressionVariables& vars) {
     const double scale = std::pow(10.0, static_cast<double>(place));
     return DoubleValue(apply(x * scale) / scale);
   }
-  if (e.type() == BsonType::kDecimal128) return NotSupported(std::string(op) + " of a decimal");
+  if (e.type() == BsonType::kDecimal128) {
+    return DecimalValue(DecimalRoundToPlace(e.Decimal(), static_cast<int>(place),
+                                            kRound ? DecimalRounding::kHalfEven : DecimalRounding::kTowardZero));
+  }
   if (place >= 0) return v[0];
   const int64_t n = e.type() == BsonType::kInt32 ? e.Int32() : e.Int64();
   int64_t scale = 1;
@@ -165,24 +221,42 @@ StatusOr<Value> TrigOp(const Args& args, const ExpressionVariables& vars) {
   auto domain = [&](const char* range) {
     return Failed(50989, std::string("cannot apply ") + op + " to " + Shown(v) + ", value must be in " + range);
   };
+  // x's order against a small integer, exactly for a decimal.
+  const bool decimal = IsDecimal(v);
+  auto below = [&](int64_t n) { return decimal ? CompareTo(v.element().Decimal(), n) < 0 : x < n; };
+  auto above = [&](int64_t n) { return decimal ? CompareTo(v.element().Decimal(), n) > 0 : x > n; };
   if (!std::isnan(x)) {
     switch (kFn) {
       case Trig::kSin:
       case Trig::kCos:
       case Trig::kTan:
-        if (std::isinf(x)) return domain("(-inf,inf)");
+        if (std::isinf(x) && (!decimal || v.element().Decimal().IsInfinite())) return domain("(-inf,inf)");
         break;
       case Trig::kAsin:
       case Trig::kAcos:
-        if (x < -1 || x > 1) return domain("[-1,1]");
+      case Trig::kAtanh:
+        if (below(-1) || above(1)) return domain("[-1,1]");
         break;
       case Trig::kAcosh:
-        if (x < 1) return domain("[1,inf]");
-        break;
-      case Trig::kAtanh:
-        if (x < -1 || x > 1) return domain("[-1,1]");
+        if (below(1)) return domain("[1,inf]");
         break;
       default: break;
+    }
+  }
+  if (decimal) {
+    const Decimal128 d = v.element().Decimal();
+    switch (kFn) {
+      // pi / 180 and 180 / pi to 34 digits.
+      case Trig::kDegreesToRadians:
+        return DecimalValue(DecimalMultiply(d, *Decimal128::FromString("0.01745329251994329576923690768488613")));
+      case Trig::kRadiansToDegrees:
+        return DecimalValue(DecimalMultiply(d, *Decimal128::FromString("57.29577951308232087679815481410517")));
+      default:
+        // Trig's first twelve are DecimalFunction's, from kSin on.
+        static_assert(static_cast<int>(DecimalFunction::kAtanh) - static_cast<int>(DecimalFunction::kSin) ==
+                      static_cast<int>(Trig::kAtanh));
+        return DecimalValue(DecimalApply(
+            static_cast<DecimalFunction>(static_cast<int>(DecimalFunction::kSin) + static_cast<int>(kFn)), d));
     }
   }
   switch (kFn) {
@@ -210,6 +284,9 @@ StatusOr<Value> Atan2Op(const Args& args, const ExpressionVariables& vars) {
   ROCKDOC_ASSIGN_OR_RETURN(double y, NumberArg("$atan2", v[0], &null_y, 51044));
   ROCKDOC_ASSIGN_OR_RETURN(double x, NumberArg("$atan2", v[1], &null_x, 51045));
   if (null_y || null_x) return NullValue();
+  if (IsDecimal(v[0]) || IsDecimal(v[1])) {
+    return DecimalValue(DecimalAtan2(NumberToDecimal(v[0].element()), NumberToDecimal(v[1].element())));
+  }
   return DoubleValue(std::atan2(y, x));
 }
 
