@@ -107,8 +107,8 @@ TEST_F(CommandTest, ErrorsCarryMongoDBsCodesAndMessages) {
             "'object'");
   EXPECT_EQ(Error(R"({"find": "c", "limit": -1})"),
             "51024 Location51024: BSON field 'find.limit' value must be >= 0, actual value '-1'");
-  EXPECT_EQ(Error(R"({"find": "c", "collation": {"locale": "fr"}})"),
-            "238 NotImplemented: BSON field 'find.collation' is not supported by rockdoc");
+  EXPECT_EQ(Error(R"({"find": "c", "collation": {"locale": "fr", "strength": 9}})"),
+            "9 FailedToParse: Field 'strength' must be an integer 1 through 5. Got: 9");
   EXPECT_EQ(Error(R"({"find": "c", "lsid": {}})"),
             "9 FailedToParse: BSON field 'find.lsid.id' is missing but a required field");
   EXPECT_EQ(Error(R"({"find": "c", "readConcern": {"level": "linearizable"}})"),
@@ -526,7 +526,7 @@ TEST_F(CommandTest, CreateOptionsDecodedFromOneTable) {
   EXPECT_EQ(Error(R"({"create": "c", "bogus": 1})"),
             "40415 Location40415: BSON field 'create.bogus' is an unknown field.");
   // Options MongoDB has and rockdoc lacks: NotImplemented, never ignored.
-  for (const char* name : {"autoIndexId", "idIndex", "indexOptionDefaults", "collation",
+  for (const char* name : {"autoIndexId", "idIndex", "indexOptionDefaults",
                            "timeseries", "clusteredIndex", "expireAfterSeconds", "encryptedFields",
                            "storageEngine", "temp", "flags"}) {
     EXPECT_EQ(Error(std::string(R"({"create": "c", ")") + name + R"(": 1})"),

@@ -713,7 +713,7 @@ TEST(LabRunTest, CreateIndexOptionsRockdocLacksFailTheStep) {
   RockdocExecutor exec(client->get(), "lab");
   Env env;
   Status ttl = exec.RunOne(rockdoc::test::Json(R"({"op": "createIndex", "collection": "c",
-      "keys": {"t": 1}, "options": {"collation": {"locale": "en"}}})"),
+      "keys": {"t": 1}, "options": {"weights": {"t": 1}}})"),
                            env);
   EXPECT_EQ(ttl.code(), ErrorCode::kNotImplemented) << ttl;
   Status unknown = exec.RunOne(rockdoc::test::Json(R"({"op": "createIndex", "collection": "c",
@@ -733,7 +733,7 @@ TEST(LabRunTest, CreateIndexOptionsRockdocLacksFailTheStep) {
 
 // An engine operation's fields are its command's (the command layer decodes
 // them): a typo is MongoDB's unknown field, an option rockdoc lacks (such as
-// collation) NotImplemented, a wrong type TypeMismatch; each fails the step
+// a $group under a collation) NotImplemented, a wrong type TypeMismatch; each fails the step
 // before anything changes, instead of being dropped.
 TEST(LabRunTest, OperationFieldsTheExecutorDoesNotReadFailTheStep) {
   ScratchDir dir;
@@ -748,8 +748,8 @@ TEST(LabRunTest, OperationFieldsTheExecutorDoesNotReadFailTheStep) {
       "filter": {"_id": 2}, "update": {"$set": {"a": 2}}, "upsrt": true})"),
                             env);
   EXPECT_EQ(typo.code(), ErrorCode::kUnknownBsonField) << typo;
-  Status collation = exec.RunOne(rockdoc::test::Json(R"({"op": "find", "collection": "c",
-      "filter": {}, "collation": {"locale": "en"}})"),
+  Status collation = exec.RunOne(rockdoc::test::Json(R"({"op": "aggregate", "collection": "c",
+      "pipeline": [{"$group": {"_id": "$a"}}], "collation": {"locale": "en"}})"),
                                  env);
   EXPECT_EQ(collation.code(), ErrorCode::kNotImplemented) << collation;
   Status upsert = exec.RunOne(rockdoc::test::Json(R"({"op": "updateOne", "collection": "c",

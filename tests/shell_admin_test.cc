@@ -123,7 +123,7 @@ TEST_F(ShellTest, CreateCollection) {
 TEST_F(ShellTest, CreateCollectionOptionsRockdocLacksAreRefused) {
   for (const char* options :
        {"{timeseries: {timeField: 't'}}", "{clusteredIndex: {key: {_id: 1}, unique: true}}",
-        "{collation: {locale: 'fr'}}", "{expireAfterSeconds: 60}"}) {
+        "{expireAfterSeconds: 60}"}) {
     EXPECT_EQ(
         Show(std::string("try { db.createCollection('x', ") + options + ") } catch (e) { e.code }"),
         "238\n")
@@ -299,7 +299,7 @@ TEST_F(ShellTest, HideAndUnhideIndexes) {
 
 TEST_F(ShellTest, IndexOptionsRockdocLacksAreRefusedNotDropped) {
   Ok("db.c.insertOne({a: 1})");
-  for (const char* options : {"{collation: {locale: 'en', strength: 2}}", "{weights: {a: 1}}",
+  for (const char* options : {"{weights: {a: 1}}",
                               "{default_language: 'english'}", "{'2dsphereIndexVersion': 3}",
                               "{wildcardProjection: {a: 1}}"}) {
     EXPECT_EQ(Show(std::string("try { db.c.createIndex({a: 1}, ") + options +

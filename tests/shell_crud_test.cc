@@ -379,13 +379,7 @@ class CrudOptionsTest : public ShellTest {
 };
 
 TEST_F(CrudOptionsTest, UnsupportedWriteOptionsAreRefusedAndChangeNothing) {
-  const std::string coll = "{collation: {locale: 'en', strength: 2}}";
   for (const std::string& call : std::vector<std::string>{
-           "db.c.deleteMany({}, " + coll + ")",
-           "db.c.deleteOne({}, " + coll + ")",
-           "db.c.updateMany({}, {$set: {b: 1}}, " + coll + ")",
-           "db.c.findOneAndUpdate({_id: 1}, {$set: {b: 1}}, " + coll + ")",
-           "db.c.findAndModify({query: {_id: 1}, remove: true, collation: {locale: 'en'}})",
            "db.c.insertOne({_id: 4}, {writeConcern: {w: 0}})",
            "db.c.deleteMany({}, {writeConcern: {w: 2}})",
        }) {
@@ -402,11 +396,6 @@ TEST_F(CrudOptionsTest, UnsupportedWriteOptionsAreRefusedAndChangeNothing) {
   EXPECT_EQ(Code("db.c.findOneAndDelete({_id: 1}, {upsert: true})"),
             CodeLine(ErrorCode::kFailedToParse));
   ExpectUnchanged();
-  // A statement's field rockdoc does not implement fails the command, as
-  // mongod's parse of the request does (the legacy methods too).
-  EXPECT_EQ(Code("db.c.remove({}, {justOne: false, collation: {locale: 'en'}})"),
-            CodeLine(ErrorCode::kNotImplemented));
-  ExpectUnchanged();
   // hint on deletes and findAndModify, let on every write and find (issue
   // 33 #9): taken (here matching nothing).
   for (const std::string& call : std::vector<std::string>{
@@ -422,8 +411,40 @@ TEST_F(CrudOptionsTest, UnsupportedWriteOptionsAreRefusedAndChangeNothing) {
     EXPECT_EQ(Code(call), "none\n") << call;
   }
   ExpectUnchanged();
-  EXPECT_EQ(Show("try { db.c.deleteMany({}, " + coll + ") } catch (e) { e.message }"),
-            "BSON field 'delete.deletes.collation' is not supported by rockdoc\n");
+}
+
+// Collation (issue 39) through every shell door: a cursor's .collation(),
+// the options of countDocuments, distinct, updates, deletes,
+// findOneAndUpdate, the legacy remove, createIndex and createCollection.
+TEST_F(CrudOptionsTest, CollationReachesEveryCommand) {
+  Ok("db.n.insertMany([{_id: 1, s: 'Alice'}, {_id: 2, s: 'alice'}, {_id: 3, s: 'bob'}])");
+  const std::string ci = "{collation: {locale: 'en', strength: 2}}";
+  EXPECT_EQ(Show("db.n.find({s: 'ALICE'}).collation({locale: 'en', strength: 2}).sort({_id: 1})"
+                 ".toArray().map((d) => d._id)"),
+            "[ 1, 2 ]\n");
+  EXPECT_EQ(Show("db.n.find({s: 'ALICE'}).collation({locale: 'en', strength: 2}).count()"), "2\n");
+  EXPECT_EQ(Show("db.n.find({}, {}, " + ci + ").sort({s: -1}).toArray()[0].s"), "bob\n");
+  EXPECT_EQ(Show("db.n.countDocuments({s: 'ALICE'}, " + ci + ")"), "2\n");
+  EXPECT_EQ(Show("db.n.distinct('s', {}, " + ci + ").length"), "2\n");
+  EXPECT_EQ(Show("db.n.updateMany({s: 'ALICE'}, {$set: {k: 1}}, " + ci + ").modifiedCount"),
+            "2\n");
+  EXPECT_EQ(Show("db.n.findOneAndUpdate({s: 'BOB'}, {$set: {k: 2}}, {collation: {locale: 'en', "
+                 "strength: 1}, returnDocument: 'after'}).k"),
+            "2\n");
+  EXPECT_EQ(Show("db.n.remove({s: 'BOB'}, {justOne: false, collation: {locale: 'en', strength: 1}})"
+                 ".nRemoved"),
+            "1\n");
+  EXPECT_EQ(Show("db.n.deleteMany({s: 'ALICE'}, " + ci + ").deletedCount"), "2\n");
+  EXPECT_EQ(Show("db.n.createIndex({s: 1}, {unique: true, collation: {locale: 'en', strength: 2}})"),
+            "s_1\n");
+  Ok("db.n.insertOne({s: 'Carol'})");
+  EXPECT_EQ(Code("db.n.insertOne({s: 'CAROL'})"), CodeLine(ErrorCode::kDuplicateKey));
+  EXPECT_EQ(Show("db.n.getIndexes()[1].collation.strength"), "2\n");
+  Ok("db.createCollection('m', {collation: {locale: 'fr', strength: 1}})");
+  Ok("db.m.insertOne({s: 'élan'})");
+  EXPECT_EQ(Show("db.m.countDocuments({s: 'ELAN'})"), "1\n");
+  EXPECT_EQ(Show("try { db.n.find().collation('en') } catch (e) { e.message }"),
+            "collation must be an object\n");
 }
 
 // writeConcern j: true is honoured (the command layer syncs the log before
@@ -481,12 +502,8 @@ TEST_F(CrudOptionsTest, UnknownOptionsAreMongoDbsUnknownFieldError) {
 
 TEST_F(CrudOptionsTest, UnsupportedReadOptionsAreRefused) {
   for (const char* call : {
-           "db.c.find({}, {}, {collation: {locale: 'en'}}).toArray()",
            "db.c.find({}, {}, {allowDiskUse: true}).toArray()",
            "db.c.find().allowDiskUse().toArray()",
-           "db.c.countDocuments({}, {collation: {locale: 'en'}})",
-           "db.c.distinct('a', {}, {collation: {locale: 'en'}})",
-           "db.c.explain().count({}, {collation: {locale: 'en'}})",
        }) {
     EXPECT_EQ(Code(call), CodeLine(ErrorCode::kNotImplemented)) << call;
   }

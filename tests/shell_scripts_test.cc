@@ -229,7 +229,6 @@ TEST_F(ShellTest, MongoshNamesRockdocLacksSayNotSupported) {
       {"db.createUser({user: 'u'})", "Database.createUser"},
       {"db.getMongo().getURI()", "Mongo.getURI"},
       {"db.c.find().tailable()", "Cursor.tailable"},
-      {"db.c.find().collation({locale: 'en'})", "Cursor.collation"},
       {"rs.status()", "rs.status"},
       {"sh.status()", "sh.status"},
       {"connect('mongodb://x')", "connect"},

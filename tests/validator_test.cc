@@ -161,7 +161,7 @@ TEST_F(ValidatorTest, BadOptionsFailAsMongoDBFailsThem) {
       {R"({"validationAction": "shout"})", ErrorCode::kBadValue},
       {R"({"validationAction": 1})", ErrorCode::kTypeMismatch},
       {R"({"timeseries": {"timeField": "t"}})", ErrorCode::kNotImplemented},
-      {R"({"collation": {"locale": "fr"}})", ErrorCode::kNotImplemented},
+      {R"({"collation": {"locale": "nowhere"}})", ErrorCode::kBadValue},
       {R"({"validatr": {}})", ErrorCode::kUnknownBsonField},
   };
   for (const Bad& c : cases) {

@@ -868,6 +868,12 @@ class ROCKDOC_EXPORT Collection {
   std::function<StatusOr<std::unique_ptr<internal::CursorImpl>>(std::string_view, DocumentView,
                                                                 const FindOptions&)>
   PipelineFind() const;
+  // The same with the aggregate's collation (given, or the collection's
+  // default) on its finds; NotImplemented for a pipeline rockdoc cannot
+  // run under one (AggregateOptions::collation).
+  StatusOr<std::function<StatusOr<std::unique_ptr<internal::CursorImpl>>(
+      std::string_view, DocumentView, const FindOptions&)>>
+  CollatedPipelineFind(DocumentView pipeline, const AggregateOptions& options) const;
   Collection(std::shared_ptr<internal::Engine> engine, std::string db, std::string name,
              std::shared_ptr<internal::SessionState> session = nullptr)
       : engine_(std::move(engine)),

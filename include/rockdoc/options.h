@@ -273,6 +273,10 @@ struct FindOptions {
   // CappedPositionLost (136). The plan is always a collection scan (a hint
   // is not used, as MongoDB's).
   bool tailable = false;
+  // The collation (MongoDB's collation document, {locale: "en", strength:
+  // 2, ...}; {locale: "simple"} is binary): how strings compare in the
+  // filter, the sort and the index choice. Absent: the collection's default.
+  std::optional<Document> collation;
 };
 
 struct CountOptions {
@@ -287,6 +291,10 @@ struct CountOptions {
   // comment: any value, which the operation's profile entry (system.profile's
   // `command`) carries, as MongoDB's; nothing else reads it.
   std::optional<Value> comment;
+  // The collation (MongoDB's collation document, {locale: "en", strength:
+  // 2, ...}; {locale: "simple"} is binary): how strings compare in the
+  // filter, the sort and the index choice. Absent: the collection's default.
+  std::optional<Document> collation;
 };
 
 // An update pipeline: the array of stages [{$set: ...}, {$unset: ...}] (its
@@ -319,6 +327,10 @@ struct UpdateOptions {
   // let: variables for the filter's $expr and an update pipeline's
   // expressions ({$$name}), each evaluated once before the update runs.
   Document let;
+  // The collation (MongoDB's collation document, {locale: "en", strength:
+  // 2, ...}; {locale: "simple"} is binary): how strings compare in the
+  // filter, the sort and the index choice. Absent: the collection's default.
+  std::optional<Document> collation;
 };
 
 // deleteOne / deleteMany.
@@ -334,6 +346,10 @@ struct DeleteOptions {
   // let: variables for the filter's $expr ({$$name}): {name: <expression>},
   // each evaluated once before the operation runs, as MongoDB 5.0+'s.
   Document let;
+  // The collation (MongoDB's collation document, {locale: "en", strength:
+  // 2, ...}; {locale: "simple"} is binary): how strings compare in the
+  // filter, the sort and the index choice. Absent: the collection's default.
+  std::optional<Document> collation;
 };
 
 // distinct.
@@ -345,6 +361,10 @@ struct DistinctOptions {
   // comment: any value, which the operation's profile entry (system.profile's
   // `command`) carries, as MongoDB's; nothing else reads it.
   std::optional<Value> comment;
+  // The collation (MongoDB's collation document, {locale: "en", strength:
+  // 2, ...}; {locale: "simple"} is binary): how strings compare in the
+  // filter, the sort and the index choice. Absent: the collection's default.
+  std::optional<Document> collation;
 };
 
 // Collection::Aggregate's options.
@@ -371,6 +391,12 @@ struct AggregateOptions {
   // internalDocumentSourceGroupMaxMemoryBytes and friends); lower it to see
   // spilling on small data. At least 1 (BadValue otherwise).
   int64_t max_blocking_stage_bytes = int64_t{100} << 20;
+  // The collation (FindOptions::collation). rockdoc applies one (given, or
+  // the collection's default) to pipelines whose string comparisons are all
+  // in their leading $match and $sort (then $skip, $limit, $count, $project
+  // inclusions and a constant-key $group counting: countDocuments' form);
+  // other pipelines under a collation are NotImplemented (238).
+  std::optional<Document> collation;
 };
 
 enum class ReturnDocument { kBefore, kAfter };
@@ -395,6 +421,10 @@ struct FindOneAndModifyOptions {
   // let: variables for the filter's $expr and an update pipeline's
   // expressions ({$$name}), each evaluated once before the operation runs.
   Document let;
+  // The collation (MongoDB's collation document, {locale: "en", strength:
+  // 2, ...}; {locale: "simple"} is binary): how strings compare in the
+  // filter, the sort and the index choice. Absent: the collection's default.
+  std::optional<Document> collation;
 };
 
 // The options of an index that rockdoc implements. Every option MongoDB
@@ -421,6 +451,10 @@ struct IndexOptions {
   // index.hidden). Not for the _id index, nor a system collection's
   // (BadValue). listIndexes shows `hidden: true` only when set.
   bool hidden = false;
+  // The index's collation: its string keys are this collation's sort keys,
+  // and it serves queries with the same collation only. Absent: the
+  // collection's default.
+  std::optional<Document> collation;
 };
 
 // One index of a CreateIndexes call: its key pattern and options.
@@ -464,6 +498,9 @@ struct CreateCollectionOptions {
   // fullDocument "whenAvailable"/"required" (ChangeStreamOptions). A view
   // takes no such option (InvalidOptions, 72).
   std::optional<bool> change_stream_pre_and_post_images;
+  // The collection's default collation, for its operations and its new
+  // indexes when they name none.
+  std::optional<Document> collation;
 };
 
 // collMod's `index`: which index (by name, or by key pattern: exactly one

@@ -169,11 +169,13 @@ StatusOr<DeleteResult> DeleteImpl(const std::shared_ptr<Engine>& engine, const s
   fo.hint = options.hint;
   fo.hint_name = options.hint_name;
   fo.let = options.let;
+  fo.collation = fam != nullptr && fam->collation ? fam->collation : options.collation;
   if (!multi) fo.limit = 1;
   ROCKDOC_ASSIGN_OR_RETURN(auto cq, internal::MakeCanonicalQuery(filter, fo));
   ROCKDOC_ASSIGN_OR_RETURN(auto guard, CollectionLock::Acquire(*engine, db, name, CollectionLock::Mode::kShared, false));
   DeleteResult result;
   if (guard.meta() == nullptr) return result;
+  internal::ApplyDefaultCollation(cq.get(), guard.meta());
   const CollectionMeta& meta = *guard.meta();
   auto write = [&](internal::KvTransaction* txn, std::string_view key, const Document& current,
                    internal::WriteDelta* delta, size_t* bytes) -> StatusOr<internal::TargetOutcome> {

@@ -67,6 +67,9 @@ struct IndexRequest {
   const IndexOptions* options;
   // Null for the _id index's pattern, which always exists.
   std::shared_ptr<IndexDescriptor> requested;
+  // The options with the collection's default collation filled in, when
+  // the request named none (`options` then points here).
+  IndexOptions with_default = {};
 };
 
 // Checks one index against the _id index's rules, or builds its descriptor
@@ -111,6 +114,9 @@ StatusOr<bool> AlreadyExists(const IndexSet& indexes, const IndexDescriptor& req
                       ", existing index: " + SpecText(same_name->ToSpec()));
   }
   for (const IndexDescriptor* other : indexes.FindByKeyPattern(keys)) {
+    // Indexes of one key pattern in different collations are different
+    // indexes (MongoDB allows both, under different names).
+    if (!Collator::Same(other->collator(), requested.collator())) continue;
     if (other->SameOptions(requested)) {
       return Status(ErrorCode::kIndexOptionsConflict,
                     "Index already exists with a different name: " + other->name());
@@ -134,6 +140,17 @@ StatusOr<std::vector<std::string>> CreateIndexesImpl(
     const Engine& engine, const std::string& db, const std::string& coll,
     std::vector<IndexRequest> requests, const std::function<void(int64_t)>& progress,
     internal::KvTransaction* txn, Collection::CreateIndexesReport* report) {
+  // An index that names no collation takes the collection's default.
+  if (std::shared_ptr<CollectionMeta> existing = CatalogOf(engine).Find(db, coll)) {
+    if (const CollatorPtr& fallback = existing->options()->collator) {
+      for (IndexRequest& request : requests) {
+        if (request.options->collation || IsIdIndexPattern(request.keys)) continue;
+        request.with_default = *request.options;
+        request.with_default.collation = fallback->spec();
+        request.options = &request.with_default;
+      }
+    }
+  }
   // Validate every specification before taking any lock or id.
   for (IndexRequest& request : requests) {
     if (request.options->hidden) {

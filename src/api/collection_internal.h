@@ -81,6 +81,16 @@ StatusOr<Document> ExplainWritePlan(const std::shared_ptr<const Engine>& engine,
                                     const CanonicalQuery& cq, ExplainVerbosity verbosity,
                                     WriteStage::Kind kind, const TargetWriter& write);
 
+// A query on `meta`'s collection takes its default collation unless it
+// named one (`meta` may be null: no collection, no default).
+inline void ApplyDefaultCollation(CanonicalQuery* cq, const CollectionMeta* meta) {
+  if (meta != nullptr) cq->UseDefaultCollation(meta->options()->collator);
+}
+// The collation an operation on `meta` runs with: `given`'s, else the
+// collection's default (null: simple). Errors: Collator::Make's.
+StatusOr<CollatorPtr> OperationCollator(const std::optional<Document>& given,
+                                        const CollectionMeta* meta);
+
 // The collection's metadata for a read (null when it does not exist).
 StatusOr<std::shared_ptr<CollectionMeta>> LookupForRead(const Engine& engine, const std::string& db,
                                                         const std::string& name);

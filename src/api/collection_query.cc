@@ -251,6 +251,7 @@ StatusOr<Cursor> Collection::Find(DocumentView filter, const FindOptions& option
         ROCKDOC_RETURN_IF_ERROR(use.status());
         ROCKDOC_ASSIGN_OR_RETURN(auto cq, internal::MakeCanonicalQuery(filter, options));
         ROCKDOC_ASSIGN_OR_RETURN(auto meta, internal::LookupForRead(*engine_, db_name_, name_));
+        internal::ApplyDefaultCollation(cq.get(), meta.get());
         if (options.tailable && meta != nullptr) {
           if (!meta->is_capped()) return internal::NotCappedError(full_name(), filter);
           if (op.in_transaction() || op.snapshot != nullptr) {
@@ -344,6 +345,7 @@ StatusOr<std::unique_ptr<internal::CanonicalQuery>> CountQuery(DocumentView filt
   fo.hint = options.hint;
   fo.hint_name = options.hint_name;
   fo.comment = options.comment;
+  fo.collation = options.collation;
   ROCKDOC_ASSIGN_OR_RETURN(auto cq, internal::MakeCanonicalQuery(filter, fo));
   cq->count_only = true;
   return cq;
@@ -383,6 +385,7 @@ StatusOr<int64_t> Collection::CountDocuments(DocumentView filter,
           ROCKDOC_RETURN_IF_ERROR(use.status());
           ROCKDOC_ASSIGN_OR_RETURN(auto cq, CountQuery(filter, options));
           ROCKDOC_ASSIGN_OR_RETURN(auto meta, internal::LookupForRead(*engine_, db_name_, name_));
+          internal::ApplyDefaultCollation(cq.get(), meta.get());
           auto record = internal::QueryRecorder::ForFind(*engine_, db_name_, name_, "count", *cq);
           const int64_t start = record != nullptr ? internal::MonotonicNanos() : 0;
           ROCKDOC_ASSIGN_OR_RETURN(exec, internal::OpenQuery(engine_, meta.get(), std::move(cq),
@@ -408,6 +411,7 @@ StatusOr<Document> Collection::ExplainCount(DocumentView filter, const CountOpti
   ROCKDOC_RETURN_IF_ERROR(use.status());
   ROCKDOC_ASSIGN_OR_RETURN(auto cq, CountQuery(filter, options));
   ROCKDOC_ASSIGN_OR_RETURN(auto meta, internal::LookupForRead(*engine_, db_name_, name_));
+  internal::ApplyDefaultCollation(cq.get(), meta.get());
   return internal::ExplainQuery(
       engine_, meta.get(), full_name(), *cq, verbosity,
       [](std::unique_ptr<internal::PlanStage> plan, const CollectionMeta&,
@@ -469,6 +473,7 @@ StatusOr<FindOptions> DistinctFind(std::string_view field, const DistinctOptions
   FindOptions fo;
   fo.max_time_ms = options.max_time_ms;
   fo.comment = options.comment;
+  fo.collation = options.collation;
   return fo;
 }
 
@@ -487,9 +492,13 @@ StatusOr<std::vector<Value>> Collection::Distinct(std::string_view field, Docume
     }
   }
   const int64_t start = recorder != nullptr ? internal::MonotonicNanos() : 0;
-  // Ordered by MongoDB's value comparison; equal values (1 and 1.0) once.
-  auto less = [](const Value& a, const Value& b) {
-    return CompareValues(a.element(), b.element()) < 0;
+  // Ordered by MongoDB's value comparison under the collation; equal
+  // values (1 and 1.0; "a" and "A" at strength 2) once, the first met.
+  ROCKDOC_ASSIGN_OR_RETURN(auto meta, internal::LookupForRead(*engine_, db_name_, name_));
+  ROCKDOC_ASSIGN_OR_RETURN(CollatorPtr collator,
+                           internal::OperationCollator(options.collation, meta.get()));
+  auto less = [c = collator.get()](const Value& a, const Value& b) {
+    return CompareValuesWith(a.element(), b.element(), c) < 0;
   };
   std::set<Value, decltype(less)> values(less);
   {
@@ -570,6 +579,68 @@ StatusOr<internal::PipelineOptions> ToPipelineOptions(
 
 }  // namespace
 
+namespace {
+
+// Whether a pipeline compares strings only in its leading $match and $sort
+// (the pipeline's find, which takes the collation): AggregateOptions says
+// which stages may follow. NotImplemented names the first stage that may
+// compare strings.
+Status CheckCollatedPipeline(DocumentView pipeline) {
+  bool leading = true;
+  for (Element stage : pipeline) {
+    if (stage.type() != BsonType::kDocument || stage.Document().CountFields() != 1) {
+      return Status::OK();  // the pipeline's parser reports it
+    }
+    const Element spec = *stage.Document().begin();
+    const std::string_view name = spec.key();
+    if ((name == "$match" || name == "$sort") && leading) continue;
+    leading = false;
+    bool safe = name == "$skip" || name == "$limit" || name == "$count";
+    if ((name == "$project" || name == "$unset") && spec.type() != BsonType::kDocument) {
+      safe = name == "$unset";
+    } else if (name == "$project") {
+      safe = true;
+      for (Element f : spec.Document()) safe = safe && (f.IsNumber() || f.type() == BsonType::kBool);
+    } else if (name == "$group" && spec.type() == BsonType::kDocument) {
+      // countDocuments' {_id: <constant>, n: {$sum: <number>}}.
+      safe = true;
+      for (Element f : spec.Document()) {
+        if (f.key() == "_id") {
+          safe = safe && !IsCollatable(f) && f.type() != BsonType::kDocument;
+        } else {
+          safe = safe && f.type() == BsonType::kDocument && f.Document().CountFields() == 1 &&
+                 (*f.Document().begin()).key() == "$sum" && (*f.Document().begin()).IsNumber();
+        }
+      }
+    }
+    if (!safe) {
+      return Status(ErrorCode::kNotImplemented,
+                    "an aggregate with a collation is supported by rockdoc only when its string "
+                    "comparisons are in its leading $match and $sort; stage " +
+                        std::string(name) + " is not supported under a collation");
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+StatusOr<internal::FindFn> Collection::CollatedPipelineFind(
+    DocumentView pipeline, const AggregateOptions& options) const {
+  ROCKDOC_ASSIGN_OR_RETURN(auto meta, internal::LookupForRead(*engine_, db_name_, name_));
+  ROCKDOC_ASSIGN_OR_RETURN(CollatorPtr collator,
+                           internal::OperationCollator(options.collation, meta.get()));
+  if (collator == nullptr) return PipelineFind();
+  ROCKDOC_RETURN_IF_ERROR(CheckCollatedPipeline(pipeline));
+  return internal::FindFn([inner = PipelineFind(), spec = collator->spec()](
+                              std::string_view collection, DocumentView filter,
+                              const FindOptions& fo) {
+    FindOptions collated = fo;
+    collated.collation = spec;
+    return inner(collection, filter, collated);
+  });
+}
+
 internal::FindFn Collection::PipelineFind() const {
   // The pipeline's finds: this collection's, and $lookup's and
   // $unionWith's of its siblings, through the same session.
@@ -598,7 +669,8 @@ StatusOr<Cursor> Collection::Aggregate(DocumentView pipeline,
   {
     // Its finds are its own.
     internal::NestedReads nested(recorder != nullptr ? recorder->nested() : nullptr);
-    ROCKDOC_ASSIGN_OR_RETURN(source, internal::OpenPipeline(name_, pipeline, po, PipelineFind()));
+    ROCKDOC_ASSIGN_OR_RETURN(internal::FindFn find, CollatedPipelineFind(pipeline, options));
+    ROCKDOC_ASSIGN_OR_RETURN(source, internal::OpenPipeline(name_, pipeline, po, std::move(find)));
   }
   const int64_t used = recorder != nullptr ? internal::MonotonicNanos() - start : 0;
   return Cursor(internal::RecordedCursor(engine_, internal::PipelineCursor(std::move(source)),
@@ -610,6 +682,10 @@ StatusOr<Cursor> Database::Aggregate(DocumentView pipeline) const {
 }
 
 StatusOr<Cursor> Database::Aggregate(DocumentView pipeline, const AggregateOptions& options) const {
+  if (options.collation) {
+    return Status(ErrorCode::kNotImplemented,
+                  "a collation on an aggregate without a collection is not supported by rockdoc");
+  }
   ROCKDOC_ASSIGN_OR_RETURN(internal::PipelineOptions po,
                            ToPipelineOptions(options, name_, engine_, session_, true));
   // The finds of its $lookup and $unionWith stages: this database's.
@@ -632,15 +708,22 @@ StatusOr<Document> Collection::ExplainAggregate(DocumentView pipeline,
     return view->first.ExplainAggregate(
         internal::ConcatPipelines(view->second.view(), pipeline).view(), options, verbosity);
   }
+  ROCKDOC_ASSIGN_OR_RETURN(internal::FindFn find, CollatedPipelineFind(pipeline, options));
+  ROCKDOC_ASSIGN_OR_RETURN(auto meta, internal::LookupForRead(*engine_, db_name_, name_));
+  ROCKDOC_ASSIGN_OR_RETURN(CollatorPtr collator,
+                           internal::OperationCollator(options.collation, meta.get()));
   internal::ExplainFindFn explain_find = [&](DocumentView filter, const FindOptions& fo) {
-    return ExplainFind(filter, fo, verbosity);
+    if (collator == nullptr) return ExplainFind(filter, fo, verbosity);
+    FindOptions collated = fo;
+    collated.collation = collator->spec();
+    return ExplainFind(filter, collated, verbosity);
   };
   ROCKDOC_ASSIGN_OR_RETURN(internal::PipelineOptions po,
                            ToPipelineOptions(options, db_name_, engine_, session_, false));
   // Explaining runs the pipeline but is no run of it: its reads are not
   // recorded ($queryStats, the profiler).
   internal::NestedReads nested;
-  return internal::ExplainPipeline(name_, pipeline, po, PipelineFind(), explain_find,
+  return internal::ExplainPipeline(name_, pipeline, po, std::move(find), explain_find,
                                    verbosity != ExplainVerbosity::kQueryPlanner);
 }
 
@@ -660,7 +743,19 @@ StatusOr<Document> Collection::ExplainFind(DocumentView filter, const FindOption
   ROCKDOC_RETURN_IF_ERROR(use.status());
   ROCKDOC_ASSIGN_OR_RETURN(auto cq, internal::MakeCanonicalQuery(filter, options));
   ROCKDOC_ASSIGN_OR_RETURN(auto meta, internal::LookupForRead(*engine_, db_name_, name_));
+  internal::ApplyDefaultCollation(cq.get(), meta.get());
   return internal::ExplainQuery(engine_, meta.get(), full_name(), *cq, verbosity);
 }
 
 }  // namespace rockdoc
+
+namespace rockdoc::internal {
+
+StatusOr<CollatorPtr> OperationCollator(const std::optional<Document>& given,
+                                        const CollectionMeta* meta) {
+  if (given) return Collator::Make(*given);
+  if (meta != nullptr) return meta->options()->collator;
+  return CollatorPtr();
+}
+
+}  // namespace rockdoc::internal

@@ -30,6 +30,7 @@ struct UpdateRequest {
   DocumentView hint;
   std::string_view hint_name;
   DocumentView let;  // the command's variables
+  const std::optional<Document>* collation = nullptr;
   // findOneAndUpdate: which version to hand back.
   bool want_document = false;
   bool return_after = false;
@@ -65,6 +66,7 @@ StatusOr<FindOptions> TargetFindOptions(const UpdateRequest& req) {
   fo.hint = Document::AdoptValidated(std::string(req.hint.bytes()));
   fo.hint_name = std::string(req.hint_name);
   fo.let = Document::AdoptValidated(std::string(req.let.bytes()));
+  if (req.collation != nullptr) fo.collation = *req.collation;
   if (!req.multi) fo.limit = 1;
   return fo;
 }
@@ -131,6 +133,7 @@ StatusOr<UpdateResult> RunUpdateOnce(const std::shared_ptr<internal::Engine>& en
   ROCKDOC_ASSIGN_OR_RETURN(auto guard, CollectionLock::Acquire(*engine, db, name, CollectionLock::Mode::kShared, req.upsert));
   UpdateResult result;
   const internal::CollectionMeta* meta = guard.meta();
+  internal::ApplyDefaultCollation(cq.get(), meta);
   const int64_t now = internal::WallMillis();
   if (meta != nullptr) {
     internal::TargetWriter write =
@@ -213,6 +216,7 @@ UpdateRequest RequestFor(DocumentView filter, DocumentView update, const UpdateO
   req.hint = options.hint;
   req.hint_name = options.hint_name;
   req.let = options.let;
+  req.collation = &options.collation;
   req.max_time_ms = options.max_time_ms;
   req.bypass_document_validation = options.bypass_document_validation;
   return req;
@@ -271,6 +275,7 @@ StatusOr<std::optional<Document>> Collection::FindOneAndUpdateImpl(
   req.hint = options.hint;
   req.hint_name = options.hint_name;
   req.let = options.let;
+  req.collation = &options.collation;
   req.max_time_ms = options.max_time_ms;
   req.bypass_document_validation = options.bypass_document_validation;
   std::optional<Document> returned;
@@ -308,6 +313,7 @@ StatusOr<Document> ExplainWrite(const std::shared_ptr<internal::Engine>& engine,
   ROCKDOC_ASSIGN_OR_RETURN(auto cq, internal::MakeCanonicalQuery(filter, fo));
   ROCKDOC_ASSIGN_OR_RETURN(
       auto meta, internal::LookupForRead(*engine, coll.database_name(), coll.name()));
+  internal::ApplyDefaultCollation(cq.get(), meta.get());
   return internal::ExplainWritePlan(engine, meta.get(), coll.full_name(), *cq, verbosity, kind,
                                     make_writer(meta.get(), *cq));
 }
@@ -362,6 +368,7 @@ StatusOr<Document> Collection::ExplainDelete(DocumentView filter, bool multi,
   fo.hint = options.hint;
   fo.hint_name = options.hint_name;
   fo.let = options.let;
+  fo.collation = options.collation;
   if (!multi) fo.limit = 1;
   return ExplainWrite(
       engine_, *this, filter, fo, verbosity, internal::WriteStage::Kind::kDelete,

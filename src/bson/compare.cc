@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "bson/numeric.h"
+#include "bson/string_comparator.h"
 #include "common/endian.h"
 #include "rockdoc/document.h"
 
@@ -21,12 +22,13 @@ int CompareBytes(std::string_view a, std::string_view b) {
   return Sign(a.size(), b.size());
 }
 
-// Arrays compare element by element (their keys are positions and agree).
-int CompareArrays(DocumentView a, DocumentView b) {
+// Arrays compare element by element (their keys are positions and agree);
+// strings by `strings` (binary when null).
+int CompareArraysWith(DocumentView a, DocumentView b, const StringComparator* strings) {
   auto ia = a.begin(), ea = a.end();
   auto ib = b.begin(), eb = b.end();
   for (; ia != ea && ib != eb; ++ia, ++ib) {
-    int c = CompareValues(*ia, *ib);
+    int c = CompareValuesWith(*ia, *ib, strings);
     if (c != 0) return c;
   }
   return (ia == ea) ? (ib == eb ? 0 : -1) : 1;
@@ -56,7 +58,7 @@ int CompareValues(const Element& a, const Element& b) {
     case BsonType::kDocument:
       return CompareDocuments(a.Document(), b.Document());
     case BsonType::kArray:
-      return CompareArrays(a.Array(), b.Array());
+      return CompareArraysWith(a.Array(), b.Array(), nullptr);
     case BsonType::kBinary: {
       // MongoDB orders binary data by length, then subtype, then bytes.
       int32_t la = LoadLE<int32_t>(a.value_data()), lb = LoadLE<int32_t>(b.value_data());
@@ -108,6 +110,41 @@ int CompareDocuments(DocumentView a, DocumentView b) {
   auto ib = b.begin(), eb = b.end();
   for (; ia != ea && ib != eb; ++ia, ++ib) {
     int c = CompareElements(*ia, *ib, true);
+    if (c != 0) return c;
+  }
+  return (ia == ea) ? (ib == eb ? 0 : -1) : 1;
+}
+
+int CompareValuesWith(const Element& a, const Element& b, const StringComparator* strings) {
+  if (strings == nullptr) return CompareValues(a, b);
+  int ra = CanonicalTypeRank(a.type()), rb = CanonicalTypeRank(b.type());
+  if (ra != rb) return ra < rb ? -1 : 1;
+  switch (a.type()) {
+    case BsonType::kString:
+    case BsonType::kSymbol: {
+      int c = strings->CompareStrings(a.String(), b.String());
+      return c < 0 ? -1 : (c > 0 ? 1 : 0);
+    }
+    case BsonType::kDocument:
+      return CompareDocumentsWith(a.Document(), b.Document(), strings);
+    case BsonType::kArray:
+      return CompareArraysWith(a.Array(), b.Array(), strings);
+    default:
+      return CompareValues(a, b);
+  }
+}
+
+int CompareDocumentsWith(DocumentView a, DocumentView b, const StringComparator* strings) {
+  if (strings == nullptr) return CompareDocuments(a, b);
+  auto ia = a.begin(), ea = a.end();
+  auto ib = b.begin(), eb = b.end();
+  for (; ia != ea && ib != eb; ++ia, ++ib) {
+    const Element ea_ = *ia, eb_ = *ib;
+    int ra = CanonicalTypeRank(ea_.type()), rb = CanonicalTypeRank(eb_.type());
+    if (ra != rb) return ra < rb ? -1 : 1;
+    int c = CompareBytes(ea_.key(), eb_.key());
+    if (c != 0) return c;
+    c = CompareValuesWith(*ia, *ib, strings);
     if (c != 0) return c;
   }
   return (ia == ea) ? (ib == eb ? 0 : -1) : 1;

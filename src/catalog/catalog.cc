@@ -683,6 +683,12 @@ constexpr OptionField<CreateCollectionOptions> kPersistedOptionFields[] = {
                                 ParsePreAndPostImagesOption(e, "catalog"));
        return Status::OK();
      }},
+    {"collation",
+     [](const Element& e, CreateCollectionOptions* o) -> Status {
+       if (e.type() != BsonType::kDocument) return NotPersisted(e);
+       o->collation = Document::AdoptValidated(std::string(e.Document().bytes()));
+       return Status::OK();
+     }},
 };
 
 StatusOr<CollectionOptions> PersistedCollectionOptions(std::string_view db, DocumentView stored) {
@@ -822,6 +828,7 @@ Document CollectionOptions::ToDocument() const {
   if (change_stream_pre_and_post_images) {
     b.OpenDocument("changeStreamPreAndPostImages").AppendBool("enabled", true).Close();
   }
+  if (collator != nullptr) b.AppendDocument("collation", collator->spec());
   return std::move(b).Build();
 }
 
@@ -833,6 +840,11 @@ StatusOr<CollectionOptions> MakeCollectionOptions(std::string_view db,
   }
   if (given.view_on) {
     if (given.view_on->empty()) return BadValue("'viewOn' cannot be empty");
+    if (given.collation) {
+      return Status(ErrorCode::kNotImplemented,
+                    "a view's collation is not supported by rockdoc (a view reads with its "
+                    "collection's)");
+    }
     // A view is its definition alone.
     if (given.capped || given.size || given.max || given.validator || given.validation_level ||
         given.validation_action || given.change_stream_pre_and_post_images) {
@@ -878,6 +890,9 @@ StatusOr<CollectionOptions> MakeCollectionOptions(std::string_view db,
   }
   o.change_stream_pre_and_post_images = given.change_stream_pre_and_post_images.value_or(false);
   ROCKDOC_RETURN_IF_ERROR(CheckPreAndPostImagesAllowed(db, o.change_stream_pre_and_post_images));
+  if (given.collation) {
+    ROCKDOC_ASSIGN_OR_RETURN(o.collator, Collator::Make(*given.collation));
+  }
   return o;
 }
 

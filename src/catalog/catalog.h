@@ -74,6 +74,10 @@ struct CollectionOptions {
   // "whenAvailable"/"required".
   bool change_stream_pre_and_post_images = false;
 
+  // The default collation (create's `collation`; null: simple): of every
+  // operation that names none, and of new indexes that name none.
+  CollatorPtr collator;
+
   // The collection's UUID (16 bytes) when its creator gives one (restore
   // with --preserveUUID, as MongoDB's applyOps create with `ui`); empty:
   // the catalog makes a random one. Not a user option: no create command

@@ -82,7 +82,9 @@ constexpr OptionField<CreateCollectionOptions> kCreateFields[] = {
        o->pipeline = Document::AdoptValidated(std::string(e.Array().bytes()));
        return Status::OK();
      }},
-    {"collation", nullptr},
+    // A document; its fields are checked where it is used (query/collator.h).
+    {"collation",
+     [](const Element& e, CreateCollectionOptions* o) { return DocumentOption(e, "collation", &o->collation); }},
     {"changeStreamPreAndPostImages",
      [](const Element& e, CreateCollectionOptions* o) -> Status {
        ROCKDOC_ASSIGN_OR_RETURN(o->change_stream_pre_and_post_images,

@@ -281,6 +281,15 @@ Status DocumentRow(const Element& e, O* o) {
   o->*M = Document::AdoptValidated(std::string(e.Document().bytes()));
   return Status::OK();
 }
+// A `collation` field: a document, kept for the operation to decode
+// (query/collator.h checks its fields when the operation starts).
+// The collation row of a command whose options struct is `Args::options`.
+template <typename Args>
+Status CollationRow(const Element& e, Args* o) {
+  if (!e.IsDocument()) return WrongType(e, "type 'object'");
+  o->options.collation = Document::AdoptValidated(std::string(e.Document().bytes()));
+  return Status::OK();
+}
 template <typename O, int64_t O::*M>
 Status IntegerRow(const Element& e, O* o) {
   ROCKDOC_ASSIGN_OR_RETURN(o->*M, IntegerField(e));

@@ -105,7 +105,7 @@ constexpr OptionField<FindArgs> kFindFields[] = {
     {"allowDiskUse", [](const Element& e, FindArgs*) { return CheckAllowDiskUse(e); }},
     // Partial results are about unreachable shards; there are none.
     {"allowPartialResults", &ApiBoolRow<FindArgs>},
-    {"collation", nullptr},
+    {"collation", &CollationRow<FindArgs>},
     {"let",
      [](const Element& e, FindArgs* o) {
        return DocumentRow<FindOptions, &FindOptions::let>(e, &o->options);
@@ -500,7 +500,7 @@ constexpr OptionField<UpdateStatement> kUpdateStatementFields[] = {
      [](const Element& e, UpdateStatement* o) {
        return DocumentRow<UpdateOptions, &UpdateOptions::sort>(e, &o->options);
      }},
-    {"collation", nullptr},
+    {"collation", &CollationRow<UpdateStatement>},
     {"c", nullptr},
 };
 
@@ -678,7 +678,7 @@ constexpr OptionField<DeleteStatement> kDeleteStatementFields[] = {
        return Status::OK();
      }},
     {"hint", [](const Element& e, DeleteStatement* o) { return HintRow(e, &o->options); }},
-    {"collation", nullptr},
+    {"collation", &CollationRow<DeleteStatement>},
 };
 
 Status DecodeDeleteStatement(DocumentView statement, DeleteStatement* st) {
@@ -806,7 +806,7 @@ constexpr OptionField<FindAndModifyArgs> kFindAndModifyFields[] = {
                       &FindOneAndModifyOptions::bypass_document_validation>(e, &o->options);
      }},
     {"hint", [](const Element& e, FindAndModifyArgs* o) { return HintRow(e, &o->options); }},
-    {"collation", nullptr},
+    {"collation", &CollationRow<FindAndModifyArgs>},
     {"let",
      [](const Element& e, FindAndModifyArgs* o) {
        return DocumentRow<FindOneAndModifyOptions, &FindOneAndModifyOptions::let>(e, &o->options);
@@ -898,7 +898,7 @@ constexpr OptionField<CountArgs> kCountFields[] = {
        return NonNegativeRow<CountOptions, &CountOptions::max_time_ms>(e, &o->options);
      }},
     {"fields", &Accept<CountArgs>},  // ignored by MongoDB's count too (legacy)
-    {"collation", nullptr},
+    {"collation", &CollationRow<CountArgs>},
     {"comment", &CommentRow<CountArgs>},
     ROCKDOC_GENERIC_COMMAND_ROWS(CountArgs)};
 }  // namespace
@@ -942,7 +942,7 @@ constexpr OptionField<DistinctArgs> kDistinctFields[] = {
        return NonNegativeRow<DistinctOptions, &DistinctOptions::max_time_ms>(e, &o->options);
      }},
     {"hint", nullptr},
-    {"collation", nullptr},
+    {"collation", &CollationRow<DistinctArgs>},
     {"comment", &CommentRow<DistinctArgs>},
     ROCKDOC_GENERIC_COMMAND_ROWS(DistinctArgs)};
 }  // namespace
@@ -1023,7 +1023,7 @@ constexpr OptionField<AggregateArgs> kAggregateFields[] = {
      [](const Element& e, AggregateArgs* o) {
        return DocumentRow<AggregateOptions, &AggregateOptions::let>(e, &o->options);
      }},
-    {"collation", nullptr},
+    {"collation", &CollationRow<AggregateArgs>},
     {"comment", &CommentRow<AggregateArgs>},
     ROCKDOC_GENERIC_COMMAND_ROWS(AggregateArgs)};
 }  // namespace

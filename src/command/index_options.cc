@@ -85,7 +85,9 @@ constexpr OptionField<IndexOptions> kIndexOptionTable[] = {
        ROCKDOC_ASSIGN_OR_RETURN(o->expire_after_seconds, ParseExpireAfterSeconds(e));
        return Status::OK();
      }},
-    {"collation", nullptr},
+    // A document; its fields are checked where it is used (query/collator.h).
+    {"collation",
+     [](const Element& e, IndexOptions* o) { return DocumentOption(e, "collation", &o->collation); }},
     {"hidden", [](const Element& e, IndexOptions* o) { return DecodeBoolish(e, &o->hidden); }},
     {"weights", nullptr},  // text indexes
     {"default_language", nullptr},

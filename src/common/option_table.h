@@ -19,6 +19,8 @@
 #define ROCKDOC_COMMON_OPTION_TABLE_H_
 
 #include <cstddef>
+#include <optional>
+#include <string>
 #include <string_view>
 
 #include "rockdoc/document.h"
@@ -79,6 +81,21 @@ Status DecodeValidatedOptions(DocumentView doc, const OptionField<Options> (&tab
     if (row->decode == nullptr) return unsupported(e.key());
     ROCKDOC_RETURN_IF_ERROR(row->decode(e, out));
   }
+  return Status::OK();
+}
+
+// An option whose value is a document kept for later decoding (a
+// `collation`, checked where it is used): TypeMismatch "BSON field 'name'
+// is the wrong type 'int', expected type 'object'" otherwise.
+inline Status DocumentOption(const Element& e, std::string_view name,
+                             std::optional<Document>* out) {
+  if (e.type() != BsonType::kDocument) {
+    return Status(ErrorCode::kTypeMismatch, "BSON field '" + std::string(name) +
+                                                "' is the wrong type '" +
+                                                std::string(BsonTypeAlias(e.type())) +
+                                                "', expected type 'object'");
+  }
+  *out = Document::AdoptValidated(std::string(e.Document().bytes()));
   return Status::OK();
 }
 

@@ -72,6 +72,8 @@ class Btree final : public IndexAccessMethod {
     }
     // Only when hidden, in both forms (MongoDB never lists hidden: false).
     if (index.hidden()) out->AppendBool("hidden", true);
+    // Both forms: the normalized specification (MongoDB lists every field).
+    if (index.collator() != nullptr) out->AppendDocument("collation", index.collator()->spec());
   }
 
   StatusOr<IndexOptions> OptionsFromCatalog(DocumentView entry) const override {
@@ -96,6 +98,13 @@ class Btree final : public IndexAccessMethod {
     options.hidden = hidden.ok() && hidden.Bool();
     Element background = entry.Get("background");
     if (background.type() == BsonType::kBool) options.background = background.Bool();
+    Element collation = entry.Get("collation");
+    if (collation.ok()) {
+      if (collation.type() != BsonType::kDocument) {
+        return DamagedIndexEntry("mistyped collation in " + ToJson(entry, JsonFormat::kShell));
+      }
+      options.collation = Document::AdoptValidated(std::string(collation.Document().bytes()));
+    }
     return options;
   }
 
@@ -113,9 +122,24 @@ class Btree final : public IndexAccessMethod {
     return DecodeIndexKey(index, entry, out);
   }
 
-  bool IntervalsFor(const IndexDescriptor&, size_t, const MatchExpression& leaf,
+  bool IntervalsFor(const IndexDescriptor& index, size_t, const MatchExpression& leaf,
                     std::vector<Interval>* out, BoundsTightness* tightness) const override {
-    return IntervalsForLeaf(leaf, out, tightness);
+    const Collator* collator = index.collator();
+    if (collator == nullptr) return IntervalsForLeaf(leaf, out, tightness);
+    // Keys are sort keys: a regex's prefix bounds mean nothing there (the
+    // filter tests it), and every bound is the sort key of its value.
+    if (leaf.type() == MatchType::kRegex) return false;
+    if (leaf.type() == MatchType::kIn &&
+        !static_cast<const InMatchExpression&>(leaf).regexes().empty()) {
+      return false;
+    }
+    if (!IntervalsForLeaf(leaf, out, tightness)) return false;
+    for (Interval& i : *out) {
+      i.start = CollationKeyOf(i.start.element(), collator);
+      i.end = CollationKeyOf(i.end.element(), collator);
+    }
+    *out = UnionIntervals(std::move(*out));
+    return true;
   }
   bool KeysAreOrdered() const override { return true; }
   bool KeysHoldValues() const override { return true; }

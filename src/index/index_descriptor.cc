@@ -151,6 +151,9 @@ Status IndexDescriptor::Init(DocumentView key_pattern, const IndexOptions& optio
     partial_filter_ = std::move(parsed).value();
     partial_filter_doc_ = Document::AdoptValidated(std::string(partial_filter.bytes()));
   }
+  if (options.collation) {
+    ROCKDOC_ASSIGN_OR_RETURN(collator_, Collator::Make(*options.collation));
+  }
   entry_format_ = access_method_->EntryFormat(*this);
   {
     MutexLock g(&multikey_mu_);  // not shared yet; the analysis asks for it
@@ -278,6 +281,7 @@ IndexOptions IndexDescriptor::Options() const {
   options.hidden = hidden();
   options.partial_filter_expression = partial_filter_doc_;
   if (ttl()) options.expire_after_seconds = expire_after_seconds();
+  if (collator_ != nullptr) options.collation = collator_->spec();
   return options;
 }
 
@@ -293,7 +297,8 @@ Document IndexDescriptor::ToSpec() const {
 bool IndexDescriptor::SameOptions(const IndexDescriptor& other) const {
   return unique_ == other.unique_ && sparse_ == other.sparse_ &&
          partial_filter_doc_ == other.partial_filter_doc_ &&
-         expire_after_seconds() == other.expire_after_seconds();
+         expire_after_seconds() == other.expire_after_seconds() &&
+         Collator::Same(collator(), other.collator());
 }
 
 bool IndexDescriptor::SameKeyPattern(DocumentView other) const {

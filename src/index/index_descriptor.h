@@ -36,6 +36,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "common/mutex.h"
+#include "query/collator.h"
 #include "query/field_path.h"
 #include "query/match_expression.h"
 #include "rockdoc/document.h"
@@ -170,8 +171,14 @@ class IndexDescriptor {
   // CreateIndex takes them: what rebuilds it elsewhere ($out).
   IndexOptions Options() const;
   const MatchExpression* partial_filter() const { return partial_filter_.get(); }
+  // The index's collation (null: simple): its string keys are sort keys
+  // (index/key_generator.h), it never covers, and the planner uses it for
+  // string predicates and sorts of the same collation only.
+  const Collator* collator() const { return collator_.get(); }
+  const CollatorPtr& collator_ptr() const { return collator_; }
 
-  // Whether the options (unique, sparse, partial filter) equal `other`'s.
+  // Whether the options (unique, sparse, partial filter, collation) equal
+  // `other`'s.
   bool SameOptions(const IndexDescriptor& other) const;
   // Whether the key pattern is the same as `other`'s (names and directions
   // compared as MongoDB does: 1 and 1.0 are the same direction value).
@@ -229,6 +236,7 @@ class IndexDescriptor {
   std::optional<bool> background_;
   Document partial_filter_doc_;
   std::unique_ptr<MatchExpression> partial_filter_;
+  CollatorPtr collator_;
 
   mutable Mutex multikey_mu_;
   MultikeyPaths multikey_paths_ ABSL_GUARDED_BY(multikey_mu_);

@@ -163,7 +163,7 @@ class KeyGenerator {
       if (all_missing) return;
     }
     keystring::Builder b(index_.descending_bits());
-    for (const Slot& s : slots) b.Append(s.value);
+    for (const Slot& s : slots) AppendKeyValue(&b, s.value, index_.collator());
     keys_->push_back(IndexKey{b.bytes(), b.type_bits()});
   }
 
@@ -173,6 +173,14 @@ class KeyGenerator {
 };
 
 }  // namespace
+
+void AppendKeyValue(keystring::Builder* b, const Element& value, const Collator* collator) {
+  if (collator != nullptr && IsCollatable(value)) {
+    b->Append(CollationKeyOf(value, collator).element());
+  } else {
+    b->Append(value);
+  }
+}
 
 bool InPartialIndex(const IndexDescriptor& index, DocumentView doc) {
   return index.partial_filter() == nullptr || index.partial_filter()->Matches(doc);

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "index/index_descriptor.h"
+#include "keystring/keystring.h"
 #include "rockdoc/document.h"
 #include "rockdoc/status.h"
 
@@ -63,6 +64,11 @@ struct IndexKey {
 // (1, "x") and (2, "x"), and multikey paths [{0}, {}].
 Status GenerateIndexKeys(const IndexDescriptor& index, DocumentView doc,
                          std::vector<IndexKey>* keys, MultikeyPaths* multikey_paths = nullptr);
+
+// Appends one key value to `b`: under a collation (not null), a string (or
+// a value holding strings) as its collation key (query/collator.h), so that
+// keys order as the collation orders values; the value itself otherwise.
+void AppendKeyValue(keystring::Builder* b, const Element& value, const Collator* collator);
 
 // Whether `doc` belongs in `index` at all (its partial filter matches).
 bool InPartialIndex(const IndexDescriptor& index, DocumentView doc);

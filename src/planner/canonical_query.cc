@@ -93,7 +93,19 @@ StatusOr<std::unique_ptr<CanonicalQuery>> MakeCanonicalQuery(DocumentView filter
     cq->tailable = true;
   }
   cq->max_sort_bytes = options.max_blocking_sort_bytes;
+  if (options.collation) {
+    ROCKDOC_ASSIGN_OR_RETURN(CollatorPtr collator, Collator::Make(*options.collation));
+    cq->collation_given = true;
+    cq->SetCollator(std::move(collator));
+  }
   return cq;
+}
+
+void CanonicalQuery::SetCollator(CollatorPtr c) {
+  collator = std::move(c);
+  root->SetCollator(collator);
+  sort.set_collator(collator);
+  find_shape_.reset();
 }
 
 const CanonicalQuery::FindShape& CanonicalQuery::find_shape() const {
@@ -101,6 +113,11 @@ const CanonicalQuery::FindShape& CanonicalQuery::find_shape() const {
     FindShape shape;
     shape.hash = ShapeFind(filter, sort_spec, projection ? projection->spec.view() : DocumentView(),
                            skip != 0, limit != 0, nullptr, &shape.traits);
+    // The collation is part of the shape (the plan cache keys on it: an
+    // index serves one collation only).
+    if (collator != nullptr) {
+      shape.hash ^= std::hash<std::string>()(collator->spec().bytes()) * 0x9E3779B97F4A7C15ull;
+    }
     find_shape_ = shape;
   }
   return *find_shape_;

@@ -69,6 +69,17 @@ struct CanonicalQuery {
   // plan may then answer from index keys alone, even with no projection,
   // and skip decoding them when the bounds are exactly the filter.
   bool count_only = false;
+  // The collation of the filter and the sort (null: simple), and whether
+  // the request named one (else the collection's default applies:
+  // UseDefaultCollation).
+  CollatorPtr collator;
+  bool collation_given = false;
+  // Sets the collation of the filter and the sort.
+  void SetCollator(CollatorPtr c);
+  // The collection's default, unless the request named a collation.
+  void UseDefaultCollation(const CollatorPtr& c) {
+    if (!collation_given && c != nullptr) SetCollator(c);
+  }
 
   bool match_everything() const {
     return root->type() == MatchType::kAnd && root->num_children() == 0;

@@ -10,6 +10,7 @@
 #include "exec/index_stages.h"
 #include "exec/sort_stage.h"
 #include "index/access_method.h"
+#include "index/key_generator.h"
 #include "keystring/keystring.h"
 #include "query/implication.h"
 #include "storage/engine.h"
@@ -73,11 +74,29 @@ bool HasPositionalPart(const FieldPath& path) {
 // also reads the component as a field name of the array's documents, where
 // it is missing: only predicates that cannot match a missing value give
 // bounds there, and none exactly.
-// `index` is null for the records' own _id order (a btree).
+// Whether an index of collation `index_collator` may give bounds for `p`
+// under the query's collation: the same collation, or a predicate whose
+// answer does not depend on it (no string in its operand; a regex never
+// uses the collation), as MongoDB's planner decides.
+bool CollationAllowsBounds(const Collator* index_collator, const Collator* query_collator,
+                           const MatchExpression& p) {
+  if (Collator::Same(index_collator, query_collator)) return true;
+  if (p.is_comparison()) return !IsCollatable(p.operand());
+  if (p.type() == MatchType::kIn) {
+    for (const Element& e : static_cast<const InMatchExpression&>(p).equalities()) {
+      if (IsCollatable(e)) return false;
+    }
+  }
+  return true;
+}
+
+// `index` is null for the records' own _id order (a btree, simple
+// collation). `query_collator`: the query's collation.
 OrderedIntervalList FieldBounds(const IndexDescriptor* index, const FieldPath& path, size_t field,
                                 const std::vector<const MatchExpression*>& preds,
                                 bool allow_intersect, bool* bounded,
-                                std::vector<UsedPredicate>* used) {
+                                std::vector<UsedPredicate>* used,
+                                const Collator* query_collator) {
   OrderedIntervalList list;
   list.field = path.dotted();
   *bounded = false;
@@ -85,6 +104,9 @@ OrderedIntervalList FieldBounds(const IndexDescriptor* index, const FieldPath& p
   for (const MatchExpression* p : preds) {
     if (p->is_logical() || p->path() != path.dotted()) continue;
     if (positional && !CannotMatchMissing(p)) continue;
+    if (!CollationAllowsBounds(index != nullptr ? index->collator() : nullptr, query_collator, *p)) {
+      continue;
+    }
     std::vector<Interval> iv;
     BoundsTightness tightness;
     const bool has_bounds =
@@ -108,7 +130,7 @@ OrderedIntervalList FieldBounds(const IndexDescriptor* index, const FieldPath& p
 
 IndexBounds BoundsForIndex(const IndexDescriptor& index,
                            const std::vector<const MatchExpression*>& preds, int* bounded_fields,
-                           std::vector<UsedPredicate>* used = nullptr) {
+                           std::vector<UsedPredicate>* used, const Collator* query_collator) {
   IndexBounds bounds;
   *bounded_fields = 0;
   std::vector<std::vector<std::string>> used_prefixes;
@@ -121,7 +143,8 @@ IndexBounds BoundsForIndex(const IndexDescriptor& index,
     OrderedIntervalList list;
     if (usable) {
       list =
-          FieldBounds(&index, index.field_paths()[i], i, preds, prefixes.empty(), &bounded, used);
+          FieldBounds(&index, index.field_paths()[i], i, preds, prefixes.empty(), &bounded, used,
+                      query_collator);
     } else {
       list.field = index.field_names()[i];
       list.intervals = {Interval::All()};
@@ -158,6 +181,8 @@ bool IndexProvidesSort(const IndexDescriptor& index, const IndexBounds& bounds,
   *forward = true;
   if (sort.empty()) return true;
   if (!index.access_method().KeysAreOrdered()) return false;
+  // Keys in another collation's order do not give this sort's order.
+  if (!Collator::Same(index.collator(), sort.collator())) return false;
   size_t points = 0;
   while (points < bounds.fields.size() && bounds.fields[points].IsSinglePoint()) ++points;
   for (size_t start = 0; start <= points; ++start) {
@@ -206,6 +231,8 @@ bool IsCovered(const CanonicalQuery& cq, const IndexDescriptor& index) {
     return false;
   }
   if (!index.access_method().KeysHoldValues()) return false;
+  // A collated index holds sort keys, not the strings (MongoDB FETCHes too).
+  if (index.collator() != nullptr) return false;
   if (index.is_multikey() || index.sparse() || index.partial()) return false;
   auto in_index = [&](const std::string& f) {
     for (const std::string& n : index.field_names())
@@ -230,10 +257,11 @@ bool IsCovered(const CanonicalQuery& cq, const IndexDescriptor& index) {
 // _id is never an array and never missing, so its bounds answer exact
 // predicates exactly (*used, if not null, receives them).
 bool IdBounds(const std::vector<const MatchExpression*>& preds, IndexBounds* out,
-              std::vector<UsedPredicate>* used = nullptr) {
+              std::vector<UsedPredicate>* used, const Collator* query_collator) {
   static const FieldPath kId("_id");
   bool bounded = false;
-  OrderedIntervalList list = FieldBounds(nullptr, kId, 0, preds, true, &bounded, used);
+  OrderedIntervalList list =
+      FieldBounds(nullptr, kId, 0, preds, true, &bounded, used, query_collator);
   if (!bounded) return false;
   out->fields = {std::move(list)};
   return true;
@@ -243,9 +271,18 @@ bool IsPlainIdEquality(const CanonicalQuery& cq) {
   const MatchExpression* r = cq.root.get();
   if (r->type() == MatchType::kAnd && r->num_children() == 1) r = r->child(0);
   if (r->type() != MatchType::kEq || r->path() != "_id") return false;
+  // The _id order is binary: a collated string equality is not a point.
+  if (cq.collator != nullptr && IsCollatable(r->operand())) return false;
   BsonType t = r->operand().type();
   return t != BsonType::kArray && t != BsonType::kRegex && t != BsonType::kNull &&
          t != BsonType::kUndefined && t != BsonType::kMinKey && t != BsonType::kMaxKey;
+}
+
+// Whether the records' _id order gives the sort: a sort on _id alone, in
+// the simple collation (the _id order is binary).
+bool IdOrderSorts(const CanonicalQuery& cq) {
+  return cq.sort.size() == 1 && cq.sort.parts()[0].path.dotted() == "_id" &&
+         cq.collator == nullptr;
 }
 
 // ---- Building stages ----
@@ -323,7 +360,8 @@ std::unique_ptr<PlanStage> BuildStages(const QuerySolution& sol, const Canonical
       std::vector<Element> values;
       ROCKDOC_RETURN_IF_ERROR(pattern->ExtractKey(doc, &values));
       keystring::Builder b(bits);
-      for (const Element& v : values) b.Append(v);
+      // Under a collation, strings sort as their sort keys (as in an index).
+      for (const Element& v : values) AppendKeyValue(&b, v, pattern->collator());
       *key = b.bytes();
       return Status::OK();
     };
@@ -425,13 +463,15 @@ Status MinMaxSolution(const CanonicalQuery& cq, const IndexSet& indexes, QuerySo
     sol->access = Access::kClustered;
     sol->id_bounds.fields = {std::move(list)};
     if (BoundsToKeyRanges(sol->id_bounds, 0).empty()) return not_before;
-    bool asc = cq.sort.size() == 1 && cq.sort.parts()[0].path.dotted() == "_id";
+    bool asc = IdOrderSorts(cq);
     sol->provides_sort = cq.sort.empty() || asc;
     sol->forward = cq.sort.empty() || !asc || cq.sort.parts()[0].ascending;
     return Status::OK();
   }
   if (chosen == nullptr) return BadValue("hint provided does not correspond to an existing index");
-  if (!chosen->access_method().KeysAreOrdered() || !FitsMinMax(cq.min, chosen->field_names()) ||
+  if (!chosen->access_method().KeysAreOrdered() ||
+      !Collator::Same(chosen->collator(), cq.collator.get()) ||
+      !FitsMinMax(cq.min, chosen->field_names()) ||
       !FitsMinMax(cq.max, chosen->field_names())) {
     return incompatible;
   }
@@ -476,7 +516,7 @@ bool IndexSolution(const CanonicalQuery& cq, const std::vector<const MatchExpres
   QuerySolution::IndexPart part;
   part.index = index;
   std::vector<UsedPredicate> used;
-  part.bounds = BoundsForIndex(*index, preds, &bounded, &used);
+  part.bounds = BoundsForIndex(*index, preds, &bounded, &used, cq.collator.get());
   bool forward = true;
   bool sorts = IndexProvidesSort(*index, part.bounds, cq.sort, &forward);
   if (!hinted && bounded == 0 && !(sorts && !cq.sort.empty())) return false;
@@ -497,10 +537,10 @@ bool IndexSolution(const CanonicalQuery& cq, const std::vector<const MatchExpres
 bool ClusteredSolution(const CanonicalQuery& cq, const std::vector<const MatchExpression*>& preds,
                        QuerySolution* sol) {
   std::vector<UsedPredicate> used;
-  if (!IdBounds(preds, &sol->id_bounds, &used)) return false;
+  if (!IdBounds(preds, &sol->id_bounds, &used, cq.collator.get())) return false;
   sol->access = Access::kClustered;
   Reduce(cq, preds, sol, ResidualConjuncts(preds, used, sol->id_bounds));
-  bool asc = cq.sort.size() == 1 && cq.sort.parts()[0].path.dotted() == "_id";
+  bool asc = IdOrderSorts(cq);
   sol->provides_sort = cq.sort.empty() || asc;
   sol->forward = cq.sort.empty() || cq.sort.parts()[0].ascending;
   return true;
@@ -510,7 +550,7 @@ bool ClusteredSolution(const CanonicalQuery& cq, const std::vector<const MatchEx
 QuerySolution CollScanSolution(const CanonicalQuery& cq) {
   QuerySolution sol;
   sol.access = Access::kCollScan;
-  bool by_id = cq.sort.size() == 1 && cq.sort.parts()[0].path.dotted() == "_id";
+  bool by_id = IdOrderSorts(cq);
   sol.provides_sort = cq.sort.empty() || by_id;
   sol.forward = cq.sort.empty() || !by_id || cq.sort.parts()[0].ascending;
   return sol;
@@ -573,7 +613,7 @@ std::vector<QuerySolution> EnumerateSolutions(const CanonicalQuery& cq, const Co
       QuerySolution sol;
       sol.access = Access::kClustered;
       std::vector<UsedPredicate> used;
-      if (IdBounds(preds, &sol.id_bounds, &used)) {
+      if (IdBounds(preds, &sol.id_bounds, &used, cq.collator.get())) {
         reduce(&sol, ResidualConjuncts(preds, used, sol.id_bounds));
       } else {
         OrderedIntervalList all;
@@ -637,7 +677,7 @@ std::vector<QuerySolution> EnumerateSolutions(const CanonicalQuery& cq, const Co
         if (idx->sparse() && !SparseUsable(*idx, branch)) continue;
         int bounded = 0;
         std::vector<UsedPredicate> used;
-        IndexBounds bounds = BoundsForIndex(*idx, branch, &bounded, &used);
+        IndexBounds bounds = BoundsForIndex(*idx, branch, &bounded, &used, cq.collator.get());
         if (bounded > best_bounded) {
           best_bounded = bounded;
           best.index = idx;

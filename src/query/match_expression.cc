@@ -94,6 +94,10 @@ Value MakeInt32Value(int32_t v) {
 
 MatchExpression::~MatchExpression() = default;
 
+void MatchExpression::SetCollator(const CollatorPtr& collator) {
+  for (auto& child : children_) child->SetCollator(collator);
+}
+
 std::string MatchExpression::DebugString() const {
   std::string out;
   AppendDebug(&out, 0);
@@ -272,7 +276,7 @@ ComparisonMatchExpression::ComparisonMatchExpression(MatchType type, std::string
       rhs_(Value::FromElement(rhs)) {}
 
 bool ComparisonMatchExpression::CompareForMatch(MatchType type, const Element& value,
-                                                const Element& rhs) {
+                                                const Element& rhs, const Collator* collator) {
   const BsonType vt = value.type(), rt = rhs.type();
   if (vt != rt && CanonicalTypeRank(vt) != CanonicalTypeRank(rt)) {
     // Different canonical types never compare, with two exceptions.
@@ -302,7 +306,7 @@ bool ComparisonMatchExpression::CompareForMatch(MatchType type, const Element& v
       return (type == MatchType::kLte || type == MatchType::kGte) && vnan && rnan;
     }
   }
-  const int c = CompareValues(value, rhs);
+  const int c = CompareValuesWith(value, rhs, collator);
   switch (type) {
     case MatchType::kEq: return c == 0;
     case MatchType::kLt: return c < 0;
@@ -315,7 +319,7 @@ bool ComparisonMatchExpression::CompareForMatch(MatchType type, const Element& v
 
 bool ComparisonMatchExpression::MatchesSingleElement(const Element& value,
                                                      MatchDetails*) const {
-  return CompareForMatch(type(), value, rhs_.element());
+  return CompareForMatch(type(), value, rhs_.element(), collator_.get());
 }
 
 void ComparisonMatchExpression::SerializeRhs(BsonBuilder* builder) const {
@@ -385,12 +389,30 @@ InMatchExpression::InMatchExpression(std::string path, const Element& array,
       equalities_.end());
 }
 
+void InMatchExpression::SetCollator(const CollatorPtr& collator) {
+  collator_ = collator;
+  collated_.clear();
+  if (collator_ == nullptr) return;
+  const Collator* c = collator_.get();
+  collated_ = equalities_;
+  std::stable_sort(collated_.begin(), collated_.end(), [c](const Element& a, const Element& b) {
+    return CompareValuesWith(a, b, c) < 0;
+  });
+  collated_.erase(std::unique(collated_.begin(), collated_.end(),
+                              [c](const Element& a, const Element& b) {
+                                return CompareValuesWith(a, b, c) == 0;
+                              }),
+                  collated_.end());
+}
+
 bool InMatchExpression::MatchesSingleElement(const Element& value, MatchDetails*) const {
   if (!value.ok()) return has_null_;  // a null in the set matches "missing"
+  const Collator* c = collator_.get();
+  const std::vector<Element>& set = c == nullptr ? equalities_ : collated_;
   auto it = std::lower_bound(
-      equalities_.begin(), equalities_.end(), value,
-      [](const Element& a, const Element& b) { return CompareValues(a, b) < 0; });
-  if (it != equalities_.end() && CompareValues(*it, value) == 0) return true;
+      set.begin(), set.end(), value,
+      [c](const Element& a, const Element& b) { return CompareValuesWith(a, b, c) < 0; });
+  if (it != set.end() && CompareValuesWith(*it, value, c) == 0) return true;
   for (const auto& re : regexes_) {
     switch (value.type()) {
       case BsonType::kString:

@@ -48,6 +48,7 @@
 #include <string_view>
 #include <vector>
 
+#include "query/collator.h"
 #include "query/field_path.h"
 #include "query/regex.h"
 #include "rockdoc/document.h"
@@ -174,6 +175,12 @@ class MatchExpression {
   // {a: {$not: {$eq: 1}}}, {a: {$in: [...]}}, {a: {$regex: "x", $options: "i"}}.
   Document Serialize() const;
 
+  // Makes the tree compare strings with `collator` (null: binary), as
+  // MongoDB's setCollator: $eq/$lt/$lte/$gt/$gte and $in (and so $ne,
+  // $nin, $all's equalities, $elemMatch's predicates); never $regex, field
+  // names, $expr or $jsonSchema. Call before matching, from one thread.
+  virtual void SetCollator(const CollatorPtr& collator);
+
   // Appends this expression's fields to the document `builder` has open
   // (the building block of Serialize).
   virtual void SerializeTo(BsonBuilder* builder) const = 0;
@@ -275,15 +282,20 @@ class ComparisonMatchExpression : public PathMatchExpression {
   bool MatchesSingleElement(const Element& value, MatchDetails* details = nullptr) const override;
   Element operand() const override { return rhs_.element(); }
   void SerializeRhs(BsonBuilder* builder) const override;
+  void SetCollator(const CollatorPtr& collator) override { collator_ = collator; }
+  const Collator* collator() const { return collator_.get(); }
 
-  // The comparison itself, for reuse (sort-free filters, tests).
-  static bool CompareForMatch(MatchType type, const Element& value, const Element& rhs);
+  // The comparison itself, for reuse (sort-free filters, tests); strings
+  // compare by `collator` when not null.
+  static bool CompareForMatch(MatchType type, const Element& value, const Element& rhs,
+                              const Collator* collator = nullptr);
 
  protected:
   std::string DebugLine() const override;
 
  private:
   Value rhs_;
+  CollatorPtr collator_;
 };
 
 // {$regex: pattern, $options: flags}, or a BSON regex literal. Matches
@@ -325,6 +337,8 @@ class InMatchExpression : public PathMatchExpression {
   const std::vector<Element>& equalities() const { return equalities_; }
   const std::vector<std::shared_ptr<const Regex>>& regexes() const { return regexes_; }
   bool has_null() const { return has_null_; }
+  void SetCollator(const CollatorPtr& collator) override;
+  const Collator* collator() const { return collator_.get(); }
 
  protected:
   std::string DebugLine() const override;
@@ -332,6 +346,10 @@ class InMatchExpression : public PathMatchExpression {
  private:
   Value array_;
   std::vector<Element> equalities_;  // views into array_
+  // With a collator: the equalities sorted and deduplicated by it (what
+  // matching searches); equalities_ stays as given, for explain.
+  CollatorPtr collator_;
+  std::vector<Element> collated_;
   std::vector<std::shared_ptr<const Regex>> regexes_;
   bool has_null_ = false;
 };

@@ -210,7 +210,7 @@ Status SortPattern::ExtractKey(DocumentView doc, std::vector<Element>* key) cons
 
 int SortPattern::CompareKeys(const Element* a, const Element* b) const {
   for (size_t i = 0; i < parts_.size(); ++i) {
-    int c = CompareValues(a[i], b[i]);
+    int c = CompareValuesWith(a[i], b[i], collator_.get());
     if (c != 0) return parts_[i].ascending ? c : -c;
   }
   return 0;
@@ -218,7 +218,7 @@ int SortPattern::CompareKeys(const Element* a, const Element* b) const {
 
 int SortPattern::CompareKeys(const std::vector<Value>& a, const std::vector<Value>& b) const {
   for (size_t i = 0; i < parts_.size(); ++i) {
-    int c = CompareValues(a[i].element(), b[i].element());
+    int c = CompareValuesWith(a[i].element(), b[i].element(), collator_.get());
     if (c != 0) return parts_[i].ascending ? c : -c;
   }
   return 0;

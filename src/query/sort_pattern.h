@@ -37,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "query/collator.h"
 #include "query/field_path.h"
 #include "rockdoc/document.h"
 #include "rockdoc/status.h"
@@ -85,8 +86,14 @@ class SortPattern {
   // The pattern as a document, {a: 1, "b.c": -1} (for explain).
   Document ToDocument() const;
 
+  // Strings in keys compare by `collator` (null: binary). Keys are chosen
+  // (an array's smallest element) and compared with it.
+  void set_collator(CollatorPtr collator) { collator_ = std::move(collator); }
+  const Collator* collator() const { return collator_.get(); }
+
  private:
   std::vector<Part> parts_;
+  CollatorPtr collator_;
 };
 
 }  // namespace rockdoc

@@ -202,7 +202,8 @@
     allowDiskUse(allow) { return this._setOption('allowDiskUse', allow === undefined ? true : allow); }
     allowPartialResults() { return this._setOption('allowPartialResults', true); }
     pretty() { return this; }
-    collation() { throw new MongoshUnimplementedError('Cursor.collation'); }
+    // The find's collation ({locale: 'en', strength: 2}): its filter and sort.
+    collation(spec) { checkDocument(spec, 'collation'); return this._setOption('collation', spec); }
 
     // The find command of this cursor (also what its explain explains):
     // the options as the command's fields, as the drivers send them.
@@ -287,7 +288,7 @@
     }
     // count() ignores skip and limit unless asked (the legacy shell's rule).
     count(applySkipLimit) {
-      const options = { hint: this._opts.hint };
+      const options = { hint: this._opts.hint, collation: this._opts.collation };
       if (applySkipLimit) {
         options.skip = this._opts.skip;
         options.limit = this._opts.limit;

@@ -174,7 +174,8 @@ Status BuildIndexEntries(const Engine& engine, const CollectionMeta& meta, Index
       return DuplicateKeyError(
           meta, index->name(), index->key_pattern(),
           KeyValuesDocument(*index, IndexKey{std::string(entry.values_key),
-                                             std::string(entry.type_bits)}));
+                                             std::string(entry.type_bits)}),
+          index->collator() != nullptr ? index->collator()->spec().view() : DocumentView());
     }
     if (unique) previous.assign(key);
     first = false;

@@ -152,7 +152,7 @@ StatusOr<Document> PrepareInsert(DocumentView doc) {
 namespace {
 // The key as the server prints it in E11000 messages: { a: 1, b: "x" }
 // (mongosh's form, but strings in double quotes).
-std::string ServerKeyText(DocumentView key_values) {
+std::string ServerKeyText(DocumentView key_values, bool collated) {
   if (key_values.empty()) return "{}";
   std::string out = "{ ";
   bool first = true;
@@ -161,6 +161,16 @@ std::string ServerKeyText(DocumentView key_values) {
     first = false;
     out += e.key();
     out += ": ";
+    if (collated && e.type() == BsonType::kString) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += "\"0x";
+      for (unsigned char c : e.String()) {
+        out += kHex[c >> 4];
+        out += kHex[c & 15];
+      }
+      out += '"';
+      continue;
+    }
     out +=
         ValueToJson(e, e.type() == BsonType::kString ? JsonFormat::kRelaxed : JsonFormat::kShell);
   }
@@ -169,9 +179,13 @@ std::string ServerKeyText(DocumentView key_values) {
 }  // namespace
 
 Status DuplicateKeyError(const CollectionMeta& meta, std::string_view index_name,
-                         DocumentView key_pattern, DocumentView key_values) {
+                         DocumentView key_pattern, DocumentView key_values,
+                         DocumentView collation) {
+  const bool collated = !collation.empty();
   std::string msg = "E11000 duplicate key error collection: " + meta.full_name() +
-                    " index: " + std::string(index_name) + " dup key: " + ServerKeyText(key_values);
+                    " index: " + std::string(index_name) +
+                    (collated ? " collation: " + ServerKeyText(collation, false) : "") +
+                    " dup key: " + ServerKeyText(key_values, collated);
   BsonBuilder extra;
   extra.AppendDocument("keyPattern", key_pattern);
   extra.AppendDocument("keyValue", key_values);
@@ -246,7 +260,9 @@ Status CheckUniqueKey(KvTransaction* txn, const CollectionMeta& meta, const Inde
   IndexEntryView existing;
   ROCKDOC_RETURN_IF_ERROR(ParseIndexEntry(index, entry_key, value, &existing));
   if (existing.id_key == id_key) return Status::OK();  // our own entry
-  return DuplicateKeyError(meta, index.name(), index.key_pattern(), KeyValuesDocument(index, key));
+  return DuplicateKeyError(meta, index.name(), index.key_pattern(), KeyValuesDocument(index, key),
+                           index.collator() != nullptr ? index.collator()->spec().view()
+                                                       : DocumentView());
 }
 
 // A unique entry's point reads go through the record cache (exec's

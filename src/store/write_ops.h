@@ -38,8 +38,13 @@ Status CheckIdValue(const Element& id);
 // "E11000 duplicate key error collection: db.c index: a_1 dup key: { a: 1 }"
 // and the extra fields {keyPattern, keyValue} (`key_values`: the key's
 // values under the pattern's field names).
+// For an index with a collation (`collation`, its spec, not empty), the
+// message names it ("index: a_1 collation: { locale: ... } dup key: ...")
+// and shows each string of the key, a sort key, as "0x" and its bytes in
+// hex, as MongoDB does; keyValue holds the sort keys.
 Status DuplicateKeyError(const CollectionMeta& meta, std::string_view index_name,
-                         DocumentView key_pattern, DocumentView key_values);
+                         DocumentView key_pattern, DocumentView key_values,
+                         DocumentView collation = DocumentView());
 
 // The elements of `array` (or of a document: its fields), counted by
 // skipping each in place; `array` must be valid BSON (a stored document's).
