@@ -358,5 +358,24 @@ TEST_F(HashedIndexTest, ToHashedIndexKeyIsTheIndexHash) {
   EXPECT_EQ((*docs)[2].Get("h").type(), BsonType::kInt64);
 }
 
+// Under a collation the collation key is hashed (MongoDB's
+// CollationAppliedBeforeHashing): a strength-2 hashed index finds "Alice"
+// for "alice" under its collation, and serves no query of another one.
+TEST_F(HashedIndexTest, ACollatedHashedIndexHashesCollationKeys) {
+  IndexOptions collated;
+  collated.collation = Json(R"({"locale": "en", "strength": 2})");
+  ASSERT_TRUE(Coll().CreateIndex(Json(R"({"b": 1, "a": "hashed"})"), collated).ok());
+  ASSERT_TRUE(Insert(R"({"_id": 1, "b": "X", "a": "Alice"})").ok());
+  ASSERT_TRUE(Insert(R"({"_id": 2, "b": "x", "a": "bob"})").ok());
+  FindOptions same;
+  same.collation = Json(R"({"locale": "en", "strength": 2})");
+  EXPECT_EQ(Ids(R"({"b": "x", "a": "ALICE"})", same).size(), 1u);
+  EXPECT_EQ(Ids(R"({"a": {"$in": ["alice", "BOB"]}})", same).size(), 2u);
+  EXPECT_THAT(Explain(R"({"b": "x", "a": "ALICE"})", same), HasSubstr("b_1_a_hashed"));
+  // The simple collation: no match, and the index is not used.
+  EXPECT_TRUE(Ids(R"({"b": "x", "a": "ALICE"})").empty());
+  EXPECT_THAT(Explain(R"({"b": "x", "a": "ALICE"})"), ::testing::Not(HasSubstr("b_1_a_hashed")));
+}
+
 }  // namespace
 }  // namespace rockdoc

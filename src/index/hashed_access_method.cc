@@ -123,9 +123,11 @@ class Hashed final : public IndexAccessMethod {
       ROCKDOC_RETURN_IF_ERROR(ValueAtPath(doc, index.field_paths()[i], &v));
       any_value = any_value || v.ok();
       if (i == hashed) {
-        b.Append(HashValue(v).element());  // missing hashes as null
+        // Under a collation the value's collation key is hashed, as
+        // MongoDB hashes it (missing hashes as null).
+        b.Append(HashValue(CollationKeyOf(v, index.collator()).element()).element());
       } else {
-        b.Append(v);
+        AppendKeyValue(&b, v, index.collator());
       }
     }
     if (index.sparse() && !any_value) return Status::OK();
@@ -144,7 +146,9 @@ class Hashed final : public IndexAccessMethod {
 
   bool IntervalsFor(const IndexDescriptor& index, size_t field, const MatchExpression& leaf,
                     std::vector<Interval>* out, BoundsTightness* tightness) const override {
-    if (field != HashedField(index)) return IntervalsForLeaf(leaf, out, tightness);
+    if (field != HashedField(index)) {
+      return BtreeAccessMethod().IntervalsFor(index, field, leaf, out, tightness);
+    }
     // Equality to a scalar (null included: a missing field hashes as
     // null) or to a document; never to an array or a regex, which no
     // hashed key can hold or settle.
@@ -155,13 +159,13 @@ class Hashed final : public IndexAccessMethod {
     if (leaf.type() == MatchType::kEq) {
       Element v = leaf.operand();
       if (!hashable(v)) return false;
-      hashes.push_back(HashBsonValue(v));
+      hashes.push_back(HashBsonValue(CollationKeyOf(v, index.collator()).element()));
     } else if (leaf.type() == MatchType::kIn) {
       const auto& in = static_cast<const InMatchExpression&>(leaf);
       if (!in.regexes().empty()) return false;
       for (const Element& v : in.equalities()) {
         if (!hashable(v)) return false;
-        hashes.push_back(HashBsonValue(v));
+        hashes.push_back(HashBsonValue(CollationKeyOf(v, index.collator()).element()));
       }
     } else {
       return false;
