@@ -54,7 +54,14 @@ def outcome(f, *args, **kwargs):
     """What a call gave, in a form both transports can be compared by: its
     value, or ("raised", class name, code)."""
     try:
-        return ("ok", f(*args, **kwargs))
+        value = f(*args, **kwargs)
+        # pymongo's result objects compare by identity: compare what they say.
+        # (less a server's gossip: $clusterTime, operationTime).
+        if hasattr(value, "raw_result"):
+            value = (type(value).__name__,
+                     {k: v for k, v in value.raw_result.items()
+                      if not k.startswith("$") and k != "operationTime"})
+        return ("ok", value)
     except OperationFailure as e:
         return ("raised", type(e).__name__, e.code)
     except (TypeError, ValueError) as e:
