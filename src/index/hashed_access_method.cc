@@ -66,10 +66,10 @@ Status ValueAtPath(DocumentView doc, const FieldPath& path, Element* out) {
   return Status::OK();
 }
 
-// A one-element holder for the int64 hash that keys and bounds carry.
-Value HashValue(const Element& v) {
+// A one-element holder for an int64 hash, as keys and bounds carry it.
+Value HashHolder(int64_t hash) {
   BsonBuilder b;
-  b.AppendInt64("", HashBsonValue(v));
+  b.AppendInt64("", hash);
   Document d = std::move(b).Build();
   return Value::FromElement(d.Get(""));
 }
@@ -125,7 +125,8 @@ class Hashed final : public IndexAccessMethod {
       if (i == hashed) {
         // Under a collation the value's collation key is hashed, as
         // MongoDB hashes it (missing hashes as null).
-        b.Append(HashValue(CollationKeyOf(v, index.collator()).element()).element());
+        b.Append(
+            HashHolder(HashBsonValue(CollationKeyOf(v, index.collator()).element())).element());
       } else {
         AppendKeyValue(&b, v, index.collator());
       }
@@ -173,12 +174,7 @@ class Hashed final : public IndexAccessMethod {
     std::sort(hashes.begin(), hashes.end());
     hashes.erase(std::unique(hashes.begin(), hashes.end()), hashes.end());
     out->clear();
-    for (int64_t h : hashes) {
-      BsonBuilder b;
-      b.AppendInt64("", h);
-      Document d = std::move(b).Build();
-      out->push_back(Interval::Point(d.Get("")));
-    }
+    for (int64_t h : hashes) out->push_back(Interval::Point(HashHolder(h).element()));
     if (tightness != nullptr) *tightness = BoundsTightness::kInexactFetch;
     return true;
   }
