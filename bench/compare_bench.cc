@@ -1193,6 +1193,11 @@ Options ParseArgs(int argc, char** argv) {
       // ClientOptions::collect_statistics off: what the query statistics
       // cost rockdoc's reads, by two runs side by side.
       g_client_options.collect_statistics = false;
+    } else if (arg == "--encrypt") {
+      // ClientOptions::encryption_key (a fixed key): what encryption at
+      // rest costs, as rockdoc's ratios to SQLite and raw RocksDB (which
+      // stay plain) in a run with it against a run without.
+      g_client_options.encryption_key = std::string(32, 'k');
     } else if (arg == "--cache-mib") {
       const long long mib = std::atoll(value().c_str());
       if (mib < 1) Die("--cache-mib must be positive");
@@ -1200,7 +1205,7 @@ Options ParseArgs(int argc, char** argv) {
     } else {
       Die("unknown argument " + arg +
           " (--docs N, --reps R, --seconds S, --rows a,b,..., --dir D, --cache-mib M, --only E,"
-          " --no-statistics, --ab LEVER, --record-cache-mib M, --warm-record-cache)");
+          " --no-statistics, --ab LEVER, --record-cache-mib M, --warm-record-cache, --encrypt)");
     }
   }
   if (o.docs < 20000) Die("--docs must be at least 20,000");

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "rockdoc/c.h"
@@ -943,6 +944,67 @@ static void test_batch_command(rockdoc_client_t* db) {
   free(three);
 }
 
+/* Encryption at rest: a key, then the same directory without it and with
+ * another (InvalidOptions, 72), a key file, and a rotation. */
+static void test_encryption(const char* dir) {
+  rockdoc_error_t err = ROCKDOC_ERROR_INIT;
+  char path[512], keyfile[512];
+  snprintf(path, sizeof path, "%s/encrypted", dir);
+  snprintf(keyfile, sizeof keyfile, "%s/db.key", dir);
+  unsigned char key_a[32], key_b[32];
+  memset(key_a, 'A', sizeof key_a);
+  memset(key_b, 'B', sizeof key_b);
+  rockdoc_options_t* options = rockdoc_options_create();
+  rockdoc_options_set_encryption_key(options, key_a, sizeof key_a);
+  rockdoc_client_t* db = rockdoc_open(path, options, &err);
+  CHECK(db != NULL);
+  {
+    Doc d;
+    doc_begin(&d);
+    doc_int32(&d, "_id", 1);
+    doc_end(&d);
+    CHECK(db != NULL && rockdoc_insert_one(db, "test", "c", d.data, d.len, &err) == 1);
+  }
+  CHECK(rockdoc_close(db, &err) == 1);
+  CHECK(rockdoc_open(path, NULL, &err) == NULL);
+  CHECK_CODE(err, 72);
+  rockdoc_error_clear(&err);
+  rockdoc_options_set_encryption_key(options, key_b, 5);
+  CHECK(rockdoc_open(path, options, &err) == NULL);
+  CHECK_CODE(err, 2); /* not 32 bytes */
+  rockdoc_error_clear(&err);
+  /* mongod's key file: the base64 of 32 'A's, owner-only. */
+  FILE* f = fopen(keyfile, "w");
+  CHECK(f != NULL);
+  if (f != NULL) {
+    fputs("QUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUE=\n", f);
+    fclose(f);
+  }
+  chmod(keyfile, 0644);
+  CHECK(rockdoc_options_set_encryption_key_file(options, keyfile, &err) == 0);
+  CHECK_CODE(err, 2); /* others may read it: too open */
+  rockdoc_error_clear(&err);
+  chmod(keyfile, 0600);
+  CHECK(rockdoc_options_set_encryption_key_file(options, keyfile, &err) == 1);
+  db = rockdoc_open(path, options, &err);
+  CHECK(db != NULL);
+  CHECK(rockdoc_close(db, &err) == 1);
+  /* A to B; then B opens it, and A only as a previous key beside B. */
+  CHECK(rockdoc_rotate_encryption_key(path, key_a, 32, key_b, 32, &err) == 1);
+  CHECK(rockdoc_open(path, options, &err) == NULL);
+  CHECK_CODE(err, 72);
+  rockdoc_error_clear(&err);
+  rockdoc_options_set_encryption_key(options, key_b, 32);
+  rockdoc_options_add_previous_encryption_key(options, key_a, 32);
+  db = rockdoc_open(path, options, &err);
+  CHECK(db != NULL);
+  CHECK(rockdoc_close(db, &err) == 1);
+  CHECK(rockdoc_rotate_encryption_key(path, key_a, 32, key_b, 5, &err) == 0);
+  CHECK_CODE(err, 2);
+  rockdoc_error_clear(&err);
+  rockdoc_options_destroy(options);
+}
+
 int main(int argc, char** argv) {
   const char* dir = argc > 1 ? argv[1] : NULL;
   char made[] = "/tmp/rockdoc_c_api_XXXXXX";
@@ -954,6 +1016,7 @@ int main(int argc, char** argv) {
   test_open_and_close(dir);
   test_change_streams(dir);
   test_live_queries(dir);
+  test_encryption(dir);
 
   rockdoc_error_t err = ROCKDOC_ERROR_INIT;
   char path[512];

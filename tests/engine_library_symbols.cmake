@@ -4,7 +4,9 @@
 # listening socket's calls, to TLS (OpenSSL's libssl) or to SCRAM's HMAC and
 # PBKDF2. rockdoc-serve links those from its own library, rockdoc_wire. The
 # engine does use libcrypto's digests (EVP_Digest*, EVP_md5: the hash of
-# hashed indexes, bson/element_hash.h), which this check allows.
+# hashed indexes, bson/element_hash.h; EVP_sha256: encryption key ids) and
+# its ciphers and random bytes (EVP_aes_256_ctr, RAND_bytes: encryption at
+# rest, storage/encryption.h), which this check allows.
 #   cmake -DNM=nm "-DLIBRARIES=a;b" -P engine_library_symbols.cmake
 if(NOT LIBRARIES)
   message(FATAL_ERROR "engine_library_symbols: no library given")

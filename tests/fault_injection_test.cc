@@ -49,10 +49,15 @@ ErrorCode CodeFor(FaultKind kind) {
   return kind == FaultKind::kNoSpace ? ErrorCode::kOutOfDiskSpace : ErrorCode::kOperationFailed;
 }
 
+// With `encrypted`, the files are encrypted (storage/encryption.h) over
+// the faulty file system: the faults and power losses then reach encrypted
+// files, prefixes and all.
 StatusOr<std::unique_ptr<Client>> OpenWith(const std::shared_ptr<FaultFileSystem>& fs,
-                                           const std::string& path, bool sync) {
+                                           const std::string& path, bool sync,
+                                           bool encrypted = false) {
   ClientOptions options;
   options.sync = sync;
+  if (encrypted) options.encryption_key = std::string(32, 'e');
   return internal::ClientAccess::Open(path, options, fs);
 }
 
@@ -435,11 +440,12 @@ std::vector<Scenario> Scenarios() {
 struct Round {
   Scenario scenario;
   uint64_t seed;
+  bool encrypted = false;
 };
 
 std::string RoundName(const ::testing::TestParamInfo<Round>& info) {
   return std::string(info.param.scenario.name) + (info.param.scenario.sync ? "_sync" : "_nosync") +
-         "_seed" + std::to_string(info.param.seed);
+         "_seed" + std::to_string(info.param.seed) + (info.param.encrypted ? "_encrypted" : "");
 }
 
 std::vector<Round> Rounds() {
@@ -449,6 +455,8 @@ std::vector<Round> Rounds() {
     std::vector<uint64_t> seeds = {1, 2};
     if (s.power_loss) seeds.push_back(3);
     for (uint64_t seed : seeds) rounds.push_back({s, seed});
+    // And once more with encryption at rest.
+    rounds.push_back({s, 1, true});
   }
   return rounds;
 }
@@ -458,6 +466,7 @@ class FaultRoundTest : public ::testing::TestWithParam<Round> {};
 TEST_P(FaultRoundTest, NoAbortSpecificErrorsNoLossBeyondTheContract) {
   const Scenario& sc = GetParam().scenario;
   const uint64_t seed = GetParam().seed;
+  const bool encrypted = GetParam().encrypted;
   std::mt19937_64 rng(seed * 7919 + 17);
   test::ScratchDir dir;
   const std::string path = dir.Sub("db");
@@ -468,7 +477,7 @@ TEST_P(FaultRoundTest, NoAbortSpecificErrorsNoLossBeyondTheContract) {
 
   // Phase 1, then a clean close: durable whatever `sync` says.
   {
-    auto client = OpenWith(fs, path, sc.sync);
+    auto client = OpenWith(fs, path, sc.sync, encrypted);
     ASSERT_TRUE(client.ok()) << client.status();
     ASSERT_TRUE(Workload::Prepare(Items(**client)).ok());
     for (int i = 0; i < 60; ++i) ASSERT_TRUE(w.Step(Items(**client)).ok());
@@ -477,7 +486,7 @@ TEST_P(FaultRoundTest, NoAbortSpecificErrorsNoLossBeyondTheContract) {
   const size_t durable = w.acknowledged();
 
   // Phase 2 with the fault.
-  auto client = OpenWith(fs, path, sc.sync);
+  auto client = OpenWith(fs, path, sc.sync, encrypted);
   ASSERT_TRUE(client.ok()) << client.status();
   Collection items = Items(**client);
   const int writes = std::uniform_int_distribution<int>(20, 250)(rng);
@@ -514,7 +523,7 @@ TEST_P(FaultRoundTest, NoAbortSpecificErrorsNoLossBeyondTheContract) {
 
   if (sc.arm == Arm::kBeforeReopen) {
     fs->AddFault(sc.rule);
-    auto failed = OpenWith(fs, path, sc.sync);
+    auto failed = OpenWith(fs, path, sc.sync, encrypted);
     EXPECT_GT(fs->faults_injected(), 0) << "the fault never reached the open";
     if (failed.ok()) {
       // A fault the open survives (a directory fsync, say) must not cost data.
@@ -526,7 +535,7 @@ TEST_P(FaultRoundTest, NoAbortSpecificErrorsNoLossBeyondTheContract) {
 
   // The fault is gone: the database opens and holds what it must.
   fs->ClearFaults();
-  auto reopened = OpenWith(fs, path, sc.sync);
+  auto reopened = OpenWith(fs, path, sc.sync, encrypted);
   ASSERT_TRUE(reopened.ok()) << sc.name << ": " << reopened.status();
   const size_t floor = (sc.power_loss && !sc.sync) ? durable : w.acknowledged();
   w.Verify(Items(**reopened), floor);

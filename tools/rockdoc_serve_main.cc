@@ -70,6 +70,11 @@ const std::vector<rockdoc::tools::FlagSpec> kFlags = {
     {"tlsAllowConnectionsWithoutCertificates", 0, FlagArity::kNone,
      "|with --tlsCAFile: serve clients that present no certificate too (one presented is "
      "still checked)"},
+    {"enableEncryption", 0, FlagArity::kNone,
+     "|encrypt the database at rest (AES-256), with --encryptionKeyFile"},
+    {"encryptionKeyFile", 0, FlagArity::kRequired,
+     "FILE|the key, as mongod's: the base64 of 32 bytes (openssl rand -base64 32), readable "
+     "by its owner alone"},
     {"help", 'h', FlagArity::kNone, "|this text"},
     {"version", 0, FlagArity::kNone, "|the version of rockdoc"},
 };
@@ -179,6 +184,10 @@ int main(int argc, char** argv) {
       options.tls.ca_file = value;
     } else if (name == "tlsAllowConnectionsWithoutCertificates") {
       options.tls.allow_connections_without_certificates = true;
+    } else if (name == "enableEncryption") {
+      config.enable_encryption = true;
+    } else if (name == "encryptionKeyFile") {
+      config.encryption_key_file = value;
     } else if (name == "auth") {
       options.auth = true;
     } else if (name == "port") {

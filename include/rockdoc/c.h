@@ -127,6 +127,28 @@ ROCKDOC_EXPORT void rockdoc_options_set_read_only(rockdoc_options_t* options, in
 ROCKDOC_EXPORT void rockdoc_options_set_record_cache_bytes(rockdoc_options_t* options,
                                                            size_t bytes);
 
+/* Encryption at rest (ClientOptions::encryption_key): the `size` bytes of
+ * an AES-256 key (32; another size fails at open with BadValue). Copied;
+ * NULL or size 0 turns encryption off. */
+ROCKDOC_EXPORT void rockdoc_options_set_encryption_key(rockdoc_options_t* options,
+                                                       const void* key, size_t size);
+/* The same from a file as mongod's --encryptionKeyFile holds it (the base64
+ * of 32 bytes, readable by its owner alone: EncryptionKeyFromFile). 1 on
+ * success; 0 with `err` set (BadValue, FileNotOpen) otherwise. */
+ROCKDOC_EXPORT int rockdoc_options_set_encryption_key_file(rockdoc_options_t* options,
+                                                           const char* path,
+                                                           rockdoc_error_t* err);
+/* A key files may still be under after a key rotation that stopped
+ * part-way (ClientOptions::previous_encryption_keys); read, never written. */
+ROCKDOC_EXPORT void rockdoc_options_add_previous_encryption_key(rockdoc_options_t* options,
+                                                                const void* key, size_t size);
+/* Re-encrypts the closed directory `path` from one key to another
+ * (Client::RotateEncryptionKey; size 0 for no key: encrypts or decrypts a
+ * database). 1 on success; 0 with `err` set otherwise. */
+ROCKDOC_EXPORT int rockdoc_rotate_encryption_key(const char* path, const void* old_key,
+                                                 size_t old_size, const void* new_key,
+                                                 size_t new_size, rockdoc_error_t* err);
+
 /* ---- Clients ---- */
 
 /* Opens (or creates) the database directory `path`. NULL on failure:

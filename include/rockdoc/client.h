@@ -109,6 +109,22 @@ class ROCKDOC_EXPORT Client {
   //   auto client = rockdoc::Client::Open("/data/library");
   static StatusOr<SalvageReport> Salvage(const std::string& path,
                                          const ClientOptions& options = {});
+  // Re-encrypts the closed database directory `path` from `old_key` to
+  // `new_key` (ClientOptions::encryption_key): each file is rewritten to a
+  // temporary file under the new key, synced, and renamed over the old one.
+  // An empty old_key encrypts a plain database; an empty new_key decrypts
+  // one. A rotation that stops part-way (a crash, a full disk) leaves every
+  // file whole, some under each key: the directory then opens with new_key
+  // and old_key in previous_encryption_keys, and the same call run again
+  // finishes it (files already under new_key are kept). Costs a rewrite of
+  // every byte. DBPathInUse when the directory is open (in any process);
+  // BadValue for a key that is not 32 bytes; InvalidOptions naming a file
+  // under neither key (nothing is rewritten then).
+  // Example:
+  //   auto report = rockdoc::Client::RotateEncryptionKey("/data/library", old_key, new_key);
+  static StatusOr<KeyRotationReport> RotateEncryptionKey(const std::string& path,
+                                                         const std::string& old_key,
+                                                         const std::string& new_key);
   ~Client();
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;

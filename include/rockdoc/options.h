@@ -35,6 +35,20 @@ ROCKDOC_EXPORT size_t DefaultBlockCacheBytes();
 // The path that opens an in-memory database, as SQLite's ":memory:".
 inline constexpr char kInMemoryPath[] = ":memory:";
 
+// The key of a file as mongod's --encryptionKeyFile holds it (the base64
+// of 32 bytes, as `openssl rand -base64 32 > key; chmod 600 key` makes it),
+// for ClientOptions::encryption_key. BadValue when the file holds no such
+// key or its group or others may read it ("permissions on <file> are too
+// open", as mongod says); FileNotOpen when it cannot be read.
+ROCKDOC_EXPORT StatusOr<std::string> EncryptionKeyFromFile(const std::string& path);
+
+// What Client::RotateEncryptionKey did.
+struct KeyRotationReport {
+  int files_rewritten = 0;       // files now under the new key
+  int files_kept = 0;            // files already under it (or empty)
+  uint64_t bytes_rewritten = 0;  // their data, prefixes aside
+};
+
 struct ClientOptions {
   // Create the directory (and a new database in it) when missing. When
   // false, opening a missing directory fails with NonExistentPath.
@@ -62,6 +76,24 @@ struct ClientOptions {
   // create_if_missing does not apply (a missing one is NonExistentPath).
   // With in_memory: InvalidOptions.
   bool read_only = false;
+  // Encryption at rest: the 32 bytes of an AES-256 key (raw bytes, not
+  // text; EncryptionKeyFromFile reads mongod's --encryptionKeyFile form).
+  // Every file RocksDB writes under the directory (table files, write-ahead
+  // logs, MANIFEST, CURRENT, OPTIONS, the info log, aggregate's spill runs,
+  // and checkpoints, which need the same key) is encrypted with AES-256-CTR
+  // through OpenSSL, each file under a random counter of its own; the
+  // ROCKDOC marker and ROCKDOC.owner stay plain and hold no data. The key is
+  // never written anywhere. A new directory is created encrypted. Opening an
+  // encrypted directory without its key, with a wrong key, or a plain one
+  // with a key, is InvalidOptions (72) saying which, and writes nothing. A
+  // key of another length is BadValue; with in_memory, InvalidOptions (there
+  // are no files). Empty (the default): no encryption. Keys change with
+  // RotateEncryptionKey (client.h), on a closed directory.
+  std::string encryption_key;
+  // Keys that files of the directory may still be under, read but never
+  // written with: what a RotateEncryptionKey that stopped part-way needs
+  // until it is run again.
+  std::vector<std::string> previous_encryption_keys;
   // Durability of each acknowledged write. The write-ahead log is always on.
   //  - false (default, like MongoDB's j:false): a commit is in the OS page
   //    cache; a process crash loses nothing, a power failure or kernel crash

@@ -14,6 +14,7 @@
 #include "rockdoc/json.h"
 #include "stats/telemetry.h"
 #include "storage/change_log.h"
+#include "storage/encryption.h"
 #include "storage/engine.h"
 #include "store/collection_lock.h"
 
@@ -62,6 +63,18 @@ StatusOr<std::unique_ptr<Client>> internal::ClientAccess::Open(
 
 StatusOr<SalvageReport> Client::Salvage(const std::string& path, const ClientOptions& options) {
   return Engine::Salvage(path, options);
+}
+
+StatusOr<KeyRotationReport> Client::RotateEncryptionKey(const std::string& path,
+                                                        const std::string& old_key,
+                                                        const std::string& new_key) {
+  KeyRotationReport report;
+  ROCKDOC_RETURN_IF_ERROR(internal::RotateDirectoryKey(path, old_key, new_key, &report));
+  return report;
+}
+
+StatusOr<std::string> EncryptionKeyFromFile(const std::string& path) {
+  return internal::ReadEncryptionKeyFile(path);
 }
 
 Client::Client(std::shared_ptr<Engine> engine)

@@ -230,6 +230,47 @@ void rockdoc_options_set_record_cache_bytes(rockdoc_options_t* options, size_t b
   if (options != nullptr) options->options.record_cache_bytes = bytes;
 }
 
+namespace {
+std::string KeyBytes(const void* key, size_t size) {
+  return key == nullptr ? std::string() : std::string(static_cast<const char*>(key), size);
+}
+}  // namespace
+
+void rockdoc_options_set_encryption_key(rockdoc_options_t* options, const void* key,
+                                        size_t size) {
+  if (options != nullptr) options->options.encryption_key = KeyBytes(key, size);
+}
+int rockdoc_options_set_encryption_key_file(rockdoc_options_t* options, const char* path,
+                                            rockdoc_error_t* err) {
+  return Guard<int>(err, 0, [&]() -> int {
+    if (!NotNull(options, "options", err) || !NotNull(path, "path", err)) return 0;
+    auto key = rockdoc::EncryptionKeyFromFile(path);
+    if (!key.ok()) {
+      SetError(err, key.status());
+      return 0;
+    }
+    options->options.encryption_key = std::move(key).value();
+    return 1;
+  });
+}
+void rockdoc_options_add_previous_encryption_key(rockdoc_options_t* options, const void* key,
+                                                 size_t size) {
+  if (options != nullptr) options->options.previous_encryption_keys.push_back(KeyBytes(key, size));
+}
+int rockdoc_rotate_encryption_key(const char* path, const void* old_key, size_t old_size,
+                                  const void* new_key, size_t new_size, rockdoc_error_t* err) {
+  return Guard<int>(err, 0, [&]() -> int {
+    if (!NotNull(path, "path", err)) return 0;
+    auto r = rockdoc::Client::RotateEncryptionKey(path, KeyBytes(old_key, old_size),
+                                                  KeyBytes(new_key, new_size));
+    if (!r.ok()) {
+      SetError(err, r.status());
+      return 0;
+    }
+    return 1;
+  });
+}
+
 rockdoc_client_t* rockdoc_open(const char* path, const rockdoc_options_t* options,
                                rockdoc_error_t* err) {
   return Guard<rockdoc_client_t*>(err, nullptr, [&]() -> rockdoc_client_t* {

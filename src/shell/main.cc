@@ -32,6 +32,9 @@ const std::vector<tools::FlagSpec> kFlags = {
      "|open the directory read-only beside the process that owns it for writing (an "
      "application, rockdoc-serve): its writes are seen as they come, writes here are refused "
      "(README.md, Several processes)"},
+    {"encryptionKeyFile", 0, tools::FlagArity::kRequired,
+     "FILE|the database's encryption key, as mongod's: the base64 of 32 bytes, readable by "
+     "its owner alone (README.md, Security)"},
     {"salvage", 0, tools::FlagArity::kNone,
      "|open a damaged write-ahead log's database again, keeping what precedes the damage "
      "(copy it first; README.md, Durability)"},
@@ -57,8 +60,8 @@ std::string Usage() {
 }
 
 // --salvage: Client::Salvage, and what it found, for a person to read.
-int Salvage(const std::string& path) {
-  auto report = Client::Salvage(path);
+int Salvage(const std::string& path, const ClientOptions& options) {
+  auto report = Client::Salvage(path, options);
   if (!report.ok()) {
     std::cerr << "rockdoc: cannot salvage " << path << ": " << report.status().ToString() << "\n";
     return 1;
@@ -127,6 +130,13 @@ int RunMain(int argc, char** argv) {
       salvage = true;
     } else if (name == "readonly") {
       options.client.read_only = true;
+    } else if (name == "encryptionKeyFile") {
+      auto key = EncryptionKeyFromFile(value);
+      if (!key.ok()) {
+        std::cerr << "rockdoc: " << key.status().message() << "\n";
+        return 2;
+      }
+      options.client.encryption_key = std::move(key).value();
     }
   }
   for (const std::string& arg : parsed->positional) {
@@ -150,7 +160,7 @@ int RunMain(int argc, char** argv) {
       std::cerr << "rockdoc: --salvage takes --dbpath DIR and nothing else\n" << Usage();
       return 2;
     }
-    return Salvage(options.db_path);
+    return Salvage(options.db_path, options.client);
   }
 
   auto shell = Shell::Open(options);

@@ -17,6 +17,7 @@
 
 #include "common/endian.h"
 #include "storage/change_log.h"
+#include "storage/encryption.h"
 #include "storage/file_system.h"
 #include "storage/record_cache.h"
 #include "storage/rocks.h"
@@ -60,6 +61,16 @@ class Int64AddOperator : public rocksdb::AssociativeMergeOperator {
   }
   const char* Name() const override { return "rockdoc.Int64Add"; }
 };
+
+// `base` under ClientOptions::encryption_key, when there is one
+// (storage/encryption.h); the info log is then encrypted too, as every file
+// RocksDB writes through it.
+std::shared_ptr<rocksdb::FileSystem> WithEncryption(std::shared_ptr<rocksdb::FileSystem> base,
+                                                    const ClientOptions& options) {
+  if (options.encryption_key.empty()) return base;
+  return NewEncryptedFileSystem(std::move(base), options.encryption_key,
+                                options.previous_encryption_keys);
+}
 
 // Writes the marker so that a crash leaves no marker or a whole one (never
 // an empty one, which would make the directory unopenable): a temporary
@@ -412,6 +423,20 @@ StatusOr<SalvageReport> Engine::Salvage(const std::string& path, const ClientOpt
 StatusOr<std::shared_ptr<Engine>> Engine::OpenImpl(
     const std::string& path, const ClientOptions& options, SalvageReport* salvage,
     std::shared_ptr<rocksdb::FileSystem> file_system) {
+  if (!options.encryption_key.empty() || !options.previous_encryption_keys.empty()) {
+    if (options.in_memory || path == kInMemoryPath) {
+      return Status(ErrorCode::kInvalidOptions,
+                    "an in-memory database takes no encryption key: it writes no files");
+    }
+    if (options.encryption_key.empty()) {
+      return Status(ErrorCode::kInvalidOptions,
+                    "previous_encryption_keys are given without an encryption_key");
+    }
+    ROCKDOC_RETURN_IF_ERROR(CheckEncryptionKey(options.encryption_key, "encryption_key"));
+    for (const std::string& k : options.previous_encryption_keys) {
+      ROCKDOC_RETURN_IF_ERROR(CheckEncryptionKey(k, "each of previous_encryption_keys"));
+    }
+  }
   if (options.read_only) {
     if (options.in_memory || path == kInMemoryPath) {
       return Status(ErrorCode::kInvalidOptions,
@@ -456,6 +481,9 @@ StatusOr<std::shared_ptr<Engine>> Engine::OpenImpl(
   ROCKDOC_ASSIGN_OR_RETURN(DirectoryClaim claim, DirectoryClaim::Acquire(path));
   ROCKDOC_RETURN_IF_ERROR(CheckDirectoryAccess(path));
   ROCKDOC_RETURN_IF_ERROR(CheckDirectoryEntries(path));
+  // A missing or wrong key is refused before anything is written.
+  ROCKDOC_RETURN_IF_ERROR(
+      CheckDirectoryEncryption(path, options.encryption_key, options.previous_encryption_keys));
   // What a killed process spilled (aggregate's allowDiskUse) is garbage now.
   ROCKDOC_RETURN_IF_ERROR(RemoveSpillFolder(path));
   if (!is_new && !fs::exists(dir / kMarkerFile, ec)) {
@@ -499,6 +527,8 @@ StatusOr<std::shared_ptr<Engine>> Engine::OpenReadOnly(
   }
   ROCKDOC_RETURN_IF_ERROR(CheckDirectoryAccess(path, /*for_writing=*/false));
   ROCKDOC_RETURN_IF_ERROR(CheckDirectoryEntries(path));
+  ROCKDOC_RETURN_IF_ERROR(
+      CheckDirectoryEncryption(path, options.encryption_key, options.previous_encryption_keys));
   if (!fs::exists(dir / kMarkerFile, ec) || !fs::exists(dir / "CURRENT", ec)) {
     if (IsEmptyDirectory(dir)) {
       return Status(ErrorCode::kNonExistentPath,
@@ -527,7 +557,8 @@ StatusOr<std::shared_ptr<Engine>> Engine::OpenReadOnly(
   rocksdb::Options o = MakeRocksOptions(options);
   o.max_open_files = -1;  // a secondary instance keeps every table file open
   engine->rocks_ = std::make_unique<EngineRocks>();
-  engine->rocks_->env = rocksdb::NewCompositeEnv(NewRockdocFileSystem(std::move(file_system)));
+  engine->rocks_->env = rocksdb::NewCompositeEnv(
+      NewRockdocFileSystem(WithEncryption(std::move(file_system), options)));
   o.env = engine->rocks_->env.get();
   engine->rocks_->background_errors = std::make_shared<BackgroundErrorWatch>();
   o.listeners.push_back(engine->rocks_->background_errors);
@@ -580,7 +611,8 @@ StatusOr<std::shared_ptr<Engine>> Engine::OpenRocks(
     file_system = engine->rocks_->memory_env->GetFileSystem();
     rocks_path = "/" + path;
   }
-  engine->rocks_->env = rocksdb::NewCompositeEnv(NewRockdocFileSystem(std::move(file_system)));
+  engine->rocks_->env = rocksdb::NewCompositeEnv(
+      NewRockdocFileSystem(WithEncryption(std::move(file_system), options)));
   o.env = engine->rocks_->env.get();
   engine->rocks_->background_errors = std::make_shared<BackgroundErrorWatch>();
   o.listeners.push_back(engine->rocks_->background_errors);

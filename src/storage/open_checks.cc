@@ -32,7 +32,18 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
-// A name rockdoc or RocksDB reads or writes as a file in the directory.
+const char* KindOf(mode_t mode) {
+  if (S_ISLNK(mode)) return "a symbolic link";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISDIR(mode)) return "a directory";
+  return "not a regular file";
+}
+
+}  // namespace
+
 bool IsDatabaseFileName(std::string_view name) {
   for (std::string_view exact :
        {"ROCKDOC", "ROCKDOC.tmp", "ROCKDOC.owner", "CURRENT", "IDENTITY", "LOCK", "LOG"}) {
@@ -46,18 +57,6 @@ bool IsDatabaseFileName(std::string_view name) {
   }
   return false;
 }
-
-const char* KindOf(mode_t mode) {
-  if (S_ISLNK(mode)) return "a symbolic link";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  if (S_ISDIR(mode)) return "a directory";
-  return "not a regular file";
-}
-
-}  // namespace
 
 Status FileError(const std::string& action, const std::string& what, int err) {
   std::string reason = err == EACCES || err == EPERM ? "permission denied"

@@ -17,6 +17,7 @@
 #include <sys/types.h>
 
 #include <string>
+#include <string_view>
 
 #include "rockdoc/status.h"
 
@@ -56,6 +57,10 @@ Status CheckDirectoryAccess(const std::string& path, bool for_writing = true);
 // symlink, FIFO, device or socket, or a subdirectory under a name rockdoc or
 // RocksDB uses for a file. Other subdirectories (lost+found) are allowed.
 Status CheckDirectoryEntries(const std::string& path);
+
+// True for a name rockdoc or RocksDB reads or writes as a file in a
+// database directory (ROCKDOC, CURRENT, MANIFEST-*, *.sst, *.log, ...).
+bool IsDatabaseFileName(std::string_view name);
 
 // A FileNotOpen status for a failed system call on `what` with `err`
 // (errno), phrased "permission denied" / "read-only file system" for those.

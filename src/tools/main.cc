@@ -34,6 +34,7 @@ Status String(const Element& e, std::string* out) {
 // What every program shares.
 struct Common {
   std::string dbpath;
+  std::string encryption_key_file;  // --encryptionKeyFile: an encrypted directory's key
   bool help = false;
   bool version = false;
   bool quiet = false;
@@ -63,9 +64,14 @@ Status DecodeFlags(const ParsedFlags& parsed, const OptionField<Config> (&table)
 
 // Opens the database directory; it must exist (a dump of a missing
 // directory would otherwise create an empty database).
-StatusOr<std::unique_ptr<Client>> OpenClient(const std::string& dbpath, bool create) {
+StatusOr<std::unique_ptr<Client>> OpenClient(const Common& common, bool create) {
+  const std::string& dbpath = common.dbpath;
   if (dbpath.empty()) return BadValue("--dbpath is required: the rockdoc database directory");
   ClientOptions options;
+  if (!common.encryption_key_file.empty()) {
+    ROCKDOC_ASSIGN_OR_RETURN(options.encryption_key,
+                             EncryptionKeyFromFile(common.encryption_key_file));
+  }
   options.create_if_missing = create;
   options.ttl_monitor_period_ms = 0;  // a tool must not delete documents behind its reader
   // The readers' reads (dump, export, the advisor's) are not the
@@ -99,6 +105,8 @@ struct DumpConfig {
 
 #define ROCKDOC_COMMON_FLAGS(Config)                                                       \
   {"dbpath", [](const Element& e, Config* c) { return String(e, &c->common.dbpath); }},    \
+      {"encryptionKeyFile",                                                                \
+       [](const Element& e, Config* c) { return String(e, &c->common.encryption_key_file); }}, \
       {"help", [](const Element&, Config* c) { c->common.help = true; return Status::OK(); }}, \
       {"version",                                                                          \
        [](const Element&, Config* c) {                                                     \
@@ -115,6 +123,8 @@ struct DumpConfig {
 
 const std::vector<FlagSpec> kCommonSpecs = {
     {"dbpath", 0, FlagArity::kRequired, "DIR|the rockdoc database directory"},
+    {"encryptionKeyFile", 0, FlagArity::kRequired,
+     "FILE|an encrypted directory's key, as mongod's: the base64 of 32 bytes"},
     {"help", 'h', FlagArity::kNone, "|this text"},
     {"version", 0, FlagArity::kNone, "|the version of rockdoc"},
     {"quiet", 0, FlagArity::kNone, "|no log lines"},
@@ -596,7 +606,7 @@ int RunTool(const char* program, const Common& common, ToolOptions* options, boo
             std::ostream& err, const Run& run) {
   if (!common.quiet) options->log = &err;
   if (!common.quiet && isatty(STDERR_FILENO)) options->progress.out = &err;
-  auto client = OpenClient(common.dbpath, create);
+  auto client = OpenClient(common, create);
   if (!client.ok()) {
     err << program << ": Failed: " << client.status() << "\n";
     return kExitFailure;
@@ -807,7 +817,7 @@ int AdviseMain(int argc, const char* const* argv, std::ostream& out, std::ostrea
     return kExitBadOptions;
   }
   if (!config.common.quiet && isatty(STDERR_FILENO)) config.options.progress = &err;
-  auto client = OpenClient(config.common.dbpath, /*create=*/false);
+  auto client = OpenClient(config.common, /*create=*/false);
   if (!client.ok()) {
     err << "rockdoc-advise: Failed: " << client.status() << "\n";
     return kExitFailure;

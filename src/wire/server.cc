@@ -633,6 +633,24 @@ int Serve(ServeConfig config) {
     }
   }
   ClientOptions client_options;
+  if (config.enable_encryption != !config.encryption_key_file.empty()) {
+    std::fprintf(stderr, "%s",
+                 config.enable_encryption
+                     ? "rockdoc-serve: --enableEncryption needs --encryptionKeyFile (rockdoc "
+                       "reads the key from a local key file; KMIP and Vault are not "
+                       "supported)\n"
+                     : "rockdoc-serve: --encryptionKeyFile requires --enableEncryption, as "
+                       "mongod's\n");
+    return 2;
+  }
+  if (config.enable_encryption) {
+    StatusOr<std::string> key = EncryptionKeyFromFile(config.encryption_key_file);
+    if (!key.ok()) {
+      std::fprintf(stderr, "rockdoc-serve: %s\n", std::string(key.status().message()).c_str());
+      return 2;
+    }
+    client_options.encryption_key = std::move(key).value();
+  }
   // Drivers' watch() needs the oplog a replica set has: the change log.
   client_options.change_log = true;
   if (config.oplog_size_mb > 0) client_options.change_log_max_bytes = config.oplog_size_mb << 20;
@@ -678,9 +696,13 @@ int Serve(ServeConfig config) {
       parsed.Close();
     }
     parsed.Close();
-    if (options.auth) {
+    if (options.auth || config.enable_encryption) {
       parsed.OpenDocument("security");
-      parsed.AppendString("authorization", "enabled");
+      if (options.auth) parsed.AppendString("authorization", "enabled");
+      if (config.enable_encryption) {
+        parsed.AppendBool("enableEncryption", true);
+        parsed.AppendString("encryptionKeyFile", config.encryption_key_file);
+      }
       parsed.Close();
     }
     if (!options.repl_set.empty() || config.oplog_size_mb > 0) {

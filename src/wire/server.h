@@ -211,6 +211,10 @@ struct ServeConfig {
   // the defaults (256 MB, none).
   int64_t oplog_size_mb = 0;
   double oplog_min_retention_hours = 0;
+  // --enableEncryption --encryptionKeyFile FILE, as mongod's: the
+  // database's key (ClientOptions::encryption_key), the base64 of 32 bytes.
+  bool enable_encryption = false;
+  std::string encryption_key_file;
 };
 
 // The `rockdoc-serve` program after its flags: refuses a TCP address that is

@@ -6,13 +6,15 @@
 Starts the server over a temporary directory on an ephemeral loopback port
 (and, with --unix, a Unix socket beside it), replaces "{uri}" in the
 command's arguments with its connection string (and "{dbpath}" with the
-server's database directory), runs the command, then
+server's database directory; with --encrypted, the server encrypts it at
+rest and "{keyfile}" is its key file), runs the command, then
 stops the server with SIGTERM and checks that it shut down cleanly (exit
 status 0, "shut down cleanly" on its output). Exits with the client's
 status when that failed, 1 when the server misbehaved, and 77 (CTest's
 skip) when the client says it cannot run (it exits 77 itself).
 """
 import argparse
+import base64
 import os
 import re
 import shutil
@@ -30,6 +32,8 @@ def main():
     parser.add_argument("--unix", action="store_true")
     parser.add_argument("--server-arg", action="append", default=[],
                         help="one more argument for rockdoc-serve (e.g. --auth)")
+    parser.add_argument("--encrypted", action="store_true",
+                        help="--enableEncryption with a fresh key file, {keyfile}")
     parser.add_argument("--timeout", type=float, default=120)
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args()
@@ -45,6 +49,13 @@ def main():
         if args.unix:
             server_args += ["--unix", sock, "--no-tcp"]
         server_args += args.server_arg
+        keyfile = os.path.join(scratch, "db.key")
+        if args.encrypted:
+            # mongod's key file: the base64 of 32 random bytes, owner-only.
+            fd = os.open(keyfile, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            os.write(fd, base64.b64encode(os.urandom(32)) + b"\n")
+            os.close(fd)
+            server_args += ["--enableEncryption", "--encryptionKeyFile", keyfile]
         server = subprocess.Popen(server_args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                   text=True)
         uri = None
@@ -70,7 +81,8 @@ def main():
         try:
             dbpath = os.path.join(scratch, "db")
             client = subprocess.run(
-                [a.replace("{uri}", uri).replace("{dbpath}", dbpath) for a in command],
+                [a.replace("{uri}", uri).replace("{dbpath}", dbpath).replace("{keyfile}", keyfile)
+                 for a in command],
                 timeout=args.timeout, env=env)
         except FileNotFoundError:
             server.kill()
