@@ -80,11 +80,13 @@ function checkFilter(filter) {
   }
 }
 
-function withId(document) {
+// As the driver: an _id (an ObjectId) for a document that has none or a
+// null one, unless forceServerObjectId leaves it to the engine.
+function withId(document, forceServerObjectId) {
   if (document == null || typeof document !== 'object' || Array.isArray(document)) {
     throw new MongoInvalidArgumentError('Document must be an object');
   }
-  if (document._id === undefined) document._id = new ObjectId();
+  if (document._id == null && !forceServerObjectId) document._id = new ObjectId();
   return document;
 }
 
@@ -240,6 +242,11 @@ class Collection {
 
   get db() { return this._db; }
 
+  _forceServerObjectId(options) {
+    return options.forceServerObjectId !== undefined ? options.forceServerObjectId
+                                                     : !!this._client.options.forceServerObjectId;
+  }
+
   async _write(command, options) {
     copyFields(command, options, ['writeConcern', 'bypassDocumentValidation', 'comment', 'let']);
     const { reply } = await this._client._command(this.dbName, command,
@@ -256,10 +263,7 @@ class Collection {
 
   async insertOne(document, options) {
     options = checkOptions('insertOne', options, INSERT_OPTIONS);
-    if (options.forceServerObjectId) {
-      throw new MongoInvalidArgumentError('forceServerObjectId is not supported by rockdoc');
-    }
-    withId(document);
+    withId(document, this._forceServerObjectId(options));
     await this._write({ insert: this.collectionName, documents: [document], ordered: true },
                       options);
     return { acknowledged: true, insertedId: document._id };
@@ -326,9 +330,7 @@ class Collection {
     if (!Array.isArray(operations)) {
       throw new MongoInvalidArgumentError('Argument "operations" must be an array of documents');
     }
-    if (options.forceServerObjectId) {
-      throw new MongoInvalidArgumentError('forceServerObjectId is not supported by rockdoc');
-    }
+    const serverIds = this._forceServerObjectId(options);
     if (operations.length === 0) {
       throw new MongoInvalidArgumentError('Invalid BulkOperation, Batch cannot be empty');
     }
@@ -341,7 +343,7 @@ class Collection {
       }
       switch (type) {
         case 'insertOne':
-          bulk.add('insert', withId(args.document));
+          bulk.add('insert', withId(args.document, serverIds));
           break;
         case 'updateOne': case 'updateMany':
           checkUpdate(args.update);

@@ -31,7 +31,9 @@ const native = require(path.join(__dirname, '..', 'build', 'Release', 'rockdoc.n
 const { MongoParseError, MongoInvalidArgumentError, MongoServerError } = mongodb;
 
 const CLIENT_OPTIONS = new Set(['createIfMissing', 'sync', 'changeLog', 'blockCacheBytes',
-                                'readOnly']);
+                                'readOnly', 'forceServerObjectId']);
+// What the addon's open() takes (the rest are the JavaScript side's).
+const OPEN_OPTIONS = ['createIfMissing', 'sync', 'changeLog', 'blockCacheBytes', 'readOnly'];
 const DB_OPTIONS = new Set([]);
 
 // The clients open in this process: their directories are closed at exit by
@@ -40,7 +42,8 @@ class MongoClient extends EventEmitter {
   // url: a directory, or rockdoc:///absolute/path. options: createIfMissing
   // (default true), sync (the WAL synced on every commit, default false),
   // changeLog (the log change streams read, default true: as rockdoc-serve,
-  // a replica set of one), blockCacheBytes, readOnly. Any other option is
+  // a replica set of one), blockCacheBytes, readOnly, and the driver's
+  // forceServerObjectId (the engine adds the _id). Any other option is
   // MongoInvalidArgumentError, never ignored.
   constructor(url, options) {
     super();
