@@ -50,6 +50,7 @@ class ChangeStream extends EventEmitter {
     this._cursor = new ChangeStreamCursor(target.client, target.db === null ? 'admin' : target.db,
                                           command, options.session, this._awaitMs);
     this._client = target.client;
+    this._client._streams.add(this);
     this._resumeToken = options.startAfter || options.resumeAfter || null;
     this._mode = null;  // 'emitter' or 'iterator'
     this._closed = false;
@@ -75,6 +76,10 @@ class ChangeStream extends EventEmitter {
   // One read: the next event in hand or from one getMore (null: none came).
   async _read() {
     const cursor = this._cursor;
+    if (cursor._closed) {  // closed under the stream (its client's close)
+      await this.close();
+      return null;
+    }
     if (cursor._id === null) {
       await cursor._fetch();
     }
@@ -167,6 +172,7 @@ class ChangeStream extends EventEmitter {
   async close() {
     if (this._closed) return;
     this._closed = true;
+    this._client._streams.delete(this);
     await this._cursor.close();
     this.emit('close');
   }

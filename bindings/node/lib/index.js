@@ -74,7 +74,9 @@ class MongoClient extends EventEmitter {
     if (this._native) return this;
     if (!this._connecting) {
       const handle = new native.Native();
-      this._connecting = handle.open(this._path, this.options).then(() => {
+      const open = {};
+      for (const name of OPEN_OPTIONS) if (this.options[name] !== undefined) open[name] = this.options[name];
+      this._connecting = handle.open(this._path, open).then(() => {
         this._native = handle;
         this._connecting = null;
       }, (e) => {
@@ -149,6 +151,7 @@ class MongoClient extends EventEmitter {
     if (this._connecting) await this._connecting.catch(() => {});
     if (!this._native) return;
     for (const session of [...this._sessions]) await session.endSession().catch(() => {});
+    for (const stream of [...this._streams]) await stream.close();
     for (const cursor of [...this._cursors]) await cursor.close();
     await Promise.allSettled([...this._inflight]);
     const handle = this._native;
