@@ -6,7 +6,7 @@
 // hasNext, tryNext, for await), never both, as the driver's.
 const { EventEmitter } = require('events');
 const mongodb = require('mongodb');
-const { AbstractCursor } = require('./cursor');
+const { AbstractCursor, cursorField } = require('./cursor');
 const { checkOptions } = require('./errors');
 
 const { MongoAPIError, MongoChangeStreamError } = mongodb;
@@ -42,7 +42,7 @@ class ChangeStream extends EventEmitter {
     const command = {
       aggregate: target.collection === null ? 1 : target.collection,
       pipeline: [{ $changeStream: spec }, ...(pipeline || [])],
-      cursor: options.batchSize !== undefined ? { batchSize: options.batchSize } : {},
+      cursor: cursorField(options.batchSize),
     };
     if (options.collation !== undefined) command.collation = options.collation;
     if (options.comment !== undefined) command.comment = options.comment;

@@ -4,7 +4,8 @@
 // the reply onto the driver's result shapes and errors.
 const { ObjectId } = require('bson');
 const mongodb = require('mongodb');
-const { FindCursor, AggregationCursor, ListIndexesCursor, formatSort } = require('./cursor');
+const { FindCursor, AggregationCursor, ListIndexesCursor, formatSort,
+        cursorField } = require('./cursor');
 const { ChangeStream } = require('./change_stream');
 const { checkOptions, checkSingleWrite, checkCommand, BulkWriteResult, WriteError,
         MongoBulkWriteError } = require('./errors');
@@ -470,7 +471,7 @@ class Collection {
   listIndexes(options) {
     options = checkOptions('listIndexes', options, known('session', 'batchSize', 'comment'));
     const command = { listIndexes: this.collectionName,
-                      cursor: options.batchSize !== undefined ? { batchSize: options.batchSize } : {} };
+                      cursor: cursorField(options.batchSize) };
     copyFields(command, options, ['comment']);
     return new ListIndexesCursor(this._client, this.dbName, command, options);
   }

@@ -175,6 +175,19 @@ class AbstractCursor extends EventEmitter {
   }
 }
 
+// The driver's explain argument: true or omitted is allPlansExecution,
+// false queryPlanner, else a verbosity's name.
+function explainVerbosity(verbosity) {
+  if (verbosity === undefined || verbosity === true) return 'allPlansExecution';
+  if (verbosity === false) return 'queryPlanner';
+  return verbosity;
+}
+
+// A cursor command's `cursor` field: {batchSize} when one is given.
+function cursorField(batchSize) {
+  return batchSize !== undefined ? { batchSize } : {};
+}
+
 const FIND_OPTIONS = new Set(['sort', 'projection', 'skip', 'limit', 'batchSize', 'hint',
   'maxTimeMS', 'collation', 'comment', 'let', 'min', 'max', 'returnKey', 'showRecordId',
   'allowDiskUse', 'singleBatch', 'session', 'noCursorTimeout', 'allowPartialResults', 'maxAwaitTimeMS']);
@@ -286,8 +299,7 @@ class FindCursor extends AbstractCursor {
   // The driver's FindCursor.explain: the find command under explain
   // (verbosity true or omitted: allPlansExecution, false: queryPlanner).
   async explain(verbosity) {
-    if (verbosity === undefined || verbosity === true) verbosity = 'allPlansExecution';
-    if (verbosity === false) verbosity = 'queryPlanner';
+    verbosity = explainVerbosity(verbosity);
     const { reply } = await this._client._command(this._collection.dbName,
         { explain: this._command(), verbosity }, { session: this._session });
     return reply;
@@ -316,8 +328,7 @@ class CommandCursor extends AbstractCursor {
   }
 
   async explain(verbosity) {
-    if (verbosity === undefined || verbosity === true) verbosity = 'allPlansExecution';
-    if (verbosity === false) verbosity = 'queryPlanner';
+    verbosity = explainVerbosity(verbosity);
     const command = { ...this._commandDoc };
     delete command.cursor;
     const { reply } = await this._client._command(this._dbName, { explain: command, verbosity },
@@ -331,4 +342,4 @@ class ListIndexesCursor extends CommandCursor {}
 class ListCollectionsCursor extends CommandCursor {}
 
 module.exports = { AbstractCursor, FindCursor, AggregationCursor, ListIndexesCursor,
-                   ListCollectionsCursor, CommandCursor, formatSort };
+                   ListCollectionsCursor, CommandCursor, formatSort, cursorField };

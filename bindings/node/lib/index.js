@@ -22,7 +22,8 @@ const mongodb = require('mongodb');
 const { encode, decode, cursorId } = require('./bson_reply');
 const { checkCommand, checkOptions } = require('./errors');
 const { Collection } = require('./collection');
-const { AggregationCursor, ListCollectionsCursor, FindCursor, AbstractCursor } = require('./cursor');
+const { AggregationCursor, ListCollectionsCursor, FindCursor, AbstractCursor,
+        cursorField } = require('./cursor');
 const { ChangeStream } = require('./change_stream');
 const { ClientSession } = require('./session');
 
@@ -185,7 +186,7 @@ class Db {
 
   _aggregateCursor(collection, pipeline, options) {
     const command = { aggregate: collection, pipeline,
-                      cursor: options.batchSize !== undefined ? { batchSize: options.batchSize } : {} };
+                      cursor: cursorField(options.batchSize) };
     for (const name of ['allowDiskUse', 'bypassDocumentValidation', 'collation', 'comment', 'hint',
                         'let', 'maxTimeMS', 'writeConcern']) {
       if (options[name] !== undefined) command[name] = options[name];
@@ -222,7 +223,7 @@ class Db {
     options = checkOptions('listCollections', options, new Set(['session', 'nameOnly',
       'authorizedCollections', 'batchSize', 'comment']));
     const command = { listCollections: 1, filter,
-                      cursor: options.batchSize !== undefined ? { batchSize: options.batchSize } : {} };
+                      cursor: cursorField(options.batchSize) };
     for (const name of ['nameOnly', 'authorizedCollections', 'comment']) {
       if (options[name] !== undefined) command[name] = options[name];
     }
