@@ -201,9 +201,12 @@ class CommandWorker : public PromiseWorker {
 
  protected:
   Napi::Value Result(Napi::Env env) override {
+    // The reply's bytes become the Buffer's without a copy where the
+    // runtime allows external buffers; where it does not (Electron's V8
+    // memory cage), NewOrCopy copies them and frees ours at once.
     uint8_t* reply = std::exchange(reply_, nullptr);
-    return Napi::Buffer<uint8_t>::New(env, reply, reply_len_,
-                                      [](Napi::Env, uint8_t* data) { rockdoc_free(data); });
+    return Napi::Buffer<uint8_t>::NewOrCopy(env, reply, reply_len_,
+                                            [](Napi::Env, uint8_t* data) { rockdoc_free(data); });
   }
 
  private:
