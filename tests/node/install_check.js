@@ -3,6 +3,11 @@
 //
 //   node install_check.js --source bindings/node --include include \
 //        --libdir BUILD/src --app BUILD/tests/node_app
+//   node install_check.js --source bindings/node --prefix PREFIX --app DIR
+//
+// (the second: against a `cmake --install build --prefix PREFIX` tree, as
+// README.md says to install it, ROCKDOC_PREFIX; tests/installation/
+// run_install_test.cmake)
 //
 // Makes a fresh folder with an empty package.json, runs `npm install
 // --install-links <source>` there (the package is packed and copied, as
@@ -31,8 +36,10 @@ const source = arg('source');
 const app = arg('app');
 const include = arg('include');
 const libdir = arg('libdir');
-if (!source || !app || !include || !libdir) {
-  console.error('usage: install_check.js --source DIR --include DIR --libdir DIR --app DIR');
+const prefix = arg('prefix');
+if (!source || !app || !(prefix || (include && libdir))) {
+  console.error('usage: install_check.js --source DIR (--include DIR --libdir DIR | --prefix DIR) ' +
+                '--app DIR');
   process.exit(2);
 }
 const npm = spawnSync('npm', ['--version'], { encoding: 'utf8' });
@@ -46,9 +53,14 @@ fs.rmSync(app, { recursive: true, force: true });
 fs.mkdirSync(app, { recursive: true });
 fs.writeFileSync(path.join(app, 'package.json'),
                  JSON.stringify({ name: 'rockdoc-install-check', private: true }));
-const env = { ...process.env, ROCKDOC_INCLUDE_DIR: include, ROCKDOC_LIBRARY_DIR: libdir,
-              npm_config_update_notifier: 'false' };
-delete env.ROCKDOC_PREFIX;
+const env = { ...process.env, npm_config_update_notifier: 'false' };
+for (const name of ['ROCKDOC_PREFIX', 'ROCKDOC_INCLUDE_DIR', 'ROCKDOC_LIBRARY_DIR']) delete env[name];
+if (prefix) {
+  env.ROCKDOC_PREFIX = prefix;
+} else {
+  env.ROCKDOC_INCLUDE_DIR = include;
+  env.ROCKDOC_LIBRARY_DIR = libdir;
+}
 console.log(`+ npm install --install-links ${source} (in ${app})`);
 execFileSync('npm', ['install', '--install-links', '--prefer-offline', '--no-audit', '--no-fund',
                      '--loglevel=error', source],
