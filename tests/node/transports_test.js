@@ -342,6 +342,10 @@ async function bindingOnly(dir) {
   await assert.rejects(c.insertOne({ a: 1 }, { raw: true }), /raw is not supported/);
   assert.throws(() => c.find({}, { tailable: true }), /tailable is not supported/);
   await assert.rejects(c.updateOne({}, { $set: { a: 1 } }, { retryWrites: true }), /retryWrites is not supported/);
+  const session = client.startSession();
+  assert.throws(() => session.startTransaction({ readPreference: 'secondary' }),
+                /secondary is not supported/);
+  await session.endSession();
   // Calls run on the worker pool, never on the loop: while a change
   // stream's getMore waits in the engine, the loop issues an insert and
   // sees it done, and the waiting getMore returns that insert (were the

@@ -4,7 +4,9 @@
 // startTransaction on the first command; commitTransaction and
 // abortTransaction on admin; withTransaction's retries on the
 // TransientTransactionError and UnknownTransactionCommitResult labels, for
-// up to 120 s as the driver).
+// up to 120 s as the driver). causalConsistency is accepted as it holds by
+// construction: one node, and every read sees the writes acknowledged
+// before it.
 const { EventEmitter } = require('events');
 const { Long, UUID } = require('bson');
 const mongodb = require('mongodb');
@@ -16,6 +18,17 @@ const TRANSACTION_OPTIONS = new Set(['readConcern', 'writeConcern', 'readPrefere
                                      'maxCommitTimeMS']);
 const SESSION_OPTIONS = new Set(['causalConsistency', 'defaultTransactionOptions', 'snapshot']);
 const WITH_TRANSACTION_LIMIT_MS = 120000;
+
+// The one node, the primary, serves every read preference but secondary
+// (as a replica set of one would); secondary is refused, never ignored.
+function checkReadPreference(readPreference) {
+  const mode = typeof readPreference === 'string' ? readPreference
+      : readPreference && readPreference.mode;
+  if (mode === 'secondary') {
+    throw new MongoAPIError('read preference secondary is not supported by rockdoc (one node, ' +
+                            'the primary, serves every read)');
+  }
+}
 
 class ClientSession extends EventEmitter {
   constructor(client, options) {
@@ -58,6 +71,7 @@ class ClientSession extends EventEmitter {
     this._checkNotEnded();
     if (this.inTransaction()) throw new MongoTransactionError('Transaction already in progress');
     options = checkOptions('startTransaction', options, TRANSACTION_OPTIONS);
+    checkReadPreference({ ...this.defaultTransactionOptions, ...options }.readPreference);
     this._txnOptions = { ...this.defaultTransactionOptions, ...options };
     this._txnNumber++;
     this._state = 'starting';
