@@ -36,7 +36,7 @@ const ESTIMATED_OPTIONS = known('session', 'maxTimeMS', 'comment');
 const DISTINCT_OPTIONS = known('session', 'collation', 'maxTimeMS', 'comment', 'hint');
 const AGGREGATE_OPTIONS = known('session', 'allowDiskUse', 'batchSize', 'bypassDocumentValidation',
                                 'collation', 'comment', 'hint', 'let', 'maxTimeMS',
-                                'maxAwaitTimeMS', 'writeConcern');
+                                'writeConcern');
 const INDEX_OPTIONS = known('session', 'name', 'unique', 'sparse', 'partialFilterExpression',
                             'expireAfterSeconds', 'collation', 'hidden', 'weights',
                             'default_language', 'language_override', 'textIndexVersion',

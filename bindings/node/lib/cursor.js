@@ -190,7 +190,7 @@ function cursorField(batchSize) {
 
 const FIND_OPTIONS = new Set(['sort', 'projection', 'skip', 'limit', 'batchSize', 'hint',
   'maxTimeMS', 'collation', 'comment', 'let', 'min', 'max', 'returnKey', 'showRecordId',
-  'allowDiskUse', 'singleBatch', 'session', 'noCursorTimeout', 'allowPartialResults', 'maxAwaitTimeMS']);
+  'allowDiskUse', 'singleBatch', 'session', 'noCursorTimeout', 'allowPartialResults']);
 const FIND_COMMAND_FIELDS = ['sort', 'projection', 'skip', 'hint', 'maxTimeMS', 'collation',
   'comment', 'let', 'min', 'max', 'returnKey', 'showRecordId', 'allowDiskUse', 'noCursorTimeout',
   'allowPartialResults'];
