@@ -2,7 +2,7 @@
 # Installs every Debian package rockdoc needs to build, test and benchmark,
 # then the npm packages of the wire tests (tests/wire/package-lock.json: the
 # Node.js driver, mongosh and mongo-express 1.0.0 for the status-page test,
-# into tests/wire/node_modules).
+# NeDB and better-sqlite3 for bench/node, into tests/wire/node_modules).
 # Idempotent: packages already present are left alone, apt-get update runs
 # only when something is missing, and npm runs only when the lock file
 # changed since its last install.  Run as root (or with sudo available).
@@ -89,6 +89,17 @@ elif [ -f "$stamp" ] && [ "$(sha256sum "$lock" | cut -d' ' -f1)" = "$(cat "$stam
 else
   echo "install-deps: npm ci in tests/wire"
   if (cd tests/wire && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error); then
+    # better-sqlite3 12 (bench/node/node_bench.js compares the Node.js
+    # binding with it) is the one native package: its own install script
+    # would fetch a prebuilt binary from GitHub, so it is compiled here from
+    # the SQLite it bundles, with npm's node-gyp against the installed
+    # Node.js's headers (--nodedir: nothing downloaded). Not fatal: the
+    # benchmark then skips it, saying so.
+    nodedir=$(dirname "$(dirname "$(node -p process.execPath)")")
+    gyp=$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")/node_modules/node-gyp/bin/node-gyp.js
+    (cd tests/wire/node_modules/better-sqlite3 &&
+     node "$gyp" rebuild --release --nodedir="$nodedir" --loglevel=error >/dev/null) ||
+      echo "install-deps: better-sqlite3 did not build: bench/node skips it"
     sha256sum "$lock" | cut -d' ' -f1 > "$stamp"
   else
     # Not fatal: without the registry the Node.js tests skip, saying why.

@@ -41,8 +41,8 @@
  *   rockdoc_close(db, &err);
  *   rockdoc_error_clear(&err);
  *
- * Bindings (Python's bindings/python/; Node.js, Go, Rust, Swift, Kotlin to
- * follow the same path): a binding that offers its MongoDB driver's API
+ * Bindings (Python's bindings/python/, Node.js's bindings/node/; Go, Rust,
+ * Swift, Kotlin to follow the same path): a binding that offers its MongoDB driver's API
  * needs only rockdoc_open / rockdoc_close, rockdoc_run_command and, for
  * writes in its driver's batches, rockdoc_run_batch_command. It builds
  * the very commands its driver would send to a server (insert, update,
@@ -66,6 +66,17 @@
  *       bson({insert: "orders", documents: [{_id: ObjectId(..), sku: "a1"}],
  *             ordered: true}), &reply, &reply_len, &err)
  *   and reply {n: 1, ok: 1} becomes InsertOneResult(inserted_id).
+ *   Node.js: await db.collection("orders").insertOne({sku: "a1"}) becomes
+ *   the same command, encoded with js-bson and run by the addon on libuv's
+ *   worker pool (Napi::AsyncWorker), the promise settled on the JavaScript
+ *   thread with the reply's bytes; a cursor's id is read from those bytes
+ *   as a 64-bit integer (a double would round it). The addon counts the
+ *   calls inside the engine and closes a client only once none is (also
+ *   from its environment cleanup hook at process exit, which may come
+ *   while a worker still runs one). Node.js needed nothing beyond these
+ *   entry points: the other calls below are for C programs and for
+ *   bindings that want a native path (rockdoc_watch, rockdoc_subscribe,
+ *   rockdoc_observe) rather than their driver's commands.
  */
 #ifndef ROCKDOC_C_H_
 #define ROCKDOC_C_H_

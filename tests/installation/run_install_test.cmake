@@ -73,3 +73,19 @@ if(PYTHON)
     message(FATAL_ERROR "pip install against the installed prefix failed: ${rc}\n${out}${err}")
   endif()
 endif()
+
+# The Node.js package as README.md's "rockdoc from Node.js" installs it: npm
+# against this prefix (ROCKDOC_PREFIX), in a fresh folder, then its example.
+# NODE is given when the build has the shared library and Node.js.
+if(NODE)
+  execute_process(COMMAND ${NODE} ${SOURCE_DIR}/tests/node/install_check.js
+                          --source ${SOURCE_DIR}/bindings/node --prefix ${prefix}
+                          --app ${WORK_DIR}/node_app
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  message(STATUS "Node.js install check printed: ${out}")
+  if(rc EQUAL 77)
+    message(STATUS "Node.js package not checked: ${out}")
+  elseif(NOT rc EQUAL 0 OR NOT out MATCHES "its example passed")
+    message(FATAL_ERROR "npm install against the installed prefix failed: ${rc}\n${out}${err}")
+  endif()
+endif()

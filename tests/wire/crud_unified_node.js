@@ -7,7 +7,7 @@
 //
 // Runs every test INDEX.json classes `core` or `optional` (the others are
 // server-only matters: events, fail points, old servers), with the
-// embedded runner's own skip and run-anyway lists (below), prints one line
+// embedded runner's own skip and run-anyway lists (crud_unified_classes.js), prints one line
 // per failure and a summary, and exits 0 only when every one passed and
 // their number is EXPECTED_PASSES (the embedded runner's). Exits 77 (a
 // CTest skip) when the driver is not installed. The format's rules are
@@ -15,9 +15,8 @@
 // either).
 
 'use strict';
-const fs = require('node:fs');
-const path = require('node:path');
 const { runSpecTests, driverVersion } = require('./unified_runner.js');
+const { crudNotApplicable } = require('./crud_unified_classes.js');
 
 const [uri, dataDir, expectedText] = process.argv.slice(2);
 if (!uri || !dataDir || !expectedText) {
@@ -25,22 +24,8 @@ if (!uri || !dataDir || !expectedText) {
   process.exit(2);
 }
 
-// The embedded runner's own departures from INDEX.json's classes
-// (kSkips and kRunAnyway in tests/crud_unified_test.cc), so that both run
-// the same tests.
-const kSkips = new Set(['db-aggregate.json\u0000Aggregate with $listLocalSessions']);
-const kRunAnyway = new Set(['estimatedDocumentCount.json\u0000estimatedDocumentCount works correctly on views']);
-
 async function main() {
-  const index = JSON.parse(fs.readFileSync(path.join(dataDir, 'INDEX.json'), 'utf8'));
-  const cls = new Map(index.map((x) => [`${x.file}\u0000${x.test}`, x.cls]));
-  const notApplicable = (name, file, t) => {
-    const key = `${name}\u0000${t.description}`;
-    if (kSkips.has(key)) return 'the embedded runner skips it';
-    const c = cls.get(key);
-    if (c !== 'core' && c !== 'optional' && !kRunAnyway.has(key)) return 'a server-only matter (INDEX.json)';
-    return null;
-  };
+  const notApplicable = crudNotApplicable(dataDir);
   // forceServerObjectId: the driver leaves _id to the server, so that an
   // explicit _id: null is sent as it is (the driver would replace it with an
   // ObjectId; create-null-ids.json checks the server keeps it).

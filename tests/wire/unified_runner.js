@@ -217,9 +217,19 @@ async function run(client, entities, op) {
   }
 }
 
+// A MongoServerError of this driver or of another copy of the same package
+// (the Node.js binding's own dependency, tests/node/crud_unified.js).
+function isServerError(e) {
+  for (let p = e; p; p = Object.getPrototypeOf(p)) {
+    if (p.constructor && p.constructor.name === 'MongoServerError') return true;
+  }
+  return false;
+}
+
 function checkError(expected, e, where) {
   if (expected.isClientError !== undefined) {
-    const server = e instanceof MongoServerError || e.code !== undefined && e.codeName !== undefined;
+    const server = e instanceof MongoServerError || isServerError(e) ||
+                   e.code !== undefined && e.codeName !== undefined;
     if (expected.isClientError === server) throw new Error(`${where}: isClientError ${expected.isClientError}: ${e}`);
   }
   if (expected.errorContains !== undefined &&
@@ -390,22 +400,28 @@ async function runTest(client, file, t, { uri, ownClients = false } = {}) {
 }
 
 // Runs the tests of the spec files in `dataDir` (every .json but
-// INDEX.json) over one client of `uri` (made with `clientOptions`), but
+// INDEX.json) over one client of `uri` (made with `clientOptions`; or the
+// `client` given), but
 // those `notApplicable(fileName, file, test, server)` gives a reason for
 // (server: {version: [major, minor, patch], topology: "replicaset" or
 // "single"}, from buildInfo and hello); prints a FAIL line per failure.
-// Returns {server, applicable, passed, failed, skipped: Map reason -> count}.
-async function runSpecTests(uri, dataDir, { clientOptions = {}, notApplicable, ownClients = false }) {
+// Returns {server, applicable, passed, passedTests (their names), failed,
+// skipped: Map reason -> count}.
+async function runSpecTests(uri, dataDir, { clientOptions = {}, notApplicable, ownClients = false,
+                                             client = null }) {
   const fs = require('node:fs');
   const path = require('node:path');
-  const client = new MongoClient(uri, { serverSelectionTimeoutMS: 5000, ...clientOptions });
+  // `client`: another client with the driver's API to run them through
+  // (rockdoc's Node.js binding, tests/node/crud_unified.js), else the
+  // driver's, of `uri`.
+  client = client || new MongoClient(uri, { serverSelectionTimeoutMS: 5000, ...clientOptions });
   await client.connect();
   const admin = client.db('admin');
   const server = {
     version: (await admin.command({ buildInfo: 1 })).versionArray.slice(0, 3),
     topology: (await admin.command({ hello: 1 })).setName ? 'replicaset' : 'single',
   };
-  const out = { server, applicable: 0, passed: 0, failed: [], skipped: new Map() };
+  const out = { server, applicable: 0, passed: 0, passedTests: [], failed: [], skipped: new Map() };
   const files = fs.readdirSync(dataDir).filter((f) => f.endsWith('.json') && f !== 'INDEX.json').sort();
   try {
     for (const name of files) {
@@ -420,6 +436,7 @@ async function runSpecTests(uri, dataDir, { clientOptions = {}, notApplicable, o
         try {
           await runTest(client, file, t, { uri, ownClients });
           ++out.passed;
+          out.passedTests.push(`${name}: ${t.description}`);
         } catch (e) {
           out.failed.push(`${name}: ${t.description}: ${e.message}`);
         }
