@@ -135,6 +135,7 @@ TEST_F(GeoTest, InvalidQueryGeometriesAreBadValue) {
            R"({"loc": {"$geoWithin": 5}})",
            R"({"loc": {"$geoIntersects": {"type": "Point", "coordinates": [0, 0]}}})",
            R"({"loc": {"$geoIntersects": {"$geometry": {"type": "Point", "coordinates": [0, 95]}}}})",
+           R"({"loc": {"$geoWithin": {"$box": [[0, 0], [{"$numberDouble": "NaN"}, 1]]}}})",
            R"({"loc": {"$maxDistance": 5}})"}) {
     auto r = Find(filter);
     EXPECT_FALSE(r.ok()) << filter;

@@ -66,9 +66,11 @@ Status GeoNearStage::StartCap() {
 StageState GeoNearStage::DoWork(WorkingMember** out) {
   // Return what the caps scanned so far settle.
   const bool all_scanned = last_cap_ && scanning_ == nullptr;
-  if (!buffer_.empty() && (all_scanned || (scanning_ == nullptr && buffer_.top().distance <= radius_))) {
-    current_ = std::move(const_cast<Found&>(buffer_.top()));
-    buffer_.pop();
+  if (!buffer_.empty() &&
+      (all_scanned || (scanning_ == nullptr && buffer_.front().distance <= radius_))) {
+    std::pop_heap(buffer_.begin(), buffer_.end(), Farther());
+    current_ = std::move(buffer_.back());
+    buffer_.pop_back();
     member_.Clear();
     member_.record_key = current_.record_key;
     member_.doc = current_.doc.view();
@@ -96,8 +98,9 @@ StageState GeoNearStage::DoWork(WorkingMember** out) {
   if (d < 0 || d < near_->min_radians() || d > near_->max_radians()) {
     return StageState::kNeedTime;
   }
-  buffer_.push(Found{d, found_++, Document::AdoptValidated(std::string(in->doc.bytes())),
-                     std::move(key)});
+  buffer_.push_back(Found{d, found_++, Document::AdoptValidated(std::string(in->doc.bytes())),
+                          std::move(key)});
+  std::push_heap(buffer_.begin(), buffer_.end(), Farther());
   return StageState::kNeedTime;
 }
 

@@ -15,7 +15,6 @@
 #define ROCKDOC_EXEC_GEO_NEAR_STAGE_H_
 
 #include <memory>
-#include <queue>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -75,7 +74,7 @@ class GeoNearStage : public PlanStage {
   double radius_ = 0;         // the cap being scanned (or last scanned)
   bool last_cap_ = false;     // radius_ reaches every distance allowed
   PlanStage* scanning_ = nullptr;  // the current cap's FETCH, among children_
-  std::priority_queue<Found, std::vector<Found>, Farther> buffer_;
+  std::vector<Found> buffer_;  // a heap, nearest on top (Farther)
   std::unordered_set<std::string> seen_;  // record keys measured already
   uint64_t found_ = 0;
   Found current_;

@@ -14,8 +14,8 @@
 // (hashed, wildcard, text) is one new implementation registered by the name
 // its key patterns use ({a: "hashed"}), not a branch in every layer.
 //
-// rockdoc's built-in kinds are the ordered ("btree") index and the hashed
-// index (index/hashed_access_method.cc). The btree: keystring
+// rockdoc's built-in kinds are the ordered ("btree") index, the hashed
+// index (hashed_access_method.cc) and 2dsphere (geo_access_method.cc). The btree: keystring
 // keys in the key pattern's directions, MongoDB's multikey semantics
 // (index/key_generator.h), exact bounds (index/index_bounds.h). TTL is an
 // option of btree indexes, as in MongoDB.

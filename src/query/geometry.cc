@@ -478,6 +478,9 @@ Status ParseGeoWithinRegion(const Element& arg, GeoRegion* out) {
     for (const Element& e : shape.Array()) {
       double x, y;
       if (!LegacyPair(e, &x, &y)) return Bad("Point must only contain numeric elements");
+      if (!std::isfinite(x) || !std::isfinite(y)) {
+        return Bad("longitude/latitude is out of bounds, lng: " + Num(x) + " lat: " + Num(y));
+      }
       v.push_back(x);
       v.push_back(y);
     }
