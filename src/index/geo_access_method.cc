@@ -140,6 +140,16 @@ std::vector<Interval> CellIntervals(const std::vector<uint64_t>& cells,
   return out;
 }
 
+// A query region's covering may use cells coarser than any indexed one
+// (a cell's id range holds all its descendants): a cap over half the globe
+// is then tens of cells, not the tens of thousands of level-6 cells the
+// indexed levels would need.
+CoveringParams QueryParams() {
+  CoveringParams p = DefaultCoveringParams();
+  p.coarsest_level = 0;
+  return p;
+}
+
 class Geo2dsphere final : public IndexAccessMethod {
  public:
   std::string_view kind() const override { return k2dsphere; }
@@ -268,9 +278,10 @@ class Geo2dsphere final : public IndexAccessMethod {
     const CoveringParams params = DefaultCoveringParams();
     std::vector<uint64_t> cells;
     if (leaf.type() == MatchType::kGeoWithin) {
-      cells = CoverRegion(static_cast<const GeoMatchExpression&>(leaf).region(), params);
+      cells = CoverRegion(static_cast<const GeoMatchExpression&>(leaf).region(), QueryParams());
     } else if (leaf.type() == MatchType::kGeoIntersects) {
-      cells = CoverGeometry(static_cast<const GeoMatchExpression&>(leaf).geometry(), params);
+      cells =
+          CoverGeometry(static_cast<const GeoMatchExpression&>(leaf).geometry(), QueryParams());
     } else {
       return false;
     }
@@ -296,7 +307,7 @@ class Geo2dsphere final : public IndexAccessMethod {
                      double radius, std::vector<Interval>* out) const override {
     if (field != GeoField(index)) return false;
     const CoveringParams params = DefaultCoveringParams();
-    *out = CellIntervals(CoverCap(center, radius, params), params);
+    *out = CellIntervals(CoverCap(center, radius, QueryParams()), params);
     return true;
   }
   std::optional<size_t> NearField(const IndexDescriptor& index) const override {
