@@ -26,6 +26,10 @@ packages=(
   libssl-dev openssl
   # SCRAM-SHA-256's SASLprep (RFC 4013) is ICU's StringPrep profile
   libicu-dev
+  # geometry and 2dsphere indexes: S2, the library MongoDB's 2dsphere is
+  # built on, so validity, cell coverings and predicates agree with MongoDB's
+  # (src/query/geometry.h)
+  libs2-dev
   # timezones of the date expressions (absl::LoadTimeZone reads zoneinfo)
   tzdata
   # tests and benchmarks

@@ -160,11 +160,14 @@ TEST(BtreeAccessMethodTest, ExplainDescribesTheIndex) {
 // ---- Choosing a kind from the key pattern ----
 
 TEST(AccessMethodForTest, MongoKindsRockdocDoesNotBuildAreNotImplemented) {
-  for (const char* kind : {"text", "2d", "2dsphere", "columnstore"}) {
+  for (const char* kind : {"text", "2d", "columnstore"}) {
     auto m = AccessMethodFor(Json(std::string(R"({"a": ")") + kind + "\"}"));
     ASSERT_FALSE(m.ok()) << kind;
     EXPECT_EQ(m.status().code(), ErrorCode::kNotImplemented) << kind;
-    EXPECT_EQ(m.status().message(), std::string(kind) + " indexes are not supported by rockdoc");
+    // (2d adds what to use instead.)
+    EXPECT_TRUE(m.status().message().starts_with(std::string(kind) +
+                                                 " indexes are not supported by rockdoc"))
+        << m.status();
   }
   auto hashed = AccessMethodFor(Json(R"({"a": "hashed"})"));  // built in
   ASSERT_TRUE(hashed.ok()) << hashed.status();

@@ -407,6 +407,7 @@ const std::map<std::string, Elsewhere>& ShownElsewhere() {
   static constexpr char kLet[] = "CommandTest.LetBindsVariablesForFiltersAndUpdatePipelines";
   static const auto* elsewhere = new std::map<std::string, Elsewhere>{
       {"find.comment", {kProfiled}},
+      {"createIndexes.2dsphereIndexVersion", {"GeoTest.CommandsCreateFindAndAggregate"}},
       {"find.collation", {"CollationCommandTest.FindFiltersAndSortsWithTheCollation"}},
       {"aggregate.collation", {"CollationCommandTest.AggregateTakesTheCollationInItsFind"}},
       {"update.collation", {"CollationCommandTest.CountDistinctUpdateDeleteFindAndModify"}},

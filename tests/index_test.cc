@@ -146,9 +146,9 @@ TEST(IndexDescriptorTest, RejectsBadKeyPatternsWithMongoMessages) {
        "text indexes are not supported by rockdoc"},
       {R"({"$**": "text"})", ErrorCode::kNotImplemented,
        "text indexes are not supported by rockdoc"},
-      {R"({"a": "2dsphere"})", ErrorCode::kNotImplemented,
-       "2dsphere indexes are not supported by rockdoc"},
-      {R"({"a": "2d"})", ErrorCode::kNotImplemented, "2d indexes are not supported by rockdoc"},
+      {R"({"a": "2d"})", ErrorCode::kNotImplemented,
+       "2d indexes are not supported by rockdoc; use a 2dsphere index (legacy points are "
+       "indexed there too)"},
       {R"({"$**": 1})", ErrorCode::kNotImplemented,
        "wildcard indexes are not supported by rockdoc"},
       {R"({"a.$**": -1})", ErrorCode::kNotImplemented,

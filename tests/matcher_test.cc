@@ -539,7 +539,7 @@ TEST(MatcherErrors, UnknownOperators) {
   EXPECT_PARSE_ERROR(R"({"a": {"$where": "1"}})", ErrorCode::kBadValue,
                      "$where cannot be applied to a field");
   EXPECT_PARSE_ERROR(R"({"$where": "this.a == 1"})", ErrorCode::kNotImplemented, "$where");
-  EXPECT_PARSE_ERROR(R"({"a": {"$near": [1, 2]}})", ErrorCode::kNotImplemented, "$near");
+  EXPECT_PARSE_ERROR(R"({"a": {"$geoNear": [1, 2]}})", ErrorCode::kNotImplemented, "$geoNear");
 }
 
 // ---------------------------------------------------------------------------

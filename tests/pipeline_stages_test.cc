@@ -157,7 +157,7 @@ TEST_F(PipelineStagesTest, PlacesAndRefusalsKeepMongoDBsErrors) {
             "Collection::Watch, Database::Watch and Client::Watch (or the aggregate command) "
             "open; Aggregate runs pipelines over a snapshot");
   EXPECT_EQ(Aggregate(R"([{"$geoNear": {}}])"),
-            "238: the stage $geoNear is not supported by rockdoc yet");
+            "2: $geoNear requires a 'near' option as an Array or Object");
   EXPECT_EQ(Aggregate(R"([{"$out": "o"}, {"$set": {"k": 1}}])"),
             "40601: $out can only be the final stage in the pipeline");
   EXPECT_EQ(Aggregate(R"([{"$facet": {"a": [{"$merge": {"into": "m"}}]}}])"),

@@ -300,7 +300,7 @@ TEST_F(ShellTest, HideAndUnhideIndexes) {
 TEST_F(ShellTest, IndexOptionsRockdocLacksAreRefusedNotDropped) {
   Ok("db.c.insertOne({a: 1})");
   for (const char* options : {"{weights: {a: 1}}",
-                              "{default_language: 'english'}", "{'2dsphereIndexVersion': 3}",
+                              "{default_language: 'english'}", "{textIndexVersion: 3}",
                               "{wildcardProjection: {a: 1}}"}) {
     EXPECT_EQ(Show(std::string("try { db.c.createIndex({a: 1}, ") + options +
                    ") } catch (e) { [e.code, e.codeName] }"),

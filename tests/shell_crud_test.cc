@@ -87,6 +87,32 @@ TEST_F(ShellTest, FindAndFindOne) {
   EXPECT_EQ(Show("db.empty.find()"), "");  // an empty result prints nothing
 }
 
+// Geospatial (issue 40): a 2dsphere index, $near printed nearest first as
+// mongosh prints a cursor, $geoWithin, $geoNear, and the errors' codes.
+TEST_F(ShellTest, GeoIndexNearAndGeoNear) {
+  Ok("db.places.insertMany(["
+     "{_id: 1, name: 'Central Park', loc: {type: 'Point', coordinates: [-73.97, 40.77]}},"
+     "{_id: 2, name: 'Sara D. Roosevelt Park', loc: {type: 'Point', coordinates: [-73.9928, 40.7193]}},"
+     "{_id: 3, name: 'Polo Grounds', loc: {type: 'Point', coordinates: [-73.9375, 40.8303]}}])");
+  EXPECT_EQ(Show("try { db.places.find({loc: {$near: [-73.9667, 40.78]}}).toArray() } "
+                 "catch (e) { [e.code, e.codeName] }"),
+            "[ 291, 'NoQueryExecutionPlans' ]\n");
+  EXPECT_EQ(Show("db.places.createIndex({loc: '2dsphere'})"), "loc_2dsphere\n");
+  EXPECT_EQ(Show("db.places.find({loc: {$near: {$geometry: {type: 'Point', coordinates: "
+                 "[-73.9667, 40.78]}, $maxDistance: 6500}}}, {name: 1, _id: 0})"),
+            "[ { name: 'Central Park' }, { name: 'Polo Grounds' } ]\n");
+  EXPECT_EQ(Show("db.places.find({loc: {$geoWithin: {$centerSphere: [[-73.97, 40.77], 2 / 3963.2]}}}, "
+                 "{_id: 1})"),
+            "[ { _id: 1 } ]\n");
+  EXPECT_EQ(Show("db.places.aggregate([{$geoNear: {near: [-73.9667, 40.78], key: 'loc', "
+                 "distanceField: 'd', distanceMultiplier: 6378.1}}, "
+                 "{$project: {_id: 1, km: {$round: ['$d', 1]}}}])"),
+            "[ { _id: 1, km: 1.1 }, { _id: 3, km: 6.1 }, { _id: 2, km: 7.1 } ]\n");
+  EXPECT_EQ(Show("try { db.places.insertOne({loc: {type: 'Point', coordinates: [0, 91]}}) } "
+                 "catch (e) { e.code }"),
+            "16755\n");
+}
+
 TEST_F(ShellTest, UpdateOneUpdateManyReplaceOne) {
   Ok("db.c.insertMany([{_id: 1, a: 1}, {_id: 2, a: 1}, {_id: 3, a: 2}])");
   EXPECT_EQ(

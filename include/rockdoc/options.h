@@ -487,6 +487,10 @@ struct IndexOptions {
   // and it serves queries with the same collation only. Absent: the
   // collection's default.
   std::optional<Document> collation;
+  // 2dsphere indexes only: the index version (MongoDB's
+  // 2dsphereIndexVersion); rockdoc builds version 3, the default, and
+  // refuses 1 and 2 (NotImplemented).
+  std::optional<int32_t> sphere_index_version;
 };
 
 // One index of a CreateIndexes call: its key pattern and options.

@@ -93,7 +93,16 @@ constexpr OptionField<IndexOptions> kIndexOptionTable[] = {
     {"default_language", nullptr},
     {"language_override", nullptr},
     {"textIndexVersion", nullptr},
-    {"2dsphereIndexVersion", nullptr},  // geo indexes
+    {"2dsphereIndexVersion",
+     [](const Element& e, IndexOptions* o) -> Status {
+       if (!e.IsNumber() || e.NumberAsDouble() != static_cast<int32_t>(e.NumberAsDouble())) {
+         return Status(ErrorCode::kCannotCreateIndex,
+                       "2dsphereIndexVersion must be a number, not " +
+                           ValueToJson(e, JsonFormat::kShell));
+       }
+       o->sphere_index_version = static_cast<int32_t>(e.NumberAsDouble());
+       return Status::OK();
+     }},
     {"bits", nullptr},
     {"min", nullptr},
     {"max", nullptr},

@@ -15,6 +15,16 @@ Status CannotCreateIndex(std::string message) {
   return Status(ErrorCode::kCannotCreateIndex, std::move(message));
 }
 
+}  // namespace
+
+Status CheckNoSphereVersion(const IndexOptions& options) {
+  if (!options.sphere_index_version) return Status::OK();
+  return Status(ErrorCode::kCannotCreateIndex,
+                "The option '2dsphereIndexVersion' is only for 2dsphere indexes");
+}
+
+namespace {
+
 // The ordered index: keystring keys in the key pattern's directions.
 class Btree final : public IndexAccessMethod {
  public:
@@ -34,6 +44,7 @@ class Btree final : public IndexAccessMethod {
   }
 
   Status ValidateOptions(const IndexDescriptor& index, const IndexOptions& options) const override {
+    ROCKDOC_RETURN_IF_ERROR(CheckNoSphereVersion(options));
     if (!options.expire_after_seconds) return Status::OK();
     if (index.num_fields() != 1) {
       return CannotCreateIndex(
@@ -171,7 +182,9 @@ bool IsMongoPlugin(std::string_view name) {
 
 Status NotSupported(std::string_view kind) {
   return Status(ErrorCode::kNotImplemented,
-                std::string(kind) + " indexes are not supported by rockdoc");
+                std::string(kind) + " indexes are not supported by rockdoc" +
+                    (kind == "2d" ? "; use a 2dsphere index (legacy points are indexed there too)"
+                                  : ""));
 }
 
 class Registry {
@@ -184,6 +197,7 @@ class Registry {
     // The built-in kinds other than btree (which numeric values select).
     MutexLock g(&mu_);
     kinds_.emplace(std::string(HashedAccessMethod().kind()), &HashedAccessMethod());
+    kinds_.emplace(std::string(Geo2dsphereAccessMethod().kind()), &Geo2dsphereAccessMethod());
   }
   bool Add(std::string name, const IndexAccessMethod* method) {
     MutexLock g(&mu_);

@@ -14,8 +14,8 @@
 // (hashed, wildcard, text) is one new implementation registered by the name
 // its key patterns use ({a: "hashed"}), not a branch in every layer.
 //
-// rockdoc's built-in kinds are the ordered ("btree") index and the hashed
-// index (index/hashed_access_method.cc). The btree: keystring
+// rockdoc's built-in kinds are the ordered ("btree") index, the hashed
+// index (hashed_access_method.cc) and 2dsphere (geo_access_method.cc). The btree: keystring
 // keys in the key pattern's directions, MongoDB's multikey semantics
 // (index/key_generator.h), exact bounds (index/index_bounds.h). TTL is an
 // option of btree indexes, as in MongoDB.
@@ -31,6 +31,7 @@
 #ifndef ROCKDOC_INDEX_ACCESS_METHOD_H_
 #define ROCKDOC_INDEX_ACCESS_METHOD_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +40,7 @@
 #include "index/index_descriptor.h"
 #include "index/index_entry.h"
 #include "index/key_generator.h"
+#include "query/geometry.h"
 #include "query/match_expression.h"
 #include "rockdoc/document.h"
 #include "rockdoc/options.h"
@@ -50,6 +52,19 @@ namespace rockdoc::internal {
 // needs to rebuild the descriptor; listIndexes shows what MongoDB shows
 // (defaults omitted).
 enum class IndexOptionsForm { kCatalog, kListIndexes };
+
+// Whether an index may answer a query at all, beyond what its bounds say.
+enum class IndexEligibility {
+  // The ordered index's rule: when its bounds restrict a leading field or
+  // it gives the sort.
+  kByBounds,
+  // Never: it would miss matches (a 2dsphere index holds only documents
+  // with a geometry, so a query without a geo predicate on it).
+  kNever,
+  // Always, its leading fields bounded or not (a geo predicate on a
+  // compound 2dsphere index's geo field restricts the scan on its own).
+  kAlways,
+};
 
 class IndexAccessMethod {
  public:
@@ -102,6 +117,36 @@ class IndexAccessMethod {
   // (so a plan can be covered).
   virtual bool KeysAreOrdered() const = 0;
   virtual bool KeysHoldValues() const = 0;
+  // Whether the index may answer a query with conjuncts `preds` (the
+  // planner asks before it builds bounds).
+  virtual IndexEligibility Eligibility(const IndexDescriptor& index,
+                                       const std::vector<const MatchExpression*>& preds) const {
+    (void)index;
+    (void)preds;
+    return IndexEligibility::kByBounds;
+  }
+
+  // ---- Nearest-first scans ($near, $nearSphere, $geoNear) ----
+  // A scan that is not one set of ranges: the plan scans growing regions
+  // around a point (MongoDB's GEO_NEAR_2DSPHERE), each given as intervals of
+  // one field, and returns documents in distance order.
+
+  // The field a near search bounds, or none when the kind cannot search.
+  virtual std::optional<size_t> NearField(const IndexDescriptor& index) const {
+    (void)index;
+    return std::nullopt;
+  }
+  // The intervals of field `field` that hold every document within
+  // `radius` radians of `center` (a superset). False: not this kind.
+  virtual bool NearIntervals(const IndexDescriptor& index, size_t field, const GeoPoint& center,
+                             double radius, std::vector<Interval>* out) const {
+    (void)index;
+    (void)field;
+    (void)center;
+    (void)radius;
+    (void)out;
+    return false;
+  }
 
   // ---- Explain ----
 
@@ -116,16 +161,23 @@ const IndexAccessMethod& BtreeAccessMethod();
 // {a: "hashed"}: keys on MongoDB's hash of the value (bson/element_hash.h);
 // registered under "hashed" from the start.
 const IndexAccessMethod& HashedAccessMethod();
+// {loc: "2dsphere"}: S2 cell ids of the geometry's covering
+// (index/geo_access_method.cc); registered under "2dsphere" from the start.
+const IndexAccessMethod& Geo2dsphereAccessMethod();
 
 // The access method for a key pattern: btree for numeric directions, or
 // the kind registered under the plugin name its string values give. Errors,
 // with MongoDB's codes: CannotCreateIndex (67) "Unknown index plugin 'x'",
 // and MongoDB's own refusals (geoHaystack; "wildcard" as a value);
 // NotImplemented (238) "text indexes are not supported by rockdoc" for
-// MongoDB's kinds that rockdoc does not build (2d, 2dsphere, text,
+// MongoDB's kinds that rockdoc does not build (2d, text,
 // columnstore, and wildcard for a "$**" path); BadValue (2) when a pattern
 // mixes two plugins.
 StatusOr<const IndexAccessMethod*> AccessMethodFor(DocumentView key_pattern);
+
+// CannotCreateIndex (67) when `options` give a 2dsphereIndexVersion (for
+// the kinds other than 2dsphere, which would ignore it).
+Status CheckNoSphereVersion(const IndexOptions& options);
 
 // DataCorruptionDetected (296): "catalog index entry is damaged: <message>".
 Status DamagedIndexEntry(std::string message);

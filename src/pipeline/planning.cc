@@ -123,6 +123,14 @@ StatusOr<LeadingFind> Pushdown(const std::vector<Element>& stages, const Pipelin
   fo.max_time_ms = options.FindMaxTimeMS();
   if (options.hint) fo.hint = *options.hint;
   if (options.hint_name) fo.hint_name = *options.hint_name;
+  if (!stages.empty() && stages[0].key() == "$geoNear") {
+    // The find searches nearest first; the $geoNear stage (next = 0) adds
+    // each document's distance.
+    LeadingFind out;
+    ROCKDOC_ASSIGN_OR_RETURN(out.filter, GeoNearFindFilter(stages[0]));
+    out.options = std::move(fo);
+    return out;
+  }
   while (i < stages.size() && stages[i].key() == "$match") {
     if (stages[i].type() != BsonType::kDocument) {
       return StageFailed(15959, "the match filter must be an expression in an object");

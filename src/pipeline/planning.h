@@ -36,6 +36,9 @@ struct LeadingFind {
   FindOptions options;
   size_t next = 0;  // the first stage the find does not run
 };
+// A leading $geoNear's find: {$and: [{<key>: {$nearSphere: ...}}, <query>]}
+// (pipeline/geo_near_stage.cc; the stage itself then adds the distances).
+StatusOr<Document> GeoNearFindFilter(const Element& spec);
 StatusOr<LeadingFind> Pushdown(const std::vector<Element>& stages, const PipelineOptions& options);
 
 }  // namespace rockdoc::internal

@@ -195,6 +195,7 @@ std::vector<std::string_view> StageNames();
 
 // Each file adds its stages.
 void AddMatchStage(StageTable* table);
+void AddGeoNearStage(StageTable* table);
 void AddTransformStages(StageTable* table);
 void AddSkipLimitStages(StageTable* table);
 void AddSortStage(StageTable* table);

@@ -34,7 +34,7 @@ StatusOr<std::unique_ptr<Stage>> ParseNotImplemented(const Element& spec,
 void AddRefusedStages(StageTable* table) {
   table->emplace("$changeStream", StageDef{.parse = &ParseChangeStream});
   for (std::string_view name :
-       {"$changeStreamSplitLargeEvent", "$geoNear", "$listLocalSessions",
+       {"$changeStreamSplitLargeEvent", "$listLocalSessions",
         "$listSampledQueries", "$listSearchIndexes", "$listSessions", "$planCacheStats",
         "$search", "$searchMeta", "$shardedDataDistribution", "$vectorSearch"}) {
     table->emplace(name, StageDef{.parse = &ParseNotImplemented});
@@ -61,6 +61,7 @@ const StageTable& Table() {
     AddWindowStage(t);
     AddFillStages(t);
     AddWriteStages(t);
+    AddGeoNearStage(t);
     AddRefusedStages(t);
     return t;
   }();
@@ -101,7 +102,9 @@ StatusOr<std::vector<std::unique_ptr<Stage>>> ParseStages(const std::vector<Elem
     if (def == nullptr) {
       return StageFailed(40324, "Unrecognized pipeline stage name: '" + std::string(name) + "'");
     }
-    if (def->place == StagePlace::kFirst) {
+    // A source runs before these stages; a first stage that parses
+    // ($geoNear, whose find the pipeline ran) is at 0 and nowhere else.
+    if (def->place == StagePlace::kFirst && (def->parse == nullptr || i != 0)) {
       return StageFailed(40602, std::string(name) + " is only valid as the first stage in a pipeline");
     }
     if (in_facet && !def->in_facet) {

@@ -9,7 +9,9 @@
 #include "exec/basic_stages.h"
 #include "exec/index_stages.h"
 #include "exec/sort_stage.h"
+#include "exec/geo_near_stage.h"
 #include "index/access_method.h"
+#include "query/geo_match_expression.h"
 #include "index/key_generator.h"
 #include "keystring/keystring.h"
 #include "query/implication.h"
@@ -339,6 +341,12 @@ std::unique_ptr<PlanStage> BuildStages(const QuerySolution& sol, const Canonical
       }
       break;
     }
+    case Access::kGeoNear: {
+      const auto& part = sol.parts[0];
+      root = std::make_unique<GeoNearStage>(view, meta->id, part.index, part.bounds,
+                                            sol.near_field, sol.near, filter);
+      break;
+    }
     case Access::kOr: {
       std::vector<std::unique_ptr<PlanStage>> scans;
       for (const auto& part : sol.parts) {
@@ -512,6 +520,8 @@ bool IndexSolution(const CanonicalQuery& cq, const std::vector<const MatchExpres
                    const std::shared_ptr<IndexDescriptor>& index, bool hinted, QuerySolution* sol) {
   if (index->partial() && !ImpliesPartialFilter(*index, preds)) return false;
   if (index->sparse() && !hinted && !SparseUsable(*index, preds)) return false;
+  const IndexEligibility eligibility = index->access_method().Eligibility(*index, preds);
+  if (eligibility == IndexEligibility::kNever && !hinted) return false;
   int bounded = 0;
   QuerySolution::IndexPart part;
   part.index = index;
@@ -519,7 +529,10 @@ bool IndexSolution(const CanonicalQuery& cq, const std::vector<const MatchExpres
   part.bounds = BoundsForIndex(*index, preds, &bounded, &used, cq.collator.get());
   bool forward = true;
   bool sorts = IndexProvidesSort(*index, part.bounds, cq.sort, &forward);
-  if (!hinted && bounded == 0 && !(sorts && !cq.sort.empty())) return false;
+  if (!hinted && bounded == 0 && !(sorts && !cq.sort.empty()) &&
+      eligibility != IndexEligibility::kAlways) {
+    return false;
+  }
   part.forward = forward;
   sol->access = Access::kIndex;
   sol->provides_sort = sorts;
@@ -530,6 +543,44 @@ bool IndexSolution(const CanonicalQuery& cq, const std::vector<const MatchExpres
                     sol->residual.empty();
   sol->parts = {std::move(part)};
   return true;
+}
+
+bool ResolveHint(const CanonicalQuery& cq, const IndexSet& indexes,
+                 std::shared_ptr<IndexDescriptor>* chosen);
+
+// $near / $nearSphere: the nearest-first scan of the index whose kind
+// searches by distance on the near path (the hinted one, if any): the only
+// plan, as in MongoDB. NoQueryExecutionPlans (291) when there is none.
+Status GeoNearSolution(const CanonicalQuery& cq, const std::vector<const MatchExpression*>& preds,
+                       const IndexSet& indexes, const GeoNearMatchExpression& near,
+                       QuerySolution* sol) {
+  std::shared_ptr<IndexDescriptor> hinted;
+  const bool has_hint = !cq.hint.empty() || !cq.hint_name.empty();
+  if (has_hint) ResolveHint(cq, indexes, &hinted);
+  for (const auto& idx : indexes) {
+    if (idx->hidden() || (has_hint && idx != hinted)) continue;
+    std::optional<size_t> field = idx->access_method().NearField(*idx);
+    if (!field || idx->field_names()[*field] != near.path()) continue;
+    if (idx->partial() && !ImpliesPartialFilter(*idx, preds)) continue;
+    std::vector<const MatchExpression*> others;
+    for (const MatchExpression* p : preds)
+      if (p != &near) others.push_back(p);
+    int bounded = 0;
+    QuerySolution::IndexPart part;
+    part.index = idx;
+    part.bounds = BoundsForIndex(*idx, others, &bounded, nullptr, cq.collator.get());
+    sol->access = Access::kGeoNear;
+    sol->near = &near;
+    sol->near_field = *field;
+    sol->provides_sort = cq.sort.empty();
+    sol->filter_reduced = true;  // the stage itself keeps to the distances
+    sol->residual = std::move(others);
+    sol->parts = {std::move(part)};
+    return Status::OK();
+  }
+  return Status(ErrorCode::kNoQueryExecutionPlans,
+                "error processing query: planner returned error :: caused by :: unable to find "
+                "index for $geoNear query");
 }
 
 // A CLUSTERED_IXSCAN over the _id bounds of the filter; false when it
@@ -577,6 +628,21 @@ std::vector<QuerySolution> EnumerateSolutions(const CanonicalQuery& cq, const Co
     sol.provides_sort = true;
     out.push_back(std::move(sol));
     return out;
+  }
+
+  // $near / $nearSphere: a nearest-first scan, or no plan at all.
+  {
+    StatusOr<const GeoNearMatchExpression*> near = FindGeoNear(cq.root.get());
+    if (!near.ok()) {
+      *error = near.status();
+      return out;
+    }
+    if (*near != nullptr) {
+      QuerySolution sol;
+      *error = GeoNearSolution(cq, preds, indexes, **near, &sol);
+      if (error->ok()) out.push_back(std::move(sol));
+      return out;
+    }
   }
 
   if (!cq.min.empty() || !cq.max.empty()) {
@@ -675,9 +741,12 @@ std::vector<QuerySolution> EnumerateSolutions(const CanonicalQuery& cq, const Co
         if (idx->hidden()) continue;
         if (idx->partial() && !ImpliesPartialFilter(*idx, branch)) continue;
         if (idx->sparse() && !SparseUsable(*idx, branch)) continue;
+        const IndexEligibility eligibility = idx->access_method().Eligibility(*idx, branch);
+        if (eligibility == IndexEligibility::kNever) continue;
         int bounded = 0;
         std::vector<UsedPredicate> used;
         IndexBounds bounds = BoundsForIndex(*idx, branch, &bounded, &used, cq.collator.get());
+        if (eligibility == IndexEligibility::kAlways) bounded = std::max(bounded, 1);
         if (bounded > best_bounded) {
           best_bounded = bounded;
           best.index = idx;
@@ -779,6 +848,8 @@ std::string QuerySolution::Describe() const {
       return "CLUSTERED_IXSCAN";
     case Access::kIndex:
       return "IXSCAN " + parts[0].index->name();
+    case Access::kGeoNear:
+      return "GEO_NEAR_2DSPHERE " + parts[0].index->name();
     case Access::kOr:
       return "OR";
   }

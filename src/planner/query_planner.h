@@ -30,12 +30,13 @@
 #include "index/index_descriptor.h"
 #include "planner/canonical_query.h"
 #include "index/index_bounds.h"
+#include "query/geo_match_expression.h"
 
 namespace rockdoc::internal {
 
 // One way to answer a query, before it is turned into stages.
 struct QuerySolution {
-  enum class Access { kEof, kCollScan, kIdHack, kClustered, kIndex, kOr };
+  enum class Access { kEof, kCollScan, kIdHack, kClustered, kIndex, kOr, kGeoNear };
   Access access = Access::kCollScan;
   bool forward = true;
   std::string id_record_key;  // kIdHack
@@ -45,7 +46,11 @@ struct QuerySolution {
     IndexBounds bounds;
     bool forward = true;
   };
-  std::vector<IndexPart> parts;  // kIndex: one; kOr: one per branch
+  std::vector<IndexPart> parts;  // kIndex, kGeoNear: one; kOr: one per branch
+  // kGeoNear: the $near / $nearSphere (owned by the query) and the index
+  // field it searches.
+  const GeoNearMatchExpression* near = nullptr;
+  size_t near_field = 0;
   bool provides_sort = false;    // no blocking SORT needed
   bool covered = false;          // no FETCH: answered from the index keys
   bool count_scan = false;       // count_only and the bounds are exactly the filter

@@ -111,6 +111,9 @@ bool CannotMatchMissing(const MatchExpression* leaf) {
       return true;
     }
     case MatchType::kRegex:
+    case MatchType::kGeoWithin:
+    case MatchType::kGeoIntersects:
+    case MatchType::kGeoNear:
       return true;
     default:
       return false;

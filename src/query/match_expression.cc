@@ -37,6 +37,9 @@ std::string_view MatchTypeName(MatchType type) {
     case MatchType::kAlwaysFalse: return "$alwaysFalse";
     case MatchType::kJsonSchema: return "$jsonSchema";
     case MatchType::kExpr: return "$expr";
+    case MatchType::kGeoWithin: return "$geoWithin";
+    case MatchType::kGeoIntersects: return "$geoIntersects";
+    case MatchType::kGeoNear: return "$near";
   }
   return "?";
 }

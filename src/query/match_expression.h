@@ -25,8 +25,9 @@
 //   {}                     AND() with no children, which matches everything
 //   {$jsonSchema: {...}}    JSON_SCHEMA (query/json_schema.h)
 //   {$expr: {...}}         EXPR (query/expr_match_expression.h)
-// $comment is dropped. $where, $text and geo operators are not supported
-// (NotImplemented).
+//   {a: {$geoWithin: ...}}  GEO_WITHIN (query/geo_match_expression.h), and
+//   $geoIntersects, $near, $nearSphere likewise
+// $comment is dropped. $where and $text are not supported (NotImplemented).
 //
 // Ownership and threading: a tree owns copies of all constants it refers
 // to, so it does not depend on the filter's bytes after parsing. A parsed
@@ -89,6 +90,11 @@ enum class MatchType {
   kJsonSchema,
   // $expr (query/expr_match_expression.h): an aggregation expression.
   kExpr,
+  // Geospatial leaves (query/geo_match_expression.h): $geoWithin,
+  // $geoIntersects, and $near / $nearSphere (which also order the results).
+  kGeoWithin,
+  kGeoIntersects,
+  kGeoNear,
 };
 
 // "$and", "$eq", "$elemMatch", ... ("$elemMatch" for both $elemMatch forms).
@@ -516,7 +522,7 @@ class ElemMatchValueMatchExpression : public PathMatchExpression {
 //     but received: ...", "Failed to parse bit position. ..."; FailedToParse
 //     (9) for a bitmask that is not a non-negative int64 ("Expected an
 //     integer: $bitsAllSet: 1.5", "Expected a non-negative number in: ...")
-//   NotImplemented (238): $expr, $where, $text and geo operators.
+//   NotImplemented (238): $where, $text.
 StatusOr<std::unique_ptr<MatchExpression>> ParseMatchExpression(DocumentView filter);
 // The same, where $expr may use the variables `variables` binds ($lookup's
 // `let`); their values are read at each match.

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "query/match_expression.h"
+#include "query/geo_match_expression.h"
 #include "query/expr_match_expression.h"
 #include "query/json_schema.h"
 #include "rockdoc/json.h"
@@ -26,7 +27,7 @@ enum class Level { kTop, kSubDocument };
 enum class PathOp {
   kEq, kNe, kGt, kGte, kLt, kLte, kIn, kNin, kExists, kType, kSize, kAll,
   kElemMatch, kRegex, kOptions, kMod, kBitsAllSet, kBitsAllClear, kBitsAnySet, kBitsAnyClear,
-  kNotSupported,
+  kGeoWithin, kGeoIntersects, kNear, kNearDistance, kNotSupported,
 };
 
 std::optional<PathOp> LookupPathOp(std::string_view name) {
@@ -41,10 +42,14 @@ std::optional<PathOp> LookupPathOp(std::string_view name) {
       {"$options", PathOp::kOptions},     {"$mod", PathOp::kMod},
       {"$bitsAllSet", PathOp::kBitsAllSet},     {"$bitsAllClear", PathOp::kBitsAllClear},
       {"$bitsAnySet", PathOp::kBitsAnySet},     {"$bitsAnyClear", PathOp::kBitsAnyClear},
+      // Geospatial (query/geo_match_expression.h); $within is $geoWithin's
+      // old name.
+      {"$geoIntersects", PathOp::kGeoIntersects}, {"$geoWithin", PathOp::kGeoWithin},
+      {"$within", PathOp::kGeoWithin},
+      {"$near", PathOp::kNear},         {"$nearSphere", PathOp::kNear},
+      {"$maxDistance", PathOp::kNearDistance}, {"$minDistance", PathOp::kNearDistance},
       // Real MongoDB operators rockdoc does not implement.
-      {"$geoIntersects", PathOp::kNotSupported}, {"$geoWithin", PathOp::kNotSupported},
-      {"$near", PathOp::kNotSupported},         {"$nearSphere", PathOp::kNotSupported},
-      {"$within", PathOp::kNotSupported},       {"$geoNear", PathOp::kNotSupported},
+      {"$geoNear", PathOp::kNotSupported},
   };
   auto it = kOps->find(name);
   if (it == kOps->end()) return std::nullopt;
@@ -278,6 +283,18 @@ StatusOr<ExprPtr> Parser::ParseSubField(DocumentView context, const std::string&
     case PathOp::kRegex: return ParseRegexDocument(path, context);
     case PathOp::kElemMatch: return ParseElemMatch(path, e);
     case PathOp::kAll: return ParseAll(path, e);
+    case PathOp::kGeoWithin: return GeoMatchExpression::Parse(MatchType::kGeoWithin, path, e);
+    case PathOp::kGeoIntersects:
+      return GeoMatchExpression::Parse(MatchType::kGeoIntersects, path, e);
+    case PathOp::kNear:
+      if (level != Level::kTop) return Bad("geo near must be top-level expr");
+      return GeoNearMatchExpression::Parse(name, path, e, context);
+    case PathOp::kNearDistance:
+      // A legacy $near's distance, consumed with it.
+      for (const Element& other : context) {
+        if (other.key() == "$near" || other.key() == "$nearSphere") return ExprPtr();
+      }
+      return Bad("unknown operator: " + std::string(name));
     case PathOp::kNotSupported:
       return Status(ErrorCode::kNotImplemented, std::string(name) + " is not supported by rockdoc");
   }
