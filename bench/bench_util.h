@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "rockdoc/json.h"
+
 namespace rockdoc::bench {
 
 // A benchmark's setup failed: "<program>: <what>" on stderr, exit 1 (a
@@ -23,6 +25,17 @@ namespace rockdoc::bench {
 [[noreturn]] inline void Die(const std::string& what) {
   std::fprintf(stderr, "%s: %s\n", program_invocation_short_name, what.c_str());
   std::exit(1);
+}
+// A document from a JSON literal, or Die.
+inline Document JsonOrDie(const char* text) {
+  auto d = FromJson(text);
+  if (!d.ok()) Die(d.status().ToString());
+  return std::move(d).value();
+}
+// The integer in the environment variable `name`, or `fallback` when unset.
+inline int64_t EnvInt64(const char* name, int64_t fallback) {
+  const char* env = std::getenv(name);
+  return env != nullptr ? std::atoll(env) : fallback;
 }
 // The value of `v`, or Die with `what` and its error.
 template <typename T, template <typename> class StatusOrT>

@@ -74,15 +74,10 @@ constexpr int kInSize = 100;
   std::abort();
 }
 
-Document Json(const char* text) {
-  auto d = rockdoc::FromJson(text);
-  if (!d.ok()) Die(d.status().ToString());
-  return std::move(d).value();
-}
+Document Json(const char* text) { return rockdoc::bench::JsonOrDie(text); }
 
 int64_t NumDocs() {
-  const char* env = std::getenv("ROCKDOC_BENCH_DOCS");
-  int64_t n = env != nullptr ? std::atoll(env) : 1000000;
+  const int64_t n = rockdoc::bench::EnvInt64("ROCKDOC_BENCH_DOCS", 1000000);
   return std::max<int64_t>(kBatch, n / kBatch * kBatch);
 }
 

@@ -20,6 +20,9 @@ packages=(
   # Decimal128 arithmetic: Intel's decimal library, which MongoDB uses
   # (src/bson/decimal_arithmetic.h)
   libintelrdfpmath-dev
+  # text indexes: Snowball's stemmers, and Snowball's stop word lists, which
+  # PostgreSQL's tsearch_data ships (src/index/fts.h)
+  libstemmer-dev postgresql-15
   # rockdoc-serve's SCRAM (SHA-256, HMAC and PBKDF2 from OpenSSL's libcrypto)
   # and TLS (libssl); the openssl command makes the TLS tests' CA and
   # certificates (tests/wire/tls_test.py)

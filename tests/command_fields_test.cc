@@ -461,6 +461,11 @@ const std::map<std::string, Elsewhere>& ShownElsewhere() {
       {"create.writeConcern", {kWriteConcern}},
       {"create.comment", {kComment}},
       {"createIndexes.writeConcern", {kWriteConcern}},
+      // On a text index; on {b: 1} they are refused (197): text_index_test.cc.
+      {"createIndexes.weights", {"TextIndexTest.WeightsWildcardAndLanguageOverride"}},
+      {"createIndexes.default_language", {"TextIndexTest.ListIndexesShowsMongoDBsShape"}},
+      {"createIndexes.language_override", {"TextIndexTest.WeightsWildcardAndLanguageOverride"}},
+      {"createIndexes.textIndexVersion", {"TextIndexTest.RefusalsCarryMongoDBsCodes"}},
       {"createIndexes.comment", {kComment}},
       {"dropIndexes.writeConcern", {kWriteConcern}},
       {"dropIndexes.comment", {kComment}},
@@ -599,7 +604,7 @@ TEST_F(CommandFieldsTest, EveryDocumentedFieldIsAppliedOrRefused) {
   // Every entry is a field the command accepts (a stale one fails).
   for (const auto& [name, effect] : Effects()) EXPECT_TRUE(accepted.count(name)) << name;
   for (const auto& [name, why] : ShownElsewhere()) EXPECT_TRUE(accepted.count(name)) << name;
-  EXPECT_GT(refused, 25);  // timeseries, storageEngine, ... (the walk is not empty)
+  EXPECT_GT(refused, 20);  // timeseries, storageEngine, ... (the walk is not empty)
 }
 
 TEST_F(CommandFieldsTest, EachAcceptedFieldHasItsEffect) {

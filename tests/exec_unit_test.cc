@@ -119,9 +119,9 @@ std::vector<Document> RandomKeyed(std::mt19937& rng, int n) {
 
 // A sort key as the planner builds them: the keystring of k.
 internal::SortStage::KeyFunction KeyOfK(bool descending) {
-  return [descending](DocumentView doc, std::string* key) {
+  return [descending](const internal::WorkingMember& m, std::string* key) {
     keystring::Builder b(descending ? 1 : 0);
-    b.Append(doc.Get("k"));
+    b.Append(m.doc.Get("k"));
     key->append(b.bytes());
     return Status::OK();
   };

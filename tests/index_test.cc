@@ -141,11 +141,6 @@ TEST(IndexDescriptorTest, RejectsBadKeyPatternsWithMongoMessages) {
       {R"({"a": "foo"})", ErrorCode::kCannotCreateIndex, "Unknown index plugin 'foo'"},
       // Special index types: NotImplemented, naming the type, never a
       // field-name error.
-      {R"({"a": "text"})", ErrorCode::kNotImplemented, "text indexes are not supported by rockdoc"},
-      {R"({"a": 1, "b": "text"})", ErrorCode::kNotImplemented,
-       "text indexes are not supported by rockdoc"},
-      {R"({"$**": "text"})", ErrorCode::kNotImplemented,
-       "text indexes are not supported by rockdoc"},
       {R"({"a": "2d"})", ErrorCode::kNotImplemented,
        "2d indexes are not supported by rockdoc; use a 2dsphere index (legacy points are "
        "indexed there too)"},

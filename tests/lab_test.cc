@@ -713,7 +713,7 @@ TEST(LabRunTest, CreateIndexOptionsRockdocLacksFailTheStep) {
   RockdocExecutor exec(client->get(), "lab");
   Env env;
   Status ttl = exec.RunOne(rockdoc::test::Json(R"({"op": "createIndex", "collection": "c",
-      "keys": {"t": 1}, "options": {"weights": {"t": 1}}})"),
+      "keys": {"t": 1}, "options": {"bits": 26}})"),
                            env);
   EXPECT_EQ(ttl.code(), ErrorCode::kNotImplemented) << ttl;
   Status unknown = exec.RunOne(rockdoc::test::Json(R"({"op": "createIndex", "collection": "c",

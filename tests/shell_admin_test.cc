@@ -243,6 +243,24 @@ TEST_F(ShellTest, AdminHelpersServerStatusCurrentOpKillOpListCommands) {
 
 // ---------------------------------------------------------------- indexes
 
+// Text indexes from the shell: createIndex, $text with the score in the
+// projection and the sort (printed as mongosh prints doubles), and MongoDB's
+// codes for $text without a text index and a second text index.
+TEST_F(ShellTest, TextIndexes) {
+  Ok("db.t.insertMany([{_id: 1, body: 'coffee'}, {_id: 2, body: 'Baking a cake'}, "
+     "{_id: 3, body: 'tea'}])");
+  EXPECT_EQ(Show("db.t.createIndex({body: 'text'})"), "body_text\n");
+  EXPECT_EQ(Show("db.t.find({$text: {$search: 'coffee cake'}}, {score: {$meta: 'textScore'}})"
+                 ".sort({score: {$meta: 'textScore'}}).toArray()"),
+            "[\n  { _id: 1, body: 'coffee', score: 1 },\n"
+            "  { _id: 2, body: 'Baking a cake', score: 0.75 }\n]\n");
+  EXPECT_EQ(Show("db.t.getIndexes()[1].key"), "{ _fts: 'text', _ftsx: 1 }\n");
+  EXPECT_EQ(Show("try { db.u.insertOne({a: 1}); db.u.find({$text: {$search: 'x'}}).toArray() } "
+                 "catch (e) { [e.code, e.errmsg] }"),
+            "[ 27, 'text index required for $text query' ]\n");
+  EXPECT_EQ(Show("try { db.t.createIndex({other: 'text'}) } catch (e) { e.code }"), "85\n");
+}
+
 // Hashed indexes from the shell: mongosh's spelling, the hash it shows
 // (convertShardKeyToHashed, MongoDB's published value for 1), and
 // MongoDB's refusal of an array as the server's error.
@@ -299,16 +317,17 @@ TEST_F(ShellTest, HideAndUnhideIndexes) {
 
 TEST_F(ShellTest, IndexOptionsRockdocLacksAreRefusedNotDropped) {
   Ok("db.c.insertOne({a: 1})");
-  for (const char* options : {"{weights: {a: 1}}",
-                              "{default_language: 'english'}", "{textIndexVersion: 3}",
-                              "{wildcardProjection: {a: 1}}"}) {
+  for (const char* options : {"{wildcardProjection: {a: 1}}"}) {
     EXPECT_EQ(Show(std::string("try { db.c.createIndex({a: 1}, ") + options +
                    ") } catch (e) { [e.code, e.codeName] }"),
               "[ 238, 'NotImplemented' ]\n")
         << options;
   }
-  EXPECT_EQ(Show("try { db.c.createIndex({a: 1}, {weights: {a: 1}}) } catch (e) { e.message }"),
-            "The index option 'weights' is not supported by rockdoc\n");
+  EXPECT_EQ(Show("try { db.c.createIndex({a: 1}, {bits: 26}) } catch (e) { e.message }"),
+            "The index option 'bits' is not supported by rockdoc\n");
+  // Text options belong to text indexes (tests/text_index_test.cc).
+  EXPECT_EQ(Show("try { db.c.createIndex({a: 1}, {weights: {a: 1}}) } catch (e) { e.code }"),
+            "197\n");
   // TTL indexes are built (issue 12), and listIndexes shows the option.
   EXPECT_EQ(Show("db.c.createIndex({t: 1}, {expireAfterSeconds: 3600})"), "t_1\n");
   EXPECT_EQ(Show("db.c.getIndexes()[1].expireAfterSeconds"), "3600\n");
@@ -323,8 +342,9 @@ TEST_F(ShellTest, IndexOptionsRockdocLacksAreRefusedNotDropped) {
 TEST_F(ShellTest, SpecialIndexTypesAreNotImplemented) {
   EXPECT_EQ(Show("try { db.c.createIndex({'$**': 1}) } catch (e) { [e.code, e.message] }"),
             "[ 238, 'wildcard indexes are not supported by rockdoc' ]\n");
-  EXPECT_EQ(Show("try { db.c.createIndex({a: 'text'}) } catch (e) { [e.code, e.message] }"),
-            "[ 238, 'text indexes are not supported by rockdoc' ]\n");
+  EXPECT_EQ(Show("try { db.c.createIndex({a: '2d'}) } catch (e) { [e.code, e.message] }"),
+            "[ 238, '2d indexes are not supported by rockdoc; use a 2dsphere index (legacy points "
+            "are indexed there too)' ]\n");
 }
 
 TEST_F(ShellTest, CreateIndexesBuildsAllOrNone) {

@@ -329,6 +329,52 @@ TEST_F(ToolsFixtureTest, HashedIndexesRestore) {
   }
 }
 
+// A dump holding a text index, in the form mongodump writes MongoDB's
+// (key {_fts: "text", _ftsx: 1} with its weights and languages; no fixture
+// of mongo-tools has one): restored, listed as MongoDB lists it, and
+// answering $text with MongoDB's scores; dumped again, it comes back equal.
+TEST_F(ToolsFixtureTest, TextIndexesRestore) {
+  const std::string dump = dir_.Sub("dump");
+  std::filesystem::create_directories(dump + "/test");
+  {
+    std::ofstream bson(dump + "/test/articles.bson", std::ios::binary);
+    for (const char* d : {R"({"_id": 1, "subject": "coffee"})", R"({"_id": 2, "subject": "Coffee Shopping"})",
+                          R"({"_id": 3, "subject": "Baking a cake"})"}) {
+      Document doc = Json(d);
+      bson.write(reinterpret_cast<const char*>(doc.view().bytes().data()),
+                 static_cast<std::streamsize>(doc.view().bytes().size()));
+    }
+    std::ofstream meta(dump + "/test/articles.metadata.json");
+    meta << R"({"indexes": [{"v": {"$numberInt": "2"}, "key": {"_id": {"$numberInt": "1"}}, "name": "_id_"},
+        {"v": {"$numberInt": "2"}, "key": {"_fts": "text", "_ftsx": {"$numberInt": "1"}},
+         "name": "subject_text", "weights": {"subject": {"$numberInt": "3"}},
+         "default_language": "english", "language_override": "language",
+         "textIndexVersion": {"$numberInt": "3"}}],
+        "collectionName": "articles", "type": "collection"})";
+  }
+  RestoreOptions o;
+  o.dir = dump;
+  auto r = RunRestore(o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  Collection c = Coll("test", "articles");
+  auto idx = c.ListIndexes();
+  ASSERT_TRUE(idx.ok());
+  ASSERT_EQ(idx->size(), 2u);
+  EXPECT_EQ(ToJson((*idx)[1]),
+            R"({"v": 2, "key": {"_fts": "text", "_ftsx": 1}, "name": "subject_text", )"
+            R"("weights": {"subject": 3}, "default_language": "english", )"
+            R"("language_override": "language", "textIndexVersion": 3})");
+  EXPECT_TRUE(c.Validate()->valid);
+  FindOptions f;
+  f.projection = Json(R"({"score": {"$meta": "textScore"}})");
+  auto cursor = c.Find(Json(R"({"$text": {"$search": "cake"}})"), f);
+  ASSERT_TRUE(cursor.ok()) << cursor.status();
+  auto found = cursor->ToVector();
+  ASSERT_TRUE(found.ok());
+  ASSERT_EQ(found->size(), 1u);
+  EXPECT_DOUBLE_EQ((*found)[0].Get("score").Double(), 3 * 0.75);  // weight 3, two tokens
+}
+
 // A collection a killed restore left aside (another process's pid in its
 // name) is removed by the next restore into that database; one named with
 // this process's pid (a restore running beside it) and other collections

@@ -491,6 +491,16 @@ struct IndexOptions {
   // 2dsphereIndexVersion); rockdoc builds version 3, the default, and
   // refuses 1 and 2 (NotImplemented).
   std::optional<int32_t> sphere_index_version;
+  // Text indexes ({a: "text"}, "$**": "text", compound with ordered prefix
+  // and suffix fields), as MongoDB's: `weights` ({field: 1 to 99999}; fields
+  // named here are indexed too), `default_language` ("english"; MongoDB's
+  // languages or "none"), `language_override` (the field naming a
+  // document's language, "language"), `text_index_version` (3, the only one
+  // rockdoc builds). Unset: the defaults.
+  std::optional<Document> weights;
+  std::optional<std::string> default_language;
+  std::optional<std::string> language_override;
+  std::optional<int32_t> text_index_version;
 };
 
 // One index of a CreateIndexes call: its key pattern and options.

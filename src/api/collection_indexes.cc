@@ -9,6 +9,7 @@
 
 
 #include "api/session_internal.h"
+#include "index/access_method.h"
 #include "catalog/catalog.h"
 #include "index/index_descriptor.h"
 #include "index/index_entry.h"
@@ -125,6 +126,18 @@ StatusOr<bool> AlreadyExists(const IndexSet& indexes, const IndexDescriptor& req
                   "An equivalent index already exists with a different name and options. "
                   "Requested index: " +
                       SpecText(requested.ToSpec()) + ", existing index: " + SpecText(other->ToSpec()));
+  }
+  // One text index per collection, as MongoDB's (two of the same key
+  // pattern were refused above).
+  if (requested.access_method().OnePerCollection()) {
+    for (const auto& other : indexes) {
+      if (&other->access_method() != &requested.access_method()) continue;
+      return Status(ErrorCode::kIndexOptionsConflict,
+                    "only one " + std::string(requested.access_method().kind()) +
+                        " index per collection allowed, found existing " +
+                        std::string(requested.access_method().kind()) + " index \"" +
+                        other->name() + "\"");
+    }
   }
   return false;
 }

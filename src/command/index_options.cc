@@ -22,6 +22,15 @@ Status DecodeBoolish(const Element& e, bool* out) {
   return Status::OK();
 }
 
+Status DecodeString(const Element& e, std::optional<std::string>* out) {
+  if (!e.IsString()) {
+    return TypeMismatch("The field '" + std::string(e.key()) + "' must be a string, but got " +
+                        std::string(BsonTypeAlias(e.type())));
+  }
+  *out = std::string(e.String());
+  return Status::OK();
+}
+
 // createIndex's options, as MongoDB's index specification knows them
 // (index_key_validate's allowed field names, `key` aside). Rows with no
 // decoder are options rockdoc does not implement (yet): each is refused
@@ -89,10 +98,30 @@ constexpr OptionField<IndexOptions> kIndexOptionTable[] = {
     {"collation",
      [](const Element& e, IndexOptions* o) { return DocumentOption(e, "collation", &o->collation); }},
     {"hidden", [](const Element& e, IndexOptions* o) { return DecodeBoolish(e, &o->hidden); }},
-    {"weights", nullptr},  // text indexes
-    {"default_language", nullptr},
-    {"language_override", nullptr},
-    {"textIndexVersion", nullptr},
+    // Text indexes (index/text_index.h checks the values).
+    {"weights",
+     [](const Element& e, IndexOptions* o) {
+       if (!e.IsDocument()) {
+         return TypeMismatch("The field 'weights' must be an object, but got " +
+                             std::string(BsonTypeAlias(e.type())));
+       }
+       o->weights = Document::AdoptValidated(std::string(e.Document().bytes()));
+       return Status::OK();
+     }},
+    {"default_language",
+     [](const Element& e, IndexOptions* o) { return DecodeString(e, &o->default_language); }},
+    {"language_override",
+     [](const Element& e, IndexOptions* o) { return DecodeString(e, &o->language_override); }},
+    {"textIndexVersion",
+     [](const Element& e, IndexOptions* o) {
+       std::optional<int64_t> v = e.IsNumber() ? e.AsExactInt64() : std::nullopt;
+       if (!v || *v < INT32_MIN || *v > INT32_MAX) {
+         return TypeMismatch("The field 'textIndexVersion' must be an integer, but got " +
+                             ValueToJson(e, JsonFormat::kShell));
+       }
+       o->text_index_version = static_cast<int32_t>(*v);
+       return Status::OK();
+     }},
     {"2dsphereIndexVersion",
      [](const Element& e, IndexOptions* o) -> Status {
        if (!e.IsNumber() || e.NumberAsDouble() != static_cast<int32_t>(e.NumberAsDouble())) {

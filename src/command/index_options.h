@@ -21,9 +21,8 @@ namespace rockdoc::internal {
 //   InvalidIndexSpecificationOption (197): a name MongoDB does not know
 //     ("The field 'x' is not valid for an index specification. ...");
 //   NotImplemented (238): an option MongoDB has and rockdoc does not
-//     implement (collation, weights, default_language,
-//     2dsphereIndexVersion, wildcardProjection, ...): "The index option 'x'
-//     is not supported by rockdoc";
+//     implement (2dsphereIndexVersion, wildcardProjection, ...): "The
+//     index option 'x' is not supported by rockdoc";
 //   TypeMismatch (14): a value of the wrong type; CannotCreateIndex (67):
 //     v other than 2 (v:1 is NotImplemented), expireAfterSeconds out of range.
 // `background`, `dropDups` and `ns` are accepted and have no effect, as in

@@ -190,6 +190,7 @@ StageState FetchStage::DoWork(WorkingMember** out) {
   member_.index_key = in->index_key;
   member_.index_type_bits = in->index_type_bits;
   member_.index = in->index;
+  member_.text_score = in->text_score;
   member_.doc = DocumentView(reinterpret_cast<const uint8_t*>(value_.view().data()));
   member_.has_doc = true;
   if (StageState s; FilteredOut(filter_, &member_, StageState::kNeedTime, &s)) return s;

@@ -52,6 +52,8 @@ struct WorkingMember {
   const IndexDescriptor* index = nullptr;
   // Array position matched by the filter (for the positional projection).
   std::optional<size_t> matched_array_index;
+  // The document's text score ({$meta: "textScore"}), set by TEXT_OR.
+  std::optional<double> text_score;
 
   void SetOwned(Document d) {
     owned = std::move(d);
@@ -65,6 +67,7 @@ struct WorkingMember {
     index_type_bits = {};
     index = nullptr;
     matched_array_index.reset();
+    text_score.reset();
   }
 };
 

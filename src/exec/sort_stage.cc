@@ -24,12 +24,13 @@ void SortStage::SetEntry(const WorkingMember& m, Item* item) {
   item->index_key.assign(m.index_key);
   item->index_type_bits.assign(m.index_type_bits);
   item->index = m.index;
+  item->text_score = m.text_score;
 }
 
 Status SortStage::Add(const WorkingMember& m) {
   ++total_input_;
   scratch_key_.clear();
-  ROCKDOC_RETURN_IF_ERROR(key_fn_(m.doc, &scratch_key_));
+  ROCKDOC_RETURN_IF_ERROR(key_fn_(m, &scratch_key_));
   auto cmp = [](const Item& a, const Item& b) { return Less(a, b); };
   if (limit_ > 0 && static_cast<int64_t>(items_.size()) >= limit_) {
     // Top-k: the heap's front is the largest kept; a new item enters only
@@ -52,7 +53,7 @@ Status SortStage::Add(const WorkingMember& m) {
   } else {
     items_.push_back(Item{scratch_key_, seq_++, std::string(m.record_key),
                           std::string(m.doc.bytes()), std::string(m.index_key),
-                          std::string(m.index_type_bits), m.index});
+                          std::string(m.index_type_bits), m.index, m.text_score});
     memory_ += ItemBytes(scratch_key_.size(), m.record_key.size() + m.index_key.size(),
                          m.doc.size());
     if (limit_ > 0) std::push_heap(items_.begin(), items_.end(), cmp);
@@ -89,6 +90,7 @@ StageState SortStage::DoWork(WorkingMember** out) {
   member_.index_key = item.index_key;
   member_.index_type_bits = item.index_type_bits;
   member_.index = item.index;
+  member_.text_score = item.text_score;
   member_.doc = DocumentView(reinterpret_cast<const uint8_t*>(item.doc.data()));
   member_.has_doc = true;
   *out = &member_;

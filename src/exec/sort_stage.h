@@ -18,8 +18,9 @@ namespace rockdoc::internal {
 
 class SortStage : public PlanStage {
  public:
-  // Appends the sort key of `doc` to *key.
-  using KeyFunction = std::function<Status(DocumentView doc, std::string* key)>;
+  // Appends the sort key of a result (its document, and its text score) to
+  // *key.
+  using KeyFunction = std::function<Status(const WorkingMember& m, std::string* key)>;
 
   // `limit` 0 = unbounded; else only the first `limit` results are kept.
   SortStage(std::unique_ptr<PlanStage> child, Document pattern, KeyFunction key_fn, int64_t limit,
@@ -40,6 +41,7 @@ class SortStage : public PlanStage {
     std::string index_key;
     std::string index_type_bits;
     const IndexDescriptor* index = nullptr;
+    std::optional<double> text_score;
   };
   static bool Less(const Item& a, const Item& b) {
     int c = a.key.compare(b.key);

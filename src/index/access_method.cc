@@ -23,6 +23,17 @@ Status CheckNoSphereVersion(const IndexOptions& options) {
                 "The option '2dsphereIndexVersion' is only for 2dsphere indexes");
 }
 
+Status RefuseTextOptions(const IndexOptions& options) {
+  const char* name = options.weights              ? "weights"
+                     : options.default_language   ? "default_language"
+                     : options.language_override  ? "language_override"
+                     : options.text_index_version ? "textIndexVersion"
+                                                  : nullptr;
+  if (name == nullptr) return Status::OK();
+  return Status(ErrorCode::kInvalidIndexSpecificationOption,
+                std::string("The field '") + name + "' is only valid for text indexes");
+}
+
 namespace {
 
 // The ordered index: keystring keys in the key pattern's directions.
@@ -45,6 +56,7 @@ class Btree final : public IndexAccessMethod {
 
   Status ValidateOptions(const IndexDescriptor& index, const IndexOptions& options) const override {
     ROCKDOC_RETURN_IF_ERROR(CheckNoSphereVersion(options));
+    ROCKDOC_RETURN_IF_ERROR(RefuseTextOptions(options));
     if (!options.expire_after_seconds) return Status::OK();
     if (index.num_fields() != 1) {
       return CannotCreateIndex(
@@ -198,6 +210,7 @@ class Registry {
     MutexLock g(&mu_);
     kinds_.emplace(std::string(HashedAccessMethod().kind()), &HashedAccessMethod());
     kinds_.emplace(std::string(Geo2dsphereAccessMethod().kind()), &Geo2dsphereAccessMethod());
+    kinds_.emplace(std::string(TextAccessMethod().kind()), &TextAccessMethod());
   }
   bool Add(std::string name, const IndexAccessMethod* method) {
     MutexLock g(&mu_);

@@ -32,6 +32,7 @@
 #define ROCKDOC_INDEX_ACCESS_METHOD_H_
 
 #include <optional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -66,6 +67,15 @@ enum class IndexEligibility {
   kAlways,
 };
 
+// What a kind keeps of its own options, parsed once per descriptor
+// (IndexAccessMethod::MakeState; IndexDescriptor::kind_state()).
+class IndexKindState {
+ public:
+  virtual ~IndexKindState() = default;
+};
+
+class TextIndexSpec;  // index/text_index.h
+
 class IndexAccessMethod {
  public:
   virtual ~IndexAccessMethod() = default;
@@ -90,6 +100,26 @@ class IndexAccessMethod {
   // The options AppendOptions(kCatalog) wrote. DataCorruptionDetected (296)
   // when they are missing or mistyped.
   virtual StatusOr<IndexOptions> OptionsFromCatalog(DocumentView entry) const = 0;
+
+  // Rewrites a key pattern and options given to createIndex into the form
+  // the index keeps (text: {a: "text"} becomes {_fts: "text", _ftsx: 1}
+  // with weights {a: 1}); the kept form must come back unchanged. Errors as
+  // ValidateOptions'. Default: unchanged.
+  virtual Status Normalize(Document* /*key_pattern*/, IndexOptions* /*options*/) const {
+    return Status::OK();
+  }
+  // The kind's parsed options, kept by the descriptor (null: none).
+  virtual std::shared_ptr<const IndexKindState> MakeState(DocumentView /*key_pattern*/,
+                                                          const IndexOptions&) const {
+    return nullptr;
+  }
+  // Whether two indexes of this kind have the same kind-specific options
+  // (createIndex's "already exists" rules).
+  virtual bool SameKindOptions(const IndexDescriptor&, const IndexDescriptor&) const {
+    return true;
+  }
+  // Whether a collection may hold one index of this kind only (text).
+  virtual bool OnePerCollection() const { return false; }
 
   // ---- Keys and entries ----
 
@@ -147,6 +177,11 @@ class IndexAccessMethod {
     (void)out;
     return false;
   }
+  // Whether the planner may answer ordinary predicates with scans of this
+  // index (false for text: its entries are terms, one per word).
+  virtual bool AnswersPlainQueries() const { return true; }
+  // The index's text search ($text), or null when it has none.
+  virtual const TextIndexSpec* TextSearch(const IndexDescriptor&) const { return nullptr; }
 
   // ---- Explain ----
 
@@ -158,6 +193,9 @@ class IndexAccessMethod {
 
 // The ordered index, rockdoc's first kind.
 const IndexAccessMethod& BtreeAccessMethod();
+// {a: "text"}: terms with their scores (index/text_index.h); registered
+// under "text" from the start.
+const IndexAccessMethod& TextAccessMethod();
 // {a: "hashed"}: keys on MongoDB's hash of the value (bson/element_hash.h);
 // registered under "hashed" from the start.
 const IndexAccessMethod& HashedAccessMethod();
@@ -178,6 +216,9 @@ StatusOr<const IndexAccessMethod*> AccessMethodFor(DocumentView key_pattern);
 // CannotCreateIndex (67) when `options` give a 2dsphereIndexVersion (for
 // the kinds other than 2dsphere, which would ignore it).
 Status CheckNoSphereVersion(const IndexOptions& options);
+// InvalidIndexSpecificationOption (197) when `options` hold a text index's
+// options (weights, default_language, ...): every other kind's check.
+Status RefuseTextOptions(const IndexOptions& options);
 
 // DataCorruptionDetected (296): "catalog index entry is damaged: <message>".
 Status DamagedIndexEntry(std::string message);

@@ -178,6 +178,7 @@ class Geo2dsphere final : public IndexAccessMethod {
                                std::to_string(*options.sphere_index_version) +
                                " }, only support versions: [1,2,3]");
     }
+    ROCKDOC_RETURN_IF_ERROR(RefuseTextOptions(options));
     if (options.unique) {
       return CannotCreateIndex("Index type '2dsphere' does not support unique indexes.");
     }

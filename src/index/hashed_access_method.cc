@@ -85,6 +85,7 @@ class Hashed final : public IndexAccessMethod {
 
   Status ValidateOptions(const IndexDescriptor& index, const IndexOptions& options) const override {
     ROCKDOC_RETURN_IF_ERROR(CheckNoSphereVersion(options));
+    ROCKDOC_RETURN_IF_ERROR(RefuseTextOptions(options));
     int hashed = 0;
     for (Element e : index.key_pattern()) hashed += e.IsString() ? 1 : 0;
     if (hashed > 1) {

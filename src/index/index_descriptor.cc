@@ -75,7 +75,18 @@ std::string IndexDescriptor::DefaultName(DocumentView key_pattern) {
   return name;
 }
 
-Status IndexDescriptor::Init(DocumentView key_pattern, const IndexOptions& options) {
+Status IndexDescriptor::Init(DocumentView given_pattern, const IndexOptions& given_options) {
+  // The kind's kept form of the pattern and options (text rewrites both).
+  Document normalized_pattern = Document::AdoptValidated(std::string(given_pattern.bytes()));
+  IndexOptions normalized = given_options;
+  if (!given_pattern.empty() && given_pattern.size() <= kMaxKeyPatternBytes) {
+    auto method = AccessMethodFor(given_pattern);
+    if (method.ok()) {
+      ROCKDOC_RETURN_IF_ERROR((*method)->Normalize(&normalized_pattern, &normalized));
+    }
+  }
+  DocumentView key_pattern = normalized_pattern;
+  const IndexOptions& options = normalized;
   if (key_pattern.size() > kMaxKeyPatternBytes) {
     return CannotCreateIndex("Index key pattern too large.");
   }
@@ -126,7 +137,7 @@ Status IndexDescriptor::Init(DocumentView key_pattern, const IndexOptions& optio
   }
   key_pattern_ = Document::AdoptValidated(std::string(key_pattern.bytes()));
 
-  std::string name = options.name.empty() ? DefaultName(key_pattern) : options.name;
+  std::string name = options.name.empty() ? DefaultName(given_pattern) : options.name;
   if (name.find('\0') != std::string::npos) {
     return BadValue("The index name cannot contain null characters");
   }
@@ -154,6 +165,7 @@ Status IndexDescriptor::Init(DocumentView key_pattern, const IndexOptions& optio
   if (options.collation) {
     ROCKDOC_ASSIGN_OR_RETURN(collator_, Collator::Make(*options.collation));
   }
+  kind_state_ = access_method_->MakeState(key_pattern, options);
   entry_format_ = access_method_->EntryFormat(*this);
   {
     MutexLock g(&multikey_mu_);  // not shared yet; the analysis asks for it
@@ -273,7 +285,13 @@ int64_t IndexDescriptor::AppendCatalogEntry(BsonBuilder* out, const MultikeyPath
 }
 
 IndexOptions IndexDescriptor::Options() const {
-  IndexOptions options;
+  // The kind's own options (a text index's weights and languages) come back
+  // from its catalog form; the common ones are set below.
+  BsonBuilder catalog;
+  access_method_->AppendOptions(*this, IndexOptionsForm::kCatalog, &catalog);
+  StatusOr<IndexOptions> kind_options =
+      access_method_->OptionsFromCatalog(std::move(catalog).Build());
+  IndexOptions options = kind_options.ok() ? std::move(kind_options).value() : IndexOptions();
   options.name = name_;
   options.unique = unique_;
   options.sparse = sparse_;
@@ -298,7 +316,8 @@ bool IndexDescriptor::SameOptions(const IndexDescriptor& other) const {
   return unique_ == other.unique_ && sparse_ == other.sparse_ &&
          partial_filter_doc_ == other.partial_filter_doc_ &&
          expire_after_seconds() == other.expire_after_seconds() &&
-         Collator::Same(collator(), other.collator());
+         Collator::Same(collator(), other.collator()) &&
+         access_method_ == other.access_method_ && access_method_->SameKindOptions(*this, other);
 }
 
 bool IndexDescriptor::SameKeyPattern(DocumentView other) const {

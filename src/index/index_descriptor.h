@@ -55,6 +55,7 @@ using MultikeyPaths = std::vector<MultikeyComponents>;
 inline constexpr int kIndexVersion = 2;
 
 class IndexAccessMethod;  // index/access_method.h
+class IndexKindState;     // index/access_method.h
 
 // How an index's entries are laid out (the bytes: storage/format.h).
 enum class IndexEntryFormat {
@@ -144,6 +145,8 @@ class IndexDescriptor {
 
   // What this kind of index does (never null once created).
   const IndexAccessMethod& access_method() const { return *access_method_; }
+  // The kind's parsed options (IndexAccessMethod::MakeState), or null.
+  const IndexKindState* kind_state() const { return kind_state_.get(); }
   // The layout of its entries (the access method's choice, kept here).
   IndexEntryFormat entry_format() const { return entry_format_; }
 
@@ -224,6 +227,7 @@ class IndexDescriptor {
 
   uint32_t id_ = 0;
   const IndexAccessMethod* access_method_ = nullptr;
+  std::shared_ptr<const IndexKindState> kind_state_;
   IndexEntryFormat entry_format_ = IndexEntryFormat::kStandard;
   std::string name_;
   Document key_pattern_;

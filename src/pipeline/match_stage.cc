@@ -27,12 +27,25 @@ class MatchStage : public Stage {
   std::unique_ptr<MatchExpression> expr_;
 };
 
+bool HasText(const MatchExpression& e) {
+  if (e.type() == MatchType::kText) return true;
+  for (size_t i = 0; i < e.num_children(); ++i) {
+    if (HasText(*e.child(i))) return true;
+  }
+  return false;
+}
+
 StatusOr<std::unique_ptr<Stage>> ParseMatch(const Element& s, const StageContext& ctx) {
   if (s.type() != BsonType::kDocument) {
     return StageFailed(15959, "the match filter must be an expression in an object");
   }
   ROCKDOC_ASSIGN_OR_RETURN(std::unique_ptr<MatchExpression> m,
                            ParseMatchExpression(s.Document(), ctx.options.variables));
+  // A leading $match is the pipeline's find, which plans $text; here it
+  // would be matched document by document, which only a text index can do.
+  if (HasText(*m)) {
+    return StageFailed(17313, "$match with $text is only allowed as the first pipeline stage");
+  }
   return std::unique_ptr<Stage>(std::make_unique<MatchStage>(std::move(m)));
 }
 

@@ -44,6 +44,7 @@ StatusOr<std::unique_ptr<CanonicalQuery>> MakeCanonicalQuery(DocumentView filter
     ROCKDOC_ASSIGN_OR_RETURN(let, BindLetVariables(options.let.view()));
   }
   ROCKDOC_ASSIGN_OR_RETURN(cq->root, ParseMatchExpression(cq->filter, std::move(let)));
+  ROCKDOC_ASSIGN_OR_RETURN(cq->text, TopLevelText(cq->root.get()));
   ROCKDOC_ASSIGN_OR_RETURN(cq->natural_sort, NaturalDirection(options.sort, "sort"));
   ROCKDOC_ASSIGN_OR_RETURN(const int natural_hint, NaturalDirection(options.hint, "hint"));
   if (cq->natural_sort != 0) {
@@ -56,12 +57,20 @@ StatusOr<std::unique_ptr<CanonicalQuery>> MakeCanonicalQuery(DocumentView filter
     }
     cq->sort_spec = Document::AdoptValidated(std::string(options.sort.bytes()));
   } else if (!options.sort.empty()) {
-    ROCKDOC_ASSIGN_OR_RETURN(cq->sort, SortPattern::Parse(options.sort));
+    ROCKDOC_ASSIGN_OR_RETURN(cq->sort, SortPattern::Parse(options.sort, true));
+    if (cq->sort.has_text_score() && cq->text == nullptr) {
+      return Status(static_cast<ErrorCode>(40218),
+                    "query requires text score metadata, but it is not available");
+    }
     cq->sort_spec = cq->sort.ToDocument();
   }
   if (!options.projection.empty()) {
     ROCKDOC_ASSIGN_OR_RETURN(ProjectionInfo p,
                              MakeProjectionInfo(options.projection, cq->root.get()));
+    if (!p.text_score_fields.empty() && cq->text == nullptr) {
+      return Status(static_cast<ErrorCode>(40218),
+                    "query requires text score metadata, but it is not available");
+    }
     cq->projection = std::move(p);
   }
   if (options.skip < 0) {

@@ -32,14 +32,24 @@ struct ProjectionInfo {
   // included path is a plain (non-dotted, no $slice/$elemMatch) field; empty
   // otherwise (then the projection cannot be covered).
   std::vector<std::string> coverable_fields;
+  // The fields given as {$meta: "textScore"}: appended to each result with
+  // its text score (after `apply`, which leaves them out).
+  std::vector<std::string> text_score_fields;
   std::function<StatusOr<Document>(DocumentView doc, std::optional<size_t> elem_match_key)> apply;
 };
 
 StatusOr<ProjectionInfo> MakeProjectionInfo(DocumentView spec, const MatchExpression* filter);
 
+// The $text of a filter: null when there is none; BadValue when it is not a
+// top-level conjunct ("$text" under $or, $nor or $not) or there are two
+// ("Too many text expressions").
+StatusOr<const TextMatchExpression*> TopLevelText(const MatchExpression* root);
+
 struct CanonicalQuery {
   Document filter;
   std::unique_ptr<MatchExpression> root;
+  // The filter's $text (a top-level conjunct), or null.
+  const TextMatchExpression* text = nullptr;
   Document sort_spec;
   SortPattern sort;  // empty for a $natural sort
   // sort({$natural: 1 | -1}): storage order, forward or backward (0: none).

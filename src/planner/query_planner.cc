@@ -10,6 +10,9 @@
 #include "exec/index_stages.h"
 #include "exec/sort_stage.h"
 #include "exec/geo_near_stage.h"
+#include "exec/text_stages.h"
+#include "index/fts.h"
+#include "index/text_index.h"
 #include "index/access_method.h"
 #include "query/geo_match_expression.h"
 #include "index/key_generator.h"
@@ -347,6 +350,32 @@ std::unique_ptr<PlanStage> BuildStages(const QuerySolution& sol, const Canonical
                                             sol.near_field, sol.near, filter);
       break;
     }
+    case Access::kText: {
+      const auto& part = sol.parts[0];
+      std::vector<std::unique_ptr<PlanStage>> scans;
+      const size_t fields = part.index->num_fields();
+      for (const std::string& term : sol.text_query->terms) {
+        IndexBounds bounds = part.bounds;  // the prefix's points
+        BsonBuilder t;
+        t.AppendString("", term);
+        Document term_doc = std::move(t).Build();
+        const size_t prefix = bounds.fields.size();  // then _fts, _ftsx, suffix
+        for (size_t i = prefix; i < fields; ++i) {
+          OrderedIntervalList list;
+          list.field = part.index->field_names()[i];
+          list.intervals = {i == prefix ? Interval::Point(term_doc.Get("")) : Interval::All()};
+          bounds.fields.push_back(std::move(list));
+        }
+        scans.push_back(std::make_unique<IndexScanStage>(view, meta->id, part.index,
+                                                         std::move(bounds), true,
+                                                         IndexScanStage::Output::kKeyDocument,
+                                                         StageFilter()));
+      }
+      root = std::make_unique<TextMatchStage>(
+          std::make_unique<TextOrStage>(view, std::move(scans), filter), part.index,
+          *sol.text_query, sol.text_prefix);
+      break;
+    }
     case Access::kOr: {
       std::vector<std::unique_ptr<PlanStage>> scans;
       for (const auto& part : sol.parts) {
@@ -364,12 +393,21 @@ std::unique_ptr<PlanStage> BuildStages(const QuerySolution& sol, const Canonical
     uint32_t bits = 0;
     for (size_t i = 0; i < pattern->size() && i < 32; ++i)
       if (!pattern->parts()[i].ascending) bits |= 1u << i;
-    auto key_fn = [pattern, bits](DocumentView doc, std::string* key) -> Status {
+    auto key_fn = [pattern, bits](const WorkingMember& m, std::string* key) -> Status {
       std::vector<Element> values;
-      ROCKDOC_RETURN_IF_ERROR(pattern->ExtractKey(doc, &values));
+      ROCKDOC_RETURN_IF_ERROR(pattern->ExtractKey(m.doc, &values));
       keystring::Builder b(bits);
       // Under a collation, strings sort as their sort keys (as in an index).
-      for (const Element& v : values) AppendKeyValue(&b, v, pattern->collator());
+      for (size_t i = 0; i < values.size(); ++i) {
+        if (pattern->parts()[i].text_score) {
+          BsonBuilder score;
+          score.AppendDouble("", m.text_score.value_or(0));
+          Document d = std::move(score).Build();
+          b.Append(d.Get(""));
+          continue;
+        }
+        AppendKeyValue(&b, values[i], pattern->collator());
+      }
       *key = b.bytes();
       return Status::OK();
     };
@@ -386,7 +424,22 @@ std::unique_ptr<PlanStage> BuildStages(const QuerySolution& sol, const Canonical
     ProjectionStage::Function fn;
     if (!(sol.covered && sol.access == Access::kIndex &&
           KeyDocumentIsProjection(*p, *sol.parts[0].index))) {
-      fn = [p](const WorkingMember& m) { return p->apply(m.doc, m.matched_array_index); };
+      fn = [p](const WorkingMember& m) -> StatusOr<Document> {
+        ROCKDOC_ASSIGN_OR_RETURN(Document d, p->apply(m.doc, m.matched_array_index));
+        if (p->text_score_fields.empty()) return d;
+        // {$meta: "textScore"} fields come last, as MongoDB's.
+        BsonBuilder b;
+        for (Element e : d.view()) {
+          if (std::find(p->text_score_fields.begin(), p->text_score_fields.end(), e.key()) ==
+              p->text_score_fields.end()) {
+            b.AppendElement(e);
+          }
+        }
+        for (const std::string& f : p->text_score_fields) {
+          b.AppendDouble(f, m.text_score.value_or(0));
+        }
+        return std::move(b).Build();
+      };
     }
     root = std::make_unique<ProjectionStage>(std::move(root), name, p->spec, fn);
   }
@@ -518,6 +571,7 @@ void Reduce(const CanonicalQuery& cq, const std::vector<const MatchExpression*>&
 // the scan nor gives the sort.
 bool IndexSolution(const CanonicalQuery& cq, const std::vector<const MatchExpression*>& preds,
                    const std::shared_ptr<IndexDescriptor>& index, bool hinted, QuerySolution* sol) {
+  if (!index->access_method().AnswersPlainQueries()) return false;
   if (index->partial() && !ImpliesPartialFilter(*index, preds)) return false;
   if (index->sparse() && !hinted && !SparseUsable(*index, preds)) return false;
   const IndexEligibility eligibility = index->access_method().Eligibility(*index, preds);
@@ -607,8 +661,88 @@ QuerySolution CollScanSolution(const CanonicalQuery& cq) {
   return sol;
 }
 
+// The plan of a $text query: TEXT_MATCH over TEXT_OR over one IXSCAN of
+// the collection's text index per term, with the index's equality prefix
+// taken from the filter. Errors, as MongoDB's: IndexNotFound (27) with no
+// text index, BadValue for a prefix the filter does not give by equality,
+// an unsupported $language, a collation, a hint, min/max, $natural or a
+// tailable cursor with $text.
+Status TextSolution(const CanonicalQuery& cq, const std::vector<const MatchExpression*>& preds,
+                    const IndexSet& indexes, QuerySolution* sol) {
+  if (cq.collation_given && cq.collator != nullptr) {
+    return BadValue("$text queries do not support a collation other than the simple one");
+  }
+  if (!cq.hint.empty() || !cq.hint_name.empty() || !cq.min.empty() || !cq.max.empty() ||
+      cq.natural_sort != 0 || cq.tailable) {
+    return BadValue(
+        "$text queries take no hint, min, max, $natural sort or tailable cursor in rockdoc");
+  }
+  std::shared_ptr<IndexDescriptor> index;
+  for (const auto& idx : indexes) {
+    if (!idx->hidden() && idx->access_method().TextSearch(*idx) != nullptr) index = idx;
+  }
+  if (index == nullptr) {
+    return Status(ErrorCode::kIndexNotFound, "text index required for $text query");
+  }
+  const TextIndexSpec& spec = *index->access_method().TextSearch(*index);
+  std::string language = spec.default_language();
+  if (!cq.text->language().empty()) {
+    std::optional<std::string> c = fts::CanonicalLanguage(cq.text->language());
+    if (!c) {
+      return BadValue("unsupported language: \"" + cq.text->language() +
+                      "\" for text index version 3");
+    }
+    language = *c;
+  }
+  fts::TokenOptions options{cq.text->case_sensitive(), cq.text->diacritic_sensitive()};
+  sol->text_query = std::make_shared<const fts::TextQuery>(
+      fts::ParseTextQuery(cq.text->search(), language, options));
+  QuerySolution::IndexPart part;
+  part.index = index;
+  BsonBuilder prefix;
+  for (size_t i = 0; i < spec.prefix_fields(); ++i) {
+    const MatchExpression* eq = nullptr;
+    for (const MatchExpression* p : preds) {
+      if (p->type() == MatchType::kEq && p->path() == index->field_paths()[i].dotted() &&
+          p->operand().type() != BsonType::kArray && p->operand().type() != BsonType::kRegex) {
+        eq = p;
+      }
+    }
+    if (eq == nullptr) {
+      return BadValue(
+          "error processing query: planner returned error :: caused by :: failed to use text "
+          "index to satisfy $text query (if text index is compound, are equality predicates "
+          "given for all prefix fields?)");
+    }
+    OrderedIntervalList list;
+    list.field = index->field_names()[i];
+    list.intervals = {Interval::Point(eq->operand())};
+    part.bounds.fields.push_back(std::move(list));
+    prefix.AppendElementAs(index->field_names()[i], eq->operand());
+  }
+  sol->text_prefix = std::move(prefix).Build();
+  sol->access = Access::kText;
+  sol->parts = {std::move(part)};
+  std::vector<const MatchExpression*> residual;
+  for (const MatchExpression* p : preds) {
+    if (p != cq.text) residual.push_back(p);
+  }
+  sol->filter_reduced = true;
+  sol->residual = std::move(residual);
+  return Status::OK();
+}
+
 std::vector<QuerySolution> EnumerateSolutions(const CanonicalQuery& cq, const CollectionMeta* meta,
                                               const IndexSet& indexes, Status* error) {
+  if (cq.text != nullptr) {
+    std::vector<QuerySolution> out;
+    std::vector<const MatchExpression*> preds;
+    CollectConjuncts(cq.root.get(), &preds);
+    QuerySolution sol;
+    *error = TextSolution(cq, preds, indexes, &sol);
+    if (error->ok()) out.push_back(std::move(sol));
+    return out;
+  }
   std::vector<QuerySolution> out;
   std::vector<const MatchExpression*> preds;
   CollectConjuncts(cq.root.get(), &preds);
@@ -738,7 +872,7 @@ std::vector<QuerySolution> EnumerateSolutions(const CanonicalQuery& cq, const Co
       int best_bounded = 0;
       bool best_exact = false;
       for (const auto& idx : indexes) {
-        if (idx->hidden()) continue;
+        if (idx->hidden() || !idx->access_method().AnswersPlainQueries()) continue;
         if (idx->partial() && !ImpliesPartialFilter(*idx, branch)) continue;
         if (idx->sparse() && !SparseUsable(*idx, branch)) continue;
         const IndexEligibility eligibility = idx->access_method().Eligibility(*idx, branch);
@@ -852,6 +986,8 @@ std::string QuerySolution::Describe() const {
       return "GEO_NEAR_2DSPHERE " + parts[0].index->name();
     case Access::kOr:
       return "OR";
+    case Access::kText:
+      return "TEXT " + parts[0].index->name();
   }
   return "?";
 }

@@ -34,9 +34,13 @@
 
 namespace rockdoc::internal {
 
+namespace fts {
+struct TextQuery;
+}
+
 // One way to answer a query, before it is turned into stages.
 struct QuerySolution {
-  enum class Access { kEof, kCollScan, kIdHack, kClustered, kIndex, kOr, kGeoNear };
+  enum class Access { kEof, kCollScan, kIdHack, kClustered, kIndex, kOr, kGeoNear, kText };
   Access access = Access::kCollScan;
   bool forward = true;
   std::string id_record_key;  // kIdHack
@@ -46,11 +50,16 @@ struct QuerySolution {
     IndexBounds bounds;
     bool forward = true;
   };
-  std::vector<IndexPart> parts;  // kIndex, kGeoNear: one; kOr: one per branch
+  std::vector<IndexPart> parts;  // kIndex, kGeoNear, kText: one; kOr: one per branch
   // kGeoNear: the $near / $nearSphere (owned by the query) and the index
   // field it searches.
   const GeoNearMatchExpression* near = nullptr;
   size_t near_field = 0;
+  // kText: the $search string parsed in the index's language, and the
+  // equality prefix ({a: 1} of {a: 1, _fts: "text", _ftsx: 1}) as
+  // explain's indexPrefix shows it.
+  std::shared_ptr<const fts::TextQuery> text_query;
+  Document text_prefix;
   bool provides_sort = false;    // no blocking SORT needed
   bool covered = false;          // no FETCH: answered from the index keys
   bool count_scan = false;       // count_only and the bounds are exactly the filter

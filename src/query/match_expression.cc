@@ -40,6 +40,7 @@ std::string_view MatchTypeName(MatchType type) {
     case MatchType::kGeoWithin: return "$geoWithin";
     case MatchType::kGeoIntersects: return "$geoIntersects";
     case MatchType::kGeoNear: return "$near";
+    case MatchType::kText: return "$text";
   }
   return "?";
 }

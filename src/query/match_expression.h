@@ -95,6 +95,8 @@ enum class MatchType {
   kGeoWithin,
   kGeoIntersects,
   kGeoNear,
+  // $text: answered by a text index's TEXT plan alone (planner/).
+  kText,
 };
 
 // "$and", "$eq", "$elemMatch", ... ("$elemMatch" for both $elemMatch forms).
@@ -254,6 +256,34 @@ class AlwaysBooleanMatchExpression : public MatchExpression {
 
  protected:
   std::string DebugLine() const override;
+};
+
+// {$text: {$search, $language, $caseSensitive, $diacriticSensitive}}: a
+// text search, which only a text index's plan answers (the planner's TEXT
+// stages; index/fts.h parses the search string with the index's language).
+// Matching a document with it directly (a $text where no text plan can
+// take it) records BadValue as the match error.
+class TextMatchExpression : public MatchExpression {
+ public:
+  // BadValue / TypeMismatch for a malformed $text argument.
+  static StatusOr<std::unique_ptr<MatchExpression>> Parse(const Element& e);
+  const std::string& search() const { return search_; }
+  // Empty: the index's default language.
+  const std::string& language() const { return language_; }
+  bool case_sensitive() const { return case_sensitive_; }
+  bool diacritic_sensitive() const { return diacritic_sensitive_; }
+  bool Matches(DocumentView, MatchDetails* = nullptr) const override;
+  bool MatchesSingleElement(const Element&, MatchDetails* = nullptr) const override {
+    return false;
+  }
+  void SerializeTo(BsonBuilder* builder) const override;
+
+ private:
+  TextMatchExpression() : MatchExpression(MatchType::kText) {}
+  std::string search_;
+  std::string language_;
+  bool case_sensitive_ = false;
+  bool diacritic_sensitive_ = false;
 };
 
 // ---------------------------------------------------------------------------

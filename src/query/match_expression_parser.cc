@@ -196,6 +196,7 @@ StatusOr<ExprPtr> Parser::ParseTopLevelOperator(const Element& e, Level level) {
     return Bad(std::string(name) + " can only be applied to the top-level document");
   }
   if (name == "$expr") return ExprMatchExpression::Parse(e, variables_);
+  if (name == "$text") return TextMatchExpression::Parse(e);
   return Status(ErrorCode::kNotImplemented, std::string(name) + " is not supported by rockdoc");
 }
 

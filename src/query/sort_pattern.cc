@@ -136,7 +136,14 @@ class KeyGenerator {
 
 }  // namespace
 
-StatusOr<SortPattern> SortPattern::Parse(DocumentView spec) {
+bool SortPattern::has_text_score() const {
+  for (const Part& p : parts_) {
+    if (p.text_score) return true;
+  }
+  return false;
+}
+
+StatusOr<SortPattern> SortPattern::Parse(DocumentView spec, bool allow_text_score) {
   SortPattern pattern;
   for (const Element& e : spec) {
     std::string_view name = e.key();
@@ -158,7 +165,22 @@ StatusOr<SortPattern> SortPattern::Parse(DocumentView spec) {
       start = dot + 1;
     }
     if (e.type() == BsonType::kDocument) {
-      return Status(ErrorCode::kNotImplemented, "$meta sort keys are not supported by rockdoc");
+      Element meta = e.Document().Get("$meta");
+      if (!allow_text_score || !meta.ok()) {
+        return Status(ErrorCode::kNotImplemented, "$meta sort keys are not supported by rockdoc");
+      }
+      size_t fields = 0;
+      for (Element f : e.Document()) fields += f.ok() ? 1 : 0;
+      if (fields != 1 || !meta.IsString()) {
+        return Status(ErrorCode::kBadValue, "Illegal $meta sort: " + std::string(name));
+      }
+      if (meta.String() != "textScore") {
+        return Status(ErrorCode::kNotImplemented,
+                      "$meta sort by '" + std::string(meta.String()) +
+                          "' is not supported by rockdoc");
+      }
+      pattern.parts_.push_back(Part{FieldPath(std::string(name)), false, true});
+      continue;
     }
     if (!e.IsNumber()) {
       return Status(static_cast<ErrorCode>(15974),
@@ -184,6 +206,10 @@ Status SortPattern::ExtractKey(DocumentView doc, std::vector<Element>* key) cons
   // Fast path, no allocation: no part meets an array.
   bool arrays = false;
   for (size_t i = 0; i < parts_.size(); ++i) {
+    if (parts_[i].text_score) {
+      (*key)[i] = NullKey();
+      continue;
+    }
     const FieldPath& path = parts_[i].path;
     Element value = doc.Get(path.part(0));
     size_t next = 1;
@@ -201,7 +227,7 @@ Status SortPattern::ExtractKey(DocumentView doc, std::vector<Element>* key) cons
   // Each cursor starts at the top-level field its path names.
   std::vector<Cursor> cursors(parts_.size());
   for (size_t i = 0; i < parts_.size(); ++i) {
-    cursors[i].value = doc.Get(parts_[i].path.part(0));
+    cursors[i].value = parts_[i].text_score ? Element() : doc.Get(parts_[i].path.part(0));
     cursors[i].next = 1;
   }
   KeyGenerator gen(*this, key);
@@ -233,7 +259,13 @@ StatusOr<int> SortPattern::CompareDocuments(DocumentView a, DocumentView b) cons
 
 Document SortPattern::ToDocument() const {
   BsonBuilder b;
-  for (const Part& p : parts_) b.AppendInt32(p.path.dotted(), p.ascending ? 1 : -1);
+  for (const Part& p : parts_) {
+    if (p.text_score) {
+      b.OpenDocument(p.path.dotted()).AppendString("$meta", "textScore").Close();
+    } else {
+      b.AppendInt32(p.path.dotted(), p.ascending ? 1 : -1);
+    }
+  }
   return std::move(b).Build();
 }
 

@@ -49,6 +49,9 @@ class SortPattern {
   struct Part {
     FieldPath path;
     bool ascending = true;
+    // {$meta: "textScore"}: the result's text score, descending; its key
+    // part is null in ExtractKey (the caller supplies the score).
+    bool text_score = false;
   };
 
   // The empty pattern (no sort).
@@ -59,8 +62,11 @@ class SortPattern {
   // 15975 "$sort key ordering must be 1 (for ascending) or -1 (for
   // descending)" (numbers are truncated to integers first, as MongoDB's
   // numberInt); 15998 / 16410 for empty or '$'-prefixed path parts;
-  // NotImplemented for {$meta: ...}.
-  static StatusOr<SortPattern> Parse(DocumentView spec);
+  // NotImplemented for {$meta: ...}, unless `allow_text_score` (a find's
+  // sort: {$meta: "textScore"} parts; other $meta names are BadValue).
+  static StatusOr<SortPattern> Parse(DocumentView spec, bool allow_text_score = false);
+  // Whether a part is {$meta: "textScore"}.
+  bool has_text_score() const;
 
   const std::vector<Part>& parts() const { return parts_; }
   size_t size() const { return parts_.size(); }
