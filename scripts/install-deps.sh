@@ -20,6 +20,9 @@ packages=(
   # Decimal128 arithmetic: Intel's decimal library, which MongoDB uses
   # (src/bson/decimal_arithmetic.h)
   libintelrdfpmath-dev
+  # vectorSearch indexes: the HNSW graph of approximate nearest neighbours
+  # (header-only hnswlib 0.6.2; src/index/vector_access_method.cc)
+  libhnswlib-dev
   # rockdoc-serve's SCRAM (SHA-256, HMAC and PBKDF2 from OpenSSL's libcrypto)
   # and TLS (libssl); the openssl command makes the TLS tests' CA and
   # certificates (tests/wire/tls_test.py)

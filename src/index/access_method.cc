@@ -184,6 +184,7 @@ class Registry {
     // The built-in kinds other than btree (which numeric values select).
     MutexLock g(&mu_);
     kinds_.emplace(std::string(HashedAccessMethod().kind()), &HashedAccessMethod());
+    kinds_.emplace(std::string(VectorSearchAccessMethod().kind()), &VectorSearchAccessMethod());
   }
   bool Add(std::string name, const IndexAccessMethod* method) {
     MutexLock g(&mu_);

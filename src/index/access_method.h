@@ -39,6 +39,7 @@
 #include "index/index_descriptor.h"
 #include "index/index_entry.h"
 #include "index/key_generator.h"
+#include "index/vector_search.h"
 #include "query/match_expression.h"
 #include "rockdoc/document.h"
 #include "rockdoc/options.h"
@@ -103,6 +104,26 @@ class IndexAccessMethod {
   virtual bool KeysAreOrdered() const = 0;
   virtual bool KeysHoldValues() const = 0;
 
+  // ---- Search indexes: scans that are not ranges ----
+
+  // The state this kind keeps beside the entries of `index` (null: none),
+  // made once per descriptor; the place to check a search definition.
+  // Errors: the kind's own for a bad definition.
+  virtual StatusOr<std::shared_ptr<IndexRuntimeState>> NewRuntimeState(
+      const IndexDescriptor& index) const {
+    (void)index;
+    return std::shared_ptr<IndexRuntimeState>();
+  }
+  // The nearest entries to a query (vectorSearch): see index/vector_search.h
+  // for the query and the answer. The kinds that have ranges only answer
+  // NotImplemented.
+  virtual Status Nearest(const IndexDescriptor& index, const NearestQuery& query,
+                         const EntrySource& source, std::vector<NearestCandidate>* out) const {
+    (void)index, (void)query, (void)source, (void)out;
+    return Status(ErrorCode::kNotImplemented,
+                  "index kind '" + std::string(kind()) + "' has no nearest-neighbour search");
+  }
+
   // ---- Explain ----
 
   // The fields explain's IXSCAN / COUNT_SCAN show of the index, appended to
@@ -116,6 +137,9 @@ const IndexAccessMethod& BtreeAccessMethod();
 // {a: "hashed"}: keys on MongoDB's hash of the value (bson/element_hash.h);
 // registered under "hashed" from the start.
 const IndexAccessMethod& HashedAccessMethod();
+// {path: "vectorSearch"}: a search index over vectors, made by
+// createSearchIndexes (index/vector_search.h); registered from the start.
+const IndexAccessMethod& VectorSearchAccessMethod();
 
 // The access method for a key pattern: btree for numeric directions, or
 // the kind registered under the plugin name its string values give. Errors,

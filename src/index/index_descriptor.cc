@@ -154,7 +154,12 @@ Status IndexDescriptor::Init(DocumentView key_pattern, const IndexOptions& optio
   if (options.collation) {
     ROCKDOC_ASSIGN_OR_RETURN(collator_, Collator::Make(*options.collation));
   }
+  if (options.search_definition) {
+    search_definition_ =
+        Document::AdoptValidated(std::string(options.search_definition->bytes()));
+  }
   entry_format_ = access_method_->EntryFormat(*this);
+  ROCKDOC_ASSIGN_OR_RETURN(runtime_state_, access_method_->NewRuntimeState(*this));
   {
     MutexLock g(&multikey_mu_);  // not shared yet; the analysis asks for it
     multikey_paths_.assign(field_names_.size(), MultikeyComponents());
@@ -278,10 +283,11 @@ IndexOptions IndexDescriptor::Options() const {
   options.unique = unique_;
   options.sparse = sparse_;
   options.background = background_;
-  options.hidden = hidden();
+  options.hidden = hidden_.load(std::memory_order_acquire);
   options.partial_filter_expression = partial_filter_doc_;
   if (ttl()) options.expire_after_seconds = expire_after_seconds();
   if (collator_ != nullptr) options.collation = collator_->spec();
+  if (is_search_index()) options.search_definition = search_definition_;
   return options;
 }
 
@@ -298,7 +304,8 @@ bool IndexDescriptor::SameOptions(const IndexDescriptor& other) const {
   return unique_ == other.unique_ && sparse_ == other.sparse_ &&
          partial_filter_doc_ == other.partial_filter_doc_ &&
          expire_after_seconds() == other.expire_after_seconds() &&
-         Collator::Same(collator(), other.collator());
+         Collator::Same(collator(), other.collator()) &&
+         search_definition_ == other.search_definition_;
 }
 
 bool IndexDescriptor::SameKeyPattern(DocumentView other) const {
