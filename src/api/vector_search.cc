@@ -104,12 +104,6 @@ StatusOr<std::vector<Document>> RunVectorSearch(const std::shared_ptr<const Engi
                     "Path '" + request.path + "' needs to be indexed as vector in index '" +
                         request.index + "'");
     }
-    if (static_cast<int64_t>(request.query_vector.size()) != def.num_dimensions) {
-      return Status(ErrorCode::kBadValue,
-                    "vector field is indexed with " + std::to_string(def.num_dimensions) +
-                        " dimensions but queried with " +
-                        std::to_string(request.query_vector.size()));
-    }
     std::unique_ptr<MatchExpression> filter;
     if (!request.filter.empty()) {
       ROCKDOC_RETURN_IF_ERROR(CheckSearchFilter(request.filter, def, 0));

@@ -3,9 +3,40 @@
 // values (index/vector_search.h has the layout), and an HNSW graph over
 // them (hnswlib 0.6.2, Debian's libhnswlib-dev) kept in memory as the
 // kind's runtime state.
-#include <hnswlib/hnswlib.h>
+#include <assert.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#include <x86intrin.h>
+#endif
 
 #include <algorithm>
+#include <atomic>
+#include <cassert>
+#include <deque>
+#include <fstream>
+#include <iostream>
+#include <list>
+#include <mutex>
+#include <queue>
+#include <random>
+#include <stdexcept>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+// hnswlib 0.6.2 defines functions (its SIMD distances, cpuid helpers) in its
+// headers without `inline`: in a namespace of its own (its standard headers
+// included above, so that only its own declarations land there) a program
+// that links librockdoc.a and includes hnswlib itself (bench/vector_bench)
+// does not define them twice.
+namespace rockdoc_hnswlib {
+#include <hnswlib/hnswlib.h>
+}  // namespace rockdoc_hnswlib
+namespace hnswlib = rockdoc_hnswlib::hnswlib;
+
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -69,6 +100,34 @@ Document FilterDocumentOf(const VectorDefinition& def, DocumentView doc) {
     if (e.ok()) b.AppendElement(e);
   }
   return std::move(b).Build();
+}
+
+// An entry's vector (the leading float32s of its type bits); DataCorruption
+// when they are too few.
+Status EntryVector(const VectorDefinition& def, std::string_view type_bits,
+                   std::vector<float>* out) {
+  const size_t bytes = static_cast<size_t>(def.num_dimensions) * sizeof(float);
+  if (type_bits.size() < bytes) {
+    return Status(ErrorCode::kDataCorruptionDetected, "vectorSearch entry too short");
+  }
+  out->resize(def.num_dimensions);
+  std::memcpy(out->data(), type_bits.data(), bytes);
+  return Status::OK();
+}
+
+// An entry's filter document (its key values, with the type bits after the
+// vector).
+StatusOr<Document> EntryFilter(const VectorDefinition& def, std::string_view key_bytes,
+                               std::string_view type_bits) {
+  const size_t bytes = static_cast<size_t>(def.num_dimensions) * sizeof(float);
+  BsonBuilder b;
+  ROCKDOC_RETURN_IF_ERROR(keystring::Decode(key_bytes, type_bits.substr(bytes), 0, {"f"}, &b));
+  Document d = std::move(b).Build();
+  Element f = d.Get("f");
+  if (f.type() != BsonType::kDocument) {
+    return Status(ErrorCode::kDataCorruptionDetected, "vectorSearch entry without its filter");
+  }
+  return Document::AdoptValidated(std::string(f.Document().bytes()));
 }
 
 float Dot(const float* a, const float* b, size_t n) {
@@ -219,20 +278,15 @@ class VectorState final : public IndexRuntimeState {
 
   void ApplyPut(std::string_view id_key, std::string_view key_bytes, std::string_view type_bits)
       ABSL_NO_THREAD_SAFETY_ANALYSIS {
-    const size_t vector_bytes = static_cast<size_t>(def_.num_dimensions) * sizeof(float);
-    if (type_bits.size() < vector_bytes) return;  // not ours: validate() reports such entries
-    std::vector<float> v(def_.num_dimensions);
-    std::memcpy(v.data(), type_bits.data(), vector_bytes);
+    // A damaged entry is left out (validate() reports it).
+    std::vector<float> v;
+    if (!EntryVector(def_, type_bits, &v).ok()) return;
     v = Prepared(std::move(v));
-    BsonBuilder b;
     Document filter;
-    if (!def_.filter_paths.empty() &&
-        keystring::Decode(key_bytes, type_bits.substr(vector_bytes), 0, {"f"}, &b).ok()) {
-      Document d = std::move(b).Build();
-      Element f = d.Get("f");
-      if (f.type() == BsonType::kDocument) {
-        filter = Document::AdoptValidated(std::string(f.Document().bytes()));
-      }
+    if (!def_.filter_paths.empty()) {
+      StatusOr<Document> f = EntryFilter(def_, key_bytes, type_bits);
+      if (!f.ok()) return;
+      filter = std::move(f).value();
     }
     auto [it, inserted] = labels_.emplace(std::string(id_key), nodes_.size());
     if (inserted) nodes_.push_back(Node{std::string(id_key), "", Document(), false});
@@ -373,12 +427,8 @@ class VectorSearchKind final : public IndexAccessMethod {
   Status DecodeKey(const IndexDescriptor& index, const IndexEntryView& entry,
                    BsonBuilder* out) const override {
     const VectorDefinition& def = StateOf(index)->definition();
-    const size_t vector_bytes = static_cast<size_t>(def.num_dimensions) * sizeof(float);
-    if (entry.type_bits.size() < vector_bytes) {
-      return Status(ErrorCode::kDataCorruptionDetected, "vectorSearch entry too short");
-    }
-    std::vector<float> v(def.num_dimensions);
-    std::memcpy(v.data(), entry.type_bits.data(), vector_bytes);
+    std::vector<float> v;
+    ROCKDOC_RETURN_IF_ERROR(EntryVector(def, entry.type_bits, &v));
     out->OpenArray(def.path);
     for (float x : v) out->AppendDouble("", x);
     out->Close();
@@ -411,28 +461,18 @@ class VectorSearchKind final : public IndexAccessMethod {
       return state->Search(q, out);
     }
     // ENN: every entry at the snapshot scored; the `limit` best kept.
-    const size_t vector_bytes = static_cast<size_t>(def.num_dimensions) * sizeof(float);
-    std::vector<float> v(def.num_dimensions);
+    std::vector<float> v;
     out->clear();
     auto worse = [](const NearestCandidate& a, const NearestCandidate& b) {
       return a.score > b.score;  // a min-heap on score
     };
     ROCKDOC_RETURN_IF_ERROR(source.scan_at_snapshot(
         [&](std::string_view id_key, std::string_view key_bytes, std::string_view type_bits) {
-          if (type_bits.size() < vector_bytes) {
-            return Status(ErrorCode::kDataCorruptionDetected, "vectorSearch entry too short");
-          }
+          ROCKDOC_RETURN_IF_ERROR(EntryVector(def, type_bits, &v));
           if (q.filter != nullptr) {
-            BsonBuilder b;
-            ROCKDOC_RETURN_IF_ERROR(
-                keystring::Decode(key_bytes, type_bits.substr(vector_bytes), 0, {"f"}, &b));
-            Document d = std::move(b).Build();
-            Element f = d.Get("f");
-            if (f.type() != BsonType::kDocument || !q.filter->Matches(f.Document())) {
-              return Status::OK();
-            }
+            ROCKDOC_ASSIGN_OR_RETURN(Document filter, EntryFilter(def, key_bytes, type_bits));
+            if (!q.filter->Matches(filter)) return Status::OK();
           }
-          std::memcpy(v.data(), type_bits.data(), vector_bytes);
           double score = VectorScore(def.similarity, v.data(), q.vector.data(), v.size());
           if (static_cast<int64_t>(out->size()) < q.limit) {
             out->push_back({std::string(id_key), score});
