@@ -343,8 +343,8 @@ TEST_F(ShellTest, SpecialIndexTypesAreNotImplemented) {
   EXPECT_EQ(Show("try { db.c.createIndex({'$**': 1}) } catch (e) { [e.code, e.message] }"),
             "[ 238, 'wildcard indexes are not supported by rockdoc' ]\n");
   EXPECT_EQ(Show("try { db.c.createIndex({a: '2d'}) } catch (e) { [e.code, e.message] }"),
-            "[ 238, '2d indexes are not supported by rockdoc; use a 2dsphere index (legacy points "
-            "are indexed there too)' ]\n");
+            "[\n  238,\n  '2d indexes are not supported by rockdoc; use a 2dsphere index (legacy "
+            "points are indexed there too)'\n]\n");
 }
 
 TEST_F(ShellTest, CreateIndexesBuildsAllOrNone) {
