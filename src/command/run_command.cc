@@ -40,7 +40,6 @@ constexpr CommandDefinition kCommands[] = {
     {"count", &RunCount},
     {"create", &RunCreate, /*admin_only=*/false, kInTransaction},
     {"createIndexes", &RunCreateIndexes, /*admin_only=*/false, kInTransaction},
-    {"createSearchIndexes", &RunCreateSearchIndexes},
     {"currentOp", &RunCurrentOp, /*admin_only=*/true},
     {"dbStats", &RunDbStats},
     {"dbstats", &RunDbStats},
@@ -50,7 +49,6 @@ constexpr CommandDefinition kCommands[] = {
     {"drop", &RunDrop},
     {"dropDatabase", &RunDropDatabase},
     {"dropIndexes", &RunDropIndexes},
-    {"dropSearchIndex", &RunDropSearchIndex},
     {"endSessions", &RunEndSessions},
     {"explain", &RunExplain},
     {"find", &RunFind, /*admin_only=*/false, kInTransaction},
@@ -77,7 +75,6 @@ constexpr CommandDefinition kCommands[] = {
     {"setParameter", &RunSetParameter, /*admin_only=*/true},
     {"top", &RunTop, /*admin_only=*/true},
     {"update", &RunUpdate, /*admin_only=*/false, kInTransaction},
-    {"updateSearchIndex", &RunUpdateSearchIndex},
     {"validate", &RunValidate},
 };
 

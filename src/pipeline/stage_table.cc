@@ -56,7 +56,6 @@ const StageTable& Table() {
     AddSampleStage(t);
     AddFacetStage(t);
     AddSourceStages(t);
-    AddVectorSearchStages(t);
     AddBucketStages(t);
     AddRecursiveStages(t);
     AddWindowStage(t);
