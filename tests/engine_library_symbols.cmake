@@ -5,7 +5,7 @@
 # PBKDF2. rockdoc-serve links those from its own library, rockdoc_wire. The
 # engine does use libcrypto's digests (EVP_Digest*, EVP_md5: the hash of
 # hashed indexes, bson/element_hash.h; EVP_sha256: encryption key ids) and
-# its ciphers and random bytes (EVP_aes_256_ctr, RAND_bytes: encryption at
+# its ciphers (EVP_aes_256_ctr: encryption at
 # rest, storage/encryption.h), which this check allows.
 #   cmake -DNM=nm "-DLIBRARIES=a;b" -P engine_library_symbols.cmake
 if(NOT LIBRARIES)

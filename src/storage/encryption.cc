@@ -2,9 +2,9 @@
 
 #include <fcntl.h>
 #include <openssl/evp.h>
-#include <openssl/rand.h>
 #include <rocksdb/env.h>
 #include <rocksdb/env_encryption.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -139,8 +139,15 @@ class AesCtrProvider : public rocksdb::EncryptionProvider {
     std::memset(prefix, 0, length);
     std::memcpy(prefix, kMagic, sizeof(kMagic));
     std::memcpy(prefix + kKeyIdOffset, write_id_.data(), kKeyIdBytes);
-    if (RAND_bytes(reinterpret_cast<unsigned char*>(prefix + kCounterOffset), kCounterBytes) != 1) {
-      return rocksdb::Status::IOError("RAND_bytes failed (OpenSSL)");
+    // The kernel's CSPRNG (getrandom), not OpenSSL's RAND_bytes: that keeps
+    // a DRBG per calling thread, and RocksDB's pool threads, which create
+    // most files, live to the process's end, so those were never freed.
+    size_t got = 0;
+    while (got < kCounterBytes) {
+      ssize_t n = ::getrandom(prefix + kCounterOffset + got, kCounterBytes - got, 0);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return rocksdb::Status::IOError("getrandom failed: " + std::string(strerror(errno)));
+      got += static_cast<size_t>(n);
     }
     return rocksdb::Status::OK();
   }

@@ -10,7 +10,7 @@
 //   bytes  0..16  "rockdoc-aes256\0\0" (the mark of a rockdoc-encrypted file)
 //   bytes 16..48  the key's id: SHA-256("rockdoc encryption key id" || key),
 //                 which names the key without revealing it
-//   bytes 48..64  the file's initial counter block, random (RAND_bytes)
+//   bytes 48..64  the file's initial counter block, random (getrandom)
 //   the rest      zeros
 //
 // and the bytes after it are AES-256-CTR of the data under that key and
