@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -111,6 +112,23 @@ class RatioReporter : public benchmark::ConsoleReporter {
   std::map<std::string, double> rates_;
   std::map<std::string, double> extras_;
 };
+
+// The main of a benchmark that prints ratios: Google Benchmark's flags
+// (an unknown one exits 1), `register_all` (its benchmarks), every run
+// reported through one RatioReporter, then `report` with it. Returns main's
+// status; the caller frees what its benchmarks loaded afterwards.
+inline int RunRatioBenchmarks(int argc, char** argv, const std::function<void()>& register_all,
+                              const std::function<void(const RatioReporter&)>& report) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  register_all();
+  RatioReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  report(reporter);
+  std::fflush(stdout);
+  benchmark::Shutdown();
+  return 0;
+}
 
 }  // namespace rockdoc::bench
 

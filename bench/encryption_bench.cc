@@ -180,20 +180,17 @@ void Register() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  Register();
-  rockdoc::bench::RatioReporter reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  std::printf("encrypted / plain:\n");
-  for (const char* row : {"InsertMany", "FindByIdWarm", "FindByIdCold", "Scan"}) {
-    reporter.Ratio(row, std::string(row) + "/encrypted", std::string(row) + "/plain");
-  }
-  std::fflush(stdout);
+  const int status = rockdoc::bench::RunRatioBenchmarks(
+      argc, argv, Register, [](const rockdoc::bench::RatioReporter& reporter) {
+        std::printf("encrypted / plain:\n");
+        for (const char* row : {"InsertMany", "FindByIdWarm", "FindByIdCold", "Scan"}) {
+          reporter.Ratio(row, std::string(row) + "/encrypted", std::string(row) + "/plain");
+        }
+      });
   for (Db& db : g_dbs) {
     db.warm.reset();
     db.cold.reset();
     if (!db.root.empty()) fs::remove_all(db.root);
   }
-  return 0;
+  return status;
 }

@@ -745,22 +745,18 @@ void Register() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  Register();
-  rockdoc::bench::RatioReporter reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  PrintRatios(reporter);
-  if (g_data != nullptr && g_data->rockdoc_ready) {
-    std::printf("\nExplain (executionStats) of the range queries:\n");
-    for (int64_t w : {100, 1000}) {
-      std::printf("  covered, w=%lld: %s\n", static_cast<long long>(w),
-                  ExplainSummary(kCoveredProjection, w).c_str());
-      std::printf("  fetched, w=%lld: %s\n", static_cast<long long>(w),
-                  ExplainSummary(kFetchProjection, w).c_str());
-    }
-  }
-  benchmark::Shutdown();
+  const int status = rockdoc::bench::RunRatioBenchmarks(
+      argc, argv, Register, [](const rockdoc::bench::RatioReporter& reporter) {
+        PrintRatios(reporter);
+        if (g_data == nullptr || !g_data->rockdoc_ready) return;
+        std::printf("\nExplain (executionStats) of the range queries:\n");
+        for (int64_t w : {100, 1000}) {
+          std::printf("  covered, w=%lld: %s\n", static_cast<long long>(w),
+                      ExplainSummary(kCoveredProjection, w).c_str());
+          std::printf("  fetched, w=%lld: %s\n", static_cast<long long>(w),
+                      ExplainSummary(kFetchProjection, w).c_str());
+        }
+      });
   delete g_data;
-  return 0;
+  return status;
 }

@@ -487,14 +487,7 @@ void Register() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  Register();
-  rockdoc::bench::RatioReporter reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  PrintRatios(reporter);
-  std::fflush(stdout);
+  const int status = rockdoc::bench::RunRatioBenchmarks(argc, argv, Register, PrintRatios);
   DataSets().clear();
-  benchmark::Shutdown();
-  return 0;
+  return status;
 }

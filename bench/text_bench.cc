@@ -288,35 +288,38 @@ void InsertFts5(benchmark::State& state) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  const int64_t batches = std::max<int64_t>(1, NumDocs() / static_cast<int64_t>(kBatch));
-  for (int i : {0, 1}) {
-    benchmark::RegisterBenchmark("Insert/rockdoc", InsertRockdoc)
-        ->Arg(i)
+  auto register_all = [] {
+    const int64_t batches = std::max<int64_t>(1, NumDocs() / static_cast<int64_t>(kBatch));
+    for (int i : {0, 1}) {
+      benchmark::RegisterBenchmark("Insert/rockdoc", InsertRockdoc)
+          ->Arg(i)
+          ->Iterations(batches)
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
+    }
+    benchmark::RegisterBenchmark("Insert/fts5", InsertFts5)
         ->Iterations(batches)
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
-  }
-  benchmark::RegisterBenchmark("Insert/fts5", InsertFts5)
-      ->Iterations(batches)
-      ->Unit(benchmark::kMillisecond)
-      ->UseRealTime();
-  for (int k : {1, 3}) {
-    benchmark::RegisterBenchmark("Text/fts5", TextFts5)->Arg(k)->Unit(benchmark::kMicrosecond);
-    benchmark::RegisterBenchmark("Text/rockdoc", TextRockdoc)->Arg(k)->Unit(benchmark::kMicrosecond);
-  }
-  Data();
-  CheckSameAnswers();
-  rockdoc::bench::RatioReporter reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  std::printf("\nRatios (items per second, same run; %lld documents):\n",
-              static_cast<long long>(NumDocs()));
-  for (const char* k : {"1", "3"}) {
-    reporter.Ratio(std::string("$text of ") + k + " term(s): rockdoc / FTS5",
-                   std::string("Text/rockdoc/") + k, std::string("Text/fts5/") + k);
-  }
-  reporter.Ratio("insert: 1 text index / no index", "Insert/rockdoc/1", "Insert/rockdoc/0");
-  reporter.Ratio("insert with text index: rockdoc / FTS5", "Insert/rockdoc/1", "Insert/fts5");
-  return 0;
+    for (int k : {1, 3}) {
+      benchmark::RegisterBenchmark("Text/fts5", TextFts5)->Arg(k)->Unit(benchmark::kMicrosecond);
+      benchmark::RegisterBenchmark("Text/rockdoc", TextRockdoc)
+          ->Arg(k)
+          ->Unit(benchmark::kMicrosecond);
+    }
+    Data();
+    CheckSameAnswers();
+  };
+  return rockdoc::bench::RunRatioBenchmarks(
+      argc, argv, register_all, [](const rockdoc::bench::RatioReporter& reporter) {
+        std::printf("\nRatios (items per second, same run; %lld documents):\n",
+                    static_cast<long long>(NumDocs()));
+        for (const char* k : {"1", "3"}) {
+          reporter.Ratio(std::string("$text of ") + k + " term(s): rockdoc / FTS5",
+                         std::string("Text/rockdoc/") + k, std::string("Text/fts5/") + k);
+        }
+        reporter.Ratio("insert: 1 text index / no index", "Insert/rockdoc/1", "Insert/rockdoc/0");
+        reporter.Ratio("insert with text index: rockdoc / FTS5", "Insert/rockdoc/1",
+                       "Insert/fts5");
+      });
 }

@@ -244,7 +244,7 @@ TEST(EncryptionRotationTest, RotatesEncryptsAndDecrypts) {
   r = Client::RotateEncryptionKey(db, kKeyA, kKeyB);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_THAT(FilesWithMarkers(db), ::testing::IsEmpty());
-  EXPECT_FALSE(Client::Open(db, WithKey(kKeyA)).ok());
+  EXPECT_EQ(Client::Open(db, WithKey(kKeyA)).status().code(), ErrorCode::kInvalidOptions);
   EXPECT_EQ(CountDocs(db, WithKey(kKeyB)), 220);
 
   r = Client::RotateEncryptionKey(db, kKeyB, "");
@@ -304,6 +304,7 @@ TEST(EncryptionRotationTest, StoppedPartWayOpensWithBothKeysAndFinishes) {
     ASSERT_EQ(st.code(), ErrorCode::kInternalError);
     auto alone = Client::Open(copy, WithKey(kKeyB));
     ASSERT_FALSE(alone.ok());
+    EXPECT_EQ(alone.status().code(), ErrorCode::kInvalidOptions);
     EXPECT_THAT(std::string(alone.status().message()), HasSubstr("rotation stopped part-way"));
     ClientOptions both = WithKey(kKeyB);
     both.previous_encryption_keys = {kKeyA};

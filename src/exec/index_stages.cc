@@ -168,31 +168,36 @@ FetchStage::FetchStage(const ReadView& view, std::unique_ptr<PlanStage> child, S
   AddChild(std::move(child));
 }
 
+Status FetchDocument(const ReadView& view, std::string_view record_key, PinnedValue* value,
+                     WorkingMember* member) {
+  bool found = false;
+  Status rs = view.GetRecord(record_key, value, &found);
+  if (!rs.ok()) return rs.WithContext("fetch");
+  if (!found) {
+    return Status(ErrorCode::kDataCorruptionDetected,
+                  "an index entry points to a missing document");
+  }
+  member->Clear();
+  member->record_key = record_key;
+  member->doc = DocumentView(reinterpret_cast<const uint8_t*>(value->view().data()));
+  member->has_doc = true;
+  return Status::OK();
+}
+
 StageState FetchStage::DoWork(WorkingMember** out) {
   WorkingMember* in = nullptr;
   StageState s = child()->Work(&in);
   if (s == StageState::kFailure) return Fail(child()->status());
   if (s != StageState::kAdvanced) return s;
   record_key_.assign(in->record_key);
-  bool found = false;
-  Status rs = view_.GetRecord(record_key_, &value_, &found);
-  if (!rs.ok()) return Fail(rs.WithContext("fetch"));
-  if (!found) {
-    // An index entry without its document: validate() reports these.
-    return Fail(
-        Status(ErrorCode::kDataCorruptionDetected, "an index entry points to a missing document"));
-  }
+  if (Status f = FetchDocument(view_, record_key_, &value_, &member_); !f.ok()) return Fail(f);
   ++docs_examined_;
-  member_.Clear();
-  member_.record_key = record_key_;
   // The entry stays valid until the child's next Work(), which comes after
   // this result's consumers are done with it.
   member_.index_key = in->index_key;
   member_.index_type_bits = in->index_type_bits;
   member_.index = in->index;
   member_.text_score = in->text_score;
-  member_.doc = DocumentView(reinterpret_cast<const uint8_t*>(value_.view().data()));
-  member_.has_doc = true;
   if (StageState s; FilteredOut(filter_, &member_, StageState::kNeedTime, &s)) return s;
   *out = &member_;
   return StageState::kAdvanced;

@@ -83,6 +83,14 @@ class IndexScanStage : public PlanStage {
   WorkingMember member_;
 };
 
+// What FETCH does for each record key an index scan gives: reads the
+// document into `value` and points `member` (cleared first) at it and at
+// `record_key`, which must outlive the member's use. DataCorruptionDetected
+// when the document is missing (an index entry without its document:
+// validate() reports these).
+Status FetchDocument(const ReadView& view, std::string_view record_key, PinnedValue* value,
+                     WorkingMember* member);
+
 class FetchStage : public PlanStage {
  public:
   FetchStage(const ReadView& view, std::unique_ptr<PlanStage> child, StageFilter filter);

@@ -1,5 +1,6 @@
 #include "exec/text_stages.h"
 
+#include "exec/index_stages.h"
 #include "index/access_method.h"
 #include "index/text_index.h"
 
@@ -32,18 +33,8 @@ StageState TextOrStage::DoWork(WorkingMember** out) {
   if (children_.empty() && scores_.empty()) return StageState::kEof;
   if (next_ == scores_.end()) return StageState::kEof;
   const auto& [record_key, score] = *next_++;
-  bool found = false;
-  Status rs = view_.GetRecord(record_key, &value_, &found);
-  if (!rs.ok()) return Fail(rs.WithContext("fetch"));
-  if (!found) {
-    return Fail(
-        Status(ErrorCode::kDataCorruptionDetected, "an index entry points to a missing document"));
-  }
+  if (Status f = FetchDocument(view_, record_key, &value_, &member_); !f.ok()) return Fail(f);
   ++docs_examined_;
-  member_.Clear();
-  member_.record_key = record_key;
-  member_.doc = DocumentView(reinterpret_cast<const uint8_t*>(value_.view().data()));
-  member_.has_doc = true;
   member_.text_score = score;
   if (StageState s; FilteredOut(filter_, &member_, StageState::kNeedTime, &s)) return s;
   *out = &member_;

@@ -210,9 +210,7 @@ class Geo2dsphere final : public IndexAccessMethod {
 
   Status GetKeys(const IndexDescriptor& index, DocumentView doc, std::vector<IndexKey>* keys,
                  MultikeyPaths* multikey_paths) const override {
-    keys->clear();
-    if (multikey_paths != nullptr) multikey_paths->assign(index.num_fields(), MultikeyComponents());
-    if (!InPartialIndex(index, doc)) return Status::OK();
+    if (!BeginIndexKeys(index, doc, keys, multikey_paths)) return Status::OK();
     const size_t geo = GeoField(index);
     std::vector<Geometry> geometries;
     Status s = GeometriesAt(doc, index.field_paths()[geo], &geometries);

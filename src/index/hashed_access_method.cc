@@ -114,9 +114,7 @@ class Hashed final : public IndexAccessMethod {
 
   Status GetKeys(const IndexDescriptor& index, DocumentView doc, std::vector<IndexKey>* keys,
                  MultikeyPaths* multikey_paths) const override {
-    keys->clear();
-    if (multikey_paths != nullptr) multikey_paths->assign(index.num_fields(), MultikeyComponents());
-    if (!InPartialIndex(index, doc)) return Status::OK();
+    if (!BeginIndexKeys(index, doc, keys, multikey_paths)) return Status::OK();
     const size_t hashed = HashedField(index);
     keystring::Builder b(index.descending_bits());
     bool any_value = false;

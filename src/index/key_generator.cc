@@ -186,11 +186,16 @@ bool InPartialIndex(const IndexDescriptor& index, DocumentView doc) {
   return index.partial_filter() == nullptr || index.partial_filter()->Matches(doc);
 }
 
-Status GenerateIndexKeys(const IndexDescriptor& index, DocumentView doc,
-                         std::vector<IndexKey>* keys, MultikeyPaths* multikey_paths) {
+bool BeginIndexKeys(const IndexDescriptor& index, DocumentView doc, std::vector<IndexKey>* keys,
+                    MultikeyPaths* multikey_paths) {
   keys->clear();
   if (multikey_paths != nullptr) multikey_paths->assign(index.num_fields(), MultikeyComponents());
-  if (!InPartialIndex(index, doc)) return Status::OK();
+  return InPartialIndex(index, doc);
+}
+
+Status GenerateIndexKeys(const IndexDescriptor& index, DocumentView doc,
+                         std::vector<IndexKey>* keys, MultikeyPaths* multikey_paths) {
+  if (!BeginIndexKeys(index, doc, keys, multikey_paths)) return Status::OK();
   std::vector<Slot> slots(index.num_fields());
   for (Slot& s : slots) {
     s.pending = true;

@@ -73,6 +73,12 @@ void AppendKeyValue(keystring::Builder* b, const Element& value, const Collator*
 // Whether `doc` belongs in `index` at all (its partial filter matches).
 bool InPartialIndex(const IndexDescriptor& index, DocumentView doc);
 
+// The start every kind's GetKeys shares: `keys` emptied, `multikey_paths`
+// (if not null) one empty entry per field; whether `doc` belongs in the
+// index at all (InPartialIndex), so that false means "no keys".
+bool BeginIndexKeys(const IndexDescriptor& index, DocumentView doc, std::vector<IndexKey>* keys,
+                    MultikeyPaths* multikey_paths);
+
 }  // namespace rockdoc::internal
 
 #endif  // ROCKDOC_INDEX_KEY_GENERATOR_H_

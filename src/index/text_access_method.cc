@@ -20,7 +20,7 @@ constexpr int32_t kTextIndexVersion = 3;
 
 // Calls fn on every string at `path` (from part `part` on) below `at`,
 // through arrays as MongoDB's text key generation walks them.
-void StringsAtPath(const Element& at, const std::vector<std::string_view>& path, size_t part,
+void StringsAtPath(const Element& at, const FieldPath& path, size_t part,
                    const std::function<void(std::string_view)>& fn) {
   if (at.type() == BsonType::kArray) {
     for (Element e : at.Array()) StringsAtPath(e, path, part, fn);
@@ -31,20 +31,8 @@ void StringsAtPath(const Element& at, const std::vector<std::string_view>& path,
     return;
   }
   if (at.type() != BsonType::kDocument) return;
-  Element next = at.Document().Get(path[part]);
+  Element next = at.Document().Get(path.part(part));
   if (next.ok()) StringsAtPath(next, path, part + 1, fn);
-}
-
-std::vector<std::string_view> SplitPath(std::string_view path) {
-  std::vector<std::string_view> parts;
-  size_t start = 0;
-  while (true) {
-    size_t dot = path.find('.', start);
-    parts.push_back(path.substr(start, dot == std::string_view::npos ? dot : dot - start));
-    if (dot == std::string_view::npos) break;
-    start = dot + 1;
-  }
-  return parts;
 }
 
 // Every string below `doc`, with its dotted path ("$**").
@@ -67,18 +55,17 @@ void AllStrings(DocumentView doc, const std::string& prefix,
 
 // The value at a prefix or suffix path: a scalar (missing: null); an array
 // is MongoDB's 16675.
-Status ScalarAtPath(DocumentView doc, std::string_view path, Element* out) {
+Status ScalarAtPath(DocumentView doc, const FieldPath& path, Element* out) {
   *out = Element();
   DocumentView at = doc;
-  std::vector<std::string_view> parts = SplitPath(path);
-  for (size_t i = 0; i < parts.size(); ++i) {
-    Element e = at.Get(parts[i]);
+  for (size_t i = 0; i < path.size(); ++i) {
+    Element e = at.Get(path.part(i));
     if (!e.ok()) return Status::OK();
     if (e.type() == BsonType::kArray) {
       return Status(static_cast<ErrorCode>(16675),
                     "cannot have a multi-key as a prefix to a text index");
     }
-    if (i + 1 == parts.size()) {
+    if (i + 1 == path.size()) {
       *out = e;
       return Status::OK();
     }
@@ -243,16 +230,14 @@ class Text final : public IndexAccessMethod {
 
   Status GetKeys(const IndexDescriptor& index, DocumentView doc, std::vector<IndexKey>* keys,
                  MultikeyPaths* multikey_paths) const override {
-    keys->clear();
-    if (multikey_paths != nullptr) multikey_paths->assign(index.num_fields(), MultikeyComponents());
-    if (!InPartialIndex(index, doc)) return Status::OK();
+    if (!BeginIndexKeys(index, doc, keys, multikey_paths)) return Status::OK();
     const TextIndexSpec& spec = SpecOf(index);
     ROCKDOC_ASSIGN_OR_RETURN(auto scores, spec.Scores(doc));
     const size_t prefix = spec.prefix_fields();
     std::vector<Element> values(index.num_fields());
     for (size_t i = 0; i < index.num_fields(); ++i) {
       if (i == prefix || i == prefix + 1) continue;
-      ROCKDOC_RETURN_IF_ERROR(ScalarAtPath(doc, index.field_names()[i], &values[i]));
+      ROCKDOC_RETURN_IF_ERROR(ScalarAtPath(doc, index.field_paths()[i], &values[i]));
     }
     for (const auto& [term, score] : scores) {
       keystring::Builder b(index.descending_bits());
@@ -323,7 +308,7 @@ TextIndexSpec::TextIndexSpec(DocumentView key_pattern, const IndexOptions& optio
     if (w.key() == "$**") {
       wildcard_weight_ = w.NumberAsDouble();
     } else {
-      fields_.emplace_back(std::string(w.key()), w.NumberAsDouble());
+      fields_.emplace_back(FieldPath(std::string(w.key())), w.NumberAsDouble());
     }
   }
   if (std::optional<std::string> c = fts::CanonicalLanguage(default_language_)) {
@@ -349,16 +334,15 @@ StatusOr<std::string> TextIndexSpec::DocumentLanguage(DocumentView doc) const {
 void TextIndexSpec::ForEachString(DocumentView doc,
                                   const std::function<void(std::string_view, double)>& fn) const {
   for (const auto& [path, weight] : fields_) {
-    std::vector<std::string_view> parts = SplitPath(path);
-    Element first = doc.Get(parts[0]);
+    Element first = doc.Get(path.part(0));
     if (!first.ok()) continue;
     const double w = weight;
-    StringsAtPath(first, parts, 1, [&](std::string_view s) { fn(s, w); });
+    StringsAtPath(first, path, 1, [&](std::string_view s) { fn(s, w); });
   }
   if (wildcard_weight_ > 0) {
     AllStrings(doc, "", [&](const std::string& path, std::string_view s) {
       for (const auto& f : fields_) {
-        if (f.first == path) return;  // counted with its own weight
+        if (f.first.dotted() == path) return;  // counted with its own weight
       }
       if (path == language_override_) return;
       fn(s, wildcard_weight_);

@@ -21,6 +21,7 @@
 
 #include "index/access_method.h"
 #include "index/fts.h"
+#include "query/field_path.h"
 
 namespace rockdoc::internal {
 
@@ -54,7 +55,7 @@ class TextIndexSpec final : public IndexKindState {
 
  private:
   Document weights_;
-  std::vector<std::pair<std::string, double>> fields_;  // path -> weight, "$**" aside
+  std::vector<std::pair<FieldPath, double>> fields_;  // path -> weight, "$**" aside
   double wildcard_weight_ = 0;                          // 0: no "$**"
   std::string default_language_;
   std::string default_language_given_;

@@ -18,6 +18,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "absl/strings/ascii.h"
 #include "json/json_internal.h"
 #include "storage/open_checks.h"
 
@@ -64,21 +65,44 @@ Counter CounterAt(const Counter& start, uint64_t block) {
   return c;
 }
 
+// The calling thread's cipher context, its key schedule kept while the
+// thread goes on with the same key: a block read then only sets the counter
+// (a context allocated and a key expanded per call cost cold reads about a
+// tenth). Freed at thread exit; the contexts of threads that live to the
+// process's end (RocksDB's pools) stay reachable through their TLS.
+class ThreadCipher {
+ public:
+  ~ThreadCipher() {
+    if (ctx_ != nullptr) EVP_CIPHER_CTX_free(ctx_);
+    OPENSSL_cleanse(key_, sizeof(key_));
+  }
+  // The context keyed with `key` and set to `counter`; null on failure.
+  EVP_CIPHER_CTX* Start(const std::string& key, const Counter& counter) {
+    if (ctx_ == nullptr && (ctx_ = EVP_CIPHER_CTX_new()) == nullptr) return nullptr;
+    const auto* k = reinterpret_cast<const unsigned char*>(key.data());
+    const bool same_key = keyed_ && std::memcmp(key_, k, kEncryptionKeyBytes) == 0;
+    keyed_ = EVP_EncryptInit_ex(ctx_, same_key ? nullptr : EVP_aes_256_ctr(), nullptr,
+                                same_key ? nullptr : k, counter.data()) == 1;
+    if (!keyed_) return nullptr;
+    if (!same_key) std::memcpy(key_, k, kEncryptionKeyBytes);
+    return ctx_;
+  }
+
+ private:
+  EVP_CIPHER_CTX* ctx_ = nullptr;
+  bool keyed_ = false;
+  unsigned char key_[kEncryptionKeyBytes] = {};
+};
+
 // AES-256-CTR over `data` in place, as the bytes at `offset` of the
 // keystream that starts at `start` (so any range of a file can be read or
 // written alone: a block's keystream depends on its position only).
 rocksdb::Status CtrXor(const std::string& key, const Counter& start, uint64_t offset, char* data,
                        size_t size) {
   if (size == 0) return rocksdb::Status::OK();
-  // A context per call: one kept per thread (its key schedule with it) was
-  // faster on cold reads (0.79 of plain against 0.70) but is never freed on
-  // RocksDB's pool threads, which live to the process's end (LeakSanitizer).
-  EVP_CIPHER_CTX* ctx = EVP_CIPHER_CTX_new();
-  if (ctx == nullptr) return rocksdb::Status::MemoryLimit("EVP_CIPHER_CTX_new failed");
-  Counter counter = CounterAt(start, offset / kAesBlock);
-  bool ok = EVP_EncryptInit_ex(ctx, EVP_aes_256_ctr(), nullptr,
-                               reinterpret_cast<const unsigned char*>(key.data()),
-                               counter.data()) == 1;
+  thread_local ThreadCipher cipher;
+  EVP_CIPHER_CTX* ctx = cipher.Start(key, CounterAt(start, offset / kAesBlock));
+  bool ok = ctx != nullptr;
   int out = 0;
   // Into the block that holds `offset`: its first bytes' keystream is spent.
   if (ok && offset % kAesBlock != 0) {
@@ -91,7 +115,6 @@ rocksdb::Status CtrXor(const std::string& key, const Counter& start, uint64_t of
     int n = static_cast<int>(std::min(kStep, size - done));
     ok = EVP_EncryptUpdate(ctx, bytes + done, &out, bytes + done, n) == 1;
   }
-  EVP_CIPHER_CTX_free(ctx);
   return ok ? rocksdb::Status::OK() : rocksdb::Status::IOError("AES-256-CTR failed (OpenSSL)");
 }
 
@@ -194,6 +217,10 @@ class AesCtrProvider : public rocksdb::EncryptionProvider {
 // assertions live: the process would abort at the next open). Such a file
 // holds no data: its size is 0, and before it is appended to again it is
 // emptied, so that a whole prefix is written first.
+uint64_t DataBytes(uint64_t file_bytes) {
+  return file_bytes >= kEncryptionPrefixBytes ? file_bytes - kEncryptionPrefixBytes : 0;
+}
+
 class ShortFileGuard : public rocksdb::FileSystemWrapper {
  public:
   ShortFileGuard(std::shared_ptr<rocksdb::FileSystem> encrypted,
@@ -205,7 +232,7 @@ class ShortFileGuard : public rocksdb::FileSystemWrapper {
                                 uint64_t* size, rocksdb::IODebugContext* dbg) override {
     rocksdb::IOStatus s = raw_->GetFileSize(fname, options, size, dbg);
     if (!s.ok()) return s;
-    *size = *size >= kEncryptionPrefixBytes ? *size - kEncryptionPrefixBytes : 0;
+    *size = DataBytes(*size);
     return s;
   }
   rocksdb::IOStatus GetChildrenFileAttributes(const std::string& dir,
@@ -214,9 +241,7 @@ class ShortFileGuard : public rocksdb::FileSystemWrapper {
                                               rocksdb::IODebugContext* dbg) override {
     rocksdb::IOStatus s = raw_->GetChildrenFileAttributes(dir, options, result, dbg);
     if (!s.ok()) return s;
-    for (rocksdb::FileAttributes& a : *result) {
-      a.size_bytes = a.size_bytes >= kEncryptionPrefixBytes ? a.size_bytes - kEncryptionPrefixBytes : 0;
-    }
+    for (rocksdb::FileAttributes& a : *result) a.size_bytes = DataBytes(a.size_bytes);
     return s;
   }
   rocksdb::IOStatus ReopenWritableFile(const std::string& fname,
@@ -249,7 +274,6 @@ struct FileInfo {
   std::string name;
   FileState state = FileState::kShort;
   KeyId key{};
-  uint64_t size = 0;
 };
 
 StatusOr<FileInfo> Examine(const fs::path& file) {
@@ -264,13 +288,13 @@ StatusOr<FileInfo> Examine(const fs::path& file) {
   int err = errno;
   ::close(fd);
   if (got < 0 || stat_rc != 0) return FileError("read", file.string(), err);
-  info.size = static_cast<uint64_t>(st.st_size);
   // A file whose creation was cut short (a crash, a power loss) may hold
   // part of a prefix, or none: no data, and no say about the key.
   const size_t compared = std::min(static_cast<size_t>(std::max<ssize_t>(got, 0)), sizeof(kMagic));
   if (got > 0 && std::memcmp(header, kMagic, compared) != 0) {
     info.state = FileState::kPlain;
-  } else if (static_cast<size_t>(got) == kHeaderBytes && info.size >= kEncryptionPrefixBytes) {
+  } else if (static_cast<size_t>(got) == kHeaderBytes &&
+             static_cast<uint64_t>(st.st_size) >= kEncryptionPrefixBytes) {
     info.state = FileState::kEncrypted;
     std::memcpy(info.key.data(), header + kKeyIdOffset, kKeyIdBytes);
   }
@@ -318,11 +342,10 @@ StatusOr<std::string> ReadEncryptionKeyFile(const std::string& path) {
   std::stringstream text;
   text << in.rdbuf();
   std::string s = text.str();
-  auto not_space = [](unsigned char c) { return !std::isspace(c); };
-  s.erase(s.begin(), std::find_if(s.begin(), s.end(), not_space));
-  s.erase(std::find_if(s.rbegin(), s.rend(), not_space).base(), s.end());
   std::string key;
-  bool decoded = json_internal::DecodeBase64(s, &key);
+  const absl::string_view text_key = absl::StripAsciiWhitespace(s);  // Debian's absl: its own view
+  bool decoded =
+      json_internal::DecodeBase64(std::string_view(text_key.data(), text_key.size()), &key);
   OPENSSL_cleanse(s.data(), s.size());
   if (!decoded || key.size() != kEncryptionKeyBytes) {
     return Status(ErrorCode::kBadValue,
@@ -425,25 +448,22 @@ Status RotateDirectoryKey(const std::string& path, const std::string& old_key,
   }
 
   std::shared_ptr<rocksdb::FileSystem> plain = rocksdb::FileSystem::Default();
-  std::vector<std::string> keys;
-  if (!old_key.empty()) keys.push_back(old_key);
-  std::shared_ptr<rocksdb::FileSystem> reader =
-      old_key.empty() ? plain : NewEncryptedFileSystem(plain, old_key, keys);
-  std::shared_ptr<rocksdb::FileSystem> writer =
-      new_key.empty() ? plain : NewEncryptedFileSystem(plain, new_key, {});
-  const std::optional<KeyId> old_id =
-      old_key.empty() ? std::nullopt : std::optional<KeyId>(IdOfKey(old_key));
-  const std::optional<KeyId> new_id =
-      new_key.empty() ? std::nullopt : std::optional<KeyId>(IdOfKey(new_key));
+  // The file system of files under `key` (plain for none).
+  auto under = [&](const std::string& key) {
+    return key.empty() ? plain : NewEncryptedFileSystem(plain, key, {});
+  };
+  std::shared_ptr<rocksdb::FileSystem> reader = under(old_key);
+  std::shared_ptr<rocksdb::FileSystem> writer = under(new_key);
+  // Whether `f` is under `key` (plain for none).
+  auto is_under = [](const FileInfo& f, const std::string& key) {
+    return key.empty() ? f.state == FileState::kPlain
+                       : f.state == FileState::kEncrypted && f.key == IdOfKey(key);
+  };
 
   ROCKDOC_ASSIGN_OR_RETURN(std::vector<FileInfo> files, ExamineDirectory(path));
   // Every file must be readable before the first is rewritten.
   for (const FileInfo& f : files) {
-    bool is_new = new_id ? f.state == FileState::kEncrypted && f.key == *new_id
-                         : f.state == FileState::kPlain;
-    bool is_old = old_id ? f.state == FileState::kEncrypted && f.key == *old_id
-                         : f.state == FileState::kPlain;
-    if (f.state == FileState::kShort || is_new || is_old) continue;
+    if (f.state == FileState::kShort || is_under(f, new_key) || is_under(f, old_key)) continue;
     return Status(ErrorCode::kInvalidOptions,
                   "cannot rotate the key of " + path + ": " + f.name +
                       (f.state == FileState::kPlain ? " is not encrypted"
@@ -451,10 +471,9 @@ Status RotateDirectoryKey(const std::string& path, const std::string& old_key,
                       "; nothing was rewritten");
   }
   const rocksdb::IOOptions io;
+  std::string buffer(size_t{1} << 20, '\0');
   for (const FileInfo& f : files) {
-    bool is_new = new_id ? f.state == FileState::kEncrypted && f.key == *new_id
-                         : f.state == FileState::kPlain;
-    if (f.state == FileState::kShort || is_new) {
+    if (f.state == FileState::kShort || is_under(f, new_key)) {
       ++report->files_kept;
       continue;
     }
@@ -470,7 +489,6 @@ Status RotateDirectoryKey(const std::string& path, const std::string& old_key,
     std::unique_ptr<rocksdb::FSWritableFile> out;
     s = writer->NewWritableFile(temp, rocksdb::FileOptions(), &out, nullptr);
     if (!s.ok()) return io_error(s);
-    std::string buffer(size_t{1} << 20, '\0');
     while (true) {
       rocksdb::Slice chunk;
       s = in->Read(buffer.size(), io, &chunk, buffer.data(), nullptr);
