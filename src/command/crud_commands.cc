@@ -276,7 +276,14 @@ Status RunGetMore(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
     return exhausted.status();
   }
   if (c->await_stop != nullptr && c->await_stop->stopped.load() && !ctx.cursors->stopping()) {
-    // killCursors ended the wait: the cursor is gone, the getMore interrupted.
+    // killCursors or killOp ended the wait: the getMore is interrupted and
+    // its cursor gone. killCursors has taken the cursor's slot already;
+    // killOp (its waker stops the wait too) leaves it to be taken here.
+    ctx.cursors->Kill(args.id, ns);
+    const std::atomic<bool>* interrupt = CurrentInterrupt();
+    if (interrupt != nullptr && interrupt->load(std::memory_order_acquire)) {
+      return InterruptedError();
+    }
     return Status(ErrorCode::kInterrupted,
                   "operation was interrupted: cursor id " + std::to_string(args.id) +
                       " was killed");
