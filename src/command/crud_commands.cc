@@ -232,14 +232,23 @@ StatusOr<bool> FillAwaitedBatch(const CursorManager& cursors, CommandCursor* c,
     }
   } waker{c->await_stop != nullptr ? operation : nullptr};
   if (waker.op != nullptr) waker.op->SetWaker([stop = c->await_stop] { stop->Stop(); });
+  const std::atomic<bool>* interrupt = CurrentInterrupt();
+  auto killed = [interrupt] {
+    return interrupt != nullptr && interrupt->load(std::memory_order_acquire);
+  };
   while (true) {
-    const std::atomic<bool>* interrupt = CurrentInterrupt();
-    if (interrupt != nullptr && interrupt->load(std::memory_order_acquire)) return InterruptedError();
+    if (killed()) return InterruptedError();
     int64_t appended = 0;
     ROCKDOC_ASSIGN_OR_RETURN(bool exhausted, FillBatch(c, batch_size, batch, &appended));
     AwaitStop* stop = c->await_stop.get();
-    if (appended > 0 || !exhausted || stop == nullptr || c->remaining == 0 || cursors.stopping() ||
-        stop->stopped.load(std::memory_order_acquire)) {
+    if (appended > 0 || !exhausted || stop == nullptr || c->remaining == 0 || cursors.stopping()) {
+      return exhausted;
+    }
+    if (stop->stopped.load(std::memory_order_acquire)) {
+      // killOp sets the flag, then stops the wait: a stop seen after the
+      // check above may be its, and the getMore fails as killed (its caller
+      // closes the cursor); otherwise killCursors stopped it.
+      if (killed()) return InterruptedError();
       return exhausted;
     }
     if (!deadline.Check().ok()) return exhausted;  // waited long enough: an empty batch
@@ -276,14 +285,7 @@ Status RunGetMore(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply) {
     return exhausted.status();
   }
   if (c->await_stop != nullptr && c->await_stop->stopped.load() && !ctx.cursors->stopping()) {
-    // killCursors or killOp ended the wait: the getMore is interrupted and
-    // its cursor gone. killCursors has taken the cursor's slot already;
-    // killOp (its waker stops the wait too) leaves it to be taken here.
-    ctx.cursors->Kill(args.id, ns);
-    const std::atomic<bool>* interrupt = CurrentInterrupt();
-    if (interrupt != nullptr && interrupt->load(std::memory_order_acquire)) {
-      return InterruptedError();
-    }
+    // killCursors ended the wait: the cursor is gone, the getMore interrupted.
     return Status(ErrorCode::kInterrupted,
                   "operation was interrupted: cursor id " + std::to_string(args.id) +
                       " was killed");
