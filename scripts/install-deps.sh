@@ -23,6 +23,9 @@ packages=(
   # text indexes: Snowball's stemmers, and Snowball's stop word lists, which
   # PostgreSQL's tsearch_data ships (src/index/fts.h)
   libstemmer-dev postgresql-15
+  # vectorSearch indexes: the HNSW graph of approximate nearest neighbours
+  # (header-only hnswlib 0.6.2; src/index/vector_access_method.cc)
+  libhnswlib-dev
   # rockdoc-serve's SCRAM (SHA-256, HMAC and PBKDF2 from OpenSSL's libcrypto)
   # and TLS (libssl); the openssl command makes the TLS tests' CA and
   # certificates (tests/wire/tls_test.py)

@@ -824,6 +824,37 @@ class ROCKDOC_EXPORT Collection {
   // Per-index usage counters, as $indexStats: {name, key, accesses: {ops}}.
   StatusOr<std::vector<Document>> IndexStats() const;
 
+  // ---- Search indexes (MongoDB's createSearchIndexes and friends) ----
+  // Search indexes are apart from the indexes above (ListIndexes does not
+  // list them, DropIndexes does not drop them, no find plans with them), as
+  // in MongoDB; they are kept by every write, in its transaction, like any
+  // index. rockdoc builds type "vectorSearch" (the $vectorSearch stage of
+  // Aggregate; README "Vector search"); type "search" (Atlas Search) is
+  // NotImplemented (238).
+  //
+  // Creates each, built over the existing documents, and returns their
+  // names. A model's name defaults to "default". Errors: BadValue (2) for a
+  // bad definition, NotImplemented for quantization "scalar"/"binary",
+  // IndexKeySpecsConflict (86) / IndexOptionsConflict (85) for a name or
+  // path already indexed otherwise.
+  //
+  // Example:
+  //   coll.CreateSearchIndexes({{"vec", "vectorSearch", *ParseJson(R"({"fields": [
+  //       {"type": "vector", "path": "embedding", "numDimensions": 3,
+  //        "similarity": "cosine"}, {"type": "filter", "path": "genre"}]})")}});
+  StatusOr<std::vector<std::string>> CreateSearchIndexes(
+      const std::vector<SearchIndexModel>& models) const;
+  // The search indexes ({id, name, type, status: "READY", queryable: true,
+  // latestDefinition}), or only the one named `name`.
+  StatusOr<std::vector<Document>> ListSearchIndexes(
+      const std::optional<std::string>& name = std::nullopt) const;
+  // Drops the search index `name`. IndexNotFound (27) when there is none.
+  Status DropSearchIndex(std::string_view name) const;
+  // Replaces the definition of the search index `name` (its entries are
+  // rebuilt from the documents). IndexNotFound (27) when there is none;
+  // errors of the definition as CreateSearchIndexes'.
+  Status UpdateSearchIndex(std::string_view name, DocumentView definition) const;
+
   // Documents matching `filter`, counted.
   StatusOr<int64_t> CountDocuments(DocumentView filter, const CountOptions& options = {}) const;
   // MongoDB's explain of the count: the plan under a COUNT stage. A count

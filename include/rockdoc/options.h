@@ -501,6 +501,21 @@ struct IndexOptions {
   std::optional<std::string> default_language;
   std::optional<std::string> language_override;
   std::optional<int32_t> text_index_version;
+  // A search index's definition (createSearchIndexes' `definition`; for a
+  // vectorSearch index MongoDB's {fields: [{type: "vector", path,
+  // numDimensions, similarity}, {type: "filter", path}...]}), checked and
+  // kept by its kind (index/vector_access_method.cc). Unset for ordinary
+  // indexes; CreateIndexes refuses it (search indexes are made by
+  // Collection::CreateSearchIndexes).
+  std::optional<Document> search_definition;
+};
+
+// One search index of a CreateSearchIndexes call (createSearchIndexes'
+// {name, type, definition}).
+struct SearchIndexModel {
+  std::string name;                   // empty: "default"
+  std::string type = "vectorSearch";  // "vectorSearch" (or "search": NotImplemented)
+  Document definition;
 };
 
 // One index of a CreateIndexes call: its key pattern and options.

@@ -8,10 +8,15 @@
 // so no document is ever written without its entries.
 
 
+#include <algorithm>
+#include <cstdio>
+
 #include "api/session_internal.h"
 #include "index/access_method.h"
 #include "catalog/catalog.h"
+#include "index/access_method.h"
 #include "index/index_descriptor.h"
+#include "index/vector_search.h"
 #include "index/index_entry.h"
 #include "index/key_generator.h"
 #include "rockdoc/client.h"
@@ -274,11 +279,19 @@ Status CheckCreateIndexes(const std::shared_ptr<internal::SessionState>& session
   return internal::CheckCommand(session, "createIndexes");
 }
 
+// createIndexes makes no search index (createSearchIndexes does).
+Status CheckNotSearchIndex(const IndexOptions& options) {
+  if (!options.search_definition) return Status::OK();
+  return Status(ErrorCode::kBadValue,
+                "search indexes are made by createSearchIndexes, not createIndexes");
+}
+
 }  // namespace
 
 StatusOr<std::string> Collection::CreateIndex(DocumentView keys, const IndexOptions& options,
                                               const std::function<void(int64_t)>& progress) const {
   ROCKDOC_RETURN_IF_ERROR(CheckCreateIndexes(session_));
+  ROCKDOC_RETURN_IF_ERROR(CheckNotSearchIndex(options));
   auto use = engine_->Enter();
   ROCKDOC_RETURN_IF_ERROR(use.status());
   ROCKDOC_ASSIGN_OR_RETURN(
@@ -299,6 +312,7 @@ StatusOr<std::vector<std::string>> Collection::CreateIndexes(
   }
   std::vector<IndexRequest> requests;
   for (const IndexModel& model : indexes) {
+    ROCKDOC_RETURN_IF_ERROR(CheckNotSearchIndex(model.options));
     requests.push_back(IndexRequest{model.keys, &model.options, nullptr});
   }
   return CreateIndexesIn(session_, *engine_, db_name_, name_, std::move(requests), progress,
@@ -319,7 +333,9 @@ StatusOr<std::vector<Document>> Collection::ListIndexes() const {
   }
   std::vector<Document> out;
   out.push_back(IdIndexSpec());
-  for (const auto& index : *meta->indexes()) out.push_back(index->ToSpec());
+  for (const auto& index : *meta->indexes()) {
+    if (!index->is_search_index()) out.push_back(index->ToSpec());
+  }
   return out;
 }
 
@@ -334,7 +350,8 @@ Status Collection::DropIndex(std::string_view name) const {
   ROCKDOC_ASSIGN_OR_RETURN(CollectionLock guard,
                            CollectionLock::Acquire(*engine_, db_name_, name_, CollectionLock::Mode::kExclusive, false));
   if (guard.meta() == nullptr) return NamespaceNotFound(full_name());
-  if (guard.meta()->indexes()->FindByName(name) == nullptr) {
+  const IndexDescriptor* named = guard.meta()->indexes()->FindByName(name);
+  if (named == nullptr || named->is_search_index()) {
     return Status(ErrorCode::kIndexNotFound,
                   "index not found with name [" + std::string(name) + "]");
   }
@@ -353,6 +370,7 @@ Status Collection::DropIndexByKey(DocumentView keys) const {
                            CollectionLock::Acquire(*engine_, db_name_, name_, CollectionLock::Mode::kExclusive, false));
   if (guard.meta() == nullptr) return NamespaceNotFound(full_name());
   std::vector<const IndexDescriptor*> found = guard.meta()->indexes()->FindByKeyPattern(keys);
+  std::erase_if(found, [](const IndexDescriptor* d) { return d->is_search_index(); });
   if (found.empty()) {
     return Status(ErrorCode::kIndexNotFound, "can't find index with key: " + SpecText(keys));
   }
@@ -367,7 +385,9 @@ Status Collection::DropIndexes() const {
                            CollectionLock::Acquire(*engine_, db_name_, name_, CollectionLock::Mode::kExclusive, false));
   if (guard.meta() == nullptr) return NamespaceNotFound(full_name());
   std::vector<std::string> names;
-  for (const auto& index : *guard.meta()->indexes()) names.push_back(index->name());
+  for (const auto& index : *guard.meta()->indexes()) {
+    if (!index->is_search_index()) names.push_back(index->name());
+  }
   if (names.empty()) return Status::OK();
   return internal::DropIndexesLocked(*engine_, guard.meta(), names);
 }
@@ -393,10 +413,128 @@ StatusOr<std::vector<Document>> Collection::IndexStats() const {
                       meta->id_index_accesses.load(std::memory_order_relaxed),
                       meta->id_index_since_ms, IdIndexSpec()));
   for (const auto& index : *meta->indexes()) {
+    if (index->is_search_index()) continue;
     out.push_back(stats(index->name(), index->key_pattern(), index->accesses(), index->since_ms(),
                         index->ToSpec()));
   }
   return out;
+}
+
+// ---- Search indexes ----
+
+namespace {
+
+// A search index's id as listSearchIndexes gives it: 24 hex digits (the
+// shape of Atlas's ids) of its catalog id.
+std::string SearchIndexId(const IndexDescriptor& index) {
+  char buf[25];
+  std::snprintf(buf, sizeof buf, "%024x", index.id());
+  return buf;
+}
+
+// The key pattern and options of a search index model.
+StatusOr<std::pair<Document, IndexOptions>> SearchIndexRequest(const SearchIndexModel& model) {
+  if (model.type == "search") {
+    return Status(ErrorCode::kNotImplemented,
+                  "search indexes of type 'search' (Atlas Search) are not supported by rockdoc");
+  }
+  if (model.type != "vectorSearch") {
+    return Status(ErrorCode::kBadValue, "Invalid search index type '" + model.type +
+                                            "': expected 'search' or 'vectorSearch'");
+  }
+  ROCKDOC_RETURN_IF_ERROR(ValidateBson(model.definition.bytes()));
+  ROCKDOC_ASSIGN_OR_RETURN(internal::VectorDefinition def,
+                           internal::ParseVectorDefinition(model.definition));
+  BsonBuilder keys;
+  keys.AppendString(def.path, "vectorSearch");
+  IndexOptions options;
+  options.name = model.name.empty() ? "default" : model.name;
+  options.search_definition = model.definition;
+  return std::make_pair(std::move(keys).Build(), std::move(options));
+}
+
+const IndexDescriptor* FindSearchIndex(const IndexSet& indexes, std::string_view name) {
+  const IndexDescriptor* d = indexes.FindByName(name);
+  return d != nullptr && d->is_search_index() ? d : nullptr;
+}
+
+Status SearchIndexNotFound(std::string_view name) {
+  return Status(ErrorCode::kIndexNotFound,
+                "search index not found with name [" + std::string(name) + "]");
+}
+
+}  // namespace
+
+StatusOr<std::vector<std::string>> Collection::CreateSearchIndexes(
+    const std::vector<SearchIndexModel>& models) const {
+  ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "createSearchIndexes"));
+  auto use = engine_->Enter();
+  ROCKDOC_RETURN_IF_ERROR(use.status());
+  if (models.empty()) return Status(ErrorCode::kBadValue, "Must specify at least one index.");
+  std::vector<std::pair<Document, IndexOptions>> parsed;
+  for (const SearchIndexModel& model : models) {
+    ROCKDOC_ASSIGN_OR_RETURN(auto request, SearchIndexRequest(model));
+    parsed.push_back(std::move(request));
+  }
+  std::vector<IndexRequest> requests;
+  for (const auto& [keys, options] : parsed) requests.push_back(IndexRequest{keys, &options, nullptr});
+  return CreateIndexesIn(nullptr, *engine_, db_name_, name_, std::move(requests), {}, nullptr);
+}
+
+StatusOr<std::vector<Document>> Collection::ListSearchIndexes(
+    const std::optional<std::string>& name) const {
+  ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "aggregate"));
+  auto use = engine_->Enter();
+  ROCKDOC_RETURN_IF_ERROR(use.status());
+  ROCKDOC_RETURN_IF_ERROR(internal::ValidateDatabaseName(db_name_));
+  std::vector<Document> out;
+  std::shared_ptr<CollectionMeta> meta = CatalogOf(*engine_).Find(db_name_, name_);
+  if (meta == nullptr) return out;
+  for (const auto& index : *meta->indexes()) {
+    if (!index->is_search_index() || (name && *name != index->name())) continue;
+    BsonBuilder b;
+    b.AppendString("id", SearchIndexId(*index));
+    b.AppendString("name", index->name());
+    b.AppendString("type", index->access_method().kind());
+    b.AppendString("status", "READY");
+    b.AppendBool("queryable", true);
+    b.AppendDocument("latestDefinition", index->search_definition());
+    out.push_back(std::move(b).Build());
+  }
+  return out;
+}
+
+Status Collection::DropSearchIndex(std::string_view name) const {
+  ROCKDOC_RETURN_IF_ERROR(internal::CheckCommand(session_, "dropSearchIndex"));
+  auto use = engine_->Enter();
+  ROCKDOC_RETURN_IF_ERROR(use.status());
+  ROCKDOC_ASSIGN_OR_RETURN(CollectionLock guard,
+                           CollectionLock::Acquire(*engine_, db_name_, name_,
+                                                   CollectionLock::Mode::kExclusive, false));
+  if (guard.meta() == nullptr || FindSearchIndex(*guard.meta()->indexes(), name) == nullptr) {
+    return SearchIndexNotFound(name);
+  }
+  return internal::DropIndexesLocked(*engine_, guard.meta(), {std::string(name)});
+}
+
+Status Collection::UpdateSearchIndex(std::string_view name, DocumentView definition) const {
+  {
+    auto use = engine_->Enter();
+    ROCKDOC_RETURN_IF_ERROR(use.status());
+    std::shared_ptr<CollectionMeta> meta = CatalogOf(*engine_).Find(db_name_, name_);
+    const IndexDescriptor* index =
+        meta != nullptr ? FindSearchIndex(*meta->indexes(), name) : nullptr;
+    if (index == nullptr) return SearchIndexNotFound(name);
+    SearchIndexModel model{std::string(name), std::string(index->access_method().kind()),
+                           Document::AdoptValidated(std::string(definition.bytes()))};
+    // The new definition is checked before the old index goes.
+    ROCKDOC_RETURN_IF_ERROR(ValidateBson(definition.bytes()));
+    ROCKDOC_RETURN_IF_ERROR(SearchIndexRequest(model).status());
+  }
+  ROCKDOC_RETURN_IF_ERROR(DropSearchIndex(name));
+  SearchIndexModel model{std::string(name), "vectorSearch",
+                         Document::AdoptValidated(std::string(definition.bytes()))};
+  return CreateSearchIndexes({model}).status();
 }
 
 }  // namespace rockdoc

@@ -14,6 +14,7 @@
 #include "catalog/catalog.h"
 #include "common/deadline.h"
 #include "exec/plan_executor.h"
+#include "pipeline/pipeline.h"
 #include "exec/write_stages.h"
 #include "planner/canonical_query.h"
 #include "planner/query_planner.h"
@@ -90,6 +91,14 @@ inline void ApplyDefaultCollation(CanonicalQuery* cq, const CollectionMeta* meta
 // collection's default (null: simple). Errors: Collator::Make's.
 StatusOr<CollatorPtr> OperationCollator(const std::optional<Document>& given,
                                         const CollectionMeta* meta);
+
+// $vectorSearch over `coll` (api/vector_search.cc), as an operation of
+// `session` (null: none): the documents, best first, each with its score as
+// its last field kVectorSearchScoreField.
+StatusOr<std::vector<Document>> RunVectorSearch(const std::shared_ptr<const Engine>& engine,
+                                                const std::shared_ptr<SessionState>& session,
+                                                const std::string& db, const std::string& coll,
+                                                const VectorSearchRequest& request);
 
 // The collection's metadata for a read (null when it does not exist).
 StatusOr<std::shared_ptr<CollectionMeta>> LookupForRead(const Engine& engine, const std::string& db,

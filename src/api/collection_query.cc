@@ -548,6 +548,14 @@ StatusOr<internal::PipelineOptions> ToPipelineOptions(
       if (!*last || (*last)->name() != coll) *last = database.GetCollection(coll);
       return (*last)->FindById(id);
     };
+    po.vector_search = [engine, session, db](std::string_view coll,
+                                             const internal::VectorSearchRequest& request) {
+      return internal::RunVectorSearch(engine, session, db, std::string(coll), request);
+    };
+    po.list_search_indexes = [database](std::string_view coll,
+                                        const std::optional<std::string>& name) {
+      return database.GetCollection(coll).ListSearchIndexes(name);
+    };
     po.has_index_on = [database](std::string_view coll, std::string_view field) {
       if (field == "_id") return true;
       StatusOr<std::vector<Document>> indexes = database.GetCollection(coll).ListIndexes();

@@ -11,6 +11,7 @@
 #include "api/client_internal.h"
 #include "api/session_internal.h"
 #include "catalog/catalog.h"
+#include "index/access_method.h"
 
 namespace rockdoc::internal {
 
@@ -43,16 +44,26 @@ class OutTarget : public PipelineTarget {
     // The target's indexes, built on the new documents (a unique index they
     // break fails the $out, the target untouched).
     std::vector<IndexModel> models;
+    std::vector<SearchIndexModel> search_models;
     std::shared_ptr<CollectionMeta> target =
         CatalogOf(*ClientAccess::EngineOf(db_)).Find(db_.name(), coll_);
     if (target != nullptr) {
       // The snapshot of the target's index set (the _id index is not in it).
       for (const auto& index : *target->indexes()) {
-        models.push_back(IndexModel{index->key_pattern(), index->Options()});
+        if (index->is_search_index()) {
+          search_models.push_back(SearchIndexModel{
+              index->name(), std::string(index->access_method().kind()),
+              index->search_definition()});
+        } else {
+          models.push_back(IndexModel{index->key_pattern(), index->Options()});
+        }
       }
     }
     Collection temp = db_.GetCollection(temp_);
     if (!models.empty()) ROCKDOC_RETURN_IF_ERROR(temp.CreateIndexes(models).status());
+    if (!search_models.empty()) {
+      ROCKDOC_RETURN_IF_ERROR(temp.CreateSearchIndexes(search_models).status());
+    }
     ROCKDOC_RETURN_IF_ERROR(db_.RenameCollection(temp_, coll_, /*drop_target=*/true));
     committed_ = true;
     return Status::OK();

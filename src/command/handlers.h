@@ -31,6 +31,10 @@ Status RunDrop(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
 Status RunDropDatabase(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
 Status RunCreateIndexes(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
 Status RunDropIndexes(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+// command/search_index_commands.cc
+Status RunCreateSearchIndexes(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+Status RunDropSearchIndex(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
+Status RunUpdateSearchIndex(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
 Status RunCollMod(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
 Status RunRenameCollection(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);
 Status RunValidate(CommandContext& ctx, DocumentView cmd, BsonBuilder* reply);

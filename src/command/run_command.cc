@@ -40,6 +40,7 @@ constexpr CommandDefinition kCommands[] = {
     {"count", &RunCount},
     {"create", &RunCreate, /*admin_only=*/false, kInTransaction},
     {"createIndexes", &RunCreateIndexes, /*admin_only=*/false, kInTransaction},
+    {"createSearchIndexes", &RunCreateSearchIndexes},
     {"currentOp", &RunCurrentOp, /*admin_only=*/true},
     {"dbStats", &RunDbStats},
     {"dbstats", &RunDbStats},
@@ -49,6 +50,7 @@ constexpr CommandDefinition kCommands[] = {
     {"drop", &RunDrop},
     {"dropDatabase", &RunDropDatabase},
     {"dropIndexes", &RunDropIndexes},
+    {"dropSearchIndex", &RunDropSearchIndex},
     {"endSessions", &RunEndSessions},
     {"explain", &RunExplain},
     {"find", &RunFind, /*admin_only=*/false, kInTransaction},
@@ -75,6 +77,7 @@ constexpr CommandDefinition kCommands[] = {
     {"setParameter", &RunSetParameter, /*admin_only=*/true},
     {"top", &RunTop, /*admin_only=*/true},
     {"update", &RunUpdate, /*admin_only=*/false, kInTransaction},
+    {"updateSearchIndex", &RunUpdateSearchIndex},
     {"validate", &RunValidate},
 };
 

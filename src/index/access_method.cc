@@ -211,6 +211,7 @@ class Registry {
     kinds_.emplace(std::string(HashedAccessMethod().kind()), &HashedAccessMethod());
     kinds_.emplace(std::string(Geo2dsphereAccessMethod().kind()), &Geo2dsphereAccessMethod());
     kinds_.emplace(std::string(TextAccessMethod().kind()), &TextAccessMethod());
+    kinds_.emplace(std::string(VectorSearchAccessMethod().kind()), &VectorSearchAccessMethod());
   }
   bool Add(std::string name, const IndexAccessMethod* method) {
     MutexLock g(&mu_);

@@ -42,6 +42,7 @@
 #include "index/index_entry.h"
 #include "index/key_generator.h"
 #include "query/geometry.h"
+#include "index/vector_search.h"
 #include "query/match_expression.h"
 #include "rockdoc/document.h"
 #include "rockdoc/options.h"
@@ -183,6 +184,26 @@ class IndexAccessMethod {
   // The index's text search ($text), or null when it has none.
   virtual const TextIndexSpec* TextSearch(const IndexDescriptor&) const { return nullptr; }
 
+  // ---- Search indexes: scans that are not ranges ----
+
+  // The state this kind keeps beside the entries of `index` (null: none),
+  // made once per descriptor; the place to check a search definition.
+  // Errors: the kind's own for a bad definition.
+  virtual StatusOr<std::shared_ptr<IndexRuntimeState>> NewRuntimeState(
+      const IndexDescriptor& index) const {
+    (void)index;
+    return std::shared_ptr<IndexRuntimeState>();
+  }
+  // The nearest entries to a query (vectorSearch): see index/vector_search.h
+  // for the query and the answer. The kinds that have ranges only answer
+  // NotImplemented.
+  virtual Status Nearest(const IndexDescriptor& index, const NearestQuery& query,
+                         const EntrySource& source, std::vector<NearestCandidate>* out) const {
+    (void)index, (void)query, (void)source, (void)out;
+    return Status(ErrorCode::kNotImplemented,
+                  "index kind '" + std::string(kind()) + "' has no nearest-neighbour search");
+  }
+
   // ---- Explain ----
 
   // The fields explain's IXSCAN / COUNT_SCAN show of the index, appended to
@@ -202,6 +223,9 @@ const IndexAccessMethod& HashedAccessMethod();
 // {loc: "2dsphere"}: S2 cell ids of the geometry's covering
 // (index/geo_access_method.cc); registered under "2dsphere" from the start.
 const IndexAccessMethod& Geo2dsphereAccessMethod();
+// {path: "vectorSearch"}: a search index over vectors, made by
+// createSearchIndexes (index/vector_search.h); registered from the start.
+const IndexAccessMethod& VectorSearchAccessMethod();
 
 // The access method for a key pattern: btree for numeric directions, or
 // the kind registered under the plugin name its string values give. Errors,

@@ -166,7 +166,12 @@ Status IndexDescriptor::Init(DocumentView given_pattern, const IndexOptions& giv
     ROCKDOC_ASSIGN_OR_RETURN(collator_, Collator::Make(*options.collation));
   }
   kind_state_ = access_method_->MakeState(key_pattern, options);
+  if (options.search_definition) {
+    search_definition_ =
+        Document::AdoptValidated(std::string(options.search_definition->bytes()));
+  }
   entry_format_ = access_method_->EntryFormat(*this);
+  ROCKDOC_ASSIGN_OR_RETURN(runtime_state_, access_method_->NewRuntimeState(*this));
   {
     MutexLock g(&multikey_mu_);  // not shared yet; the analysis asks for it
     multikey_paths_.assign(field_names_.size(), MultikeyComponents());
@@ -296,10 +301,11 @@ IndexOptions IndexDescriptor::Options() const {
   options.unique = unique_;
   options.sparse = sparse_;
   options.background = background_;
-  options.hidden = hidden();
+  options.hidden = hidden_.load(std::memory_order_acquire);
   options.partial_filter_expression = partial_filter_doc_;
   if (ttl()) options.expire_after_seconds = expire_after_seconds();
   if (collator_ != nullptr) options.collation = collator_->spec();
+  if (is_search_index()) options.search_definition = search_definition_;
   return options;
 }
 
@@ -317,7 +323,8 @@ bool IndexDescriptor::SameOptions(const IndexDescriptor& other) const {
          partial_filter_doc_ == other.partial_filter_doc_ &&
          expire_after_seconds() == other.expire_after_seconds() &&
          Collator::Same(collator(), other.collator()) &&
-         access_method_ == other.access_method_ && access_method_->SameKindOptions(*this, other);
+         access_method_ == other.access_method_ && access_method_->SameKindOptions(*this, other) &&
+         search_definition_ == other.search_definition_;
 }
 
 bool IndexDescriptor::SameKeyPattern(DocumentView other) const {

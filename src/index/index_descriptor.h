@@ -78,6 +78,27 @@ bool IsIdIndexPattern(DocumentView keys);
 // index"), nor any index of a system collection (system.*); BadValue.
 Status CheckHideable(std::string_view db, std::string_view coll, bool id_index);
 
+// State a kind keeps beside its entries in RocksDB (vectorSearch: the
+// in-memory graph built from them), made by the kind when the descriptor is
+// (IndexAccessMethod::NewRuntimeState) and told of every committed change
+// of the index's entries (store/change_set.h). Thread-safe: commits and
+// searches of many threads reach it at once.
+class IndexRuntimeState {
+ public:
+  virtual ~IndexRuntimeState() = default;
+  // One committed change of an entry: the entry of document `id_key` with
+  // key values `key_bytes` and type bits `type_bits` (an IndexKey's) was put
+  // (true) or deleted (false).
+  struct EntryChange {
+    std::string id_key;
+    std::string key_bytes;
+    std::string type_bits;
+    bool put = false;
+  };
+  // The changes of one committed transaction, in the order they were made.
+  virtual void EntriesCommitted(const std::vector<EntryChange>& changes) = 0;
+};
+
 class IndexDescriptor {
  public:
   // Validates a key pattern and options as createIndex does and returns the
@@ -162,7 +183,7 @@ class IndexDescriptor {
   }
   // Hidden from the planner (IndexOptions::hidden); still written and
   // enforced. collMod changes it as it changes the expiry.
-  bool hidden() const { return hidden_.load(std::memory_order_acquire); }
+  bool hidden() const { return hidden_.load(std::memory_order_acquire) || is_search_index(); }
   void set_hidden(bool hidden) { hidden_.store(hidden, std::memory_order_release); }
   bool sparse() const { return sparse_; }
   // `background` as the specification gave it (no effect; listed).
@@ -179,6 +200,15 @@ class IndexDescriptor {
   // string predicates and sorts of the same collation only.
   const Collator* collator() const { return collator_.get(); }
   const CollatorPtr& collator_ptr() const { return collator_; }
+  // A search index's definition (IndexOptions::search_definition; empty
+  // for other indexes), and whether this is one: a search index is kept by
+  // every write as any index is, but listIndexes does not list it and the
+  // planner never sees it (as a hidden index), as in MongoDB, where search
+  // indexes are apart from the collection's indexes.
+  const Document& search_definition() const { return search_definition_; }
+  bool is_search_index() const { return !search_definition_.empty(); }
+  // The kind's state beside the entries (null for kinds that keep none).
+  const std::shared_ptr<IndexRuntimeState>& runtime_state() const { return runtime_state_; }
 
   // Whether the options (unique, sparse, partial filter, collation) equal
   // `other`'s.
@@ -241,6 +271,8 @@ class IndexDescriptor {
   Document partial_filter_doc_;
   std::unique_ptr<MatchExpression> partial_filter_;
   CollatorPtr collator_;
+  Document search_definition_;
+  std::shared_ptr<IndexRuntimeState> runtime_state_;
 
   mutable Mutex multikey_mu_;
   MultikeyPaths multikey_paths_ ABSL_GUARDED_BY(multikey_mu_);

@@ -96,6 +96,30 @@ class PipelineCursorImpl : public CursorImpl {
   bool done_ = false;
 };
 
+// $vectorSearch's results without the field that carries their score to
+// {$meta: "vectorSearchScore"} (MongoDB keeps it as metadata, never as a
+// field).
+class WithoutScoreSource final : public DocumentSource {
+ public:
+  explicit WithoutScoreSource(std::unique_ptr<DocumentSource> input) : input_(std::move(input)) {}
+  StatusOr<std::optional<Document>> Next() override {
+    ROCKDOC_ASSIGN_OR_RETURN(std::optional<Document> d, input_->Next());
+    if (!d || !d->Get(kVectorSearchScoreField).ok()) return d;
+    BsonBuilder b;
+    for (Element e : d->view()) {
+      if (e.key() != kVectorSearchScoreField) b.AppendElement(e);
+    }
+    return std::optional<Document>(std::move(b).Build());
+  }
+
+ private:
+  std::unique_ptr<DocumentSource> input_;
+};
+
+std::unique_ptr<DocumentSource> WithoutSearchScore(std::unique_ptr<DocumentSource> input) {
+  return std::make_unique<WithoutScoreSource>(std::move(input));
+}
+
 // The source that opens a collection's pipeline in place of its find
 // (StageDef::source: $collStats, $indexStats, $queryStats), or null.
 StageSource SourceOf(const std::vector<Element>& stages) {
@@ -129,7 +153,9 @@ StatusOr<std::unique_ptr<DocumentSource>> OpenPipeline(std::string_view collecti
     ROCKDOC_ASSIGN_OR_RETURN(std::vector<Document> docs, source(collection, stages[0], options));
     ROCKDOC_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<Stage>> chain,
                              ParseStages(stages, 1, options, find, /*in_facet=*/false));
-    return RunWrites(stages, Connect(MakeVectorSource(std::move(docs)), std::move(chain)));
+    std::unique_ptr<DocumentSource> out = Connect(MakeVectorSource(std::move(docs)), std::move(chain));
+    if (stages[0].key() == "$vectorSearch") out = WithoutSearchScore(std::move(out));
+    return RunWrites(stages, std::move(out));
   }
 
   ROCKDOC_ASSIGN_OR_RETURN(LeadingFind leading, Pushdown(stages, options));
@@ -177,7 +203,9 @@ StatusOr<std::unique_ptr<DocumentSource>> OpenCollectionlessPipeline(DocumentVie
     ROCKDOC_ASSIGN_OR_RETURN(std::vector<Document> docs, SourceOf(stages)("", stages[0], options));
     ROCKDOC_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<Stage>> chain,
                              ParseStages(stages, 1, options, find, /*in_facet=*/false));
-    return RunWrites(stages, Connect(MakeVectorSource(std::move(docs)), std::move(chain)));
+    std::unique_ptr<DocumentSource> out = Connect(MakeVectorSource(std::move(docs)), std::move(chain));
+    if (stages[0].key() == "$vectorSearch") out = WithoutSearchScore(std::move(out));
+    return RunWrites(stages, std::move(out));
   }
   if (stages.empty() || stages[0].key() != "$documents") {
     return StageFailed(

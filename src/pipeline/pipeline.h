@@ -61,6 +61,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/deadline.h"
 #include "exec/plan_executor.h"
@@ -109,6 +110,18 @@ inline constexpr int64_t kBlockingStageMemoryLimit = int64_t{100} << 20;
 // Opens a new temporary run for a blocking stage to spill to.
 using NewSpillRunFn = std::function<StatusOr<std::unique_ptr<SpillWriter>>()>;
 
+// A $vectorSearch stage, decoded (pipeline/vector_search_stage.cc): the
+// search the caller's PipelineOptions::vector_search runs.
+struct VectorSearchRequest {
+  std::string index;
+  std::string path;
+  std::vector<float> query_vector;
+  int64_t num_candidates = 0;  // 0 with exact
+  int64_t limit = 0;
+  bool exact = false;
+  Document filter;  // {}: none
+};
+
 struct PipelineOptions {
   // maxTimeMS: one deadline for the whole pipeline, its stages' work and
   // every find it runs ($lookup's, $graphLookup's, $unionWith's included).
@@ -149,6 +162,17 @@ struct PipelineOptions {
   // Whether `field` of `collection` leads an index (or is _id): $lookup
   // then joins through it, else by a hash join. Null: no index is assumed.
   std::function<bool(std::string_view collection, std::string_view field)> has_index_on;
+  // $vectorSearch's source: the documents of `collection` nearest to the
+  // request's vector, best first, each with its score appended as
+  // kVectorSearchScoreField. Null: $vectorSearch is refused.
+  std::function<StatusOr<std::vector<Document>>(std::string_view collection,
+                                                const VectorSearchRequest& request)>
+      vector_search;
+  // $listSearchIndexes' source: the collection's search indexes (of that
+  // name only, when given). Null: refused.
+  std::function<StatusOr<std::vector<Document>>(std::string_view collection,
+                                                const std::optional<std::string>& name)>
+      list_search_indexes;
 };
 
 // collStats' figures as the command and $collStats's storageStats show

@@ -207,6 +207,7 @@ void AddUnionWithStage(StageTable* table);
 void AddSampleStage(StageTable* table);
 void AddFacetStage(StageTable* table);
 void AddSourceStages(StageTable* table);
+void AddVectorSearchStages(StageTable* table);
 void AddBucketStages(StageTable* table);
 void AddRecursiveStages(StageTable* table);
 void AddWindowStage(StageTable* table);

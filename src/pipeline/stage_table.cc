@@ -56,6 +56,7 @@ const StageTable& Table() {
     AddSampleStage(t);
     AddFacetStage(t);
     AddSourceStages(t);
+    AddVectorSearchStages(t);
     AddBucketStages(t);
     AddRecursiveStages(t);
     AddWindowStage(t);

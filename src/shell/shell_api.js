@@ -1025,6 +1025,34 @@
     dropIndexes(indexes) {
       return this._db._run({ dropIndexes: this._name, index: indexes === undefined ? '*' : indexes });
     }
+    // -- search indexes (mongosh's names): createSearchIndex(name?, type?,
+    // definition) or ({name, type, definition}); returns the name. A model
+    // without a type is Atlas Search's "search" (not supported by rockdoc).
+    createSearchIndex(a, b, c) {
+      let model;
+      if (typeof a === 'string' && typeof b === 'string') model = { name: a, type: b, definition: c };
+      else if (typeof a === 'string') model = { name: a, definition: b };
+      else if (a !== null && typeof a === 'object' && a.definition !== undefined) model = a;
+      else model = { definition: a };
+      return this.createSearchIndexes([model])[0];
+    }
+    createSearchIndexes(models) {
+      if (!Array.isArray(models)) throw argError('createSearchIndexes needs an array of index models');
+      models.forEach((m) => checkDocument(m.definition, 'search index definition'));
+      const reply = this._db._run({ createSearchIndexes: this._name, indexes: models });
+      return reply.indexesCreated.map((i) => i.name);
+    }
+    getSearchIndexes(name) {
+      const stage = name === undefined ? {} : { name };
+      return this.aggregate([{ $listSearchIndexes: stage }]).toArray();
+    }
+    dropSearchIndex(name) {
+      this._db._run({ dropSearchIndex: this._name, name });
+    }
+    updateSearchIndex(name, definition) {
+      checkDocument(definition, 'search index definition');
+      this._db._run({ updateSearchIndex: this._name, name, definition });
+    }
     // mongosh's: collMod with index {name | keyPattern, hidden}; the reply
     // has hidden_old and hidden_new when the index changed.
     hideIndex(index) {

@@ -12,6 +12,10 @@
 //   index entry, IndexEntryFormat::kUnique (unique btree):
 //                 id(BE32) keystring(values)
 //                   -> varint32 len(keystring(_id)), keystring(_id), type bits
+//   index entry of a vectorSearch index: kStandard, whose values are one
+//   document (the filter fields) and whose "type bits" are the vector's
+//   float32 values (little-endian) then that document's type bits
+//   (index/vector_search.h)
 //   capped order entry (a capped collection's insertion order, under a
 //   prefix id of its own, the catalog entry's cappedOrderId):
 //                 id(BE32) 0x01 seq(BE64)  -> size(LE64) record key

@@ -14,6 +14,7 @@ namespace rockdoc::internal {
 ChangeSet::ChangeSet(const Engine& engine, KvTransaction* txn) : engine_(engine), txn_(txn) {
   // Savepoints set before this set existed hold none of its events.
   marks_.assign(static_cast<size_t>(txn->savepoint_depth()), 0);
+  entry_marks_.assign(static_cast<size_t>(txn->savepoint_depth()), 0);
 }
 
 ChangeSet* ChangeSet::Of(const Engine& engine, KvTransaction* txn) {
@@ -108,6 +109,8 @@ void ChangeSet::RecordDelete(const CollectionMeta& meta, DocumentView old_doc) {
 void ChangeSet::SavePointSet(int depth) {
   marks_.resize(static_cast<size_t>(depth), 0);
   marks_[depth - 1] = events_.size();
+  entry_marks_.resize(static_cast<size_t>(depth), 0);
+  entry_marks_[depth - 1] = entry_changes_.size();
 }
 
 void ChangeSet::RolledBackTo(int depth) {
@@ -116,10 +119,14 @@ void ChangeSet::RolledBackTo(int depth) {
   for (size_t i = keep; i < events_.size(); ++i) event_bytes_ -= events_[i].value.size();
   events_.resize(std::min(keep, events_.size()));
   marks_.resize(std::min(marks_.size(), d - 1));
+  const size_t keep_entries = d <= entry_marks_.size() ? entry_marks_[d - 1] : 0;
+  entry_changes_.resize(std::min(keep_entries, entry_changes_.size()));
+  entry_marks_.resize(std::min(entry_marks_.size(), d - 1));
 }
 
 void ChangeSet::SavePointPopped(int depth) {
   marks_.resize(std::min(marks_.size(), static_cast<size_t>(depth - 1)));
+  entry_marks_.resize(std::min(entry_marks_.size(), static_cast<size_t>(depth - 1)));
 }
 
 // The statistics' commit locks that need one, in one order (their
@@ -170,6 +177,19 @@ void ChangeSet::AfterCommit(bool committed) ABSL_NO_THREAD_SAFETY_ANALYSIS {
     for (const std::string& key : record_keys_) cache->EndInFlux(key, committed, stamp);
     records_marked_ = false;
   }
+  // Each run of one state's changes in one call, in the order they were made.
+  if (committed) {
+    std::vector<IndexRuntimeState::EntryChange> run;
+    for (size_t i = 0; i < entry_changes_.size(); ++i) {
+      run.push_back(std::move(entry_changes_[i].second));
+      if (i + 1 == entry_changes_.size() ||
+          entry_changes_[i + 1].first != entry_changes_[i].first) {
+        entry_changes_[i].first->EntriesCommitted(run);
+        run.clear();
+      }
+    }
+  }
+  entry_changes_.clear();
 }
 
 }  // namespace rockdoc::internal

@@ -72,6 +72,13 @@ class ChangeSet : public KvTransaction::CommitHook {
   // The record `key` is replaced or deleted, for an engine with a record
   // cache (the callers check).
   void NoteRecordWrite(std::string_view key) { record_keys_.emplace_back(key); }
+  // An entry of an index whose kind keeps a runtime state beside its
+  // entries (vectorSearch's graph) is put or deleted: the state is told
+  // after the commit succeeds, never before nor for a rollback.
+  void NoteEntryChange(std::shared_ptr<IndexRuntimeState> state,
+                       IndexRuntimeState::EntryChange change) {
+    entry_changes_.emplace_back(std::move(state), std::move(change));
+  }
   // Tags the events of a multi-document transaction (before any is
   // recorded): its session's lsid and its txnNumber.
   void Tag(DocumentView lsid, int64_t txn_number);
@@ -112,6 +119,9 @@ class ChangeSet : public KvTransaction::CommitHook {
   uint64_t cluster_time_ = 0;  // while it holds the sequencer
   uint64_t event_bytes_ = 0;
   std::vector<std::string> record_keys_;
+  std::vector<std::pair<std::shared_ptr<IndexRuntimeState>, IndexRuntimeState::EntryChange>>
+      entry_changes_;
+  std::vector<size_t> entry_marks_;  // entry_changes_.size() at each savepoint
   bool records_marked_ = false;  // BeforeCommit marked them in flux
 };
 

@@ -273,6 +273,16 @@ void NoteUniqueEntryWrite(KvTransaction* txn, const IndexDescriptor& index, std:
   }
 }
 
+// An index whose kind keeps a state beside its entries hears of each
+// entry written once the transaction commits.
+void NoteEntryChange(KvTransaction* txn, const IndexDescriptor& index, const IndexKey& key,
+                     std::string_view id_key, bool put) {
+  if (index.runtime_state() == nullptr) return;
+  ChangeSet::Of(*txn->engine(), txn)->NoteEntryChange(
+      index.runtime_state(),
+      IndexRuntimeState::EntryChange{std::string(id_key), key.bytes, key.type_bits, put});
+}
+
 // Standard entries carry the _id in their key, so only writers
 // of that document touch them, and those hold its lock: the entry needs no
 // lock of its own. Unique entries are shared by value and stay locked.
@@ -281,6 +291,7 @@ Status PutEntry(KvTransaction* txn, const IndexDescriptor& index, const IndexKey
   std::string k = IndexEntryKey(index, key.bytes, id_key);
   std::string v = IndexEntryValue(index, id_key, key.type_bits);
   NoteUniqueEntryWrite(txn, index, k);
+  NoteEntryChange(txn, index, key, id_key, true);
   return OneEntryPerValue(index) ? txn->Put(KeySpace::kData, k, v)
                                  : txn->PutUnindexed(k, v, /*track=*/false);
 }
@@ -289,6 +300,7 @@ Status DeleteEntry(KvTransaction* txn, const IndexDescriptor& index, const Index
                    std::string_view id_key) {
   std::string k = IndexEntryKey(index, key.bytes, id_key);
   NoteUniqueEntryWrite(txn, index, k);
+  NoteEntryChange(txn, index, key, id_key, false);
   return OneEntryPerValue(index) ? txn->Delete(KeySpace::kData, k)
                                  : txn->DeleteUntracked(KeySpace::kData, k);
 }

@@ -978,7 +978,7 @@ bool IsKnownOperator(std::string_view name) {
       "$firstN", "$function", "$getField", "$hour", "$indexOfArray", "$indexOfBytes",
       "$indexOfCP", "$isNumber", "$isoDayOfWeek", "$isoWeek", "$isoWeekYear", "$last",
       "$lastN", "$literal", "$ln", "$log", "$log10", "$ltrim", "$map", "$max", "$maxN",
-      "$median", "$mergeObjects", "$meta", "$millisecond", "$min", "$minN", "$minute",
+      "$median", "$mergeObjects", "$millisecond", "$min", "$minN", "$minute",
       "$month", "$objectToArray", "$percentile", "$pow", "$radiansToDegrees",
       "$range", "$reduce", "$regexFind", "$regexFindAll", "$regexMatch", "$replaceAll",
       "$replaceOne", "$reverseArray", "$round", "$rtrim", "$sampleRate", "$second",

@@ -61,6 +61,12 @@
 namespace rockdoc::internal {
 
 // What an expression reads when it is evaluated.
+// The field of a $vectorSearch result that holds its score (the pipeline's
+// $vectorSearch source appends it; pipeline/vector_search_stage.cc), read
+// by {$meta: "vectorSearchScore"} and removed from what the pipeline
+// returns.
+inline constexpr std::string_view kVectorSearchScoreField = "$vectorSearchScore";
+
 struct ExpressionVariables {
   DocumentView root;        // $$ROOT
   // $$CURRENT, which "$path" reads: the root unless set ($redact walks

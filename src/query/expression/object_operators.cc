@@ -184,9 +184,33 @@ StatusOr<Value> ToHashedIndexKeyOp(const Args& args, const ExpressionVariables& 
   return Int64Value(HashBsonValue(v.element()));
 }
 
+// {$meta: "vectorSearchScore"}: a $vectorSearch result's score (the field
+// kVectorSearchScoreField its source appended), missing elsewhere. MongoDB's
+// other metadata is not kept by rockdoc: NotImplemented; a name MongoDB does
+// not know is its 17308.
+StatusOr<Value> MetaOp(const Args& args, const ExpressionVariables& vars) {
+  ROCKDOC_ASSIGN_OR_RETURN(Value name, args[0]->Evaluate(vars));
+  const std::string_view n = name.type() == BsonType::kString ? name.element().String() : "";
+  if (n == "vectorSearchScore") {
+    Element e = vars.root.Get(kVectorSearchScoreField);
+    return e.ok() ? Value::FromElement(e) : Value();
+  }
+  for (std::string_view known : {"textScore", "searchScore", "searchScoreDetails",
+                                 "searchHighlights", "searchSequenceToken", "indexKey",
+                                 "recordId", "sortKey", "geoNearDistance", "geoNearPoint",
+                                 "randVal", "score", "scoreDetails"}) {
+    if (n == known) {
+      return Status(ErrorCode::kNotImplemented,
+                    "$meta: '" + std::string(n) + "' is not supported by rockdoc");
+    }
+  }
+  return Failed(17308, "Unsupported argument to $meta: " + std::string(n));
+}
+
 void AddObjectOperators(OperatorTable* positional, NamedOperatorTable* named) {
   positional->insert({
       {"$toHashedIndexKey", {&ToHashedIndexKeyOp, 1, 1}},
+      {"$meta", {&MetaOp, 1, 1}},
       {"$mergeObjects", {&MergeObjectsOp, 0, SIZE_MAX}},
       {"$objectToArray", {&ObjectToArrayOp, 1, 1}},
       {"$arrayToObject", {&ArrayToObjectOp, 1, 1}},
